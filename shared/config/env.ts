@@ -1,0 +1,98 @@
+import { z } from 'zod';
+import { ConfigError } from './errors';
+
+/**
+ * Process environment, parsed once. Every knob has a documented default so `npm start` needs none;
+ * deployed functions get theirs from the CDK stack. Secrets (the Upstash token) are read here but never
+ * logged: `describeEnv` redacts them.
+ */
+const intFrom = (min: number, max: number, fallback: number) =>
+  z
+    .string()
+    .trim()
+    .optional()
+    .transform((raw, ctx) => {
+      if (raw === undefined || raw === '') return fallback;
+      const value = Number(raw);
+      if (!Number.isInteger(value) || value < min || value > max) {
+        ctx.addIssue({ code: 'custom', message: `must be a whole number from ${min} to ${max}, got "${raw}"` });
+        return z.NEVER;
+      }
+      return value;
+    });
+
+const optionalString = z
+  .string()
+  .trim()
+  .optional()
+  .transform((v) => (v === '' ? undefined : v));
+
+const envSchema = z.object({
+  /** ID-1: operator's User-Agent; `SCRAPER_USER_AGENT` is the legacy name. */
+  INGESTOR_USER_AGENT: optionalString,
+  SCRAPER_USER_AGENT: optionalString,
+  /** SCH-1: base interval of weekday 07–19 in minutes (default 10). */
+  INGESTOR_INTERVAL: intFrom(1, 1440, 10),
+  /** FULL-1: start hour of the default full-sync window, Europe/Berlin (default 03). */
+  INGESTOR_FULL_SYNC_HOUR: intFrom(0, 23, 3),
+  /** SCH-5: sources synced at once (default 4). */
+  INGESTOR_MAX_CONCURRENT_SYNCS: intFrom(1, 100, 4),
+  /** RATE-7: maximum concurrent function instances, the multiplier of the Redis-less fallback pace. */
+  INGESTOR_MAX_INSTANCES: intFrom(1, 1000, 10),
+  SOURCES_TABLE: z.string().trim().default('ingestor-sources'),
+  STATE_TABLE: z.string().trim().default('ingestor-state'),
+  DOCUMENTS_TABLE: z.string().trim().default('ingestor-documents'),
+  BUCKET: z.string().trim().default('ingestor-mirror'),
+  SYNC_QUEUE_URL: optionalString,
+  /** Upstash REST endpoint and token; in AWS the token comes from Secrets Manager (UPSTASH_SECRET_ARN). */
+  UPSTASH_REDIS_REST_URL: optionalString,
+  UPSTASH_REDIS_REST_TOKEN: optionalString,
+  UPSTASH_SECRET_ARN: optionalString,
+  /** Local mode only: endpoint of the local DynamoDB / S3 / SQS peers. Never set in AWS. */
+  INGESTOR_DYNAMODB_ENDPOINT: optionalString,
+  INGESTOR_S3_ENDPOINT: optionalString,
+  INGESTOR_SQS_ENDPOINT: optionalString,
+  /** Local mode only (`--allow-loopback`): lets the fetcher reach 127.0.0.0/8 and ::1. */
+  INGESTOR_ALLOW_LOOPBACK: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => v === 'true' || v === '1'),
+  AWS_REGION: z.string().trim().default('eu-central-1'),
+});
+
+export type IngestorEnv = z.output<typeof envSchema>;
+
+export function parseEnv(source: Record<string, string | undefined> = process.env): IngestorEnv {
+  const result = envSchema.safeParse(source);
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => ({
+      field: issue.path.join('.'),
+      message: issue.message,
+    }));
+    throw new ConfigError(
+      `invalid environment: ${problems.map((p) => `${p.field} ${p.message}`).join('; ')}`,
+      problems,
+    );
+  }
+  return result.data;
+}
+
+let cached: IngestorEnv | undefined;
+/** The environment of this process, parsed on first use. */
+export function env(): IngestorEnv {
+  cached ??= parseEnv();
+  return cached;
+}
+
+/** For tests and the local runner, which set variables after import. */
+export function resetEnvCache(): void {
+  cached = undefined;
+}
+
+const SECRET_KEYS = new Set(['UPSTASH_REDIS_REST_TOKEN']);
+export function describeEnv(e: IngestorEnv): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(e).map(([k, v]) => [k, SECRET_KEYS.has(k) && v !== undefined ? '***' : v]),
+  );
+}

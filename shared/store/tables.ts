@@ -1,0 +1,45 @@
+/**
+ * The three DynamoDB tables, described once as data: the CDK stack and the local runner / tests create
+ * them from these definitions, so AWS and local can never disagree on keys or indexes.
+ */
+export interface TableDefinition {
+  /** Logical name; the physical name comes from the environment (SOURCES_TABLE …). */
+  logicalName: 'Sources' | 'State' | 'Documents';
+  partitionKey: string;
+  sortKey?: string;
+  globalIndexes: { indexName: string; partitionKey: string; sortKey: string }[];
+}
+
+/** Sources: one item per source, edited by on-call (see shared/config/source.ts). */
+export const SOURCES_TABLE: TableDefinition = {
+  logicalName: 'Sources',
+  partitionKey: 'sourceId',
+  globalIndexes: [],
+};
+
+/**
+ * State: machine-written. `pk` = `SOURCE#<sourceId>`; `sk` names the item: `STATE` (cadence, pauses,
+ * lease, outcome), `BODY#<bodyKey>`, `LIST#<bodyKey>#<list>` (cursors and marks), `SESSION#<date>`.
+ * `byDue` lets the planner read only sources whose next decision is due (`dueShard` + `dueAt`).
+ */
+export const STATE_TABLE: TableDefinition = {
+  logicalName: 'State',
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  globalIndexes: [{ indexName: 'byDue', partitionKey: 'dueShard', sortKey: 'dueAt' }],
+};
+
+/**
+ * Documents: one item per file URL (`docId` = hash of the URL). `byNextAttempt` lists due work without
+ * scans (`attemptShard` + `nextAttemptAt`); `bySource` lists a source's documents.
+ */
+export const DOCUMENTS_TABLE: TableDefinition = {
+  logicalName: 'Documents',
+  partitionKey: 'docId',
+  globalIndexes: [
+    { indexName: 'byNextAttempt', partitionKey: 'attemptShard', sortKey: 'nextAttemptAt' },
+    { indexName: 'bySource', partitionKey: 'sourceId', sortKey: 'docId' },
+  ],
+};
+
+export const TABLES = [SOURCES_TABLE, STATE_TABLE, DOCUMENTS_TABLE] as const;
