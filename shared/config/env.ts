@@ -15,7 +15,10 @@ const intFrom = (min: number, max: number, fallback: number) =>
       if (raw === undefined || raw === '') return fallback;
       const value = Number(raw);
       if (!Number.isInteger(value) || value < min || value > max) {
-        ctx.addIssue({ code: 'custom', message: `must be a whole number from ${min} to ${max}, got "${raw}"` });
+        ctx.addIssue({
+          code: 'custom',
+          message: `must be a whole number from ${min} to ${max}, got "${raw}"`,
+        });
         return z.NEVER;
       }
       return value;

@@ -44,56 +44,60 @@ const httpUrl = z
     }
   }, 'must be an http(s) URL without credentials');
 
-const sourceItemSchema = z.object({
-  sourceId: z
-    .string({ error: 'is required' })
-    .regex(/^[a-z0-9][a-z0-9-]{1,62}$/, 'must be 2–63 characters of a–z, 0–9 and "-"'),
-  name: z.string().trim().max(200).optional(),
-  /** The OParl System URL (kind oparl) or the RIS start page (kind scraper). */
-  systemUrl: httpUrl,
-  kind: z.enum(SOURCE_KINDS, { error: `must be one of ${SOURCE_KINDS.join(', ')}` }).default('oparl'),
-  adapter: z.enum(SCRAPER_ADAPTERS, { error: `must be one of ${SCRAPER_ADAPTERS.join(', ')}` }).optional(),
-  /** ONB-3: sources made by tools start inactive; only active sources are synced (ERR-7). */
-  active: flag.default(false),
-  /** RATE-2: seconds between two requests to this source's host; clamped to 1…30. */
-  requestIntervalSeconds: numeric.optional(),
-  /** DOC-1: off = no file of this source is fetched by any function. */
-  fileFetching: flag.default(true),
-  /** ID-3: per-source User-Agent override (API, scraper and files alike). */
-  userAgent: z.string().trim().min(1).max(300).optional(),
-  /** SCH-1 / OPT-4: slower cadence per period, in minutes; faster values are raised to the base. */
-  cadenceMinutes: z
-    .object({
-      weekdayDay: numeric.optional(),
-      weekdayNight: numeric.optional(),
-      weekend: numeric.optional(),
-    })
-    .strict()
-    .optional(),
-  /** FULL-4: an own full-sync window (may cross midnight) and a minimum distance in days. */
-  fullSyncWindow: z.object({ start: hhmm, end: hhmm }).strict().optional(),
-  fullSyncMinDays: numeric.optional(),
-  /** FULL-5: read every list in time slices. */
-  fullSyncSliced: flag.default(false),
-  /** ROB-9: an approved exception; only valid with a non-empty approval note. */
-  robotsException: z
-    .object({
-      scope: z.enum(ROBOTS_EXCEPTION_SCOPES, { error: `must be one of ${ROBOTS_EXCEPTION_SCOPES.join(', ')}` }),
-      approvalNote: z.string().trim().default(''),
-      approvedBy: z.string().trim().optional(),
-      approvedAt: z.string().trim().optional(),
-    })
-    .strict()
-    .optional(),
-  /** PHO-1: per body (OParl id or slug) a photo URL pattern with `{personId}` / `{personName}`. */
-  photoUrlPatterns: z.record(z.string(), z.string().trim().min(1)).optional(),
-  /** Free text for on-call ("slowed down on request of …"). */
-  note: z.string().max(2000).optional(),
-  /** Audit fields written by the CLI. */
-  createdAt: z.string().optional(),
-  updatedAt: z.string().optional(),
-  updatedBy: z.string().optional(),
-}).strict();
+const sourceItemSchema = z
+  .object({
+    sourceId: z
+      .string({ error: 'is required' })
+      .regex(/^[a-z0-9][a-z0-9-]{1,62}$/, 'must be 2–63 characters of a–z, 0–9 and "-"'),
+    name: z.string().trim().max(200).optional(),
+    /** The OParl System URL (kind oparl) or the RIS start page (kind scraper). */
+    systemUrl: httpUrl,
+    kind: z.enum(SOURCE_KINDS, { error: `must be one of ${SOURCE_KINDS.join(', ')}` }).default('oparl'),
+    adapter: z.enum(SCRAPER_ADAPTERS, { error: `must be one of ${SCRAPER_ADAPTERS.join(', ')}` }).optional(),
+    /** ONB-3: sources made by tools start inactive; only active sources are synced (ERR-7). */
+    active: flag.default(false),
+    /** RATE-2: seconds between two requests to this source's host; clamped to 1…30. */
+    requestIntervalSeconds: numeric.optional(),
+    /** DOC-1: off = no file of this source is fetched by any function. */
+    fileFetching: flag.default(true),
+    /** ID-3: per-source User-Agent override (API, scraper and files alike). */
+    userAgent: z.string().trim().min(1).max(300).optional(),
+    /** SCH-1 / OPT-4: slower cadence per period, in minutes; faster values are raised to the base. */
+    cadenceMinutes: z
+      .object({
+        weekdayDay: numeric.optional(),
+        weekdayNight: numeric.optional(),
+        weekend: numeric.optional(),
+      })
+      .strict()
+      .optional(),
+    /** FULL-4: an own full-sync window (may cross midnight) and a minimum distance in days. */
+    fullSyncWindow: z.object({ start: hhmm, end: hhmm }).strict().optional(),
+    fullSyncMinDays: numeric.optional(),
+    /** FULL-5: read every list in time slices. */
+    fullSyncSliced: flag.default(false),
+    /** ROB-9: an approved exception; only valid with a non-empty approval note. */
+    robotsException: z
+      .object({
+        scope: z.enum(ROBOTS_EXCEPTION_SCOPES, {
+          error: `must be one of ${ROBOTS_EXCEPTION_SCOPES.join(', ')}`,
+        }),
+        approvalNote: z.string().trim().default(''),
+        approvedBy: z.string().trim().optional(),
+        approvedAt: z.string().trim().optional(),
+      })
+      .strict()
+      .optional(),
+    /** PHO-1: per body (OParl id or slug) a photo URL pattern with `{personId}` / `{personName}`. */
+    photoUrlPatterns: z.record(z.string(), z.string().trim().min(1)).optional(),
+    /** Free text for on-call ("slowed down on request of …"). */
+    note: z.string().max(2000).optional(),
+    /** Audit fields written by the CLI. */
+    createdAt: z.string().optional(),
+    updatedAt: z.string().optional(),
+    updatedBy: z.string().optional(),
+  })
+  .strict();
 
 export type SourceItem = z.input<typeof sourceItemSchema>;
 
@@ -155,7 +159,8 @@ export function parseSourceItem(raw: unknown): ParsedSource {
       sourceId: rawId,
       problems: result.error.issues.map((issue) => ({
         field: issue.path.length > 0 ? issue.path.join('.') : '(item)',
-        message: issue.code === 'unrecognized_keys' ? `unknown field(s): ${issue.keys.join(', ')}` : issue.message,
+        message:
+          issue.code === 'unrecognized_keys' ? `unknown field(s): ${issue.keys.join(', ')}` : issue.message,
       })),
     };
   }
@@ -164,9 +169,13 @@ export function parseSourceItem(raw: unknown): ParsedSource {
   const problems: FieldProblem[] = [];
 
   if (item.kind === 'scraper' && item.adapter === undefined) {
-    problems.push({ field: 'adapter', message: `is required for kind scraper (${SCRAPER_ADAPTERS.join(', ')})` });
+    problems.push({
+      field: 'adapter',
+      message: `is required for kind scraper (${SCRAPER_ADAPTERS.join(', ')})`,
+    });
   }
-  const defaultInterval = item.kind === 'scraper' ? SCRAPER_DEFAULT_INTERVAL_SECONDS : REQUEST_INTERVAL_MIN_SECONDS;
+  const defaultInterval =
+    item.kind === 'scraper' ? SCRAPER_DEFAULT_INTERVAL_SECONDS : REQUEST_INTERVAL_MIN_SECONDS;
   // RATE-2: below 1 s counts as 1 s; the published maximum a source may ask for is 30 s.
   const requestIntervalSeconds = clamp(
     item.requestIntervalSeconds ?? defaultInterval,
@@ -201,9 +210,15 @@ export function parseSourceItem(raw: unknown): ParsedSource {
   if (item.robotsException) {
     if (item.robotsException.approvalNote === '') {
       // ROB-9: without a valid note robots.txt applies — the item stays usable, the exception does not.
-      warnings.push({ field: 'robotsException.approvalNote', message: 'is empty; the exception is ignored (ROB-9)' });
+      warnings.push({
+        field: 'robotsException.approvalNote',
+        message: 'is empty; the exception is ignored (ROB-9)',
+      });
     } else {
-      robotsException = { scope: item.robotsException.scope, approvalNote: item.robotsException.approvalNote };
+      robotsException = {
+        scope: item.robotsException.scope,
+        approvalNote: item.robotsException.approvalNote,
+      };
     }
   }
   if (problems.length > 0) return { ok: false, sourceId: item.sourceId, problems };

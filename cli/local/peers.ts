@@ -1,0 +1,74 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import dynalite from 'dynalite';
+import { startFauxqs } from 'fauxqs';
+import S3rver from 's3rver';
+
+/**
+ * Real-protocol local peers for DynamoDB (dynalite), S3 (s3rver) and SQS (fauxqs), started in this
+ * process on free loopback ports. Used by `npm start`, the CLI's local mode and the tests: the code under
+ * test talks to them with the real AWS SDK clients, only the endpoints differ from AWS.
+ */
+export interface AwsPeers {
+  dynamodbEndpoint: string;
+  s3Endpoint: string;
+  sqsEndpoint: string;
+  /** Environment for `parseEnv`: the peers' endpoints. */
+  env: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+export interface AwsPeersOptions {
+  /** Persist DynamoDB and S3 under this folder (local mode `.data/`); omitted = temporary, removed on stop. */
+  dataDir?: string;
+}
+
+export async function startAwsPeers(options: AwsPeersOptions = {}): Promise<AwsPeers> {
+  const tempDir =
+    options.dataDir === undefined ? await mkdtemp(join(tmpdir(), 'ingestor-peers-')) : undefined;
+  const baseDir = options.dataDir ?? (tempDir as string);
+
+  const dynamo: Server = dynalite({
+    createTableMs: 0,
+    deleteTableMs: 0,
+    updateTableMs: 0,
+    ...(options.dataDir === undefined ? {} : { path: join(baseDir, 'dynamodb') }),
+  });
+  await new Promise<void>((resolve, reject) => {
+    dynamo.once('error', reject);
+    dynamo.listen(0, '127.0.0.1', () => resolve());
+  });
+  const dynamoPort = (dynamo.address() as AddressInfo).port;
+
+  const s3 = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: join(baseDir, 's3') });
+  const s3Address = await s3.run();
+
+  const sqs = await startFauxqs({ port: 0, logger: false, host: '127.0.0.1' });
+
+  const dynamodbEndpoint = `http://127.0.0.1:${dynamoPort}`;
+  const s3Endpoint = `http://127.0.0.1:${s3Address.port}`;
+  const sqsEndpoint = `http://127.0.0.1:${sqs.port}`;
+
+  return {
+    dynamodbEndpoint,
+    s3Endpoint,
+    sqsEndpoint,
+    env: {
+      INGESTOR_DYNAMODB_ENDPOINT: dynamodbEndpoint,
+      INGESTOR_S3_ENDPOINT: s3Endpoint,
+      INGESTOR_SQS_ENDPOINT: sqsEndpoint,
+      AWS_REGION: 'eu-central-1',
+    },
+    async stop() {
+      await Promise.allSettled([
+        new Promise<void>((resolve) => dynamo.close(() => resolve())),
+        s3.close(),
+        sqs.stop(),
+      ]);
+      if (tempDir !== undefined) await rm(tempDir, { recursive: true, force: true });
+    },
+  };
+}
