@@ -1,0 +1,193 @@
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  QueryCommand,
+  type QueryCommandOutput,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+
+/**
+ * The machine-written `STATE` item of a source in the State table: scheduling state (owned by
+ * shared/schedule), the sync lease (SCH-5: at most one sync per source), the last run's outcome, the
+ * planner's last decision and any config problems — everything on-call needs to see why a source waits.
+ *
+ * The lease is two flat attributes so that every write is one conditional single-item update
+ * (dynalite has no transactions; none are needed).
+ */
+export const STATE_SK = 'STATE';
+/** All STATE items share one index partition; `dueAt` orders them for the planner. */
+export const PLANNER_SHARD = 'planner';
+
+export const sourcePk = (sourceId: string) => `SOURCE#${sourceId}`;
+
+export interface SourceStateItem<Schedule = Record<string, unknown>> {
+  pk: string;
+  sk: typeof STATE_SK;
+  sourceId: string;
+  dueShard: typeof PLANNER_SHARD;
+  /** ISO instant of the next planner decision that may change something for this source. */
+  dueAt: string;
+  schedule?: Schedule;
+  leaseRunId?: string;
+  leaseKind?: string;
+  /** ISO instant; a lease past this is free again (an instance that died cannot block a source). */
+  leaseUntil?: string;
+  lastRun?: Record<string, unknown>;
+  lastDecision?: { action: string; kind?: string; reason: string; decidedAt: string; ruleIds?: string[] };
+  configProblems?: { field: string; message: string }[];
+  manualRequest?: { kind: 'sync' | 'full'; requestedAt: string; by?: string };
+}
+
+export async function getSourceState<S>(
+  doc: DynamoDBDocumentClient,
+  table: string,
+  sourceId: string,
+): Promise<SourceStateItem<S> | undefined> {
+  const res = await doc.send(
+    new GetCommand({ TableName: table, Key: { pk: sourcePk(sourceId), sk: STATE_SK }, ConsistentRead: true }),
+  );
+  return res.Item as SourceStateItem<S> | undefined;
+}
+
+/** Every STATE item through the `byDue` index (no table scan), oldest due first. */
+export async function listSourceStates<S>(
+  doc: DynamoDBDocumentClient,
+  table: string,
+  opts: { dueBefore?: string } = {},
+): Promise<SourceStateItem<S>[]> {
+  const out: SourceStateItem<S>[] = [];
+  let startKey: QueryCommandOutput['LastEvaluatedKey'];
+  do {
+    const page = await doc.send(
+      new QueryCommand({
+        TableName: table,
+        IndexName: 'byDue',
+        KeyConditionExpression:
+          opts.dueBefore === undefined ? 'dueShard = :shard' : 'dueShard = :shard AND dueAt <= :before',
+        ExpressionAttributeValues: {
+          ':shard': PLANNER_SHARD,
+          ...(opts.dueBefore === undefined ? {} : { ':before': opts.dueBefore }),
+        },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    out.push(...((page.Items ?? []) as SourceStateItem<S>[]));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return out;
+}
+
+function isConditionFailure(err: unknown): boolean {
+  return (err as { name?: string }).name === 'ConditionalCheckFailedException';
+}
+
+/** Set attributes of the STATE item (creating it), without touching the lease. */
+export async function patchSourceState(
+  doc: DynamoDBDocumentClient,
+  table: string,
+  sourceId: string,
+  patch: Partial<Omit<SourceStateItem, 'pk' | 'sk' | 'leaseRunId' | 'leaseUntil' | 'leaseKind'>>,
+  remove: string[] = [],
+): Promise<void> {
+  const fields = { ...patch, sourceId, dueShard: PLANNER_SHARD } as Record<string, unknown>;
+  if (fields.dueAt === undefined) delete fields.dueAt;
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const sets: string[] = [];
+  Object.entries(fields).forEach(([k, v], i) => {
+    if (v === undefined) return;
+    names[`#f${i}`] = k;
+    values[`:v${i}`] = v;
+    sets.push(`#f${i} = :v${i}`);
+  });
+  // A new item needs a dueAt for the index; "now-ish" epoch 0 makes it due at once.
+  if (patch.dueAt === undefined) {
+    names['#due'] = 'dueAt';
+    values[':dueDefault'] = new Date(0).toISOString();
+    sets.push('#due = if_not_exists(#due, :dueDefault)');
+  }
+  const removes = remove.map((k, i) => {
+    names[`#r${i}`] = k;
+    return `#r${i}`;
+  });
+  await doc.send(
+    new UpdateCommand({
+      TableName: table,
+      Key: { pk: sourcePk(sourceId), sk: STATE_SK },
+      UpdateExpression: `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    }),
+  );
+}
+
+/**
+ * SCH-5: take the source's sync lease if it is free, expired, or already ours (a continuation of the
+ * same run). One conditional write; `false` means another run holds it.
+ */
+export async function acquireSyncLease(
+  doc: DynamoDBDocumentClient,
+  table: string,
+  sourceId: string,
+  lease: { runId: string; kind: string; until: Date; now: Date },
+): Promise<boolean> {
+  try {
+    await doc.send(
+      new UpdateCommand({
+        TableName: table,
+        Key: { pk: sourcePk(sourceId), sk: STATE_SK },
+        UpdateExpression:
+          'SET leaseRunId = :run, leaseKind = :kind, leaseUntil = :until, sourceId = :sid, dueShard = :shard, dueAt = if_not_exists(dueAt, :epoch)',
+        ConditionExpression: 'attribute_not_exists(leaseUntil) OR leaseUntil < :now OR leaseRunId = :run',
+        ExpressionAttributeValues: {
+          ':run': lease.runId,
+          ':kind': lease.kind,
+          ':until': lease.until.toISOString(),
+          ':now': lease.now.toISOString(),
+          ':sid': sourceId,
+          ':shard': PLANNER_SHARD,
+          ':epoch': new Date(0).toISOString(),
+        },
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (isConditionFailure(err)) return false;
+    throw err;
+  }
+}
+
+/** Release the lease held by `runId` and record the run's results in the same write. */
+export async function releaseSyncLease(
+  doc: DynamoDBDocumentClient,
+  table: string,
+  sourceId: string,
+  runId: string,
+  patch: Record<string, unknown> = {},
+): Promise<boolean> {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ':run': runId };
+  const sets: string[] = [];
+  Object.entries(patch).forEach(([k, v], i) => {
+    if (v === undefined) return;
+    names[`#f${i}`] = k;
+    values[`:v${i}`] = v;
+    sets.push(`#f${i} = :v${i}`);
+  });
+  try {
+    await doc.send(
+      new UpdateCommand({
+        TableName: table,
+        Key: { pk: sourcePk(sourceId), sk: STATE_SK },
+        UpdateExpression: `${sets.length > 0 ? `SET ${sets.join(', ')} ` : ''}REMOVE leaseRunId, leaseKind, leaseUntil`,
+        ConditionExpression: 'leaseRunId = :run',
+        ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
+        ExpressionAttributeValues: values,
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (isConditionFailure(err)) return false;
+    throw err;
+  }
+}
