@@ -1,0 +1,147 @@
+import type { SourceItem } from '../../shared/config/source';
+import { parseSourceItem, sourceIdFromUrl } from '../../shared/config/source';
+import { getSourceItem, loadAllSources, putSourceItem } from '../../shared/store/sources';
+import { getSourceState } from '../../shared/store/source-state';
+import type { LocalRuntime } from '../local/runtime';
+import { type CommandResult, UsageError } from '../output';
+
+export interface SourcesArgs {
+  positionals: string[];
+  values: Record<string, string | boolean | undefined>;
+}
+
+/** `sources list|show|add|set|activate|deactivate` against the Sources table. */
+export async function sourcesCommand(rt: LocalRuntime, args: SourcesArgs): Promise<CommandResult> {
+  const [sub, ...rest] = args.positionals;
+  const { doc } = rt.clients;
+  const table = rt.env.SOURCES_TABLE;
+  switch (sub) {
+    case 'list': {
+      const { parsed } = await loadAllSources(doc, table);
+      const rows = parsed.map((p) =>
+        p.ok
+          ? {
+              sourceId: p.source.sourceId,
+              valid: true,
+              active: p.source.active,
+              kind: p.source.kind,
+              systemUrl: p.source.systemUrl,
+              requestIntervalSeconds: p.source.requestIntervalSeconds,
+              fileFetching: p.source.fileFetching,
+              warnings: p.warnings,
+            }
+          : { sourceId: p.sourceId, valid: false, problems: p.problems },
+      );
+      const text =
+        rows.length === 0
+          ? ['no sources']
+          : rows.map((r) =>
+              !r.valid && 'problems' in r && r.problems
+                ? `${r.sourceId}  INVALID  ${r.problems.map((x) => `${x.field}: ${x.message}`).join('; ')}`
+                : 'active' in r
+                  ? `${r.sourceId}  ${r.active ? 'active  ' : 'inactive'}  ${r.kind}  ${r.systemUrl}  every ${r.requestIntervalSeconds}s${r.fileFetching ? '' : '  files off'}`
+                  : r.sourceId,
+            );
+      return { text, json: { sources: rows } };
+    }
+    case 'show': {
+      const id = requireArg(rest[0], 'sources show <sourceId>');
+      const item = await getSourceItem(doc, table, id);
+      if (!item) return { text: [`no source ${id}`], json: { error: 'NOT_FOUND', sourceId: id }, exitCode: 1 };
+      const parsed = parseSourceItem(item);
+      const state = await getSourceState(doc, rt.env.STATE_TABLE, id);
+      const text = [
+        `source ${id}`,
+        ...Object.entries(item).map(([k, v]) => `  ${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`),
+        parsed.ok
+          ? `  valid${parsed.warnings.length ? ` (warnings: ${parsed.warnings.map((w) => `${w.field} ${w.message}`).join('; ')})` : ''}`
+          : `  INVALID: ${parsed.problems.map((p) => `${p.field} ${p.message}`).join('; ')}`,
+      ];
+      if (state?.lastDecision) text.push(`  last decision: ${state.lastDecision.action} — ${state.lastDecision.reason}`);
+      return { text, json: { item, parsed, state: state ?? null } };
+    }
+    case 'add': {
+      const systemUrl = requireArg(rest[0], 'sources add <systemUrl> [--id ID] [--name NAME] [--kind oparl|scraper]');
+      const now = new Date().toISOString();
+      const item: SourceItem & Record<string, unknown> = {
+        sourceId: typeof args.values.id === 'string' ? args.values.id : sourceIdFromUrl(systemUrl),
+        systemUrl,
+        // ONB-3: sources created by tools start inactive.
+        active: false,
+        createdAt: now,
+        updatedAt: now,
+        updatedBy: 'cli',
+      };
+      if (typeof args.values.name === 'string') item.name = args.values.name;
+      if (typeof args.values.kind === 'string') item.kind = args.values.kind as SourceItem['kind'];
+      if (typeof args.values.adapter === 'string') item.adapter = args.values.adapter as SourceItem['adapter'];
+      const { written } = await putSourceItem(doc, table, item, { mustNotExist: true });
+      return {
+        text: [
+          written
+            ? `added ${item.sourceId} (inactive; activate with: ingestor sources activate ${item.sourceId})`
+            : `${item.sourceId} exists already; left as it is (ONB-3)`,
+        ],
+        json: { sourceId: item.sourceId, created: written, active: false },
+      };
+    }
+    case 'set':
+    case 'activate':
+    case 'deactivate': {
+      const id = requireArg(rest[0], `sources ${sub} <sourceId>${sub === 'set' ? ' key=value…' : ''}`);
+      const item = await getSourceItem(doc, table, id);
+      if (!item) return { text: [`no source ${id}`], json: { error: 'NOT_FOUND', sourceId: id }, exitCode: 1 };
+      const updated: Record<string, unknown> = structuredClone(item);
+      if (sub === 'activate') updated.active = true;
+      else if (sub === 'deactivate') updated.active = false;
+      else {
+        const assignments = rest.slice(1);
+        if (assignments.length === 0) throw new UsageError('sources set <sourceId> key=value… (e.g. requestIntervalSeconds=5)');
+        for (const a of assignments) applyAssignment(updated, a);
+      }
+      updated.updatedAt = new Date().toISOString();
+      updated.updatedBy = 'cli';
+      const { parsed } = await putSourceItem(doc, table, updated as SourceItem & Record<string, unknown>);
+      const warnings = parsed.ok ? parsed.warnings : [];
+      return {
+        text: [
+          `updated ${id}`,
+          ...warnings.map((w) => `  warning: ${w.field} ${w.message}`),
+        ],
+        json: { sourceId: id, updated: true, item: updated, warnings },
+      };
+    }
+    default:
+      throw new UsageError('sources list|show|add|set|activate|deactivate');
+  }
+}
+
+function requireArg(value: string | undefined, usage: string): string {
+  if (value === undefined || value === '') throw new UsageError(`usage: ingestor ${usage}`);
+  return value;
+}
+
+/** `a.b=value`: value parsed as JSON when it is JSON (numbers, booleans, objects), else kept as text; `a=` removes. */
+export function applyAssignment(target: Record<string, unknown>, assignment: string): void {
+  const eq = assignment.indexOf('=');
+  if (eq <= 0) throw new UsageError(`expected key=value, got "${assignment}"`);
+  const path = assignment.slice(0, eq).split('.');
+  const rawValue = assignment.slice(eq + 1);
+  if (path.includes('sourceId')) throw new UsageError('sourceId cannot be changed');
+  let value: unknown = rawValue;
+  try {
+    value = JSON.parse(rawValue);
+  } catch {
+    // plain text
+  }
+  let node = target;
+  for (const key of path.slice(0, -1)) {
+    const next = node[key];
+    if (next === undefined || next === null || typeof next !== 'object') node[key] = {};
+    node = node[key] as Record<string, unknown>;
+  }
+  const last = path[path.length - 1] as string;
+  if (rawValue === '') delete node[last];
+  else node[last] = value;
+}
+

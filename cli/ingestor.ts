@@ -1,0 +1,103 @@
+import { parseArgs } from 'node:util';
+import { isIngestorError } from '../shared/errors';
+import { sourcesCommand } from './commands/sources';
+import { openLocalRuntime } from './local/runtime';
+import { type CommandResult, emit, UsageError } from './output';
+
+/**
+ * The operator CLI (`npx ingestor …`). Local mode: every command works on the state under `--data`
+ * (default `.data/`) through the same library the Lambdas use. Commands print lines for people, or with
+ * `--json` one JSON object as the last line.
+ */
+const USAGE = `usage: ingestor <command> [options]
+
+  sources list|show <id>|add <systemUrl>|set <id> key=value…|activate <id>|deactivate <id>
+  sync --url <systemUrl> [--full]          one manual sync now (creates an unknown source inactive, ONB-3)
+  status [<sourceId>]                      why each source waits, runs or is paused
+  robots check --robots-file F --agent UA [--status CODE] <url>
+  simulate cadence --from <ISO> --days N [--session-day D]… [--change-at ISO]… [--sync-seconds S]
+
+common options: --data DIR (default .data)  --allow-loopback (local mode only)  --json`;
+
+type Handler = (argv: string[], json: boolean) => Promise<CommandResult>;
+
+const OPTIONS = {
+  data: { type: 'string' },
+  'allow-loopback': { type: 'boolean' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  id: { type: 'string' },
+  name: { type: 'string' },
+  kind: { type: 'string' },
+  adapter: { type: 'string' },
+  url: { type: 'string' },
+  full: { type: 'boolean' },
+  'robots-file': { type: 'string' },
+  agent: { type: 'string' },
+  status: { type: 'string' },
+  from: { type: 'string' },
+  days: { type: 'string' },
+  'session-day': { type: 'string', multiple: true },
+  'change-at': { type: 'string', multiple: true },
+  'sync-seconds': { type: 'string' },
+  once: { type: 'boolean' },
+} as const;
+
+export function parseCli(argv: string[]) {
+  return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+}
+
+export type ParsedCli = ReturnType<typeof parseCli>;
+
+const withRuntime =
+  (run: (rt: Awaited<ReturnType<typeof openLocalRuntime>>, cli: ParsedCli, json: boolean) => Promise<CommandResult>): Handler =>
+  async (argv, json) => {
+    const cli = parseCli(argv);
+    const rt = await openLocalRuntime({
+      ...(cli.values.data === undefined ? {} : { dataDir: cli.values.data }),
+      allowLoopback: cli.values['allow-loopback'] === true,
+    });
+    try {
+      return await run(rt, cli, json);
+    } finally {
+      await rt.close();
+    }
+  };
+
+export const COMMANDS: Record<string, Handler> = {
+  sources: withRuntime((rt, cli) =>
+    sourcesCommand(rt, { positionals: cli.positionals.slice(1), values: cli.values as Record<string, string | boolean | undefined> }),
+  ),
+};
+
+export async function main(argv: string[]): Promise<number> {
+  let json = argv.includes('--json');
+  try {
+    const cli = parseCli(argv);
+    json = cli.values.json === true;
+    const command = cli.positionals[0];
+    if (cli.values.help || command === undefined) {
+      process.stdout.write(`${USAGE}\n`);
+      return command === undefined && !cli.values.help ? 2 : 0;
+    }
+    const handler = COMMANDS[command];
+    if (!handler) throw new UsageError(`unknown command "${command}"\n${USAGE}`);
+    const result = await handler(argv, json);
+    emit(result, json);
+    return result.exitCode ?? 0;
+  } catch (err) {
+    const code = isIngestorError(err) ? err.code : (err as { code?: string }).code ?? 'ERROR';
+    const message = err instanceof Error ? err.message : String(err);
+    if (json) process.stdout.write(`${JSON.stringify({ error: code, message })}\n`);
+    else process.stderr.write(`error (${code}): ${message}\n`);
+    return code === 'CLI_USAGE' || code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? 2 : 1;
+  }
+}
+
+// Run when executed directly (tsx cli/ingestor.ts or the bin shim), not when imported by tests.
+const invokedPath = process.argv[1] ?? '';
+if (invokedPath.endsWith('ingestor.ts') || invokedPath.endsWith('bin.mjs') || invokedPath.endsWith('/ingestor')) {
+  main(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
+}
