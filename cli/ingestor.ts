@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { isIngestorError } from '../shared/errors';
+import { robotsCommand } from './commands/robots';
 import { sourcesCommand } from './commands/sources';
 import { openLocalRuntime } from './local/runtime';
 import { type CommandResult, emit, UsageError } from './output';
@@ -50,7 +51,13 @@ export function parseCli(argv: string[]) {
 export type ParsedCli = ReturnType<typeof parseCli>;
 
 const withRuntime =
-  (run: (rt: Awaited<ReturnType<typeof openLocalRuntime>>, cli: ParsedCli, json: boolean) => Promise<CommandResult>): Handler =>
+  (
+    run: (
+      rt: Awaited<ReturnType<typeof openLocalRuntime>>,
+      cli: ParsedCli,
+      json: boolean,
+    ) => Promise<CommandResult>,
+  ): Handler =>
   async (argv, json) => {
     const cli = parseCli(argv);
     const rt = await openLocalRuntime({
@@ -65,8 +72,15 @@ const withRuntime =
   };
 
 export const COMMANDS: Record<string, Handler> = {
+  robots: async (argv) => {
+    const cli = parseCli(argv);
+    return robotsCommand(cli.positionals.slice(1), cli.values, new Date());
+  },
   sources: withRuntime((rt, cli) =>
-    sourcesCommand(rt, { positionals: cli.positionals.slice(1), values: cli.values as Record<string, string | boolean | undefined> }),
+    sourcesCommand(rt, {
+      positionals: cli.positionals.slice(1),
+      values: cli.values as Record<string, string | boolean | undefined>,
+    }),
   ),
 };
 
@@ -86,7 +100,7 @@ export async function main(argv: string[]): Promise<number> {
     emit(result, json);
     return result.exitCode ?? 0;
   } catch (err) {
-    const code = isIngestorError(err) ? err.code : (err as { code?: string }).code ?? 'ERROR';
+    const code = isIngestorError(err) ? err.code : ((err as { code?: string }).code ?? 'ERROR');
     const message = err instanceof Error ? err.message : String(err);
     if (json) process.stdout.write(`${JSON.stringify({ error: code, message })}\n`);
     else process.stderr.write(`error (${code}): ${message}\n`);
@@ -96,7 +110,11 @@ export async function main(argv: string[]): Promise<number> {
 
 // Run when executed directly (tsx cli/ingestor.ts or the bin shim), not when imported by tests.
 const invokedPath = process.argv[1] ?? '';
-if (invokedPath.endsWith('ingestor.ts') || invokedPath.endsWith('bin.mjs') || invokedPath.endsWith('/ingestor')) {
+if (
+  invokedPath.endsWith('ingestor.ts') ||
+  invokedPath.endsWith('bin.mjs') ||
+  invokedPath.endsWith('/ingestor')
+) {
   main(process.argv.slice(2)).then((code) => {
     process.exitCode = code;
   });

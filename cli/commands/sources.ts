@@ -1,7 +1,7 @@
 import type { SourceItem } from '../../shared/config/source';
 import { parseSourceItem, sourceIdFromUrl } from '../../shared/config/source';
-import { getSourceItem, loadAllSources, putSourceItem } from '../../shared/store/sources';
 import { getSourceState } from '../../shared/store/source-state';
+import { getSourceItem, loadAllSources, putSourceItem } from '../../shared/store/sources';
 import type { LocalRuntime } from '../local/runtime';
 import { type CommandResult, UsageError } from '../output';
 
@@ -47,21 +47,28 @@ export async function sourcesCommand(rt: LocalRuntime, args: SourcesArgs): Promi
     case 'show': {
       const id = requireArg(rest[0], 'sources show <sourceId>');
       const item = await getSourceItem(doc, table, id);
-      if (!item) return { text: [`no source ${id}`], json: { error: 'NOT_FOUND', sourceId: id }, exitCode: 1 };
+      if (!item)
+        return { text: [`no source ${id}`], json: { error: 'NOT_FOUND', sourceId: id }, exitCode: 1 };
       const parsed = parseSourceItem(item);
       const state = await getSourceState(doc, rt.env.STATE_TABLE, id);
       const text = [
         `source ${id}`,
-        ...Object.entries(item).map(([k, v]) => `  ${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`),
+        ...Object.entries(item).map(
+          ([k, v]) => `  ${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`,
+        ),
         parsed.ok
           ? `  valid${parsed.warnings.length ? ` (warnings: ${parsed.warnings.map((w) => `${w.field} ${w.message}`).join('; ')})` : ''}`
           : `  INVALID: ${parsed.problems.map((p) => `${p.field} ${p.message}`).join('; ')}`,
       ];
-      if (state?.lastDecision) text.push(`  last decision: ${state.lastDecision.action} — ${state.lastDecision.reason}`);
+      if (state?.lastDecision)
+        text.push(`  last decision: ${state.lastDecision.action} — ${state.lastDecision.reason}`);
       return { text, json: { item, parsed, state: state ?? null } };
     }
     case 'add': {
-      const systemUrl = requireArg(rest[0], 'sources add <systemUrl> [--id ID] [--name NAME] [--kind oparl|scraper]');
+      const systemUrl = requireArg(
+        rest[0],
+        'sources add <systemUrl> [--id ID] [--name NAME] [--kind oparl|scraper]',
+      );
       const now = new Date().toISOString();
       const item: SourceItem & Record<string, unknown> = {
         sourceId: typeof args.values.id === 'string' ? args.values.id : sourceIdFromUrl(systemUrl),
@@ -74,7 +81,8 @@ export async function sourcesCommand(rt: LocalRuntime, args: SourcesArgs): Promi
       };
       if (typeof args.values.name === 'string') item.name = args.values.name;
       if (typeof args.values.kind === 'string') item.kind = args.values.kind as SourceItem['kind'];
-      if (typeof args.values.adapter === 'string') item.adapter = args.values.adapter as SourceItem['adapter'];
+      if (typeof args.values.adapter === 'string')
+        item.adapter = args.values.adapter as SourceItem['adapter'];
       const { written } = await putSourceItem(doc, table, item, { mustNotExist: true });
       return {
         text: [
@@ -90,13 +98,15 @@ export async function sourcesCommand(rt: LocalRuntime, args: SourcesArgs): Promi
     case 'deactivate': {
       const id = requireArg(rest[0], `sources ${sub} <sourceId>${sub === 'set' ? ' key=value…' : ''}`);
       const item = await getSourceItem(doc, table, id);
-      if (!item) return { text: [`no source ${id}`], json: { error: 'NOT_FOUND', sourceId: id }, exitCode: 1 };
+      if (!item)
+        return { text: [`no source ${id}`], json: { error: 'NOT_FOUND', sourceId: id }, exitCode: 1 };
       const updated: Record<string, unknown> = structuredClone(item);
       if (sub === 'activate') updated.active = true;
       else if (sub === 'deactivate') updated.active = false;
       else {
         const assignments = rest.slice(1);
-        if (assignments.length === 0) throw new UsageError('sources set <sourceId> key=value… (e.g. requestIntervalSeconds=5)');
+        if (assignments.length === 0)
+          throw new UsageError('sources set <sourceId> key=value… (e.g. requestIntervalSeconds=5)');
         for (const a of assignments) applyAssignment(updated, a);
       }
       updated.updatedAt = new Date().toISOString();
@@ -104,10 +114,7 @@ export async function sourcesCommand(rt: LocalRuntime, args: SourcesArgs): Promi
       const { parsed } = await putSourceItem(doc, table, updated as SourceItem & Record<string, unknown>);
       const warnings = parsed.ok ? parsed.warnings : [];
       return {
-        text: [
-          `updated ${id}`,
-          ...warnings.map((w) => `  warning: ${w.field} ${w.message}`),
-        ],
+        text: [`updated ${id}`, ...warnings.map((w) => `  warning: ${w.field} ${w.message}`)],
         json: { sourceId: id, updated: true, item: updated, warnings },
       };
     }
@@ -144,4 +151,3 @@ export function applyAssignment(target: Record<string, unknown>, assignment: str
   if (rawValue === '') delete node[last];
   else node[last] = value;
 }
-

@@ -19,7 +19,10 @@ export interface LocalRuntime {
 
 export const DEFAULT_DATA_DIR = '.data';
 
-export async function openLocalRuntime(opts: { dataDir?: string; allowLoopback?: boolean }): Promise<LocalRuntime> {
+export async function openLocalRuntime(opts: {
+  dataDir?: string;
+  allowLoopback?: boolean;
+}): Promise<LocalRuntime> {
   const dataDir = resolve(opts.dataDir ?? DEFAULT_DATA_DIR);
   await mkdir(dataDir, { recursive: true });
   const peers = await startAwsPeers({ dataDir });

@@ -1,0 +1,45 @@
+import { z } from 'zod';
+import { IngestorError } from '../errors';
+
+/**
+ * The sync queue's message: one sync run of one source. The planner sends it after taking the source's
+ * lease; the sync function sends a continuation (same runId, `continuation` + 1) when its time budget
+ * runs out. A redelivered or duplicated message is harmless: the lease admits only its own runId.
+ */
+export const syncMessageSchema = z.object({
+  sourceId: z.string().min(1),
+  runId: z.string().min(1),
+  kind: z.enum(['incremental', 'full', 'sliced']),
+  trigger: z.enum(['schedule', 'manual']).default('schedule'),
+  /** FULL-4/FULL-6: no further page after this instant (own window end). */
+  deadline: z.string().optional(),
+  /** FULL-2: the window a full sync was started in. */
+  windowId: z.string().optional(),
+  continuation: z.number().int().min(0).default(0),
+  /** When the run started (first message), for the report and SCH-9 windows. */
+  startedAt: z.string(),
+});
+
+export type SyncMessage = z.output<typeof syncMessageSchema>;
+
+export class SyncMessageError extends IngestorError {
+  constructor(message: string) {
+    super('SYNC_MESSAGE_INVALID', message);
+  }
+}
+
+export function parseSyncMessage(body: string): SyncMessage {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(body);
+  } catch {
+    throw new SyncMessageError('sync message is not JSON');
+  }
+  const result = syncMessageSchema.safeParse(raw);
+  if (!result.success) {
+    throw new SyncMessageError(
+      `sync message invalid: ${result.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`,
+    );
+  }
+  return result.data;
+}
