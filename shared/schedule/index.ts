@@ -1,0 +1,13 @@
+export * from './cadence';
+export * from './constants';
+export * from './decide';
+export * from './errors';
+export * from './full-sync';
+export * from './periods';
+export * from './settings';
+export * from './simulate';
+export * from './slots';
+export * from './sparing';
+export * from './state';
+export { toBerlin, toIso } from './time';
+export type * from './types';
