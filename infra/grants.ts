@@ -1,0 +1,67 @@
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import type { TableDefinition } from '../shared/store/tables';
+
+/**
+ * Grants written out instead of the L2 `grant*` helpers: those add `<table>/index/*` and action
+ * wildcards (`s3:GetObject*`, `s3:Abort*` …). Here every action is named and every index ARN comes
+ * from the shared table definition, so a policy says exactly what the code may do.
+ */
+
+export type Access = 'read' | 'readWrite';
+
+/** Single-item conditional writes only: the design has no transactions (dynalite has none either). */
+const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:Scan'];
+const TABLE_WRITE_ACTIONS = [
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+];
+/** An index can only be read, and only by Query / Scan. */
+const INDEX_ACTIONS = ['dynamodb:Query', 'dynamodb:Scan'];
+
+export function grantTable(
+  grantee: IGrantable,
+  table: ITable,
+  definition: TableDefinition,
+  access: Access,
+): void {
+  Grant.addToPrincipal({
+    grantee,
+    actions: access === 'readWrite' ? [...TABLE_READ_ACTIONS, ...TABLE_WRITE_ACTIONS] : TABLE_READ_ACTIONS,
+    resourceArns: [table.tableArn],
+  });
+  if (definition.globalIndexes.length > 0) {
+    Grant.addToPrincipal({
+      grantee,
+      actions: INDEX_ACTIONS,
+      resourceArns: definition.globalIndexes.map((index) => `${table.tableArn}/index/${index.indexName}`),
+    });
+  }
+}
+
+const OBJECT_READ_ACTIONS = ['s3:GetObject'];
+/** AbortMultipartUpload: lib-storage `Upload` cleans up after a failed multipart upload. */
+const OBJECT_WRITE_ACTIONS = ['s3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'];
+
+/**
+ * Object access under the given key prefixes (`mirror/` …). ListBucket is granted on the bucket
+ * without a prefix condition on purpose: S3 answers a GET/HEAD of a missing key with 404 only to a
+ * caller that may list the bucket (otherwise 403), and "not stored yet" must be tellable from
+ * "forbidden". Listing reveals key names of our own mirror, nothing else.
+ */
+export function grantBucketPrefixes(
+  grantee: IGrantable,
+  bucket: IBucket,
+  prefixes: string[],
+  access: Access,
+): void {
+  Grant.addToPrincipal({
+    grantee,
+    actions: access === 'readWrite' ? [...OBJECT_READ_ACTIONS, ...OBJECT_WRITE_ACTIONS] : OBJECT_READ_ACTIONS,
+    resourceArns: prefixes.map((prefix) => bucket.arnForObjects(`${prefix}*`)),
+  });
+  Grant.addToPrincipal({ grantee, actions: ['s3:ListBucket'], resourceArns: [bucket.bucketArn] });
+}

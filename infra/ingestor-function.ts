@@ -1,0 +1,100 @@
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, type RecursiveLoop, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Charset, LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+
+/** Repository root: entries and the lock file are resolved from here, whatever the caller's cwd. */
+export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * esbuild's ESM output has no `require`; CommonJS dependencies bundled into it (parts of the AWS SDK,
+ * undici) still call it, so the bundle defines one.
+ */
+export const ESM_REQUIRE_BANNER =
+  "import{createRequire}from'module';const require=createRequire(import.meta.url);";
+
+export interface IngestorFunctionProps {
+  /** Handler module relative to the repository root, e.g. `functions/planner.ts` (exports `handler`). */
+  entry: string;
+  description: string;
+  timeout: Duration;
+  memorySize: number;
+  environment: Record<string, string>;
+  reservedConcurrentExecutions?: number;
+  recursiveLoop?: RecursiveLoop;
+  /** Async invocations (Scheduler) older than this are dropped instead of run late. */
+  maxEventAge?: Duration;
+  retryAttempts?: number;
+}
+
+/**
+ * One ingestor Lambda: Node 22 on ARM, bundled locally by esbuild into a single ESM file, its own log
+ * group with retention, and its own role that may write only to that log group. The explicit role
+ * replaces the AWSLambdaBasicExecutionRole managed policy (which allows every log group, cdk-nag IAM4).
+ */
+export class IngestorFunction extends Construct {
+  readonly fn: NodejsFunction;
+  readonly role: Role;
+  readonly logGroup: LogGroup;
+
+  constructor(scope: Construct, id: string, props: IngestorFunctionProps) {
+    super(scope, id);
+
+    this.logGroup = new LogGroup(this, 'Logs', {
+      retention: RetentionDays.ONE_MONTH,
+      // Logs are diagnostics with a one-month life; nothing to keep once the stack is gone.
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `${id} ingestor function`,
+    });
+    this.logGroup.grantWrite(this.role);
+
+    this.fn = new NodejsFunction(this, 'Function', {
+      entry: join(PROJECT_ROOT, props.entry),
+      handler: 'handler',
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
+      description: props.description,
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      timeout: props.timeout,
+      memorySize: props.memorySize,
+      role: this.role,
+      logGroup: this.logGroup,
+      environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
+      reservedConcurrentExecutions: props.reservedConcurrentExecutions,
+      recursiveLoop: props.recursiveLoop,
+      maxEventAge: props.maxEventAge,
+      retryAttempts: props.retryAttempts,
+      bundling: {
+        forceDockerBundling: false,
+        format: OutputFormat.ESM,
+        mainFields: ['module', 'main'],
+        banner: ESM_REQUIRE_BANNER,
+        minify: true,
+        sourceMap: true,
+        // Stack traces need the mappings only; the sources would double the map for nothing.
+        sourcesContent: false,
+        // Bundle everything, the SDK included: pinned versions instead of whatever the runtime
+        // ships, and one file to cold-start from.
+        externalModules: [],
+        charset: Charset.UTF8,
+        logLevel: LogLevel.WARNING,
+      },
+    });
+
+    // The runtime is chosen, not forgotten: the design card targets Node 22 (local development and
+    // tests run the same major's language level); moving to a newer one is a deliberate upgrade.
+    Validations.of(this.fn).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason:
+        'Runtime pinned to nodejs22.x on purpose: the design card targets Node 22; upgrades are deliberate.',
+    });
+  }
+}

@@ -1,0 +1,343 @@
+import {
+  Annotations,
+  CfnOutput,
+  Duration,
+  Lazy,
+  RemovalPolicy,
+  Stack,
+  type StackProps,
+  TimeZone,
+  Validations,
+} from 'aws-cdk-lib';
+import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { type CfnFunction, RecursiveLoop } from 'aws-cdk-lib/aws-lambda';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import {
+  BlockPublicAccess,
+  Bucket,
+  BucketEncryption,
+  type CfnBucket,
+  ObjectOwnership,
+} from 'aws-cdk-lib/aws-s3';
+import { type CronOptionsWithTimezone, Schedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
+import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
+import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { S3_SERVER_ACCESS_LOGS_USE_BUCKET_POLICY } from 'aws-cdk-lib/cx-api';
+import type { Construct } from 'constructs';
+import { DOCUMENTS_TABLE, SOURCES_TABLE, STATE_TABLE, type TableDefinition } from '../shared/store/tables';
+import { grantBucketPrefixes, grantTable } from './grants';
+import { IngestorFunction } from './ingestor-function';
+import { DEFAULT_UPSTASH_SECRET_NAME, type IngestorSettings, UPSTASH_URL_PLACEHOLDER } from './settings';
+
+/** Key prefixes of the mirror bucket; each function is granted only the prefixes it works on. */
+export const MIRROR_PREFIXES = { mirror: 'mirror/', files: 'files/', text: 'text/' } as const;
+
+/** The sync function's hard limit (DESIGN: it checkpoints and hands over before this runs out). */
+export const SYNC_TIMEOUT = Duration.minutes(15);
+/**
+ * Longer than SYNC_TIMEOUT, so a message is never handed to a second instance while the first may
+ * still be working on it.
+ */
+export const SYNC_VISIBILITY_TIMEOUT = Duration.minutes(20);
+export const SYNC_MAX_RECEIVE_COUNT = 5;
+/** Lambda's SQS event source refuses a maximum concurrency below 2. */
+export const SQS_MIN_MAX_CONCURRENCY = 2;
+
+export type TableName = TableDefinition['logicalName'];
+
+export interface IngestorStackProps extends StackProps, Partial<IngestorSettings> {}
+
+/** Options of a later scheduled function (files, deletion-check, photos). */
+export interface ScheduledFunctionOptions {
+  description?: string;
+  /** @default 15 minutes */
+  timeout?: Duration;
+  /** @default 1024 */
+  memorySize?: number;
+}
+
+/**
+ * The whole ingestor in one stack: the three tables (from the shared definitions), the mirror bucket,
+ * the sync queue with its dead-letter queue, the planner (every minute) and the sync function (per
+ * message). See DESIGN.md "Shape".
+ */
+export class IngestorStack extends Stack {
+  readonly tables: Record<TableName, Table>;
+  readonly mirrorBucket: Bucket;
+  readonly accessLogBucket: Bucket;
+  readonly syncQueue: Queue;
+  readonly syncDeadLetterQueue: Queue;
+  readonly upstashSecret: ISecret;
+  readonly planner: IngestorFunction;
+  readonly sync: IngestorFunction;
+  /** The sync event source's maximum concurrency: the settings' value, raised to SQS's minimum. */
+  readonly syncMaxConcurrency: number;
+
+  private readonly functionEnvironment: Record<string, string>;
+  /** Instance bounds of fetching functions besides the sync (scheduled batch jobs, later the preview). */
+  private readonly otherFetcherInstances: number[] = [];
+
+  constructor(scope: Construct, id: string, props: IngestorStackProps = {}) {
+    super(scope, id, props);
+    // Access-log delivery by bucket policy, not by the legacy LogDeliveryWrite ACL (ACLs are disabled
+    // on new buckets). Set here rather than only in cdk.json so tests and every app get the same.
+    this.node.setContext(S3_SERVER_ACCESS_LOGS_USE_BUCKET_POLICY, true);
+
+    const maxConcurrentSyncs = checkInteger('maxConcurrentSyncs', props.maxConcurrentSyncs ?? 4, 1, 100);
+    const fullSyncHour = checkInteger('fullSyncHour', props.fullSyncHour ?? 3, 0, 23);
+    const upstashRestUrl = props.upstashRestUrl ?? UPSTASH_URL_PLACEHOLDER;
+    if (upstashRestUrl === UPSTASH_URL_PLACEHOLDER) {
+      Annotations.of(this).addWarningV2(
+        'ingestor:upstashPlaceholder',
+        `UPSTASH_REDIS_REST_URL is the placeholder ${UPSTASH_URL_PLACEHOLDER}: deploy with -c upstashRestUrl=https://<your-db>.upstash.io`,
+      );
+    }
+    // SCH-5 is enforced by the planner (it enqueues at most maxConcurrentSyncs); the event source
+    // bound is the backstop and cannot go below SQS's minimum of 2.
+    this.syncMaxConcurrency = Math.max(maxConcurrentSyncs, SQS_MIN_MAX_CONCURRENCY);
+
+    // Typed by the definitions' logical names: a fourth definition without a table here fails to compile.
+    this.tables = {
+      Sources: this.createTable(SOURCES_TABLE),
+      State: this.createTable(STATE_TABLE),
+      Documents: this.createTable(DOCUMENTS_TABLE),
+    };
+
+    this.accessLogBucket = new Bucket(this, 'AccessLogBucket', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      lifecycleRules: [{ id: 'expire-access-logs', expiration: Duration.days(90) }],
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    Validations.of(this.accessLogBucket).acknowledge({
+      id: 'AwsSolutions-S1',
+      reason: 'This is the access-log target of the mirror bucket; logging it into itself would loop.',
+    });
+
+    this.mirrorBucket = new Bucket(this, 'MirrorBucket', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      versioned: false,
+      serverAccessLogsBucket: this.accessLogBucket,
+      serverAccessLogsPrefix: 'mirror-bucket/',
+      lifecycleRules: [
+        {
+          id: 'clean-up-uploads-and-old-versions',
+          abortIncompleteMultipartUploadAfter: Duration.days(7),
+          // Versioning is off; this only bounds cost should it ever be switched on.
+          noncurrentVersionExpiration: Duration.days(7),
+        },
+        // Tombstone expiry (OPT-2 keeps them "for audit") lands with the tombstone key / tag scheme.
+      ],
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    this.syncDeadLetterQueue = new Queue(this, 'SyncDeadLetterQueue', {
+      retentionPeriod: Duration.days(14),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+    });
+    this.syncQueue = new Queue(this, 'SyncQueue', {
+      visibilityTimeout: SYNC_VISIBILITY_TIMEOUT,
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      deadLetterQueue: { queue: this.syncDeadLetterQueue, maxReceiveCount: SYNC_MAX_RECEIVE_COUNT },
+    });
+
+    // Imported by name: the token is put into Secrets Manager by an operator and never appears in
+    // the template. Functions get the ARN and read the value at cold start.
+    this.upstashSecret = Secret.fromSecretNameV2(
+      this,
+      'UpstashToken',
+      props.upstashSecretName ?? DEFAULT_UPSTASH_SECRET_NAME,
+    );
+
+    this.functionEnvironment = {
+      SOURCES_TABLE: this.tables.Sources.tableName,
+      STATE_TABLE: this.tables.State.tableName,
+      DOCUMENTS_TABLE: this.tables.Documents.tableName,
+      BUCKET: this.mirrorBucket.bucketName,
+      SYNC_QUEUE_URL: this.syncQueue.queueUrl,
+      UPSTASH_REDIS_REST_URL: upstashRestUrl,
+      UPSTASH_SECRET_ARN: this.upstashSecret.secretArn,
+      INGESTOR_MAX_CONCURRENT_SYNCS: String(maxConcurrentSyncs),
+      INGESTOR_FULL_SYNC_HOUR: String(fullSyncHour),
+      // RATE-7: the fallback pace multiplies by the number of instances that may fetch at once. Lazy,
+      // because scheduled fetchers added later (addScheduledFunction) raise it.
+      INGESTOR_MAX_INSTANCES: Lazy.string({ produce: () => String(this.maxFetchingInstances()) }),
+      ...(props.userAgent ? { INGESTOR_USER_AGENT: props.userAgent } : {}),
+    };
+
+    this.planner = new IngestorFunction(this, 'Planner', {
+      entry: 'functions/planner.ts',
+      description: 'Every minute: decides which sources are due and enqueues their syncs',
+      timeout: Duration.minutes(1),
+      memorySize: 512,
+      environment: this.functionEnvironment,
+      // One planner at a time: a tick that overlaps a slow predecessor is throttled, and with no
+      // retries and a one-minute event age it is dropped; the next tick plans again.
+      reservedConcurrentExecutions: 1,
+      maxEventAge: Duration.minutes(1),
+      retryAttempts: 0,
+    });
+    grantTable(this.planner.role, this.tables.Sources, SOURCES_TABLE, 'read');
+    grantTable(this.planner.role, this.tables.State, STATE_TABLE, 'readWrite');
+    this.syncQueue.grantSendMessages(this.planner.role);
+    this.upstashSecret.grantRead(this.planner.role);
+
+    this.sync = new IngestorFunction(this, 'Sync', {
+      entry: 'functions/sync.ts',
+      description: "Runs one source's sync per queue message, continuing through its own queue",
+      timeout: SYNC_TIMEOUT,
+      memorySize: 1024,
+      environment: this.functionEnvironment,
+      // The sync hands over to itself through the queue that triggers it (continuation messages);
+      // loop detection would stop such a chain after ~16 hops (DESIGN "Known AWS traps").
+      recursiveLoop: RecursiveLoop.ALLOW,
+    });
+    this.sync.fn.addEventSource(
+      new SqsEventSource(this.syncQueue, {
+        batchSize: 1,
+        maxConcurrency: this.syncMaxConcurrency,
+        reportBatchItemFailures: true,
+      }),
+    );
+    grantTable(this.sync.role, this.tables.Sources, SOURCES_TABLE, 'read');
+    grantTable(this.sync.role, this.tables.State, STATE_TABLE, 'readWrite');
+    grantTable(this.sync.role, this.tables.Documents, DOCUMENTS_TABLE, 'readWrite');
+    grantBucketPrefixes(this.sync.role, this.mirrorBucket, [MIRROR_PREFIXES.mirror], 'readWrite');
+    this.syncQueue.grantSendMessages(this.sync.role);
+    this.upstashSecret.grantRead(this.sync.role);
+    this.acknowledgePrefixWildcards(this.sync, [MIRROR_PREFIXES.mirror]);
+
+    this.schedule('PlannerSchedule', this.planner, ScheduleExpression.rate(Duration.minutes(1)), {
+      description: 'Planner tick; the planner computes Europe/Berlin time itself',
+      maxEventAge: Duration.minutes(1),
+    });
+
+    for (const [name, table] of Object.entries(this.tables)) {
+      new CfnOutput(this, `${name}TableName`, { value: table.tableName });
+    }
+    new CfnOutput(this, 'MirrorBucketName', { value: this.mirrorBucket.bucketName });
+    new CfnOutput(this, 'SyncQueueUrl', { value: this.syncQueue.queueUrl });
+    new CfnOutput(this, 'SyncDeadLetterQueueUrl', { value: this.syncDeadLetterQueue.queueUrl });
+  }
+
+  /**
+   * Extension point for the later batch functions (DESIGN "Shape"): files and deletion-check hourly,
+   * photos Mondays 03:00. The cron is read in Europe/Berlin (SPEC: all times of day are Berlin time).
+   * The function gets the common environment and the Upstash secret, runs one at a time, and counts
+   * towards INGESTOR_MAX_INSTANCES because it fetches; table and bucket grants are the caller's, e.g.
+   *   const files = stack.addScheduledFunction('Files', 'functions/files.ts', { minute: '5' });
+   *   grantBucketPrefixes(files.role, stack.mirrorBucket, [MIRROR_PREFIXES.files, MIRROR_PREFIXES.text], 'readWrite');
+   */
+  addScheduledFunction(
+    name: string,
+    entry: string,
+    cron: Omit<CronOptionsWithTimezone, 'timeZone'>,
+    options: ScheduledFunctionOptions = {},
+  ): IngestorFunction {
+    const fn = new IngestorFunction(this, name, {
+      entry,
+      description: options.description ?? `${name} (scheduled)`,
+      timeout: options.timeout ?? Duration.minutes(15),
+      memorySize: options.memorySize ?? 1024,
+      environment: this.functionEnvironment,
+      reservedConcurrentExecutions: 1,
+      maxEventAge: Duration.minutes(15),
+      retryAttempts: 0,
+    });
+    this.upstashSecret.grantRead(fn.role);
+    this.countFetchingInstances(1);
+    this.schedule(
+      `${name}Schedule`,
+      fn,
+      ScheduleExpression.cron({ ...cron, timeZone: TimeZone.EUROPE_BERLIN }),
+      { description: `${name} (Europe/Berlin)`, maxEventAge: Duration.minutes(15) },
+    );
+    return fn;
+  }
+
+  /**
+   * Object ARNs under a key prefix are wildcards by nature (`<bucket>/mirror/*`); cdk-nag IAM5 flags
+   * them. Acknowledge exactly those findings on the function's role, nothing broader.
+   */
+  acknowledgePrefixWildcards(fn: IngestorFunction, prefixes: string[]): void {
+    const bucketId = this.getLogicalId(this.mirrorBucket.node.defaultChild as CfnBucket);
+    for (const prefix of prefixes) {
+      Validations.of(fn.role).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/${prefix}*]`,
+        reason: `Object ARNs need a wildcard; access is limited to keys under the ${prefix} prefix of the mirror bucket.`,
+      });
+    }
+  }
+
+  /**
+   * RATE-7 bookkeeping: call for every function added later that fetches, with the most instances it
+   * can run at once (its reserved concurrency), so INGESTOR_MAX_INSTANCES stays a true upper bound.
+   * addScheduledFunction does this itself.
+   */
+  countFetchingInstances(maxInstances: number): void {
+    this.otherFetcherInstances.push(checkInteger('maxInstances', maxInstances, 1, 1000));
+  }
+
+  /** Sync instances plus every other fetcher's bound; the planner never fetches. */
+  private maxFetchingInstances(): number {
+    return this.otherFetcherInstances.reduce((sum, n) => sum + n, this.syncMaxConcurrency);
+  }
+
+  private createTable(definition: TableDefinition): Table {
+    const table = new Table(this, `${definition.logicalName}Table`, {
+      partitionKey: { name: definition.partitionKey, type: AttributeType.STRING },
+      ...(definition.sortKey ? { sortKey: { name: definition.sortKey, type: AttributeType.STRING } } : {}),
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      encryption: TableEncryption.AWS_MANAGED,
+      // Sources are hand-edited by on-call, State and Documents are costly to rebuild: outlive the stack.
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    for (const index of definition.globalIndexes) {
+      table.addGlobalSecondaryIndex({
+        indexName: index.indexName,
+        partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
+        sortKey: { name: index.sortKey, type: AttributeType.STRING },
+      });
+    }
+    return table;
+  }
+
+  private schedule(
+    id: string,
+    target: IngestorFunction,
+    expression: ScheduleExpression,
+    options: { description: string; maxEventAge: Duration },
+  ): Schedule {
+    const schedule = new Schedule(this, id, {
+      schedule: expression,
+      description: options.description,
+      // A missed tick is not made up: every run decides from the current state and time.
+      target: new LambdaInvoke(target.fn, { retryAttempts: 0, maxEventAge: options.maxEventAge }),
+    });
+    // LambdaInvoke's role (created by the target, one per function, no handle to it) is granted the
+    // function ARN and `<arn>:*` (its versions and aliases). Acknowledged on the stack for exactly
+    // that resource string, so no other wildcard is covered.
+    const functionId = this.getLogicalId(target.fn.node.defaultChild as CfnFunction);
+    Validations.of(this).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${functionId}.Arn>:*]`,
+      reason: `Scheduler role may invoke ${target.node.id} including its qualified ARNs (versions/aliases of that one function), as LambdaInvoke grants.`,
+    });
+    return schedule;
+  }
+}
+
+function checkInteger(name: string, value: number, min: number, max: number): number {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new Error(`${name} must be a whole number from ${min} to ${max}, got ${value}`);
+  }
+  return value;
+}

@@ -1,0 +1,515 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { App, type CfnElement, Duration } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ESM_REQUIRE_BANNER, type IngestorFunction } from '../../infra/ingestor-function';
+import { UPSTASH_URL_PLACEHOLDER } from '../../infra/settings';
+import { IngestorStack, MIRROR_PREFIXES, SYNC_MAX_RECEIVE_COUNT } from '../../infra/stack';
+import { TABLES } from '../../shared/store/tables';
+import { cdkJsonContext, NO_BUNDLING, removeTempOutdirs, TEST_ENV, tempOutdir } from './support';
+
+type Json = Record<string, unknown>;
+interface Statement {
+  Effect: string;
+  Action: string | string[];
+  Resource: unknown;
+}
+
+const asArray = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
+const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+const TABLE_WRITE_ACTIONS = [
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+  'dynamodb:PartiQLInsert',
+  'dynamodb:PartiQLUpdate',
+  'dynamodb:PartiQLDelete',
+  'dynamodb:*',
+];
+
+const REQUIRED_ENV = [
+  'SOURCES_TABLE',
+  'STATE_TABLE',
+  'DOCUMENTS_TABLE',
+  'BUCKET',
+  'SYNC_QUEUE_URL',
+  'UPSTASH_REDIS_REST_URL',
+  'UPSTASH_SECRET_ARN',
+  'INGESTOR_MAX_CONCURRENT_SYNCS',
+  'INGESTOR_FULL_SYNC_HOUR',
+  'INGESTOR_MAX_INSTANCES',
+  'NODE_OPTIONS',
+];
+
+const UPSTASH_URL = 'https://eu1-test-db.upstash.io';
+
+// One synthesis with real esbuild bundling for the whole file (slow part: ~10 s of aws-cdk-lib import
+// plus two bundles); every test reads the same template.
+let stack: IngestorStack;
+let template: Template;
+let outdir: string;
+
+beforeAll(() => {
+  outdir = tempOutdir('stack');
+  const app = new App({ outdir, context: cdkJsonContext() });
+  stack = new IngestorStack(app, 'IngestorTest', {
+    env: TEST_ENV,
+    upstashRestUrl: UPSTASH_URL,
+    upstashSecretName: 'test/upstash-token',
+    userAgent: 'mandari-ingestor/0.1.0 (+https://mandari.de/ingestor/; ops@example.org)',
+  });
+  template = Template.fromStack(stack);
+});
+afterAll(removeTempOutdirs);
+
+const logicalId = (construct: { node: { defaultChild?: unknown } }): string =>
+  stack.getLogicalId(construct.node.defaultChild as CfnElement);
+
+function functionResource(fn: IngestorFunction): Json {
+  const resources = template.findResources('AWS::Lambda::Function');
+  const resource = resources[logicalId(fn.fn)];
+  if (!resource) throw new Error(`function ${fn.node.id} not in template`);
+  return resource.Properties as Json;
+}
+
+function statementsOf(fn: IngestorFunction): Statement[] {
+  const roleRef = { Ref: logicalId(fn.role) };
+  return Object.values(template.findResources('AWS::IAM::Policy'))
+    .filter((policy) => asArray(policy.Properties.Roles).some((role) => same(role, roleRef)))
+    .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Statement[]);
+}
+
+/** Actions the statements allow on exactly this resource expression. */
+function actionsOn(statements: Statement[], resource: unknown): string[] {
+  return statements
+    .filter((s) => s.Effect === 'Allow' && asArray(s.Resource).some((r) => same(r, resource)))
+    .flatMap((s) => asArray(s.Action));
+}
+
+describe('DynamoDB tables (from shared/store/tables.ts)', () => {
+  it('creates exactly one table per shared definition', () => {
+    template.resourceCountIs('AWS::DynamoDB::Table', TABLES.length);
+  });
+
+  it.each(TABLES.map((definition) => [definition.logicalName, definition] as const))(
+    '%s: keys and GSIs match the definition, on demand, PITR, encrypted, retained',
+    (_name, definition) => {
+      const keySchema = [
+        { AttributeName: definition.partitionKey, KeyType: 'HASH' },
+        ...(definition.sortKey ? [{ AttributeName: definition.sortKey, KeyType: 'RANGE' }] : []),
+      ];
+      const matches = template.findResources('AWS::DynamoDB::Table', {
+        Properties: { KeySchema: Match.exact(keySchema) },
+      });
+      const [table] = Object.values(matches);
+      expect(Object.keys(matches)).toHaveLength(1);
+      expect(table?.DeletionPolicy).toBe('Retain');
+      expect(table?.UpdateReplacePolicy).toBe('Retain');
+
+      const props = table?.Properties as Json;
+      expect(props.BillingMode).toBe('PAY_PER_REQUEST');
+      expect(props.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
+      // SSEEnabled without a key = the AWS-managed key (aws/dynamodb).
+      expect(props.SSESpecification).toEqual({ SSEEnabled: true });
+
+      const indexes = (props.GlobalSecondaryIndexes ?? []) as Json[];
+      expect(indexes.map((i) => i.IndexName).sort()).toEqual(
+        definition.globalIndexes.map((i) => i.indexName).sort(),
+      );
+      for (const index of definition.globalIndexes) {
+        expect(indexes.find((i) => i.IndexName === index.indexName)).toMatchObject({
+          KeySchema: [
+            { AttributeName: index.partitionKey, KeyType: 'HASH' },
+            { AttributeName: index.sortKey, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        });
+      }
+      // All key attributes are strings (the definitions have no other type).
+      for (const attribute of props.AttributeDefinitions as Json[]) {
+        expect(attribute.AttributeType).toBe('S');
+      }
+    },
+  );
+});
+
+describe('mirror bucket', () => {
+  it('is private, S3-encrypted, unversioned, access-logged to the log bucket and retained', () => {
+    const mirror = template.findResources('AWS::S3::Bucket')[logicalId(stack.mirrorBucket)];
+    expect(mirror?.DeletionPolicy).toBe('Retain');
+    const props = mirror?.Properties as Json;
+    expect(props.PublicAccessBlockConfiguration).toEqual({
+      BlockPublicAcls: true,
+      BlockPublicPolicy: true,
+      IgnorePublicAcls: true,
+      RestrictPublicBuckets: true,
+    });
+    expect(props.BucketEncryption).toEqual({
+      ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+    });
+    expect(props.VersioningConfiguration).toBeUndefined();
+    expect(props.LoggingConfiguration).toMatchObject({
+      DestinationBucketName: { Ref: logicalId(stack.accessLogBucket) },
+    });
+    expect(props.LifecycleConfiguration).toEqual({
+      Rules: expect.arrayContaining([
+        expect.objectContaining({
+          AbortIncompleteMultipartUpload: { DaysAfterInitiation: 7 },
+          Status: 'Enabled',
+        }),
+      ]),
+    });
+  });
+
+  it.each([
+    ['mirror', () => stack.mirrorBucket],
+    ['access log', () => stack.accessLogBucket],
+  ])('%s bucket policy denies every request without TLS', (_name, bucket) => {
+    template.hasResourceProperties('AWS::S3::BucketPolicy', {
+      Bucket: { Ref: logicalId(bucket()) },
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: 'Deny',
+            Action: 's3:*',
+            Principal: { AWS: '*' },
+            Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+          }),
+        ]),
+      },
+    });
+  });
+
+  it('the log bucket admits log delivery from the mirror bucket only, by bucket policy', () => {
+    template.hasResourceProperties('AWS::S3::BucketPolicy', {
+      Bucket: { Ref: logicalId(stack.accessLogBucket) },
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: 'Allow',
+            Principal: { Service: 'logging.s3.amazonaws.com' },
+            Condition: Match.objectLike({
+              ArnLike: { 'aws:SourceArn': stack.resolve(stack.mirrorBucket.bucketArn) },
+            }),
+          }),
+        ]),
+      },
+    });
+  });
+});
+
+describe('sync queue', () => {
+  it('redrives to the DLQ after 5 receives; the DLQ keeps messages 14 days; both SSE', () => {
+    const queues = template.findResources('AWS::SQS::Queue');
+    const queue = queues[logicalId(stack.syncQueue)]?.Properties as Json;
+    const dlq = queues[logicalId(stack.syncDeadLetterQueue)]?.Properties as Json;
+    expect(queue.RedrivePolicy).toEqual({
+      deadLetterTargetArn: stack.resolve(stack.syncDeadLetterQueue.queueArn),
+      maxReceiveCount: SYNC_MAX_RECEIVE_COUNT,
+    });
+    expect(dlq.MessageRetentionPeriod).toBe(Duration.days(14).toSeconds());
+    expect(queue.SqsManagedSseEnabled).toBe(true);
+    expect(dlq.SqsManagedSseEnabled).toBe(true);
+  });
+
+  it('visibility timeout outlasts the sync function timeout', () => {
+    const queue = template.findResources('AWS::SQS::Queue')[logicalId(stack.syncQueue)]?.Properties as Json;
+    const syncTimeout = functionResource(stack.sync).Timeout as number;
+    expect(syncTimeout).toBe(900);
+    expect(queue.VisibilityTimeout as number).toBeGreaterThan(syncTimeout);
+  });
+
+  it.each([
+    ['queue', () => stack.syncQueue],
+    ['DLQ', () => stack.syncDeadLetterQueue],
+  ])('%s policy denies every request without TLS', (_name, queue) => {
+    template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+      Queues: [{ Ref: logicalId(queue()) }],
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        ]),
+      },
+    });
+  });
+});
+
+describe('functions', () => {
+  it.each([
+    ['planner', () => stack.planner],
+    ['sync', () => stack.sync],
+  ])('%s: nodejs22.x on arm64, own log group with retention, no managed policies', (_name, get) => {
+    const fn = get();
+    const props = functionResource(fn);
+    expect(props.Runtime).toBe('nodejs22.x');
+    expect(props.Architectures).toEqual(['arm64']);
+    expect(props.Handler).toBe('index.handler');
+    expect(props.LoggingConfig).toEqual({ LogGroup: { Ref: logicalId(fn.logGroup) } });
+    const logGroup = template.findResources('AWS::Logs::LogGroup')[logicalId(fn.logGroup)];
+    expect(logGroup?.Properties.RetentionInDays).toBe(30);
+    const role = template.findResources('AWS::IAM::Role')[logicalId(fn.role)];
+    expect(role?.Properties.ManagedPolicyArns).toBeUndefined();
+  });
+
+  it.each([
+    ['planner', () => stack.planner],
+    ['sync', () => stack.sync],
+  ])('%s: environment names every resource it needs', (_name, get) => {
+    const variables = (functionResource(get()).Environment as { Variables: Json }).Variables;
+    expect(Object.keys(variables)).toEqual(expect.arrayContaining(REQUIRED_ENV));
+    expect(variables).toMatchObject({
+      SOURCES_TABLE: stack.resolve(stack.tables.Sources.tableName),
+      STATE_TABLE: stack.resolve(stack.tables.State.tableName),
+      DOCUMENTS_TABLE: stack.resolve(stack.tables.Documents.tableName),
+      BUCKET: stack.resolve(stack.mirrorBucket.bucketName),
+      SYNC_QUEUE_URL: stack.resolve(stack.syncQueue.queueUrl),
+      UPSTASH_REDIS_REST_URL: UPSTASH_URL,
+      INGESTOR_MAX_CONCURRENT_SYNCS: '4',
+      INGESTOR_FULL_SYNC_HOUR: '3',
+      INGESTOR_MAX_INSTANCES: '4',
+      INGESTOR_USER_AGENT: 'mandari-ingestor/0.1.0 (+https://mandari.de/ingestor/; ops@example.org)',
+      NODE_OPTIONS: '--enable-source-maps',
+    });
+    expect(JSON.stringify(variables.UPSTASH_SECRET_ARN)).toContain(':secret:test/upstash-token');
+  });
+
+  it('planner: 1 minute, 512 MB, one at a time, stale async events dropped', () => {
+    const props = functionResource(stack.planner);
+    expect(props).toMatchObject({ Timeout: 60, MemorySize: 512, ReservedConcurrentExecutions: 1 });
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: logicalId(stack.planner.fn) },
+      MaximumEventAgeInSeconds: 60,
+      MaximumRetryAttempts: 0,
+    });
+  });
+
+  it('sync: 15 minutes, 1024 MB, recursive loop allowed for continuation messages', () => {
+    expect(functionResource(stack.sync)).toMatchObject({
+      Timeout: 900,
+      MemorySize: 1024,
+      RecursiveLoop: 'Allow',
+    });
+  });
+
+  it('sync consumes the queue one message at a time with partial batch failures and a concurrency cap', () => {
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: stack.resolve(stack.syncQueue.queueArn),
+      FunctionName: { Ref: logicalId(stack.sync.fn) },
+      BatchSize: 1,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: 4 },
+    });
+  });
+
+  it.each([
+    ['planner', () => stack.planner],
+    ['sync', () => stack.sync],
+  ])('%s bundle: one minified ESM file with the require banner and a source map', (_name, get) => {
+    const code = functionResource(get()).Code as { S3Key: string };
+    const assetDir = join(outdir, `asset.${code.S3Key.replace(/\.zip$/, '')}`);
+    const bundle = readFileSync(join(assetDir, 'index.mjs'), 'utf8');
+    expect(bundle.startsWith(ESM_REQUIRE_BANNER)).toBe(true);
+    expect(bundle).toMatch(/export\s*\{[^}]*as handler\s*\}/);
+    expect(bundle).toContain('//# sourceMappingURL=index.mjs.map');
+    expect(existsSync(join(assetDir, 'index.mjs.map'))).toBe(true);
+  });
+});
+
+describe('schedule', () => {
+  it('invokes the planner every minute without retries', () => {
+    template.resourceCountIs('AWS::Scheduler::Schedule', 1);
+    template.hasResourceProperties('AWS::Scheduler::Schedule', {
+      ScheduleExpression: 'rate(1 minute)',
+      State: 'ENABLED',
+      Target: {
+        Arn: stack.resolve(stack.planner.fn.functionArn),
+        RetryPolicy: { MaximumRetryAttempts: 0, MaximumEventAgeInSeconds: 60 },
+      },
+    });
+  });
+});
+
+describe('IAM: least privilege', () => {
+  const tableArn = (name: 'Sources' | 'State' | 'Documents') => stack.resolve(stack.tables[name].tableArn);
+
+  it('the planner may read the Sources table but not write it', () => {
+    const actions = actionsOn(statementsOf(stack.planner), tableArn('Sources'));
+    expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Scan']));
+    expect(actions.filter((a) => TABLE_WRITE_ACTIONS.includes(a))).toEqual([]);
+  });
+
+  it('the sync may read the Sources table but not write it', () => {
+    const actions = actionsOn(statementsOf(stack.sync), tableArn('Sources'));
+    expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem']));
+    expect(actions.filter((a) => TABLE_WRITE_ACTIONS.includes(a))).toEqual([]);
+  });
+
+  it('the planner writes State and sends to the queue, and touches neither Documents, the bucket nor receives', () => {
+    const statements = statementsOf(stack.planner);
+    expect(actionsOn(statements, tableArn('State'))).toEqual(expect.arrayContaining(['dynamodb:PutItem']));
+    expect(actionsOn(statements, tableArn('Documents'))).toEqual([]);
+    const queueActions = actionsOn(statements, stack.resolve(stack.syncQueue.queueArn));
+    expect(queueActions).toContain('sqs:SendMessage');
+    expect(queueActions).not.toContain('sqs:ReceiveMessage');
+    expect(statements.flatMap((s) => asArray(s.Action)).filter((a) => a.startsWith('s3:'))).toEqual([]);
+  });
+
+  it('the sync writes State and Documents, reads and writes only mirror/ objects, sends and consumes', () => {
+    const statements = statementsOf(stack.sync);
+    expect(actionsOn(statements, tableArn('State'))).toEqual(expect.arrayContaining(['dynamodb:UpdateItem']));
+    expect(actionsOn(statements, tableArn('Documents'))).toEqual(
+      expect.arrayContaining(['dynamodb:PutItem']),
+    );
+    const mirrorObjects = stack.resolve(stack.mirrorBucket.arnForObjects(`${MIRROR_PREFIXES.mirror}*`));
+    expect(actionsOn(statements, mirrorObjects).sort()).toEqual([
+      's3:AbortMultipartUpload',
+      's3:DeleteObject',
+      's3:GetObject',
+      's3:PutObject',
+    ]);
+    const objectResources = statements
+      .filter((s) => asArray(s.Action).some((a) => a.endsWith('Object')))
+      .flatMap((s) => asArray(s.Resource));
+    expect(objectResources).toEqual([mirrorObjects]);
+    expect(actionsOn(statements, stack.resolve(stack.syncQueue.queueArn))).toEqual(
+      expect.arrayContaining(['sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:DeleteMessage']),
+    );
+  });
+
+  it('GSI access names each index of the definition, never index/*', () => {
+    for (const [fn, tables] of [
+      [stack.planner, ['State']],
+      [stack.sync, ['State', 'Documents']],
+    ] as const) {
+      const resources = statementsOf(fn).flatMap((s) => asArray(s.Resource));
+      for (const name of tables) {
+        const definition = TABLES.find((t) => t.logicalName === name);
+        for (const index of definition?.globalIndexes ?? []) {
+          const indexArn = stack.resolve(`${stack.tables[name].tableArn}/index/${index.indexName}`);
+          expect(resources).toContainEqual(indexArn);
+        }
+      }
+    }
+  });
+
+  it('no policy in the stack has a wildcard action, and wildcard resources are only the acknowledged ones', () => {
+    const allowedWildcards = [
+      JSON.stringify(stack.resolve(stack.mirrorBucket.arnForObjects(`${MIRROR_PREFIXES.mirror}*`))),
+      JSON.stringify(stack.resolve(`${stack.planner.fn.functionArn}:*`)),
+    ];
+    const statements = Object.values(template.findResources('AWS::IAM::Policy')).flatMap(
+      (policy) => policy.Properties.PolicyDocument.Statement as Statement[],
+    );
+    for (const statement of statements.filter((s) => s.Effect === 'Allow')) {
+      expect(asArray(statement.Action).filter((a) => a.includes('*'))).toEqual([]);
+      for (const resource of asArray(statement.Resource)) {
+        const text = JSON.stringify(resource);
+        if (text.includes('*')) expect(allowedWildcards).toContain(text);
+      }
+    }
+  });
+
+  it('both functions may read the Upstash secret, by name, and nothing else in Secrets Manager', () => {
+    for (const fn of [stack.planner, stack.sync]) {
+      const secretStatements = statementsOf(fn).filter((s) =>
+        asArray(s.Action).some((a) => a.startsWith('secretsmanager:')),
+      );
+      expect(secretStatements).toHaveLength(1);
+      expect(asArray(secretStatements[0]?.Action).sort()).toEqual([
+        'secretsmanager:DescribeSecret',
+        'secretsmanager:GetSecretValue',
+      ]);
+      expect(JSON.stringify(secretStatements[0]?.Resource)).toContain(':secret:test/upstash-token-??????');
+    }
+  });
+});
+
+describe('secrets', () => {
+  it('the template holds no secret value: no secret resource, no dynamic reference, no token variable', () => {
+    const json = template.toJSON();
+    const text = JSON.stringify(json);
+    template.resourceCountIs('AWS::SecretsManager::Secret', 0);
+    expect(text).not.toContain('{{resolve:secretsmanager');
+    expect(text).not.toContain('SecretString');
+    for (const fn of Object.values(template.findResources('AWS::Lambda::Function'))) {
+      const names = Object.keys((fn.Properties.Environment as { Variables: Json }).Variables);
+      expect(names.filter((n) => /TOKEN|PASSWORD|SECRET(?!_ARN)/.test(n))).toEqual([]);
+    }
+  });
+});
+
+describe('outputs', () => {
+  it('exports table names, bucket name and queue URL', () => {
+    const outputs = template.toJSON().Outputs as Record<string, { Value: unknown }>;
+    expect(outputs).toMatchObject({
+      SourcesTableName: { Value: stack.resolve(stack.tables.Sources.tableName) },
+      StateTableName: { Value: stack.resolve(stack.tables.State.tableName) },
+      DocumentsTableName: { Value: stack.resolve(stack.tables.Documents.tableName) },
+      MirrorBucketName: { Value: stack.resolve(stack.mirrorBucket.bucketName) },
+      SyncQueueUrl: { Value: stack.resolve(stack.syncQueue.queueUrl) },
+    });
+  });
+});
+
+// Wiring variants: no esbuild (NO_BUNDLING), so each costs well under a second.
+describe('settings and extension points', () => {
+  const unbundled = (props: ConstructorParameters<typeof IngestorStack>[2] = {}) => {
+    const app = new App({ outdir: tempOutdir('variant'), context: { ...cdkJsonContext(), ...NO_BUNDLING } });
+    return new IngestorStack(app, 'Variant', { env: TEST_ENV, ...props });
+  };
+
+  it('maxConcurrentSyncs 1 keeps SCH-5 in the env and raises the SQS cap to its minimum of 2', () => {
+    const variant = unbundled({ maxConcurrentSyncs: 1 });
+    const t = Template.fromStack(variant);
+    t.hasResourceProperties('AWS::Lambda::EventSourceMapping', { ScalingConfig: { MaximumConcurrency: 2 } });
+    t.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: {
+        Variables: Match.objectLike({ INGESTOR_MAX_CONCURRENT_SYNCS: '1', INGESTOR_MAX_INSTANCES: '2' }),
+      },
+    });
+  });
+
+  it('rejects out-of-range knobs at synth', () => {
+    expect(() => unbundled({ maxConcurrentSyncs: 0 })).toThrow(/maxConcurrentSyncs/);
+    expect(() => unbundled({ fullSyncHour: 24 })).toThrow(/fullSyncHour/);
+  });
+
+  it('without upstashRestUrl it uses the placeholder and warns', () => {
+    const variant = unbundled();
+    const t = Template.fromStack(variant);
+    t.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ UPSTASH_REDIS_REST_URL: UPSTASH_URL_PLACEHOLDER }) },
+    });
+    const warnings = variant.node.metadata.filter((m) => m.type === 'aws:cdk:warning');
+    expect(JSON.stringify(warnings)).toContain('upstashRestUrl');
+  });
+
+  it('addScheduledFunction: Europe/Berlin cron, one at a time, secret readable, counted in INGESTOR_MAX_INSTANCES', () => {
+    const variant = unbundled();
+    const photos = variant.addScheduledFunction('Photos', 'functions/planner.ts', {
+      weekDay: 'MON',
+      hour: '3',
+      minute: '0',
+    });
+    const t = Template.fromStack(variant);
+    t.hasResourceProperties('AWS::Scheduler::Schedule', {
+      ScheduleExpression: 'cron(0 3 ? * MON *)',
+      ScheduleExpressionTimezone: 'Europe/Berlin',
+      Target: Match.objectLike({ Arn: variant.resolve(photos.fn.functionArn) }),
+    });
+    t.hasResourceProperties('AWS::Lambda::Function', {
+      FunctionName: Match.absent(),
+      ReservedConcurrentExecutions: 1,
+      Timeout: 900,
+      Environment: { Variables: Match.objectLike({ INGESTOR_MAX_INSTANCES: '5' }) },
+    });
+    // The sync's own variable counts the new fetcher too (4 sync instances + 1).
+    const syncId = variant.getLogicalId(variant.sync.fn.node.defaultChild as CfnElement);
+    const sync = t.findResources('AWS::Lambda::Function')[syncId];
+    expect(sync?.Properties.Environment.Variables.INGESTOR_MAX_INSTANCES).toBe('5');
+  });
+});
