@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { isIngestorError } from '../shared/errors';
 import { robotsCommand } from './commands/robots';
+import { simulateCommand } from './commands/simulate';
 import { sourcesCommand } from './commands/sources';
 import { openLocalRuntime } from './local/runtime';
 import { type CommandResult, emit, UsageError } from './output';
@@ -72,6 +73,10 @@ const withRuntime =
   };
 
 export const COMMANDS: Record<string, Handler> = {
+  simulate: async (argv) => {
+    const cli = parseCli(argv);
+    return simulateCommand(cli.positionals.slice(1), cli.values);
+  },
   robots: async (argv) => {
     const cli = parseCli(argv);
     return robotsCommand(cli.positionals.slice(1), cli.values, new Date());
