@@ -1,0 +1,94 @@
+import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { plannerTick } from '../../shared/planner/tick';
+import { DEFAULT_SCHEDULE_SETTINGS, initialScheduleState } from '../../shared/schedule';
+import { getSourceState, patchSourceState } from '../../shared/store/source-state';
+import { parseSyncMessage } from '../../shared/sync/message';
+import { type AwsTestbed, startAwsTestbed } from '../support/aws';
+
+// Monday 2026-11-30 10:00 Europe/Berlin: weekday daytime, outside the default full-sync window.
+const NOW = new Date('2026-11-30T09:00:00Z');
+
+describe('planner tick against the local peers', () => {
+  let bed: AwsTestbed;
+  const deps = () => ({
+    doc: bed.clients.doc,
+    sqs: bed.clients.sqs,
+    tables: { sources: bed.env.SOURCES_TABLE, state: bed.env.STATE_TABLE },
+    syncQueueUrl: bed.queues.syncQueueUrl,
+    settings: { ...DEFAULT_SCHEDULE_SETTINGS, maxConcurrentSyncs: 2 },
+    leaseMinutes: 20,
+  });
+  const source = (sourceId: string, extra: Record<string, unknown> = {}) =>
+    bed.clients.doc.send(
+      new PutCommand({
+        TableName: bed.env.SOURCES_TABLE,
+        Item: { sourceId, systemUrl: `https://${sourceId}.example.de/oparl/system`, active: true, ...extra },
+      }),
+    );
+
+  beforeAll(async () => {
+    bed = await startAwsTestbed();
+    await source('fresh-a');
+    await source('fresh-b');
+    await source('fresh-c');
+    await source('inactive', { active: false });
+    await source('broken', { requestIntervalSeconds: 'fast' });
+    await source('paused');
+    await patchSourceState(bed.clients.doc, bed.env.STATE_TABLE, 'paused', {
+      schedule: {
+        ...initialScheduleState(),
+        failureStreak: 1,
+        pause: {
+          until: '2026-11-30T10:30:00Z',
+          kind: '5xx-series',
+          minutes: 30,
+          because: 'a 5xx series (ERR-5)',
+          ruleIds: ['ERR-5'],
+        },
+      },
+    });
+  });
+  afterAll(async () => bed.stop());
+
+  it('SCH-5 / ERR-5 / ERR-7: starts at most the configured number, skips inactive, paused and invalid sources with reasons', async () => {
+    const result = await plannerTick(deps(), NOW);
+    const byId = Object.fromEntries(result.decisions.map((d) => [d.sourceId, d]));
+
+    expect(result.started.map((s) => s.sourceId).sort()).toEqual(['fresh-a', 'fresh-b']);
+    expect(byId['fresh-c']?.action).toBe('wait');
+    expect(byId['fresh-c']?.reason).toMatch(/slot/);
+    expect(byId.inactive?.action).toBe('skip');
+    expect(byId.paused?.action).not.toBe('sync');
+    expect(byId.paused?.reason).toMatch(/5xx/);
+    expect(byId.broken?.action).toBe('skip');
+    expect(byId.broken?.reason).toContain('requestIntervalSeconds');
+    expect(result.invalid).toBe(1);
+
+    const received = await bed.clients.sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: bed.queues.syncQueueUrl,
+        MaxNumberOfMessages: 10,
+        WaitTimeSeconds: 1,
+      }),
+    );
+    const messages = (received.Messages ?? []).map((m) => parseSyncMessage(m.Body ?? ''));
+    expect(messages.map((m) => m.sourceId).sort()).toEqual(['fresh-a', 'fresh-b']);
+    expect(messages.every((m) => m.kind === 'incremental' && m.trigger === 'schedule')).toBe(true);
+
+    const leased = await getSourceState(bed.clients.doc, bed.env.STATE_TABLE, 'fresh-a');
+    expect(leased?.leaseRunId).toBe(messages.find((m) => m.sourceId === 'fresh-a')?.runId);
+    const broken = await getSourceState(bed.clients.doc, bed.env.STATE_TABLE, 'broken');
+    expect(broken?.configProblems?.[0]?.field).toBe('requestIntervalSeconds');
+  });
+
+  it('SCH-5: a second tick a minute later starts nothing twice while the leases hold', async () => {
+    const result = await plannerTick(deps(), new Date(NOW.getTime() + 60_000));
+    expect(result.started).toEqual([]);
+    const byId = Object.fromEntries(result.decisions.map((d) => [d.sourceId, d]));
+    expect(byId['fresh-a']?.action).not.toBe('sync');
+    // Both slots are held by the running syncs, so the third source still waits.
+    expect(byId['fresh-c']?.action).toBe('wait');
+  });
+});
