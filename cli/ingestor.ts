@@ -3,6 +3,7 @@ import { isIngestorError } from '../shared/errors';
 import { robotsCommand } from './commands/robots';
 import { simulateCommand } from './commands/simulate';
 import { sourcesCommand } from './commands/sources';
+import { statusCommand } from './commands/status';
 import { openLocalRuntime } from './local/runtime';
 import { type CommandResult, emit, UsageError } from './output';
 
@@ -81,6 +82,7 @@ export const COMMANDS: Record<string, Handler> = {
     const cli = parseCli(argv);
     return robotsCommand(cli.positionals.slice(1), cli.values, new Date());
   },
+  status: withRuntime((rt, cli) => statusCommand(rt, cli.positionals[1], new Date())),
   sources: withRuntime((rt, cli) =>
     sourcesCommand(rt, {
       positionals: cli.positionals.slice(1),

@@ -1,0 +1,48 @@
+import { explainSources } from '../../shared/planner/explain';
+import { scheduleSettingsFromEnv } from '../../shared/schedule';
+import type { LocalRuntime } from '../local/runtime';
+import type { CommandResult } from '../output';
+
+/** `status [<sourceId>]`: why each source waits, runs or is paused — the planner's own decision. */
+export async function statusCommand(
+  rt: LocalRuntime,
+  sourceId: string | undefined,
+  now: Date,
+): Promise<CommandResult> {
+  const all = await explainSources(
+    rt.clients.doc,
+    { sources: rt.env.SOURCES_TABLE, state: rt.env.STATE_TABLE },
+    scheduleSettingsFromEnv(rt.env),
+    now,
+  );
+  const rows = sourceId === undefined ? all : all.filter((s) => s.sourceId === sourceId);
+  if (sourceId !== undefined && rows.length === 0) {
+    return { text: [`no source ${sourceId}`], json: { error: 'NOT_FOUND', sourceId }, exitCode: 1 };
+  }
+  const text = rows.length === 0 ? ['no sources'] : [];
+  for (const s of rows) {
+    const state = !s.valid ? 'INVALID' : s.active ? 'active' : 'inactive';
+    text.push(
+      `${s.sourceId}  [${state}]  ${s.action}${s.kind ? ` ${s.kind}` : ''}${s.nextDueAt ? `  next ${s.nextDueAt}` : ''}`,
+    );
+    text.push(`  why: ${s.reason}`);
+    if (s.paused) text.push(`  paused until ${s.paused.until}: ${s.paused.reason}`);
+    if (s.running)
+      text.push(`  running ${s.running.kind} since ${s.running.since} (lease until ${s.running.leaseUntil})`);
+    if (s.lastRun) {
+      const r = s.lastRun as {
+        ok?: boolean;
+        kind?: string;
+        endedAt?: string;
+        requests?: number;
+        failures?: string[];
+      };
+      text.push(
+        `  last run: ${r.ok ? 'ok' : 'FAILED'} ${r.kind ?? ''} ended ${r.endedAt ?? '?'}, ${r.requests ?? 0} requests${r.failures && r.failures.length > 0 ? `, failures: ${r.failures.join(', ')}` : ''}`,
+      );
+    }
+    if (s.failureStreak > 0) text.push(`  failed runs in a row: ${s.failureStreak}`);
+    for (const w of s.warnings) text.push(`  config warning: ${w.field} ${w.message}`);
+  }
+  return { text, json: { at: now.toISOString(), sources: rows } };
+}
