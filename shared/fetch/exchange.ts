@@ -1,0 +1,100 @@
+import { performance } from 'node:perf_hooks';
+import type { Readable } from 'node:stream';
+import { type Dispatcher, request } from 'undici';
+import { AddressNotPublicError, DEFAULT_CONNECT_TIMEOUT_MS } from '../net';
+import { FetchError, FetchTimeoutError, NetworkError } from './errors';
+
+/**
+ * One HTTP request/response head through the guarded dispatcher, with undici's errors mapped to
+ * the fetcher's types. Redirects are never followed here (undici's Dispatcher API does not follow
+ * them unless a redirect interceptor is installed; the fetcher follows them by hand, RED).
+ */
+
+export interface ExchangeRequest {
+  url: URL;
+  method: 'GET' | 'HEAD';
+  headers: Record<string, string>;
+  dispatcher: Dispatcher;
+  headersTimeoutMs: number;
+  /** undici's idle timer between body chunks; the whole-body deadline is the caller's. */
+  bodyIdleTimeoutMs: number;
+  /**
+   * Aborts the request (and later its body). The headers deadline aborts it with a TIMEOUT error;
+   * the caller arms the whole-body deadline on it after the head arrived.
+   */
+  controller: AbortController;
+}
+
+export interface ExchangeResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: Readable;
+  /** Milliseconds from sending to the response head. */
+  headersMs: number;
+}
+
+function findInCauses<T>(error: unknown, test: (value: unknown) => value is T): T | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current !== undefined && current !== null; depth += 1) {
+    if (test(current)) return current;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** Maps an error from undici (connect, TLS, head) to the fetcher's error types. */
+export function mapRequestError(url: string, error: unknown, headersTimeoutMs: number): unknown {
+  const refusal = findInCauses(error, (v): v is AddressNotPublicError => v instanceof AddressNotPublicError);
+  if (refusal) return refusal;
+  if (error instanceof FetchError) return error;
+  const code = (error as { code?: unknown }).code;
+  switch (code) {
+    case 'UND_ERR_HEADERS_TIMEOUT':
+      return new FetchTimeoutError(url, 'headers', headersTimeoutMs, error);
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return new FetchTimeoutError(url, 'connect', DEFAULT_CONNECT_TIMEOUT_MS, error);
+    default:
+      return new NetworkError(url, error);
+  }
+}
+
+function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return flat;
+}
+
+export async function exchange(req: ExchangeRequest): Promise<ExchangeResponse> {
+  const started = performance.now();
+  const href = req.url.href;
+  const { signal } = req.controller;
+  // Our own headers deadline: undici's `headersTimeout` runs on a coarse timer (≈ 1 s resolution);
+  // it stays as a backstop.
+  const headersTimer = setTimeout(() => {
+    req.controller.abort(new FetchTimeoutError(href, 'headers', req.headersTimeoutMs));
+  }, req.headersTimeoutMs);
+  try {
+    const response = await request(req.url, {
+      dispatcher: req.dispatcher,
+      method: req.method,
+      headers: req.headers,
+      headersTimeout: req.headersTimeoutMs + 1_000,
+      bodyTimeout: req.bodyIdleTimeoutMs,
+      signal,
+    });
+    return {
+      status: response.statusCode,
+      headers: flattenHeaders(response.headers),
+      body: response.body,
+      headersMs: performance.now() - started,
+    };
+  } catch (error) {
+    if (signal.aborted && signal.reason instanceof FetchError) throw signal.reason;
+    throw mapRequestError(href, error, req.headersTimeoutMs);
+  } finally {
+    clearTimeout(headersTimer);
+  }
+}

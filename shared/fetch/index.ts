@@ -1,0 +1,17 @@
+/**
+ * The polite fetcher (SPEC ID, ROB, RATE, RED, ERR-1…3): every outbound request of the ingestor
+ * goes through `createPoliteFetcher(...).fetch()` / `.stream()`.
+ */
+export * from './body';
+export * from './constants';
+export * from './errors';
+export { createPoliteFetcher, effectiveHostIntervalMs, looksLikeHtml } from './fetcher';
+export { createPoliteFetcherFromEnv, type FetcherFromEnvOptions } from './from-env';
+export * from './ports';
+export { parseRetryAfter } from './retry-after';
+export { createRobotsGate, type RobotsGate, type RobotsLoadContext, robotsAgentKey } from './robots-gate';
+export * from './robots-store';
+export * from './run-context';
+export * from './types';
+export * from './user-agent';
+export { PACKAGE_VERSION } from './version';

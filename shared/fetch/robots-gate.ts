@@ -1,0 +1,125 @@
+import {
+  isFresh,
+  nextCacheEntry,
+  productToken,
+  type RobotsCacheEntry,
+  type RobotsFetchOutcome,
+  revalidationHeaders,
+} from '../robots';
+import { ROBOTS_TXT_PATH } from '../robots/constants';
+import { HostSlotTimeoutError } from './errors';
+import type { Clock, RobotsCacheStore } from './ports';
+import type { RunContext } from './run-context';
+import type { FetchSource } from './types';
+
+/**
+ * The I/O half of robots.txt (the pure half is shared/robots): find the state for (host, agent),
+ * fetch robots.txt when it is missing or due (ROB-5), store the next state. One load per key at a
+ * time in this process; other callers wait for it within their own wait budget.
+ */
+
+export interface RobotsLoadRequest {
+  /** `<scheme>://<host>[:port]/robots.txt` of the request that needs it (ROB-5). */
+  robotsUrl: URL;
+  userAgent: string;
+  /** B-1: If-None-Match / If-Modified-Since of the copy we hold. */
+  headers: Record<string, string>;
+  /** Wait budget left for the robots.txt fetch's own slot, ms. */
+  maxWaitMs: number;
+  /** The request that needs robots.txt: its source's pace applies to the robots.txt fetch (RATE-1/2). */
+  context: RobotsLoadContext;
+}
+
+export interface RobotsLoadContext {
+  source: FetchSource;
+  hostIntervalMs: number;
+  runContext: RunContext | undefined;
+}
+
+/**
+ * Performs the robots.txt request (slot, ≤ 5 redirects, 500 KiB) and reports how it ended. Throws
+ * only for what is no outcome of the server (no slot in time, breaker open, host not public).
+ */
+export type RobotsTxtFetch = (request: RobotsLoadRequest) => Promise<RobotsFetchOutcome>;
+
+export interface RobotsGateDeps {
+  store: RobotsCacheStore;
+  clock: Clock;
+  fetchRobotsTxt: RobotsTxtFetch;
+}
+
+/** ROB-5: the cache key's agent part — the product token of the User-Agent, lower-cased. */
+export function robotsAgentKey(userAgent: string): string {
+  return productToken(userAgent).toLowerCase() || '*';
+}
+
+export interface RobotsGate {
+  /**
+   * The fresh state for `url`'s host and `userAgent`, loading robots.txt first when needed.
+   * `deadline` (epoch ms) bounds the wait: past it, HOST_SLOT_TIMEOUT (the load itself goes on
+   * and its result is stored for the next caller).
+   */
+  entryFor(
+    url: URL,
+    userAgent: string,
+    deadline: number,
+    context: RobotsLoadContext,
+  ): Promise<RobotsCacheEntry>;
+}
+
+export function createRobotsGate(deps: RobotsGateDeps): RobotsGate {
+  const loading = new Map<string, Promise<RobotsCacheEntry>>();
+
+  const load = async (
+    host: string,
+    agentKey: string,
+    url: URL,
+    userAgent: string,
+    previous: RobotsCacheEntry | undefined,
+    deadline: number,
+    context: RobotsLoadContext,
+  ): Promise<RobotsCacheEntry> => {
+    const robotsUrl = new URL(ROBOTS_TXT_PATH, `${url.protocol}//${url.host}`);
+    const outcome = await deps.fetchRobotsTxt({
+      robotsUrl,
+      userAgent,
+      headers: revalidationHeaders(previous),
+      maxWaitMs: Math.max(0, deadline - deps.clock.now()),
+      context,
+    });
+    const next = nextCacheEntry(previous, outcome, deps.clock.now());
+    await deps.store.put(host, agentKey, next);
+    return next;
+  };
+
+  return {
+    async entryFor(url, userAgent, deadline, context) {
+      const host = url.hostname.toLowerCase();
+      const agentKey = robotsAgentKey(userAgent);
+      const cached = await deps.store.get(host, agentKey);
+      if (cached && isFresh(cached, deps.clock.now())) return cached;
+
+      const key = `${host}\u0000${agentKey}`;
+      let pending = loading.get(key);
+      if (!pending) {
+        pending = load(host, agentKey, url, userAgent, cached, deadline, context).finally(() => {
+          loading.delete(key);
+        });
+        loading.set(key, pending);
+      }
+      const remainingMs = deadline - deps.clock.now();
+      if (remainingMs <= 0) throw new HostSlotTimeoutError(url.href, 0);
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new HostSlotTimeoutError(url.href, remainingMs)), remainingMs);
+      });
+      // Whoever gives up first, the load finishes and is stored; keep its failure from going unhandled.
+      pending.catch(() => {});
+      try {
+        return await Promise.race([pending, timeout]);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  };
+}

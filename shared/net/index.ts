@@ -1,0 +1,4 @@
+export * from './address';
+export * from './dispatcher';
+export * from './errors';
+export * from './resolver';
