@@ -129,17 +129,30 @@ export async function acquireSyncLease(
   doc: DynamoDBDocumentClient,
   table: string,
   sourceId: string,
-  lease: { runId: string; kind: string; until: Date; now: Date },
+  lease: { runId: string; kind: string; until: Date; now: Date; extra?: Record<string, unknown> },
 ): Promise<boolean> {
+  const extraNames: Record<string, string> = {};
+  const extraValues: Record<string, unknown> = {};
+  const extraSets = Object.entries(lease.extra ?? {})
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v], i) => {
+      extraNames[`#x${i}`] = k;
+      extraValues[`:x${i}`] = v;
+      return `, #x${i} = :x${i}`;
+    })
+    .join('');
   try {
     await doc.send(
       new UpdateCommand({
         TableName: table,
         Key: { pk: sourcePk(sourceId), sk: STATE_SK },
         UpdateExpression:
-          'SET leaseRunId = :run, leaseKind = :kind, leaseUntil = :until, sourceId = :sid, dueShard = :shard, dueAt = if_not_exists(dueAt, :epoch)',
+          'SET leaseRunId = :run, leaseKind = :kind, leaseUntil = :until, sourceId = :sid, dueShard = :shard, dueAt = if_not_exists(dueAt, :epoch)' +
+          extraSets,
         ConditionExpression: 'attribute_not_exists(leaseUntil) OR leaseUntil < :now OR leaseRunId = :run',
+        ...(extraSets === '' ? {} : { ExpressionAttributeNames: extraNames }),
         ExpressionAttributeValues: {
+          ...extraValues,
           ':run': lease.runId,
           ':kind': lease.kind,
           ':until': lease.until.toISOString(),
@@ -157,13 +170,17 @@ export async function acquireSyncLease(
   }
 }
 
-/** Release the lease held by `runId` and record the run's results in the same write. */
+/**
+ * Release the lease held by `runId` and record the run's results in the same write. `remove` names
+ * further attributes to drop with it (e.g. the lease's `running` details).
+ */
 export async function releaseSyncLease(
   doc: DynamoDBDocumentClient,
   table: string,
   sourceId: string,
   runId: string,
   patch: Record<string, unknown> = {},
+  remove: string[] = [],
 ): Promise<boolean> {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = { ':run': runId };
@@ -179,7 +196,12 @@ export async function releaseSyncLease(
       new UpdateCommand({
         TableName: table,
         Key: { pk: sourcePk(sourceId), sk: STATE_SK },
-        UpdateExpression: `${sets.length > 0 ? `SET ${sets.join(', ')} ` : ''}REMOVE leaseRunId, leaseKind, leaseUntil`,
+        UpdateExpression: `${sets.length > 0 ? `SET ${sets.join(', ')} ` : ''}REMOVE leaseRunId, leaseKind, leaseUntil${remove
+          .map((k, i) => {
+            names[`#r${i}`] = k;
+            return `, #r${i}`;
+          })
+          .join('')}`,
         ConditionExpression: 'leaseRunId = :run',
         ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
         ExpressionAttributeValues: values,
