@@ -3,6 +3,7 @@ import { isIngestorError } from '../shared/errors';
 import { robotsCommand } from './commands/robots';
 import { simulateCommand } from './commands/simulate';
 import { sourcesCommand } from './commands/sources';
+import { startCommand } from './commands/start';
 import { statusCommand } from './commands/status';
 import { openLocalRuntime } from './local/runtime';
 import { type CommandResult, emit, UsageError } from './output';
@@ -14,6 +15,7 @@ import { type CommandResult, emit, UsageError } from './output';
  */
 const USAGE = `usage: ingestor <command> [options]
 
+  start [--once]                           the whole pipeline locally (npm start); demo council when no source
   sources list|show <id>|add <systemUrl>|set <id> key=value…|activate <id>|deactivate <id>
   sync --url <systemUrl> [--full]          one manual sync now (creates an unknown source inactive, ONB-3)
   status [<sourceId>]                      why each source waits, runs or is paused
@@ -82,6 +84,13 @@ export const COMMANDS: Record<string, Handler> = {
     const cli = parseCli(argv);
     return robotsCommand(cli.positionals.slice(1), cli.values, new Date());
   },
+  start: withRuntime((rt, cli, json) =>
+    startCommand(rt, {
+      once: cli.values.once === true,
+      json,
+      allowLoopback: cli.values['allow-loopback'] === true,
+    }),
+  ),
   status: withRuntime((rt, cli) => statusCommand(rt, cli.positionals[1], new Date())),
   sources: withRuntime((rt, cli) =>
     sourcesCommand(rt, {

@@ -1,5 +1,33 @@
-// Planner Lambda (EventBridge Scheduler, every minute): decides which sources are due and enqueues syncs.
-// Wiring lands with the planner slice; the CDK stack bundles this entry.
-export const handler = async (): Promise<{ enqueued: number }> => {
-  throw new Error('planner not wired yet');
+import { env } from '../shared/config/env';
+import { logger } from '../shared/observability/logger';
+import { type PlannerDeps, type PlannerTickResult, plannerTick } from '../shared/planner/tick';
+import { DEFAULT_LEASE_MINUTES, scheduleSettingsFromEnv } from '../shared/schedule';
+import { createAwsClients } from '../shared/store/clients';
+
+/** Planner Lambda (EventBridge Scheduler, every minute): decide, lease, enqueue. It never fetches. */
+let deps: PlannerDeps | undefined;
+
+function plannerDeps(): PlannerDeps {
+  const e = env();
+  if (!e.SYNC_QUEUE_URL) throw new Error('SYNC_QUEUE_URL is not set');
+  const clients = createAwsClients(e);
+  return {
+    doc: clients.doc,
+    sqs: clients.sqs,
+    tables: { sources: e.SOURCES_TABLE, state: e.STATE_TABLE },
+    syncQueueUrl: e.SYNC_QUEUE_URL,
+    settings: scheduleSettingsFromEnv(e),
+    leaseMinutes: DEFAULT_LEASE_MINUTES,
+  };
+}
+
+export const handler = async (): Promise<PlannerTickResult> => {
+  deps ??= plannerDeps();
+  const result = await plannerTick(deps, new Date());
+  logger.info('planner tick', {
+    sources: result.sources,
+    invalid: result.invalid,
+    started: result.started.map((s) => `${s.sourceId}:${s.kind}`),
+  });
+  return result;
 };

@@ -1,0 +1,113 @@
+import type { IngestorEnv } from '../config/env';
+import { upstashCredentials } from '../config/secrets';
+import type { SourceConfig } from '../config/source';
+import { createPoliteFetcherFromEnv, type FetchEvent } from '../fetch';
+import type { HostResolver } from '../net';
+import { logger } from '../observability/logger';
+import { createOParlSyncEngine, syncTablesFromEnv } from '../oparl';
+import { DEFAULT_LEASE_MINUTES, scheduleSettingsFromEnv } from '../schedule';
+import { createHostSlotsFromEnv } from '../slots/from-env';
+import { type AwsClients, createAwsClients } from '../store/clients';
+import { loadAllSources } from '../store/sources';
+import type { SyncRunDeps } from './run';
+
+/**
+ * The composition root of the sync function: clients, slots (Upstash when configured, else
+ * process-local), the polite fetcher and the OParl engine, built once per process (cold start).
+ */
+export interface SyncRuntime {
+  env: IngestorEnv;
+  clients: AwsClients;
+  runDeps: SyncRunDeps;
+  close(): Promise<void>;
+}
+
+/** RATE-2: changes of any source's interval reach every fetch to its host within 5 minutes. */
+export const HOST_INTERVAL_REFRESH_MS = 5 * 60_000;
+
+export interface SyncRuntimeOptions {
+  clients?: AwsClients;
+  /** Only the local demo and tests pass a resolver (e.g. `*.test` → loopback). */
+  resolver?: HostResolver;
+  onRequest?: (event: FetchEvent) => void;
+}
+
+export async function createSyncRuntime(
+  env: IngestorEnv,
+  options: SyncRuntimeOptions = {},
+): Promise<SyncRuntime> {
+  if (!env.SYNC_QUEUE_URL) throw new Error('SYNC_QUEUE_URL is not set');
+  const clients = options.clients ?? createAwsClients(env);
+  const credentials = await upstashCredentials(env);
+  const slots = createHostSlotsFromEnv(env, credentials ? { token: credentials.token } : {});
+  const fetcher = createPoliteFetcherFromEnv(env, {
+    slots,
+    s3: clients.s3,
+    ...(options.resolver ? { resolver: options.resolver } : {}),
+    onRequest: (event) => {
+      // Outcome per request: source, host, status or error code — never headers or bodies.
+      logger.debug('request', { ...event });
+      options.onRequest?.(event);
+    },
+    onRobotsStoreError: (error, operation) =>
+      logger.warn('robots store unavailable', { operation, error: String(error) }),
+  });
+
+  const hostIntervals = createHostIntervalIndex(clients, env);
+  const oparlEngine = createOParlSyncEngine({
+    fetcher,
+    clients,
+    tables: syncTablesFromEnv(env),
+    hostIntervalMs: (sourceId) => hostIntervals.forSource(sourceId),
+    log: (event, fields) => logger.info(event, fields),
+  });
+  const runDeps: SyncRunDeps = {
+    doc: clients.doc,
+    sqs: clients.sqs,
+    tables: { sources: env.SOURCES_TABLE, state: env.STATE_TABLE },
+    syncQueueUrl: env.SYNC_QUEUE_URL,
+    engine: async (source, message, budget) => {
+      await hostIntervals.refresh();
+      return oparlEngine(source, message, budget);
+    },
+    now: () => new Date(),
+    leaseMinutes: DEFAULT_LEASE_MINUTES,
+    settings: scheduleSettingsFromEnv(env),
+  };
+  return {
+    env,
+    clients,
+    runDeps,
+    async close() {
+      await fetcher.close();
+    },
+  };
+}
+
+/**
+ * RATE-2: the largest interval configured for any source on a hostname applies to every fetch to that
+ * hostname. Kept per process and re-read from the Sources table at most every 5 minutes.
+ */
+function createHostIntervalIndex(clients: AwsClients, env: IngestorEnv) {
+  let loadedAt = Number.NEGATIVE_INFINITY;
+  let byHost = new Map<string, number>();
+  let hostOf = new Map<string, string>();
+  return {
+    async refresh(): Promise<void> {
+      if (Date.now() - loadedAt < HOST_INTERVAL_REFRESH_MS) return;
+      const { parsed } = await loadAllSources(clients.doc, env.SOURCES_TABLE);
+      const sources = parsed.filter((p) => p.ok).map((p) => (p as { source: SourceConfig }).source);
+      byHost = new Map();
+      hostOf = new Map();
+      for (const s of sources) {
+        hostOf.set(s.sourceId, s.host);
+        byHost.set(s.host, Math.max(byHost.get(s.host) ?? 0, s.requestIntervalSeconds * 1000));
+      }
+      loadedAt = Date.now();
+    },
+    forSource(sourceId: string): number | undefined {
+      const host = hostOf.get(sourceId);
+      return host === undefined ? undefined : byHost.get(host);
+    },
+  };
+}
