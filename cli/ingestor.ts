@@ -5,6 +5,7 @@ import { simulateCommand } from './commands/simulate';
 import { sourcesCommand } from './commands/sources';
 import { startCommand } from './commands/start';
 import { statusCommand } from './commands/status';
+import { syncCommand } from './commands/sync';
 import { openLocalRuntime } from './local/runtime';
 import { type CommandResult, emit, UsageError } from './output';
 
@@ -90,6 +91,9 @@ export const COMMANDS: Record<string, Handler> = {
       json,
       allowLoopback: cli.values['allow-loopback'] === true,
     }),
+  ),
+  sync: withRuntime((rt, cli, json) =>
+    syncCommand(rt, { url: cli.values.url, full: cli.values.full === true, json }, new Date()),
   ),
   status: withRuntime((rt, cli) => statusCommand(rt, cli.positionals[1], new Date())),
   sources: withRuntime((rt, cli) =>

@@ -1,0 +1,163 @@
+import { randomUUID } from 'node:crypto';
+import { parseSourceItem, type SourceConfig, sourceIdFromUrl } from '../../shared/config/source';
+import { scheduleStateOf } from '../../shared/planner/tick';
+import {
+  DEFAULT_LEASE_MINUTES,
+  decideSource,
+  markSyncStarted,
+  scheduleSettingsFromEnv,
+} from '../../shared/schedule';
+import type { SourceScheduleState } from '../../shared/schedule/types';
+import { acquireSyncLease, getSourceState } from '../../shared/store/source-state';
+import { loadAllSources, putSourceItem } from '../../shared/store/sources';
+import type { SyncMessage } from '../../shared/sync/message';
+import { runSyncMessage } from '../../shared/sync/run';
+import { createSyncRuntime } from '../../shared/sync/runtime';
+import type { LocalRuntime } from '../local/runtime';
+import { type CommandResult, progress, UsageError } from '../output';
+
+/** A manual CLI run has no Lambda budget; an hour is far more than any single run needs locally. */
+const LOCAL_RUN_BUDGET_MS = 60 * 60_000;
+
+/**
+ * `sync --url <systemUrl> [--full]`: one manual sync now, in this process, under every rule the planner
+ * applies to a manual request (SCH-7: sparing wins; FULL-8: own window and minimum distance). An
+ * unknown URL becomes a new *inactive* source (ONB-3) and still gets this one run.
+ */
+export async function syncCommand(
+  rt: LocalRuntime,
+  opts: { url?: string; full: boolean; json: boolean },
+  now: Date,
+): Promise<CommandResult> {
+  if (opts.url === undefined)
+    throw new UsageError('usage: ingestor sync --url <systemUrl> [--full] [--data DIR] [--allow-loopback]');
+  const say = (line: string) => progress(opts.json, line);
+  const { doc } = rt.clients;
+  const source = await findOrCreateSource(rt, opts.url, say);
+
+  const item = await getSourceState<SourceScheduleState>(doc, rt.env.STATE_TABLE, source.sourceId);
+  const state: SourceScheduleState = {
+    ...scheduleStateOf(item, now),
+    manualRequest: { kind: opts.full ? 'full' : 'sync', requestedAt: now.toISOString() },
+  };
+  // The one run a tool may give an inactive source (ONB-3); everything else as for a manual request.
+  const decision = decideSource(
+    { ...source, active: true },
+    state,
+    now.toISOString(),
+    scheduleSettingsFromEnv(rt.env),
+  );
+  if (decision.action !== 'sync' || decision.kind === undefined) {
+    return {
+      text: [`not synced: ${decision.reason}`],
+      json: { sourceId: source.sourceId, synced: false, reason: decision.reason, ruleIds: decision.ruleIds },
+      exitCode: 1,
+    };
+  }
+  say(`sync ${source.sourceId}: ${decision.reason}`);
+
+  const runId = randomUUID();
+  const started = markSyncStarted(state, decision, now.toISOString(), DEFAULT_LEASE_MINUTES);
+  const taken = await acquireSyncLease(doc, rt.env.STATE_TABLE, source.sourceId, {
+    runId,
+    kind: decision.kind,
+    until: new Date(now.getTime() + DEFAULT_LEASE_MINUTES * 60_000),
+    now,
+    extra: { schedule: started },
+  });
+  if (!taken) {
+    return {
+      text: ['not synced: another run holds the lease of this source (SCH-5)'],
+      json: { sourceId: source.sourceId, synced: false, reason: 'lease held by another run (SCH-5)' },
+      exitCode: 1,
+    };
+  }
+  const message: SyncMessage = {
+    sourceId: source.sourceId,
+    runId,
+    kind: decision.kind,
+    trigger: 'manual',
+    continuation: 0,
+    startedAt: now.toISOString(),
+    ...(decision.deadline ? { deadline: decision.deadline } : {}),
+    ...(decision.windowId ? { windowId: decision.windowId } : {}),
+  };
+  const runtime = await createSyncRuntime(rt.env, {
+    clients: rt.clients,
+    onRequest: (event) => {
+      if (event.kind === 'request')
+        say(`  ${event.purpose} ${'status' in event ? event.status : ''} ${event.url}`);
+    },
+  });
+  try {
+    const result = await runSyncMessage(runtime.runDeps, message, {
+      deadlineMs: Date.now() + LOCAL_RUN_BUDGET_MS,
+    });
+    if (result.status === 'dropped') {
+      return {
+        text: [`not synced: ${result.reason}`],
+        json: { sourceId: source.sourceId, synced: false, reason: result.reason },
+        exitCode: 1,
+      };
+    }
+    const r = result.report;
+    const json = {
+      sourceId: source.sourceId,
+      kind: r.kind,
+      requests: r.requests,
+      changed: r.changed,
+      complete: r.complete,
+      objects: r.objects,
+      ...(r.failures.length > 0 ? { failures: r.failures, failureDetails: r.failureDetails ?? [] } : {}),
+    };
+    return {
+      text: [
+        `${source.sourceId}: ${r.kind} sync ${r.complete ? 'complete' : 'incomplete'}, ${r.requests} requests, ` +
+          `${r.objects.new} new, ${r.objects.modified} modified, ${r.objects.deleted} deleted`,
+        ...(r.failureDetails ?? []).map((d) => `  failure: ${d}`),
+      ],
+      json,
+      exitCode: r.failures.length > 0 && !r.complete ? 1 : 0,
+    };
+  } finally {
+    await runtime.close();
+  }
+}
+
+async function findOrCreateSource(
+  rt: LocalRuntime,
+  url: string,
+  say: (line: string) => void,
+): Promise<SourceConfig> {
+  const { parsed } = await loadAllSources(rt.clients.doc, rt.env.SOURCES_TABLE);
+  const normalized = normalizeUrl(url);
+  for (const p of parsed) {
+    if (p.ok && normalizeUrl(p.source.systemUrl) === normalized) return p.source;
+  }
+  const now = new Date().toISOString();
+  const item = {
+    sourceId: sourceIdFromUrl(url),
+    systemUrl: url,
+    active: false,
+    createdAt: now,
+    updatedAt: now,
+    updatedBy: 'cli sync',
+  };
+  const checked = parseSourceItem(item);
+  if (!checked.ok)
+    throw new UsageError(
+      `cannot create a source for ${url}: ${checked.problems.map((p) => `${p.field} ${p.message}`).join('; ')}`,
+    );
+  const { written } = await putSourceItem(rt.clients.doc, rt.env.SOURCES_TABLE, item, { mustNotExist: true });
+  if (written) say(`new source ${item.sourceId} created inactive (ONB-3); this one sync runs anyway`);
+  return checked.source;
+}
+
+function normalizeUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host.toLowerCase()}${u.pathname.replace(/\/+$/, '')}${u.search}`;
+  } catch {
+    return url;
+  }
+}
