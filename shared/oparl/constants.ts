@@ -1,0 +1,81 @@
+/**
+ * Numbers and names of the OParl sync policy (SPEC SCH-8…SCH-12, FULL-5…FULL-7). One constant each,
+ * exported, so tests and the generated rules page read the same values as the code.
+ */
+
+/**
+ * The per-body lists, keyed by our short list name, with the Body field that points at each (OParl 1.0
+ * has only the four mandatory ones; 1.1 adds the rest) and the OParl type of their objects.
+ */
+export const LIST_CATALOGUE = [
+  { list: 'organization', bodyField: 'organization', type: 'organization', mandatory: true },
+  { list: 'person', bodyField: 'person', type: 'person', mandatory: true },
+  { list: 'meeting', bodyField: 'meeting', type: 'meeting', mandatory: true },
+  { list: 'paper', bodyField: 'paper', type: 'paper', mandatory: true },
+  // OParl 1.1 `legislativeTermList`; 1.0 embeds the terms in the Body only (mirrored as embedded objects).
+  { list: 'legislativeTerm', bodyField: 'legislativeTermList', type: 'legislativeterm', mandatory: false },
+  { list: 'membership', bodyField: 'membership', type: 'membership', mandatory: false },
+  { list: 'agendaItem', bodyField: 'agendaItem', type: 'agendaitem', mandatory: false },
+  { list: 'consultation', bodyField: 'consultation', type: 'consultation', mandatory: false },
+  { list: 'file', bodyField: 'file', type: 'file', mandatory: false },
+  { list: 'location', bodyField: 'locationList', type: 'location', mandatory: false },
+] as const;
+
+export type ListName = (typeof LIST_CATALOGUE)[number]['list'];
+export type ListEntry = (typeof LIST_CATALOGUE)[number];
+
+/** SCH-12: organization, person, meeting and paper are never skipped. */
+export const MANDATORY_LISTS: readonly ListName[] = LIST_CATALOGUE.filter((l) => l.mandatory).map(
+  (l) => l.list,
+);
+
+/** SCH-8: the body list is read across all pages, at most this many. */
+export const BODY_LIST_MAX_PAGES = 20;
+
+/** SCH-9: the change window reaches back to the last complete sync start minus this margin … */
+export const CHANGE_WINDOW_MARGIN_MS = 2 * 60 * 60 * 1000;
+/** … but never further back than this. */
+export const CHANGE_WINDOW_MAX_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** SCH-10: without a working filter, a list read from the start stops after this many unchanged pages. */
+export const UNFILTERED_STOP_AFTER_UNCHANGED_PAGES = 5;
+/** SCH-10: an inconclusive filter check after a full sync is repeated once after this pause. */
+export const FILTER_RECHECK_DELAY_MS = 60_000;
+/**
+ * SCH-10 / FULL-7: how far outside the asked range an object's `modified` may lie before we conclude the
+ * server ignores the filter. Servers compare in their own time zone or by date only; a day absorbs that.
+ */
+export const FILTER_TOLERANCE_MS = 24 * 60 * 60 * 1000;
+
+/** SCH-11: a missing optional list is asked again by the incremental sync at most once a day. */
+export const MISSING_LIST_RECHECK_MS = 24 * 60 * 60 * 1000;
+
+/** SCH-12: a request unanswered after this long marks the list slow (as does HTTP 504). */
+export const SLOW_LIST_TIMEOUT_MS = 60_000;
+/** SCH-12: skip ladder of a slow optional list, in hours: 1, 2, 4, 8, 16, then 24 at most. */
+export const SLOW_LIST_SKIP_HOURS: readonly number[] = [1, 2, 4, 8, 16, 24];
+/** SCH-12: catch-up of a slow list's missed changes in chunks of this size (filtering systems). */
+export const CATCH_UP_CHUNK_DAYS = 1;
+
+/** FULL-5: everything modified before this instant forms the first slice (`modified_until` only). */
+export const SLICE_EPOCH_LOCAL = '2010-01-01T00:00:00';
+/** FULL-5: then slices of this many days, old → new, up to the one containing now. */
+export const SLICE_DAYS = 30;
+
+/** FULL-7: after a slice showed the filter is not honoured, only incremental syncs for this long. */
+export const FILTER_NOT_HONOURED_INCREMENTAL_ONLY_DAYS = 30;
+
+/** All council times of day are Europe/Berlin (SPEC preamble). */
+export const ZONE = 'Europe/Berlin';
+
+/** Request timeout of one list page: SCH-12 counts a page unanswered after 60 s as slow. */
+export const PAGE_TIMEOUT_MS = SLOW_LIST_TIMEOUT_MS;
+
+/**
+ * A page loop guard independent of `links.next` cycle detection: no council list has more pages than
+ * this (the largest known systems hold ~500k papers at ≥ 10 per page); beyond it we stop the list.
+ */
+export const MAX_PAGES_PER_LIST = 100_000;
+
+/** Placeholders vendors write where a value is unknown (CC e-gov: "N/A"); read as absent. */
+export const PLACEHOLDER_VALUES: readonly string[] = ['N/A', 'n/a', 'NA', '-', ''];

@@ -1,0 +1,337 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { IngestorError } from '../errors';
+import type { AwsClients } from '../store/clients';
+import type { ListName } from './constants';
+import type { SyncCursor } from './cursor';
+import type { BodyRecord, ListReport, ListState, SystemRecord } from './types';
+
+/**
+ * The sync's items in the State table. Partition `SOURCE#<sourceId>`; sort keys owned here:
+ * - `OPARL#SYSTEM`             the System: body list URL, last filter check (SCH-10), validators (B-1)
+ * - `BODY#<bodyKey>`           one per body: id, name, slug, listed (ONB-4), list URLs, last complete sync
+ * - `SLUG#<slug>`              reservation making body slugs unique per source (conditional put)
+ * - `LIST#<bodyKey>#<list>`    marks per list: filter finding, time of day, missing, slow, catch-up
+ * - `CURSOR#<kind>`            the run cursor (incremental / full / sliced), written after every page
+ * - `SESSION#<bodyKey>`        upcoming meeting days, one attribute per meeting (SCH-2)
+ * - `RUNLIST#<kind>#<n>`       the n-th list report of the current run of that kind (overwritten by
+ *                              the next run; `runId` tells whose it is)
+ * The mirror index lives in its own partitions (`MIRROR#…`, see shared/mirror/store.ts).
+ * `bodyKey` = first 16 hex of SHA-256(body id): stable whatever the body's name does.
+ */
+export function sourcePartition(sourceId: string): string {
+  return `SOURCE#${sourceId}`;
+}
+
+export const SK_SYSTEM = 'OPARL#SYSTEM';
+export const bodySk = (bodyKey: string) => `BODY#${bodyKey}`;
+export const listSk = (bodyKey: string, list: ListName) => `LIST#${bodyKey}#${list}`;
+export const cursorSk = (kind: string) => `CURSOR#${kind}`;
+export const sessionSk = (bodyKey: string) => `SESSION#${bodyKey}`;
+export const slugSk = (slug: string) => `SLUG#${slug}`;
+export const runListSk = (kind: string, index: number) => `RUNLIST#${kind}#${String(index).padStart(6, '0')}`;
+
+export class CursorConflictError extends IngestorError {
+  constructor(sourceId: string, kind: string) {
+    super(
+      'SYNC_CURSOR_CONFLICT',
+      `another invocation advanced the ${kind} cursor of ${sourceId}; this one stops (lease overlap?)`,
+    );
+  }
+}
+
+function strip<T>(item: Record<string, unknown> | undefined): T | undefined {
+  if (!item) return undefined;
+  const { pk: _pk, sk: _sk, ...rest } = item;
+  return rest as T;
+}
+
+function isConditionFailure(err: unknown): boolean {
+  return (
+    err instanceof ConditionalCheckFailedException ||
+    (err as { name?: string }).name === 'ConditionalCheckFailedException'
+  );
+}
+
+export class SyncStateStore {
+  constructor(
+    private readonly clients: Pick<AwsClients, 'doc'>,
+    private readonly table: string,
+    private readonly sourceId: string,
+  ) {}
+
+  private get pk(): string {
+    return sourcePartition(this.sourceId);
+  }
+
+  private async get<T>(sk: string): Promise<T | undefined> {
+    const out = await this.clients.doc.send(
+      new GetCommand({ TableName: this.table, Key: { pk: this.pk, sk }, ConsistentRead: true }),
+    );
+    return strip<T>(out.Item);
+  }
+
+  private async queryPrefix<T>(prefix: string): Promise<T[]> {
+    const items: T[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const out = await this.clients.doc.send(
+        new QueryCommand({
+          TableName: this.table,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': this.pk, ':prefix': prefix },
+          ConsistentRead: true,
+          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+        }),
+      );
+      for (const item of out.Items ?? []) items.push(strip<T>(item) as T);
+      startKey = out.LastEvaluatedKey;
+    } while (startKey);
+    return items;
+  }
+
+  // --- cursor -------------------------------------------------------------------------------------
+
+  getCursor(kind: string): Promise<SyncCursor | undefined> {
+    return this.get<SyncCursor>(cursorSk(kind));
+  }
+
+  /**
+   * Writes the cursor if nobody else advanced it since we read it (optimistic lock on `seq`): a duplicate
+   * invocation of the same source — which the planner's lease should prevent — fails here instead of
+   * interleaving pages.
+   */
+  async putCursor(cursor: SyncCursor, previousSeq: number | undefined): Promise<void> {
+    try {
+      await this.clients.doc.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: { pk: this.pk, sk: cursorSk(cursor.kind), ...cursor },
+          ...(previousSeq === undefined
+            ? { ConditionExpression: 'attribute_not_exists(sk)' }
+            : { ConditionExpression: 'seq = :seq', ExpressionAttributeValues: { ':seq': previousSeq } }),
+        }),
+      );
+    } catch (err) {
+      if (isConditionFailure(err)) throw new CursorConflictError(this.sourceId, cursor.kind);
+      throw err;
+    }
+  }
+
+  // --- per-list reports of a run -----------------------------------------------------------------
+
+  async putRunList(kind: string, index: number, runId: string, report: ListReport): Promise<void> {
+    await this.clients.doc.send(
+      new PutCommand({
+        TableName: this.table,
+        Item: { pk: this.pk, sk: runListSk(kind, index), runId, index, report },
+      }),
+    );
+  }
+
+  /** The first `count` list reports of run `runId`, in order. */
+  async getRunLists(kind: string, runId: string, count: number): Promise<ListReport[]> {
+    if (count === 0) return [];
+    const items = await this.queryPrefix<{ runId: string; index: number; report: ListReport }>(
+      `RUNLIST#${kind}#`,
+    );
+    return items
+      .filter((i) => i.runId === runId && i.index < count)
+      .sort((a, b) => a.index - b.index)
+      .map((i) => i.report);
+  }
+
+  // --- system -------------------------------------------------------------------------------------
+
+  getSystem(): Promise<SystemRecord | undefined> {
+    return this.get<SystemRecord>(SK_SYSTEM);
+  }
+
+  async putSystem(record: SystemRecord): Promise<void> {
+    await this.clients.doc.send(
+      new PutCommand({ TableName: this.table, Item: { pk: this.pk, sk: SK_SYSTEM, ...record } }),
+    );
+  }
+
+  // --- bodies -------------------------------------------------------------------------------------
+
+  getBodies(): Promise<BodyRecord[]> {
+    return this.queryPrefix<BodyRecord>('BODY#');
+  }
+
+  getBody(bodyKey: string): Promise<BodyRecord | undefined> {
+    return this.get<BodyRecord>(bodySk(bodyKey));
+  }
+
+  /**
+   * Creates the body if it is new — unlisted (ONB-4) with a slug unique in the source — or refreshes the
+   * fields the source owns (name, lists …). `listed` and `slug` are never touched after creation.
+   */
+  async upsertBody(
+    fields: Omit<
+      BodyRecord,
+      'slug' | 'listed' | 'firstSeenAt' | 'lastCompleteSyncStart' | 'lastCompleteFullSyncStart'
+    >,
+    slugBase: string,
+  ): Promise<BodyRecord> {
+    const existing = await this.getBody(fields.bodyKey);
+    if (!existing) {
+      const slug = await this.reserveSlug(slugBase, fields.bodyKey);
+      const created: BodyRecord = { ...fields, slug, listed: false, firstSeenAt: fields.lastSeenAt };
+      try {
+        await this.clients.doc.send(
+          new PutCommand({
+            TableName: this.table,
+            Item: { pk: this.pk, sk: bodySk(fields.bodyKey), ...created },
+            ConditionExpression: 'attribute_not_exists(sk)',
+          }),
+        );
+        return created;
+      } catch (err) {
+        if (!isConditionFailure(err)) throw err;
+        // Created meanwhile (a resumed run): fall through to the refresh below.
+      }
+    }
+    const names: Record<string, string> = {
+      '#name': 'name',
+      '#lists': 'lists',
+      '#seen': 'lastSeenAt',
+    };
+    const values: Record<string, unknown> = {
+      ':name': fields.name,
+      ':lists': fields.lists,
+      ':seen': fields.lastSeenAt,
+    };
+    const sets = ['#name = :name', '#lists = :lists', '#seen = :seen'];
+    const removes: string[] = [];
+    for (const [attr, value] of [
+      ['shortName', fields.shortName],
+      ['oparlVersion', fields.oparlVersion],
+      ['deleted', fields.deleted],
+    ] as const) {
+      names[`#${attr}`] = attr;
+      if (value === undefined) removes.push(`#${attr}`);
+      else {
+        sets.push(`#${attr} = :${attr}`);
+        values[`:${attr}`] = value;
+      }
+    }
+    const out = await this.clients.doc.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: { pk: this.pk, sk: bodySk(fields.bodyKey) },
+        UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ConditionExpression: 'attribute_exists(sk)',
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return strip<BodyRecord>(out.Attributes) as BodyRecord;
+  }
+
+  /** Takes `base`, else `base-2`, `base-3` … — a conditional put per try, so two bodies never share one. */
+  private async reserveSlug(base: string, bodyKey: string): Promise<string> {
+    for (let n = 1; n < 1000; n++) {
+      const slug = n === 1 ? base : `${base}-${n}`;
+      try {
+        await this.clients.doc.send(
+          new PutCommand({
+            TableName: this.table,
+            Item: { pk: this.pk, sk: slugSk(slug), bodyKey },
+            ConditionExpression: 'attribute_not_exists(sk) OR bodyKey = :bodyKey',
+            ExpressionAttributeValues: { ':bodyKey': bodyKey },
+          }),
+        );
+        return slug;
+      } catch (err) {
+        if (!isConditionFailure(err)) throw err;
+      }
+    }
+    throw new IngestorError('SLUG_EXHAUSTED', `no free slug for ${base}`);
+  }
+
+  async markBodyComplete(bodyKey: string, startedAt: string, full: boolean): Promise<void> {
+    await this.clients.doc
+      .send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { pk: this.pk, sk: bodySk(bodyKey) },
+          // Only ever moves forward: a resumed older run must not roll the window back (SCH-9).
+          UpdateExpression: full ? 'SET #c = :s, #f = :s' : 'SET #c = :s',
+          ConditionExpression: 'attribute_exists(sk) AND (attribute_not_exists(#c) OR #c < :s)',
+          ExpressionAttributeNames: full
+            ? { '#c': 'lastCompleteSyncStart', '#f': 'lastCompleteFullSyncStart' }
+            : { '#c': 'lastCompleteSyncStart' },
+          ExpressionAttributeValues: { ':s': startedAt },
+        }),
+      )
+      .catch((err) => {
+        if (!isConditionFailure(err)) throw err;
+      });
+  }
+
+  // --- lists --------------------------------------------------------------------------------------
+
+  async getListStates(bodyKey: string): Promise<Map<ListName, ListState>> {
+    const items = await this.queryPrefix<ListState>(`LIST#${bodyKey}#`);
+    return new Map(items.map((s) => [s.list, s]));
+  }
+
+  async putListState(state: ListState): Promise<void> {
+    await this.clients.doc.send(
+      new PutCommand({
+        TableName: this.table,
+        Item: { pk: this.pk, sk: listSk(state.bodyKey, state.list), ...state },
+      }),
+    );
+  }
+
+  // --- session days (SCH-2) -----------------------------------------------------------------------
+
+  /**
+   * One attribute per meeting (`m_<hash>` = Berlin date), set or removed on its own: no read-modify-write
+   * of a shared map, so repeating an update is harmless.
+   */
+  async setMeetingDay(bodyKey: string, meetingKey: string, date: string | undefined): Promise<void> {
+    const attr = `m_${meetingKey}`;
+    await this.clients.doc.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: { pk: this.pk, sk: sessionSk(bodyKey) },
+        UpdateExpression: date === undefined ? 'SET bodyKey = :b REMOVE #m' : 'SET bodyKey = :b, #m = :d',
+        ExpressionAttributeNames: { '#m': attr },
+        ExpressionAttributeValues: date === undefined ? { ':b': bodyKey } : { ':b': bodyKey, ':d': date },
+      }),
+    );
+  }
+
+  /** Drops meeting days that lie in the past (they never count again). */
+  async pruneMeetingDays(bodyKey: string, meetingKeys: string[]): Promise<void> {
+    for (let i = 0; i < meetingKeys.length; i += 50) {
+      const chunk = meetingKeys.slice(i, i + 50);
+      await this.clients.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { pk: this.pk, sk: sessionSk(bodyKey) },
+          UpdateExpression: `REMOVE ${chunk.map((_, j) => `#m${j}`).join(', ')}`,
+          ExpressionAttributeNames: Object.fromEntries(chunk.map((k, j) => [`#m${j}`, `m_${k}`])),
+        }),
+      );
+    }
+  }
+
+  /** Meeting days of every body, by body key; past days pruned by the caller. */
+  async getMeetingDays(): Promise<Map<string, Record<string, string>>> {
+    const items = await this.queryPrefix<Record<string, unknown>>('SESSION#');
+    const out = new Map<string, Record<string, string>>();
+    for (const item of items) {
+      const days: Record<string, string> = {};
+      for (const [k, v] of Object.entries(item)) {
+        if (k.startsWith('m_') && typeof v === 'string') days[k.slice(2)] = v;
+      }
+      out.set(String(item.bodyKey ?? ''), days);
+    }
+    return out;
+  }
+}

@@ -1,0 +1,138 @@
+import { describe, expect, it } from 'vitest';
+import { escapeControlCharactersInStrings, parseOParlJson } from '../../shared/oparl/json';
+import {
+  bodySlugBase,
+  carriesTimeOfDay,
+  embeddedObjects,
+  isDeleted,
+  modifiedMs,
+  type OParlObject,
+  pageGoesBack,
+  pageItems,
+  pageNext,
+  slugify,
+  textValue,
+  typeName,
+} from '../../shared/oparl/objects';
+import { hasOparlExamples, readOparlExample } from '../support/fake-council';
+
+const fixture = (p: string) => readOparlExample(p) as OParlObject;
+
+describe('OParl objects as vendors send them', () => {
+  it('type names are the lower-case last segment of the type URI (1.0 and 1.1)', () => {
+    expect(typeName({ type: 'https://schema.oparl.org/1.1/AgendaItem' })).toBe('agendaitem');
+    expect(typeName({ type: 'https://schema.oparl.org/1.0/Meeting' })).toBe('meeting');
+    expect(typeName({ type: 'Feature' })).toBeUndefined();
+  });
+
+  it('quirk: deleted entries without `type` take the list type', () => {
+    const tomb = { id: 'https://ris.test/paper/7', deleted: true };
+    expect(typeName(tomb, 'paper')).toBe('paper');
+    expect(isDeleted(tomb)).toBe(true);
+  });
+
+  it('quirk: "N/A" and empty strings are placeholders, read as absent (CC e-gov)', () => {
+    expect(textValue('N/A')).toBeUndefined();
+    expect(textValue('')).toBeUndefined();
+    expect(textValue(' Stadt Leipzig ')).toBe('Stadt Leipzig');
+    expect(modifiedMs({ modified: 'N/A' })).toBeUndefined();
+  });
+
+  it('SCH-9: a time of day is only demonstrated by a non-midnight local time', () => {
+    expect(carriesTimeOfDay('2024-01-15T09:30:00+01:00')).toBe(true);
+    expect(carriesTimeOfDay('2024-01-15T00:00:00+01:00')).toBe(false);
+    expect(carriesTimeOfDay('2024-01-14T23:00:00Z')).toBe(false);
+    expect(carriesTimeOfDay('2024-01-15')).toBe(false);
+    expect(carriesTimeOfDay('2014-01-08T14:28:31+0100')).toBe(true);
+  });
+
+  describe('list pages', () => {
+    it('reads `data` arrays and resolves links.next against the page', () => {
+      const page = { data: [{ id: 'a' }, { id: 'b' }], links: { next: '/l?page=2' } };
+      expect(pageItems(page)).toHaveLength(2);
+      expect(pageNext(page, 'https://ris.test/l?page=1')).toBe('https://ris.test/l?page=2');
+    });
+    it('quirk: links.next going back to an earlier page is a cycle, whatever the URL spelling', () => {
+      expect(pageGoesBack('https://ris.test/l?page=2&body=1', 'https://ris.test/l?body=1&page=1')).toBe(true);
+      expect(pageGoesBack('https://ris.test/l', 'https://ris.test/l?page=1')).toBe(true);
+      expect(pageGoesBack('https://ris.test/l?page=2', 'https://ris.test/l?page=3')).toBe(false);
+      expect(pageGoesBack('https://ris.test/l?page=2&modified_since=x', 'https://ris.test/l?page=1')).toBe(
+        false,
+      );
+    });
+    it('quirk: a single object where an array is expected', () => {
+      expect(pageItems({ data: { id: 'a', type: 'https://schema.oparl.org/1.0/Paper' } })).toHaveLength(1);
+    });
+    it('quirk: /body answering with a single Body instead of a list', () => {
+      const body = fixture('oparl-spec-master/Body-01.json');
+      expect(pageItems(body)).toEqual([body]);
+    });
+    it('quirk: a bare array, SD.NET `[]` for an empty filtered page', () => {
+      expect(pageItems([])).toEqual([]);
+      expect(pageItems([{ id: 'x' }])).toHaveLength(1);
+    });
+  });
+
+  describe.skipIf(!hasOparlExamples())('embedded objects are mirrored as their own type (fixtures)', () => {
+    it('Meeting 1.1: location, files, agenda items', () => {
+      const types = embeddedObjects(fixture('oparl-spec-master/Meeting-01.json')).map((e) => e.type);
+      expect(types).toEqual(['location', 'file', 'file', 'file', 'file', 'agendaitem']);
+    });
+    it('Paper 1.1: main and auxiliary files, locations, consultations', () => {
+      const found = embeddedObjects(fixture('oparl-spec-master/Paper-01.json'));
+      expect(new Set(found.map((e) => e.type))).toEqual(new Set(['file', 'location', 'consultation']));
+      expect(found.every((e) => e.parentId === 'https://oparl.example.org/paper/749')).toBe(true);
+    });
+    it('Person: memberships; Body: legislative terms and location', () => {
+      expect(embeddedObjects(fixture('oparl-spec-master/Person-01.json')).map((e) => e.type)).toEqual([
+        'membership',
+        'membership',
+      ]);
+      expect(embeddedObjects(fixture('oparl-spec-master/Body-01.json')).map((e) => e.type)).toEqual([
+        'legislativeterm',
+        'location',
+      ]);
+    });
+    it('OParl 1.0 Body: a location without a valid id ("id:" typo in the spec example) is left alone', () => {
+      expect(embeddedObjects(fixture('oparl-spec-1.0/Body-01.json')).map((e) => e.type)).toEqual([
+        'legislativeterm',
+      ]);
+    });
+    it('GeoJSON features are not OParl objects', () => {
+      const found = embeddedObjects(fixture('oparl-spec-master/Location-01.json'));
+      expect(found.every((e) => e.type !== 'feature')).toBe(true);
+    });
+  });
+
+  describe.skipIf(!hasOparlExamples())('body slugs (ONB-4)', () => {
+    it('lower case, umlauts transliterated, other characters → "-"', () => {
+      expect(slugify('Stadt Köln, kreisfreie Stadt')).toBe('stadt-koeln-kreisfreie-stadt');
+      expect(slugify('Gemeinde Lütjenburg-Süd')).toBe('gemeinde-luetjenburg-sued');
+      expect(slugify('Straße & Ämter')).toBe('strasse-aemter');
+      expect(slugify('Landkreis Märkisch-Oderland')).toBe('landkreis-maerkisch-oderland');
+    });
+    it('short name first; "N/A" or empty names fall back', () => {
+      expect(bodySlugBase(fixture('oparl-spec-master/Body-01.json'))).toBe('koeln');
+      expect(bodySlugBase(fixture('mst-bodies/Stadt Leipzig.json'))).toBe('stadt-leipzig');
+      expect(bodySlugBase({ id: 'https://x.test/b/1', name: 'N/A' })).toMatch(/^body-[0-9a-f]{8}$/);
+    });
+  });
+});
+
+describe('quirk: unescaped control characters in JSON (CC e-gov)', () => {
+  it('escapes raw control characters inside strings only, then parses', () => {
+    const raw = '{"name":"Zeile 1\nZeile\t2","n":1}';
+    expect(() => JSON.parse(raw)).toThrow();
+    expect(parseOParlJson(raw)).toEqual({ name: 'Zeile 1\nZeile\t2', n: 1 });
+  });
+  it('leaves structure whitespace and escaped quotes alone', () => {
+    const raw = '{\n  "a": "x\\"y\u0001",\n  "b": 2\n}';
+    expect(escapeControlCharactersInStrings(raw)).toBe('{\n  "a": "x\\"y\\u0001",\n  "b": 2\n}');
+  });
+  it('still fails loudly on broken JSON', () => {
+    expect(() => parseOParlJson('{"a": ')).toThrow(/invalid JSON/);
+  });
+  it('skips a BOM', () => {
+    expect(parseOParlJson('\ufeff{"a":1}')).toEqual({ a: 1 });
+  });
+});

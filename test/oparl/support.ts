@@ -1,0 +1,168 @@
+// Test-only helpers for the sync engine: a plain loopback port over undici (no robots, no pace — the
+// fake council has none either; the pace lives in the polite fetcher), a settable clock and a testbed.
+import { request } from 'undici';
+import type { SourceConfig } from '../../shared/config/source';
+import { MirrorStore } from '../../shared/mirror';
+import { type SyncDeps, type SyncRunOptions, syncSource, syncTablesFromEnv } from '../../shared/oparl/engine';
+import {
+  OParlFetchError,
+  type OParlFetcher,
+  type OParlGetOptions,
+  type OParlResponse,
+} from '../../shared/oparl/ports';
+import type { SyncReport } from '../../shared/oparl/types';
+import type { AwsTestbed } from '../support/aws';
+
+/** Thrown by the test port to simulate an instance killed mid-run (not a typed fetch failure). */
+export class SimulatedCrash extends Error {}
+
+export interface LoopbackFetcher extends OParlFetcher {
+  /** Requests sent through this port. */
+  count: number;
+  urls: string[];
+  /** Throw `SimulatedCrash` instead of sending request number N+1 (N requests succeed). */
+  crashAfter?: number;
+  /** Called before each request (advance a clock …). */
+  onRequest?: (url: string) => void;
+}
+
+/**
+ * TEST ADAPTER — not for production: every production request goes through the polite fetcher
+ * (`politeFetcherPort`). This one talks straight to the loopback fake council.
+ */
+export function loopbackFetcher(): LoopbackFetcher {
+  const port: LoopbackFetcher = {
+    count: 0,
+    urls: [],
+    async get(url: string, options: OParlGetOptions): Promise<OParlResponse> {
+      if (port.crashAfter !== undefined && port.count >= port.crashAfter) {
+        throw new SimulatedCrash(`simulated crash before request ${port.count + 1}`);
+      }
+      port.count += 1;
+      port.urls.push(url);
+      port.onRequest?.(url);
+      const headers: Record<string, string> = {
+        accept: 'application/json',
+        'user-agent': 'mandari-ingestor-test',
+      };
+      if (options.conditional?.etag) headers['if-none-match'] = options.conditional.etag;
+      if (options.conditional?.lastModified) headers['if-modified-since'] = options.conditional.lastModified;
+      let res: Awaited<ReturnType<typeof request>>;
+      try {
+        res = await request(url, {
+          method: 'GET',
+          headers,
+          headersTimeout: options.timeoutMs,
+          bodyTimeout: options.timeoutMs,
+        });
+      } catch (err) {
+        const code = (err as { code?: string }).code ?? '';
+        if (code.includes('TIMEOUT'))
+          throw new OParlFetchError('TIMEOUT', url, `timeout at ${url}`, { cause: err });
+        throw new OParlFetchError('NETWORK', url, `network error at ${url}`, { cause: err });
+      }
+      const text = await res.body.text();
+      const flat: Record<string, string> = {};
+      for (const [k, v] of Object.entries(res.headers))
+        if (v !== undefined) flat[k] = Array.isArray(v) ? v.join(', ') : v;
+      const ok =
+        (res.statusCode >= 200 && res.statusCode < 300) || (res.statusCode === 304 && options.conditional);
+      if (!ok) {
+        throw new OParlFetchError('HTTP_STATUS', url, `HTTP ${res.statusCode} from ${url}`, {
+          status: res.statusCode,
+          bodyText: text.slice(0, 4096),
+        });
+      }
+      return { status: res.statusCode, url, headers: flat, text };
+    },
+  };
+  return port;
+}
+
+/** A clock tests set and advance; every request moves it by `perRequestMs`. */
+export class TestClock {
+  constructor(public ms: number) {}
+  now = (): Date => new Date(this.ms);
+  advance(ms: number): void {
+    this.ms += ms;
+  }
+}
+
+export function testSource(
+  sourceId: string,
+  systemUrl: string,
+  extra: Partial<SourceConfig> = {},
+): SourceConfig {
+  return {
+    sourceId,
+    systemUrl,
+    host: new URL(systemUrl).hostname,
+    kind: 'oparl',
+    active: true,
+    requestIntervalSeconds: 1,
+    fileFetching: true,
+    cadenceMinutes: {},
+    fullSyncMinDays: 0,
+    fullSyncSliced: false,
+    photoUrlPatterns: {},
+    ...extra,
+  };
+}
+
+let counter = 0;
+export function uniqueSourceId(prefix: string): string {
+  counter += 1;
+  return `${prefix}-${process.pid}-${counter}`;
+}
+
+export interface Harness {
+  deps: SyncDeps;
+  fetcher: LoopbackFetcher;
+  clock: TestClock;
+  source: SourceConfig;
+  mirror: MirrorStore;
+  sync(kind: SyncRunOptions['kind'], extra?: Partial<SyncRunOptions>): Promise<SyncReport>;
+}
+
+let runs = 0;
+export function harness(
+  bed: AwsTestbed,
+  systemUrl: string,
+  clock: TestClock,
+  prefix = 'src',
+  extra: Partial<SourceConfig> = {},
+): Harness {
+  const fetcher = loopbackFetcher();
+  const source = testSource(uniqueSourceId(prefix), systemUrl, extra);
+  const deps: SyncDeps = {
+    fetcher,
+    clients: bed.clients,
+    tables: syncTablesFromEnv(bed.env),
+    now: clock.now,
+    sleep: async (ms) => clock.advance(ms),
+  };
+  const mirror = new MirrorStore(bed.clients, { bucket: bed.env.BUCKET, stateTable: bed.env.STATE_TABLE });
+  return {
+    deps,
+    fetcher,
+    clock,
+    source,
+    mirror,
+    sync: (kind, extraRun = {}) => {
+      runs += 1;
+      return syncSource(deps, source, { kind, runId: `run-${runs}`, ...extraRun });
+    },
+  };
+}
+
+/** Every live mirrored object of a source, as `type id → object` (tombstones excluded, OPT-2). */
+export async function liveMirror(h: Harness, types: readonly string[]): Promise<Map<string, unknown>> {
+  const out = new Map<string, unknown>();
+  for (const type of types) {
+    for await (const entry of h.mirror.listLive(h.source.sourceId, type)) {
+      const record = await h.mirror.readLive(h.source.sourceId, type, entry.id);
+      if (record) out.set(`${type} ${entry.id}`, record.object);
+    }
+  }
+  return out;
+}
