@@ -1,18 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { SourceConfig } from '../config/source';
+import type { ParsedSource, SourceConfig } from '../config/source';
 import { decideSource, initialScheduleState, markSyncStarted, planSyncSlots } from '../schedule';
 import type { ScheduleSettings, SourceDecision, SourceScheduleState } from '../schedule/types';
 import {
   acquireSyncLease,
+  listLeasedSourceStates,
   listSourceStates,
+  listStateSourceIds,
   patchSourceState,
   releaseSyncLease,
   type SourceStateItem,
 } from '../store/source-state';
-import { loadAllSources } from '../store/sources';
+import { idOf, loadAllSources } from '../store/sources';
 import type { SyncMessage } from '../sync/message';
+import { mapLimit } from '../util/map-limit';
 
 /**
  * One planner tick: load config and state, decide per source (pure, shared/schedule), take the leases
@@ -26,6 +29,9 @@ export interface PlannerDeps {
   settings: ScheduleSettings;
   /** How long a sync lease lasts before another run may take over (an instance may die). */
   leaseMinutes: number;
+  /** Kept by a warm instance between ticks; without it every tick re-reads the Sources table. */
+  cache?: PlannerCache;
+  sourcesTtlMs?: number;
   newRunId?: () => string;
 }
 
@@ -69,40 +75,88 @@ export function scheduleStateOf(item: StoredState | undefined, now: Date): Sourc
   };
 }
 
+/**
+ * What a warm planner instance keeps between ticks so that a tick reads only what changed: the parsed
+ * Sources table (re-read every `sourcesTtlMs`; RATE-2 allows 5 minutes for config changes to reach
+ * fetches, and the sync function re-checks `active` itself) and which sources already have a STATE item.
+ */
+export interface PlannerCache {
+  sources?: { loadedAtMs: number; parsed: ParsedSource[] };
+  knownStateIds?: Set<string>;
+}
+
+export const DEFAULT_SOURCES_TTL_MS = 5 * 60_000;
+/**
+ * An inactive, invalid or otherwise idle source is looked at again at least this often, and at once when a
+ * warm instance sees its config change (a cold instance cannot tell what changed without reading all).
+ */
+const IDLE_RECHECK_MS = 60 * 60_000;
+/** Store writes in flight at once during a tick. */
+const STORE_CONCURRENCY = 16;
+
 export async function plannerTick(deps: PlannerDeps, now: Date): Promise<PlannerTickResult> {
   const newRunId = deps.newRunId ?? randomUUID;
-  const [{ parsed }, states] = await Promise.all([
-    loadAllSources(deps.doc, deps.tables.sources),
-    listSourceStates<SourceScheduleState>(deps.doc, deps.tables.state),
-  ]);
-  const stateById = new Map(states.map((s) => [s.sourceId, s]));
-  const result: PlannerTickResult = {
-    at: now.toISOString(),
-    sources: parsed.length,
-    invalid: 0,
-    started: [],
-    decisions: [],
-  };
+  const cache = deps.cache ?? {};
+  const nowIso = now.toISOString();
+  const result: PlannerTickResult = { at: nowIso, sources: 0, invalid: 0, started: [], decisions: [] };
 
-  const candidates: { source: SourceConfig; decision: SourceDecision; state: SourceScheduleState }[] = [];
+  // 1. Config: from the cache, or re-read; a changed or new source is made due at once.
+  const ttl = deps.sourcesTtlMs ?? DEFAULT_SOURCES_TTL_MS;
+  let changedIds = new Set<string>();
+  if (cache.sources === undefined || now.getTime() - cache.sources.loadedAtMs >= ttl) {
+    const warm = cache.sources !== undefined;
+    const previous = new Map((cache.sources?.parsed ?? []).map((p) => [idOf(p), JSON.stringify(p)]));
+    const { parsed } = await loadAllSources(deps.doc, deps.tables.sources);
+    if (warm)
+      changedIds = new Set(parsed.filter((p) => previous.get(idOf(p)) !== JSON.stringify(p)).map(idOf));
+    cache.sources = { loadedAtMs: now.getTime(), parsed };
+  }
+  const parsed = cache.sources.parsed;
+  result.sources = parsed.length;
+  cache.knownStateIds ??= await listStateSourceIds(deps.doc, deps.tables.state);
+  const becomeDue: string[] = [];
   for (const p of parsed) {
+    const id = idOf(p);
     if (!p.ok) {
       result.invalid += 1;
       const reason = `invalid config: ${p.problems.map((x) => `${x.field} ${x.message}`).join('; ')}`;
-      result.decisions.push({ sourceId: p.sourceId, action: 'skip', reason, started: false });
-      const previous = stateById.get(p.sourceId);
-      if (previous?.lastDecision?.reason !== reason) {
-        await patchSourceState(deps.doc, deps.tables.state, p.sourceId, {
+      result.decisions.push({ sourceId: id, action: 'skip', reason, started: false });
+      if (changedIds.has(id) || !cache.knownStateIds.has(id)) {
+        await patchSourceState(deps.doc, deps.tables.state, id, {
           configProblems: p.problems,
-          lastDecision: { action: 'skip', reason, decidedAt: now.toISOString(), ruleIds: [] },
+          dueAt: new Date(now.getTime() + IDLE_RECHECK_MS).toISOString(),
+          lastDecision: { action: 'skip', reason, decidedAt: nowIso, ruleIds: [] },
         });
+        cache.knownStateIds.add(id);
       }
       continue;
     }
-    const item = stateById.get(p.source.sourceId);
+    if (changedIds.has(id) || !cache.knownStateIds.has(id)) becomeDue.push(id);
+  }
+  await mapLimit(becomeDue, STORE_CONCURRENCY, async (id) => {
+    await patchSourceState(deps.doc, deps.tables.state, id, { dueAt: nowIso }, ['configProblems']);
+    cache.knownStateIds?.add(id);
+  });
+  const configById = new Map(
+    parsed
+      .filter((p): p is Extract<ParsedSource, { ok: true }> => p.ok)
+      .map((p) => [p.source.sourceId, p.source]),
+  );
+
+  // 2. State: only the due items and the running ones, each through an index.
+  const [due, leased] = await Promise.all([
+    listSourceStates<SourceScheduleState>(deps.doc, deps.tables.state, { dueBefore: nowIso }),
+    listLeasedSourceStates<SourceScheduleState>(deps.doc, deps.tables.state),
+  ]);
+  const stateById = new Map([...leased, ...due].map((s) => [s.sourceId, s]));
+
+  const candidates: { source: SourceConfig; decision: SourceDecision; state: SourceScheduleState }[] = [];
+  for (const item of due) {
+    const source = configById.get(item.sourceId);
+    if (source === undefined) continue;
     const state = scheduleStateOf(item, now);
-    const decision = decideSource(p.source, state, now.toISOString(), deps.settings);
-    candidates.push({ source: p.source, decision, state });
+    const decision = decideSource(source, state, nowIso, deps.settings);
+    candidates.push({ source, decision, state });
   }
 
   const running = [...stateById.values()].filter(
@@ -119,7 +173,8 @@ export async function plannerTick(deps: PlannerDeps, now: Date): Promise<Planner
   const toStart = new Map(allocation.start.map((d) => [d.sourceId, d]));
   const waitingReason = new Map(allocation.waiting.map((w) => [w.sourceId, w.reason]));
 
-  for (const { source, decision, state } of candidates) {
+  // Independent per-source writes (lease, message, decision) fan out; each is one conditional item write.
+  await mapLimit(candidates, STORE_CONCURRENCY, async ({ source, decision, state }) => {
     let started = false;
     let finalDecision = decision;
     const startDecision = toStart.get(source.sourceId);
@@ -151,31 +206,47 @@ export async function plannerTick(deps: PlannerDeps, now: Date): Promise<Planner
     result.decisions.push(planned);
     if (started) result.started.push(planned);
     const previous = stateById.get(source.sourceId);
-    // Write only what changed: a quiet source costs no write per tick.
+    // Every decided item gets its next due time, so the next ticks do not read it again before then:
+    // a started sync at its lease's end (if the run dies), a waiting one when its decision may change;
+    // one waiting only for a free slot stays due.
+    const waitsForSlot = decision.action === 'sync' && !started;
+    const nextDueAt = started
+      ? new Date(now.getTime() + deps.leaseMinutes * 60_000).toISOString()
+      : waitsForSlot
+        ? (previous?.dueAt ?? nowIso)
+        : finalDecision.dueAt !== undefined && Date.parse(finalDecision.dueAt) > now.getTime()
+          ? // The index sorts strings: always store UTC ISO, whatever offset the decision carries.
+            new Date(finalDecision.dueAt).toISOString()
+          : finalDecision.action === 'skip'
+            ? new Date(now.getTime() + IDLE_RECHECK_MS).toISOString()
+            : new Date(now.getTime() + 60_000).toISOString();
+    // Write only what changed: a source waiting for a slot costs a read per tick, not a write.
     if (
       started ||
+      previous?.dueAt !== nextDueAt ||
       previous?.lastDecision?.reason !== finalDecision.reason ||
-      previous?.configProblems !== undefined ||
-      (finalDecision.dueAt !== undefined && previous?.dueAt !== finalDecision.dueAt)
+      previous?.configProblems !== undefined
     ) {
       await patchSourceState(
         deps.doc,
         deps.tables.state,
         source.sourceId,
         {
+          dueAt: nextDueAt,
           lastDecision: {
             action: finalDecision.action,
             reason: finalDecision.reason,
-            decidedAt: now.toISOString(),
+            decidedAt: nowIso,
             ruleIds: finalDecision.ruleIds,
             ...(finalDecision.kind ? { kind: finalDecision.kind } : {}),
           },
-          ...(finalDecision.dueAt && !started ? { dueAt: finalDecision.dueAt } : {}),
         },
         previous?.configProblems !== undefined ? ['configProblems'] : [],
       );
     }
-  }
+  });
+  result.decisions.sort((a, b) => a.sourceId.localeCompare(b.sourceId));
+  result.started.sort((a, b) => a.sourceId.localeCompare(b.sourceId));
   return result;
 }
 

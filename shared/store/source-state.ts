@@ -17,6 +17,8 @@ import {
 export const STATE_SK = 'STATE';
 /** All STATE items share one index partition; `dueAt` orders them for the planner. */
 export const PLANNER_SHARD = 'planner';
+/** Present only while a sync holds the lease: the sparse `byLease` index lists running syncs. */
+export const LEASE_SHARD = 'lease';
 
 export const sourcePk = (sourceId: string) => `SOURCE#${sourceId}`;
 
@@ -75,6 +77,50 @@ export async function listSourceStates<S>(
     startKey = page.LastEvaluatedKey;
   } while (startKey);
   return out;
+}
+
+/** The STATE items that carry a lease (running syncs, and expired leases of runs that died). */
+export async function listLeasedSourceStates<S>(
+  doc: DynamoDBDocumentClient,
+  table: string,
+): Promise<SourceStateItem<S>[]> {
+  const out: SourceStateItem<S>[] = [];
+  let startKey: QueryCommandOutput['LastEvaluatedKey'];
+  do {
+    const page = await doc.send(
+      new QueryCommand({
+        TableName: table,
+        IndexName: 'byLease',
+        KeyConditionExpression: 'leaseShard = :shard',
+        ExpressionAttributeValues: { ':shard': LEASE_SHARD },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    out.push(...((page.Items ?? []) as SourceStateItem<S>[]));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return out;
+}
+
+/** Ids of every source that has a STATE item (keys only: cheap even for many sources). */
+export async function listStateSourceIds(doc: DynamoDBDocumentClient, table: string): Promise<Set<string>> {
+  const ids = new Set<string>();
+  let startKey: QueryCommandOutput['LastEvaluatedKey'];
+  do {
+    const page = await doc.send(
+      new QueryCommand({
+        TableName: table,
+        IndexName: 'byDue',
+        KeyConditionExpression: 'dueShard = :shard',
+        ExpressionAttributeValues: { ':shard': PLANNER_SHARD },
+        ProjectionExpression: 'sourceId',
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of page.Items ?? []) ids.add(String(item.sourceId));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return ids;
 }
 
 function isConditionFailure(err: unknown): boolean {
@@ -147,7 +193,7 @@ export async function acquireSyncLease(
         TableName: table,
         Key: { pk: sourcePk(sourceId), sk: STATE_SK },
         UpdateExpression:
-          'SET leaseRunId = :run, leaseKind = :kind, leaseUntil = :until, sourceId = :sid, dueShard = :shard, dueAt = if_not_exists(dueAt, :epoch)' +
+          'SET leaseRunId = :run, leaseKind = :kind, leaseUntil = :until, leaseShard = :leaseShard, sourceId = :sid, dueShard = :shard, dueAt = if_not_exists(dueAt, :epoch)' +
           extraSets,
         ConditionExpression: 'attribute_not_exists(leaseUntil) OR leaseUntil < :now OR leaseRunId = :run',
         ...(extraSets === '' ? {} : { ExpressionAttributeNames: extraNames }),
@@ -159,6 +205,7 @@ export async function acquireSyncLease(
           ':now': lease.now.toISOString(),
           ':sid': sourceId,
           ':shard': PLANNER_SHARD,
+          ':leaseShard': LEASE_SHARD,
           ':epoch': new Date(0).toISOString(),
         },
       }),
@@ -196,7 +243,7 @@ export async function releaseSyncLease(
       new UpdateCommand({
         TableName: table,
         Key: { pk: sourcePk(sourceId), sk: STATE_SK },
-        UpdateExpression: `${sets.length > 0 ? `SET ${sets.join(', ')} ` : ''}REMOVE leaseRunId, leaseKind, leaseUntil${remove
+        UpdateExpression: `${sets.length > 0 ? `SET ${sets.join(', ')} ` : ''}REMOVE leaseRunId, leaseKind, leaseUntil, leaseShard${remove
           .map((k, i) => {
             names[`#r${i}`] = k;
             return `, #r${i}`;

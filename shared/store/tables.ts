@@ -19,14 +19,21 @@ export const SOURCES_TABLE: TableDefinition = {
 
 /**
  * State: machine-written. `pk` = `SOURCE#<sourceId>`; `sk` names the item: `STATE` (cadence, pauses,
- * lease, outcome), `BODY#<bodyKey>`, `LIST#<bodyKey>#<list>` (cursors and marks), `SESSION#<date>`.
- * `byDue` lets the planner read only sources whose next decision is due (`dueShard` + `dueAt`).
+ * lease, outcome — shared/store/source-state.ts), `OPARL#SYSTEM`, `BODY#…`, `SLUG#…`, `LIST#…`,
+ * `CURSOR#…`, `RUNLIST#…`, `SESSION#…` (the OParl engine, shared/oparl/state.ts). The mirror's object
+ * index lives in partitions of its own, `pk` = `MIRROR#<sourceId>#<type>` (shared/mirror).
+ * `byDue` lets the planner read only sources whose next decision is due (`dueShard` + `dueAt`);
+ * `byLease` is sparse — only STATE items of running syncs carry `leaseShard` — so counting the running
+ * syncs (SCH-5) reads a handful of items, not the table.
  */
 export const STATE_TABLE: TableDefinition = {
   logicalName: 'State',
   partitionKey: 'pk',
   sortKey: 'sk',
-  globalIndexes: [{ indexName: 'byDue', partitionKey: 'dueShard', sortKey: 'dueAt' }],
+  globalIndexes: [
+    { indexName: 'byDue', partitionKey: 'dueShard', sortKey: 'dueAt' },
+    { indexName: 'byLease', partitionKey: 'leaseShard', sortKey: 'leaseUntil' },
+  ],
 };
 
 /**

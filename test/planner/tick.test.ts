@@ -92,3 +92,69 @@ describe('planner tick against the local peers', () => {
     expect(byId['fresh-c']?.action).toBe('wait');
   });
 });
+
+describe('planner tick reads only what changed (issue 5: due-time index)', () => {
+  let bed: AwsTestbed;
+  let itemsRead = 0;
+  const cache = {};
+  const deps = () => ({
+    doc: bed.clients.doc,
+    sqs: bed.clients.sqs,
+    tables: { sources: bed.env.SOURCES_TABLE, state: bed.env.STATE_TABLE },
+    syncQueueUrl: bed.queues.syncQueueUrl,
+    settings: DEFAULT_SCHEDULE_SETTINGS,
+    leaseMinutes: 20,
+    cache,
+  });
+
+  beforeAll(async () => {
+    bed = await startAwsTestbed();
+    // Count the items every DynamoDB read returns (Scan, Query, Get).
+    bed.clients.doc.middlewareStack.add(
+      (next) => async (args) => {
+        const out = await next(args);
+        const o = out.output as { Items?: unknown[]; Item?: unknown };
+        itemsRead += (o.Items?.length ?? 0) + (o.Item ? 1 : 0);
+        return out;
+      },
+      { step: 'initialize', name: 'countReads' },
+    );
+    for (let i = 0; i < 20; i += 1) {
+      await bed.clients.doc.send(
+        new PutCommand({
+          TableName: bed.env.SOURCES_TABLE,
+          Item: {
+            sourceId: `quiet-${i}`,
+            systemUrl: `https://ris${i}.example.de/oparl/system`,
+            active: i < 2,
+          },
+        }),
+      );
+    }
+  });
+  afterAll(async () => bed.stop());
+
+  it('a tick with nothing due reads no source item and no waiting STATE item', async () => {
+    const first = await plannerTick(deps(), NOW);
+    expect(first.started).toHaveLength(2);
+    itemsRead = 0;
+    // Five minutes later nothing is due: the inactive sources wait a day, the two running syncs hold leases.
+    const later = await plannerTick(deps(), new Date(NOW.getTime() + 4 * 60_000));
+    expect(later.decisions.filter((d) => d.action !== 'skip')).toEqual([]);
+    // Only the two leased STATE items are read (sparse byLease index); no scan, no waiting item.
+    expect(itemsRead).toBe(2);
+  });
+
+  it('ERR-7: a source activated by hand is picked up when the cached config is re-read', async () => {
+    await bed.clients.doc.send(
+      new PutCommand({
+        TableName: bed.env.SOURCES_TABLE,
+        Item: { sourceId: 'quiet-7', systemUrl: 'https://ris7.example.de/oparl/system', active: true },
+      }),
+    );
+    const beforeTtl = await plannerTick(deps(), new Date(NOW.getTime() + 4.5 * 60_000));
+    expect(beforeTtl.started).toEqual([]);
+    const afterTtl = await plannerTick(deps(), new Date(NOW.getTime() + 6 * 60_000));
+    expect(afterTtl.started.map((s) => s.sourceId)).toEqual(['quiet-7']);
+  });
+});

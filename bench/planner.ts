@@ -1,0 +1,152 @@
+import { pathToFileURL } from 'node:url';
+import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { type PlannerCache, plannerTick } from '../shared/planner/tick';
+import { DEFAULT_SCHEDULE_SETTINGS } from '../shared/schedule';
+import { startRemotePeers } from './support';
+
+/**
+ * `npm run bench -- planner`: the planner against the local DynamoDB peer (in its own process) with many sources. Reports per
+ * tick the wall and CPU time and what DynamoDB returned (items, bytes, and read capacity estimated as
+ * DynamoDB bills it: 4 KB units, eventually consistent reads at half price).
+ */
+export interface PlannerBenchResult {
+  sources: number;
+  ticks: {
+    name: string;
+    wallMs: number;
+    cpuMs: number;
+    itemsRead: number;
+    bytesRead: number;
+    readCapacityUnits: number;
+    started: number;
+  }[];
+  scaling: string;
+}
+
+export async function runPlannerBench(
+  opts: { sources?: number; log?: (line: string) => void } = {},
+): Promise<PlannerBenchResult> {
+  const count = opts.sources ?? 10_000;
+  const log = opts.log ?? (() => {});
+  // The peers run in a child process: the CPU figures are the planner's own.
+  const bed = await startRemotePeers();
+  try {
+    let itemsRead = 0;
+    let bytesRead = 0;
+    let rcu = 0;
+    bed.clients.doc.middlewareStack.add(
+      (next) => async (args) => {
+        const out = await next(args);
+        const o = out.output as { Items?: Record<string, unknown>[]; Item?: Record<string, unknown> };
+        const items = o.Items ?? (o.Item ? [o.Item] : []);
+        let opBytes = 0;
+        for (const item of items) opBytes += Buffer.byteLength(JSON.stringify(item));
+        itemsRead += items.length;
+        bytesRead += opBytes;
+        // Query/Scan are billed on the bytes read, rounded up to 4 KB, eventually consistent = ½.
+        if (items.length > 0) rcu += Math.ceil(opBytes / 4096) * 0.5;
+        return out;
+      },
+      { step: 'initialize', name: 'benchReads' },
+    );
+    // Steady state: every source synced before, the last syncs spread over the past 10 minutes, so that
+    // about a tenth becomes due per minute (the weekday-day base interval, SCH-1).
+    const t0 = Date.parse('2026-11-30T09:00:00Z');
+    log(`writing ${count} sources and their state`);
+    const writes: { table: string; item: Record<string, unknown> }[] = [];
+    for (let j = 0; j < count; j += 1) {
+      const sourceId = `src-${String(j).padStart(6, '0')}`;
+      const active = j % 10 !== 0;
+      writes.push({
+        table: bed.env.SOURCES_TABLE,
+        item: { sourceId, systemUrl: `https://ris${j}.example.de/oparl/system`, active },
+      });
+      const endedAt = t0 - ((j * 7919) % 600_000);
+      writes.push({
+        table: bed.env.STATE_TABLE,
+        item: {
+          pk: `SOURCE#${sourceId}`,
+          sk: 'STATE',
+          sourceId,
+          dueShard: 'planner',
+          dueAt: new Date(active ? endedAt + 600_000 : t0 + 86_400_000).toISOString(),
+          schedule: {
+            schemaVersion: 1,
+            quietStreak: 1,
+            failureStreak: 0,
+            fullSyncInProgress: false,
+            sessionDays: [],
+            lastSyncStartedAt: new Date(endedAt - 30_000).toISOString(),
+            lastSyncEndedAt: new Date(endedAt).toISOString(),
+            lastSyncKind: 'incremental',
+            lastSyncPeriod: 'weekdayDay',
+            lastSyncChanged: false,
+            // The last full sync ran in last night's window, so no full sync is due by day.
+            fullSyncLastStartedAt: '2026-11-30T03:00:00+01:00',
+            fullSyncLastWindowId: '2026-11-30T03:00:00.000+01:00',
+            fullSyncLastCompleteStartedAt: '2026-11-30T03:00:00+01:00',
+            fullSyncLastCompletedAt: '2026-11-30T03:30:00+01:00',
+          },
+        },
+      });
+    }
+    for (let i = 0; i < writes.length; i += 25) {
+      const byTable: Record<string, { PutRequest: { Item: Record<string, unknown> } }[]> = {};
+      for (const w of writes.slice(i, i + 25))
+        (byTable[w.table] ??= []).push({ PutRequest: { Item: w.item } });
+      await bed.clients.doc.send(new BatchWriteCommand({ RequestItems: byTable }));
+    }
+    const cache: PlannerCache = {};
+    const deps = {
+      doc: bed.clients.doc,
+      sqs: bed.clients.sqs,
+      tables: { sources: bed.env.SOURCES_TABLE, state: bed.env.STATE_TABLE },
+      syncQueueUrl: bed.queues.syncQueueUrl,
+      // Enough sync slots that the due sources start: the planner's cost, not the slot limit, is measured.
+      settings: { ...DEFAULT_SCHEDULE_SETTINGS, maxConcurrentSyncs: count },
+      leaseMinutes: 20,
+      cache,
+    };
+    const ticks: PlannerBenchResult['ticks'] = [];
+    const measure = async (name: string, at: number) => {
+      itemsRead = 0;
+      bytesRead = 0;
+      rcu = 0;
+      const cpu = process.cpuUsage();
+      const started = performance.now();
+      const result = await plannerTick(deps, new Date(at));
+      const wallMs = performance.now() - started;
+      const used = process.cpuUsage(cpu);
+      ticks.push({
+        name,
+        wallMs: Math.round(wallMs),
+        cpuMs: Math.round((used.user + used.system) / 1000),
+        itemsRead,
+        bytesRead,
+        readCapacityUnits: rcu,
+        started: result.started.length,
+      });
+      log(`${name}: ${JSON.stringify(ticks.at(-1))}`);
+    };
+    await measure('cold instance (reads Sources and the STATE ids once)', t0);
+    await measure('warm, one minute later', t0 + 60_000);
+    await measure('warm, two minutes later', t0 + 120_000);
+    await measure('warm, with the 5-minute Sources re-read', t0 + 5 * 60_000 + 1000);
+    return {
+      sources: count,
+      ticks,
+      scaling:
+        'A warm tick reads the due STATE items (byDue, dueAt ≤ now) and the running leases (sparse byLease) only; ' +
+        'the Sources table is scanned once per 5 minutes per warm instance. Reads per tick therefore grow with the ' +
+        'sources due in that minute (≈ N × 1/interval, about N/10 by weekday day), not with N; at 100,000 sources ' +
+        'the 5-minute scan (~100,000 small items) dominates and would move to a change stream or a config version item.',
+    };
+  } finally {
+    await bed.stop();
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const result = await runPlannerBench({ log: (line) => console.error(line) });
+  console.log(JSON.stringify(result));
+}

@@ -1,0 +1,30 @@
+import { pathToFileURL } from 'node:url';
+
+/**
+ * `npm run bench -- <name> [...]`: runs one benchmark (or all with no name) and prints its result as
+ * JSON on the last line. Progress goes to stderr.
+ */
+const BENCHES: Record<string, () => Promise<unknown>> = {
+  politeness: async () => (await import('./politeness')).runPolitenessBench(),
+  'sync-cost': async () =>
+    (await import('./sync-cost')).runSyncCostBench({ log: (l: string) => console.error(l) }),
+  planner: async () => (await import('./planner')).runPlannerBench({ log: (l) => console.error(l) }),
+};
+
+export async function runBench(names: string[]): Promise<Record<string, unknown>> {
+  const selected = names.length > 0 ? names : Object.keys(BENCHES);
+  const results: Record<string, unknown> = {};
+  for (const name of selected) {
+    const bench = BENCHES[name];
+    if (!bench) throw new Error(`unknown benchmark "${name}"; known: ${Object.keys(BENCHES).join(', ')}`);
+    console.error(`bench ${name} …`);
+    results[name] = await bench();
+  }
+  return results;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const names = process.argv.slice(2);
+  const results = await runBench(names);
+  console.log(JSON.stringify(names.length === 1 ? results[names[0] as string] : results));
+}

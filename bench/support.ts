@@ -1,0 +1,42 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { type IngestorEnv, parseEnv } from '../shared/config/env';
+import { type AwsClients, createAwsClients, destroyAwsClients } from '../shared/store/clients';
+import { type ProvisionedLocal, provisionLocal } from '../shared/store/provision';
+
+/** Local AWS peers in a child process (see peers-process.ts), provisioned, with clients in this one. */
+export interface RemotePeers {
+  env: IngestorEnv;
+  clients: AwsClients;
+  queues: ProvisionedLocal;
+  stop(): Promise<void>;
+}
+
+export async function startRemotePeers(): Promise<RemotePeers> {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'bench/peers-process.ts'], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+    env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+  });
+  const line = await new Promise<string>((resolve, reject) => {
+    const rl = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+    rl.once('line', (l) => {
+      rl.close();
+      resolve(l);
+    });
+    child.once('exit', (code) => reject(new Error(`peers process exited with ${code}`)));
+  });
+  const base = parseEnv(JSON.parse(line) as Record<string, string>);
+  const clients = createAwsClients(base);
+  const queues = await provisionLocal(clients, base);
+  return {
+    env: { ...base, SYNC_QUEUE_URL: queues.syncQueueUrl },
+    clients,
+    queues,
+    async stop() {
+      destroyAwsClients(clients);
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.stdin?.end();
+      await exited;
+    },
+  };
+}
