@@ -260,3 +260,43 @@ export async function releaseSyncLease(
     throw err;
   }
 }
+
+/**
+ * SCH-7 / FULL-8: record an operator's request for a sync or a full sync in the source's schedule state
+ * and make the source due, so the planner decides on it at its next tick (the rules still apply there).
+ * One update of the nested attribute: a concurrent write of other schedule fields is not lost.
+ */
+export async function requestManualSync(
+  doc: DynamoDBDocumentClient,
+  table: string,
+  sourceId: string,
+  request: { kind: 'sync' | 'full'; requestedAt: string },
+  initialSchedule: Record<string, unknown>,
+): Promise<void> {
+  const key = { pk: sourcePk(sourceId), sk: STATE_SK };
+  // A source never planned has no schedule map yet: create it first, then set the request inside it.
+  await doc.send(
+    new UpdateCommand({
+      TableName: table,
+      Key: key,
+      UpdateExpression:
+        'SET #s = if_not_exists(#s, :initial), sourceId = :sid, dueShard = :shard, dueAt = if_not_exists(dueAt, :epoch)',
+      ExpressionAttributeNames: { '#s': 'schedule' },
+      ExpressionAttributeValues: {
+        ':initial': initialSchedule,
+        ':sid': sourceId,
+        ':shard': PLANNER_SHARD,
+        ':epoch': new Date(0).toISOString(),
+      },
+    }),
+  );
+  await doc.send(
+    new UpdateCommand({
+      TableName: table,
+      Key: key,
+      UpdateExpression: 'SET #s.#r = :request, dueAt = :now',
+      ExpressionAttributeNames: { '#s': 'schedule', '#r': 'manualRequest' },
+      ExpressionAttributeValues: { ':request': request, ':now': request.requestedAt },
+    }),
+  );
+}

@@ -3,7 +3,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { plannerTick } from '../../shared/planner/tick';
 import { DEFAULT_SCHEDULE_SETTINGS, initialScheduleState } from '../../shared/schedule';
-import { getSourceState, patchSourceState } from '../../shared/store/source-state';
+import { getSourceState, patchSourceState, requestManualSync } from '../../shared/store/source-state';
 import { parseSyncMessage } from '../../shared/sync/message';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
 
@@ -156,5 +156,91 @@ describe('planner tick reads only what changed (issue 5: due-time index)', () =>
     expect(beforeTtl.started).toEqual([]);
     const afterTtl = await plannerTick(deps(), new Date(NOW.getTime() + 6 * 60_000));
     expect(afterTtl.started.map((s) => s.sourceId)).toEqual(['quiet-7']);
+  });
+});
+
+describe('manual requests through the State flag (SCH-7, FULL-8)', () => {
+  let bed: AwsTestbed;
+  const deps = () => ({
+    doc: bed.clients.doc,
+    sqs: bed.clients.sqs,
+    tables: { sources: bed.env.SOURCES_TABLE, state: bed.env.STATE_TABLE },
+    syncQueueUrl: bed.queues.syncQueueUrl,
+    settings: DEFAULT_SCHEDULE_SETTINGS,
+    leaseMinutes: 20,
+  });
+  const justSynced = {
+    ...initialScheduleState(),
+    lastSyncStartedAt: '2026-11-30T09:58:00+01:00',
+    lastSyncEndedAt: '2026-11-30T09:59:00+01:00',
+    lastSyncPeriod: 'weekdayDay' as const,
+    quietStreak: 1,
+    fullSyncLastStartedAt: '2026-11-30T03:00:00+01:00',
+    fullSyncLastCompleteStartedAt: '2026-11-30T03:00:00+01:00',
+    fullSyncLastCompletedAt: '2026-11-30T03:20:00+01:00',
+  };
+
+  beforeAll(async () => {
+    bed = await startAwsTestbed();
+    for (const id of ['asked', 'spared']) {
+      await bed.clients.doc.send(
+        new PutCommand({
+          TableName: bed.env.SOURCES_TABLE,
+          Item: { sourceId: id, systemUrl: `https://${id}.example.de/oparl/system`, active: true },
+        }),
+      );
+    }
+    await patchSourceState(bed.clients.doc, bed.env.STATE_TABLE, 'asked', {
+      schedule: justSynced,
+      dueAt: '2026-11-30T09:09:00.000Z',
+    });
+    await patchSourceState(bed.clients.doc, bed.env.STATE_TABLE, 'spared', {
+      schedule: {
+        ...justSynced,
+        failureStreak: 3,
+        pause: {
+          until: '2026-11-30T11:00:00+01:00',
+          kind: 'failure-streak',
+          minutes: 10,
+          because: 'the 3rd failed run in a row (ERR-4)',
+          ruleIds: ['ERR-4'],
+        },
+      },
+      dueAt: '2026-11-30T10:00:00.000Z',
+    });
+  });
+  afterAll(async () => bed.stop());
+
+  it('SCH-7: a requested sync starts before its cadence is due; a spared source keeps waiting', async () => {
+    const at = new Date('2026-11-30T09:01:00Z');
+    const quiet = await plannerTick(deps(), at);
+    expect(quiet.started).toEqual([]);
+
+    await requestManualSync(
+      bed.clients.doc,
+      bed.env.STATE_TABLE,
+      'asked',
+      { kind: 'sync', requestedAt: at.toISOString() },
+      initialScheduleState(),
+    );
+    await requestManualSync(
+      bed.clients.doc,
+      bed.env.STATE_TABLE,
+      'spared',
+      { kind: 'sync', requestedAt: at.toISOString() },
+      initialScheduleState(),
+    );
+    const tick = await plannerTick(deps(), new Date(at.getTime() + 30_000));
+    expect(tick.started.map((s) => s.sourceId)).toEqual(['asked']);
+    const spared = tick.decisions.find((d) => d.sourceId === 'spared');
+    expect(spared?.action).toBe('wait');
+    expect(spared?.reason).toMatch(/sparing wins \(SCH-7\)/);
+    const state = await getSourceState<{ manualRequest?: unknown }>(
+      bed.clients.doc,
+      bed.env.STATE_TABLE,
+      'asked',
+    );
+    // The request is consumed by the sync started for it.
+    expect(state?.schedule?.manualRequest).toBeUndefined();
   });
 });

@@ -1,0 +1,58 @@
+import { scheduleStateOf } from '../../shared/planner/tick';
+import { decideSource, initialScheduleState, scheduleSettingsFromEnv } from '../../shared/schedule';
+import type { SourceScheduleState } from '../../shared/schedule/types';
+import { getSourceState, requestManualSync } from '../../shared/store/source-state';
+import { loadSource } from '../../shared/store/sources';
+import type { LocalRuntime } from '../local/runtime';
+import { type CommandResult, UsageError } from '../output';
+
+/**
+ * `request <sourceId> [--full]`: ask the planner for a sync (or full sync) of one source. The request
+ * is stored in the State table (the same flag an admin form would set) and the answer says what the
+ * planner will actually do with it under SCH-7 and FULL-8 — e.g. nothing while the source is spared.
+ */
+export async function requestCommand(
+  rt: LocalRuntime,
+  sourceId: string | undefined,
+  full: boolean,
+  now: Date,
+): Promise<CommandResult> {
+  if (sourceId === undefined) throw new UsageError('usage: ingestor request <sourceId> [--full]');
+  const parsed = await loadSource(rt.clients.doc, rt.env.SOURCES_TABLE, sourceId);
+  if (parsed === undefined)
+    return { text: [`no source ${sourceId}`], json: { error: 'NOT_FOUND', sourceId }, exitCode: 1 };
+  if (!parsed.ok) {
+    const reason = `invalid config: ${parsed.problems.map((p) => `${p.field} ${p.message}`).join('; ')}`;
+    return { text: [`not requested: ${reason}`], json: { sourceId, requested: false, reason }, exitCode: 1 };
+  }
+  const request = { kind: full ? ('full' as const) : ('sync' as const), requestedAt: now.toISOString() };
+  await requestManualSync(rt.clients.doc, rt.env.STATE_TABLE, sourceId, request, {
+    ...initialScheduleState(),
+  });
+  const item = await getSourceState<SourceScheduleState>(rt.clients.doc, rt.env.STATE_TABLE, sourceId);
+  const decision = decideSource(
+    parsed.source,
+    scheduleStateOf(item, now),
+    now.toISOString(),
+    scheduleSettingsFromEnv(rt.env),
+  );
+  const willRun = decision.action === 'sync';
+  return {
+    text: [
+      `requested ${request.kind} of ${sourceId}`,
+      willRun
+        ? `the planner will start a ${decision.kind} sync at its next tick (if a sync slot is free): ${decision.reason}`
+        : `the planner will not start it now: ${decision.reason}`,
+    ],
+    json: {
+      sourceId,
+      requested: true,
+      request,
+      willRun,
+      action: decision.action,
+      kind: decision.kind ?? null,
+      reason: decision.reason,
+      ruleIds: decision.ruleIds,
+    },
+  };
+}
