@@ -271,7 +271,7 @@ export async function requestManualSync(
   table: string,
   sourceId: string,
   request: { kind: 'sync' | 'full'; requestedAt: string },
-  initialSchedule: Record<string, unknown>,
+  initialSchedule: object,
 ): Promise<void> {
   const key = { pk: sourcePk(sourceId), sk: STATE_SK };
   // A source never planned has no schedule map yet: create it first, then set the request inside it.
