@@ -1,0 +1,49 @@
+/**
+ * The numbers of the pace rules, as data. The Lua script repeats the hard floors (it is the last line
+ * of defence against a caller passing a smaller interval); keep both in step.
+ */
+
+/** RATE-1 / RATE-2: never faster than one request per second per host; values below count as 1 s. */
+export const MIN_INTERVAL_MS = 1_000;
+/**
+ * RATE-2 allows sources up to 30 s; RATE-6 and ROB-10 ask for more on occasion. Anything above 60 s is a
+ * pause, not a pace, and belongs in `noteRetryAfter`.
+ */
+export const MAX_INTERVAL_MS = 60_000;
+/** ROB-10: Crawl-delay is a lower bound of the host's interval, capped at 60 s. */
+export const CRAWL_DELAY_CAP_MS = 60_000;
+/** ROB-5: robots.txt (and so its Crawl-delay) is cached 24 h. */
+export const CRAWL_DELAY_VALID_MS = 24 * 60 * 60 * 1_000;
+/** RATE-8: Retry-After holds a host back at most 24 h. */
+export const RETRY_AFTER_CAP_MS = 24 * 60 * 60 * 1_000;
+/** RATE-2: a larger interval noted by one caller applies to every fetch to that host for 5 minutes. */
+export const INTERVAL_NOTE_TTL_MS = 5 * 60 * 1_000;
+/** RATE-4: at most two requests in flight per host, across all instances. */
+export const MAX_IN_FLIGHT_PER_HOST = 2;
+/** RATE-7: after a store failure, processes throttle alone and ask the store again after 60 s. */
+export const SHARED_STORE_RETRY_MS = 60_000;
+
+/**
+ * Send allowance: every reservation takes its own send time plus an allowance, and the host's next
+ * slot comes one interval after that. A send leaves on a timer through an event loop and a socket;
+ * within the allowance it may be late without coming closer than the interval to the next slot, and a
+ * caller that would be later gives the slot up and reserves anew. This is the minimum (and what a
+ * process that keeps time well uses); a process whose timers or answers run late asks for more —
+ * its own reservations then cost a little more spacing, never anyone's politeness.
+ */
+export const PACE_MARGIN_MS = 20;
+/** Upper bound of the send allowance a lagging process may ask for. */
+export const MAX_SEND_ALLOWANCE_MS = 200;
+/**
+ * A lease outlives an instance that died holding it by at most this long. It must exceed the
+ * fetcher's whole-request timeout (headers and body); callers with longer transfers pass their own.
+ */
+export const DEFAULT_LEASE_TTL_MS = 120_000;
+export const MIN_LEASE_TTL_MS = 1_000;
+/** A store call slower than this counts as a failure (RATE-7: "errors or times out"). */
+export const DEFAULT_STORE_TIMEOUT_MS = 2_000;
+/** Waiting for a busy host: first poll after this, doubling up to BUSY_POLL_MAX_MS; never a hot loop. */
+export const BUSY_POLL_MIN_MS = 100;
+export const BUSY_POLL_MAX_MS = 2_000;
+/** Spread of the poll times of several waiters, so they do not arrive at Redis together. */
+export const BUSY_POLL_JITTER_MS = 40;

@@ -1,0 +1,506 @@
+import { randomUUID } from 'node:crypto';
+import type { Redis } from '@upstash/redis';
+import { systemClock } from './clock';
+import {
+  BUSY_POLL_JITTER_MS,
+  BUSY_POLL_MAX_MS,
+  BUSY_POLL_MIN_MS,
+  CRAWL_DELAY_CAP_MS,
+  CRAWL_DELAY_VALID_MS,
+  DEFAULT_LEASE_TTL_MS,
+  MAX_IN_FLIGHT_PER_HOST,
+  MAX_INTERVAL_MS,
+  MAX_SEND_ALLOWANCE_MS,
+  MIN_INTERVAL_MS,
+  MIN_LEASE_TTL_MS,
+  PACE_MARGIN_MS,
+  RETRY_AFTER_CAP_MS,
+  SHARED_STORE_RETRY_MS,
+} from './constants';
+import { HostSlotTimeoutError, SlotOptionsError, SlotStoreUnavailableError } from './errors';
+import { HostGate } from './gate';
+import { hostKey } from './host-key';
+import { LocalSlotStore } from './local-store';
+import { RedisSlotStore } from './redis-store';
+import type { ReserveDecision, SlotStore } from './store';
+import type {
+  AcquireOptions,
+  AcquireResult,
+  Clock,
+  HostSlotState,
+  HostSlots,
+  SlotEvent,
+  SlotLease,
+  SlotRefusal,
+} from './types';
+
+export interface HostSlotsOptions {
+  /**
+   * The shared store (Upstash Redis). Without it the process paces alone at the plain interval — local
+   * mode, `npm start` without UPSTASH_* settings.
+   */
+  redis?: Redis;
+  /**
+   * RATE-7: INGESTOR_MAX_INSTANCES, the multiplier of the interval while the shared store is
+   * unavailable. Required with `redis`; ignored without it.
+   */
+  maxInstances?: number;
+  clock?: Clock;
+  /** Namespace of the Redis keys (default `ingestor:slots:`). */
+  keyPrefix?: string;
+  /** A Redis call slower than this counts as a failure (default 2 000 ms). */
+  storeTimeoutMs?: number;
+  onEvent?: (event: SlotEvent) => void;
+}
+
+export interface HostSlotsStats {
+  mode: 'shared' | 'local';
+  grants: number;
+  refusals: number;
+  /** Reservation attempts answered "both places taken" (each cost a round trip). */
+  busyAnswers: number;
+  /** Calls to the shared store (≈ HTTP round trips). */
+  sharedStoreCalls: number;
+  /** Times the shared store failed and the process fell back to pacing alone. */
+  sharedStoreFailures: number;
+  /** Slots given up because this process could only have sent them too late (see PACE_MARGIN_MS). */
+  lateForfeits: number;
+  /** The send allowance this process currently asks for, ms. */
+  sendAllowanceMs: number;
+}
+
+interface Moving {
+  store: SlotStore;
+  host: string;
+  leaseId: string;
+}
+
+interface CheckedOptions {
+  intervalMs: number;
+  maxWaitMs: number | undefined;
+  leaseTtlMs: number;
+  signal: AbortSignal | undefined;
+}
+
+/** Builds the slot gate for this process: shared through Redis with local fallback, or local only. */
+export function createHostSlots(opts: HostSlotsOptions = {}): PacedHostSlots {
+  return new PacedHostSlots(opts);
+}
+
+export function isSlotLease(result: AcquireResult): result is SlotLease {
+  return result.granted;
+}
+
+/**
+ * Acquire with a wait budget, as an error: `HOST_SLOT_TIMEOUT` when no slot is free within
+ * `maxWaitMs` (nothing reserved then). For callers whose retry policy rides on error types.
+ */
+export async function reserveHostSlot(
+  slots: HostSlots,
+  host: string | URL,
+  opts: AcquireOptions & { maxWaitMs: number },
+): Promise<SlotLease> {
+  const result = await slots.acquire(host, opts);
+  if (!result.granted) throw new HostSlotTimeoutError(result.host, opts.maxWaitMs, result.retryAtMs);
+  return result;
+}
+
+/**
+ * Per-host pace and in-flight places (RATE-1 … RATE-8, ROB-10) for one process.
+ *
+ * acquire: in-process place (HostGate, FIFO) → one store round trip (reserve slot + lease) → sleep until
+ * the send time. While Redis fails or times out, reservations go to the local store at interval ×
+ * `maxInstances`, and Redis is asked again after 60 s (RATE-7).
+ */
+export class PacedHostSlots implements HostSlots {
+  private readonly clock: Clock;
+  private readonly gate: HostGate;
+  private readonly shared: RedisSlotStore | undefined;
+  private readonly local: LocalSlotStore;
+  private readonly onEvent: (event: SlotEvent) => void;
+  private readonly lateness = new SendLateness();
+  private sharedDownUntilMs = Number.NEGATIVE_INFINITY;
+  private inFallback = false;
+  private readonly counts = {
+    grants: 0,
+    refusals: 0,
+    busyAnswers: 0,
+    sharedStoreFailures: 0,
+    lateForfeits: 0,
+  };
+
+  constructor(opts: HostSlotsOptions = {}) {
+    this.clock = opts.clock ?? systemClock;
+    this.gate = new HostGate(MAX_IN_FLIGHT_PER_HOST, this.clock);
+    this.onEvent = opts.onEvent ?? (() => {});
+    if (opts.redis) {
+      const maxInstances = opts.maxInstances;
+      if (maxInstances === undefined || !Number.isInteger(maxInstances) || maxInstances < 1) {
+        throw new SlotOptionsError(
+          'maxInstances (INGESTOR_MAX_INSTANCES) must be a whole number ≥ 1 with redis',
+        );
+      }
+      this.shared = new RedisSlotStore(opts.redis, {
+        keyPrefix: opts.keyPrefix,
+        timeoutMs: opts.storeTimeoutMs,
+      });
+      this.local = new LocalSlotStore(this.clock, maxInstances);
+    } else {
+      this.local = new LocalSlotStore(this.clock, 1);
+    }
+  }
+
+  get mode(): 'shared' | 'local' {
+    return this.currentStore().mode;
+  }
+
+  stats(): HostSlotsStats {
+    return {
+      mode: this.mode,
+      ...this.counts,
+      sharedStoreCalls: this.shared?.callCount ?? 0,
+      sendAllowanceMs: this.lateness.allowanceMs(),
+    };
+  }
+
+  /**
+   * For a cold start (a function's init phase): a few read-only round trips to Redis, so the first
+   * reservations know how long answers take here (see RedisSlotStore.warmUp). Never fails; no-op locally.
+   */
+  async warmUp(calls = 3): Promise<void> {
+    await this.onShared((store) => store.warmUp(calls));
+  }
+
+  async acquire(host: string | URL, opts: AcquireOptions): Promise<AcquireResult> {
+    const key = hostKey(host);
+    const checked = checkOptions(opts);
+    const deadlineMs = this.deadline(checked);
+    if (!(await this.gate.enter(key, deadlineMs - this.clock.now(), checked.signal))) {
+      return this.refuse(key, undefined);
+    }
+    return this.reserveHolding(key, checked, deadlineMs, undefined);
+  }
+
+  async noteRetryAfter(host: string | URL, delayMs: number): Promise<void> {
+    const key = hostKey(host);
+    const capped = Math.min(checkDelay('Retry-After', delayMs), RETRY_AFTER_CAP_MS);
+    if (capped <= 0) return;
+    // Always kept locally too, so a later fallback still honours it.
+    await this.local.noteRetryAfter(key, capped);
+    await this.onShared((store) => store.noteRetryAfter(key, capped));
+  }
+
+  async noteCrawlDelay(
+    host: string | URL,
+    delayMs: number,
+    validForMs = CRAWL_DELAY_VALID_MS,
+  ): Promise<void> {
+    const key = hostKey(host);
+    const capped = Math.min(checkDelay('Crawl-delay', delayMs), CRAWL_DELAY_CAP_MS);
+    const validMs = checkDelay('validForMs', validForMs);
+    if (capped <= 0 || validMs <= 0) return;
+    await this.local.noteCrawlDelay(key, capped, validMs);
+    await this.onShared((store) => store.noteCrawlDelay(key, capped, validMs));
+  }
+
+  async hostState(host: string | URL): Promise<HostSlotState> {
+    const key = hostKey(host);
+    let store: SlotStore = this.currentStore();
+    let state = await this.onShared((shared) => shared.state(key));
+    if (!state) {
+      store = this.local;
+      state = await this.local.state(key);
+    }
+    const toLocal = (ms: number | undefined) =>
+      ms === undefined ? undefined : this.clock.now() + (ms - state.nowMs);
+    return {
+      host: key,
+      mode: store.mode,
+      lastSendAtMs: toLocal(state.lastSendAtMs),
+      inFlight: store.mode === 'shared' ? state.inFlight : this.gate.held(key),
+      crawlDelayMs: state.crawlDelayMs,
+      retryAfterUntilMs: toLocal(state.retryAfterUntilMs),
+      notedIntervalMs: state.notedIntervalMs,
+    };
+  }
+
+  /** RATE-5, called by `SlotLease.moveTo`. */
+  async move(from: Lease, target: string | URL, opts: AcquireOptions): Promise<AcquireResult> {
+    const key = hostKey(target);
+    const checked = checkOptions(opts);
+    const moving = from.detach();
+    if (!moving) return this.acquire(key, opts);
+    // The in-process place moves at once; the stored lease is freed by the target's reservation call.
+    this.gate.leave(from.host);
+    const deadlineMs = this.deadline(checked);
+    let entered: boolean;
+    try {
+      entered = await this.gate.enter(key, deadlineMs - this.clock.now(), checked.signal);
+    } catch (error) {
+      void this.releaseQuietly(moving);
+      throw error;
+    }
+    if (!entered) {
+      void this.releaseQuietly(moving);
+      return this.refuse(key, undefined);
+    }
+    return this.reserveHolding(key, checked, deadlineMs, moving);
+  }
+
+  /** Called by `SlotLease.release`: store first, then the in-process place (so a waiter finds it free). */
+  async releaseLease(lease: Lease, store: SlotStore, leaseId: string): Promise<void> {
+    try {
+      await store.release(lease.host, leaseId);
+    } catch (error) {
+      // The lease expires with its TTL; until then the host has one place less. Safe side.
+      this.onEvent({ type: 'release-failed', host: lease.host, error });
+      if (store === this.shared && error instanceof SlotStoreUnavailableError) this.sharedFailed(error);
+    } finally {
+      this.gate.leave(lease.host);
+    }
+  }
+
+  /** Holding an in-process place for `host`: reserve in the store, waiting out "busy" answers. */
+  private async reserveHolding(
+    host: string,
+    opts: CheckedOptions,
+    deadlineMs: number,
+    moving: Moving | undefined,
+  ): Promise<AcquireResult> {
+    let placeHeld = true;
+    try {
+      for (let attempt = 0; ; attempt += 1) {
+        const store = this.currentStore();
+        const leaseId = randomUUID();
+        const now = this.clock.now();
+        const releaseWith = moving?.store === store ? moving : undefined;
+        const sendAllowanceMs = this.lateness.allowanceMs();
+        let decision: ReserveDecision;
+        try {
+          decision = await store.reserve({
+            host,
+            intervalMs: opts.intervalMs,
+            leaseId,
+            leaseTtlMs: opts.leaseTtlMs,
+            maxWaitMs: Number.isFinite(deadlineMs) ? Math.max(0, deadlineMs - now) : undefined,
+            notBeforeDelayMs: store === this.shared ? this.ownPaceDelay(host, opts.intervalMs, now) : 0,
+            sendAllowanceMs,
+            release: releaseWith && { host: releaseWith.host, leaseId: releaseWith.leaseId },
+          });
+          if (store === this.shared) this.sharedAnswered();
+        } catch (error) {
+          if (store !== this.shared || !(error instanceof SlotStoreUnavailableError)) throw error;
+          this.sharedFailed(error);
+          continue; // at once, now against the local store
+        }
+        if (moving) {
+          if (!releaseWith) void this.releaseQuietly(moving);
+          moving = undefined;
+        }
+
+        const answeredMs = this.clock.now();
+        if (decision.kind === 'granted') {
+          // Never early: the store's "now" was at the latest when its answer arrived.
+          const sendAtMs = answeredMs + decision.sendInMs;
+          this.local.recordSend(host, sendAtMs + sendAllowanceMs);
+          try {
+            await this.clock.sleep(sendAtMs - this.clock.now(), opts.signal);
+          } catch (error) {
+            await this.releaseQuietly({ store, host, leaseId }); // the slot stays spent: pace kept
+            throw error;
+          }
+          // Never late either. Sent later than its allowance after its slot — the answer was slow to
+          // arrive or the event loop slow to wake — a request could come closer than the interval to
+          // the next slot, someone else's. Give the slot up (it stays spent) and take a new one.
+          const wokeLateMs = this.clock.now() - sendAtMs;
+          const lateMs = wokeLateMs + decision.answerDelayMs;
+          this.lateness.record(lateMs);
+          if (lateMs > sendAllowanceMs) {
+            this.counts.lateForfeits += 1;
+            this.onEvent({ type: 'slot-forfeited', host, wokeLateMs, answerDelayMs: decision.answerDelayMs });
+            moving = { store, host, leaseId }; // freed by the next reservation call
+            continue;
+          }
+          this.counts.grants += 1;
+          placeHeld = false; // the lease owns it now
+          return new Lease(this, store, host, leaseId, sendAtMs, decision.intervalMs);
+        }
+        if (decision.kind === 'refused') return this.refuse(host, answeredMs + decision.freeInMs);
+
+        this.counts.busyAnswers += 1;
+        const waitMs = busyWaitMs(decision, attempt);
+        if (answeredMs + waitMs > deadlineMs) return this.refuse(host, answeredMs + waitMs);
+        await this.clock.sleep(waitMs, opts.signal);
+      }
+    } catch (error) {
+      if (moving) void this.releaseQuietly(moving);
+      throw error;
+    } finally {
+      if (placeHeld) this.gate.leave(host);
+    }
+  }
+
+  private refuse(host: string, retryAtMs: number | undefined): SlotRefusal {
+    this.counts.refusals += 1;
+    return retryAtMs === undefined
+      ? { granted: false, reason: 'max-wait', host }
+      : { granted: false, reason: 'max-wait', host, retryAtMs };
+  }
+
+  private deadline(opts: CheckedOptions): number {
+    return opts.maxWaitMs === undefined ? Number.POSITIVE_INFINITY : this.clock.now() + opts.maxWaitMs;
+  }
+
+  private currentStore(): SlotStore {
+    if (this.shared && this.clock.now() >= this.sharedDownUntilMs) return this.shared;
+    return this.local;
+  }
+
+  /**
+   * Sends this process made alone (RATE-7 fallback) must bound the shared pace too: Redis never saw
+   * them, and after a restart it may know nothing at all. Zero once they are an interval old.
+   */
+  private ownPaceDelay(host: string, intervalMs: number, now: number): number {
+    const last = this.local.lastLocalSendAt(host);
+    return last === undefined ? 0 : Math.max(0, last + intervalMs - now);
+  }
+
+  private sharedFailed(error: unknown): void {
+    const now = this.clock.now();
+    // A late failure (a release or call begun before the switch) does not push the retry further out.
+    if (this.inFallback && now < this.sharedDownUntilMs) return;
+    if (!this.inFallback) this.local.assumeAllHostsUsedAt(now);
+    this.inFallback = true;
+    this.sharedDownUntilMs = now + SHARED_STORE_RETRY_MS;
+    this.counts.sharedStoreFailures += 1;
+    this.onEvent({ type: 'shared-store-failed', error, retryInMs: SHARED_STORE_RETRY_MS });
+  }
+
+  private sharedAnswered(): void {
+    if (!this.inFallback) return;
+    this.inFallback = false;
+    this.onEvent({ type: 'shared-store-restored' });
+  }
+
+  /** Runs `fn` against Redis when it is in use; `undefined` when it is not or just failed. */
+  private async onShared<T>(fn: (store: RedisSlotStore) => Promise<T>): Promise<T | undefined> {
+    if (!this.shared || this.currentStore() !== this.shared) return undefined;
+    try {
+      const result = await fn(this.shared);
+      this.sharedAnswered();
+      return result;
+    } catch (error) {
+      if (!(error instanceof SlotStoreUnavailableError)) throw error;
+      this.sharedFailed(error);
+      return undefined;
+    }
+  }
+
+  /** Frees a stored lease; never rejects — a lost release only means it expires with its TTL. */
+  private releaseQuietly(moving: Moving): Promise<void> {
+    return moving.store.release(moving.host, moving.leaseId).catch((error: unknown) => {
+      this.onEvent({ type: 'release-failed', host: moving.host, error });
+    });
+  }
+}
+
+/**
+ * How late this process's sends run (late timers plus slow answers), and so the send allowance it asks
+ * for. A send later than its allowance gives its slot up (about one interval lost); a larger allowance
+ * widens the spacing after each of this process's slots (lost on every send). Over the last 64 sends,
+ * the allowance with the least expected loss per send — share of sends later than it × 1 s + itself —
+ * within PACE_MARGIN_MS … MAX_SEND_ALLOWANCE_MS; the minimum until there are 16 (a cold start's first,
+ * slow answers say little about the process). A process that keeps time asks for the minimum.
+ */
+class SendLateness {
+  private readonly samples: number[] = [];
+
+  record(lateMs: number): void {
+    this.samples.push(Math.max(0, lateMs));
+    if (this.samples.length > 64) this.samples.shift();
+  }
+
+  allowanceMs(): number {
+    if (this.samples.length < 16) return PACE_MARGIN_MS;
+    const sorted = [...this.samples].sort((a, b) => a - b);
+    let best = { allowanceMs: PACE_MARGIN_MS, lossMs: Number.POSITIVE_INFINITY };
+    for (const candidate of [PACE_MARGIN_MS, ...sorted.map(Math.ceil)]) {
+      const allowanceMs = Math.min(MAX_SEND_ALLOWANCE_MS, Math.max(PACE_MARGIN_MS, candidate));
+      const lateShare = sorted.filter((late) => late > allowanceMs).length / sorted.length;
+      const lossMs = lateShare * MIN_INTERVAL_MS + allowanceMs;
+      if (lossMs < best.lossMs) best = { allowanceMs, lossMs };
+    }
+    return best.allowanceMs;
+  }
+}
+
+class Lease implements SlotLease {
+  readonly granted = true;
+  private releasing: Promise<void> | undefined;
+
+  constructor(
+    private readonly owner: PacedHostSlots,
+    private readonly store: SlotStore,
+    readonly host: string,
+    private readonly leaseId: string,
+    readonly sendAtMs: number,
+    readonly intervalMs: number,
+  ) {}
+
+  get mode(): 'shared' | 'local' {
+    return this.store.mode;
+  }
+
+  release(): Promise<void> {
+    this.releasing ??= this.owner.releaseLease(this, this.store, this.leaseId);
+    return this.releasing;
+  }
+
+  moveTo(target: string | URL, opts: AcquireOptions): Promise<AcquireResult> {
+    return this.owner.move(this, target, opts);
+  }
+
+  /** Hands the stored lease over to a move; `undefined` when already released. */
+  detach(): Moving | undefined {
+    if (this.releasing) return undefined;
+    this.releasing = Promise.resolve();
+    return { store: this.store, host: this.host, leaseId: this.leaseId };
+  }
+}
+
+/**
+ * How long to wait after a "busy" answer. A freed place is worth nothing before the host's next free
+ * slot, so the first poll aims half an interval before it (a holder sent at the previous slot has
+ * usually answered by then); later polls back off to one per 2 s at most, with jitter so waiters
+ * from several instances do not arrive together. An expiring lease frees a place for certain.
+ */
+function busyWaitMs(decision: Extract<ReserveDecision, { kind: 'busy' }>, attempt: number): number {
+  const pollMs = Math.min(BUSY_POLL_MIN_MS * 2 ** attempt, BUSY_POLL_MAX_MS, decision.intervalMs);
+  const aimedMs = Math.max(pollMs, decision.freeInMs - decision.intervalMs / 2);
+  const waitMs = Math.min(aimedMs, Math.max(decision.placeFreeInMs, 1));
+  return waitMs + Math.random() * BUSY_POLL_JITTER_MS;
+}
+
+function checkOptions(opts: AcquireOptions): CheckedOptions {
+  const { intervalMs, maxWaitMs, leaseTtlMs = DEFAULT_LEASE_TTL_MS, signal } = opts;
+  if (!Number.isFinite(intervalMs) || intervalMs < 0 || intervalMs > MAX_INTERVAL_MS) {
+    throw new SlotOptionsError(
+      `intervalMs must be 0…${MAX_INTERVAL_MS} (longer pauses: noteRetryAfter), got ${intervalMs}`,
+    );
+  }
+  if (maxWaitMs !== undefined && !(Number.isFinite(maxWaitMs) && maxWaitMs >= 0)) {
+    throw new SlotOptionsError(`maxWaitMs must be a number ≥ 0, got ${maxWaitMs}`);
+  }
+  if (!Number.isFinite(leaseTtlMs) || leaseTtlMs < MIN_LEASE_TTL_MS) {
+    throw new SlotOptionsError(`leaseTtlMs must be ≥ ${MIN_LEASE_TTL_MS}, got ${leaseTtlMs}`);
+  }
+  signal?.throwIfAborted();
+  // RATE-2: values below 1 s count as 1 s.
+  return { intervalMs: Math.max(MIN_INTERVAL_MS, intervalMs), maxWaitMs, leaseTtlMs, signal };
+}
+
+function checkDelay(what: string, ms: number): number {
+  if (!Number.isFinite(ms) || ms < 0)
+    throw new SlotOptionsError(`${what} must be a number of ms ≥ 0, got ${ms}`);
+  return ms;
+}

@@ -1,0 +1,15 @@
+export { systemClock } from './clock';
+export * from './constants';
+export * from './errors';
+export { createHostSlotsFromEnv, createSlotRedisClient } from './from-env';
+export { hostKey } from './host-key';
+export {
+  createHostSlots,
+  type HostSlotsOptions,
+  type HostSlotsStats,
+  isSlotLease,
+  PacedHostSlots,
+  reserveHostSlot,
+} from './host-slots';
+export { HOST_KEY_SUFFIXES, hostKeys } from './scripts';
+export type * from './types';

@@ -1,0 +1,121 @@
+import { CRAWL_DELAY_CAP_MS, INTERVAL_NOTE_TTL_MS, MIN_INTERVAL_MS, PACE_MARGIN_MS } from './constants';
+import type { ReserveDecision, ReserveRequest, SlotStore, StoreHostState } from './store';
+import type { Clock } from './types';
+
+interface HostRecord {
+  /** Latest send this store granted, plus its send allowance (the base of the next slot). */
+  lastSendAtMs?: number;
+  /** The same for this process's latest send paced by the shared store (see `recordSend`). */
+  mirroredSendAtMs?: number;
+  note?: { intervalMs: number; untilMs: number };
+  crawlDelay?: { delayMs: number; untilMs: number };
+  retryAfterUntilMs?: number;
+}
+
+/**
+ * The pace kept by this process alone: local mode (`npm start` without Redis, multiplier 1) and the
+ * RATE-7 fallback (multiplier = INGESTOR_MAX_INSTANCES, so all instances together stay within the
+ * host's rate). Same rules as the Redis script; in-flight places are counted by the caller's gate.
+ */
+export class LocalSlotStore implements SlotStore {
+  readonly mode = 'local';
+  private readonly hosts = new Map<string, HostRecord>();
+  /** Every host counts as used at this time (set on entering the fallback: see `assumeAllHostsUsedAt`). */
+  private allUsedAtMs = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly intervalMultiplier = 1,
+  ) {}
+
+  async reserve(req: ReserveRequest): Promise<ReserveDecision> {
+    const now = this.clock.now();
+    const rec = this.record(req.host);
+    const noted = rec.note && rec.note.untilMs > now ? rec.note.intervalMs : 0;
+    const crawl = rec.crawlDelay && rec.crawlDelay.untilMs > now ? rec.crawlDelay.delayMs : 0;
+    const callerInterval = Math.max(MIN_INTERVAL_MS, req.intervalMs);
+    const intervalMs = Math.max(callerInterval, noted, crawl) * this.intervalMultiplier;
+
+    let sendAt = now + Math.max(0, req.notBeforeDelayMs);
+    const last = this.lastKnownSend(rec);
+    if (Number.isFinite(last)) sendAt = Math.max(sendAt, last + intervalMs);
+    if (rec.retryAfterUntilMs !== undefined) sendAt = Math.max(sendAt, rec.retryAfterUntilMs);
+
+    if (req.maxWaitMs !== undefined && sendAt - now > req.maxWaitMs) {
+      return { kind: 'refused', freeInMs: sendAt - now, intervalMs };
+    }
+    rec.lastSendAtMs = sendAt + Math.max(0, req.sendAllowanceMs);
+    if (callerInterval >= noted)
+      rec.note = { intervalMs: callerInterval, untilMs: now + INTERVAL_NOTE_TTL_MS };
+    return { kind: 'granted', sendInMs: sendAt - now, intervalMs, answerDelayMs: 0 };
+  }
+
+  async release(): Promise<void> {}
+
+  async noteRetryAfter(host: string, delayMs: number): Promise<void> {
+    const rec = this.record(host);
+    rec.retryAfterUntilMs = Math.max(rec.retryAfterUntilMs ?? 0, this.clock.now() + delayMs);
+  }
+
+  async noteCrawlDelay(host: string, delayMs: number, validForMs: number): Promise<void> {
+    const rec = this.record(host);
+    const now = this.clock.now();
+    const capped = Math.min(delayMs, CRAWL_DELAY_CAP_MS);
+    const current = rec.crawlDelay && rec.crawlDelay.untilMs > now ? rec.crawlDelay.delayMs : -1;
+    if (capped >= current) rec.crawlDelay = { delayMs: capped, untilMs: now + validForMs };
+  }
+
+  async state(host: string): Promise<StoreHostState> {
+    const now = this.clock.now();
+    const rec = this.hosts.get(host) ?? {};
+    const last = this.lastKnownSend(rec);
+    return {
+      nowMs: now,
+      lastSendAtMs: Number.isFinite(last) ? last : undefined,
+      inFlight: 0,
+      notedIntervalMs: rec.note && rec.note.untilMs > now ? rec.note.intervalMs : undefined,
+      crawlDelayMs: rec.crawlDelay && rec.crawlDelay.untilMs > now ? rec.crawlDelay.delayMs : undefined,
+      retryAfterUntilMs:
+        rec.retryAfterUntilMs !== undefined && rec.retryAfterUntilMs > now
+          ? rec.retryAfterUntilMs
+          : undefined,
+    };
+  }
+
+  /** Mirrors a send paced by the shared store (send time + allowance), so a fallback continues from it. */
+  recordSend(host: string, sendAtMs: number): void {
+    const rec = this.record(host);
+    rec.mirroredSendAtMs = Math.max(rec.mirroredSendAtMs ?? Number.NEGATIVE_INFINITY, sendAtMs);
+  }
+
+  /** The latest send this store granted to `host` (local clock) — one the shared store never saw. */
+  lastLocalSendAt(host: string): number | undefined {
+    return this.hosts.get(host)?.lastSendAtMs;
+  }
+
+  /**
+   * On entering the fallback: other instances may have sent to any host just now (or reserved slots
+   * up to two intervals ahead), which this process cannot see. Treating every host as used at `nowMs`
+   * delays each first fallback send by one fallback interval (interval × instances).
+   */
+  assumeAllHostsUsedAt(nowMs: number): void {
+    this.allUsedAtMs = Math.max(this.allUsedAtMs, nowMs + PACE_MARGIN_MS);
+  }
+
+  private lastKnownSend(rec: HostRecord): number {
+    const own = Math.max(
+      rec.lastSendAtMs ?? Number.NEGATIVE_INFINITY,
+      rec.mirroredSendAtMs ?? Number.NEGATIVE_INFINITY,
+    );
+    return Math.max(own, this.allUsedAtMs);
+  }
+
+  private record(host: string): HostRecord {
+    let rec = this.hosts.get(host);
+    if (!rec) {
+      rec = {};
+      this.hosts.set(host, rec);
+    }
+    return rec;
+  }
+}

@@ -1,0 +1,139 @@
+/**
+ * The Redis side of host slots: one atomic script per concern, called by hash with a full-script
+ * fallback (`createScript().exec()`: EVALSHA, then EVAL on NOSCRIPT).
+ *
+ * Keys of one host (all share the hash tag `{host}`):
+ *   <prefix>{host}:next         string  latest reserved send time + its send allowance, ms, Redis clock
+ *   <prefix>{host}:leases       zset    lease id → expiry (send time + lease TTL), ms
+ *   <prefix>{host}:interval     string  largest caller interval of the last 5 min, ms (RATE-2)
+ *   <prefix>{host}:crawl-delay  string  Crawl-delay floor, ms, ≤ 60 000; expires with the robots cache (ROB-10)
+ *   <prefix>{host}:retry-after  string  no send before this time, ms, Redis clock; expires then (RATE-8)
+ * Every key carries a TTL, so a host nobody fetches leaves nothing behind.
+ *
+ * All times are taken from the Redis server (`TIME`), and replies carry delays relative to it: clients
+ * with skewed clocks still never send early. The hard floors (1 s, 60 s, 5 min) are repeated here on
+ * purpose: no client, however configured, can make the shared pace faster than RATE-1.
+ */
+
+export const HOST_KEY_SUFFIXES = ['next', 'leases', 'interval', 'crawl-delay', 'retry-after'] as const;
+
+/** The keys of one host, in the order the scripts take them. */
+export function hostKeys(prefix: string, host: string): string[] {
+  return HOST_KEY_SUFFIXES.map((suffix) => `${prefix}{${host}}:${suffix}`);
+}
+
+/** Reply status codes of RESERVE_SLOT_SCRIPT. */
+export const RESERVE_STATUS = { refused: 0, granted: 1, busy: 2 } as const;
+
+/**
+ * reserve-host-slot — RATE-1, RATE-2, RATE-4, RATE-5, RATE-8, ROB-10 in one round trip.
+ *
+ * KEYS[1..5] next, leases, interval, crawl-delay, retry-after of the host (see above)
+ * KEYS[6]    optional: leases of the host a redirect comes from (RATE-5); freed first
+ * ARGV[1] caller's interval, ms (raised to ≥ 1 000)
+ * ARGV[2] new lease id
+ * ARGV[3] lease TTL, ms, counted from the send time
+ * ARGV[4] max wait, ms; -1 = no limit
+ * ARGV[5] in-flight places per host (2, RATE-4)
+ * ARGV[6] not-before delay, ms (the caller's own sends the store may not know of, e.g. after a fallback)
+ * ARGV[7] send allowance of this reservation, ms: how late its sender may still send (see constants.ts)
+ * ARGV[8] optional: lease id to free from KEYS[6]
+ *
+ * Send time = max(now, next + interval, retry-after, now + not-before), where interval =
+ * max(1 s, caller's, noted, Crawl-delay ≤ 60 s); `next` becomes send time + allowance.
+ * Reply {status, a, b, interval, now}:
+ *   1 granted  a = send in ms. Writes next, the lease, and raises the interval note.
+ *   0 refused  a = ms until the slot would be free (beyond max wait). Writes nothing.
+ *   2 busy     a = ms until the next free slot, b = ms until the earliest lease expires. Writes nothing.
+ * `now` (Redis clock, ms) only serves to tell how long the answer was under way (see redis-store.ts).
+ * A reservation is spent even if the request then fails: that is the pace, not a booking.
+ */
+export const RESERVE_SLOT_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+
+if KEYS[6] then redis.call('ZREM', KEYS[6], ARGV[8]) end
+
+local callerInterval = math.max(1000, tonumber(ARGV[1]))
+local noted = tonumber(redis.call('GET', KEYS[3]) or '0')
+local crawl = math.min(tonumber(redis.call('GET', KEYS[4]) or '0'), 60000)
+local interval = math.max(callerInterval, noted, crawl)
+
+local sendAt = now + math.max(0, tonumber(ARGV[6]))
+local last = redis.call('GET', KEYS[1])
+if last then sendAt = math.max(sendAt, tonumber(last) + interval) end
+local retryUntil = redis.call('GET', KEYS[5])
+if retryUntil then sendAt = math.max(sendAt, tonumber(retryUntil)) end
+
+local maxWait = tonumber(ARGV[4])
+if maxWait >= 0 and sendAt - now > maxWait then
+  return {0, sendAt - now, 0, interval, now}
+end
+
+local live = redis.call('ZCOUNT', KEYS[2], '(' .. now, '+inf')
+if live >= tonumber(ARGV[5]) then
+  local first = redis.call('ZRANGEBYSCORE', KEYS[2], '(' .. now, '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
+  return {2, sendAt - now, tonumber(first[2]) - now, interval, now}
+end
+
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+local expiry = sendAt + tonumber(ARGV[3])
+redis.call('ZADD', KEYS[2], expiry, ARGV[2])
+if redis.call('PTTL', KEYS[2]) < expiry - now then redis.call('PEXPIRE', KEYS[2], expiry - now) end
+-- Kept for the largest interval a later caller may bring (Crawl-delay cap), not just this one.
+local nextBase = sendAt + math.max(0, tonumber(ARGV[7]))
+redis.call('SET', KEYS[1], nextBase, 'PX', nextBase - now + 60000)
+if callerInterval > noted then
+  redis.call('SET', KEYS[3], callerInterval, 'PX', 300000)
+elseif callerInterval == noted then
+  redis.call('PEXPIRE', KEYS[3], 300000)
+end
+return {1, sendAt - now, 0, interval, now}
+`;
+
+/**
+ * raise-host-floor — RATE-8 Retry-After and ROB-10 Crawl-delay notes. A note only ever raises a floor:
+ * it never shortens a pause (RATE-8), and a lower Crawl-delay takes over when the higher one expires
+ * with its robots cache (ROB-5, 24 h).
+ *
+ * KEYS[1] the retry-after or crawl-delay key of the host
+ * ARGV[1] 'until': the value is now + ARGV[2] and expires then (Retry-After)
+ *         'value': the value is ARGV[2] and expires after ARGV[3] ms (Crawl-delay)
+ * ARGV[2] ms   ARGV[3] TTL ms ('value' only)
+ * Reply 1 when the note was raised or refreshed, 0 when a larger one stays.
+ */
+export const RAISE_FLOOR_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local value, ttl
+if ARGV[1] == 'until' then
+  value = now + tonumber(ARGV[2])
+  ttl = tonumber(ARGV[2])
+else
+  value = tonumber(ARGV[2])
+  ttl = tonumber(ARGV[3])
+end
+if ttl <= 0 then return 0 end
+local current = tonumber(redis.call('GET', KEYS[1]) or '-1')
+if value > current then
+  redis.call('SET', KEYS[1], value, 'PX', ttl)
+  return 1
+end
+if value == current and ARGV[1] == 'value' then
+  redis.call('PEXPIRE', KEYS[1], ttl)
+  return 1
+end
+return 0
+`;
+
+/**
+ * host-slot-state — read-only, for status output and tests.
+ * KEYS[1..5] as RESERVE_SLOT_SCRIPT.
+ * Reply {now, next, live leases, interval note, crawl-delay, retry-after until}; absent = -1.
+ */
+export const HOST_STATE_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local function num(key) return tonumber(redis.call('GET', key) or '-1') end
+return {now, num(KEYS[1]), redis.call('ZCOUNT', KEYS[2], '(' .. now, '+inf'), num(KEYS[3]), num(KEYS[4]), num(KEYS[5])}
+`;

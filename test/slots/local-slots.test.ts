@@ -1,0 +1,268 @@
+import { describe, expect, it } from 'vitest';
+import { isIngestorError } from '../../shared/errors';
+import {
+  type AcquireResult,
+  createHostSlots,
+  isSlotLease,
+  PACE_MARGIN_MS as M,
+  type PacedHostSlots,
+  reserveHostSlot,
+  type SlotLease,
+} from '../../shared/slots';
+import { FakeClock, LaggyClock, settle } from './fake-clock';
+
+// The process-local implementation (local mode, `npm start` without Redis) on a fake clock: the same
+// rules as the shared store, proven without waiting a single real second.
+function setup() {
+  const clock = new FakeClock();
+  const slots = createHostSlots({ clock });
+  const t0 = clock.now();
+  const acquire = (
+    host: string,
+    intervalMs = 1_000,
+    extra: { maxWaitMs?: number; signal?: AbortSignal } = {},
+  ) => clock.run(slots.acquire(host, { intervalMs, ...extra }));
+  return { clock, slots, t0, acquire };
+}
+
+function granted(result: AcquireResult): SlotLease {
+  if (!isSlotLease(result)) throw new Error(`expected a lease, got ${JSON.stringify(result)}`);
+  return result;
+}
+
+async function sendTimes(
+  acquire: (host: string, intervalMs?: number) => Promise<AcquireResult>,
+  host: string,
+  count: number,
+  t0: number,
+  intervalMs = 1_000,
+): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const lease = granted(await acquire(host, intervalMs));
+    times.push(lease.sendAtMs - t0);
+    await lease.release();
+  }
+  return times;
+}
+
+describe('process-local host slots (fake clock)', () => {
+  it('RATE-1: one request per second per host; other hosts are not held back', async () => {
+    const { acquire, t0, clock } = setup();
+
+    const times = await sendTimes(acquire, 'ris-a.test', 3, t0);
+    const other = granted(await acquire('ris-b.test'));
+
+    // M: the pace margin for timer and socket jitter (PACE_MARGIN_MS).
+    expect(times).toEqual([0, 1_000 + M, 2 * (1_000 + M)]);
+    expect(other.sendAtMs).toBe(clock.now());
+    expect(other.mode).toBe('local');
+  });
+
+  it('RATE-1: a process that wakes too late gives its slot up rather than sending close to the next one', async () => {
+    // Every other timer fires 30 ms late (more than the minimum allowance M), the others on time: a
+    // late send followed by a punctual one would come 10 ms closer than the interval.
+    const clock = new LaggyClock([30, 0]);
+    const slots = createHostSlots({ clock });
+    const sentAt: number[] = [];
+
+    for (let i = 0; i < 40; i += 1) {
+      const lease = granted(await clock.run(slots.acquire('ris-a.test', { intervalMs: 1_000 })));
+      sentAt.push(clock.now());
+      await lease.release();
+    }
+
+    const gaps = sentAt.slice(1).map((t, i) => t - sentAt[i]!);
+    const stats = slots.stats();
+    // Never closer than the interval, although every wake-up was late.
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(1_000);
+    // Slots were given up until the process knew its lateness, then it asked for 30 ms instead of M.
+    expect(stats.lateForfeits).toBeGreaterThan(0);
+    expect(stats.lateForfeits).toBeLessThanOrEqual(16);
+    expect(stats.sendAllowanceMs).toBe(30);
+    // Slots 1 030 ms apart (interval + allowance): a late send and a punctual one still 1 s apart.
+    expect(Math.min(...gaps.slice(-10))).toBe(1_000);
+  });
+
+  it('RATE-2: values below 1 s count as 1 s, and the largest interval on a host applies to all its fetches', async () => {
+    const { acquire, t0, clock } = setup();
+
+    const fast = await sendTimes(acquire, 'ris-a.test', 2, t0, 200);
+    const slowSource = granted(await acquire('ris-a.test', 5_000));
+    await slowSource.release();
+    const otherFetch = granted(await acquire('ris-a.test', 1_000));
+    await otherFetch.release();
+    await clock.advance(5 * 60_000 + 10_000);
+    const afterFiveMinutes = clock.now();
+    const a = granted(await acquire('ris-a.test', 1_000));
+    await a.release();
+    const b = granted(await acquire('ris-a.test', 1_000));
+
+    expect(fast).toEqual([0, 1_000 + M]);
+    expect(slowSource.sendAtMs - t0).toBe(1_000 + M + 5_000 + M);
+    // A fetch that only knows 1 s still keeps the 5 s noted for the host (RATE-2, "other fetches included").
+    expect(otherFetch.sendAtMs - slowSource.sendAtMs).toBe(5_000 + M);
+    expect(otherFetch.intervalMs).toBe(5_000);
+    // … for 5 minutes after the change.
+    expect(a.sendAtMs).toBe(afterFiveMinutes);
+    expect(b.sendAtMs - a.sendAtMs).toBe(1_000 + M);
+  });
+
+  it('RATE-4: at most two requests in flight per host; the third waits for a release', async () => {
+    const { clock, slots, acquire } = setup();
+    const first = granted(await acquire('ris-a.test'));
+    const second = granted(await acquire('ris-a.test'));
+
+    let third: AcquireResult | undefined;
+    const pending = slots.acquire('ris-a.test', { intervalMs: 1_000 }).then((r) => {
+      third = r;
+      return r;
+    });
+    await clock.advance(30_000);
+    const stillWaiting = third === undefined;
+    await first.release();
+    const lease = granted(await clock.run(pending));
+
+    expect(stillWaiting).toBe(true);
+    expect(lease.sendAtMs).toBe(clock.now());
+    expect(lease.sendAtMs - second.sendAtMs).toBeGreaterThanOrEqual(1_000 + M);
+    expect((await slots.hostState('ris-a.test')).inFlight).toBe(2);
+  });
+
+  it('RATE-5: a redirect moves the in-flight place to the target and takes a slot in its pace', async () => {
+    const { clock, slots, acquire, t0 } = setup();
+    const a1 = granted(await acquire('ris-a.test'));
+    const a2 = granted(await acquire('ris-a.test'));
+    const b1 = granted(await acquire('ris-b.test'));
+
+    const moved = granted(await clock.run(a1.moveTo('https://RIS-B.test/x', { intervalMs: 1_000 })));
+    const a3 = granted(await acquire('ris-a.test')); // would wait forever if a1's place had not moved
+    const sameHostHop = granted(await clock.run(moved.moveTo('ris-b.test', { intervalMs: 1_000 })));
+
+    expect(moved.host).toBe('ris-b.test');
+    expect(moved.sendAtMs - b1.sendAtMs).toBe(1_000 + M);
+    expect(a3.sendAtMs - a2.sendAtMs).toBe(1_000 + M);
+    // RATE-1: a hop to the same host needs its own slot too.
+    expect(sameHostHop.sendAtMs - moved.sendAtMs).toBe(1_000 + M);
+    expect((await slots.hostState('ris-b.test')).inFlight).toBe(2);
+    expect(t0).toBeLessThan(moved.sendAtMs);
+  });
+
+  it('RATE-8: Retry-After holds the host back (capped at 24 h) and never shortens a pause', async () => {
+    const { slots, acquire, t0 } = setup();
+    await slots.noteRetryAfter('ris-a.test', 48 * 3_600_000);
+    await slots.noteRetryAfter('ris-a.test', 10_000);
+
+    const state = await slots.hostState('ris-a.test');
+    const probe = await acquire('ris-a.test', 1_000, { maxWaitMs: 5_000 });
+    const lease = granted(await acquire('ris-a.test'));
+    const next = granted(await acquire('ris-b.test'));
+
+    expect(state.retryAfterUntilMs! - t0).toBe(24 * 3_600_000);
+    expect(probe).toMatchObject({ granted: false, reason: 'max-wait', retryAtMs: t0 + 24 * 3_600_000 });
+    expect(lease.sendAtMs - t0).toBe(24 * 3_600_000);
+    expect(next.host).toBe('ris-b.test');
+  });
+
+  it('ROB-10: Crawl-delay is a lower bound of the interval, capped at 60 s, and shows in status', async () => {
+    const { slots, acquire, t0 } = setup();
+    await slots.noteCrawlDelay('ris-a.test', 120_000);
+    await slots.noteCrawlDelay('ris-b.test', 3_000);
+    await slots.noteCrawlDelay('ris-c.test', 500);
+
+    const a = await sendTimes(acquire, 'ris-a.test', 2, t0);
+    const b0 = granted(await acquire('ris-b.test'));
+    await b0.release();
+    const b1 = granted(await acquire('ris-b.test'));
+    const c = await sendTimes(acquire, 'ris-c.test', 2, b1.sendAtMs);
+
+    expect(a[1]! - a[0]!).toBe(60_000 + M);
+    expect(b1.sendAtMs - b0.sendAtMs).toBe(3_000 + M);
+    expect(c[1]! - c[0]!).toBe(1_000 + M); // a smaller Crawl-delay never speeds up RATE-1
+    expect((await slots.hostState('ris-a.test')).crawlDelayMs).toBe(60_000);
+  });
+
+  it('max wait: a slot beyond the budget is refused and nothing is reserved', async () => {
+    const { slots, acquire, clock } = setup();
+    const held = granted(await acquire('ris-a.test'));
+    const before = await slots.hostState('ris-a.test');
+
+    const refused = await acquire('ris-a.test', 1_000, { maxWaitMs: 500 });
+    const after = await slots.hostState('ris-a.test');
+    const next = granted(await acquire('ris-a.test'));
+
+    expect(refused).toEqual({
+      granted: false,
+      reason: 'max-wait',
+      host: 'ris-a.test',
+      retryAtMs: held.sendAtMs + 1_000 + M,
+    });
+    expect(after).toEqual(before);
+    // The refused call did not take the slot: the next caller gets it.
+    expect(next.sendAtMs).toBe(held.sendAtMs + 1_000 + M);
+    expect(clock.now()).toBe(next.sendAtMs);
+  });
+
+  it('max wait also bounds waiting for an in-flight place; reserveHostSlot turns it into HOST_SLOT_TIMEOUT', async () => {
+    const { slots, acquire, clock } = setup();
+    granted(await acquire('ris-a.test'));
+    granted(await acquire('ris-a.test'));
+
+    const started = clock.now();
+    const refused = await acquire('ris-a.test', 1_000, { maxWaitMs: 5_000 });
+    const error = await clock
+      .run(reserveHostSlot(slots, 'ris-a.test', { intervalMs: 1_000, maxWaitMs: 100 }))
+      .catch((e: unknown) => e);
+
+    expect(refused).toMatchObject({ granted: false, reason: 'max-wait' });
+    expect(clock.now() - started).toBe(5_100);
+    expect(isIngestorError(error, 'HOST_SLOT_TIMEOUT')).toBe(true);
+    expect((await slots.hostState('ris-a.test')).inFlight).toBe(2);
+  });
+
+  it('abort: a caller waiting for its slot gives up with the signal reason; the slot stays spent', async () => {
+    const { slots, acquire, clock, t0 } = setup();
+    const first = granted(await acquire('ris-a.test'));
+    const controller = new AbortController();
+
+    const waiting = slots.acquire('ris-a.test', { intervalMs: 1_000, signal: controller.signal });
+    await settle();
+    controller.abort(new Error('request cancelled'));
+    const outcome = await waiting.catch((e: Error) => e.message);
+    await first.release();
+
+    const stateAfter = await slots.hostState('ris-a.test');
+    const next = granted(await acquire('ris-a.test'));
+
+    expect(outcome).toBe('request cancelled');
+    expect(stateAfter.inFlight).toBe(0);
+    expect(clock.pendingTimers).toBe(0);
+    expect(next.sendAtMs - t0).toBe(2 * (1_000 + M));
+  });
+
+  it('release is idempotent and a released lease cannot free a place twice', async () => {
+    const { slots, acquire } = setup();
+    const lease = granted(await acquire('ris-a.test'));
+    const other = granted(await acquire('ris-a.test'));
+
+    await Promise.all([lease.release(), lease.release()]);
+    await lease.release();
+
+    expect((await slots.hostState('ris-a.test')).inFlight).toBe(1);
+    await other.release();
+  });
+
+  it.each([
+    [{ intervalMs: Number.NaN }, /intervalMs/],
+    [{ intervalMs: 61_000 }, /noteRetryAfter/],
+    [{ intervalMs: 1_000, maxWaitMs: -1 }, /maxWaitMs/],
+    [{ intervalMs: 1_000, leaseTtlMs: 10 }, /leaseTtlMs/],
+  ])('rejects bad options %j with SLOT_OPTIONS_INVALID', async (opts, message) => {
+    const { slots }: { slots: PacedHostSlots } = setup();
+
+    const error = await slots.acquire('ris-a.test', opts).catch((e: unknown) => e);
+
+    expect(isIngestorError(error, 'SLOT_OPTIONS_INVALID')).toBe(true);
+    expect((error as Error).message).toMatch(message);
+  });
+});
