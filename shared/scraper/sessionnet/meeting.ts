@@ -1,0 +1,182 @@
+import { PageLayoutError } from '../errors';
+import {
+  type AnyNode,
+  type Cheerio,
+  type CheerioAPI,
+  cleanText,
+  linesOf,
+  loadHtml,
+  pageName,
+  parseGermanDate,
+  parseTimeRange,
+  textOf,
+} from '../html';
+import type { FileRole, ParsedAgendaItem, ParsedFile, ParsedMeeting } from '../types';
+import {
+  type SessionNetSite,
+  sessionNetFileOf,
+  sessionNetFileUrl,
+  sessionNetKeyOf,
+  sessionNetRef,
+  sessionNetSiteOf,
+  sessionNetUrl,
+} from './urls';
+
+/**
+ * SessionNet meeting page `si0057?__ksinr=` / `si0050?__ksinr=`: the meeting's document box
+ * (`.smc-documents`, each document with a category badge — BM, PR, EL …) and the agenda table
+ * (`td.tofnum` with the "Ö 1" badge, `td.tolink` title and reporter, `td.tostatus`, `td.todocs`).
+ * Documents are `getfile?id=&type=do` — stable ids and download addresses. Agenda items carry their own
+ * id only where the page links `to0050?__ktonr=`; otherwise the id is the meeting URL plus the item
+ * number as fragment (stable as long as the agenda keeps its numbering).
+ */
+
+const REPORTER = /\s*[-–]?\s*Berichterstatter(?:in|\*in|:in)?\s*:\s*/i;
+
+function roleOfCategory(category: string | undefined, name: string): FileRole {
+  const c = (category ?? '').toUpperCase();
+  const n = name.toLowerCase();
+  if (c === 'EL' || n.includes('einladung') || n.includes('tagesordnung')) return 'invitation';
+  if (c === 'WP' || n.includes('wortprotokoll')) return 'verbatimProtocol';
+  if (c === 'PR' || c === 'NS' || n.includes('protokoll') || n.includes('niederschrift'))
+    return 'resultsProtocol';
+  return 'auxiliary';
+}
+
+/** Unique getfile documents within `scope`, named by their text link (not the empty download button). */
+export function documentsIn($: CheerioAPI, scope: Cheerio<AnyNode>, site: SessionNetSite): ParsedFile[] {
+  const files: ParsedFile[] = [];
+  scope.find('a[href]').each((_, a) => {
+    const ref = sessionNetFileOf($(a).attr('href'));
+    if (!ref) return;
+    const id = sessionNetFileUrl(site, ref.id, ref.type);
+    const name = textOf($(a));
+    const box = $(a).closest('.smc-dg-ds-1, .smc-doc, li');
+    const category = textOf(box.find('.smc-doc-icon').first()) || undefined;
+    const known = files.find((f) => f.id === id);
+    if (known) {
+      if (known.name === '' && name !== '') {
+        known.name = name;
+        known.role = roleOfCategory(known.category, name);
+      }
+      return;
+    }
+    files.push({
+      id,
+      name,
+      accessUrl: id,
+      role: roleOfCategory(category, name),
+      ...(category ? { category } : {}),
+    });
+  });
+  for (const f of files)
+    if (f.name === '') f.name = `Dokument ${f.id.split('id=')[1]?.split('&')[0] ?? ''}`.trim();
+  return files;
+}
+
+function agendaTable($: CheerioAPI) {
+  const byId = $('table[id^="smc_page_si0057_contenttable"], table[id^="smc_page_si0050_contenttable"]')
+    .filter((_, t) => $(t).find('td.tofnum').length > 0)
+    .first();
+  if (byId.length > 0) return byId;
+  return $('table')
+    .filter((_, t) => $(t).find('td.tofnum').length > 0)
+    .first();
+}
+
+export function parseSessionNetMeeting(html: string, pageUrl: string): ParsedMeeting {
+  const $ = loadHtml(html);
+  const key = sessionNetKeyOf(pageUrl, 'meeting');
+  if (key === undefined) throw new PageLayoutError('si0057', pageUrl, 'no __ksinr in the page URL');
+  const site = sessionNetSiteOf(pageUrl);
+  const page = pageName(pageUrl) === 'si0050' ? 'si0050' : 'si0057';
+  const table = agendaTable($);
+  const documentBoxes = $('.smc-documents').filter((_, el) => $(el).closest('td.todocs').length === 0);
+  if (table.length === 0 && documentBoxes.length === 0 && $('[id^="smc_page_si005"]').length === 0) {
+    throw new PageLayoutError(page, pageUrl, 'neither agenda table nor document box');
+  }
+  const title = textOf($('h1').first()) || textOf($('title').first());
+  const meeting: ParsedMeeting = {
+    id: sessionNetUrl(site, 'meeting', key, page),
+    key,
+    name: title,
+    agenda: [],
+    files: [],
+  };
+  // Meeting facts where the layout shows them (label/value rows, e.g. "Datum:", "Raum:").
+  $('tr').each((_, tr) => {
+    const cells = $(tr).children('td, th');
+    if (cells.length < 2) return;
+    const label = cleanText(cells.first().text()).replace(/:$/, '').toLowerCase();
+    const value = textOf(cells.eq(1));
+    if (label === 'datum' && !meeting.date) {
+      const d = parseGermanDate(value);
+      if (d) meeting.date = d;
+    } else if (label === 'zeit' && !meeting.startTime) {
+      const t = parseTimeRange(value);
+      if (t.start) meeting.startTime = t.start;
+      if (t.end) meeting.endTime = t.end;
+    } else if ((label === 'raum' || label === 'ort') && !meeting.room) {
+      if (value) meeting.room = value;
+    } else if (label === 'gremium' && !meeting.organization) {
+      const link = cells.eq(1).find('a[href]').first();
+      const k = sessionNetKeyOf(link.attr('href'), 'organization');
+      if (k) meeting.organization = sessionNetRef(site, 'organization', k, value);
+    }
+  });
+  documentBoxes.each((_, box) => {
+    for (const f of documentsIn($, $(box), site))
+      if (!meeting.files.some((m) => m.id === f.id)) meeting.files.push(f);
+  });
+
+  let order = 0;
+  table.find('tr').each((_, tr) => {
+    const numberCell = $(tr).children('td.tofnum');
+    if (numberCell.length === 0) return;
+    const number = textOf(numberCell) || undefined;
+    const titleCell = $(tr).children('td.tolink');
+    const lines = linesOf($, titleCell);
+    let name = lines[0] ?? '';
+    let reporter = lines.slice(1).find((l) => REPORTER.test(l));
+    if (reporter) reporter = reporter.replace(REPORTER, '').trim();
+    if (!reporter && REPORTER.test(name)) {
+      const [head, ...rest] = name.split(REPORTER);
+      name = (head ?? '').trim();
+      reporter = rest.join(' ').trim() || undefined;
+    }
+    const itemLink = titleCell
+      .find('a[href]')
+      .toArray()
+      .find((a) => sessionNetKeyOf($(a).attr('href'), 'agendaItem') !== undefined);
+    const itemKey = itemLink ? sessionNetKeyOf($(itemLink).attr('href'), 'agendaItem') : undefined;
+    // "Ö 1" → "Oe1": a readable, URL-safe fragment (the number is the item's only identity here).
+    const fragment = cleanText(number ?? String(order + 1))
+      .replace(/Ö/g, 'Oe')
+      .replace(/ö/g, 'oe')
+      .replace(/[^A-Za-z0-9.]+/g, '');
+    const item: ParsedAgendaItem = {
+      id: itemKey ? sessionNetUrl(site, 'agendaItem', itemKey) : `${meeting.id}#top-${fragment}`,
+      key: itemKey ?? `${key}-${fragment}`,
+      name: name || `TOP ${number ?? order + 1}`,
+      public: number === undefined || !/^N\b/.test(number),
+      order: order++,
+      files: documentsIn($, $(tr).children('td.todocs'), site),
+    };
+    if (number) item.number = number;
+    if (reporter) item.reporter = reporter;
+    if (itemKey) item.detailUrl = item.id;
+    const status = textOf($(tr).children('td.tostatus'));
+    if (status) item.result = status;
+    const paperLink = $(tr)
+      .find('a[href]')
+      .toArray()
+      .find((a) => sessionNetKeyOf($(a).attr('href'), 'paper') !== undefined);
+    if (paperLink) {
+      const k = sessionNetKeyOf($(paperLink).attr('href'), 'paper') as string;
+      const reference = textOf($(paperLink)) || undefined;
+      item.paper = { ...sessionNetRef(site, 'paper', k), ...(reference ? { reference } : {}) };
+    }
+    meeting.agenda.push(item);
+  });
+  return meeting;
+}

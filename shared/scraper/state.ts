@@ -1,0 +1,205 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { BatchGetCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { sha256Hex } from '../oparl/objects';
+import { CursorConflictError, sourcePartition } from '../oparl/state';
+import type { SyncFailure } from '../oparl/types';
+import type { AwsClients } from '../store/clients';
+import type { MirrorTypeName } from './oparl-shape';
+import type { CalendarRow, OrganizationKind } from './types';
+
+/**
+ * The scraper's items in the State table, next to the OParl engine's in the source partition
+ * `SOURCE#<sourceId>` (shared/oparl/state.ts), in their own sort-key family:
+ * - `SCRAPE#CURSOR#<kind>`     the run cursor, written after every page (optimistic lock on `seq`)
+ * - `SCRAPE#MONTH#<yyyy-mm>`   hash per calendar row of that month (+ when its meeting page was read)
+ * - `SCRAPE#PAGE#<urlKey>`     per detail page: content hash, the objects it owns (for tombstones),
+ *                              when it was read, "not public" marks
+ * Single-item writes only (dynalite has no transactions); each is idempotent, the cursor is the commit
+ * point of a page. Body, slug and session-day items are the OParl engine's (`SyncStateStore`).
+ */
+
+export const cursorKey = (kind: string) => `SCRAPE#CURSOR#${kind}`;
+export const monthKey = (month: string) => `SCRAPE#MONTH#${month}`;
+export const pageStateKey = (url: string) => `SCRAPE#PAGE#${urlKey(url)}`;
+
+export function urlKey(url: string): string {
+  return sha256Hex(url).slice(0, 24);
+}
+
+/** One calendar row as remembered: content hash, when its meeting page was last read (ISO), its URL. */
+export interface RowMark {
+  h: string;
+  f?: string;
+  /** The meeting's id URL (a row that disappears is checked at this address). */
+  u?: string;
+  /** Its page answered "not public" (or was gone): no revisits until the row itself changes. */
+  n?: true;
+}
+
+export interface MonthState {
+  month: string;
+  rows: Record<string, RowMark>;
+  fetchedAt: string;
+}
+
+export type PageKind = 'meeting' | 'agendaItem' | 'paper' | 'organization' | 'person';
+
+export interface PageState {
+  url: string;
+  kind: PageKind;
+  /** Hash over the owned objects' hashes: an unchanged page writes nothing. */
+  hash?: string;
+  /** Objects this page owns, by id: type and content hash (tombstoned when they disappear). */
+  objects: Record<string, { type: MirrorTypeName; hash: string }>;
+  fetchedAt: string;
+  /** The source redirected to its "not public" page (ALLRIS noauth.asp): skipped, not retried. */
+  notPublicSince?: string;
+}
+
+/** A unit of work; the cursor keeps a stack of them (children before the commit of their parent). */
+export type ScrapeTask =
+  | { op: 'meeting'; url: string; month: string; row: CalendarRow; revisit?: boolean }
+  | { op: 'meeting-row'; month: string; row: CalendarRow }
+  | { op: 'agenda-item'; url: string; meetingUrl: string; item: Record<string, unknown>; hash: string }
+  | { op: 'paper'; url: string }
+  | { op: 'organization-list'; url: string; kind: OrganizationKind }
+  | { op: 'organization'; url: string; kind: OrganizationKind }
+  | { op: 'person'; url: string }
+  | { op: 'vanished-check'; url: string; meetingKey: string; month: string }
+  | { op: 'commit-month'; month: string; rows: Record<string, RowMark> }
+  | { op: 'commit-page'; state: PageState };
+
+export type ScrapePhase = 'months' | 'vanished' | 'organizations' | 'finish';
+
+export interface ScrapeCursor {
+  sourceId: string;
+  runId: string;
+  kind: 'incremental' | 'full';
+  status: 'running' | 'done';
+  seq: number;
+  startedAt: string;
+  updatedAt?: string;
+  phase: ScrapePhase;
+  /** Calendar months of this run, `YYYY-MM`, and the next one to read. */
+  months: string[];
+  monthIndex: number;
+  tasks: ScrapeTask[];
+  /** Meetings that left a month's listing, by record number (checked at the end of the run). */
+  vanished: Record<string, { url: string; month: string }>;
+  /** Meetings that entered a month's listing this run (a vanished one may have moved). */
+  appeared: string[];
+  /** Organization pages asked in this run (a committee named on many meetings is read once). */
+  organizationsAsked: string[];
+  totals: {
+    requests: number;
+    pages: number;
+    new: number;
+    modified: number;
+    deleted: number;
+    documents: number;
+    notPublic: number;
+  };
+  flags: { answered: number; disallowed: number };
+  failures: SyncFailure[];
+  stopReason?: 'end' | 'deadline' | 'failure';
+  report?: Record<string, unknown>;
+}
+
+function isConditionFailure(err: unknown): boolean {
+  return (
+    err instanceof ConditionalCheckFailedException ||
+    (err as { name?: string }).name === 'ConditionalCheckFailedException'
+  );
+}
+
+function strip<T>(item: Record<string, unknown> | undefined): T | undefined {
+  if (!item) return undefined;
+  const { pk: _pk, sk: _sk, ...rest } = item;
+  return rest as T;
+}
+
+export class ScrapeStateStore {
+  constructor(
+    private readonly clients: Pick<AwsClients, 'doc'>,
+    private readonly table: string,
+    private readonly sourceId: string,
+  ) {}
+
+  private get pk(): string {
+    return sourcePartition(this.sourceId);
+  }
+
+  private async get<T>(sk: string): Promise<T | undefined> {
+    const out = await this.clients.doc.send(
+      new GetCommand({ TableName: this.table, Key: { pk: this.pk, sk }, ConsistentRead: true }),
+    );
+    return strip<T>(out.Item);
+  }
+
+  private async put(sk: string, item: object): Promise<void> {
+    await this.clients.doc.send(
+      new PutCommand({ TableName: this.table, Item: { pk: this.pk, sk, ...item } }),
+    );
+  }
+
+  getCursor(kind: string): Promise<ScrapeCursor | undefined> {
+    return this.get<ScrapeCursor>(cursorKey(kind));
+  }
+
+  /** Optimistic lock on `seq`, as the OParl cursor: a duplicate invocation stops here. */
+  async putCursor(cursor: ScrapeCursor, previousSeq: number | undefined): Promise<void> {
+    try {
+      await this.clients.doc.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: { pk: this.pk, sk: cursorKey(cursor.kind), ...cursor },
+          ...(previousSeq === undefined
+            ? { ConditionExpression: 'attribute_not_exists(sk)' }
+            : { ConditionExpression: 'seq = :seq', ExpressionAttributeValues: { ':seq': previousSeq } }),
+        }),
+      );
+    } catch (err) {
+      if (isConditionFailure(err)) throw new CursorConflictError(this.sourceId, `scrape ${cursor.kind}`);
+      throw err;
+    }
+  }
+
+  getMonth(month: string): Promise<MonthState | undefined> {
+    return this.get<MonthState>(monthKey(month));
+  }
+
+  putMonth(state: MonthState): Promise<void> {
+    return this.put(monthKey(state.month), state);
+  }
+
+  getPage(url: string): Promise<PageState | undefined> {
+    return this.get<PageState>(pageStateKey(url));
+  }
+
+  putPage(state: PageState): Promise<void> {
+    return this.put(pageStateKey(state.url), state);
+  }
+
+  /** Page states of several URLs in one round trip (which organizations were never read). */
+  async getPages(urls: string[]): Promise<Map<string, PageState>> {
+    const found = new Map<string, PageState>();
+    const unique = [...new Set(urls)];
+    for (let i = 0; i < unique.length; i += 100) {
+      let pending: Record<string, unknown>[] = unique
+        .slice(i, i + 100)
+        .map((url) => ({ pk: this.pk, sk: pageStateKey(url) }));
+      for (let attempt = 0; pending.length > 0; attempt++) {
+        if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** attempt)));
+        const out = await this.clients.doc.send(
+          new BatchGetCommand({ RequestItems: { [this.table]: { Keys: pending, ConsistentRead: true } } }),
+        );
+        for (const item of out.Responses?.[this.table] ?? []) {
+          const state = strip<PageState>(item);
+          if (state) found.set(state.url, state);
+        }
+        pending = (out.UnprocessedKeys?.[this.table]?.Keys as Record<string, unknown>[]) ?? [];
+      }
+    }
+    return found;
+  }
+}

@@ -1,0 +1,57 @@
+// The RIS HTML fixtures beside the repository (shared/fixtures/ris-html, see its SOURCE.md): five
+// Hamburg ALLRIS 3 districts (raw ISO-8859-1 bytes, as served) and two trimmed SessionNet samples.
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { repoRoot } from '../fake-council/fixtures';
+
+export const risHtmlDir = path.resolve(repoRoot, '..', 'shared', 'fixtures', 'ris-html');
+
+export const ALLRIS_DISTRICTS = ['altona', 'eimsbuettel', 'hamburg_nord', 'harburg', 'wandsbek'] as const;
+export type AllrisDistrict = (typeof ALLRIS_DISTRICTS)[number];
+export const ALLRIS_PAGE_FILES = ['to010', 'to020', 'vo020', 'au020', 'fr020'] as const;
+export type AllrisPageFile = (typeof ALLRIS_PAGE_FILES)[number];
+
+export interface ManifestEntry {
+  name: string;
+  base_url: string;
+  document_id: string;
+  meeting_id: string;
+  agenda_item_id: string;
+  committee_id: string;
+  party_id: string;
+}
+
+export function hasRisHtmlFixtures(): boolean {
+  return existsSync(path.join(risHtmlDir, 'allris', 'allris_manifest.yml'));
+}
+
+/** The raw bytes of one ALLRIS page, exactly as captured. */
+export function allrisPage(district: AllrisDistrict, page: AllrisPageFile): Buffer {
+  return readFileSync(path.join(risHtmlDir, 'allris', district, `${page}.html`));
+}
+
+export function sessionNetSample(name: 'si0040_oct2025' | 'si0057_sample'): Buffer {
+  return readFileSync(path.join(risHtmlDir, 'sessionnet', `${name}.html`));
+}
+
+/**
+ * `allris_manifest.yml`: two levels of `key: value` (district → fields). Read line by line — the file is
+ * that simple, and no YAML library is a dependency of this project.
+ */
+export function allrisManifest(): Record<string, ManifestEntry> {
+  const text = readFileSync(path.join(risHtmlDir, 'allris', 'allris_manifest.yml'), 'utf8');
+  const out: Record<string, Record<string, string>> = {};
+  let current: Record<string, string> | undefined;
+  for (const raw of text.split(/\r?\n/)) {
+    if (raw.trim() === '' || raw.trimStart().startsWith('#')) continue;
+    const top = /^([a-z_]+):\s*$/.exec(raw);
+    if (top?.[1]) {
+      current = {};
+      out[top[1]] = current;
+      continue;
+    }
+    const field = /^\s+([a-z_]+):\s*(.+?)\s*$/.exec(raw);
+    if (field?.[1] && field[2] !== undefined && current) current[field[1]] = field[2];
+  }
+  return out as unknown as Record<string, ManifestEntry>;
+}
