@@ -5,6 +5,7 @@ import { loadAllSources, putSourceItem } from '../../shared/store/sources';
 import { type FakeCouncil, startDemoCouncil } from '../../test/support/fake-council';
 import type { LocalRuntime } from '../local/runtime';
 import { type CommandResult, progress } from '../output';
+import { createLocalDocumentPasses } from './documents-local';
 
 /**
  * `npm start`: the whole pipeline on this machine — the same planner and sync handlers as in AWS,
@@ -54,6 +55,8 @@ export async function startCommand(
   const planner = await import('../../functions/planner');
   const sync = await import('../../functions/sync');
   const totals: StartSummary = { sources: 0, syncs: 0, requests: 0, objects: 0 };
+  // Files + deletion check hourly, photos Mondays 03:00 — the same passes as the scheduled functions.
+  const documents = createLocalDocumentPasses(rt, { allowLoopback });
   sync.configureSyncRuntime({
     onRequest: (event: FetchEvent) => {
       if (event.kind !== 'request') return;
@@ -88,6 +91,7 @@ export async function startCommand(
           `${report.complete ? '' : ' (incomplete)'}${report.failures.length > 0 ? `; failures: ${report.failures.join(', ')}` : ''}`,
       );
     });
+    await documents.afterTick(say);
   };
 
   try {
@@ -114,6 +118,7 @@ export async function startCommand(
     });
     return { text: [`stopped: ${JSON.stringify(totals)}`], json: totals };
   } finally {
+    await documents.close();
     await demo?.close();
   }
 }

@@ -80,15 +80,22 @@ export async function recordDocument(
     if (!isConditionFailure(err)) throw err;
   }
   try {
-    // Known file: note that the source changed it, never touch state / attempts / S3 keys.
+    // Known file: note that the source changed it, never touch state / attempts / S3 keys. It goes back
+    // to the document functions' intake (`due`), which re-queues it by its state (DEL-1 re-fetch).
     await clients.doc.send(
       new UpdateCommand({
         TableName: table,
         Key: { docId },
-        UpdateExpression: 'SET sourceModified = :m, sourceChecksum = :c, sourceChangedAt = :now',
+        UpdateExpression:
+          'SET sourceModified = :m, sourceChecksum = :c, sourceChangedAt = :now, attemptShard = :due, nextAttemptAt = :now',
         ConditionExpression:
           'attribute_exists(docId) AND (attribute_not_exists(sourceModified) OR sourceModified <> :m OR sourceChecksum <> :c)',
-        ExpressionAttributeValues: { ':m': sourceModified, ':c': sourceSha1, ':now': fields.nowIso },
+        ExpressionAttributeValues: {
+          ':m': sourceModified,
+          ':c': sourceSha1,
+          ':now': fields.nowIso,
+          ':due': 'due',
+        },
       }),
     );
     return 'changed';

@@ -1,11 +1,14 @@
 import type { IngestorEnv } from '../config/env';
 import { upstashCredentials } from '../config/secrets';
 import type { SourceConfig } from '../config/source';
-import { createPoliteFetcherFromEnv, type FetchEvent } from '../fetch';
+import { createPoliteFetcherFromEnv, type FetchEvent, type HostSlots, type PoliteFetcher } from '../fetch';
 import type { HostResolver } from '../net';
 import { logger } from '../observability/logger';
+import { metrics } from '../observability/metrics';
+import { logRequestEvent, recordSyncReport } from '../observability/request-log';
 import { createOParlSyncEngine, syncTablesFromEnv } from '../oparl';
 import { DEFAULT_LEASE_MINUTES, scheduleSettingsFromEnv } from '../schedule';
+import { createScraperSyncEngine } from '../scraper/engine';
 import { createHostSlotsFromEnv } from '../slots/from-env';
 import { type AwsClients, createAwsClients } from '../store/clients';
 import { loadAllSources } from '../store/sources';
@@ -32,29 +35,76 @@ export interface SyncRuntimeOptions {
   onRequest?: (event: FetchEvent) => void;
 }
 
-export async function createSyncRuntime(
+/**
+ * The fetching half of the composition root, shared by the sync function and the operator CLI (probe,
+ * `sources add`): clients, slots (Upstash when configured, else process-local), the polite fetcher with
+ * the request log and metrics (source, host, outcome — never headers or bodies), and the RATE-2 host
+ * interval index. Built once per process.
+ */
+export interface FetchRuntime {
+  clients: AwsClients;
+  slots: HostSlots;
+  fetcher: PoliteFetcher & { close(): Promise<void> };
+  hostIntervals: HostIntervalIndex;
+  close(): Promise<void>;
+}
+
+export interface FetchRuntimeOptions {
+  clients?: AwsClients;
+  /** Only the local demo and tests pass a resolver (e.g. `*.test` → loopback). */
+  resolver?: HostResolver;
+  onRequest?: (event: FetchEvent) => void;
+  /** ONB-1: the probe wraps the slots to count and cap every request (robots.txt and hops included). */
+  wrapSlots?: (slots: HostSlots) => HostSlots;
+}
+
+export async function createFetchRuntime(
   env: IngestorEnv,
-  options: SyncRuntimeOptions = {},
-): Promise<SyncRuntime> {
-  if (!env.SYNC_QUEUE_URL) throw new Error('SYNC_QUEUE_URL is not set');
+  options: FetchRuntimeOptions = {},
+): Promise<FetchRuntime> {
   const clients = options.clients ?? createAwsClients(env);
   const credentials = await upstashCredentials(env);
-  const slots = createHostSlotsFromEnv(env, credentials ? { token: credentials.token } : {});
+  const baseSlots = createHostSlotsFromEnv(env, credentials ? { token: credentials.token } : {});
+  const slots = options.wrapSlots ? options.wrapSlots(baseSlots) : baseSlots;
   const fetcher = createPoliteFetcherFromEnv(env, {
     slots,
     s3: clients.s3,
     ...(options.resolver ? { resolver: options.resolver } : {}),
     onRequest: (event) => {
       // Outcome per request: source, host, status or error code — never headers or bodies.
-      logger.debug('request', { ...event });
+      logRequestEvent(event);
       options.onRequest?.(event);
     },
     onRobotsStoreError: (error, operation) =>
       logger.warn('robots store unavailable', { operation, error: String(error) }),
   });
+  return {
+    clients,
+    slots,
+    fetcher,
+    hostIntervals: createHostIntervalIndex(clients, env),
+    async close() {
+      metrics.flush();
+      await fetcher.close();
+    },
+  };
+}
 
-  const hostIntervals = createHostIntervalIndex(clients, env);
+export async function createSyncRuntime(
+  env: IngestorEnv,
+  options: SyncRuntimeOptions = {},
+): Promise<SyncRuntime> {
+  if (!env.SYNC_QUEUE_URL) throw new Error('SYNC_QUEUE_URL is not set');
+  const { clients, fetcher, hostIntervals, close } = await createFetchRuntime(env, options);
   const oparlEngine = createOParlSyncEngine({
+    fetcher,
+    clients,
+    tables: syncTablesFromEnv(env),
+    hostIntervalMs: (sourceId) => hostIntervals.forSource(sourceId),
+    log: (event, fields) => logger.info(event, fields),
+  });
+  // Issue 8: sources of kind `scraper` (no OParl API) run the HTML scraper over the same fetcher.
+  const scraperEngine = createScraperSyncEngine({
     fetcher,
     clients,
     tables: syncTablesFromEnv(env),
@@ -68,27 +118,35 @@ export async function createSyncRuntime(
     syncQueueUrl: env.SYNC_QUEUE_URL,
     engine: async (source, message, budget) => {
       await hostIntervals.refresh();
-      return oparlEngine(source, message, budget);
+      try {
+        const engine = source.kind === 'scraper' ? scraperEngine : oparlEngine;
+        const report = await engine(source, message, budget);
+        recordSyncReport(source.sourceId, report);
+        return report;
+      } finally {
+        // One EMF line per dimension set and sync message, not one per request.
+        metrics.flush();
+      }
     },
     now: () => new Date(),
     leaseMinutes: DEFAULT_LEASE_MINUTES,
     settings: scheduleSettingsFromEnv(env),
   };
-  return {
-    env,
-    clients,
-    runDeps,
-    async close() {
-      await fetcher.close();
-    },
-  };
+  return { env, clients, runDeps, close };
 }
 
 /**
  * RATE-2: the largest interval configured for any source on a hostname applies to every fetch to that
  * hostname. Kept per process and re-read from the Sources table at most every 5 minutes.
  */
-function createHostIntervalIndex(clients: AwsClients, env: IngestorEnv) {
+export interface HostIntervalIndex {
+  refresh(): Promise<void>;
+  forSource(sourceId: string): number | undefined;
+  /** The largest interval of any source on `host`, ms (RATE-2); undefined when none is known. */
+  forHost(host: string): number | undefined;
+}
+
+export function createHostIntervalIndex(clients: AwsClients, env: IngestorEnv): HostIntervalIndex {
   let loadedAt = Number.NEGATIVE_INFINITY;
   let byHost = new Map<string, number>();
   let hostOf = new Map<string, string>();
@@ -108,6 +166,9 @@ function createHostIntervalIndex(clients: AwsClients, env: IngestorEnv) {
     forSource(sourceId: string): number | undefined {
       const host = hostOf.get(sourceId);
       return host === undefined ? undefined : byHost.get(host);
+    },
+    forHost(host: string): number | undefined {
+      return byHost.get(host.toLowerCase());
     },
   };
 }

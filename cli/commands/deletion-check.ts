@@ -1,0 +1,29 @@
+import { createDocumentsRuntime, runDeletionCheck } from '../../shared/documents';
+import type { LocalRuntime } from '../local/runtime';
+import type { CommandResult } from '../output';
+import { countsLine } from './files';
+
+/** `deletion-check [--once]`: one pass of the deletion check (DEL-1 … DEL-5, RATE-6) in this process. */
+export async function deletionCheckCommand(rt: LocalRuntime, now: Date): Promise<CommandResult> {
+  const docs = await createDocumentsRuntime(rt.env, { clients: rt.clients });
+  try {
+    const report = await runDeletionCheck(docs.deps, { now });
+    return {
+      text: [
+        `deletion check: ${countsLine(report.checks)} (${report.requests} requests)`,
+        ...report.restingSources.map((s) => `  ${s.sourceId} rested: ${s.newGone} newly gone (DEL-4)`),
+        ...report.stoppedServers.map((s) => `  ${s.host} not asked further: ${s.reason}`),
+      ],
+      json: {
+        checks: report.checks,
+        requests: report.requests,
+        routed: report.routed,
+        restingSources: report.restingSources,
+        stoppedServers: report.stoppedServers,
+        invalidSources: report.invalidSources,
+      },
+    };
+  } finally {
+    await docs.close();
+  }
+}

@@ -1,0 +1,29 @@
+import { createDocumentsRuntime, runPhotosPass } from '../../shared/documents';
+import type { LocalRuntime } from '../local/runtime';
+import type { CommandResult } from '../output';
+import { countsLine } from './files';
+
+/** `photos [--once]`: one pass of the person photos (PHO-1 … PHO-3) in this process, now. */
+export async function photosCommand(rt: LocalRuntime, now: Date): Promise<CommandResult> {
+  const docs = await createDocumentsRuntime(rt.env, { clients: rt.clients });
+  try {
+    const report = await runPhotosPass(docs.deps, { now });
+    return {
+      text: [
+        `photos: ${countsLine(report.photos)}`,
+        ...report.bodies.map(
+          (b) => `  ${b.sourceId} ${b.bodyId}: ${b.checked} of ${b.due} due (${b.persons} persons)`,
+        ),
+        ...report.skippedSources.map((s) => `  ${s.sourceId} skipped: ${s.reason}`),
+      ],
+      json: {
+        photos: report.photos,
+        bodies: report.bodies,
+        skippedSources: report.skippedSources,
+        invalidSources: report.invalidSources,
+      },
+    };
+  } finally {
+    await docs.close();
+  }
+}

@@ -1,0 +1,29 @@
+import type { Context } from 'aws-lambda';
+import { env } from '../shared/config/env';
+import {
+  createDocumentsRuntime,
+  type DocumentsRuntime,
+  type PhotosReport,
+  runPhotosPass,
+} from '../shared/documents';
+import { logger } from '../shared/observability/logger';
+
+/** Photos Lambda (Mondays 03:00 Europe/Berlin): SPEC PHO-1 … PHO-3. One pass per invocation. */
+export const BUDGET_RESERVE_MS = 60_000;
+
+let runtime: Promise<DocumentsRuntime> | undefined;
+
+export const handler = async (
+  _event?: unknown,
+  context?: Pick<Context, 'getRemainingTimeInMillis'>,
+): Promise<PhotosReport> => {
+  runtime ??= createDocumentsRuntime(env());
+  const rt = await runtime;
+  const remainingMs = context?.getRemainingTimeInMillis() ?? 15 * 60_000;
+  const report = await runPhotosPass(rt.deps, {
+    now: new Date(),
+    deadlineMs: Date.now() + Math.max(0, remainingMs - BUDGET_RESERVE_MS),
+  });
+  logger.info('photos done', { photos: report.photos });
+  return report;
+};

@@ -1,0 +1,113 @@
+/**
+ * Policy tables of the document functions (SPEC DOC, DEL, PHO, ERR-6, RATE-6). One constant each,
+ * exported, so the generated rules page and the tests read the same numbers as the code.
+ */
+
+const MINUTE_MS = 60_000;
+const HOUR_MS = 60 * MINUTE_MS;
+export const DAY_MS = 24 * HOUR_MS;
+
+/** The states a document can be in (issue 6); `documents --json` prints these names. */
+export const DOCUMENT_STATES = [
+  'pending',
+  'stored',
+  'retrying',
+  'blocked-robots',
+  'blocked-html',
+  'too-large',
+  'gone-provisional',
+  'gone',
+  'disabled',
+] as const;
+export type DocumentState = (typeof DOCUMENT_STATES)[number];
+
+/**
+ * DOC-4: pauses after the 1st … 5th failed attempt in a row caused by a timeout, connection error,
+ * empty body, 429, 5xx or unreachable robots.txt (15 min, 1 h, 6 h, 24 h, 72 h).
+ */
+export const DOC_RETRY_LADDER_MS: readonly number[] = [
+  15 * MINUTE_MS,
+  HOUR_MS,
+  6 * HOUR_MS,
+  24 * HOUR_MS,
+  72 * HOUR_MS,
+];
+/** DOC-4: after the ladder, and after any other error (403 included): every 7 days, without end. */
+export const DOC_RETRY_WEEKLY_MS = 7 * DAY_MS;
+
+/** DOC-3: per run (the function runs hourly) at most 400 files, at most 200 per source. */
+export const CACHE_MAX_FILES_PER_RUN = 400;
+export const CACHE_MAX_FILES_PER_SOURCE = 200;
+/** DOC-3 / DOC-5: at most 80 MB per file; larger ends the attempts (`too-large`). */
+export const CACHE_MAX_FILE_BYTES = 80 * 1000 * 1000;
+
+/** DOC-5: a 404/410 within 7 days after we first recorded the file is provisional. */
+export const DOC_GONE_PROVISIONAL_MS = 7 * DAY_MS;
+
+/** DOC-2: text of at most 500 files per body and run, of files up to 50 MB. */
+export const TEXT_MAX_FILES_PER_BODY = 500;
+export const TEXT_MAX_FILE_BYTES = 50 * 1000 * 1000;
+/**
+ * DOC-2: a file is downloaded once for text. When that one download fails for a transient reason
+ * (the DOC-4 ladder reasons), it is tried again on the ladder, at most this many times in all.
+ */
+export const TEXT_MAX_DOWNLOADS = DOC_RETRY_LADDER_MS.length + 1;
+
+/** DEL-1: documents the source changed, re-fetched per run. */
+export const DEL_MAX_REFETCHES_PER_RUN = 200;
+/** DEL-2: HEAD samples per listed body and run. */
+export const DEL_SAMPLES_PER_BODY = 30;
+/**
+ * DEL-2 (our choice, the rule only bounds the number): a stored document is due for its next HEAD
+ * sample this long after its last check; the oldest due are sampled first.
+ */
+export const DEL_SAMPLE_INTERVAL_MS = 7 * DAY_MS;
+/** DEL-3: re-checks of a document gone with 404/410, days after it was first found gone. */
+export const DEL_RECHECKS: readonly { afterDays: number; method: 'HEAD' | 'GET' }[] = [
+  { afterDays: 1, method: 'HEAD' },
+  { afterDays: 7, method: 'HEAD' },
+  { afterDays: 25, method: 'HEAD' },
+  // After 30 days one GET before our copy and text are deleted.
+  { afterDays: 30, method: 'GET' },
+];
+/** DEL-3 re-checks per run (our bound; each costs one request at ≥ 2 s per server). */
+export const DEL_MAX_RECHECKS_PER_RUN = 400;
+/** RATE-6: at least 2 s between two checks of the same server within one run. */
+export const DEL_SERVER_SPACING_MS = 2_000;
+/** DEL-4: after these statuses the run asks that server nothing more. */
+export const DEL_STOP_STATUSES: ReadonlySet<number> = new Set([429, 503]);
+/** DEL-4: … and after this many errors in a row. */
+export const DEL_MAX_ERRORS_IN_ROW = 5;
+/** DEL-4: more than this many documents of one source newly gone (404/410) in one run → it rests. */
+export const DEL_SOURCE_REST_NEW_GONE = 10;
+/** DEL-2: HEAD answers that leave the sample unclear, so one GET follows (shared pace only, RATE-6). */
+export const DEL_UNCLEAR_HEAD_STATUSES: ReadonlySet<number> = new Set([400, 403, 405, 501]);
+
+/** 404 and 410: "gone" for DOC-5 and DEL-3. */
+export const GONE_STATUSES: ReadonlySet<number> = new Set([404, 410]);
+
+/** PHO-1: persons per body and run; photos checked more than 30 days ago are due again (PHO-2). */
+export const PHO_MAX_PERSONS_PER_BODY = 500;
+export const PHO_RECHECK_MS = 30 * DAY_MS;
+/** PHO-1: pause between two photos, on top of the host pace. */
+export const PHO_PAUSE_MS = 100;
+/** A person photo larger than this is an error, not a photo. */
+export const PHO_MAX_BYTES = 10 * 1000 * 1000;
+
+/**
+ * Multipart upload of a streamed file: lib-storage gathers a part (and copies it once) while the
+ * previous one is sent, so memory ≈ part size × (queue size + 2) plus garbage not yet collected.
+ * S3's smallest part (5 MiB) with one part in flight measured ~45 MB of peak RSS over the baseline for
+ * an 80 MB file at the same throughput as 8 MiB × 2 (~80 MB over it) — `npx tsx bench/files.ts`.
+ */
+export const UPLOAD_PART_BYTES = 5 * 1024 * 1024;
+export const UPLOAD_QUEUE_SIZE = 1;
+
+/** Index reads of one run: items routed from the intake and un-parked, at most. */
+export const ROUTE_MAX_ITEMS_PER_RUN = 5_000;
+export const UNPARK_MAX_ITEMS_PER_RUN = 5_000;
+/** Items moved to `disabled` per source and run (DOC-1 / DOC-5). */
+export const DISABLE_MAX_ITEMS_PER_SOURCE = 2_000;
+
+/** Servers worked on at once by one run; within one server the work is sequential. */
+export const HOSTS_IN_PARALLEL = 4;

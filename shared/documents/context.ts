@@ -1,0 +1,138 @@
+import type { S3Client } from '@aws-sdk/client-s3';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { SourceConfig } from '../config/source';
+import type { PoliteFetcher } from '../fetch';
+import { SyncStateStore } from '../oparl/state';
+import type { BodyRecord } from '../oparl/types';
+import type { SourceScheduleState } from '../schedule/types';
+import { getSourceState } from '../store/source-state';
+import { loadAllSources } from '../store/sources';
+import { sourceGate } from './decide';
+import { bodyKeyOf } from './keys';
+import { DocumentsStore } from './store';
+import type { DocumentItem, SourceGate } from './types';
+
+/** What every document function needs: clients, tables, the one polite fetcher, a clock for pacing. */
+export interface DocumentsDeps {
+  doc: DynamoDBDocumentClient;
+  s3: S3Client;
+  tables: { sources: string; state: string; documents: string };
+  bucket: string;
+  fetcher: PoliteFetcher;
+  /** Pacing clock (RATE-6 spacing, PHO-1 pause), epoch ms. Decisions take the pass's `now` instead. */
+  clock: { now(): number };
+  sleep(ms: number): Promise<void>;
+  log?: (event: string, fields: Record<string, unknown>) => void;
+}
+
+export interface PassOptions {
+  /** The run's time for every decision (fake clock in tests). */
+  now: Date;
+  /** Wall-clock epoch ms after which no new work is started (Lambda budget). */
+  deadlineMs?: number;
+}
+
+/** One source as a run sees it: config, what it may do (gate), bodies with their listed flag, host pace. */
+export interface SourceContext {
+  source: SourceConfig;
+  gate: SourceGate;
+  /** Bodies by OParl id (State table `BODY#…`, written by the sync). */
+  bodies: Map<string, BodyRecord>;
+  /** RATE-2: the largest interval configured for any source on this source's host, ms. */
+  hostIntervalMs: number;
+}
+
+export interface LoadedContexts {
+  contexts: SourceContext[];
+  /** Sources whose config is invalid: skipped (their status says why). */
+  invalid: string[];
+}
+
+/** Sources, their sync state (ERR-6) and bodies (ONB-4 / DOC-7), read once per run. */
+export async function loadSourceContexts(deps: DocumentsDeps, now: Date): Promise<LoadedContexts> {
+  const { parsed } = await loadAllSources(deps.doc, deps.tables.sources);
+  const sources: SourceConfig[] = [];
+  const invalid: string[] = [];
+  for (const p of parsed) {
+    if (p.ok) sources.push(p.source);
+    else invalid.push(p.sourceId);
+  }
+  const hostIntervals = new Map<string, number>();
+  for (const s of sources) {
+    hostIntervals.set(s.host, Math.max(hostIntervals.get(s.host) ?? 0, s.requestIntervalSeconds * 1000));
+  }
+  const contexts: SourceContext[] = [];
+  for (const source of sources) {
+    const state = await getSourceState<SourceScheduleState>(deps.doc, deps.tables.state, source.sourceId);
+    const bodies = await new SyncStateStore(
+      { doc: deps.doc },
+      deps.tables.state,
+      source.sourceId,
+    ).getBodies();
+    contexts.push({
+      source,
+      gate: sourceGate(source, state?.schedule, now),
+      bodies: new Map(bodies.map((b) => [b.id, b])),
+      hostIntervalMs: hostIntervals.get(source.host) ?? source.requestIntervalSeconds * 1000,
+    });
+  }
+  return { contexts, invalid };
+}
+
+/**
+ * ONB-4 / DOC-7: whether the document's body is listed now (the body's flag; the sync's copy as
+ * fallback). A document taken down (OPT-2) counts as unlisted whatever its body.
+ */
+export function isListed(
+  ctx: SourceContext,
+  item: Pick<DocumentItem, 'bodyId' | 'listed' | 'takedownAt'>,
+): boolean {
+  if (item.takedownAt !== undefined) return false;
+  const body = ctx.bodies.get(item.bodyId);
+  return body === undefined ? item.listed === true : body.listed === true && body.deleted !== true;
+}
+
+/** Bodies an operator listed (and the source did not delete), with their index key. */
+export function listedBodies(ctx: SourceContext): { body: BodyRecord; bodyKey: string }[] {
+  return [...ctx.bodies.values()]
+    .filter((b) => b.listed === true && b.deleted !== true)
+    .map((body) => ({ body, bodyKey: bodyKeyOf(body.id) }));
+}
+
+export function documentsStoreOf(deps: DocumentsDeps): DocumentsStore {
+  return new DocumentsStore(deps.doc, deps.tables.documents);
+}
+
+export function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname.toLowerCase();
+  } catch {
+    return '';
+  }
+}
+
+/** Runs `work` for each group, at most `parallel` groups at a time, each group's items in order. */
+export async function forEachGroup<T>(
+  groups: Map<string, T[]>,
+  parallel: number,
+  work: (key: string, item: T) => Promise<void>,
+): Promise<void> {
+  const queue = [...groups.entries()];
+  const workers = Array.from({ length: Math.max(1, Math.min(parallel, queue.length)) }, async () => {
+    for (;;) {
+      const next = queue.shift();
+      if (!next) return;
+      const [key, items] = next;
+      for (const item of items) await work(key, item);
+    }
+  });
+  await Promise.all(workers);
+}
+
+export function countOutcome(counts: Record<string, number>, outcome: string): void {
+  counts[outcome] = (counts[outcome] ?? 0) + 1;
+}
+
+export function pastDeadline(options: PassOptions): boolean {
+  return options.deadlineMs !== undefined && Date.now() >= options.deadlineMs;
+}

@@ -1,0 +1,432 @@
+import { createRunContext, type RunContext } from '../fetch';
+import {
+  CACHE_MAX_FILE_BYTES,
+  DEL_MAX_ERRORS_IN_ROW,
+  DEL_MAX_RECHECKS_PER_RUN,
+  DEL_MAX_REFETCHES_PER_RUN,
+  DEL_RECHECKS,
+  DEL_SAMPLES_PER_BODY,
+  DEL_SERVER_SPACING_MS,
+  DEL_SOURCE_REST_NEW_GONE,
+  HOSTS_IN_PARALLEL,
+} from './constants';
+import {
+  countOutcome,
+  type DocumentsDeps,
+  documentsStoreOf,
+  forEachGroup,
+  hostOf,
+  listedBodies,
+  loadSourceContexts,
+  type PassOptions,
+  pastDeadline,
+  type SourceContext,
+} from './context';
+import {
+  type CheckAnswer,
+  checkAnswerOfError,
+  checkAnswerOfStatus,
+  finalizeDeletionChange,
+  nextCheckAtMs,
+  noteServerAnswer,
+  recheckChange,
+  recheckMethod,
+  refetchChange,
+  type ServerRunState,
+  sampleChange,
+  takenDownChange,
+} from './decide';
+import { fileKey, shards, textKey } from './keys';
+import { deleteObjects, type FileFetchContext, fetchFileToS3, fetchSourceOf } from './objects';
+import { routeIntake } from './route';
+import { afterChange, type DocumentsStore } from './store';
+import type { DocumentChange, DocumentItem, FetchOutcome, OutcomeCounts } from './types';
+
+/**
+ * The deletion check (hourly; SPEC DEL-1 … DEL-5, RATE-6, B-1):
+ * - DEL-1 documents the source changed are re-fetched conditionally (≤ 200 per run): a 304 costs nothing;
+ * - DEL-2 HEAD samples of stored documents, only for listed bodies, ≤ 30 per body and run; a HEAD that
+ *   leaves it unclear is followed by one GET, which keeps only the shared pace (RATE-6);
+ * - DEL-3 documents gone with 404/410 are re-checked after 1, 7 and 25 days, and after 30 days asked once
+ *   more with a GET: still missing → our copy and text are deleted; present → the mark is lifted;
+ * - DEL-4 after 429/503 or five errors in a row the run asks that server nothing more; a source with
+ *   more than 10 newly gone documents rests for the rest of the run;
+ * - DEL-5 it depends on file fetching (DOC-1) and ERR-6 only, not on the source being active;
+ * - RATE-6 at least 2 s between two checks of one server within the run, on top of the shared pace.
+ */
+export interface DeletionReport {
+  routed: OutcomeCounts;
+  /** `<task>:<outcome>`, e.g. `sample:unchanged`, `refetch:not-modified`, `recheck:deleted`. */
+  checks: OutcomeCounts;
+  /** Requests sent to council servers (HEAD and GET). */
+  requests: number;
+  /** DEL-4: sources that rested for the rest of this run, with their newly gone count. */
+  restingSources: { sourceId: string; newGone: number }[];
+  /** DEL-4: servers asked nothing more in this run. */
+  stoppedServers: { host: string; reason: string }[];
+  invalidSources: string[];
+}
+
+type TaskKind = 'refetch' | 'recheck' | 'sample';
+interface Task {
+  kind: TaskKind;
+  item: DocumentItem;
+  ctx: SourceContext;
+}
+
+interface RunState {
+  now: Date;
+  checks: OutcomeCounts;
+  requests: number;
+  servers: Map<string, ServerRunState>;
+  newGone: Map<string, number>;
+  resting: Set<string>;
+  runContexts: Map<string, RunContext>;
+}
+
+export async function runDeletionCheck(deps: DocumentsDeps, options: PassOptions): Promise<DeletionReport> {
+  const { now } = options;
+  const nowIso = now.toISOString();
+  const store = documentsStoreOf(deps);
+  const { contexts, invalid } = await loadSourceContexts(deps, now);
+  const routed = await routeIntake(deps, store, now);
+
+  const tasks: Task[] = [];
+  let refetchLeft = DEL_MAX_REFETCHES_PER_RUN;
+  let recheckLeft = DEL_MAX_RECHECKS_PER_RUN;
+  for (const ctx of contexts) {
+    // DEL-5: file fetching and ERR-6 decide; an inactive source is still checked.
+    if (!ctx.gate.deletion) continue;
+    const id = ctx.source.sourceId;
+    const refetch = await store.queryDue(shards.refetch(id), nowIso, refetchLeft);
+    refetchLeft -= refetch.length;
+    tasks.push(...refetch.map((item) => ({ kind: 'refetch' as const, item, ctx })));
+    for (const { bodyKey } of listedBodies(ctx)) {
+      // DEL-3 (seed: "bei öffentlich gelisteten Kommunen") and DEL-2: listed bodies only.
+      const recheck = await store.queryDue(shards.recheck(id, bodyKey), nowIso, recheckLeft);
+      recheckLeft -= recheck.length;
+      tasks.push(...recheck.map((item) => ({ kind: 'recheck' as const, item, ctx })));
+      const samples = await store.queryDue(shards.sample(id, bodyKey), nowIso, DEL_SAMPLES_PER_BODY);
+      tasks.push(...samples.map((item) => ({ kind: 'sample' as const, item, ctx })));
+    }
+  }
+
+  const run: RunState = {
+    now,
+    checks: {},
+    requests: 0,
+    servers: new Map(),
+    newGone: new Map(),
+    resting: new Set(),
+    runContexts: new Map(),
+  };
+  const order: Record<TaskKind, number> = { refetch: 0, recheck: 1, sample: 2 };
+  const byHost = new Map<string, Task[]>();
+  for (const task of [...tasks].sort((a, b) => order[a.kind] - order[b.kind])) {
+    const host = hostOf(task.item.url);
+    byHost.set(host, [...(byHost.get(host) ?? []), task]);
+  }
+  await forEachGroup(byHost, HOSTS_IN_PARALLEL, async (host, task) => {
+    const server = serverState(run, host);
+    const label = task.kind;
+    if (pastDeadline(options)) return countOutcome(run.checks, `${label}:not-started`);
+    if (run.resting.has(task.item.sourceId)) return countOutcome(run.checks, `${label}:source-resting`);
+    if (server.stopped) return countOutcome(run.checks, `${label}:server-stopped`);
+    // OPT-2: a document taken down is not fetched again (its copy goes with purge-deleted, OPT-3).
+    if (task.item.takedownAt !== undefined) {
+      return countOutcome(run.checks, `${label}:${await applyCounted(store, task.item, takenDownChange())}`);
+    }
+    try {
+      const outcome = await runTask(deps, store, run, server, task);
+      countOutcome(run.checks, `${label}:${outcome}`);
+    } catch (error) {
+      countOutcome(run.checks, `${label}:error`);
+      deps.log?.('deletion check error', { docId: task.item.docId, error: String(error) });
+    }
+  });
+
+  const report: DeletionReport = {
+    routed,
+    checks: run.checks,
+    requests: run.requests,
+    restingSources: [...run.resting].map((sourceId) => ({
+      sourceId,
+      newGone: run.newGone.get(sourceId) ?? 0,
+    })),
+    stoppedServers: [...run.servers.entries()]
+      .filter(([, s]) => s.stopped)
+      .map(([host, s]) => ({ host, reason: s.stopReason ?? 'stopped' })),
+    invalidSources: invalid,
+  };
+  deps.log?.('deletion check', { ...report });
+  return report;
+}
+
+function serverState(run: RunState, host: string): ServerRunState {
+  let state = run.servers.get(host);
+  if (!state) {
+    state = { errorsInRow: 0, stopped: false };
+    run.servers.set(host, state);
+  }
+  return state;
+}
+
+function runContextOf(run: RunState, sourceId: string): RunContext {
+  let ctx = run.runContexts.get(sourceId);
+  if (!ctx) {
+    ctx = createRunContext(sourceId);
+    run.runContexts.set(sourceId, ctx);
+  }
+  return ctx;
+}
+
+function fileFetchContext(deps: DocumentsDeps, run: RunState, task: Task): FileFetchContext {
+  return {
+    fetcher: deps.fetcher,
+    s3: deps.s3,
+    bucket: deps.bucket,
+    source: fetchSourceOf(task.ctx.source),
+    hostIntervalMs: task.ctx.hostIntervalMs,
+    runContext: runContextOf(run, task.item.sourceId),
+  };
+}
+
+function validatorsOf(item: DocumentItem): { etag?: string; lastModified?: string } | undefined {
+  if (item.storedKey === undefined) return undefined;
+  const v = {
+    ...(item.etag === undefined ? {} : { etag: item.etag }),
+    ...(item.lastModified === undefined ? {} : { lastModified: item.lastModified }),
+  };
+  return Object.keys(v).length > 0 ? v : undefined;
+}
+
+/** DEL-4 view of a re-fetch (GET into S3). */
+function answerOfOutcome(outcome: FetchOutcome): CheckAnswer {
+  switch (outcome.kind) {
+    case 'stored':
+      return { kind: 'present', changed: undefined };
+    case 'not-modified':
+      return { kind: 'not-modified' };
+    case 'empty':
+      return { kind: 'error', code: 'EMPTY_BODY', stopServer: false };
+    case 'deferred':
+      return { kind: 'not-asked', code: outcome.code };
+    case 'failed':
+      if (outcome.code === 'ROBOTS_DISALLOWED' || outcome.code === 'ROBOTS_UNREACHABLE') {
+        return { kind: 'not-asked', code: outcome.code };
+      }
+      if (outcome.code === 'HTTP_STATUS' && outcome.status !== undefined) {
+        return checkAnswerOfStatus(outcome.status, 'GET', {}, {});
+      }
+      return { kind: 'error', code: outcome.code, stopServer: false };
+  }
+}
+
+async function runTask(
+  deps: DocumentsDeps,
+  store: DocumentsStore,
+  run: RunState,
+  server: ServerRunState,
+  task: Task,
+): Promise<string> {
+  const { item } = task;
+  if (task.kind === 'recheck' && (item.goneChecks ?? 0) >= DEL_RECHECKS.length) {
+    // A deletion a previous run began (it died after the record): finish it, no request needed.
+    return finishDeletion(deps, store, item);
+  }
+
+  // RATE-6: ≥ 2 s since the previous check of this server ended (the fetcher adds the shared pace).
+  const waitMs = nextCheckAtMs(server, DEL_SERVER_SPACING_MS, deps.clock.now()) - deps.clock.now();
+  if (waitMs > 0) await deps.sleep(waitMs);
+  try {
+    switch (task.kind) {
+      case 'refetch':
+        return await refetch(deps, store, run, server, task);
+      case 'sample':
+        return await sample(deps, store, run, server, task);
+      case 'recheck':
+        return await recheck(deps, store, run, server, task);
+    }
+  } finally {
+    server.lastCheckEndMs = deps.clock.now();
+  }
+}
+
+/** DEL-1 (and the GET after an unclear sample): a conditional GET into our copy's key. */
+async function getIntoCopy(deps: DocumentsDeps, run: RunState, server: ServerRunState, task: Task) {
+  const conditional = validatorsOf(task.item);
+  run.requests += 1;
+  const outcome = await fetchFileToS3(
+    fileFetchContext(deps, run, task),
+    task.item.url,
+    fileKey(task.item.sourceId, task.item.docId),
+    { maxBytes: CACHE_MAX_FILE_BYTES, ...(conditional ? { conditional } : {}) },
+  );
+  const answer = answerOfOutcome(outcome);
+  if (answer.kind === 'not-asked') run.requests -= 1;
+  noteServerAnswer(server, answer, DEL_MAX_ERRORS_IN_ROW);
+  return outcome;
+}
+
+/** A HEAD (conditional when we hold validators, B-1), as a check answer. */
+async function head(
+  deps: DocumentsDeps,
+  run: RunState,
+  server: ServerRunState,
+  task: Task,
+): Promise<CheckAnswer> {
+  const ctx = fileFetchContext(deps, run, task);
+  const conditional = validatorsOf(task.item);
+  let answer: CheckAnswer;
+  try {
+    const result = await deps.fetcher.fetch(task.item.url, {
+      purpose: 'file',
+      method: 'HEAD',
+      source: ctx.source,
+      ...(ctx.hostIntervalMs === undefined ? {} : { hostIntervalMs: ctx.hostIntervalMs }),
+      ...(ctx.runContext === undefined ? {} : { runContext: ctx.runContext }),
+      ...(conditional ? { conditional } : {}),
+    });
+    run.requests += 1;
+    answer = checkAnswerOfStatus(result.status, 'HEAD', task.item, {
+      ...(result.etag === undefined ? {} : { etag: result.etag }),
+      ...(result.lastModified === undefined ? {} : { lastModified: result.lastModified }),
+    });
+  } catch (error) {
+    answer = checkAnswerOfError(error, 'HEAD');
+    if (answer.kind !== 'not-asked') run.requests += 1;
+  }
+  noteServerAnswer(server, answer, DEL_MAX_ERRORS_IN_ROW);
+  return answer;
+}
+
+/** A GET whose body we do not need (re-check of a document we hold no copy of): status only. */
+async function probeGet(
+  deps: DocumentsDeps,
+  run: RunState,
+  server: ServerRunState,
+  task: Task,
+): Promise<CheckAnswer> {
+  const ctx = fileFetchContext(deps, run, task);
+  let answer: CheckAnswer;
+  try {
+    const result = await deps.fetcher.stream(task.item.url, {
+      purpose: 'file',
+      source: ctx.source,
+      maxBytes: CACHE_MAX_FILE_BYTES,
+      ...(ctx.hostIntervalMs === undefined ? {} : { hostIntervalMs: ctx.hostIntervalMs }),
+      ...(ctx.runContext === undefined ? {} : { runContext: ctx.runContext }),
+    });
+    result.body.destroy();
+    run.requests += 1;
+    answer = checkAnswerOfStatus(result.status, 'GET', {}, {});
+  } catch (error) {
+    answer = checkAnswerOfError(error, 'GET');
+    if (answer.kind !== 'not-asked') run.requests += 1;
+  }
+  noteServerAnswer(server, answer, DEL_MAX_ERRORS_IN_ROW);
+  return answer;
+}
+
+function noteNewGone(run: RunState, sourceId: string): void {
+  const count = (run.newGone.get(sourceId) ?? 0) + 1;
+  run.newGone.set(sourceId, count);
+  // DEL-4: more than 10 documents of one source newly gone → the source rests for this run.
+  if (count > DEL_SOURCE_REST_NEW_GONE) run.resting.add(sourceId);
+}
+
+async function applyCounted(
+  store: DocumentsStore,
+  item: DocumentItem,
+  change: DocumentChange,
+): Promise<string> {
+  return (await store.apply(item, change)) ? change.outcome : 'moved-meanwhile';
+}
+
+async function refetch(
+  deps: DocumentsDeps,
+  store: DocumentsStore,
+  run: RunState,
+  server: ServerRunState,
+  task: Task,
+): Promise<string> {
+  const outcome = await getIntoCopy(deps, run, server, task);
+  const change = refetchChange(task.item, outcome, run.now);
+  if (change.outcome === 'gone') noteNewGone(run, task.item.sourceId);
+  return applyCounted(store, task.item, change);
+}
+
+async function sample(
+  deps: DocumentsDeps,
+  store: DocumentsStore,
+  run: RunState,
+  server: ServerRunState,
+  task: Task,
+): Promise<string> {
+  const answer = await head(deps, run, server, task);
+  const unclear = answer.kind === 'unclear' || (answer.kind === 'present' && answer.changed === undefined);
+  if (unclear && !server.stopped) {
+    // RATE-6: the GET after an unclear HEAD keeps only the shared pace (no extra 2 s).
+    const outcome = await getIntoCopy(deps, run, server, task);
+    const change = refetchChange(task.item, outcome, run.now);
+    if (change.outcome === 'gone') noteNewGone(run, task.item.sourceId);
+    return applyCounted(store, task.item, change);
+  }
+  const change = sampleChange(task.item, answer, run.now);
+  if (change.outcome === 'gone') noteNewGone(run, task.item.sourceId);
+  return applyCounted(store, task.item, change);
+}
+
+async function recheck(
+  deps: DocumentsDeps,
+  store: DocumentsStore,
+  run: RunState,
+  server: ServerRunState,
+  task: Task,
+): Promise<string> {
+  const { item } = task;
+  let answer: CheckAnswer | undefined;
+  if (recheckMethod(item) === 'HEAD') {
+    answer = await head(deps, run, server, task);
+    if (answer.kind !== 'unclear' || server.stopped) return applyRecheck(deps, store, item, answer, run.now);
+  }
+  // The 30-day GET (DEL-3), or the GET after an unclear HEAD (shared pace only, RATE-6).
+  if (item.storedKey !== undefined) {
+    const outcome = await getIntoCopy(deps, run, server, task);
+    if (outcome.kind === 'stored' || outcome.kind === 'not-modified') {
+      // Present: the mark is lifted, with the copy refreshed when the file changed.
+      return applyCounted(store, item, { ...refetchChange(item, outcome, run.now), outcome: 'lifted' });
+    }
+    return applyRecheck(deps, store, item, answerOfOutcome(outcome), run.now);
+  }
+  answer = await probeGet(deps, run, server, task);
+  return applyRecheck(deps, store, item, answer, run.now);
+}
+
+/** DEL-3: record the re-check; after the last one the copy and text are deleted (record first). */
+async function applyRecheck(
+  deps: DocumentsDeps,
+  store: DocumentsStore,
+  item: DocumentItem,
+  answer: CheckAnswer,
+  now: Date,
+): Promise<string> {
+  const change = recheckChange(item, answer, now);
+  if (!(await store.apply(item, change))) return 'moved-meanwhile';
+  if (!change.deleteCopy) return change.outcome;
+  await finishDeletion(deps, store, afterChange(item, change));
+  return change.outcome;
+}
+
+/** Deletes the (deterministic) copy and text keys, then leaves the queue. Idempotent. */
+async function finishDeletion(
+  deps: DocumentsDeps,
+  store: DocumentsStore,
+  item: DocumentItem,
+): Promise<string> {
+  await deleteObjects(deps.s3, deps.bucket, [
+    fileKey(item.sourceId, item.docId),
+    textKey(item.sourceId, item.docId),
+  ]);
+  return (await store.apply(item, finalizeDeletionChange())) ? 'finalized' : 'moved-meanwhile';
+}

@@ -1,0 +1,31 @@
+/**
+ * Documents (SPEC DOC-1 … DOC-7, DEL-1 … DEL-5, PHO-1 … PHO-3, ERR-6, RATE-6, B-1): the document
+ * cache with text extraction, the deletion check and person photos, over the Documents table's
+ * `byNextAttempt` queues (keys.ts) and the polite fetcher.
+ */
+export { type FilesPassReport, roundRobin, runFilesPass } from './cache';
+export * from './constants';
+export {
+  type DocumentsDeps,
+  type LoadedContexts,
+  loadSourceContexts,
+  type PassOptions,
+  type SourceContext,
+} from './context';
+export * from './decide';
+export { type DeletionReport, runDeletionCheck } from './deletion';
+export * from './errors';
+export * from './keys';
+export { fetchFileToS3, fetchSourceOf, uploadStream } from './objects';
+export { loadMarks, type PhotosReport, photoMarkAfter, runPhotosPass } from './photos';
+export { routeIntake, unparkDocuments } from './route';
+export { createDocumentsRuntime, type DocumentsRuntime, type DocumentsRuntimeOptions } from './runtime';
+export { afterChange, DocumentsStore } from './store';
+export {
+  type ExtractedText,
+  extractPdfText,
+  looksLikePdf,
+  textDoneChange,
+  textDownloadFailedChange,
+} from './text';
+export type * from './types';

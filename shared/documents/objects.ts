@@ -1,0 +1,212 @@
+import { createHash } from 'node:crypto';
+import { pipeline, type Readable, Transform, type TransformCallback } from 'node:stream';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  NoSuchKey,
+  PutObjectCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import type { SourceConfig } from '../config/source';
+import type { FetchSource, PoliteFetcher, RunContext } from '../fetch';
+import { UPLOAD_PART_BYTES, UPLOAD_QUEUE_SIZE } from './constants';
+import { outcomeOfError } from './decide';
+import type { FetchOutcome } from './types';
+
+/**
+ * S3 side of the document functions: a file streamed from the source into S3 with a multipart
+ * `Upload` (never the whole file in memory; a PutObject of a stream of unknown length fails, see
+ * notes/local-stack.md), its SHA-256 and size computed on the way.
+ */
+
+/** Counts bytes and hashes them while they flow to the upload. */
+class HashingCounter extends Transform {
+  readonly hash = createHash('sha256');
+  bytes = 0;
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    this.hash.update(chunk);
+    this.bytes += chunk.length;
+    callback(null, chunk);
+  }
+}
+
+export interface StreamedObject {
+  size: number;
+  sha256: string;
+}
+
+/**
+ * Streams `body` to `key`. Rejects with the body's own error (RESPONSE_TOO_LARGE, BODY_INCOMPLETE …)
+ * when the source side fails — the multipart upload is aborted then, nothing is left under `key` —
+ * and with the S3 error when our side fails.
+ */
+export async function uploadStream(
+  s3: S3Client,
+  bucket: string,
+  key: string,
+  body: Readable,
+  contentType: string | undefined,
+): Promise<StreamedObject> {
+  const counter = new HashingCounter();
+  let sourceError: unknown;
+  const tail = pipeline(body, counter, (error) => {
+    if (error) sourceError ??= error;
+  }) as unknown as Readable;
+  const upload = new Upload({
+    client: s3,
+    params: {
+      Bucket: bucket,
+      Key: key,
+      Body: tail,
+      ...(contentType === undefined ? {} : { ContentType: contentType }),
+    },
+    partSize: UPLOAD_PART_BYTES,
+    queueSize: UPLOAD_QUEUE_SIZE,
+    // The default: a failed multipart upload is aborted, its parts removed.
+    leavePartsOnError: false,
+  });
+  try {
+    await upload.done();
+  } catch (error) {
+    body.destroy();
+    counter.destroy();
+    throw sourceError ?? error;
+  }
+  if (sourceError !== undefined) throw sourceError;
+  return { size: counter.bytes, sha256: counter.hash.digest('hex') };
+}
+
+export async function deleteObjects(s3: S3Client, bucket: string, keys: string[]): Promise<void> {
+  // DeleteObject of a missing key succeeds: deleting is idempotent.
+  for (const key of keys) await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+}
+
+/** The whole object, at most `maxBytes` (text extraction needs the file in memory: ≤ 50 MB, DOC-2). */
+export async function readObject(
+  s3: S3Client,
+  bucket: string,
+  key: string,
+  maxBytes: number,
+): Promise<Buffer | undefined> {
+  try {
+    const out = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+    if (out.ContentLength !== undefined && out.ContentLength > maxBytes) {
+      (out.Body as Readable | undefined)?.destroy();
+      return undefined;
+    }
+    return await readAll(out.Body as Readable, maxBytes);
+  } catch (err) {
+    if (err instanceof NoSuchKey || (err as { name?: string }).name === 'NoSuchKey') return undefined;
+    throw err;
+  }
+}
+
+/** Reads a stream into one buffer; undefined when it passes `maxBytes`. */
+export async function readAll(stream: Readable, maxBytes: number): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBytes) {
+      stream.destroy();
+      return undefined;
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+export async function putObject(
+  s3: S3Client,
+  bucket: string,
+  key: string,
+  body: string | Buffer,
+  contentType: string,
+): Promise<void> {
+  await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: contentType }));
+}
+
+/** What the polite fetcher needs of a source (ID-3 agent, RATE-2 interval, ROB-9 exception). */
+export function fetchSourceOf(source: SourceConfig): FetchSource {
+  return {
+    sourceId: source.sourceId,
+    requestIntervalSeconds: source.requestIntervalSeconds,
+    ...(source.userAgent === undefined ? {} : { userAgent: source.userAgent }),
+    ...(source.robotsException === undefined ? {} : { robotsException: source.robotsException }),
+  };
+}
+
+export interface FileFetchContext {
+  fetcher: PoliteFetcher;
+  s3: S3Client;
+  bucket: string;
+  source: FetchSource;
+  /** RATE-2: the largest interval of any source on the host, ms. */
+  hostIntervalMs?: number;
+  runContext?: RunContext;
+}
+
+/**
+ * One streamed fetch of a file into `key` through the polite fetcher (ROB, RATE, RED; DOC-1). The
+ * fetcher enforces `maxBytes` while streaming and refuses an HTML page instead of a file; a 304 to
+ * the conditional request (B-1) comes back as `not-modified`; an empty 2xx body as `empty` (its
+ * object is removed again). Errors of the source side become a `failed` / `deferred` outcome; S3
+ * errors are thrown (they are ours, not the source's).
+ */
+export async function fetchFileToS3(
+  ctx: FileFetchContext,
+  url: string,
+  key: string,
+  options: { maxBytes: number; conditional?: { etag?: string; lastModified?: string } },
+): Promise<FetchOutcome> {
+  let result: Awaited<ReturnType<PoliteFetcher['stream']>>;
+  try {
+    result = await ctx.fetcher.stream(url, {
+      purpose: 'file',
+      source: ctx.source,
+      maxBytes: options.maxBytes,
+      ...(ctx.hostIntervalMs === undefined ? {} : { hostIntervalMs: ctx.hostIntervalMs }),
+      ...(ctx.runContext === undefined ? {} : { runContext: ctx.runContext }),
+      ...(options.conditional && (options.conditional.etag || options.conditional.lastModified)
+        ? { conditional: options.conditional }
+        : {}),
+    });
+  } catch (error) {
+    return outcomeOfError(error);
+  }
+  if (result.notModified) {
+    result.body.destroy();
+    return {
+      kind: 'not-modified',
+      ...(result.etag === undefined ? {} : { etag: result.etag }),
+      ...(result.lastModified === undefined ? {} : { lastModified: result.lastModified }),
+    };
+  }
+  let stored: StreamedObject;
+  try {
+    stored = await uploadStream(ctx.s3, ctx.bucket, key, result.body, result.contentType);
+  } catch (error) {
+    if (isFetcherError(error)) return outcomeOfError(error);
+    throw error;
+  }
+  if (stored.size === 0) {
+    await deleteObjects(ctx.s3, ctx.bucket, [key]);
+    return { kind: 'empty' };
+  }
+  return {
+    kind: 'stored',
+    size: stored.size,
+    sha256: stored.sha256,
+    fetchedUrl: result.finalUrl,
+    ...(result.contentType === undefined ? {} : { contentType: result.contentType }),
+    ...(result.etag === undefined ? {} : { etag: result.etag }),
+    ...(result.lastModified === undefined ? {} : { lastModified: result.lastModified }),
+  };
+}
+
+/** Errors raised by the fetcher's body stream carry a code and the URL; S3 errors do not. */
+function isFetcherError(error: unknown): boolean {
+  const e = error as { code?: unknown; url?: unknown };
+  return typeof e?.code === 'string' && typeof e.url === 'string';
+}

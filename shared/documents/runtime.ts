@@ -1,0 +1,82 @@
+import type { IngestorEnv } from '../config/env';
+import { upstashCredentials } from '../config/secrets';
+import { createPoliteFetcherFromEnv, type FetchEvent, type HostSlots } from '../fetch';
+import type { HostResolver } from '../net';
+import { logger } from '../observability/logger';
+import { createHostSlotsFromEnv } from '../slots/from-env';
+import { type AwsClients, createAwsClients } from '../store/clients';
+import type { DocumentsDeps } from './context';
+
+/**
+ * The composition root of the files, deletion-check and photos functions: clients, host slots
+ * (Upstash when configured, else process-local), the polite fetcher — built once per process (cold
+ * start) from the same builders the sync uses, and shared by the three passes of one process so that
+ * process-local slots pace all of them together.
+ */
+export interface DocumentsRuntime {
+  env: IngestorEnv;
+  clients: AwsClients;
+  deps: DocumentsDeps;
+  close(): Promise<void>;
+}
+
+export interface DocumentsRuntimeOptions {
+  clients?: AwsClients;
+  /** Only the local demo and tests pass a resolver (e.g. `*.test` → loopback). */
+  resolver?: HostResolver;
+  /** Tests pass slots on a fake clock; otherwise from the environment. */
+  slots?: HostSlots;
+  /** Pacing clock and sleep (RATE-6, PHO-1 pause); tests pass a fake clock. */
+  clock?: { now(): number };
+  sleep?: (ms: number) => Promise<void>;
+  onRequest?: (event: FetchEvent) => void;
+}
+
+export async function createDocumentsRuntime(
+  env: IngestorEnv,
+  options: DocumentsRuntimeOptions = {},
+): Promise<DocumentsRuntime> {
+  const clients = options.clients ?? createAwsClients(env);
+  let slots = options.slots;
+  if (!slots) {
+    const credentials = await upstashCredentials(env);
+    slots = createHostSlotsFromEnv(env, credentials ? { token: credentials.token } : {});
+  }
+  const clock = options.clock ?? { now: () => Date.now() };
+  const fetcher = createPoliteFetcherFromEnv(env, {
+    slots,
+    s3: clients.s3,
+    clock,
+    ...(options.resolver ? { resolver: options.resolver } : {}),
+    onRequest: (event) => {
+      // Outcome per request: source, host, status or error code — never headers or bodies.
+      logger.debug('request', { ...event });
+      options.onRequest?.(event);
+    },
+    onRobotsStoreError: (error, operation) =>
+      logger.warn('robots store unavailable', { operation, error: String(error) }),
+  });
+  const deps: DocumentsDeps = {
+    doc: clients.doc,
+    s3: clients.s3,
+    tables: { sources: env.SOURCES_TABLE, state: env.STATE_TABLE, documents: env.DOCUMENTS_TABLE },
+    bucket: env.BUCKET,
+    fetcher,
+    clock,
+    sleep:
+      options.sleep ??
+      ((ms) =>
+        new Promise<void>((resolve) => {
+          setTimeout(resolve, ms);
+        })),
+    log: (event, fields) => logger.info(event, fields),
+  };
+  return {
+    env,
+    clients,
+    deps,
+    async close() {
+      await fetcher.close();
+    },
+  };
+}

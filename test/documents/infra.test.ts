@@ -1,0 +1,84 @@
+import { App, type CfnElement, Validations } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { IngestorFunction } from '../../infra/ingestor-function';
+import { IngestorStack } from '../../infra/stack';
+import { cdkJsonContext, NO_BUNDLING, removeTempOutdirs, TEST_ENV, tempOutdir } from '../cdk/support';
+
+/**
+ * The three document functions in the stack (issue 6): Berlin schedules (hourly, hourly, Mondays
+ * 03:00 — PHO-1), one instance each, counted in INGESTOR_MAX_INSTANCES (RATE-7), grants limited to
+ * their prefixes, cdk-nag clean. Wiring only (no bundling).
+ */
+describe('CDK: files, deletion-check and photos functions', () => {
+  let stack: IngestorStack;
+  let template: Template;
+  let synthError: unknown;
+
+  beforeAll(() => {
+    const app = new App({
+      outdir: tempOutdir('documents'),
+      context: { ...cdkJsonContext(), ...NO_BUNDLING },
+    });
+    stack = new IngestorStack(app, 'Documents', { env: TEST_ENV, documentFunctions: true });
+    Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+    template = Template.fromStack(stack);
+    try {
+      app.synth();
+    } catch (error) {
+      synthError = error;
+    }
+  }, 120_000);
+  afterAll(removeTempOutdirs);
+
+  const fnOf = (id: string): IngestorFunction => stack.node.findChild(id) as IngestorFunction;
+  const logicalId = (fn: IngestorFunction) => stack.getLogicalId(fn.fn.node.defaultChild as CfnElement);
+
+  it('schedules: files and deletion-check hourly, photos Mondays 03:00, all in Europe/Berlin', () => {
+    for (const [id, expression] of [
+      ['Files', 'cron(5 * * * ? *)'],
+      ['DeletionCheck', 'cron(35 * * * ? *)'],
+      ['Photos', 'cron(0 3 ? * MON *)'],
+    ] as const) {
+      template.hasResourceProperties('AWS::Scheduler::Schedule', {
+        ScheduleExpression: expression,
+        ScheduleExpressionTimezone: 'Europe/Berlin',
+        Target: Match.objectLike({ Arn: stack.resolve(fnOf(id).fn.functionArn) }),
+      });
+    }
+  });
+
+  it('one instance each, counted as fetchers (RATE-7: 4 sync + 3)', () => {
+    for (const id of ['Files', 'DeletionCheck', 'Photos']) {
+      const props = template.findResources('AWS::Lambda::Function')[logicalId(fnOf(id))]?.Properties;
+      expect(props?.ReservedConcurrentExecutions).toBe(1);
+      expect(props?.Environment.Variables.INGESTOR_MAX_INSTANCES).toBe('7');
+      expect(props?.Handler).toBe('index.handler');
+    }
+  });
+
+  it('grants: files/ and text/ (and the shared robots/ state) for the cache and the deletion check', () => {
+    const policies = Object.values(template.findResources('AWS::IAM::Policy'));
+    const statementsOf = (id: string) =>
+      policies
+        .filter((p) =>
+          JSON.stringify(p.Properties.Roles).includes(
+            stack.getLogicalId(fnOf(id).role.node.defaultChild as CfnElement),
+          ),
+        )
+        .flatMap(
+          (p) => p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[],
+        );
+    const text = JSON.stringify(statementsOf('Files'));
+    expect(text).toContain('/files/*');
+    expect(text).toContain('/text/*');
+    expect(text).toContain('/robots/*');
+    expect(text).not.toContain('/mirror/*');
+    expect(JSON.stringify(statementsOf('Photos'))).toContain('/mirror/*');
+  });
+
+  it('cdk-nag AwsSolutions: no unacknowledged finding', () => {
+    expect(synthError).toBeUndefined();
+  });
+});
