@@ -214,6 +214,15 @@ function readableOrEnd(stream: Readable): Promise<void> {
   });
 }
 
+/**
+ * Destroy a body we stop reading. undici's body emits an AbortError when destroyed before its end; with
+ * no listener that would be an uncaught exception that ends the whole process (a Lambda instance).
+ */
+export function abandonBody(stream: Readable): void {
+  if (stream.listenerCount('error') === 0) stream.on('error', () => {});
+  stream.destroy();
+}
+
 export interface BufferedBody {
   body: Buffer;
   /** True when the limit cut the body (robots.txt only). */
@@ -223,7 +232,7 @@ export interface BufferedBody {
 /** Reads a whole body into memory within the limits. */
 export async function readBodyToBuffer(raw: Readable, limits: BodyLimits): Promise<BufferedBody> {
   if (!limits.truncate && limits.contentLength !== undefined && limits.contentLength > limits.maxBytes) {
-    raw.destroy();
+    abandonBody(raw);
     throw new ResponseTooLargeError(limits.url, limits.maxBytes, 'declared');
   }
   const encoded = decodersFor(limits.url, limits.contentEncoding).length > 0;
@@ -238,16 +247,16 @@ export async function readBodyToBuffer(raw: Readable, limits: BodyLimits): Promi
         }
         chunks.push(chunk.subarray(0, limits.maxBytes - size));
         size = limits.maxBytes;
-        decoded.destroy();
-        raw.destroy();
+        abandonBody(decoded);
+        abandonBody(raw);
         return { body: Buffer.concat(chunks, size), truncated: true };
       }
       chunks.push(chunk);
       size += chunk.length;
     }
   } catch (error) {
-    decoded.destroy();
-    raw.destroy();
+    abandonBody(decoded);
+    abandonBody(raw);
     throw bodyError(limits.url, error);
   }
   return { body: Buffer.concat(chunks, size), truncated: false };
@@ -264,7 +273,7 @@ export async function openLimitedStream(
   sniffBytes: number,
 ): Promise<{ stream: Readable; head: Buffer }> {
   if (limits.contentLength !== undefined && limits.contentLength > limits.maxBytes) {
-    raw.destroy();
+    abandonBody(raw);
     throw new ResponseTooLargeError(limits.url, limits.maxBytes, 'declared');
   }
   const encoded = decodersFor(limits.url, limits.contentEncoding).length > 0;
@@ -283,7 +292,7 @@ export async function openLimitedStream(
     }
     if (stream.errored) throw stream.errored;
   } catch (error) {
-    stream.destroy();
+    abandonBody(stream);
     throw bodyError(limits.url, error);
   }
   const head = Buffer.concat(parts, size);
@@ -308,7 +317,7 @@ export async function readSnippet(raw: Readable, maxBytes: number): Promise<stri
   } catch {
     // A broken error page is no reason to hide the status it came with.
   } finally {
-    raw.destroy();
+    abandonBody(raw);
   }
   return Buffer.concat(chunks, size).subarray(0, maxBytes).toString('utf8');
 }

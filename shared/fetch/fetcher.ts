@@ -9,7 +9,7 @@ import {
   verdictError,
 } from '../robots';
 import { ROBOTS_MAX_BYTES } from '../robots/constants';
-import { openLimitedStream, parseContentLength, readBodyToBuffer, readSnippet } from './body';
+import { abandonBody, openLimitedStream, parseContentLength, readBodyToBuffer, readSnippet } from './body';
 import {
   ACCEPT_BY_PURPOSE,
   ACCEPT_ENCODING,
@@ -157,7 +157,7 @@ export function effectiveHostIntervalMs(
 function discardBody(body: Readable): void {
   const dump = (body as Readable & { dump?: (options: { limit: number }) => Promise<void> }).dump;
   if (typeof dump === 'function') dump.call(body, { limit: 64 * 1024 }).catch(() => {});
-  else body.destroy();
+  else abandonBody(body);
 }
 
 function scopeOf(purpose: FetchPurpose): RequestScope {
@@ -621,7 +621,7 @@ export function createPoliteFetcher(deps: PoliteFetcherDeps): PoliteFetcher {
     }
     const result = resultBase(progress, head);
     if (plan.purpose === 'file' && response.status < 300 && looksLikeHtml(result.contentType, headBytes)) {
-      stream.destroy();
+      abandonBody(stream);
       cleanup();
       throw new HtmlInsteadOfFileError(url.href, result.contentType);
     }
