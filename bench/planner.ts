@@ -92,8 +92,11 @@ export async function runPlannerBench(
     }
     for (let i = 0; i < writes.length; i += 25) {
       const byTable: Record<string, { PutRequest: { Item: Record<string, unknown> } }[]> = {};
-      for (const w of writes.slice(i, i + 25))
-        (byTable[w.table] ??= []).push({ PutRequest: { Item: w.item } });
+      for (const w of writes.slice(i, i + 25)) {
+        const list = byTable[w.table] ?? [];
+        list.push({ PutRequest: { Item: w.item } });
+        byTable[w.table] = list;
+      }
       await bed.clients.doc.send(new BatchWriteCommand({ RequestItems: byTable }));
     }
     const cache: PlannerCache = {};

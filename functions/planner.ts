@@ -1,5 +1,6 @@
 import { env } from '../shared/config/env';
 import { logger } from '../shared/observability/logger';
+import { emitPlannerMetrics } from '../shared/observability/planner-metrics';
 import { type PlannerDeps, type PlannerTickResult, plannerTick } from '../shared/planner/tick';
 import { DEFAULT_LEASE_MINUTES, scheduleSettingsFromEnv } from '../shared/schedule';
 import { createAwsClients } from '../shared/store/clients';
@@ -18,16 +19,22 @@ function plannerDeps(): PlannerDeps {
     syncQueueUrl: e.SYNC_QUEUE_URL,
     settings: scheduleSettingsFromEnv(e),
     leaseMinutes: DEFAULT_LEASE_MINUTES,
+    // A warm instance keeps the parsed Sources table between ticks (re-read every 5 minutes).
+    cache: {},
   };
 }
 
 export const handler = async (): Promise<PlannerTickResult> => {
   deps ??= plannerDeps();
-  const result = await plannerTick(deps, new Date());
+  const now = new Date();
+  const result = await plannerTick(deps, now);
+  // ERR-4/ERR-5 pauses as metrics; the "paused for more than a day" alarm reads them.
+  const pauses = await emitPlannerMetrics(deps.doc, deps.tables, now);
   logger.info('planner tick', {
     sources: result.sources,
     invalid: result.invalid,
     started: result.started.map((s) => `${s.sourceId}:${s.kind}`),
+    ...(pauses ? { paused: pauses.paused, longestPauseHours: pauses.longestPauseHours } : {}),
   });
   return result;
 };

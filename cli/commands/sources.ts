@@ -1,9 +1,11 @@
 import type { SourceItem } from '../../shared/config/source';
-import { parseSourceItem, sourceIdFromUrl } from '../../shared/config/source';
+import { parseSourceItem } from '../../shared/config/source';
+import { applyToHostSiblings, hostWideAssignments } from '../../shared/onboarding/host-knobs';
 import { getSourceState } from '../../shared/store/source-state';
 import { getSourceItem, loadAllSources, putSourceItem } from '../../shared/store/sources';
 import type { LocalRuntime } from '../local/runtime';
 import { type CommandResult, UsageError } from '../output';
+import { addSourceCommand, importSourcesCommand } from './sources-add';
 
 export interface SourcesArgs {
   positionals: string[];
@@ -64,35 +66,11 @@ export async function sourcesCommand(rt: LocalRuntime, args: SourcesArgs): Promi
         text.push(`  last decision: ${state.lastDecision.action} — ${state.lastDecision.reason}`);
       return { text, json: { item, parsed, state: state ?? null } };
     }
-    case 'add': {
-      const systemUrl = requireArg(
-        rest[0],
-        'sources add <systemUrl> [--id ID] [--name NAME] [--kind oparl|scraper]',
-      );
-      const now = new Date().toISOString();
-      const item: SourceItem & Record<string, unknown> = {
-        sourceId: typeof args.values.id === 'string' ? args.values.id : sourceIdFromUrl(systemUrl),
-        systemUrl,
-        // ONB-3: sources created by tools start inactive.
-        active: false,
-        createdAt: now,
-        updatedAt: now,
-        updatedBy: 'cli',
-      };
-      if (typeof args.values.name === 'string') item.name = args.values.name;
-      if (typeof args.values.kind === 'string') item.kind = args.values.kind as SourceItem['kind'];
-      if (typeof args.values.adapter === 'string')
-        item.adapter = args.values.adapter as SourceItem['adapter'];
-      const { written } = await putSourceItem(doc, table, item, { mustNotExist: true });
-      return {
-        text: [
-          written
-            ? `added ${item.sourceId} (inactive; activate with: ingestor sources activate ${item.sourceId})`
-            : `${item.sourceId} exists already; left as it is (ONB-3)`,
-        ],
-        json: { sourceId: item.sourceId, created: written, active: false },
-      };
-    }
+    case 'add':
+      // ONB-2 / ONB-3: robots.txt, System and body list first, then stored inactive.
+      return addSourceCommand(rt, args);
+    case 'import':
+      return importSourcesCommand(rt, args);
     case 'set':
     case 'activate':
     case 'deactivate': {
@@ -113,13 +91,41 @@ export async function sourcesCommand(rt: LocalRuntime, args: SourcesArgs): Promi
       updated.updatedBy = 'cli';
       const { parsed } = await putSourceItem(doc, table, updated as SourceItem & Record<string, unknown>);
       const warnings = parsed.ok ? parsed.warnings : [];
+      // OPT-4: with several sources on one server, a change applies to all of them (not activation).
+      const hostWide = sub === 'set' ? hostWideAssignments(rest.slice(1)) : [];
+      const siblings =
+        args.values.only === true || (sub !== 'deactivate' && hostWide.length === 0)
+          ? undefined
+          : await applyToHostSiblings(
+              doc,
+              table,
+              id,
+              (sibling) => {
+                if (sub === 'deactivate') sibling.active = false;
+                for (const a of hostWide) applyAssignment(sibling, a);
+              },
+              { by: 'cli' },
+            );
       return {
-        text: [`updated ${id}`, ...warnings.map((w) => `  warning: ${w.field} ${w.message}`)],
-        json: { sourceId: id, updated: true, item: updated, warnings },
+        text: [
+          `updated ${id}`,
+          ...warnings.map((w) => `  warning: ${w.field} ${w.message}`),
+          ...(siblings && siblings.updated.length > 0
+            ? [`  also on ${siblings.host} (OPT-4): ${siblings.updated.join(', ')}`]
+            : []),
+          ...(siblings?.skipped ?? []).map((x) => `  not changed: ${x.sourceId} — ${x.reason}`),
+        ],
+        json: {
+          sourceId: id,
+          updated: true,
+          item: updated,
+          warnings,
+          ...(siblings ? { alsoUpdated: siblings.updated, notUpdated: siblings.skipped } : {}),
+        },
       };
     }
     default:
-      throw new UsageError('sources list|show|add|set|activate|deactivate');
+      throw new UsageError('sources list|show|add|import|set|activate|deactivate');
   }
 }
 

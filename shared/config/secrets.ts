@@ -23,9 +23,10 @@ async function resolve(e: IngestorEnv): Promise<UpstashCredentials | undefined> 
   if (!e.UPSTASH_REDIS_REST_URL) return undefined;
   if (e.UPSTASH_REDIS_REST_TOKEN) return { url: e.UPSTASH_REDIS_REST_URL, token: e.UPSTASH_REDIS_REST_TOKEN };
   if (!e.UPSTASH_SECRET_ARN) {
-    throw new ConfigError('UPSTASH_REDIS_REST_URL is set but neither UPSTASH_REDIS_REST_TOKEN nor UPSTASH_SECRET_ARN', [
-      { field: 'UPSTASH_SECRET_ARN', message: 'is required with UPSTASH_REDIS_REST_URL' },
-    ]);
+    throw new ConfigError(
+      'UPSTASH_REDIS_REST_URL is set but neither UPSTASH_REDIS_REST_TOKEN nor UPSTASH_SECRET_ARN',
+      [{ field: 'UPSTASH_SECRET_ARN', message: 'is required with UPSTASH_REDIS_REST_URL' }],
+    );
   }
   const client = new SecretsManagerClient({ region: e.AWS_REGION });
   try {
@@ -33,7 +34,10 @@ async function resolve(e: IngestorEnv): Promise<UpstashCredentials | undefined> 
     const raw = res.SecretString?.trim() ?? '';
     // Accept a bare token or {"token": "..."}; the value itself is never logged.
     const token = raw.startsWith('{') ? String((JSON.parse(raw) as { token?: unknown }).token ?? '') : raw;
-    if (token === '') throw new ConfigError('the Upstash secret is empty', [{ field: 'UPSTASH_SECRET_ARN', message: 'secret has no token' }]);
+    if (token === '')
+      throw new ConfigError('the Upstash secret is empty', [
+        { field: 'UPSTASH_SECRET_ARN', message: 'secret has no token' },
+      ]);
     return { url: e.UPSTASH_REDIS_REST_URL, token };
   } finally {
     client.destroy();

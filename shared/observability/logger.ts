@@ -7,5 +7,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
  */
 export const logger = new Logger({
   serviceName: 'mandari-ingestor',
-  logLevel: (process.env.POWERTOOLS_LOG_LEVEL as 'INFO' | undefined) ?? (process.env.AWS_LAMBDA_FUNCTION_NAME ? 'INFO' : 'WARN'),
+  logLevel:
+    (process.env.POWERTOOLS_LOG_LEVEL as 'INFO' | undefined) ??
+    (process.env.AWS_LAMBDA_FUNCTION_NAME ? 'INFO' : 'WARN'),
 });

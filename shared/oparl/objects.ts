@@ -187,7 +187,11 @@ const TRANSLITERATION: Record<string, string> = { ä: 'ae', ö: 'oe', ü: 'ue', 
  * Uniqueness per source is the caller's (State reservation items).
  */
 export function slugify(text: string): string {
-  const lowered = text.toLowerCase().replace(/[äöüßẞ]/g, (c) => TRANSLITERATION[c] ?? c);
+  // NFC first: a decomposed umlaut (o + U+0308, as some systems send it) must become "oe", not "o".
+  const lowered = text
+    .normalize('NFC')
+    .toLowerCase()
+    .replace(/[äöüßẞ]/g, (c) => TRANSLITERATION[c] ?? c);
   const ascii = lowered.normalize('NFKD').replace(/[\u0300-\u036f]/g, '');
   return ascii
     .replace(/[^a-z0-9]+/g, '-')

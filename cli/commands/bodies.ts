@@ -1,0 +1,53 @@
+import { listBodies, setBodyListed } from '../../shared/onboarding';
+import type { LocalRuntime } from '../local/runtime';
+import { type CommandResult, UsageError } from '../output';
+
+/**
+ * `bodies [--source ID]` shows every body with its slug, listing state and source; `bodies list <slug>`
+ * and `bodies unlist <slug>` change the listing (ONB-4). Slugs are unique per source: `--source` picks
+ * one when two sources use the same.
+ */
+export async function bodiesCommand(
+  rt: LocalRuntime,
+  positionals: string[],
+  values: { source?: string; force?: boolean },
+): Promise<CommandResult> {
+  const [sub, slug] = positionals;
+  const doc = rt.clients.doc;
+  const tables = {
+    sources: rt.env.SOURCES_TABLE,
+    state: rt.env.STATE_TABLE,
+    documents: rt.env.DOCUMENTS_TABLE,
+  };
+  if (sub === undefined) {
+    const rows = await listBodies(doc, tables, values.source);
+    const text =
+      rows.length === 0
+        ? ['no bodies (a body appears after `sources add` or the first sync)']
+        : rows.map(
+            (r) =>
+              `${r.slug.padEnd(30)} ${(r.takedown ? 'TAKEN DOWN' : r.listed ? 'listed' : 'unlisted').padEnd(10)} ${r.sourceId.padEnd(24)} ${r.name}${r.deleted ? '  (deleted at the source)' : ''}`,
+          );
+    return { text, json: { bodies: rows } };
+  }
+  if (sub !== 'list' && sub !== 'unlist') {
+    throw new UsageError('usage: ingestor bodies [--source ID] | bodies list|unlist <slug> [--source ID]');
+  }
+  if (slug === undefined || slug === '') {
+    throw new UsageError(
+      `usage: ingestor bodies ${sub} <slug> [--source ID] (ingestor bodies shows all slugs)`,
+    );
+  }
+  const change = await setBodyListed(doc, tables, slug, sub === 'list', {
+    ...(values.source !== undefined ? { sourceId: values.source } : {}),
+    by: 'cli',
+    allowTakedown: values.force === true,
+  });
+  return {
+    text: [
+      `${change.slug} (${change.sourceId}) ${change.changed ? 'is now' : 'was already'} ${change.listed ? 'listed' : 'unlisted'}` +
+        `; ${change.documents} document(s) flagged for the document cache (DOC-7)`,
+    ],
+    json: change,
+  };
+}

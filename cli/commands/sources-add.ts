@@ -1,0 +1,132 @@
+import { readFile } from 'node:fs/promises';
+import { type AddSourceResult, addSource, parseImportFile } from '../../shared/onboarding';
+import { createFetchRuntime } from '../../shared/sync/runtime';
+import type { LocalRuntime } from '../local/runtime';
+import { type CommandResult, UsageError } from '../output';
+import type { SourcesArgs } from './sources';
+
+/**
+ * `sources add <systemUrl>` and `sources import <file> [--activate]` (ONB-2, ONB-3): robots.txt, the
+ * System and the body list (≤ 20 pages) are read at the host's pace, then the source is stored —
+ * inactive, or with `import --activate` active when the check read its System. New bodies are
+ * recorded unlisted (ONB-4). Existing sources keep their state and are not fetched.
+ */
+
+function describe(r: AddSourceResult): string[] {
+  if (!r.created) return [`${r.sourceId} exists already; left as it is (ONB-3)`];
+  const lines = [
+    `added ${r.sourceId} (${r.active ? 'active' : 'inactive'})${
+      r.active ? '' : `; activate with: ingestor sources activate ${r.sourceId}`
+    }`,
+  ];
+  if (r.check) {
+    lines.push(
+      `  robots.txt: ${r.check.robots}; System: ${r.check.system ? `OParl ${r.check.system.oparlVersion ?? '?'}` : 'not read'}` +
+        `; body list: ${r.check.bodyListPages} page(s)${r.check.bodiesComplete ? '' : ' (incomplete)'}`,
+    );
+    if (r.check.problem) lines.push(`  check: ${r.check.problem}`);
+  }
+  if (r.notActivated) lines.push(`  not activated: ${r.notActivated}`);
+  for (const b of r.bodies) lines.push(`  body ${b.slug}  ${b.name}  (${b.listed ? 'listed' : 'unlisted'})`);
+  if (r.bodies.length > 0) lines.push('  list a body with: ingestor bodies list <slug> (ONB-4)');
+  return lines;
+}
+
+function jsonOf(r: AddSourceResult) {
+  return {
+    sourceId: r.sourceId,
+    systemUrl: r.systemUrl,
+    created: r.created,
+    active: r.active,
+    check: r.check,
+    bodies: r.bodies,
+    ...(r.notActivated !== undefined ? { notActivated: r.notActivated } : {}),
+  };
+}
+
+async function withFetcher<T>(
+  rt: LocalRuntime,
+  run: (deps: Parameters<typeof addSource>[0]) => Promise<T>,
+): Promise<T> {
+  const runtime = await createFetchRuntime(rt.env, { clients: rt.clients });
+  try {
+    await runtime.hostIntervals.refresh();
+    return await run({
+      doc: rt.clients.doc,
+      tables: { sources: rt.env.SOURCES_TABLE, state: rt.env.STATE_TABLE },
+      fetcher: runtime.fetcher,
+      hostIntervalMs: (host) => runtime.hostIntervals.forHost(host),
+    });
+  } finally {
+    await runtime.close();
+  }
+}
+
+function fieldsFrom(values: SourcesArgs['values']): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
+  for (const key of ['name', 'kind', 'adapter'] as const) {
+    if (typeof values[key] === 'string') fields[key] = values[key];
+  }
+  return fields;
+}
+
+export async function addSourceCommand(rt: LocalRuntime, args: SourcesArgs): Promise<CommandResult> {
+  const systemUrl = args.positionals[1];
+  if (systemUrl === undefined || systemUrl === '') {
+    throw new UsageError(
+      'usage: ingestor sources add <systemUrl> [--id ID] [--name NAME] [--kind oparl|scraper]',
+    );
+  }
+  const result = await withFetcher(rt, (deps) =>
+    addSource(deps, {
+      systemUrl,
+      ...(typeof args.values.id === 'string' ? { sourceId: args.values.id } : {}),
+      fields: fieldsFrom(args.values),
+      updatedBy: 'cli',
+    }),
+  );
+  return { text: describe(result), json: jsonOf(result) };
+}
+
+export async function importSourcesCommand(rt: LocalRuntime, args: SourcesArgs): Promise<CommandResult> {
+  const file = args.positionals[1];
+  if (file === undefined || file === '') {
+    throw new UsageError('usage: ingestor sources import <file.json|file.csv> [--activate]');
+  }
+  const entries = parseImportFile(await readFile(file, 'utf8'));
+  const activate = args.values.activate === true;
+  const rows: (
+    | ReturnType<typeof jsonOf>
+    | { line: number; systemUrl: string; error: string; message: string }
+  )[] = [];
+  const text: string[] = [];
+  await withFetcher(rt, async (deps) => {
+    for (const entry of entries) {
+      try {
+        const result = await addSource(deps, {
+          systemUrl: entry.systemUrl,
+          ...(entry.sourceId !== undefined ? { sourceId: entry.sourceId } : {}),
+          fields: entry.fields,
+          activate,
+          updatedBy: 'cli import',
+        });
+        rows.push(jsonOf(result));
+        text.push(...describe(result));
+      } catch (error) {
+        const code = (error as { code?: unknown }).code;
+        const message = error instanceof Error ? error.message : String(error);
+        rows.push({
+          line: entry.line,
+          systemUrl: entry.systemUrl,
+          error: typeof code === 'string' ? code : 'ERROR',
+          message,
+        });
+        text.push(`entry ${entry.line} (${entry.systemUrl}): not added — ${message}`);
+      }
+    }
+  });
+  const failed = rows.filter((r) => 'error' in r).length;
+  const created = rows.filter((r) => 'created' in r && r.created).length;
+  text.push(`${created} added, ${rows.length - created - failed} existed already, ${failed} refused`);
+  return { text, json: { sources: rows, created, failed }, exitCode: failed > 0 ? 1 : 0 };
+}

@@ -1,0 +1,91 @@
+import { purgeDeleted, type TakedownDeps, tombstoneBody, tombstoneIds } from '../../shared/takedown';
+import type { LocalRuntime } from '../local/runtime';
+import { type CommandResult, UsageError } from '../output';
+
+/**
+ * `tombstone --body <slug> | --ids <id,…>` (OPT-2) and `purge-deleted --body <slug> [--yes]` (OPT-3).
+ * A tombstone hides at once and keeps everything for audit; the purge deletes physically, and only
+ * with `--yes` — without it, it shows exactly what would go.
+ */
+
+function depsOf(rt: LocalRuntime): TakedownDeps {
+  return {
+    clients: rt.clients,
+    tables: { sources: rt.env.SOURCES_TABLE, state: rt.env.STATE_TABLE, documents: rt.env.DOCUMENTS_TABLE },
+    bucket: rt.env.BUCKET,
+  };
+}
+
+export async function tombstoneCommand(
+  rt: LocalRuntime,
+  values: { body?: string; ids?: string[]; source?: string; note?: string },
+): Promise<CommandResult> {
+  const ids = (values.ids ?? [])
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter(Boolean);
+  if ((values.body === undefined) === (ids.length === 0)) {
+    throw new UsageError(
+      'usage: ingestor tombstone --body <slug> | --ids <id,…> [--source ID] [--note TEXT]',
+    );
+  }
+  const options = {
+    by: 'cli',
+    ...(values.source !== undefined ? { sourceId: values.source } : {}),
+    ...(values.note !== undefined ? { note: values.note } : {}),
+  };
+  const result =
+    values.body !== undefined
+      ? await tombstoneBody(depsOf(rt), values.body, options)
+      : await tombstoneIds(depsOf(rt), ids, options);
+  const total = Object.values(result.tombstoned).reduce((a, b) => a + b, 0);
+  const text = [
+    `tombstoned ${total} object(s)${result.body ? ` of body ${result.body}` : ''} in ${result.sourceIds.join(', ') || 'no source'}` +
+      ` — hidden from every output now, kept for audit (OPT-2)`,
+    ...Object.entries(result.tombstoned).map(([type, n]) => `  ${type}: ${n}`),
+  ];
+  if (result.alreadyDeleted > 0) text.push(`  already deleted before: ${result.alreadyDeleted}`);
+  if (result.documents > 0) text.push(`  documents flagged: ${result.documents}`);
+  if (result.notFound.length > 0) text.push(`  not found: ${result.notFound.join(', ')}`);
+  if (result.body)
+    text.push(`  physical deletion on request: ingestor purge-deleted --body ${result.body} (OPT-3)`);
+  // --ids that matched nothing is an operator's typo worth an exit code; a body is marked in any case.
+  const nothing = result.body === null && total + result.alreadyDeleted === 0;
+  return { text, json: result, exitCode: nothing ? 1 : 0 };
+}
+
+export async function purgeDeletedCommand(
+  rt: LocalRuntime,
+  values: { body?: string; source?: string; yes?: boolean },
+): Promise<CommandResult> {
+  if (values.body === undefined) {
+    throw new UsageError('usage: ingestor purge-deleted --body <slug> [--source ID] [--yes]');
+  }
+  const result = await purgeDeleted(depsOf(rt), values.body, {
+    yes: values.yes === true,
+    by: 'cli',
+    ...(values.source !== undefined ? { sourceId: values.source } : {}),
+  });
+  const { counts } = result;
+  const objects = Object.entries(counts).filter(([k, n]) => k !== 'files' && k !== 'texts' && n > 0);
+  const text = [
+    result.dryRun
+      ? `preview — would delete for body ${result.body} (${result.sourceId}):`
+      : `deleted for body ${result.body} (${result.sourceId}):`,
+    ...objects.map(([type, n]) => `  ${type}: ${n}`),
+    `  file copies (files/…): ${counts.files}`,
+    `  texts (text/…): ${counts.texts}`,
+    `  document records: ${result.documents}`,
+  ];
+  if (result.dryRun) text.push(`delete with: ingestor purge-deleted --body ${result.body} --yes (OPT-3)`);
+  return {
+    text,
+    json: {
+      body: result.body,
+      sourceId: result.sourceId,
+      dryRun: result.dryRun,
+      counts,
+      documents: result.documents,
+    },
+  };
+}

@@ -1,0 +1,245 @@
+import { Aspects, Duration, type IAspect, Stack } from 'aws-cdk-lib';
+import {
+  Alarm,
+  ComparisonOperator,
+  Dashboard,
+  GraphWidget,
+  type IMetric,
+  MathExpression,
+  Metric,
+  SingleValueWidget,
+  TextWidget,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Construct, type IConstruct } from 'constructs';
+import {
+  DIMENSIONS,
+  METRIC_NAMESPACE,
+  METRICS,
+  PAUSED_TOO_LONG_HOURS,
+} from '../shared/observability/constants';
+import { PAUSE_METRICS_EVERY_MINUTES } from '../shared/observability/planner-metrics';
+import { IngestorFunction } from './ingestor-function';
+
+/**
+ * Alarms and a dashboard for on-call (docs/operations.md "Alarms" explains each one):
+ * - **DLQ messages visible** — a sync message failed five times and was parked (SQS metric);
+ * - **source paused for more than a day** — the planner's `LongestPauseHours` (ERR-4/ERR-5) above 24;
+ * - **function errors** — per ingestor function, errors in two of three 5-minute periods.
+ * Custom metrics are EMF lines the functions write (shared/observability); names come from the same
+ * constants, so code and alarms cannot drift apart. Every IngestorFunction of the stack is watched,
+ * also the ones added later (`addScheduledFunction`), through an aspect.
+ */
+export interface IngestorObservabilityProps {
+  syncQueue: IQueue;
+  deadLetterQueue: IQueue;
+  /** Optional SNS topic (e.g. `-c alarmTopicArn=…`) notified on alarm and on recovery. */
+  alarmTopicArn?: string;
+}
+
+/** Errors of a function in this many of the last three 5-minute periods raise its alarm. */
+export const FUNCTION_ERROR_DATAPOINTS = 2;
+
+export class IngestorObservability extends Construct {
+  readonly dashboard: Dashboard;
+  readonly deadLetterAlarm: Alarm;
+  readonly pausedTooLongAlarm: Alarm;
+  readonly functionErrorAlarms = new Map<string, Alarm>();
+
+  private readonly notify: SnsAction | undefined;
+  private readonly functionWidgets: { errors: GraphWidget; invocations: GraphWidget; duration: GraphWidget };
+
+  constructor(scope: Construct, id: string, props: IngestorObservabilityProps) {
+    super(scope, id);
+    this.notify = props.alarmTopicArn
+      ? new SnsAction(Topic.fromTopicArn(this, 'AlarmTopic', props.alarmTopicArn))
+      : undefined;
+
+    const dlqVisible = props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+      period: Duration.minutes(5),
+      statistic: 'Maximum',
+    });
+    this.deadLetterAlarm = this.alarm('DeadLetterMessages', {
+      metric: dlqVisible,
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      description:
+        'A sync message failed 5 times and sits in the dead-letter queue. See docs/operations.md#alarm-dead-letter-messages.',
+    });
+
+    const longestPause = new Metric({
+      namespace: METRIC_NAMESPACE,
+      metricName: METRICS.longestPauseHours,
+      statistic: 'Maximum',
+      // The planner writes it every 15 minutes (PAUSE_METRICS_EVERY_MINUTES); an hour always has data.
+      period: Duration.minutes(Math.max(60, PAUSE_METRICS_EVERY_MINUTES * 4)),
+    });
+    this.pausedTooLongAlarm = this.alarm('SourcePausedTooLong', {
+      metric: longestPause,
+      threshold: PAUSED_TOO_LONG_HOURS,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+      description: `An active source has been paused (ERR-4/ERR-5) without a successful sync for more than ${PAUSED_TOO_LONG_HOURS} h. See docs/operations.md#alarm-source-paused-too-long.`,
+    });
+
+    const search = (expression: string, label: string, statistic = 'Sum') =>
+      new MathExpression({
+        expression: `SEARCH('${expression}', '${statistic}', 300)`,
+        usingMetrics: {},
+        label,
+        period: Duration.minutes(5),
+      });
+    this.functionWidgets = {
+      errors: new GraphWidget({ title: 'Function errors', width: 8, left: [] }),
+      invocations: new GraphWidget({ title: 'Function invocations', width: 8, left: [] }),
+      duration: new GraphWidget({ title: 'Function duration (p95)', width: 8, left: [] }),
+    };
+
+    this.dashboard = new Dashboard(this, 'Dashboard', {
+      defaultInterval: Duration.hours(24),
+    });
+    this.dashboard.addWidgets(
+      new TextWidget({
+        markdown:
+          '# mandari ingestor\nRequests, robots.txt, syncs and pauses (EMF metrics of the functions), queues and functions. Runbook: `docs/operations.md`.',
+        width: 24,
+        height: 2,
+      }),
+    );
+    this.dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Requests by outcome',
+        width: 12,
+        left: [
+          search(`{${METRIC_NAMESPACE},${DIMENSIONS.outcome}} MetricName="${METRICS.requests}"`, 'Requests'),
+        ],
+        stacked: true,
+      }),
+      new GraphWidget({
+        title: 'robots.txt: fetch results and refused requests',
+        width: 12,
+        left: [
+          search(
+            `{${METRIC_NAMESPACE},${DIMENSIONS.result}} MetricName="${METRICS.robotsFetches}"`,
+            'robots.txt',
+          ),
+        ],
+        right: [
+          search(
+            `{${METRIC_NAMESPACE},${DIMENSIONS.verdict}} MetricName="${METRICS.robotsVerdicts}"`,
+            'refused',
+          ),
+        ],
+      }),
+    );
+    this.dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Sync runs by kind and outcome',
+        width: 12,
+        left: [
+          search(
+            `{${METRIC_NAMESPACE},${DIMENSIONS.kind},${DIMENSIONS.outcome}} MetricName="${METRICS.syncRuns}"`,
+            'syncs',
+          ),
+        ],
+        stacked: true,
+      }),
+      new GraphWidget({
+        title: 'Paused sources (ERR-4/ERR-5)',
+        width: 8,
+        left: [
+          new Metric({
+            namespace: METRIC_NAMESPACE,
+            metricName: METRICS.pausedSources,
+            statistic: 'Maximum',
+            period: Duration.minutes(15),
+            label: 'paused now',
+          }),
+        ],
+        right: [longestPause.with({ label: 'longest pause (h)' })],
+        rightAnnotations: [{ value: PAUSED_TOO_LONG_HOURS, label: 'alarm' }],
+      }),
+      new SingleValueWidget({
+        title: 'Alarms',
+        width: 4,
+        metrics: [dlqVisible.with({ label: 'DLQ messages' })],
+      }),
+    );
+    this.dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Sync queue',
+        width: 12,
+        left: [
+          props.syncQueue.metricApproximateNumberOfMessagesVisible({ label: 'waiting' }),
+          props.syncQueue.metricApproximateNumberOfMessagesNotVisible({ label: 'in flight' }),
+          dlqVisible.with({ label: 'dead-letter' }),
+        ],
+        right: [props.syncQueue.metricApproximateAgeOfOldestMessage({ label: 'oldest (s)' })],
+      }),
+      this.functionWidgets.errors,
+    );
+    this.dashboard.addWidgets(this.functionWidgets.invocations, this.functionWidgets.duration);
+
+    // Every ingestor function of the stack, also those added after this construct.
+    const watcher: IAspect = {
+      visit: (node: IConstruct) => {
+        if (node instanceof IngestorFunction) this.watchFunction(node.node.id, node.fn);
+      },
+    };
+    Aspects.of(Stack.of(this)).add(watcher);
+  }
+
+  /** Error alarm and dashboard lines for one function (idempotent per name). */
+  watchFunction(name: string, fn: IFunction): void {
+    if (this.functionErrorAlarms.has(name)) return;
+    // No label on the alarm's metric: a label turns the alarm into a metric-math alarm.
+    const errors = fn.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' });
+    this.functionErrorAlarms.set(
+      name,
+      this.alarm(`${name}Errors`, {
+        metric: errors,
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 3,
+        datapointsToAlarm: FUNCTION_ERROR_DATAPOINTS,
+        description: `The ${name} function failed in ${FUNCTION_ERROR_DATAPOINTS} of the last three 5-minute periods. See docs/operations.md#alarm-function-errors.`,
+      }),
+    );
+    this.functionWidgets.errors.addLeftMetric(errors.with({ label: name }));
+    this.functionWidgets.invocations.addLeftMetric(
+      fn.metricInvocations({ period: Duration.minutes(5), statistic: 'Sum', label: name }),
+    );
+    this.functionWidgets.duration.addLeftMetric(
+      fn.metricDuration({ period: Duration.minutes(5), statistic: 'p95', label: name }),
+    );
+  }
+
+  private alarm(
+    id: string,
+    props: {
+      metric: IMetric;
+      threshold: number;
+      comparisonOperator: ComparisonOperator;
+      evaluationPeriods: number;
+      datapointsToAlarm?: number;
+      description: string;
+    },
+  ): Alarm {
+    const alarm = new Alarm(this, id, {
+      ...props,
+      alarmDescription: props.description,
+      // No data is no problem here: no DLQ traffic, no pause, no invocation.
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    if (this.notify) {
+      alarm.addAlarmAction(this.notify);
+      alarm.addOkAction(this.notify);
+    }
+    return alarm;
+  }
+}

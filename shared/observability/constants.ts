@@ -1,0 +1,37 @@
+/**
+ * Names shared by the code that emits metrics and the CDK alarms and dashboard that read them
+ * (infra/observability.ts): one constant each, so a renamed metric breaks the build, not the alarm.
+ */
+
+/** CloudWatch namespace of every custom metric (EMF). */
+export const METRIC_NAMESPACE = 'MandariIngestor';
+
+/** Metric names. Dimensions are kept few and low-cardinality; source and host go into log fields. */
+export const METRICS = {
+  /** Every HTTP exchange or refusal of the polite fetcher, by `Outcome` (2xx, 4xx, robots-disallowed …). */
+  requests: 'Requests',
+  /** robots.txt fetches by `Result` (parse, revalidated, absent, unreachable — ROB-5/6/7). */
+  robotsFetches: 'RobotsFetches',
+  /** Requests robots.txt did not let through, by `Verdict` (disallowed ROB-8, deferred ROB-7). */
+  robotsVerdicts: 'RobotsVerdicts',
+  /** Finished sync invocations by `Kind` (incremental, full, sliced) and `Outcome` (ok, failed, incomplete, continued). */
+  syncRuns: 'SyncRuns',
+  /** Planner, every tick: active sources paused now (ERR-4/ERR-5), in total and by `PauseKind`. */
+  pausedSources: 'PausedSources',
+  /**
+   * Planner, every tick: of the active sources paused now, the longest time since its last successful
+   * sync (else since its pause began), in hours. The "paused for more than a day" alarm reads it.
+   */
+  longestPauseHours: 'LongestPauseHours',
+} as const;
+
+export const DIMENSIONS = {
+  outcome: 'Outcome',
+  result: 'Result',
+  verdict: 'Verdict',
+  kind: 'Kind',
+  pauseKind: 'PauseKind',
+} as const;
+
+/** The alarm threshold of `LongestPauseHours`: a source paused (without success) for more than a day. */
+export const PAUSED_TOO_LONG_HOURS = 24;

@@ -1,0 +1,207 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, type QueryCommandOutput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { SyncStateStore, sourcePartition } from '../oparl/state';
+import type { BodyRecord } from '../oparl/types';
+import { loadAllSources } from '../store/sources';
+import { BodyAmbiguousError, BodyNotFoundError, BodyTakenDownError, SourceNotFoundError } from './errors';
+
+/**
+ * ONB-4: bodies as operators see them — named by slug (shortName, else name; lower case, ä → ae,
+ * ö → oe, ü → ue, ß → ss, anything else → '-'; unique per source: the sync reserves it with a `SLUG#`
+ * item, shared/oparl/state.ts), unlisted until an operator lists them. Listing changes `listed` on the
+ * `BODY#` record only — the sync never touches it — and the `listed` flag of the body's documents in
+ * the Documents table, which the document cache reads (DOC-7).
+ */
+
+export interface BodyRow {
+  sourceId: string;
+  slug: string;
+  name: string;
+  shortName?: string;
+  listed: boolean;
+  deleted: boolean;
+  /** OPT-2: taken down by an operator (`tombstone --body`). */
+  takedown: boolean;
+  id: string;
+  bodyKey: string;
+  firstSeenAt: string;
+}
+
+export interface BodyTables {
+  sources: string;
+  state: string;
+  documents: string;
+}
+
+/** `BODY#` records may carry the operator's takedown mark next to the sync's fields. */
+export type StoredBody = BodyRecord & { takedown?: { at: string; by: string; note?: string } };
+
+async function sourceIds(doc: DynamoDBDocumentClient, table: string): Promise<string[]> {
+  const { parsed } = await loadAllSources(doc, table);
+  return parsed.map((p) => (p.ok ? p.source.sourceId : p.sourceId));
+}
+
+function rowOf(sourceId: string, body: StoredBody): BodyRow {
+  return {
+    sourceId,
+    slug: body.slug,
+    name: body.name,
+    ...(body.shortName !== undefined ? { shortName: body.shortName } : {}),
+    listed: body.listed === true,
+    deleted: body.deleted === true,
+    takedown: body.takedown !== undefined,
+    id: body.id,
+    bodyKey: body.bodyKey,
+    firstSeenAt: body.firstSeenAt,
+  };
+}
+
+/** Every body of every source (or of one), sorted by source and slug. */
+export async function listBodies(
+  doc: DynamoDBDocumentClient,
+  tables: Pick<BodyTables, 'sources' | 'state'>,
+  sourceId?: string,
+): Promise<BodyRow[]> {
+  const ids = await sourceIds(doc, tables.sources);
+  if (sourceId !== undefined && !ids.includes(sourceId)) throw new SourceNotFoundError(sourceId);
+  const rows: BodyRow[] = [];
+  for (const id of sourceId === undefined ? ids : [sourceId]) {
+    const bodies = (await new SyncStateStore({ doc }, tables.state, id).getBodies()) as StoredBody[];
+    for (const body of bodies) rows.push(rowOf(id, body));
+  }
+  return rows.sort((a, b) => a.sourceId.localeCompare(b.sourceId) || a.slug.localeCompare(b.slug));
+}
+
+export interface ResolvedBody {
+  sourceId: string;
+  body: StoredBody;
+}
+
+/** The body a slug names, through its `SLUG#` reservation; `--source` settles a slug used twice. */
+export async function resolveBody(
+  doc: DynamoDBDocumentClient,
+  tables: Pick<BodyTables, 'sources' | 'state'>,
+  slug: string,
+  sourceId?: string,
+): Promise<ResolvedBody> {
+  const ids = await sourceIds(doc, tables.sources);
+  if (sourceId !== undefined && !ids.includes(sourceId)) throw new SourceNotFoundError(sourceId);
+  const found: ResolvedBody[] = [];
+  for (const id of sourceId === undefined ? ids : [sourceId]) {
+    const reservation = await doc.send(
+      new GetCommand({
+        TableName: tables.state,
+        Key: { pk: sourcePartition(id), sk: `SLUG#${slug}` },
+        ConsistentRead: true,
+      }),
+    );
+    const bodyKey = reservation.Item?.bodyKey;
+    if (typeof bodyKey !== 'string') continue;
+    const body = (await new SyncStateStore({ doc }, tables.state, id).getBody(bodyKey)) as
+      | StoredBody
+      | undefined;
+    // A reservation without its body (a run that died in between) names nothing.
+    if (body && body.slug === slug) found.push({ sourceId: id, body });
+  }
+  if (found.length === 0) throw new BodyNotFoundError(slug, sourceId);
+  if (found.length > 1)
+    throw new BodyAmbiguousError(
+      slug,
+      found.map((f) => f.sourceId),
+    );
+  return found[0] as ResolvedBody;
+}
+
+/**
+ * Sets the `listed` flag of one Documents item per file of the body (bySource index, filtered by
+ * body). Returns how many items were updated.
+ */
+export async function setDocumentsListed(
+  doc: DynamoDBDocumentClient,
+  documentsTable: string,
+  sourceId: string,
+  bodyId: string,
+  listed: boolean,
+  extra: Record<string, unknown> = {},
+): Promise<number> {
+  let updated = 0;
+  let startKey: QueryCommandOutput['LastEvaluatedKey'];
+  do {
+    const page = await doc.send(
+      new QueryCommand({
+        TableName: documentsTable,
+        IndexName: 'bySource',
+        KeyConditionExpression: 'sourceId = :s',
+        FilterExpression: 'bodyId = :b',
+        ExpressionAttributeValues: { ':s': sourceId, ':b': bodyId },
+        ProjectionExpression: 'docId',
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      const names: Record<string, string> = { '#l': 'listed' };
+      const values: Record<string, unknown> = { ':l': listed };
+      const sets = ['#l = :l'];
+      Object.entries(extra).forEach(([k, v], i) => {
+        names[`#x${i}`] = k;
+        values[`:x${i}`] = v;
+        sets.push(`#x${i} = :x${i}`);
+      });
+      await doc
+        .send(
+          new UpdateCommand({
+            TableName: documentsTable,
+            Key: { docId: item.docId },
+            UpdateExpression: `SET ${sets.join(', ')}`,
+            ConditionExpression: 'attribute_exists(docId)',
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
+          }),
+        )
+        .catch((error: unknown) => {
+          // Deleted meanwhile (purge): nothing to flag.
+          if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+        });
+      updated += 1;
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return updated;
+}
+
+export interface ListingChange {
+  sourceId: string;
+  slug: string;
+  name: string;
+  listed: boolean;
+  /** False when the body already had that state. */
+  changed: boolean;
+  documents: number;
+}
+
+/** `bodies list|unlist <slug>` (ONB-4). A taken-down body (OPT-2) cannot be listed again by accident. */
+export async function setBodyListed(
+  doc: DynamoDBDocumentClient,
+  tables: BodyTables,
+  slug: string,
+  listed: boolean,
+  options: { sourceId?: string; by: string; now?: Date; allowTakedown?: boolean },
+): Promise<ListingChange> {
+  const { sourceId, body } = await resolveBody(doc, tables, slug, options.sourceId);
+  if (listed && body.takedown !== undefined && options.allowTakedown !== true) {
+    throw new BodyTakenDownError(slug, body.takedown.at);
+  }
+  const at = (options.now ?? new Date()).toISOString();
+  const changed = body.listed !== listed;
+  await doc.send(
+    new UpdateCommand({
+      TableName: tables.state,
+      Key: { pk: sourcePartition(sourceId), sk: `BODY#${body.bodyKey}` },
+      UpdateExpression: 'SET listed = :l, listedChangedAt = :at, listedChangedBy = :by',
+      ConditionExpression: 'attribute_exists(sk)',
+      ExpressionAttributeValues: { ':l': listed, ':at': at, ':by': options.by },
+    }),
+  );
+  const documents = await setDocumentsListed(doc, tables.documents, sourceId, body.id, listed);
+  return { sourceId, slug, name: body.name, listed, changed, documents };
+}

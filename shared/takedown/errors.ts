@@ -1,0 +1,8 @@
+import { IngestorError } from '../errors';
+
+/** Errors of takedown (tombstone, purge). Each carries a stable `code`. */
+export class TakedownError extends IngestorError {
+  constructor(code: 'TAKEDOWN_NOTHING_FOUND' | 'TAKEDOWN_INVALID_INPUT', message: string) {
+    super(code, message);
+  }
+}

@@ -1,0 +1,70 @@
+import { App } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IngestorStack } from '../../infra/stack';
+import { METRIC_NAMESPACE, METRICS, PAUSED_TOO_LONG_HOURS } from '../../shared/observability/constants';
+import { cdkJsonContext, NO_BUNDLING, removeTempOutdirs, TEST_ENV, tempOutdir } from './support';
+
+// Wiring only (no esbuild): alarms and dashboard read the names the functions write.
+let template: Template;
+
+beforeAll(() => {
+  const app = new App({
+    outdir: tempOutdir('observability'),
+    context: {
+      ...cdkJsonContext(),
+      ...NO_BUNDLING,
+      alarmTopicArn: 'arn:aws:sns:eu-central-1:123456789012:oncall',
+    },
+  });
+  const stack = new IngestorStack(app, 'ObservabilityTest', { env: TEST_ENV });
+  // A function added later (DESIGN: files, deletion-check, photos) is watched too.
+  stack.addScheduledFunction('Files', 'functions/planner.ts', { minute: '5' });
+  template = Template.fromStack(stack);
+});
+
+afterAll(() => removeTempOutdirs());
+
+describe('observability: alarms and dashboard', () => {
+  it('alarms when a sync message lands in the dead-letter queue', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Namespace: 'AWS/SQS',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      AlarmActions: ['arn:aws:sns:eu-central-1:123456789012:oncall'],
+      OKActions: ['arn:aws:sns:eu-central-1:123456789012:oncall'],
+    });
+  });
+
+  it('ERR-4/ERR-5: alarms when a source is paused for more than a day (the planner’s metric)', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: METRIC_NAMESPACE,
+      MetricName: METRICS.longestPauseHours,
+      Statistic: 'Maximum',
+      Threshold: PAUSED_TOO_LONG_HOURS,
+      ComparisonOperator: 'GreaterThanThreshold',
+      TreatMissingData: 'notBreaching',
+    });
+  });
+
+  it('alarms on errors of every ingestor function, later ones included', () => {
+    const alarms = template.findResources('AWS::CloudWatch::Alarm', {
+      Properties: { MetricName: 'Errors', Namespace: 'AWS/Lambda' },
+    });
+    expect(Object.keys(alarms).sort()).toEqual([
+      expect.stringMatching(/FilesErrors/),
+      expect.stringMatching(/PlannerErrors/),
+      expect.stringMatching(/SyncErrors/),
+    ]);
+  });
+
+  it('has a dashboard with requests, robots.txt, syncs, pauses, queues and functions', () => {
+    const dashboards = template.findResources('AWS::CloudWatch::Dashboard');
+    expect(Object.keys(dashboards)).toHaveLength(1);
+    const body = JSON.stringify(Object.values(dashboards)[0]?.Properties?.DashboardBody);
+    for (const name of Object.values(METRICS)) expect(body).toContain(name);
+    expect(body).toContain('ApproximateAgeOfOldestMessage');
+    template.hasResourceProperties('AWS::CloudWatch::Dashboard', { DashboardBody: Match.anyValue() });
+  });
+});

@@ -1,0 +1,184 @@
+import { describe, expect, it } from 'vitest';
+import type { FetchEvent } from '../../shared/fetch';
+import { METRIC_NAMESPACE, METRICS } from '../../shared/observability/constants';
+import { formatEmf, MetricsBuffer } from '../../shared/observability/metrics';
+import { pauseMetrics, putPauseMetrics } from '../../shared/observability/planner-metrics';
+import { logRequestEvent, recordSyncReport, requestOutcome } from '../../shared/observability/request-log';
+
+const event = (extra: Partial<FetchEvent>): FetchEvent => ({
+  kind: 'request',
+  sourceId: 'src',
+  host: 'ris.example.de',
+  url: 'https://ris.example.de/oparl/system',
+  purpose: 'api',
+  method: 'GET',
+  attempt: 1,
+  hop: 0,
+  durationMs: 12,
+  ...extra,
+});
+
+function recorder() {
+  const lines: Record<string, unknown>[] = [];
+  const logs: { message: string; fields: Record<string, unknown> }[] = [];
+  const metrics = new MetricsBuffer({
+    write: (line) => lines.push(JSON.parse(line)),
+    now: () => 1_700_000_000_000,
+  });
+  return {
+    lines,
+    logs,
+    targets: {
+      metrics,
+      log: (message: string, fields: Record<string, unknown>) => logs.push({ message, fields }),
+    },
+  };
+}
+
+describe('EMF metrics (no package: a log line CloudWatch turns into metrics)', () => {
+  it('formats one directive with namespace, dimension set and metric values as top-level fields', () => {
+    const line = JSON.parse(
+      formatEmf({
+        namespace: METRIC_NAMESPACE,
+        timestampMs: 1_700_000_000_000,
+        dimensions: { Outcome: '2xx' },
+        metrics: [{ name: 'Requests', unit: 'Count', value: 3 }],
+        properties: { sourceId: 'src' },
+      }),
+    );
+    expect(line).toEqual({
+      _aws: {
+        Timestamp: 1_700_000_000_000,
+        CloudWatchMetrics: [
+          {
+            Namespace: 'MandariIngestor',
+            Dimensions: [['Outcome']],
+            Metrics: [{ Name: 'Requests', Unit: 'Count' }],
+          },
+        ],
+      },
+      Outcome: '2xx',
+      Requests: 3,
+      sourceId: 'src',
+    });
+  });
+
+  it('sums counts per dimension set and writes one line per set on flush', () => {
+    const { lines, targets } = recorder();
+    targets.metrics.count('Requests', { Outcome: '2xx' });
+    targets.metrics.count('Requests', { Outcome: '2xx' }, 2);
+    targets.metrics.count('Requests', { Outcome: '404' });
+    expect(lines).toEqual([]);
+    targets.metrics.flush();
+    expect(lines.map((l) => [l.Outcome, l.Requests])).toEqual([
+      ['2xx', 3],
+      ['404', 1],
+    ]);
+    targets.metrics.flush();
+    expect(lines).toHaveLength(2);
+  });
+});
+
+describe('request log and metrics: source, host, outcome — never headers or bodies', () => {
+  it.each([
+    [{ status: 200 }, '2xx'],
+    [{ status: 304 }, '304'],
+    [{ status: 403 }, '403'],
+    [{ status: 418 }, '4xx'],
+    [{ status: 503 }, '503'],
+    [{ errorCode: 'TIMEOUT' }, 'timeout'],
+    [{ errorCode: 'NETWORK' }, 'network'],
+    [{ kind: 'refused' as const, errorCode: 'ROBOTS_DISALLOWED' }, 'robots-disallowed'],
+    [{ kind: 'refused' as const, errorCode: 'ROBOTS_UNREACHABLE' }, 'robots-deferred'],
+    [{ kind: 'refused' as const, errorCode: 'HOST_SLOT_TIMEOUT' }, 'slot-timeout'],
+  ])('%o → %s', (extra, outcome) => {
+    expect(requestOutcome(event(extra))).toBe(outcome);
+  });
+
+  it('ROB-5/6/7: robots.txt fetches are counted by the shared policy; refusals as verdicts', () => {
+    const { lines, logs, targets } = recorder();
+    logRequestEvent(
+      event({ purpose: 'robots', url: 'https://ris.example.de/robots.txt', status: 404 }),
+      targets,
+    );
+    logRequestEvent(event({ purpose: 'robots', status: 503 }), targets);
+    logRequestEvent(event({ kind: 'refused', errorCode: 'ROBOTS_DISALLOWED' }), targets);
+    targets.metrics.flush();
+    const values = lines.map((l) => ({ ...l, _aws: undefined }));
+    expect(values).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ Result: 'absent', [METRICS.robotsFetches]: 1 }),
+        expect.objectContaining({ Result: 'unreachable', [METRICS.robotsFetches]: 1 }),
+        expect.objectContaining({ Verdict: 'disallowed', [METRICS.robotsVerdicts]: 1 }),
+      ]),
+    );
+    expect(logs[0]).toEqual({
+      message: 'request',
+      fields: expect.objectContaining({
+        sourceId: 'src',
+        host: 'ris.example.de',
+        outcome: '404',
+        status: 404,
+      }),
+    });
+    expect(Object.keys(logs[0]?.fields ?? {})).not.toContain('headers');
+  });
+
+  it('syncs are counted by kind and outcome', () => {
+    const { lines, targets } = recorder();
+    const base = { requests: 3, changed: false, complete: true, continued: false, failures: [] as string[] };
+    recordSyncReport('a', { ...base, kind: 'incremental' }, targets);
+    recordSyncReport('b', { ...base, kind: 'full', continued: true, complete: false }, targets);
+    recordSyncReport(
+      'c',
+      { ...base, kind: 'incremental', complete: false, failures: ['5xx-series'] },
+      targets,
+    );
+    targets.metrics.flush();
+    expect(lines.map((l) => [l.Kind, l.Outcome, l.SyncRuns])).toEqual([
+      ['incremental', 'ok', 1],
+      ['full', 'continued', 1],
+      ['incremental', 'failed', 1],
+    ]);
+  });
+});
+
+describe('pause metrics (ERR-4, ERR-5) for the "paused for more than a day" alarm', () => {
+  const now = new Date('2026-10-16T12:00:00Z');
+  const pause = (untilIso: string, minutes: number, kind = 'robots-forbids-all') => ({
+    until: untilIso,
+    minutes,
+    kind: kind as 'robots-forbids-all',
+    because: 'x',
+    ruleIds: [],
+  });
+
+  it('counts active paused sources and the longest time without success', () => {
+    const result = pauseMetrics(
+      [
+        // ROB-8 / ERR-5: a second 24 h pause in a row; last success two days ago.
+        {
+          sourceId: 'a',
+          active: true,
+          schedule: { pause: pause('2026-10-17T06:00:00Z', 1440), lastSuccessAt: '2026-10-14T12:00:00Z' },
+        },
+        { sourceId: 'b', active: true, schedule: { pause: pause('2026-10-16T12:30:00Z', 30, '5xx-series') } },
+        // Inactive (ERR-7) and ended pauses do not count.
+        { sourceId: 'c', active: false, schedule: { pause: pause('2026-10-17T00:00:00Z', 1440) } },
+        {
+          sourceId: 'd',
+          active: true,
+          schedule: { pause: pause('2026-10-16T11:00:00Z', 10, 'failure-streak') },
+        },
+      ],
+      now,
+    );
+    expect(result.paused).toBe(2);
+    expect(result.byKind).toEqual({ 'robots-forbids-all': 1, '5xx-series': 1 });
+    expect(result.longestPauseHours).toBe(48);
+    const { lines, targets } = recorder();
+    putPauseMetrics(result, targets.metrics);
+    targets.metrics.flush();
+    expect(lines[0]).toMatchObject({ [METRICS.pausedSources]: 2, [METRICS.longestPauseHours]: 48 });
+  });
+});

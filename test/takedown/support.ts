@@ -1,0 +1,116 @@
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { fileKey, textKey } from '../../shared/documents/keys';
+import { MIRROR_TYPES, type MirrorIndexEntry } from '../../shared/mirror';
+import { listBodies } from '../../shared/onboarding';
+import { putSourceItem } from '../../shared/store/sources';
+import type { TakedownDeps } from '../../shared/takedown';
+import { type Harness, harness, TestClock } from '../oparl/support';
+import type { AwsTestbed } from '../support/aws';
+import { type FakeCouncil, startFakeCouncil } from '../support/fake-council';
+
+const T0 = Date.parse('2024-07-01T10:00:00+02:00');
+
+export interface SeededSource {
+  council: FakeCouncil;
+  h: Harness;
+  sourceId: string;
+  /** Slug → body id of the two bodies. */
+  bodies: { slug: string; id: string }[];
+  deps: TakedownDeps;
+  /** Our copies written for the first body's documents. */
+  copies: string[];
+}
+
+/**
+ * A real mirror to take down: the fake council (two bodies, a few objects per list) fully synced by
+ * the real engine into the local peers, the source stored in the Sources table, and for every
+ * document of the first body a stored copy (`files/…`) and a text (`text/…`), named on its item as
+ * the document cache names them.
+ */
+export async function seedSyncedSource(bed: AwsTestbed, prefix: string): Promise<SeededSource> {
+  const clock = new TestClock(T0);
+  const council = await startFakeCouncil({
+    now: clock.now,
+    bodies: [
+      { name: 'Stadt Köln', shortName: 'Köln' },
+      { name: 'Gemeinde Weißenbrunn', shortName: 'Weißenbrunn' },
+    ],
+    objectsPerList: 3,
+    pageSize: 5,
+  });
+  const h = harness(bed, council.systemUrl, clock, prefix);
+  await putSourceItem(bed.clients.doc, bed.env.SOURCES_TABLE, {
+    sourceId: h.source.sourceId,
+    systemUrl: council.systemUrl,
+    active: true,
+  });
+  const report = await h.sync('full');
+  if (!report.complete) throw new Error(`seed sync incomplete: ${JSON.stringify(report.failures)}`);
+  const deps: TakedownDeps = {
+    clients: bed.clients,
+    tables: {
+      sources: bed.env.SOURCES_TABLE,
+      state: bed.env.STATE_TABLE,
+      documents: bed.env.DOCUMENTS_TABLE,
+    },
+    bucket: bed.env.BUCKET,
+  };
+  const rows = await listBodies(bed.clients.doc, deps.tables, h.source.sourceId);
+  const bodies = rows.map((r) => ({ slug: r.slug, id: r.id }));
+  const first = bodies.find((b) => b.slug === 'koeln');
+  if (!first) throw new Error(`unexpected slugs ${rows.map((r) => r.slug).join(', ')}`);
+  const docs = await documentsOf(bed, h.source.sourceId, first.id);
+  const copies: string[] = [];
+  for (const d of docs) {
+    const docId = String(d.docId);
+    const stored = fileKey(h.source.sourceId, docId);
+    const text = textKey(h.source.sourceId, docId);
+    await bed.clients.s3.send(
+      new PutObjectCommand({ Bucket: bed.env.BUCKET, Key: stored, Body: '%PDF-1.4' }),
+    );
+    await bed.clients.s3.send(new PutObjectCommand({ Bucket: bed.env.BUCKET, Key: text, Body: 'Text' }));
+    await bed.clients.doc.send(
+      new UpdateCommand({
+        TableName: bed.env.DOCUMENTS_TABLE,
+        Key: { docId },
+        UpdateExpression: 'SET storedKey = :s, textKey = :t, #st = :stored',
+        ExpressionAttributeNames: { '#st': 'state' },
+        ExpressionAttributeValues: { ':s': stored, ':t': text, ':stored': 'stored' },
+      }),
+    );
+    copies.push(stored, text);
+  }
+  return { council, h, sourceId: h.source.sourceId, bodies, deps, copies };
+}
+
+export async function documentsOf(bed: AwsTestbed, sourceId: string, bodyId?: string) {
+  const out = await bed.clients.doc.send(
+    new QueryCommand({
+      TableName: bed.env.DOCUMENTS_TABLE,
+      IndexName: 'bySource',
+      KeyConditionExpression: 'sourceId = :s',
+      ExpressionAttributeValues: { ':s': sourceId },
+    }),
+  );
+  return (out.Items ?? []).filter((i) => bodyId === undefined || i.bodyId === bodyId);
+}
+
+/** Index entries of a source, by type, optionally of one body (tombstones included). */
+export async function indexEntries(h: Harness, bodyId?: string): Promise<MirrorIndexEntry[]> {
+  const all: MirrorIndexEntry[] = [];
+  for (const type of MIRROR_TYPES) {
+    for await (const e of h.mirror.listAll(h.source.sourceId, type, bodyId ? { bodyId } : {})) all.push(e);
+  }
+  return all;
+}
+
+export async function liveEntries(h: Harness, bodyId?: string): Promise<MirrorIndexEntry[]> {
+  const all: MirrorIndexEntry[] = [];
+  for (const type of MIRROR_TYPES) {
+    for await (const e of h.mirror.listLive(h.source.sourceId, type, bodyId ? { bodyId } : {})) all.push(e);
+  }
+  return all;
+}
+
+export { T0 };

@@ -1,0 +1,130 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MIRROR_TYPES } from '../../shared/mirror';
+import { listBodies, setBodyListed } from '../../shared/onboarding';
+import { sourcePartition } from '../../shared/oparl/state';
+import { PURGE_ORDER, tombstoneBody, tombstoneIds } from '../../shared/takedown';
+import type { TakedownMeta } from '../../shared/takedown/types';
+import { type AwsTestbed, startAwsTestbed } from '../support/aws';
+import { documentsOf, indexEntries, liveEntries, type SeededSource, seedSyncedSource } from './support';
+
+describe('tombstone (OPT-2): gone from every output at once, kept for audit', () => {
+  let bed: AwsTestbed;
+  const seeded: SeededSource[] = [];
+  beforeAll(async () => {
+    bed = await startAwsTestbed();
+  });
+  afterAll(async () => {
+    await Promise.all(seeded.map((s) => s.council.close()));
+    await bed.stop();
+  });
+
+  it('OPT-2: tombstone --body hides every object of the body from the live listings and keeps them', async () => {
+    const s = await seedSyncedSource(bed, 'tomb');
+    seeded.push(s);
+    const [koeln, other] = [
+      s.bodies.find((b) => b.slug === 'koeln'),
+      s.bodies.find((b) => b.slug !== 'koeln'),
+    ];
+    await setBodyListed(bed.clients.doc, s.deps.tables, 'koeln', true, { by: 'test', sourceId: s.sourceId });
+    const before = await liveEntries(s.h, koeln?.id);
+    const otherBefore = await liveEntries(s.h, other?.id);
+    expect(before.length).toBeGreaterThan(10);
+
+    const result = await tombstoneBody(s.deps, 'koeln', {
+      by: 'test',
+      sourceId: s.sourceId,
+      note: 'Anfrage der Stadt vom 1.7.',
+    });
+
+    const total = Object.values(result.tombstoned).reduce((a, b) => a + b, 0);
+    expect(total).toBe(before.length);
+    expect(result.tombstoned.body).toBe(1);
+    // Gone from every listing at once …
+    expect(await liveEntries(s.h, koeln?.id)).toEqual([]);
+    for (const e of before) expect(await s.h.mirror.readLive(s.sourceId, e.type, e.id)).toBeUndefined();
+    // … the other body untouched …
+    expect(await liveEntries(s.h, other?.id)).toHaveLength(otherBefore.length);
+    // … and everything kept for audit, with who, when, why and the last live copy.
+    expect(await indexEntries(s.h, koeln?.id)).toHaveLength(before.length);
+    const paper = before.find((e) => e.type === 'paper');
+    const record = await s.h.mirror.read(s.sourceId, 'paper', paper?.id ?? '');
+    const meta = record?.meta as TakedownMeta;
+    expect(meta).toMatchObject({
+      deleted: true,
+      takedown: { by: 'test', note: 'Anfrage der Stadt vom 1.7.' },
+    });
+    expect(meta.lastGood).toMatchObject({ id: paper?.id });
+    // The body is unlisted and marked; its documents flagged for the document functions (DOC-7).
+    const rows = await listBodies(bed.clients.doc, s.deps.tables, s.sourceId);
+    expect(rows.find((r) => r.slug === 'koeln')).toMatchObject({ listed: false, takedown: true });
+    const docs = await documentsOf(bed, s.sourceId, koeln?.id);
+    expect(docs.length).toBeGreaterThan(0);
+    expect(docs.every((d) => d.listed === false && typeof d.takedownAt === 'string')).toBe(true);
+    expect(result.documents).toBe(docs.length);
+    // A taken-down body is not listed again by accident.
+    await expect(
+      setBodyListed(bed.clients.doc, s.deps.tables, 'koeln', true, { by: 'test', sourceId: s.sourceId }),
+    ).rejects.toMatchObject({ code: 'BODY_TAKEN_DOWN' });
+
+    // Repeating is harmless.
+    const again = await tombstoneBody(s.deps, 'koeln', { by: 'test', sourceId: s.sourceId });
+    expect(again.tombstoned).toEqual({});
+    expect(again.alreadyDeleted).toBe(before.length);
+  });
+
+  it('OPT-2: tombstone --ids takes the object and what is embedded in it (a paper’s files)', async () => {
+    const s = await seedSyncedSource(bed, 'tombids');
+    seeded.push(s);
+    const papers = (await liveEntries(s.h)).filter((e) => e.type === 'paper');
+    let target: { id: string; embedded: number } | undefined;
+    for (const p of papers) {
+      const record = await s.h.mirror.read(s.sourceId, 'paper', p.id);
+      const files = JSON.stringify(record?.object).match(/schema\.oparl\.org\/1\.1\/File/g) ?? [];
+      if (files.length > 0) {
+        target = { id: p.id, embedded: files.length };
+        break;
+      }
+    }
+    expect(target).toBeDefined();
+    const liveBefore = (await liveEntries(s.h)).length;
+
+    const result = await tombstoneIds(s.deps, [target?.id ?? '', 'https://nowhere.example/oparl/x'], {
+      by: 'test',
+      sourceId: s.sourceId,
+    });
+
+    expect(result.tombstoned.paper).toBe(1);
+    expect(result.tombstoned.file).toBeGreaterThanOrEqual(1);
+    expect(result.notFound).toEqual(['https://nowhere.example/oparl/x']);
+    expect(await s.h.mirror.readLive(s.sourceId, 'paper', target?.id ?? '')).toBeUndefined();
+    const tombstonedTotal = Object.values(result.tombstoned).reduce((a, b) => a + b, 0);
+    expect((await liveEntries(s.h)).length).toBe(liveBefore - tombstonedTotal);
+  });
+
+  it('the purge order covers every mirrored type except the System, body last', () => {
+    expect([...PURGE_ORDER].sort()).toEqual(MIRROR_TYPES.filter((t) => t !== 'system').sort());
+    expect(PURGE_ORDER.at(-1)).toBe('body');
+    expect(PURGE_ORDER[0]).toBe('file');
+  });
+
+  it('ONB-4: the BODY# record keeps the sync fields when listed and taken down', async () => {
+    const s = seeded[0];
+    if (!s) return;
+    const koeln = s.bodies.find((b) => b.slug === 'koeln');
+    const rows = await listBodies(bed.clients.doc, s.deps.tables, s.sourceId);
+    const row = rows.find((r) => r.slug === 'koeln');
+    const item = await bed.clients.doc.send(
+      new GetCommand({
+        TableName: bed.env.STATE_TABLE,
+        Key: { pk: sourcePartition(s.sourceId), sk: `BODY#${row?.bodyKey}` },
+      }),
+    );
+    expect(item.Item).toMatchObject({
+      id: koeln?.id,
+      slug: 'koeln',
+      listed: false,
+      takedown: { by: 'test' },
+    });
+  });
+});
