@@ -1,0 +1,54 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { LambdaFunctionURLEvent } from 'aws-lambda';
+import { env } from '../shared/config/env';
+import { logger } from '../shared/observability/logger';
+import { createPreviewRuntime, type PreviewResponse, type PreviewRuntime } from '../shared/preview';
+
+/**
+ * Preview Lambda behind a Function URL in RESPONSE_STREAM mode (SPEC PRV-1 … PRV-4): the file is
+ * streamed to the visitor as it arrives from S3 or the source (no 6 MB buffered-response limit), and
+ * the invocation ends only after a PRV-3 copy is stored. The visitor address is the Function URL's
+ * `sourceIp`, used only as a salted hash (PRV-2).
+ */
+let runtime: Promise<PreviewRuntime> | undefined;
+
+export async function handlePreviewEvent(event: LambdaFunctionURLEvent): Promise<PreviewResponse> {
+  runtime ??= createPreviewRuntime(env());
+  const rt = await runtime;
+  return rt.handler.handle({
+    method: event.requestContext.http.method,
+    path: event.rawPath,
+    visitorAddress: event.requestContext.http.sourceIp,
+  });
+}
+
+async function stream(event: LambdaFunctionURLEvent, responseStream: NodeJS.WritableStream): Promise<void> {
+  let response: PreviewResponse;
+  try {
+    response = await handlePreviewEvent(event);
+  } catch (error) {
+    logger.error('preview failed', { error: String(error) });
+    response = {
+      status: 500,
+      headers: { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' },
+      body: 'internal error\n',
+    };
+  }
+  const out = awslambda.HttpResponseStream.from(responseStream as never, {
+    statusCode: response.status,
+    headers: response.headers,
+  });
+  const body = response.body;
+  const source = body === undefined || typeof body === 'string' ? Readable.from([body ?? '']) : body;
+  await pipeline(source, out).catch((error: unknown) =>
+    logger.warn('preview stream ended early', { error: String(error) }),
+  );
+  await response.after;
+}
+
+// `awslambda` exists only inside the Lambda Node runtime; tests import `handlePreviewEvent`.
+export const handler =
+  typeof awslambda === 'undefined'
+    ? undefined
+    : awslambda.streamifyResponse((event, out) => stream(event, out));

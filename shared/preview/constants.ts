@@ -1,0 +1,37 @@
+/**
+ * Policy numbers of the document preview (SPEC PRV-1 … PRV-4), one exported constant each so the
+ * tests and the rules page read the same values as the code.
+ */
+
+/** PRV-1: total wait for a concurrency place, robots.txt and a slot (redirects included). */
+export const PREVIEW_MAX_WAIT_MS = 5_000;
+/** PRV-2: on-demand source fetches at once per process (function instance / `serve`). */
+export const PREVIEW_MAX_FETCHES_PER_INSTANCE = 4;
+/**
+ * PRV-2 (our bound across instances): on-demand fetches at once in all instances together, kept in
+ * Redis. The per-host pace and the two in-flight places (RATE-1, RATE-4) still bind each server.
+ */
+export const PREVIEW_MAX_FETCHES_GLOBAL = 40;
+/** How long a global place outlives a crashed holder: longer than a whole 80 MB transfer may take. */
+export const PREVIEW_GLOBAL_LEASE_MS = 10 * 60_000;
+/** PRV-2: requests per visitor address and minute. */
+export const PREVIEW_VISITOR_LIMIT = 20;
+export const PREVIEW_VISITOR_WINDOW_MS = 60_000;
+/** The salt of visitor hashes lives one day, so a hash cannot be linked to an address for longer. */
+export const PREVIEW_SALT_TTL_MS = 24 * 60 * 60_000;
+/** Retry-After when no better time is known (PRV-1 503). */
+export const PREVIEW_DEFAULT_RETRY_AFTER_S = 5;
+export const PREVIEW_MAX_RETRY_AFTER_S = 3_600;
+/** A document id is the Documents table key: SHA-256 of the file URL, lower-case hex. */
+export const PREVIEW_DOC_ID_PATTERN = /^[0-9a-f]{64}$/;
+/** Source, state and body lookups are reused this long within one process (config changes apply soon). */
+export const PREVIEW_CONTEXT_TTL_MS = 30_000;
+/** Redis keys of the preview (beside the slots' `ingestor:slots:`). */
+export const PREVIEW_KEY_PREFIX = 'ingestor:preview:';
+/**
+ * Coalescing (PRV-2, the bench goal "100 visitors at once → 1 source request"): a finished fetch of an
+ * unlisted body's file (not stored, PRV-3) up to 16 MB keeps serving openings of the same document for 2 s from memory. PRV-3's "every
+ * opening asks the source" is read as every opening after that rush; nothing is stored.
+ */
+export const PREVIEW_LINGER_MS = 2_000;
+export const PREVIEW_LINGER_MAX_BYTES = 16 * 1024 * 1024;

@@ -1,0 +1,17 @@
+/** Document preview (SPEC PRV-1 … PRV-4): the endpoint's pure decision, limits, core and adapters. */
+export * from './constants';
+export { isHttpUrl, type PreviewFacts, previewDecision } from './decide';
+export * from './errors';
+export { createPreviewHandler, type PreviewDeps, type PreviewHandler } from './handler';
+export {
+  createLocalPreviewLimits,
+  createRedisPreviewLimits,
+  LocalPlaces,
+  type PreviewLimits,
+  type VisitorVerdict,
+  visitorHash,
+} from './limits';
+export { createPreviewListener, writeResponse } from './node-http';
+export { fileHeaders, retryAfterSeconds, safeFileName } from './respond';
+export { createPreviewRuntime, type PreviewRuntime, type PreviewRuntimeOptions } from './runtime';
+export type * from './types';

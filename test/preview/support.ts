@@ -1,0 +1,175 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { parseEnv } from '../../shared/config/env';
+import type { SourceItem } from '../../shared/config/source';
+import { bodyKeyOf } from '../../shared/documents/keys';
+import type { FetchEvent } from '../../shared/fetch';
+import { idHash, indexPartition } from '../../shared/mirror/keys';
+import { createTestResolver } from '../../shared/net';
+import { documentId, recordDocument } from '../../shared/oparl/documents';
+import { bodySk, sourcePartition } from '../../shared/oparl/state';
+import { createPreviewListener, createPreviewRuntime, type PreviewRuntime } from '../../shared/preview';
+import { patchSourceState } from '../../shared/store/source-state';
+import { putSourceItem } from '../../shared/store/sources';
+import { type AwsTestbed, startAwsTestbed } from '../support/aws';
+import { type RedisPeer, startRedisPeer } from '../support/redis';
+
+/**
+ * Test kit of the preview: local AWS peers, a real redis-server behind the Upstash REST adapter (host
+ * slots and PRV-2 limits shared through it, as in AWS), the preview runtime on real time, and the
+ * endpoint on a loopback HTTP server. `x-test-visitor` names the visitor here only (the real adapters
+ * take the socket / Function URL address), so tests do not share one visitor's PRV-2 budget.
+ */
+export interface PreviewBed {
+  aws: AwsTestbed;
+  redis: RedisPeer;
+  runtime: PreviewRuntime;
+  server: Server;
+  url: string;
+  events: FetchEvent[];
+  close(): Promise<void>;
+}
+
+export async function startPreviewBed(): Promise<PreviewBed> {
+  const aws = await startAwsTestbed();
+  const redis = await startRedisPeer();
+  const env = parseEnv({
+    ...aws.peers.env,
+    INGESTOR_ALLOW_LOOPBACK: 'true',
+    UPSTASH_REDIS_REST_URL: redis.adapter.url,
+    UPSTASH_REDIS_REST_TOKEN: redis.adapter.token,
+  });
+  const events: FetchEvent[] = [];
+  const runtime = await createPreviewRuntime(env, {
+    clients: aws.clients,
+    resolver: createTestResolver(),
+    onRequest: (event) => events.push(event),
+  });
+  const server = createServer(
+    createPreviewListener(runtime.handler, {
+      visitorOf: (req) => String(req.headers['x-test-visitor'] ?? req.socket.remoteAddress),
+    }),
+  );
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    aws,
+    redis,
+    runtime,
+    server,
+    url,
+    events,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await runtime.close();
+      await redis.stop();
+      await aws.stop();
+    },
+  };
+}
+
+export async function putSource(
+  bed: PreviewBed,
+  item: Partial<SourceItem> & { sourceId: string; systemUrl: string },
+): Promise<void> {
+  await putSourceItem(bed.aws.clients.doc, bed.aws.env.SOURCES_TABLE, { active: true, ...item });
+}
+
+export async function putBody(bed: PreviewBed, sourceId: string, body: { id: string; listed: boolean }) {
+  const bodyKey = bodyKeyOf(body.id);
+  const at = new Date().toISOString();
+  await bed.aws.clients.doc.send(
+    new PutCommand({
+      TableName: bed.aws.env.STATE_TABLE,
+      Item: {
+        pk: sourcePartition(sourceId),
+        sk: bodySk(bodyKey),
+        bodyKey,
+        id: body.id,
+        name: 'Stadt',
+        slug: `stadt-${bodyKey.slice(0, 6)}`,
+        listed: body.listed,
+        lists: {},
+        firstSeenAt: at,
+        lastSeenAt: at,
+      },
+    }),
+  );
+}
+
+/** A file as the sync records it (`pending`); returns its docId (the preview's id). */
+export async function recordFile(
+  bed: PreviewBed,
+  fields: { sourceId: string; bodyId: string; url: string; listed: boolean; fileId?: string },
+): Promise<string> {
+  await recordDocument(
+    bed.aws.clients,
+    bed.aws.env.DOCUMENTS_TABLE,
+    {
+      id: fields.fileId ?? `${fields.url}#file`,
+      type: 'https://schema.oparl.org/1.1/File',
+      accessUrl: fields.url,
+    },
+    {
+      sourceId: fields.sourceId,
+      bodyId: fields.bodyId,
+      listed: fields.listed,
+      nowIso: new Date().toISOString(),
+    },
+  );
+  return documentId(fields.url);
+}
+
+export async function setDocumentFields(bed: PreviewBed, docId: string, fields: Record<string, unknown>) {
+  const names = Object.keys(fields);
+  await bed.aws.clients.doc.send(
+    new UpdateCommand({
+      TableName: bed.aws.env.DOCUMENTS_TABLE,
+      Key: { docId },
+      UpdateExpression: `SET ${names.map((_, i) => `#k${i} = :v${i}`).join(', ')}`,
+      ExpressionAttributeNames: Object.fromEntries(names.map((n, i) => [`#k${i}`, n])),
+      ExpressionAttributeValues: Object.fromEntries(names.map((n, i) => [`:v${i}`, fields[n]])),
+    }),
+  );
+}
+
+/** OPT-2: the File object marked deleted in the mirror index (as the sync or `tombstone` leaves it). */
+export async function tombstoneFile(bed: PreviewBed, sourceId: string, fileId: string) {
+  await bed.aws.clients.doc.send(
+    new PutCommand({
+      TableName: bed.aws.env.STATE_TABLE,
+      Item: {
+        pk: indexPartition(sourceId, 'file'),
+        sk: idHash(fileId),
+        sourceId,
+        type: 'file',
+        id: fileId,
+        key: 'mirror/x',
+        hash: 'x',
+        deleted: true,
+        fetchedAt: new Date().toISOString(),
+      },
+    }),
+  );
+}
+
+/** ERR-6: the source's sync failed `failureStreak` runs in a row. */
+export async function setFailureStreak(bed: PreviewBed, sourceId: string, failureStreak: number) {
+  await patchSourceState(bed.aws.clients.doc, bed.aws.env.STATE_TABLE, sourceId, {
+    schedule: { schemaVersion: 1, quietStreak: 0, failureStreak, fullSyncInProgress: false, sessionDays: [] },
+  });
+}
+
+export async function open(bed: PreviewBed, docId: string, visitor: string) {
+  const res = await fetch(`${bed.url}/documents/${docId}`, {
+    headers: { 'x-test-visitor': visitor },
+    redirect: 'manual',
+  });
+  const body = Buffer.from(await res.arrayBuffer());
+  return { status: res.status, headers: res.headers, body };
+}
+
+export const fileRequests = (requests: { path: string }[]) =>
+  requests.filter((r) => r.path.startsWith('/files/'));
