@@ -11,7 +11,7 @@ export default defineConfig({
         test: {
           name: 'default',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/cdk/**'],
+          exclude: ['test/cdk/**', 'test/**/infra.test.ts'],
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },
@@ -20,7 +20,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'cdk',
-          include: ['test/cdk/**/*.test.ts'],
+          include: ['test/cdk/**/*.test.ts', 'test/**/infra.test.ts'],
           testTimeout: 180_000,
           hookTimeout: 180_000,
         },

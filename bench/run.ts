@@ -9,6 +9,9 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   'sync-cost': async () =>
     (await import('./sync-cost')).runSyncCostBench({ log: (l: string) => console.error(l) }),
   planner: async () => (await import('./planner')).runPlannerBench({ log: (l) => console.error(l) }),
+  files: async () => (await import('./files')).runFilesBench({ log: (l: string) => console.error(l) }),
+  'scrape-cost': async () => (await import('./scrape-cost')).runScrapeCostBench(),
+  preview: async () => (await import('./preview')).runPreviewBench(),
 };
 
 export async function runBench(names: string[]): Promise<Record<string, unknown>> {

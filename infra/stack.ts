@@ -50,9 +50,11 @@ export type TableName = TableDefinition['logicalName'];
 export interface IngestorStackProps extends StackProps, Partial<IngestorSettings> {
   /**
    * Issue 6: add the files, deletion-check and photos functions (`addDocumentFunctions`). Also on
-   * with context `-c documentFunctions=true`. @default false
+   * unless context `-c documentFunctions=false`. @default true
    */
   documentFunctions?: boolean;
+  /** The document preview behind a Function URL (issue 9). @default true */
+  previewFunction?: boolean;
 }
 
 /** Prefix of the shared robots.txt state in the bucket (ROB-5, shared/fetch robots-store). */
@@ -227,14 +229,22 @@ export class IngestorStack extends Stack {
     grantTable(this.sync.role, this.tables.Sources, SOURCES_TABLE, 'read');
     grantTable(this.sync.role, this.tables.State, STATE_TABLE, 'readWrite');
     grantTable(this.sync.role, this.tables.Documents, DOCUMENTS_TABLE, 'readWrite');
-    grantBucketPrefixes(this.sync.role, this.mirrorBucket, [MIRROR_PREFIXES.mirror], 'readWrite');
+    // robots/: the robots.txt cache every function shares (ROB-5), next to the mirror.
+    grantBucketPrefixes(
+      this.sync.role,
+      this.mirrorBucket,
+      [MIRROR_PREFIXES.mirror, ROBOTS_PREFIX],
+      'readWrite',
+    );
     this.syncQueue.grantSendMessages(this.sync.role);
     this.upstashSecret.grantRead(this.sync.role);
-    this.acknowledgePrefixWildcards(this.sync, [MIRROR_PREFIXES.mirror]);
+    this.acknowledgePrefixWildcards(this.sync, [MIRROR_PREFIXES.mirror, ROBOTS_PREFIX]);
 
-    const documentFunctions = props.documentFunctions ?? this.node.tryGetContext('documentFunctions');
+    // Document functions and the preview deploy by default; `-c documentFunctions=false` /
+    // `-c previewFunction=false` leave them out (e.g. a first deployment that only mirrors objects).
+    const documentFunctions = props.documentFunctions ?? this.node.tryGetContext('documentFunctions') ?? true;
     if (documentFunctions === true || documentFunctions === 'true') this.addDocumentFunctions();
-    const previewFunction = this.node.tryGetContext('previewFunction');
+    const previewFunction = props.previewFunction ?? this.node.tryGetContext('previewFunction') ?? true;
     if (previewFunction === true || previewFunction === 'true') this.addPreviewFunction();
 
     this.schedule('PlannerSchedule', this.planner, ScheduleExpression.rate(Duration.minutes(1)), {

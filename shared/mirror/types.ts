@@ -59,6 +59,8 @@ export interface MirrorIndexEntry {
   deleted: boolean;
   bodyId?: string;
   fetchedAt: string;
+  /** OPT-2: tombstoned by an operator (shared/takedown); the sync never writes this object again. */
+  takedown?: unknown;
 }
 
 export type ChangeKind = 'new' | 'modified' | 'deleted' | 'unchanged';

@@ -591,6 +591,8 @@ class SyncRun {
       bodySlugBase(item),
     );
     this.bodies.set(bodyKey, record);
+    // OPT-2/OPT-3: a body an operator took down is neither written nor are its lists fetched again.
+    if (record.takedown !== undefined) return undefined;
     await this.processObjects([item], 'body', pageUrl, record);
     return bodyKey;
   }
@@ -1155,6 +1157,8 @@ class SyncRun {
     let changed = 0;
     await forEachLimit(objects, WRITE_CONCURRENCY, async (o) => {
       const previous = index.get(lookupKey(o.type, o.id));
+      // OPT-2: an operator's tombstone stands, whatever the source still publishes.
+      if (previous?.takedown !== undefined) return;
       const deleted = isDeleted(o.object);
       const hash = contentHash(o.object);
       const mod = modifiedMs(o.object);

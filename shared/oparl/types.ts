@@ -72,6 +72,8 @@ export interface BodyRecord {
   oparlVersion?: string;
   /** The source marked the body deleted (OPT-2); its lists are not synced any more. */
   deleted?: boolean;
+  /** OPT-2/OPT-3: an operator took the body down (shared/takedown); the sync never fetches or writes it again. */
+  takedown?: { at: string; by: string; note?: string };
   firstSeenAt: string;
   lastSeenAt: string;
   /** SCH-9: start of the last sync (any kind) that read every list of this body to its end. */

@@ -17,7 +17,11 @@ beforeAll(() => {
       alarmTopicArn: 'arn:aws:sns:eu-central-1:123456789012:oncall',
     },
   });
-  const stack = new IngestorStack(app, 'ObservabilityTest', { env: TEST_ENV });
+  const stack = new IngestorStack(app, 'ObservabilityTest', {
+    env: TEST_ENV,
+    documentFunctions: false,
+    previewFunction: false,
+  });
   // A function added later (DESIGN: files, deletion-check, photos) is watched too.
   stack.addScheduledFunction('Files', 'functions/planner.ts', { minute: '5' });
   template = Template.fromStack(stack);

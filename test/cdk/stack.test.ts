@@ -5,7 +5,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ESM_REQUIRE_BANNER, type IngestorFunction } from '../../infra/ingestor-function';
 import { UPSTASH_URL_PLACEHOLDER } from '../../infra/settings';
-import { IngestorStack, MIRROR_PREFIXES, SYNC_MAX_RECEIVE_COUNT } from '../../infra/stack';
+import { IngestorStack, MIRROR_PREFIXES, ROBOTS_PREFIX, SYNC_MAX_RECEIVE_COUNT } from '../../infra/stack';
 import { TABLES } from '../../shared/store/tables';
 import { cdkJsonContext, NO_BUNDLING, removeTempOutdirs, TEST_ENV, tempOutdir } from './support';
 
@@ -55,8 +55,11 @@ let outdir: string;
 beforeAll(() => {
   outdir = tempOutdir('stack');
   const app = new App({ outdir, context: cdkJsonContext() });
+  // The base composition (planner + sync); document functions and preview have their own tests.
   stack = new IngestorStack(app, 'IngestorTest', {
     env: TEST_ENV,
+    documentFunctions: false,
+    previewFunction: false,
     upstashRestUrl: UPSTASH_URL,
     upstashSecretName: 'test/upstash-token',
     userAgent: 'mandari-ingestor/0.1.0 (+https://mandari.de/ingestor/; ops@example.org)',
@@ -313,7 +316,7 @@ describe('functions', () => {
     const assetDir = join(outdir, `asset.${code.S3Key.replace(/\.zip$/, '')}`);
     const bundle = readFileSync(join(assetDir, 'index.mjs'), 'utf8');
     expect(bundle.startsWith(ESM_REQUIRE_BANNER)).toBe(true);
-    expect(bundle).toMatch(/export\s*\{[^}]*as handler\s*\}/);
+    expect(bundle).toMatch(/export\s*\{[^}]*\bas handler\b[^}]*\}/);
     expect(bundle).toContain('//# sourceMappingURL=index.mjs.map');
     expect(existsSync(join(assetDir, 'index.mjs.map'))).toBe(true);
   });
@@ -358,7 +361,7 @@ describe('IAM: least privilege', () => {
     expect(statements.flatMap((s) => asArray(s.Action)).filter((a) => a.startsWith('s3:'))).toEqual([]);
   });
 
-  it('the sync writes State and Documents, reads and writes only mirror/ objects, sends and consumes', () => {
+  it('the sync writes State and Documents, reads and writes only mirror/ objects and the shared robots/ cache (ROB-5), sends and consumes', () => {
     const statements = statementsOf(stack.sync);
     expect(actionsOn(statements, tableArn('State'))).toEqual(expect.arrayContaining(['dynamodb:UpdateItem']));
     expect(actionsOn(statements, tableArn('Documents'))).toEqual(
@@ -374,7 +377,14 @@ describe('IAM: least privilege', () => {
     const objectResources = statements
       .filter((s) => asArray(s.Action).some((a) => a.endsWith('Object')))
       .flatMap((s) => asArray(s.Resource));
-    expect(objectResources).toEqual([mirrorObjects]);
+    const robotsObjects = stack.resolve(stack.mirrorBucket.arnForObjects(`${ROBOTS_PREFIX}*`));
+    expect(actionsOn(statements, robotsObjects).sort()).toEqual([
+      's3:AbortMultipartUpload',
+      's3:DeleteObject',
+      's3:GetObject',
+      's3:PutObject',
+    ]);
+    expect(objectResources.sort()).toEqual([mirrorObjects, robotsObjects].sort());
     expect(actionsOn(statements, stack.resolve(stack.syncQueue.queueArn))).toEqual(
       expect.arrayContaining(['sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:DeleteMessage']),
     );
@@ -399,6 +409,7 @@ describe('IAM: least privilege', () => {
   it('no policy in the stack has a wildcard action, and wildcard resources are only the acknowledged ones', () => {
     const allowedWildcards = [
       JSON.stringify(stack.resolve(stack.mirrorBucket.arnForObjects(`${MIRROR_PREFIXES.mirror}*`))),
+      JSON.stringify(stack.resolve(stack.mirrorBucket.arnForObjects(`${ROBOTS_PREFIX}*`))),
       JSON.stringify(stack.resolve(`${stack.planner.fn.functionArn}:*`)),
     ];
     const statements = Object.values(template.findResources('AWS::IAM::Policy')).flatMap(
@@ -459,7 +470,12 @@ describe('outputs', () => {
 describe('settings and extension points', () => {
   const unbundled = (props: ConstructorParameters<typeof IngestorStack>[2] = {}) => {
     const app = new App({ outdir: tempOutdir('variant'), context: { ...cdkJsonContext(), ...NO_BUNDLING } });
-    return new IngestorStack(app, 'Variant', { env: TEST_ENV, ...props });
+    return new IngestorStack(app, 'Variant', {
+      env: TEST_ENV,
+      documentFunctions: false,
+      previewFunction: false,
+      ...props,
+    });
   };
 
   it('maxConcurrentSyncs 1 keeps SCH-5 in the env and raises the SQS cap to its minimum of 2', () => {

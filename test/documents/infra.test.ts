@@ -21,7 +21,11 @@ describe('CDK: files, deletion-check and photos functions', () => {
       outdir: tempOutdir('documents'),
       context: { ...cdkJsonContext(), ...NO_BUNDLING },
     });
-    stack = new IngestorStack(app, 'Documents', { env: TEST_ENV, documentFunctions: true });
+    stack = new IngestorStack(app, 'Documents', {
+      env: TEST_ENV,
+      documentFunctions: true,
+      previewFunction: false,
+    });
     Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
     template = Template.fromStack(stack);
     try {

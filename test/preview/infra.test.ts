@@ -20,7 +20,7 @@ describe('CDK: preview function', () => {
       outdir: tempOutdir('preview'),
       context: { ...cdkJsonContext(), ...NO_BUNDLING, previewFunction: true },
     });
-    stack = new IngestorStack(app, 'Preview', { env: TEST_ENV });
+    stack = new IngestorStack(app, 'Preview', { env: TEST_ENV, documentFunctions: false });
     Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
     template = Template.fromStack(stack);
     try {

@@ -102,6 +102,29 @@ describe('tombstone (OPT-2): gone from every output at once, kept for audit', ()
     expect((await liveEntries(s.h)).length).toBe(liveBefore - tombstonedTotal);
   });
 
+  it('OPT-2: the next full sync neither restores taken-down objects nor fetches the taken-down body’s lists', async () => {
+    const s = await seedSyncedSource(bed, 'tombsync');
+    seeded.push(s);
+    const koeln = s.bodies.find((b) => b.slug === 'koeln');
+    const other = s.bodies.find((b) => b.slug !== 'koeln');
+    const otherPaper = (await liveEntries(s.h, other?.id)).find((e) => e.type === 'paper');
+    await tombstoneBody(s.deps, 'koeln', { by: 'test', sourceId: s.sourceId });
+    await tombstoneIds(s.deps, [otherPaper?.id ?? ''], { by: 'test', sourceId: s.sourceId });
+    const otherLive = (await liveEntries(s.h, other?.id)).length;
+
+    // The source still publishes everything; a full sync reads all lists of the other body again.
+    s.council.clearRequests();
+    const report = await s.h.sync('full');
+
+    expect(report.complete).toBe(true);
+    expect(await liveEntries(s.h, koeln?.id)).toEqual([]);
+    expect(await s.h.mirror.readLive(s.sourceId, 'paper', otherPaper?.id ?? '')).toBeUndefined();
+    expect((await liveEntries(s.h, other?.id)).length).toBe(otherLive);
+    const koelnPath = new URL(koeln?.id ?? 'http://x/').pathname;
+    expect(s.council.requests.filter((r) => r.path.startsWith(`${koelnPath}/`))).toEqual([]);
+    expect(s.council.requests.length).toBeGreaterThan(0);
+  });
+
   it('the purge order covers every mirrored type except the System, body last', () => {
     expect([...PURGE_ORDER].sort()).toEqual(MIRROR_TYPES.filter((t) => t !== 'system').sort());
     expect(PURGE_ORDER.at(-1)).toBe('body');
