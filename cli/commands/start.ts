@@ -1,6 +1,9 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { resetEnvCache } from '../../shared/config/env';
 import type { FetchEvent } from '../../shared/fetch';
+import { createPreviewListener, createPreviewRuntime } from '../../shared/preview';
 import { loadAllSources, putSourceItem } from '../../shared/store/sources';
 import { type FakeCouncil, startDemoCouncil } from '../../test/support/fake-council';
 import type { LocalRuntime } from '../local/runtime';
@@ -94,6 +97,7 @@ export async function startCommand(
     await documents.afterTick(say);
   };
 
+  let preview: { url: string; close(): Promise<void> } | undefined;
   try {
     await tickAndDrain();
     if (opts.once) {
@@ -102,12 +106,20 @@ export async function startCommand(
         json: totals,
       };
     }
+    preview = await startLocalPreview(rt, allowLoopback);
+    say(`document preview on ${preview.url}/documents/{docId}`);
     say(`running; a planner tick every ${TICK_MS / 1000} s (Ctrl-C to stop)`);
+    let busy = false;
     await new Promise<void>((resolve) => {
       const timer = setInterval(() => {
-        tickAndDrain().catch((err) =>
-          say(`tick failed: ${err instanceof Error ? err.message : String(err)}`),
-        );
+        // A long first sync must not overlap the next tick: the planner would only find the lease anyway.
+        if (busy) return;
+        busy = true;
+        tickAndDrain()
+          .catch((err) => say(`tick failed: ${err instanceof Error ? err.message : String(err)}`))
+          .finally(() => {
+            busy = false;
+          });
       }, TICK_MS);
       const stop = () => {
         clearInterval(timer);
@@ -118,9 +130,34 @@ export async function startCommand(
     });
     return { text: [`stopped: ${JSON.stringify(totals)}`], json: totals };
   } finally {
+    await preview?.close();
     await documents.close();
     await demo?.close();
   }
+}
+
+/** The preview endpoint (issue 9) on loopback, over the same core as the Lambda. */
+async function startLocalPreview(
+  rt: LocalRuntime,
+  allowLoopback: boolean,
+): Promise<{ url: string; close(): Promise<void> }> {
+  const runtime = await createPreviewRuntime(
+    { ...rt.env, INGESTOR_ALLOW_LOOPBACK: allowLoopback },
+    { clients: rt.clients },
+  );
+  const server = createServer(createPreviewListener(runtime.handler, {}));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await runtime.close();
+    },
+  };
 }
 
 async function startDemoOnStablePort(): Promise<FakeCouncil> {
