@@ -66,47 +66,81 @@ export function politeFetcherPort(options: PolitePortOptions): OParlFetcher {
   };
 }
 
-function toPortError(url: string, err: unknown, runContext: RunContext): OParlFetchError {
+/** A failed fetch as the engines branch on it, with the HTTP requests it cost. */
+export interface FetchFailure {
+  failure: FetchFailureCode;
+  requests: number;
+  status?: number;
+  bodySnippet?: string;
+}
+
+/**
+ * The polite fetcher's typed errors mapped to the engines' failure codes — one table for the OParl and
+ * the scraper engine. `maxAttempts` is what a retried failure cost (ERR-1). `undefined` for an error the
+ * fetcher does not type (a programming error).
+ */
+export function classifyFetchFailure(
+  url: string,
+  err: unknown,
+  runContext: RunContext,
+  maxAttempts: number,
+): FetchFailure | undefined {
   const code = (err as { code?: unknown }).code;
-  const message = err instanceof Error ? err.message : String(err);
   const host = hostOf(url);
-  const make = (
-    failure: FetchFailureCode,
-    extra: { status?: number; bodyText?: string; requests?: number } = {},
-  ) => new OParlFetchError(failure, url, message, { ...extra, cause: err });
   if (err instanceof HttpStatusError) {
     // ID-4: the fetcher made the comparison request after this 403; 2xx there means we are blocked.
     if (err.status === 403 && runContext.comparison(host)?.state === 'blocked') {
-      return make('UA_BLOCKED', { status: 403, requests: 2 });
+      return { failure: 'UA_BLOCKED', status: 403, requests: 2 };
     }
-    const requests = err.status >= 500 ? MAX_API_ATTEMPTS : 1;
+    const requests = err.status >= 500 ? maxAttempts : 1;
     if (err.status >= 500 && runContext.hasServerErrorSeries(host)) {
-      return make('SERVER_ERROR_SERIES', { status: err.status, requests });
+      return { failure: 'SERVER_ERROR_SERIES', status: err.status, requests };
     }
-    return make('HTTP_STATUS', { status: err.status, bodyText: err.bodySnippet, requests });
+    return {
+      failure: 'HTTP_STATUS',
+      status: err.status,
+      requests,
+      ...(err.bodySnippet !== undefined ? { bodySnippet: err.bodySnippet } : {}),
+    };
   }
-  if (err instanceof FetchTimeoutError) return make('TIMEOUT', { requests: MAX_API_ATTEMPTS });
+  if (err instanceof FetchTimeoutError) return { failure: 'TIMEOUT', requests: maxAttempts };
   switch (code) {
     case 'NETWORK':
-      return make('NETWORK', { requests: MAX_API_ATTEMPTS });
+      return { failure: 'NETWORK', requests: maxAttempts };
     case 'BODY_INCOMPLETE':
     case 'RESPONSE_TOO_LARGE':
     case 'CONTENT_ENCODING':
-      return make('BAD_RESPONSE');
+      return { failure: 'BAD_RESPONSE', requests: 1 };
+    // Nothing was sent when robots.txt, the breaker or the slot wait stopped the call before it left.
     case 'ROBOTS_DISALLOWED':
-      return make('ROBOTS_DISALLOWED');
+      return { failure: 'ROBOTS_DISALLOWED', requests: 0 };
     case 'ROBOTS_UNREACHABLE':
-      return make('ROBOTS_UNREACHABLE');
+      return { failure: 'ROBOTS_UNREACHABLE', requests: 0 };
     case 'CIRCUIT_OPEN':
-      return runContext.hasServerErrorSeries(host) ? make('SERVER_ERROR_SERIES') : make('DEFERRED');
+      return {
+        failure: runContext.hasServerErrorSeries(host) ? 'SERVER_ERROR_SERIES' : 'DEFERRED',
+        requests: 0,
+      };
     case 'HOST_SLOT_TIMEOUT':
-      return make('DEFERRED');
+      return { failure: 'DEFERRED', requests: 0 };
+    case 'ADDRESS_NOT_PUBLIC':
+      return { failure: 'REDIRECT_REFUSED', requests: 0 };
     case 'TOO_MANY_REDIRECTS':
     case 'REDIRECT_SCHEME':
     case 'REDIRECT_INVALID':
-    case 'ADDRESS_NOT_PUBLIC':
-      return make('REDIRECT_REFUSED');
+      return { failure: 'REDIRECT_REFUSED', requests: 1 };
     default:
-      return make('OTHER', { requests: 0 });
+      return undefined;
   }
+}
+
+function toPortError(url: string, err: unknown, runContext: RunContext): OParlFetchError {
+  const message = err instanceof Error ? err.message : String(err);
+  const f = classifyFetchFailure(url, err, runContext, MAX_API_ATTEMPTS) ?? { failure: 'OTHER', requests: 0 };
+  return new OParlFetchError(f.failure, url, message, {
+    requests: f.requests,
+    cause: err,
+    ...(f.status !== undefined ? { status: f.status } : {}),
+    ...(f.bodySnippet !== undefined ? { bodyText: f.bodySnippet } : {}),
+  });
 }

@@ -1,11 +1,6 @@
 import type { SourceConfig } from '../config/source';
-import {
-  FetchTimeoutError,
-  HttpStatusError,
-  MAX_ATTEMPTS_BY_PURPOSE,
-  type PoliteFetcher,
-  type RunContext,
-} from '../fetch';
+import { HttpStatusError, MAX_ATTEMPTS_BY_PURPOSE, type PoliteFetcher, type RunContext } from '../fetch';
+import { classifyFetchFailure } from '../oparl/polite-port';
 import type { FetchFailureCode } from '../oparl/ports';
 import { type DecodedPage, decodeHtml } from './decode';
 import { detectGatePage, type GateVerdict } from './gate';
@@ -57,14 +52,6 @@ const MAX_SCRAPER_ATTEMPTS = MAX_ATTEMPTS_BY_PURPOSE.scraper;
 /** Gate pages come with these statuses too (Cloudflare 403/503, Imperva 403, rate walls 429). */
 const GATE_STATUSES = new Set([401, 403, 429, 503]);
 
-function hostOf(url: string): string {
-  try {
-    return new URL(url).hostname.toLowerCase();
-  } catch {
-    return '';
-  }
-}
-
 export function scraperPageFetcher(options: ScraperFetchOptions): ScraperPageFetcher {
   const { fetcher, runContext } = options;
   const source = {
@@ -115,9 +102,7 @@ export function scraperPageFetcher(options: ScraperFetchOptions): ScraperPageFet
 }
 
 function classify(url: string, err: unknown, runContext: RunContext): PageOutcome {
-  const code = (err as { code?: unknown }).code;
   const message = err instanceof Error ? err.message : String(err);
-  const host = hostOf(url);
   const failure = (failure: FetchFailureCode, requests: number, status?: number): PageOutcome => ({
     kind: 'failure',
     url,
@@ -126,45 +111,12 @@ function classify(url: string, err: unknown, runContext: RunContext): PageOutcom
     requests,
     ...(status !== undefined ? { status } : {}),
   });
-  if (err instanceof HttpStatusError) {
-    // ID-4: the fetcher made the comparison request after this 403; 2xx there means we are blocked.
-    if (err.status === 403 && runContext.comparison(host)?.state === 'blocked')
-      return failure('UA_BLOCKED', 2, 403);
-    if (GATE_STATUSES.has(err.status) && err.bodySnippet) {
-      const gate = detectGatePage({ status: err.status, url, html: err.bodySnippet });
-      if (gate) return { kind: 'gate', url, finalUrl: err.url, status: err.status, gate, requests: 1 };
-    }
-    const requests = err.status >= 500 ? MAX_SCRAPER_ATTEMPTS : 1;
-    if (err.status >= 500 && runContext.hasServerErrorSeries(host)) {
-      return failure('SERVER_ERROR_SERIES', requests, err.status);
-    }
-    return failure('HTTP_STATUS', requests, err.status);
+  if (err instanceof HttpStatusError && GATE_STATUSES.has(err.status) && err.bodySnippet) {
+    const gate = detectGatePage({ status: err.status, url, html: err.bodySnippet });
+    if (gate) return { kind: 'gate', url, finalUrl: err.url, status: err.status, gate, requests: 1 };
   }
-  if (err instanceof FetchTimeoutError) return failure('TIMEOUT', MAX_SCRAPER_ATTEMPTS);
-  switch (code) {
-    case 'NETWORK':
-      return failure('NETWORK', MAX_SCRAPER_ATTEMPTS);
-    case 'BODY_INCOMPLETE':
-    case 'RESPONSE_TOO_LARGE':
-    case 'CONTENT_ENCODING':
-      return failure('BAD_RESPONSE', 1);
-    case 'ROBOTS_DISALLOWED':
-      return failure('ROBOTS_DISALLOWED', 0);
-    case 'ROBOTS_UNREACHABLE':
-      return failure('ROBOTS_UNREACHABLE', 0);
-    case 'CIRCUIT_OPEN':
-      return runContext.hasServerErrorSeries(host)
-        ? failure('SERVER_ERROR_SERIES', 0)
-        : failure('DEFERRED', 0);
-    case 'HOST_SLOT_TIMEOUT':
-      return failure('DEFERRED', 0);
-    case 'TOO_MANY_REDIRECTS':
-    case 'REDIRECT_SCHEME':
-    case 'REDIRECT_INVALID':
-    case 'ADDRESS_NOT_PUBLIC':
-      return failure('REDIRECT_REFUSED', 1);
-    default:
-      // A programming error (invalid options …) is a crash of the run, not a page outcome.
-      throw err;
-  }
+  const f = classifyFetchFailure(url, err, runContext, MAX_SCRAPER_ATTEMPTS);
+  // A programming error (invalid options …) is a crash of the run, not a page outcome.
+  if (f === undefined) throw err;
+  return failure(f.failure, f.requests, f.status);
 }
