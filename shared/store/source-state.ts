@@ -127,6 +127,31 @@ function isConditionFailure(err: unknown): boolean {
   return (err as { name?: string }).name === 'ConditionalCheckFailedException';
 }
 
+/**
+ * `SET`/`REMOVE` clauses for plain attributes, with placeholder names so any attribute name is safe.
+ * `tag` keeps placeholders of several calls in one expression apart. Undefined values are skipped.
+ */
+function attributeClauses(
+  set: Record<string, unknown>,
+  remove: string[],
+  tag: string,
+): { sets: string[]; removes: string[]; names: Record<string, string>; values: Record<string, unknown> } {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const sets: string[] = [];
+  Object.entries(set).forEach(([k, v], i) => {
+    if (v === undefined) return;
+    names[`#${tag}${i}`] = k;
+    values[`:${tag}${i}`] = v;
+    sets.push(`#${tag}${i} = :${tag}${i}`);
+  });
+  const removes = remove.map((k, i) => {
+    names[`#${tag}r${i}`] = k;
+    return `#${tag}r${i}`;
+  });
+  return { sets, removes, names, values };
+}
+
 /** Set attributes of the STATE item (creating it), without touching the lease. */
 export async function patchSourceState(
   doc: DynamoDBDocumentClient,
@@ -135,27 +160,17 @@ export async function patchSourceState(
   patch: Partial<Omit<SourceStateItem, 'pk' | 'sk' | 'leaseRunId' | 'leaseUntil' | 'leaseKind'>>,
   remove: string[] = [],
 ): Promise<void> {
-  const fields = { ...patch, sourceId, dueShard: PLANNER_SHARD } as Record<string, unknown>;
-  if (fields.dueAt === undefined) delete fields.dueAt;
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  const sets: string[] = [];
-  Object.entries(fields).forEach(([k, v], i) => {
-    if (v === undefined) return;
-    names[`#f${i}`] = k;
-    values[`:v${i}`] = v;
-    sets.push(`#f${i} = :v${i}`);
-  });
+  const { sets, removes, names, values } = attributeClauses(
+    { ...patch, sourceId, dueShard: PLANNER_SHARD },
+    remove,
+    'f',
+  );
   // A new item needs a dueAt for the index; "now-ish" epoch 0 makes it due at once.
   if (patch.dueAt === undefined) {
     names['#due'] = 'dueAt';
     values[':dueDefault'] = new Date(0).toISOString();
     sets.push('#due = if_not_exists(#due, :dueDefault)');
   }
-  const removes = remove.map((k, i) => {
-    names[`#r${i}`] = k;
-    return `#r${i}`;
-  });
   await doc.send(
     new UpdateCommand({
       TableName: table,
@@ -177,16 +192,8 @@ export async function acquireSyncLease(
   sourceId: string,
   lease: { runId: string; kind: string; until: Date; now: Date; extra?: Record<string, unknown> },
 ): Promise<boolean> {
-  const extraNames: Record<string, string> = {};
-  const extraValues: Record<string, unknown> = {};
-  const extraSets = Object.entries(lease.extra ?? {})
-    .filter(([, v]) => v !== undefined)
-    .map(([k, v], i) => {
-      extraNames[`#x${i}`] = k;
-      extraValues[`:x${i}`] = v;
-      return `, #x${i} = :x${i}`;
-    })
-    .join('');
+  const extra = attributeClauses(lease.extra ?? {}, [], 'x');
+  const extraSets = extra.sets.map((clause) => `, ${clause}`).join('');
   try {
     await doc.send(
       new UpdateCommand({
@@ -196,9 +203,9 @@ export async function acquireSyncLease(
           'SET leaseRunId = :run, leaseKind = :kind, leaseUntil = :until, leaseShard = :leaseShard, sourceId = :sid, dueShard = :shard, dueAt = if_not_exists(dueAt, :epoch)' +
           extraSets,
         ConditionExpression: 'attribute_not_exists(leaseUntil) OR leaseUntil < :now OR leaseRunId = :run',
-        ...(extraSets === '' ? {} : { ExpressionAttributeNames: extraNames }),
+        ...(extraSets === '' ? {} : { ExpressionAttributeNames: extra.names }),
         ExpressionAttributeValues: {
-          ...extraValues,
+          ...extra.values,
           ':run': lease.runId,
           ':kind': lease.kind,
           ':until': lease.until.toISOString(),
@@ -229,29 +236,17 @@ export async function releaseSyncLease(
   patch: Record<string, unknown> = {},
   remove: string[] = [],
 ): Promise<boolean> {
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = { ':run': runId };
-  const sets: string[] = [];
-  Object.entries(patch).forEach(([k, v], i) => {
-    if (v === undefined) return;
-    names[`#f${i}`] = k;
-    values[`:v${i}`] = v;
-    sets.push(`#f${i} = :v${i}`);
-  });
+  const { sets, removes, names, values } = attributeClauses(patch, remove, 'f');
+  const removeAll = ['leaseRunId', 'leaseKind', 'leaseUntil', 'leaseShard', ...removes].join(', ');
   try {
     await doc.send(
       new UpdateCommand({
         TableName: table,
         Key: { pk: sourcePk(sourceId), sk: STATE_SK },
-        UpdateExpression: `${sets.length > 0 ? `SET ${sets.join(', ')} ` : ''}REMOVE leaseRunId, leaseKind, leaseUntil, leaseShard${remove
-          .map((k, i) => {
-            names[`#r${i}`] = k;
-            return `, #r${i}`;
-          })
-          .join('')}`,
+        UpdateExpression: `${sets.length > 0 ? `SET ${sets.join(', ')} ` : ''}REMOVE ${removeAll}`,
         ConditionExpression: 'leaseRunId = :run',
         ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
-        ExpressionAttributeValues: values,
+        ExpressionAttributeValues: { ...values, ':run': runId },
       }),
     );
     return true;
