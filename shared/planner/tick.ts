@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ParsedSource, SourceConfig } from '../config/source';
 import { decideSource, initialScheduleState, markSyncStarted, planSyncSlots } from '../schedule';
@@ -173,13 +173,16 @@ export async function plannerTick(deps: PlannerDeps, now: Date): Promise<Planner
   const toStart = new Map(allocation.start.map((d) => [d.sourceId, d]));
   const waitingReason = new Map(allocation.waiting.map((w) => [w.sourceId, w.reason]));
 
-  // Independent per-source writes (lease, message, decision) fan out; each is one conditional item write.
+  // Independent per-source writes (lease, decision) fan out; each is one conditional item write.
+  const outbox: Outgoing[] = [];
   await mapLimit(candidates, STORE_CONCURRENCY, async ({ source, decision, state }) => {
     let started = false;
     let finalDecision = decision;
     const startDecision = toStart.get(source.sourceId);
+    let message: SyncMessage | undefined;
     if (startDecision) {
-      started = await startSync(deps, source, startDecision, state, now, newRunId());
+      message = await takeLease(deps, source, startDecision, state, now, newRunId());
+      started = message !== undefined;
       finalDecision = started
         ? startDecision
         : {
@@ -204,25 +207,26 @@ export async function plannerTick(deps: PlannerDeps, now: Date): Promise<Planner
       ...(finalDecision.dueAt ? { dueAt: finalDecision.dueAt } : {}),
     };
     result.decisions.push(planned);
-    if (started) result.started.push(planned);
+    if (message !== undefined) {
+      result.started.push(planned);
+      outbox.push({ message, state, planned });
+      // The lease write recorded decision and due time already.
+      return;
+    }
     const previous = stateById.get(source.sourceId);
     // Every decided item gets its next due time, so the next ticks do not read it again before then:
-    // a started sync at its lease's end (if the run dies), a waiting one when its decision may change;
-    // one waiting only for a free slot stays due.
-    const waitsForSlot = decision.action === 'sync' && !started;
-    const nextDueAt = started
-      ? new Date(now.getTime() + deps.leaseMinutes * 60_000).toISOString()
-      : waitsForSlot
-        ? (previous?.dueAt ?? nowIso)
-        : finalDecision.dueAt !== undefined && Date.parse(finalDecision.dueAt) > now.getTime()
-          ? // The index sorts strings: always store UTC ISO, whatever offset the decision carries.
-            new Date(finalDecision.dueAt).toISOString()
-          : finalDecision.action === 'skip'
-            ? new Date(now.getTime() + IDLE_RECHECK_MS).toISOString()
-            : new Date(now.getTime() + 60_000).toISOString();
+    // a waiting one when its decision may change; one waiting only for a free slot stays due.
+    const waitsForSlot = decision.action === 'sync';
+    const nextDueAt = waitsForSlot
+      ? (previous?.dueAt ?? nowIso)
+      : finalDecision.dueAt !== undefined && Date.parse(finalDecision.dueAt) > now.getTime()
+        ? // The index sorts strings: always store UTC ISO, whatever offset the decision carries.
+          new Date(finalDecision.dueAt).toISOString()
+        : finalDecision.action === 'skip'
+          ? new Date(now.getTime() + IDLE_RECHECK_MS).toISOString()
+          : new Date(now.getTime() + 60_000).toISOString();
     // Write only what changed: a source waiting for a slot costs a read per tick, not a write.
     if (
-      started ||
       previous?.dueAt !== nextDueAt ||
       previous?.lastDecision?.reason !== finalDecision.reason ||
       previous?.configProblems !== undefined
@@ -247,17 +251,22 @@ export async function plannerTick(deps: PlannerDeps, now: Date): Promise<Planner
   });
   result.decisions.sort((a, b) => a.sourceId.localeCompare(b.sourceId));
   result.started.sort((a, b) => a.sourceId.localeCompare(b.sourceId));
+  await sendMessages(deps, outbox, result);
   return result;
 }
 
-async function startSync(
+/**
+ * Take the source's lease and record the start in the same conditional write (schedule state with the
+ * FULL-2 window, next due time, decision); the message is sent afterwards in a batch.
+ */
+async function takeLease(
   deps: PlannerDeps,
   source: SourceConfig,
   decision: SourceDecision,
   state: SourceScheduleState,
   now: Date,
   runId: string,
-): Promise<boolean> {
+): Promise<SyncMessage | undefined> {
   const kind = decision.kind ?? 'incremental';
   const trigger = decision.trigger ?? 'schedule';
   const until = new Date(now.getTime() + deps.leaseMinutes * 60_000);
@@ -268,10 +277,21 @@ async function startSync(
     kind,
     until,
     now,
-    extra: { schedule },
+    extra: {
+      schedule,
+      // If the run dies, the source is decided again when its lease has expired.
+      dueAt: until.toISOString(),
+      lastDecision: {
+        action: 'sync',
+        kind,
+        reason: decision.reason,
+        decidedAt: now.toISOString(),
+        ruleIds: decision.ruleIds,
+      },
+    },
   });
-  if (!taken) return false;
-  const message: SyncMessage = {
+  if (!taken) return undefined;
+  return {
     sourceId: source.sourceId,
     runId,
     kind,
@@ -281,14 +301,53 @@ async function startSync(
     ...(decision.deadline ? { deadline: decision.deadline } : {}),
     ...(decision.windowId ? { windowId: decision.windowId } : {}),
   };
-  try {
-    await deps.sqs.send(
-      new SendMessageCommand({ QueueUrl: deps.syncQueueUrl, MessageBody: JSON.stringify(message) }),
+}
+
+interface Outgoing {
+  message: SyncMessage;
+  state: SourceScheduleState;
+  planned: PlannedSource;
+}
+
+/** SQS accepts at most 10 messages per batch. */
+const SQS_BATCH = 10;
+
+/**
+ * Send the sync messages of the leases taken this tick, ten per call. A message that cannot be sent
+ * gives its lease back at once (nobody would release it before it expires) and its source waits.
+ */
+async function sendMessages(deps: PlannerDeps, outbox: Outgoing[], result: PlannerTickResult): Promise<void> {
+  let firstError: unknown;
+  const batches: Outgoing[][] = [];
+  for (let i = 0; i < outbox.length; i += SQS_BATCH) batches.push(outbox.slice(i, i + SQS_BATCH));
+  await mapLimit(batches, 4, async (batch) => {
+    let failedIds: Set<string>;
+    try {
+      const sent = await deps.sqs.send(
+        new SendMessageBatchCommand({
+          QueueUrl: deps.syncQueueUrl,
+          Entries: batch.map((o, i) => ({ Id: String(i), MessageBody: JSON.stringify(o.message) })),
+        }),
+      );
+      failedIds = new Set((sent.Failed ?? []).map((f) => f.Id ?? ''));
+    } catch (err) {
+      firstError ??= err;
+      failedIds = new Set(batch.map((_, i) => String(i)));
+    }
+    await mapLimit(
+      batch.filter((_, i) => failedIds.has(String(i))),
+      STORE_CONCURRENCY,
+      async (o) => {
+        await releaseSyncLease(deps.doc, deps.tables.state, o.message.sourceId, o.message.runId, {
+          schedule: o.state,
+          dueAt: result.at,
+        });
+        o.planned.started = false;
+        o.planned.action = 'wait';
+        o.planned.reason = `${o.planned.reason}; the sync message could not be sent, the lease was given back`;
+      },
     );
-    return true;
-  } catch (err) {
-    // Without a message nobody would release the lease until it expires: give it back now.
-    await releaseSyncLease(deps.doc, deps.tables.state, source.sourceId, runId, { schedule: state });
-    throw err;
-  }
+  });
+  result.started = result.started.filter((p) => p.started);
+  if (firstError !== undefined) throw firstError;
 }

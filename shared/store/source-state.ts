@@ -200,7 +200,9 @@ export async function acquireSyncLease(
         TableName: table,
         Key: { pk: sourcePk(sourceId), sk: STATE_SK },
         UpdateExpression:
-          'SET leaseRunId = :run, leaseKind = :kind, leaseUntil = :until, leaseShard = :leaseShard, sourceId = :sid, dueShard = :shard, dueAt = if_not_exists(dueAt, :epoch)' +
+          'SET leaseRunId = :run, leaseKind = :kind, leaseUntil = :until, leaseShard = :leaseShard, sourceId = :sid, dueShard = :shard' +
+          // A new item needs a dueAt for the index, unless the caller sets one.
+          (lease.extra?.dueAt === undefined ? ', dueAt = if_not_exists(dueAt, :epoch)' : '') +
           extraSets,
         ConditionExpression: 'attribute_not_exists(leaseUntil) OR leaseUntil < :now OR leaseRunId = :run',
         ...(extraSets === '' ? {} : { ExpressionAttributeNames: extra.names }),
@@ -213,7 +215,7 @@ export async function acquireSyncLease(
           ':sid': sourceId,
           ':shard': PLANNER_SHARD,
           ':leaseShard': LEASE_SHARD,
-          ':epoch': new Date(0).toISOString(),
+          ...(lease.extra?.dueAt === undefined ? { ':epoch': new Date(0).toISOString() } : {}),
         },
       }),
     );
