@@ -15,7 +15,7 @@ import { startCommand } from './commands/start';
 import { statusCommand } from './commands/status';
 import { syncCommand } from './commands/sync';
 import { purgeDeletedCommand, tombstoneCommand } from './commands/takedown';
-import { openLocalRuntime } from './local/runtime';
+import { openAwsRuntime, openLocalRuntime } from './local/runtime';
 import { type CommandResult, emit, UsageError } from './output';
 
 /**
@@ -44,13 +44,15 @@ const USAGE = `usage: ingestor <command> [options]
   documents [--source ID]                  documents: state, attempts, next attempt, size, hash, text
   serve [--port P]                         document preview on localhost: GET /documents/{docId} (PRV-1…PRV-4)
 
-common options: --data DIR (default .data)  --allow-loopback (local mode only)  --json`;
+common options: --data DIR (default .data)  --allow-loopback (local mode only)  --json
+                --aws (work on the deployed tables and bucket named by SOURCES_TABLE, STATE_TABLE, DOCUMENTS_TABLE, BUCKET, SYNC_QUEUE_URL)`;
 
 type Handler = (argv: string[], json: boolean) => Promise<CommandResult>;
 
 const OPTIONS = {
   data: { type: 'string' },
   'allow-loopback': { type: 'boolean' },
+  aws: { type: 'boolean' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   id: { type: 'string' },
@@ -95,10 +97,18 @@ const withRuntime =
   ): Handler =>
   async (argv, json) => {
     const cli = parseCli(argv);
-    const rt = await openLocalRuntime({
-      ...(cli.values.data === undefined ? {} : { dataDir: cli.values.data }),
-      allowLoopback: cli.values['allow-loopback'] === true,
-    });
+    if (cli.values.aws === true && (cli.values.data !== undefined || cli.values['allow-loopback'] === true)) {
+      throw new UsageError(
+        '--aws works on the deployed resources; --data and --allow-loopback are local mode only',
+      );
+    }
+    const rt =
+      cli.values.aws === true
+        ? await openAwsRuntime()
+        : await openLocalRuntime({
+            ...(cli.values.data === undefined ? {} : { dataDir: cli.values.data }),
+            allowLoopback: cli.values['allow-loopback'] === true,
+          });
     try {
       return await run(rt, cli, json);
     } finally {

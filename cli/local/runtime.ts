@@ -44,3 +44,21 @@ export async function openLocalRuntime(opts: {
     },
   };
 }
+
+/**
+ * `--aws`: the same commands against the deployed tables, bucket and queue, named by the environment
+ * (SOURCES_TABLE, STATE_TABLE, DOCUMENTS_TABLE, BUCKET, SYNC_QUEUE_URL — the stack's outputs) with the
+ * operator's own AWS credentials. Loopback is never reachable in this mode.
+ */
+export async function openAwsRuntime(): Promise<LocalRuntime> {
+  const env = parseEnv({ ...process.env, INGESTOR_ALLOW_LOOPBACK: 'false' });
+  const clients = createAwsClients(env);
+  return {
+    env,
+    clients,
+    dataDir: '',
+    async close() {
+      destroyAwsClients(clients);
+    },
+  };
+}

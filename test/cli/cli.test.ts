@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../../cli/ingestor';
+import { getSourceItem, putSourceItem } from '../../shared/store/sources';
 
 /** Runs the CLI in-process and returns its exit code and the last stdout line parsed as JSON. */
 async function run(args: string[]): Promise<{ code: number; json: Record<string, unknown>; stdout: string }> {
@@ -85,7 +86,8 @@ describe('operator CLI (local mode)', () => {
     const status = await run(['status', ...data(), '--json']);
     const sources = status.json.sources as { sourceId: string; action: string; reason: string }[];
     expect(sources[0]).toMatchObject({ sourceId: 'ris-beispiel-de', action: 'sync' });
-    expect(sources[0]?.reason).toMatch(/due now/);
+    // Never synced: an incremental is due now — or, inside the nightly window, the full sync (FULL-1).
+    expect(sources[0]?.reason).toMatch(/due now|full sync/);
   });
 
   it('robots check prints the verdict with group and rule (ROB-1, ROB-2)', async () => {
@@ -151,5 +153,37 @@ describe('operator CLI (local mode)', () => {
   it('rejects unknown commands and options with usage and exit code 2', async () => {
     expect((await run(['frobnicate'])).code).toBe(2);
     expect((await run(['status', '--bogus'])).code).toBe(2);
+  });
+});
+
+describe('--aws: the same commands on deployed resources named by the environment', () => {
+  it('reads the tables the environment names, not the local data folder', async () => {
+    // The "deployed" resources here are local peers reached through the endpoint variables.
+    const { startAwsTestbed } = await import('../support/aws');
+    const bed = await startAwsTestbed();
+    const saved = { ...process.env };
+    try {
+      Object.assign(process.env, bed.peers.env, {
+        SOURCES_TABLE: bed.env.SOURCES_TABLE,
+        STATE_TABLE: bed.env.STATE_TABLE,
+        SYNC_QUEUE_URL: bed.queues.syncQueueUrl,
+      });
+      await putSourceItem(bed.clients.doc, bed.env.SOURCES_TABLE, {
+        sourceId: 'deployed-only',
+        systemUrl: 'https://ris.deployed.de/oparl/system',
+      });
+      const list = await run(['sources', 'list', '--aws', '--json']);
+      expect(list.code).toBe(0);
+      expect(list.json.sources).toEqual([expect.objectContaining({ sourceId: 'deployed-only' })]);
+      const activated = await run(['sources', 'activate', 'deployed-only', '--aws', '--json']);
+      expect(activated.code).toBe(0);
+      const item = await getSourceItem(bed.clients.doc, bed.env.SOURCES_TABLE, 'deployed-only');
+      expect(item?.active).toBe(true);
+      const refused = await run(['sources', 'list', '--aws', '--allow-loopback', '--json']);
+      expect(refused.code).toBe(2);
+    } finally {
+      process.env = saved;
+      await bed.stop();
+    }
   });
 });
