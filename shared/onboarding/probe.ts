@@ -13,6 +13,8 @@ import {
 } from '../fetch';
 import { isRecord, textValue } from '../oparl/objects';
 import { robotsFetchPolicy } from '../robots';
+import { decodeHtml } from '../scraper/decode';
+import { type DetectedProduct, detectProduct } from '../scraper/detect';
 import {
   PROBE_MAX_HOME_LINKS,
   PROBE_MAX_REQUESTS_PER_BODY,
@@ -173,6 +175,11 @@ export interface BodyProbe {
   /** robots.txt of further hosts reached by redirects or links (they count, ONB-1). */
   otherHosts: HostRobots[];
   oparl: ProbeOParl | null;
+  /**
+   * Issue 8: the council product recognised on the home page (ALLRIS, SessionNet …) — the scraper
+   * adapter to configure when no OParl API was found; null when the home page was not read.
+   */
+  product: { name: DetectedProduct; version: string | null; evidence: string[] } | null;
   /** ID-4: the comparison after a 403 on the home page; null when there was no 403. */
   comparison403: Exclude<UserAgentComparison, { state: 'pending' }> | null;
   stoppedBy: ProbeStop;
@@ -344,12 +351,15 @@ async function probeOne(start: URL, deps: ProbeDeps): Promise<BodyProbe> {
   };
 
   const candidates: string[] = [];
+  let product: BodyProbe['product'] = null;
   let base = start;
   say(`probe ${start.href}`);
   try {
     const home = await fetcher.fetch(start.href, options('scraper', homeHost, true));
     base = new URL(home.finalUrl);
-    const text = home.body.toString('utf8');
+    const text = decodeHtml(home.body, home.contentType).text;
+    const detected = detectProduct({ url: home.finalUrl, html: text, headers: home.headers });
+    product = { name: detected.product, version: detected.version ?? null, evidence: detected.evidence };
     oparl = systemFrom(text, home.finalUrl);
     if (oparl === null)
       candidates.push(...oparlLinksFrom(text, home.finalUrl).slice(0, PROBE_MAX_HOME_LINKS));
@@ -363,7 +373,7 @@ async function probeOne(start: URL, deps: ProbeDeps): Promise<BodyProbe> {
     // ID-4: a 2xx to the comparison means our User-Agent is blocked: ask this server nothing more.
     if (comparison?.state === 'blocked') stoppedBy = 'user-agent-blocked';
     if (stop !== undefined || comparison?.state === 'blocked') {
-      return report(start, deps, { disallowed, oparl, comparison403: comparison, stoppedBy });
+      return report(start, deps, { disallowed, oparl, product, comparison403: comparison, stoppedBy });
     }
   }
 
@@ -396,13 +406,13 @@ async function probeOne(start: URL, deps: ProbeDeps): Promise<BodyProbe> {
       }
     }
   }
-  return report(start, deps, { disallowed, oparl, comparison403: comparison, stoppedBy });
+  return report(start, deps, { disallowed, oparl, product, comparison403: comparison, stoppedBy });
 }
 
 function report(
   start: URL,
   deps: ProbeDeps,
-  found: Pick<BodyProbe, 'oparl' | 'comparison403' | 'stoppedBy'> & { disallowed: string[] },
+  found: Pick<BodyProbe, 'oparl' | 'comparison403' | 'stoppedBy' | 'product'> & { disallowed: string[] },
 ): BodyProbe {
   const { meter } = deps;
   const homeHost = start.hostname.toLowerCase();
@@ -444,6 +454,7 @@ function report(
     robots: { ...home, disallowed: found.disallowed },
     otherHosts: [...robotsByHost.values()].filter((h) => h.host !== homeHost),
     oparl: found.oparl,
+    product: found.product,
     comparison403: found.comparison403,
     stoppedBy: found.stoppedBy,
     steps,
