@@ -1217,20 +1217,6 @@ class SyncRun {
     return date !== undefined && date >= berlinDate(this.nowMs()) ? date : undefined;
   }
 
-  private async sessionDays(): Promise<string[]> {
-    const today = berlinDate(this.nowMs());
-    const days = new Set<string>();
-    for (const [bodyKey, meetings] of await this.state.getMeetingDays()) {
-      const past: string[] = [];
-      for (const [meetingKey, date] of Object.entries(meetings)) {
-        if (date >= today) days.add(date);
-        else past.push(meetingKey);
-      }
-      if (past.length > 0 && bodyKey !== '') await this.state.pruneMeetingDays(bodyKey, past);
-    }
-    return [...days].sort();
-  }
-
   // --- SCH-10 filter check after a full sync ---------------------------------------------------------------
 
   private async phaseFilterCheck(): Promise<void> {
@@ -1398,7 +1384,7 @@ class SyncRun {
       objects: { new: t.new, modified: t.modified, deleted: t.deleted },
       failures: this.cursor.failures,
       lists,
-      sessionDays: await this.sessionDays(),
+      sessionDays: await this.state.upcomingSessionDays(berlinDate(this.nowMs())),
       documents: t.documents,
       startedAt: this.cursor.startedAt,
       finishedAt: this.nowIso(),

@@ -102,20 +102,13 @@ export class SyncStateStore {
    * interleaving pages.
    */
   async putCursor(cursor: SyncCursor, previousSeq: number | undefined): Promise<void> {
-    try {
-      await this.clients.doc.send(
-        new PutCommand({
-          TableName: this.table,
-          Item: { pk: this.pk, sk: cursorSk(cursor.kind), ...cursor },
-          ...(previousSeq === undefined
-            ? { ConditionExpression: 'attribute_not_exists(sk)' }
-            : { ConditionExpression: 'seq = :seq', ExpressionAttributeValues: { ':seq': previousSeq } }),
-        }),
-      );
-    } catch (err) {
-      if (isConditionFailure(err)) throw new CursorConflictError(this.sourceId, cursor.kind);
-      throw err;
-    }
+    await putLockedCursor(
+      this.clients,
+      this.table,
+      { pk: this.pk, sk: cursorSk(cursor.kind), ...cursor },
+      previousSeq,
+      () => new CursorConflictError(this.sourceId, cursor.kind),
+    );
   }
 
   // --- per-list reports of a run -----------------------------------------------------------------
@@ -322,6 +315,23 @@ export class SyncStateStore {
   }
 
   /** Meeting days of every body, by body key; past days pruned by the caller. */
+  /**
+   * SCH-2: the source's session days from `today` (a Berlin date) on, sorted; meetings of past days are
+   * pruned on the way so the items stay small. Both engines report these to the planner.
+   */
+  async upcomingSessionDays(today: string): Promise<string[]> {
+    const days = new Set<string>();
+    for (const [bodyKey, meetings] of await this.getMeetingDays()) {
+      const past: string[] = [];
+      for (const [meetingKey, date] of Object.entries(meetings)) {
+        if (date >= today) days.add(date);
+        else past.push(meetingKey);
+      }
+      if (past.length > 0 && bodyKey !== '') await this.pruneMeetingDays(bodyKey, past);
+    }
+    return [...days].sort();
+  }
+
   async getMeetingDays(): Promise<Map<string, Record<string, string>>> {
     const items = await this.queryPrefix<Record<string, unknown>>('SESSION#');
     const out = new Map<string, Record<string, string>>();
@@ -333,5 +343,33 @@ export class SyncStateStore {
       out.set(String(item.bodyKey ?? ''), days);
     }
     return out;
+  }
+}
+
+/**
+ * A run's cursor item with an optimistic lock on `seq` (created when `previousSeq` is undefined): a
+ * duplicate invocation of the same source fails with `conflict()` instead of interleaving pages.
+ * Shared by the OParl and the scraper engine.
+ */
+export async function putLockedCursor(
+  clients: Pick<AwsClients, 'doc'>,
+  table: string,
+  item: Record<string, unknown> & { pk: string; sk: string },
+  previousSeq: number | undefined,
+  conflict: () => Error,
+): Promise<void> {
+  try {
+    await clients.doc.send(
+      new PutCommand({
+        TableName: table,
+        Item: item,
+        ...(previousSeq === undefined
+          ? { ConditionExpression: 'attribute_not_exists(sk)' }
+          : { ConditionExpression: 'seq = :seq', ExpressionAttributeValues: { ':seq': previousSeq } }),
+      }),
+    );
+  } catch (err) {
+    if (isConditionFailure(err)) throw conflict();
+    throw err;
   }
 }

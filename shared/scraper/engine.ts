@@ -928,20 +928,6 @@ class ScrapeRun {
 
   // --- end of a run -------------------------------------------------------------------------------------------
 
-  private async sessionDays(): Promise<string[]> {
-    const today = berlinDate(this.nowMs());
-    const days = new Set<string>();
-    for (const [bodyKey, meetings] of await this.syncState.getMeetingDays()) {
-      const past: string[] = [];
-      for (const [meetingKey, date] of Object.entries(meetings)) {
-        if (date >= today) days.add(date);
-        else past.push(meetingKey);
-      }
-      if (past.length > 0 && bodyKey !== '') await this.syncState.pruneMeetingDays(bodyKey, past);
-    }
-    return [...days].sort();
-  }
-
   private robotsForbidsAll(): void {
     const f = this.cursor.flags;
     if (
@@ -974,7 +960,7 @@ class ScrapeRun {
       notPublic: t.notPublic,
       months: this.cursor.months,
       failures: this.cursor.failures,
-      sessionDays: await this.sessionDays(),
+      sessionDays: await this.syncState.upcomingSessionDays(berlinDate(this.nowMs())),
       startedAt: this.cursor.startedAt,
       finishedAt: this.nowIso(),
     };

@@ -1,7 +1,6 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { sha256Hex } from '../oparl/objects';
-import { CursorConflictError, sourcePartition } from '../oparl/state';
+import { CursorConflictError, putLockedCursor, sourcePartition } from '../oparl/state';
 import type { SyncFailure } from '../oparl/types';
 import type { AwsClients } from '../store/clients';
 import type { MirrorTypeName } from './oparl-shape';
@@ -105,13 +104,6 @@ export interface ScrapeCursor {
   report?: Record<string, unknown>;
 }
 
-function isConditionFailure(err: unknown): boolean {
-  return (
-    err instanceof ConditionalCheckFailedException ||
-    (err as { name?: string }).name === 'ConditionalCheckFailedException'
-  );
-}
-
 function strip<T>(item: Record<string, unknown> | undefined): T | undefined {
   if (!item) return undefined;
   const { pk: _pk, sk: _sk, ...rest } = item;
@@ -148,20 +140,13 @@ export class ScrapeStateStore {
 
   /** Optimistic lock on `seq`, as the OParl cursor: a duplicate invocation stops here. */
   async putCursor(cursor: ScrapeCursor, previousSeq: number | undefined): Promise<void> {
-    try {
-      await this.clients.doc.send(
-        new PutCommand({
-          TableName: this.table,
-          Item: { pk: this.pk, sk: cursorKey(cursor.kind), ...cursor },
-          ...(previousSeq === undefined
-            ? { ConditionExpression: 'attribute_not_exists(sk)' }
-            : { ConditionExpression: 'seq = :seq', ExpressionAttributeValues: { ':seq': previousSeq } }),
-        }),
-      );
-    } catch (err) {
-      if (isConditionFailure(err)) throw new CursorConflictError(this.sourceId, `scrape ${cursor.kind}`);
-      throw err;
-    }
+    await putLockedCursor(
+      this.clients,
+      this.table,
+      { pk: this.pk, sk: cursorKey(cursor.kind), ...cursor },
+      previousSeq,
+      () => new CursorConflictError(this.sourceId, `scrape ${cursor.kind}`),
+    );
   }
 
   getMonth(month: string): Promise<MonthState | undefined> {
