@@ -20,6 +20,7 @@ import { patchSourceState } from '../../shared/store/source-state';
 import { putSourceItem } from '../../shared/store/sources';
 import { InstantClock } from '../fetch/support';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
+import { assemblePdf } from '../support/fake-council/pdf';
 
 /**
  * Test kit of the document functions: the local AWS peers, and one documents runtime whose host
@@ -191,15 +192,5 @@ export function buildScannedPdf(): Buffer {
     '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R >>',
     `<< /Length ${content.length} >>\nstream\n${content}\nendstream`,
   ];
-  let out = '%PDF-1.4\n%\xe2\xe3\xcf\xd3\n';
-  const offsets: number[] = [];
-  objects.forEach((body, i) => {
-    offsets.push(out.length);
-    out += `${i + 1} 0 obj\n${body}\nendobj\n`;
-  });
-  const xrefAt = out.length;
-  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
-  for (const offset of offsets) out += `${String(offset).padStart(10, '0')} 00000 n \n`;
-  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xrefAt}\n%%EOF\n`;
-  return Buffer.from(out, 'latin1');
+  return assemblePdf(objects);
 }

@@ -42,6 +42,11 @@ export function buildPdf(lines: string[]): Buffer {
     '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>',
     `<< /Length ${content.length} >>\nstream\n${content}\nendstream`,
   ];
+  return assemblePdf(objects);
+}
+
+/** Numbered objects (1 = catalog) → a complete PDF file with its cross-reference table. */
+export function assemblePdf(objects: string[]): Buffer {
   // The binary comment line marks the file as binary for transfer tools (PDF 32000 §7.5.2).
   let out = '%PDF-1.4\n%\xe2\xe3\xcf\xd3\n';
   const offsets: number[] = [];
