@@ -94,6 +94,7 @@ export function classifyFailure(code: string, status?: number): FailureClass {
       return 'too-large';
     // Nothing was requested: no slot within the wait budget, or this run's breaker is open (ERR-2).
     case 'HOST_SLOT_TIMEOUT':
+    case 'SEND_LATE':
     case 'CIRCUIT_OPEN':
       return 'deferred';
     case 'TIMEOUT':

@@ -21,6 +21,7 @@ export const FETCH_ERROR_CODES = [
   'CONTENT_ENCODING',
   'HTML_INSTEAD_OF_FILE',
   'CIRCUIT_OPEN',
+  'SEND_LATE',
 ] as const;
 export type FetchErrorCode = (typeof FETCH_ERROR_CODES)[number];
 
@@ -49,6 +50,17 @@ function hostOf(url: string): string {
     return new URL(url).hostname.toLowerCase();
   } catch {
     return '';
+  }
+}
+
+/**
+ * The request could not be written within its slot (a connection still being set up, a busy
+ * process): nothing was sent. The fetcher re-times the slot and writes it then; this surfaces only
+ * when that failed `MAX_SLOT_RETIMES` times in a row.
+ */
+export class SendLateError extends FetchError {
+  constructor(url: string) {
+    super('SEND_LATE', url, 'not written within its host slot; nothing sent', { retryable: true });
   }
 }
 

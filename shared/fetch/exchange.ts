@@ -23,6 +23,12 @@ export interface ExchangeRequest {
    * the caller arms the whole-body deadline on it after the head arrived.
    */
   controller: AbortController;
+  /**
+   * Runs when a connected socket is about to carry the request, in the same tick as the write (after
+   * any connection set-up). Throwing here sends nothing and keeps the connection for the next request;
+   * the exchange then rejects with what was thrown.
+   */
+  beforeSend?: () => void;
 }
 
 export interface ExchangeResponse {
@@ -78,7 +84,7 @@ export async function exchange(req: ExchangeRequest): Promise<ExchangeResponse> 
   }, req.headersTimeoutMs);
   try {
     const response = await request(req.url, {
-      dispatcher: req.dispatcher,
+      dispatcher: req.beforeSend ? withBeforeSend(req.dispatcher, req.beforeSend) : req.dispatcher,
       method: req.method,
       headers: req.headers,
       headersTimeout: req.headersTimeoutMs + 1_000,
@@ -97,4 +103,29 @@ export async function exchange(req: ExchangeRequest): Promise<ExchangeResponse> 
   } finally {
     clearTimeout(headersTimer);
   }
+}
+
+/**
+ * undici calls a handler's onRequestStart right before it writes the request head to the socket. A
+ * throw there fails the request without touching the socket (an abort through the controller would
+ * destroy it), so a late request is dropped while its warm connection stays for the re-timed one.
+ */
+function withBeforeSend(dispatcher: Dispatcher, beforeSend: () => void): Dispatcher {
+  return dispatcher.compose(
+    (dispatch) =>
+      (opts, handler): boolean =>
+        dispatch(opts, {
+          onRequestStart(controller, context) {
+            beforeSend();
+            handler.onRequestStart?.(controller, context);
+          },
+          onRequestUpgrade: (controller, status, headers, socket) =>
+            handler.onRequestUpgrade?.(controller, status, headers, socket),
+          onResponseStart: (controller, status, headers, message) =>
+            handler.onResponseStart?.(controller, status, headers, message),
+          onResponseData: (controller, chunk) => handler.onResponseData?.(controller, chunk),
+          onResponseEnd: (controller, trailers) => handler.onResponseEnd?.(controller, trailers),
+          onResponseError: (controller, error) => handler.onResponseError?.(controller, error),
+        }),
+  );
 }

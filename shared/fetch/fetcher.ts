@@ -41,6 +41,7 @@ import {
   NetworkError,
   RedirectInvalidError,
   RedirectSchemeError,
+  SendLateError,
   TooManyRedirectsError,
 } from './errors';
 import { type ExchangeResponse, exchange } from './exchange';
@@ -130,6 +131,11 @@ interface ResponseHead {
 
 /** Connect time and slack on top of the headers and body deadlines, for the lease TTL. */
 const LEASE_MARGIN_MS = 15_000;
+/**
+ * A request whose slot passed before it could be written is re-timed this often at most (the first
+ * re-time usually suffices: the connection it waited for is open by then), then fails SEND_LATE.
+ */
+const MAX_SLOT_RETIMES = 3;
 /** A host's Crawl-delay is re-noted in the slots after this long (or when it changes). */
 const CRAWL_DELAY_RENOTE_MS = 60 * 60 * 1000;
 
@@ -372,6 +378,7 @@ export function createPoliteFetcher(deps: PoliteFetcherDeps): PoliteFetcher {
     lease: HostSlotLease | undefined,
     crawlDelaySeconds: number | undefined,
     attempt: number,
+    retime = false,
   ): Promise<HostSlotLease> {
     const host = progress.url.hostname.toLowerCase();
     const request = {
@@ -383,7 +390,12 @@ export function createPoliteFetcher(deps: PoliteFetcherDeps): PoliteFetcher {
     const started = performance.now();
     try {
       // RATE-5: on a redirect the place moves to the target first; its pace and limit apply there.
-      const result = lease ? await lease.moveTo(host, request) : await deps.slots.acquire(host, request);
+      // A slot that passed before the request could be written is re-timed (the same request, later).
+      const result = !lease
+        ? await deps.slots.acquire(host, request)
+        : retime
+          ? await lease.retime(request)
+          : await lease.moveTo(host, request);
       if (!result.granted) {
         throw new HostSlotTimeoutError(progress.url.href, request.maxWaitMs, result.retryAtMs);
       }
@@ -422,7 +434,11 @@ export function createPoliteFetcher(deps: PoliteFetcherDeps): PoliteFetcher {
     result: { status?: number; error?: unknown },
   ) {
     const event: FetchEvent = {
-      kind: result.error instanceof AddressNotPublicError ? 'refused' : 'request',
+      // Refused: nothing left this process (the address guard, or a slot that passed before writing).
+      kind:
+        result.error instanceof AddressNotPublicError || result.error instanceof SendLateError
+          ? 'refused'
+          : 'request',
       sourceId: plan.source.sourceId,
       host: url.hostname.toLowerCase(),
       url: url.href,
@@ -460,23 +476,37 @@ export function createPoliteFetcher(deps: PoliteFetcherDeps): PoliteFetcher {
         lease = await takeSlot(plan, progress, previous, crawlDelaySeconds, attempt);
 
         const bodyDeadline = new AbortController();
-        const started = performance.now();
-        let response: ExchangeResponse;
-        try {
-          response = await exchange({
-            url,
-            method: plan.method,
-            headers: requestHeaders(plan),
-            dispatcher: deps.dispatcher,
-            headersTimeoutMs: plan.headersTimeoutMs,
-            bodyIdleTimeoutMs: plan.bodyTimeoutMs,
-            controller: bodyDeadline,
-          });
-        } catch (error) {
-          requestEvent(plan, url, attempt, hop, started, { error });
-          const outcome = attemptOutcomeOf(error);
-          if (outcome) record(plan, host, outcome);
-          throw error;
+        let started = performance.now();
+        let response: ExchangeResponse | undefined;
+        for (let retimes = 0; response === undefined; retimes += 1) {
+          const slot = lease;
+          started = performance.now();
+          try {
+            response = await exchange({
+              url,
+              method: plan.method,
+              headers: requestHeaders(plan),
+              dispatcher: deps.dispatcher,
+              headersTimeoutMs: plan.headersTimeoutMs,
+              bodyIdleTimeoutMs: plan.bodyTimeoutMs,
+              controller: bodyDeadline,
+              // RATE-1 at the server: the slot's time holds where the request is written, after any
+              // connection set-up — not where the slot was granted.
+              beforeSend: () => {
+                if (!slot.onTime()) throw new SendLateError(url.href);
+              },
+            });
+          } catch (error) {
+            if (error instanceof SendLateError && retimes < MAX_SLOT_RETIMES) {
+              lease = undefined; // retime releases the previous lease whatever the outcome
+              lease = await takeSlot(plan, progress, slot, crawlDelaySeconds, attempt, true);
+              continue;
+            }
+            requestEvent(plan, url, attempt, hop, started, { error });
+            const outcome = attemptOutcomeOf(error);
+            if (outcome) record(plan, host, outcome);
+            throw error;
+          }
         }
         const { status } = response;
 

@@ -48,6 +48,13 @@ export interface HostSlotLease {
    * the outcome; the returned lease is the one to hold.
    */
   moveTo(host: string, request: SlotRequest): Promise<HostSlotLease | SlotRefused>;
+  /** Whether a request written now still leaves within the slot (asked right before writing). */
+  onTime(): boolean;
+  /**
+   * The request could not be written in time (nothing was sent): give the slot up and reserve
+   * again, re-timed in place when nobody reserved after it. This lease is released whatever the outcome.
+   */
+  retime(request: SlotRequest): Promise<HostSlotLease | SlotRefused>;
   /** Idempotent; never rejects. */
   release(): Promise<void>;
 }

@@ -25,6 +25,7 @@ const REFUSAL_OUTCOMES: Record<string, string> = {
   ROBOTS_DISALLOWED: 'robots-disallowed',
   ROBOTS_UNREACHABLE: 'robots-deferred',
   HOST_SLOT_TIMEOUT: 'slot-timeout',
+  SEND_LATE: 'send-late',
   CIRCUIT_OPEN: 'breaker-open',
   ADDRESS_NOT_PUBLIC: 'address-refused',
 };

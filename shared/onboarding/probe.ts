@@ -83,6 +83,12 @@ export function createProbeMeter(): ProbeMeter {
       if (!next.granted) used -= 1;
       return next.granted ? wrapLease(next) : next;
     },
+    onTime: () => lease.onTime(),
+    // The same request, later: nothing was sent, so nothing is counted.
+    async retime(request) {
+      const next = await lease.retime(request);
+      return next.granted ? wrapLease(next) : next;
+    },
     release: () => lease.release(),
   });
   return {

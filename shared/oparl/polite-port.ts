@@ -122,6 +122,7 @@ export function classifyFetchFailure(
         requests: 0,
       };
     case 'HOST_SLOT_TIMEOUT':
+    case 'SEND_LATE':
       return { failure: 'DEFERRED', requests: 0 };
     case 'ADDRESS_NOT_PUBLIC':
       return { failure: 'REDIRECT_REFUSED', requests: 0 };

@@ -133,6 +133,7 @@ interface Context {
 /** Codes after which nothing was requested and a later try may succeed: 503 + Retry-After (PRV-1). */
 const NO_SLOT_CODES = new Set([
   'HOST_SLOT_TIMEOUT',
+  'SEND_LATE',
   'CIRCUIT_OPEN',
   'ROBOTS_UNREACHABLE',
   'PREVIEW_NO_PLACE',

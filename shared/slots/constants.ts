@@ -35,6 +35,11 @@ export const PACE_MARGIN_MS = 20;
 /** Upper bound of the send allowance a lagging process may ask for. */
 export const MAX_SEND_ALLOWANCE_MS = 200;
 /**
+ * Upper bound of the send lead: an idle host's slot is placed this far ahead so that the answer of a
+ * slow Redis call still arrives before it (costs that much latency on an idle host, no throughput).
+ */
+export const MAX_SEND_LEAD_MS = 100;
+/**
  * A lease outlives an instance that died holding it by at most this long. It must exceed the
  * fetcher's whole-request timeout (headers and body); callers with longer transfers pass their own.
  */
@@ -47,3 +52,5 @@ export const BUSY_POLL_MIN_MS = 100;
 export const BUSY_POLL_MAX_MS = 2_000;
 /** Spread of the poll times of several waiters, so they do not arrive at Redis together. */
 export const BUSY_POLL_JITTER_MS = 40;
+/** A waiter polls this long after the earliest holder's send: most answers are done by then. */
+export const HOLDER_ANSWER_AIM_MS = 60;

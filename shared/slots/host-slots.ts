@@ -8,6 +8,7 @@ import {
   CRAWL_DELAY_CAP_MS,
   CRAWL_DELAY_VALID_MS,
   DEFAULT_LEASE_TTL_MS,
+  HOLDER_ANSWER_AIM_MS,
   MAX_IN_FLIGHT_PER_HOST,
   MAX_INTERVAL_MS,
   MAX_SEND_ALLOWANCE_MS,
@@ -22,7 +23,7 @@ import { HostGate } from './gate';
 import { hostKey } from './host-key';
 import { LocalSlotStore } from './local-store';
 import { RedisSlotStore } from './redis-store';
-import type { ReserveDecision, SlotStore } from './store';
+import type { ReserveDecision, SlotStore, SlotToken } from './store';
 import type {
   AcquireOptions,
   AcquireResult,
@@ -63,7 +64,10 @@ export interface HostSlotsStats {
   sharedStoreCalls: number;
   /** Times the shared store failed and the process fell back to pacing alone. */
   sharedStoreFailures: number;
-  /** Slots given up because this process could only have sent them too late (see PACE_MARGIN_MS). */
+  /**
+   * Slots given up because this process could only have sent them too late (see PACE_MARGIN_MS); each
+   * cost one more store call, and an interval only when another reservation had already followed it.
+   */
   lateForfeits: number;
   /** The send allowance this process currently asks for, ms. */
   sendAllowanceMs: number;
@@ -73,6 +77,8 @@ interface Moving {
   store: SlotStore;
   host: string;
   leaseId: string;
+  /** Set when the lease is given up for being late: its slot may be re-timed (ReserveRequest.retime). */
+  retime?: SlotToken;
 }
 
 interface CheckedOptions {
@@ -167,8 +173,8 @@ export class PacedHostSlots implements HostSlots {
    * For a cold start (a function's init phase): a few read-only round trips to Redis, so the first
    * reservations know how long answers take here (see RedisSlotStore.warmUp). Never fails; no-op locally.
    */
-  async warmUp(calls = 3): Promise<void> {
-    await this.onShared((store) => store.warmUp(calls));
+  async warmUp(maxCalls = 8): Promise<void> {
+    await this.onShared((store) => store.warmUp(maxCalls));
   }
 
   async acquire(host: string | URL, opts: AcquireOptions): Promise<AcquireResult> {
@@ -224,15 +230,23 @@ export class PacedHostSlots implements HostSlots {
     };
   }
 
-  /** RATE-5, called by `SlotLease.moveTo`. */
-  async move(from: Lease, target: string | URL, opts: AcquireOptions): Promise<AcquireResult> {
+  /** RATE-5, called by `SlotLease.moveTo`; with `retime`, by `SlotLease.retime` (same host). */
+  async move(
+    from: Lease,
+    target: string | URL,
+    opts: AcquireOptions,
+    retime?: SlotToken,
+  ): Promise<AcquireResult> {
     const key = hostKey(target);
     const checked = checkOptions(opts);
-    const moving = from.detach();
-    if (!moving) return this.acquire(key, opts);
+    const detached = from.detach();
+    if (!detached) return this.acquire(key, opts);
+    const deadlineMs = this.deadline(checked);
+    // Re-timing keeps its in-process place: it is the same request, only later.
+    if (retime) return this.reserveHolding(key, checked, deadlineMs, { ...detached, retime });
+    const moving = detached;
     // The in-process place moves at once; the stored lease is freed by the target's reservation call.
     this.gate.leave(from.host);
-    const deadlineMs = this.deadline(checked);
     let entered: boolean;
     try {
       entered = await this.gate.enter(key, deadlineMs - this.clock.now(), checked.signal);
@@ -245,6 +259,25 @@ export class PacedHostSlots implements HostSlots {
       return this.refuse(key, undefined);
     }
     return this.reserveHolding(key, checked, deadlineMs, moving);
+  }
+
+  /** Called by `SlotLease.retime`: the slot was not used in time; counted like a late wake-up. */
+  retimeLate(lease: Lease, token: SlotToken, opts: AcquireOptions): Promise<AcquireResult> {
+    const lateMs = lease.lateMs();
+    this.lateness.record(lateMs);
+    this.counts.lateForfeits += 1;
+    this.onEvent({
+      type: 'slot-forfeited',
+      host: lease.host,
+      wokeLateMs: lateMs - lease.uncertaintyMs,
+      uncertaintyMs: lease.uncertaintyMs,
+    });
+    return this.move(lease, lease.host, opts, token);
+  }
+
+  /** How late a send now would be after the lease's slot, counting the store clock's uncertainty. */
+  lateMsOf(sendAtMs: number, uncertaintyMs: number): number {
+    return Math.max(0, this.clock.now() - sendAtMs) + uncertaintyMs;
   }
 
   /** Called by `SlotLease.release`: store first, then the in-process place (so a waiter finds it free). */
@@ -268,10 +301,14 @@ export class PacedHostSlots implements HostSlots {
     moving: Moving | undefined,
   ): Promise<AcquireResult> {
     let placeHeld = true;
+    // One place in the host's waiting line for all attempts of this acquire (see RESERVE_SLOT_SCRIPT).
+    const requesterId = randomUUID();
+    let waitingIn: SlotStore | undefined;
     try {
       for (let attempt = 0; ; attempt += 1) {
         const store = this.currentStore();
-        const leaseId = randomUUID();
+        // The TTL rides in the id, so a waiter can tell when a held lease's request goes out.
+        const leaseId = `${randomUUID()}/${Math.ceil(opts.leaseTtlMs)}`;
         const now = this.clock.now();
         const releaseWith = moving?.store === store ? moving : undefined;
         const sendAllowanceMs = this.lateness.allowanceMs();
@@ -281,11 +318,16 @@ export class PacedHostSlots implements HostSlots {
             host,
             intervalMs: opts.intervalMs,
             leaseId,
+            requesterId,
             leaseTtlMs: opts.leaseTtlMs,
             maxWaitMs: Number.isFinite(deadlineMs) ? Math.max(0, deadlineMs - now) : undefined,
-            notBeforeDelayMs: store === this.shared ? this.ownPaceDelay(host, opts.intervalMs, now) : 0,
+            notBeforeDelayMs: Math.max(
+              store.sendLeadMs(),
+              store === this.shared ? this.ownPaceDelay(host, opts.intervalMs, now) : 0,
+            ),
             sendAllowanceMs,
             release: releaseWith && { host: releaseWith.host, leaseId: releaseWith.leaseId },
+            retime: releaseWith?.host === host ? releaseWith.retime : undefined,
           });
           if (store === this.shared) this.sharedAnswered();
         } catch (error) {
@@ -298,11 +340,16 @@ export class PacedHostSlots implements HostSlots {
           moving = undefined;
         }
 
-        const answeredMs = this.clock.now();
+        // The answer's arrival, on this process's clock (see ReserveDecision.answeredAtMs).
+        const answeredMs =
+          decision.kind === 'granted' && decision.answeredAtMs !== undefined
+            ? this.clock.now() - Math.max(0, systemClock.now() - decision.answeredAtMs)
+            : this.clock.now();
+        if (decision.kind !== 'busy') waitingIn = undefined; // a grant or refusal left the line
         if (decision.kind === 'granted') {
           // Never early: the store's "now" was at the latest when its answer arrived.
           const sendAtMs = answeredMs + decision.sendInMs;
-          this.local.recordSend(host, sendAtMs + sendAllowanceMs);
+          if (store === this.shared) this.local.recordSend(host, sendAtMs + sendAllowanceMs);
           try {
             await this.clock.sleep(sendAtMs - this.clock.now(), opts.signal);
           } catch (error) {
@@ -311,29 +358,39 @@ export class PacedHostSlots implements HostSlots {
           }
           // Never late either. Sent later than its allowance after its slot — the answer was slow to
           // arrive or the event loop slow to wake — a request could come closer than the interval to
-          // the next slot, someone else's. Give the slot up (it stays spent) and take a new one.
-          const wokeLateMs = this.clock.now() - sendAtMs;
-          const lateMs = wokeLateMs + decision.answerDelayMs;
+          // the next slot, someone else's. Give the slot up and reserve again: the same call re-times
+          // it to now when nobody has reserved after it yet, else it stays spent and a new one queues.
+          const lateMs = this.lateMsOf(sendAtMs, decision.uncertaintyMs);
+          const wokeLateMs = lateMs - decision.uncertaintyMs;
           this.lateness.record(lateMs);
           if (lateMs > sendAllowanceMs) {
             this.counts.lateForfeits += 1;
-            this.onEvent({ type: 'slot-forfeited', host, wokeLateMs, answerDelayMs: decision.answerDelayMs });
-            moving = { store, host, leaseId }; // freed by the next reservation call
+            this.onEvent({ type: 'slot-forfeited', host, wokeLateMs, uncertaintyMs: decision.uncertaintyMs });
+            moving = { store, host, leaseId, retime: decision.token }; // freed by the next reservation call
             continue;
           }
           this.counts.grants += 1;
           placeHeld = false; // the lease owns it now
-          return new Lease(this, store, host, leaseId, sendAtMs, decision.intervalMs);
+          return new Lease(this, store, host, leaseId, sendAtMs, decision.intervalMs, {
+            uncertaintyMs: decision.uncertaintyMs,
+            allowanceMs: sendAllowanceMs,
+            token: decision.token,
+          });
         }
         if (decision.kind === 'refused') return this.refuse(host, answeredMs + decision.freeInMs);
 
         this.counts.busyAnswers += 1;
+        waitingIn = store;
         const waitMs = busyWaitMs(decision, attempt);
-        if (answeredMs + waitMs > deadlineMs) return this.refuse(host, answeredMs + waitMs);
+        if (answeredMs + waitMs > deadlineMs) {
+          this.leaveLineQuietly(store, host, requesterId);
+          return this.refuse(host, answeredMs + waitMs);
+        }
         await this.clock.sleep(waitMs, opts.signal);
       }
     } catch (error) {
       if (moving) void this.releaseQuietly(moving);
+      if (waitingIn) this.leaveLineQuietly(waitingIn, host, requesterId);
       throw error;
     } finally {
       if (placeHeld) this.gate.leave(host);
@@ -396,6 +453,13 @@ export class PacedHostSlots implements HostSlots {
     }
   }
 
+  /** Gives up a place in a host's waiting line; never rejects — a lost call ends with WAIT_STALE_MS. */
+  private leaveLineQuietly(store: SlotStore, host: string, requesterId: string): void {
+    void store.leaveWaitingLine(host, requesterId).catch((error: unknown) => {
+      this.onEvent({ type: 'release-failed', host, error });
+    });
+  }
+
   /** Frees a stored lease; never rejects — a lost release only means it expires with its TTL. */
   private releaseQuietly(moving: Moving): Promise<void> {
     return moving.store.release(moving.host, moving.leaseId).catch((error: unknown) => {
@@ -405,8 +469,10 @@ export class PacedHostSlots implements HostSlots {
 }
 
 /**
- * How late this process's sends run (late timers plus slow answers), and so the send allowance it asks
- * for. A send later than its allowance gives its slot up (about one interval lost); a larger allowance
+ * How late this process's sends run (late timers, a slow event loop, connection set-up, plus the
+ * uncertainty of the Redis clock), and so the send allowance it asks for. A send later than its
+ * allowance gives its slot up (a store call, and up to an interval when another reservation already
+ * follows it — counted as a whole interval here, to be safe); a larger allowance
  * widens the spacing after each of this process's slots (lost on every send). Over the last 64 sends,
  * the allowance with the least expected loss per send — share of sends later than it × 1 s + itself —
  * within PACE_MARGIN_MS … MAX_SEND_ALLOWANCE_MS; the minimum until there are 16 (a cold start's first,
@@ -445,7 +511,24 @@ class Lease implements SlotLease {
     private readonly leaseId: string,
     readonly sendAtMs: number,
     readonly intervalMs: number,
+    private readonly slot: { uncertaintyMs: number; allowanceMs: number; token: SlotToken },
   ) {}
+
+  get uncertaintyMs(): number {
+    return this.slot.uncertaintyMs;
+  }
+
+  lateMs(): number {
+    return this.owner.lateMsOf(this.sendAtMs, this.slot.uncertaintyMs);
+  }
+
+  onTime(): boolean {
+    return this.lateMs() <= this.slot.allowanceMs;
+  }
+
+  retime(opts: AcquireOptions): Promise<AcquireResult> {
+    return this.owner.retimeLate(this, this.slot.token, opts);
+  }
 
   get mode(): 'shared' | 'local' {
     return this.store.mode;
@@ -469,14 +552,18 @@ class Lease implements SlotLease {
 }
 
 /**
- * How long to wait after a "busy" answer. A freed place is worth nothing before the host's next free
- * slot, so the first poll aims half an interval before it (a holder sent at the previous slot has
- * usually answered by then); later polls back off to one per 2 s at most, with jitter so waiters
- * from several instances do not arrive together. An expiring lease frees a place for certain.
+ * How long to wait after a "busy" answer. A place frees when a holder's response is done: a holder
+ * still waiting for its slot cannot free it before it has sent, so the poll aims just after that;
+ * a holder in flight may answer any moment, so polls start early and back off (to one per 2 s at
+ * most). A freed place is worth nothing before the host's next free slot, so no poll comes earlier
+ * than half an interval before it; an expiring lease frees a place for certain. Jitter keeps waiters
+ * of several instances from arriving together. (The waiting line keeps the order; polls only ask.)
  */
 function busyWaitMs(decision: Extract<ReserveDecision, { kind: 'busy' }>, attempt: number): number {
-  const pollMs = Math.min(BUSY_POLL_MIN_MS * 2 ** attempt, BUSY_POLL_MAX_MS, decision.intervalMs);
-  const aimedMs = Math.max(pollMs, decision.freeInMs - decision.intervalMs / 2);
+  const backoffMs = Math.min(BUSY_POLL_MIN_MS * 2 ** attempt, BUSY_POLL_MAX_MS, decision.intervalMs);
+  const afterHolderMs =
+    decision.holderSendsInMs > 0 ? decision.holderSendsInMs + HOLDER_ANSWER_AIM_MS : backoffMs;
+  const aimedMs = Math.max(afterHolderMs, decision.freeInMs - decision.intervalMs / 2);
   const waitMs = Math.min(aimedMs, Math.max(decision.placeFreeInMs, 1));
   return waitMs + Math.random() * BUSY_POLL_JITTER_MS;
 }

@@ -37,20 +37,31 @@ export class LocalSlotStore implements SlotStore {
     const intervalMs = Math.max(callerInterval, noted, crawl) * this.intervalMultiplier;
 
     let sendAt = now + Math.max(0, req.notBeforeDelayMs);
-    const last = this.lastKnownSend(rec);
+    // Re-timing this store's own latest slot (see ReserveRequest.retime): it stands in for that slot.
+    const retiming = req.retime !== undefined && rec.lastSendAtMs === req.retime.next;
+    const last = this.lastKnownSend(rec, retiming);
     if (Number.isFinite(last)) sendAt = Math.max(sendAt, last + intervalMs);
+    if (retiming) sendAt = Math.max(sendAt, req.retime!.sendAt);
     if (rec.retryAfterUntilMs !== undefined) sendAt = Math.max(sendAt, rec.retryAfterUntilMs);
 
     if (req.maxWaitMs !== undefined && sendAt - now > req.maxWaitMs) {
       return { kind: 'refused', freeInMs: sendAt - now, intervalMs };
     }
-    rec.lastSendAtMs = sendAt + Math.max(0, req.sendAllowanceMs);
+    const next = sendAt + Math.max(0, req.sendAllowanceMs);
+    rec.lastSendAtMs = next;
     if (callerInterval >= noted)
       rec.note = { intervalMs: callerInterval, untilMs: now + INTERVAL_NOTE_TTL_MS };
-    return { kind: 'granted', sendInMs: sendAt - now, intervalMs, answerDelayMs: 0 };
+    return { kind: 'granted', sendInMs: sendAt - now, intervalMs, uncertaintyMs: 0, token: { sendAt, next } };
+  }
+
+  sendLeadMs(): number {
+    return 0;
   }
 
   async release(): Promise<void> {}
+
+  /** In-process places queue in the HostGate, first come first served; nothing to leave here. */
+  async leaveWaitingLine(): Promise<void> {}
 
   async noteRetryAfter(host: string, delayMs: number): Promise<void> {
     const rec = this.record(host);
@@ -102,9 +113,9 @@ export class LocalSlotStore implements SlotStore {
     this.allUsedAtMs = Math.max(this.allUsedAtMs, nowMs + PACE_MARGIN_MS);
   }
 
-  private lastKnownSend(rec: HostRecord): number {
+  private lastKnownSend(rec: HostRecord, withoutOwnLatest = false): number {
     const own = Math.max(
-      rec.lastSendAtMs ?? Number.NEGATIVE_INFINITY,
+      withoutOwnLatest ? Number.NEGATIVE_INFINITY : (rec.lastSendAtMs ?? Number.NEGATIVE_INFINITY),
       rec.mirroredSendAtMs ?? Number.NEGATIVE_INFINITY,
     );
     return Math.max(own, this.allUsedAtMs);

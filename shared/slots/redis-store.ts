@@ -1,6 +1,6 @@
 import type { Redis } from '@upstash/redis';
 import { systemClock } from './clock';
-import { DEFAULT_STORE_TIMEOUT_MS, MAX_IN_FLIGHT_PER_HOST } from './constants';
+import { DEFAULT_STORE_TIMEOUT_MS, MAX_IN_FLIGHT_PER_HOST, MAX_SEND_LEAD_MS } from './constants';
 import { SlotStoreUnavailableError } from './errors';
 import {
   HOST_STATE_SCRIPT,
@@ -29,7 +29,7 @@ export class RedisSlotStore implements SlotStore {
   private readonly floorScript;
   private readonly stateScript;
   private calls = 0;
-  private readonly answerDelay = new AnswerDelayBound();
+  private readonly clockModel = new RedisClockModel();
 
   constructor(
     private readonly redis: Redis,
@@ -57,43 +57,74 @@ export class RedisSlotStore implements SlotStore {
       MAX_IN_FLIGHT_PER_HOST,
       Math.max(0, Math.ceil(req.notBeforeDelayMs)),
       Math.max(0, Math.ceil(req.sendAllowanceMs)),
+      req.requesterId,
     ];
     if (req.release) {
       keys.push(hostKeys(this.prefix, req.release.host)[1]!);
       args.push(req.release.leaseId);
+      if (req.retime && req.release.host === req.host) args.push(req.retime.next, req.retime.sendAt);
     }
-    const { reply, answerDelayMs } = await this.call('reserve', () =>
+    const { reply, answeredMs } = await this.call('reserve', () =>
       this.runTimed(this.reserveScript, keys, args.map(String), 4),
     );
-    const [status, a, b, intervalMs] = reply.map(Number) as [number, number, number, number];
+    const [status, a, b, intervalMs, nowMs, next, holderSends] = reply.map(Number) as number[] as [
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+      number | undefined,
+    ];
     switch (status) {
-      case RESERVE_STATUS.granted:
-        return { kind: 'granted', sendInMs: a, intervalMs, answerDelayMs };
+      case RESERVE_STATUS.granted: {
+        const placed = this.clockModel.place(nowMs + a, answeredMs);
+        return {
+          kind: 'granted',
+          sendInMs: placed.sendInMs,
+          intervalMs,
+          uncertaintyMs: placed.uncertaintyMs,
+          token: { sendAt: nowMs + a, next },
+          answeredAtMs: answeredMs,
+        };
+      }
       case RESERVE_STATUS.refused:
         return { kind: 'refused', freeInMs: a, intervalMs };
       case RESERVE_STATUS.busy:
-        return { kind: 'busy', freeInMs: a, placeFreeInMs: b, intervalMs };
+        return {
+          kind: 'busy',
+          freeInMs: a,
+          placeFreeInMs: b,
+          holderSendsInMs: Number.isFinite(holderSends) ? holderSends! : b,
+          intervalMs,
+        };
       default:
         throw new SlotStoreUnavailableError(`unexpected reserve reply ${JSON.stringify(reply)}`);
     }
   }
 
+  sendLeadMs(): number {
+    return this.clockModel.leadMs();
+  }
+
   /**
-   * A few round trips that teach the answer-delay bound this connection's travel times, for a cold
-   * start (e.g. a function's init phase): otherwise the first reservations can bound how long their
-   * answer travelled only by the whole round trip, and give slots up as possibly late.
+   * A few round trips that teach the clock model this connection's travel times, for a cold start
+   * (e.g. a function's init phase): otherwise the first reservations can place the Redis clock only
+   * within a whole round trip, and give slots up as possibly late.
    */
-  async warmUp(calls: number): Promise<void> {
+  async warmUp(maxCalls: number): Promise<void> {
     const keys = hostKeys(this.prefix, 'warm-up.invalid');
-    for (let i = 0; i < calls; i += 1) {
+    for (let i = 0; i < maxCalls; i += 1) {
       await this.call('warm-up', () => this.runTimed(this.stateScript, keys, [], 0));
+      // Done once the Redis clock is placed within a few ms (a busy start may need more calls).
+      if (i >= 1 && this.clockModel.widthMs() <= WARM_CLOCK_WIDTH_MS) return;
     }
   }
 
   /**
    * EVALSHA, then EVAL when Redis does not know the script (the two steps of `createScript().exec()`,
    * taken one by one to know when the answering call went out). `nowIndex`: where the reply carries
-   * the Redis clock, which feeds the answer-delay bound.
+   * the Redis clock, which feeds the clock model.
    */
   private async runTimed(
     script: {
@@ -103,7 +134,7 @@ export class RedisSlotStore implements SlotStore {
     keys: string[],
     args: string[],
     nowIndex: number,
-  ): Promise<{ reply: ScriptReply; answerDelayMs: number }> {
+  ): Promise<{ reply: ScriptReply; answeredMs: number }> {
     let sentMs = systemClock.now();
     let reply: ScriptReply;
     try {
@@ -118,8 +149,14 @@ export class RedisSlotStore implements SlotStore {
       sentMs = systemClock.now();
       reply = await script.eval(keys, args);
     }
-    const answerDelayMs = this.answerDelay.boundMs(sentMs, systemClock.now(), Number(reply[nowIndex]));
-    return { reply, answerDelayMs };
+    const answeredMs = systemClock.now();
+    this.clockModel.observe(sentMs, answeredMs, Number(reply[nowIndex]));
+    return { reply, answeredMs };
+  }
+
+  async leaveWaitingLine(host: string, requesterId: string): Promise<void> {
+    const waitingKey = hostKeys(this.prefix, host)[5]!;
+    await this.call('leave line', () => this.redis.zrem(waitingKey, requesterId));
   }
 
   async release(host: string, leaseId: string): Promise<void> {
@@ -181,20 +218,68 @@ export class RedisSlotStore implements SlotStore {
 }
 
 /**
- * An upper bound of how long an answer travelled from Redis to this process (and waited for a busy
- * event loop), from the Redis clock reading in the answer. For one call the bound is its round trip;
- * over many, "sent − Redis now" is at most clock offset − fastest request travel, so the bound tightens
- * to this answer's travel + the fastest request travel of the last minute — clock offsets cancel out.
- * Real time on purpose: this measures I/O, not the injected clock.
+ * Where the Redis clock stands on this process's clock. Each call brackets it: Redis read its clock
+ * after the call was sent and before the answer arrived, so offset = local − Redis lies within
+ * [sent − redisNow, answered − redisNow]. Over the calls of the last 20 s the bracket narrows to the
+ * largest lower and the smallest upper end — about the fastest round trip, however slow this one
+ * answer was. A Redis time T then lies on our clock within [T + lower, T + upper]: sending at
+ * T + upper is never early, and late by at most the bracket's width. Real time on purpose: this
+ * measures I/O, not an injected clock. (Clock rates drift by far less than a millisecond a minute.)
  */
-class AnswerDelayBound {
-  private samples: { atMs: number; sentOffsetMs: number }[] = [];
+/**
+ * Calls older than this leave the clock model: short enough that clock rates drifting apart (even an
+ * NTP slew at its 500 ppm maximum: 10 ms) cannot make an old bracket wrong by much, long enough to hold
+ * a fast call of a busy process.
+ */
+const CLOCK_WINDOW_MS = 20_000;
+/** A warm-up stops early once the clock bracket is this narrow. */
+const WARM_CLOCK_WIDTH_MS = 3;
 
-  boundMs(sentMs: number, answeredMs: number, redisNowMs: number): number {
-    if (!Number.isFinite(redisNowMs)) return Math.max(0, answeredMs - sentMs);
-    this.samples = this.samples.filter((s) => answeredMs - s.atMs < 60_000).slice(-255);
-    this.samples.push({ atMs: answeredMs, sentOffsetMs: sentMs - redisNowMs });
-    const offsetLowerMs = Math.max(...this.samples.map((s) => s.sentOffsetMs));
-    return Math.max(0, answeredMs - redisNowMs - offsetLowerMs);
+class RedisClockModel {
+  private samples: { atMs: number; lower: number; upper: number }[] = [];
+  /** Per call, how much later than the fastest its answer arrived (for the send lead). */
+  private readonly answerExcess: number[] = [];
+
+  observe(sentMs: number, answeredMs: number, redisNowMs: number): void {
+    if (!Number.isFinite(redisNowMs)) return;
+    this.samples = this.samples.filter((s) => answeredMs - s.atMs < CLOCK_WINDOW_MS).slice(-255);
+    // TIME is cut to whole ms: Redis's true time lay within [redisNowMs, redisNowMs + 1).
+    this.samples.push({ atMs: answeredMs, lower: sentMs - redisNowMs - 1, upper: answeredMs - redisNowMs });
+    const { lower, upper } = this.bracket();
+    if (lower > upper) {
+      // The brackets disagree: one of the clocks was stepped. Start over from this call alone.
+      this.samples = this.samples.slice(-1);
+    }
+    this.answerExcess.push(answeredMs - redisNowMs - this.bracket().upper);
+    if (this.answerExcess.length > 64) this.answerExcess.shift();
+  }
+
+  /** A Redis time on our clock: `sendInMs` after `answeredMs` at the latest, `uncertaintyMs` earlier at most. */
+  place(redisMs: number, answeredMs: number): { sendInMs: number; uncertaintyMs: number } {
+    const { lower, upper } = this.bracket();
+    return { sendInMs: redisMs + upper - answeredMs, uncertaintyMs: upper - lower };
+  }
+
+  /** 90th percentile of the answers' excess delay, at most MAX_SEND_LEAD_MS. */
+  leadMs(): number {
+    if (this.answerExcess.length === 0) return 0;
+    const sorted = [...this.answerExcess].sort((x, y) => x - y);
+    const p90 = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.9))]!;
+    return Math.min(MAX_SEND_LEAD_MS, Math.max(0, Math.ceil(p90)));
+  }
+
+  widthMs(): number {
+    const { lower, upper } = this.bracket();
+    return upper - lower;
+  }
+
+  private bracket(): { lower: number; upper: number } {
+    let lower = Number.NEGATIVE_INFINITY;
+    let upper = Number.POSITIVE_INFINITY;
+    for (const s of this.samples) {
+      lower = Math.max(lower, s.lower);
+      upper = Math.min(upper, s.upper);
+    }
+    return { lower, upper };
   }
 }

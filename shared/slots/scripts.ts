@@ -8,6 +8,7 @@
  *   <prefix>{host}:interval     string  largest caller interval of the last 5 min, ms (RATE-2)
  *   <prefix>{host}:crawl-delay  string  Crawl-delay floor, ms, ≤ 60 000; expires with the robots cache (ROB-10)
  *   <prefix>{host}:retry-after  string  no send before this time, ms, Redis clock; expires then (RATE-8)
+ *   <prefix>{host}:waiting      zset    requester id → when it first found both places taken, ms
  * Every key carries a TTL, so a host nobody fetches leaves nothing behind.
  *
  * All times are taken from the Redis server (`TIME`), and replies carry delays relative to it: clients
@@ -15,7 +16,20 @@
  * purpose: no client, however configured, can make the shared pace faster than RATE-1.
  */
 
-export const HOST_KEY_SUFFIXES = ['next', 'leases', 'interval', 'crawl-delay', 'retry-after'] as const;
+export const HOST_KEY_SUFFIXES = [
+  'next',
+  'leases',
+  'interval',
+  'crawl-delay',
+  'retry-after',
+  'waiting',
+] as const;
+
+/**
+ * A requester in a host's waiting line that has not asked again for this long has died or given up
+ * without saying so; it leaves the line. Well above the longest poll pause (BUSY_POLL_MAX_MS).
+ */
+export const WAIT_STALE_MS = 10_000;
 
 /** The keys of one host, in the order the scripts take them. */
 export function hostKeys(prefix: string, host: string): string[] {
@@ -28,31 +42,50 @@ export const RESERVE_STATUS = { refused: 0, granted: 1, busy: 2 } as const;
 /**
  * reserve-host-slot — RATE-1, RATE-2, RATE-4, RATE-5, RATE-8, ROB-10 in one round trip.
  *
- * KEYS[1..5] next, leases, interval, crawl-delay, retry-after of the host (see above)
- * KEYS[6]    optional: leases of the host a redirect comes from (RATE-5); freed first
+ * KEYS[1..6] next, leases, interval, crawl-delay, retry-after, waiting of the host (see above)
+ * KEYS[7]    optional: leases of the host a lease is freed from first (RATE-5 redirect, re-timing)
  * ARGV[1] caller's interval, ms (raised to ≥ 1 000)
- * ARGV[2] new lease id
+ * ARGV[2] new lease id, ending in '/<ARGV[3]>'
  * ARGV[3] lease TTL, ms, counted from the send time
  * ARGV[4] max wait, ms; -1 = no limit
  * ARGV[5] in-flight places per host (2, RATE-4)
  * ARGV[6] not-before delay, ms (the caller's own sends the store may not know of, e.g. after a fallback)
  * ARGV[7] send allowance of this reservation, ms: how late its sender may still send (see constants.ts)
- * ARGV[8] optional: lease id to free from KEYS[6]
+ * ARGV[8] requester id: the same for every attempt of one acquire (its place in the waiting line)
+ * ARGV[9] optional: lease id to free from KEYS[7]
+ * ARGV[10], ARGV[11] optional: re-timing a slot its holder could not send in time — the `next` value
+ *         and the send time that reservation was given. When `next` still holds that value, nobody has
+ *         reserved after it: the slot is moved to the new send time instead of a new one being added
+ *         an interval later (the send before it was at least an interval before the old send time).
+ *         KEYS[7]/ARGV[9] then free the old lease of the same host.
  *
  * Send time = max(now, next + interval, retry-after, now + not-before), where interval =
  * max(1 s, caller's, noted, Crawl-delay ≤ 60 s); `next` becomes send time + allowance.
- * Reply {status, a, b, interval, now}:
- *   1 granted  a = send in ms. Writes next, the lease, and raises the interval note.
- *   0 refused  a = ms until the slot would be free (beyond max wait). Writes nothing.
- *   2 busy     a = ms until the next free slot, b = ms until the earliest lease expires. Writes nothing.
- * `now` (Redis clock, ms) only serves to tell how long the answer was under way (see redis-store.ts).
+ *
+ * Places go first come, first served: a requester answered "busy" joins the host's waiting line, and
+ * a place counts as taken while someone who asked earlier still waits for it. Without the line, a
+ * sequential fetcher that frees its place and reserves again a moment later keeps a third party (a
+ * redirect, the preview, a file download) out for as long as it runs. An entry leaves the line with
+ * its grant or refusal, or after WAIT_STALE_MS (a requester that died or gave up quietly).
+ *
+ * Reply {status, a, b, interval, now, next}:
+ *   1 granted  a = send in ms, next = the new `next` value (the token for re-timing). Writes next,
+ *              the lease, and raises the interval note.
+ *   0 refused  a = ms until the slot would be free (beyond max wait). Writes nothing but its own
+ *              leaving of the waiting line.
+ *   2 busy     a = ms until the next free slot, b = ms until the earliest lease expires (0: none held,
+ *              the places are promised to earlier requesters), and a 7th element: ms until the
+ *              earliest holder sends (≤ 0: in flight). Joins the waiting line.
+ * Lease ids end in '/<lease TTL ms>', so the send time of a held lease can be told from its expiry.
+ * `now` (Redis clock, ms) lets the client place the send time on its own clock (see redis-store.ts).
  * A reservation is spent even if the request then fails: that is the pace, not a booking.
  */
 export const RESERVE_SLOT_SCRIPT = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local WAIT_STALE_MS = ${WAIT_STALE_MS}
 
-if KEYS[6] then redis.call('ZREM', KEYS[6], ARGV[8]) end
+if KEYS[7] then redis.call('ZREM', KEYS[7], ARGV[9]) end
 
 local callerInterval = math.max(1000, tonumber(ARGV[1]))
 local noted = tonumber(redis.call('GET', KEYS[3]) or '0')
@@ -61,20 +94,44 @@ local interval = math.max(callerInterval, noted, crawl)
 
 local sendAt = now + math.max(0, tonumber(ARGV[6]))
 local last = redis.call('GET', KEYS[1])
-if last then sendAt = math.max(sendAt, tonumber(last) + interval) end
+if last and ARGV[10] and tonumber(last) == tonumber(ARGV[10]) then
+  sendAt = math.max(sendAt, tonumber(ARGV[11]))
+elseif last then
+  sendAt = math.max(sendAt, tonumber(last) + interval)
+end
 local retryUntil = redis.call('GET', KEYS[5])
 if retryUntil then sendAt = math.max(sendAt, tonumber(retryUntil)) end
 
 local maxWait = tonumber(ARGV[4])
 if maxWait >= 0 and sendAt - now > maxWait then
-  return {0, sendAt - now, 0, interval, now}
+  redis.call('ZREM', KEYS[6], ARGV[8])
+  return {0, sendAt - now, 0, interval, now, 0}
 end
 
+redis.call('ZREMRANGEBYSCORE', KEYS[6], '-inf', now - WAIT_STALE_MS)
+local since = redis.call('ZSCORE', KEYS[6], ARGV[8])
+local ahead
+if since then ahead = redis.call('ZCOUNT', KEYS[6], '-inf', '(' .. since) else ahead = redis.call('ZCARD', KEYS[6]) end
 local live = redis.call('ZCOUNT', KEYS[2], '(' .. now, '+inf')
-if live >= tonumber(ARGV[5]) then
-  local first = redis.call('ZRANGEBYSCORE', KEYS[2], '(' .. now, '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
-  return {2, sendAt - now, tonumber(first[2]) - now, interval, now}
+if live + ahead >= tonumber(ARGV[5]) then
+  if not since then redis.call('ZADD', KEYS[6], now, ARGV[8]) end
+  redis.call('PEXPIRE', KEYS[6], WAIT_STALE_MS)
+  -- When the places may free: the earliest lease expiry for certain, and, more usefully, soon after the
+  -- earliest holder sends (a lease id ends in '/<ttl>': send time = expiry - ttl).
+  local placeFree = 0
+  local holderSends = 0
+  if live > 0 then
+    local held = redis.call('ZRANGEBYSCORE', KEYS[2], '(' .. now, '+inf', 'WITHSCORES')
+    placeFree = tonumber(held[2]) - now
+    holderSends = placeFree
+    for i = 1, #held, 2 do
+      local ttl = tonumber(string.match(held[i], '/(%d+)$') or '')
+      if ttl then holderSends = math.min(holderSends, tonumber(held[i + 1]) - ttl - now) end
+    end
+  end
+  return {2, sendAt - now, placeFree, interval, now, 0, holderSends}
 end
+if since then redis.call('ZREM', KEYS[6], ARGV[8]) end
 
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 local expiry = sendAt + tonumber(ARGV[3])
@@ -88,7 +145,7 @@ if callerInterval > noted then
 elseif callerInterval == noted then
   redis.call('PEXPIRE', KEYS[3], 300000)
 end
-return {1, sendAt - now, 0, interval, now}
+return {1, sendAt - now, 0, interval, now, nextBase}
 `;
 
 /**

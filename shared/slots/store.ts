@@ -8,9 +8,16 @@ export interface SlotStore {
   /** One reservation attempt: a single round trip for the shared store. */
   reserve(req: ReserveRequest): Promise<ReserveDecision>;
   release(host: string, leaseId: string): Promise<void>;
+  /** A requester answered "busy" gives up waiting (see RESERVE_SLOT_SCRIPT's waiting line). */
+  leaveWaitingLine(host: string, requesterId: string): Promise<void>;
   noteRetryAfter(host: string, delayMs: number): Promise<void>;
   noteCrawlDelay(host: string, delayMs: number, validForMs: number): Promise<void>;
   state(host: string): Promise<StoreHostState>;
+  /**
+   * How far ahead of "now" a slot should lie so that its answer reaches this process in time (an idle
+   * host's slot is otherwise already past when the answer arrives). 0 for the local store.
+   */
+  sendLeadMs(): number;
 }
 
 export interface ReserveRequest {
@@ -18,6 +25,8 @@ export interface ReserveRequest {
   /** Caller's interval, already within MIN_INTERVAL_MS … MAX_INTERVAL_MS. */
   intervalMs: number;
   leaseId: string;
+  /** The same for every attempt of one acquire: its place in the host's waiting line. */
+  requesterId: string;
   leaseTtlMs: number;
   /** Reserve nothing unless the send may happen within this delay. */
   maxWaitMs?: number;
@@ -27,18 +36,47 @@ export interface ReserveRequest {
   sendAllowanceMs: number;
   /** RATE-5: a lease of this store to free first, in the same round trip. */
   release?: { host: string; leaseId: string };
+  /**
+   * Re-timing a slot of this host that its holder could not use in time (with `release` of its lease):
+   * when nothing was reserved after it, the new send time replaces it instead of queueing behind it.
+   */
+  retime?: SlotToken;
+}
+
+/** What identifies a granted slot to its store, for re-timing it. Store clock. */
+export interface SlotToken {
+  sendAt: number;
+  next: number;
 }
 
 export type ReserveDecision =
   /**
-   * Slot and in-flight place taken; send in `sendInMs`. `answerDelayMs`: how much longer than usual
-   * the answer was under way — by that much the caller already runs behind the store's clock.
+   * Slot and in-flight place taken; send `sendInMs` after the answer arrived (negative: the slot is
+   * already past — the answer was slow). Never early on the store's clock. `uncertaintyMs`: how much
+   * earlier than that the slot may really have been, as far as the store's clock can be placed on ours;
+   * a send counts as late by its delay past `sendInMs` plus this.
    */
-  | { kind: 'granted'; sendInMs: number; intervalMs: number; answerDelayMs: number }
+  | {
+      kind: 'granted';
+      sendInMs: number;
+      intervalMs: number;
+      uncertaintyMs: number;
+      token: SlotToken;
+      /**
+       * Shared store: when the answer arrived (real clock, ms). The caller counts `sendInMs` from
+       * there, not from when its own code got round to the decision — a busy event loop in between
+       * must not move the send time (and so hide how late it is).
+       */
+      answeredAtMs?: number;
+    }
   /** The slot is beyond the wait budget; nothing was written. `freeInMs`: when it would be. */
   | { kind: 'refused'; freeInMs: number; intervalMs: number }
-  /** Both in-flight places taken; nothing was written. `placeFreeInMs`: the earliest lease expiry. */
-  | { kind: 'busy'; freeInMs: number; placeFreeInMs: number; intervalMs: number };
+  /**
+   * Both in-flight places taken (or promised to earlier requesters); only the waiting line was written.
+   * `placeFreeInMs`: the earliest lease expiry; `holderSendsInMs`: when the earliest holder sends
+   * (≤ 0: in flight) — its place usually frees soon after.
+   */
+  | { kind: 'busy'; freeInMs: number; placeFreeInMs: number; holderSendsInMs: number; intervalMs: number };
 
 /** Absolute times here are in the store's clock; `nowMs` is that clock's reading. */
 export interface StoreHostState {

@@ -52,6 +52,19 @@ export interface SlotLease {
    * whatever the outcome.
    */
   moveTo(target: string | URL, opts: AcquireOptions): Promise<AcquireResult>;
+  /**
+   * Whether a request written now would still leave within this slot: not later than its send
+   * allowance after the send time (the next slot, someone else's, is an interval after that). Ask it
+   * right before the request is written — a connection still being set up can make it late.
+   */
+  onTime(): boolean;
+  /**
+   * For a slot that could not be used in time (`onTime()` false, nothing sent): gives it up and
+   * reserves again in one store call. When nobody has reserved after it, the slot is re-timed in
+   * place (only the lateness is lost); otherwise it stays spent and a new one queues. This lease is
+   * released whatever the outcome.
+   */
+  retime(opts: AcquireOptions): Promise<AcquireResult>;
 }
 
 export interface SlotRefusal {
@@ -88,4 +101,4 @@ export type SlotEvent =
   | { type: 'shared-store-restored' }
   | { type: 'release-failed'; host: string; error: unknown }
   /** A slot given up because the send would have left later than its allowance (PACE_MARGIN_MS). */
-  | { type: 'slot-forfeited'; host: string; wokeLateMs: number; answerDelayMs: number };
+  | { type: 'slot-forfeited'; host: string; wokeLateMs: number; uncertaintyMs: number };

@@ -65,6 +65,8 @@ export async function createFetchRuntime(
   const clients = options.clients ?? createAwsClients(env);
   const credentials = await upstashCredentials(env);
   const baseSlots = createHostSlotsFromEnv(env, credentials ? { token: credentials.token } : {});
+  // In the init phase: place the Redis clock before the first reservation (no-op without Redis).
+  await baseSlots.warmUp();
   const slots = options.wrapSlots ? options.wrapSlots(baseSlots) : baseSlots;
   const fetcher = createPoliteFetcherFromEnv(env, {
     slots,

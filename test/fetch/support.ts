@@ -11,7 +11,7 @@ import {
   type PoliteFetcher,
   type RobotsCacheStore,
 } from '../../shared/fetch';
-import { createGuardedAgent, createTestResolver } from '../../shared/net';
+import { createGuardedAgent, createTestResolver, type HostResolver } from '../../shared/net';
 import { createHostSlots, type Clock as SlotClock } from '../../shared/slots';
 
 /**
@@ -150,6 +150,8 @@ export interface Kit {
 export interface KitOptions {
   /** Resolver answers besides `*.test` → 127.0.0.1. */
   resolverMap?: Record<string, string | string[]>;
+  /** Replaces the test resolver (e.g. one whose lookups take virtual time). */
+  resolver?: HostResolver;
   allowLoopback?: boolean;
   clock?: InstantClock;
   store?: RobotsCacheStore;
@@ -167,7 +169,7 @@ export function makeKit(options: KitOptions = {}): Kit {
   const store = options.store ?? createMemoryRobotsStore();
   const allowLoopback = options.allowLoopback ?? true;
   const dispatcher = createGuardedAgent({
-    resolver: createTestResolver(options.resolverMap ? { map: options.resolverMap } : {}),
+    resolver: options.resolver ?? createTestResolver(options.resolverMap ? { map: options.resolverMap } : {}),
     allowLoopback,
   });
   const events: FetchEvent[] = [];
@@ -204,6 +206,7 @@ export type SlotCall =
   | { op: 'acquire'; host: string; intervalMs: number; maxWaitMs: number }
   | { op: 'moveTo'; from: string; host: string; intervalMs: number }
   | { op: 'release'; host: string }
+  | { op: 'retime'; host: string }
   | { op: 'retryAfter'; host: string; delayMs: number }
   | { op: 'crawlDelay'; host: string; delayMs: number };
 
@@ -216,6 +219,12 @@ export function recordingSlots(inner: HostSlots): HostSlots & { calls: SlotCall[
     async moveTo(host, request) {
       calls.push({ op: 'moveTo', from: lease.host, host, intervalMs: request.intervalMs });
       const next = await lease.moveTo(host, request);
+      return next.granted ? wrap(next) : next;
+    },
+    onTime: () => lease.onTime(),
+    async retime(request) {
+      calls.push({ op: 'retime', host: lease.host });
+      const next = await lease.retime(request);
       return next.granted ? wrap(next) : next;
     },
     async release() {

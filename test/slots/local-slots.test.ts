@@ -84,6 +84,30 @@ describe('process-local host slots (fake clock)', () => {
     expect(Math.min(...gaps.slice(-10))).toBe(1_000);
   });
 
+  it('RATE-1: a slot not used in time is re-timed in place when nobody reserved after it, else it queues', async () => {
+    const { acquire, t0, clock, slots } = setup();
+
+    // Alone on its host: the slot moves to "now" — only the lateness is lost, not an interval.
+    const alone = granted(await acquire('ris-a.test'));
+    await clock.advance(400);
+    const onTimeAfter400 = alone.onTime();
+    const retimed = granted(await clock.run(alone.retime({ intervalMs: 1_000 })));
+    const retimedOnTime = retimed.onTime();
+    const next = granted(await acquire('ris-a.test'));
+
+    // Another reservation already follows it: the late slot stays spent, the new one queues behind.
+    const first = granted(await acquire('ris-b.test'));
+    const follower = granted(await acquire('ris-b.test'));
+    const queued = granted(await clock.run(first.retime({ intervalMs: 1_000 })));
+
+    expect(onTimeAfter400).toBe(false);
+    expect(retimedOnTime).toBe(true);
+    expect(retimed.sendAtMs - t0).toBe(400);
+    expect(next.sendAtMs - retimed.sendAtMs).toBe(1_000 + M);
+    expect(queued.sendAtMs - follower.sendAtMs).toBe(1_000 + M);
+    expect(slots.stats().lateForfeits).toBe(2);
+  });
+
   it('RATE-2: values below 1 s count as 1 s, and the largest interval on a host applies to all its fetches', async () => {
     const { acquire, t0, clock } = setup();
 

@@ -41,6 +41,7 @@ describe('shared host slots: pace and in-flight places across instances', () => 
       host: 'floor.test',
       intervalMs: 100,
       leaseId,
+      requesterId: leaseId,
       leaseTtlMs: 5_000,
       notBeforeDelayMs: 0,
       sendAllowanceMs: PACE_MARGIN_MS,
@@ -80,6 +81,47 @@ describe('shared host slots: pace and in-flight places across instances', () => 
     expect(liveAfter).toBe(2);
     await Promise.all([b1.release(), lease.release()]);
     expect(await liveLeases(peer.redis, 'rate4.test')).toBe(0);
+  });
+
+  it('RATE-4: places go first come, first served — a holder that frees its place and asks again queues behind a waiting third party', async () => {
+    const host = 'fifo.test';
+    const a1 = granted(await a.acquire(host, { intervalMs: 1_000 }));
+    const b1 = b.acquire(host, { intervalMs: 1_000 }); // holds the second place, sends in ~1 s
+    await sleep(50);
+    const third = c.acquire(host, { intervalMs: 1_000 }); // both places taken: joins the line
+    await sleep(150);
+    const waitingWhileFull = await peer.redis.zcard(`${KEY_PREFIX}{${host}}:waiting`);
+    // A sequential fetcher: frees its place and reserves again a moment later.
+    await a1.release();
+    const a2 = a.acquire(host, { intervalMs: 1_000 });
+    const thirdLease = granted(await third);
+    const b1Lease = granted(await b1);
+    await b1Lease.release();
+    const a2Lease = granted(await a2);
+
+    expect(waitingWhileFull).toBe(1);
+    expect(thirdLease.sendAtMs).toBeLessThan(a2Lease.sendAtMs);
+    expect(a2Lease.sendAtMs - thirdLease.sendAtMs).toBeGreaterThanOrEqual(1_000);
+    await Promise.all([thirdLease.release(), a2Lease.release()]);
+    expect(await liveLeases(peer.redis, host)).toBe(0);
+    expect(await peer.redis.zcard(`${KEY_PREFIX}{${host}}:waiting`)).toBe(0);
+  });
+
+  it('RATE-4: a requester that gives up waiting leaves the line at once, so it holds nobody back', async () => {
+    const host = 'giveup.test';
+    const a1 = granted(await a.acquire(host, { intervalMs: 1_000 }));
+    const b1 = b.acquire(host, { intervalMs: 1_000 });
+    await sleep(50);
+    const gaveUp = await c.acquire(host, { intervalMs: 1_000, maxWaitMs: 300 });
+    await sleep(50); // the leave call is sent without waiting for it
+    const waitingAfter = await peer.redis.zcard(`${KEY_PREFIX}{${host}}:waiting`);
+    await a1.release();
+    const next = await a.acquire(host, { intervalMs: 1_000, maxWaitMs: 5_000 });
+
+    expect(gaveUp.granted).toBe(false);
+    expect(waitingAfter).toBe(0);
+    expect(next.granted).toBe(true);
+    await Promise.all([granted(await b1).release(), next.granted ? next.release() : undefined]);
   });
 
   it('RATE-4: the place of an instance that died holding it frees itself when its lease expires', async () => {

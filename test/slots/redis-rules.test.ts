@@ -6,7 +6,7 @@ import {
   systemClock,
 } from '../../shared/slots';
 import { type RedisPeer, startRedisPeer } from '../support/redis';
-import { granted, KEY_PREFIX, liveLeases, snapshot, warmInstance } from './redis-helpers';
+import { granted, KEY_PREFIX, liveLeases, sleep, snapshot, warmInstance } from './redis-helpers';
 
 const DAY_MS = 24 * 3_600_000;
 
@@ -73,6 +73,30 @@ describe('shared host slots: floors, redirects, wait budget', () => {
     expect(hop).toMatchObject({ granted: false, host: 'rate5-b.test' });
     // The hop was refused, and the request's place was given up all the same.
     expect(await liveLeases(peer.redis, 'rate5-b.test')).toBe(0);
+  });
+
+  it('RATE-1: a late slot is re-timed in place in one round trip when nobody reserved after it, else it queues', async () => {
+    const alone = granted(await a.acquire('retime-a.test', { intervalMs: 1_000 }));
+    await sleep(120); // a connection that took its time: the slot has passed
+    const lateBefore = alone.onTime();
+    const callsBefore = a.stats().sharedStoreCalls;
+    const retimed = granted(await alone.retime({ intervalMs: 1_000 }));
+    const callsForRetime = a.stats().sharedStoreCalls - callsBefore;
+    const leasesAfterRetime = await liveLeases(peer.redis, 'retime-a.test');
+
+    const first = granted(await a.acquire('retime-b.test', { intervalMs: 1_000 }));
+    const follower = b.acquire('retime-b.test', { intervalMs: 1_000 }); // reserved now, sent in ~1 s
+    await sleep(120);
+    const queued = granted(await first.retime({ intervalMs: 1_000 }));
+    const followerLease = granted(await follower);
+
+    expect(lateBefore).toBe(false);
+    expect(callsForRetime).toBe(1);
+    expect(leasesAfterRetime).toBe(1);
+    // In place: ~120 ms later (plus the send lead), far from an interval.
+    expect(retimed.sendAtMs - alone.sendAtMs).toBeGreaterThanOrEqual(120);
+    expect(retimed.sendAtMs - alone.sendAtMs).toBeLessThan(500);
+    near(queued.sendAtMs - followerLease.sendAtMs, 1_000 + M);
   });
 
   it('RATE-8: Retry-After holds the host back, capped at 24 h, and never shortens a pause', async () => {
