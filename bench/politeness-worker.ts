@@ -1,16 +1,13 @@
-import { Agent, request } from 'node:http';
+import { subscribe } from 'node:diagnostics_channel';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import {
-  type AcquireResult,
-  createHostSlots,
-  createSlotRedisClient,
-  type PacedHostSlots,
-  type SlotLease,
-} from '../shared/slots';
+import { createMemoryRobotsStore, createPoliteFetcher, type PoliteFetcher } from '../shared/fetch';
+import { createGuardedAgent, createTestResolver } from '../shared/net';
+import { createHostSlots, createSlotRedisClient, type PacedHostSlots } from '../shared/slots';
 
 /**
- * One bench worker process (forked by bench/politeness.ts): runs its request streams through the real
- * slot code against the shared Redis (via the Upstash adapter), like one function instance would.
+ * One bench worker process (forked by bench/politeness.ts), like one function instance: the production
+ * polite fetcher — robots.txt, host slots in the shared Redis (via the Upstash adapter), redirects by
+ * hand, the guarded agent — fetching from the loopback RIS servers.
  */
 
 export interface WorkerStream {
@@ -26,142 +23,136 @@ export interface WorkerConfig {
   redisToken: string;
   maxInstances: number;
   intervalMs: number;
-  /** Hostname → loopback port: the bench's stand-in for DNS. */
+  /** Hostname → loopback port (the test resolver maps every `*.test` name to 127.0.0.1). */
   ports: Record<string, number>;
   streams: WorkerStream[];
 }
 
+/** One request as its sender wrote it: undici's `sendHeaders`, in the tick the head goes to the socket. */
+export interface SendRecord {
+  hostname: string;
+  /** The request's x-bench-id and path (robots.txt carries the id of the request that needed it). */
+  id: string;
+  /** Epoch ms. */
+  writtenMs: number;
+  pid: number;
+}
+
 export interface WorkerReport {
+  sends: SendRecord[];
   grants: number;
   busyAnswers: number;
   sharedStoreCalls: number;
   sharedStoreFailures: number;
-  httpErrors: number;
+  fetchErrors: number;
   lateForfeits: number;
   sendAllowanceMs: number;
-  /** How late acquire resolved after the slot's send time (timer and event-loop lag of this process). */
-  wakeLateMaxMs: number;
-  wakeLateOver10Ms: number;
+  loopLagP99Ms: number;
+  loopLagMaxMs: number;
 }
 
-/** Built on "prepare", like a function instance's init phase: client, slots, a warm connection. */
-async function prepare(config: WorkerConfig): Promise<PacedHostSlots> {
+const now = () => performance.timeOrigin + performance.now();
+const sends: SendRecord[] = [];
+subscribe('undici:client:sendHeaders', (message) => {
+  const { request, headers } = message as { request: { origin: string; path: string }; headers: string };
+  // robots.txt carries the id of the request that needed it: told apart by the path.
+  const id = `${/\r\nx-bench-id: ([^\r]+)\r\n/i.exec(headers)?.[1] ?? ''} ${request.path}`;
+  sends.push({ hostname: new URL(request.origin).hostname, id, writtenMs: now(), pid: process.pid });
+});
+
+interface Prepared {
+  config: WorkerConfig;
+  slots: PacedHostSlots;
+  fetcher: PoliteFetcher;
+  close(): Promise<void>;
+}
+
+/** Built on "prepare", like a function instance's init phase: clients, slots, a warm Redis connection. */
+async function prepare(config: WorkerConfig): Promise<Prepared> {
   const slots = createHostSlots({
     redis: createSlotRedisClient({ url: config.redisUrl, token: config.redisToken }),
     maxInstances: config.maxInstances,
     onEvent: (event) => {
-      if (event.type === 'slot-forfeited' && process.env.BENCH_DEBUG) {
+      if (!process.env.BENCH_DEBUG) return;
+      if (event.type === 'slot-forfeited') {
         console.error(
-          `forfeit ${event.host} woke late ${event.wokeLateMs.toFixed(1)} answer delay ${event.answerDelayMs.toFixed(1)}`,
+          `forfeit@${Math.round(performance.timeOrigin + performance.now()) % 100000} ${event.host} late ${event.wokeLateMs.toFixed(1)} uncertainty ${event.uncertaintyMs.toFixed(1)}`,
         );
-      }
-      if (event.type === 'shared-store-failed' && process.env.BENCH_DEBUG) {
+      } else if (event.type === 'shared-store-failed') {
         console.error(`worker ${process.pid}: shared store failed: ${(event.error as Error).message}`);
       }
     },
   });
   await slots.warmUp();
-  return slots;
+  const dispatcher = createGuardedAgent({ resolver: createTestResolver(), allowLoopback: true });
+  const fetcher = createPoliteFetcher({
+    slots,
+    robotsStore: createMemoryRobotsStore(),
+    dispatcher,
+    addressPolicy: { allowLoopback: true },
+  });
+  return { config, slots, fetcher, close: () => dispatcher.close() };
 }
 
-async function run(config: WorkerConfig, slots: PacedHostSlots): Promise<WorkerReport> {
-  const agent = new Agent({ keepAlive: true, maxSockets: 4 });
-  let httpErrors = 0;
+async function run({ config, slots, fetcher, close }: Prepared): Promise<WorkerReport> {
+  let fetchErrors = 0;
+  let sequence = 0;
+  const source = { sourceId: 'bench', requestIntervalSeconds: config.intervalMs / 1_000 };
 
-  // The slot time and the moment the request is handed to the socket travel along, so the recorder
-  // can tell a late sender from its own delays when it finds two arrivals too close.
-  const get = (url: URL, lease: SlotLease) =>
-    new Promise<{ status: number; location?: string }>((resolve) => {
-      const port = config.ports[url.hostname];
-      const trace = `${lease.sendAtMs.toFixed(1)};${(performance.timeOrigin + performance.now()).toFixed(1)};${process.pid}`;
-      const req = request(
-        {
-          host: '127.0.0.1',
-          port,
-          path: url.pathname + url.search,
-          headers: { host: url.host, 'x-bench-slot': trace },
-          agent,
-        },
-        (res) => {
-          res.resume();
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, location: res.headers.location }));
-        },
-      );
-      req.on('error', () => {
-        httpErrors += 1;
-        resolve({ status: 0 });
-      });
-      req.end();
-    });
-
-  let wakeLateMaxMs = 0;
-  let wakeLateOver10Ms = 0;
-  const granted = (result: AcquireResult): SlotLease => {
-    if (!result.granted) throw new Error(`no slot for ${result.host}`);
-    const lateMs = performance.timeOrigin + performance.now() - result.sendAtMs;
-    wakeLateMaxMs = Math.max(wakeLateMaxMs, lateMs);
-    if (lateMs > 10) wakeLateOver10Ms += 1;
-    return result;
-  };
-
-  const runStream = async (stream: WorkerStream) => {
+  const runStream = async (stream: WorkerStream, index: number) => {
+    // Syncs start when their messages arrive, not all in one millisecond: spread over the first interval.
+    await new Promise((resolve) => setTimeout(resolve, (index * config.intervalMs) / config.streams.length));
+    const base = `http://${stream.host}:${config.ports[stream.host]}`;
     for (let k = 0; k < stream.requests; k += 1) {
       const redirect = stream.redirectEvery > 0 && k % stream.redirectEvery === stream.redirectEvery - 1;
-      const url = new URL(
-        redirect
-          ? `http://${stream.host}/redirect?to=${stream.redirectTo}`
-          : `http://${stream.host}/page/${k}`,
-      );
-      let lease = granted(await slots.acquire(url, { intervalMs: config.intervalMs }));
-      const answer = await get(url, lease);
-      if (answer.status === 302 && answer.location) {
-        const target = new URL(answer.location, url);
-        lease = granted(await lease.moveTo(target, { intervalMs: config.intervalMs }));
-        await get(target, lease);
+      const target = `${stream.redirectTo}:${config.ports[stream.redirectTo]}`;
+      const url = redirect ? `${base}/redirect?to=${target}` : `${base}/page/${k}`;
+      sequence += 1;
+      try {
+        await fetcher.fetch(url, {
+          purpose: 'api',
+          source,
+          headers: { 'x-bench-id': `${process.pid}-${sequence}` },
+        });
+      } catch (error) {
+        fetchErrors += 1;
+        if (process.env.BENCH_DEBUG) console.error(`fetch ${url}: ${(error as Error).message}`);
       }
-      await lease.release();
     }
   };
 
   const lag = monitorEventLoopDelay({ resolution: 5 });
   lag.enable();
-  const cpuBefore = process.cpuUsage();
   await Promise.all(config.streams.map(runStream));
   lag.disable();
-  if (process.env.BENCH_DEBUG) {
-    const cpu = process.cpuUsage(cpuBefore);
-    console.error(
-      `worker ${process.pid}: loop lag p99 ${(lag.percentile(99) / 1e6).toFixed(1)} max ${(lag.max / 1e6).toFixed(1)} ms, cpu ${((cpu.user + cpu.system) / 1e3).toFixed(0)} ms`,
-    );
-  }
-  agent.destroy();
+  await close();
   const stats = slots.stats();
   return {
+    sends,
     grants: stats.grants,
     busyAnswers: stats.busyAnswers,
     sharedStoreCalls: stats.sharedStoreCalls,
     sharedStoreFailures: stats.sharedStoreFailures,
-    httpErrors,
+    fetchErrors,
     lateForfeits: stats.lateForfeits,
     sendAllowanceMs: stats.sendAllowanceMs,
-    wakeLateMaxMs: Math.round(wakeLateMaxMs),
-    wakeLateOver10Ms,
+    loopLagP99Ms: Math.round(lag.percentile(99) / 1e6),
+    loopLagMaxMs: Math.round(lag.max / 1e6),
   };
 }
 
-let prepared: { config: WorkerConfig; slots: PacedHostSlots } | undefined;
+let prepared: Prepared | undefined;
 process.on('message', (message: { type: 'prepare'; config: WorkerConfig } | { type: 'go' }) => {
   if (message.type === 'prepare') {
-    const { config } = message;
-    prepare(config).then(
-      (slots) => {
-        prepared = { config, slots };
+    prepare(message.config).then(
+      (ready) => {
+        prepared = ready;
         process.send?.({ type: 'prepared' });
       },
       (error: Error) => process.send?.({ type: 'failed', error: error.stack ?? String(error) }),
     );
   } else if (message.type === 'go' && prepared) {
-    run(prepared.config, prepared.slots).then(
+    run(prepared).then(
       (report) => process.send?.({ type: 'done', report }),
       (error: Error) => process.send?.({ type: 'failed', error: error.stack ?? String(error) }),
     );

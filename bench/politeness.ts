@@ -1,26 +1,32 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { cpus, loadavg, setPriority } from 'node:os';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startRedisServer } from '../test/support/redis';
-import type { WorkerConfig, WorkerReport, WorkerStream } from './politeness-worker';
+import type { RecorderCollect, RecorderStart } from './politeness-recorder';
+import type { SendRecord, WorkerConfig, WorkerReport, WorkerStream } from './politeness-worker';
 
 /**
- * Politeness bench: many worker processes share one real Redis (through the Upstash adapter) and
- * fetch from loopback "RIS servers", one per test hostname. The servers, not the clients, record
- * arrivals, so the figures are what a council's server would see. Interval 1 s — the real rule.
+ * Politeness bench: many worker processes, each running the production polite fetcher (robots.txt,
+ * host slots in one real Redis through the Upstash adapter, redirects by hand, the guarded agent),
+ * fetch from loopback "RIS servers", one per test hostname, in a recorder process of their own. The
+ * servers, not the clients, record arrivals, so the figures are what a council's server would see.
+ * Interval 1 s — the real rule. Each host has two request streams in two workers (like two sources),
+ * every 8th request redirects to the next host (a third party there, RATE-5), 10 % of the answers
+ * take 1.2–1.8 s (two really in flight); streams start spread over the first interval.
  *
  * Phase "shared": Redis up throughout. Phase "fallback": redis-server is SIGKILLed when half the
  * requests have arrived; the workers carry on alone (RATE-7).
  *
  *   violations      pairs of consecutive arrivals at one host closer than interval − 5 ms
- *   senderViolations  the same, timed where the workers handed the requests to their sockets
+ *   senderViolations  the same, timed where the workers wrote the requests to their sockets
+ *                   (undici's sendHeaders, robots.txt included)
  *   utilization     arrivals ÷ (hosts × (window ÷ interval + 1)), window = first to last arrival:
  *                   1.0 = every host used at exactly one request per interval throughout
- *   redisRoundTripsPerRequest   HTTP requests the adapter answered ÷ arrivals
+ *   utilizationPerHost  the same over each host's own first to last arrival
+ *   redisRoundTripsPerRequest   HTTP requests the adapter answered ÷ arrivals (a reservation and a
+ *                   release each, plus polls of requesters that found both places taken, plus
+ *                   re-timed slots; a redirect frees its place in the target's reservation)
  *   rate7WindowViolations       windows of maxInstances × interval at one host holding more than
  *                   maxInstances arrivals (the global bound RATE-7 promises without Redis)
  */
@@ -58,17 +64,29 @@ export interface PhaseResult {
   minGapMs: number;
   maxInFlightPerHost: number;
   utilization: number;
+  /**
+   * Requests ÷ slots of each host between its own first and last arrival: 1.0 = no slot of a host went
+   * unused while it had work. (`utilization` also counts the hosts' different start and end times.)
+   */
+  utilizationPerHost: number;
   redisRoundTrips: number;
   redisRoundTripsPerRequest: number;
   busyAnswers: number;
-  httpErrors: number;
+  fetchErrors: number;
   fallbackSwitches: number;
   /** Slots given up because a worker could only have sent later than their send allowance. */
   lateForfeits: number;
   /** Largest send allowance a worker asked for at the end (PACE_MARGIN_MS when it kept time). */
   sendAllowanceMaxMs: number;
-  wakeLateMaxMs: number;
-  wakeLateOver10Ms: number;
+  /** Event-loop delay of the worker processes: the largest p99 and the largest single delay, ms. */
+  workerLagP99MaxMs: number;
+  workerLagMaxMs: number;
+  /** Hosts' first arrivals lie this far apart; their last ones this far (utilization lost at the edges). */
+  startSpreadMs: number;
+  endSpreadMs: number;
+  /** Gaps between consecutive arrivals at one host longer than 1.1 intervals, and their excess per host. */
+  idleGaps: number;
+  idleMsPerHost: number;
   /** Event-loop delay of the process recording arrivals (measurement noise), ms. */
   recorderLagP99Ms: number;
   recorderLagMaxMs: number;
@@ -99,6 +117,8 @@ export interface PolitenessBenchResult {
   toleranceMs: number;
   /** OS priority the bench ran at (0 = normal) and the machine's 1-minute load average at the start. */
   priority: number;
+  /** OS priority of the recording servers' process (RECORDER_PRIORITY when root, else 0). */
+  recorderPriority: number;
   loadAverage: number;
   cpus: number;
   shared: PhaseResult;
@@ -106,8 +126,10 @@ export interface PolitenessBenchResult {
 }
 
 const TOLERANCE_MS = 5;
+const RECORDER_PRIORITY = -15;
 const WORKER_PATH = fileURLToPath(new URL('./politeness-worker.ts', import.meta.url));
 const ADAPTER_PATH = fileURLToPath(new URL('./politeness-adapter.ts', import.meta.url));
+const RECORDER_PATH = fileURLToPath(new URL('./politeness-recorder.ts', import.meta.url));
 
 /** Linux PSI: total µs some task waited for a CPU; undefined where not available. */
 function cpuPressureTotalUs(): number | undefined {
@@ -120,69 +142,27 @@ function cpuPressureTotalUs(): number | undefined {
 }
 
 interface Arrival {
-  /** Epoch ms (performance.timeOrigin + now), comparable across the bench's processes to ~1 ms. */
+  /** Epoch ms at the recording server (performance.timeOrigin + now), comparable across processes to ~1 ms. */
   atMs: number;
-  /** From the worker: its slot time, when it handed the request to the socket, its pid. */
-  trace: string;
+  /** The sender's record of it (joined by request id and host); absent for robots.txt (no id). */
+  send?: SendRecord;
 }
 
-/** The loopback RIS servers: one per hostname, recording arrivals and requests in flight. */
-async function startRisServers(hostnames: string[], random: () => number, slowShare: number) {
-  const arrivals = new Map<string, Arrival[]>();
-  const inFlight = new Map<string, number>();
-  let maxInFlight = 0;
-  const ports: Record<string, number> = {};
-  const servers: Server[] = [];
-
-  for (const hostname of hostnames) {
-    arrivals.set(hostname, []);
-    inFlight.set(hostname, 0);
-    const server = createServer((req, res) => {
-      arrivals.get(hostname)!.push({
-        atMs: performance.timeOrigin + performance.now(),
-        trace: String(req.headers['x-bench-slot'] ?? ''),
-      });
-      const current = inFlight.get(hostname)! + 1;
-      inFlight.set(hostname, current);
-      maxInFlight = Math.max(maxInFlight, current);
-      let done = false;
-      const finish = () => {
-        if (done) return;
-        done = true;
-        inFlight.set(hostname, inFlight.get(hostname)! - 1);
-      };
-      res.on('finish', finish);
-      res.on('close', finish);
-      const delayMs = random() < slowShare ? 1_200 + random() * 600 : 5 + random() * 35;
-      setTimeout(() => {
-        const target = new URL(req.url ?? '/', 'http://x').searchParams.get('to');
-        if (req.url?.startsWith('/redirect') && target) {
-          res.writeHead(302, { location: `http://${target}/landing` }).end();
-        } else {
-          res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
-        }
-      }, delayMs);
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    ports[hostname] = (server.address() as AddressInfo).port;
-    servers.push(server);
-  }
-
+/** The recorder process (bench/politeness-recorder.ts): the RIS servers, one per hostname. */
+async function startRecorder(hostnames: string[], seed: number, slowShare: number, priority: number) {
+  const child = await spawnChild(RECORDER_PATH, 0);
+  const started = await ask<{ ports: Record<string, number>; priority: number }>(
+    child,
+    { type: 'start', hostnames, seed, slowShare, priority } satisfies RecorderStart,
+    'started',
+  );
   return {
-    ports,
-    arrivals,
-    maxInFlight: () => maxInFlight,
-    total: () => [...arrivals.values()].reduce((n, list) => n + list.length, 0),
-    reset() {
-      for (const list of arrivals.values()) list.length = 0;
-      maxInFlight = 0;
-    },
-    async stop() {
-      for (const server of servers) {
-        server.closeAllConnections();
-        await new Promise<void>((resolve) => server.close(() => resolve()));
-      }
-    },
+    ports: started.ports,
+    priority: started.priority,
+    total: async () => (await ask<{ total: number }>(child, { type: 'total' }, 'total')).total,
+    reset: () => ask(child, { type: 'reset' }, 'reset'),
+    collect: () => ask<RecorderCollect>(child, { type: 'collect' }, 'collected'),
+    stop: () => ask(child, { type: 'stop' }, 'stopped'),
   };
 }
 
@@ -238,20 +218,16 @@ function planStreams(
 
 interface ViolationSample {
   gapMs: number;
-  /** Difference of the two slot times the workers were given (the pace as reserved). */
-  slotGapMs: number;
-  /** Per arrival: handed to the socket after its slot; arrived (recorded) after being handed over. */
-  first: { sentLateMs: number; transitMs: number; pid: string };
-  second: { sentLateMs: number; transitMs: number; pid: string };
-}
-
-function describeArrival(a: Arrival) {
-  const [slot, sent, pid] = a.trace.split(';');
-  return { slot: Number(slot), sent: Number(sent), pid: pid ?? '?' };
+  /** The same two requests' gap where their workers wrote them to the socket. */
+  writtenGapMs: number;
+  /** Per arrival: from written (worker) to recorded (server); the worker's pid. */
+  first: { transitMs: number; sender: string; request: string };
+  second: { transitMs: number; sender: string; request: string };
 }
 
 function analyse(
   arrivals: Map<string, Arrival[]>,
+  writtenByHost: Map<string, number[]>,
   intervalMs: number,
   fromMs = Number.NEGATIVE_INFINITY,
   toMs = Number.POSITIVE_INFINITY,
@@ -261,17 +237,27 @@ function analyse(
   let requests = 0;
   let first = Number.POSITIVE_INFINITY;
   let last = Number.NEGATIVE_INFINITY;
+  const firsts: number[] = [];
+  const lasts: number[] = [];
+  let idleGaps = 0;
+  let idleMs = 0;
+  let busySlots = 0;
   const samples: ViolationSample[] = [];
   let senderViolations = 0;
   let senderMinGapMs = Number.POSITIVE_INFINITY;
   const round = (ms: number) => Math.round(ms * 10) / 10;
-  for (const list of arrivals.values()) {
+  const describe = (a: Arrival) => ({
+    transitMs: a.send ? round(a.atMs - a.send.writtenMs) : Number.NaN,
+    sender: a.send ? String(a.send.pid) : '?',
+    request: a.send?.id ?? '?',
+  });
+  for (const [host, list] of arrivals) {
     const sorted = list.filter((a) => a.atMs >= fromMs && a.atMs < toMs).sort((x, y) => x.atMs - y.atMs);
     requests += sorted.length;
-    // The same pairs, timed where the workers handed the requests to their sockets.
-    const sent = sorted.map((a) => describeArrival(a).sent).sort((x, y) => x - y);
-    for (let i = 1; i < sent.length; i += 1) {
-      const gap = sent[i]! - sent[i - 1]!;
+    // Every request the workers wrote to this host (robots.txt included), timed at the socket.
+    const written = (writtenByHost.get(host) ?? []).filter((t) => t >= fromMs && t < toMs);
+    for (let i = 1; i < written.length; i += 1) {
+      const gap = written[i]! - written[i - 1]!;
       senderMinGapMs = Math.min(senderMinGapMs, gap);
       if (gap < intervalMs - TOLERANCE_MS) senderViolations += 1;
     }
@@ -279,26 +265,48 @@ function analyse(
       const [a, b] = [sorted[i - 1]!, sorted[i]!];
       const gap = b.atMs - a.atMs;
       minGapMs = Math.min(minGapMs, gap);
+      if (gap > intervalMs * 1.1) {
+        idleGaps += 1;
+        idleMs += gap - intervalMs;
+      }
       if (gap >= intervalMs - TOLERANCE_MS) continue;
       violations += 1;
       if (samples.length < 5) {
-        const [da, db] = [describeArrival(a), describeArrival(b)];
         samples.push({
           gapMs: round(gap),
-          slotGapMs: round(db.slot - da.slot),
-          first: { sentLateMs: round(da.sent - da.slot), transitMs: round(a.atMs - da.sent), pid: da.pid },
-          second: { sentLateMs: round(db.sent - db.slot), transitMs: round(b.atMs - db.sent), pid: db.pid },
+          writtenGapMs: round((b.send?.writtenMs ?? Number.NaN) - (a.send?.writtenMs ?? Number.NaN)),
+          first: describe(a),
+          second: describe(b),
         });
       }
     }
     if (sorted.length) {
+      busySlots += (sorted.at(-1)!.atMs - sorted[0]!.atMs) / intervalMs + 1;
+      firsts.push(sorted[0]!.atMs);
+      lasts.push(sorted.at(-1)!.atMs);
       first = Math.min(first, sorted[0]!.atMs);
       last = Math.max(last, sorted.at(-1)!.atMs);
     }
   }
   const windowMs = Math.max(0, last - first);
   const utilization = requests / (arrivals.size * (windowMs / intervalMs + 1));
-  return { requests, violations, minGapMs, windowMs, utilization, samples, senderViolations, senderMinGapMs };
+  return {
+    // The same, each host over its own first to last arrival: slots lost while it had work waiting.
+    utilizationPerHost: busySlots > 0 ? requests / busySlots : 0,
+    requests,
+    violations,
+    minGapMs,
+    windowMs,
+    utilization,
+    samples,
+    senderViolations,
+    senderMinGapMs,
+    // Where utilization goes: hosts starting or finishing at different times, and gaps within a host.
+    startSpreadMs: Math.round(Math.max(...firsts) - Math.min(...firsts)),
+    endSpreadMs: Math.round(Math.max(...lasts) - Math.min(...lasts)),
+    idleGaps,
+    idleMsPerHost: Math.round(idleMs / Math.max(1, firsts.length)),
+  };
 }
 
 /** RATE-7's promise without Redis: in any window of maxInstances × interval, at most maxInstances arrivals. */
@@ -320,17 +328,6 @@ function rate7WindowViolations(
     }
   }
   return violations;
-}
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
 }
 
 export async function runPolitenessBench(opts: PolitenessBenchOptions = {}): Promise<PolitenessBenchResult> {
@@ -359,10 +356,12 @@ export async function runPolitenessBench(opts: PolitenessBenchOptions = {}): Pro
   }
   if (streamsPerHost > workers) throw new Error('streamsPerHost must not exceed workers');
   const hostnames = Array.from({ length: hosts }, (_, i) => `ris-${String(i).padStart(2, '0')}.test`);
-  const ris = await startRisServers(hostnames, mulberry32(seed), slowShare);
+  // The instrument stands apart: on a shared 2-core box a recorder waiting for a CPU would stamp
+  // arrivals late and report gaps that never happened on the wire. (Root only; reported.)
+  const ris = await startRecorder(hostnames, seed, slowShare, RECORDER_PRIORITY);
 
   const runPhase = async (phase: 'shared' | 'fallback', requestsPerHost: number): Promise<PhaseResult> => {
-    ris.reset();
+    await ris.reset();
     const redisServer = await startRedisServer();
     if (priority !== 0) setPriority(redisServer.pid, priority);
     const adapterProcess = await spawnChild(ADAPTER_PATH, priority);
@@ -383,12 +382,17 @@ export async function runPolitenessBench(opts: PolitenessBenchOptions = {}): Pro
     let killedAtMs: number | undefined;
     let watcher: NodeJS.Timeout | undefined;
     if (phase === 'fallback') {
+      let asking = false;
       watcher = setInterval(() => {
-        if (killedAtMs === undefined && ris.total() >= expected / 2) {
+        if (killedAtMs !== undefined || asking) return;
+        asking = true;
+        void ris.total().then((total) => {
+          asking = false;
+          if (killedAtMs !== undefined || total < expected / 2) return;
           killedAtMs = performance.timeOrigin + performance.now();
-          log(`fallback: killing redis-server after ${ris.total()} requests`);
+          log(`fallback: killing redis-server after ${total} requests`);
           void redisServer.stop();
-        }
+        });
       }, 20);
     }
     // Like function instances after their init phase: client built, connection warm (see warmUp).
@@ -413,8 +417,6 @@ export async function runPolitenessBench(opts: PolitenessBenchOptions = {}): Pro
     );
     const roundTripsBefore = (await ask<{ count: number }>(adapterProcess, { type: 'count' }, 'count')).count;
     const pressureBefore = cpuPressureTotalUs();
-    const lag = monitorEventLoopDelay({ resolution: 5 });
-    lag.enable();
     const startedMs = performance.now();
     const reports = await Promise.all(
       children.map((child) =>
@@ -423,7 +425,6 @@ export async function runPolitenessBench(opts: PolitenessBenchOptions = {}): Pro
     );
     const durationMs = performance.now() - startedMs;
     clearInterval(watcher);
-    lag.disable();
     for (const child of children) child.kill();
     const redisRoundTrips =
       (await ask<{ count: number }>(adapterProcess, { type: 'count' }, 'count')).count - roundTripsBefore;
@@ -435,7 +436,23 @@ export async function runPolitenessBench(opts: PolitenessBenchOptions = {}): Pro
         ? undefined
         : Math.round(((pressureUs - pressureBefore) / 1000 / durationMs) * 100) / 100;
 
-    const all = analyse(ris.arrivals, intervalMs);
+    const collected = await ris.collect();
+    const allSends = reports.flatMap((r) => r.sends);
+    const sends = new Map(allSends.map((x) => [`${x.id}@${x.hostname}`, x]));
+    const writtenByHost = new Map<string, number[]>();
+    for (const send of allSends) {
+      const list = writtenByHost.get(send.hostname) ?? [];
+      list.push(send.writtenMs);
+      writtenByHost.set(send.hostname, list);
+    }
+    for (const list of writtenByHost.values()) list.sort((x, y) => x - y);
+    const arrivals = new Map<string, Arrival[]>(
+      Object.entries(collected.arrivals).map(([host, list]) => [
+        host,
+        list.map(({ atMs, id }) => ({ atMs, send: sends.get(`${id}@${host}`) })),
+      ]),
+    );
+    const all = analyse(arrivals, writtenByHost, intervalMs);
     const sum = (pick: (r: WorkerReport) => number) => reports.reduce((n, r) => n + pick(r), 0);
     const result: PhaseResult = {
       phase,
@@ -448,36 +465,41 @@ export async function runPolitenessBench(opts: PolitenessBenchOptions = {}): Pro
       senderMinGapMs: Math.round(all.senderMinGapMs * 10) / 10,
       violationSamples: all.samples,
       minGapMs: Math.round(all.minGapMs * 10) / 10,
-      maxInFlightPerHost: ris.maxInFlight(),
+      maxInFlightPerHost: collected.maxInFlight,
       utilization: Math.round(all.utilization * 1000) / 1000,
+      utilizationPerHost: Math.round(all.utilizationPerHost * 1000) / 1000,
       redisRoundTrips,
       redisRoundTripsPerRequest: Math.round((redisRoundTrips / all.requests) * 1000) / 1000,
       busyAnswers: sum((r) => r.busyAnswers),
-      httpErrors: sum((r) => r.httpErrors),
+      fetchErrors: sum((r) => r.fetchErrors),
       fallbackSwitches: sum((r) => r.sharedStoreFailures),
       lateForfeits: sum((r) => r.lateForfeits),
       sendAllowanceMaxMs: Math.max(...reports.map((r) => r.sendAllowanceMs)),
-      wakeLateMaxMs: Math.max(...reports.map((r) => r.wakeLateMaxMs)),
-      wakeLateOver10Ms: sum((r) => r.wakeLateOver10Ms),
-      recorderLagP99Ms: Math.round(lag.percentile(99) / 1e6),
-      recorderLagMaxMs: Math.round(lag.max / 1e6),
+      workerLagP99MaxMs: Math.max(...reports.map((r) => r.loopLagP99Ms)),
+      workerLagMaxMs: Math.max(...reports.map((r) => r.loopLagMaxMs)),
+      recorderLagP99Ms: collected.lagP99Ms,
+      recorderLagMaxMs: collected.lagMaxMs,
+      startSpreadMs: all.startSpreadMs,
+      endSpreadMs: all.endSpreadMs,
+      idleGaps: all.idleGaps,
+      idleMsPerHost: all.idleMsPerHost,
       cpuPressure,
     };
     if (killedAtMs !== undefined) {
-      const before = analyse(ris.arrivals, intervalMs, Number.NEGATIVE_INFINITY, killedAtMs);
+      const before = analyse(arrivals, writtenByHost, intervalMs, Number.NEGATIVE_INFINITY, killedAtMs);
       result.beforeKill = {
         requests: before.requests,
         violations: before.violations,
         senderViolations: before.senderViolations,
         utilization: Math.round(before.utilization * 1000) / 1000,
       };
-      const after = analyse(ris.arrivals, intervalMs, killedAtMs);
+      const after = analyse(arrivals, writtenByHost, intervalMs, killedAtMs);
       result.afterKill = {
         requests: after.requests,
         violations: after.violations,
         senderViolations: after.senderViolations,
         utilization: Math.round(after.utilization * 1000) / 1000,
-        rate7WindowViolations: rate7WindowViolations(ris.arrivals, intervalMs, workers, killedAtMs),
+        rate7WindowViolations: rate7WindowViolations(arrivals, intervalMs, workers, killedAtMs),
       };
     }
     log(`${phase}: ${JSON.stringify(result)}`);
@@ -491,6 +513,7 @@ export async function runPolitenessBench(opts: PolitenessBenchOptions = {}): Pro
       intervalMs,
       toleranceMs: TOLERANCE_MS,
       priority,
+      recorderPriority: ris.priority,
       loadAverage,
       cpus: cpus().length,
       shared,
