@@ -2,7 +2,12 @@ import { subscribe } from 'node:diagnostics_channel';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createMemoryRobotsStore, createPoliteFetcher, type PoliteFetcher } from '../shared/fetch';
 import { createGuardedAgent, createTestResolver } from '../shared/net';
-import { createHostSlots, createSlotRedisClient, type PacedHostSlots } from '../shared/slots';
+import {
+  createHostSlots,
+  createSlotRedisClient,
+  type PacedHostSlots,
+  RELEASE_LINGER_MS,
+} from '../shared/slots';
 
 /**
  * One bench worker process (forked by bench/politeness.ts), like one function instance: the production
@@ -72,6 +77,8 @@ async function prepare(config: WorkerConfig): Promise<Prepared> {
   const slots = createHostSlots({
     redis: createSlotRedisClient({ url: config.redisUrl, token: config.redisToken }),
     maxInstances: config.maxInstances,
+    // As the sync function runs them: a release rides with the next reservation of its host.
+    releaseLingerMs: RELEASE_LINGER_MS,
     onEvent: (event) => {
       if (!process.env.BENCH_DEBUG) return;
       if (event.type === 'slot-forfeited') {
@@ -124,6 +131,7 @@ async function run({ config, slots, fetcher, close }: Prepared): Promise<WorkerR
   const lag = monitorEventLoopDelay({ resolution: 5 });
   lag.enable();
   await Promise.all(config.streams.map(runStream));
+  await slots.flushReleases();
   lag.disable();
   await close();
   const stats = slots.stats();

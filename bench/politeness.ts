@@ -24,9 +24,11 @@ import type { SendRecord, WorkerConfig, WorkerReport, WorkerStream } from './pol
  *   utilization     arrivals ÷ (hosts × (window ÷ interval + 1)), window = first to last arrival:
  *                   1.0 = every host used at exactly one request per interval throughout
  *   utilizationPerHost  the same over each host's own first to last arrival
- *   redisRoundTripsPerRequest   HTTP requests the adapter answered ÷ arrivals (a reservation and a
- *                   release each, plus polls of requesters that found both places taken, plus
- *                   re-timed slots; a redirect frees its place in the target's reservation)
+ *   redisRoundTripsPerRequest   HTTP requests the adapter answered ÷ arrivals: a reservation each (a
+ *                   release rides along with the next reservation of its host, as in the sync
+ *                   function, or goes alone after RELEASE_LINGER_MS; a redirect frees its place in the
+ *                   target's reservation), plus polls of requesters that found both places taken
+ *                   (busyAnswers), plus re-timed slots (lateForfeits)
  *   rate7WindowViolations       windows of maxInstances × interval at one host holding more than
  *                   maxInstances arrivals (the global bound RATE-7 promises without Redis)
  */

@@ -52,6 +52,12 @@ export interface HostSlotsOptions {
   /** A Redis call slower than this counts as a failure (default 2 000 ms). */
   storeTimeoutMs?: number;
   onEvent?: (event: SlotEvent) => void;
+  /**
+   * How long a released lease may wait in this process for its Redis release to ride along with the
+   * next reservation of the same host; 0 (default) = release at once. The functions' composition
+   * root sets RELEASE_LINGER_MS and calls `flushReleases()` before an invocation ends.
+   */
+  releaseLingerMs?: number;
 }
 
 export interface HostSlotsStats {
@@ -126,6 +132,9 @@ export class PacedHostSlots implements HostSlots {
   private readonly onEvent: (event: SlotEvent) => void;
   private readonly lateness = new SendLateness();
   private sharedDownUntilMs = Number.NEGATIVE_INFINITY;
+  private readonly releaseLingerMs: number;
+  /** Released leases whose Redis release waits for this process's next reservation of the host. */
+  private readonly lingering = new Map<string, { leaseId: string; timer: NodeJS.Timeout }[]>();
   private inFallback = false;
   private readonly counts = {
     grants: 0,
@@ -139,6 +148,7 @@ export class PacedHostSlots implements HostSlots {
     this.clock = opts.clock ?? systemClock;
     this.gate = new HostGate(MAX_IN_FLIGHT_PER_HOST, this.clock);
     this.onEvent = opts.onEvent ?? (() => {});
+    this.releaseLingerMs = opts.releaseLingerMs ?? 0;
     if (opts.redis) {
       const maxInstances = opts.maxInstances;
       if (maxInstances === undefined || !Number.isInteger(maxInstances) || maxInstances < 1) {
@@ -282,6 +292,14 @@ export class PacedHostSlots implements HostSlots {
 
   /** Called by `SlotLease.release`: store first, then the in-process place (so a waiter finds it free). */
   async releaseLease(lease: Lease, store: SlotStore, leaseId: string): Promise<void> {
+    if (store === this.shared && this.releaseLingerMs > 0) {
+      // The place is free for this process at once; in Redis it goes with this process's next
+      // reservation for the host (a sequential fetcher's next page) or after the linger, one round
+      // trip instead of two. Meanwhile the place counts as taken: the safe side of RATE-4.
+      this.linger(lease.host, leaseId);
+      this.gate.leave(lease.host);
+      return;
+    }
     try {
       await store.release(lease.host, leaseId);
     } catch (error) {
@@ -311,6 +329,8 @@ export class PacedHostSlots implements HostSlots {
         const leaseId = `${randomUUID()}/${Math.ceil(opts.leaseTtlMs)}`;
         const now = this.clock.now();
         const releaseWith = moving?.store === store ? moving : undefined;
+        // Without a lease to move or re-time, a lingering release of this host rides along.
+        const lingered = !releaseWith && store === this.shared ? this.takeLingering(host) : undefined;
         const sendAllowanceMs = this.lateness.allowanceMs();
         let decision: ReserveDecision;
         try {
@@ -326,7 +346,11 @@ export class PacedHostSlots implements HostSlots {
               store === this.shared ? this.ownPaceDelay(host, opts.intervalMs, now) : 0,
             ),
             sendAllowanceMs,
-            release: releaseWith && { host: releaseWith.host, leaseId: releaseWith.leaseId },
+            release: releaseWith
+              ? { host: releaseWith.host, leaseId: releaseWith.leaseId }
+              : lingered === undefined
+                ? undefined
+                : { host, leaseId: lingered },
             retime: releaseWith?.host === host ? releaseWith.retime : undefined,
           });
           if (store === this.shared) this.sharedAnswered();
@@ -451,6 +475,47 @@ export class PacedHostSlots implements HostSlots {
       this.sharedFailed(error);
       return undefined;
     }
+  }
+
+  /**
+   * Sends every lingering release now. Call it before a function's invocation ends: a frozen instance
+   * runs no timers, and its places would stay taken until their leases expire.
+   */
+  async flushReleases(): Promise<void> {
+    const pending = [...this.lingering].flatMap(([host, entries]) =>
+      entries.map((entry) => {
+        clearTimeout(entry.timer);
+        return { host, leaseId: entry.leaseId };
+      }),
+    );
+    this.lingering.clear();
+    if (!this.shared || pending.length === 0) return;
+    const store = this.shared;
+    await Promise.all(pending.map(({ host, leaseId }) => this.releaseQuietly({ store, host, leaseId })));
+  }
+
+  private linger(host: string, leaseId: string): void {
+    const entries = this.lingering.get(host) ?? [];
+    const entry = {
+      leaseId,
+      timer: setTimeout(() => {
+        const left = (this.lingering.get(host) ?? []).filter((e) => e !== entry);
+        if (left.length > 0) this.lingering.set(host, left);
+        else this.lingering.delete(host);
+        if (this.shared) void this.releaseQuietly({ store: this.shared, host, leaseId });
+      }, this.releaseLingerMs),
+    };
+    entries.push(entry);
+    this.lingering.set(host, entries);
+  }
+
+  private takeLingering(host: string): string | undefined {
+    const entries = this.lingering.get(host);
+    const entry = entries?.shift();
+    if (!entry) return undefined;
+    clearTimeout(entry.timer);
+    if (entries!.length === 0) this.lingering.delete(host);
+    return entry.leaseId;
   }
 
   /** Gives up a place in a host's waiting line; never rejects — a lost call ends with WAIT_STALE_MS. */

@@ -9,6 +9,7 @@ import { logRequestEvent, recordSyncReport } from '../observability/request-log'
 import { createOParlSyncEngine, syncTablesFromEnv } from '../oparl';
 import { DEFAULT_LEASE_MINUTES, scheduleSettingsFromEnv } from '../schedule';
 import { createScraperSyncEngine } from '../scraper/engine';
+import { RELEASE_LINGER_MS } from '../slots/constants';
 import { createHostSlotsFromEnv } from '../slots/from-env';
 import { type AwsClients, createAwsClients } from '../store/clients';
 import { loadAllSources } from '../store/sources';
@@ -46,6 +47,8 @@ export interface FetchRuntime {
   slots: HostSlots;
   fetcher: PoliteFetcher & { close(): Promise<void> };
   hostIntervals: HostIntervalIndex;
+  /** Sends lingering slot releases (see FetchRuntimeOptions.releaseLingerMs); before an invocation ends. */
+  flushReleases(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -56,6 +59,12 @@ export interface FetchRuntimeOptions {
   onRequest?: (event: FetchEvent) => void;
   /** ONB-1: the probe wraps the slots to count and cap every request (robots.txt and hops included). */
   wrapSlots?: (slots: HostSlots) => HostSlots;
+  /**
+   * Let a released slot lease's Redis release ride along with the next reservation of the same host
+   * (`HostSlotsOptions.releaseLingerMs`). Only for callers that call `flushReleases()` before an
+   * invocation ends (the sync function, after each message).
+   */
+  releaseLingerMs?: number;
 }
 
 export async function createFetchRuntime(
@@ -64,7 +73,10 @@ export async function createFetchRuntime(
 ): Promise<FetchRuntime> {
   const clients = options.clients ?? createAwsClients(env);
   const credentials = await upstashCredentials(env);
-  const baseSlots = createHostSlotsFromEnv(env, credentials ? { token: credentials.token } : {});
+  const baseSlots = createHostSlotsFromEnv(env, {
+    ...(credentials ? { token: credentials.token } : {}),
+    ...(options.releaseLingerMs ? { releaseLingerMs: options.releaseLingerMs } : {}),
+  });
   // In the init phase: place the Redis clock before the first reservation (no-op without Redis).
   await baseSlots.warmUp();
   const slots = options.wrapSlots ? options.wrapSlots(baseSlots) : baseSlots;
@@ -85,7 +97,9 @@ export async function createFetchRuntime(
     slots,
     fetcher,
     hostIntervals: createHostIntervalIndex(clients, env),
+    flushReleases: () => baseSlots.flushReleases(),
     async close() {
+      await baseSlots.flushReleases();
       metrics.flush();
       await fetcher.close();
     },
@@ -97,7 +111,11 @@ export async function createSyncRuntime(
   options: SyncRuntimeOptions = {},
 ): Promise<SyncRuntime> {
   if (!env.SYNC_QUEUE_URL) throw new Error('SYNC_QUEUE_URL is not set');
-  const { clients, fetcher, hostIntervals, close } = await createFetchRuntime(env, options);
+  // A sync fetches page after page from one host: each release rides with the next reservation.
+  const { clients, fetcher, hostIntervals, flushReleases, close } = await createFetchRuntime(env, {
+    ...options,
+    releaseLingerMs: RELEASE_LINGER_MS,
+  });
   const oparlEngine = createOParlSyncEngine({
     fetcher,
     clients,
@@ -126,6 +144,8 @@ export async function createSyncRuntime(
         recordSyncReport(source.sourceId, report);
         return report;
       } finally {
+        // Before the invocation may end (a frozen instance runs no timers).
+        await flushReleases();
         // One EMF line per dimension set and sync message, not one per request.
         metrics.flush();
       }

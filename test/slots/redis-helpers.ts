@@ -11,11 +11,15 @@ import { createTestRedisClient, type RedisPeer } from '../support/redis';
 export const KEY_PREFIX = 'test:slots:';
 
 /** One "instance": its own client and in-process state, as a separate function instance would have. */
-export function instance(peer: RedisPeer, opts: { maxInstances?: number } = {}): PacedHostSlots {
+export function instance(
+  peer: RedisPeer,
+  opts: { maxInstances?: number; releaseLingerMs?: number } = {},
+): PacedHostSlots {
   return createHostSlots({
     redis: createTestRedisClient(peer.adapter),
     maxInstances: opts.maxInstances ?? 4,
     keyPrefix: KEY_PREFIX,
+    ...(opts.releaseLingerMs ? { releaseLingerMs: opts.releaseLingerMs } : {}),
   });
 }
 

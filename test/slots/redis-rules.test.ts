@@ -3,10 +3,11 @@ import {
   PACE_MARGIN_MS as M,
   MAX_SEND_ALLOWANCE_MS,
   type PacedHostSlots,
+  RELEASE_LINGER_MS,
   systemClock,
 } from '../../shared/slots';
 import { type RedisPeer, startRedisPeer } from '../support/redis';
-import { granted, KEY_PREFIX, liveLeases, sleep, snapshot, warmInstance } from './redis-helpers';
+import { granted, instance, KEY_PREFIX, liveLeases, sleep, snapshot, warmInstance } from './redis-helpers';
 
 const DAY_MS = 24 * 3_600_000;
 
@@ -97,6 +98,32 @@ describe('shared host slots: floors, redirects, wait budget', () => {
     expect(retimed.sendAtMs - alone.sendAtMs).toBeGreaterThanOrEqual(120);
     expect(retimed.sendAtMs - alone.sendAtMs).toBeLessThan(500);
     near(queued.sendAtMs - followerLease.sendAtMs, 1_000 + M);
+  });
+
+  it('a release lingers for the next reservation of the host and rides along with it: one round trip per request', async () => {
+    const sequential = instance(peer, { releaseLingerMs: RELEASE_LINGER_MS });
+    const host = 'linger.test';
+    const first = granted(await sequential.acquire(host, { intervalMs: 1_000 }));
+    await first.release();
+    const heldWhileLingering = await liveLeases(peer.redis, host);
+    const callsBefore = sequential.stats().sharedStoreCalls;
+    const second = granted(await sequential.acquire(host, { intervalMs: 1_000 }));
+    const callsForNext = sequential.stats().sharedStoreCalls - callsBefore;
+    const heldAfterNext = await liveLeases(peer.redis, host);
+    await second.release();
+    await sleep(RELEASE_LINGER_MS + 150); // nobody reserves again: the release goes on its own
+    const heldAfterLinger = await liveLeases(peer.redis, host);
+    const third = granted(await sequential.acquire(host, { intervalMs: 1_000 }));
+    await third.release();
+    await sequential.flushReleases(); // what the sync function does before its invocation ends
+    const heldAfterFlush = await liveLeases(peer.redis, host);
+
+    // The place counts as taken while the release lingers (the safe side of RATE-4).
+    expect(heldWhileLingering).toBe(1);
+    expect(callsForNext).toBe(1);
+    expect(heldAfterNext).toBe(1);
+    expect(heldAfterLinger).toBe(0);
+    expect(heldAfterFlush).toBe(0);
   });
 
   it('RATE-8: Retry-After holds the host back, capped at 24 h, and never shortens a pause', async () => {
