@@ -5,6 +5,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startRedisServer } from '../test/support/redis';
 import type { RecorderCollect, RecorderStart } from './politeness-recorder';
 import type { SendRecord, WorkerConfig, WorkerReport, WorkerStream } from './politeness-worker';
+import { startWireCapture } from './wire-capture';
 
 /**
  * Politeness bench: many worker processes, each running the production polite fetcher (robots.txt,
@@ -18,7 +19,9 @@ import type { SendRecord, WorkerConfig, WorkerReport, WorkerStream } from './pol
  * Phase "shared": Redis up throughout. Phase "fallback": redis-server is SIGKILLed when half the
  * requests have arrived; the workers carry on alone (RATE-7).
  *
- *   violations      pairs of consecutive arrivals at one host closer than interval − 5 ms
+ *   violations      pairs of consecutive arrivals at one host closer than interval − 5 ms, on the
+ *                   kernel's packet time stamps when tcpdump can capture on `lo` (root, `apt-get
+ *                   install tcpdump`), else on the recorder's (arrivalClock says which)
  *   senderViolations  the same, timed where the workers wrote the requests to their sockets
  *                   (undici's sendHeaders, robots.txt included)
  *   utilization     arrivals ÷ (hosts × (window ÷ interval + 1)), window = first to last arrival:
@@ -62,7 +65,18 @@ export interface PhaseResult {
   workers: number;
   requests: number;
   durationMs: number;
+  /**
+   * Where arrivals were timed: `kernel` — tcpdump's packet time stamps on the loopback interface (the
+   * wire, what a council's server receives); `recorder` — the RIS servers' request handlers (their
+   * event loop adds its own delays). `violations` and `minGapMs` use this clock.
+   */
+  arrivalClock: 'kernel' | 'recorder';
   violations: number;
+  /** The same check on the recorder's time stamps (equal to `violations` without a capture). */
+  recorderViolations: number;
+  recorderMinGapMs: number;
+  /** Requests the recorder answered (`requests` counts the captured ones; a kernel drop shows here). */
+  recordedRequests: number;
   minGapMs: number;
   maxInFlightPerHost: number;
   utilization: number;
@@ -419,6 +433,7 @@ export async function runPolitenessBench(opts: PolitenessBenchOptions = {}): Pro
     );
     const roundTripsBefore = (await ask<{ count: number }>(adapterProcess, { type: 'count' }, 'count')).count;
     const pressureBefore = cpuPressureTotalUs();
+    const capture = await startWireCapture();
     const startedMs = performance.now();
     const reports = await Promise.all(
       children.map((child) =>
@@ -426,6 +441,7 @@ export async function runPolitenessBench(opts: PolitenessBenchOptions = {}): Pro
       ),
     );
     const durationMs = performance.now() - startedMs;
+    const wire = await capture?.stop();
     clearInterval(watcher);
     for (const child of children) child.kill();
     const redisRoundTrips =
@@ -448,13 +464,22 @@ export async function runPolitenessBench(opts: PolitenessBenchOptions = {}): Pro
       writtenByHost.set(send.hostname, list);
     }
     for (const list of writtenByHost.values()) list.sort((x, y) => x - y);
-    const arrivals = new Map<string, Arrival[]>(
+    const recorded = new Map<string, Arrival[]>(
       Object.entries(collected.arrivals).map(([host, list]) => [
         host,
         list.map(({ atMs, id }) => ({ atMs, send: sends.get(`${id}@${host}`) })),
       ]),
     );
+    // Judged on the kernel's time stamps when tcpdump could capture; else on the recorder's.
+    const hostOfPort = new Map(Object.entries(ris.ports).map(([host, port]) => [port, host]));
+    const arrivals = wire ? new Map<string, Arrival[]>(hostnames.map((host) => [host, []])) : recorded;
+    for (const packet of wire ?? []) {
+      const host = hostOfPort.get(packet.port);
+      if (!host) continue;
+      arrivals.get(host)!.push({ atMs: packet.atMs, send: sends.get(`${packet.id} ${packet.path}@${host}`) });
+    }
     const all = analyse(arrivals, writtenByHost, intervalMs);
+    const byRecorder = wire ? analyse(recorded, writtenByHost, intervalMs) : all;
     const sum = (pick: (r: WorkerReport) => number) => reports.reduce((n, r) => n + pick(r), 0);
     const result: PhaseResult = {
       phase,
@@ -462,7 +487,11 @@ export async function runPolitenessBench(opts: PolitenessBenchOptions = {}): Pro
       workers,
       requests: all.requests,
       durationMs: Math.round(durationMs),
+      arrivalClock: wire ? 'kernel' : 'recorder',
       violations: all.violations,
+      recorderViolations: byRecorder.violations,
+      recorderMinGapMs: Math.round(byRecorder.minGapMs * 10) / 10,
+      recordedRequests: byRecorder.requests,
       senderViolations: all.senderViolations,
       senderMinGapMs: Math.round(all.senderMinGapMs * 10) / 10,
       violationSamples: all.samples,
