@@ -478,6 +478,13 @@ export async function runPolitenessBench(opts: PolitenessBenchOptions = {}): Pro
       if (!host) continue;
       arrivals.get(host)!.push({ atMs: packet.atMs, send: sends.get(`${packet.id} ${packet.path}@${host}`) });
     }
+    if (wire && process.env.BENCH_DEBUG) {
+      const seen = new Set(wire.map((p) => `${p.id} ${p.path}@${hostOfPort.get(p.port)}`));
+      for (const [host, list] of Object.entries(collected.arrivals)) {
+        for (const a of list)
+          if (!seen.has(`${a.id}@${host}`)) console.error(`not captured: ${a.id}@${host} at ${a.atMs}`);
+      }
+    }
     const all = analyse(arrivals, writtenByHost, intervalMs);
     const byRecorder = wire ? analyse(recorded, writtenByHost, intervalMs) : all;
     const sum = (pick: (r: WorkerReport) => number) => reports.reduce((n, r) => n + pick(r), 0);
