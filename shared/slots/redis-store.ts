@@ -67,15 +67,7 @@ export class RedisSlotStore implements SlotStore {
     const { reply, answeredMs } = await this.call('reserve', () =>
       this.runTimed(this.reserveScript, keys, args.map(String), 4),
     );
-    const [status, a, b, intervalMs, nowMs, next, holderSends] = reply.map(Number) as number[] as [
-      number,
-      number,
-      number,
-      number,
-      number,
-      number,
-      number | undefined,
-    ];
+    const [status, a = 0, b = 0, intervalMs = 0, nowMs = 0, next = 0, holderSends] = reply.map(Number);
     switch (status) {
       case RESERVE_STATUS.granted: {
         const placed = this.clockModel.place(nowMs + a, answeredMs);
@@ -95,7 +87,7 @@ export class RedisSlotStore implements SlotStore {
           kind: 'busy',
           freeInMs: a,
           placeFreeInMs: b,
-          holderSendsInMs: Number.isFinite(holderSends) ? holderSends! : b,
+          holderSendsInMs: holderSends !== undefined && Number.isFinite(holderSends) ? holderSends : b,
           intervalMs,
         };
       default:

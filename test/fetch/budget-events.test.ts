@@ -1,23 +1,14 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createHostSlots } from '../../shared/slots';
 import { type FakeCouncil, startFakeCouncil } from '../support/fake-council';
-import { api, InstantClock, makeKit, rejectionOf } from './support';
+import { api, closeAfterEach, InstantClock, rejectionOf } from './support';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()?.();
-});
+const { cleanups, kit } = closeAfterEach();
 
 async function council(options: Parameters<typeof startFakeCouncil>[0] = {}): Promise<FakeCouncil> {
   const c = await startFakeCouncil({ hostname: 'ris-a.test', ...options });
   cleanups.push(() => c.close());
   return c;
-}
-
-function kit(options: Parameters<typeof makeKit>[0] = {}) {
-  const k = makeKit(options);
-  cleanups.push(() => k.close());
-  return k;
 }
 
 describe('wait budget (PRV-1: place, robots.txt and slot within maxWaitMs)', () => {

@@ -1,11 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createRunContext, parseRetryAfter } from '../../shared/fetch';
 import { createHostSlots } from '../../shared/slots';
 import { type FakeCouncil, startFakeCouncil } from '../support/fake-council';
 import {
   api,
+  closeAfterEach,
   InstantClock,
-  makeKit,
   ok,
   recordingSlots,
   rejectionOf,
@@ -14,16 +14,7 @@ import {
   status,
 } from './support';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()?.();
-});
-
-function kit(options: Parameters<typeof makeKit>[0] = {}) {
-  const k = makeKit(options);
-  cleanups.push(() => k.close());
-  return k;
-}
+const { cleanups, kit } = closeAfterEach();
 
 async function council(): Promise<FakeCouncil> {
   const c = await startFakeCouncil({ hostname: 'ris-a.test' });

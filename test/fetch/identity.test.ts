@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseEnv } from '../../shared/config/env';
 import {
   createPoliteFetcherFromEnv,
@@ -8,12 +8,19 @@ import {
 } from '../../shared/fetch';
 import { createTestResolver } from '../../shared/net';
 import { createHostSlots } from '../../shared/slots';
-import { api, InstantClock, makeKit, ok, routes, SOURCE, startTestServer, type TestServer } from './support';
+import {
+  api,
+  closeAfterEach,
+  InstantClock,
+  makeKit,
+  ok,
+  routes,
+  SOURCE,
+  startTestServer,
+  type TestServer,
+} from './support';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()?.();
-});
+const { cleanups } = closeAfterEach();
 
 async function setup(
   table: Parameters<typeof routes>[0],

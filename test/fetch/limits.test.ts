@@ -1,19 +1,10 @@
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createHostSlots, type PacedHostSlots } from '../../shared/slots';
 import { type FakeCouncil, startFakeCouncil } from '../support/fake-council';
-import { api, InstantClock, makeKit, ok, rejectionOf, routes, startTestServer } from './support';
+import { api, closeAfterEach, InstantClock, ok, rejectionOf, routes, startTestServer } from './support';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()?.();
-});
-
-function kit(options: Parameters<typeof makeKit>[0] = {}) {
-  const k = makeKit(options);
-  cleanups.push(() => k.close());
-  return k;
-}
+const { cleanups, kit } = closeAfterEach();
 
 async function council(): Promise<FakeCouncil> {
   const c = await startFakeCouncil({ hostname: 'ris-a.test' });

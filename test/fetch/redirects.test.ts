@@ -1,10 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createHostSlots } from '../../shared/slots';
 import { type FakeCouncil, robotsScripts, startFakeCouncil } from '../support/fake-council';
 import {
   api,
+  closeAfterEach,
   InstantClock,
-  makeKit,
   ok,
   recordingSlots,
   rejectionOf,
@@ -13,16 +13,7 @@ import {
   status,
 } from './support';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()?.();
-});
-
-function kit(options: Parameters<typeof makeKit>[0] = {}) {
-  const k = makeKit(options);
-  cleanups.push(() => k.close());
-  return k;
-}
+const { cleanups, kit } = closeAfterEach();
 
 async function council(): Promise<FakeCouncil> {
   const c = await startFakeCouncil({ hostname: 'ris-a.test' });

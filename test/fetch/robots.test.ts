@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createMemoryRobotsStore, robotsAgentKey } from '../../shared/fetch';
 import { createHostSlots } from '../../shared/slots';
 import {
@@ -9,8 +9,8 @@ import {
 } from '../support/fake-council';
 import {
   api,
+  closeAfterEach,
   InstantClock,
-  makeKit,
   ok,
   recordingSlots,
   rejectionOf,
@@ -21,21 +21,12 @@ import {
 } from './support';
 
 const HOUR = 60 * 60 * 1000;
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()?.();
-});
+const { cleanups, kit } = closeAfterEach();
 
 async function council(robots?: RobotsScript | string): Promise<FakeCouncil> {
   const c = await startFakeCouncil({ hostname: 'ris-a.test', ...(robots === undefined ? {} : { robots }) });
   cleanups.push(() => c.close());
   return c;
-}
-
-function kit(options: Parameters<typeof makeKit>[0] = {}) {
-  const k = makeKit(options);
-  cleanups.push(() => k.close());
-  return k;
 }
 
 const paths = (c: FakeCouncil) => c.requests.map((r) => r.path);

@@ -1,11 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { HostSlotLease, HostSlots } from '../../shared/fetch';
 import type { HostResolver } from '../../shared/net';
 import { createHostSlots, MIN_INTERVAL_MS, PACE_MARGIN_MS } from '../../shared/slots';
 import {
   api,
+  closeAfterEach,
   InstantClock,
-  makeKit,
   ok,
   recordingSlots,
   rejectionOf,
@@ -17,10 +17,7 @@ import {
 // written to a connected socket, not only when the slot was granted. Connection set-up (DNS, TCP,
 // TLS) happens in between; on the instant clock a lookup that "takes" 400 ms stands for a slow one.
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()?.();
-});
+const { track, kit } = closeAfterEach();
 
 /** `*.test` → 127.0.0.1, the first lookup taking `delayMs` of virtual time. */
 function slowFirstLookup(clock: InstantClock, delayMs: number): HostResolver & { lookups: number } {
@@ -38,14 +35,12 @@ function slowFirstLookup(clock: InstantClock, delayMs: number): HostResolver & {
 
 describe('send time at the socket (RATE-1)', () => {
   it('a request whose connection set-up outlasts the slot is not written late: the slot is re-timed and it goes once, on the opened connection', async () => {
-    const server = await startTestServer(routes({ '/page': ok() }));
-    cleanups.push(() => server.close());
+    const server = track(await startTestServer(routes({ '/page': ok() })));
     const clock = new InstantClock();
     const resolver = slowFirstLookup(clock, 400);
     const local = createHostSlots({ clock });
     const slots = recordingSlots(local);
-    const k = makeKit({ clock, slots, resolver });
-    cleanups.push(() => k.close());
+    const k = kit({ clock, slots, resolver });
 
     const result = await k.fetcher.fetch(server.url('/page'), api());
     const second = await k.fetcher.fetch(server.url('/page?2'), api());
@@ -63,8 +58,7 @@ describe('send time at the socket (RATE-1)', () => {
   });
 
   it('a process that keeps running late sends nothing and fails SEND_LATE (retryable) after three re-times', async () => {
-    const server = await startTestServer(routes({ '/page': ok() }));
-    cleanups.push(() => server.close());
+    const server = track(await startTestServer(routes({ '/page': ok() })));
     const clock = new InstantClock();
     const local = createHostSlots({ clock });
     // Every lease after robots.txt's reports itself late, as an overloaded process would find it.
@@ -88,8 +82,7 @@ describe('send time at the socket (RATE-1)', () => {
       },
       noteRetryAfter: (host, delayMs) => local.noteRetryAfter(host, delayMs),
     };
-    const k = makeKit({ clock, slots });
-    cleanups.push(() => k.close());
+    const k = kit({ clock, slots });
 
     const error = await rejectionOf(k.fetcher.fetch(server.url('/page'), api({ maxAttempts: 1 })));
 

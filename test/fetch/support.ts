@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterEach } from 'vitest';
 import {
   createMemoryRobotsStore,
   createPoliteFetcher,
@@ -248,4 +249,20 @@ export function recordingSlots(inner: HostSlots): HostSlots & { calls: SlotCall[
       await inner.noteCrawlDelay?.(host, delayMs, validForMs);
     },
   };
+}
+
+/**
+ * Call at a test file's top level: whatever is tracked (kits, servers, fake councils) is closed after
+ * each test, the last opened first.
+ */
+export function closeAfterEach() {
+  const cleanups: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    while (cleanups.length > 0) await cleanups.pop()?.();
+  });
+  const track = <T extends { close(): Promise<void> }>(resource: T): T => {
+    cleanups.push(() => resource.close());
+    return resource;
+  };
+  return { cleanups, track, kit: (options: KitOptions = {}) => track(makeKit(options)) };
 }
