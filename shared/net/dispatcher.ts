@@ -1,3 +1,4 @@
+import tls from 'node:tls';
 import { Agent, buildConnector } from 'undici';
 import { AddressNotPublicError } from './errors';
 import {
@@ -17,6 +18,8 @@ export interface GuardedAgentOptions extends AddressPolicy {
   connectTimeoutMs?: number;
   /** Idle keep-alive sockets are closed after this; default 4 s (a Lambda freeze should not keep them). */
   keepAliveTimeoutMs?: number;
+  /** Tests only: a certificate authority to trust besides the system's (a loopback HTTPS server). */
+  extraCa?: string;
 }
 
 /**
@@ -32,7 +35,11 @@ export function createGuardedConnector(options: GuardedAgentOptions = {}): build
     allowLoopback: policy.allowLoopback,
     ...(options.resolver ? { resolver: options.resolver } : {}),
   });
-  const connect = buildConnector({ lookup, timeout: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS });
+  const connect = buildConnector({
+    lookup,
+    timeout: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    ...(options.extraCa ? { ca: [...tls.rootCertificates, options.extraCa] } : {}),
+  });
   return (connectOptions, callback) => {
     try {
       assertLiteralHostAllowed(connectOptions.hostname, policy);

@@ -153,6 +153,8 @@ export interface KitOptions {
   resolverMap?: Record<string, string | string[]>;
   /** Replaces the test resolver (e.g. one whose lookups take virtual time). */
   resolver?: HostResolver;
+  /** A CA to trust besides the system's (the loopback HTTPS server's certificate). */
+  extraCa?: string;
   allowLoopback?: boolean;
   clock?: InstantClock;
   store?: RobotsCacheStore;
@@ -172,6 +174,7 @@ export function makeKit(options: KitOptions = {}): Kit {
   const dispatcher = createGuardedAgent({
     resolver: options.resolver ?? createTestResolver(options.resolverMap ? { map: options.resolverMap } : {}),
     allowLoopback,
+    ...(options.extraCa ? { extraCa: options.extraCa } : {}),
   });
   const events: FetchEvent[] = [];
   const fetcher = createPoliteFetcher({
