@@ -27,6 +27,7 @@ import { startWireCapture } from './wire-capture';
  *   utilization     arrivals ÷ (hosts × (window ÷ interval + 1)), window = first to last arrival:
  *                   1.0 = every host used at exactly one request per interval throughout
  *   utilizationPerHost  the same over each host's own first to last arrival
+ *   utilizationSteady   arrivals ÷ slots while every host is running (ramp-up and tail left out)
  *   redisRoundTripsPerRequest   HTTP requests the adapter answered ÷ arrivals: a reservation each (a
  *                   release rides along with the next reservation of its host, as in the sync
  *                   function, or goes alone after RELEASE_LINGER_MS; a redirect frees its place in the
@@ -85,6 +86,12 @@ export interface PhaseResult {
    * unused while it had work. (`utilization` also counts the hosts' different start and end times.)
    */
   utilizationPerHost: number;
+  /**
+   * Arrivals ÷ (hosts × window ÷ interval) over the steady state — from the moment every host has had
+   * its first request until the first host is done (`steadyMs` long): ramp-up and tail left out.
+   */
+  utilizationSteady: number;
+  steadyMs: number;
   redisRoundTrips: number;
   redisRoundTripsPerRequest: number;
   busyAnswers: number;
@@ -306,7 +313,17 @@ function analyse(
   }
   const windowMs = Math.max(0, last - first);
   const utilization = requests / (arrivals.size * (windowMs / intervalMs + 1));
+  // Steady state: from when every host has begun until the first one is done.
+  const steadyFrom = Math.max(...firsts);
+  const steadyTo = Math.min(...lasts);
+  let steadyRequests = 0;
+  for (const list of arrivals.values()) {
+    steadyRequests += list.filter((a) => a.atMs >= steadyFrom && a.atMs < steadyTo).length;
+  }
+  const steadyMs = steadyTo - steadyFrom;
   return {
+    utilizationSteady: steadyMs > 0 ? steadyRequests / (arrivals.size * (steadyMs / intervalMs)) : 0,
+    steadyMs: Math.max(0, Math.round(steadyMs)),
     // The same, each host over its own first to last arrival: slots lost while it had work waiting.
     utilizationPerHost: busySlots > 0 ? requests / busySlots : 0,
     requests,
@@ -506,6 +523,8 @@ export async function runPolitenessBench(opts: PolitenessBenchOptions = {}): Pro
       maxInFlightPerHost: collected.maxInFlight,
       utilization: Math.round(all.utilization * 1000) / 1000,
       utilizationPerHost: Math.round(all.utilizationPerHost * 1000) / 1000,
+      utilizationSteady: Math.round(all.utilizationSteady * 1000) / 1000,
+      steadyMs: all.steadyMs,
       redisRoundTrips,
       redisRoundTripsPerRequest: Math.round((redisRoundTrips / all.requests) * 1000) / 1000,
       busyAnswers: sum((r) => r.busyAnswers),
