@@ -39,8 +39,17 @@ export class LocalSlotStore implements SlotStore {
     let sendAt = now + Math.max(0, req.notBeforeDelayMs);
     // Re-timing this store's own latest slot (see ReserveRequest.retime): it stands in for that slot.
     const retiming = req.retime !== undefined && rec.lastSendAtMs === req.retime.next;
-    const last = this.lastKnownSend(rec, retiming);
-    if (Number.isFinite(last)) sendAt = Math.max(sendAt, last + intervalMs);
+    const ownLatest = rec.lastSendAtMs ?? Number.NEGATIVE_INFINITY;
+    if (this.intervalMultiplier > 1 && !retiming && (rec.mirroredSendAtMs ?? ownLatest) > ownLatest) {
+      // RATE-7, first send alone to a host this process last reached through Redis: continue on a grid
+      // of fallback intervals from that send. Processes that took turns on the host under Redis keep
+      // their distinct phases alone, instead of all starting over from the moment Redis failed.
+      const from = rec.mirroredSendAtMs!;
+      sendAt = from + Math.max(1, Math.ceil((sendAt - from) / intervalMs)) * intervalMs;
+    } else {
+      const last = this.lastKnownSend(rec, retiming);
+      if (Number.isFinite(last)) sendAt = Math.max(sendAt, last + intervalMs);
+    }
     if (retiming) sendAt = Math.max(sendAt, req.retime!.sendAt);
     if (rec.retryAfterUntilMs !== undefined) sendAt = Math.max(sendAt, rec.retryAfterUntilMs);
 

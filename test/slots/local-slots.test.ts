@@ -9,6 +9,7 @@ import {
   reserveHostSlot,
   type SlotLease,
 } from '../../shared/slots';
+import { LocalSlotStore } from '../../shared/slots/local-store';
 import { FakeClock, LaggyClock, settle } from './fake-clock';
 
 // The process-local implementation (local mode, `npm start` without Redis) on a fake clock: the same
@@ -106,6 +107,44 @@ describe('process-local host slots (fake clock)', () => {
     expect(next.sendAtMs - retimed.sendAtMs).toBe(1_000 + M);
     expect(queued.sendAtMs - follower.sendAtMs).toBe(1_000 + M);
     expect(slots.stats().lateForfeits).toBe(2);
+  });
+
+  it('RATE-7: processes that took turns on a host under Redis keep their phases alone, instead of all starting over when it failed', async () => {
+    const clock = new FakeClock();
+    const t0 = clock.now();
+    const instances = 4;
+    // Two processes' stores: under Redis they sent to the host in turn, 1 020 ms apart.
+    const [a, b] = [new LocalSlotStore(clock, instances), new LocalSlotStore(clock, instances)];
+    a.recordSend('ris-a.test', t0 + M);
+    b.recordSend('ris-a.test', t0 + 1_000 + 2 * M);
+    await clock.advance(1_500); // Redis fails; both notice at once
+    a.assumeAllHostsUsedAt(clock.now());
+    b.assumeAllHostsUsedAt(clock.now());
+    const request = {
+      host: 'ris-a.test',
+      intervalMs: 1_000,
+      leaseId: 'l',
+      requesterId: 'r',
+      leaseTtlMs: 60_000,
+      notBeforeDelayMs: 0,
+      sendAllowanceMs: M,
+    };
+    const sendAt = async (store: LocalSlotStore) => {
+      const decision = await store.reserve(request);
+      if (decision.kind !== 'granted') throw new Error(decision.kind);
+      return clock.now() + decision.sendInMs;
+    };
+    const [a1, b1] = [await sendAt(a), await sendAt(b)];
+    const [a2, b2] = [await sendAt(a), await sendAt(b)];
+    // A host this process never reached: one fallback interval after the failure, as before.
+    const fresh = (await a.reserve({ ...request, host: 'ris-b.test' })) as { sendInMs: number };
+
+    expect(a1 - t0).toBe(M + 4_000);
+    expect(b1 - t0).toBe(1_000 + 2 * M + 4_000);
+    expect(Math.abs(b1 - a1)).toBeGreaterThanOrEqual(1_000);
+    expect(Math.abs(b2 - a2)).toBeGreaterThanOrEqual(1_000);
+    expect(a2 - a1).toBe(4_000 + M);
+    expect(fresh.sendInMs).toBe(M + 4_000);
   });
 
   it('RATE-2: values below 1 s count as 1 s, and the largest interval on a host applies to all its fetches', async () => {
