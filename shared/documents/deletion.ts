@@ -268,60 +268,45 @@ async function getIntoCopy(deps: DocumentsDeps, run: RunState, server: ServerRun
   return outcome;
 }
 
-/** A HEAD (conditional when we hold validators, B-1), as a check answer. */
-async function head(
+/**
+ * One check request as a check answer: a HEAD (conditional when we hold validators, B-1), or a GET
+ * whose body we do not need (a re-check of a document we hold no copy of): status only.
+ */
+async function askServer(
   deps: DocumentsDeps,
   run: RunState,
   server: ServerRunState,
   task: Task,
+  method: 'HEAD' | 'GET',
 ): Promise<CheckAnswer> {
   const ctx = fileFetchContext(deps, run, task);
-  const conditional = validatorsOf(task.item);
+  const common = {
+    purpose: 'file' as const,
+    source: ctx.source,
+    ...(ctx.hostIntervalMs === undefined ? {} : { hostIntervalMs: ctx.hostIntervalMs }),
+    ...(ctx.runContext === undefined ? {} : { runContext: ctx.runContext }),
+  };
   let answer: CheckAnswer;
   try {
-    const result = await deps.fetcher.fetch(task.item.url, {
-      purpose: 'file',
-      method: 'HEAD',
-      source: ctx.source,
-      ...(ctx.hostIntervalMs === undefined ? {} : { hostIntervalMs: ctx.hostIntervalMs }),
-      ...(ctx.runContext === undefined ? {} : { runContext: ctx.runContext }),
-      ...(conditional ? { conditional } : {}),
-    });
+    if (method === 'HEAD') {
+      const conditional = validatorsOf(task.item);
+      const result = await deps.fetcher.fetch(task.item.url, {
+        ...common,
+        method: 'HEAD',
+        ...(conditional ? { conditional } : {}),
+      });
+      answer = checkAnswerOfStatus(result.status, 'HEAD', task.item, {
+        ...(result.etag === undefined ? {} : { etag: result.etag }),
+        ...(result.lastModified === undefined ? {} : { lastModified: result.lastModified }),
+      });
+    } else {
+      const result = await deps.fetcher.stream(task.item.url, { ...common, maxBytes: CACHE_MAX_FILE_BYTES });
+      result.body.destroy();
+      answer = checkAnswerOfStatus(result.status, 'GET', {}, {});
+    }
     run.requests += 1;
-    answer = checkAnswerOfStatus(result.status, 'HEAD', task.item, {
-      ...(result.etag === undefined ? {} : { etag: result.etag }),
-      ...(result.lastModified === undefined ? {} : { lastModified: result.lastModified }),
-    });
   } catch (error) {
-    answer = checkAnswerOfError(error, 'HEAD');
-    if (answer.kind !== 'not-asked') run.requests += 1;
-  }
-  noteServerAnswer(server, answer, DEL_MAX_ERRORS_IN_ROW);
-  return answer;
-}
-
-/** A GET whose body we do not need (re-check of a document we hold no copy of): status only. */
-async function probeGet(
-  deps: DocumentsDeps,
-  run: RunState,
-  server: ServerRunState,
-  task: Task,
-): Promise<CheckAnswer> {
-  const ctx = fileFetchContext(deps, run, task);
-  let answer: CheckAnswer;
-  try {
-    const result = await deps.fetcher.stream(task.item.url, {
-      purpose: 'file',
-      source: ctx.source,
-      maxBytes: CACHE_MAX_FILE_BYTES,
-      ...(ctx.hostIntervalMs === undefined ? {} : { hostIntervalMs: ctx.hostIntervalMs }),
-      ...(ctx.runContext === undefined ? {} : { runContext: ctx.runContext }),
-    });
-    result.body.destroy();
-    run.requests += 1;
-    answer = checkAnswerOfStatus(result.status, 'GET', {}, {});
-  } catch (error) {
-    answer = checkAnswerOfError(error, 'GET');
+    answer = checkAnswerOfError(error, method);
     if (answer.kind !== 'not-asked') run.requests += 1;
   }
   noteServerAnswer(server, answer, DEL_MAX_ERRORS_IN_ROW);
@@ -363,7 +348,7 @@ async function sample(
   server: ServerRunState,
   task: Task,
 ): Promise<string> {
-  const answer = await head(deps, run, server, task);
+  const answer = await askServer(deps, run, server, task, 'HEAD');
   const unclear = answer.kind === 'unclear' || (answer.kind === 'present' && answer.changed === undefined);
   if (unclear && !server.stopped) {
     // RATE-6: the GET after an unclear HEAD keeps only the shared pace (no extra 2 s).
@@ -387,7 +372,7 @@ async function recheck(
   const { item } = task;
   let answer: CheckAnswer | undefined;
   if (recheckMethod(item) === 'HEAD') {
-    answer = await head(deps, run, server, task);
+    answer = await askServer(deps, run, server, task, 'HEAD');
     if (answer.kind !== 'unclear' || server.stopped) return applyRecheck(deps, store, item, answer, run.now);
   }
   // The 30-day GET (DEL-3), or the GET after an unclear HEAD (shared pace only, RATE-6).
@@ -399,7 +384,7 @@ async function recheck(
     }
     return applyRecheck(deps, store, item, answerOfOutcome(outcome), run.now);
   }
-  answer = await probeGet(deps, run, server, task);
+  answer = await askServer(deps, run, server, task, 'GET');
   return applyRecheck(deps, store, item, answer, run.now);
 }
 
