@@ -24,10 +24,7 @@ export function photoKey(sourceId: string, personId: string): string {
   return `${FILES_PREFIX}${sourceId}/photos/${idHash(personId)}`;
 }
 
-/** The sync's `BODY#<bodyKey>` key of a body id (shared/oparl: first 16 hex of SHA-256 of the id). */
-export function bodyKeyOf(bodyId: string): string {
-  return idHash(bodyId).slice(0, 16);
-}
+export { bodyKeyOf } from '../oparl/body-fields';
 
 /**
  * Shards of the `byNextAttempt` index: one queue per function and source (per body where a rule

@@ -2,12 +2,12 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { parseSourceItem, type SourceConfig, type SourceItem, sourceIdFromUrl } from '../config/source';
 import { IngestorError } from '../errors';
 import { createRunContext, type FetchOptions, type PoliteFetcher } from '../fetch';
+import { bodyFieldsOf } from '../oparl/body-fields';
 import { BODY_LIST_MAX_PAGES } from '../oparl/constants';
 import { parseOParlJson } from '../oparl/json';
 import { isRecord, type OParlObject, pageGoesBack, pageItems, pageNext, textValue } from '../oparl/objects';
 import { SyncStateStore } from '../oparl/state';
 import { getSourceItem, putSourceItem } from '../store/sources';
-import { bodyFieldsOf } from './body-fields';
 
 /**
  * ONB-2 / ONB-3: adding a source. First the check — robots.txt (the polite fetcher asks it before the

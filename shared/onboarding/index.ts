@@ -4,7 +4,6 @@
  */
 export * from './add-source';
 export * from './bodies';
-export * from './body-fields';
 export * from './constants';
 export * from './errors';
 export * from './host-knobs';

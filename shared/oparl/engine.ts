@@ -10,6 +10,7 @@ import {
   type MirrorWrite,
 } from '../mirror';
 import type { AwsClients } from '../store/clients';
+import { bodyFieldsOf, bodyKeyOf } from './body-fields';
 import {
   BODY_LIST_MAX_PAGES,
   CHANGE_WINDOW_MARGIN_MS,
@@ -35,7 +36,6 @@ import {
 import { recordDocument } from './documents';
 import { parseOParlJson } from './json';
 import {
-  bodySlugBase,
   carriesTimeOfDay,
   contentHash,
   embeddedObjects,
@@ -550,7 +550,7 @@ class SyncRun {
   private async processBody(item: OParlObject, pageUrl: string): Promise<string | undefined> {
     const id = objectId(item);
     if (id === undefined) return undefined;
-    const bodyKey = idHash(id).slice(0, 16);
+    const bodyKey = bodyKeyOf(id);
     const nowIso = this.nowIso();
     if (isDeleted(item)) {
       await this.processObjects([item], 'body', pageUrl, undefined);
@@ -562,34 +562,9 @@ class SyncRun {
       }
       return undefined;
     }
-    const lists: BodyRecord['lists'] = {};
-    for (const entry of LIST_CATALOGUE) {
-      let url = textValue(item[entry.bodyField]);
-      // Some 1.0 servers name the term list like the embedded field; only a URL string counts.
-      if (url === undefined && entry.list === 'legislativeTerm') url = textValue(item.legislativeTerm);
-      if (url === undefined) continue;
-      try {
-        const u = new URL(url, pageUrl);
-        if (u.protocol === 'http:' || u.protocol === 'https:') lists[entry.list] = u.toString();
-      } catch {
-        // not a URL: the list is not offered
-      }
-    }
-    const name = textValue(item.name) ?? textValue(item.shortName) ?? id;
-    const shortName = textValue(item.shortName);
-    const version = textValue(item.type)?.match(/\/(\d+\.\d+)\//)?.[1];
-    const record = await this.state.upsertBody(
-      {
-        bodyKey,
-        id,
-        name,
-        ...(shortName !== undefined ? { shortName } : {}),
-        lists,
-        ...(version !== undefined ? { oparlVersion: version } : {}),
-        lastSeenAt: nowIso,
-      },
-      bodySlugBase(item),
-    );
+    // Neither deleted nor without an id (both handled above): the fields are there.
+    const { fields, slugBase } = bodyFieldsOf(item, pageUrl, nowIso)!;
+    const record = await this.state.upsertBody(fields, slugBase);
     this.bodies.set(bodyKey, record);
     // OPT-2/OPT-3: a body an operator took down is neither written nor are its lists fetched again.
     if (record.takedown !== undefined) return undefined;

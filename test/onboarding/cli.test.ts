@@ -8,7 +8,7 @@ import { main } from '../../cli/ingestor';
 import { openLocalRuntime } from '../../cli/local/runtime';
 import { fileKey, textKey } from '../../shared/documents/keys';
 import { MirrorStore } from '../../shared/mirror';
-import { bodyFieldsOf } from '../../shared/onboarding';
+import { bodyFieldsOf } from '../../shared/oparl/body-fields';
 import { SyncStateStore } from '../../shared/oparl/state';
 import { putSourceItem } from '../../shared/store/sources';
 import { type FakeCouncil, robotsScripts, startFakeCouncil } from '../support/fake-council';

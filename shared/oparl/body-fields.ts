@@ -1,12 +1,12 @@
 import { idHash } from '../mirror/keys';
-import { LIST_CATALOGUE } from '../oparl/constants';
-import { bodySlugBase, isDeleted, type OParlObject, objectId, textValue } from '../oparl/objects';
-import type { BodyRecord } from '../oparl/types';
+import { LIST_CATALOGUE } from './constants';
+import { bodySlugBase, isDeleted, type OParlObject, objectId, textValue } from './objects';
+import type { BodyRecord } from './types';
 
 /**
- * A Body of the body list as the State table's `BODY#` record needs it — the same fields, key and slug
- * base the sync engine derives (shared/oparl/engine.ts `processBody`), so a body recorded by
- * `sources add` is the body the first sync refreshes: same `bodyKey`, same slug (ONB-4: unlisted).
+ * A Body of the body list as the State table's `BODY#` record needs it: fields, key and slug base. The
+ * sync engine (`processBody`) and `sources add` both derive them here, so a body recorded by `sources
+ * add` is the body the first sync refreshes: same `bodyKey`, same slug (ONB-4: unlisted).
  */
 export interface BodyFields {
   fields: Omit<
@@ -17,7 +17,7 @@ export interface BodyFields {
   slugBase: string;
 }
 
-/** `bodyKey` = first 16 hex of SHA-256(body id), as the engine keys it. */
+/** `bodyKey` = first 16 hex of SHA-256(body id): the `BODY#<bodyKey>` key of the State table. */
 export function bodyKeyOf(bodyId: string): string {
   return idHash(bodyId).slice(0, 16);
 }
