@@ -1,6 +1,8 @@
 import { subscribe } from 'node:diagnostics_channel';
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { createMemoryRobotsStore, createPoliteFetcher, type PoliteFetcher } from '../shared/fetch';
+import { createPoliteFetcher, type PoliteFetcher, type RobotsCacheStore } from '../shared/fetch';
 import { createGuardedAgent, createTestResolver } from '../shared/net';
 import {
   createHostSlots,
@@ -31,6 +33,8 @@ export interface WorkerConfig {
   /** Hostname → loopback port (the test resolver maps every `*.test` name to 127.0.0.1). */
   ports: Record<string, number>;
   streams: WorkerStream[];
+  /** A folder all workers share for robots.txt, as every instance shares the S3 robots store (ROB-5). */
+  robotsDir: string;
 }
 
 /** One request as its sender wrote it: undici's `sendHeaders`, in the tick the head goes to the socket. */
@@ -65,6 +69,26 @@ subscribe('undici:client:sendHeaders', (message) => {
   sends.push({ hostname: new URL(request.origin).hostname, id, writtenMs: now(), pid: process.pid });
 });
 
+/** The production robots store's role (one copy for all instances) played by files in one folder. */
+function sharedRobotsStore(dir: string): RobotsCacheStore {
+  const file = (host: string, agent: string) => join(dir, `${encodeURIComponent(`${host} ${agent}`)}.json`);
+  return {
+    async get(host, agent) {
+      try {
+        return JSON.parse(await readFile(file(host, agent), 'utf8'));
+      } catch {
+        return undefined;
+      }
+    },
+    async put(host, agent, entry) {
+      const target = file(host, agent);
+      const temporary = `${target}.${process.pid}.tmp`;
+      await writeFile(temporary, JSON.stringify(entry));
+      await rename(temporary, target); // whole or not at all
+    },
+  };
+}
+
 interface Prepared {
   config: WorkerConfig;
   slots: PacedHostSlots;
@@ -94,7 +118,7 @@ async function prepare(config: WorkerConfig): Promise<Prepared> {
   const dispatcher = createGuardedAgent({ resolver: createTestResolver(), allowLoopback: true });
   const fetcher = createPoliteFetcher({
     slots,
-    robotsStore: createMemoryRobotsStore(),
+    robotsStore: sharedRobotsStore(config.robotsDir),
     dispatcher,
     addressPolicy: { allowLoopback: true },
   });

@@ -1,6 +1,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { cpus, loadavg, setPriority } from 'node:os';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, loadavg, setPriority, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startRedisServer } from '../test/support/redis';
 import type { RecorderCollect, RecorderStart } from './politeness-recorder';
@@ -395,6 +396,7 @@ export async function runPolitenessBench(opts: PolitenessBenchOptions = {}): Pro
 
   const runPhase = async (phase: 'shared' | 'fallback', requestsPerHost: number): Promise<PhaseResult> => {
     await ris.reset();
+    const robotsDir = mkdtempSync(join(tmpdir(), 'politeness-robots-'));
     const redisServer = await startRedisServer();
     if (priority !== 0) setPriority(redisServer.pid, priority);
     const adapterProcess = await spawnChild(ADAPTER_PATH, priority);
@@ -442,6 +444,7 @@ export async function runPolitenessBench(opts: PolitenessBenchOptions = {}): Pro
               intervalMs,
               ports: ris.ports,
               streams: plan[i]!,
+              robotsDir,
             } satisfies WorkerConfig,
           },
           'prepared',
@@ -560,6 +563,7 @@ export async function runPolitenessBench(opts: PolitenessBenchOptions = {}): Pro
       };
     }
     log(`${phase}: ${JSON.stringify(result)}`);
+    rmSync(robotsDir, { recursive: true, force: true });
     return result;
   };
 
