@@ -40,7 +40,10 @@ export async function createDocumentsRuntime(
   let slots = options.slots;
   if (!slots) {
     const credentials = await upstashCredentials(env);
-    slots = createHostSlotsFromEnv(env, credentials ? { token: credentials.token } : {});
+    const fromEnv = createHostSlotsFromEnv(env, credentials ? { token: credentials.token } : {});
+    // In the init phase: place the Redis clock before the first reservation (no-op without Redis).
+    await fromEnv.warmUp();
+    slots = fromEnv;
   }
   const clock = options.clock ?? { now: () => Date.now() };
   const fetcher = createPoliteFetcherFromEnv(env, {
