@@ -336,9 +336,18 @@ async function refetch(
   task: Task,
 ): Promise<string> {
   const outcome = await getIntoCopy(deps, run, server, task);
-  const change = refetchChange(task.item, outcome, run.now);
-  if (change.outcome === 'gone') noteNewGone(run, task.item.sourceId);
-  return applyCounted(store, task.item, change);
+  return applyNoting(store, run, task.item, refetchChange(task.item, outcome, run.now));
+}
+
+/** Applies a check's change; a newly gone document counts toward DEL-4. */
+function applyNoting(
+  store: DocumentsStore,
+  run: RunState,
+  item: DocumentItem,
+  change: DocumentChange,
+): Promise<string> {
+  if (change.outcome === 'gone') noteNewGone(run, item.sourceId);
+  return applyCounted(store, item, change);
 }
 
 async function sample(
@@ -350,16 +359,9 @@ async function sample(
 ): Promise<string> {
   const answer = await askServer(deps, run, server, task, 'HEAD');
   const unclear = answer.kind === 'unclear' || (answer.kind === 'present' && answer.changed === undefined);
-  if (unclear && !server.stopped) {
-    // RATE-6: the GET after an unclear HEAD keeps only the shared pace (no extra 2 s).
-    const outcome = await getIntoCopy(deps, run, server, task);
-    const change = refetchChange(task.item, outcome, run.now);
-    if (change.outcome === 'gone') noteNewGone(run, task.item.sourceId);
-    return applyCounted(store, task.item, change);
-  }
-  const change = sampleChange(task.item, answer, run.now);
-  if (change.outcome === 'gone') noteNewGone(run, task.item.sourceId);
-  return applyCounted(store, task.item, change);
+  // RATE-6: the GET after an unclear HEAD keeps only the shared pace (no extra 2 s).
+  if (unclear && !server.stopped) return refetch(deps, store, run, server, task);
+  return applyNoting(store, run, task.item, sampleChange(task.item, answer, run.now));
 }
 
 async function recheck(
