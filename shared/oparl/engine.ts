@@ -21,7 +21,7 @@ import {
   PAGE_TIMEOUT_MS,
   UNFILTERED_STOP_AFTER_UNCHANGED_PAGES,
 } from './constants';
-import { continuePass, type ListTask, newCursor, type SyncCursor } from './cursor';
+import { continuePass, type ListTask, newCursor, robotsForbadeAll, type SyncCursor } from './cursor';
 import {
   clearMissing,
   clearSlow,
@@ -1331,18 +1331,8 @@ class SyncRun {
   }
 
   private robotsForbidsAll(): void {
-    const f = this.cursor.flags;
-    if (
-      f.disallowed > 0 &&
-      f.answered === 0 &&
-      !this.cursor.failures.some((x) => x.kind === 'robots-forbids-all')
-    ) {
-      // ROB-8: robots.txt allowed not a single request of this source.
-      this.failure({
-        kind: 'robots-forbids-all',
-        detail: `robots.txt disallowed all ${f.disallowed} request(s)`,
-      });
-    }
+    const failure = robotsForbadeAll(this.cursor);
+    if (failure) this.failure(failure);
   }
 
   private async buildReport(continued: boolean, complete: boolean, lists: ListReport[]): Promise<SyncReport> {

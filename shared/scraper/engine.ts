@@ -1,6 +1,7 @@
 import type { SourceConfig } from '../config/source';
 import { createRunContext, type PoliteFetcher } from '../fetch';
 import { idHash, lookupKey, type MirrorIndexEntry, MirrorStore, type MirrorWrite } from '../mirror';
+import { robotsForbadeAll } from '../oparl/cursor';
 import { recordDocument } from '../oparl/documents';
 import type { SyncTables } from '../oparl/engine';
 import { contentHash, type OParlObject, parseOParlTime, sha256Hex, slugify } from '../oparl/objects';
@@ -929,18 +930,8 @@ class ScrapeRun {
   // --- end of a run -------------------------------------------------------------------------------------------
 
   private robotsForbidsAll(): void {
-    const f = this.cursor.flags;
-    if (
-      f.disallowed > 0 &&
-      f.answered === 0 &&
-      !this.cursor.failures.some((x) => x.kind === 'robots-forbids-all')
-    ) {
-      // ROB-8: robots.txt allowed not a single request of this source.
-      this.failure({
-        kind: 'robots-forbids-all',
-        detail: `robots.txt disallowed all ${f.disallowed} request(s)`,
-      });
-    }
+    const failure = robotsForbadeAll(this.cursor);
+    if (failure) this.failure(failure);
   }
 
   private async buildReport(continued: boolean, complete: boolean): Promise<ScrapeReport> {
