@@ -8,7 +8,6 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import type { SourceConfig } from '../config/source';
 import type { FetchSource, PoliteFetcher, RunContext } from '../fetch';
 import { UPLOAD_PART_BYTES, UPLOAD_QUEUE_SIZE } from './constants';
 import { outcomeOfError } from './decide';
@@ -127,15 +126,7 @@ export async function putObject(
   await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: contentType }));
 }
 
-/** What the polite fetcher needs of a source (ID-3 agent, RATE-2 interval, ROB-9 exception). */
-export function fetchSourceOf(source: SourceConfig): FetchSource {
-  return {
-    sourceId: source.sourceId,
-    requestIntervalSeconds: source.requestIntervalSeconds,
-    ...(source.userAgent === undefined ? {} : { userAgent: source.userAgent }),
-    ...(source.robotsException === undefined ? {} : { robotsException: source.robotsException }),
-  };
-}
+export { fetchSourceOf } from '../fetch/source';
 
 export interface FileFetchContext {
   fetcher: PoliteFetcher;

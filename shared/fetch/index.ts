@@ -12,6 +12,7 @@ export { parseRetryAfter } from './retry-after';
 export { createRobotsGate, type RobotsGate, type RobotsLoadContext, robotsAgentKey } from './robots-gate';
 export * from './robots-store';
 export * from './run-context';
+export { fetchSourceOf } from './source';
 export * from './types';
 export * from './user-agent';
 export { PACKAGE_VERSION } from './version';

@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { parseSourceItem, type SourceConfig, type SourceItem, sourceIdFromUrl } from '../config/source';
 import { IngestorError } from '../errors';
-import { createRunContext, type FetchOptions, type PoliteFetcher } from '../fetch';
+import { createRunContext, type FetchOptions, fetchSourceOf, type PoliteFetcher } from '../fetch';
 import { bodyFieldsOf } from '../oparl/body-fields';
 import { BODY_LIST_MAX_PAGES } from '../oparl/constants';
 import { parseOParlJson } from '../oparl/json';
@@ -122,12 +122,7 @@ export async function checkOParlSource(
   const hostIntervalMs = deps.hostIntervalMs?.(source.host);
   const options: FetchOptions = {
     purpose: 'api',
-    source: {
-      sourceId: source.sourceId,
-      requestIntervalSeconds: source.requestIntervalSeconds,
-      ...(source.userAgent !== undefined ? { userAgent: source.userAgent } : {}),
-      ...(source.robotsException !== undefined ? { robotsException: source.robotsException } : {}),
-    },
+    source: fetchSourceOf(source),
     runContext,
     ...(hostIntervalMs !== undefined ? { hostIntervalMs } : {}),
   };

@@ -1,6 +1,7 @@
 import type { SourceConfig } from '../config/source';
 import {
   FetchTimeoutError,
+  fetchSourceOf,
   HttpStatusError,
   MAX_ATTEMPTS_BY_PURPOSE,
   type PoliteFetcher,
@@ -33,14 +34,7 @@ function hostOf(url: string): string {
 
 export function politeFetcherPort(options: PolitePortOptions): OParlFetcher {
   const { fetcher, runContext } = options;
-  const fetchSource = {
-    sourceId: options.source.sourceId,
-    requestIntervalSeconds: options.source.requestIntervalSeconds,
-    ...(options.source.userAgent !== undefined ? { userAgent: options.source.userAgent } : {}),
-    ...(options.source.robotsException !== undefined
-      ? { robotsException: options.source.robotsException }
-      : {}),
-  };
+  const fetchSource = fetchSourceOf(options.source);
   return {
     async get(url, opts) {
       try {

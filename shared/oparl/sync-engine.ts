@@ -51,8 +51,14 @@ export function createOParlSyncEngine(deps: OParlEngineDeps): SyncEngine {
   };
 }
 
+/** The parts of an OParl or scrape report the planner reads. */
+export type PlannerReportParts = Pick<
+  SyncReport,
+  'kind' | 'requests' | 'changed' | 'complete' | 'continued' | 'objects' | 'failures' | 'sessionDays'
+> & { filterNotHonoured?: boolean };
+
 /** The planner's view of a report: failure kinds (ERR-5) with their details. */
-export function engineReportOf(report: SyncReport): EngineReport {
+export function engineReportOf(report: PlannerReportParts): EngineReport {
   return {
     kind: report.kind,
     requests: report.requests,

@@ -7,6 +7,7 @@ import type { SyncTables } from '../oparl/engine';
 import { contentHash, type OParlObject, parseOParlTime, sha256Hex, slugify } from '../oparl/objects';
 import type { FetchFailureCode } from '../oparl/ports';
 import { SyncStateStore } from '../oparl/state';
+import { engineReportOf } from '../oparl/sync-engine';
 import type { BodyRecord, FailureKind, SyncFailure } from '../oparl/types';
 import { berlinDate } from '../oparl/windows';
 import type { AwsClients } from '../store/clients';
@@ -109,24 +110,12 @@ export function createScraperSyncEngine(deps: ScraperEngineDeps): SyncEngine {
   };
 }
 
-/** The planner's view of a scrape report (same shape as `engineReportOf` for OParl). */
+/** The planner's view of a scrape report (the same as `engineReportOf` for OParl). */
 export function engineReportOfScrape(
   report: ScrapeReport,
   kind: EngineReport['kind'] = report.kind,
 ): EngineReport {
-  return {
-    kind,
-    requests: report.requests,
-    changed: report.changed,
-    complete: report.complete,
-    continued: report.continued,
-    objects: report.objects,
-    failures: [...new Set(report.failures.map((f) => f.kind))],
-    ...(report.failures.length > 0
-      ? { failureDetails: report.failures.map((f) => `${f.kind}${f.list ? ` ${f.list}` : ''}: ${f.detail}`) }
-      : {}),
-    sessionDays: report.sessionDays,
-  };
+  return engineReportOf({ ...report, kind });
 }
 
 export async function scrapeSource(

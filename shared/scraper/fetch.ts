@@ -1,5 +1,11 @@
 import type { SourceConfig } from '../config/source';
-import { HttpStatusError, MAX_ATTEMPTS_BY_PURPOSE, type PoliteFetcher, type RunContext } from '../fetch';
+import {
+  fetchSourceOf,
+  HttpStatusError,
+  MAX_ATTEMPTS_BY_PURPOSE,
+  type PoliteFetcher,
+  type RunContext,
+} from '../fetch';
 import { classifyFetchFailure } from '../oparl/polite-port';
 import type { FetchFailureCode } from '../oparl/ports';
 import { type DecodedPage, decodeHtml } from './decode';
@@ -54,14 +60,7 @@ const GATE_STATUSES = new Set([401, 403, 429, 503]);
 
 export function scraperPageFetcher(options: ScraperFetchOptions): ScraperPageFetcher {
   const { fetcher, runContext } = options;
-  const source = {
-    sourceId: options.source.sourceId,
-    requestIntervalSeconds: options.source.requestIntervalSeconds,
-    ...(options.source.userAgent !== undefined ? { userAgent: options.source.userAgent } : {}),
-    ...(options.source.robotsException !== undefined
-      ? { robotsException: options.source.robotsException }
-      : {}),
-  };
+  const source = fetchSourceOf(options.source);
   return {
     async page(url) {
       try {
