@@ -40,7 +40,8 @@ export class CursorConflictError extends IngestorError {
   }
 }
 
-function strip<T>(item: Record<string, unknown> | undefined): T | undefined {
+/** An item as stored, without its table keys. */
+export function strip<T>(item: Record<string, unknown> | undefined): T | undefined {
   if (!item) return undefined;
   const { pk: _pk, sk: _sk, ...rest } = item;
   return rest as T;
@@ -53,25 +54,35 @@ function isConditionFailure(err: unknown): boolean {
   );
 }
 
-export class SyncStateStore {
+/**
+ * Items of one source's partition `SOURCE#<sourceId>` of the State table: read one, write one, list a
+ * sort-key family. The OParl engine's store and the scraper's build on it.
+ */
+export class SourcePartitionItems {
   constructor(
-    private readonly clients: Pick<AwsClients, 'doc'>,
-    private readonly table: string,
-    private readonly sourceId: string,
+    protected readonly clients: Pick<AwsClients, 'doc'>,
+    protected readonly table: string,
+    protected readonly sourceId: string,
   ) {}
 
-  private get pk(): string {
+  protected get pk(): string {
     return sourcePartition(this.sourceId);
   }
 
-  private async get<T>(sk: string): Promise<T | undefined> {
+  protected async get<T>(sk: string): Promise<T | undefined> {
     const out = await this.clients.doc.send(
       new GetCommand({ TableName: this.table, Key: { pk: this.pk, sk }, ConsistentRead: true }),
     );
     return strip<T>(out.Item);
   }
 
-  private async queryPrefix<T>(prefix: string): Promise<T[]> {
+  protected async put(sk: string, item: object): Promise<void> {
+    await this.clients.doc.send(
+      new PutCommand({ TableName: this.table, Item: { pk: this.pk, sk, ...item } }),
+    );
+  }
+
+  protected async queryPrefix<T>(prefix: string): Promise<T[]> {
     const items: T[] = [];
     let startKey: Record<string, unknown> | undefined;
     do {
@@ -89,7 +100,9 @@ export class SyncStateStore {
     } while (startKey);
     return items;
   }
+}
 
+export class SyncStateStore extends SourcePartitionItems {
   // --- cursor -------------------------------------------------------------------------------------
 
   getCursor(kind: string): Promise<SyncCursor | undefined> {

@@ -1,8 +1,7 @@
-import { BatchGetCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { sha256Hex } from '../oparl/objects';
-import { CursorConflictError, putLockedCursor, sourcePartition } from '../oparl/state';
+import { CursorConflictError, putLockedCursor, SourcePartitionItems, strip } from '../oparl/state';
 import type { SyncFailure } from '../oparl/types';
-import type { AwsClients } from '../store/clients';
 import type { MirrorTypeName } from './oparl-shape';
 import type { CalendarRow, OrganizationKind } from './types';
 
@@ -104,36 +103,7 @@ export interface ScrapeCursor {
   report?: Record<string, unknown>;
 }
 
-function strip<T>(item: Record<string, unknown> | undefined): T | undefined {
-  if (!item) return undefined;
-  const { pk: _pk, sk: _sk, ...rest } = item;
-  return rest as T;
-}
-
-export class ScrapeStateStore {
-  constructor(
-    private readonly clients: Pick<AwsClients, 'doc'>,
-    private readonly table: string,
-    private readonly sourceId: string,
-  ) {}
-
-  private get pk(): string {
-    return sourcePartition(this.sourceId);
-  }
-
-  private async get<T>(sk: string): Promise<T | undefined> {
-    const out = await this.clients.doc.send(
-      new GetCommand({ TableName: this.table, Key: { pk: this.pk, sk }, ConsistentRead: true }),
-    );
-    return strip<T>(out.Item);
-  }
-
-  private async put(sk: string, item: object): Promise<void> {
-    await this.clients.doc.send(
-      new PutCommand({ TableName: this.table, Item: { pk: this.pk, sk, ...item } }),
-    );
-  }
-
+export class ScrapeStateStore extends SourcePartitionItems {
   getCursor(kind: string): Promise<ScrapeCursor | undefined> {
     return this.get<ScrapeCursor>(cursorKey(kind));
   }
