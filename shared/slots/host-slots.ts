@@ -275,14 +275,14 @@ export class PacedHostSlots implements HostSlots {
   retimeLate(lease: Lease, token: SlotToken, opts: AcquireOptions): Promise<AcquireResult> {
     const lateMs = lease.lateMs();
     this.lateness.record(lateMs);
-    this.counts.lateForfeits += 1;
-    this.onEvent({
-      type: 'slot-forfeited',
-      host: lease.host,
-      wokeLateMs: lateMs - lease.uncertaintyMs,
-      uncertaintyMs: lease.uncertaintyMs,
-    });
+    this.noteForfeit(lease.host, lateMs, lease.uncertaintyMs);
     return this.move(lease, lease.host, opts, token);
+  }
+
+  /** A slot given up for lateness: counted, and told (how much of it was the store clock's uncertainty). */
+  private noteForfeit(host: string, lateMs: number, uncertaintyMs: number): void {
+    this.counts.lateForfeits += 1;
+    this.onEvent({ type: 'slot-forfeited', host, wokeLateMs: lateMs - uncertaintyMs, uncertaintyMs });
   }
 
   /** How late a send now would be after the lease's slot, counting the store clock's uncertainty. */
@@ -385,11 +385,9 @@ export class PacedHostSlots implements HostSlots {
           // the next slot, someone else's. Give the slot up and reserve again: the same call re-times
           // it to now when nobody has reserved after it yet, else it stays spent and a new one queues.
           const lateMs = this.lateMsOf(sendAtMs, decision.uncertaintyMs);
-          const wokeLateMs = lateMs - decision.uncertaintyMs;
           this.lateness.record(lateMs);
           if (lateMs > sendAllowanceMs) {
-            this.counts.lateForfeits += 1;
-            this.onEvent({ type: 'slot-forfeited', host, wokeLateMs, uncertaintyMs: decision.uncertaintyMs });
+            this.noteForfeit(host, lateMs, decision.uncertaintyMs);
             moving = { store, host, leaseId, retime: decision.token }; // freed by the next reservation call
             continue;
           }
