@@ -1,11 +1,12 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { env } from '../shared/config/env';
+import { warmRuntime } from '../shared/config/warm-runtime';
 import { isIngestorError } from '../shared/errors';
 import { logger } from '../shared/observability/logger';
 import { parseSyncMessage } from '../shared/sync/message';
 import { runSyncMessage, type SyncRunResult } from '../shared/sync/run';
-import { createSyncRuntime, type SyncRuntime, type SyncRuntimeOptions } from '../shared/sync/runtime';
+import { createSyncRuntime, type SyncRuntimeOptions } from '../shared/sync/runtime';
 
 /**
  * Sync Lambda (SQS sync queue, batch size 1): one message = one source's sync run or its continuation.
@@ -15,17 +16,17 @@ import { createSyncRuntime, type SyncRuntime, type SyncRuntimeOptions } from '..
 /** Time kept back from the invocation's budget for the last page, the checkpoint and the hand-over. */
 export const BUDGET_RESERVE_MS = 60_000;
 
-let runtime: Promise<SyncRuntime> | undefined;
+// Kept while the instance is warm; a failed build or a rotated Upstash token builds anew.
+const runtime = warmRuntime(env, () => createSyncRuntime(env()));
 const processor = new BatchProcessor(EventType.SQS);
 
 /** Local runner only: build the runtime with extra options (request observer, loopback resolver). */
 export function configureSyncRuntime(options: SyncRuntimeOptions): void {
-  runtime = createSyncRuntime(env(), options);
+  runtime.configure(() => createSyncRuntime(env(), options));
 }
 
 export async function processSyncBody(body: string, remainingMs: number): Promise<SyncRunResult> {
-  runtime ??= createSyncRuntime(env());
-  const rt = await runtime;
+  const rt = await runtime.get();
   let message: ReturnType<typeof parseSyncMessage>;
   try {
     message = parseSyncMessage(body);
