@@ -3,7 +3,6 @@ import { resolve } from 'node:path';
 import { type IngestorEnv, parseEnv } from '../../shared/config/env';
 import { type AwsClients, createAwsClients, destroyAwsClients } from '../../shared/store/clients';
 import { provisionLocal } from '../../shared/store/provision';
-import { startAwsPeers } from './peers';
 
 /**
  * Local mode: the same handlers and library as in AWS, with the AWS services replaced by real-protocol
@@ -25,6 +24,8 @@ export async function openLocalRuntime(opts: {
 }): Promise<LocalRuntime> {
   const dataDir = resolve(opts.dataDir ?? DEFAULT_DATA_DIR);
   await mkdir(dataDir, { recursive: true });
+  // Loaded only in local mode: the stand-ins are development packages that `--aws` never needs.
+  const { startAwsPeers } = await import('./peers');
   const peers = await startAwsPeers({ dataDir });
   // Operator settings (user agent, intervals) come from the real environment; endpoints from the peers.
   const base = parseEnv({
