@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { type AddSourceResult, addSource, parseImportFile } from '../../shared/onboarding';
+import { type AddSourceResult, addSource, readImportFile } from '../../shared/onboarding';
 import { createFetchRuntime } from '../../shared/sync/runtime';
 import type { LocalRuntime } from '../local/runtime';
 import { type CommandResult, UsageError } from '../output';
@@ -93,13 +93,13 @@ export async function importSourcesCommand(rt: LocalRuntime, args: SourcesArgs):
   if (file === undefined || file === '') {
     throw new UsageError('usage: ingestor sources import <file.json|file.csv> [--activate]');
   }
-  const entries = parseImportFile(await readFile(file, 'utf8'));
+  const { entries, encoding, warnings } = readImportFile(await readFile(file));
   const activate = args.values.activate === true;
   const rows: (
     | ReturnType<typeof jsonOf>
     | { line: number; systemUrl: string; error: string; message: string }
   )[] = [];
-  const text: string[] = [];
+  const text: string[] = warnings.map((w) => `warning: ${w}`);
   await withFetcher(rt, async (deps) => {
     for (const entry of entries) {
       try {
@@ -128,5 +128,9 @@ export async function importSourcesCommand(rt: LocalRuntime, args: SourcesArgs):
   const failed = rows.filter((r) => 'error' in r).length;
   const created = rows.filter((r) => 'created' in r && r.created).length;
   text.push(`${created} added, ${rows.length - created - failed} existed already, ${failed} refused`);
-  return { text, json: { sources: rows, created, failed }, exitCode: failed > 0 ? 1 : 0 };
+  return {
+    text,
+    json: { sources: rows, created, failed, encoding, warnings },
+    exitCode: failed > 0 ? 1 : 0,
+  };
 }
