@@ -30,6 +30,15 @@ export interface PassOptions {
   now: Date;
   /** Wall-clock epoch ms after which no new work is started (Lambda budget). */
   deadlineMs?: number;
+  /** After each document or photo: how far the stage is (the CLI's progress line on a terminal). */
+  onProgress?: (progress: PassProgress) => void;
+}
+
+export interface PassProgress {
+  stage: 'files' | 'text' | 'deletion check' | 'photos';
+  done: number;
+  total: number;
+  host?: string;
 }
 
 /** One source as a run sees it: config, what it may do (gate), bodies with their listed flag, host pace. */

@@ -91,7 +91,7 @@ function parseCsv(text: string): ImportEntry[] {
       trim: true,
       info: true,
       relax_column_count_less: true,
-    }) as { record: string[]; info: { lines: number } }[];
+    }) as unknown as { record: string[]; info: { lines: number } }[];
   } catch (error) {
     throw new ImportFileError(`not valid CSV: ${(error as Error).message}`);
   }

@@ -119,10 +119,15 @@ export interface SyncRunOptions {
    * continuation keeps the start stored in the cursor. Default: now.
    */
   startedAt?: Date;
+  /**
+   * The operator's stop (Ctrl-C in the CLI): checked with the budget before every request; the run
+   * then ends at that checkpoint as it would at the end of its window — cursor saved, nothing continued.
+   */
+  signal?: AbortSignal;
 }
 
 class StopRun extends Error {
-  constructor(readonly reason: 'deadline' | 'window' | 'failure' | 'filter-not-honoured') {
+  constructor(readonly reason: 'deadline' | 'window' | 'interrupted' | 'failure' | 'filter-not-honoured') {
     super(`stop: ${reason}`);
   }
 }
@@ -315,6 +320,7 @@ class SyncRun {
   private checkStop(): void {
     const now = this.nowMs();
     if (this.run.deadlineMs !== undefined && now >= this.run.deadlineMs) throw new StopRun('deadline');
+    if (this.run.signal?.aborted) throw new StopRun('interrupted');
     if (
       this.run.kind !== 'incremental' &&
       this.run.windowEndMs !== undefined &&

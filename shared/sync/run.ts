@@ -37,7 +37,7 @@ export interface EngineReport {
 export type SyncEngine = (
   source: SourceConfig,
   message: SyncMessage,
-  budget: { deadlineMs: number; runStartedAt: Date },
+  budget: { deadlineMs: number; runStartedAt: Date; signal?: AbortSignal },
 ) => Promise<EngineReport>;
 
 export interface SyncRunDeps {
@@ -59,7 +59,8 @@ export type SyncRunResult =
 export async function runSyncMessage(
   deps: SyncRunDeps,
   message: SyncMessage,
-  budget: { deadlineMs: number },
+  /** `signal`: the operator's stop (CLI Ctrl-C) — the engine ends at its next checkpoint. */
+  budget: { deadlineMs: number; signal?: AbortSignal },
 ): Promise<SyncRunResult> {
   const { sourceId, runId } = message;
   const now = deps.now();
@@ -94,7 +95,11 @@ export async function runSyncMessage(
   const runStartedAt = new Date(message.startedAt);
   let report: EngineReport;
   try {
-    report = await deps.engine(source, message, { deadlineMs: budget.deadlineMs, runStartedAt });
+    report = await deps.engine(source, message, {
+      deadlineMs: budget.deadlineMs,
+      runStartedAt,
+      ...(budget.signal ? { signal: budget.signal } : {}),
+    });
   } catch (err) {
     // An engine bug or an unexpected fault: a failed run (ERR-4), never a crashed planner.
     report = {
