@@ -37,8 +37,8 @@ describe('ingestor as a process: help, version, exit codes', () => {
     expect(sourcesHelp.stdout).not.toContain('simulate cadence');
     expect(syncHelp).toMatchObject({ code: 0, loaded: [] });
     expect(syncHelp.stdout).toContain('--url URL');
-    // Nothing heavy loaded: the answer takes the time of Node and tsx, not of the AWS SDK (was 2–3.5 s).
-    expect(Math.max(help.ms, sourcesHelp.ms, syncHelp.ms)).toBeLessThan(3_000);
+    // `loaded: []` above is the proof that help is fast: no AWS SDK, stand-in, cheerio or pdf.js is loaded
+    // (on main all of them were: 2–3.5 s). Wall time is not asserted — the machine is shared.
     const pkg = JSON.parse(await readFile('package.json', 'utf8')) as { version: string };
     expect(version).toMatchObject({ code: 0, stdout: `${pkg.version}\n` });
   });
