@@ -9,7 +9,7 @@ import {
   RUNTIME_OPTIONS,
 } from './args';
 import { COMMANDS, type CommandSpec, findCommand, type RunContext } from './commands';
-import { emit, errorOutput, UsageError } from './output';
+import { EXIT_FAILED, EXIT_USAGE, emit, errorOutput, UsageError } from './output';
 
 /**
  * The operator CLI (`npx ingestor …`). Local mode: every command works on the state under `--data`
@@ -20,8 +20,6 @@ import { emit, errorOutput, UsageError } from './output';
  * Only the command table is loaded up front; a command's module, the AWS SDK and the local stand-ins
  * are imported when that command runs — `--help` and usage errors answer in a fraction of a second.
  */
-const EXIT_FAILED = 1;
-const EXIT_USAGE = 2;
 
 function usage(): string {
   const lines = ['usage: ingestor <command> [options]   (ingestor <command> --help for its options)', ''];

@@ -8,6 +8,11 @@ export interface CommandResult {
   exitCode?: number;
 }
 
+/** Exit codes of every command: done, failed, a usage error, and stopped by Ctrl-C (128 + SIGINT). */
+export const EXIT_FAILED = 1;
+export const EXIT_USAGE = 2;
+export const EXIT_INTERRUPTED = 130;
+
 export class UsageError extends IngestorError {
   constructor(message: string) {
     super('CLI_USAGE', message);

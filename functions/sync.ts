@@ -25,7 +25,12 @@ export function configureSyncRuntime(options: SyncRuntimeOptions): void {
   runtime.configure(() => createSyncRuntime(env(), options));
 }
 
-export async function processSyncBody(body: string, remainingMs: number): Promise<SyncRunResult> {
+/** `signal`: the local runner's Ctrl-C (`npm start`) — the run ends at its next checkpoint. */
+export async function processSyncBody(
+  body: string,
+  remainingMs: number,
+  signal?: AbortSignal,
+): Promise<SyncRunResult> {
   const rt = await runtime.get();
   let message: ReturnType<typeof parseSyncMessage>;
   try {
@@ -41,6 +46,7 @@ export async function processSyncBody(body: string, remainingMs: number): Promis
   }
   const result = await runSyncMessage(rt.runDeps, message, {
     deadlineMs: Date.now() + Math.max(0, remainingMs - BUDGET_RESERVE_MS),
+    ...(signal ? { signal } : {}),
   });
   logger.info('sync message done', {
     sourceId: result.sourceId,

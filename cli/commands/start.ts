@@ -7,7 +7,7 @@ import { createPreviewListener, createPreviewRuntime } from '../../shared/previe
 import { getSourceItem, loadAllSources, putSourceItem } from '../../shared/store/sources';
 import { type FakeCouncil, startDemoCouncil } from '../../test/support/fake-council';
 import type { LocalRuntime } from '../local/runtime';
-import type { CommandResult } from '../output';
+import { type CommandResult, EXIT_INTERRUPTED } from '../output';
 import { createProgress } from '../progress';
 import { createLocalDocumentPasses } from './documents-local';
 import { requestCommand } from './request';
@@ -33,6 +33,8 @@ export interface StartSummary {
   firstStart: boolean;
   /** Only after the first start's cycle: what is where. */
   demo?: FirstStartSummary;
+  /** Ctrl-C ended the run: the sync in progress stopped at a checkpoint and released its lease. */
+  interrupted?: true;
 }
 
 export async function startCommand(
@@ -87,6 +89,19 @@ export async function startCommand(
 
   let preview: { url: string; close(): Promise<void> } | undefined;
   let firstCycle = firstStart;
+  // Ctrl-C: the sync in progress ends at its next checkpoint and releases its lease (as `ingestor
+  // sync`); no further message, pass or tick starts. A second Ctrl-C quits at once.
+  const interrupt = new AbortController();
+  let stopLoop: (() => void) | undefined;
+  const onStop = () => {
+    if (interrupt.signal.aborted) process.exit(EXIT_INTERRUPTED);
+    interrupt.abort();
+    totals.interrupted = true;
+    say('stopping: a running sync ends at its next checkpoint (Ctrl-C again quits at once)');
+    stopLoop?.();
+  };
+  process.on('SIGINT', onStop);
+  process.on('SIGTERM', onStop);
   const tickAndDrain = async () => {
     progress.step('planner tick');
     const tick = await planner.handler();
@@ -94,23 +109,28 @@ export async function startCommand(
     for (const d of tick.decisions) {
       say(`planner: ${d.sourceId} → ${d.started ? `sync ${d.kind}` : d.action}: ${d.reason}`);
     }
-    await drainQueue(rt, async (body) => {
-      progress.step('sync');
-      const result = await sync.processSyncBody(body, 15 * 60_000);
-      if (result.status === 'dropped') {
-        say(`sync ${result.sourceId}: dropped (${result.reason})`);
-        return;
-      }
-      const { report } = result;
-      const objects = report.objects.new + report.objects.modified + report.objects.deleted;
-      totals.objects += objects;
-      if (result.status === 'done') totals.syncs += 1;
-      say(
-        `sync ${result.sourceId} (${report.kind}) ${result.status}: ${report.requests} requests, ` +
-          `${report.objects.new} new, ${report.objects.modified} modified, ${report.objects.deleted} deleted` +
-          `${report.complete ? '' : ' (incomplete)'}${report.failures.length > 0 ? `; failures: ${report.failures.join(', ')}` : ''}`,
-      );
-    });
+    await drainQueue(
+      rt,
+      async (body) => {
+        progress.step('sync');
+        const result = await sync.processSyncBody(body, 15 * 60_000, interrupt.signal);
+        if (result.status === 'dropped') {
+          say(`sync ${result.sourceId}: dropped (${result.reason})`);
+          return;
+        }
+        const { report } = result;
+        const objects = report.objects.new + report.objects.modified + report.objects.deleted;
+        totals.objects += objects;
+        if (result.status === 'done') totals.syncs += 1;
+        say(
+          `sync ${result.sourceId} (${report.kind}) ${result.status}: ${report.requests} requests, ` +
+            `${report.objects.new} new, ${report.objects.modified} modified, ${report.objects.deleted} deleted` +
+            `${report.complete ? '' : ' (incomplete)'}${report.failures.length > 0 ? `; failures: ${report.failures.join(', ')}` : ''}`,
+        );
+      },
+      interrupt.signal,
+    );
+    if (interrupt.signal.aborted) return progress.end();
     if (firstCycle) {
       // ONB-4: new bodies stay unlisted; the first start lists the demo's, so its files are fetched.
       const listed = await listAllBodies(rt, DEMO_SOURCE_ID, 'npm start');
@@ -136,30 +156,35 @@ export async function startCommand(
       return {
         text: [`summary: ${JSON.stringify(totals)}`, JSON.stringify(totals)],
         json: totals,
+        ...(totals.interrupted ? { exitCode: EXIT_INTERRUPTED } : {}),
       };
     }
-    say(`running; a planner tick every ${TICK_MS / 1000} s (Ctrl-C to stop)`);
-    let busy = false;
-    await new Promise<void>((resolve) => {
-      const timer = setInterval(() => {
-        // A long first sync must not overlap the next tick: the planner would only find the lease anyway.
-        if (busy) return;
-        busy = true;
-        tickAndDrain()
-          .catch((err) => say(`tick failed: ${err instanceof Error ? err.message : String(err)}`))
-          .finally(() => {
-            busy = false;
-          });
-      }, TICK_MS);
-      const stop = () => {
-        clearInterval(timer);
-        resolve();
-      };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-    });
+    if (!interrupt.signal.aborted) {
+      say(`running; a planner tick every ${TICK_MS / 1000} s (Ctrl-C to stop)`);
+      let inFlight: Promise<void> | undefined;
+      await new Promise<void>((resolve) => {
+        const timer = setInterval(() => {
+          // A long first sync must not overlap the next tick: the planner would only find the lease anyway.
+          if (inFlight) return;
+          inFlight = tickAndDrain()
+            .catch((err) => say(`tick failed: ${err instanceof Error ? err.message : String(err)}`))
+            .finally(() => {
+              inFlight = undefined;
+            });
+        }, TICK_MS);
+        stopLoop = () => {
+          clearInterval(timer);
+          resolve();
+        };
+      });
+      // The tick in progress finishes at its checkpoint before the peers close under it.
+      await inFlight;
+    }
+    // Stopping a running `npm start` is how it ends: exit 0, unless a sync was cut short.
     return { text: [`stopped: ${JSON.stringify(totals)}`], json: totals };
   } finally {
+    process.off('SIGINT', onStop);
+    process.off('SIGTERM', onStop);
     await preview?.close();
     await documents.close();
     await demo?.close();
@@ -218,10 +243,15 @@ function envForHandlers(rt: LocalRuntime, allowLoopback: boolean): Record<string
 }
 
 /** Receive until the queue is empty (continuations included); delete each message once handled. */
-export async function drainQueue(rt: LocalRuntime, handle: (body: string) => Promise<void>): Promise<number> {
+export async function drainQueue(
+  rt: LocalRuntime,
+  handle: (body: string) => Promise<void>,
+  signal?: AbortSignal,
+): Promise<number> {
   const queueUrl = rt.env.SYNC_QUEUE_URL as string;
   let handled = 0;
   for (;;) {
+    if (signal?.aborted) return handled;
     const res = await rt.clients.sqs.send(
       new ReceiveMessageCommand({
         QueueUrl: queueUrl,

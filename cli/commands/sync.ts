@@ -14,13 +14,11 @@ import type { SyncMessage } from '../../shared/sync/message';
 import { runSyncMessage } from '../../shared/sync/run';
 import { createSyncRuntime } from '../../shared/sync/runtime';
 import type { LocalRuntime } from '../local/runtime';
-import { type CommandResult, UsageError } from '../output';
+import { type CommandResult, EXIT_FAILED, EXIT_INTERRUPTED, UsageError } from '../output';
 import { createProgress, type Progress } from '../progress';
 
 /** A manual CLI run has no Lambda budget; an hour is far more than any single run needs locally. */
 const LOCAL_RUN_BUDGET_MS = 60 * 60_000;
-/** The shell's code for a process ended by Ctrl-C (128 + SIGINT). */
-export const EXIT_INTERRUPTED = 130;
 
 /**
  * `sync --url <systemUrl> [--full]`: one manual sync now, in this process, under every rule the planner
@@ -151,7 +149,7 @@ async function runLeased(
         ...(r.failureDetails ?? []).map((d) => `  failure: ${d}`),
       ],
       json,
-      exitCode: interrupted ? EXIT_INTERRUPTED : r.failures.length > 0 && !r.complete ? 1 : 0,
+      exitCode: interrupted ? EXIT_INTERRUPTED : r.failures.length > 0 && !r.complete ? EXIT_FAILED : 0,
     };
   } finally {
     await runtime.close();

@@ -7,6 +7,7 @@ import { openLocalRuntime } from '../../cli/local/runtime';
 import { sourceIdFromUrl } from '../../shared/config/source';
 import { SyncStateStore } from '../../shared/oparl/state';
 import { getSourceState } from '../../shared/store/source-state';
+import { spawnCli } from '../support/cli-process';
 import { type FakeCouncil, startFakeCouncil } from '../support/fake-council';
 
 /**
@@ -83,4 +84,45 @@ describe('sync at a terminal: a progress line, and Ctrl-C ends the run at a chec
     await new Promise((r) => setTimeout(r, 1_200));
     expect(council.requests.length).toBe(asked);
   }, 60_000);
+
+  it('SCH-5: Ctrl-C during npm start stops the running sync at a checkpoint and releases its lease', async () => {
+    const data = join(dir, 'start-data');
+    let output = '';
+    const stopped = spawnCli(['start', '--data', data], {
+      onSpawn: (child) => {
+        // Ctrl-C (once) a few requests into the demo's first (full) sync.
+        let armed = false;
+        child.stdout?.on('data', (d) => {
+          output += d;
+          if (!armed && /planner: demo → sync full/.test(output)) {
+            armed = true;
+            setTimeout(() => child.kill('SIGINT'), 3_000);
+          }
+        });
+      },
+    });
+    const run = await stopped;
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('stopping: a running sync ends at its next checkpoint');
+    expect(run.stdout).toMatch(/sync demo \(full\) done: \d+ requests.*\(incomplete\)/);
+    expect(lastLineJson(run.stdout)).toMatchObject({ interrupted: true, syncs: 1 });
+
+    const rt = await openLocalRuntime({ dataDir: data });
+    try {
+      const state = await getSourceState<Record<string, unknown>>(rt.clients.doc, rt.env.STATE_TABLE, 'demo');
+      expect(state?.leaseRunId).toBeUndefined();
+      expect(state?.leaseUntil).toBeUndefined();
+      expect(state?.lastRun).toMatchObject({ kind: 'full', complete: false, ok: true });
+      const cursor = await new SyncStateStore(rt.clients, rt.env.STATE_TABLE, 'demo').getCursor('full');
+      expect(cursor).toMatchObject({ stopReason: 'interrupted' });
+    } finally {
+      await rt.close();
+    }
+  }, 90_000);
 });
+
+/** `stopped: {…}` — the summary `npm start` prints when it ends. */
+function lastLineJson(stdout: string): Record<string, unknown> {
+  const line = stdout.trim().split('\n').at(-1) ?? '';
+  return JSON.parse(line.replace(/^stopped: /, '')) as Record<string, unknown>;
+}
