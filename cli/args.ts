@@ -73,6 +73,13 @@ export function parseStrict(argv: string[], table: OptionTable): ParsedArgs {
   }
 }
 
+/** The first positional, options read leniently (unknown ones are refused later, by `parseStrict`). */
+export function firstPositional(argv: string[], table: OptionTable): string | undefined {
+  const options: Record<string, { type: 'string' | 'boolean' }> = {};
+  for (const [name, o] of Object.entries(table)) options[name] = { type: o.type };
+  return parseArgs({ args: argv, options, allowPositionals: true, strict: false }).positionals[0];
+}
+
 export function checkArity(positionals: string[], arity: Arity, what: string): void {
   const [min, max] = arity;
   if (positionals.length < min) {

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import {
   type ArgsSpec,
   checkArity,
+  firstPositional,
   HELP_OPTIONS,
   type OptionTable,
   optionLines,
@@ -94,8 +95,13 @@ export function parseInvocation(argv: string[]): Invocation | { global: 'help' |
   if (!command) throw new UsageError(`unknown command "${name}"`);
   const rest = [...argv.slice(0, at), ...argv.slice(at + 1)];
   const common = { ...HELP_OPTIONS, ...(command.runtime ? RUNTIME_OPTIONS : {}) };
-  // The subcommand decides which options apply; find it with a lenient look first.
-  const first = rest[commandIndex(rest)];
+  // The subcommand decides which options apply; find it with a lenient look first, knowing every
+  // option of the command (so that a value, as in `bodies --source demo`, is not taken for one).
+  const first = firstPositional(rest, {
+    ...common,
+    ...command.bare?.options,
+    ...Object.assign({}, ...Object.values(command.subcommands ?? {}).map((sub) => sub.options ?? {})),
+  });
   const sub = first !== undefined && command.subcommands?.[first] !== undefined ? first : undefined;
   const spec = sub !== undefined ? command.subcommands?.[sub] : command.bare;
   if (rest.includes('--help') || rest.includes('-h')) {

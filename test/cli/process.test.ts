@@ -67,7 +67,7 @@ describe('ingestor as a process: help, version, exit codes', () => {
 
   it('runtime failures exit 1 with a clear message on stderr, nothing on stdout', async () => {
     const data = ['--data', join(dir, 'data')];
-    const [noSource, noSourceJson, noRobotsFile] = await Promise.all([
+    const [noSource, noSourceJson, noRobotsFile, noBodiesSource] = await Promise.all([
       spawnCli(['status', 'nosuch', ...data]),
       spawnCli(['sources', 'show', 'nosuch', '--json', '--data', join(dir, 'data-json')]),
       spawnCli([
@@ -79,6 +79,8 @@ describe('ingestor as a process: help, version, exit codes', () => {
         'x',
         'https://a.de/',
       ]),
+      // An option's value is not taken for a subcommand (`bodies list|unlist`).
+      spawnCli(['bodies', '--source', 'nosuch', '--data', join(dir, 'data-bodies')]),
     ]);
     expect(noSource).toMatchObject({ code: 1, stdout: '' });
     expect(noSource.stderr).toContain('no source nosuch');
@@ -87,6 +89,8 @@ describe('ingestor as a process: help, version, exit codes', () => {
     expect(noRobotsFile).toMatchObject({ code: 1, stdout: '' });
     expect(noRobotsFile.stderr).toMatch(/^error: cannot read .*missing\.txt: no such file/);
     expect(noRobotsFile.stderr).not.toContain('ENOENT');
+    expect(noBodiesSource).toMatchObject({ code: 1, stdout: '' });
+    expect(noBodiesSource.stderr).toContain('no source nosuch');
   });
 
   it('npm run test:unit is the fast loop without the CDK project; npm test still runs both', async () => {
