@@ -37,6 +37,11 @@ export interface SourceStateItem<Schedule = Record<string, unknown>> {
   lastRun?: Record<string, unknown>;
   lastDecision?: { action: string; kind?: string; reason: string; decidedAt: string; ruleIds?: string[] };
   configProblems?: { field: string; message: string }[];
+  /**
+   * RATE-2 (issue 13): host and interval of the source's last valid config, written by the planner. A
+   * broken Sources item keeps counting for its host's pace with it until the item is fixed.
+   */
+  lastValidPace?: { host: string; requestIntervalSeconds: number };
   manualRequest?: { kind: 'sync' | 'full'; requestedAt: string; by?: string };
 }
 
