@@ -34,6 +34,14 @@ export interface SourceStateItem<Schedule = Record<string, unknown>> {
   leaseKind?: string;
   /** ISO instant; a lease past this is free again (an instance that died cannot block a source). */
   leaseUntil?: string;
+  /**
+   * Which message of the lease's run may work now (0 = the planner's, n = its n-th continuation), and
+   * the invocation working on it until `leaseHeldUntil` (the end of that invocation's time): a
+   * duplicate delivery of the same message finds the claim taken and is dropped (issue 13).
+   */
+  leaseStep?: number;
+  leaseHolder?: string;
+  leaseHeldUntil?: string;
   lastRun?: Record<string, unknown>;
   lastDecision?: { action: string; kind?: string; reason: string; decidedAt: string; ruleIds?: string[] };
   configProblems?: { field: string; message: string }[];
@@ -187,9 +195,12 @@ export async function patchSourceState(
   );
 }
 
+/** The attributes of a claim on a lease (see `claimSyncRun`). */
+const CLAIM_ATTRIBUTES = ['leaseHolder', 'leaseHeldUntil'];
+
 /**
- * SCH-5: take the source's sync lease if it is free, expired, or already ours (a continuation of the
- * same run). One conditional write; `false` means another run holds it.
+ * SCH-5: take the source's sync lease for a new run if it is free or expired. One conditional write;
+ * `false` means another run holds it. The run's messages then claim it one at a time (`claimSyncRun`).
  */
 export async function acquireSyncLease(
   doc: DynamoDBDocumentClient,
@@ -205,11 +216,13 @@ export async function acquireSyncLease(
         TableName: table,
         Key: { pk: sourcePk(sourceId), sk: STATE_SK },
         UpdateExpression:
-          'SET leaseRunId = :run, leaseKind = :kind, leaseUntil = :until, leaseShard = :leaseShard, sourceId = :sid, dueShard = :shard' +
+          'SET leaseRunId = :run, leaseKind = :kind, leaseUntil = :until, leaseShard = :leaseShard, sourceId = :sid, dueShard = :shard, leaseStep = :step' +
           // A new item needs a dueAt for the index, unless the caller sets one.
           (lease.extra?.dueAt === undefined ? ', dueAt = if_not_exists(dueAt, :epoch)' : '') +
-          extraSets,
-        ConditionExpression: 'attribute_not_exists(leaseUntil) OR leaseUntil < :now OR leaseRunId = :run',
+          extraSets +
+          // A dead run's claim goes with its lease.
+          ` REMOVE ${CLAIM_ATTRIBUTES.join(', ')}`,
+        ConditionExpression: 'attribute_not_exists(leaseUntil) OR leaseUntil < :now',
         ...(extraSets === '' ? {} : { ExpressionAttributeNames: extra.names }),
         ExpressionAttributeValues: {
           ...extra.values,
@@ -220,6 +233,7 @@ export async function acquireSyncLease(
           ':sid': sourceId,
           ':shard': PLANNER_SHARD,
           ':leaseShard': LEASE_SHARD,
+          ':step': 0,
           ...(lease.extra?.dueAt === undefined ? { ':epoch': new Date(0).toISOString() } : {}),
         },
       }),
@@ -231,29 +245,126 @@ export async function acquireSyncLease(
   }
 }
 
+/** One message's claim on its run's lease: the run, which of its messages, and who works on it. */
+export interface SyncRunClaim {
+  runId: string;
+  /** The message's `continuation` (0 for the planner's message). */
+  step: number;
+  /** This invocation (random per delivery). */
+  holder: string;
+}
+
 /**
- * Release the lease held by `runId` and record the run's results in the same write. `remove` names
- * further attributes to drop with it (e.g. the lease's `running` details).
+ * Issue 13 / SCH-5: a delivered sync message claims its run's lease for this invocation, renewing it.
+ * Only the run the planner (or the CLI) took the lease for may claim, only with its current message or a
+ * later one (a continuation takes over from the message that sent it), and only while no other
+ * invocation works on that message — unless that one's time is up (`leaseHeldUntil`, the end of its
+ * invocation: after a crash the redelivery proceeds). `false`: a duplicate or stale delivery; it must
+ * touch nothing.
+ */
+export async function claimSyncRun(
+  doc: DynamoDBDocumentClient,
+  table: string,
+  sourceId: string,
+  claim: SyncRunClaim & { heldUntil: Date; leaseUntil: Date; now: Date },
+): Promise<boolean> {
+  try {
+    await doc.send(
+      new UpdateCommand({
+        TableName: table,
+        Key: { pk: sourcePk(sourceId), sk: STATE_SK },
+        UpdateExpression:
+          'SET leaseUntil = :until, leaseStep = :step, leaseHolder = :holder, leaseHeldUntil = :held',
+        ConditionExpression:
+          'leaseRunId = :run AND (attribute_not_exists(leaseStep) OR leaseStep < :step OR ' +
+          '(leaseStep = :step AND (attribute_not_exists(leaseHeldUntil) OR leaseHeldUntil < :now)))',
+        ExpressionAttributeValues: {
+          ':run': claim.runId,
+          ':step': claim.step,
+          ':holder': claim.holder,
+          ':held': claim.heldUntil.toISOString(),
+          ':until': claim.leaseUntil.toISOString(),
+          ':now': claim.now.toISOString(),
+        },
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (isConditionFailure(err)) return false;
+    throw err;
+  }
+}
+
+/**
+ * Give up this invocation's claim but keep the run's lease: the redelivery of the same message may
+ * claim it at once (issue 13: after a store outage). With `nextStep`, hand the run over to the
+ * continuation message sent for it, so a late redelivery of this message is stale.
+ */
+export async function releaseSyncClaim(
+  doc: DynamoDBDocumentClient,
+  table: string,
+  sourceId: string,
+  claim: SyncRunClaim,
+  nextStep?: number,
+): Promise<boolean> {
+  try {
+    await doc.send(
+      new UpdateCommand({
+        TableName: table,
+        Key: { pk: sourcePk(sourceId), sk: STATE_SK },
+        UpdateExpression: `${nextStep === undefined ? '' : 'SET leaseStep = :next '}REMOVE ${CLAIM_ATTRIBUTES.join(', ')}`,
+        ConditionExpression: 'leaseRunId = :run AND leaseHolder = :holder',
+        ExpressionAttributeValues: {
+          ':run': claim.runId,
+          ':holder': claim.holder,
+          ...(nextStep === undefined ? {} : { ':next': nextStep }),
+        },
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (isConditionFailure(err)) return false;
+    throw err;
+  }
+}
+
+/**
+ * Release the lease held by `runId` (and, given a claim, only while this invocation holds it) and
+ * record the run's results in the same write. `remove` names further attributes to drop with it (e.g.
+ * the lease's `running` details).
  */
 export async function releaseSyncLease(
   doc: DynamoDBDocumentClient,
   table: string,
   sourceId: string,
-  runId: string,
+  run: string | SyncRunClaim,
   patch: Record<string, unknown> = {},
   remove: string[] = [],
 ): Promise<boolean> {
   const { sets, removes, names, values } = attributeClauses(patch, remove, 'f');
-  const removeAll = ['leaseRunId', 'leaseKind', 'leaseUntil', 'leaseShard', ...removes].join(', ');
+  const removeAll = [
+    'leaseRunId',
+    'leaseKind',
+    'leaseUntil',
+    'leaseShard',
+    'leaseStep',
+    ...CLAIM_ATTRIBUTES,
+    ...removes,
+  ].join(', ');
+  const claim = typeof run === 'string' ? undefined : run;
   try {
     await doc.send(
       new UpdateCommand({
         TableName: table,
         Key: { pk: sourcePk(sourceId), sk: STATE_SK },
         UpdateExpression: `${sets.length > 0 ? `SET ${sets.join(', ')} ` : ''}REMOVE ${removeAll}`,
-        ConditionExpression: 'leaseRunId = :run',
+        ConditionExpression: claim ? 'leaseRunId = :run AND leaseHolder = :holder' : 'leaseRunId = :run',
         ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
-        ExpressionAttributeValues: { ...values, ':run': runId },
+        ExpressionAttributeValues: {
+          ...values,
+          ':run': claim ? claim.runId : run,
+          ...(claim ? { ':holder': claim.holder } : {}),
+        },
       }),
     );
     return true;
