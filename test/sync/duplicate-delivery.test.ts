@@ -57,7 +57,8 @@ describe('SCH-5 / ERR-4: duplicate deliveries of a sync message', () => {
     const now = () => NOW;
     const engineFor = () => {
       const inner = loopbackFetcher();
-      const run = (engineRuns += 1);
+      engineRuns += 1;
+      const run = engineRuns;
       let first = true;
       const fetcher: OParlFetcher = {
         async get(url, options) {
