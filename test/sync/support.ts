@@ -1,4 +1,6 @@
 import { Readable } from 'node:stream';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { engineReportOf } from '../../shared/oparl';
@@ -94,17 +96,16 @@ export function captureLog() {
   return { lines, log: { info: at('info'), warn: at('warn'), error: at('error') } };
 }
 
-interface MiddlewareClient {
-  middlewareStack: {
-    add(
-      mw: (
-        next: (args: { input: Record<string, unknown> }) => Promise<unknown>,
-        context: { commandName?: string },
-      ) => (args: { input: Record<string, unknown> }) => Promise<unknown>,
-      options: { step: 'deserialize'; priority: 'low'; name: string },
-    ): void;
-    remove(name: string): boolean;
-  };
+/** The part of an SDK client's middleware stack used here (its overloads are typed per step). */
+interface DeserializeStack {
+  add(
+    mw: (
+      next: (args: { input: Record<string, unknown> }) => Promise<unknown>,
+      context: { commandName?: string },
+    ) => (args: { input: Record<string, unknown> }) => Promise<unknown>,
+    options: { step: 'deserialize'; priority: 'low'; name: string },
+  ): void;
+  remove(name: string): boolean;
 }
 
 export interface InjectedFault {
@@ -120,18 +121,19 @@ export interface InjectedFault {
  * own retry strategy retries it. Every other call goes to the peer unchanged.
  */
 export function injectFault(
-  client: MiddlewareClient,
+  client: DynamoDBClient | S3Client,
   matches: (commandName: string, input: Record<string, unknown>) => boolean,
   answer: { statusCode: number; headers: Record<string, string>; body: string },
 ): InjectedFault {
+  const stack = client.middlewareStack as unknown as DeserializeStack;
   const name = `faultInjection-${Math.random().toString(36).slice(2)}`;
   const fault: InjectedFault = {
     hits: 0,
     remove: () => {
-      client.middlewareStack.remove(name);
+      stack.remove(name);
     },
   };
-  client.middlewareStack.add(
+  stack.add(
     (next, context) => async (args) => {
       if (!matches(context.commandName ?? '', args.input)) return next(args);
       fault.hits += 1;
