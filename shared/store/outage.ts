@@ -43,9 +43,14 @@ interface SdkErrorShape {
  * or no answer at all (network, timeout). A 4xx such as ConditionalCheckFailed or NoSuchKey is not an
  * outage; neither is any error of the council's server (the polite fetcher's errors have no `$metadata`).
  */
-export function storeOutageOf(err: unknown): StoreOutage | undefined {
+export function storeOutageOf(err: unknown, depth = 0): StoreOutage | undefined {
   if (err instanceof StoreUnavailableError) return err.outage;
-  if (typeof err !== 'object' || err === null || !('$metadata' in err)) return undefined;
+  if (typeof err !== 'object' || err === null) return undefined;
+  if (!('$metadata' in err)) {
+    // A store wrapper may have wrapped the SDK's error: look at what caused it (a few levels deep).
+    const cause = (err as { cause?: unknown }).cause;
+    return cause !== undefined && depth < 4 ? storeOutageOf(cause, depth + 1) : undefined;
+  }
   const e = err as SdkErrorShape;
   const status = e.$metadata?.httpStatusCode;
   const name = e.name ?? 'Error';

@@ -4,6 +4,7 @@ import {
   QueryCommand,
   type QueryCommandOutput,
   UpdateCommand,
+  type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 
 /**
@@ -140,6 +141,17 @@ function isConditionFailure(err: unknown): boolean {
   return (err as { name?: string }).name === 'ConditionalCheckFailedException';
 }
 
+/** One conditional update of a STATE item; `false` when its condition did not hold. */
+async function updateIf(doc: DynamoDBDocumentClient, input: UpdateCommandInput): Promise<boolean> {
+  try {
+    await doc.send(new UpdateCommand(input));
+    return true;
+  } catch (err) {
+    if (isConditionFailure(err)) return false;
+    throw err;
+  }
+}
+
 /**
  * `SET`/`REMOVE` clauses for plain attributes, with placeholder names so any attribute name is safe.
  * `tag` keeps placeholders of several calls in one expression apart. Undefined values are skipped.
@@ -210,39 +222,31 @@ export async function acquireSyncLease(
 ): Promise<boolean> {
   const extra = attributeClauses(lease.extra ?? {}, [], 'x');
   const extraSets = extra.sets.map((clause) => `, ${clause}`).join('');
-  try {
-    await doc.send(
-      new UpdateCommand({
-        TableName: table,
-        Key: { pk: sourcePk(sourceId), sk: STATE_SK },
-        UpdateExpression:
-          'SET leaseRunId = :run, leaseKind = :kind, leaseUntil = :until, leaseShard = :leaseShard, sourceId = :sid, dueShard = :shard, leaseStep = :step' +
-          // A new item needs a dueAt for the index, unless the caller sets one.
-          (lease.extra?.dueAt === undefined ? ', dueAt = if_not_exists(dueAt, :epoch)' : '') +
-          extraSets +
-          // A dead run's claim goes with its lease.
-          ` REMOVE ${CLAIM_ATTRIBUTES.join(', ')}`,
-        ConditionExpression: 'attribute_not_exists(leaseUntil) OR leaseUntil < :now',
-        ...(extraSets === '' ? {} : { ExpressionAttributeNames: extra.names }),
-        ExpressionAttributeValues: {
-          ...extra.values,
-          ':run': lease.runId,
-          ':kind': lease.kind,
-          ':until': lease.until.toISOString(),
-          ':now': lease.now.toISOString(),
-          ':sid': sourceId,
-          ':shard': PLANNER_SHARD,
-          ':leaseShard': LEASE_SHARD,
-          ':step': 0,
-          ...(lease.extra?.dueAt === undefined ? { ':epoch': new Date(0).toISOString() } : {}),
-        },
-      }),
-    );
-    return true;
-  } catch (err) {
-    if (isConditionFailure(err)) return false;
-    throw err;
-  }
+  return updateIf(doc, {
+    TableName: table,
+    Key: { pk: sourcePk(sourceId), sk: STATE_SK },
+    UpdateExpression:
+      'SET leaseRunId = :run, leaseKind = :kind, leaseUntil = :until, leaseShard = :leaseShard, sourceId = :sid, dueShard = :shard, leaseStep = :step' +
+      // A new item needs a dueAt for the index, unless the caller sets one.
+      (lease.extra?.dueAt === undefined ? ', dueAt = if_not_exists(dueAt, :epoch)' : '') +
+      extraSets +
+      // A dead run's claim goes with its lease.
+      ` REMOVE ${CLAIM_ATTRIBUTES.join(', ')}`,
+    ConditionExpression: 'attribute_not_exists(leaseUntil) OR leaseUntil < :now',
+    ...(extraSets === '' ? {} : { ExpressionAttributeNames: extra.names }),
+    ExpressionAttributeValues: {
+      ...extra.values,
+      ':run': lease.runId,
+      ':kind': lease.kind,
+      ':until': lease.until.toISOString(),
+      ':now': lease.now.toISOString(),
+      ':sid': sourceId,
+      ':shard': PLANNER_SHARD,
+      ':leaseShard': LEASE_SHARD,
+      ':step': 0,
+      ...(lease.extra?.dueAt === undefined ? { ':epoch': new Date(0).toISOString() } : {}),
+    },
+  });
 }
 
 /** One message's claim on its run's lease: the run, which of its messages, and who works on it. */
@@ -268,31 +272,23 @@ export async function claimSyncRun(
   sourceId: string,
   claim: SyncRunClaim & { heldUntil: Date; leaseUntil: Date; now: Date },
 ): Promise<boolean> {
-  try {
-    await doc.send(
-      new UpdateCommand({
-        TableName: table,
-        Key: { pk: sourcePk(sourceId), sk: STATE_SK },
-        UpdateExpression:
-          'SET leaseUntil = :until, leaseStep = :step, leaseHolder = :holder, leaseHeldUntil = :held',
-        ConditionExpression:
-          'leaseRunId = :run AND (attribute_not_exists(leaseStep) OR leaseStep < :step OR ' +
-          '(leaseStep = :step AND (attribute_not_exists(leaseHeldUntil) OR leaseHeldUntil < :now)))',
-        ExpressionAttributeValues: {
-          ':run': claim.runId,
-          ':step': claim.step,
-          ':holder': claim.holder,
-          ':held': claim.heldUntil.toISOString(),
-          ':until': claim.leaseUntil.toISOString(),
-          ':now': claim.now.toISOString(),
-        },
-      }),
-    );
-    return true;
-  } catch (err) {
-    if (isConditionFailure(err)) return false;
-    throw err;
-  }
+  return updateIf(doc, {
+    TableName: table,
+    Key: { pk: sourcePk(sourceId), sk: STATE_SK },
+    UpdateExpression:
+      'SET leaseUntil = :until, leaseStep = :step, leaseHolder = :holder, leaseHeldUntil = :held',
+    ConditionExpression:
+      'leaseRunId = :run AND (attribute_not_exists(leaseStep) OR leaseStep < :step OR ' +
+      '(leaseStep = :step AND (attribute_not_exists(leaseHeldUntil) OR leaseHeldUntil < :now)))',
+    ExpressionAttributeValues: {
+      ':run': claim.runId,
+      ':step': claim.step,
+      ':holder': claim.holder,
+      ':held': claim.heldUntil.toISOString(),
+      ':until': claim.leaseUntil.toISOString(),
+      ':now': claim.now.toISOString(),
+    },
+  });
 }
 
 /**
@@ -307,25 +303,17 @@ export async function releaseSyncClaim(
   claim: SyncRunClaim,
   nextStep?: number,
 ): Promise<boolean> {
-  try {
-    await doc.send(
-      new UpdateCommand({
-        TableName: table,
-        Key: { pk: sourcePk(sourceId), sk: STATE_SK },
-        UpdateExpression: `${nextStep === undefined ? '' : 'SET leaseStep = :next '}REMOVE ${CLAIM_ATTRIBUTES.join(', ')}`,
-        ConditionExpression: 'leaseRunId = :run AND leaseHolder = :holder',
-        ExpressionAttributeValues: {
-          ':run': claim.runId,
-          ':holder': claim.holder,
-          ...(nextStep === undefined ? {} : { ':next': nextStep }),
-        },
-      }),
-    );
-    return true;
-  } catch (err) {
-    if (isConditionFailure(err)) return false;
-    throw err;
-  }
+  return updateIf(doc, {
+    TableName: table,
+    Key: { pk: sourcePk(sourceId), sk: STATE_SK },
+    UpdateExpression: `${nextStep === undefined ? '' : 'SET leaseStep = :next '}REMOVE ${CLAIM_ATTRIBUTES.join(', ')}`,
+    ConditionExpression: 'leaseRunId = :run AND leaseHolder = :holder',
+    ExpressionAttributeValues: {
+      ':run': claim.runId,
+      ':holder': claim.holder,
+      ...(nextStep === undefined ? {} : { ':next': nextStep }),
+    },
+  });
 }
 
 /**
@@ -352,26 +340,18 @@ export async function releaseSyncLease(
     ...removes,
   ].join(', ');
   const claim = typeof run === 'string' ? undefined : run;
-  try {
-    await doc.send(
-      new UpdateCommand({
-        TableName: table,
-        Key: { pk: sourcePk(sourceId), sk: STATE_SK },
-        UpdateExpression: `${sets.length > 0 ? `SET ${sets.join(', ')} ` : ''}REMOVE ${removeAll}`,
-        ConditionExpression: claim ? 'leaseRunId = :run AND leaseHolder = :holder' : 'leaseRunId = :run',
-        ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
-        ExpressionAttributeValues: {
-          ...values,
-          ':run': claim ? claim.runId : run,
-          ...(claim ? { ':holder': claim.holder } : {}),
-        },
-      }),
-    );
-    return true;
-  } catch (err) {
-    if (isConditionFailure(err)) return false;
-    throw err;
-  }
+  return updateIf(doc, {
+    TableName: table,
+    Key: { pk: sourcePk(sourceId), sk: STATE_SK },
+    UpdateExpression: `${sets.length > 0 ? `SET ${sets.join(', ')} ` : ''}REMOVE ${removeAll}`,
+    ConditionExpression: claim ? 'leaseRunId = :run AND leaseHolder = :holder' : 'leaseRunId = :run',
+    ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
+    ExpressionAttributeValues: {
+      ...values,
+      ':run': claim ? claim.runId : run,
+      ...(claim ? { ':holder': claim.holder } : {}),
+    },
+  });
 }
 
 /**

@@ -2,18 +2,16 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSourceItem, salvageSourcePace } from '../../shared/config/source';
 import { hostIntervalsOf } from '../../shared/pace';
-import { plannerTick } from '../../shared/planner/tick';
-import { DEFAULT_LEASE_MINUTES, DEFAULT_SCHEDULE_SETTINGS } from '../../shared/schedule';
 import { createHostSlots } from '../../shared/slots';
 import { getSourceState } from '../../shared/store/source-state';
 import { createHostIntervalIndex, HOST_INTERVAL_REFRESH_MS } from '../../shared/sync/runtime';
 import { closeAfterEach, InstantClock, makeKit, ok, routes, startTestServer } from '../fetch/support';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
+import { NOW, plan } from '../sync/support';
 
 closeAfterEach();
 
 const HOST = 'ris-pace.test';
-const NOW = new Date('2026-11-30T09:00:00Z');
 
 /**
  * Issue 13: an invalid Sources item must not loosen the shared pace of its host (RATE-2 "the largest
@@ -39,17 +37,7 @@ describe('RATE-2: a broken Sources item keeps counting for its host', () => {
       requestIntervalSeconds: 5,
     });
     await putSource({ sourceId: 'sibling', systemUrl: `https://${HOST}/oparl/b`, active: true });
-    await plannerTick(
-      {
-        doc: bed.clients.doc,
-        sqs: bed.clients.sqs,
-        tables: { sources: bed.env.SOURCES_TABLE, state: bed.env.STATE_TABLE },
-        syncQueueUrl: bed.queues.syncQueueUrl,
-        settings: DEFAULT_SCHEDULE_SETTINGS,
-        leaseMinutes: DEFAULT_LEASE_MINUTES,
-      },
-      NOW,
-    );
+    await plan(bed, NOW);
     let clockMs = NOW.getTime();
     const index = createHostIntervalIndex(bed.clients, bed.env, () => clockMs);
     await index.refresh();

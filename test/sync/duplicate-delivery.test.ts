@@ -1,14 +1,22 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OParlFetcher } from '../../shared/oparl/ports';
 import type { SourceScheduleState } from '../../shared/schedule/types';
 import { getSourceState } from '../../shared/store/source-state';
 import { handleSyncBatch } from '../../shared/sync/batch';
 import { duplicateDelivery } from '../../shared/sync/duplicate';
-import { type MiniCouncil, oneBodySystem, startMiniCouncil } from '../oparl/mini-council';
+import type { MiniCouncil } from '../oparl/mini-council';
 import { loopbackFetcher } from '../oparl/support';
-import { type AwsTestbed, startAwsTestbed } from '../support/aws';
-import { captureLog, deliver, eventOf, NOW, oparlTestEngine, plan, runDepsOf } from './support';
+import type { AwsTestbed } from '../support/aws';
+import {
+  captureLog,
+  deliver,
+  eventOf,
+  NOW,
+  oparlTestEngine,
+  plan,
+  runDepsOf,
+  startSourceBed,
+} from './support';
 
 /**
  * Issue 13, defect 3: SQS delivers at least once. Two concurrent deliveries of one sync message must
@@ -23,13 +31,7 @@ describe('SCH-5 / ERR-4: duplicate deliveries of a sync message', () => {
   const sourceId = 'twice-delivered';
 
   beforeAll(async () => {
-    [bed, council] = await Promise.all([startAwsTestbed(), startMiniCouncil(oneBodySystem(() => undefined))]);
-    await bed.clients.doc.send(
-      new PutCommand({
-        TableName: bed.env.SOURCES_TABLE,
-        Item: { sourceId, systemUrl: council.systemUrl, active: true },
-      }),
-    );
+    ({ bed, council } = await startSourceBed(sourceId));
   }, 60_000);
   afterAll(async () => {
     await Promise.all([bed?.stop(), council?.close()]);

@@ -1,14 +1,23 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METRICS } from '../../shared/observability/constants';
 import { MetricsBuffer } from '../../shared/observability/metrics';
 import type { SourceScheduleState } from '../../shared/schedule/types';
 import { getSourceState } from '../../shared/store/source-state';
 import { handleSyncBatch } from '../../shared/sync/batch';
-import { type MiniCouncil, oneBodySystem, startMiniCouncil } from '../oparl/mini-council';
+import type { MiniCouncil } from '../oparl/mini-council';
 import { loopbackFetcher } from '../oparl/support';
-import { type AwsTestbed, startAwsTestbed } from '../support/aws';
-import { captureLog, deliver, eventOf, injectFault, NOW, oparlTestEngine, plan, runDepsOf } from './support';
+import type { AwsTestbed } from '../support/aws';
+import {
+  captureLog,
+  deliver,
+  eventOf,
+  injectFault,
+  NOW,
+  oparlTestEngine,
+  plan,
+  runDepsOf,
+  startSourceBed,
+} from './support';
 
 /**
  * Issue 13, defect 8: our own outages must not be blamed on the council. DynamoDB throttling or an S3
@@ -62,16 +71,7 @@ describe.each([
     const sourceId = `outage-${store.toLowerCase()}`;
 
     beforeAll(async () => {
-      [bed, council] = await Promise.all([
-        startAwsTestbed(),
-        startMiniCouncil(oneBodySystem(() => undefined)),
-      ]);
-      await bed.clients.doc.send(
-        new PutCommand({
-          TableName: bed.env.SOURCES_TABLE,
-          Item: { sourceId, systemUrl: council.systemUrl, active: true },
-        }),
-      );
+      ({ bed, council } = await startSourceBed(sourceId));
     }, 60_000);
     afterAll(async () => {
       await Promise.all([bed?.stop(), council?.close()]);

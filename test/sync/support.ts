@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { engineReportOf } from '../../shared/oparl';
 import { syncSource, syncTablesFromEnv } from '../../shared/oparl/engine';
@@ -9,10 +10,26 @@ import type { OParlFetcher } from '../../shared/oparl/ports';
 import { plannerTick } from '../../shared/planner/tick';
 import { DEFAULT_LEASE_MINUTES, DEFAULT_SCHEDULE_SETTINGS } from '../../shared/schedule';
 import type { SyncEngine, SyncRunDeps } from '../../shared/sync/run';
-import type { AwsTestbed } from '../support/aws';
+import { type MiniCouncil, oneBodySystem, startMiniCouncil } from '../oparl/mini-council';
+import { type AwsTestbed, startAwsTestbed } from '../support/aws';
 
 /** Monday 2026-11-30 10:00 Europe/Berlin: weekday daytime, outside the default full-sync window. */
 export const NOW = new Date('2026-11-30T09:00:00Z');
+
+/** The local AWS peers and a small council on loopback with one active source of it. */
+export async function startSourceBed(sourceId: string): Promise<{ bed: AwsTestbed; council: MiniCouncil }> {
+  const [bed, council] = await Promise.all([
+    startAwsTestbed(),
+    startMiniCouncil(oneBodySystem(() => undefined)),
+  ]);
+  await bed.clients.doc.send(
+    new PutCommand({
+      TableName: bed.env.SOURCES_TABLE,
+      Item: { sourceId, systemUrl: council.systemUrl, active: true },
+    }),
+  );
+  return { bed, council };
+}
 
 /** The real OParl engine and store over a test fetcher port (the council on loopback, no pace). */
 export function oparlTestEngine(bed: AwsTestbed, fetcher: OParlFetcher, now: () => Date): SyncEngine {
