@@ -3,7 +3,6 @@ import { resolve } from 'node:path';
 import { type IngestorEnv, parseEnv } from '../../shared/config/env';
 import { type AwsClients, createAwsClients, destroyAwsClients } from '../../shared/store/clients';
 import { provisionLocal } from '../../shared/store/provision';
-import { startAwsPeers } from './peers';
 
 /**
  * Local mode: the same handlers and library as in AWS, with the AWS services replaced by real-protocol
@@ -25,6 +24,8 @@ export async function openLocalRuntime(opts: {
 }): Promise<LocalRuntime> {
   const dataDir = resolve(opts.dataDir ?? DEFAULT_DATA_DIR);
   await mkdir(dataDir, { recursive: true });
+  // Loaded only here: the local stand-ins are dev dependencies a deployer's `npm ci --omit=dev` leaves out.
+  const { startAwsPeers } = await import('./peers');
   const peers = await startAwsPeers({ dataDir });
   // Operator settings (user agent, intervals) come from the real environment; endpoints from the peers.
   const base = parseEnv({
@@ -41,24 +42,6 @@ export async function openLocalRuntime(opts: {
     async close() {
       destroyAwsClients(clients);
       await peers.stop();
-    },
-  };
-}
-
-/**
- * `--aws`: the same commands against the deployed tables, bucket and queue, named by the environment
- * (SOURCES_TABLE, STATE_TABLE, DOCUMENTS_TABLE, BUCKET, SYNC_QUEUE_URL — the stack's outputs) with the
- * operator's own AWS credentials. Loopback is never reachable in this mode.
- */
-export async function openAwsRuntime(): Promise<LocalRuntime> {
-  const env = parseEnv({ ...process.env, INGESTOR_ALLOW_LOOPBACK: 'false' });
-  const clients = createAwsClients(env);
-  return {
-    env,
-    clients,
-    dataDir: '',
-    async close() {
-      destroyAwsClients(clients);
     },
   };
 }
