@@ -15,3 +15,4 @@ export { createPreviewListener, writeResponse } from './node-http';
 export { fileHeaders, retryAfterSeconds, safeFileName } from './respond';
 export { createPreviewRuntime, type PreviewRuntime, type PreviewRuntimeOptions } from './runtime';
 export type * from './types';
+export { visitorAddressOf } from './visitor-address';
