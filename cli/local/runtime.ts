@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { type IngestorEnv, parseEnv } from '../../shared/config/env';
+import { IngestorError } from '../../shared/errors';
 import { type AwsClients, createAwsClients, destroyAwsClients } from '../../shared/store/clients';
 import { provisionLocal } from '../../shared/store/provision';
 
@@ -24,8 +25,7 @@ export async function openLocalRuntime(opts: {
 }): Promise<LocalRuntime> {
   const dataDir = resolve(opts.dataDir ?? DEFAULT_DATA_DIR);
   await mkdir(dataDir, { recursive: true });
-  // Loaded only here: the local stand-ins are dev dependencies a deployer's `npm ci --omit=dev` leaves out.
-  const { startAwsPeers } = await import('./peers');
+  const { startAwsPeers } = await loadLocalPeers();
   const peers = await startAwsPeers({ dataDir });
   // Operator settings (user agent, intervals) come from the real environment; endpoints from the peers.
   const base = parseEnv({
@@ -44,4 +44,28 @@ export async function openLocalRuntime(opts: {
       await peers.stop();
     },
   };
+}
+
+/** Local mode needs the stand-ins; a deployer's `npm ci --omit=dev` has none of them. */
+export class LocalPeersMissingError extends IngestorError {
+  constructor(cause: unknown) {
+    super(
+      'LOCAL_PEERS_MISSING',
+      'local mode runs DynamoDB, S3 and SQS stand-ins (dynalite, s3rver, fauxqs), which are development dependencies: run `npm install` (without --omit=dev), or work on the deployed stack with --aws',
+      { cause },
+    );
+  }
+}
+
+/**
+ * The local stand-ins, loaded only when local mode starts: they are dev dependencies, so `--aws`, the
+ * Lambdas and `cdk synth` never import them.
+ */
+async function loadLocalPeers(): Promise<typeof import('./peers')> {
+  try {
+    return await import('./peers');
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND') throw new LocalPeersMissingError(error);
+    throw error;
+  }
 }
