@@ -1,5 +1,6 @@
 import { GetObjectCommand, HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { isMissingObject } from '../documents/objects';
 import { PREVIEW_STORED_URL_TTL_S } from './constants';
 
 /**
@@ -22,9 +23,7 @@ export async function headStoredObject(
     const out = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
     return { contentType: out.ContentType, size: out.ContentLength };
   } catch (error) {
-    const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
-    if (e.name === 'NotFound' || e.name === 'NoSuchKey' || e.$metadata?.httpStatusCode === 404)
-      return undefined;
+    if (isMissingObject(error)) return undefined;
     throw error;
   }
 }
