@@ -9,8 +9,8 @@ import { PREVIEW_STORED_URL_TTL_S } from './constants';
  * headers — never a source's HTML inline — and nobody can change them without breaking the URL.
  */
 export interface StoredObjectHead {
+  /** The Content-Type the copy was stored with (the source's, as fetched). */
   contentType: string | undefined;
-  size: number | undefined;
 }
 
 /** The stored object's own headers, or undefined when S3 does not have it (the record is stale). */
@@ -21,7 +21,7 @@ export async function headStoredObject(
 ): Promise<StoredObjectHead | undefined> {
   try {
     const out = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
-    return { contentType: out.ContentType, size: out.ContentLength };
+    return { contentType: out.ContentType };
   } catch (error) {
     if (isMissingObject(error)) return undefined;
     throw error;
