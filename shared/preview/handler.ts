@@ -211,10 +211,16 @@ export function createPreviewHandler(deps: PreviewDeps): PreviewHandler {
       contentType,
       safeFileName(item.fetchedUrl ?? item.url, contentType, fallbackName(item)),
     );
-    const location = await presignStoredObject(deps.s3, deps.bucket, key, {
-      contentType: safe['content-type'] as string,
-      contentDisposition: safe['content-disposition'] as string,
-    });
+    const location = await presignStoredObject(
+      deps.s3,
+      deps.bucket,
+      key,
+      {
+        contentType: safe['content-type'] as string,
+        contentDisposition: safe['content-disposition'] as string,
+      },
+      { signedAt: now() },
+    );
     return redirect(location, {
       'x-preview-source': 'stored',
       // Shared caches (CloudFront) may answer the same redirect for a minute: the URL outlives it.

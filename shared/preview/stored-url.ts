@@ -28,13 +28,14 @@ export async function headStoredObject(
   }
 }
 
-export function presignStoredObject(
+export async function presignStoredObject(
   s3: S3Client,
   bucket: string,
   key: string,
   response: { contentType: string; contentDisposition: string },
-  expiresInS: number = PREVIEW_STORED_URL_TTL_S,
+  options: { signedAt?: Date; expiresInS?: number } = {},
 ): Promise<string> {
+  const expiresInS = options.expiresInS ?? PREVIEW_STORED_URL_TTL_S;
   if (!(expiresInS > 0 && expiresInS <= PREVIEW_STORED_URL_TTL_S)) {
     throw new RangeError(
       `a stored copy's URL lives at most ${PREVIEW_STORED_URL_TTL_S} s, got ${expiresInS}`,
@@ -48,6 +49,6 @@ export function presignStoredObject(
       ResponseContentType: response.contentType,
       ResponseContentDisposition: response.contentDisposition,
     }),
-    { expiresIn: expiresInS },
+    { expiresIn: expiresInS, ...(options.signedAt === undefined ? {} : { signingDate: options.signedAt }) },
   );
 }

@@ -6,6 +6,7 @@ import {
   PREVIEW_LINGER_MS,
   PREVIEW_STORED_REDIRECT_MAX_AGE_S,
   PREVIEW_STORED_URL_TTL_S,
+  presignStoredObject,
 } from '../../shared/preview';
 import { createHostSlots, type SlotLease } from '../../shared/slots';
 import { type FakeCouncil, startFakeCouncil } from '../support/fake-council';
@@ -140,7 +141,12 @@ describe('document preview', () => {
     const opened = await open(bed, docId, nextVisitor());
     const location = new URL(opened.headers.get('location') ?? '');
     const ranged = await followStored(bed, opened, { range: 'bytes=100-199' });
-    const whole = await followStored(bed, opened);
+    const whole = await followStored(bed, opened, {
+      accept: 'text/html,application/xhtml+xml,*/*;q=0.8',
+      'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0',
+      'accept-language': 'de-DE,de;q=0.9',
+      'sec-fetch-mode': 'navigate',
+    });
     // assess
     expect(opened.status).toBe(302);
     expect(opened.body).toHaveLength(0);
@@ -148,12 +154,49 @@ describe('document preview', () => {
     expect(PREVIEW_STORED_REDIRECT_MAX_AGE_S).toBeLessThan(PREVIEW_STORED_URL_TTL_S);
     expect(location.origin).toBe(bed.aws.peers.s3Endpoint);
     expect(Number(location.searchParams.get('X-Amz-Expires'))).toBe(PREVIEW_STORED_URL_TTL_S);
+    // Only the host is signed: a browser that opens the link (and adds its own headers) is served.
+    expect(location.searchParams.get('X-Amz-SignedHeaders')).toBe('host');
     expect(PREVIEW_STORED_URL_TTL_S).toBeLessThanOrEqual(300);
     expect(ranged.status).toBe(206);
     expect(ranged.headers.get('content-range')).toBe(`bytes 100-199/${bytes.length}`);
     expect(ranged.body.equals(bytes.subarray(100, 200))).toBe(true);
     expect(whole.body.equals(bytes)).toBe(true);
     expect(a.requests).toHaveLength(0);
+  });
+
+  it('PRV-3: the presigned URL is short-lived — S3 (s3rver) refuses it PREVIEW_STORED_URL_TTL_S after signing', async () => {
+    // prepare: a stored copy; URLs signed by the clock, not by waiting five minutes
+    const docId = await recordFile(bed, {
+      sourceId: SRC_A,
+      bodyId: BODY_LISTED,
+      url: `${a.url}/files/9/kurz.pdf`,
+      listed: true,
+    });
+    await storeCopy(bed, SRC_A, docId, Buffer.from('%PDF-1.7\nkurz'), 'application/pdf');
+    const sign = (ageS: number) =>
+      presignStoredObject(
+        bed.aws.clients.s3,
+        bed.aws.env.BUCKET,
+        fileKey(SRC_A, docId),
+        { contentType: 'application/pdf', contentDisposition: 'inline; filename="kurz.pdf"' },
+        { signedAt: new Date(Date.now() - ageS * 1000) },
+      );
+    // act
+    const fresh = await fetch(await sign(PREVIEW_STORED_URL_TTL_S - 30));
+    const expired = await fetch(await sign(PREVIEW_STORED_URL_TTL_S + 1));
+    // assess
+    expect(fresh.status).toBe(200);
+    expect(expired.status).toBe(403);
+    expect(await expired.text()).toContain('Request has expired');
+    await expect(
+      presignStoredObject(
+        bed.aws.clients.s3,
+        bed.aws.env.BUCKET,
+        'files/x',
+        { contentType: 'application/pdf', contentDisposition: 'inline' },
+        { expiresInS: PREVIEW_STORED_URL_TTL_S + 1 },
+      ),
+    ).rejects.toThrow(RangeError);
   });
 
   it('PRV-3: a stored HTML file is never shown inline — the presigned URL makes S3 answer octet-stream + attachment', async () => {
