@@ -52,6 +52,17 @@ describe('document preview', () => {
     visitor += 1;
     return `198.51.100.${visitor}`;
   };
+  /** A document of the listed body with a stored copy of `bytes` under its own Content-Type. */
+  const storedDocument = async (path: string, bytes: Buffer, contentType: string) => {
+    const docId = await recordFile(bed, {
+      sourceId: SRC_A,
+      bodyId: BODY_LISTED,
+      url: `${a.url}${path}`,
+      listed: true,
+    });
+    await storeCopy(bed, SRC_A, docId, bytes, contentType);
+    return docId;
+  };
 
   beforeAll(async () => {
     bed = await startPreviewBed();
@@ -127,15 +138,9 @@ describe('document preview', () => {
 
   it('PRV-3: a stored copy is a 302 to a presigned S3 URL valid at most PREVIEW_STORED_URL_TTL_S; the function streams none of its bytes, Range works on the URL', async () => {
     // prepare: a stored copy of 200 kB, written as the document cache writes its copies
-    const docId = await recordFile(bed, {
-      sourceId: SRC_A,
-      bodyId: BODY_LISTED,
-      url: `${a.url}/files/7/bericht.pdf`,
-      listed: true,
-    });
     const bytes = Buffer.alloc(200_000, 7);
     bytes.write('%PDF-1.7\n');
-    await storeCopy(bed, SRC_A, docId, bytes, 'application/pdf');
+    const docId = await storedDocument('/files/7/bericht.pdf', bytes, 'application/pdf');
     a.clearRequests();
     // act
     const opened = await open(bed, docId, nextVisitor());
@@ -166,13 +171,7 @@ describe('document preview', () => {
 
   it('PRV-3: the presigned URL is short-lived — S3 (s3rver) refuses it PREVIEW_STORED_URL_TTL_S after signing', async () => {
     // prepare: a stored copy; URLs signed by the clock, not by waiting five minutes
-    const docId = await recordFile(bed, {
-      sourceId: SRC_A,
-      bodyId: BODY_LISTED,
-      url: `${a.url}/files/9/kurz.pdf`,
-      listed: true,
-    });
-    await storeCopy(bed, SRC_A, docId, Buffer.from('%PDF-1.7\nkurz'), 'application/pdf');
+    const docId = await storedDocument('/files/9/kurz.pdf', Buffer.from('%PDF-1.7\nkurz'), 'application/pdf');
     const sign = (ageS: number) =>
       presignStoredObject(
         bed.aws.clients.s3,
@@ -201,13 +200,11 @@ describe('document preview', () => {
 
   it('PRV-3: a stored HTML file is never shown inline — the presigned URL makes S3 answer octet-stream + attachment', async () => {
     // prepare: the source delivered HTML under a file URL and it was stored with its own type
-    const docId = await recordFile(bed, {
-      sourceId: SRC_A,
-      bodyId: BODY_LISTED,
-      url: `${a.url}/files/8/seite.html`,
-      listed: true,
-    });
-    await storeCopy(bed, SRC_A, docId, Buffer.from('<script>alert(1)</script>'), 'text/html; charset=utf-8');
+    const docId = await storedDocument(
+      '/files/8/seite.html',
+      Buffer.from('<script>alert(1)</script>'),
+      'text/html; charset=utf-8',
+    );
     // act
     const opened = await open(bed, docId, nextVisitor());
     const copy = await followStored(bed, opened);
