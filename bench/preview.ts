@@ -1,7 +1,7 @@
 import { pathToFileURL } from 'node:url';
+import { startFakeCouncil } from '../demo';
 import { DocumentsStore } from '../shared/documents/store';
 import { fileRequests, open, putBody, putSource, recordFile, startPreviewBed } from '../test/preview/support';
-import { startFakeCouncil } from '../test/support/fake-council';
 
 /**
  * `npx tsx bench/preview.ts` (or `npm run bench -- preview` once registered in bench/run.ts): the

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeCouncil, startFakeCouncil } from '../../demo';
 import {
   createMemoryRobotsStore,
   createPoliteFetcher,
@@ -7,7 +8,6 @@ import {
 } from '../../shared/fetch';
 import { createGuardedAgent, createTestResolver } from '../../shared/net';
 import { createHostSlots } from '../../shared/slots';
-import { type FakeCouncil, startFakeCouncil } from '../support/fake-council';
 import { type RedisPeer, startRedisPeer } from '../support/redis';
 import { api } from './support';
 

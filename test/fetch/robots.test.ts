@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { type FakeCouncil, type RobotsScript, robotsScripts, startFakeCouncil } from '../../demo';
 import { createMemoryRobotsStore, robotsAgentKey } from '../../shared/fetch';
 import { createHostSlots } from '../../shared/slots';
-import {
-  type FakeCouncil,
-  type RobotsScript,
-  robotsScripts,
-  startFakeCouncil,
-} from '../support/fake-council';
 import {
   api,
   closeAfterEach,

@@ -1,10 +1,10 @@
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeCouncil, startFakeCouncil } from '../../demo';
 import { fileKey } from '../../shared/documents/keys';
 import { DocumentsStore } from '../../shared/documents/store';
 import { PREVIEW_LINGER_MS } from '../../shared/preview';
 import { createHostSlots, type SlotLease } from '../../shared/slots';
-import { type FakeCouncil, startFakeCouncil } from '../support/fake-council';
 import { createTestRedisClient } from '../support/redis';
 import {
   fileRequests,
