@@ -14,7 +14,7 @@ import {
   textValue,
   typeName,
 } from '../../shared/oparl/objects';
-import { CORPUS_TAG, oparlExamples, readOparlExample } from '../support/corpora';
+import { CORPUS_OPTIONS, oparlExamples, readOparlExample } from '../support/corpora';
 
 const fixture = (p: string) => readOparlExample(p) as OParlObject;
 
@@ -124,7 +124,7 @@ describe('OParl objects as vendors send them', () => {
 
   describe.skipIf(!oparlExamples().present)(
     'embedded objects are mirrored as their own type (OParl examples corpus)',
-    { tags: [CORPUS_TAG] },
+    CORPUS_OPTIONS,
     () => {
       it('Meeting 1.1: location, files, agenda items', () => {
         const types = embeddedObjects(fixture('oparl-spec-master/Meeting-01.json')).map((e) => e.type);
@@ -173,7 +173,7 @@ describe('OParl objects as vendors send them', () => {
     });
     it.skipIf(!oparlExamples().present)(
       'short name first on the published examples (OParl examples corpus)',
-      { tags: [CORPUS_TAG] },
+      CORPUS_OPTIONS,
       () => {
         expect(bodySlugBase(fixture('oparl-spec-master/Body-01.json'))).toBe('koeln');
         expect(bodySlugBase(fixture('mst-bodies/Stadt Leipzig.json'))).toBe('stadt-leipzig');

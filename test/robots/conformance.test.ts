@@ -4,13 +4,13 @@
  * give its `expected` answer — our semantics as decided in the corpus's README ("Decision for this
  * project"). Cases with `expected: null` (empty URL, not an absolute URL) are skipped and counted
  * below. Without the corpus this file is skipped; the project's own cases of the same rules are in
- * match.test.ts, parse.test.ts and verdict.test.ts.
+ * match.test.ts, parse.test.ts, verdict.test.ts and own-cases.test.ts.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isAllowed, type ParsedRobots, parseRobots } from '../../shared/robots';
-import { CORPUS_TAG, robotsConformance } from '../support/corpora';
+import { CORPUS_OPTIONS, robotsConformance } from '../support/corpora';
 
 interface ConformanceCase {
   name: string;
@@ -114,27 +114,25 @@ const files = [
   { file: 'robots-differential.json', total: 2000, skipped: 0 },
 ] as const;
 
-describe.skipIf(!corpus.present).each(files)(
-  'conformance: $file',
-  { tags: [CORPUS_TAG] },
-  ({ file, total, skipped }) => {
-    const cases = load(file);
-    const runnable = cases.filter((c) => c.expected !== null);
-    const nullCases = cases.filter((c) => c.expected === null);
+const describeFiles = describe.skipIf(!corpus.present).each(files);
 
-    it(`has ${total} cases; ${skipped} with expected: null are skipped (not absolute URLs)`, () => {
-      expect(cases).toHaveLength(total);
-      expect(nullCases).toHaveLength(skipped);
-      // Only the empty-URL system tests may lack an answer.
-      for (const c of nullCases) expect(c.url).toBe('');
-    });
+describeFiles('conformance: $file', CORPUS_OPTIONS, ({ file, total, skipped }) => {
+  const cases = load(file);
+  const runnable = cases.filter((c) => c.expected !== null);
+  const nullCases = cases.filter((c) => c.expected === null);
 
-    it.each(runnable.map((c) => [title(c), c] as const))('%s', (_title, c) => {
-      const robots = robotsOf(c);
+  it(`has ${total} cases; ${skipped} with expected: null are skipped (not absolute URLs)`, () => {
+    expect(cases).toHaveLength(total);
+    expect(nullCases).toHaveLength(skipped);
+    // Only the empty-URL system tests may lack an answer.
+    for (const c of nullCases) expect(c.url).toBe('');
+  });
 
-      const allowed = isAllowed(robots, c.agent, c.url);
+  it.each(runnable.map((c) => [title(c), c] as const))('%s', (_title, c) => {
+    const robots = robotsOf(c);
 
-      expect(allowed).toBe(c.expected);
-    });
-  },
-);
+    const allowed = isAllowed(robots, c.agent, c.url);
+
+    expect(allowed).toBe(c.expected);
+  });
+});

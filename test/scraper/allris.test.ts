@@ -11,7 +11,7 @@ import {
 import { allrisBase, allrisCalendarUrl, isAllrisNotPublic } from '../../shared/scraper/allris/urls';
 import { decodeHtml } from '../../shared/scraper/decode';
 import { PageLayoutError } from '../../shared/scraper/errors';
-import { CORPUS_TAG, risHtml } from '../support/corpora';
+import { CORPUS_OPTIONS, corpusDescribe, risHtml } from '../support/corpora';
 import {
   ALLRIS_DISTRICTS,
   type AllrisDistrict,
@@ -30,10 +30,11 @@ import {
  * ALLRIS 3 parsers (issue 8) on the captured pages of all five Hamburg districts in the RIS HTML corpus
  * (outside the repository, test/support/corpora.ts; raw ISO-8859-1 bytes). The manifest gives the record
  * number each page was fetched with; the page URL is built from it as the engine would. Without the
- * corpus those suites are skipped; the generated pages below and allris-own.test.ts always run.
+ * corpus those suites are skipped; the generated calendar below and allris-own.test.ts always run.
  */
+const withRisHtml = corpusDescribe(risHtml());
+const describeDistricts = describe.skipIf(!risHtml().present).each(ALLRIS_DISTRICTS.map((d) => [d]));
 
-const ris = risHtml();
 const manifest = allrisManifest();
 const MOJIBAKE = /\uFFFD|Ã[\u0080-\u00BF]|[\u0080-\u009F]/;
 
@@ -54,106 +55,102 @@ const HEADLINES: Record<AllrisDistrict, string> = {
   wandsbek: 'Bezirksversammlung Wandsbek',
 };
 
-describe.skipIf(!ris.present).each(ALLRIS_DISTRICTS.map((d) => [d]))(
-  'ALLRIS 3 pages of %s',
-  { tags: [CORPUS_TAG] },
-  (district) => {
-    const m = manifest[district];
-    if (!m) throw new Error(`manifest lacks ${district}`);
-    const base = bi(district);
+describeDistricts('ALLRIS 3 pages of %s', CORPUS_OPTIONS, (district) => {
+  const m = manifest[district];
+  if (!m) throw new Error(`manifest lacks ${district}`);
+  const base = bi(district);
 
-    it('ISSUE-8: to010 — meeting id from SILFDNR, name, date, time, committee, agenda items with TOLFDNR ids', () => {
-      const meeting = parseAllrisMeeting(
-        fixture(district, 'to010'),
-        `${base}to010.asp?SILFDNR=${m.meeting_id}`,
-      );
-      expect(meeting.id).toBe(`${base}to010.asp?SILFDNR=${m.meeting_id}`);
-      expect(meeting.key).toBe(m.meeting_id);
-      expect(meeting.name).toBe(DISTRICT_MEETINGS[district].name);
-      expect(meeting.date).toBe('2025-11-03');
-      expect(`${meeting.startTime} - ${meeting.endTime}`).toBe(DISTRICT_MEETINGS[district].time);
-      expect(meeting.room).toBe(DISTRICT_MEETINGS[district].room);
-      expect(meeting.organization).toEqual({
-        id: `${base}au020.asp?AULFDNR=${m.committee_id}`,
-        key: m.committee_id,
-        name: DISTRICT_MEETINGS[district].committee,
-      });
-      expect(meeting.headline).toBe(HEADLINES[district]);
-      expect(meeting.agenda.length).toBeGreaterThan(5);
-      expect(new Set(meeting.agenda.map((i) => i.id)).size).toBe(meeting.agenda.length);
-      for (const item of meeting.agenda) {
-        expect(item.id).toMatch(new RegExp(`^${base.replace(/[.?]/g, '\\$&')}to020\\.asp\\?TOLFDNR=\\d+$`));
-        expect(item.number).toMatch(/^Ö \d+(\.\d+)*$/);
-        expect(item.public).toBe(true);
-        expect(item.name).not.toMatch(MOJIBAKE);
-        if (item.paper) expect(item.paper.id).toMatch(/vo020\.asp\?VOLFDNR=\d+$/);
-      }
-      expect(meeting.agenda.map((i) => i.order)).toEqual(meeting.agenda.map((_, i) => i));
-      // Meeting documents carry stable DOLFDNR ids; nothing session-scoped becomes an id.
-      expect(meeting.files.length).toBeGreaterThan(0);
-      for (const f of meeting.files) expect(f.id).toMatch(/do027\.asp\?DOLFDNR=\d+$/);
+  it('ISSUE-8: to010 — meeting id from SILFDNR, name, date, time, committee, agenda items with TOLFDNR ids', () => {
+    const meeting = parseAllrisMeeting(
+      fixture(district, 'to010'),
+      `${base}to010.asp?SILFDNR=${m.meeting_id}`,
+    );
+    expect(meeting.id).toBe(`${base}to010.asp?SILFDNR=${m.meeting_id}`);
+    expect(meeting.key).toBe(m.meeting_id);
+    expect(meeting.name).toBe(DISTRICT_MEETINGS[district].name);
+    expect(meeting.date).toBe('2025-11-03');
+    expect(`${meeting.startTime} - ${meeting.endTime}`).toBe(DISTRICT_MEETINGS[district].time);
+    expect(meeting.room).toBe(DISTRICT_MEETINGS[district].room);
+    expect(meeting.organization).toEqual({
+      id: `${base}au020.asp?AULFDNR=${m.committee_id}`,
+      key: m.committee_id,
+      name: DISTRICT_MEETINGS[district].committee,
     });
+    expect(meeting.headline).toBe(HEADLINES[district]);
+    expect(meeting.agenda.length).toBeGreaterThan(5);
+    expect(new Set(meeting.agenda.map((i) => i.id)).size).toBe(meeting.agenda.length);
+    for (const item of meeting.agenda) {
+      expect(item.id).toMatch(new RegExp(`^${base.replace(/[.?]/g, '\\$&')}to020\\.asp\\?TOLFDNR=\\d+$`));
+      expect(item.number).toMatch(/^Ö \d+(\.\d+)*$/);
+      expect(item.public).toBe(true);
+      expect(item.name).not.toMatch(MOJIBAKE);
+      if (item.paper) expect(item.paper.id).toMatch(/vo020\.asp\?VOLFDNR=\d+$/);
+    }
+    expect(meeting.agenda.map((i) => i.order)).toEqual(meeting.agenda.map((_, i) => i));
+    // Meeting documents carry stable DOLFDNR ids; nothing session-scoped becomes an id.
+    expect(meeting.files.length).toBeGreaterThan(0);
+    for (const f of meeting.files) expect(f.id).toMatch(/do027\.asp\?DOLFDNR=\d+$/);
+  });
 
-    it('ISSUE-8: to020 — agenda item id from TOLFDNR, its meeting, number, minutes text', () => {
-      const item = parseAllrisAgendaItem(
-        fixture(district, 'to020'),
-        `${base}to020.asp?TOLFDNR=${m.agenda_item_id}`,
-      );
-      expect(item.id).toBe(`${base}to020.asp?TOLFDNR=${m.agenda_item_id}`);
-      expect(item.meeting?.id).toMatch(/to010\.asp\?SILFDNR=\d+$/);
-      expect(item.number).toMatch(/^Ö \d+/);
-      expect(item.date).toMatch(/^2025-03-0\d$/);
-      expect(item.organization?.id).toMatch(/au020\.asp\?AULFDNR=\d+$/);
-      expect(item.minutesText?.length ?? 0).toBeGreaterThan(10);
-      expect(`${item.name} ${item.minutesText}`).not.toMatch(MOJIBAKE);
-    });
+  it('ISSUE-8: to020 — agenda item id from TOLFDNR, its meeting, number, minutes text', () => {
+    const item = parseAllrisAgendaItem(
+      fixture(district, 'to020'),
+      `${base}to020.asp?TOLFDNR=${m.agenda_item_id}`,
+    );
+    expect(item.id).toBe(`${base}to020.asp?TOLFDNR=${m.agenda_item_id}`);
+    expect(item.meeting?.id).toMatch(/to010\.asp\?SILFDNR=\d+$/);
+    expect(item.number).toMatch(/^Ö \d+/);
+    expect(item.date).toMatch(/^2025-03-0\d$/);
+    expect(item.organization?.id).toMatch(/au020\.asp\?AULFDNR=\d+$/);
+    expect(item.minutesText?.length ?? 0).toBeGreaterThan(10);
+    expect(`${item.name} ${item.minutesText}`).not.toMatch(MOJIBAKE);
+  });
 
-    it('ISSUE-8: vo020 — paper id from VOLFDNR, reference, subject, type, consultations, main document', () => {
-      const paper = parseAllrisPaper(fixture(district, 'vo020'), `${base}vo020.asp?VOLFDNR=${m.document_id}`);
-      expect(paper.id).toBe(`${base}vo020.asp?VOLFDNR=${m.document_id}`);
-      expect(paper.reference).toMatch(/^22-\d{4}(\.\d+)?$/);
-      expect(paper.name.length).toBeGreaterThan(10);
-      expect(paper.paperType).toBeTruthy();
-      expect(paper.publicity).toBe('öffentlich');
-      expect(paper.consultations.length).toBeGreaterThan(0);
-      expect(paper.consultations[0]?.organizationName).toBe('Hauptausschuss');
-      expect(paper.mainFile?.id).toMatch(/do027\.asp\?DOLFDNR=\d+$/);
-      expect(paper.mainFile?.accessUrl).toBe(paper.mainFile?.id);
-      expect(JSON.stringify(paper)).not.toMatch(MOJIBAKE);
-    });
+  it('ISSUE-8: vo020 — paper id from VOLFDNR, reference, subject, type, consultations, main document', () => {
+    const paper = parseAllrisPaper(fixture(district, 'vo020'), `${base}vo020.asp?VOLFDNR=${m.document_id}`);
+    expect(paper.id).toBe(`${base}vo020.asp?VOLFDNR=${m.document_id}`);
+    expect(paper.reference).toMatch(/^22-\d{4}(\.\d+)?$/);
+    expect(paper.name.length).toBeGreaterThan(10);
+    expect(paper.paperType).toBeTruthy();
+    expect(paper.publicity).toBe('öffentlich');
+    expect(paper.consultations.length).toBeGreaterThan(0);
+    expect(paper.consultations[0]?.organizationName).toBe('Hauptausschuss');
+    expect(paper.mainFile?.id).toMatch(/do027\.asp\?DOLFDNR=\d+$/);
+    expect(paper.mainFile?.accessUrl).toBe(paper.mainFile?.id);
+    expect(JSON.stringify(paper)).not.toMatch(MOJIBAKE);
+  });
 
-    it('ISSUE-8: au020 — committee roster with KPLFDNR person ids', () => {
-      const org = parseAllrisRoster(
-        fixture(district, 'au020'),
-        `${base}au020.asp?AULFDNR=${m.committee_id}`,
-        'committee',
-      );
-      expect(org.id).toBe(`${base}au020.asp?AULFDNR=${m.committee_id}`);
-      expect(org.name).toBe(DISTRICT_MEETINGS[district].committee);
-      expect(org.memberships.length).toBeGreaterThanOrEqual(15);
-      expect(org.memberships.length).toBeLessThanOrEqual(org.memberCount ?? 0);
-      for (const ms of org.memberships) {
-        expect(ms.person.id).toMatch(/kp020\.asp\?KPLFDNR=\d+$/);
-        expect(ms.person.name).toBeTruthy();
-        expect(ms.role).toBeTruthy();
-      }
-    });
+  it('ISSUE-8: au020 — committee roster with KPLFDNR person ids', () => {
+    const org = parseAllrisRoster(
+      fixture(district, 'au020'),
+      `${base}au020.asp?AULFDNR=${m.committee_id}`,
+      'committee',
+    );
+    expect(org.id).toBe(`${base}au020.asp?AULFDNR=${m.committee_id}`);
+    expect(org.name).toBe(DISTRICT_MEETINGS[district].committee);
+    expect(org.memberships.length).toBeGreaterThanOrEqual(15);
+    expect(org.memberships.length).toBeLessThanOrEqual(org.memberCount ?? 0);
+    for (const ms of org.memberships) {
+      expect(ms.person.id).toMatch(/kp020\.asp\?KPLFDNR=\d+$/);
+      expect(ms.person.name).toBeTruthy();
+      expect(ms.role).toBeTruthy();
+    }
+  });
 
-    it('ISSUE-8: fr020 — faction roster with FRLFDNR id', () => {
-      const org = parseAllrisRoster(
-        fixture(district, 'fr020'),
-        `${base}fr020.asp?FRLFDNR=${m.party_id}`,
-        'faction',
-      );
-      expect(org.id).toBe(`${base}fr020.asp?FRLFDNR=${m.party_id}`);
-      expect(org.kind).toBe('faction');
-      expect(org.memberships.length).toBeGreaterThanOrEqual(10);
-      expect(org.name).not.toMatch(MOJIBAKE);
-    });
-  },
-);
+  it('ISSUE-8: fr020 — faction roster with FRLFDNR id', () => {
+    const org = parseAllrisRoster(
+      fixture(district, 'fr020'),
+      `${base}fr020.asp?FRLFDNR=${m.party_id}`,
+      'faction',
+    );
+    expect(org.id).toBe(`${base}fr020.asp?FRLFDNR=${m.party_id}`);
+    expect(org.kind).toBe('faction');
+    expect(org.memberships.length).toBeGreaterThanOrEqual(10);
+    expect(org.name).not.toMatch(MOJIBAKE);
+  });
+});
 
-describe.skipIf(!ris.present)('ALLRIS 3 pages: details that matter', { tags: [CORPUS_TAG] }, () => {
+withRisHtml('ALLRIS 3 pages: details that matter', () => {
   const altona = manifest.altona;
   const base = bi('altona');
 

@@ -5,7 +5,7 @@ import {
   decodeHtml,
   repairWindows1252,
 } from '../../shared/scraper/decode';
-import { CORPUS_TAG, risHtml } from '../support/corpora';
+import { CORPUS_OPTIONS, risHtml } from '../support/corpora';
 import { ALLRIS_DISTRICTS, allrisPage, sessionNetSample } from '../support/fake-ris-html';
 import { allrisCalendarPage, encodeCp1252 } from '../support/fake-ris-html/pages';
 
@@ -31,7 +31,7 @@ describe('decodeHtml', () => {
 
   it.skipIf(!ris.present).each(ALLRIS_DISTRICTS.map((d) => [d]))(
     'ISSUE-8: the captured ALLRIS page of %s (ISO-8859-1 bytes) decodes by its meta tag without U+FFFD or mojibake',
-    { tags: [CORPUS_TAG] },
+    CORPUS_OPTIONS,
     (district) => {
       const decoded = decodeHtml(allrisPage(district, 'to010'), 'text/html');
       expect(decoded.charset).toBe('windows-1252');
@@ -86,7 +86,7 @@ describe('decodeHtml', () => {
 
   it.skipIf(!ris.present)(
     'ISSUE-8: the SessionNet samples are UTF-8 (one by its meta charset, one by valid bytes alone)',
-    { tags: [CORPUS_TAG] },
+    CORPUS_OPTIONS,
     () => {
       expect(decodeHtml(sessionNetSample('si0040_oct2025'))).toMatchObject({
         charset: 'utf-8',

@@ -1,10 +1,10 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { MirrorRecord } from '../../shared/mirror';
 import { documentId } from '../../shared/oparl/documents';
 import { createScraperSyncEngine, engineReportOfScrape, type ScrapeReport } from '../../shared/scraper';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
-import { CORPUS_TAG, risHtml } from '../support/corpora';
+import { corpusDescribe, risHtml } from '../support/corpora';
 import {
   EXTRA_MEETINGS,
   type FakeRisHtml,
@@ -13,6 +13,9 @@ import {
   startFakeRisHtml,
 } from '../support/fake-ris-html';
 import { liveIds, SCRAPE_START_MS, type ScraperHarness, scraperHarness } from './support';
+
+/** Suites on the captured RIS pages (outside the repository): skipped without that corpus. */
+const withRisHtml = corpusDescribe(risHtml());
 
 /**
  * The scraper engine end to end (issue 8): the real polite fetcher (robots.txt, slots, redirects, ID-4)
@@ -35,437 +38,414 @@ function obj(record: MirrorRecord): Record<string, unknown> {
   return record.object as Record<string, unknown>;
 }
 
-describe.skipIf(!risHtml().present)(
-  'scraper engine: ALLRIS 3 site (harburg, eimsbuettel) on loopback',
-  { tags: [CORPUS_TAG] },
-  () => {
-    let bed: AwsTestbed;
-    let site: FakeRisHtml;
-    let h: ScraperHarness;
-    let first: ScrapeReport;
-    const idsAfterFirst: Record<string, string[]> = {};
-    let base: string;
-    let harburgMeeting: string;
-    let eimsbuettelMeeting: string;
+withRisHtml('scraper engine: ALLRIS 3 site (harburg, eimsbuettel) on loopback', () => {
+  let bed: AwsTestbed;
+  let site: FakeRisHtml;
+  let h: ScraperHarness;
+  let first: ScrapeReport;
+  const idsAfterFirst: Record<string, string[]> = {};
+  let base: string;
+  let harburgMeeting: string;
+  let eimsbuettelMeeting: string;
 
-    beforeAll(async () => {
-      // delayMs: every answer takes a little while, so two overlapping requests would show in maxInFlight.
-      [bed, site] = await Promise.all([startAwsTestbed(), startFakeRisHtml({ delayMs: 3 })]);
-      base = site.allrisUrl;
-      harburgMeeting = `${base}to010.asp?SILFDNR=${site.manifest.harburg?.meeting_id}`;
-      eimsbuettelMeeting = `${base}to010.asp?SILFDNR=${site.manifest.eimsbuettel?.meeting_id}`;
-      h = scraperHarness(bed, base, 'allris', { prefix: 'allris' });
-      first = await h.scrape();
-      for (const type of ['meeting', 'agendaitem', 'paper', 'file', 'organization', 'person', 'membership']) {
-        idsAfterFirst[type] = await liveIds(h.mirror, h.source.sourceId, type);
-      }
-    }, 60_000);
+  beforeAll(async () => {
+    // delayMs: every answer takes a little while, so two overlapping requests would show in maxInFlight.
+    [bed, site] = await Promise.all([startAwsTestbed(), startFakeRisHtml({ delayMs: 3 })]);
+    base = site.allrisUrl;
+    harburgMeeting = `${base}to010.asp?SILFDNR=${site.manifest.harburg?.meeting_id}`;
+    eimsbuettelMeeting = `${base}to010.asp?SILFDNR=${site.manifest.eimsbuettel?.meeting_id}`;
+    h = scraperHarness(bed, base, 'allris', { prefix: 'allris' });
+    first = await h.scrape();
+    for (const type of ['meeting', 'agendaitem', 'paper', 'file', 'organization', 'person', 'membership']) {
+      idsAfterFirst[type] = await liveIds(h.mirror, h.source.sourceId, type);
+    }
+  }, 60_000);
 
-    afterAll(async () => {
-      await h?.close();
-      await Promise.all([bed?.stop(), site?.close()]);
-    });
+  afterAll(async () => {
+    await h?.close();
+    await Promise.all([bed?.stop(), site?.close()]);
+  });
 
-    it('ISSUE-8: the first incremental scrape mirrors meetings, agenda items, papers, files and rosters as OParl objects', async () => {
-      expect(first.complete).toBe(true);
-      expect(first.failures).toEqual([]);
-      expect(first.months).toHaveLength(MONTHS);
-      expect(idsAfterFirst.meeting).toEqual(
-        [
-          harburgMeeting,
-          eimsbuettelMeeting,
-          `${base}to010.asp?SILFDNR=${EXTRA_MEETINGS.factionBoard.key}`,
-          `${base}to010.asp?SILFDNR=${EXTRA_MEETINGS.cancelled.key}`,
-          `${base}to010.asp?SILFDNR=${EXTRA_MEETINGS.notPublic.key}`,
-        ].sort(),
-      );
-      // harburg 7 + eimsbuettel 13 agenda items; 4 + 6 papers; both committees with their rosters.
-      expect(idsAfterFirst.agendaitem).toHaveLength(20);
-      expect(idsAfterFirst.paper).toHaveLength(10);
-      expect(idsAfterFirst.organization).toEqual([
-        `${base}au020.asp?AULFDNR=219`,
-        `${base}au020.asp?AULFDNR=25`,
-      ]);
-      expect(idsAfterFirst.membership?.length).toBeGreaterThan(40);
-
-      const meeting = obj(await read(h, 'meeting', harburgMeeting));
-      expect(meeting).toMatchObject({
-        type: 'https://schema.oparl.org/1.1/Meeting',
-        name: 'Sitzung des Ausschusses für Bildung und Sport',
-        start: '2025-11-03T18:00:00+01:00',
-        end: '2025-11-03T18:10:00+01:00',
-        organization: [`${base}au020.asp?AULFDNR=25`],
-        location: { room: 'Mehrzwecksaal im SDZ' },
-      });
-      expect(typeof meeting.modified).toBe('string');
-      expect((meeting.agendaItem as unknown[]).length).toBe(7);
-
-      const committee = obj(await read(h, 'organization', `${base}au020.asp?AULFDNR=25`));
-      expect(committee).toMatchObject({
-        name: 'Ausschuss für Bildung und Sport',
-        organizationType: 'Gremium',
-      });
-    });
-
-    it('ISSUE-8: umlauts survive ISO-8859-1 pages announced only by their meta tag', async () => {
-      const item = obj(await read(h, 'agendaitem', `${base}to020.asp?TOLFDNR=1037962`));
-      expect(item.name).toBe(
-        'Allgemeine Geschäftsordnungsangelegenheiten / Festlegung der Stimmberechtigungen',
-      );
-      const body = obj(await read(h, 'body', base));
-      expect(body).toMatchObject({
-        type: 'https://schema.oparl.org/1.1/Body',
-        name: 'Bezirksversammlung Eimsbüttel',
-      });
-      for (const [type, ids] of Object.entries(idsAfterFirst)) {
-        for (const id of (ids ?? []).slice(0, 15)) {
-          const text = JSON.stringify((await read(h, type, id)).object);
-          expect(text, `${type} ${id}`).not.toMatch(MOJIBAKE);
-        }
-      }
-    });
-
-    it('ISSUE-8: agenda items with a result carry the to020 minutes; files with stable do027 links become Documents', async () => {
-      const decided = obj(await read(h, 'agendaitem', `${base}to020.asp?TOLFDNR=1038040`));
-      expect(decided.result).toBeDefined();
-      expect(String(decided['mandari:minutesText'] ?? '').length).toBeGreaterThan(20);
-      // Files: do027 documents have an accessUrl and a Documents item; ___tmp attachments have neither.
-      const files = await Promise.all(
-        (idsAfterFirst.file ?? []).map(async (id) => obj(await read(h, 'file', id))),
-      );
-      const stable = files.filter((f) => typeof f.accessUrl === 'string');
-      expect(stable.length).toBeGreaterThan(0);
-      expect(first.documents).toBe(stable.length);
-      for (const f of files.filter((x) => x.accessUrl === undefined)) {
-        expect(String(f.id)).toMatch(/vo020\.asp\?VOLFDNR=\d+#anlage-\d+$/);
-        expect(JSON.stringify(f)).not.toContain('___tmp');
-      }
-      const doc = await bed.clients.doc.send(
-        new QueryCommand({
-          TableName: bed.env.DOCUMENTS_TABLE,
-          KeyConditionExpression: 'docId = :d',
-          ExpressionAttributeValues: { ':d': documentId(String(stable[0]?.accessUrl)) },
-        }),
-      );
-      expect(doc.Items?.[0]).toMatchObject({ sourceId: h.source.sourceId, state: 'pending', listed: false });
-    });
-
-    it('ISSUE-8 / SCH-2: calendar-only rows become meetings; "ENTFÄLLT" is cancelled and no session day', async () => {
-      const cancelled = obj(
-        await read(h, 'meeting', `${base}to010.asp?SILFDNR=${EXTRA_MEETINGS.cancelled.key}`),
-      );
-      expect(cancelled).toMatchObject({ cancelled: true, name: EXTRA_MEETINGS.cancelled.name });
-      const board = obj(
-        await read(h, 'meeting', `${base}to010.asp?SILFDNR=${EXTRA_MEETINGS.factionBoard.key}`),
-      );
-      expect(board.agendaItem).toBeUndefined();
-      expect(board.start).toBe('2025-11-04T18:00:00+01:00');
-      expect(first.sessionDays).toEqual(['2025-11-03', '2025-11-04', '2025-11-06']);
-      expect(engineReportOfScrape(first)).toMatchObject({
-        kind: 'incremental',
-        changed: true,
-        complete: true,
-        failures: [],
-      });
-    });
-
-    it('ISSUE-8: a noauth.asp redirect means "not public": the meeting is kept from its row, skipped, not retried', async () => {
-      expect(first.notPublic).toBe(1);
-      const hidden = obj(
-        await read(h, 'meeting', `${base}to010.asp?SILFDNR=${EXTRA_MEETINGS.notPublic.key}`),
-      );
-      expect(hidden).toMatchObject({
-        name: EXTRA_MEETINGS.notPublic.name,
-        start: '2025-11-06T17:00:00+01:00',
-      });
-      expect(hidden.agendaItem).toBeUndefined();
-    });
-
-    it('RATE-3 / ID-1: one request at a time, at least 2 s apart (virtual clock), with our User-Agent', () => {
-      expect(site.maxInFlight).toBe(1);
-      const pages = site.pageCalls('allris.test');
-      expect(pages.length).toBe(first.requests);
-      // Every request waited for its slot: 2 s per request after the first (robots.txt included).
-      expect(h.clock.now() - SCRAPE_START_MS).toBeGreaterThanOrEqual(2_000 * (site.calls.length - 1));
-      for (const call of site.calls) expect(call.userAgent).toMatch(/^mandari-ingestor\//);
-    });
-
-    it('ISSUE-8 / SCH-3: an unchanged incremental scrape costs only the calendar months and changes nothing', async () => {
-      site.resetCalls();
-      h.clock.advance(HOUR);
-      const report = await h.scrape();
-      expect(report.requests).toBe(MONTHS);
-      expect(site.pageCalls().every((c) => c.path.startsWith('/bi/si010_e.asp'))).toBe(true);
-      expect(report).toMatchObject({
-        changed: false,
-        complete: true,
-        objects: { new: 0, modified: 0, deleted: 0 },
-      });
-    });
-
-    it('ISSUE-8: ids are stable across runs and across sources reading the same installation', async () => {
-      const other = scraperHarness(bed, base, 'allris', { prefix: 'allris-b' });
-      try {
-        const report = await other.scrape();
-        expect(report.complete).toBe(true);
-        for (const type of ['meeting', 'agendaitem', 'paper', 'organization', 'person']) {
-          expect(await liveIds(other.mirror, other.source.sourceId, type), type).toEqual(idsAfterFirst[type]);
-          expect(await liveIds(h.mirror, h.source.sourceId, type), type).toEqual(idsAfterFirst[type]);
-        }
-      } finally {
-        await other.close();
-      }
-    });
-
-    it('ISSUE-8: a changed agenda (Nachtrags-TOP) is picked up by the revisit of meetings near today; only its new paper is fetched', async () => {
-      site.setAgendaChanged(true);
-      site.resetCalls();
-      h.clock.advance(HOUR);
-      const early = await h.scrape();
-      // Within the revisit interval the calendar alone is asked.
-      expect(early.requests).toBe(MONTHS);
-
-      h.clock.advance(6 * HOUR);
-      site.resetCalls();
-      const report = await h.scrape();
-      const paths = site.pageCalls().map((c) => c.path);
-      expect(paths.filter((p) => p.startsWith('/bi/to010.asp')).sort()).toEqual(
-        [
-          `/bi/to010.asp?SILFDNR=${site.manifest.eimsbuettel?.meeting_id}`,
-          `/bi/to010.asp?SILFDNR=${site.manifest.harburg?.meeting_id}`,
-        ].sort(),
-      );
-      expect(paths.filter((p) => p.startsWith('/bi/vo020.asp'))).toEqual([
-        `/bi/vo020.asp?VOLFDNR=${NACHTRAG.paper}`,
-      ]);
-      expect(paths.some((p) => p.startsWith('/bi/to020.asp'))).toBe(false);
-      expect(report.requests).toBe(MONTHS + 3);
-      expect(report.changed).toBe(true);
-      const item = obj(await read(h, 'agendaitem', `${base}to020.asp?TOLFDNR=${NACHTRAG.item}`));
-      // Windows-1252 quotes and dash in an ISO-8859-1 page: „ “ –
-      expect(item).toMatchObject({ name: NACHTRAG.name, number: 'Ö 9', meeting: harburgMeeting });
-      expect(obj(await read(h, 'paper', `${base}vo020.asp?VOLFDNR=${NACHTRAG.paper}`)).reference).toBe(
-        '22-1940.01',
-      );
-      const meeting = obj(await read(h, 'meeting', harburgMeeting));
-      expect((meeting.agendaItem as unknown[]).length).toBe(8);
-    });
-
-    it('ISSUE-8: a changed calendar row makes exactly its meeting page be read again', async () => {
-      site.setCalendarChanged(true);
-      site.resetCalls();
-      h.clock.advance(HOUR);
-      const report = await h.scrape();
-      expect(
-        site
-          .pageCalls()
-          .filter((c) => !c.path.startsWith('/bi/si010_e.asp'))
-          .map((c) => c.path),
-      ).toEqual([`/bi/to010.asp?SILFDNR=${site.manifest.harburg?.meeting_id}`]);
-      expect(report.requests).toBe(MONTHS + 1);
-    });
-
-    it('OPT-2: a meeting that leaves the calendar and whose page is gone is tombstoned with its agenda', async () => {
-      site.setRemoved('eimsbuettel');
-      site.resetCalls();
-      h.clock.advance(HOUR);
-      const report = await h.scrape();
-      expect(site.pageCalls().map((c) => c.path)).toContain(
-        `/bi/to010.asp?SILFDNR=${site.manifest.eimsbuettel?.meeting_id}`,
-      );
-      expect(report.objects.deleted).toBeGreaterThanOrEqual(1 + 13);
-      expect(await liveIds(h.mirror, h.source.sourceId, 'meeting')).not.toContain(eimsbuettelMeeting);
-      const tomb = await read(h, 'meeting', eimsbuettelMeeting);
-      expect(tomb.meta.deleted).toBe(true);
-      expect((tomb.meta.lastGood as { name?: string }).name).toBe('Sitzung des Kerngebietsausschusses');
-      expect(report.sessionDays).toContain('2025-11-03'); // harburg still meets that day
-
-      // Back in the calendar: read again and live again.
-      site.setRemoved(null);
-      h.clock.advance(HOUR);
-      const back = await h.scrape();
-      expect(back.objects.modified).toBeGreaterThanOrEqual(1);
-      expect(await liveIds(h.mirror, h.source.sourceId, 'meeting')).toContain(eimsbuettelMeeting);
-    });
-  },
-);
-
-describe.skipIf(!risHtml().present)(
-  'scraper engine: gate pages, time budget, full scrape',
-  { tags: [CORPUS_TAG] },
-  () => {
-    let bed: AwsTestbed;
-    let site: FakeRisHtml;
-
-    beforeAll(async () => {
-      [bed, site] = await Promise.all([startAwsTestbed(), startFakeRisHtml({ districts: ['harburg'] })]);
-    }, 60_000);
-
-    afterAll(async () => {
-      await Promise.all([bed?.stop(), site?.close()]);
-    });
-
-    it.each<[GateKind, number]>([
-      ['cloudflare', 403],
-      ['anubis', 200],
-      ['login', 200],
-      ['denied', 200],
-    ])(
-      'ERR-5 / B-3: a %s gate page (HTTP %i) is reported as ua-blocked and never bypassed',
-      async (kind, status) => {
-        const h = scraperHarness(bed, site.allrisUrl, 'allris', { prefix: `gate-${kind}` });
-        site.setGate(kind);
-        site.resetCalls();
-        try {
-          const report = await h.scrape();
-          expect(report.complete).toBe(false);
-          expect(report.failures).toHaveLength(1);
-          expect(report.failures[0]).toMatchObject({ kind: 'ua-blocked', status });
-          expect(engineReportOfScrape(report).failures).toEqual(['ua-blocked']);
-          const pages = site.pageCalls();
-          // One page; after a 403 only the ID-4 comparison request (no User-Agent of ours) follows.
-          expect(pages[0]?.path).toBe('/bi/si010_e.asp?MM=8&YY=2025');
-          expect(pages.slice(1).every((c) => c.path === pages[0]?.path && c.userAgent === '')).toBe(true);
-          expect(pages.length).toBe(status === 403 ? 2 : 1);
-          // Nothing mirrored from a wall.
-          expect(await liveIds(h.mirror, h.source.sourceId, 'meeting')).toEqual([]);
-        } finally {
-          site.setGate(null);
-          await h.close();
-        }
-      },
+  it('ISSUE-8: the first incremental scrape mirrors meetings, agenda items, papers, files and rosters as OParl objects', async () => {
+    expect(first.complete).toBe(true);
+    expect(first.failures).toEqual([]);
+    expect(first.months).toHaveLength(MONTHS);
+    expect(idsAfterFirst.meeting).toEqual(
+      [
+        harburgMeeting,
+        eimsbuettelMeeting,
+        `${base}to010.asp?SILFDNR=${EXTRA_MEETINGS.factionBoard.key}`,
+        `${base}to010.asp?SILFDNR=${EXTRA_MEETINGS.cancelled.key}`,
+        `${base}to010.asp?SILFDNR=${EXTRA_MEETINGS.notPublic.key}`,
+      ].sort(),
     );
+    // harburg 7 + eimsbuettel 13 agenda items; 4 + 6 papers; both committees with their rosters.
+    expect(idsAfterFirst.agendaitem).toHaveLength(20);
+    expect(idsAfterFirst.paper).toHaveLength(10);
+    expect(idsAfterFirst.organization).toEqual([
+      `${base}au020.asp?AULFDNR=219`,
+      `${base}au020.asp?AULFDNR=25`,
+    ]);
+    expect(idsAfterFirst.membership?.length).toBeGreaterThan(40);
 
-    it('ISSUE-8: the time budget stops before a request (continued) and the same run resumes to the same result', async () => {
-      const h = scraperHarness(bed, site.allrisUrl, 'allris', { prefix: 'budget' });
-      try {
-        const runId = `${h.source.sourceId}-budget`;
-        const part = await h.scrape('incremental', { runId, deadlineMs: h.clock.now() + 5 * 2_000 });
-        expect(part).toMatchObject({ continued: true, complete: false, stopReason: 'deadline' });
-        expect(part.requests).toBeLessThan(10);
-        const rest = await h.scrape('incremental', { runId });
-        expect(rest).toMatchObject({ continued: false, complete: true });
-        const again = await h.scrape('incremental', { runId });
-        expect(again.finishedAt).toBe(rest.finishedAt); // a redelivered message of a finished run
-        // Together the two invocations mirrored what one uninterrupted scrape does (harburg + 3 rows).
-        expect(await liveIds(h.mirror, h.source.sourceId, 'meeting')).toHaveLength(4);
-        expect(await liveIds(h.mirror, h.source.sourceId, 'agendaitem')).toHaveLength(7);
-        expect(await liveIds(h.mirror, h.source.sourceId, 'paper')).toHaveLength(4);
-        // The report covers the whole run, both invocations: months, harburg's page, the noauth redirect
-        // (2), its 4 papers and its committee's roster — what one uninterrupted scrape costs.
-        expect(rest.requests).toBe(MONTHS + 1 + 2 + 4 + 1);
-      } finally {
-        await h.close();
-      }
+    const meeting = obj(await read(h, 'meeting', harburgMeeting));
+    expect(meeting).toMatchObject({
+      type: 'https://schema.oparl.org/1.1/Meeting',
+      name: 'Sitzung des Ausschusses für Bildung und Sport',
+      start: '2025-11-03T18:00:00+01:00',
+      end: '2025-11-03T18:10:00+01:00',
+      organization: [`${base}au020.asp?AULFDNR=25`],
+      location: { room: 'Mehrzwecksaal im SDZ' },
     });
+    expect(typeof meeting.modified).toBe('string');
+    expect((meeting.agendaItem as unknown[]).length).toBe(7);
 
-    it('ISSUE-8 / FULL-4: a full scrape walks the term’s months, reads rosters and persons, and is not cut at the window’s end', async () => {
-      const h = scraperHarness(bed, site.allrisUrl, 'allris', {
-        prefix: 'full',
-        policy: { termYears: 0.25 },
-      });
+    const committee = obj(await read(h, 'organization', `${base}au020.asp?AULFDNR=25`));
+    expect(committee).toMatchObject({ name: 'Ausschuss für Bildung und Sport', organizationType: 'Gremium' });
+  });
+
+  it('ISSUE-8: umlauts survive ISO-8859-1 pages announced only by their meta tag', async () => {
+    const item = obj(await read(h, 'agendaitem', `${base}to020.asp?TOLFDNR=1037962`));
+    expect(item.name).toBe(
+      'Allgemeine Geschäftsordnungsangelegenheiten / Festlegung der Stimmberechtigungen',
+    );
+    const body = obj(await read(h, 'body', base));
+    expect(body).toMatchObject({
+      type: 'https://schema.oparl.org/1.1/Body',
+      name: 'Bezirksversammlung Eimsbüttel',
+    });
+    for (const [type, ids] of Object.entries(idsAfterFirst)) {
+      for (const id of (ids ?? []).slice(0, 15)) {
+        const text = JSON.stringify((await read(h, type, id)).object);
+        expect(text, `${type} ${id}`).not.toMatch(MOJIBAKE);
+      }
+    }
+  });
+
+  it('ISSUE-8: agenda items with a result carry the to020 minutes; files with stable do027 links become Documents', async () => {
+    const decided = obj(await read(h, 'agendaitem', `${base}to020.asp?TOLFDNR=1038040`));
+    expect(decided.result).toBeDefined();
+    expect(String(decided['mandari:minutesText'] ?? '').length).toBeGreaterThan(20);
+    // Files: do027 documents have an accessUrl and a Documents item; ___tmp attachments have neither.
+    const files = await Promise.all(
+      (idsAfterFirst.file ?? []).map(async (id) => obj(await read(h, 'file', id))),
+    );
+    const stable = files.filter((f) => typeof f.accessUrl === 'string');
+    expect(stable.length).toBeGreaterThan(0);
+    expect(first.documents).toBe(stable.length);
+    for (const f of files.filter((x) => x.accessUrl === undefined)) {
+      expect(String(f.id)).toMatch(/vo020\.asp\?VOLFDNR=\d+#anlage-\d+$/);
+      expect(JSON.stringify(f)).not.toContain('___tmp');
+    }
+    const doc = await bed.clients.doc.send(
+      new QueryCommand({
+        TableName: bed.env.DOCUMENTS_TABLE,
+        KeyConditionExpression: 'docId = :d',
+        ExpressionAttributeValues: { ':d': documentId(String(stable[0]?.accessUrl)) },
+      }),
+    );
+    expect(doc.Items?.[0]).toMatchObject({ sourceId: h.source.sourceId, state: 'pending', listed: false });
+  });
+
+  it('ISSUE-8 / SCH-2: calendar-only rows become meetings; "ENTFÄLLT" is cancelled and no session day', async () => {
+    const cancelled = obj(
+      await read(h, 'meeting', `${base}to010.asp?SILFDNR=${EXTRA_MEETINGS.cancelled.key}`),
+    );
+    expect(cancelled).toMatchObject({ cancelled: true, name: EXTRA_MEETINGS.cancelled.name });
+    const board = obj(
+      await read(h, 'meeting', `${base}to010.asp?SILFDNR=${EXTRA_MEETINGS.factionBoard.key}`),
+    );
+    expect(board.agendaItem).toBeUndefined();
+    expect(board.start).toBe('2025-11-04T18:00:00+01:00');
+    expect(first.sessionDays).toEqual(['2025-11-03', '2025-11-04', '2025-11-06']);
+    expect(engineReportOfScrape(first)).toMatchObject({
+      kind: 'incremental',
+      changed: true,
+      complete: true,
+      failures: [],
+    });
+  });
+
+  it('ISSUE-8: a noauth.asp redirect means "not public": the meeting is kept from its row, skipped, not retried', async () => {
+    expect(first.notPublic).toBe(1);
+    const hidden = obj(await read(h, 'meeting', `${base}to010.asp?SILFDNR=${EXTRA_MEETINGS.notPublic.key}`));
+    expect(hidden).toMatchObject({ name: EXTRA_MEETINGS.notPublic.name, start: '2025-11-06T17:00:00+01:00' });
+    expect(hidden.agendaItem).toBeUndefined();
+  });
+
+  it('RATE-3 / ID-1: one request at a time, at least 2 s apart (virtual clock), with our User-Agent', () => {
+    expect(site.maxInFlight).toBe(1);
+    const pages = site.pageCalls('allris.test');
+    expect(pages.length).toBe(first.requests);
+    // Every request waited for its slot: 2 s per request after the first (robots.txt included).
+    expect(h.clock.now() - SCRAPE_START_MS).toBeGreaterThanOrEqual(2_000 * (site.calls.length - 1));
+    for (const call of site.calls) expect(call.userAgent).toMatch(/^mandari-ingestor\//);
+  });
+
+  it('ISSUE-8 / SCH-3: an unchanged incremental scrape costs only the calendar months and changes nothing', async () => {
+    site.resetCalls();
+    h.clock.advance(HOUR);
+    const report = await h.scrape();
+    expect(report.requests).toBe(MONTHS);
+    expect(site.pageCalls().every((c) => c.path.startsWith('/bi/si010_e.asp'))).toBe(true);
+    expect(report).toMatchObject({
+      changed: false,
+      complete: true,
+      objects: { new: 0, modified: 0, deleted: 0 },
+    });
+  });
+
+  it('ISSUE-8: ids are stable across runs and across sources reading the same installation', async () => {
+    const other = scraperHarness(bed, base, 'allris', { prefix: 'allris-b' });
+    try {
+      const report = await other.scrape();
+      expect(report.complete).toBe(true);
+      for (const type of ['meeting', 'agendaitem', 'paper', 'organization', 'person']) {
+        expect(await liveIds(other.mirror, other.source.sourceId, type), type).toEqual(idsAfterFirst[type]);
+        expect(await liveIds(h.mirror, h.source.sourceId, type), type).toEqual(idsAfterFirst[type]);
+      }
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('ISSUE-8: a changed agenda (Nachtrags-TOP) is picked up by the revisit of meetings near today; only its new paper is fetched', async () => {
+    site.setAgendaChanged(true);
+    site.resetCalls();
+    h.clock.advance(HOUR);
+    const early = await h.scrape();
+    // Within the revisit interval the calendar alone is asked.
+    expect(early.requests).toBe(MONTHS);
+
+    h.clock.advance(6 * HOUR);
+    site.resetCalls();
+    const report = await h.scrape();
+    const paths = site.pageCalls().map((c) => c.path);
+    expect(paths.filter((p) => p.startsWith('/bi/to010.asp')).sort()).toEqual(
+      [
+        `/bi/to010.asp?SILFDNR=${site.manifest.eimsbuettel?.meeting_id}`,
+        `/bi/to010.asp?SILFDNR=${site.manifest.harburg?.meeting_id}`,
+      ].sort(),
+    );
+    expect(paths.filter((p) => p.startsWith('/bi/vo020.asp'))).toEqual([
+      `/bi/vo020.asp?VOLFDNR=${NACHTRAG.paper}`,
+    ]);
+    expect(paths.some((p) => p.startsWith('/bi/to020.asp'))).toBe(false);
+    expect(report.requests).toBe(MONTHS + 3);
+    expect(report.changed).toBe(true);
+    const item = obj(await read(h, 'agendaitem', `${base}to020.asp?TOLFDNR=${NACHTRAG.item}`));
+    // Windows-1252 quotes and dash in an ISO-8859-1 page: „ “ –
+    expect(item).toMatchObject({ name: NACHTRAG.name, number: 'Ö 9', meeting: harburgMeeting });
+    expect(obj(await read(h, 'paper', `${base}vo020.asp?VOLFDNR=${NACHTRAG.paper}`)).reference).toBe(
+      '22-1940.01',
+    );
+    const meeting = obj(await read(h, 'meeting', harburgMeeting));
+    expect((meeting.agendaItem as unknown[]).length).toBe(8);
+  });
+
+  it('ISSUE-8: a changed calendar row makes exactly its meeting page be read again', async () => {
+    site.setCalendarChanged(true);
+    site.resetCalls();
+    h.clock.advance(HOUR);
+    const report = await h.scrape();
+    expect(
+      site
+        .pageCalls()
+        .filter((c) => !c.path.startsWith('/bi/si010_e.asp'))
+        .map((c) => c.path),
+    ).toEqual([`/bi/to010.asp?SILFDNR=${site.manifest.harburg?.meeting_id}`]);
+    expect(report.requests).toBe(MONTHS + 1);
+  });
+
+  it('OPT-2: a meeting that leaves the calendar and whose page is gone is tombstoned with its agenda', async () => {
+    site.setRemoved('eimsbuettel');
+    site.resetCalls();
+    h.clock.advance(HOUR);
+    const report = await h.scrape();
+    expect(site.pageCalls().map((c) => c.path)).toContain(
+      `/bi/to010.asp?SILFDNR=${site.manifest.eimsbuettel?.meeting_id}`,
+    );
+    expect(report.objects.deleted).toBeGreaterThanOrEqual(1 + 13);
+    expect(await liveIds(h.mirror, h.source.sourceId, 'meeting')).not.toContain(eimsbuettelMeeting);
+    const tomb = await read(h, 'meeting', eimsbuettelMeeting);
+    expect(tomb.meta.deleted).toBe(true);
+    expect((tomb.meta.lastGood as { name?: string }).name).toBe('Sitzung des Kerngebietsausschusses');
+    expect(report.sessionDays).toContain('2025-11-03'); // harburg still meets that day
+
+    // Back in the calendar: read again and live again.
+    site.setRemoved(null);
+    h.clock.advance(HOUR);
+    const back = await h.scrape();
+    expect(back.objects.modified).toBeGreaterThanOrEqual(1);
+    expect(await liveIds(h.mirror, h.source.sourceId, 'meeting')).toContain(eimsbuettelMeeting);
+  });
+});
+
+withRisHtml('scraper engine: gate pages, time budget, full scrape', () => {
+  let bed: AwsTestbed;
+  let site: FakeRisHtml;
+
+  beforeAll(async () => {
+    [bed, site] = await Promise.all([startAwsTestbed(), startFakeRisHtml({ districts: ['harburg'] })]);
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all([bed?.stop(), site?.close()]);
+  });
+
+  it.each<[GateKind, number]>([
+    ['cloudflare', 403],
+    ['anubis', 200],
+    ['login', 200],
+    ['denied', 200],
+  ])(
+    'ERR-5 / B-3: a %s gate page (HTTP %i) is reported as ua-blocked and never bypassed',
+    async (kind, status) => {
+      const h = scraperHarness(bed, site.allrisUrl, 'allris', { prefix: `gate-${kind}` });
+      site.setGate(kind);
       site.resetCalls();
-      try {
-        // Through the SyncEngine the planner calls, with the own window already over (message.deadline):
-        // FULL-4 says scraper full syncs do not stop there; only the invocation budget (deadlineMs) counts.
-        const started = new Date(h.clock.now());
-        const report = await createScraperSyncEngine(h.deps)(
-          h.source,
-          {
-            sourceId: h.source.sourceId,
-            runId: `${h.source.sourceId}-full`,
-            kind: 'full',
-            trigger: 'schedule',
-            continuation: 0,
-            startedAt: started.toISOString(),
-            deadline: new Date(started.getTime() - HOUR).toISOString(),
-          },
-          { deadlineMs: started.getTime() + 24 * HOUR, runStartedAt: started },
-        );
-        expect(report).toMatchObject({ kind: 'full', complete: true, continued: false, failures: [] });
-        const paths = site.pageCalls().map((c) => c.path);
-        const months = paths.filter((p) => p.startsWith('/bi/si010_e.asp'));
-        expect(months[0]).toBe('/bi/si010_e.asp?MM=7&YY=2025');
-        expect(months.at(-1)).toBe('/bi/si010_e.asp?MM=5&YY=2026');
-        expect(months).toHaveLength(11);
-        expect(paths.some((p) => p.startsWith('/bi/au010.asp'))).toBe(true);
-        expect(paths.some((p) => p.startsWith('/bi/fr010.asp'))).toBe(true);
-        expect(paths).toContain(`/bi/fr020.asp?FRLFDNR=${site.manifest.harburg?.party_id}`);
-        expect(paths.filter((p) => p.startsWith('/bi/kp020.asp')).length).toBeGreaterThan(20);
-        expect(report.requests).toBe(paths.length);
-        const faction = obj(
-          await read(
-            h,
-            'organization',
-            `${site.allrisUrl}fr020.asp?FRLFDNR=${site.manifest.harburg?.party_id}`,
-          ),
-        );
-        expect(faction).toMatchObject({ name: 'SPD-Fraktion', organizationType: 'Fraktion' });
-        const persons = await liveIds(h.mirror, h.source.sourceId, 'person');
-        const person = obj(await read(h, 'person', persons[0] as string));
-        expect(person.familyName).toBeDefined();
-        expect(person['mandari:organizations']).toBeDefined();
-      } finally {
-        await h.close();
-      }
-    });
-  },
-);
-
-describe.skipIf(!risHtml().present)(
-  'scraper engine: SessionNet site on loopback (trimmed samples + synthetic pages)',
-  { tags: [CORPUS_TAG] },
-  () => {
-    let bed: AwsTestbed;
-    let site: FakeRisHtml;
-
-    beforeAll(async () => {
-      [bed, site] = await Promise.all([startAwsTestbed(), startFakeRisHtml()]);
-    }, 60_000);
-
-    afterAll(async () => {
-      await Promise.all([bed?.stop(), site?.close()]);
-    });
-
-    it('ISSUE-8: month calendar, meeting agendas with getfile documents and papers become OParl objects; unchanged costs the months', async () => {
-      const h = scraperHarness(bed, site.sessionNetUrl, 'sessionnet', { prefix: 'sn' });
-      const base = site.sessionNetUrl;
       try {
         const report = await h.scrape();
-        expect(report).toMatchObject({ complete: true, failures: [] });
-        expect(await liveIds(h.mirror, h.source.sourceId, 'meeting')).toEqual(
-          [6773, 6810, 6901].map((k) => `${base}si0057.asp?__ksinr=${k}`),
-        );
-        const meeting = obj(await read(h, 'meeting', `${base}si0057.asp?__ksinr=6773`));
-        expect(meeting).toMatchObject({
-          name: 'Sitzung Ortsrat Oldendorf',
-          start: '2025-10-04T19:00:00+02:00',
-          'mandari:organizationName': 'Ortsrat Oldendorf',
-          resultsProtocol: { id: `${base}getfile.asp?id=1002&type=do`, name: 'Protokoll öffentlich' },
-        });
-        const item = obj(await read(h, 'agendaitem', `${base}si0057.asp?__ksinr=6773#top-Oe1`));
-        expect(item).toMatchObject({
-          number: 'Ö 1',
-          name: 'Genehmigung des Protokolls',
-          'mandari:reporter': 'Ratsvorsitzender Boßmann',
-        });
-        const paper = obj(await read(h, 'paper', `${base}vo0050.asp?__kvonr=4001`));
-        expect(paper).toMatchObject({
-          name: 'Änderung der Gebührensatzung für Straßenreinigung',
-          reference: 'VO/2025/4001',
-          paperType: 'Beschlussvorlage',
-          date: '2025-10-01',
-        });
-        expect(report.documents).toBeGreaterThanOrEqual(7);
-
-        site.resetCalls();
-        h.clock.advance(HOUR);
-        const again = await h.scrape();
-        expect(again.requests).toBe(MONTHS);
-        expect(again.changed).toBe(false);
+        expect(report.complete).toBe(false);
+        expect(report.failures).toHaveLength(1);
+        expect(report.failures[0]).toMatchObject({ kind: 'ua-blocked', status });
+        expect(engineReportOfScrape(report).failures).toEqual(['ua-blocked']);
+        const pages = site.pageCalls();
+        // One page; after a 403 only the ID-4 comparison request (no User-Agent of ours) follows.
+        expect(pages[0]?.path).toBe('/bi/si010_e.asp?MM=8&YY=2025');
+        expect(pages.slice(1).every((c) => c.path === pages[0]?.path && c.userAgent === '')).toBe(true);
+        expect(pages.length).toBe(status === 403 ? 2 : 1);
+        // Nothing mirrored from a wall.
+        expect(await liveIds(h.mirror, h.source.sourceId, 'meeting')).toEqual([]);
       } finally {
+        site.setGate(null);
         await h.close();
       }
-    });
-  },
-);
+    },
+  );
+
+  it('ISSUE-8: the time budget stops before a request (continued) and the same run resumes to the same result', async () => {
+    const h = scraperHarness(bed, site.allrisUrl, 'allris', { prefix: 'budget' });
+    try {
+      const runId = `${h.source.sourceId}-budget`;
+      const part = await h.scrape('incremental', { runId, deadlineMs: h.clock.now() + 5 * 2_000 });
+      expect(part).toMatchObject({ continued: true, complete: false, stopReason: 'deadline' });
+      expect(part.requests).toBeLessThan(10);
+      const rest = await h.scrape('incremental', { runId });
+      expect(rest).toMatchObject({ continued: false, complete: true });
+      const again = await h.scrape('incremental', { runId });
+      expect(again.finishedAt).toBe(rest.finishedAt); // a redelivered message of a finished run
+      // Together the two invocations mirrored what one uninterrupted scrape does (harburg + 3 rows).
+      expect(await liveIds(h.mirror, h.source.sourceId, 'meeting')).toHaveLength(4);
+      expect(await liveIds(h.mirror, h.source.sourceId, 'agendaitem')).toHaveLength(7);
+      expect(await liveIds(h.mirror, h.source.sourceId, 'paper')).toHaveLength(4);
+      // The report covers the whole run, both invocations: months, harburg's page, the noauth redirect
+      // (2), its 4 papers and its committee's roster — what one uninterrupted scrape costs.
+      expect(rest.requests).toBe(MONTHS + 1 + 2 + 4 + 1);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('ISSUE-8 / FULL-4: a full scrape walks the term’s months, reads rosters and persons, and is not cut at the window’s end', async () => {
+    const h = scraperHarness(bed, site.allrisUrl, 'allris', { prefix: 'full', policy: { termYears: 0.25 } });
+    site.resetCalls();
+    try {
+      // Through the SyncEngine the planner calls, with the own window already over (message.deadline):
+      // FULL-4 says scraper full syncs do not stop there; only the invocation budget (deadlineMs) counts.
+      const started = new Date(h.clock.now());
+      const report = await createScraperSyncEngine(h.deps)(
+        h.source,
+        {
+          sourceId: h.source.sourceId,
+          runId: `${h.source.sourceId}-full`,
+          kind: 'full',
+          trigger: 'schedule',
+          continuation: 0,
+          startedAt: started.toISOString(),
+          deadline: new Date(started.getTime() - HOUR).toISOString(),
+        },
+        { deadlineMs: started.getTime() + 24 * HOUR, runStartedAt: started },
+      );
+      expect(report).toMatchObject({ kind: 'full', complete: true, continued: false, failures: [] });
+      const paths = site.pageCalls().map((c) => c.path);
+      const months = paths.filter((p) => p.startsWith('/bi/si010_e.asp'));
+      expect(months[0]).toBe('/bi/si010_e.asp?MM=7&YY=2025');
+      expect(months.at(-1)).toBe('/bi/si010_e.asp?MM=5&YY=2026');
+      expect(months).toHaveLength(11);
+      expect(paths.some((p) => p.startsWith('/bi/au010.asp'))).toBe(true);
+      expect(paths.some((p) => p.startsWith('/bi/fr010.asp'))).toBe(true);
+      expect(paths).toContain(`/bi/fr020.asp?FRLFDNR=${site.manifest.harburg?.party_id}`);
+      expect(paths.filter((p) => p.startsWith('/bi/kp020.asp')).length).toBeGreaterThan(20);
+      expect(report.requests).toBe(paths.length);
+      const faction = obj(
+        await read(
+          h,
+          'organization',
+          `${site.allrisUrl}fr020.asp?FRLFDNR=${site.manifest.harburg?.party_id}`,
+        ),
+      );
+      expect(faction).toMatchObject({ name: 'SPD-Fraktion', organizationType: 'Fraktion' });
+      const persons = await liveIds(h.mirror, h.source.sourceId, 'person');
+      const person = obj(await read(h, 'person', persons[0] as string));
+      expect(person.familyName).toBeDefined();
+      expect(person['mandari:organizations']).toBeDefined();
+    } finally {
+      await h.close();
+    }
+  });
+});
+
+withRisHtml('scraper engine: SessionNet site on loopback (trimmed samples + synthetic pages)', () => {
+  let bed: AwsTestbed;
+  let site: FakeRisHtml;
+
+  beforeAll(async () => {
+    [bed, site] = await Promise.all([startAwsTestbed(), startFakeRisHtml()]);
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all([bed?.stop(), site?.close()]);
+  });
+
+  it('ISSUE-8: month calendar, meeting agendas with getfile documents and papers become OParl objects; unchanged costs the months', async () => {
+    const h = scraperHarness(bed, site.sessionNetUrl, 'sessionnet', { prefix: 'sn' });
+    const base = site.sessionNetUrl;
+    try {
+      const report = await h.scrape();
+      expect(report).toMatchObject({ complete: true, failures: [] });
+      expect(await liveIds(h.mirror, h.source.sourceId, 'meeting')).toEqual(
+        [6773, 6810, 6901].map((k) => `${base}si0057.asp?__ksinr=${k}`),
+      );
+      const meeting = obj(await read(h, 'meeting', `${base}si0057.asp?__ksinr=6773`));
+      expect(meeting).toMatchObject({
+        name: 'Sitzung Ortsrat Oldendorf',
+        start: '2025-10-04T19:00:00+02:00',
+        'mandari:organizationName': 'Ortsrat Oldendorf',
+        resultsProtocol: { id: `${base}getfile.asp?id=1002&type=do`, name: 'Protokoll öffentlich' },
+      });
+      const item = obj(await read(h, 'agendaitem', `${base}si0057.asp?__ksinr=6773#top-Oe1`));
+      expect(item).toMatchObject({
+        number: 'Ö 1',
+        name: 'Genehmigung des Protokolls',
+        'mandari:reporter': 'Ratsvorsitzender Boßmann',
+      });
+      const paper = obj(await read(h, 'paper', `${base}vo0050.asp?__kvonr=4001`));
+      expect(paper).toMatchObject({
+        name: 'Änderung der Gebührensatzung für Straßenreinigung',
+        reference: 'VO/2025/4001',
+        paperType: 'Beschlussvorlage',
+        date: '2025-10-01',
+      });
+      expect(report.documents).toBeGreaterThanOrEqual(7);
+
+      site.resetCalls();
+      h.clock.advance(HOUR);
+      const again = await h.scrape();
+      expect(again.requests).toBe(MONTHS);
+      expect(again.changed).toBe(false);
+    } finally {
+      await h.close();
+    }
+  });
+});

@@ -8,7 +8,7 @@ import {
   oparlOffering,
 } from '../../shared/scraper/detect';
 import { detectGatePage } from '../../shared/scraper/gate';
-import { CORPUS_TAG, risHtml } from '../support/corpora';
+import { CORPUS_OPTIONS, risHtml } from '../support/corpora';
 import {
   ALLRIS_DISTRICTS,
   ALLRIS_PAGE_FILES,
@@ -98,7 +98,7 @@ describe('detectGatePage', () => {
 
   it.skipIf(!ris.present).each([...allrisPages, ...sessionNetPages])(
     'ISSUE-8: the real council page %s is no gate',
-    { tags: [CORPUS_TAG] },
+    CORPUS_OPTIONS,
     (_name, html) => {
       expect(detectGatePage({ status: 200, url: 'https://ris.example.de/bi/x.asp', html })).toBeUndefined();
     },
@@ -124,7 +124,7 @@ describe('detectGatePage', () => {
 describe('detectProduct and the OParl offering (ONB-1)', () => {
   it.skipIf(!ris.present).each(allrisPages)(
     'ONB-1: %s is ALLRIS net 3.9.5',
-    { tags: [CORPUS_TAG] },
+    CORPUS_OPTIONS,
     (_name, html) => {
       expect(detectProduct({ url: 'https://ris.example.de/bi/', html })).toMatchObject({
         product: 'allris',
@@ -145,7 +145,7 @@ describe('detectProduct and the OParl offering (ONB-1)', () => {
 
   it.skipIf(!ris.present).each(sessionNetPages)(
     'ONB-1: the SessionNet sample %s is SessionNet (page codes, smc markup)',
-    { tags: [CORPUS_TAG] },
+    CORPUS_OPTIONS,
     (_name, html) => {
       expect(detectProduct({ url: 'https://ris.example.de/bi/', html }).product).toBe('sessionnet');
     },

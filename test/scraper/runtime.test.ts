@@ -1,12 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseEnv } from '../../shared/config/env';
 import { resetUpstashCredentialsCache } from '../../shared/config/secrets';
 import { createTestResolver } from '../../shared/net';
 import { createSyncRuntime, type SyncRuntime } from '../../shared/sync/runtime';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
-import { CORPUS_TAG, risHtml } from '../support/corpora';
+import { corpusDescribe, risHtml } from '../support/corpora';
 import { type FakeRisHtml, startFakeRisHtml } from '../support/fake-ris-html';
 import { scraperSource, uniqueScraperId } from './support';
+
+/** Suites on the captured RIS pages (outside the repository): skipped without that corpus. */
+const withRisHtml = corpusDescribe(risHtml());
 
 /**
  * The sync function's composition root dispatches `kind: 'scraper'` sources to the scraper engine
@@ -14,59 +17,55 @@ import { scraperSource, uniqueScraperId } from './support';
  * pace cheap, the site shows a gate page: robots.txt and one page, 1 s apart (interval set to 1 s, the
  * RATE-3 floor), and the run ends as ERR-5 "UA blocked".
  */
-describe.skipIf(!risHtml().present)(
-  'sync runtime: scraper sources go to the scraper engine',
-  { tags: [CORPUS_TAG] },
-  () => {
-    let bed: AwsTestbed;
-    let site: FakeRisHtml;
-    let runtime: SyncRuntime;
+withRisHtml('sync runtime: scraper sources go to the scraper engine', () => {
+  let bed: AwsTestbed;
+  let site: FakeRisHtml;
+  let runtime: SyncRuntime;
 
-    beforeAll(async () => {
-      [bed, site] = await Promise.all([startAwsTestbed(), startFakeRisHtml({ districts: ['harburg'] })]);
-      resetUpstashCredentialsCache();
-      const env = parseEnv({
-        ...bed.peers.env,
-        SYNC_QUEUE_URL: bed.queues.syncQueueUrl,
-        INGESTOR_ALLOW_LOOPBACK: 'true',
-      });
-      runtime = await createSyncRuntime(env, { clients: bed.clients, resolver: createTestResolver() });
-    }, 60_000);
-
-    afterAll(async () => {
-      await runtime?.close();
-      await Promise.all([bed?.stop(), site?.close()]);
+  beforeAll(async () => {
+    [bed, site] = await Promise.all([startAwsTestbed(), startFakeRisHtml({ districts: ['harburg'] })]);
+    resetUpstashCredentialsCache();
+    const env = parseEnv({
+      ...bed.peers.env,
+      SYNC_QUEUE_URL: bed.queues.syncQueueUrl,
+      INGESTOR_ALLOW_LOOPBACK: 'true',
     });
+    runtime = await createSyncRuntime(env, { clients: bed.clients, resolver: createTestResolver() });
+  }, 60_000);
 
-    it('ISSUE-8 / ERR-5: a scraper source runs the scraper engine and reports a gate page as ua-blocked', async () => {
-      site.setGate('anubis');
-      const source = scraperSource(uniqueScraperId('rt'), site.allrisUrl, 'allris', {
-        requestIntervalSeconds: 1,
-      });
-      const now = new Date();
-      const report = await runtime.runDeps.engine(
-        source,
-        {
-          sourceId: source.sourceId,
-          runId: `${source.sourceId}-1`,
-          kind: 'incremental',
-          trigger: 'schedule',
-          continuation: 0,
-          startedAt: now.toISOString(),
-        },
-        { deadlineMs: Date.now() + 60_000, runStartedAt: now },
-      );
-      expect(report).toMatchObject({
+  afterAll(async () => {
+    await runtime?.close();
+    await Promise.all([bed?.stop(), site?.close()]);
+  });
+
+  it('ISSUE-8 / ERR-5: a scraper source runs the scraper engine and reports a gate page as ua-blocked', async () => {
+    site.setGate('anubis');
+    const source = scraperSource(uniqueScraperId('rt'), site.allrisUrl, 'allris', {
+      requestIntervalSeconds: 1,
+    });
+    const now = new Date();
+    const report = await runtime.runDeps.engine(
+      source,
+      {
+        sourceId: source.sourceId,
+        runId: `${source.sourceId}-1`,
         kind: 'incremental',
-        complete: false,
-        continued: false,
-        failures: ['ua-blocked'],
-      });
-      expect(report.requests).toBe(1);
-      const pages = site.pageCalls();
-      expect(pages).toHaveLength(1);
-      expect(pages[0]?.path).toMatch(/^\/bi\/si010_e\.asp\?MM=\d{1,2}&YY=\d{4}$/);
-      expect(report.failureDetails?.[0]).toMatch(/proof-of-work/);
+        trigger: 'schedule',
+        continuation: 0,
+        startedAt: now.toISOString(),
+      },
+      { deadlineMs: Date.now() + 60_000, runStartedAt: now },
+    );
+    expect(report).toMatchObject({
+      kind: 'incremental',
+      complete: false,
+      continued: false,
+      failures: ['ua-blocked'],
     });
-  },
-);
+    expect(report.requests).toBe(1);
+    const pages = site.pageCalls();
+    expect(pages).toHaveLength(1);
+    expect(pages[0]?.path).toMatch(/^\/bi\/si010_e\.asp\?MM=\d{1,2}&YY=\d{4}$/);
+    expect(report.failureDetails?.[0]).toMatch(/proof-of-work/);
+  });
+});

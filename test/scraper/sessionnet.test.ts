@@ -14,7 +14,7 @@ import {
   sessionNetCalendarUrl,
   sessionNetSite,
 } from '../../shared/scraper/sessionnet/urls';
-import { CORPUS_TAG, risHtml } from '../support/corpora';
+import { CORPUS_OPTIONS, risHtml } from '../support/corpora';
 import { sessionNetSample } from '../support/fake-ris-html';
 import {
   sessionNetOrganizationListPage,
@@ -35,7 +35,7 @@ const BASE = 'https://session.melle.info/bi/';
 
 const ris = risHtml();
 
-describe.skipIf(!ris.present)('SessionNet si0040 month calendar (sample)', { tags: [CORPUS_TAG] }, () => {
+describe.skipIf(!ris.present)('SessionNet si0040 month calendar (sample)', CORPUS_OPTIONS, () => {
   let html: string;
   let calendar: ReturnType<typeof parseSessionNetCalendar>;
   beforeAll(() => {
@@ -96,7 +96,7 @@ describe.skipIf(!ris.present)('SessionNet si0040 month calendar (sample)', { tag
   });
 });
 
-describe.skipIf(!ris.present)('SessionNet si0057 meeting page (sample)', { tags: [CORPUS_TAG] }, () => {
+describe.skipIf(!ris.present)('SessionNet si0057 meeting page (sample)', CORPUS_OPTIONS, () => {
   let html: string;
   let meeting: ReturnType<typeof parseSessionNetMeeting>;
   beforeAll(() => {

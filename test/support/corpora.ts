@@ -1,76 +1,19 @@
-// Third-party test corpora (Google's robots.txt tests and a differential corpus, the OParl example
-// objects, captured ALLRIS/SessionNet pages) stay OUTSIDE the repository: their licences and personal
-// data forbid committing them here. This is the one place that finds them:
-// `INGESTOR_CORPORA_DIR`, else `../shared` beside the repository root. Tests that need a corpus skip
-// with `describe.skipIf(!corpus.present)` and carry the `corpus` tag, so the corpus reporter
-// (test/support/corpus-reporter.ts) prints one line saying what was missing and how many tests it skipped.
-import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+// Test helpers for suites that need a third-party corpus; where the corpora are is corpus-dirs.ts (kept
+// free of vitest, so the corpus reporter can load it in the main process).
+import { describe, it } from 'vitest';
+import { CORPUS_TAG, type Corpus } from './corpus-dirs';
 
-function findRepoRoot(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(path.join(dir, 'package.json'))) {
-    const parent = path.dirname(dir);
-    if (parent === dir) throw new Error('corpora: no package.json above this file');
-    dir = parent;
-  }
-  return dir;
+export * from './corpus-dirs';
+
+/** Options for a suite or test that needs a corpus (`it.skipIf(…).each(…)(name, CORPUS_OPTIONS, fn)`). */
+export const CORPUS_OPTIONS = { tags: [CORPUS_TAG] };
+
+/** `describe` for suites that need `corpus`: tagged, and skipped when the corpus is absent. */
+export function corpusDescribe(corpus: Corpus): (name: string, body: () => void) => void {
+  return (name, body) => describe.skipIf(!corpus.present)(name, CORPUS_OPTIONS, body);
 }
 
-export const repoRoot = findRepoRoot();
-
-/** The tag every corpus-dependent suite carries (declared in vitest.config.ts). */
-export const CORPUS_TAG = 'corpus';
-
-/** Where the corpora are looked for. */
-export function corporaDir(): string {
-  const fromEnv = process.env.INGESTOR_CORPORA_DIR;
-  return fromEnv ? path.resolve(fromEnv) : path.resolve(repoRoot, '..', 'shared');
-}
-
-export interface Corpus {
-  /** What it is, for the skipped-corpus line. */
-  name: string;
-  dir: string;
-  present: boolean;
-}
-
-function corpus(name: string, relative: string, marker: string): Corpus {
-  const dir = path.join(corporaDir(), relative);
-  return { name, dir, present: existsSync(path.join(dir, marker)) };
-}
-
-/** Google's robots.txt unit tests and the differential corpus (`conformance/`). */
-export const robotsConformance = (): Corpus =>
-  corpus('robots.txt conformance cases', 'conformance', 'robots-google-tests.json');
-/** The OParl specification and vendor example objects (`fixtures/oparl-examples/`). */
-export const oparlExamples = (): Corpus =>
-  corpus('OParl example objects', path.join('fixtures', 'oparl-examples'), 'SOURCE.md');
-/** Captured ALLRIS 3 pages and trimmed SessionNet samples (`fixtures/ris-html/`). */
-export const risHtml = (): Corpus =>
-  corpus(
-    'ALLRIS/SessionNet pages',
-    path.join('fixtures', 'ris-html'),
-    path.join('allris', 'allris_manifest.yml'),
-  );
-
-export const ALL_CORPORA = [robotsConformance, oparlExamples, risHtml] as const;
-
-/** Parsed OParl example, e.g. readOparlExample('mst-systems/Stadt Krefeld.json'). */
-export function readOparlExample(relativePath: string): unknown {
-  return JSON.parse(readFileSync(path.join(oparlExamples().dir, relativePath), 'utf8'));
-}
-
-/** RFC 6901 JSON pointer lookup. */
-export function jsonPointer(doc: unknown, pointer: string): unknown {
-  if (pointer === '') return doc;
-  return pointer
-    .slice(1)
-    .split('/')
-    .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .reduce<unknown>((node, token) => {
-      if (node === null || typeof node !== 'object') return undefined;
-      return (node as Record<string, unknown>)[token];
-    }, doc);
+/** `it` for a test that needs `corpus`: tagged, and skipped when the corpus is absent. */
+export function corpusIt(corpus: Corpus): (name: string, body: () => unknown) => void {
+  return (name, body) => it.skipIf(!corpus.present)(name, CORPUS_OPTIONS, body);
 }

@@ -2,7 +2,7 @@
 // they were looked for, and how many tests tagged `corpus` were skipped — so a clone without them
 // passes, and says what it did not test.
 import type { Reporter, TestModule } from 'vitest/node';
-import { ALL_CORPORA, CORPUS_TAG, corporaDir } from './corpora';
+import { ALL_CORPORA, CORPUS_TAG, corporaDir } from './corpus-dirs';
 
 export default class CorpusReporter implements Reporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
