@@ -59,7 +59,7 @@ describe('polite fetcher with Redis-backed slots (RATE-1, RATE-4, RATE-8 across 
     }
   });
 
-  it('RATE-8: a Retry-After seen by one instance holds the other back (HOST_SLOT_TIMEOUT, nothing sent)', async () => {
+  it('RATE-8 / B-2: a Retry-After seen by one instance holds the other back (HOST_SLOT_TIMEOUT, nothing sent)', async () => {
     const store = createMemoryRobotsStore();
     const [a, b] = [instance('fetch-test:ra:', store), instance('fetch-test:ra:', store)];
     const busy = await startFakeCouncil({ hostname: 'ris-busy.test', robots: { status: 404, body: '' } });

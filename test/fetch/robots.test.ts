@@ -215,7 +215,7 @@ describe('robots.txt gate (ROB)', () => {
     expect(paths(c)).toEqual(['/robots.txt', '/oparl/v1/system']);
   });
 
-  it('ROB-10 / RATE-1: Crawl-delay raises the host interval (capped at 60 s) and is noted with the slots', async () => {
+  it('ROB-10 / RATE-1 / B-2: Crawl-delay raises the host interval (capped at 60 s) and is noted with the slots', async () => {
     const c = await council(robotsScripts.crawlDelay(5));
     const clock = new InstantClock();
     const slots = recordingSlots(createHostSlots({ clock }));
