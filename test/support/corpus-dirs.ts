@@ -1,9 +1,10 @@
 // Third-party test corpora (Google's robots.txt tests and a differential corpus, the OParl example
 // objects, captured ALLRIS/SessionNet pages) stay OUTSIDE the repository: their licences and personal
 // data forbid committing them here. This is the one place that finds them:
-// `INGESTOR_CORPORA_DIR`, else `../shared` beside the repository root. Tests that need a corpus skip
-// with `describe.skipIf(!corpus.present)` and carry the `corpus` tag, so the corpus reporter
-// (test/support/corpus-reporter.ts) prints one line saying what was missing and how many tests it skipped.
+// `INGESTOR_CORPORA_DIR`, else `../shared` beside the repository root. Tests that need a corpus go
+// through corpora.ts (`corpusDescribe`, `CORPUS_OPTIONS`): skipped when it is absent and tagged `corpus`,
+// so the corpus reporter (corpus-reporter.ts) prints one line saying what was missing and how many tests
+// it skipped. This file stays free of vitest: the reporter loads it in vitest's main process.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -1,9 +1,9 @@
-// The RIS HTML corpus outside the repository (found by test/support/corpora.ts; see the SOURCE.md
+// The RIS HTML corpus outside the repository (found by test/support/corpus-dirs.ts; see the SOURCE.md
 // there): five Hamburg ALLRIS 3 districts (raw ISO-8859-1 bytes, as served) and two trimmed SessionNet
 // samples.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { risHtml } from '../corpora';
+import { risHtml } from '../corpus-dirs';
 
 export const risHtmlDir = risHtml().dir;
 
