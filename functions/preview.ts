@@ -2,8 +2,9 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { LambdaFunctionURLEvent } from 'aws-lambda';
 import { env } from '../shared/config/env';
+import { warmRuntime } from '../shared/config/warm-runtime';
 import { logger } from '../shared/observability/logger';
-import { createPreviewRuntime, type PreviewResponse, type PreviewRuntime } from '../shared/preview';
+import { createPreviewRuntime, type PreviewResponse } from '../shared/preview';
 
 /**
  * Preview Lambda behind a Function URL in RESPONSE_STREAM mode (SPEC PRV-1 … PRV-4): the file is
@@ -11,11 +12,11 @@ import { createPreviewRuntime, type PreviewResponse, type PreviewRuntime } from 
  * the invocation ends only after a PRV-3 copy is stored. The visitor address is the Function URL's
  * `sourceIp`, used only as a salted hash (PRV-2).
  */
-let runtime: Promise<PreviewRuntime> | undefined;
+// Kept while the instance is warm; a failed build or a rotated Upstash token builds anew.
+const runtime = warmRuntime(env, () => createPreviewRuntime(env()));
 
 export async function handlePreviewEvent(event: LambdaFunctionURLEvent): Promise<PreviewResponse> {
-  runtime ??= createPreviewRuntime(env());
-  const rt = await runtime;
+  const rt = await runtime.get();
   return rt.handler.handle({
     method: event.requestContext.http.method,
     path: event.rawPath,

@@ -25,6 +25,7 @@ import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { S3_SERVER_ACCESS_LOGS_USE_BUCKET_POLICY } from 'aws-cdk-lib/cx-api';
 import type { Construct } from 'constructs';
+import { INCOMING_PREFIX } from '../shared/documents/keys';
 import { DOCUMENTS_TABLE, SOURCES_TABLE, STATE_TABLE, type TableDefinition } from '../shared/store/tables';
 import { grantBucketPrefixes, grantTable } from './grants';
 import { IngestorFunction } from './ingestor-function';
@@ -150,6 +151,13 @@ export class IngestorStack extends Stack {
           abortIncompleteMultipartUploadAfter: Duration.days(7),
           // Versioning is off; this only bounds cost should it ever be switched on.
           noncurrentVersionExpiration: Duration.days(7),
+        },
+        {
+          // Files fetched but never promoted (a run died in between, DOC-5): the next fetch of the
+          // document overwrites its incoming object; this removes those no run comes back for.
+          id: 'expire-incoming-files',
+          prefix: INCOMING_PREFIX,
+          expiration: Duration.days(1),
         },
         // Tombstone expiry (OPT-2 keeps them "for audit") lands with the tombstone key / tag scheme.
       ],

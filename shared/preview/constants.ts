@@ -14,6 +14,12 @@ export const PREVIEW_MAX_FETCHES_PER_INSTANCE = 4;
 export const PREVIEW_MAX_FETCHES_GLOBAL = 40;
 /** How long a global place outlives a crashed holder: longer than a whole 80 MB transfer may take. */
 export const PREVIEW_GLOBAL_LEASE_MS = 10 * 60_000;
+/**
+ * PRV-1: how long one Redis call of the PRV-2 limits may take. Upstash answers in milliseconds; a call
+ * beyond this means Redis is unreachable, and the preview answers without it (stored copies served,
+ * fetches 503) well inside the 5 s budget instead of hanging or failing.
+ */
+export const PREVIEW_LIMITS_CALL_MS = 1_000;
 /** PRV-2: requests per visitor address and minute. */
 export const PREVIEW_VISITOR_LIMIT = 20;
 export const PREVIEW_VISITOR_WINDOW_MS = 60_000;

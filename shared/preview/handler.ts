@@ -24,8 +24,8 @@ import {
   PREVIEW_MAX_WAIT_MS,
 } from './constants';
 import { previewDecision } from './decide';
-import { PreviewNoPlaceError } from './errors';
-import { LocalPlaces, type PreviewLimits } from './limits';
+import { PreviewLimitsUnavailableError, PreviewNoPlaceError } from './errors';
+import { LocalPlaces, type PreviewLimits, type VisitorVerdict } from './limits';
 import {
   busy,
   errorPage,
@@ -137,6 +137,7 @@ const NO_SLOT_CODES = new Set([
   'CIRCUIT_OPEN',
   'ROBOTS_UNREACHABLE',
   'PREVIEW_NO_PLACE',
+  'PREVIEW_LIMITS_UNAVAILABLE',
 ]);
 
 export function createPreviewHandler(deps: PreviewDeps): PreviewHandler {
@@ -394,8 +395,16 @@ export function createPreviewHandler(deps: PreviewDeps): PreviewHandler {
       };
     }
     // PRV-2: counted before anything is read, so unknown ids cannot be probed faster either.
-    const verdict = await deps.limits.visitor(request.visitorAddress);
-    if (!verdict.allowed) return tooManyRequests(verdict.retryAfterS);
+    let verdict: VisitorVerdict | undefined;
+    try {
+      verdict = await deps.limits.visitor(request.visitorAddress);
+    } catch (error) {
+      if (!(error instanceof PreviewLimitsUnavailableError)) throw error;
+      // Redis unreachable: what needs no source request is still answered; fetches get 503 (below).
+      log('preview limits unavailable', { code: error.code });
+    }
+    if (verdict && !verdict.allowed) return tooManyRequests(verdict.retryAfterS);
+    const limitsDown = verdict === undefined;
 
     // A fetch of this document is under way in this instance: it was decided moments ago, join it
     // without reading anything (the bench goal: 100 visitors at once → 1 source request).
@@ -429,6 +438,8 @@ export function createPreviewHandler(deps: PreviewDeps): PreviewHandler {
         return redirect(item.url, { 'x-preview-reason': decision.reason.replace(/[^\w -]/g, '') });
       case 'fetch':
         if (!context.source) return notFound();
+        // PRV-1 / PRV-2: no fetch without the limits (and the shared pace in the same Redis).
+        if (limitsDown) return fetchErrorResponse(item, new PreviewLimitsUnavailableError());
         return serveFetch(item, context.source, decision.store);
     }
   }

@@ -10,6 +10,7 @@ export {
   type PreviewLimits,
   type VisitorVerdict,
   visitorHash,
+  visitorOf,
 } from './limits';
 export { createPreviewListener, writeResponse } from './node-http';
 export { fileHeaders, retryAfterSeconds, safeFileName } from './respond';

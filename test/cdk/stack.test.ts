@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ESM_REQUIRE_BANNER, type IngestorFunction } from '../../infra/ingestor-function';
 import { UPSTASH_URL_PLACEHOLDER } from '../../infra/settings';
 import { IngestorStack, MIRROR_PREFIXES, ROBOTS_PREFIX, SYNC_MAX_RECEIVE_COUNT } from '../../infra/stack';
+import { INCOMING_PREFIX } from '../../shared/documents/keys';
 import { TABLES } from '../../shared/store/tables';
 import { cdkJsonContext, NO_BUNDLING, removeTempOutdirs, TEST_ENV, tempOutdir } from './support';
 
@@ -163,6 +164,8 @@ describe('mirror bucket', () => {
           AbortIncompleteMultipartUpload: { DaysAfterInitiation: 7 },
           Status: 'Enabled',
         }),
+        // DOC-5: fetched files never promoted to a copy's key expire
+        expect.objectContaining({ Prefix: INCOMING_PREFIX, ExpirationInDays: 1, Status: 'Enabled' }),
       ]),
     });
   });
