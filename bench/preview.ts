@@ -1,4 +1,5 @@
 import { pathToFileURL } from 'node:url';
+import { startFakeCouncil } from '../demo';
 import { DocumentsStore } from '../shared/documents/store';
 import {
   fileRequests,
@@ -9,7 +10,6 @@ import {
   recordFile,
   startPreviewBed,
 } from '../test/preview/support';
-import { startFakeCouncil } from '../test/support/fake-council';
 
 /**
  * `npx tsx bench/preview.ts` (or `npm run bench -- preview` once registered in bench/run.ts): the

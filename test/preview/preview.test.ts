@@ -1,5 +1,6 @@
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeCouncil, startFakeCouncil } from '../../demo';
 import { fileKey } from '../../shared/documents/keys';
 import { DocumentsStore } from '../../shared/documents/store';
 import {
@@ -9,7 +10,6 @@ import {
   presignStoredObject,
 } from '../../shared/preview';
 import { createHostSlots, type SlotLease } from '../../shared/slots';
-import { type FakeCouncil, startFakeCouncil } from '../support/fake-council';
 import { createTestRedisClient } from '../support/redis';
 import {
   fileRequests,

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeCouncil, startFakeCouncil } from '../../demo';
 import { parseEnv } from '../../shared/config/env';
 import { fileKey } from '../../shared/documents/keys';
 import { createTestResolver } from '../../shared/net';
@@ -12,7 +13,6 @@ import {
 } from '../../shared/preview';
 import type { PreviewResponse } from '../../shared/preview/types';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
-import { type FakeCouncil, startFakeCouncil } from '../support/fake-council';
 import { type RedisPeer, startRedisPeer } from '../support/redis';
 import { type StallProxy, startStallProxy } from '../support/stall-proxy';
 import { fileRequests, type PreviewBed, putBody, putSource, recordFile, setDocumentFields } from './support';
