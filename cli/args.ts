@@ -40,8 +40,9 @@ export const RUNTIME_OPTIONS: OptionTable = {
   'allow-loopback': { type: 'boolean', help: 'local mode may reach 127.0.0.1 (the demo, tests)' },
   aws: {
     type: 'boolean',
-    help: 'the deployed tables, bucket and queue (SOURCES_TABLE, STATE_TABLE, DOCUMENTS_TABLE, BUCKET, SYNC_QUEUE_URL)',
+    help: "the deployed stack's tables, bucket and queue, named by its outputs (fetching commands need its Upstash, RATE-1/RATE-4)",
   },
+  stack: { type: 'string', value: 'NAME', help: 'the stack of --aws (default MandariIngestor)' },
 };
 
 export interface ParsedArgs {

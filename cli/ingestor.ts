@@ -128,6 +128,9 @@ export function parseInvocation(argv: string[]): Invocation | { global: 'help' |
       '--aws works on the deployed resources; --data and --allow-loopback are local mode only',
     );
   }
+  if (parsed.values.stack !== undefined && parsed.values.aws !== true) {
+    throw new UsageError('--stack names the deployed stack of --aws; local mode has none');
+  }
   return { command, ctx: { args, values: parsed.values, json: parsed.values.json === true }, help: false };
 }
 
@@ -175,12 +178,15 @@ function helpHint(argv: string[]): string {
 
 async function withRuntime(ctx: Omit<RunContext, 'rt'>, command: CommandSpec) {
   // Loaded here, not above: the local stand-ins and the AWS SDK cost seconds to import.
-  const { openAwsRuntime, openLocalRuntime } = await import('./local/runtime');
-  const data = ctx.values.data;
+  const { data, stack } = ctx.values;
   const rt =
     ctx.values.aws === true
-      ? await openAwsRuntime()
-      : await openLocalRuntime({
+      ? await (await import('./aws')).openAwsRuntime({
+          ...(typeof stack === 'string' ? { stack } : {}),
+          // RATE-1/RATE-4: a fetching command line is refused without the shared slot store.
+          positionals: [command.name, ...ctx.args],
+        })
+      : await (await import('./local/runtime')).openLocalRuntime({
           ...(typeof data === 'string' ? { dataDir: data } : {}),
           allowLoopback: ctx.values['allow-loopback'] === true,
         });

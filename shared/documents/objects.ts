@@ -98,9 +98,18 @@ export async function readObject(
     }
     return await readAll(out.Body as Readable, maxBytes);
   } catch (err) {
-    if (err instanceof NoSuchKey || (err as { name?: string }).name === 'NoSuchKey') return undefined;
+    if (isMissingObject(err)) return undefined;
     throw err;
   }
+}
+
+/**
+ * S3's "no such object": NoSuchKey from GET, NotFound (a bare 404) from HEAD. Not any 404: a missing
+ * bucket (NoSuchBucket) is a misconfiguration and stays an error.
+ */
+export function isMissingObject(error: unknown): boolean {
+  const name = (error as { name?: string } | undefined)?.name;
+  return error instanceof NoSuchKey || name === 'NoSuchKey' || name === 'NotFound';
 }
 
 /** Reads a stream into one buffer; undefined when it passes `maxBytes`. */

@@ -41,3 +41,14 @@ export const PREVIEW_KEY_PREFIX = 'ingestor:preview:';
  */
 export const PREVIEW_LINGER_MS = 2_000;
 export const PREVIEW_LINGER_MAX_BYTES = 16 * 1024 * 1024;
+/**
+ * A stored copy is not streamed through the function: the visitor is redirected to a presigned S3 URL
+ * valid this long (S3 then serves Range requests and large files). Short, so a takedown or purge
+ * (OPT-2/3) stops serving a copy within minutes even to someone who kept the link.
+ */
+export const PREVIEW_STORED_URL_TTL_S = 300;
+/**
+ * How long a redirect to a stored copy may be reused (browser, CloudFront): well inside
+ * PREVIEW_STORED_URL_TTL_S, so a cached redirect never points to an expired URL.
+ */
+export const PREVIEW_STORED_REDIRECT_MAX_AGE_S = 60;

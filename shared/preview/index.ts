@@ -15,4 +15,6 @@ export {
 export { createPreviewListener, writeResponse } from './node-http';
 export { fileHeaders, retryAfterSeconds, safeFileName } from './respond';
 export { createPreviewRuntime, type PreviewRuntime, type PreviewRuntimeOptions } from './runtime';
+export { headStoredObject, presignStoredObject } from './stored-url';
 export type * from './types';
+export { visitorAddressOf } from './visitor-address';

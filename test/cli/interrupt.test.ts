@@ -8,7 +8,7 @@ import { sourceIdFromUrl } from '../../shared/config/source';
 import { SyncStateStore } from '../../shared/oparl/state';
 import { getSourceState } from '../../shared/store/source-state';
 import { spawnCli } from '../support/cli-process';
-import { type FakeCouncil, startFakeCouncil } from '../support/fake-council';
+import { type FakeCouncil, startFakeCouncil } from '../../demo';
 
 /**
  * `ingestor sync` as an operator runs it at a terminal: `script` gives the process a pseudo-terminal,

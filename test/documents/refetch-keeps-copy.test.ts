@@ -1,5 +1,7 @@
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Fault } from '../../demo';
+import { type FakeCouncil, startFakeCouncil } from '../../demo';
 import {
   type DocumentItem,
   fileKey,
@@ -8,8 +10,6 @@ import {
   runFilesPass,
   shards,
 } from '../../shared/documents';
-import type { Fault } from '../support/fake-council';
-import { type FakeCouncil, startFakeCouncil } from '../support/fake-council';
 import {
   type DocumentsBed,
   getDoc,

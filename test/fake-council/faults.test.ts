@@ -1,7 +1,7 @@
 import { gunzipSync } from 'node:zlib';
 import { request } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type FakeCouncil, startFakeCouncil } from '../support/fake-council';
+import { type FakeCouncil, startFakeCouncil } from '../../demo';
 import { get, getJson, type ListPage, OUR_AGENT, testAgent } from './http';
 
 const enc = encodeURIComponent;

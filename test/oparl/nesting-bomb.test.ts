@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeCouncil } from '../../demo';
 import { isIngestorError } from '../../shared/errors';
 import { MAX_PAGE_JSON_DEPTH, MAX_PAGE_JSON_OBJECTS } from '../../shared/oparl/constants';
 import { parseOParlJson } from '../../shared/oparl/json';
 import { pauseForRun } from '../../shared/schedule/sparing';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
-import { startFakeCouncil } from '../support/fake-council';
 import { harness, liveMirror, TestClock } from './support';
 
 /**

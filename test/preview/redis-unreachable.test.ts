@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeCouncil, startFakeCouncil } from '../../demo';
 import { parseEnv } from '../../shared/config/env';
 import { fileKey } from '../../shared/documents/keys';
 import { createTestResolver } from '../../shared/net';
@@ -12,7 +13,6 @@ import {
 } from '../../shared/preview';
 import type { PreviewResponse } from '../../shared/preview/types';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
-import { type FakeCouncil, startFakeCouncil } from '../support/fake-council';
 import { type RedisPeer, startRedisPeer } from '../support/redis';
 import { type StallProxy, startStallProxy } from '../support/stall-proxy';
 import { fileRequests, type PreviewBed, putBody, putSource, recordFile, setDocumentFields } from './support';
@@ -98,7 +98,10 @@ describe('PRV-1 / PRV-2: preview with Redis unreachable', () => {
     ]).finally(() => clearTimeout(timer));
     const ms = Date.now() - t0;
     let body = Buffer.alloc(0);
-    if (typeof response.body === 'string') body = Buffer.from(response.body);
+    // A stored copy is a redirect to a presigned URL of the S3 peer (PRV-3): follow it for the bytes.
+    const location = response.status === 302 ? response.headers.location : undefined;
+    if (location !== undefined) body = Buffer.from(await (await fetch(location)).arrayBuffer());
+    else if (typeof response.body === 'string') body = Buffer.from(response.body);
     else if (response.body) {
       const chunks: Buffer[] = [];
       for await (const chunk of response.body) chunks.push(chunk as Buffer);
@@ -110,7 +113,7 @@ describe('PRV-1 / PRV-2: preview with Redis unreachable', () => {
   async function expectServedWithoutRedis(): Promise<void> {
     council.clearRequests();
     const stored = await open(storedDoc);
-    expect(stored.response.status).toBe(200);
+    expect(stored.response.status).toBe(302);
     expect(stored.response.headers['x-preview-source']).toBe('stored');
     expect(stored.body.equals(PDF)).toBe(true);
     expect(stored.ms).toBeLessThan(PREVIEW_MAX_WAIT_MS);
@@ -125,11 +128,11 @@ describe('PRV-1 / PRV-2: preview with Redis unreachable', () => {
 
   it('with Redis reachable the stored copy is served (the baseline)', async () => {
     const stored = await open(storedDoc);
-    expect(stored.response.status).toBe(200);
+    expect(stored.response.status).toBe(302);
     expect(stored.body.equals(PDF)).toBe(true);
   });
 
-  it('Redis stalls (a proxy that swallows every request): stored → 200, the rest → 503 with Retry-After, within 5 s', async () => {
+  it('Redis stalls (a proxy that swallows every request): stored → 302 to S3, the rest → 503 with Retry-After, within 5 s', async () => {
     proxy.stall();
     try {
       await expectServedWithoutRedis();
@@ -138,7 +141,7 @@ describe('PRV-1 / PRV-2: preview with Redis unreachable', () => {
     }
   });
 
-  it('redis-server stopped: stored → 200, the rest → 503 with Retry-After, within 5 s', async () => {
+  it('redis-server stopped: stored → 302 to S3, the rest → 503 with Retry-After, within 5 s', async () => {
     await redis.redisServer.stop();
     await expectServedWithoutRedis();
   });
