@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLocalRuntime } from '../../cli/local/runtime';
+import { type FakeCouncil, startFakeCouncil } from '../../demo';
 import { sourceIdFromUrl } from '../../shared/config/source';
 import { SyncStateStore } from '../../shared/oparl/state';
 import { getSourceState } from '../../shared/store/source-state';
 import { spawnCli } from '../support/cli-process';
-import { type FakeCouncil, startFakeCouncil } from '../../demo';
 
 /**
  * `ingestor sync` as an operator runs it at a terminal: `script` gives the process a pseudo-terminal,
