@@ -14,6 +14,8 @@ import { createSyncRuntime, type SyncRuntime, type SyncRuntimeOptions } from '..
 
 /** Time kept back from the invocation's budget for the last page, the checkpoint and the hand-over. */
 export const BUDGET_RESERVE_MS = 60_000;
+/** Of that, kept back after every request has ended (cut if need be): the checkpoint and the hand-over. */
+export const CHECKPOINT_RESERVE_MS = 15_000;
 
 let runtime: Promise<SyncRuntime> | undefined;
 const processor = new BatchProcessor(EventType.SQS);
@@ -40,6 +42,7 @@ export async function processSyncBody(body: string, remainingMs: number): Promis
   }
   const result = await runSyncMessage(rt.runDeps, message, {
     deadlineMs: Date.now() + Math.max(0, remainingMs - BUDGET_RESERVE_MS),
+    requestsEndMs: Date.now() + Math.max(0, remainingMs - CHECKPOINT_RESERVE_MS),
   });
   logger.info('sync message done', {
     sourceId: result.sourceId,

@@ -34,10 +34,20 @@ export interface EngineReport {
   filterNotHonoured?: boolean;
 }
 
+/**
+ * The invocation's time: `deadlineMs` — no request starts later; `requestsEndMs` — every request has
+ * ended by then, the one in flight included (its socket is closed), so the run always reaches its
+ * checkpoint before the invocation ends (issue 13).
+ */
+export interface SyncBudget {
+  deadlineMs: number;
+  requestsEndMs?: number;
+}
+
 export type SyncEngine = (
   source: SourceConfig,
   message: SyncMessage,
-  budget: { deadlineMs: number; runStartedAt: Date },
+  budget: SyncBudget & { runStartedAt: Date },
 ) => Promise<EngineReport>;
 
 export interface SyncRunDeps {
@@ -59,7 +69,7 @@ export type SyncRunResult =
 export async function runSyncMessage(
   deps: SyncRunDeps,
   message: SyncMessage,
-  budget: { deadlineMs: number },
+  budget: SyncBudget,
 ): Promise<SyncRunResult> {
   const { sourceId, runId } = message;
   const now = deps.now();
@@ -94,7 +104,7 @@ export async function runSyncMessage(
   const runStartedAt = new Date(message.startedAt);
   let report: EngineReport;
   try {
-    report = await deps.engine(source, message, { deadlineMs: budget.deadlineMs, runStartedAt });
+    report = await deps.engine(source, message, { ...budget, runStartedAt });
   } catch (err) {
     // An engine bug or an unexpected fault: a failed run (ERR-4), never a crashed planner.
     report = {

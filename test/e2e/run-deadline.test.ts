@@ -1,0 +1,128 @@
+import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseEnv } from '../../shared/config/env';
+import { resetUpstashCredentialsCache } from '../../shared/config/secrets';
+import { createTestResolver } from '../../shared/net';
+import { SyncStateStore } from '../../shared/oparl/state';
+import { parseSyncMessage, type SyncMessage } from '../../shared/sync/message';
+import { runSyncMessage, type SyncRunResult } from '../../shared/sync/run';
+import { createSyncRuntime, type SyncRuntime } from '../../shared/sync/runtime';
+import { type AwsTestbed, startAwsTestbed } from '../support/aws';
+import { type FakeCouncil, startFakeCouncil } from '../support/fake-council';
+
+/**
+ * Issue 13 (10): one slow request must not outlive the invocation. The sync runtime as the function
+ * builds it (process-local slots, real clock, dynalite/fauxqs peers) against a council whose body list
+ * trickles (1 byte every 200 ms: minutes for the page, far inside every per-request deadline). With
+ * little time left, the run still ends at a checkpoint when the invocation's request time is up
+ * (SyncBudget.requestsEndMs), hands over to a continuation, and that one resumes where it stopped.
+ */
+describe('issue 13: a slow server cannot hold a sync run past its checkpoint', () => {
+  let bed: AwsTestbed;
+  let council: FakeCouncil;
+  let runtime: SyncRuntime;
+  const sourceId = 'langsam';
+
+  beforeAll(async () => {
+    [bed, council] = await Promise.all([
+      startAwsTestbed(),
+      startFakeCouncil({
+        hostname: 'langsam.test',
+        bodies: ['Stadt Langsam'],
+        objectsPerList: 1,
+        missingLists: [
+          'meeting',
+          'paper',
+          'organization',
+          'person',
+          'agendaItem',
+          'membership',
+          'consultation',
+          'file',
+          'locationList',
+          'legislativeTerm',
+        ],
+      }),
+    ]);
+    resetUpstashCredentialsCache();
+    const env = parseEnv({
+      ...bed.peers.env,
+      SYNC_QUEUE_URL: bed.queues.syncQueueUrl,
+      INGESTOR_ALLOW_LOOPBACK: 'true',
+    });
+    runtime = await createSyncRuntime(env, { clients: bed.clients, resolver: createTestResolver() });
+    await bed.clients.doc.send(
+      new PutCommand({
+        TableName: bed.env.SOURCES_TABLE,
+        Item: { sourceId, systemUrl: council.systemUrl, active: true },
+      }),
+    );
+  }, 60_000);
+
+  afterAll(async () => {
+    await runtime?.close();
+    await Promise.all([bed?.stop(), council?.close()]);
+  });
+
+  it('ERR-1 / SCH-5: with little time left, the slow page is cut at the run end, the cursor is saved, and the continuation resumes', async () => {
+    council.setFault('/oparl/v1/bodies', { kind: 'slowBody', intervalMs: 200, chunkBytes: 1 });
+    const message: SyncMessage = {
+      sourceId,
+      runId: `${sourceId}-run`,
+      kind: 'incremental',
+      trigger: 'manual',
+      continuation: 0,
+      startedAt: new Date().toISOString(),
+    };
+    // robots.txt, System and the body list leave 1 s apart; new requests may start for 2.5 s, and
+    // every request must have ended 4 s from now (the invocation's end less its checkpoint reserve).
+    const started = Date.now();
+    const budget = { deadlineMs: started + 2_500, requestsEndMs: started + 4_000 };
+    const GRACE_MS = 3_000;
+    const first = await Promise.race([
+      runSyncMessage(runtime.runDeps, message, budget),
+      new Promise<'still running'>((resolve) =>
+        setTimeout(() => resolve('still running'), budget.requestsEndMs - started + GRACE_MS),
+      ),
+    ]);
+
+    // In time, at a checkpoint: a continuation, not a failed run.
+    expect(first).not.toBe('still running');
+    const result = first as SyncRunResult;
+    expect(result).toMatchObject({ status: 'continued', continuation: 1 });
+    expect(Date.now() - budget.requestsEndMs).toBeLessThan(GRACE_MS);
+    const state = new SyncStateStore(
+      { doc: bed.clients.doc, s3: bed.clients.s3 },
+      bed.env.STATE_TABLE,
+      sourceId,
+    );
+    const cursor = await state.getCursor('incremental');
+    expect(cursor).toMatchObject({ status: 'running', phase: 'bodies', stopReason: 'deadline' });
+    expect(cursor?.failures ?? []).toEqual([]);
+    const systemCalls = council.requests.filter((r) => r.path === '/oparl/v1/system').length;
+    expect(systemCalls).toBe(1);
+
+    // The continuation (as queued) resumes at the body list and finishes the run.
+    const received = await bed.clients.sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: bed.queues.syncQueueUrl, WaitTimeSeconds: 1 }),
+    );
+    const raw = received.Messages?.[0];
+    expect(raw).toBeDefined();
+    await bed.clients.sqs.send(
+      new DeleteMessageCommand({ QueueUrl: bed.queues.syncQueueUrl, ReceiptHandle: raw?.ReceiptHandle }),
+    );
+    const continuation = parseSyncMessage(raw?.Body ?? '');
+    expect(continuation).toMatchObject({ runId: message.runId, continuation: 1 });
+    council.clearFaults();
+    const second = await runSyncMessage(runtime.runDeps, continuation, {
+      deadlineMs: Date.now() + 60_000,
+      requestsEndMs: Date.now() + 75_000,
+    });
+    expect(second.status).toBe('done');
+    expect(council.requests.filter((r) => r.path === '/oparl/v1/system')).toHaveLength(systemCalls);
+    expect(
+      council.requests.filter((r) => r.path.split('?')[0] === '/oparl/v1/bodies').length,
+    ).toBeGreaterThanOrEqual(2);
+  }, 60_000);
+});
