@@ -23,6 +23,12 @@ export const METRICS = {
    * sync (else since its pause began), in hours. The "paused for more than a day" alarm reads it.
    */
   longestPauseHours: 'LongestPauseHours',
+  /**
+   * Host slots switching to the RATE-7 fallback (`Switch` entered), failing a retry there
+   * (retry-failed) and back to Redis (left), per process. Any `entered` means some instance paced (or
+   * stayed quiet) without the shared store.
+   */
+  slotStoreFallback: 'SlotStoreFallback',
 } as const;
 
 export const DIMENSIONS = {
@@ -31,6 +37,7 @@ export const DIMENSIONS = {
   verdict: 'Verdict',
   kind: 'Kind',
   pauseKind: 'PauseKind',
+  switch: 'Switch',
 } as const;
 
 /** The alarm threshold of `LongestPauseHours`: a source paused (without success) for more than a day. */
