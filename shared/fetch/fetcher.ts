@@ -379,8 +379,17 @@ export function createPoliteFetcher(deps: PoliteFetcherDeps): PoliteFetcher {
       }
       return crawlDelaySeconds;
     } catch (error) {
-      throw refused(plan, url, attempt, hop, error);
+      throw refused(plan, url, attempt, hop, waitError(plan, progress, error));
     }
+  }
+
+  /** A wait (robots.txt, slot) that ran into the run's end is RUN_DEADLINE, not a host without a slot. */
+  function waitError(plan: Plan, progress: Progress, error: unknown): unknown {
+    const runEndsAt = plan.runContext?.endsAtMs;
+    if (error instanceof HostSlotTimeoutError && runEndsAt !== undefined && progress.deadline >= runEndsAt) {
+      return new RunDeadlineError(progress.url.href, runEndsAt);
+    }
+    return error;
   }
 
   /** ROB-10: tell the slots about a host's Crawl-delay (status output, other callers) now and then. */
@@ -420,15 +429,11 @@ export function createPoliteFetcher(deps: PoliteFetcherDeps): PoliteFetcher {
           ? await lease.retime(request)
           : await lease.moveTo(host, request);
       if (!result.granted) {
-        const runEndsAt = plan.runContext?.endsAtMs;
-        if (runEndsAt !== undefined && progress.deadline >= runEndsAt) {
-          throw new RunDeadlineError(progress.url.href, runEndsAt);
-        }
         throw new HostSlotTimeoutError(progress.url.href, request.maxWaitMs, result.retryAtMs);
       }
       return result;
     } catch (error) {
-      throw refused(plan, progress.url, attempt, progress.hops.length, error);
+      throw refused(plan, progress.url, attempt, progress.hops.length, waitError(plan, progress, error));
     } finally {
       progress.waitMs += performance.now() - started;
     }

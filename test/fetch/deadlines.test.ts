@@ -168,4 +168,20 @@ describe("issue 13 (10): no request outlives the run's end (RunContext.endsAtMs)
     });
     expect(server.calls).toHaveLength(calls);
   }, 40_000);
+
+  it('a slot that lies beyond the run end is not waited for: RUN_DEADLINE, nothing sent', async () => {
+    const server = await startTestServer(routes({ '/a': ok(), '/b': ok() }));
+    cleanups.push(() => server.close());
+    const k = kit();
+    await k.fetcher.fetch(server.url('/a'), api());
+    const calls = server.calls.length;
+    // The host's next slot is one interval away; the run ends before it.
+    const runContext = createRunContext('test-source', { endsAtMs: k.clock.now() + 500 });
+
+    const error = await rejectionOf(k.fetcher.fetch(server.url('/b'), api({ runContext })));
+
+    expect(error).toMatchObject({ code: 'RUN_DEADLINE' });
+    expect(server.calls).toHaveLength(calls);
+    expect(k.events.at(-1)).toMatchObject({ kind: 'refused', errorCode: 'RUN_DEADLINE' });
+  });
 });
