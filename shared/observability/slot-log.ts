@@ -1,7 +1,8 @@
 import type { SlotEvent } from '../slots/types';
 import { DIMENSIONS, METRICS } from './constants';
 import { logger } from './logger';
-import { type MetricsBuffer, metrics } from './metrics';
+import { metrics } from './metrics';
+import type { ObservabilityTargets } from './request-log';
 
 /**
  * Structured log lines and metrics for the host slots' operational events (shared/slots `SlotEvent`):
@@ -17,12 +18,8 @@ export const SLOT_EVENT_CODES = {
   releaseFailed: 'SLOTS_RELEASE_FAILED',
 } as const;
 
-export interface SlotEventTargets {
-  log: (message: string, fields: Record<string, unknown>) => void;
-  metrics: MetricsBuffer;
-}
-
-const defaultTargets: SlotEventTargets = {
+/** Switches are warnings, unlike the request log's info lines. */
+const defaultTargets: ObservabilityTargets = {
   log: (message, fields) => logger.warn(message, fields),
   metrics,
 };
@@ -37,7 +34,7 @@ function errorFields(error: unknown): Record<string, string> {
   };
 }
 
-export function logSlotEvent(event: SlotEvent, targets: SlotEventTargets = defaultTargets): void {
+export function logSlotEvent(event: SlotEvent, targets: ObservabilityTargets = defaultTargets): void {
   switch (event.type) {
     case 'shared-store-failed': {
       const code = event.entered ? SLOT_EVENT_CODES.fallbackEntered : SLOT_EVENT_CODES.fallbackRetryFailed;

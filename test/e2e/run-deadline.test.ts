@@ -1,15 +1,13 @@
 import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseEnv } from '../../shared/config/env';
-import { resetUpstashCredentialsCache } from '../../shared/config/secrets';
 import { createTestResolver } from '../../shared/net';
 import { SyncStateStore } from '../../shared/oparl/state';
 import { parseSyncMessage, type SyncMessage } from '../../shared/sync/message';
 import { runSyncMessage, type SyncRunResult } from '../../shared/sync/run';
-import { createSyncRuntime, type SyncRuntime } from '../../shared/sync/runtime';
+import type { SyncRuntime } from '../../shared/sync/runtime';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
 import { type FakeCouncil, startFakeCouncil } from '../support/fake-council';
+import { putActiveSource, startSyncRuntime } from '../support/sync-runtime';
 
 /**
  * Issue 13 (10): one slow request must not outlive the invocation. The sync runtime as the function
@@ -45,19 +43,8 @@ describe('issue 13: a slow server cannot hold a sync run past its checkpoint', (
         ],
       }),
     ]);
-    resetUpstashCredentialsCache();
-    const env = parseEnv({
-      ...bed.peers.env,
-      SYNC_QUEUE_URL: bed.queues.syncQueueUrl,
-      INGESTOR_ALLOW_LOOPBACK: 'true',
-    });
-    runtime = await createSyncRuntime(env, { clients: bed.clients, resolver: createTestResolver() });
-    await bed.clients.doc.send(
-      new PutCommand({
-        TableName: bed.env.SOURCES_TABLE,
-        Item: { sourceId, systemUrl: council.systemUrl, active: true },
-      }),
-    );
+    runtime = await startSyncRuntime(bed, { resolver: createTestResolver() });
+    await putActiveSource(bed, sourceId, council.systemUrl);
   }, 60_000);
 
   afterAll(async () => {

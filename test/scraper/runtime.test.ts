@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseEnv } from '../../shared/config/env';
-import { resetUpstashCredentialsCache } from '../../shared/config/secrets';
 import { createTestResolver } from '../../shared/net';
-import { createSyncRuntime, type SyncRuntime } from '../../shared/sync/runtime';
+import type { SyncRuntime } from '../../shared/sync/runtime';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
 import { type FakeRisHtml, startFakeRisHtml } from '../support/fake-ris-html';
+import { startSyncRuntime } from '../support/sync-runtime';
 import { scraperSource, uniqueScraperId } from './support';
 
 /**
@@ -20,13 +19,7 @@ describe('sync runtime: scraper sources go to the scraper engine', () => {
 
   beforeAll(async () => {
     [bed, site] = await Promise.all([startAwsTestbed(), startFakeRisHtml({ districts: ['harburg'] })]);
-    resetUpstashCredentialsCache();
-    const env = parseEnv({
-      ...bed.peers.env,
-      SYNC_QUEUE_URL: bed.queues.syncQueueUrl,
-      INGESTOR_ALLOW_LOOPBACK: 'true',
-    });
-    runtime = await createSyncRuntime(env, { clients: bed.clients, resolver: createTestResolver() });
+    runtime = await startSyncRuntime(bed, { resolver: createTestResolver() });
   }, 60_000);
 
   afterAll(async () => {
