@@ -79,11 +79,7 @@ describe('issue 13: a slow server cannot hold a sync run past its checkpoint', (
     const result = first as SyncRunResult;
     expect(result).toMatchObject({ status: 'continued', continuation: 1 });
     expect(Date.now() - budget.requestsEndMs).toBeLessThan(GRACE_MS);
-    const state = new SyncStateStore(
-      { doc: bed.clients.doc, s3: bed.clients.s3 },
-      bed.env.STATE_TABLE,
-      sourceId,
-    );
+    const state = new SyncStateStore({ doc: bed.clients.doc }, bed.env.STATE_TABLE, sourceId);
     const cursor = await state.getCursor('incremental');
     expect(cursor).toMatchObject({ status: 'running', phase: 'bodies', stopReason: 'deadline' });
     expect(cursor?.failures ?? []).toEqual([]);
