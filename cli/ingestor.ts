@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { isIngestorError } from '../shared/errors';
+import { openAwsRuntime } from './aws';
 import { bodiesCommand } from './commands/bodies';
 import { deletionCheckCommand } from './commands/deletion-check';
 import { documentsCommand } from './commands/documents';
@@ -15,7 +16,7 @@ import { startCommand } from './commands/start';
 import { statusCommand } from './commands/status';
 import { syncCommand } from './commands/sync';
 import { purgeDeletedCommand, tombstoneCommand } from './commands/takedown';
-import { openAwsRuntime, openLocalRuntime } from './local/runtime';
+import { openLocalRuntime } from './local/runtime';
 import { type CommandResult, emit, UsageError } from './output';
 
 /**
@@ -45,7 +46,8 @@ const USAGE = `usage: ingestor <command> [options]
   serve [--port P]                         document preview on localhost: GET /documents/{docId} (PRV-1…PRV-4)
 
 common options: --data DIR (default .data)  --allow-loopback (local mode only)  --json
-                --aws (work on the deployed tables and bucket named by SOURCES_TABLE, STATE_TABLE, DOCUMENTS_TABLE, BUCKET, SYNC_QUEUE_URL)`;
+                --aws [--stack NAME] (work on the deployed stack's tables, bucket and queue, named by its outputs;
+                default stack MandariIngestor; commands that fetch need the stack's Upstash, RATE-1/RATE-4)`;
 
 type Handler = (argv: string[], json: boolean) => Promise<CommandResult>;
 
@@ -53,6 +55,7 @@ const OPTIONS = {
   data: { type: 'string' },
   'allow-loopback': { type: 'boolean' },
   aws: { type: 'boolean' },
+  stack: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   id: { type: 'string' },
@@ -102,9 +105,15 @@ const withRuntime =
         '--aws works on the deployed resources; --data and --allow-loopback are local mode only',
       );
     }
+    if (cli.values.stack !== undefined && cli.values.aws !== true) {
+      throw new UsageError('--stack names the deployed stack of --aws; local mode has none');
+    }
     const rt =
       cli.values.aws === true
-        ? await openAwsRuntime()
+        ? await openAwsRuntime({
+            ...(cli.values.stack === undefined ? {} : { stack: cli.values.stack }),
+            positionals: cli.positionals,
+          })
         : await openLocalRuntime({
             ...(cli.values.data === undefined ? {} : { dataDir: cli.values.data }),
             allowLoopback: cli.values['allow-loopback'] === true,

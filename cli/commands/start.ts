@@ -1,11 +1,11 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { type FakeCouncil, startDemoCouncil } from '../../demo';
 import { resetEnvCache } from '../../shared/config/env';
 import type { FetchEvent } from '../../shared/fetch';
 import { createPreviewListener, createPreviewRuntime } from '../../shared/preview';
 import { loadAllSources, putSourceItem } from '../../shared/store/sources';
-import { type FakeCouncil, startDemoCouncil } from '../../test/support/fake-council';
 import type { LocalRuntime } from '../local/runtime';
 import { type CommandResult, progress } from '../output';
 import { createLocalDocumentPasses } from './documents-local';

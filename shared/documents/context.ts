@@ -4,6 +4,7 @@ import type { SourceConfig } from '../config/source';
 import type { PoliteFetcher } from '../fetch';
 import { SyncStateStore } from '../oparl/state';
 import type { BodyRecord } from '../oparl/types';
+import { loadHostIntervals } from '../pace';
 import type { SourceScheduleState } from '../schedule/types';
 import { getSourceState } from '../store/source-state';
 import { loadAllSources } from '../store/sources';
@@ -50,17 +51,16 @@ export interface LoadedContexts {
 
 /** Sources, their sync state (ERR-6) and bodies (ONB-4 / DOC-7), read once per run. */
 export async function loadSourceContexts(deps: DocumentsDeps, now: Date): Promise<LoadedContexts> {
-  const { parsed } = await loadAllSources(deps.doc, deps.tables.sources);
+  const load = await loadAllSources(deps.doc, deps.tables.sources);
+  const { parsed } = load;
   const sources: SourceConfig[] = [];
   const invalid: string[] = [];
   for (const p of parsed) {
     if (p.ok) sources.push(p.source);
     else invalid.push(p.sourceId);
   }
-  const hostIntervals = new Map<string, number>();
-  for (const s of sources) {
-    hostIntervals.set(s.host, Math.max(hostIntervals.get(s.host) ?? 0, s.requestIntervalSeconds * 1000));
-  }
+  // RATE-2: broken items keep counting for their host with their last valid pace (issue 13).
+  const { byHostMs: hostIntervals } = await loadHostIntervals(deps.doc, deps.tables.state, load);
   const contexts: SourceContext[] = [];
   for (const source of sources) {
     const state = await getSourceState<SourceScheduleState>(deps.doc, deps.tables.state, source.sourceId);

@@ -29,6 +29,11 @@ export const METRICS = {
    * stayed quiet) without the shared store.
    */
   slotStoreFallback: 'SlotStoreFallback',
+  /**
+   * Sync messages given back for redelivery because one of OUR stores (DynamoDB, S3, SQS) failed after
+   * the SDK's retries (issue 13): ours, never counted against a source (ERR-4). Alarmed on.
+   */
+  storeOutages: 'StoreOutages',
 } as const;
 
 export const DIMENSIONS = {

@@ -1,6 +1,6 @@
 import type { IngestorEnv } from '../config/env';
 import type { SourceConfig } from '../config/source';
-import { IngestorError } from '../errors';
+import { IngestorError, isIngestorError } from '../errors';
 import {
   classifyChange,
   idHash,
@@ -763,9 +763,11 @@ class SyncRun {
       try {
         parsed = parseOParlJson(res.text);
       } catch (err) {
-        this.failure({ kind: 'other', url, list: entry.list, detail: (err as Error).message });
+        // Invalid JSON, or a page beyond the nesting / size bounds: this list fails, the others go on.
+        const code = isIngestorError(err) ? err.code : 'OPARL_INVALID_JSON';
+        this.failure({ kind: 'other', url, list: entry.list, detail: `${code}: ${(err as Error).message}` });
         task.outcome = 'failed';
-        task.note = 'invalid JSON';
+        task.note = code === 'OPARL_INVALID_JSON' ? 'invalid JSON' : code;
         task.nextUrl = null;
         await this.checkpoint();
         return;

@@ -69,7 +69,7 @@ export interface ScrapeRunOptions {
   runId: string;
   /** Epoch ms after which no new request starts; the report then says `continued`. */
   deadlineMs?: number;
-  /** Epoch ms by which every request has ended, the one in flight included (SyncBudget.requestsEndMs). */
+  /** Epoch ms by which every request has ended, the one in flight included (EngineBudget.requestsEndMs). */
   requestsEndMs?: number;
   startedAt?: Date;
 }

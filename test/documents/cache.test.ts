@@ -4,6 +4,7 @@ import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamod
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { filesCommand } from '../../cli/commands/files';
 import type { LocalRuntime } from '../../cli/local/runtime';
+import { type FakeCouncil, startFakeCouncil } from '../../demo';
 import {
   CACHE_MAX_FILES_PER_RUN,
   DOC_RETRY_LADDER_MS,
@@ -14,7 +15,6 @@ import {
   shards,
   textKey,
 } from '../../shared/documents';
-import { type FakeCouncil, startFakeCouncil } from '../support/fake-council';
 import {
   DAY,
   type DocumentsBed,

@@ -1,12 +1,12 @@
 import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeCouncil, startFakeCouncil } from '../../demo';
 import { createTestResolver } from '../../shared/net';
 import { SyncStateStore } from '../../shared/oparl/state';
 import { parseSyncMessage, type SyncMessage } from '../../shared/sync/message';
-import { runSyncMessage, type SyncRunResult } from '../../shared/sync/run';
+import { CHECKPOINT_RESERVE_MS, runSyncMessage, type SyncRunResult } from '../../shared/sync/run';
 import type { SyncRuntime } from '../../shared/sync/runtime';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
-import { type FakeCouncil, startFakeCouncil } from '../support/fake-council';
 import { putActiveSource, startSyncRuntime } from '../support/sync-runtime';
 
 /**
@@ -14,7 +14,8 @@ import { putActiveSource, startSyncRuntime } from '../support/sync-runtime';
  * builds it (process-local slots, real clock, dynalite/fauxqs peers) against a council whose body list
  * trickles (1 byte every 200 ms: minutes for the page, far inside every per-request deadline). With
  * little time left, the run still ends at a checkpoint when the invocation's request time is up
- * (SyncBudget.requestsEndMs), hands over to a continuation, and that one resumes where it stopped.
+ * (its end less CHECKPOINT_RESERVE_MS), hands over to a continuation, and that one resumes where it
+ * stopped.
  */
 describe('issue 13: a slow server cannot hold a sync run past its checkpoint', () => {
   let bed: AwsTestbed;
@@ -65,12 +66,13 @@ describe('issue 13: a slow server cannot hold a sync run past its checkpoint', (
     // robots.txt, System and the body list leave 1 s apart; new requests may start for 2.5 s, and
     // every request must have ended 4 s from now (the invocation's end less its checkpoint reserve).
     const started = Date.now();
-    const budget = { deadlineMs: started + 2_500, requestsEndMs: started + 4_000 };
+    const requestsEndMs = started + 4_000;
+    const budget = { deadlineMs: started + 2_500, endsAtMs: requestsEndMs + CHECKPOINT_RESERVE_MS };
     const GRACE_MS = 3_000;
     const first = await Promise.race([
       runSyncMessage(runtime.runDeps, message, budget),
       new Promise<'still running'>((resolve) =>
-        setTimeout(() => resolve('still running'), budget.requestsEndMs - started + GRACE_MS),
+        setTimeout(() => resolve('still running'), requestsEndMs - started + GRACE_MS),
       ),
     ]);
 
@@ -78,7 +80,7 @@ describe('issue 13: a slow server cannot hold a sync run past its checkpoint', (
     expect(first).not.toBe('still running');
     const result = first as SyncRunResult;
     expect(result).toMatchObject({ status: 'continued', continuation: 1 });
-    expect(Date.now() - budget.requestsEndMs).toBeLessThan(GRACE_MS);
+    expect(Date.now() - requestsEndMs).toBeLessThan(GRACE_MS);
     const state = new SyncStateStore({ doc: bed.clients.doc }, bed.env.STATE_TABLE, sourceId);
     const cursor = await state.getCursor('incremental');
     expect(cursor).toMatchObject({ status: 'running', phase: 'bodies', stopReason: 'deadline' });
@@ -100,7 +102,7 @@ describe('issue 13: a slow server cannot hold a sync run past its checkpoint', (
     council.clearFaults();
     const second = await runSyncMessage(runtime.runDeps, continuation, {
       deadlineMs: Date.now() + 60_000,
-      requestsEndMs: Date.now() + 75_000,
+      endsAtMs: Date.now() + 120_000,
     });
     expect(second.status).toBe('done');
     expect(council.requests.filter((r) => r.path === '/oparl/v1/system')).toHaveLength(systemCalls);

@@ -2,6 +2,7 @@ import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeCouncil, startFakeCouncil } from '../../demo';
 import { plannerTick } from '../../shared/planner/tick';
 import { DEFAULT_LEASE_MINUTES, DEFAULT_SCHEDULE_SETTINGS } from '../../shared/schedule';
 import { getSourceState } from '../../shared/store/source-state';
@@ -9,7 +10,6 @@ import { parseSyncMessage } from '../../shared/sync/message';
 import { runSyncMessage } from '../../shared/sync/run';
 import type { SyncRuntime } from '../../shared/sync/runtime';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
-import { type FakeCouncil, startFakeCouncil } from '../support/fake-council';
 import { type RedisPeer, startRedisPeer } from '../support/redis';
 import { putActiveSource, startSyncRuntime } from '../support/sync-runtime';
 

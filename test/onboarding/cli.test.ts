@@ -6,12 +6,12 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../../cli/ingestor';
 import { openLocalRuntime } from '../../cli/local/runtime';
+import { type FakeCouncil, robotsScripts, startFakeCouncil } from '../../demo';
 import { fileKey, textKey } from '../../shared/documents/keys';
 import { MirrorStore } from '../../shared/mirror';
 import { bodyFieldsOf } from '../../shared/oparl/body-fields';
 import { SyncStateStore } from '../../shared/oparl/state';
 import { putSourceItem } from '../../shared/store/sources';
-import { type FakeCouncil, robotsScripts, startFakeCouncil } from '../support/fake-council';
 
 /** Runs the CLI in-process; returns the exit code and the last stdout line as JSON. */
 async function run(args: string[]): Promise<{ code: number; json: Record<string, unknown> }> {

@@ -1,14 +1,15 @@
-import { connect, createServer, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { createConnection, createServer, type Socket } from 'node:net';
 
 /**
- * A TCP proxy in front of a real peer, for fault injection: `stall()` holds every byte in both
- * directions (nothing is dropped, nothing delivered — a stuck connection or network path, as one
- * instance may see it while the others reach the peer), `resume()` delivers what was held.
+ * A TCP proxy on loopback in front of a real peer, for fault injection: it forwards bytes both ways
+ * until `stall()`, after which it swallows what clients send (open connections and new ones alike) —
+ * a peer that accepts connections and never answers, as a hung network path looks to a client.
  */
 export interface StallProxy {
+  port: number;
   /** `http://127.0.0.1:<port>` */
   url: string;
-  port: number;
   stall(): void;
   resume(): void;
   close(): Promise<void>;
@@ -16,42 +17,42 @@ export interface StallProxy {
 
 export async function startStallProxy(target: { host: string; port: number }): Promise<StallProxy> {
   let stalled = false;
-  const held: Array<{ to: Socket; chunk: Buffer }> = [];
   const sockets = new Set<Socket>();
-  const forward = (from: Socket, to: Socket) => {
-    from.on('data', (chunk: Buffer) => {
-      if (stalled) held.push({ to, chunk });
-      else to.write(chunk);
-    });
-    from.on('end', () => to.end());
-    from.on('error', () => to.destroy());
-    from.on('close', () => to.destroy());
-  };
   const server = createServer((client) => {
-    const upstream = connect(target.port, target.host);
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
-    }
-    forward(client, upstream);
-    forward(upstream, client);
+    const upstream = createConnection(target);
+    sockets.add(client);
+    sockets.add(upstream);
+    const drop = () => {
+      client.destroy();
+      upstream.destroy();
+      sockets.delete(client);
+      sockets.delete(upstream);
+    };
+    client.on('data', (chunk) => {
+      if (!stalled) upstream.write(chunk);
+    });
+    upstream.on('data', (chunk) => {
+      if (!stalled) client.write(chunk);
+    });
+    client.on('close', drop);
+    upstream.on('close', drop);
+    client.on('error', drop);
+    upstream.on('error', drop);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const port = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}`,
     port,
+    url: `http://127.0.0.1:${port}`,
     stall() {
       stalled = true;
     },
     resume() {
       stalled = false;
-      for (const { to, chunk } of held.splice(0)) if (!to.destroyed) to.write(chunk);
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
+    async close() {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
   };
 }
