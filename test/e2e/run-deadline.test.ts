@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeCouncil, startFakeCouncil } from '../../demo';
 import { createTestResolver } from '../../shared/net';
 import { SyncStateStore } from '../../shared/oparl/state';
+import { plannerTick } from '../../shared/planner/tick';
+import { DEFAULT_LEASE_MINUTES, DEFAULT_SCHEDULE_SETTINGS } from '../../shared/schedule';
 import { parseSyncMessage, type SyncMessage } from '../../shared/sync/message';
 import { CHECKPOINT_RESERVE_MS, runSyncMessage, type SyncRunResult } from '../../shared/sync/run';
 import type { SyncRuntime } from '../../shared/sync/runtime';
@@ -48,6 +50,19 @@ describe('issue 13: a slow server cannot hold a sync run past its checkpoint', (
     await putActiveSource(bed, sourceId, council.systemUrl);
   }, 60_000);
 
+  /** The next message of the sync queue, taken off it. */
+  async function takeMessage(): Promise<SyncMessage> {
+    const received = await bed.clients.sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: bed.queues.syncQueueUrl, WaitTimeSeconds: 1 }),
+    );
+    const raw = received.Messages?.[0];
+    expect(raw).toBeDefined();
+    await bed.clients.sqs.send(
+      new DeleteMessageCommand({ QueueUrl: bed.queues.syncQueueUrl, ReceiptHandle: raw?.ReceiptHandle }),
+    );
+    return parseSyncMessage(raw?.Body ?? '');
+  }
+
   afterAll(async () => {
     await runtime?.close();
     await Promise.all([bed?.stop(), council?.close()]);
@@ -55,14 +70,20 @@ describe('issue 13: a slow server cannot hold a sync run past its checkpoint', (
 
   it('ERR-1 / SCH-5: with little time left, the slow page is cut at the run end, the cursor is saved, and the continuation resumes', async () => {
     council.setFault('/oparl/v1/bodies', { kind: 'slowBody', intervalMs: 200, chunkBytes: 1 });
-    const message: SyncMessage = {
-      sourceId,
-      runId: `${sourceId}-run`,
-      kind: 'incremental',
-      trigger: 'manual',
-      continuation: 0,
-      startedAt: new Date().toISOString(),
-    };
+    // The planner starts the run (it takes the lease); its message is what the sync function gets.
+    const tick = await plannerTick(
+      {
+        doc: bed.clients.doc,
+        sqs: bed.clients.sqs,
+        tables: { sources: bed.env.SOURCES_TABLE, state: bed.env.STATE_TABLE },
+        syncQueueUrl: bed.queues.syncQueueUrl,
+        settings: DEFAULT_SCHEDULE_SETTINGS,
+        leaseMinutes: DEFAULT_LEASE_MINUTES,
+      },
+      new Date(),
+    );
+    expect(tick.started.map((s) => s.sourceId)).toEqual([sourceId]);
+    const message = await takeMessage();
     // robots.txt, System and the body list leave 1 s apart; new requests may start for 2.5 s, and
     // every request must have ended 4 s from now (the invocation's end less its checkpoint reserve).
     const started = Date.now();
@@ -82,22 +103,14 @@ describe('issue 13: a slow server cannot hold a sync run past its checkpoint', (
     expect(result).toMatchObject({ status: 'continued', continuation: 1 });
     expect(Date.now() - requestsEndMs).toBeLessThan(GRACE_MS);
     const state = new SyncStateStore({ doc: bed.clients.doc }, bed.env.STATE_TABLE, sourceId);
-    const cursor = await state.getCursor('incremental');
+    const cursor = await state.getCursor(message.kind);
     expect(cursor).toMatchObject({ status: 'running', phase: 'bodies', stopReason: 'deadline' });
     expect(cursor?.failures ?? []).toEqual([]);
     const systemCalls = council.requests.filter((r) => r.path === '/oparl/v1/system').length;
     expect(systemCalls).toBe(1);
 
     // The continuation (as queued) resumes at the body list and finishes the run.
-    const received = await bed.clients.sqs.send(
-      new ReceiveMessageCommand({ QueueUrl: bed.queues.syncQueueUrl, WaitTimeSeconds: 1 }),
-    );
-    const raw = received.Messages?.[0];
-    expect(raw).toBeDefined();
-    await bed.clients.sqs.send(
-      new DeleteMessageCommand({ QueueUrl: bed.queues.syncQueueUrl, ReceiptHandle: raw?.ReceiptHandle }),
-    );
-    const continuation = parseSyncMessage(raw?.Body ?? '');
+    const continuation = await takeMessage();
     expect(continuation).toMatchObject({ runId: message.runId, continuation: 1 });
     council.clearFaults();
     const second = await runSyncMessage(runtime.runDeps, continuation, {
