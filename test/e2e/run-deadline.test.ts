@@ -3,13 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeCouncil, startFakeCouncil } from '../../demo';
 import { createTestResolver } from '../../shared/net';
 import { SyncStateStore } from '../../shared/oparl/state';
-import { plannerTick } from '../../shared/planner/tick';
-import { DEFAULT_LEASE_MINUTES, DEFAULT_SCHEDULE_SETTINGS } from '../../shared/schedule';
 import { parseSyncMessage, type SyncMessage } from '../../shared/sync/message';
 import { CHECKPOINT_RESERVE_MS, runSyncMessage, type SyncRunResult } from '../../shared/sync/run';
 import type { SyncRuntime } from '../../shared/sync/runtime';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
 import { putActiveSource, startSyncRuntime } from '../support/sync-runtime';
+import { plan } from '../sync/support';
 
 /**
  * Issue 13 (10): one slow request must not outlive the invocation. The sync runtime as the function
@@ -71,17 +70,7 @@ describe('issue 13: a slow server cannot hold a sync run past its checkpoint', (
   it('ERR-1 / SCH-5: with little time left, the slow page is cut at the run end, the cursor is saved, and the continuation resumes', async () => {
     council.setFault('/oparl/v1/bodies', { kind: 'slowBody', intervalMs: 200, chunkBytes: 1 });
     // The planner starts the run (it takes the lease); its message is what the sync function gets.
-    const tick = await plannerTick(
-      {
-        doc: bed.clients.doc,
-        sqs: bed.clients.sqs,
-        tables: { sources: bed.env.SOURCES_TABLE, state: bed.env.STATE_TABLE },
-        syncQueueUrl: bed.queues.syncQueueUrl,
-        settings: DEFAULT_SCHEDULE_SETTINGS,
-        leaseMinutes: DEFAULT_LEASE_MINUTES,
-      },
-      new Date(),
-    );
+    const tick = await plan(bed, new Date());
     expect(tick.started.map((s) => s.sourceId)).toEqual([sourceId]);
     const message = await takeMessage();
     // robots.txt, System and the body list leave 1 s apart; new requests may start for 2.5 s, and
