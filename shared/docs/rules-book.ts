@@ -202,7 +202,7 @@ export function bookSections(c: RulesConstants): BookSection[] {
         ),
         r(
           'RATE-7',
-          `If the shared store cannot be reached, each process paces itself and tries Redis again after ${dur(c.rate.sharedStoreRetryMs)}. (our addition) Meanwhile it multiplies its interval by the largest number of function instances that may fetch at once, so the bound for all of them together still holds.`,
+          `If the shared store cannot be reached, each process paces itself and tries Redis again after ${dur(c.rate.sharedStoreRetryMs)}. (our addition) Meanwhile it multiplies its interval by the largest number of function instances that may fetch at once, so the bound for all of them together still holds. (our addition) Because instances that still reach Redis cannot see its requests, a process that loses the store first sends nothing until that retry has failed too.`,
         ),
         r(
           'RATE-8',
@@ -625,6 +625,7 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
       'test/slots/redis-pace.test.ts',
       'test/fetch/redis-slots.test.ts',
       'test/preview/preview.test.ts',
+      'test/fetch/deadlines.test.ts',
     ],
   },
   'RATE-5': {
@@ -641,7 +642,12 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
   },
   'RATE-7': {
     modules: ['infra/stack.ts', 'shared/slots/host-slots.ts', 'shared/slots/constants.ts'],
-    tests: ['test/documents/infra.test.ts', 'test/preview/infra.test.ts', 'test/slots/failover.test.ts'],
+    tests: [
+      'test/documents/infra.test.ts',
+      'test/preview/infra.test.ts',
+      'test/slots/failover.test.ts',
+      'test/slots/partial-outage.test.ts',
+    ],
   },
   'RATE-8': {
     modules: ['shared/slots/scripts.ts', 'shared/fetch/fetcher.ts', 'shared/fetch/constants.ts'],

@@ -362,6 +362,8 @@ class SyncRun {
       return res;
     } catch (err) {
       if (!(err instanceof OParlFetchError)) throw err;
+      // The run's time ran out under this request: checkpoint with the page still to do.
+      if (err.failure === 'RUN_DEADLINE') throw new StopRun('deadline');
       this.cursor.totals.requests += err.requests;
       if (err.failure === 'ROBOTS_DISALLOWED') this.cursor.flags.disallowed += 1;
       if (err.failure === 'HTTP_STATUS') this.cursor.flags.answered += 1;

@@ -7,7 +7,7 @@ import type { SyncTables } from '../oparl/engine';
 import { contentHash, type OParlObject, parseOParlTime, sha256Hex, slugify } from '../oparl/objects';
 import type { FetchFailureCode } from '../oparl/ports';
 import { SyncStateStore } from '../oparl/state';
-import { engineReportOf } from '../oparl/sync-engine';
+import { engineReportOf, runEndOf } from '../oparl/sync-engine';
 import type { BodyRecord, FailureKind, SyncFailure } from '../oparl/types';
 import { berlinDate } from '../oparl/windows';
 import type { AwsClients } from '../store/clients';
@@ -69,6 +69,8 @@ export interface ScrapeRunOptions {
   runId: string;
   /** Epoch ms after which no new request starts; the report then says `continued`. */
   deadlineMs?: number;
+  /** Epoch ms by which every request has ended, the one in flight included (EngineBudget.requestsEndMs). */
+  requestsEndMs?: number;
   startedAt?: Date;
   /**
    * The operator's stop (Ctrl-C in the CLI): checked with the budget before every request; the run
@@ -109,6 +111,7 @@ export function createScraperSyncEngine(deps: ScraperEngineDeps): SyncEngine {
       kind: message.kind,
       runId: message.runId,
       deadlineMs: budget.deadlineMs,
+      ...runEndOf(budget),
       startedAt: budget.runStartedAt,
       ...(budget.signal ? { signal: budget.signal } : {}),
     });
@@ -134,7 +137,7 @@ export async function scrapeSource(
   const pages = scraperPageFetcher({
     fetcher: deps.fetcher,
     source,
-    runContext: createRunContext(source.sourceId),
+    runContext: createRunContext(source.sourceId, runEndOf(run)),
     isNotPublic: (url) => adapter.isNotPublic(url),
     ...(hostIntervalMs !== undefined ? { hostIntervalMs } : {}),
   });
@@ -330,6 +333,8 @@ class ScrapeRun {
       throw new StopRun('failure');
     }
     if (outcome.kind === 'failure') {
+      // The run's time ran out under this page: checkpoint with the page still to do.
+      if (outcome.failure === 'RUN_DEADLINE') throw new StopRun('deadline');
       if (outcome.failure === 'HTTP_STATUS') this.cursor.flags.answered += 1;
       if (outcome.failure === 'ROBOTS_DISALLOWED') this.cursor.flags.disallowed += 1;
       const fatal = runEndingKind(outcome.failure);
