@@ -14,7 +14,7 @@ import { sourcesCommand } from './commands/sources';
 import { startCommand } from './commands/start';
 import { statusCommand } from './commands/status';
 import { syncCommand } from './commands/sync';
-import { purgeDeletedCommand, tombstoneCommand } from './commands/takedown';
+import { liftCommand, purgeDeletedCommand, tombstoneCommand } from './commands/takedown';
 import { openAwsRuntime, openLocalRuntime } from './local/runtime';
 import { type CommandResult, emit, UsageError } from './output';
 
@@ -32,6 +32,7 @@ const USAGE = `usage: ingestor <command> [options]
   bodies [--source ID] | bodies list|unlist <slug> [--source ID]   slugs and listing (ONB-4)
   tombstone --body <slug> | --ids <id,…> [--source ID] [--note T]   hide at once, keep for audit (OPT-2)
   purge-deleted --body <slug> [--source ID] [--yes]                  preview, or delete physically (OPT-3)
+  takedown lift --body <slug> | --ids <id,…> [--source ID]            end a takedown; next sync may restore (OPT-5)
   sync --url <systemUrl> [--full]          one manual sync now (creates an unknown source inactive, ONB-3)
   request <sourceId> [--full]              ask the planner for a (full) sync; says what will happen (SCH-7, FULL-8)
   status [<sourceId>]                      why each source waits, runs or is paused
@@ -166,6 +167,14 @@ export const COMMANDS: Record<string, Handler> = {
     serveCommand(rt, {
       ...(cli.values.port === undefined ? {} : { port: cli.values.port }),
       allowLoopback: cli.values['allow-loopback'] === true,
+    }),
+  ),
+  takedown: withRuntime((rt, cli) =>
+    liftCommand(rt, {
+      positionals: cli.positionals.slice(1),
+      ...(cli.values.body !== undefined ? { body: cli.values.body } : {}),
+      ...(cli.values.ids !== undefined ? { ids: cli.values.ids } : {}),
+      ...(cli.values.source !== undefined ? { source: cli.values.source } : {}),
     }),
   ),
   'purge-deleted': withRuntime((rt, cli) =>

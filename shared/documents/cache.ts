@@ -13,6 +13,7 @@ import {
   forEachGroup,
   hostOf,
   isListed,
+  isTakenDown,
   loadSourceContexts,
   type PassOptions,
   pastDeadline,
@@ -133,7 +134,7 @@ async function cacheOne(
   runContext: RunContext,
   counts: OutcomeCounts,
 ): Promise<void> {
-  if (item.takedownAt !== undefined) {
+  if (isTakenDown(ctx, item)) {
     await settle(deps, store, item, takenDownChange(), counts);
     return;
   }

@@ -7,6 +7,7 @@ import type { BodyRecord } from '../oparl/types';
 import type { SourceScheduleState } from '../schedule/types';
 import { getSourceState } from '../store/source-state';
 import { loadAllSources } from '../store/sources';
+import { TakedownRegistry, type TakedownSet } from '../takedown/registry';
 import { sourceGate } from './decide';
 import { bodyKeyOf } from './keys';
 import { DocumentsStore } from './store';
@@ -40,6 +41,8 @@ export interface SourceContext {
   bodies: Map<string, BodyRecord>;
   /** RATE-2: the largest interval configured for any source on this source's host, ms. */
   hostIntervalMs: number;
+  /** OPT-5: the source's takedown registry, read once per run (it outlives a purge and a lost flag). */
+  takedowns: TakedownSet;
 }
 
 export interface LoadedContexts {
@@ -62,6 +65,7 @@ export async function loadSourceContexts(deps: DocumentsDeps, now: Date): Promis
     hostIntervals.set(s.host, Math.max(hostIntervals.get(s.host) ?? 0, s.requestIntervalSeconds * 1000));
   }
   const contexts: SourceContext[] = [];
+  const registry = new TakedownRegistry(deps.doc, deps.tables.state);
   for (const source of sources) {
     const state = await getSourceState<SourceScheduleState>(deps.doc, deps.tables.state, source.sourceId);
     const bodies = await new SyncStateStore(
@@ -74,6 +78,7 @@ export async function loadSourceContexts(deps: DocumentsDeps, now: Date): Promis
       gate: sourceGate(source, state?.schedule, now),
       bodies: new Map(bodies.map((b) => [b.id, b])),
       hostIntervalMs: hostIntervals.get(source.host) ?? source.requestIntervalSeconds * 1000,
+      takedowns: await registry.load(source.sourceId),
     });
   }
   return { contexts, invalid };
@@ -85,11 +90,23 @@ export async function loadSourceContexts(deps: DocumentsDeps, now: Date): Promis
  */
 export function isListed(
   ctx: SourceContext,
-  item: Pick<DocumentItem, 'bodyId' | 'listed' | 'takedownAt'>,
+  item: Pick<DocumentItem, 'bodyId' | 'listed' | 'takedownAt' | 'fileId' | 'docId'>,
 ): boolean {
-  if (item.takedownAt !== undefined) return false;
+  if (isTakenDown(ctx, item)) return false;
   const body = ctx.bodies.get(item.bodyId);
   return body === undefined ? item.listed === true : body.listed === true && body.deleted !== true;
+}
+
+/**
+ * OPT-2 / OPT-5: the document is taken down — flagged on its item, or its File object or body is in
+ * the source's takedown registry (the flag may be missing after a `tombstone` killed between its steps).
+ */
+export function isTakenDown(
+  ctx: Pick<SourceContext, 'takedowns'>,
+  item: Pick<DocumentItem, 'bodyId' | 'takedownAt' | 'fileId' | 'docId'>,
+): boolean {
+  if (item.takedownAt !== undefined) return true;
+  return ctx.takedowns.covers({ id: item.fileId ?? item.docId, bodyId: item.bodyId }) !== undefined;
 }
 
 /** Bodies an operator listed (and the source did not delete), with their index key. */

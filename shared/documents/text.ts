@@ -5,6 +5,7 @@ import { TEXT_MAX_DOWNLOADS, TEXT_MAX_FILE_BYTES, TEXT_MAX_FILES_PER_BODY } from
 import {
   countOutcome,
   type DocumentsDeps,
+  isTakenDown,
   type PassOptions,
   pastDeadline,
   type SourceContext,
@@ -214,7 +215,7 @@ export async function runTextPass(
       if (taken >= TEXT_MAX_FILES_PER_BODY) continue;
       perBody.set(item.bodyId, taken + 1);
       try {
-        if (item.takedownAt !== undefined) {
+        if (isTakenDown(ctx, item)) {
           const change = takenDownChange();
           countOutcome(counts, (await store.apply(item, change)) ? change.outcome : 'moved-meanwhile');
         } else if (item.storedKey !== undefined) {
