@@ -1,4 +1,5 @@
 import { type MirrorIndexEntry, MirrorStore, MirrorTakenDownError } from '../mirror';
+import { embeddedObjects, isRecord } from '../oparl/objects';
 import { TakedownRegistry, TakedownSet, type TakedownSubject } from './registry';
 import { type SealDeps, sealTakenDown } from './seal';
 import type { TakedownMark } from './types';
@@ -93,9 +94,25 @@ export class TakedownGuard {
     }
   }
 
+  /**
+   * Seals the object and, as `tombstone --ids` does, what is embedded in it (a paper's files): those
+   * are recorded in the registry too, so the file list cannot bring them back on their own.
+   */
   private async seal(entry: MirrorIndexEntry, mark: TakedownMark): Promise<void> {
+    const record = await this.mirror.read(entry.sourceId, entry.type, entry.id);
     await sealTakenDown(this.deps, entry, mark);
     this.sealed += 1;
     this.log?.('takedown-sealed', { type: entry.type, id: entry.id, takedownAt: mark.at });
+    const live = record && record.meta.deleted !== true ? record.object : record?.meta.lastGood;
+    const children = isRecord(live) ? embeddedObjects(live).map((e) => ({ type: e.type, id: e.id })) : [];
+    if (children.length === 0) return;
+    for (const child of children) {
+      await this.registry.record({ sourceId: this.sourceId, scope: 'object', ...child, mark });
+    }
+    this.set = this.set.with(children.map((c) => ({ scope: 'object' as const, id: c.id, mark })));
+    const entries = await this.mirror.lookup(this.sourceId, children, { consistent: true });
+    for (const child of entries.values()) {
+      if (child.takedown === undefined || !child.deleted) await this.seal(child, mark);
+    }
   }
 }

@@ -65,6 +65,14 @@ export class TakedownSet {
     for (const item of items) (item.scope === 'body' ? this.bodies : this.objects).set(item.id, item.mark);
   }
 
+  /** A copy with more takedowns (the sync learns of those it sealed itself). */
+  with(items: readonly Pick<TakedownItem, 'scope' | 'id' | 'mark'>[]): TakedownSet {
+    const next = new TakedownSet(items);
+    for (const [id, mark] of this.objects) if (!next.objects.has(id)) next.objects.set(id, mark);
+    for (const [id, mark] of this.bodies) if (!next.bodies.has(id)) next.bodies.set(id, mark);
+    return next;
+  }
+
   get size(): number {
     return this.objects.size + this.bodies.size;
   }
