@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { liftCommand, tombstoneCommand } from '../../cli/commands/takedown';
+import type { LocalRuntime } from '../../cli/local/runtime';
 import { mirrorKey } from '../../shared/mirror';
 import { embeddedObjects, isRecord } from '../../shared/oparl/objects';
 import type { OParlFetcher } from '../../shared/oparl/ports';
@@ -264,5 +266,38 @@ describe('OPT-5: a takedown is permanent until an operator lifts it (OParl sync)
     const live = (await liveEntries(s.h)).map((e) => e.id);
     expect(live).not.toContain(paper.id);
     for (const f of paper.files) expect(live).not.toContain(f);
+  });
+
+  it('OPT-5: the CLI — `tombstone --ids` reports the registry, `takedown lift` ends it loudly, a lift without target is a usage error', async () => {
+    const { s, koeln } = await seed('perm-cli');
+    const paper = await paperWithFiles(s, koeln.id);
+    const rt: LocalRuntime = {
+      env: bed.env,
+      clients: bed.clients,
+      dataDir: '',
+      close: async () => undefined,
+    };
+
+    const down = await tombstoneCommand(rt, { ids: [paper.id], source: s.sourceId });
+    const warned: string[] = [];
+    const original = console.warn;
+    console.warn = (line: string) => warned.push(line);
+    let lifted: Awaited<ReturnType<typeof liftCommand>>;
+    try {
+      lifted = await liftCommand(rt, { positionals: ['lift'], ids: [paper.id], source: s.sourceId });
+    } finally {
+      console.warn = original;
+    }
+
+    expect(down.exitCode).toBe(0);
+    expect(down.text.join('\n')).toContain('in force until lifted (OPT-5)');
+    expect(lifted.exitCode).toBe(0);
+    expect(lifted.text[0]).toMatch(/^TAKEDOWN LIFTED: 1 takedown/);
+    expect(warned.join('\n')).toContain('TAKEDOWN LIFTED');
+    expect(warned.join('\n')).toContain(paper.id);
+    await expect(liftCommand(rt, { positionals: ['lift'] })).rejects.toMatchObject({ code: 'CLI_USAGE' });
+    await expect(liftCommand(rt, { positionals: [], ids: [paper.id] })).rejects.toMatchObject({
+      code: 'CLI_USAGE',
+    });
   });
 });
