@@ -300,4 +300,51 @@ describe('OPT-5: a takedown is permanent until an operator lifts it (OParl sync)
       code: 'CLI_USAGE',
     });
   });
+
+  it('OPT-5 cost: one registry read per sync invocation, plus one per page that created index entries — none per object', async () => {
+    const { s } = await seed('perm-cost');
+    // Counted as client middleware around the real DynamoDB peer: Queries of a TAKEDOWN# partition.
+    let reads = 0;
+    const name = `opt5-count-${Date.now()}`;
+    bed.clients.doc.middlewareStack.add(
+      (next, context) => async (args) => {
+        const input = args.input as { ExpressionAttributeValues?: Record<string, unknown> };
+        const pk = input.ExpressionAttributeValues?.[':pk'];
+        if (context.commandName === 'QueryCommand' && typeof pk === 'string' && pk.startsWith('TAKEDOWN#')) {
+          reads += 1;
+        }
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    try {
+      // Unchanged: every list answers one page, nothing is written.
+      const unchanged = await s.h.sync('incremental');
+      const unchangedReads = reads;
+      // Two papers modified (index entries exist): written, no re-check needed.
+      s.council.mutate([
+        { op: 'update', body: 1, list: 'paper', n: 1, set: { name: 'Eins' } },
+        { op: 'update', body: 1, list: 'paper', n: 2, set: { name: 'Zwei' } },
+      ]);
+      reads = 0;
+      const modified = await s.h.sync('incremental');
+      const modifiedReads = reads;
+      // One paper added: its page created an index entry, re-checked once after the page.
+      s.council.mutate({ op: 'add', body: 1, list: 'paper', set: { name: 'Drei' } });
+      reads = 0;
+      const added = await s.h.sync('incremental');
+      const addedReads = reads;
+
+      const pages = (r: typeof unchanged) => r.lists.reduce((n, l) => n + l.pages, 0);
+      expect(pages(unchanged)).toBeGreaterThan(5);
+      expect(unchangedReads).toBe(1);
+      expect(modified.objects.modified).toBeGreaterThanOrEqual(2);
+      expect(modifiedReads).toBe(1);
+      expect(added.objects.new).toBeGreaterThanOrEqual(1);
+      expect(addedReads).toBeLessThanOrEqual(1 + pages(added));
+      expect(addedReads).toBe(2);
+    } finally {
+      bed.clients.doc.middlewareStack.remove(name);
+    }
+  });
 });
