@@ -1,5 +1,7 @@
 import { QueryCommand, type QueryCommandOutput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { MirrorStore } from '../mirror';
 import { idHash, indexPartition } from '../mirror/keys';
+import { MIRROR_TYPES } from '../mirror/types';
 import { resolveBody } from '../onboarding/bodies';
 import { sourcePartition } from '../oparl/state';
 import { loadAllSources } from '../store/sources';
@@ -101,7 +103,13 @@ export async function liftTakedown(
         ConditionExpression: 'attribute_exists(sk)',
       }),
     );
-    await unmark(deps, sourceId, 'body', body.id);
+    // Every marked entry of the body, or the next sync's commits would fail their condition again.
+    const mirror = new MirrorStore(deps.clients, { bucket: deps.bucket, stateTable: deps.tables.state });
+    for (const type of MIRROR_TYPES) {
+      for await (const entry of mirror.listAll(sourceId, type, { bodyId: body.id, consistent: true })) {
+        if (entry.takedown !== undefined) await unmark(deps, sourceId, type, entry.id);
+      }
+    }
     await unflagDocuments(deps, sourceId, { bodyId: body.id });
     return result;
   }

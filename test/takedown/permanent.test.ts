@@ -147,6 +147,24 @@ describe('OPT-5: a takedown is permanent until an operator lifts it (OParl sync)
     expect(await s.h.mirror.readLive(s.sourceId, 'paper', paper.id)).toBeDefined();
   });
 
+  it('OPT-5: `takedown lift --body` ends a body takedown: the next sync mirrors the body again', async () => {
+    const { s, koeln } = await seed('perm-lift-body');
+    const before = (await liveEntries(s.h, koeln.id)).length;
+    await tombstoneBody(s.deps, 'koeln', { by: 'test', sourceId: s.sourceId });
+    await s.h.sync('full');
+    expect(await liveEntries(s.h, koeln.id)).toEqual([]);
+
+    const lifted = await liftTakedown(
+      s.deps,
+      { body: 'koeln', sourceId: s.sourceId, by: 'test' },
+      () => undefined,
+    );
+    await s.h.sync('full');
+
+    expect(lifted.lifted).toBe(1);
+    expect((await liveEntries(s.h, koeln.id)).length).toBe(before);
+  });
+
   it('OPT-5: a takedown issued while a sync of the source runs wins over that sync’s later writes (changed paper)', async () => {
     const { s } = await seed('perm-race');
     // The council changes paper 1 of body 1: the next sync will write it.
