@@ -1,4 +1,4 @@
-import { QueryCommand, type QueryCommandOutput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { MirrorStore } from '../mirror';
 import { idHash, indexPartition } from '../mirror/keys';
 import { MIRROR_TYPES } from '../mirror/types';
@@ -7,7 +7,7 @@ import { sourcePartition } from '../oparl/state';
 import { loadAllSources } from '../store/sources';
 import { TakedownError } from './errors';
 import { TakedownRegistry, type TakedownScope } from './registry';
-import type { TakedownDeps } from './tombstone';
+import { type DocumentMatch, forMatchingDocuments, type TakedownDeps } from './tombstone';
 
 /**
  * OPT-5 "until an operator lifts it": `takedown lift --ids … | --body <slug>`. Removes the registry
@@ -45,37 +45,17 @@ async function unmark(deps: TakedownDeps, sourceId: string, type: string, id: st
 }
 
 /** Removes `takedownAt` from the source's Documents items of the body or of these files. */
-async function unflagDocuments(
-  deps: TakedownDeps,
-  sourceId: string,
-  match: { bodyId?: string; fileIds?: ReadonlySet<string> },
-): Promise<void> {
-  let startKey: QueryCommandOutput['LastEvaluatedKey'];
-  do {
-    const page = await deps.clients.doc.send(
-      new QueryCommand({
+async function unflagDocuments(deps: TakedownDeps, sourceId: string, match: DocumentMatch): Promise<void> {
+  await forMatchingDocuments(deps, sourceId, match, async (item) => {
+    if (item.takedownAt === undefined) return;
+    await deps.clients.doc.send(
+      new UpdateCommand({
         TableName: deps.tables.documents,
-        IndexName: 'bySource',
-        KeyConditionExpression: 'sourceId = :s',
-        ExpressionAttributeValues: { ':s': sourceId },
-        ExclusiveStartKey: startKey,
+        Key: { docId: item.docId },
+        UpdateExpression: 'REMOVE takedownAt',
       }),
     );
-    for (const item of page.Items ?? []) {
-      const hit =
-        (match.bodyId !== undefined && item.bodyId === match.bodyId) ||
-        (match.fileIds !== undefined && typeof item.fileId === 'string' && match.fileIds.has(item.fileId));
-      if (!hit || item.takedownAt === undefined) continue;
-      await deps.clients.doc.send(
-        new UpdateCommand({
-          TableName: deps.tables.documents,
-          Key: { docId: item.docId },
-          UpdateExpression: 'REMOVE takedownAt',
-        }),
-      );
-    }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  });
 }
 
 export async function liftTakedown(

@@ -66,17 +66,20 @@ async function tombstoneEntry(
   return sealTakenDown(sealDeps(deps), entry, mark);
 }
 
-/**
- * Flags the Documents items of a source that match (`bodyId` or one of `fileIds`): unlisted (DOC-7)
- * and `takedownAt`, for the document cache, preview and deletion check to honour.
- */
-async function flagDocuments(
+/** Which Documents items of a source a takedown (or its lift) concerns: its body's, or its files'. */
+export interface DocumentMatch {
+  bodyId?: string;
+  fileIds?: ReadonlySet<string>;
+}
+
+/** Calls `each` for every Documents item of the source that matches; returns how many matched. */
+export async function forMatchingDocuments(
   deps: TakedownDeps,
   sourceId: string,
-  match: { bodyId?: string; fileIds?: ReadonlySet<string> },
-  at: string,
+  match: DocumentMatch,
+  each: (item: Record<string, unknown>) => Promise<void>,
 ): Promise<number> {
-  let flagged = 0;
+  let matched = 0;
   let startKey: QueryCommandOutput['LastEvaluatedKey'];
   do {
     const page = await deps.clients.doc.send(
@@ -93,24 +96,39 @@ async function flagDocuments(
         (match.bodyId !== undefined && item.bodyId === match.bodyId) ||
         (match.fileIds !== undefined && typeof item.fileId === 'string' && match.fileIds.has(item.fileId));
       if (!hit) continue;
-      await deps.clients.doc
-        .send(
-          new UpdateCommand({
-            TableName: deps.tables.documents,
-            Key: { docId: item.docId },
-            UpdateExpression: 'SET listed = :f, takedownAt = if_not_exists(takedownAt, :at)',
-            ConditionExpression: 'attribute_exists(docId)',
-            ExpressionAttributeValues: { ':f': false, ':at': at },
-          }),
-        )
-        .catch((error: unknown) => {
-          if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
-        });
-      flagged += 1;
+      await each(item);
+      matched += 1;
     }
     startKey = page.LastEvaluatedKey;
   } while (startKey);
-  return flagged;
+  return matched;
+}
+
+/**
+ * Flags the Documents items of a source that match (`bodyId` or one of `fileIds`): unlisted (DOC-7)
+ * and `takedownAt`, for the document cache, preview and deletion check to honour.
+ */
+function flagDocuments(
+  deps: TakedownDeps,
+  sourceId: string,
+  match: DocumentMatch,
+  at: string,
+): Promise<number> {
+  return forMatchingDocuments(deps, sourceId, match, async (item) => {
+    await deps.clients.doc
+      .send(
+        new UpdateCommand({
+          TableName: deps.tables.documents,
+          Key: { docId: item.docId },
+          UpdateExpression: 'SET listed = :f, takedownAt = if_not_exists(takedownAt, :at)',
+          ConditionExpression: 'attribute_exists(docId)',
+          ExpressionAttributeValues: { ':f': false, ':at': at },
+        }),
+      )
+      .catch((error: unknown) => {
+        if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+      });
+  });
 }
 
 function markOf(deps: TakedownDeps, by: string, note: string | undefined): TakedownMark {

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listBodies } from '../../shared/onboarding';
 import { putSourceItem } from '../../shared/store/sources';
-import { purgeDeleted, type TakedownDeps, tombstoneBody, tombstoneIds } from '../../shared/takedown';
+import { purgeDeleted, tombstoneBody, tombstoneIds } from '../../shared/takedown';
 import { liveIds, type ScraperHarness, scraperHarness } from '../scraper/support';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
 import { type FakeRisHtml, startFakeRisHtml } from '../support/fake-ris-html';
+import { takedownDepsOf } from './support';
 
 /**
  * OPT-5 for a scraped source (no OParl API): the real scraper engine and polite fetcher (virtual
@@ -34,15 +35,7 @@ describe('OPT-5: a takedown survives a purge for a scraped (ALLRIS) source', () 
       active: true,
     });
     await h.scrape();
-    const deps: TakedownDeps = {
-      clients: bed.clients,
-      tables: {
-        sources: bed.env.SOURCES_TABLE,
-        state: bed.env.STATE_TABLE,
-        documents: bed.env.DOCUMENTS_TABLE,
-      },
-      bucket: bed.env.BUCKET,
-    };
+    const deps = takedownDepsOf(bed);
     const [body] = await listBodies(bed.clients.doc, deps.tables, h.source.sourceId);
     if (!body) throw new Error('no body');
     return { h, deps, slug: body.slug, bodyId: body.id };

@@ -47,15 +47,7 @@ export async function seedSyncedSource(bed: AwsTestbed, prefix: string): Promise
   });
   const report = await h.sync('full');
   if (!report.complete) throw new Error(`seed sync incomplete: ${JSON.stringify(report.failures)}`);
-  const deps: TakedownDeps = {
-    clients: bed.clients,
-    tables: {
-      sources: bed.env.SOURCES_TABLE,
-      state: bed.env.STATE_TABLE,
-      documents: bed.env.DOCUMENTS_TABLE,
-    },
-    bucket: bed.env.BUCKET,
-  };
+  const deps = takedownDepsOf(bed);
   const rows = await listBodies(bed.clients.doc, deps.tables, h.source.sourceId);
   const bodies = rows.map((r) => ({ slug: r.slug, id: r.id }));
   const first = bodies.find((b) => b.slug === 'koeln');
@@ -82,6 +74,19 @@ export async function seedSyncedSource(bed: AwsTestbed, prefix: string): Promise
     copies.push(stored, text);
   }
   return { council, h, sourceId: h.source.sourceId, bodies, deps, copies };
+}
+
+/** The takedown commands' dependencies on the testbed's peers. */
+export function takedownDepsOf(bed: AwsTestbed): TakedownDeps {
+  return {
+    clients: bed.clients,
+    tables: {
+      sources: bed.env.SOURCES_TABLE,
+      state: bed.env.STATE_TABLE,
+      documents: bed.env.DOCUMENTS_TABLE,
+    },
+    bucket: bed.env.BUCKET,
+  };
 }
 
 export async function documentsOf(bed: AwsTestbed, sourceId: string, bodyId?: string) {
