@@ -266,6 +266,31 @@ describe('OPT-5: a takedown is permanent until an operator lifts it (OParl sync)
     expect(docs.every((d) => typeof d.takedownAt === 'string')).toBe(true);
   });
 
+  it('OPT-5: tombstone --body killed after writing the takedown item: the next sync fetches nothing of the body, re-running completes', async () => {
+    const { s, koeln } = await seed('perm-crash-body');
+    await expect(
+      tombstoneBody(s.deps, 'koeln', {
+        by: 'test',
+        sourceId: s.sourceId,
+        afterRecorded: () => {
+          throw new SimulatedCrash('killed after the registry item');
+        },
+      }),
+    ).rejects.toBeInstanceOf(SimulatedCrash);
+    s.council.mutate({ op: 'update', body: 1, list: 'paper', n: 1, set: { name: 'Geändert' } });
+    const koelnPath = new URL(koeln.id).pathname;
+    s.council.clearRequests();
+
+    await s.h.sync('full');
+
+    expect(s.council.requests.filter((r) => r.path.startsWith(`${koelnPath}/`))).toEqual([]);
+    const again = await tombstoneBody(s.deps, 'koeln', { by: 'test', sourceId: s.sourceId });
+    expect(Object.values(again.tombstoned).reduce((a, b) => a + b, 0)).toBeGreaterThan(10);
+    expect(await liveEntries(s.h, koeln.id)).toEqual([]);
+    const docs = await documentsOf(bed, s.sourceId, koeln.id);
+    expect(docs.every((d) => typeof d.takedownAt === 'string')).toBe(true);
+  });
+
   it('OPT-5: a redelivered sync message (same run, resumed after a kill) after takedown and purge does not revive', async () => {
     const { s, koeln } = await seed('perm-redeliver');
     const paper = await paperWithFiles(s, koeln.id);
