@@ -5,7 +5,7 @@ import type { SourceConfig } from '../config/source';
 import { CACHE_MAX_FILE_BYTES } from '../documents/constants';
 import { cacheChange } from '../documents/decide';
 import { bodyKeyOf, fileKey } from '../documents/keys';
-import { fetchSourceOf, uploadStream } from '../documents/objects';
+import { deleteObjects, fetchSourceOf, uploadStream } from '../documents/objects';
 import { DocumentsStore } from '../documents/store';
 import type { DocumentItem } from '../documents/types';
 import { type FetchStreamResult, HttpStatusError, type PoliteFetcher } from '../fetch';
@@ -314,6 +314,12 @@ export function createPreviewHandler(deps: PreviewDeps): PreviewHandler {
           try {
             const object = await stored;
             if (flight.error !== undefined || object.size === 0) return;
+            // OPT-5: taken down while this fetch ran — the copy is not kept (checked at the commit point).
+            if (await tombstoned(item)) {
+              await deleteObjects(deps.s3, deps.bucket, [fileKey(item.sourceId, item.docId)]);
+              log('preview copy dropped', { docId: item.docId, sourceId: item.sourceId, ruleIds: ['OPT-5'] });
+              return;
+            }
             // PRV-3: recorded as the document cache records its own copies (same decision, same write).
             const change = cacheChange(
               item,

@@ -2,7 +2,10 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseEnv } from '../../shared/config/env';
 import { runDeletionCheck, runFilesPass, runPhotosPass } from '../../shared/documents';
+import { fileKey } from '../../shared/documents/keys';
+import { deleteObjects } from '../../shared/documents/objects';
 import { createTestResolver } from '../../shared/net';
+import { setBodyListed } from '../../shared/onboarding';
 import { embeddedObjects, isRecord } from '../../shared/oparl/objects';
 import { createPreviewRuntime, type PreviewRuntime } from '../../shared/preview';
 import { putSourceItem } from '../../shared/store/sources';
@@ -149,5 +152,58 @@ describe('OPT-5: document functions and preview leave a taken-down object alone'
     for (const p of koelnFiles) expect(paths).not.toContain(p);
     expect(paths.filter((p) => p.startsWith('/photos/'))).toEqual([]);
     for (const res of opened) expect(res.status).toBe(410);
+  });
+
+  it('OPT-5: a takedown issued while the preview fetches a document wins: the fetched copy is not kept', async () => {
+    const { s, koeln } = await seedWithPhotos('perm-prv-race');
+    await setBodyListed(bed.aws.clients.doc, s.deps.tables, 'koeln', true, {
+      by: 'test',
+      sourceId: s.sourceId,
+    });
+    const [doc] = await documentsOf(bed.aws, s.sourceId, koeln.id);
+    if (!doc) throw new Error('no document');
+    const docId = String(doc.docId);
+    // Not stored yet: an opening fetches it from the council and stores it (PRV-3).
+    await bed.aws.clients.doc.send(
+      new UpdateCommand({
+        TableName: bed.aws.env.DOCUMENTS_TABLE,
+        Key: { docId },
+        UpdateExpression: 'SET #st = :p, listed = :t REMOVE storedKey',
+        ExpressionAttributeNames: { '#st': 'state' },
+        ExpressionAttributeValues: { ':p': 'pending', ':t': true },
+      }),
+    );
+    await deleteObjects(bed.aws.clients.s3, bed.aws.env.BUCKET, [fileKey(s.sourceId, docId)]);
+    // Client middleware around the real S3 peer: when the preview sends its copy, an operator takes
+    // the file down (all steps complete) before the copy lands.
+    let fired = 0;
+    const name = `opt5-preview-${Date.now()}`;
+    bed.aws.clients.s3.middlewareStack.add(
+      (next) => async (args) => {
+        const input = args.input as { Key?: string };
+        if (fired === 0 && input.Key === fileKey(s.sourceId, docId)) {
+          fired += 1;
+          await tombstoneIds(s.deps, [String(doc.fileId)], { by: 'race', sourceId: s.sourceId });
+        }
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    try {
+      const res = await openDocument(docId);
+      expect(res.status).toBe(200);
+      for await (const _ of res.body as AsyncIterable<unknown>) {
+        // drain: the visitor who opened it before the takedown gets it
+      }
+      await res.after;
+    } finally {
+      bed.aws.clients.s3.middlewareStack.remove(name);
+    }
+
+    expect(fired).toBe(1);
+    expect(await keysUnder(bed, fileKey(s.sourceId, docId))).toEqual([]);
+    const after = await bed.store.get(docId);
+    expect(after?.state).not.toBe('stored');
+    expect((await openDocument(docId)).status).toBe(410);
   });
 });
