@@ -109,6 +109,21 @@ export function isTakenDown(
   return ctx.takedowns.covers({ id: item.fileId ?? item.docId, bodyId: item.bodyId }) !== undefined;
 }
 
+/**
+ * OPT-5 at the commit point of a copy: a fresh, strongly consistent look at the registry and at the
+ * item's flag — a takedown issued while the file was being fetched wins over storing it.
+ */
+export async function takenDownNow(deps: DocumentsDeps, item: DocumentItem): Promise<boolean> {
+  const [found, current] = await Promise.all([
+    new TakedownRegistry(deps.doc, deps.tables.state).find(item.sourceId, [
+      { scope: 'object', id: item.fileId ?? item.docId },
+      { scope: 'body', id: item.bodyId },
+    ]),
+    documentsStoreOf(deps).get(item.docId),
+  ]);
+  return found.length > 0 || current?.takedownAt !== undefined;
+}
+
 /** Bodies an operator listed (and the source did not delete), with their index key. */
 export function listedBodies(ctx: SourceContext): { body: BodyRecord; bodyKey: string }[] {
   return [...ctx.bodies.values()]

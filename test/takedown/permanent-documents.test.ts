@@ -206,4 +206,55 @@ describe('OPT-5: document functions and preview leave a taken-down object alone'
     expect(after?.state).not.toBe('stored');
     expect((await openDocument(docId)).status).toBe(410);
   });
+
+  it('OPT-5: a takedown issued while the files pass fetches a document wins: the fetched copy is not kept', async () => {
+    const { s, koeln } = await seedWithPhotos('perm-cache-race');
+    await setBodyListed(bed.aws.clients.doc, s.deps.tables, 'koeln', true, {
+      by: 'test',
+      sourceId: s.sourceId,
+    });
+    const docs = await documentsOf(bed.aws, s.sourceId, koeln.id);
+    const [doc] = docs;
+    if (!doc) throw new Error('no document');
+    const docId = String(doc.docId);
+    // Only this document waits for the cache; the others of the body are settled.
+    await bed.aws.clients.doc.send(
+      new UpdateCommand({
+        TableName: bed.aws.env.DOCUMENTS_TABLE,
+        Key: { docId },
+        UpdateExpression:
+          'SET #st = :p, listed = :t, attemptShard = :due, nextAttemptAt = :now REMOVE storedKey',
+        ExpressionAttributeNames: { '#st': 'state' },
+        ExpressionAttributeValues: {
+          ':p': 'pending',
+          ':t': true,
+          ':due': 'due',
+          ':now': bed.now().toISOString(),
+        },
+      }),
+    );
+    await deleteObjects(bed.aws.clients.s3, bed.aws.env.BUCKET, [fileKey(s.sourceId, docId)]);
+    let fired = 0;
+    const name = `opt5-cache-${Date.now()}`;
+    bed.aws.clients.s3.middlewareStack.add(
+      (next) => async (args) => {
+        const input = args.input as { Key?: string };
+        if (fired === 0 && input.Key === fileKey(s.sourceId, docId)) {
+          fired += 1;
+          await tombstoneIds(s.deps, [String(doc.fileId)], { by: 'race', sourceId: s.sourceId });
+        }
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    try {
+      await runFilesPass(bed.deps, { now: bed.now() });
+    } finally {
+      bed.aws.clients.s3.middlewareStack.remove(name);
+    }
+
+    expect(fired).toBe(1);
+    expect(await keysUnder(bed, fileKey(s.sourceId, docId))).toEqual([]);
+    expect((await bed.store.get(docId))?.state).not.toBe('stored');
+  });
 });
