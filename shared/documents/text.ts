@@ -9,6 +9,7 @@ import {
   type PassOptions,
   pastDeadline,
   type SourceContext,
+  takenDownNow,
 } from './context';
 import {
   classifyFailure,
@@ -351,6 +352,13 @@ async function finishText(
   const key = textKey(item.sourceId, item.docId);
   if (result.kind === 'text' && result.extracted.textLayer) {
     await putObject(deps.s3, deps.bucket, key, result.extracted.text, 'text/plain; charset=utf-8');
+  }
+  // OPT-5: taken down while the text was made — not recorded, a new text object not kept.
+  if (await takenDownNow(deps, item)) {
+    if (asRead.textKey === undefined) await deleteObjects(deps.s3, deps.bucket, [key]);
+    const gone = takenDownChange();
+    countOutcome(counts, (await store.apply(asRead, gone)) ? gone.outcome : 'moved-meanwhile');
+    return;
   }
   if (item.textDownloads !== asRead.textDownloads && item.textDownloads !== undefined) {
     change.set.textDownloads = item.textDownloads;

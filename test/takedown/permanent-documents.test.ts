@@ -2,7 +2,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseEnv } from '../../shared/config/env';
 import { runDeletionCheck, runFilesPass, runPhotosPass } from '../../shared/documents';
-import { fileKey } from '../../shared/documents/keys';
+import { fileKey, textKey } from '../../shared/documents/keys';
 import { deleteObjects } from '../../shared/documents/objects';
 import { createTestResolver } from '../../shared/net';
 import { setBodyListed } from '../../shared/onboarding';
@@ -256,5 +256,52 @@ describe('OPT-5: document functions and preview leave a taken-down object alone'
     expect(fired).toBe(1);
     expect(await keysUnder(bed, fileKey(s.sourceId, docId))).toEqual([]);
     expect((await bed.store.get(docId))?.state).not.toBe('stored');
+  });
+
+  it('OPT-5: a takedown issued while text is extracted wins: the new text is not kept', async () => {
+    const { s, koeln } = await seedWithPhotos('perm-text-race');
+    const [doc] = await documentsOf(bed.aws, s.sourceId, koeln.id);
+    if (!doc) throw new Error('no document');
+    const docId = String(doc.docId);
+    // An unlisted body's document: not stored, but its text is made from the source (ONB-4, DOC-2).
+    await bed.aws.clients.doc.send(
+      new UpdateCommand({
+        TableName: bed.aws.env.DOCUMENTS_TABLE,
+        Key: { docId },
+        UpdateExpression:
+          'SET #st = :p, listed = :f, attemptShard = :due, nextAttemptAt = :now REMOVE storedKey, textKey, textFor',
+        ExpressionAttributeNames: { '#st': 'state' },
+        ExpressionAttributeValues: {
+          ':p': 'pending',
+          ':f': false,
+          ':due': 'due',
+          ':now': bed.now().toISOString(),
+        },
+      }),
+    );
+    await deleteObjects(bed.aws.clients.s3, bed.aws.env.BUCKET, [textKey(s.sourceId, docId)]);
+    let fired = 0;
+    const name = `opt5-text-${Date.now()}`;
+    bed.aws.clients.s3.middlewareStack.add(
+      (next) => async (args) => {
+        const input = args.input as { Key?: string };
+        if (fired === 0 && input.Key === textKey(s.sourceId, docId)) {
+          fired += 1;
+          await tombstoneIds(s.deps, [String(doc.fileId)], { by: 'race', sourceId: s.sourceId });
+        }
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    try {
+      await runFilesPass(bed.deps, { now: bed.now() });
+      if (fired === 0) await runFilesPass(bed.deps, { now: bed.now() });
+    } finally {
+      bed.aws.clients.s3.middlewareStack.remove(name);
+    }
+
+    expect(fired).toBe(1);
+    expect(await keysUnder(bed, textKey(s.sourceId, docId))).toEqual([]);
+    expect((await bed.store.get(docId))?.textKey).toBeUndefined();
   });
 });
