@@ -1,4 +1,3 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseEnv } from '../../shared/config/env';
 import { runDeletionCheck, runFilesPass, runPhotosPass } from '../../shared/documents';
@@ -11,8 +10,15 @@ import { createPreviewRuntime, type PreviewRuntime } from '../../shared/preview'
 import { putSourceItem } from '../../shared/store/sources';
 import { purgeDeleted, tombstoneBody, tombstoneIds } from '../../shared/takedown';
 import { type DocumentsBed, keysUnder, startDocumentsBed } from '../documents/support';
-import { SimulatedCrash } from '../oparl/support';
-import { documentsOf, liveEntries, type SeededSource, seedSyncedSource } from './support';
+import {
+  beforeFirstWriteTo,
+  documentsOf,
+  killedAfterRecorded,
+  liveEntries,
+  type SeededSource,
+  seedSyncedSource,
+  setDocument,
+} from './support';
 
 /**
  * OPT-5 for the functions that fetch files: the document cache and text extraction (files pass), the
@@ -113,31 +119,11 @@ describe('OPT-5: document functions and preview leave a taken-down object alone'
     const docs = await documentsOf(bed.aws, s.sourceId, koeln.id);
     expect(docs.length).toBeGreaterThan(0);
     for (const d of docs) {
-      await bed.aws.clients.doc.send(
-        new UpdateCommand({
-          TableName: bed.aws.env.DOCUMENTS_TABLE,
-          Key: { docId: d.docId },
-          UpdateExpression:
-            'SET #st = :p, attemptShard = :due, nextAttemptAt = :now, listed = :t REMOVE storedKey',
-          ExpressionAttributeNames: { '#st': 'state' },
-          ExpressionAttributeValues: {
-            ':p': 'pending',
-            ':due': 'due',
-            ':now': bed.now().toISOString(),
-            ':t': true,
-          },
-        }),
-      );
+      await setDocument(bed.aws, String(d.docId), waiting(bed.now(), true), ['storedKey']);
     }
-    await expect(
-      tombstoneBody(s.deps, 'koeln', {
-        by: 'test',
-        sourceId: s.sourceId,
-        afterRecorded: () => {
-          throw new SimulatedCrash('killed after the registry item');
-        },
-      }),
-    ).rejects.toBeInstanceOf(SimulatedCrash);
+    await killedAfterRecorded((afterRecorded) =>
+      tombstoneBody(s.deps, 'koeln', { by: 'test', sourceId: s.sourceId, afterRecorded }),
+    );
     // Nothing but the registry item was written: no flag on any document.
     expect((await documentsOf(bed.aws, s.sourceId, koeln.id)).every((d) => d.takedownAt === undefined)).toBe(
       true,
@@ -154,56 +140,41 @@ describe('OPT-5: document functions and preview leave a taken-down object alone'
     for (const res of opened) expect(res.status).toBe(410);
   });
 
+  /** One document of the body, waiting for the given pass, with no copy or text of ours yet. */
+  async function oneWaitingDocument(s: SeededSource, bodyId: string, listed: boolean) {
+    const [doc] = await documentsOf(bed.aws, s.sourceId, bodyId);
+    if (!doc) throw new Error('no document');
+    const docId = String(doc.docId);
+    await setDocument(bed.aws, docId, waiting(bed.now(), listed), ['storedKey', 'textKey', 'textFor']);
+    await deleteObjects(bed.aws.clients.s3, bed.aws.env.BUCKET, [
+      fileKey(s.sourceId, docId),
+      textKey(s.sourceId, docId),
+    ]);
+    const takeDown = () => tombstoneIds(s.deps, [String(doc.fileId)], { by: 'race', sourceId: s.sourceId });
+    return { docId, takeDown };
+  }
+
   it('OPT-5: a takedown issued while the preview fetches a document wins: the fetched copy is not kept', async () => {
     const { s, koeln } = await seedWithPhotos('perm-prv-race');
     await setBodyListed(bed.aws.clients.doc, s.deps.tables, 'koeln', true, {
       by: 'test',
       sourceId: s.sourceId,
     });
-    const [doc] = await documentsOf(bed.aws, s.sourceId, koeln.id);
-    if (!doc) throw new Error('no document');
-    const docId = String(doc.docId);
-    // Not stored yet: an opening fetches it from the council and stores it (PRV-3).
-    await bed.aws.clients.doc.send(
-      new UpdateCommand({
-        TableName: bed.aws.env.DOCUMENTS_TABLE,
-        Key: { docId },
-        UpdateExpression: 'SET #st = :p, listed = :t REMOVE storedKey',
-        ExpressionAttributeNames: { '#st': 'state' },
-        ExpressionAttributeValues: { ':p': 'pending', ':t': true },
-      }),
-    );
-    await deleteObjects(bed.aws.clients.s3, bed.aws.env.BUCKET, [fileKey(s.sourceId, docId)]);
-    // Client middleware around the real S3 peer: when the preview sends its copy, an operator takes
-    // the file down (all steps complete) before the copy lands.
-    let fired = 0;
-    const name = `opt5-preview-${Date.now()}`;
-    bed.aws.clients.s3.middlewareStack.add(
-      (next) => async (args) => {
-        const input = args.input as { Key?: string };
-        if (fired === 0 && input.Key === fileKey(s.sourceId, docId)) {
-          fired += 1;
-          await tombstoneIds(s.deps, [String(doc.fileId)], { by: 'race', sourceId: s.sourceId });
-        }
-        return next(args);
-      },
-      { step: 'initialize', name },
-    );
-    try {
+    // Listed and not stored yet: an opening fetches it from the council and stores it (PRV-3).
+    const { docId, takeDown } = await oneWaitingDocument(s, koeln.id, true);
+
+    const { fired } = await beforeFirstWriteTo(bed.aws, fileKey(s.sourceId, docId), takeDown, async () => {
       const res = await openDocument(docId);
       expect(res.status).toBe(200);
       for await (const _ of res.body as AsyncIterable<unknown>) {
         // drain: the visitor who opened it before the takedown gets it
       }
       await res.after;
-    } finally {
-      bed.aws.clients.s3.middlewareStack.remove(name);
-    }
+    });
 
     expect(fired).toBe(1);
     expect(await keysUnder(bed, fileKey(s.sourceId, docId))).toEqual([]);
-    const after = await bed.store.get(docId);
-    expect(after?.state).not.toBe('stored');
+    expect((await bed.store.get(docId))?.state).not.toBe('stored');
     expect((await openDocument(docId)).status).toBe(410);
   });
 
@@ -213,45 +184,11 @@ describe('OPT-5: document functions and preview leave a taken-down object alone'
       by: 'test',
       sourceId: s.sourceId,
     });
-    const docs = await documentsOf(bed.aws, s.sourceId, koeln.id);
-    const [doc] = docs;
-    if (!doc) throw new Error('no document');
-    const docId = String(doc.docId);
-    // Only this document waits for the cache; the others of the body are settled.
-    await bed.aws.clients.doc.send(
-      new UpdateCommand({
-        TableName: bed.aws.env.DOCUMENTS_TABLE,
-        Key: { docId },
-        UpdateExpression:
-          'SET #st = :p, listed = :t, attemptShard = :due, nextAttemptAt = :now REMOVE storedKey',
-        ExpressionAttributeNames: { '#st': 'state' },
-        ExpressionAttributeValues: {
-          ':p': 'pending',
-          ':t': true,
-          ':due': 'due',
-          ':now': bed.now().toISOString(),
-        },
-      }),
+    const { docId, takeDown } = await oneWaitingDocument(s, koeln.id, true);
+
+    const { fired } = await beforeFirstWriteTo(bed.aws, fileKey(s.sourceId, docId), takeDown, () =>
+      runFilesPass(bed.deps, { now: bed.now() }),
     );
-    await deleteObjects(bed.aws.clients.s3, bed.aws.env.BUCKET, [fileKey(s.sourceId, docId)]);
-    let fired = 0;
-    const name = `opt5-cache-${Date.now()}`;
-    bed.aws.clients.s3.middlewareStack.add(
-      (next) => async (args) => {
-        const input = args.input as { Key?: string };
-        if (fired === 0 && input.Key === fileKey(s.sourceId, docId)) {
-          fired += 1;
-          await tombstoneIds(s.deps, [String(doc.fileId)], { by: 'race', sourceId: s.sourceId });
-        }
-        return next(args);
-      },
-      { step: 'initialize', name },
-    );
-    try {
-      await runFilesPass(bed.deps, { now: bed.now() });
-    } finally {
-      bed.aws.clients.s3.middlewareStack.remove(name);
-    }
 
     expect(fired).toBe(1);
     expect(await keysUnder(bed, fileKey(s.sourceId, docId))).toEqual([]);
@@ -260,48 +197,22 @@ describe('OPT-5: document functions and preview leave a taken-down object alone'
 
   it('OPT-5: a takedown issued while text is extracted wins: the new text is not kept', async () => {
     const { s, koeln } = await seedWithPhotos('perm-text-race');
-    const [doc] = await documentsOf(bed.aws, s.sourceId, koeln.id);
-    if (!doc) throw new Error('no document');
-    const docId = String(doc.docId);
     // An unlisted body's document: not stored, but its text is made from the source (ONB-4, DOC-2).
-    await bed.aws.clients.doc.send(
-      new UpdateCommand({
-        TableName: bed.aws.env.DOCUMENTS_TABLE,
-        Key: { docId },
-        UpdateExpression:
-          'SET #st = :p, listed = :f, attemptShard = :due, nextAttemptAt = :now REMOVE storedKey, textKey, textFor',
-        ExpressionAttributeNames: { '#st': 'state' },
-        ExpressionAttributeValues: {
-          ':p': 'pending',
-          ':f': false,
-          ':due': 'due',
-          ':now': bed.now().toISOString(),
-        },
-      }),
-    );
-    await deleteObjects(bed.aws.clients.s3, bed.aws.env.BUCKET, [textKey(s.sourceId, docId)]);
-    let fired = 0;
-    const name = `opt5-text-${Date.now()}`;
-    bed.aws.clients.s3.middlewareStack.add(
-      (next) => async (args) => {
-        const input = args.input as { Key?: string };
-        if (fired === 0 && input.Key === textKey(s.sourceId, docId)) {
-          fired += 1;
-          await tombstoneIds(s.deps, [String(doc.fileId)], { by: 'race', sourceId: s.sourceId });
-        }
-        return next(args);
-      },
-      { step: 'initialize', name },
-    );
-    try {
+    const { docId, takeDown } = await oneWaitingDocument(s, koeln.id, false);
+
+    const { fired } = await beforeFirstWriteTo(bed.aws, textKey(s.sourceId, docId), takeDown, async () => {
+      // The first pass routes the document to text extraction; the text may come in the second.
       await runFilesPass(bed.deps, { now: bed.now() });
-      if (fired === 0) await runFilesPass(bed.deps, { now: bed.now() });
-    } finally {
-      bed.aws.clients.s3.middlewareStack.remove(name);
-    }
+      await runFilesPass(bed.deps, { now: bed.now() });
+    });
 
     expect(fired).toBe(1);
     expect(await keysUnder(bed, textKey(s.sourceId, docId))).toEqual([]);
     expect((await bed.store.get(docId))?.textKey).toBeUndefined();
   });
 });
+
+/** Fields of a document waiting in the intake queue for the document functions. */
+function waiting(now: Date, listed: boolean): Record<string, unknown> {
+  return { state: 'pending', listed, attemptShard: 'due', nextAttemptAt: now.toISOString() };
+}

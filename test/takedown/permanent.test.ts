@@ -14,7 +14,15 @@ import {
 } from '../../shared/takedown';
 import { SimulatedCrash } from '../oparl/support';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
-import { documentsOf, indexEntries, liveEntries, type SeededSource, seedSyncedSource } from './support';
+import {
+  beforeFirstWriteTo,
+  documentsOf,
+  indexEntries,
+  killedAfterRecorded,
+  liveEntries,
+  type SeededSource,
+  seedSyncedSource,
+} from './support';
 
 /**
  * OPT-5: a takedown is permanent until an operator lifts it — through a purge, later syncs, a
@@ -170,34 +178,18 @@ describe('OPT-5: a takedown is permanent until an operator lifts it (OParl sync)
     // The council changes paper 1 of body 1: the next sync will write it.
     const [paperId] = s.council.mutate({ op: 'update', body: 1, list: 'paper', n: 1, set: { name: 'Neu' } });
     if (!paperId) throw new Error('no paper');
-    const key = mirrorKey(s.sourceId, 'paper', paperId);
     let takedown: Awaited<ReturnType<typeof tombstoneIds>> | undefined;
-    let fired = 0;
-    // Fault injection as client middleware around the real S3 peer: the moment the sync sends its live
-    // copy of the paper — after it read the index, before its commit — an operator takes it down, all
-    // steps complete. The sync's write then lands on top of the operator's tombstone.
-    const name = `opt5-race-${Date.now()}`;
-    bed.clients.s3.middlewareStack.add(
-      (next, context) => async (args) => {
-        const input = args.input as { Key?: string; Metadata?: Record<string, string> };
-        if (
-          fired === 0 &&
-          context.commandName === 'PutObjectCommand' &&
-          input.Key === key &&
-          input.Metadata?.takedown === undefined
-        ) {
-          fired += 1;
-          takedown = await tombstoneIds(s.deps, [paperId], { by: 'race', sourceId: s.sourceId });
-        }
-        return next(args);
+    // The moment the sync sends its live copy of the paper — after it read the index, before its
+    // commit — an operator takes it down, all steps complete; the sync's write lands on the tombstone.
+    const { fired } = await beforeFirstWriteTo(
+      bed,
+      mirrorKey(s.sourceId, 'paper', paperId),
+      async () => {
+        takedown = await tombstoneIds(s.deps, [paperId], { by: 'race', sourceId: s.sourceId });
       },
-      { step: 'initialize', name },
+      () => s.h.sync('incremental'),
+      (input, command) => command === 'PutObjectCommand' && input.Metadata?.takedown === undefined,
     );
-    try {
-      await s.h.sync('incremental');
-    } finally {
-      bed.clients.s3.middlewareStack.remove(name);
-    }
 
     expect(fired).toBe(1);
     expect(takedown?.tombstoned.paper).toBe(1);
@@ -240,15 +232,9 @@ describe('OPT-5: a takedown is permanent until an operator lifts it (OParl sync)
   it('OPT-5: tombstone killed after writing the takedown item: the next sync does not revive (it seals), re-running completes', async () => {
     const { s, koeln } = await seed('perm-crash');
     const paper = await paperWithFiles(s, koeln.id);
-    await expect(
-      tombstoneIds(s.deps, [paper.id], {
-        by: 'test',
-        sourceId: s.sourceId,
-        afterRecorded: () => {
-          throw new SimulatedCrash('killed after the registry item');
-        },
-      }),
-    ).rejects.toBeInstanceOf(SimulatedCrash);
+    await killedAfterRecorded((afterRecorded) =>
+      tombstoneIds(s.deps, [paper.id], { by: 'test', sourceId: s.sourceId, afterRecorded }),
+    );
     // The council changes the paper: the sync would write it.
     s.council.mutate({ id: paper.id, op: 'update', set: { name: 'Geändert' } });
 
@@ -268,15 +254,9 @@ describe('OPT-5: a takedown is permanent until an operator lifts it (OParl sync)
 
   it('OPT-5: tombstone --body killed after writing the takedown item: the next sync fetches nothing of the body, re-running completes', async () => {
     const { s, koeln } = await seed('perm-crash-body');
-    await expect(
-      tombstoneBody(s.deps, 'koeln', {
-        by: 'test',
-        sourceId: s.sourceId,
-        afterRecorded: () => {
-          throw new SimulatedCrash('killed after the registry item');
-        },
-      }),
-    ).rejects.toBeInstanceOf(SimulatedCrash);
+    await killedAfterRecorded((afterRecorded) =>
+      tombstoneBody(s.deps, 'koeln', { by: 'test', sourceId: s.sourceId, afterRecorded }),
+    );
     s.council.mutate({ op: 'update', body: 1, list: 'paper', n: 1, set: { name: 'Geändert' } });
     const koelnPath = new URL(koeln.id).pathname;
     s.council.clearRequests();

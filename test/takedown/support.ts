@@ -119,3 +119,84 @@ export async function liveEntries(h: Harness, bodyId?: string): Promise<MirrorIn
 }
 
 export { T0 };
+
+/**
+ * Fault injection as client middleware around the real S3 peer: `action` runs once, awaited, just
+ * before the first write to `key` that `matches` goes out — the moment a writer has done its work and
+ * is about to commit it. Returns how often it fired (0 or 1) and `run`'s result.
+ */
+export async function beforeFirstWriteTo<T>(
+  bed: AwsTestbed,
+  key: string,
+  action: () => Promise<unknown>,
+  run: () => Promise<T>,
+  matches: (input: { Metadata?: Record<string, string> }, commandName: string) => boolean = () => true,
+): Promise<{ fired: number; result: T }> {
+  let fired = 0;
+  const name = `before-write-${key}-${Date.now()}`;
+  bed.clients.s3.middlewareStack.add(
+    (next, context) => async (args) => {
+      const input = args.input as { Key?: string; Metadata?: Record<string, string> };
+      if (fired === 0 && input.Key === key && matches(input, String(context.commandName))) {
+        fired += 1;
+        await action();
+      }
+      return next(args);
+    },
+    { step: 'initialize', name },
+  );
+  try {
+    const result = await run();
+    return { fired, result };
+  } finally {
+    bed.clients.s3.middlewareStack.remove(name);
+  }
+}
+
+/** Sets and removes fields of one Documents item (puts a document back into a queue for a test). */
+export async function setDocument(
+  bed: AwsTestbed,
+  docId: string,
+  set: Record<string, unknown>,
+  remove: string[] = [],
+): Promise<void> {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const sets = Object.entries(set).map(([field, value], i) => {
+    names[`#s${i}`] = field;
+    values[`:s${i}`] = value;
+    return `#s${i} = :s${i}`;
+  });
+  const removes = remove.map((field, i) => {
+    names[`#r${i}`] = field;
+    return `#r${i}`;
+  });
+  await bed.clients.doc.send(
+    new UpdateCommand({
+      TableName: bed.env.DOCUMENTS_TABLE,
+      Key: { docId },
+      UpdateExpression: [
+        sets.length ? `SET ${sets.join(', ')}` : '',
+        removes.length ? `REMOVE ${removes.join(', ')}` : '',
+      ]
+        .filter(Boolean)
+        .join(' '),
+      ExpressionAttributeNames: names,
+      ...(sets.length ? { ExpressionAttributeValues: values } : {}),
+    }),
+  );
+}
+
+/** `run` with `afterRecorded` throwing: a takedown command killed right after its registry items. */
+export async function killedAfterRecorded(
+  run: (afterRecorded: () => never) => Promise<unknown>,
+): Promise<void> {
+  let killed = false;
+  await run(() => {
+    killed = true;
+    throw new Error('simulated kill after the registry item');
+  }).catch((error: unknown) => {
+    if (!killed) throw error;
+  });
+  if (!killed) throw new Error('the command never reached its registry step');
+}
