@@ -5,6 +5,12 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    // Tests that need a third-party corpus outside the repository (test/support/corpora.ts) carry this
+    // tag; the corpus reporter prints one line when they were skipped.
+    tags: [
+      { name: 'corpus', description: 'needs a third-party corpus from INGESTOR_CORPORA_DIR or ../shared' },
+    ],
+    reporters: ['default', './test/support/corpus-reporter.ts'],
     projects: [
       {
         extends: true,

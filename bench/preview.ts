@@ -1,13 +1,21 @@
 import { pathToFileURL } from 'node:url';
+import { startFakeCouncil } from '../demo';
 import { DocumentsStore } from '../shared/documents/store';
-import { fileRequests, open, putBody, putSource, recordFile, startPreviewBed } from '../test/preview/support';
-import { startFakeCouncil } from '../test/support/fake-council';
+import {
+  fileRequests,
+  followStored,
+  open,
+  putBody,
+  putSource,
+  recordFile,
+  startPreviewBed,
+} from '../test/preview/support';
 
 /**
  * `npx tsx bench/preview.ts` (or `npm run bench -- preview` once registered in bench/run.ts): the
  * preview endpoint on loopback over real peers (DynamoDB, S3, redis-server behind the Upstash adapter)
  * and the fake council. Prints JSON:
- * - p50/p95 latency of a stored document (served from S3) and of an unstored one (one polite fetch;
+ * - p50/p95 latency of a stored document (the preview's 302 plus the presigned GET S3 serves) and of an unstored one (one polite fetch;
  *   openings spaced by more than the host's 1 s pace, so the numbers are the path, not the pace wait);
  * - source requests caused by 100 visitors opening the same unstored document at once (goal: 1).
  */
@@ -62,8 +70,8 @@ export async function runPreviewBench(
     const stored: number[] = [];
     for (let i = 0; i < (opts.storedSamples ?? 50); i += 1) {
       const t = performance.now();
-      const r = await open(bed, storedId, who());
-      if (r.status !== 200) throw new Error(`stored opening answered ${r.status}`);
+      const r = await followStored(bed, await open(bed, storedId, who()));
+      if (r.status !== 200) throw new Error(`stored copy answered ${r.status}`);
       stored.push(performance.now() - t);
     }
     log(`stored: ${stored.length} samples`);

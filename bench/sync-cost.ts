@@ -1,4 +1,5 @@
 import { pathToFileURL } from 'node:url';
+import { startFakeCouncil } from '../demo';
 import { createMemoryRobotsStore, createPoliteFetcher, createRunContext } from '../shared/fetch';
 import { createGuardedAgent, createTestResolver } from '../shared/net';
 import { type SyncDeps, syncSource, syncTablesFromEnv } from '../shared/oparl/engine';
@@ -6,7 +7,6 @@ import { politeFetcherPort } from '../shared/oparl/polite-port';
 import { createHostSlots, PACE_MARGIN_MS } from '../shared/slots';
 import { harness, TestClock, testSource } from '../test/oparl/support';
 import { startAwsTestbed } from '../test/support/aws';
-import { startFakeCouncil } from '../test/support/fake-council';
 
 /**
  * Sync-cost bench (issue 4): what a council server pays for our sync.

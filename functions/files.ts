@@ -1,11 +1,7 @@
 import type { Context } from 'aws-lambda';
 import { env } from '../shared/config/env';
-import {
-  createDocumentsRuntime,
-  type DocumentsRuntime,
-  type FilesPassReport,
-  runFilesPass,
-} from '../shared/documents';
+import { warmRuntime } from '../shared/config/warm-runtime';
+import { createDocumentsRuntime, type FilesPassReport, runFilesPass } from '../shared/documents';
 import { logger } from '../shared/observability/logger';
 
 /**
@@ -14,14 +10,14 @@ import { logger } from '../shared/observability/logger';
  */
 export const BUDGET_RESERVE_MS = 3 * 60_000;
 
-let runtime: Promise<DocumentsRuntime> | undefined;
+// Kept while the instance is warm; a failed build or a rotated Upstash token builds anew.
+const runtime = warmRuntime(env, () => createDocumentsRuntime(env()));
 
 export const handler = async (
   _event?: unknown,
   context?: Pick<Context, 'getRemainingTimeInMillis'>,
 ): Promise<FilesPassReport> => {
-  runtime ??= createDocumentsRuntime(env());
-  const rt = await runtime;
+  const rt = await runtime.get();
   const remainingMs = context?.getRemainingTimeInMillis() ?? 15 * 60_000;
   const report = await runFilesPass(rt.deps, {
     now: new Date(),

@@ -1,24 +1,20 @@
 import type { Context } from 'aws-lambda';
 import { env } from '../shared/config/env';
-import {
-  createDocumentsRuntime,
-  type DocumentsRuntime,
-  type PhotosReport,
-  runPhotosPass,
-} from '../shared/documents';
+import { warmRuntime } from '../shared/config/warm-runtime';
+import { createDocumentsRuntime, type PhotosReport, runPhotosPass } from '../shared/documents';
 import { logger } from '../shared/observability/logger';
 
 /** Photos Lambda (Mondays 03:00 Europe/Berlin): SPEC PHO-1 … PHO-3. One pass per invocation. */
 export const BUDGET_RESERVE_MS = 60_000;
 
-let runtime: Promise<DocumentsRuntime> | undefined;
+// Kept while the instance is warm; a failed build or a rotated Upstash token builds anew.
+const runtime = warmRuntime(env, () => createDocumentsRuntime(env()));
 
 export const handler = async (
   _event?: unknown,
   context?: Pick<Context, 'getRemainingTimeInMillis'>,
 ): Promise<PhotosReport> => {
-  runtime ??= createDocumentsRuntime(env());
-  const rt = await runtime;
+  const rt = await runtime.get();
   const remainingMs = context?.getRemainingTimeInMillis() ?? 15 * 60_000;
   const report = await runPhotosPass(rt.deps, {
     now: new Date(),

@@ -2,24 +2,26 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { LambdaFunctionURLEvent } from 'aws-lambda';
 import { env } from '../shared/config/env';
+import { warmRuntime } from '../shared/config/warm-runtime';
 import { logger } from '../shared/observability/logger';
-import { createPreviewRuntime, type PreviewResponse, type PreviewRuntime } from '../shared/preview';
+import { createPreviewRuntime, type PreviewResponse, visitorAddressOf } from '../shared/preview';
 
 /**
- * Preview Lambda behind a Function URL in RESPONSE_STREAM mode (SPEC PRV-1 … PRV-4): the file is
- * streamed to the visitor as it arrives from S3 or the source (no 6 MB buffered-response limit), and
- * the invocation ends only after a PRV-3 copy is stored. The visitor address is the Function URL's
- * `sourceIp`, used only as a salted hash (PRV-2).
+ * Preview Lambda behind CloudFront and a Function URL in RESPONSE_STREAM mode (SPEC PRV-1 … PRV-4): a
+ * stored copy is a redirect to a short-lived presigned S3 URL; a file fetched on demand is streamed to
+ * the visitor as it arrives from the source (no 6 MB buffered-response limit), and the invocation ends
+ * only after a PRV-3 copy is stored. The visitor address (PRV-2, only ever a salted hash) is the viewer
+ * CloudFront names — the URL admits no other caller (AWS_IAM, origin access control).
  */
-let runtime: Promise<PreviewRuntime> | undefined;
+// Kept while the instance is warm; a failed build or a rotated Upstash token builds anew.
+const runtime = warmRuntime(env, () => createPreviewRuntime(env()));
 
 export async function handlePreviewEvent(event: LambdaFunctionURLEvent): Promise<PreviewResponse> {
-  runtime ??= createPreviewRuntime(env());
-  const rt = await runtime;
+  const rt = await runtime.get();
   return rt.handler.handle({
     method: event.requestContext.http.method,
     path: event.rawPath,
-    visitorAddress: event.requestContext.http.sourceIp,
+    visitorAddress: visitorAddressOf(event.headers, event.requestContext.http.sourceIp),
   });
 }
 

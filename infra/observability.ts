@@ -29,7 +29,9 @@ import { IngestorFunction } from './ingestor-function';
  * Alarms and a dashboard for on-call (docs/operations.md "Alarms" explains each one):
  * - **DLQ messages visible** — a sync message failed five times and was parked (SQS metric);
  * - **source paused for more than a day** — the planner's `LongestPauseHours` (ERR-4/ERR-5) above 24;
- * - **function errors** — per ingestor function, errors in two of three 5-minute periods.
+ * - **function errors** — per ingestor function, errors in two of three 5-minute periods;
+ * - **store outages** — sync messages given back because OUR DynamoDB, S3 or SQS failed after the SDK's
+ *   retries (issue 13: such a fault never counts against a source, so it must be seen as ours).
  * Custom metrics are EMF lines the functions write (shared/observability); names come from the same
  * constants, so code and alarms cannot drift apart. Every IngestorFunction of the stack is watched,
  * also the ones added later (`addScheduledFunction`), through an aspect.
@@ -48,6 +50,7 @@ export class IngestorObservability extends Construct {
   readonly dashboard: Dashboard;
   readonly deadLetterAlarm: Alarm;
   readonly pausedTooLongAlarm: Alarm;
+  readonly storeOutageAlarm: Alarm;
   readonly functionErrorAlarms = new Map<string, Alarm>();
 
   private readonly notify: SnsAction | undefined;
@@ -85,6 +88,21 @@ export class IngestorObservability extends Construct {
       comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
       evaluationPeriods: 1,
       description: `An active source has been paused (ERR-4/ERR-5) without a successful sync for more than ${PAUSED_TOO_LONG_HOURS} h. See docs/operations.md#alarm-source-paused-too-long.`,
+    });
+
+    const storeOutages = new Metric({
+      namespace: METRIC_NAMESPACE,
+      metricName: METRICS.storeOutages,
+      statistic: 'Sum',
+      period: Duration.minutes(5),
+    });
+    this.storeOutageAlarm = this.alarm('StoreOutages', {
+      metric: storeOutages,
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 3,
+      datapointsToAlarm: FUNCTION_ERROR_DATAPOINTS,
+      description: `Sync messages were given back for redelivery because our DynamoDB, S3 or SQS failed after the SDK's retries, in ${FUNCTION_ERROR_DATAPOINTS} of the last three 5-minute periods. Ours, not the councils'. See docs/operations.md#alarm-store-outages.`,
     });
 
     const search = (expression: string, label: string, statistic = 'Sum') =>
@@ -167,7 +185,10 @@ export class IngestorObservability extends Construct {
       new SingleValueWidget({
         title: 'Alarms',
         width: 4,
-        metrics: [dlqVisible.with({ label: 'DLQ messages' })],
+        metrics: [
+          dlqVisible.with({ label: 'DLQ messages' }),
+          storeOutages.with({ label: 'store outages (ours)' }),
+        ],
       }),
     );
     this.dashboard.addWidgets(

@@ -16,6 +16,12 @@ export interface IngestorSettings {
   maxConcurrentSyncs: number;
   /** FULL-1: start hour of the default full-sync window, Europe/Berlin. */
   fullSyncHour: number;
+  /**
+   * Reserve concurrency for the planner (1), each scheduled job (1) and the preview
+   * (PREVIEW_MAX_INSTANCES): 14 in all. Off by default — a new account's quota (10, all of it
+   * unreservable) refuses any reservation; turn it on once the quota was raised.
+   */
+  reservedConcurrency: boolean;
 }
 
 export const UPSTASH_URL_PLACEHOLDER = 'https://example.upstash.io';
@@ -28,6 +34,7 @@ export const CONTEXT_KEYS = {
   userAgent: 'userAgent',
   maxConcurrentSyncs: 'maxConcurrentSyncs',
   fullSyncHour: 'fullSyncHour',
+  reservedConcurrency: 'reservedConcurrency',
 } as const;
 
 type ContextLookup = (key: string) => unknown;
@@ -64,8 +71,14 @@ export function resolveSettings(
     throw new Error(`context ${CONTEXT_KEYS.upstashRestUrl} must be an https URL, got "${upstashRestUrl}"`);
   }
 
+  const reserved = contextString(lookup, CONTEXT_KEYS.reservedConcurrency) ?? 'false';
+  if (reserved !== 'true' && reserved !== 'false') {
+    throw new Error(`context ${CONTEXT_KEYS.reservedConcurrency} must be true or false, got "${reserved}"`);
+  }
+
   return {
     upstashRestUrl,
+    reservedConcurrency: reserved === 'true',
     upstashSecretName: contextString(lookup, CONTEXT_KEYS.upstashSecretName) ?? DEFAULT_UPSTASH_SECRET_NAME,
     userAgent: parsed.INGESTOR_USER_AGENT,
     maxConcurrentSyncs: parsed.INGESTOR_MAX_CONCURRENT_SYNCS,

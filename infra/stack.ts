@@ -9,8 +9,25 @@ import {
   TimeZone,
   Validations,
 } from 'aws-cdk-lib';
+import {
+  AllowedMethods,
+  CachePolicy,
+  Distribution,
+  OriginRequestHeaderBehavior,
+  OriginRequestPolicy,
+  OriginRequestQueryStringBehavior,
+  PriceClass,
+  ViewerProtocolPolicy,
+} from 'aws-cdk-lib/aws-cloudfront';
+import { FunctionUrlOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
-import { type CfnFunction, FunctionUrlAuthType, InvokeMode, RecursiveLoop } from 'aws-cdk-lib/aws-lambda';
+import {
+  type CfnFunction,
+  type FunctionUrl,
+  FunctionUrlAuthType,
+  InvokeMode,
+  RecursiveLoop,
+} from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import {
   BlockPublicAccess,
@@ -23,8 +40,10 @@ import { type CronOptionsWithTimezone, Schedule, ScheduleExpression } from 'aws-
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
-import { S3_SERVER_ACCESS_LOGS_USE_BUCKET_POLICY } from 'aws-cdk-lib/cx-api';
 import type { Construct } from 'constructs';
+import { STACK_OUTPUT_ENV, type StackOutputKey } from '../shared/config/stack-outputs';
+import { INCOMING_PREFIX } from '../shared/documents/keys';
+import { PREVIEW_STORED_REDIRECT_MAX_AGE_S } from '../shared/preview/constants';
 import { DOCUMENTS_TABLE, SOURCES_TABLE, STATE_TABLE, type TableDefinition } from '../shared/store/tables';
 import { grantBucketPrefixes, grantTable } from './grants';
 import { IngestorFunction } from './ingestor-function';
@@ -53,9 +72,15 @@ export interface IngestorStackProps extends StackProps, Partial<IngestorSettings
    * unless context `-c documentFunctions=false`. @default true
    */
   documentFunctions?: boolean;
-  /** The document preview behind a Function URL (issue 9). @default true */
+  /** The document preview behind CloudFront and a Function URL (issue 9). @default true */
   previewFunction?: boolean;
 }
+
+/**
+ * Most preview instances at once, and how many of its fetches count towards RATE-7's
+ * INGESTOR_MAX_INSTANCES. Enforced by Lambda only with `reservedConcurrency` (see IngestorSettings).
+ */
+export const PREVIEW_MAX_INSTANCES = 10;
 
 /** Prefix of the shared robots.txt state in the bucket (ROB-5, shared/fetch robots-store). */
 export const ROBOTS_PREFIX = 'robots/';
@@ -92,6 +117,10 @@ export class IngestorStack extends Stack {
   readonly sync: IngestorFunction;
   /** The sync event source's maximum concurrency: the settings' value, raised to SQS's minimum. */
   readonly syncMaxConcurrency: number;
+  /** Whether functions get reserved concurrency (IngestorSettings.reservedConcurrency). */
+  readonly reservedConcurrency: boolean;
+  /** CloudFront in front of the preview's Function URL (when the preview is deployed). */
+  previewDistribution: Distribution | undefined;
 
   private readonly functionEnvironment: Record<string, string>;
   /** Instance bounds of fetching functions besides the sync (scheduled batch jobs, later the preview). */
@@ -99,13 +128,15 @@ export class IngestorStack extends Stack {
 
   constructor(scope: Construct, id: string, props: IngestorStackProps = {}) {
     super(scope, id, props);
-    // Access-log delivery by bucket policy, not by the legacy LogDeliveryWrite ACL (ACLs are disabled
-    // on new buckets). Set here rather than only in cdk.json so tests and every app get the same.
-    this.node.setContext(S3_SERVER_ACCESS_LOGS_USE_BUCKET_POLICY, true);
-
     const maxConcurrentSyncs = checkInteger('maxConcurrentSyncs', props.maxConcurrentSyncs ?? 4, 1, 100);
     const fullSyncHour = checkInteger('fullSyncHour', props.fullSyncHour ?? 3, 0, 23);
     const upstashRestUrl = props.upstashRestUrl ?? UPSTASH_URL_PLACEHOLDER;
+    this.reservedConcurrency = props.reservedConcurrency ?? false;
+    if (!this.reservedConcurrency) {
+      Annotations.of(this).addInfo(
+        'Reserved concurrency is off (a new account has too little to reserve): one planner and one run of each scheduled job at a time are then kept by leases and schedules, and the preview may exceed its intended instances; deploy with -c reservedConcurrency=true once the account allows it (docs/operations.md).',
+      );
+    }
     if (upstashRestUrl === UPSTASH_URL_PLACEHOLDER) {
       Annotations.of(this).addWarningV2(
         'ingestor:upstashPlaceholder',
@@ -150,6 +181,13 @@ export class IngestorStack extends Stack {
           abortIncompleteMultipartUploadAfter: Duration.days(7),
           // Versioning is off; this only bounds cost should it ever be switched on.
           noncurrentVersionExpiration: Duration.days(7),
+        },
+        {
+          // Files fetched but never promoted (a run died in between, DOC-5): the next fetch of the
+          // document overwrites its incoming object; this removes those no run comes back for.
+          id: 'expire-incoming-files',
+          prefix: INCOMING_PREFIX,
+          expiration: Duration.days(1),
         },
         // Tombstone expiry (OPT-2 keeps them "for audit") lands with the tombstone key / tag scheme.
       ],
@@ -198,9 +236,10 @@ export class IngestorStack extends Stack {
       timeout: Duration.minutes(1),
       memorySize: 512,
       environment: this.functionEnvironment,
-      // One planner at a time: a tick that overlaps a slow predecessor is throttled, and with no
-      // retries and a one-minute event age it is dropped; the next tick plans again.
-      reservedConcurrentExecutions: 1,
+      // One planner at a time (with reserved concurrency): a tick that overlaps a slow predecessor is
+      // throttled, and with no retries and a one-minute event age it is dropped; the next tick plans
+      // again. Without it an overlapping tick is harmless: sync leases are conditional writes.
+      ...this.reserve(1),
       maxEventAge: Duration.minutes(1),
       retryAttempts: 0,
     });
@@ -259,12 +298,30 @@ export class IngestorStack extends Stack {
       alarmTopicArn: this.node.tryGetContext('alarmTopicArn'),
     });
 
-    for (const [name, table] of Object.entries(this.tables)) {
-      new CfnOutput(this, `${name}TableName`, { value: table.tableName });
+    // Every table, bucket and queue by name; the keys of STACK_OUTPUT_ENV are what `ingestor --aws`
+    // reads with DescribeStacks (typed: a renamed output here fails to compile).
+    const outputs: Record<StackOutputKey, string> = {
+      SourcesTableName: this.tables.Sources.tableName,
+      StateTableName: this.tables.State.tableName,
+      DocumentsTableName: this.tables.Documents.tableName,
+      MirrorBucketName: this.mirrorBucket.bucketName,
+      SyncQueueUrl: this.syncQueue.queueUrl,
+      UpstashRestUrl: upstashRestUrl,
+      UpstashSecretArn: this.upstashSecret.secretArn,
+    };
+    for (const [key, value] of Object.entries(outputs)) {
+      new CfnOutput(this, key, {
+        value,
+        description: `${STACK_OUTPUT_ENV[key as StackOutputKey]} of the functions and of ingestor --aws`,
+      });
     }
-    new CfnOutput(this, 'MirrorBucketName', { value: this.mirrorBucket.bucketName });
-    new CfnOutput(this, 'SyncQueueUrl', { value: this.syncQueue.queueUrl });
+    new CfnOutput(this, 'AccessLogBucketName', { value: this.accessLogBucket.bucketName });
     new CfnOutput(this, 'SyncDeadLetterQueueUrl', { value: this.syncDeadLetterQueue.queueUrl });
+  }
+
+  /** Reserved concurrency of `n` when the deployment reserves any (IngestorSettings.reservedConcurrency). */
+  private reserve(n: number): { reservedConcurrentExecutions?: number } {
+    return this.reservedConcurrency ? { reservedConcurrentExecutions: n } : {};
   }
 
   /**
@@ -287,7 +344,7 @@ export class IngestorStack extends Stack {
       timeout: options.timeout ?? Duration.minutes(15),
       memorySize: options.memorySize ?? 1024,
       environment: this.functionEnvironment,
-      reservedConcurrentExecutions: 1,
+      ...this.reserve(1),
       maxEventAge: Duration.minutes(15),
       retryAttempts: 0,
     });
@@ -354,7 +411,7 @@ export class IngestorStack extends Stack {
    * instances: each may fetch, so they count towards INGESTOR_MAX_INSTANCES (RATE-7).
    */
   addPreviewFunction(): IngestorFunction {
-    const maxInstances = 10;
+    const maxInstances = PREVIEW_MAX_INSTANCES;
     const preview = new IngestorFunction(this, 'Preview', {
       entry: 'functions/preview.ts',
       description: 'GET /documents/{docId}: stored copy, or one polite fetch within 5 s (PRV-1…PRV-4)',
@@ -362,24 +419,84 @@ export class IngestorStack extends Stack {
       // An unstored file is held in memory while its visitors are served (≤ 80 MB, DOC-3 limit).
       memorySize: 1024,
       environment: this.functionEnvironment,
-      reservedConcurrentExecutions: maxInstances,
+      ...this.reserve(maxInstances),
     });
+    // RATE-7 counts the intended bound even when Lambda does not enforce it (no reservation).
     this.countFetchingInstances(maxInstances);
-    // Auth NONE on purpose: a public citizens' portal links every document here. Ids are validated
-    // against the Documents table, visitors are limited (PRV-2), only known files are served. cdk-nag's
-    // AwsSolutions pack raises no finding for it; should a pack add one, acknowledge it here.
+    // AWS_IAM: only CloudFront (signing through origin access control) may call the URL, so the
+    // visitor address it forwards (CloudFront-Viewer-Address, PRV-2) cannot be forged by calling the
+    // function directly. The portal links the distribution's domain.
     const url = preview.fn.addFunctionUrl({
-      authType: FunctionUrlAuthType.NONE,
+      authType: FunctionUrlAuthType.AWS_IAM,
       invokeMode: InvokeMode.RESPONSE_STREAM,
     });
+    this.previewDistribution = this.previewCdn(url);
     grantTable(preview.role, this.tables.Sources, SOURCES_TABLE, 'read');
     grantTable(preview.role, this.tables.State, STATE_TABLE, 'read');
     grantTable(preview.role, this.tables.Documents, DOCUMENTS_TABLE, 'readWrite');
     grantBucketPrefixes(preview.role, this.mirrorBucket, [MIRROR_PREFIXES.files, ROBOTS_PREFIX], 'readWrite');
     this.upstashSecret.grantRead(preview.role);
     this.acknowledgePrefixWildcards(preview, [MIRROR_PREFIXES.files, ROBOTS_PREFIX]);
-    new CfnOutput(this, 'PreviewUrl', { value: url.url });
+    new CfnOutput(this, 'PreviewUrl', {
+      value: `https://${this.previewDistribution.distributionDomainName}/documents/`,
+      description: 'The preview for the portal: append a document id (CloudFront in front of the function)',
+    });
     return preview;
+  }
+
+  /**
+   * CloudFront in front of the preview. The cache key is the path alone (no query string, header or
+   * cookie: `/documents/{docId}` names the document, and a query string cannot bypass the cache), and
+   * the origin's Cache-Control decides: redirects to stored copies for PREVIEW_STORED_REDIRECT_MAX_AGE_S,
+   * fetched files (`private`) and our error pages (`no-store`) never. The visitor address reaches the
+   * function as CloudFront-Viewer-Address (PRV-2).
+   */
+  private previewCdn(url: FunctionUrl): Distribution {
+    const cachePolicy = new CachePolicy(this, 'PreviewCachePolicy', {
+      comment: 'Preview: path only; TTL from the origin, at most the stored-copy redirect age',
+      defaultTtl: Duration.seconds(0),
+      minTtl: Duration.seconds(0),
+      maxTtl: Duration.seconds(PREVIEW_STORED_REDIRECT_MAX_AGE_S),
+    });
+    const originRequestPolicy = new OriginRequestPolicy(this, 'PreviewOriginRequestPolicy', {
+      comment: 'Preview: the viewer address for the PRV-2 visitor limit, nothing else',
+      headerBehavior: OriginRequestHeaderBehavior.allowList('CloudFront-Viewer-Address'),
+      queryStringBehavior: OriginRequestQueryStringBehavior.none(),
+    });
+    const distribution = new Distribution(this, 'PreviewDistribution', {
+      comment: 'mandari ingestor document preview (PRV-1…PRV-4)',
+      priceClass: PriceClass.PRICE_CLASS_100,
+      defaultBehavior: {
+        origin: FunctionUrlOrigin.withOriginAccessControl(url, {
+          // PRV-1 waits up to 5 s before the first byte; a large file streams for longer.
+          readTimeout: Duration.seconds(60),
+        }),
+        allowedMethods: AllowedMethods.ALLOW_GET_HEAD,
+        viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+        cachePolicy,
+        originRequestPolicy,
+        compress: false,
+      },
+    });
+    const acknowledge = (id: string, reason: string) =>
+      Validations.of(distribution).acknowledge({ id, reason });
+    acknowledge(
+      'AwsSolutions-CFR1',
+      'Public council documents for a citizens’ portal: no geo restriction by design.',
+    );
+    acknowledge(
+      'AwsSolutions-CFR2',
+      'No WAF: the function limits each visitor (PRV-2, 20 per minute) and the sources are protected by the shared per-host pace; a web ACL can be attached later without code changes.',
+    );
+    acknowledge(
+      'AwsSolutions-CFR3',
+      'CloudFront standard logs need an ACL-enabled bucket, which this stack avoids; every request that reaches the origin is logged by the function (ids, codes, sizes — never the visitor address, PRV-2).',
+    );
+    acknowledge(
+      'AwsSolutions-CFR4',
+      'The default *.cloudfront.net certificate cannot pin a minimum TLS version; with a custom domain set minimumProtocolVersion TLSv1.2_2021.',
+    );
+    return distribution;
   }
 
   /**
@@ -417,6 +534,8 @@ export class IngestorStack extends Stack {
       billingMode: BillingMode.PAY_PER_REQUEST,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       encryption: TableEncryption.AWS_MANAGED,
+      // A table is deleted only after an operator turns this off on purpose (console or a deploy).
+      deletionProtection: true,
       // Sources are hand-edited by on-call, State and Documents are costly to rebuild: outlive the stack.
       removalPolicy: RemovalPolicy.RETAIN,
     });

@@ -1,9 +1,14 @@
-import { RULES_PAGE_PATH, writeRulesPage } from '../shared/docs/generate';
+import { RULES_BOOK_PATH, RULES_PAGE_PATH, writeRulesBook, writeRulesPage } from '../shared/docs/generate';
 
 /**
- * `npx tsx scripts/generate-rules-page.ts`: writes docs/abrufregeln.md from the constants the code uses.
- * test/docs fails when the committed page and the code disagree — run this after changing a published
- * number and review the page's diff together with the change.
+ * `npx tsx scripts/generate-rules-page.ts`: writes docs/abrufregeln.md (German, for municipalities) and
+ * docs/rules.md (the rule book) from the constants the code uses. test/docs fails when a committed page
+ * and the code disagree — run this after changing a published number or a rule's home and review the
+ * diff together with the change.
  */
-const changed = writeRulesPage();
-process.stdout.write(`${changed ? 'wrote' : 'unchanged:'} ${RULES_PAGE_PATH}\n`);
+for (const [changed, path] of [
+  [writeRulesPage(), RULES_PAGE_PATH],
+  [writeRulesBook(), RULES_BOOK_PATH],
+] as const) {
+  process.stdout.write(`${changed ? 'wrote' : 'unchanged:'} ${path}\n`);
+}

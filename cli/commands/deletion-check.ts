@@ -1,13 +1,20 @@
 import { createDocumentsRuntime, runDeletionCheck } from '../../shared/documents';
 import type { LocalRuntime } from '../local/runtime';
 import type { CommandResult } from '../output';
-import { countsLine } from './files';
+import { createProgress } from '../progress';
+import { countsLine, passProgress } from './files';
 
 /** `deletion-check [--once]`: one pass of the deletion check (DEL-1 … DEL-5, RATE-6) in this process. */
-export async function deletionCheckCommand(rt: LocalRuntime, now: Date): Promise<CommandResult> {
-  const docs = await createDocumentsRuntime(rt.env, { clients: rt.clients });
+export async function deletionCheckCommand(
+  rt: LocalRuntime,
+  now: Date,
+  json = false,
+): Promise<CommandResult> {
+  const progress = createProgress({ json });
+  const docs = await createDocumentsRuntime(rt.env, { clients: rt.clients, onRequest: progress.request });
   try {
-    const report = await runDeletionCheck(docs.deps, { now });
+    const report = await runDeletionCheck(docs.deps, { now, onProgress: passProgress(progress) });
+    progress.end();
     return {
       text: [
         `deletion check: ${countsLine(report.checks)} (${report.requests} requests)`,

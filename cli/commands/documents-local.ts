@@ -6,8 +6,10 @@ import {
   runFilesPass,
   runPhotosPass,
 } from '../../shared/documents';
+import type { FetchEvent } from '../../shared/fetch';
 import type { LocalRuntime } from '../local/runtime';
-import { countsLine } from './files';
+import type { Progress } from '../progress';
+import { countsLine, passProgress } from './files';
 
 /** DOC-3 / DEL: the files function and the deletion check run hourly; locally as in AWS. */
 export const LOCAL_DOCUMENTS_INTERVAL_MS = 60 * 60_000;
@@ -27,30 +29,32 @@ export function latestPhotosSlot(now: Date): DateTime {
  */
 export function createLocalDocumentPasses(
   rt: LocalRuntime,
-  opts: { allowLoopback: boolean; startedAt?: Date },
+  opts: { allowLoopback: boolean; startedAt?: Date; onRequest?: (event: FetchEvent) => void },
 ) {
   let runtime: Promise<DocumentsRuntime> | undefined;
   let lastHourly = Number.NEGATIVE_INFINITY;
   let photosSlot = latestPhotosSlot(opts.startedAt ?? new Date()).toMillis();
   return {
-    async afterTick(say: (line: string) => void, now: Date = new Date()): Promise<void> {
+    async afterTick(say: (line: string) => void, now: Date = new Date(), progress?: Progress): Promise<void> {
+      const onProgress = progress ? passProgress(progress) : undefined;
+      const pass = (at: Date) => ({ now: at, ...(onProgress ? { onProgress } : {}) });
       // The demo council lives on loopback: the passes get the same switch as the sync handlers.
       runtime ??= createDocumentsRuntime(
         { ...rt.env, INGESTOR_ALLOW_LOOPBACK: opts.allowLoopback },
-        { clients: rt.clients },
+        { clients: rt.clients, ...(opts.onRequest ? { onRequest: opts.onRequest } : {}) },
       );
       const { deps } = await runtime;
       if (now.getTime() - lastHourly >= LOCAL_DOCUMENTS_INTERVAL_MS) {
         lastHourly = now.getTime();
-        const files = await runFilesPass(deps, { now });
+        const files = await runFilesPass(deps, pass(now));
         say(`files: ${countsLine(files.files)}; text: ${countsLine(files.text)}`);
-        const deletion = await runDeletionCheck(deps, { now: new Date() });
+        const deletion = await runDeletionCheck(deps, pass(new Date()));
         say(`deletion check: ${countsLine(deletion.checks)} (${deletion.requests} requests)`);
       }
       const slot = latestPhotosSlot(now).toMillis();
       if (slot > photosSlot) {
         photosSlot = slot;
-        const photos = await runPhotosPass(deps, { now });
+        const photos = await runPhotosPass(deps, pass(now));
         say(`photos: ${countsLine(photos.photos)}`);
       }
     },

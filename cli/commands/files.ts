@@ -5,14 +5,21 @@ import {
   DocumentsError,
   DocumentsStore,
   type OutcomeCounts,
+  type PassProgress,
   runFilesPass,
 } from '../../shared/documents';
 import { documentId } from '../../shared/oparl/documents';
 import { loadAllSources } from '../../shared/store/sources';
 import type { LocalRuntime } from '../local/runtime';
 import { type CommandResult, UsageError } from '../output';
+import { createProgress, type Progress } from '../progress';
 
 const FILES_USAGE = 'usage: ingestor files [--once] [--json] | files clear <fileId> [--json]';
+
+/** A documents pass's progress on the status line: `files 12/40 · host · 13 requests`. */
+export function passProgress(progress: Progress): (p: PassProgress) => void {
+  return (p) => progress.step(p.stage, p.done, p.total, p.host);
+}
 
 /** Counts as one line for people: `stored 3, retrying 1`. */
 export function countsLine(counts: OutcomeCounts): string {
@@ -36,9 +43,11 @@ export async function filesCommand(
     return clearCommand(rt, arg, now);
   }
   if (sub !== undefined) throw new UsageError(FILES_USAGE);
-  const docs = await createDocumentsRuntime(rt.env, { clients: rt.clients });
+  const progress = createProgress({ json: opts.json });
+  const docs = await createDocumentsRuntime(rt.env, { clients: rt.clients, onRequest: progress.request });
   try {
-    const report = await runFilesPass(docs.deps, { now });
+    const report = await runFilesPass(docs.deps, { now, onProgress: passProgress(progress) });
+    progress.end();
     return {
       text: [
         `files: ${countsLine(report.files)}`,

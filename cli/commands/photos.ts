@@ -1,13 +1,16 @@
 import { createDocumentsRuntime, runPhotosPass } from '../../shared/documents';
 import type { LocalRuntime } from '../local/runtime';
 import type { CommandResult } from '../output';
-import { countsLine } from './files';
+import { createProgress } from '../progress';
+import { countsLine, passProgress } from './files';
 
 /** `photos [--once]`: one pass of the person photos (PHO-1 … PHO-3) in this process, now. */
-export async function photosCommand(rt: LocalRuntime, now: Date): Promise<CommandResult> {
-  const docs = await createDocumentsRuntime(rt.env, { clients: rt.clients });
+export async function photosCommand(rt: LocalRuntime, now: Date, json = false): Promise<CommandResult> {
+  const progress = createProgress({ json });
+  const docs = await createDocumentsRuntime(rt.env, { clients: rt.clients, onRequest: progress.request });
   try {
-    const report = await runPhotosPass(docs.deps, { now });
+    const report = await runPhotosPass(docs.deps, { now, onProgress: passProgress(progress) });
+    progress.end();
     return {
       text: [
         `photos: ${countsLine(report.photos)}`,

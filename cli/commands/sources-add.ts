@@ -1,8 +1,9 @@
 import { readFile } from 'node:fs/promises';
-import { type AddSourceResult, addSource, parseImportFile } from '../../shared/onboarding';
+import { type AddSourceResult, addSource, readImportFile } from '../../shared/onboarding';
 import { createFetchRuntime } from '../../shared/sync/runtime';
 import type { LocalRuntime } from '../local/runtime';
 import { type CommandResult, UsageError } from '../output';
+import { createProgress, type Progress } from '../progress';
 import type { SourcesArgs } from './sources';
 
 /**
@@ -47,8 +48,12 @@ function jsonOf(r: AddSourceResult) {
 async function withFetcher<T>(
   rt: LocalRuntime,
   run: (deps: Parameters<typeof addSource>[0]) => Promise<T>,
+  progress?: Progress,
 ): Promise<T> {
-  const runtime = await createFetchRuntime(rt.env, { clients: rt.clients });
+  const runtime = await createFetchRuntime(rt.env, {
+    clients: rt.clients,
+    ...(progress ? { onRequest: progress.request } : {}),
+  });
   try {
     await runtime.hostIntervals.refresh();
     return await run({
@@ -93,40 +98,51 @@ export async function importSourcesCommand(rt: LocalRuntime, args: SourcesArgs):
   if (file === undefined || file === '') {
     throw new UsageError('usage: ingestor sources import <file.json|file.csv> [--activate]');
   }
-  const entries = parseImportFile(await readFile(file, 'utf8'));
+  const { entries, encoding, warnings } = readImportFile(await readFile(file));
   const activate = args.values.activate === true;
   const rows: (
     | ReturnType<typeof jsonOf>
     | { line: number; systemUrl: string; error: string; message: string }
   )[] = [];
-  const text: string[] = [];
-  await withFetcher(rt, async (deps) => {
-    for (const entry of entries) {
-      try {
-        const result = await addSource(deps, {
-          systemUrl: entry.systemUrl,
-          ...(entry.sourceId !== undefined ? { sourceId: entry.sourceId } : {}),
-          fields: entry.fields,
-          activate,
-          updatedBy: 'cli import',
-        });
-        rows.push(jsonOf(result));
-        text.push(...describe(result));
-      } catch (error) {
-        const code = (error as { code?: unknown }).code;
-        const message = error instanceof Error ? error.message : String(error);
-        rows.push({
-          line: entry.line,
-          systemUrl: entry.systemUrl,
-          error: typeof code === 'string' ? code : 'ERROR',
-          message,
-        });
-        text.push(`entry ${entry.line} (${entry.systemUrl}): not added — ${message}`);
+  const text: string[] = warnings.map((w) => `warning: ${w}`);
+  const progress = createProgress({ json: args.values.json === true });
+  await withFetcher(
+    rt,
+    async (deps) => {
+      for (const [done, entry] of entries.entries()) {
+        progress.step('import', done, entries.length);
+        try {
+          const result = await addSource(deps, {
+            systemUrl: entry.systemUrl,
+            ...(entry.sourceId !== undefined ? { sourceId: entry.sourceId } : {}),
+            fields: entry.fields,
+            activate,
+            updatedBy: 'cli import',
+          });
+          rows.push(jsonOf(result));
+          text.push(...describe(result));
+        } catch (error) {
+          const code = (error as { code?: unknown }).code;
+          const message = error instanceof Error ? error.message : String(error);
+          rows.push({
+            line: entry.line,
+            systemUrl: entry.systemUrl,
+            error: typeof code === 'string' ? code : 'ERROR',
+            message,
+          });
+          text.push(`entry ${entry.line} (${entry.systemUrl}): not added — ${message}`);
+        }
       }
-    }
-  });
+    },
+    progress,
+  );
+  progress.end();
   const failed = rows.filter((r) => 'error' in r).length;
   const created = rows.filter((r) => 'created' in r && r.created).length;
   text.push(`${created} added, ${rows.length - created - failed} existed already, ${failed} refused`);
-  return { text, json: { sources: rows, created, failed }, exitCode: failed > 0 ? 1 : 0 };
+  return {
+    text,
+    json: { sources: rows, created, failed, encoding, warnings },
+    exitCode: failed > 0 ? 1 : 0,
+  };
 }

@@ -1,14 +1,17 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { type FakeCouncil, startDemoCouncil } from '../../demo';
 import { resetEnvCache } from '../../shared/config/env';
 import type { FetchEvent } from '../../shared/fetch';
 import { createPreviewListener, createPreviewRuntime } from '../../shared/preview';
-import { loadAllSources, putSourceItem } from '../../shared/store/sources';
-import { type FakeCouncil, startDemoCouncil } from '../../test/support/fake-council';
+import { getSourceItem, loadAllSources, putSourceItem } from '../../shared/store/sources';
 import type { LocalRuntime } from '../local/runtime';
-import { type CommandResult, progress } from '../output';
+import { type CommandResult, EXIT_INTERRUPTED } from '../output';
+import { createProgress } from '../progress';
 import { createLocalDocumentPasses } from './documents-local';
+import { requestCommand } from './request';
+import { type FirstStartSummary, firstStartLines, firstStartSummary, listAllBodies } from './start-summary';
 
 /**
  * `npm start`: the whole pipeline on this machine — the same planner and sync handlers as in AWS,
@@ -26,17 +29,28 @@ export interface StartSummary {
   syncs: number;
   requests: number;
   objects: number;
+  /** The first start on a fresh data folder: full sync, bodies listed, files pass, and the summary. */
+  firstStart: boolean;
+  /** Only after the first start's cycle: what is where. */
+  demo?: FirstStartSummary;
+  /** Ctrl-C ended the run: the sync in progress stopped at a checkpoint and released its lease. */
+  interrupted?: true;
 }
 
 export async function startCommand(
   rt: LocalRuntime,
   opts: { once: boolean; json: boolean; allowLoopback: boolean },
 ): Promise<CommandResult> {
-  const say = (line: string) => progress(opts.json, line);
+  const progress = createProgress({ json: opts.json });
+  const say = progress.say;
   let demo: FakeCouncil | undefined;
   const { parsed } = await loadAllSources(rt.clients.doc, rt.env.SOURCES_TABLE);
   const others = parsed.filter((p) => (p.ok ? p.source.sourceId : p.sourceId) !== DEMO_SOURCE_ID);
   let allowLoopback = opts.allowLoopback;
+  // A fresh data folder: the demo has never been set up here.
+  const firstStart =
+    others.length === 0 &&
+    (await getSourceItem(rt.clients.doc, rt.env.SOURCES_TABLE, DEMO_SOURCE_ID)) === undefined;
   if (others.length === 0) {
     demo = await startDemoOnStablePort();
     allowLoopback = true;
@@ -51,85 +65,126 @@ export async function startCommand(
     });
     say(`demo council system on ${demo.url}/ (OParl ${demo.systemUrl})`);
   }
+  if (firstStart) {
+    // FULL-8: what an operator does after adding a system — a manual full sync, not the 7-day window.
+    const request = await requestCommand(rt, DEMO_SOURCE_ID, true, new Date());
+    for (const line of request.text) say(`first start: ${line}`);
+  }
 
   // The handlers read their configuration from the environment, exactly as in AWS.
   Object.assign(process.env, envForHandlers(rt, allowLoopback));
   resetEnvCache();
   const planner = await import('../../functions/planner');
   const sync = await import('../../functions/sync');
-  const totals: StartSummary = { sources: 0, syncs: 0, requests: 0, objects: 0 };
+  const totals: StartSummary = { sources: 0, syncs: 0, requests: 0, objects: 0, firstStart };
   // Files + deletion check hourly, photos Mondays 03:00 — the same passes as the scheduled functions.
-  const documents = createLocalDocumentPasses(rt, { allowLoopback });
+  const documents = createLocalDocumentPasses(rt, { allowLoopback, onRequest: progress.request });
   sync.configureSyncRuntime({
     onRequest: (event: FetchEvent) => {
       if (event.kind !== 'request') return;
       totals.requests += 1;
-      const outcome =
-        'status' in event && event.status !== undefined
-          ? event.status
-          : (event as { errorCode?: string }).errorCode;
-      say(`  ${event.purpose.padEnd(6)} ${String(outcome).padEnd(4)} ${event.url}`);
+      progress.request(event);
     },
   });
 
+  let preview: { url: string; close(): Promise<void> } | undefined;
+  let firstCycle = firstStart;
+  // Ctrl-C: the sync in progress ends at its next checkpoint and releases its lease (as `ingestor
+  // sync`); no further message, pass or tick starts. A second Ctrl-C quits at once.
+  const interrupt = new AbortController();
+  let stopLoop: (() => void) | undefined;
+  const onStop = () => {
+    if (interrupt.signal.aborted) process.exit(EXIT_INTERRUPTED);
+    interrupt.abort();
+    totals.interrupted = true;
+    say('stopping: a running sync ends at its next checkpoint (Ctrl-C again quits at once)');
+    stopLoop?.();
+  };
+  process.on('SIGINT', onStop);
+  process.on('SIGTERM', onStop);
   const tickAndDrain = async () => {
+    progress.step('planner tick');
     const tick = await planner.handler();
     totals.sources = tick.sources;
     for (const d of tick.decisions) {
       say(`planner: ${d.sourceId} → ${d.started ? `sync ${d.kind}` : d.action}: ${d.reason}`);
     }
-    await drainQueue(rt, async (body) => {
-      const result = await sync.processSyncBody(body, 15 * 60_000);
-      if (result.status === 'dropped') {
-        say(`sync ${result.sourceId}: dropped (${result.reason})`);
-        return;
-      }
-      const { report } = result;
-      const objects = report.objects.new + report.objects.modified + report.objects.deleted;
-      totals.objects += objects;
-      if (result.status === 'done') totals.syncs += 1;
-      say(
-        `sync ${result.sourceId} (${report.kind}) ${result.status}: ${report.requests} requests, ` +
-          `${report.objects.new} new, ${report.objects.modified} modified, ${report.objects.deleted} deleted` +
-          `${report.complete ? '' : ' (incomplete)'}${report.failures.length > 0 ? `; failures: ${report.failures.join(', ')}` : ''}`,
-      );
-    });
-    await documents.afterTick(say);
+    await drainQueue(
+      rt,
+      async (body) => {
+        progress.step('sync');
+        const result = await sync.processSyncBody(body, 15 * 60_000, interrupt.signal);
+        if (result.status === 'dropped') {
+          say(`sync ${result.sourceId}: dropped (${result.reason})`);
+          return;
+        }
+        const { report } = result;
+        const objects = report.objects.new + report.objects.modified + report.objects.deleted;
+        totals.objects += objects;
+        if (result.status === 'done') totals.syncs += 1;
+        say(
+          `sync ${result.sourceId} (${report.kind}) ${result.status}: ${report.requests} requests, ` +
+            `${report.objects.new} new, ${report.objects.modified} modified, ${report.objects.deleted} deleted` +
+            `${report.complete ? '' : ' (incomplete)'}${report.failures.length > 0 ? `; failures: ${report.failures.join(', ')}` : ''}`,
+        );
+      },
+      interrupt.signal,
+    );
+    if (interrupt.signal.aborted) return progress.end();
+    if (firstCycle) {
+      // ONB-4: new bodies stay unlisted; the first start lists the demo's, so its files are fetched.
+      const listed = await listAllBodies(rt, DEMO_SOURCE_ID, 'npm start');
+      if (listed.length > 0) say(`first start: listed the demo's bodies (ONB-4): ${listed.join(', ')}`);
+    }
+    await documents.afterTick(say, new Date(), progress);
+    progress.end();
+    if (firstCycle) {
+      firstCycle = false;
+      totals.demo = await firstStartSummary(rt, DEMO_SOURCE_ID, preview?.url);
+      for (const line of await firstStartLines(rt, DEMO_SOURCE_ID, totals.demo, new Date())) say(line);
+    }
   };
 
-  let preview: { url: string; close(): Promise<void> } | undefined;
   try {
+    if (!opts.once) {
+      // Before the first cycle, so that its summary links to a live preview.
+      preview = await startLocalPreview(rt, allowLoopback);
+      say(`document preview on ${preview.url}/documents/{docId}`);
+    }
     await tickAndDrain();
     if (opts.once) {
       return {
         text: [`summary: ${JSON.stringify(totals)}`, JSON.stringify(totals)],
         json: totals,
+        ...(totals.interrupted ? { exitCode: EXIT_INTERRUPTED } : {}),
       };
     }
-    preview = await startLocalPreview(rt, allowLoopback);
-    say(`document preview on ${preview.url}/documents/{docId}`);
-    say(`running; a planner tick every ${TICK_MS / 1000} s (Ctrl-C to stop)`);
-    let busy = false;
-    await new Promise<void>((resolve) => {
-      const timer = setInterval(() => {
-        // A long first sync must not overlap the next tick: the planner would only find the lease anyway.
-        if (busy) return;
-        busy = true;
-        tickAndDrain()
-          .catch((err) => say(`tick failed: ${err instanceof Error ? err.message : String(err)}`))
-          .finally(() => {
-            busy = false;
-          });
-      }, TICK_MS);
-      const stop = () => {
-        clearInterval(timer);
-        resolve();
-      };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-    });
+    if (!interrupt.signal.aborted) {
+      say(`running; a planner tick every ${TICK_MS / 1000} s (Ctrl-C to stop)`);
+      let inFlight: Promise<void> | undefined;
+      await new Promise<void>((resolve) => {
+        const timer = setInterval(() => {
+          // A long first sync must not overlap the next tick: the planner would only find the lease anyway.
+          if (inFlight) return;
+          inFlight = tickAndDrain()
+            .catch((err) => say(`tick failed: ${err instanceof Error ? err.message : String(err)}`))
+            .finally(() => {
+              inFlight = undefined;
+            });
+        }, TICK_MS);
+        stopLoop = () => {
+          clearInterval(timer);
+          resolve();
+        };
+      });
+      // The tick in progress finishes at its checkpoint before the peers close under it.
+      await inFlight;
+    }
+    // Stopping a running `npm start` is how it ends: exit 0, unless a sync was cut short.
     return { text: [`stopped: ${JSON.stringify(totals)}`], json: totals };
   } finally {
+    process.off('SIGINT', onStop);
+    process.off('SIGTERM', onStop);
     await preview?.close();
     await documents.close();
     await demo?.close();
@@ -188,10 +243,15 @@ function envForHandlers(rt: LocalRuntime, allowLoopback: boolean): Record<string
 }
 
 /** Receive until the queue is empty (continuations included); delete each message once handled. */
-export async function drainQueue(rt: LocalRuntime, handle: (body: string) => Promise<void>): Promise<number> {
+export async function drainQueue(
+  rt: LocalRuntime,
+  handle: (body: string) => Promise<void>,
+  signal?: AbortSignal,
+): Promise<number> {
   const queueUrl = rt.env.SYNC_QUEUE_URL as string;
   let handled = 0;
   for (;;) {
+    if (signal?.aborted) return handled;
     const res = await rt.clients.sqs.send(
       new ReceiveMessageCommand({
         QueueUrl: queueUrl,

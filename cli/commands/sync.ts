@@ -14,7 +14,8 @@ import type { SyncMessage } from '../../shared/sync/message';
 import { runSyncMessage } from '../../shared/sync/run';
 import { createSyncRuntime } from '../../shared/sync/runtime';
 import type { LocalRuntime } from '../local/runtime';
-import { type CommandResult, progress, UsageError } from '../output';
+import { type CommandResult, EXIT_FAILED, EXIT_INTERRUPTED, UsageError } from '../output';
+import { createProgress, type Progress } from '../progress';
 
 /** A manual CLI run has no Lambda budget; an hour is far more than any single run needs locally. */
 const LOCAL_RUN_BUDGET_MS = 60 * 60_000;
@@ -22,7 +23,9 @@ const LOCAL_RUN_BUDGET_MS = 60 * 60_000;
 /**
  * `sync --url <systemUrl> [--full]`: one manual sync now, in this process, under every rule the planner
  * applies to a manual request (SCH-7: sparing wins; FULL-8: own window and minimum distance). An
- * unknown URL becomes a new *inactive* source (ONB-3) and still gets this one run.
+ * unknown URL becomes a new *inactive* source (ONB-3) and still gets this one run. Ctrl-C ends the
+ * run at its next checkpoint (before the next request): cursor saved, lease released, exit 130; a
+ * second Ctrl-C quits at once.
  */
 export async function syncCommand(
   rt: LocalRuntime,
@@ -31,7 +34,8 @@ export async function syncCommand(
 ): Promise<CommandResult> {
   if (opts.url === undefined)
     throw new UsageError('usage: ingestor sync --url <systemUrl> [--full] [--data DIR] [--allow-loopback]');
-  const say = (line: string) => progress(opts.json, line);
+  const progress = createProgress({ json: opts.json });
+  const say = progress.say;
   const { doc } = rt.clients;
   const source = await findOrCreateSource(rt, opts.url, say);
 
@@ -55,7 +59,35 @@ export async function syncCommand(
     };
   }
   say(`sync ${source.sourceId}: ${decision.reason}`);
+  progress.step(`sync ${source.sourceId} (${decision.kind})`);
 
+  const interrupt = new AbortController();
+  const onSigint = () => {
+    if (interrupt.signal.aborted) process.exit(EXIT_INTERRUPTED);
+    interrupt.abort();
+    say('stopping at the next checkpoint (Ctrl-C again quits at once, leaving the lease to expire)');
+  };
+  process.on('SIGINT', onSigint);
+  try {
+    return await runLeased(rt, source, { ...decision, kind: decision.kind }, state, now, {
+      progress,
+      signal: interrupt.signal,
+    });
+  } finally {
+    process.off('SIGINT', onSigint);
+    progress.end();
+  }
+}
+
+async function runLeased(
+  rt: LocalRuntime,
+  source: SourceConfig,
+  decision: ReturnType<typeof decideSource> & { kind: SyncMessage['kind'] },
+  state: SourceScheduleState,
+  now: Date,
+  opts: { progress: Progress; signal: AbortSignal },
+): Promise<CommandResult> {
+  const { doc } = rt.clients;
   const runId = randomUUID();
   const started = markSyncStarted(state, decision, now.toISOString(), DEFAULT_LEASE_MINUTES);
   const taken = await acquireSyncLease(doc, rt.env.STATE_TABLE, source.sourceId, {
@@ -84,14 +116,12 @@ export async function syncCommand(
   };
   const runtime = await createSyncRuntime(rt.env, {
     clients: rt.clients,
-    onRequest: (event) => {
-      if (event.kind === 'request')
-        say(`  ${event.purpose} ${'status' in event ? event.status : ''} ${event.url}`);
-    },
+    onRequest: opts.progress.request,
   });
   try {
     const result = await runSyncMessage(runtime.runDeps, message, {
       deadlineMs: Date.now() + LOCAL_RUN_BUDGET_MS,
+      signal: opts.signal,
     });
     if (result.status === 'dropped') {
       return {
@@ -101,6 +131,7 @@ export async function syncCommand(
       };
     }
     const r = result.report;
+    const interrupted = opts.signal.aborted;
     const json = {
       sourceId: source.sourceId,
       kind: r.kind,
@@ -108,16 +139,17 @@ export async function syncCommand(
       changed: r.changed,
       complete: r.complete,
       objects: r.objects,
+      ...(interrupted ? { interrupted: true } : {}),
       ...(r.failures.length > 0 ? { failures: r.failures, failureDetails: r.failureDetails ?? [] } : {}),
     };
     return {
       text: [
-        `${source.sourceId}: ${r.kind} sync ${r.complete ? 'complete' : 'incomplete'}, ${r.requests} requests, ` +
+        `${source.sourceId}: ${r.kind} sync ${r.complete ? 'complete' : interrupted ? 'interrupted at a checkpoint (lease released; the next run goes on from the cursor)' : 'incomplete'}, ${r.requests} requests, ` +
           `${r.objects.new} new, ${r.objects.modified} modified, ${r.objects.deleted} deleted`,
         ...(r.failureDetails ?? []).map((d) => `  failure: ${d}`),
       ],
       json,
-      exitCode: r.failures.length > 0 && !r.complete ? 1 : 0,
+      exitCode: interrupted ? EXIT_INTERRUPTED : r.failures.length > 0 && !r.complete ? EXIT_FAILED : 0,
     };
   } finally {
     await runtime.close();

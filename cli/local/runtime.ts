@@ -1,9 +1,9 @@
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { type IngestorEnv, parseEnv } from '../../shared/config/env';
+import { IngestorError } from '../../shared/errors';
 import { type AwsClients, createAwsClients, destroyAwsClients } from '../../shared/store/clients';
 import { provisionLocal } from '../../shared/store/provision';
-import { startAwsPeers } from './peers';
 
 /**
  * Local mode: the same handlers and library as in AWS, with the AWS services replaced by real-protocol
@@ -25,6 +25,7 @@ export async function openLocalRuntime(opts: {
 }): Promise<LocalRuntime> {
   const dataDir = resolve(opts.dataDir ?? DEFAULT_DATA_DIR);
   await mkdir(dataDir, { recursive: true });
+  const { startAwsPeers } = await loadLocalPeers();
   const peers = await startAwsPeers({ dataDir });
   // Operator settings (user agent, intervals) come from the real environment; endpoints from the peers.
   const base = parseEnv({
@@ -45,20 +46,26 @@ export async function openLocalRuntime(opts: {
   };
 }
 
+/** Local mode needs the stand-ins; a deployer's `npm ci --omit=dev` has none of them. */
+export class LocalPeersMissingError extends IngestorError {
+  constructor(cause: unknown) {
+    super(
+      'LOCAL_PEERS_MISSING',
+      'local mode runs DynamoDB, S3 and SQS stand-ins (dynalite, s3rver, fauxqs), which are development dependencies: run `npm install` (without --omit=dev), or work on the deployed stack with --aws',
+      { cause },
+    );
+  }
+}
+
 /**
- * `--aws`: the same commands against the deployed tables, bucket and queue, named by the environment
- * (SOURCES_TABLE, STATE_TABLE, DOCUMENTS_TABLE, BUCKET, SYNC_QUEUE_URL — the stack's outputs) with the
- * operator's own AWS credentials. Loopback is never reachable in this mode.
+ * The local stand-ins, loaded only when local mode starts: they are dev dependencies, so `--aws`, the
+ * Lambdas and `cdk synth` never import them.
  */
-export async function openAwsRuntime(): Promise<LocalRuntime> {
-  const env = parseEnv({ ...process.env, INGESTOR_ALLOW_LOOPBACK: 'false' });
-  const clients = createAwsClients(env);
-  return {
-    env,
-    clients,
-    dataDir: '',
-    async close() {
-      destroyAwsClients(clients);
-    },
-  };
+async function loadLocalPeers(): Promise<typeof import('./peers')> {
+  try {
+    return await import('./peers');
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND') throw new LocalPeersMissingError(error);
+    throw error;
+  }
 }

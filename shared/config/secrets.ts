@@ -1,25 +1,29 @@
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { clearCaches } from '@aws-lambda-powertools/parameters';
+import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
 import type { IngestorEnv } from './env';
-import { ConfigError } from './errors';
+import { ConfigError, SecretError } from './errors';
 
 /**
  * The Upstash REST credentials: URL from the environment, token from the environment (local) or from
- * Secrets Manager (AWS: `UPSTASH_SECRET_ARN`), fetched once per cold start. `undefined` = no shared store
- * configured: slots fall back to process-local throttling (RATE-7).
+ * Secrets Manager (AWS: `UPSTASH_SECRET_ARN`) through Powertools Parameters. `undefined` = no shared
+ * store configured: slots fall back to process-local throttling (RATE-7).
+ *
+ * The value is cached for `UPSTASH_SECRET_MAX_AGE_S` (a rotated token is picked up after that); a
+ * failed fetch is not cached, so the next invocation asks again. Nothing of the value ever reaches an
+ * error message or a log line.
  */
 export interface UpstashCredentials {
   url: string;
   token: string;
 }
 
-let cached: Promise<UpstashCredentials | undefined> | undefined;
+/** How long a fetched Upstash token is used before Secrets Manager is asked again (rotation). */
+export const UPSTASH_SECRET_MAX_AGE_S = 300;
 
-export function upstashCredentials(e: IngestorEnv): Promise<UpstashCredentials | undefined> {
-  cached ??= resolve(e);
-  return cached;
-}
+/** An Upstash REST credential: base64-like, no spaces or quotes (anything else is a pasting mistake). */
+const TOKEN_PATTERN = /^[A-Za-z0-9+/=_.-]+$/;
 
-async function resolve(e: IngestorEnv): Promise<UpstashCredentials | undefined> {
+export async function upstashCredentials(e: IngestorEnv): Promise<UpstashCredentials | undefined> {
   if (!e.UPSTASH_REDIS_REST_URL) return undefined;
   if (e.UPSTASH_REDIS_REST_TOKEN) return { url: e.UPSTASH_REDIS_REST_URL, token: e.UPSTASH_REDIS_REST_TOKEN };
   if (!e.UPSTASH_SECRET_ARN) {
@@ -28,22 +32,54 @@ async function resolve(e: IngestorEnv): Promise<UpstashCredentials | undefined> 
       [{ field: 'UPSTASH_SECRET_ARN', message: 'is required with UPSTASH_REDIS_REST_URL' }],
     );
   }
-  const client = new SecretsManagerClient({ region: e.AWS_REGION });
+  let raw: unknown;
   try {
-    const res = await client.send(new GetSecretValueCommand({ SecretId: e.UPSTASH_SECRET_ARN }));
-    const raw = res.SecretString?.trim() ?? '';
-    // Accept a bare token or {"token": "..."}; the value itself is never logged.
-    const token = raw.startsWith('{') ? String((JSON.parse(raw) as { token?: unknown }).token ?? '') : raw;
-    if (token === '')
-      throw new ConfigError('the Upstash secret is empty', [
-        { field: 'UPSTASH_SECRET_ARN', message: 'secret has no token' },
-      ]);
-    return { url: e.UPSTASH_REDIS_REST_URL, token };
-  } finally {
-    client.destroy();
+    raw = await getSecret(e.UPSTASH_SECRET_ARN, { maxAge: UPSTASH_SECRET_MAX_AGE_S });
+  } catch (error) {
+    // The SDK's error names the secret and the failure, never its value.
+    throw new SecretError('SECRET_UNREADABLE', 'the Upstash secret could not be read from Secrets Manager', {
+      cause: error,
+    });
   }
+  return { url: e.UPSTASH_REDIS_REST_URL, token: restCredentialIn(raw) };
 }
 
+/**
+ * The token in a secret value: a bare token or `{"token": "…"}`. Every refusal is a fixed message
+ * without a cause: a JSON.parse error would quote the value.
+ */
+export function restCredentialIn(raw: unknown): string {
+  const text = typeof raw === 'string' ? raw.trim() : '';
+  if (text === '') throw malformed('is empty or no text');
+  let token: unknown = text;
+  if (text.startsWith('{')) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw malformed('starts like JSON but is no valid JSON');
+    }
+    if (typeof parsed !== 'object' || parsed === null || !('token' in parsed)) {
+      throw malformed('is JSON without the expected field');
+    }
+    token = (parsed as { token: unknown }).token;
+    if (typeof token !== 'string') throw malformed('holds no text in the expected field');
+  }
+  if (typeof token !== 'string' || !TOKEN_PATTERN.test(token)) {
+    throw malformed('holds characters no REST credential has (letters, digits and + / = _ . - only)');
+  }
+  return token;
+}
+
+function malformed(what: string): SecretError {
+  // Worded without the field name or JSON punctuation: nothing here can echo a part of the value.
+  return new SecretError(
+    'SECRET_MALFORMED',
+    `the Upstash secret ${what} (expected the REST credential alone, or JSON holding it as docs/operations.md says)`,
+  );
+}
+
+/** Forgets every cached secret value (tests; an operator's forced refresh). */
 export function resetUpstashCredentialsCache(): void {
-  cached = undefined;
+  clearCaches();
 }

@@ -245,6 +245,31 @@ export function parseSourceItem(raw: unknown): ParsedSource {
   return { ok: true, source, warnings };
 }
 
+/**
+ * RATE-2 (issue 13): the host and interval a broken item still states, each field valid on its own
+ * (clamped as for a valid item). Undefined unless both can be read. Only ever used to keep a host
+ * *slower*: the caller takes the largest interval it knows for the host.
+ */
+export function salvageSourcePace(
+  raw: unknown,
+): { host: string; requestIntervalSeconds: number } | undefined {
+  const item = raw && typeof raw === 'object' ? (raw as Record<string, unknown>) : {};
+  const url = httpUrl.safeParse(item.systemUrl);
+  const interval = numeric.safeParse(item.requestIntervalSeconds);
+  if (!url.success || !interval.success) return undefined;
+  return {
+    host: new URL(url.data).hostname.toLowerCase(),
+    requestIntervalSeconds: clamp(
+      interval.data,
+      REQUEST_INTERVAL_MIN_SECONDS,
+      REQUEST_INTERVAL_MAX_SECONDS,
+      'requestIntervalSeconds',
+      [],
+      's',
+    ),
+  };
+}
+
 /** Stable source id from a system URL, for tools that create sources (ONB-3). */
 export function sourceIdFromUrl(systemUrl: string): string {
   const u = new URL(systemUrl);

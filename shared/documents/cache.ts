@@ -88,7 +88,17 @@ export async function runFilesPass(deps: DocumentsDeps, options: PassOptions): P
     byHost.set(host, [...(byHost.get(host) ?? []), item]);
   }
   // Different servers in parallel, one server's files in order: the fetcher paces each server (RATE).
-  await forEachGroup(byHost, HOSTS_IN_PARALLEL, async (_host, item) => {
+  let done = 0;
+  const progressed = (host: string) =>
+    options.onProgress?.({ stage: 'files', done: ++done, total: selected.length, host });
+  await forEachGroup(byHost, HOSTS_IN_PARALLEL, async (host, item) => {
+    try {
+      await cacheSelected(item);
+    } finally {
+      progressed(host);
+    }
+  });
+  async function cacheSelected(item: DocumentItem): Promise<void> {
     const ctx = byId.get(item.sourceId);
     if (!ctx || pastDeadline(options)) {
       countOutcome(files, 'not-started');
@@ -106,7 +116,7 @@ export async function runFilesPass(deps: DocumentsDeps, options: PassOptions): P
       countOutcome(files, 'error');
       deps.log?.('document cache error', { docId: item.docId, error: String(error) });
     }
-  });
+  }
 
   const text = await runTextPass(deps, store, contexts, options);
   const report: FilesPassReport = {

@@ -4,6 +4,7 @@ import type { SourceConfig } from '../config/source';
 import type { PoliteFetcher } from '../fetch';
 import { SyncStateStore } from '../oparl/state';
 import type { BodyRecord } from '../oparl/types';
+import { loadHostIntervals } from '../pace';
 import type { SourceScheduleState } from '../schedule/types';
 import { getSourceState } from '../store/source-state';
 import { loadAllSources } from '../store/sources';
@@ -31,6 +32,15 @@ export interface PassOptions {
   now: Date;
   /** Wall-clock epoch ms after which no new work is started (Lambda budget). */
   deadlineMs?: number;
+  /** After each document or photo: how far the stage is (the CLI's progress line on a terminal). */
+  onProgress?: (progress: PassProgress) => void;
+}
+
+export interface PassProgress {
+  stage: 'files' | 'text' | 'deletion check' | 'photos';
+  done: number;
+  total: number;
+  host?: string;
 }
 
 /** One source as a run sees it: config, what it may do (gate), bodies with their listed flag, host pace. */
@@ -53,17 +63,16 @@ export interface LoadedContexts {
 
 /** Sources, their sync state (ERR-6) and bodies (ONB-4 / DOC-7), read once per run. */
 export async function loadSourceContexts(deps: DocumentsDeps, now: Date): Promise<LoadedContexts> {
-  const { parsed } = await loadAllSources(deps.doc, deps.tables.sources);
+  const load = await loadAllSources(deps.doc, deps.tables.sources);
+  const { parsed } = load;
   const sources: SourceConfig[] = [];
   const invalid: string[] = [];
   for (const p of parsed) {
     if (p.ok) sources.push(p.source);
     else invalid.push(p.sourceId);
   }
-  const hostIntervals = new Map<string, number>();
-  for (const s of sources) {
-    hostIntervals.set(s.host, Math.max(hostIntervals.get(s.host) ?? 0, s.requestIntervalSeconds * 1000));
-  }
+  // RATE-2: broken items keep counting for their host with their last valid pace (issue 13).
+  const { byHostMs: hostIntervals } = await loadHostIntervals(deps.doc, deps.tables.state, load);
   const contexts: SourceContext[] = [];
   const registry = new TakedownRegistry(deps.doc, deps.tables.state);
   for (const source of sources) {

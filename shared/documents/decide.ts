@@ -732,6 +732,19 @@ export function recheckChange(
 }
 
 /**
+ * DOC-5: the answer was no valid file (empty, or an HTML page) or failed: the copy and the record we
+ * hold stay as they were (`kept-copy` names the invalid answers), and the re-fetch is tried again by a
+ * later run, at most daily.
+ */
+function keptCopyChange(outcome: FetchOutcome, now: Date, label: 'kept-copy' | 'error'): DocumentChange {
+  return {
+    set: { lastOutcome: outcomeCode(outcome), nextAttemptAt: new Date(now.getTime() + DAY_MS).toISOString() },
+    remove: [],
+    outcome: label,
+  };
+}
+
+/**
  * DEL-1: the conditional re-fetch of a changed document answered. 304 → the copy is current (it cost
  * the server nothing, B-1); 200 → a new copy was stored (text again when its hash differs); gone → DEL-3.
  */
@@ -785,21 +798,10 @@ export function refetchChange(item: DocumentItem, outcome: FetchOutcome, now: Da
         };
       }
       // The copy we hold stays; the re-fetch is tried again by a later run (at most daily).
-      return {
-        set: {
-          lastOutcome: outcomeCode(outcome),
-          nextAttemptAt: new Date(now.getTime() + DAY_MS).toISOString(),
-        },
-        remove: [],
-        outcome: 'error',
-      };
+      return keptCopyChange(outcome, now, outcome.code === 'HTML_INSTEAD_OF_FILE' ? 'kept-copy' : 'error');
     }
     case 'empty':
-      return {
-        set: { lastOutcome: 'EMPTY_BODY', nextAttemptAt: new Date(now.getTime() + DAY_MS).toISOString() },
-        remove: [],
-        outcome: 'error',
-      };
+      return keptCopyChange(outcome, now, 'kept-copy');
     case 'deferred':
       return { set: { lastOutcome: outcome.code }, remove: [], outcome: 'not-asked' };
   }

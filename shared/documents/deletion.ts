@@ -127,7 +127,15 @@ export async function runDeletionCheck(deps: DocumentsDeps, options: PassOptions
     const host = hostOf(task.item.url);
     byHost.set(host, [...(byHost.get(host) ?? []), task]);
   }
+  let done = 0;
   await forEachGroup(byHost, HOSTS_IN_PARALLEL, async (host, task) => {
+    try {
+      await checkOne(host, task);
+    } finally {
+      options.onProgress?.({ stage: 'deletion check', done: ++done, total: tasks.length, host });
+    }
+  });
+  async function checkOne(host: string, task: Task): Promise<void> {
     const server = serverState(run, host);
     const label = task.kind;
     if (pastDeadline(options)) return countOutcome(run.checks, `${label}:not-started`);
@@ -144,7 +152,7 @@ export async function runDeletionCheck(deps: DocumentsDeps, options: PassOptions
       countOutcome(run.checks, `${label}:error`);
       deps.log?.('deletion check error', { docId: task.item.docId, error: String(error) });
     }
-  });
+  }
 
   const report: DeletionReport = {
     routed,

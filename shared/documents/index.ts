@@ -10,6 +10,7 @@ export {
   type LoadedContexts,
   loadSourceContexts,
   type PassOptions,
+  type PassProgress,
   type SourceContext,
 } from './context';
 export * from './decide';

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { pipeline, type Readable, Transform, type TransformCallback } from 'node:stream';
 import {
+  CopyObjectCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   NoSuchKey,
@@ -11,6 +12,7 @@ import { Upload } from '@aws-sdk/lib-storage';
 import type { FetchSource, PoliteFetcher, RunContext } from '../fetch';
 import { UPLOAD_PART_BYTES, UPLOAD_QUEUE_SIZE } from './constants';
 import { outcomeOfError } from './decide';
+import { incomingKey } from './keys';
 import type { FetchOutcome } from './types';
 
 /**
@@ -96,9 +98,18 @@ export async function readObject(
     }
     return await readAll(out.Body as Readable, maxBytes);
   } catch (err) {
-    if (err instanceof NoSuchKey || (err as { name?: string }).name === 'NoSuchKey') return undefined;
+    if (isMissingObject(err)) return undefined;
     throw err;
   }
+}
+
+/**
+ * S3's "no such object": NoSuchKey from GET, NotFound (a bare 404) from HEAD. Not any 404: a missing
+ * bucket (NoSuchBucket) is a misconfiguration and stays an error.
+ */
+export function isMissingObject(error: unknown): boolean {
+  const name = (error as { name?: string } | undefined)?.name;
+  return error instanceof NoSuchKey || name === 'NoSuchKey' || name === 'NotFound';
 }
 
 /** Reads a stream into one buffer; undefined when it passes `maxBytes`. */
@@ -141,9 +152,13 @@ export interface FileFetchContext {
 /**
  * One streamed fetch of a file into `key` through the polite fetcher (ROB, RATE, RED; DOC-1). The
  * fetcher enforces `maxBytes` while streaming and refuses an HTML page instead of a file; a 304 to
- * the conditional request (B-1) comes back as `not-modified`; an empty 2xx body as `empty` (its
- * object is removed again). Errors of the source side become a `failed` / `deferred` outcome; S3
- * errors are thrown (they are ours, not the source's).
+ * the conditional request (B-1) comes back as `not-modified`; an empty 2xx body as `empty`. Errors of
+ * the source side become a `failed` / `deferred` outcome; S3 errors are thrown (they are ours, not the
+ * source's).
+ *
+ * The file is streamed to its incoming key and promoted to `key` only once it is a valid file (DOC-5):
+ * whatever the source answers, a copy already under `key` is replaced only by a complete, non-empty
+ * file, and a run that dies before promoting leaves `key` as it was.
  */
 export async function fetchFileToS3(
   ctx: FileFetchContext,
@@ -174,17 +189,19 @@ export async function fetchFileToS3(
       ...(result.lastModified === undefined ? {} : { lastModified: result.lastModified }),
     };
   }
+  const incoming = incomingKey(key);
   let stored: StreamedObject;
   try {
-    stored = await uploadStream(ctx.s3, ctx.bucket, key, result.body, result.contentType);
+    stored = await uploadStream(ctx.s3, ctx.bucket, incoming, result.body, result.contentType);
   } catch (error) {
     if (isFetcherError(error)) return outcomeOfError(error);
     throw error;
   }
   if (stored.size === 0) {
-    await deleteObjects(ctx.s3, ctx.bucket, [key]);
+    await deleteObjects(ctx.s3, ctx.bucket, [incoming]);
     return { kind: 'empty' };
   }
+  await promote(ctx.s3, ctx.bucket, incoming, key);
   return {
     kind: 'stored',
     size: stored.size,
@@ -194,6 +211,22 @@ export async function fetchFileToS3(
     ...(result.etag === undefined ? {} : { etag: result.etag }),
     ...(result.lastModified === undefined ? {} : { lastModified: result.lastModified }),
   };
+}
+
+/**
+ * Copy, then delete: the live key changes in one step from the old copy to the new one. A crash after
+ * the copy leaves only the incoming object behind (overwritten by the next fetch, or expired).
+ */
+async function promote(s3: S3Client, bucket: string, from: string, to: string): Promise<void> {
+  await s3.send(
+    new CopyObjectCommand({
+      Bucket: bucket,
+      Key: to,
+      CopySource: encodeURI(`${bucket}/${from}`),
+      MetadataDirective: 'COPY',
+    }),
+  );
+  await deleteObjects(s3, bucket, [from]);
 }
 
 /** Errors raised by the fetcher's body stream carry a code and the URL; S3 errors do not. */

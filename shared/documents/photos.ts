@@ -125,7 +125,8 @@ export async function runPhotosPass(deps: DocumentsDeps, options: PassOptions): 
         checked: 0,
       };
       report.bodies.push(line);
-      for (const person of due) {
+      for (const [done, person] of due.entries()) {
+        options.onProgress?.({ stage: 'photos', done, total: due.length, host: ctx.source.host });
         if (pastDeadline(options)) return report;
         // PHO-1: 0.1 s between two photos, on top of the host pace the fetcher keeps.
         if (!first) await deps.sleep(PHO_PAUSE_MS);

@@ -209,7 +209,9 @@ export async function runTextPass(
     const limit = TEXT_MAX_FILES_PER_BODY * Math.max(1, ctx.bodies.size);
     const due = await store.queryDue(shards.text(ctx.source.sourceId), now.toISOString(), limit);
     let runContext: RunContext | undefined;
+    let done = 0;
     for (const item of due) {
+      options.onProgress?.({ stage: 'text', done: done++, total: due.length, host: ctx.source.host });
       if (pastDeadline(options)) return counts;
       // DOC-2: at most 500 files per body and run.
       const taken = perBody.get(item.bodyId) ?? 0;

@@ -23,6 +23,11 @@ export const METRICS = {
    * sync (else since its pause began), in hours. The "paused for more than a day" alarm reads it.
    */
   longestPauseHours: 'LongestPauseHours',
+  /**
+   * Sync messages given back for redelivery because one of OUR stores (DynamoDB, S3, SQS) failed after
+   * the SDK's retries (issue 13): ours, never counted against a source (ERR-4). Alarmed on.
+   */
+  storeOutages: 'StoreOutages',
 } as const;
 
 export const DIMENSIONS = {

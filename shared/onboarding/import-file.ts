@@ -1,3 +1,5 @@
+import { parse } from 'csv-parse/sync';
+import iconv from 'iconv-lite';
 import { ImportFileError } from './errors';
 
 /**
@@ -8,9 +10,10 @@ import { ImportFileError } from './errors';
  *   [{ "systemUrl": "https://ris.example.de/oparl/v1/system", "name": "Stadt Beispiel",
  *      "requestIntervalSeconds": 2 }]
  *
- * CSV — UTF-8, a header line naming the columns, separated by `,` or `;` (as spreadsheets write it),
- * fields may be double-quoted (`""` inside quotes is one quote), empty cells are "not set", lines
- * starting with `#` and empty lines are skipped. Columns: `systemUrl` (required), `sourceId`, `name`,
+ * CSV — UTF-8 (Windows-1252 is accepted with a warning), a header line naming the columns, separated
+ * by `,` or `;` (as spreadsheets write it), fields may be double-quoted (`""` inside quotes is one quote;
+ * a quoted field may span lines), empty cells are "not set", lines starting with `#` and empty lines are
+ * skipped. Columns: `systemUrl` (required), `sourceId`, `name`,
  * `kind`, `adapter`, `requestIntervalSeconds`, `fileFetching`, `userAgent`, `note`.
  *   systemUrl;name;requestIntervalSeconds
  *   https://ris.example.de/oparl/v1/system;Stadt Beispiel;2
@@ -63,69 +66,83 @@ function entryFrom(raw: Record<string, unknown>, line: number): ImportEntry {
   };
 }
 
-/** Splits one CSV line (RFC 4180 quoting within a line; no line breaks inside fields). */
-export function splitCsvLine(line: string, separator: string): string[] {
-  const cells: string[] = [];
-  let cell = '';
-  let quoted = false;
-  for (let i = 0; i < line.length; i++) {
-    const ch = line[i] as string;
-    if (quoted) {
-      if (ch === '"' && line[i + 1] === '"') {
-        cell += '"';
-        i++;
-      } else if (ch === '"') {
-        quoted = false;
-      } else {
-        cell += ch;
-      }
-    } else if (ch === '"' && cell.trim() === '') {
-      quoted = true;
-      cell = '';
-    } else if (ch === separator) {
-      cells.push(cell.trim());
-      cell = '';
-    } else {
-      cell += ch;
-    }
-  }
-  if (quoted) throw new ImportFileError(`unterminated quote in: ${line}`);
-  cells.push(cell.trim());
-  return cells;
+/** The separator a header line uses: `;` (German spreadsheets) when it has more of them than `,`. */
+function separatorOf(text: string): ';' | ',' {
+  const header =
+    text.split(/\r?\n/).find((line) => line.trim() !== '' && !line.trimStart().startsWith('#')) ?? '';
+  const count = (ch: string) => header.split(ch).length - 1;
+  return count(';') > count(',') ? ';' : ',';
 }
 
+/**
+ * CSV through csv-parse (RFC 4180: quoted fields may hold separators, `""` and line breaks); a BOM,
+ * comment lines (`#` at the start of a line — a `#` inside a URL stays) and empty lines are skipped.
+ */
 function parseCsv(text: string): ImportEntry[] {
-  const lines = text.split(/\r?\n/);
-  let header: string[] | undefined;
-  let separator = ',';
-  const entries: ImportEntry[] = [];
-  lines.forEach((rawLine, index) => {
-    const line = rawLine.trim();
-    if (line === '' || line.startsWith('#')) return;
-    if (!header) {
-      separator = line.includes(';') && !line.includes(',') ? ';' : ',';
-      header = splitCsvLine(line, separator);
-      for (const column of header) {
-        if (!(CSV_COLUMNS as readonly string[]).includes(column)) {
-          throw new ImportFileError(`unknown column "${column}" (known: ${CSV_COLUMNS.join(', ')})`);
-        }
-      }
-      if (!header.includes('systemUrl')) throw new ImportFileError('the header needs a systemUrl column');
-      return;
+  let records: { record: string[]; info: { lines: number } }[];
+  try {
+    // One kind of line break: the parser counts a quoted CRLF as two lines, and a cell reads the same.
+    records = parse(text.replace(/\r\n?/g, '\n'), {
+      delimiter: separatorOf(text),
+      bom: true,
+      comment: '#',
+      comment_no_infix: true,
+      skip_empty_lines: true,
+      trim: true,
+      info: true,
+      relax_column_count_less: true,
+    }) as unknown as { record: string[]; info: { lines: number } }[];
+  } catch (error) {
+    throw new ImportFileError(`not valid CSV: ${(error as Error).message}`);
+  }
+  const [first, ...rows] = records;
+  if (!first) throw new ImportFileError('the CSV file has no header line');
+  const header = first.record;
+  for (const column of header) {
+    if (!(CSV_COLUMNS as readonly string[]).includes(column)) {
+      throw new ImportFileError(`unknown column "${column}" (known: ${CSV_COLUMNS.join(', ')})`);
     }
-    const cells = splitCsvLine(line, separator);
-    if (cells.length > header.length) {
-      throw new ImportFileError(`line ${index + 1}: ${cells.length} cells for ${header.length} columns`);
-    }
+  }
+  if (!header.includes('systemUrl')) throw new ImportFileError('the header needs a systemUrl column');
+  return rows.map(({ record, info }) => {
+    // `info.lines` is the line the record ends on; a quoted field may span several.
+    const line = info.lines - record.reduce((n, cell) => n + (cell.match(/\n/g)?.length ?? 0), 0);
     const raw: Record<string, unknown> = {};
     header.forEach((column, i) => {
-      const value = cells[i];
+      const value = record[i];
       if (value !== undefined && value !== '') raw[column] = value;
     });
-    entries.push(entryFrom(raw, index + 1));
+    return entryFrom(raw, line);
   });
-  if (!header) throw new ImportFileError('the CSV file has no header line');
-  return entries;
+}
+
+/** A source list as read from disk: entries, the encoding it was read in and what the operator should know. */
+export interface ImportFile {
+  entries: ImportEntry[];
+  encoding: 'utf-8' | 'windows-1252';
+  warnings: string[];
+}
+
+/**
+ * Reads the bytes of a source list. UTF-8 strictly; bytes that are not UTF-8 are read as Windows-1252
+ * — what German Excel writes for "CSV (Trennzeichen-getrennt)" — and the result says so, instead of
+ * turning every umlaut into U+FFFD without a word.
+ */
+export function readImportFile(bytes: Uint8Array): ImportFile {
+  let utf8: string | undefined;
+  try {
+    utf8 = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    // not UTF-8: see below
+  }
+  if (utf8 !== undefined) return { entries: parseImportFile(utf8), encoding: 'utf-8', warnings: [] };
+  return {
+    entries: parseImportFile(iconv.decode(Buffer.from(bytes), 'windows-1252')),
+    encoding: 'windows-1252',
+    warnings: [
+      'the file is not valid UTF-8; read as Windows-1252 (e.g. an Excel CSV export) — check the umlauts, or save it as "CSV UTF-8"',
+    ],
+  };
 }
 
 /** Reads a JSON or CSV source list (JSON when the text starts with `[` or `{`). */
@@ -148,5 +165,6 @@ export function parseImportFile(text: string): ImportEntry[] {
       return entryFrom(raw as Record<string, unknown>, i + 1);
     });
   }
-  return parseCsv(trimmed);
+  // Untrimmed, so that line numbers in messages are the file's.
+  return parseCsv(text.replace(/^\uFEFF/, ''));
 }

@@ -77,5 +77,21 @@ export const PAGE_TIMEOUT_MS = SLOW_LIST_TIMEOUT_MS;
  */
 export const MAX_PAGES_PER_LIST = 100_000;
 
+/**
+ * Bounds of one API page, checked as it is parsed. `JSON.parse` reads any depth, but every walk over the
+ * result (embedded objects, content hash, serialising to the mirror) recurses, and a ~20 KB page of
+ * 10,000 nested brackets overflows its stack. Real OParl pages nest about 10 levels (page → data →
+ * meeting → agendaItem → file; GeoJSON coordinates 4 more): a page deeper than this is refused as a
+ * failure of its list.
+ */
+export const MAX_PAGE_JSON_DEPTH = 64;
+
+/**
+ * JSON objects in one page (the page, its items and all they embed). Each embedded object with an id is
+ * mirrored on its own; real pages hold at most a few thousand (≈ 100 items × ~50 embedded). A page with
+ * more is refused as a failure of its list, so one page cannot turn into an unbounded number of writes.
+ */
+export const MAX_PAGE_JSON_OBJECTS = 20_000;
+
 /** Placeholders vendors write where a value is unknown (CC e-gov: "N/A"); read as absent. */
 export const PLACEHOLDER_VALUES: readonly string[] = ['N/A', 'n/a', 'NA', '-', ''];

@@ -1,6 +1,6 @@
 import type { IngestorEnv } from '../config/env';
 import type { SourceConfig } from '../config/source';
-import { IngestorError } from '../errors';
+import { IngestorError, isIngestorError } from '../errors';
 import {
   classifyChange,
   idHash,
@@ -120,10 +120,15 @@ export interface SyncRunOptions {
    * continuation keeps the start stored in the cursor. Default: now.
    */
   startedAt?: Date;
+  /**
+   * The operator's stop (Ctrl-C in the CLI): checked with the budget before every request; the run
+   * then ends at that checkpoint as it would at the end of its window — cursor saved, nothing continued.
+   */
+  signal?: AbortSignal;
 }
 
 class StopRun extends Error {
-  constructor(readonly reason: 'deadline' | 'window' | 'failure' | 'filter-not-honoured') {
+  constructor(readonly reason: 'deadline' | 'window' | 'interrupted' | 'failure' | 'filter-not-honoured') {
     super(`stop: ${reason}`);
   }
 }
@@ -325,6 +330,7 @@ class SyncRun {
   private checkStop(): void {
     const now = this.nowMs();
     if (this.run.deadlineMs !== undefined && now >= this.run.deadlineMs) throw new StopRun('deadline');
+    if (this.run.signal?.aborted) throw new StopRun('interrupted');
     if (
       this.run.kind !== 'incremental' &&
       this.run.windowEndMs !== undefined &&
@@ -775,9 +781,11 @@ class SyncRun {
       try {
         parsed = parseOParlJson(res.text);
       } catch (err) {
-        this.failure({ kind: 'other', url, list: entry.list, detail: (err as Error).message });
+        // Invalid JSON, or a page beyond the nesting / size bounds: this list fails, the others go on.
+        const code = isIngestorError(err) ? err.code : 'OPARL_INVALID_JSON';
+        this.failure({ kind: 'other', url, list: entry.list, detail: `${code}: ${(err as Error).message}` });
         task.outcome = 'failed';
-        task.note = 'invalid JSON';
+        task.note = code === 'OPARL_INVALID_JSON' ? 'invalid JSON' : code;
         task.nextUrl = null;
         await this.checkpoint();
         return;

@@ -44,6 +44,7 @@ export function createOParlSyncEngine(deps: OParlEngineDeps): SyncEngine {
         runId: message.runId,
         deadlineMs: budget.deadlineMs,
         startedAt: budget.runStartedAt,
+        ...(budget.signal ? { signal: budget.signal } : {}),
         ...(message.deadline ? { windowEndMs: Date.parse(message.deadline) } : {}),
       },
     );

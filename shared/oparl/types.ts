@@ -125,7 +125,7 @@ export interface SyncReport {
   complete: boolean;
   /** The time budget ran out: the cursor is saved and a continuation message should follow. */
   continued: boolean;
-  stopReason: 'end' | 'deadline' | 'window' | 'failure' | 'filter-not-honoured';
+  stopReason: 'end' | 'deadline' | 'window' | 'interrupted' | 'failure' | 'filter-not-honoured';
   objects: { new: number; modified: number; deleted: number };
   failures: SyncFailure[];
   lists: ListReport[];

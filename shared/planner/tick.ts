@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ParsedSource, SourceConfig } from '../config/source';
+import { paceOf } from '../pace';
 import { decideSource, initialScheduleState, markSyncStarted, planSyncSlots } from '../schedule';
 import type { ScheduleSettings, SourceDecision, SourceScheduleState } from '../schedule/types';
 import {
@@ -114,7 +115,7 @@ export async function plannerTick(deps: PlannerDeps, now: Date): Promise<Planner
   const parsed = cache.sources.parsed;
   result.sources = parsed.length;
   cache.knownStateIds ??= await listStateSourceIds(deps.doc, deps.tables.state);
-  const becomeDue: string[] = [];
+  const becomeDue: SourceConfig[] = [];
   for (const p of parsed) {
     const id = idOf(p);
     if (!p.ok) {
@@ -131,11 +132,18 @@ export async function plannerTick(deps: PlannerDeps, now: Date): Promise<Planner
       }
       continue;
     }
-    if (changedIds.has(id) || !cache.knownStateIds.has(id)) becomeDue.push(id);
+    if (changedIds.has(id) || !cache.knownStateIds.has(id)) becomeDue.push(p.source);
   }
-  await mapLimit(becomeDue, STORE_CONCURRENCY, async (id) => {
-    await patchSourceState(deps.doc, deps.tables.state, id, { dueAt: nowIso }, ['configProblems']);
-    cache.knownStateIds?.add(id);
+  await mapLimit(becomeDue, STORE_CONCURRENCY, async (source) => {
+    // RATE-2: the pace of a new or changed valid item is remembered, should the item break later.
+    await patchSourceState(
+      deps.doc,
+      deps.tables.state,
+      source.sourceId,
+      { dueAt: nowIso, lastValidPace: paceOf(source) },
+      ['configProblems'],
+    );
+    cache.knownStateIds?.add(source.sourceId);
   });
   const configById = new Map(
     parsed
@@ -279,6 +287,8 @@ async function takeLease(
     now,
     extra: {
       schedule,
+      // RATE-2: the pace this run fetches with (also recorded by a cold planner that sees no change).
+      lastValidPace: paceOf(source),
       // If the run dies, the source is decided again when its lease has expired.
       dueAt: until.toISOString(),
       lastDecision: {

@@ -14,6 +14,12 @@ export const PREVIEW_MAX_FETCHES_PER_INSTANCE = 4;
 export const PREVIEW_MAX_FETCHES_GLOBAL = 40;
 /** How long a global place outlives a crashed holder: longer than a whole 80 MB transfer may take. */
 export const PREVIEW_GLOBAL_LEASE_MS = 10 * 60_000;
+/**
+ * PRV-1: how long one Redis call of the PRV-2 limits may take. Upstash answers in milliseconds; a call
+ * beyond this means Redis is unreachable, and the preview answers without it (stored copies served,
+ * fetches 503) well inside the 5 s budget instead of hanging or failing.
+ */
+export const PREVIEW_LIMITS_CALL_MS = 1_000;
 /** PRV-2: requests per visitor address and minute. */
 export const PREVIEW_VISITOR_LIMIT = 20;
 export const PREVIEW_VISITOR_WINDOW_MS = 60_000;
@@ -35,3 +41,14 @@ export const PREVIEW_KEY_PREFIX = 'ingestor:preview:';
  */
 export const PREVIEW_LINGER_MS = 2_000;
 export const PREVIEW_LINGER_MAX_BYTES = 16 * 1024 * 1024;
+/**
+ * A stored copy is not streamed through the function: the visitor is redirected to a presigned S3 URL
+ * valid this long (S3 then serves Range requests and large files). Short, so a takedown or purge
+ * (OPT-2/3) stops serving a copy within minutes even to someone who kept the link.
+ */
+export const PREVIEW_STORED_URL_TTL_S = 300;
+/**
+ * How long a redirect to a stored copy may be reused (browser, CloudFront): well inside
+ * PREVIEW_STORED_URL_TTL_S, so a cached redirect never points to an expired URL.
+ */
+export const PREVIEW_STORED_REDIRECT_MAX_AGE_S = 60;

@@ -1,6 +1,7 @@
 import { IngestorError } from '../errors';
+import { PREVIEW_DEFAULT_RETRY_AFTER_S } from './constants';
 
-export const PREVIEW_ERROR_CODES = ['PREVIEW_NO_PLACE'] as const;
+export const PREVIEW_ERROR_CODES = ['PREVIEW_NO_PLACE', 'PREVIEW_LIMITS_UNAVAILABLE'] as const;
 export type PreviewErrorCode = (typeof PREVIEW_ERROR_CODES)[number];
 
 /** Errors of the preview's own machinery; fetch failures keep the fetcher's types and codes. */
@@ -20,6 +21,22 @@ export class PreviewNoPlaceError extends PreviewError {
 
   constructor(retryAt: number) {
     super('PREVIEW_NO_PLACE', 'no on-demand fetch place within the wait budget', { retryable: true });
+    this.retryAt = retryAt;
+  }
+}
+
+/**
+ * PRV-1 / PRV-2: the shared limits (Redis) failed or did not answer within PREVIEW_LIMITS_CALL_MS. The
+ * message names no address, key or token; the cause is kept for debugging, not for logs.
+ */
+export class PreviewLimitsUnavailableError extends PreviewError {
+  readonly retryAt: number;
+
+  constructor(retryAt = Date.now() + PREVIEW_DEFAULT_RETRY_AFTER_S * 1000, cause?: unknown) {
+    super('PREVIEW_LIMITS_UNAVAILABLE', 'the preview limits (Redis) are unreachable', {
+      retryable: true,
+      ...(cause === undefined ? {} : { cause }),
+    });
     this.retryAt = retryAt;
   }
 }

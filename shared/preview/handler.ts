@@ -1,5 +1,5 @@
 import { PassThrough, Readable } from 'node:stream';
-import { GetObjectCommand, NoSuchKey, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { SourceConfig } from '../config/source';
 import { CACHE_MAX_FILE_BYTES } from '../documents/constants';
@@ -23,10 +23,11 @@ import {
   PREVIEW_LINGER_MS,
   PREVIEW_MAX_FETCHES_PER_INSTANCE,
   PREVIEW_MAX_WAIT_MS,
+  PREVIEW_STORED_REDIRECT_MAX_AGE_S,
 } from './constants';
 import { previewDecision } from './decide';
-import { PreviewNoPlaceError } from './errors';
-import { LocalPlaces, type PreviewLimits } from './limits';
+import { PreviewLimitsUnavailableError, PreviewNoPlaceError } from './errors';
+import { LocalPlaces, type PreviewLimits, type VisitorVerdict } from './limits';
 import {
   busy,
   errorPage,
@@ -39,6 +40,7 @@ import {
   safeFileName,
   tooManyRequests,
 } from './respond';
+import { headStoredObject, presignStoredObject } from './stored-url';
 import type { PreviewRequest, PreviewResponse } from './types';
 
 /**
@@ -138,6 +140,7 @@ const NO_SLOT_CODES = new Set([
   'CIRCUIT_OPEN',
   'ROBOTS_UNREACHABLE',
   'PREVIEW_NO_PLACE',
+  'PREVIEW_LIMITS_UNAVAILABLE',
 ]);
 
 export function createPreviewHandler(deps: PreviewDeps): PreviewHandler {
@@ -209,26 +212,34 @@ export function createPreviewHandler(deps: PreviewDeps): PreviewHandler {
     return index?.Item?.deleted === true || takedowns.length > 0;
   }
 
-  async function serveStored(item: DocumentItem, key: string): Promise<PreviewResponse | undefined> {
-    try {
-      const out = await deps.s3.send(new GetObjectCommand({ Bucket: deps.bucket, Key: key }));
-      const contentType = item.contentType ?? out.ContentType;
-      return {
-        status: 200,
-        headers: fileHeaders(
-          contentType,
-          safeFileName(item.fetchedUrl ?? item.url, contentType, fallbackName(item)),
-          {
-            ...(out.ContentLength === undefined ? {} : { 'content-length': String(out.ContentLength) }),
-            'x-preview-source': 'stored',
-          },
-        ),
-        body: out.Body as Readable,
-      };
-    } catch (error) {
-      if (error instanceof NoSuchKey || (error as { name?: string }).name === 'NoSuchKey') return undefined;
-      throw error;
-    }
+  /**
+   * A stored copy (PRV-3) is not streamed through the function: the visitor is redirected to a
+   * short-lived presigned S3 URL carrying our safe Content-Type and Content-Disposition (from the
+   * object's stored headers). S3 serves the bytes, Range requests included.
+   */
+  async function redirectToStored(item: DocumentItem, key: string): Promise<PreviewResponse | undefined> {
+    const head = await headStoredObject(deps.s3, deps.bucket, key);
+    if (head === undefined) return undefined;
+    const contentType = head.contentType ?? item.contentType;
+    const safe = fileHeaders(
+      contentType,
+      safeFileName(item.fetchedUrl ?? item.url, contentType, fallbackName(item)),
+    );
+    const location = await presignStoredObject(
+      deps.s3,
+      deps.bucket,
+      key,
+      {
+        contentType: safe['content-type'] as string,
+        contentDisposition: safe['content-disposition'] as string,
+      },
+      { signedAt: now() },
+    );
+    return redirect(location, {
+      'x-preview-source': 'stored',
+      // Shared caches (CloudFront) may answer the same redirect for a minute: the URL outlives it.
+      'cache-control': `public, max-age=${PREVIEW_STORED_REDIRECT_MAX_AGE_S}`,
+    });
   }
 
   function startFlight(item: DocumentItem, source: SourceConfig, storeIt: boolean): Flight {
@@ -413,8 +424,16 @@ export function createPreviewHandler(deps: PreviewDeps): PreviewHandler {
       };
     }
     // PRV-2: counted before anything is read, so unknown ids cannot be probed faster either.
-    const verdict = await deps.limits.visitor(request.visitorAddress);
-    if (!verdict.allowed) return tooManyRequests(verdict.retryAfterS);
+    let verdict: VisitorVerdict | undefined;
+    try {
+      verdict = await deps.limits.visitor(request.visitorAddress);
+    } catch (error) {
+      if (!(error instanceof PreviewLimitsUnavailableError)) throw error;
+      // Redis unreachable: what needs no source request is still answered; fetches get 503 (below).
+      log('preview limits unavailable', { code: error.code });
+    }
+    if (verdict && !verdict.allowed) return tooManyRequests(verdict.retryAfterS);
+    const limitsDown = verdict === undefined;
 
     // A fetch of this document is under way in this instance: it was decided moments ago, join it
     // without reading anything (the bench goal: 100 visitors at once → 1 source request).
@@ -426,7 +445,7 @@ export function createPreviewHandler(deps: PreviewDeps): PreviewHandler {
     const [context, isTombstoned] = await Promise.all([contextOf(item), tombstoned(item)]);
     let decision = previewDecision(item, context.source, { ...context, tombstoned: isTombstoned });
     if (decision.kind === 'stored') {
-      const response = await serveStored(item, decision.key);
+      const response = await redirectToStored(item, decision.key);
       if (response) return response;
       // The record names a copy S3 does not have: decide as if it were not stored.
       const { storedKey: _drop, ...rest } = item;
@@ -448,6 +467,8 @@ export function createPreviewHandler(deps: PreviewDeps): PreviewHandler {
         return redirect(item.url, { 'x-preview-reason': decision.reason.replace(/[^\w -]/g, '') });
       case 'fetch':
         if (!context.source) return notFound();
+        // PRV-1 / PRV-2: no fetch without the limits (and the shared pace in the same Redis).
+        if (limitsDown) return fetchErrorResponse(item, new PreviewLimitsUnavailableError());
         return serveFetch(item, context.source, decision.store);
     }
   }

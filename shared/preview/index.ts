@@ -10,8 +10,11 @@ export {
   type PreviewLimits,
   type VisitorVerdict,
   visitorHash,
+  visitorOf,
 } from './limits';
 export { createPreviewListener, writeResponse } from './node-http';
 export { fileHeaders, retryAfterSeconds, safeFileName } from './respond';
 export { createPreviewRuntime, type PreviewRuntime, type PreviewRuntimeOptions } from './runtime';
+export { headStoredObject, presignStoredObject } from './stored-url';
 export type * from './types';
+export { visitorAddressOf } from './visitor-address';

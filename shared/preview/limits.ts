@@ -1,13 +1,16 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import type { Redis } from '@upstash/redis';
+import { parseIpv6 } from '../net';
 import {
   PREVIEW_GLOBAL_LEASE_MS,
   PREVIEW_KEY_PREFIX,
+  PREVIEW_LIMITS_CALL_MS,
   PREVIEW_MAX_FETCHES_GLOBAL,
   PREVIEW_SALT_TTL_MS,
   PREVIEW_VISITOR_LIMIT,
   PREVIEW_VISITOR_WINDOW_MS,
 } from './constants';
+import { PreviewLimitsUnavailableError } from './errors';
 
 /**
  * PRV-2 limits: requests per visitor address and minute, and on-demand fetches at once (per instance
@@ -60,6 +63,29 @@ export interface RedisLimitsOptions {
   visitorLimit?: number;
   windowMs?: number;
   globalMax?: number;
+  /** How long one Redis call may take (PREVIEW_LIMITS_CALL_MS). */
+  callMs?: number;
+}
+
+/**
+ * A Redis call of the limits, bounded: whatever goes wrong — an error, or no answer within `ms` (the
+ * Upstash client has no call timeout of its own) — becomes one PreviewLimitsUnavailableError.
+ */
+async function bounded<T>(call: () => Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const unavailable = (cause?: unknown) => new PreviewLimitsUnavailableError(undefined, cause);
+  try {
+    return await Promise.race([
+      call(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(unavailable()), ms);
+      }),
+    ]);
+  } catch (error) {
+    throw error instanceof PreviewLimitsUnavailableError ? error : unavailable(error);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The shared limits in the same Redis (Upstash) as the host slots. */
@@ -68,6 +94,7 @@ export function createRedisPreviewLimits(redis: Redis, opts: RedisLimitsOptions 
   const limit = opts.visitorLimit ?? PREVIEW_VISITOR_LIMIT;
   const windowMs = opts.windowMs ?? PREVIEW_VISITOR_WINDOW_MS;
   const globalMax = opts.globalMax ?? PREVIEW_MAX_FETCHES_GLOBAL;
+  const callMs = opts.callMs ?? PREVIEW_LIMITS_CALL_MS;
   let salt: { day: string; value: string } | undefined;
 
   async function currentSalt(): Promise<string> {
@@ -86,21 +113,26 @@ export function createRedisPreviewLimits(redis: Redis, opts: RedisLimitsOptions 
   }
 
   return {
-    async visitor(address) {
-      const key = `${prefix}visitor:${visitorHash(await currentSalt(), address)}`;
-      const reply = (await redis.eval(VISITOR_SCRIPT, [key], [String(windowMs)])) as unknown[];
-      const count = Number(reply[0]);
-      const ttlMs = Number(reply[1]);
-      return { allowed: count <= limit, retryAfterS: Math.max(1, Math.ceil(ttlMs / 1000)) };
-    },
+    visitor: (address) =>
+      bounded(async () => {
+        const key = `${prefix}visitor:${visitorHash(await currentSalt(), address)}`;
+        const reply = (await redis.eval(VISITOR_SCRIPT, [key], [String(windowMs)])) as unknown[];
+        const count = Number(reply[0]);
+        const ttlMs = Number(reply[1]);
+        return { allowed: count <= limit, retryAfterS: Math.max(1, Math.ceil(ttlMs / 1000)) };
+      }, callMs),
     async acquireGlobal() {
       const member = randomUUID();
       const key = `${prefix}fetches`;
       const ok = Number(
-        await redis.eval(
-          GLOBAL_ACQUIRE_SCRIPT,
-          [key],
-          [String(globalMax), String(PREVIEW_GLOBAL_LEASE_MS), member],
+        await bounded(
+          () =>
+            redis.eval(
+              GLOBAL_ACQUIRE_SCRIPT,
+              [key],
+              [String(globalMax), String(PREVIEW_GLOBAL_LEASE_MS), member],
+            ),
+          callMs,
         ),
       );
       if (ok !== 1) return undefined;
@@ -152,9 +184,27 @@ export function createLocalPreviewLimits(
   };
 }
 
-/** HMAC-SHA-256 of the address under the salt: no address in clear anywhere (PRV-2). */
+/** HMAC-SHA-256 of the visitor (`visitorOf`) under the salt: no address in clear anywhere (PRV-2). */
 export function visitorHash(salt: string, address: string): string {
-  return createHmac('sha256', salt).update(address).digest('hex').slice(0, 32);
+  return createHmac('sha256', salt).update(visitorOf(address)).digest('hex').slice(0, 32);
+}
+
+/**
+ * Who counts as one visitor for PRV-2: an IPv4 address; for IPv6 its /64 — the smallest network one
+ * subscriber is given, and inside which an address can be changed at will — and an IPv4-mapped IPv6
+ * address (`::ffff:a.b.c.d`, how dual-stack sockets report IPv4 peers) as the IPv4 address it maps.
+ */
+export function visitorOf(address: string): string {
+  const groups = parseIpv6(address.trim());
+  if (groups === undefined) return address.trim();
+  const [g0, g1, g2, g3, g4, g5, g6 = 0, g7 = 0] = groups;
+  if (g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0xffff) {
+    return `${g6 >>> 8}.${g6 & 0xff}.${g7 >>> 8}.${g7 & 0xff}`;
+  }
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.toString(16))
+    .join(':')}::/64`;
 }
 
 /**

@@ -1,3 +1,5 @@
+import iconv from 'iconv-lite';
+
 /**
  * Character encoding of council HTML pages (issue 8: "never mangle umlauts"). ALLRIS 3 serves raw
  * ISO-8859-1 bytes (with Windows-1252 characters such as „ – € in practice), SessionNet UTF-8; both
@@ -7,11 +9,11 @@
  * (invalid sequences) gives way to the next piece of evidence, because a wrong header would otherwise
  * turn every "ü" into U+FFFD.
  *
- * Node's `TextDecoder` maps the labels iso-8859-1, latin1 and us-ascii to windows-1252 as the WHATWG
- * Encoding Standard says — but since Node 20.18.3 / 22.13.0 its windows-1252 decoder takes a Latin-1
- * fast path and returns bytes 0x80–0x9F as C1 control characters instead of „ “ – € … (nodejs/node
- * #56542, #60888; still so on the Node 20 we run). `decodeHtml` therefore maps those code points itself
- * (`repairWindows1252`), which is a no-op on a Node whose decoder is correct.
+ * Labels are resolved as the WHATWG Encoding Standard says (iso-8859-1, latin1 and us-ascii mean
+ * windows-1252). The bytes are decoded by iconv-lite, not Node's `TextDecoder`: since Node 20.18.3 /
+ * 22.13.0 its windows-1252 decoder takes a Latin-1 fast path and returns 0x80–0x9F as C1 control
+ * characters instead of „ “ – € … (nodejs/node #56542, #60888). iconv-lite decodes the five bytes
+ * windows-1252 leaves undefined (0x81, 0x8D, 0x8F, 0x90, 0x9D) as U+FFFD.
  */
 
 /** How far into the body a `<meta>` declaration is looked for (the standard says 1024; ALLRIS puts a
@@ -99,54 +101,12 @@ function tagAttributes(tag: string): Map<string, string> {
   return attributes;
 }
 
-/**
- * WHATWG index-windows-1252 for 0x80–0x9F (0x81, 0x8D, 0x8F, 0x90, 0x9D stay the C1 code points). The
- * one table the Latin-1 fast path gets wrong.
- */
-export const WINDOWS_1252_C1: readonly string[] = [
-  '\u20AC',
-  '\u0081',
-  '\u201A',
-  '\u0192',
-  '\u201E',
-  '\u2026',
-  '\u2020',
-  '\u2021',
-  '\u02C6',
-  '\u2030',
-  '\u0160',
-  '\u2039',
-  '\u0152',
-  '\u008D',
-  '\u017D',
-  '\u008F',
-  '\u0090',
-  '\u2018',
-  '\u2019',
-  '\u201C',
-  '\u201D',
-  '\u2022',
-  '\u2013',
-  '\u2014',
-  '\u02DC',
-  '\u2122',
-  '\u0161',
-  '\u203A',
-  '\u0153',
-  '\u009D',
-  '\u017E',
-  '\u0178',
-];
-
-/** Text decoded as windows-1252 by a decoder that left 0x80–0x9F as C1 controls → the real characters. */
-export function repairWindows1252(text: string): string {
-  return text.replace(/[\u0080-\u009F]/g, (c) => WINDOWS_1252_C1[c.charCodeAt(0) - 0x80] ?? c);
-}
-
 function decodeWith(body: Buffer, charset: string, fatal: boolean): string | undefined {
+  // Single-byte and legacy multi-byte charsets through iconv-lite (right for windows-1252's 0x80–0x9F);
+  // UTF-8 and UTF-16 through TextDecoder, whose `fatal` tells a wrong UTF-8 declaration apart.
+  if (!charset.startsWith('utf-') && iconv.encodingExists(charset)) return iconv.decode(body, charset);
   try {
-    const text = new TextDecoder(charset, { fatal, ignoreBOM: false }).decode(body);
-    return charset === 'windows-1252' ? repairWindows1252(text) : text;
+    return new TextDecoder(charset, { fatal, ignoreBOM: false }).decode(body);
   } catch {
     return undefined;
   }

@@ -71,6 +71,11 @@ export interface ScrapeRunOptions {
   /** Epoch ms after which no new request starts; the report then says `continued`. */
   deadlineMs?: number;
   startedAt?: Date;
+  /**
+   * The operator's stop (Ctrl-C in the CLI): checked with the budget before every request; the run
+   * then ends at that checkpoint as it would at the end of its window — cursor saved, nothing continued.
+   */
+  signal?: AbortSignal;
 }
 
 export interface ScrapeReport {
@@ -82,7 +87,7 @@ export interface ScrapeReport {
   changed: boolean;
   complete: boolean;
   continued: boolean;
-  stopReason: 'end' | 'deadline' | 'failure';
+  stopReason: 'end' | 'deadline' | 'interrupted' | 'failure';
   objects: { new: number; modified: number; deleted: number };
   documents: number;
   notPublic: number;
@@ -94,7 +99,7 @@ export interface ScrapeReport {
 }
 
 class StopRun extends Error {
-  constructor(readonly reason: 'deadline' | 'failure') {
+  constructor(readonly reason: 'deadline' | 'interrupted' | 'failure') {
     super(`stop: ${reason}`);
   }
 }
@@ -106,6 +111,7 @@ export function createScraperSyncEngine(deps: ScraperEngineDeps): SyncEngine {
       runId: message.runId,
       deadlineMs: budget.deadlineMs,
       startedAt: budget.runStartedAt,
+      ...(budget.signal ? { signal: budget.signal } : {}),
     });
     return engineReportOfScrape(report, message.kind);
   };
@@ -259,6 +265,7 @@ class ScrapeRun {
   private checkStop(): void {
     if (this.run.deadlineMs !== undefined && this.nowMs() >= this.run.deadlineMs)
       throw new StopRun('deadline');
+    if (this.run.signal?.aborted) throw new StopRun('interrupted');
   }
 
   private failure(f: SyncFailure): void {

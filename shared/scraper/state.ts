@@ -99,7 +99,7 @@ export interface ScrapeCursor {
   };
   flags: { answered: number; disallowed: number };
   failures: SyncFailure[];
-  stopReason?: 'end' | 'deadline' | 'failure';
+  stopReason?: 'end' | 'deadline' | 'interrupted' | 'failure';
   report?: Record<string, unknown>;
 }
 

@@ -4,6 +4,7 @@ import {
   QueryCommand,
   type QueryCommandOutput,
   UpdateCommand,
+  type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 
 /**
@@ -34,9 +35,22 @@ export interface SourceStateItem<Schedule = Record<string, unknown>> {
   leaseKind?: string;
   /** ISO instant; a lease past this is free again (an instance that died cannot block a source). */
   leaseUntil?: string;
+  /**
+   * Which message of the lease's run may work now (0 = the planner's, n = its n-th continuation), and
+   * the invocation working on it until `leaseHeldUntil` (the end of that invocation's time): a
+   * duplicate delivery of the same message finds the claim taken and is dropped (issue 13).
+   */
+  leaseStep?: number;
+  leaseHolder?: string;
+  leaseHeldUntil?: string;
   lastRun?: Record<string, unknown>;
   lastDecision?: { action: string; kind?: string; reason: string; decidedAt: string; ruleIds?: string[] };
   configProblems?: { field: string; message: string }[];
+  /**
+   * RATE-2 (issue 13): host and interval of the source's last valid config, written by the planner. A
+   * broken Sources item keeps counting for its host's pace with it until the item is fixed.
+   */
+  lastValidPace?: { host: string; requestIntervalSeconds: number };
   manualRequest?: { kind: 'sync' | 'full'; requestedAt: string; by?: string };
 }
 
@@ -127,6 +141,17 @@ function isConditionFailure(err: unknown): boolean {
   return (err as { name?: string }).name === 'ConditionalCheckFailedException';
 }
 
+/** One conditional update of a STATE item; `false` when its condition did not hold. */
+async function updateIf(doc: DynamoDBDocumentClient, input: UpdateCommandInput): Promise<boolean> {
+  try {
+    await doc.send(new UpdateCommand(input));
+    return true;
+  } catch (err) {
+    if (isConditionFailure(err)) return false;
+    throw err;
+  }
+}
+
 /**
  * `SET`/`REMOVE` clauses for plain attributes, with placeholder names so any attribute name is safe.
  * `tag` keeps placeholders of several calls in one expression apart. Undefined values are skipped.
@@ -182,9 +207,12 @@ export async function patchSourceState(
   );
 }
 
+/** The attributes of a claim on a lease (see `claimSyncRun`). */
+const CLAIM_ATTRIBUTES = ['leaseHolder', 'leaseHeldUntil'];
+
 /**
- * SCH-5: take the source's sync lease if it is free, expired, or already ours (a continuation of the
- * same run). One conditional write; `false` means another run holds it.
+ * SCH-5: take the source's sync lease for a new run if it is free or expired. One conditional write;
+ * `false` means another run holds it. The run's messages then claim it one at a time (`claimSyncRun`).
  */
 export async function acquireSyncLease(
   doc: DynamoDBDocumentClient,
@@ -194,68 +222,136 @@ export async function acquireSyncLease(
 ): Promise<boolean> {
   const extra = attributeClauses(lease.extra ?? {}, [], 'x');
   const extraSets = extra.sets.map((clause) => `, ${clause}`).join('');
-  try {
-    await doc.send(
-      new UpdateCommand({
-        TableName: table,
-        Key: { pk: sourcePk(sourceId), sk: STATE_SK },
-        UpdateExpression:
-          'SET leaseRunId = :run, leaseKind = :kind, leaseUntil = :until, leaseShard = :leaseShard, sourceId = :sid, dueShard = :shard' +
-          // A new item needs a dueAt for the index, unless the caller sets one.
-          (lease.extra?.dueAt === undefined ? ', dueAt = if_not_exists(dueAt, :epoch)' : '') +
-          extraSets,
-        ConditionExpression: 'attribute_not_exists(leaseUntil) OR leaseUntil < :now OR leaseRunId = :run',
-        ...(extraSets === '' ? {} : { ExpressionAttributeNames: extra.names }),
-        ExpressionAttributeValues: {
-          ...extra.values,
-          ':run': lease.runId,
-          ':kind': lease.kind,
-          ':until': lease.until.toISOString(),
-          ':now': lease.now.toISOString(),
-          ':sid': sourceId,
-          ':shard': PLANNER_SHARD,
-          ':leaseShard': LEASE_SHARD,
-          ...(lease.extra?.dueAt === undefined ? { ':epoch': new Date(0).toISOString() } : {}),
-        },
-      }),
-    );
-    return true;
-  } catch (err) {
-    if (isConditionFailure(err)) return false;
-    throw err;
-  }
+  return updateIf(doc, {
+    TableName: table,
+    Key: { pk: sourcePk(sourceId), sk: STATE_SK },
+    UpdateExpression:
+      'SET leaseRunId = :run, leaseKind = :kind, leaseUntil = :until, leaseShard = :leaseShard, sourceId = :sid, dueShard = :shard, leaseStep = :step' +
+      // A new item needs a dueAt for the index, unless the caller sets one.
+      (lease.extra?.dueAt === undefined ? ', dueAt = if_not_exists(dueAt, :epoch)' : '') +
+      extraSets +
+      // A dead run's claim goes with its lease.
+      ` REMOVE ${CLAIM_ATTRIBUTES.join(', ')}`,
+    ConditionExpression: 'attribute_not_exists(leaseUntil) OR leaseUntil < :now',
+    ...(extraSets === '' ? {} : { ExpressionAttributeNames: extra.names }),
+    ExpressionAttributeValues: {
+      ...extra.values,
+      ':run': lease.runId,
+      ':kind': lease.kind,
+      ':until': lease.until.toISOString(),
+      ':now': lease.now.toISOString(),
+      ':sid': sourceId,
+      ':shard': PLANNER_SHARD,
+      ':leaseShard': LEASE_SHARD,
+      ':step': 0,
+      ...(lease.extra?.dueAt === undefined ? { ':epoch': new Date(0).toISOString() } : {}),
+    },
+  });
+}
+
+/** One message's claim on its run's lease: the run, which of its messages, and who works on it. */
+export interface SyncRunClaim {
+  runId: string;
+  /** The message's `continuation` (0 for the planner's message). */
+  step: number;
+  /** This invocation (random per delivery). */
+  holder: string;
 }
 
 /**
- * Release the lease held by `runId` and record the run's results in the same write. `remove` names
- * further attributes to drop with it (e.g. the lease's `running` details).
+ * Issue 13 / SCH-5: a delivered sync message claims its run's lease for this invocation, renewing it.
+ * Only the run the planner (or the CLI) took the lease for may claim, only with its current message or a
+ * later one (a continuation takes over from the message that sent it), and only while no other
+ * invocation works on that message — unless that one's time is up (`leaseHeldUntil`, the end of its
+ * invocation: after a crash the redelivery proceeds). `false`: a duplicate or stale delivery; it must
+ * touch nothing.
+ */
+export async function claimSyncRun(
+  doc: DynamoDBDocumentClient,
+  table: string,
+  sourceId: string,
+  claim: SyncRunClaim & { heldUntil: Date; leaseUntil: Date; now: Date },
+): Promise<boolean> {
+  return updateIf(doc, {
+    TableName: table,
+    Key: { pk: sourcePk(sourceId), sk: STATE_SK },
+    UpdateExpression:
+      'SET leaseUntil = :until, leaseStep = :step, leaseHolder = :holder, leaseHeldUntil = :held',
+    ConditionExpression:
+      'leaseRunId = :run AND (attribute_not_exists(leaseStep) OR leaseStep < :step OR ' +
+      '(leaseStep = :step AND (attribute_not_exists(leaseHeldUntil) OR leaseHeldUntil < :now)))',
+    ExpressionAttributeValues: {
+      ':run': claim.runId,
+      ':step': claim.step,
+      ':holder': claim.holder,
+      ':held': claim.heldUntil.toISOString(),
+      ':until': claim.leaseUntil.toISOString(),
+      ':now': claim.now.toISOString(),
+    },
+  });
+}
+
+/**
+ * Give up this invocation's claim but keep the run's lease: the redelivery of the same message may
+ * claim it at once (issue 13: after a store outage). With `nextStep`, hand the run over to the
+ * continuation message sent for it, so a late redelivery of this message is stale.
+ */
+export async function releaseSyncClaim(
+  doc: DynamoDBDocumentClient,
+  table: string,
+  sourceId: string,
+  claim: SyncRunClaim,
+  nextStep?: number,
+): Promise<boolean> {
+  return updateIf(doc, {
+    TableName: table,
+    Key: { pk: sourcePk(sourceId), sk: STATE_SK },
+    UpdateExpression: `${nextStep === undefined ? '' : 'SET leaseStep = :next '}REMOVE ${CLAIM_ATTRIBUTES.join(', ')}`,
+    ConditionExpression: 'leaseRunId = :run AND leaseHolder = :holder',
+    ExpressionAttributeValues: {
+      ':run': claim.runId,
+      ':holder': claim.holder,
+      ...(nextStep === undefined ? {} : { ':next': nextStep }),
+    },
+  });
+}
+
+/**
+ * Release the lease held by `runId` (and, given a claim, only while this invocation holds it) and
+ * record the run's results in the same write. `remove` names further attributes to drop with it (e.g.
+ * the lease's `running` details).
  */
 export async function releaseSyncLease(
   doc: DynamoDBDocumentClient,
   table: string,
   sourceId: string,
-  runId: string,
+  run: string | SyncRunClaim,
   patch: Record<string, unknown> = {},
   remove: string[] = [],
 ): Promise<boolean> {
   const { sets, removes, names, values } = attributeClauses(patch, remove, 'f');
-  const removeAll = ['leaseRunId', 'leaseKind', 'leaseUntil', 'leaseShard', ...removes].join(', ');
-  try {
-    await doc.send(
-      new UpdateCommand({
-        TableName: table,
-        Key: { pk: sourcePk(sourceId), sk: STATE_SK },
-        UpdateExpression: `${sets.length > 0 ? `SET ${sets.join(', ')} ` : ''}REMOVE ${removeAll}`,
-        ConditionExpression: 'leaseRunId = :run',
-        ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
-        ExpressionAttributeValues: { ...values, ':run': runId },
-      }),
-    );
-    return true;
-  } catch (err) {
-    if (isConditionFailure(err)) return false;
-    throw err;
-  }
+  const removeAll = [
+    'leaseRunId',
+    'leaseKind',
+    'leaseUntil',
+    'leaseShard',
+    'leaseStep',
+    ...CLAIM_ATTRIBUTES,
+    ...removes,
+  ].join(', ');
+  const claim = typeof run === 'string' ? undefined : run;
+  return updateIf(doc, {
+    TableName: table,
+    Key: { pk: sourcePk(sourceId), sk: STATE_SK },
+    UpdateExpression: `${sets.length > 0 ? `SET ${sets.join(', ')} ` : ''}REMOVE ${removeAll}`,
+    ConditionExpression: claim ? 'leaseRunId = :run AND leaseHolder = :holder' : 'leaseRunId = :run',
+    ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
+    ExpressionAttributeValues: {
+      ...values,
+      ':run': claim ? claim.runId : run,
+      ...(claim ? { ':holder': claim.holder } : {}),
+    },
+  });
 }
 
 /**

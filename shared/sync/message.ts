@@ -4,7 +4,8 @@ import { IngestorError } from '../errors';
 /**
  * The sync queue's message: one sync run of one source. The planner sends it after taking the source's
  * lease; the sync function sends a continuation (same runId, `continuation` + 1) when its time budget
- * runs out. A redelivered or duplicated message is harmless: the lease admits only its own runId.
+ * runs out. A redelivered or duplicated message is harmless: the lease admits only its own runId, and
+ * each message of the run only one invocation at a time (`claimSyncRun`, issue 13).
  */
 export const syncMessageSchema = z.object({
   sourceId: z.string().min(1),

@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SourceConfig } from '../config/source';
+import { isIngestorError } from '../errors';
 import { applyRunOutcome, initialScheduleState } from '../schedule';
 import type {
   FailureKind,
@@ -9,16 +11,26 @@ import type {
   SourceScheduleState,
   SyncKind,
 } from '../schedule/types';
-import { acquireSyncLease, getSourceState, patchSourceState, releaseSyncLease } from '../store/source-state';
+import { StoreUnavailableError, storeOutageOf } from '../store/outage';
+import {
+  claimSyncRun,
+  getSourceState,
+  patchSourceState,
+  releaseSyncClaim,
+  releaseSyncLease,
+  type SyncRunClaim,
+} from '../store/source-state';
 import { loadSource } from '../store/sources';
+import { type DuplicateKind, duplicateDelivery } from './duplicate';
 import type { SyncMessage } from './message';
 
 /**
  * One sync message, end to end: check the source and the lease, run the engine within the time budget,
  * then either hand over to a continuation message (lease kept) or record the outcome in the schedule
  * state and release the lease in the same conditional write. Never throws for a problem of the source
- * itself — that is an outcome the planner learns from; it throws only when the store fails, so the
- * message is redelivered.
+ * itself — that is an outcome the planner learns from; it throws only when our store fails
+ * (`StoreUnavailableError`, issue 13), so the message is redelivered. A duplicate or stale delivery of a
+ * message is dropped without touching anything (`duplicate`).
  */
 export interface EngineReport {
   kind: SyncKind;
@@ -37,7 +49,7 @@ export interface EngineReport {
 export type SyncEngine = (
   source: SourceConfig,
   message: SyncMessage,
-  budget: { deadlineMs: number; runStartedAt: Date },
+  budget: { deadlineMs: number; runStartedAt: Date; signal?: AbortSignal },
 ) => Promise<EngineReport>;
 
 export interface SyncRunDeps {
@@ -49,27 +61,78 @@ export interface SyncRunDeps {
   now: () => Date;
   leaseMinutes: number;
   settings: ScheduleSettings;
+  /** Names this invocation's claim on a lease; random by default. */
+  newHolderId?: () => string;
 }
 
 export type SyncRunResult =
   | { status: 'done'; sourceId: string; report: EngineReport; outcome: RunOutcome }
   | { status: 'continued'; sourceId: string; report: EngineReport; continuation: number }
-  | { status: 'dropped'; sourceId: string; reason: string };
+  | {
+      status: 'dropped';
+      sourceId: string;
+      reason: string;
+      /** Set when the message was a duplicate or stale delivery (issue 13): nothing was touched. */
+      duplicate?: DuplicateKind;
+    };
 
 export async function runSyncMessage(
   deps: SyncRunDeps,
   message: SyncMessage,
-  budget: { deadlineMs: number },
+  budget: {
+    deadlineMs: number;
+    /** When this invocation is killed at the latest (wall clock, ms); default `deadlineMs`. */
+    endsAtMs?: number;
+    /** The operator's stop (CLI Ctrl-C): the engine ends at its next checkpoint. */
+    signal?: AbortSignal;
+  },
 ): Promise<SyncRunResult> {
   const { sourceId, runId } = message;
   const now = deps.now();
+  // Issue 13 / SCH-5: this delivery claims its run's lease for as long as this invocation may live.
+  const claim: SyncRunClaim = {
+    runId,
+    step: message.continuation,
+    holder: (deps.newHolderId ?? randomUUID)(),
+  };
+  const claimed = await claimSyncRun(deps.doc, deps.tables.state, sourceId, {
+    ...claim,
+    heldUntil: new Date(now.getTime() + Math.max(0, (budget.endsAtMs ?? budget.deadlineMs) - Date.now())),
+    leaseUntil: new Date(now.getTime() + deps.leaseMinutes * 60_000),
+    now,
+  });
+  if (!claimed) {
+    const item = await getSourceState(deps.doc, deps.tables.state, sourceId);
+    const duplicate = duplicateDelivery(item, message);
+    return { status: 'dropped', sourceId, reason: duplicate.reason, duplicate: duplicate.kind };
+  }
+  try {
+    return await runClaimed(deps, message, claim, budget);
+  } catch (err) {
+    const outage = storeOutageOf(err);
+    if (outage === undefined) throw err;
+    // Ours, not the source's: no outcome, no failure (ERR-4). The lease stays with the run and the
+    // claim is given back so the redelivery proceeds at once — should this write fail too, the claim
+    // ends with this invocation's time, before SQS redelivers.
+    await releaseSyncClaim(deps.doc, deps.tables.state, sourceId, claim).catch(() => false);
+    throw err instanceof StoreUnavailableError ? err : new StoreUnavailableError(outage, err);
+  }
+}
+
+async function runClaimed(
+  deps: SyncRunDeps,
+  message: SyncMessage,
+  claim: SyncRunClaim,
+  budget: { deadlineMs: number; signal?: AbortSignal },
+): Promise<SyncRunResult> {
+  const { sourceId, runId } = message;
   const parsed = await loadSource(deps.doc, deps.tables.sources, sourceId);
   if (parsed === undefined || !parsed.ok) {
     const reason =
       parsed === undefined
         ? 'source no longer exists'
         : `invalid config: ${parsed.problems.map((p) => `${p.field} ${p.message}`).join('; ')}`;
-    await releaseSyncLease(deps.doc, deps.tables.state, sourceId, runId);
+    await releaseSyncLease(deps.doc, deps.tables.state, sourceId, claim);
     if (parsed !== undefined && !parsed.ok) {
       await patchSourceState(deps.doc, deps.tables.state, sourceId, { configProblems: parsed.problems });
     }
@@ -78,24 +141,31 @@ export async function runSyncMessage(
   const source = parsed.source;
   // ERR-7: deactivated while queued. A manual run (CLI) may sync an inactive source once (ONB-3).
   if (!source.active && message.trigger !== 'manual') {
-    await releaseSyncLease(deps.doc, deps.tables.state, sourceId, runId);
+    await releaseSyncLease(deps.doc, deps.tables.state, sourceId, claim);
     return { status: 'dropped', sourceId, reason: 'source is inactive (ERR-7)' };
   }
-  // SCH-5: renew (or, for a redelivered message after expiry, retake) the lease for this run only.
-  const held = await acquireSyncLease(deps.doc, deps.tables.state, sourceId, {
-    runId,
-    kind: message.kind,
-    until: new Date(now.getTime() + deps.leaseMinutes * 60_000),
-    now,
-  });
-  if (!held)
-    return { status: 'dropped', sourceId, reason: 'another run holds the lease (duplicate message)' };
 
   const runStartedAt = new Date(message.startedAt);
   let report: EngineReport;
   try {
-    report = await deps.engine(source, message, { deadlineMs: budget.deadlineMs, runStartedAt });
+    report = await deps.engine(source, message, {
+      deadlineMs: budget.deadlineMs,
+      runStartedAt,
+      ...(budget.signal ? { signal: budget.signal } : {}),
+    });
   } catch (err) {
+    // A store outage is ours (issue 13): the caller redelivers the message.
+    if (storeOutageOf(err) !== undefined) throw err;
+    if (isIngestorError(err, 'SYNC_CURSOR_CONFLICT')) {
+      // Another invocation advanced this run's cursor: it owns the run; this one leaves everything to it.
+      await releaseSyncClaim(deps.doc, deps.tables.state, sourceId, claim);
+      return {
+        status: 'dropped',
+        sourceId,
+        reason: `duplicate delivery: ${err.message}`,
+        duplicate: 'concurrent',
+      };
+    }
     // An engine bug or an unexpected fault: a failed run (ERR-4), never a crashed planner.
     report = {
       kind: message.kind,
@@ -115,6 +185,11 @@ export async function runSyncMessage(
     const next: SyncMessage = { ...message, continuation: message.continuation + 1 };
     await deps.sqs.send(
       new SendMessageCommand({ QueueUrl: deps.syncQueueUrl, MessageBody: JSON.stringify(next) }),
+    );
+    // Hand the run over, so a late redelivery of this message is stale. Best effort: the continuation
+    // takes over by its later step anyway.
+    await releaseSyncClaim(deps.doc, deps.tables.state, sourceId, claim, next.continuation).catch(
+      () => false,
     );
     return { status: 'continued', sourceId, report, continuation: next.continuation };
   }
@@ -137,7 +212,7 @@ export async function runSyncMessage(
     config: source,
     settings: deps.settings,
   });
-  await releaseSyncLease(deps.doc, deps.tables.state, sourceId, runId, {
+  await releaseSyncLease(deps.doc, deps.tables.state, sourceId, claim, {
     schedule,
     // The planner decides again at its next tick.
     dueAt: endedAt.toISOString(),

@@ -1,12 +1,12 @@
 import type { IngestorEnv } from '../config/env';
 import { upstashCredentials } from '../config/secrets';
-import type { SourceConfig } from '../config/source';
 import { createPoliteFetcherFromEnv, type FetchEvent, type HostSlots, type PoliteFetcher } from '../fetch';
 import type { HostResolver } from '../net';
 import { logger } from '../observability/logger';
 import { metrics } from '../observability/metrics';
 import { logRequestEvent, recordSyncReport } from '../observability/request-log';
 import { createOParlSyncEngine, syncTablesFromEnv } from '../oparl';
+import { loadHostIntervals } from '../pace';
 import { DEFAULT_LEASE_MINUTES, scheduleSettingsFromEnv } from '../schedule';
 import { createScraperSyncEngine } from '../scraper/engine';
 import { RELEASE_LINGER_MS } from '../slots/constants';
@@ -168,22 +168,21 @@ export interface HostIntervalIndex {
   forHost(host: string): number | undefined;
 }
 
-export function createHostIntervalIndex(clients: AwsClients, env: IngestorEnv): HostIntervalIndex {
+export function createHostIntervalIndex(
+  clients: AwsClients,
+  env: IngestorEnv,
+  nowMs: () => number = Date.now,
+): HostIntervalIndex {
   let loadedAt = Number.NEGATIVE_INFINITY;
   let byHost = new Map<string, number>();
   let hostOf = new Map<string, string>();
   return {
     async refresh(): Promise<void> {
-      if (Date.now() - loadedAt < HOST_INTERVAL_REFRESH_MS) return;
-      const { parsed } = await loadAllSources(clients.doc, env.SOURCES_TABLE);
-      const sources = parsed.filter((p) => p.ok).map((p) => (p as { source: SourceConfig }).source);
-      byHost = new Map();
-      hostOf = new Map();
-      for (const s of sources) {
-        hostOf.set(s.sourceId, s.host);
-        byHost.set(s.host, Math.max(byHost.get(s.host) ?? 0, s.requestIntervalSeconds * 1000));
-      }
-      loadedAt = Date.now();
+      if (nowMs() - loadedAt < HOST_INTERVAL_REFRESH_MS) return;
+      // A broken item keeps counting with its last valid pace (issue 13), not dropping out.
+      const load = await loadAllSources(clients.doc, env.SOURCES_TABLE);
+      ({ byHostMs: byHost, hostOf } = await loadHostIntervals(clients.doc, env.STATE_TABLE, load));
+      loadedAt = nowMs();
     },
     forSource(sourceId: string): number | undefined {
       const host = hostOf.get(sourceId);

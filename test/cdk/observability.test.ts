@@ -52,6 +52,17 @@ describe('observability: alarms and dashboard', () => {
     });
   });
 
+  it('ERR-4 / issue 13: alarms on our own store outages, apart from any source’s failures', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: METRIC_NAMESPACE,
+      MetricName: METRICS.storeOutages,
+      Statistic: 'Sum',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      AlarmActions: ['arn:aws:sns:eu-central-1:123456789012:oncall'],
+    });
+  });
+
   it('alarms on errors of every ingestor function, later ones included', () => {
     const alarms = template.findResources('AWS::CloudWatch::Alarm', {
       Properties: { MetricName: 'Errors', Namespace: 'AWS/Lambda' },

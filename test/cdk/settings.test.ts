@@ -17,7 +17,16 @@ describe('resolveSettings', () => {
       userAgent: undefined,
       maxConcurrentSyncs: 4,
       fullSyncHour: 3,
+      reservedConcurrency: false,
     });
+  });
+
+  it('reservedConcurrency: off unless context says true; anything else is refused', () => {
+    expect(resolveSettings(contextOf({ reservedConcurrency: 'true' }), {}).reservedConcurrency).toBe(true);
+    expect(resolveSettings(contextOf({ reservedConcurrency: true }), {}).reservedConcurrency).toBe(true);
+    expect(() => resolveSettings(contextOf({ reservedConcurrency: 'yes' }), {})).toThrow(
+      /reservedConcurrency/,
+    );
   });
 
   it('reads the INGESTOR_* variables the functions read', () => {

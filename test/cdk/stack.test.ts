@@ -1,11 +1,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { App, type CfnElement, Duration } from 'aws-cdk-lib';
+import { App, type CfnElement, Duration, Token } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ESM_REQUIRE_BANNER, type IngestorFunction } from '../../infra/ingestor-function';
+import { createApp, DEFAULT_TAGS } from '../../infra/create-app';
+import { ESM_REQUIRE_BANNER, type IngestorFunction, PROJECT_ROOT } from '../../infra/ingestor-function';
 import { UPSTASH_URL_PLACEHOLDER } from '../../infra/settings';
 import { IngestorStack, MIRROR_PREFIXES, ROBOTS_PREFIX, SYNC_MAX_RECEIVE_COUNT } from '../../infra/stack';
+import { STACK_OUTPUT_ENV } from '../../shared/config/stack-outputs';
+import { INCOMING_PREFIX } from '../../shared/documents/keys';
 import { TABLES } from '../../shared/store/tables';
 import { cdkJsonContext, NO_BUNDLING, removeTempOutdirs, TEST_ENV, tempOutdir } from './support';
 
@@ -98,7 +101,7 @@ describe('DynamoDB tables (from shared/store/tables.ts)', () => {
   });
 
   it.each(TABLES.map((definition) => [definition.logicalName, definition] as const))(
-    '%s: keys and GSIs match the definition, on demand, PITR, encrypted, retained',
+    '%s: keys and GSIs match the definition, on demand, PITR, encrypted, retained, deletion protection on',
     (_name, definition) => {
       const keySchema = [
         { AttributeName: definition.partitionKey, KeyType: 'HASH' },
@@ -115,6 +118,7 @@ describe('DynamoDB tables (from shared/store/tables.ts)', () => {
       const props = table?.Properties as Json;
       expect(props.BillingMode).toBe('PAY_PER_REQUEST');
       expect(props.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
+      expect(props.DeletionProtectionEnabled).toBe(true);
       // SSEEnabled without a key = the AWS-managed key (aws/dynamodb).
       expect(props.SSESpecification).toEqual({ SSEEnabled: true });
 
@@ -163,6 +167,8 @@ describe('mirror bucket', () => {
           AbortIncompleteMultipartUpload: { DaysAfterInitiation: 7 },
           Status: 'Enabled',
         }),
+        // DOC-5: fetched files never promoted to a copy's key expire
+        expect.objectContaining({ Prefix: INCOMING_PREFIX, ExpirationInDays: 1, Status: 'Enabled' }),
       ]),
     });
   });
@@ -279,9 +285,15 @@ describe('functions', () => {
     expect(JSON.stringify(variables.UPSTASH_SECRET_ARN)).toContain(':secret:test/upstash-token');
   });
 
-  it('planner: 1 minute, 512 MB, one at a time, stale async events dropped', () => {
+  it('planner: 1 minute, 512 MB, no reserved concurrency by default (a new account refuses any), stale async events dropped', () => {
     const props = functionResource(stack.planner);
-    expect(props).toMatchObject({ Timeout: 60, MemorySize: 512, ReservedConcurrentExecutions: 1 });
+    expect(props).toMatchObject({ Timeout: 60, MemorySize: 512 });
+    expect(props.ReservedConcurrentExecutions).toBeUndefined();
+    template.resourcePropertiesCountIs(
+      'AWS::Lambda::Function',
+      { ReservedConcurrentExecutions: Match.anyValue() },
+      0,
+    );
     template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
       FunctionName: { Ref: logicalId(stack.planner.fn) },
       MaximumEventAgeInSeconds: 60,
@@ -454,6 +466,17 @@ describe('secrets', () => {
 });
 
 describe('outputs', () => {
+  it('every key `ingestor --aws` reads (STACK_OUTPUT_ENV) is an output, plus the access-log bucket and the DLQ', () => {
+    const outputs = template.toJSON().Outputs as Record<string, { Value: unknown }>;
+    for (const key of Object.keys(STACK_OUTPUT_ENV)) expect(Object.keys(outputs)).toContain(key);
+    expect(outputs).toMatchObject({
+      UpstashRestUrl: { Value: UPSTASH_URL },
+      UpstashSecretArn: { Value: stack.resolve(stack.upstashSecret.secretArn) },
+      AccessLogBucketName: { Value: stack.resolve(stack.accessLogBucket.bucketName) },
+      SyncDeadLetterQueueUrl: { Value: stack.resolve(stack.syncDeadLetterQueue.queueUrl) },
+    });
+  });
+
   it('exports table names, bucket name and queue URL', () => {
     const outputs = template.toJSON().Outputs as Record<string, { Value: unknown }>;
     expect(outputs).toMatchObject({
@@ -504,8 +527,8 @@ describe('settings and extension points', () => {
     expect(JSON.stringify(warnings)).toContain('upstashRestUrl');
   });
 
-  it('addScheduledFunction: Europe/Berlin cron, one at a time, secret readable, counted in INGESTOR_MAX_INSTANCES', () => {
-    const variant = unbundled();
+  it('addScheduledFunction: Europe/Berlin cron, one at a time (reservedConcurrency), secret readable, counted in INGESTOR_MAX_INSTANCES', () => {
+    const variant = unbundled({ reservedConcurrency: true });
     const photos = variant.addScheduledFunction('Photos', 'functions/planner.ts', {
       weekDay: 'MON',
       hour: '3',
@@ -527,5 +550,65 @@ describe('settings and extension points', () => {
     const syncId = variant.getLogicalId(variant.sync.fn.node.defaultChild as CfnElement);
     const sync = t.findResources('AWS::Lambda::Function')[syncId];
     expect(sync?.Properties.Environment.Variables.INGESTOR_MAX_INSTANCES).toBe('5');
+  });
+});
+
+describe('the app as cdk synth builds it (infra/create-app.ts)', () => {
+  let app: ReturnType<typeof createApp>;
+  const savedAccount = process.env.CDK_DEFAULT_ACCOUNT;
+  beforeAll(() => {
+    // What an offline `cdk synth` without credentials sees.
+    delete process.env.CDK_DEFAULT_ACCOUNT;
+    app = createApp({
+      outdir: tempOutdir('app'),
+      context: { ...cdkJsonContext(), ...NO_BUNDLING, owner: 'team-mandari' },
+    });
+    app.app.synth();
+  });
+  afterAll(() => {
+    if (savedAccount !== undefined) process.env.CDK_DEFAULT_ACCOUNT = savedAccount;
+  });
+
+  it('synthesises account-agnostic (no invented account) in a concrete region', () => {
+    const text = JSON.stringify(Template.fromStack(app.stack).toJSON());
+    expect(Token.isUnresolved(app.stack.account)).toBe(true);
+    expect(app.stack.region).toBe('eu-central-1');
+    expect(text).not.toContain('000000000000');
+  });
+
+  it('tags every taggable resource with project and component, and owner from context', () => {
+    const resources = Object.entries(
+      Template.fromStack(app.stack).toJSON().Resources as Record<string, Json>,
+    );
+    const taggable = resources.filter(([, r]) =>
+      [
+        'AWS::DynamoDB::Table',
+        'AWS::S3::Bucket',
+        'AWS::SQS::Queue',
+        'AWS::Lambda::Function',
+        'AWS::IAM::Role',
+        'AWS::CloudFront::Distribution',
+      ].includes(r.Type as string),
+    );
+    expect(taggable.length).toBeGreaterThan(15);
+    for (const [id, r] of taggable) {
+      const tags = (r.Properties as Json).Tags as { Key: string; Value: string }[] | undefined;
+      expect(tags, id).toEqual(
+        expect.arrayContaining([
+          { Key: 'project', Value: DEFAULT_TAGS.project },
+          { Key: 'component', Value: DEFAULT_TAGS.component },
+          { Key: 'owner', Value: 'team-mandari' },
+        ]),
+      );
+    }
+  });
+
+  it('the feature flags live in cdk.json: the recommended set of this aws-cdk-lib, none set in code', () => {
+    const recommended = JSON.parse(
+      readFileSync(join(PROJECT_ROOT, 'node_modules/aws-cdk-lib/recommended-feature-flags.json'), 'utf8'),
+    ) as Record<string, unknown>;
+    expect(cdkJsonContext()).toMatchObject(recommended);
+    const stackSource = readFileSync(join(PROJECT_ROOT, 'infra/stack.ts'), 'utf8');
+    expect(stackSource).not.toMatch(/setContext\(/);
   });
 });

@@ -156,17 +156,33 @@ describe('operator CLI (local mode)', () => {
   });
 });
 
-describe('--aws: the same commands on deployed resources named by the environment', () => {
-  it('reads the tables the environment names, not the local data folder', async () => {
-    // The "deployed" resources here are local peers reached through the endpoint variables.
+describe('--aws: the same commands on deployed resources named by the stack outputs', () => {
+  it('reads the tables the stack outputs name, not the local data folder', async () => {
+    // The "deployed" resources here are local peers reached through the endpoint variables; the stack
+    // outputs come from a loopback server speaking CloudFormation's query protocol.
     const { startAwsTestbed } = await import('../support/aws');
-    const bed = await startAwsTestbed();
+    const { startFakeCloudFormation } = await import('../support/cloudformation');
+    const bed = await startAwsTestbed({
+      SOURCES_TABLE: 'deployed-sources-x1',
+      STATE_TABLE: 'deployed-state-x1',
+    });
+    const cfn = await startFakeCloudFormation({
+      MandariIngestor: {
+        SourcesTableName: bed.env.SOURCES_TABLE,
+        StateTableName: bed.env.STATE_TABLE,
+        DocumentsTableName: bed.env.DOCUMENTS_TABLE,
+        MirrorBucketName: bed.env.BUCKET,
+        SyncQueueUrl: bed.queues.syncQueueUrl,
+      },
+    });
     const saved = { ...process.env };
     try {
       Object.assign(process.env, bed.peers.env, {
-        SOURCES_TABLE: bed.env.SOURCES_TABLE,
-        STATE_TABLE: bed.env.STATE_TABLE,
-        SYNC_QUEUE_URL: bed.queues.syncQueueUrl,
+        AWS_ENDPOINT_URL_CLOUDFORMATION: cfn.url,
+        AWS_ACCESS_KEY_ID: 'S3RVER',
+        AWS_SECRET_ACCESS_KEY: 'S3RVER',
+        // A stale variable in the operator's shell does not win over the outputs.
+        SOURCES_TABLE: 'ingestor-sources',
       });
       await putSourceItem(bed.clients.doc, bed.env.SOURCES_TABLE, {
         sourceId: 'deployed-only',
@@ -183,6 +199,7 @@ describe('--aws: the same commands on deployed resources named by the environmen
       expect(refused.code).toBe(2);
     } finally {
       process.env = saved;
+      await cfn.close();
       await bed.stop();
     }
   });

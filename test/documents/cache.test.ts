@@ -4,17 +4,18 @@ import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamod
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { filesCommand } from '../../cli/commands/files';
 import type { LocalRuntime } from '../../cli/local/runtime';
+import { type FakeCouncil, startFakeCouncil } from '../../demo';
 import {
   CACHE_MAX_FILES_PER_RUN,
   DOC_RETRY_LADDER_MS,
   DOC_RETRY_WEEKLY_MS,
   fileKey,
+  type PassProgress,
   roundRobin,
   runFilesPass,
   shards,
   textKey,
 } from '../../shared/documents';
-import { type FakeCouncil, startFakeCouncil } from '../support/fake-council';
 import {
   DAY,
   type DocumentsBed,
@@ -62,11 +63,17 @@ describe('document cache (files function)', () => {
     const docId = await recordFile(bed, { sourceId: SOURCE, bodyId: BODY, url: fileUrl(1, 'store') });
     council.clearRequests();
     const at = bed.clock.now();
+    const progress: PassProgress[] = [];
     // act
-    const report = await pass();
+    const report = await runFilesPass(bed.deps, { now: bed.now(), onProgress: (p) => progress.push(p) });
     // assess
     expect(report.files.stored).toBe(1);
     expect(report.text.extracted).toBe(1);
+    // The CLI's status line: the file done of one selected, on the council's host; then the text stage.
+    expect(progress).toEqual([
+      { stage: 'files', done: 1, total: 1, host: new URL(council.url).hostname },
+      expect.objectContaining({ stage: 'text', done: 0, total: 1 }),
+    ]);
     const doc = await getDoc(bed, docId);
     const object = await bed.aws.clients.s3.send(
       new GetObjectCommand({ Bucket: bed.aws.env.BUCKET, Key: fileKey(SOURCE, docId) }),

@@ -5,11 +5,11 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../../cli/ingestor';
 import { openLocalRuntime } from '../../cli/local/runtime';
+import { type FakeCouncil, startFakeCouncil } from '../../demo';
 import { bodyKeyOf } from '../../shared/documents/keys';
 import { documentId, recordDocument } from '../../shared/oparl/documents';
 import { bodySk, sourcePartition } from '../../shared/oparl/state';
 import { putSourceItem } from '../../shared/store/sources';
-import { type FakeCouncil, startFakeCouncil } from '../support/fake-council';
 
 /** Runs the CLI in-process; returns its exit code and the last stdout line as JSON. */
 async function run(args: string[]): Promise<{ code: number; json: Record<string, unknown> }> {

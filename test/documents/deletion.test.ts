@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeCouncil, type RecordedRequest, startFakeCouncil } from '../../demo';
 import {
   DEL_SAMPLE_INTERVAL_MS,
   DEL_SAMPLES_PER_BODY,
@@ -9,7 +10,6 @@ import {
   shards,
   textKey,
 } from '../../shared/documents';
-import { type FakeCouncil, type RecordedRequest, startFakeCouncil } from '../support/fake-council';
 import {
   DAY,
   type DocumentsBed,

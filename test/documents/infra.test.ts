@@ -8,7 +8,7 @@ import { cdkJsonContext, NO_BUNDLING, removeTempOutdirs, TEST_ENV, tempOutdir } 
 
 /**
  * The three document functions in the stack (issue 6): Berlin schedules (hourly, hourly, Mondays
- * 03:00 — PHO-1), one instance each, counted in INGESTOR_MAX_INSTANCES (RATE-7), grants limited to
+ * 03:00 — PHO-1), one run at a time (schedules and leases; reserved concurrency only with -c reservedConcurrency=true), counted in INGESTOR_MAX_INSTANCES (RATE-7), grants limited to
  * their prefixes, cdk-nag clean. Wiring only (no bundling).
  */
 describe('CDK: files, deletion-check and photos functions', () => {
@@ -53,10 +53,10 @@ describe('CDK: files, deletion-check and photos functions', () => {
     }
   });
 
-  it('one instance each, counted as fetchers (RATE-7: 4 sync + 3)', () => {
+  it('one run each (no reservation by default: schedules and leases keep it), counted as fetchers (RATE-7: 4 sync + 3)', () => {
     for (const id of ['Files', 'DeletionCheck', 'Photos']) {
       const props = template.findResources('AWS::Lambda::Function')[logicalId(fnOf(id))]?.Properties;
-      expect(props?.ReservedConcurrentExecutions).toBe(1);
+      expect(props?.ReservedConcurrentExecutions).toBeUndefined();
       expect(props?.Environment.Variables.INGESTOR_MAX_INSTANCES).toBe('7');
       expect(props?.Handler).toBe('index.handler');
     }

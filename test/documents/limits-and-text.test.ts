@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildPdf } from '../../demo';
 import {
   CACHE_MAX_FILE_BYTES,
   extractPdfText,
@@ -10,7 +11,6 @@ import {
   textKey,
 } from '../../shared/documents';
 import { AffineMatrix } from '../../shared/documents/dom-matrix';
-import { buildPdf } from '../support/fake-council';
 import {
   buildScannedPdf,
   type DocumentsBed,

@@ -1,5 +1,6 @@
 import { HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { assemblePdf } from '../../demo/pdf';
 import { parseEnv } from '../../shared/config/env';
 import type { SourceItem } from '../../shared/config/source';
 import {
@@ -20,7 +21,6 @@ import { patchSourceState } from '../../shared/store/source-state';
 import { putSourceItem } from '../../shared/store/sources';
 import { InstantClock } from '../fetch/support';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
-import { assemblePdf } from '../support/fake-council/pdf';
 
 /**
  * Test kit of the document functions: the local AWS peers, and one documents runtime whose host

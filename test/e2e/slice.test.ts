@@ -2,6 +2,7 @@ import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeCouncil, startFakeCouncil } from '../../demo';
 import { parseEnv } from '../../shared/config/env';
 import { resetUpstashCredentialsCache } from '../../shared/config/secrets';
 import { plannerTick } from '../../shared/planner/tick';
@@ -11,7 +12,6 @@ import { parseSyncMessage } from '../../shared/sync/message';
 import { runSyncMessage } from '../../shared/sync/run';
 import { createSyncRuntime, type SyncRuntime } from '../../shared/sync/runtime';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
-import { type FakeCouncil, startFakeCouncil } from '../support/fake-council';
 import { type RedisPeer, startRedisPeer } from '../support/redis';
 
 /**

@@ -1,12 +1,14 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StartSummary } from '../../cli/commands/start';
+import { lastJson, spawnCli } from '../support/cli-process';
 
 /**
  * `npm start -- --once` as an operator runs it: a separate process on a fresh data folder mirrors the
- * bundled demo council system at the real pace and ends with the JSON summary as its last line.
+ * bundled demo council system at the real pace (a full sync, then the files) and ends with the JSON
+ * summary as its last line.
  */
 describe('npm start -- --once', () => {
   let dir: string;
@@ -17,39 +19,33 @@ describe('npm start -- --once', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('mirrors the demo system and prints {"sources","syncs","requests","objects"}', async () => {
-    const { code, stdout, stderr } = await new Promise<{
-      code: number | null;
-      stdout: string;
-      stderr: string;
-    }>((resolve) => {
-      const child = spawn(
-        process.execPath,
-        ['cli/bin.mjs', 'start', '--once', '--json', '--data', join(dir, 'data')],
-        {
-          cwd: process.cwd(),
-          stdio: ['ignore', 'pipe', 'pipe'],
-        },
-      );
-      let out = '';
-      let err = '';
-      child.stdout.on('data', (d) => {
-        out += d;
-      });
-      child.stderr.on('data', (d) => {
-        err += d;
-      });
-      child.on('close', (c) => resolve({ code: c, stdout: out, stderr: err }));
-    });
+  it('first start: a manual full sync of the demo (FULL-8), its bodies listed, files stored with text, a summary of what is where', async () => {
+    const run = await spawnCli(['start', '--once', '--json', '--data', join(dir, 'data')]);
+    const { code, stderr } = run;
     expect(code, stderr).toBe(0);
-    const summary = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}');
+    const summary = lastJson(run) as unknown as StartSummary;
     expect(summary.sources).toBe(1);
     expect(summary.syncs).toBe(1);
     // robots.txt, System, body list and every list of three bodies.
     expect(summary.requests).toBeGreaterThanOrEqual(30);
     expect(summary.objects).toBeGreaterThan(0);
     expect(stderr).toMatch(/demo council system on http:\/\/127\.0\.0\.1:\d+\//);
-    // Incremental by day; inside the nightly default window (03:00–08:00 Berlin) the first run is the full sync.
-    expect(stderr).toMatch(/sync demo \((incremental|full)\) done/);
-  }, 180_000);
+    // FULL-8: the first start asks for a manual full sync, not the 7-day incremental window.
+    expect(stderr).toMatch(/sync demo \(full\) done/);
+    expect(summary.firstStart).toBe(true);
+    // All three bodies' lists, not the 40 objects of a 7-day window.
+    expect(summary.demo?.objectsByType).toMatchObject({ body: 3, meeting: 36, paper: 36, file: 36 });
+    // ONB-4 / DOC-7: the bodies were listed, so the files pass stored the files and extracted text.
+    expect(stderr).toMatch(
+      /listed the demo's bodies \(ONB-4\): beispielkreis, luetjenburg-sued, musterstadt/,
+    );
+    expect(summary.demo?.documents.stored).toBeGreaterThan(0);
+    expect(summary.demo?.documents.withText).toBeGreaterThan(0);
+    expect(summary.demo?.preview?.path).toMatch(/^\/documents\/[0-9a-f]{64}$/);
+    expect(stderr).toContain('first start — what is where');
+    expect(stderr).toMatch(/status \(npx ingestor status.*\n\s+demo\s+\[active\]/);
+    // No terminal: no progress line and no line per request, only the lines worth keeping.
+    expect(stderr).not.toContain('\x1b[K');
+    expect(stderr).not.toMatch(/^\s+\S+\s+\d{3}\s+http:/m);
+  }, 300_000);
 });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeCouncil, LIST_KEYS, startDemoCouncil, startFakeCouncil } from '../support/fake-council';
+import { type FakeCouncil, LIST_KEYS, startDemoCouncil, startFakeCouncil } from '../../demo';
 import { get, getJson, type ListPage, urlsIn, walk } from './http';
 
 // Fields that legitimately point elsewhere (schema URIs, licences, vendor sites, the public website).

@@ -1,7 +1,7 @@
 import { gunzipSync } from 'node:zlib';
 import { request } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type FakeCouncil, startFakeCouncil } from '../support/fake-council';
+import { type FakeCouncil, startFakeCouncil } from '../../demo';
 import { get, getJson, type ListPage, OUR_AGENT, testAgent } from './http';
 
 const enc = encodeURIComponent;
@@ -232,6 +232,20 @@ describe('fake council: faults', () => {
 
     expect(text).toContain('"name":"\t\n\u0007');
     expect(() => JSON.parse(text)).toThrow();
+  });
+
+  it('nestingBomb: a ~20 KB page of valid JSON nested 10,000 deep in its first item', async () => {
+    const plain = await (await get(council.listUrl('paper'))).text();
+    council.setFault('*/paper', { kind: 'nestingBomb' });
+
+    const text = await (await get(council.listUrl('paper'))).text();
+
+    // the bomb adds 20 KB of brackets and its field name
+    expect(text.length - plain.length).toBe(20_000 + '"nested":,'.length);
+    const page = JSON.parse(text) as { data: { nested: unknown }[] };
+    let depth = 0;
+    for (let v: unknown = page.data[0]?.nested; Array.isArray(v); v = v[0]) depth += 1;
+    expect(depth).toBe(10_000);
   });
 
   it('placeholders: "N/A" instead of values, as CC e-gov systems send', async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeCouncil, startFakeCouncil } from '../support/fake-council';
+import { type FakeCouncil, startFakeCouncil } from '../../demo';
 import { get, getJson, type ListPage, walk } from './http';
 
 const ms = (o: Record<string, unknown>) => Date.parse(String(o.modified));

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type FakeCouncil, startFakeCouncil } from '../support/fake-council';
+import { type FakeCouncil, startFakeCouncil } from '../../demo';
 import { get, getJson, walk } from './http';
 
 const NOW = '2026-10-16T10:15:00+02:00';

@@ -1,10 +1,10 @@
-import { describe, expect, it } from 'vitest';
-import { hasOparlExamples, jsonPointer, readOparlExample } from '../support/fake-council';
-import { COPIED_VALUES } from '../support/fake-council/vocabulary';
+import { expect, it } from 'vitest';
+import { COPIED_VALUES } from '../../demo/vocabulary';
+import { corpusDescribe, jsonPointer, oparlExamples, readOparlExample } from '../support/corpora';
 
 // The demo dataset carries copies of fixture values (data/SOURCE.md); each must still be what the
-// fixture says, so the attribution stays true. Skipped where shared/ is not beside the repository.
-describe.skipIf(!hasOparlExamples())('fake council: copied fixture values', () => {
+// fixture says, so the attribution stays true. Skipped without the OParl examples corpus.
+corpusDescribe(oparlExamples())('fake council: copied fixture values', () => {
   it('copies something from each licensed source', () => {
     expect(new Set(COPIED_VALUES.map((v) => v.dataFile))).toEqual(
       new Set(['oparl-spec-examples.json', 'meine-stadt-transparent.json']),

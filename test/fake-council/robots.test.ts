@@ -5,7 +5,7 @@ import {
   type RobotsScript,
   robotsScripts,
   startFakeCouncil,
-} from '../support/fake-council';
+} from '../../demo';
 import { get, OUR_AGENT } from './http';
 
 describe('fake council: robots.txt', () => {

@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
-import { buildPdf } from '../support/fake-council';
-import { berlinIso, berlinLocalMs, parseFilterValue } from '../support/fake-council/time';
+import { buildPdf } from '../../demo';
+import { berlinIso, berlinLocalMs, parseFilterValue } from '../../demo/time';
 
 describe('fake council: time helpers', () => {
   it('berlinIso agrees with luxon across DST changes', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { type FakeCouncil, startFakeCouncil } from '../../demo';
 import { createHostSlots } from '../../shared/slots';
-import { type FakeCouncil, startFakeCouncil } from '../support/fake-council';
 import { api, closeAfterEach, InstantClock, rejectionOf } from './support';
 
 const { cleanups, kit } = closeAfterEach();

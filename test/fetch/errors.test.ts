@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { type FakeCouncil, startFakeCouncil } from '../../demo';
 import { createRunContext, parseRetryAfter } from '../../shared/fetch';
 import { createHostSlots } from '../../shared/slots';
-import { type FakeCouncil, startFakeCouncil } from '../support/fake-council';
 import {
   api,
   closeAfterEach,

@@ -1,7 +1,7 @@
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { type FakeCouncil, startFakeCouncil } from '../../demo';
 import { createHostSlots, type PacedHostSlots } from '../../shared/slots';
-import { type FakeCouncil, startFakeCouncil } from '../support/fake-council';
 import { api, closeAfterEach, InstantClock, ok, rejectionOf, routes, startTestServer } from './support';
 
 const { cleanups, kit } = closeAfterEach();

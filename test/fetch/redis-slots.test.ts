@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeCouncil, startFakeCouncil } from '../../demo';
 import {
   createMemoryRobotsStore,
   createPoliteFetcher,
@@ -7,7 +8,6 @@ import {
 } from '../../shared/fetch';
 import { createGuardedAgent, createTestResolver } from '../../shared/net';
 import { createHostSlots } from '../../shared/slots';
-import { type FakeCouncil, startFakeCouncil } from '../support/fake-council';
 import { type RedisPeer, startRedisPeer } from '../support/redis';
 import { api } from './support';
 
@@ -59,7 +59,7 @@ describe('polite fetcher with Redis-backed slots (RATE-1, RATE-4, RATE-8 across 
     }
   });
 
-  it('RATE-8: a Retry-After seen by one instance holds the other back (HOST_SLOT_TIMEOUT, nothing sent)', async () => {
+  it('RATE-8 / B-2: a Retry-After seen by one instance holds the other back (HOST_SLOT_TIMEOUT, nothing sent)', async () => {
     const store = createMemoryRobotsStore();
     const [a, b] = [instance('fetch-test:ra:', store), instance('fetch-test:ra:', store)];
     const busy = await startFakeCouncil({ hostname: 'ris-busy.test', robots: { status: 404, body: '' } });

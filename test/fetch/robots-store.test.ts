@@ -1,5 +1,6 @@
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeCouncil } from '../../demo';
 import {
   createLayeredRobotsStore,
   createMemoryRobotsStore,
@@ -10,7 +11,6 @@ import {
 } from '../../shared/fetch';
 import { nextCacheEntry, type RobotsCacheEntry } from '../../shared/robots';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
-import { startFakeCouncil } from '../support/fake-council';
 import { api, InstantClock, makeKit } from './support';
 
 const HOUR = 60 * 60 * 1000;

@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { type FakeCouncil, type RobotsScript, robotsScripts, startFakeCouncil } from '../../demo';
 import { createMemoryRobotsStore, robotsAgentKey } from '../../shared/fetch';
 import { createHostSlots } from '../../shared/slots';
-import {
-  type FakeCouncil,
-  type RobotsScript,
-  robotsScripts,
-  startFakeCouncil,
-} from '../support/fake-council';
 import {
   api,
   closeAfterEach,
@@ -220,7 +215,7 @@ describe('robots.txt gate (ROB)', () => {
     expect(paths(c)).toEqual(['/robots.txt', '/oparl/v1/system']);
   });
 
-  it('ROB-10 / RATE-1: Crawl-delay raises the host interval (capped at 60 s) and is noted with the slots', async () => {
+  it('ROB-10 / RATE-1 / B-2: Crawl-delay raises the host interval (capped at 60 s) and is noted with the slots', async () => {
     const c = await council(robotsScripts.crawlDelay(5));
     const clock = new InstantClock();
     const slots = recordingSlots(createHostSlots({ clock }));

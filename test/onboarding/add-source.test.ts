@@ -1,10 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeCouncil, robotsScripts, startFakeCouncil } from '../../demo';
+import type { FakeCouncilOptions } from '../../demo/types';
 import { addSource, listBodies, setBodyListed } from '../../shared/onboarding';
 import { SyncStateStore } from '../../shared/oparl/state';
 import { getSourceItem, putSourceItem } from '../../shared/store/sources';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
-import { type FakeCouncil, robotsScripts, startFakeCouncil } from '../support/fake-council';
-import type { FakeCouncilOptions } from '../support/fake-council/types';
 import { makeFetchKit } from './support';
 
 describe('sources add (ONB-2, ONB-3, ONB-4)', () => {

@@ -3,15 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import iconv from 'iconv-lite';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../../cli/ingestor';
 import { openLocalRuntime } from '../../cli/local/runtime';
+import { type FakeCouncil, robotsScripts, startFakeCouncil } from '../../demo';
 import { fileKey, textKey } from '../../shared/documents/keys';
 import { MirrorStore } from '../../shared/mirror';
 import { bodyFieldsOf } from '../../shared/oparl/body-fields';
 import { SyncStateStore } from '../../shared/oparl/state';
 import { putSourceItem } from '../../shared/store/sources';
-import { type FakeCouncil, robotsScripts, startFakeCouncil } from '../support/fake-council';
 
 /** Runs the CLI in-process; returns the exit code and the last stdout line as JSON. */
 async function run(args: string[]): Promise<{ code: number; json: Record<string, unknown> }> {
@@ -109,9 +110,26 @@ describe('operator CLI: probe, sources add/import/set, bodies, tombstone, purge-
     expect(rows[0]).toMatchObject({ sourceId: 'imp-a', created: true, active: false });
     expect(rows[1]).toMatchObject({ error: 'CONFIG_INVALID' });
     const csv = join(dir, 'sources.csv');
-    await writeFile(csv, `systemUrl;sourceId;requestIntervalSeconds\n${unreachable.systemUrl};imp-c;3\n`);
+    // As German Excel saves it: Windows-1252. Read with a warning, the umlaut intact.
+    await writeFile(
+      csv,
+      iconv.encode(
+        `systemUrl;sourceId;name;requestIntervalSeconds\r\n${unreachable.systemUrl};imp-c;Köln;3\r\n`,
+        'windows-1252',
+      ),
+    );
     const csvRes = await run(['sources', 'import', csv, ...d, '--json']);
-    expect(csvRes).toMatchObject({ code: 0, json: { created: 1, failed: 0 } });
+    expect(csvRes).toMatchObject({
+      code: 0,
+      json: {
+        created: 1,
+        failed: 0,
+        encoding: 'windows-1252',
+        warnings: [expect.stringContaining('Windows-1252')],
+      },
+    });
+    const shown = await run(['sources', 'show', 'imp-c', ...d, '--json']);
+    expect(shown.json.item).toMatchObject({ name: 'Köln' });
   });
 
   it('OPT-4: sources set applies the knobs to every source on the same host; activation does not spread', async () => {

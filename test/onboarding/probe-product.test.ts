@@ -1,10 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { probeBodies } from '../../shared/onboarding';
+import { corpusDescribe, risHtml } from '../support/corpora';
 import { type FakeRisHtml, startFakeRisHtml } from '../support/fake-ris-html/server';
 import { makeProbeKit, type ProbeKit } from './support';
 
+/** Suites on the captured RIS pages (outside the repository): skipped without that corpus. */
+const withRisHtml = corpusDescribe(risHtml());
+
 /** Issue 8 / ONB-1: a council system without OParl — the probe names the product to scrape it with. */
-describe('probe recognises the council product on the start page', () => {
+withRisHtml('probe recognises the council product on the start page', () => {
   let site: FakeRisHtml;
   let kit: ProbeKit;
   beforeAll(async () => {

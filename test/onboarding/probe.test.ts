@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { type FakeCouncil, robotsScripts, startFakeCouncil } from '../../demo';
+import type { FakeCouncilOptions } from '../../demo/types';
 import {
   oparlLinksFrom,
   PROBE_MAX_REQUESTS_PER_BODY,
@@ -6,8 +8,6 @@ import {
   probeBodies,
   systemFrom,
 } from '../../shared/onboarding';
-import { type FakeCouncil, robotsScripts, startFakeCouncil } from '../support/fake-council';
-import type { FakeCouncilOptions } from '../support/fake-council/types';
 import { makeProbeKit, type ProbeKit } from './support';
 
 const councils: FakeCouncil[] = [];

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeCouncil, LIST_KEYS, type ListKey, startFakeCouncil } from '../../demo';
 import { OParlFetchError } from '../../shared/oparl/ports';
 import { SyncStateStore } from '../../shared/oparl/state';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
-import { type FakeCouncil, LIST_KEYS, type ListKey, startFakeCouncil } from '../support/fake-council';
 import { harness, TestClock } from './support';
 
 const T0 = Date.parse('2024-07-01T10:00:00+02:00');

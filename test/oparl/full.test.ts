@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeCouncil, startFakeCouncil } from '../../demo';
 import { MIRROR_TYPES } from '../../shared/mirror';
 import { SyncStateStore } from '../../shared/oparl/state';
 import { timeSlices } from '../../shared/oparl/windows';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
-import { type FakeCouncil, startFakeCouncil } from '../support/fake-council';
 import { harness, liveMirror, TestClock } from './support';
 
 // Data from mid-2009 to February 2011; "now" in March 2011 keeps the slice count small (16).

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeCouncil, startFakeCouncil } from '../../demo';
 import { createRunContext } from '../../shared/fetch';
 import { type SyncDeps, syncSource, syncTablesFromEnv } from '../../shared/oparl/engine';
 import { politeFetcherPort } from '../../shared/oparl/polite-port';
 import { type Kit, makeKit } from '../fetch/support';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
-import { type FakeCouncil, startFakeCouncil } from '../support/fake-council';
 import { testSource, uniqueSourceId } from './support';
 
 // The production path: engine → politeFetcherPort → polite fetcher (robots.txt, pace, retries, ID-4)

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeCouncil, startFakeCouncil } from '../../demo';
 import { MIRROR_TYPES } from '../../shared/mirror';
 import { SyncStateStore } from '../../shared/oparl/state';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
-import { type FakeCouncil, startFakeCouncil } from '../support/fake-council';
 import { json, oneBodySystem, startMiniCouncil } from './mini-council';
 import { harness, liveMirror, TestClock } from './support';
 

@@ -1,9 +1,9 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeCouncil, startFakeCouncil } from '../../demo';
 import { MIRROR_TYPES } from '../../shared/mirror';
 import { SyncStateStore } from '../../shared/oparl/state';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
-import { type FakeCouncil, startFakeCouncil } from '../support/fake-council';
 import { harness, liveMirror, TestClock } from './support';
 
 const T0 = Date.parse('2024-07-01T10:00:00+02:00');

@@ -3,11 +3,12 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IngestorFunction } from '../../infra/ingestor-function';
-import { IngestorStack } from '../../infra/stack';
+import { IngestorStack, PREVIEW_MAX_INSTANCES } from '../../infra/stack';
+import { PREVIEW_STORED_REDIRECT_MAX_AGE_S } from '../../shared/preview/constants';
 import { cdkJsonContext, NO_BUNDLING, removeTempOutdirs, TEST_ENV, tempOutdir } from '../cdk/support';
 
 /**
- * The preview function in the stack (issue 9): a public Function URL streaming responses, counted
+ * The preview function in the stack (issue 9): CloudFront before a Function URL streaming responses, counted
  * as a fetcher (RATE-7), grants limited to what PRV-1…PRV-4 need, cdk-nag clean. Wiring only.
  */
 describe('CDK: preview function', () => {
@@ -33,17 +34,74 @@ describe('CDK: preview function', () => {
 
   const fn = () => stack.node.findChild('Preview') as IngestorFunction;
 
-  it('PRV: a public Function URL in RESPONSE_STREAM mode on the preview function', () => {
+  it('PRV: the Function URL (RESPONSE_STREAM) admits only CloudFront (AWS_IAM + origin access control)', () => {
     template.hasResourceProperties('AWS::Lambda::Url', {
-      AuthType: 'NONE',
+      AuthType: 'AWS_IAM',
       InvokeMode: 'RESPONSE_STREAM',
       TargetFunctionArn: Match.anyValue(),
     });
+    template.hasResourceProperties('AWS::CloudFront::OriginAccessControl', {
+      OriginAccessControlConfig: Match.objectLike({
+        OriginAccessControlOriginType: 'lambda',
+        SigningBehavior: 'always',
+      }),
+    });
+    template.hasResourceProperties('AWS::Lambda::Permission', {
+      Action: 'lambda:InvokeFunctionUrl',
+      Principal: 'cloudfront.amazonaws.com',
+    });
     const id = stack.getLogicalId(fn().fn.node.defaultChild as CfnElement);
     const props = template.findResources('AWS::Lambda::Function')[id]?.Properties;
-    expect(props?.ReservedConcurrentExecutions).toBe(10);
-    // RATE-7: 4 sync instances + 10 preview instances may fetch at once.
-    expect(props?.Environment.Variables.INGESTOR_MAX_INSTANCES).toBe('14');
+    // No reservation by default (a new account refuses any); RATE-7 still counts the intended bound:
+    // 4 sync instances + PREVIEW_MAX_INSTANCES preview instances may fetch at once.
+    expect(props?.ReservedConcurrentExecutions).toBeUndefined();
+    expect(props?.Environment.Variables.INGESTOR_MAX_INSTANCES).toBe(String(4 + PREVIEW_MAX_INSTANCES));
+  });
+
+  it('PRV: CloudFront in front — path-only cache key, TTL from the origin up to the stored-copy redirect age, viewer address forwarded (PRV-2)', () => {
+    template.hasResourceProperties('AWS::CloudFront::CachePolicy', {
+      CachePolicyConfig: Match.objectLike({
+        DefaultTTL: 0,
+        MinTTL: 0,
+        MaxTTL: PREVIEW_STORED_REDIRECT_MAX_AGE_S,
+        ParametersInCacheKeyAndForwardedToOrigin: Match.objectLike({
+          QueryStringsConfig: { QueryStringBehavior: 'none' },
+          HeadersConfig: { HeaderBehavior: 'none' },
+          CookiesConfig: { CookieBehavior: 'none' },
+        }),
+      }),
+    });
+    template.hasResourceProperties('AWS::CloudFront::OriginRequestPolicy', {
+      OriginRequestPolicyConfig: Match.objectLike({
+        HeadersConfig: { HeaderBehavior: 'whitelist', Headers: ['CloudFront-Viewer-Address'] },
+        QueryStringsConfig: { QueryStringBehavior: 'none' },
+      }),
+    });
+    template.hasResourceProperties('AWS::CloudFront::Distribution', {
+      DistributionConfig: Match.objectLike({
+        DefaultCacheBehavior: Match.objectLike({
+          ViewerProtocolPolicy: 'redirect-to-https',
+          AllowedMethods: ['GET', 'HEAD'],
+        }),
+      }),
+    });
+    const outputs = template.toJSON().Outputs as Record<string, { Value: unknown }>;
+    expect(JSON.stringify(outputs.PreviewUrl?.Value)).toContain('DomainName');
+  });
+
+  it('with -c reservedConcurrency=true the preview reserves PREVIEW_MAX_INSTANCES', () => {
+    const app = new App({
+      outdir: tempOutdir('preview-reserved'),
+      context: { ...cdkJsonContext(), ...NO_BUNDLING },
+    });
+    const reserved = new IngestorStack(app, 'Reserved', {
+      env: TEST_ENV,
+      documentFunctions: false,
+      reservedConcurrency: true,
+    });
+    const t = Template.fromStack(reserved);
+    t.hasResourceProperties('AWS::Lambda::Function', { ReservedConcurrentExecutions: PREVIEW_MAX_INSTANCES });
+    t.hasResourceProperties('AWS::Lambda::Function', { ReservedConcurrentExecutions: 1 });
   });
 
   it('cdk-nag AwsSolutions: no unacknowledged finding', () => {

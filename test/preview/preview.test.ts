@@ -1,13 +1,19 @@
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeCouncil, startFakeCouncil } from '../../demo';
 import { fileKey } from '../../shared/documents/keys';
 import { DocumentsStore } from '../../shared/documents/store';
-import { PREVIEW_LINGER_MS } from '../../shared/preview';
+import {
+  PREVIEW_LINGER_MS,
+  PREVIEW_STORED_REDIRECT_MAX_AGE_S,
+  PREVIEW_STORED_URL_TTL_S,
+  presignStoredObject,
+} from '../../shared/preview';
 import { createHostSlots, type SlotLease } from '../../shared/slots';
-import { type FakeCouncil, startFakeCouncil } from '../support/fake-council';
 import { createTestRedisClient } from '../support/redis';
 import {
   fileRequests,
+  followStored,
   open,
   type PreviewBed,
   putBody,
@@ -16,6 +22,7 @@ import {
   setDocumentFields,
   setFailureStreak,
   startPreviewBed,
+  storeCopy,
   tombstoneFile,
 } from './support';
 
@@ -44,6 +51,17 @@ describe('document preview', () => {
   const nextVisitor = () => {
     visitor += 1;
     return `198.51.100.${visitor}`;
+  };
+  /** A document of the listed body with a stored copy of `bytes` under its own Content-Type. */
+  const storedDocument = async (path: string, bytes: Buffer, contentType: string) => {
+    const docId = await recordFile(bed, {
+      sourceId: SRC_A,
+      bodyId: BODY_LISTED,
+      url: `${a.url}${path}`,
+      listed: true,
+    });
+    await storeCopy(bed, SRC_A, docId, bytes, contentType);
+    return docId;
   };
 
   beforeAll(async () => {
@@ -104,14 +122,112 @@ describe('document preview', () => {
       new HeadObjectCommand({ Bucket: bed.aws.env.BUCKET, Key: fileKey(SRC_A, docId) }),
     );
 
-    // act: stored → served from our copy
+    // act: stored → redirected to our copy, which S3 (the local s3rver) serves
     a.clearRequests();
     const second = await open(bed, docId, nextVisitor());
+    const copy = await followStored(bed, second);
     // assess
-    expect(second.status).toBe(200);
+    expect(second.status).toBe(302);
     expect(second.headers.get('x-preview-source')).toBe('stored');
-    expect(second.body.equals(first.body)).toBe(true);
+    expect(copy.status).toBe(200);
+    expect(copy.body.equals(first.body)).toBe(true);
+    expect(copy.headers.get('content-type')).toBe('application/pdf');
+    expect(copy.headers.get('content-disposition')).toBe('inline; filename="1.pdf"');
     expect(a.requests).toHaveLength(0);
+  });
+
+  it('PRV-3: a stored copy is a 302 to a presigned S3 URL valid at most PREVIEW_STORED_URL_TTL_S; the function streams none of its bytes, Range works on the URL', async () => {
+    // prepare: a stored copy of 200 kB, written as the document cache writes its copies
+    const bytes = Buffer.alloc(200_000, 7);
+    bytes.write('%PDF-1.7\n');
+    const docId = await storedDocument('/files/7/bericht.pdf', bytes, 'application/pdf');
+    a.clearRequests();
+    // act
+    const opened = await open(bed, docId, nextVisitor());
+    const location = new URL(opened.headers.get('location') ?? '');
+    const ranged = await followStored(bed, opened, { range: 'bytes=100-199' });
+    const whole = await followStored(bed, opened, {
+      accept: 'text/html,application/xhtml+xml,*/*;q=0.8',
+      'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0',
+      'accept-language': 'de-DE,de;q=0.9',
+      'sec-fetch-mode': 'navigate',
+    });
+    // assess
+    expect(opened.status).toBe(302);
+    expect(opened.body).toHaveLength(0);
+    expect(opened.headers.get('cache-control')).toBe(`public, max-age=${PREVIEW_STORED_REDIRECT_MAX_AGE_S}`);
+    expect(PREVIEW_STORED_REDIRECT_MAX_AGE_S).toBeLessThan(PREVIEW_STORED_URL_TTL_S);
+    expect(location.origin).toBe(bed.aws.peers.s3Endpoint);
+    expect(Number(location.searchParams.get('X-Amz-Expires'))).toBe(PREVIEW_STORED_URL_TTL_S);
+    // Only the host is signed: a browser that opens the link (and adds its own headers) is served.
+    expect(location.searchParams.get('X-Amz-SignedHeaders')).toBe('host');
+    expect(PREVIEW_STORED_URL_TTL_S).toBeLessThanOrEqual(300);
+    expect(ranged.status).toBe(206);
+    expect(ranged.headers.get('content-range')).toBe(`bytes 100-199/${bytes.length}`);
+    expect(ranged.body.equals(bytes.subarray(100, 200))).toBe(true);
+    expect(whole.body.equals(bytes)).toBe(true);
+    expect(a.requests).toHaveLength(0);
+  });
+
+  it('PRV-3: the presigned URL is short-lived — S3 (s3rver) refuses it PREVIEW_STORED_URL_TTL_S after signing', async () => {
+    // prepare: a stored copy; URLs signed by the clock, not by waiting five minutes
+    const docId = await storedDocument('/files/9/kurz.pdf', Buffer.from('%PDF-1.7\nkurz'), 'application/pdf');
+    const sign = (ageS: number) =>
+      presignStoredObject(
+        bed.aws.clients.s3,
+        bed.aws.env.BUCKET,
+        fileKey(SRC_A, docId),
+        { contentType: 'application/pdf', contentDisposition: 'inline; filename="kurz.pdf"' },
+        { signedAt: new Date(Date.now() - ageS * 1000) },
+      );
+    // act
+    const fresh = await fetch(await sign(PREVIEW_STORED_URL_TTL_S - 30));
+    const expired = await fetch(await sign(PREVIEW_STORED_URL_TTL_S + 1));
+    // assess
+    expect(fresh.status).toBe(200);
+    expect(expired.status).toBe(403);
+    expect(await expired.text()).toContain('Request has expired');
+    await expect(
+      presignStoredObject(
+        bed.aws.clients.s3,
+        bed.aws.env.BUCKET,
+        'files/x',
+        { contentType: 'application/pdf', contentDisposition: 'inline' },
+        { expiresInS: PREVIEW_STORED_URL_TTL_S + 1 },
+      ),
+    ).rejects.toThrow(RangeError);
+  });
+
+  it('PRV-3: a stored HTML file is never shown inline — the presigned URL makes S3 answer octet-stream + attachment', async () => {
+    // prepare: the source delivered HTML under a file URL and it was stored with its own type
+    const docId = await storedDocument(
+      '/files/8/seite.html',
+      Buffer.from('<script>alert(1)</script>'),
+      'text/html; charset=utf-8',
+    );
+    // act
+    const opened = await open(bed, docId, nextVisitor());
+    const copy = await followStored(bed, opened);
+    // assess
+    expect(opened.status).toBe(302);
+    expect(copy.status).toBe(200);
+    expect(copy.headers.get('content-type')).toBe('application/octet-stream');
+    expect(copy.headers.get('content-disposition')).toBe('attachment; filename="seite.html"');
+    expect(copy.body.toString()).toBe('<script>alert(1)</script>');
+  });
+
+  it('PRV-3: a record naming a copy S3 does not have is fetched from the source instead of redirected to nothing', async () => {
+    // prepare
+    const url = `${a.url}/files/1/12.pdf`;
+    const docId = await recordFile(bed, { sourceId: SRC_A, bodyId: BODY_UNLISTED, url, listed: false });
+    await setDocumentFields(bed, docId, { state: 'stored', storedKey: fileKey(SRC_A, docId) });
+    a.clearRequests();
+    // act
+    const opened = await open(bed, docId, nextVisitor());
+    // assess
+    expect(opened.status).toBe(200);
+    expect(opened.headers.get('x-preview-source')).toBe('fetched');
+    expect(fileRequests(a.requests)).toHaveLength(1);
   });
 
   it('PRV-3 / DOC-7: a document of an unlisted body is not stored — every opening asks the source', async () => {

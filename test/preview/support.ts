@@ -1,9 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { parseEnv } from '../../shared/config/env';
 import type { SourceItem } from '../../shared/config/source';
-import { bodyKeyOf } from '../../shared/documents/keys';
+import { bodyKeyOf, fileKey } from '../../shared/documents/keys';
 import type { FetchEvent } from '../../shared/fetch';
 import { idHash, indexPartition } from '../../shared/mirror/keys';
 import { createTestResolver } from '../../shared/net';
@@ -173,3 +174,35 @@ export async function open(bed: PreviewBed, docId: string, visitor: string) {
 
 export const fileRequests = (requests: { path: string }[]) =>
   requests.filter((r) => r.path.startsWith('/files/'));
+
+/**
+ * Follows the preview's redirect to a stored copy with a plain HTTP client, as a browser does: the
+ * presigned URL must be served by the S3 peer itself (s3rver checks the signature and its expiry).
+ */
+export async function followStored(
+  bed: PreviewBed,
+  opened: { status: number; headers: Headers },
+  headers: Record<string, string> = {},
+) {
+  const location = opened.headers.get('location');
+  if (opened.status !== 302 || location === null)
+    throw new Error(`expected a redirect, got ${opened.status}`);
+  if (!location.startsWith(bed.aws.peers.s3Endpoint)) throw new Error(`not the S3 peer: ${location}`);
+  const res = await fetch(location, { headers, redirect: 'manual' });
+  return { status: res.status, headers: res.headers, body: Buffer.from(await res.arrayBuffer()) };
+}
+
+/** A stored copy as the document cache leaves it: the object under `files/` and the record `stored`. */
+export async function storeCopy(
+  bed: PreviewBed,
+  sourceId: string,
+  docId: string,
+  bytes: Buffer,
+  contentType: string,
+): Promise<void> {
+  const key = fileKey(sourceId, docId);
+  await bed.aws.clients.s3.send(
+    new PutObjectCommand({ Bucket: bed.aws.env.BUCKET, Key: key, Body: bytes, ContentType: contentType }),
+  );
+  await setDocumentFields(bed, docId, { state: 'stored', storedKey: key, size: bytes.length });
+}

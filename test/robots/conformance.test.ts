@@ -1,14 +1,16 @@
 /**
- * robots.txt conformance: every case of ../shared/conformance (Google's unit tests, derived cases
- * and the differential corpus) must give its `expected` answer — our semantics as decided in
- * conformance/README.md ("Decision for this project"). Cases with `expected: null` (empty URL,
- * not an absolute URL) are skipped and counted below.
+ * robots.txt conformance: every case of the robots conformance corpus (Google's unit tests, derived
+ * cases and the differential corpus; outside the repository, found by test/support/corpora.ts) must
+ * give its `expected` answer — our semantics as decided in the corpus's README ("Decision for this
+ * project"). Cases with `expected: null` (empty URL, not an absolute URL) are skipped and counted
+ * below. Without the corpus this file is skipped; the project's own cases of the same rules are in
+ * match.test.ts, parse.test.ts, verdict.test.ts and own-cases.test.ts.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { isAllowed, type ParsedRobots, parseRobots } from '../../shared/robots';
+import { CORPUS_OPTIONS, robotsConformance } from '../support/corpora';
 
 interface ConformanceCase {
   name: string;
@@ -24,13 +26,11 @@ interface ConformanceCase {
   source?: string;
 }
 
-// Resolve relative to the repository, never to a fixed path: CI clones it elsewhere with
-// shared/ beside it.
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const conformanceDir = path.resolve(repoRoot, '..', 'shared', 'conformance');
+const corpus = robotsConformance();
 
 function load(file: string): ConformanceCase[] {
-  return JSON.parse(readFileSync(path.join(conformanceDir, file), 'utf8')) as ConformanceCase[];
+  if (!corpus.present) return [];
+  return JSON.parse(readFileSync(path.join(corpus.dir, file), 'utf8')) as ConformanceCase[];
 }
 
 const CAUSE_RULES: Record<string, string> = {
@@ -55,7 +55,7 @@ const FEATURE_RULES: Record<string, string> = {
   'rule-before-ua': 'ROB-1',
 };
 
-// Google test names → the SPEC rule they exercise.
+// Google test names → the rule (docs/rules.md) they exercise.
 const NAME_RULES: [RegExp, string][] = [
   [/IndexHTML|BOM|Typos|AcceptUserAgentUpToFirstSpace|LineSyntax_Line-3/, 'ROB-2a'],
   [/LineTooLong/, 'ROB-5'],
@@ -114,7 +114,9 @@ const files = [
   { file: 'robots-differential.json', total: 2000, skipped: 0 },
 ] as const;
 
-describe.each(files)('conformance: $file', ({ file, total, skipped }) => {
+const describeFiles = describe.skipIf(!corpus.present).each(files);
+
+describeFiles('conformance: $file', CORPUS_OPTIONS, ({ file, total, skipped }) => {
   const cases = load(file);
   const runnable = cases.filter((c) => c.expected !== null);
   const nullCases = cases.filter((c) => c.expected === null);

@@ -1,9 +1,10 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { MirrorRecord } from '../../shared/mirror';
 import { documentId } from '../../shared/oparl/documents';
 import { createScraperSyncEngine, engineReportOfScrape, type ScrapeReport } from '../../shared/scraper';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
+import { corpusDescribe, risHtml } from '../support/corpora';
 import {
   EXTRA_MEETINGS,
   type FakeRisHtml,
@@ -12,6 +13,9 @@ import {
   startFakeRisHtml,
 } from '../support/fake-ris-html';
 import { liveIds, SCRAPE_START_MS, type ScraperHarness, scraperHarness } from './support';
+
+/** Suites on the captured RIS pages (outside the repository): skipped without that corpus. */
+const withRisHtml = corpusDescribe(risHtml());
 
 /**
  * The scraper engine end to end (issue 8): the real polite fetcher (robots.txt, slots, redirects, ID-4)
@@ -34,7 +38,7 @@ function obj(record: MirrorRecord): Record<string, unknown> {
   return record.object as Record<string, unknown>;
 }
 
-describe('scraper engine: ALLRIS 3 site (harburg, eimsbuettel) on loopback', () => {
+withRisHtml('scraper engine: ALLRIS 3 site (harburg, eimsbuettel) on loopback', () => {
   let bed: AwsTestbed;
   let site: FakeRisHtml;
   let h: ScraperHarness;
@@ -277,7 +281,7 @@ describe('scraper engine: ALLRIS 3 site (harburg, eimsbuettel) on loopback', () 
   });
 });
 
-describe('scraper engine: gate pages, time budget, full scrape', () => {
+withRisHtml('scraper engine: gate pages, time budget, full scrape', () => {
   let bed: AwsTestbed;
   let site: FakeRisHtml;
 
@@ -392,7 +396,7 @@ describe('scraper engine: gate pages, time budget, full scrape', () => {
   });
 });
 
-describe('scraper engine: SessionNet site on loopback (trimmed samples + synthetic pages)', () => {
+withRisHtml('scraper engine: SessionNet site on loopback (trimmed samples + synthetic pages)', () => {
   let bed: AwsTestbed;
   let site: FakeRisHtml;
 

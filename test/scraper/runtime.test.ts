@@ -1,11 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseEnv } from '../../shared/config/env';
 import { resetUpstashCredentialsCache } from '../../shared/config/secrets';
 import { createTestResolver } from '../../shared/net';
 import { createSyncRuntime, type SyncRuntime } from '../../shared/sync/runtime';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
+import { corpusDescribe, risHtml } from '../support/corpora';
 import { type FakeRisHtml, startFakeRisHtml } from '../support/fake-ris-html';
 import { scraperSource, uniqueScraperId } from './support';
+
+/** Suites on the captured RIS pages (outside the repository): skipped without that corpus. */
+const withRisHtml = corpusDescribe(risHtml());
 
 /**
  * The sync function's composition root dispatches `kind: 'scraper'` sources to the scraper engine
@@ -13,7 +17,7 @@ import { scraperSource, uniqueScraperId } from './support';
  * pace cheap, the site shows a gate page: robots.txt and one page, 1 s apart (interval set to 1 s, the
  * RATE-3 floor), and the run ends as ERR-5 "UA blocked".
  */
-describe('sync runtime: scraper sources go to the scraper engine', () => {
+withRisHtml('sync runtime: scraper sources go to the scraper engine', () => {
   let bed: AwsTestbed;
   let site: FakeRisHtml;
   let runtime: SyncRuntime;

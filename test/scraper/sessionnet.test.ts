@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeHtml } from '../../shared/scraper/decode';
 import { PageLayoutError } from '../../shared/scraper/errors';
 import { parseSessionNetCalendar } from '../../shared/scraper/sessionnet/calendar';
@@ -14,6 +14,7 @@ import {
   sessionNetCalendarUrl,
   sessionNetSite,
 } from '../../shared/scraper/sessionnet/urls';
+import { CORPUS_OPTIONS, risHtml } from '../support/corpora';
 import { sessionNetSample } from '../support/fake-ris-html';
 import {
   sessionNetOrganizationListPage,
@@ -23,7 +24,8 @@ import {
 } from '../support/fake-ris-html/pages';
 
 /**
- * SessionNet parsers (issue 8). The two fixtures (shared/fixtures/ris-html/sessionnet) are TRIMMED,
+ * SessionNet parsers (issue 8). The two samples of the RIS HTML corpus (outside the repository,
+ * test/support/corpora.ts; skipped without it) are TRIMMED,
  * PARTLY SYNTHETIC pages modelled on sessionnet.krz.de/melle/bi; the expected values are those of their
  * upstream tests (ratsi_melle, MIT). Papers, committees and persons have no captured page at all: those
  * parsers run on pages the fake site generates and prove only that layout.
@@ -31,14 +33,15 @@ import {
 
 const BASE = 'https://session.melle.info/bi/';
 
-describe('SessionNet si0040 month calendar (sample)', () => {
-  const html = decodeHtml(sessionNetSample('si0040_oct2025')).text;
-  const calendar = parseSessionNetCalendar(
-    html,
-    `${BASE}si0040.asp?__cjahr=2025&__cmonat=10&__canz=1`,
-    2025,
-    10,
-  );
+const ris = risHtml();
+
+describe.skipIf(!ris.present)('SessionNet si0040 month calendar (sample)', CORPUS_OPTIONS, () => {
+  let html: string;
+  let calendar: ReturnType<typeof parseSessionNetCalendar>;
+  beforeAll(() => {
+    html = decodeHtml(sessionNetSample('si0040_oct2025')).text;
+    calendar = parseSessionNetCalendar(html, `${BASE}si0040.asp?__cjahr=2025&__cmonat=10&__canz=1`, 2025, 10);
+  });
 
   it('ISSUE-8: meetings with __ksinr ids, names, committees, dates, times and rooms', () => {
     expect(calendar.rows.map((r) => r.name)).toEqual([
@@ -93,9 +96,13 @@ describe('SessionNet si0040 month calendar (sample)', () => {
   });
 });
 
-describe('SessionNet si0057 meeting page (sample)', () => {
-  const html = decodeHtml(sessionNetSample('si0057_sample')).text;
-  const meeting = parseSessionNetMeeting(html, `${BASE}si0057.asp?__ksinr=1234`);
+describe.skipIf(!ris.present)('SessionNet si0057 meeting page (sample)', CORPUS_OPTIONS, () => {
+  let html: string;
+  let meeting: ReturnType<typeof parseSessionNetMeeting>;
+  beforeAll(() => {
+    html = decodeHtml(sessionNetSample('si0057_sample')).text;
+    meeting = parseSessionNetMeeting(html, `${BASE}si0057.asp?__ksinr=1234`);
+  });
 
   it('ISSUE-8: meeting documents from the document box, getfile ids, categories', () => {
     expect(meeting.id).toBe(`${BASE}si0057.asp?__ksinr=1234`);

@@ -6,7 +6,11 @@ import { parseAllrisRoster } from '../../shared/scraper/allris/roster';
 import { revisitDue, SCRAPE_POLICY, scrapeMonths } from '../../shared/scraper/constants';
 import { decodeHtml } from '../../shared/scraper/decode';
 import { shapeMeeting, shapeOrganization, shapePaper } from '../../shared/scraper/oparl-shape';
+import { corpusDescribe, risHtml } from '../support/corpora';
 import { allrisManifest, allrisPage } from '../support/fake-ris-html';
+
+/** Suites on the captured RIS pages (outside the repository): skipped without that corpus. */
+const withRisHtml = corpusDescribe(risHtml());
 
 /** The scrape policy (which months, when a page is read again) and the OParl shape of scraped records. */
 
@@ -92,7 +96,7 @@ describe('scrape policy (pure)', () => {
   );
 });
 
-describe('OParl shape of scraped records', () => {
+withRisHtml('OParl shape of scraped records', () => {
   const m = allrisManifest().altona;
   const base = `${m?.base_url}/bi/`;
   const ctx = { bodyId: base };

@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   acquireSyncLease,
+  claimSyncRun,
   getSourceState,
   listSourceStates,
   patchSourceState,
+  releaseSyncClaim,
   releaseSyncLease,
 } from '../../shared/store/source-state';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
@@ -33,7 +35,7 @@ describe('source STATE item and sync lease (SCH-5)', () => {
     expect(results.filter(Boolean)).toHaveLength(1);
   });
 
-  it('SCH-5: a held lease blocks other runs, admits its own continuation, and frees itself on expiry', async () => {
+  it('SCH-5: a held lease blocks other runs, admits its own next message, and frees itself on expiry', async () => {
     const doc = bed.clients.doc;
     expect(
       await acquireSyncLease(doc, table(), 'src-1', {
@@ -51,11 +53,14 @@ describe('source STATE item and sync lease (SCH-5)', () => {
         now: plus(1000),
       }),
     ).toBe(false);
+    // The run's own messages claim the lease it holds (acquire is for new runs only).
     expect(
-      await acquireSyncLease(doc, table(), 'src-1', {
+      await claimSyncRun(doc, table(), 'src-1', {
         runId: 'r1',
-        kind: 'incremental',
-        until: plus(120_000),
+        step: 0,
+        holder: 'h1',
+        heldUntil: plus(61_000),
+        leaseUntil: plus(120_000),
         now: plus(1000),
       }),
     ).toBe(true);
@@ -73,6 +78,65 @@ describe('source STATE item and sync lease (SCH-5)', () => {
     const item = await getSourceState(doc, table(), 'src-1');
     expect(item?.leaseRunId).toBeUndefined();
     expect(item?.lastRun).toEqual({ ok: true });
+  });
+
+  it('SCH-5 / issue 13: one invocation per message of a run — a duplicate is refused, a continuation takes over, a stale or dead one does not block', async () => {
+    const doc = bed.clients.doc;
+    const claim = (step: number, holder: string, at: number, heldMs = 60_000) =>
+      claimSyncRun(doc, table(), 'src-claims', {
+        runId: 'run',
+        step,
+        holder,
+        heldUntil: plus(at + heldMs),
+        leaseUntil: plus(at + 1_200_000),
+        now: plus(at),
+      });
+    expect(
+      await acquireSyncLease(doc, table(), 'src-claims', {
+        runId: 'run',
+        kind: 'full',
+        until: plus(1_200_000),
+        now: t0,
+      }),
+    ).toBe(true);
+    // Another run's message never claims; the first delivery of message 0 does, its twin does not.
+    expect(
+      await claimSyncRun(doc, table(), 'src-claims', {
+        runId: 'other',
+        step: 0,
+        holder: 'x',
+        heldUntil: plus(60_000),
+        leaseUntil: plus(60_000),
+        now: t0,
+      }),
+    ).toBe(false);
+    expect(await claim(0, 'a', 0)).toBe(true);
+    expect(await claim(0, 'twin', 1000)).toBe(false);
+    // Message 0 hands over to its continuation; a late copy of message 0 is stale from then on.
+    expect(
+      await releaseSyncClaim(doc, table(), 'src-claims', { runId: 'run', step: 0, holder: 'a' }, 1),
+    ).toBe(true);
+    expect(await claim(0, 'late', 2000)).toBe(false);
+    expect(await claim(1, 'b', 3000)).toBe(true);
+    // A continuation takes over even before the sender handed over (it sends first, then hands over).
+    expect(await claim(2, 'c', 4000)).toBe(true);
+    expect(
+      await releaseSyncClaim(doc, table(), 'src-claims', { runId: 'run', step: 1, holder: 'b' }, 2),
+    ).toBe(false);
+    // The holder of message 2 dies: once its invocation's time is up, the redelivery claims.
+    expect(await claim(2, 'redelivery', 30_000)).toBe(false);
+    expect(await claim(2, 'redelivery', 64_001)).toBe(true);
+    // Only the claimant ends the run.
+    expect(await releaseSyncLease(doc, table(), 'src-claims', { runId: 'run', step: 2, holder: 'c' })).toBe(
+      false,
+    );
+    expect(
+      await releaseSyncLease(doc, table(), 'src-claims', { runId: 'run', step: 2, holder: 'redelivery' }),
+    ).toBe(true);
+    const item = await getSourceState(doc, table(), 'src-claims');
+    expect(item?.leaseRunId).toBeUndefined();
+    expect(item?.leaseStep).toBeUndefined();
+    expect(item?.leaseHolder).toBeUndefined();
   });
 
   it('patches keep the lease and make new items visible to the planner index', async () => {

@@ -1,5 +1,6 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type FakeCouncil, startFakeCouncil } from '../../demo';
 import { fileKey, textKey } from '../../shared/documents/keys';
 import { MIRROR_TYPES, type MirrorIndexEntry } from '../../shared/mirror';
 import { listBodies } from '../../shared/onboarding';
@@ -7,7 +8,6 @@ import { putSourceItem } from '../../shared/store/sources';
 import type { TakedownDeps } from '../../shared/takedown';
 import { type Harness, harness, TestClock } from '../oparl/support';
 import type { AwsTestbed } from '../support/aws';
-import { type FakeCouncil, startFakeCouncil } from '../support/fake-council';
 
 const T0 = Date.parse('2024-07-01T10:00:00+02:00');
 

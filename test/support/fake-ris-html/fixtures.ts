@@ -1,10 +1,11 @@
-// The RIS HTML fixtures beside the repository (shared/fixtures/ris-html, see its SOURCE.md): five
-// Hamburg ALLRIS 3 districts (raw ISO-8859-1 bytes, as served) and two trimmed SessionNet samples.
-import { existsSync, readFileSync } from 'node:fs';
+// The RIS HTML corpus outside the repository (found by test/support/corpus-dirs.ts; see the SOURCE.md
+// there): five Hamburg ALLRIS 3 districts (raw ISO-8859-1 bytes, as served) and two trimmed SessionNet
+// samples.
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { repoRoot } from '../fake-council/fixtures';
+import { risHtml } from '../corpus-dirs';
 
-export const risHtmlDir = path.resolve(repoRoot, '..', 'shared', 'fixtures', 'ris-html');
+export const risHtmlDir = risHtml().dir;
 
 export const ALLRIS_DISTRICTS = ['altona', 'eimsbuettel', 'hamburg_nord', 'harburg', 'wandsbek'] as const;
 export type AllrisDistrict = (typeof ALLRIS_DISTRICTS)[number];
@@ -22,7 +23,7 @@ export interface ManifestEntry {
 }
 
 export function hasRisHtmlFixtures(): boolean {
-  return existsSync(path.join(risHtmlDir, 'allris', 'allris_manifest.yml'));
+  return risHtml().present;
 }
 
 /** The raw bytes of one ALLRIS page, exactly as captured. */
@@ -36,9 +37,22 @@ export function sessionNetSample(name: 'si0040_oct2025' | 'si0057_sample'): Buff
 
 /**
  * `allris_manifest.yml`: two levels of `key: value` (district → fields). Read line by line — the file is
- * that simple, and no YAML library is a dependency of this project.
+ * that simple, and no YAML library is a dependency of this project. Without the corpus every district
+ * gets an empty entry, so suites built from the manifest are still collected — and skipped.
  */
 export function allrisManifest(): Record<string, ManifestEntry> {
+  if (!hasRisHtmlFixtures()) {
+    const empty: ManifestEntry = {
+      name: '',
+      base_url: '',
+      document_id: '',
+      meeting_id: '',
+      agenda_item_id: '',
+      committee_id: '',
+      party_id: '',
+    };
+    return Object.fromEntries(ALLRIS_DISTRICTS.map((d) => [d, empty]));
+  }
   const text = readFileSync(path.join(risHtmlDir, 'allris', 'allris_manifest.yml'), 'utf8');
   const out: Record<string, Record<string, string>> = {};
   let current: Record<string, string> | undefined;

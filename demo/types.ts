@@ -130,6 +130,8 @@ export type Fault =
   | { kind: 'gzipBomb'; inflatedBytes?: number }
   /** Raw (unescaped) control characters inside JSON strings. */
   | { kind: 'controlChars' }
+  /** A JSON nesting bomb: `nested` (a field no OParl type has) of the first item becomes an array nested `depth` deep (default 10,000; ~20 KB). */
+  | { kind: 'nestingBomb'; depth?: number }
   /** Replace string values of `fields` (default name, website, created) with `value` (default 'N/A'). */
   | { kind: 'placeholders'; fields?: string[]; value?: string }
   /** List filters are accepted but not applied. */

@@ -12,7 +12,9 @@ import {
   faultOf,
   gzipBomb,
   injectControlChars,
+  injectNestingBomb,
   isShortCircuit,
+  NESTING_BOMB_DEPTH,
 } from './faults';
 import { ROBOTS_ALLOW_ALL } from './robots';
 import { parseFilterValue } from './time';
@@ -203,6 +205,8 @@ export async function startFakeCouncil(options: FakeCouncilOptions = {}): Promis
       : doc;
     let text = JSON.stringify(shown);
     if (faultOf(faults, 'controlChars')) text = injectControlChars(text);
+    const bomb = faultOf(faults, 'nestingBomb');
+    if (bomb) text = injectNestingBomb(text, bomb.depth ?? NESTING_BOMB_DEPTH);
     const body = Buffer.from(text, 'utf8');
     if (!options.apiEtags) return reply(200, body, JSON_TYPE);
     const etag = etagOf(body);

@@ -135,6 +135,20 @@ export function injectControlChars(json: string): string {
   return json.replace(/":"(?=[A-Za-zÄÖÜäöü])/g, '":"\t\n\u0007');
 }
 
+/** Default depth of the `nestingBomb` fault: ~20 KB of brackets, far beyond any recursive walk's stack. */
+export const NESTING_BOMB_DEPTH = 10_000;
+
+/**
+ * `[[[…]]]` nested `depth` deep in a field `nested` (no OParl type has one) of the page's first item (or of the object itself):
+ * valid JSON that `JSON.parse` reads fine but that overflows the stack of any recursive walk.
+ */
+export function injectNestingBomb(json: string, depth: number): string {
+  const bomb = `${'['.repeat(depth)}${']'.repeat(depth)}`;
+  const at = json.indexOf('"id":');
+  if (at < 0) return json;
+  return `${json.slice(0, at)}"nested":${bomb},${json.slice(at)}`;
+}
+
 /** Replaces string values of the named fields anywhere in the document. */
 export function applyPlaceholders(doc: unknown, fields: ReadonlySet<string>, value: string): unknown {
   if (Array.isArray(doc)) return doc.map((v) => applyPlaceholders(v, fields, value));

@@ -1,5 +1,5 @@
 // The bundled demo council system that `npm start` mirrors when no source is configured. Runs on
-// its own too: `npx tsx test/support/fake-council/demo.ts [port]`.
+// its own too: `npx tsx demo/demo.ts [port]`.
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startFakeCouncil } from './server';

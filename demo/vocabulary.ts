@@ -10,7 +10,7 @@ interface PickFile {
 export interface CopiedValue {
   /** File in data/. */
   dataFile: string;
-  /** Fixture path relative to shared/fixtures/oparl-examples/. */
+  /** Fixture path inside the OParl examples corpus (`fixtures/oparl-examples/` of the corpora, outside the repository). */
   fixture: string;
   /** RFC 6901 JSON pointer into the fixture. */
   pointer: string;

@@ -1,0 +1,42 @@
+import { parseEnv } from '../../shared/config/env';
+import { DEFAULT_STACK_NAME } from '../../shared/config/stack-outputs';
+import { createAwsClients, destroyAwsClients } from '../../shared/store/clients';
+import type { LocalRuntime } from '../local/runtime';
+import { requireSharedSlots } from './shared-slots';
+import { createCloudFormationClient, readStackEnv } from './stack-outputs';
+
+/**
+ * `--aws [--stack NAME]`: the same commands against the deployed tables, bucket and queue, named by the
+ * stack's outputs (DescribeStacks), with the operator's own AWS credentials and region. The outputs win
+ * over SOURCES_TABLE & co. in the shell, so a stale variable cannot point a command at another table;
+ * only the Upstash token may come from the environment (else the operator's credentials read the
+ * stack's secret, as the functions do). Loopback is never reachable in this mode.
+ */
+export async function openAwsRuntime(opts: {
+  stack?: string;
+  /** The command line's words, to refuse fetching without the shared slot store (RATE-1/RATE-4). */
+  positionals: readonly string[];
+  processEnv?: Record<string, string | undefined>;
+}): Promise<LocalRuntime> {
+  const processEnv = opts.processEnv ?? process.env;
+  const stackName = opts.stack ?? DEFAULT_STACK_NAME;
+  const region = parseEnv({ AWS_REGION: processEnv.AWS_REGION }).AWS_REGION;
+  const cloudFormation = createCloudFormationClient(region);
+  let fromStack: Record<string, string>;
+  try {
+    fromStack = await readStackEnv(stackName, cloudFormation);
+  } finally {
+    cloudFormation.destroy();
+  }
+  const env = parseEnv({ ...processEnv, ...fromStack, INGESTOR_ALLOW_LOOPBACK: 'false' });
+  requireSharedSlots(opts.positionals, env, stackName);
+  const clients = createAwsClients(env);
+  return {
+    env,
+    clients,
+    dataDir: '',
+    async close() {
+      destroyAwsClients(clients);
+    },
+  };
+}

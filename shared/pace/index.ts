@@ -1,0 +1,2 @@
+export * from './host-intervals';
+export * from './load';

@@ -1,0 +1,82 @@
+import { DynamoDBServiceException } from '@aws-sdk/client-dynamodb';
+import { S3ServiceException } from '@aws-sdk/client-s3';
+import { SQSServiceException } from '@aws-sdk/client-sqs';
+import { IngestorError } from '../errors';
+
+/**
+ * Our own outages (issue 13, ERR-4): DynamoDB throttling, an S3 5xx, SQS or a connection to AWS that
+ * failed even after the SDK's own retries. Such a fault is ours, not the council's — it must never count
+ * as a failed run of a source (ERR-4) or pause one. The sync message is redelivered instead, and the
+ * fault is counted under its own metric.
+ */
+
+/** Error names AWS services use for throttling (the SDK retries these, then gives up with them). */
+export const THROTTLING_ERROR_NAMES: ReadonlySet<string> = new Set([
+  'ThrottlingException',
+  'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
+  'SlowDown',
+  'Throttling',
+  'ThrottledException',
+  'RequestThrottled',
+  'RequestThrottledException',
+  'TooManyRequestsException',
+]);
+
+export interface StoreOutage {
+  /** DynamoDB, S3, SQS, or AWS when the client is not one of ours. */
+  service: string;
+  /** The SDK's error name, e.g. ThrottlingException, SlowDown, InternalServerError, TimeoutError. */
+  error: string;
+  throttled: boolean;
+}
+
+interface SdkErrorShape {
+  name?: string;
+  $fault?: string;
+  $metadata?: { httpStatusCode?: number };
+}
+
+/**
+ * Pure: whether `err` is a transient fault of an AWS service we use. Only errors that left an AWS SDK
+ * client (they carry `$metadata`, set by the SDK's retry step) count: throttling, a 5xx or server fault,
+ * or no answer at all (network, timeout). A 4xx such as ConditionalCheckFailed or NoSuchKey is not an
+ * outage; neither is any error of the council's server (the polite fetcher's errors have no `$metadata`).
+ */
+export function storeOutageOf(err: unknown, depth = 0): StoreOutage | undefined {
+  if (err instanceof StoreUnavailableError) return err.outage;
+  if (typeof err !== 'object' || err === null) return undefined;
+  if (!('$metadata' in err)) {
+    // A store wrapper may have wrapped the SDK's error: look at what caused it (a few levels deep).
+    const cause = (err as { cause?: unknown }).cause;
+    return cause !== undefined && depth < 4 ? storeOutageOf(cause, depth + 1) : undefined;
+  }
+  const e = err as SdkErrorShape;
+  const status = e.$metadata?.httpStatusCode;
+  const name = e.name ?? 'Error';
+  const throttled = THROTTLING_ERROR_NAMES.has(name) || status === 429;
+  const unavailable = e.$fault === 'server' || status === undefined || status >= 500;
+  if (!throttled && !unavailable) return undefined;
+  return { service: serviceOf(err), error: name, throttled };
+}
+
+function serviceOf(err: object): string {
+  if (err instanceof DynamoDBServiceException) return 'DynamoDB';
+  if (err instanceof S3ServiceException) return 'S3';
+  if (err instanceof SQSServiceException) return 'SQS';
+  return 'AWS';
+}
+
+/** A sync message that could not finish because one of our stores was unavailable: redeliver it. */
+export class StoreUnavailableError extends IngestorError {
+  readonly outage: StoreOutage;
+
+  constructor(outage: StoreOutage, cause: unknown) {
+    super(
+      'STORE_UNAVAILABLE',
+      `${outage.service} unavailable (${outage.error}) after the SDK's retries; ours, not the source's`,
+      { retryable: true, cause },
+    );
+    this.outage = outage;
+  }
+}
