@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { liftCommand, tombstoneCommand } from '../../cli/commands/takedown';
 import type { LocalRuntime } from '../../cli/local/runtime';
 import { mirrorKey } from '../../shared/mirror';
@@ -13,7 +13,6 @@ import {
   tombstoneIds,
 } from '../../shared/takedown';
 import { SimulatedCrash } from '../oparl/support';
-import { type AwsTestbed, startAwsTestbed } from '../support/aws';
 import {
   beforeFirstWriteTo,
   documentsOf,
@@ -21,7 +20,7 @@ import {
   killedAfterRecorded,
   liveEntries,
   type SeededSource,
-  seedSyncedSource,
+  seededTestbed,
 } from './support';
 
 /**
@@ -67,23 +66,8 @@ function hookedFetcher(
 }
 
 describe('OPT-5: a takedown is permanent until an operator lifts it (OParl sync)', () => {
-  let bed: AwsTestbed;
-  const seeded: SeededSource[] = [];
-  beforeAll(async () => {
-    bed = await startAwsTestbed();
-  });
-  afterAll(async () => {
-    await Promise.all(seeded.map((s) => s.council.close()));
-    await bed.stop();
-  });
-
-  async function seed(prefix: string) {
-    const s = await seedSyncedSource(bed, prefix);
-    seeded.push(s);
-    const koeln = s.bodies.find((b) => b.slug === 'koeln');
-    if (!koeln) throw new Error('no koeln');
-    return { s, koeln };
-  }
+  const t = seededTestbed();
+  const seed = (prefix: string) => t.seed(prefix);
 
   it('OPT-5: tombstone --ids, purge-deleted --yes, then a full sync: the paper and its files stay gone', async () => {
     const { s, koeln } = await seed('perm-ids');
@@ -105,7 +89,7 @@ describe('OPT-5: a takedown is permanent until an operator lifts it (OParl sync)
     for (const f of paper.files) expect(live).not.toContain(f);
     expect(live.length).toBe(liveBefore - gone);
     // Its files are not recorded again, so no document function fetches them.
-    const docs = await documentsOf(bed, s.sourceId);
+    const docs = await documentsOf(t.bed, s.sourceId);
     expect(docs.filter((d) => paper.files.includes(String(d.fileId)))).toEqual([]);
   });
 
@@ -128,14 +112,14 @@ describe('OPT-5: a takedown is permanent until an operator lifts it (OParl sync)
     expect(await liveEntries(s.h, koeln.id)).toEqual([]);
     expect(await indexEntries(s.h, koeln.id)).toEqual([]);
     expect(s.council.requests.filter((r) => r.path.startsWith(`${koelnPath}/`))).toEqual([]);
-    expect(await documentsOf(bed, s.sourceId, koeln.id)).toEqual([]);
+    expect(await documentsOf(t.bed, s.sourceId, koeln.id)).toEqual([]);
   });
 
   it('OPT-5: purge-deleted keeps the takedown registry; only `takedown lift` ends it, and then the next sync restores the paper', async () => {
     const { s, koeln } = await seed('perm-lift');
     const paper = await paperWithFiles(s, koeln.id);
     await tombstoneIds(s.deps, [paper.id], { by: 'test', sourceId: s.sourceId, note: 'Anfrage' });
-    const registry = new TakedownRegistry(bed.clients.doc, bed.env.STATE_TABLE);
+    const registry = new TakedownRegistry(t.bed.clients.doc, t.bed.env.STATE_TABLE);
     const before = await registry.items(s.sourceId);
     await purgeDeleted(s.deps, 'koeln', { sourceId: s.sourceId, yes: true });
     expect(await registry.items(s.sourceId)).toEqual(before);
@@ -182,7 +166,7 @@ describe('OPT-5: a takedown is permanent until an operator lifts it (OParl sync)
     // The moment the sync sends its live copy of the paper — after it read the index, before its
     // commit — an operator takes it down, all steps complete; the sync's write lands on the tombstone.
     const { fired } = await beforeFirstWriteTo(
-      bed,
+      t.bed,
       mirrorKey(s.sourceId, 'paper', paperId),
       async () => {
         takedown = await tombstoneIds(s.deps, [paperId], { by: 'race', sourceId: s.sourceId });
@@ -247,7 +231,7 @@ describe('OPT-5: a takedown is permanent until an operator lifts it (OParl sync)
     // Re-running the command completes the rest (the Documents flags) and is harmless.
     const again = await tombstoneIds(s.deps, [paper.id], { by: 'test', sourceId: s.sourceId });
     expect(again.notFound).toEqual([]);
-    const docs = (await documentsOf(bed, s.sourceId)).filter((d) => paper.files.includes(String(d.fileId)));
+    const docs = (await documentsOf(t.bed, s.sourceId)).filter((d) => paper.files.includes(String(d.fileId)));
     expect(docs.length).toBeGreaterThan(0);
     expect(docs.every((d) => typeof d.takedownAt === 'string')).toBe(true);
   });
@@ -267,7 +251,7 @@ describe('OPT-5: a takedown is permanent until an operator lifts it (OParl sync)
     const again = await tombstoneBody(s.deps, 'koeln', { by: 'test', sourceId: s.sourceId });
     expect(Object.values(again.tombstoned).reduce((a, b) => a + b, 0)).toBeGreaterThan(10);
     expect(await liveEntries(s.h, koeln.id)).toEqual([]);
-    const docs = await documentsOf(bed, s.sourceId, koeln.id);
+    const docs = await documentsOf(t.bed, s.sourceId, koeln.id);
     expect(docs.every((d) => typeof d.takedownAt === 'string')).toBe(true);
   });
 
@@ -295,8 +279,8 @@ describe('OPT-5: a takedown is permanent until an operator lifts it (OParl sync)
     const { s, koeln } = await seed('perm-cli');
     const paper = await paperWithFiles(s, koeln.id);
     const rt: LocalRuntime = {
-      env: bed.env,
-      clients: bed.clients,
+      env: t.bed.env,
+      clients: t.bed.clients,
       dataDir: '',
       close: async () => undefined,
     };
@@ -329,7 +313,7 @@ describe('OPT-5: a takedown is permanent until an operator lifts it (OParl sync)
     // Counted as client middleware around the real DynamoDB peer: Queries of a TAKEDOWN# partition.
     let reads = 0;
     const name = `opt5-count-${Date.now()}`;
-    bed.clients.doc.middlewareStack.add(
+    t.bed.clients.doc.middlewareStack.add(
       (next, context) => async (args) => {
         const input = args.input as { ExpressionAttributeValues?: Record<string, unknown> };
         const pk = input.ExpressionAttributeValues?.[':pk'];
@@ -367,7 +351,7 @@ describe('OPT-5: a takedown is permanent until an operator lifts it (OParl sync)
       expect(addedReads).toBeLessThanOrEqual(1 + pages(added));
       expect(addedReads).toBe(2);
     } finally {
-      bed.clients.doc.middlewareStack.remove(name);
+      t.bed.clients.doc.middlewareStack.remove(name);
     }
   });
 });

@@ -1,5 +1,6 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll } from 'vitest';
 import { type FakeCouncil, startFakeCouncil } from '../../demo';
 import { fileKey, textKey } from '../../shared/documents/keys';
 import { MIRROR_TYPES, type MirrorIndexEntry } from '../../shared/mirror';
@@ -7,7 +8,7 @@ import { listBodies } from '../../shared/onboarding';
 import { putSourceItem } from '../../shared/store/sources';
 import type { TakedownDeps } from '../../shared/takedown';
 import { type Harness, harness, TestClock } from '../oparl/support';
-import type { AwsTestbed } from '../support/aws';
+import { type AwsTestbed, startAwsTestbed } from '../support/aws';
 
 const T0 = Date.parse('2024-07-01T10:00:00+02:00');
 
@@ -199,4 +200,36 @@ export async function killedAfterRecorded(
     if (!killed) throw error;
   });
   if (!killed) throw new Error('the command never reached its registry step');
+}
+
+/**
+ * One local AWS testbed for a describe block, and `seed` for sources synced into it; the councils and
+ * the testbed are closed after the block. `koeln` is the first body of every seeded source.
+ */
+export function seededTestbed(): {
+  readonly bed: AwsTestbed;
+  seed(prefix: string): Promise<{ s: SeededSource; koeln: { slug: string; id: string } }>;
+} {
+  let bed: AwsTestbed | undefined;
+  const seeded: SeededSource[] = [];
+  beforeAll(async () => {
+    bed = await startAwsTestbed();
+  });
+  afterAll(async () => {
+    await Promise.all(seeded.map((s) => s.council.close()));
+    await bed?.stop();
+  });
+  return {
+    get bed(): AwsTestbed {
+      if (!bed) throw new Error('testbed not started');
+      return bed;
+    },
+    async seed(prefix) {
+      const s = await seedSyncedSource(this.bed, prefix);
+      seeded.push(s);
+      const koeln = s.bodies.find((b) => b.slug === 'koeln');
+      if (!koeln) throw new Error('no koeln');
+      return { s, koeln };
+    },
+  };
 }
