@@ -540,7 +540,7 @@ export function bookSections(c: RulesConstants): BookSection[] {
 /**
  * Where each rule is kept and which tests prove it (paths from the repository root). Every listed test
  * file must cite the rule's ID, and every listed module must exist (test/docs/rules-book.test.ts).
- * Rules not built yet are `NOT_YET`: OPT-5 (issue 13) and OTH-1…5 (issue 17).
+ * Rules not built yet are `NOT_YET`: OTH-1…5 (issue 17).
  */
 export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
   'ID-1': {
@@ -937,7 +937,20 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
     modules: ['cli/commands/sources.ts', 'shared/onboarding/host-knobs.ts', 'shared/config/source.ts'],
     tests: ['test/onboarding/cli.test.ts'],
   },
-  'OPT-5': NOT_YET,
+  'OPT-5': {
+    modules: [
+      'shared/takedown/registry.ts',
+      'shared/takedown/guard.ts',
+      'shared/takedown/seal.ts',
+      'shared/takedown/lift.ts',
+      'shared/mirror/store.ts',
+    ],
+    tests: [
+      'test/takedown/permanent.test.ts',
+      'test/takedown/permanent-scraper.test.ts',
+      'test/takedown/permanent-documents.test.ts',
+    ],
+  },
   'OTH-1': NOT_YET,
   'OTH-2': NOT_YET,
   'OTH-3': NOT_YET,
