@@ -1,9 +1,13 @@
+import { setPriority } from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import {
   type FakeCouncil,
   type FakeCouncilOptions,
   type RecordedRequest,
   startFakeCouncil,
 } from '../../test/support/fake-council';
+import { gzipBomb } from '../../test/support/fake-council/faults';
+import { CHAOS_GZIP_BOMB_BYTES } from './councils';
 
 /**
  * The chaos campaign's council servers in a process of their own: they are the measuring instrument
@@ -13,7 +17,14 @@ import {
  */
 export type CouncilCommand =
   | { id: number; op: 'start'; options: FakeCouncilOptions }
-  | { id: number; op: 'setFault'; council: number; match: string | { regex: string; flags: string }; fault: unknown; scope?: unknown }
+  | {
+      id: number;
+      op: 'setFault';
+      council: number;
+      match: string | { regex: string; flags: string };
+      fault: unknown;
+      scope?: unknown;
+    }
   | { id: number; op: 'setRobots'; council: number; script: unknown }
   | { id: number; op: 'mutate'; council: number; mutations: unknown }
   | { id: number; op: 'clearFaults'; council: number }
@@ -28,13 +39,16 @@ export type CouncilEvent =
   | { type: 'arrived'; council: number; index: number; req: WireRequest }
   | { type: 'ended'; council: number; index: number; req: WireRequest };
 
+const lag = monitorEventLoopDelay({ resolution: 5 });
+
 const councils = new Map<number, FakeCouncil>();
 let next = 0;
 const send = (event: CouncilEvent) => process.send?.(event);
 const wire = ({ headers: _headers, ...rest }: RecordedRequest): WireRequest => rest;
 
 async function handle(cmd: CouncilCommand): Promise<unknown> {
-  if (cmd.op === 'ping') return undefined;
+  // The instrument's own delay: arrival stamps are late by up to this much.
+  if (cmd.op === 'ping') return { lagMaxMs: Math.round(lag.max / 1e6) };
   if (cmd.op === 'start') {
     next += 1;
     const n = next;
@@ -86,4 +100,12 @@ process.on('message', (cmd: CouncilCommand) => {
   );
 });
 process.on('disconnect', () => process.exit(0));
+// Like the politeness recorder: the instrument goes first when the machine is busy (root only).
+try {
+  setPriority(-10);
+} catch {
+  // not root: stamps may be later under load; the kernel capture (tcpdump) covers that
+}
+await gzipBomb(CHAOS_GZIP_BOMB_BYTES);
+lag.enable();
 send({ type: 'reply', id: 0, ok: true });

@@ -1,13 +1,16 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type {
-  Fault,
   FakeCouncilOptions,
+  Fault,
   FaultScope,
   Mutation,
   RobotsScript,
 } from '../../test/support/fake-council';
 import type { CouncilCommand, CouncilEvent, WireRequest } from './council-process';
+
+/** The gzip bomb the scenarios use (just above the 20 MiB API limit), built before any request is timed. */
+export const CHAOS_GZIP_BOMB_BYTES = 21 * 1024 * 1024;
 
 /**
  * The parent's handle on the council servers of council-process.ts. `requests` is kept live from the
@@ -26,7 +29,8 @@ export interface ChaosCouncil {
   clearFaults(): Promise<void>;
   /** Resolves when a request matching `predicate` arrives (already arrived ones count). */
   arrival(predicate: (r: WireRequest) => boolean): Promise<WireRequest>;
-  settle(): Promise<void>;
+  /** Returns the council process's largest event-loop delay so far (how late a stamp can be), ms. */
+  settle(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -45,10 +49,15 @@ export async function startCouncilHost(): Promise<CouncilHost> {
   const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   const byCouncil = new Map<
     number,
-    { requests: WireRequest[]; waiters: { p: (r: WireRequest) => boolean; resolve: (r: WireRequest) => void }[] }
+    {
+      requests: WireRequest[];
+      waiters: { p: (r: WireRequest) => boolean; resolve: (r: WireRequest) => void }[];
+    }
   >();
   let nextId = 1;
-  const ready = new Promise<void>((resolve) => pending.set(0, { resolve: () => resolve(), reject: () => {} }));
+  const ready = new Promise<void>((resolve) =>
+    pending.set(0, { resolve: () => resolve(), reject: () => {} }),
+  );
   child.on('message', (event: CouncilEvent) => {
     if (event.type === 'reply') {
       const p = pending.get(event.id);
@@ -114,11 +123,14 @@ export async function startCouncilHost(): Promise<CouncilHost> {
           const seen = state.requests.find((r) => r && predicate(r));
           if (seen) return Promise.resolve(seen);
           return new Promise((resolve) => {
-            (state.waiters as { p: typeof predicate; resolve: typeof resolve }[]).push({ p: predicate, resolve });
+            (state.waiters as { p: typeof predicate; resolve: typeof resolve }[]).push({
+              p: predicate,
+              resolve,
+            });
           });
         },
         async settle() {
-          await call({ op: 'ping' });
+          return ((await call({ op: 'ping' })) as { lagMaxMs: number }).lagMaxMs;
         },
         async close() {
           await call({ op: 'close', council: n });

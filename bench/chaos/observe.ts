@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { MIRROR_TYPES, MirrorStore } from '../../shared/mirror';
 import { MIN_HOST_INTERVAL_MS } from '../../shared/fetch/constants';
-import type { ChaosCouncil } from './councils';
+import { MIRROR_TYPES, MirrorStore } from '../../shared/mirror';
 import type { WireRequest } from './council-process';
+import type { ChaosCouncil } from './councils';
 import type { Deployment } from './stack';
 
 /**
@@ -64,7 +64,11 @@ export function pathOf(id: string, origin: string): string {
   return id.startsWith(origin) ? id.slice(origin.length) : id;
 }
 
-export async function snapshotMirror(d: Deployment, sourceId: string, origin: string): Promise<MirrorSnapshot> {
+export async function snapshotMirror(
+  d: Deployment,
+  sourceId: string,
+  origin: string,
+): Promise<MirrorSnapshot> {
   const mirror = new MirrorStore(d.admin, { bucket: d.env.BUCKET, stateTable: d.env.STATE_TABLE });
   const live = new Map<string, string>();
   const copies = new Map<string, number>();

@@ -1,3 +1,4 @@
+import type { IngestorEnv } from '../../shared/config/env';
 import type { FakeCouncilOptions } from '../../test/support/fake-council';
 import type { WireRequest } from './council-process';
 import type { ChaosCouncil, CouncilHost } from './councils';
@@ -89,15 +90,16 @@ export class ScenarioContext {
 
   /** A deterministic random number in [0, 1) for this scenario (pages to crash at …). */
   random(): number {
-    let t = (this.seed += 0x6d2b79f5);
+    this.seed = (this.seed + 0x6d2b79f5) >>> 0;
+    let t = this.seed;
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
   }
 
-  async deploy(): Promise<Deployment> {
+  async deploy(overrides: Partial<IngestorEnv> = {}): Promise<Deployment> {
     this.deployments += 1;
-    return this.stack.deploy(`${this.name}-${this.deployments}`.slice(0, 40));
+    return this.stack.deploy(`${this.name.slice(0, 36)}-${this.deployments}`, overrides);
   }
 
   /** A fake council on its own `.test` host, watched for spacing, in-flight and forbidden requests. */
@@ -169,20 +171,31 @@ export class ScenarioContext {
     }
   }
 
-  /** The figures of every watched server; called by the runner once the scenario is over. */
+  /** In-flight and forbidden requests of every watched server; called by the runner at the scenario's end. */
   async measureServers(): Promise<void> {
     for (const w of this.watched) {
-      await w.council.settle();
+      const lagMs = await w.council.settle();
+      this.notes.serverLagMaxMs = Math.max((this.notes.serverLagMaxMs as number | undefined) ?? 0, lagMs);
       const reqs = w.council.requests;
-      const spacing = spacingViolations(reqs, w.minIntervalMs);
-      this.figures.spacingViolations += spacing.count;
-      if (spacing.count > 0) this.notes.closeGaps = spacing.gaps;
       this.figures.maxInFlightPerHost = Math.max(this.figures.maxInFlightPerHost, maxInFlight(reqs));
       const forbidden = reqs.filter((r) => w.forbidden.some((p) => p(r)));
       this.figures.forbiddenRequests += forbidden.length;
       if (forbidden.length > 0) this.notes.forbidden = forbidden.slice(0, 5).map((r) => r.path);
       this.notes.requests = ((this.notes.requests as number | undefined) ?? 0) + reqs.length;
       if (process.env.CHAOS_PATHS) this.notes.paths = reqs.map((r) => `${r.status} ${r.path}`);
+    }
+  }
+
+  /**
+   * Spacing at every watched server (RATE-1/RATE-2, ROB-3): on the kernel's arrival stamps of the
+   * campaign's packet capture when there is one (port → GET arrivals), else on the servers' own stamps.
+   */
+  measureSpacing(wire: Map<number, { at: number; path: string }[]> | undefined): void {
+    for (const w of this.watched) {
+      const arrivals = wire ? (wire.get(w.council.port) ?? []) : w.council.requests;
+      const spacing = spacingViolations(arrivals, w.minIntervalMs);
+      this.figures.spacingViolations += spacing.count;
+      if (spacing.count > 0) this.notes.closeGaps = spacing.gaps;
     }
   }
 

@@ -1,4 +1,9 @@
-import { CreateQueueCommand, DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import {
+  CreateQueueCommand,
+  DeleteMessageCommand,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+} from '@aws-sdk/client-sqs';
 import { BUDGET_RESERVE_MS } from '../../functions/sync';
 import type { IngestorEnv } from '../../shared/config/env';
 import { resetUpstashCredentialsCache } from '../../shared/config/secrets';
@@ -28,7 +33,8 @@ import { type RemotePeers, startRemotePeers } from '../support';
 export interface ChaosStack {
   peers: RemotePeers;
   redis: RedisPeer;
-  deploy(name: string): Promise<Deployment>;
+  /** `overrides` change the deployment's environment (another Redis, INGESTOR_MAX_INSTANCES …). */
+  deploy(name: string, overrides?: Partial<IngestorEnv>): Promise<Deployment>;
   stop(): Promise<void>;
 }
 
@@ -66,7 +72,10 @@ export interface Deployment {
   send(body: string): Promise<void>;
   ack(receiptHandle: string): Promise<void>;
   /** Receive → process → delete until the queue is empty (a thrown store error leaves the message). */
-  drain(instance: Instance, opts?: { maxMessages?: number; visibilitySeconds?: number }): Promise<SyncRunResult[]>;
+  drain(
+    instance: Instance,
+    opts?: { maxMessages?: number; visibilitySeconds?: number },
+  ): Promise<SyncRunResult[]>;
   state(sourceId: string): Promise<SourceStateItem<SourceScheduleState> | undefined>;
   close(): Promise<void>;
 }
@@ -81,8 +90,8 @@ export async function startChaosStack(redis: RedisPeer): Promise<ChaosStack> {
   return {
     peers,
     redis,
-    async deploy(name) {
-      const d = await deploy(peers, redis, name);
+    async deploy(name, overrides = {}) {
+      const d = await deploy(peers, redis, name, overrides);
       deployments.push(d);
       return d;
     },
@@ -93,7 +102,12 @@ export async function startChaosStack(redis: RedisPeer): Promise<ChaosStack> {
   };
 }
 
-async function deploy(peers: RemotePeers, redis: RedisPeer, name: string): Promise<Deployment> {
+async function deploy(
+  peers: RemotePeers,
+  redis: RedisPeer,
+  name: string,
+  overrides: Partial<IngestorEnv>,
+): Promise<Deployment> {
   const env: IngestorEnv = {
     ...peers.env,
     SOURCES_TABLE: `${name}-sources`,
@@ -103,6 +117,7 @@ async function deploy(peers: RemotePeers, redis: RedisPeer, name: string): Promi
     INGESTOR_ALLOW_LOOPBACK: true,
     UPSTASH_REDIS_REST_URL: redis.adapter.url,
     UPSTASH_REDIS_REST_TOKEN: redis.adapter.token,
+    ...overrides,
   };
   const admin = peers.clients;
   await provisionLocal(admin, env);

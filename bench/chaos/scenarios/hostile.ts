@@ -1,8 +1,8 @@
 import type { FakeCouncilOptions } from '../../../test/support/fake-council';
-import type { WireRequest } from '../council-process';
-import type { ChaosCouncil } from '../councils';
 import { robotsScripts } from '../../../test/support/fake-council';
-import { type Scenario, type ScenarioContext } from '../scenario';
+import type { WireRequest } from '../council-process';
+import { CHAOS_GZIP_BOMB_BYTES, type ChaosCouncil } from '../councils';
+import type { Scenario, ScenarioContext } from '../scenario';
 import { CHAOS_T0, type Deployment } from '../stack';
 
 const DAY_MS = 24 * 60 * 60_000;
@@ -60,7 +60,10 @@ function hostile(spec: HostileSpec): Scenario {
         await d.drain(instance);
         const last = (await d.state(SOURCE))?.lastRun as { ok?: boolean; complete?: boolean } | undefined;
         if (!spec.expectedAbsent)
-          ctx.check(last?.ok === true && last.complete === true, 'the next night\'s full sync was not complete');
+          ctx.check(
+            last?.ok === true && last.complete === true,
+            "the next night's full sync was not complete",
+          );
         await ctx.compare(d, SOURCE, council, spec.council ?? {}, spec.expectedAbsent);
       }
       if (typeof after === 'function') await after(council, d);
@@ -96,7 +99,8 @@ export const HOSTILE_SCENARIOS: Scenario[] = [
   hostile({
     name: 'server-503-retry-after',
     rules: ['RATE-8', 'ERR-1'],
-    holds: 'A 503 with Retry-After: 3 is honoured (no request to the host before it ends), then the run completes.',
+    holds:
+      'A 503 with Retry-After: 3 is honoured (no request to the host before it ends), then the run completes.',
     setup: async (c, ctx) => {
       await c.setFault(
         `${LIST('meeting')}*`,
@@ -105,7 +109,10 @@ export const HOSTILE_SCENARIOS: Scenario[] = [
       );
       return (council) => {
         const gap = gapAfter(council, 503);
-        ctx.check(gap === undefined || gap >= 3_000, `next request ${Math.round(gap ?? 0)} ms after Retry-After: 3`);
+        ctx.check(
+          gap === undefined || gap >= 3_000,
+          `next request ${Math.round(gap ?? 0)} ms after Retry-After: 3`,
+        );
       };
     },
   }),
@@ -121,7 +128,10 @@ export const HOSTILE_SCENARIOS: Scenario[] = [
       );
       return (council) => {
         const gap = gapAfter(council, 429);
-        ctx.check(gap === undefined || gap >= 2_000, `next request ${Math.round(gap ?? 0)} ms after Retry-After: 2`);
+        ctx.check(
+          gap === undefined || gap >= 2_000,
+          `next request ${Math.round(gap ?? 0)} ms after Retry-After: 2`,
+        );
       };
     },
   }),
@@ -147,8 +157,14 @@ export const HOSTILE_SCENARIOS: Scenario[] = [
   hostile({
     name: 'server-gzip-bomb-once',
     rules: ['ERR-1'],
-    holds: 'A gzip bomb ends as RESPONSE_TOO_LARGE (decoded bytes counted), is retried, and the run completes.',
-    setup: (c) => c.setFault(`${LIST('paper')}*`, { kind: 'gzipBomb' }, { times: 1 }),
+    holds:
+      'A gzip bomb ends as RESPONSE_TOO_LARGE (decoded bytes counted), is retried, and the run completes.',
+    setup: (c) =>
+      c.setFault(
+        `${LIST('paper')}*`,
+        { kind: 'gzipBomb', inflatedBytes: CHAOS_GZIP_BOMB_BYTES },
+        { times: 1 },
+      ),
   }),
   hostile({
     name: 'server-redirect-loop',
@@ -165,7 +181,8 @@ export const HOSTILE_SCENARIOS: Scenario[] = [
   hostile({
     name: 'server-short-body',
     rules: ['ERR-1'],
-    holds: 'A body shorter than its Content-Length is a failed attempt, retried; nothing half-parsed is stored.',
+    holds:
+      'A body shorter than its Content-Length is a failed attempt, retried; nothing half-parsed is stored.',
     setup: (c) => c.setFault(`${LIST('meeting')}*`, { kind: 'contentLengthMismatch' }, { times: 1 }),
   }),
   hostile({
@@ -177,18 +194,25 @@ export const HOSTILE_SCENARIOS: Scenario[] = [
   hostile({
     name: 'server-bot-wall-once',
     rules: ['DOC-5', 'ERR-1'],
-    holds: 'An HTML page with 200 instead of a JSON list is no list page: nothing stored from it, a later run completes.',
+    holds:
+      'An HTML page with 200 instead of a JSON list is no list page: nothing stored from it, a later run completes.',
     setup: (c) =>
       c.setFault(
         `${LIST('paper')}*`,
-        { kind: 'status', status: 200, body: '<html><body>Bitte warten …</body></html>', contentType: 'text/html' },
+        {
+          kind: 'status',
+          status: 200,
+          body: '<html><body>Bitte warten …</body></html>',
+          contentType: 'text/html',
+        },
         { times: 1 },
       ),
   }),
   hostile({
     name: 'server-5xx-series',
     rules: ['ERR-3', 'ERR-5'],
-    holds: 'A series of 5xx ends the run early (ERR-3); after the pause the next run completes, nothing lost.',
+    holds:
+      'A series of 5xx ends the run early (ERR-3); after the pause the next run completes, nothing lost.',
     setup: (c) => c.setFault('/oparl/*', { kind: 'status', status: 502 }, { times: 6 }),
   }),
   hostile({
@@ -260,10 +284,16 @@ export const HOSTILE_SCENARIOS: Scenario[] = [
     rules: ['ID-4', 'ERR-5'],
     holds: 'A 403 for our User-Agent only: one comparison request at most, then the source rests ≥ 60 min.',
     setup: async (c, ctx) => {
-      await c.setFault('/oparl/*', { kind: 'status', status: 403 }, { userAgentIncludes: 'mandari-ingestor' });
+      await c.setFault(
+        '/oparl/*',
+        { kind: 'status', status: 403 },
+        { userAgentIncludes: 'mandari-ingestor' },
+      );
       return async (council) => {
         await council.settle();
-        const ours = council.requests.filter((r) => r.path !== '/robots.txt' && (r.userAgent ?? '').includes('mandari'));
+        const ours = council.requests.filter(
+          (r) => r.path !== '/robots.txt' && (r.userAgent ?? '').includes('mandari'),
+        );
         ctx.notes.requestsWhileBlocked = ours.length;
         // Two ticks 31 min apart: the second must find the source resting (ERR-5: ≥ 60 min).
         ctx.check(ours.length <= 3, `${ours.length} requests while blocked (expected the first run only)`);
