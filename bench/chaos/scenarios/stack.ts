@@ -153,7 +153,7 @@ export const STACK_SCENARIOS: Scenario[] = [
       const instance = await d.instance();
       await instance.process(m?.body ?? '');
       await d.ack(m?.receiptHandle ?? '');
-      const before = (await d.state(SOURCE))?.lastRun as { runId?: string } | undefined;
+      const before = await d.state(SOURCE);
       await council.settle();
       const doneAt = Date.now();
       const late = await instance.process(m?.body ?? '');
@@ -161,8 +161,12 @@ export const STACK_SCENARIOS: Scenario[] = [
       const extra = requestsSince(council, doneAt).length;
       ctx.notes.lateDuplicate = late.status;
       ctx.check(extra === 0, `the late duplicate sent ${extra} requests to the council`);
-      const after = (await d.state(SOURCE))?.lastRun as { runId?: string } | undefined;
-      ctx.check(after?.runId === before?.runId, 'the report of the run was replaced');
+      const after = await d.state(SOURCE);
+      ctx.check(
+        JSON.stringify(after?.lastRun) === JSON.stringify(before?.lastRun) &&
+          JSON.stringify(after?.schedule) === JSON.stringify(before?.schedule),
+        'the late duplicate rewrote the report or the schedule of the run it duplicates',
+      );
       await expectHealthy(ctx, d);
       await ctx.compare(d, SOURCE, council);
     },
