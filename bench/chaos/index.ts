@@ -72,7 +72,7 @@ export async function runChaosBench(opts: ChaosOptions = {}): Promise<ChaosResul
   try {
     const together = selected.filter((s) => !s.alone);
     const alone = selected.filter((s) => s.alone);
-    await pool(together, opts.concurrency ?? 8, async (s, i) => {
+    await pool(together, opts.concurrency ?? 6, async (s, i) => {
       const ctx = new ScenarioContext(s.name, stack, councils, clean, i + 1);
       contexts.set(s.name, ctx);
       results.push(await runScenario(s, ctx, log));

@@ -38,6 +38,13 @@ export const CONFIG_SCENARIOS: Scenario[] = [
           },
         }),
       );
+      // Five quiet minutes on the host: the pace notes the slots keep in Redis (5 min TTL) are gone.
+      const redis = ctx.stack.redis.redis;
+      const keys = await redis.keys(`ingestor:slots:*${new URL(council.url).hostname}*`);
+      if (keys.length > 0) await redis.del(...keys);
+      ctx.notes.expiredSlotKeys = keys.length;
+      // …and those minutes pass at the server too: the sibling's first request comes > 3 s after the last.
+      await new Promise((r) => setTimeout(r, 3_500));
       const cold = await d.instance();
       const r = await cold.process(b?.body ?? '');
       await d.ack(b?.receiptHandle ?? '');

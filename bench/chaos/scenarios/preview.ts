@@ -175,8 +175,12 @@ export const PREVIEW_SCENARIOS: Scenario[] = [
         body: '',
         contentType: 'application/pdf',
       });
-      d.clock.advance(3 * 24 * 60 * 60_000);
-      await documentPasses(ctx, d, { deletion: true });
+      // Past DEL_SAMPLE_INTERVAL_MS (7 days): every stored document is due for its HEAD sample.
+      await documentPasses(ctx, d, { deletion: true }, 8 * 24 * 60 * 60_000);
+      ctx.check(
+        Object.keys((ctx.notes.deletionChecks as object | undefined) ?? {}).length > 0,
+        'the deletion check asked nothing (the scenario proves nothing)',
+      );
       const after = await documentItems(d);
       let lost = 0;
       for (const i of stored) {

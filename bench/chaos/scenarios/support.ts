@@ -51,17 +51,22 @@ export async function listBody(d: Deployment, slug: string): Promise<void> {
   await bodiesCommand(operator(d), ['list', slug], { force: false });
 }
 
-/** One files pass and/or one deletion check, as the scheduled functions run them. */
+/**
+ * One files pass and/or one deletion check, as the scheduled functions run them. Their `now` is the
+ * wall clock (plus `laterMs`): the sync engine stamps document items with the wall clock too.
+ */
 export async function documentPasses(
   ctx: ScenarioContext,
   d: Deployment,
   which: { files?: boolean; deletion?: boolean },
+  laterMs = 0,
 ): Promise<void> {
   const runtime = await createDocumentsRuntime(d.env, { clients: d.admin, resolver: createTestResolver() });
+  const now = () => new Date(Date.now() + laterMs);
   try {
-    if (which.files) ctx.notes.files = (await runFilesPass(runtime.deps, { now: d.clock.now() })).files;
+    if (which.files) ctx.notes.files = (await runFilesPass(runtime.deps, { now: now() })).files;
     if (which.deletion)
-      ctx.notes.deletionChecks = (await runDeletionCheck(runtime.deps, { now: d.clock.now() })).checks;
+      ctx.notes.deletionChecks = (await runDeletionCheck(runtime.deps, { now: now() })).checks;
   } finally {
     await runtime.close();
   }
