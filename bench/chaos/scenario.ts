@@ -56,6 +56,9 @@ export const STANDARD_COUNCIL: FakeCouncilOptions = {
 
 interface Watched {
   council: ChaosCouncil;
+  /** Wall-clock life of the server: its port may serve another council before or after. */
+  fromEpochMs: number;
+  untilEpochMs: number;
   minIntervalMs: number;
   forbidden: ((r: WireRequest) => boolean)[];
 }
@@ -110,8 +113,18 @@ export class ScenarioContext {
       ...options,
       hostname: `${this.name}-${this.councils}.test`,
     });
-    this.watched.push({ council, minIntervalMs, forbidden: [] });
-    this.closers.push(() => council.close());
+    const watched: Watched = {
+      council,
+      fromEpochMs: Date.now() - 1,
+      untilEpochMs: Number.POSITIVE_INFINITY,
+      minIntervalMs,
+      forbidden: [],
+    };
+    this.watched.push(watched);
+    this.closers.push(async () => {
+      await council.close();
+      watched.untilEpochMs = Date.now() + 1;
+    });
     return council;
   }
 
@@ -192,7 +205,9 @@ export class ScenarioContext {
    */
   measureSpacing(wire: Map<number, { at: number; path: string }[]> | undefined): void {
     for (const w of this.watched) {
-      const arrivals = wire ? (wire.get(w.council.port) ?? []) : w.council.requests;
+      const arrivals = wire
+        ? (wire.get(w.council.port) ?? []).filter((p) => p.at >= w.fromEpochMs && p.at <= w.untilEpochMs)
+        : w.council.requests;
       const spacing = spacingViolations(arrivals, w.minIntervalMs);
       this.figures.spacingViolations += spacing.count;
       if (spacing.count > 0) this.notes.closeGaps = spacing.gaps;
