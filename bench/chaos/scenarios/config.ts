@@ -1,6 +1,7 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { BUDGET_RESERVE_MS } from '../../../functions/sync';
 import type { Scenario } from '../scenario';
+import { sourceOnCouncil } from './support';
 
 /**
  * Operator input and the invocation budget: an invalid Sources item must not loosen its host's pace
@@ -58,9 +59,7 @@ export const CONFIG_SCENARIOS: Scenario[] = [
     holds:
       'A page whose head comes after 50 s and whose body then trickles: with 62 s of invocation left the request is cut in time, the run checkpoints and returns before the invocation ends.',
     async run(ctx) {
-      const council = await ctx.council();
-      const d = await ctx.deploy();
-      await d.addSource({ sourceId: 'src', systemUrl: council.systemUrl });
+      const { council, d } = await sourceOnCouncil(ctx);
       await council.setFault('/oparl/v1/system', { kind: 'delay', delayMs: 50_000 }, { times: 1 });
       await council.setFault(
         '/oparl/v1/system',

@@ -7,7 +7,7 @@ import type { PreviewResponse } from '../../../shared/preview/types';
 import { startTcpProxy } from '../../../test/support/tcp-proxy';
 import type { Scenario, ScenarioContext } from '../scenario';
 import type { Deployment } from '../stack';
-import { bodySlug, documentItems, documentPasses, listBody, SOURCE } from './support';
+import { bodySlug, documentItems, documentPasses, listBody, syncedSource } from './support';
 
 /**
  * The document preview (PRV-1 … PRV-4; issue 13 #9, #2) through its production composition root and
@@ -61,12 +61,7 @@ async function answer(
 }
 
 async function withStoredFiles(ctx: ScenarioContext, opts: { listed?: boolean } = {}) {
-  const council = await ctx.council();
-  const d = await ctx.deploy();
-  await d.addSource({ sourceId: SOURCE, systemUrl: council.systemUrl });
-  const instance = await d.instance();
-  await d.tick();
-  await d.drain(instance);
+  const { council, d } = await syncedSource(ctx);
   // DOC-7: only listed bodies' documents are stored; the others are fetched on every opening (PRV-3).
   if (opts.listed !== false) await listBody(d, await bodySlug(d));
   return { council, d };

@@ -6,6 +6,7 @@ import type { WireRequest } from '../council-process';
 import type { ChaosCouncil } from '../councils';
 import type { Scenario, ScenarioContext } from '../scenario';
 import type { Deployment, Instance } from '../stack';
+import { SOURCE, sourceOnCouncil } from './support';
 
 /**
  * Faults of our own stack: instances that die at a page boundary, duplicate and re-ordered SQS
@@ -13,16 +14,8 @@ import type { Deployment, Instance } from '../stack';
  * Redis path stalled or killed (TCP proxy), the shared Redis killed, and jumps of the `now` the planner
  * and the run bookkeeping take. Every scenario ends with the mirror compared with a clean run.
  */
-const SOURCE = 'src';
 const pageRequests = (c: ChaosCouncil) => c.requests.filter((r) => r.path !== '/robots.txt');
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-async function oneSource(ctx: ScenarioContext, overrides = {}) {
-  const council = await ctx.council();
-  const d = await ctx.deploy(overrides);
-  await d.addSource({ sourceId: SOURCE, systemUrl: council.systemUrl });
-  return { council, d };
-}
 
 /** The run's own record in State: ok, complete, and nothing held against the source. */
 async function expectHealthy(ctx: ScenarioContext, d: Deployment, sourceId = SOURCE): Promise<void> {
@@ -47,7 +40,7 @@ function crashAtRandomPage(suffix: string): Scenario {
     holds:
       'An instance that dies while page k is in flight (in-process: its AWS clients never answer again) leaves a lease and a cursor; the redelivered message resumes on a new instance and the mirror equals a clean run.',
     async run(ctx) {
-      const { council, d } = await oneSource(ctx);
+      const { council, d } = await sourceOnCouncil(ctx);
       // Page 2 … 10 of the 11 API requests of a full sync.
       const k = 2 + Math.floor(ctx.random() * 9);
       ctx.notes.crashAtPage = k;
@@ -95,7 +88,7 @@ export const STACK_SCENARIOS: Scenario[] = [
     holds:
       'A run whose invocation budget ends after a few pages saves its cursor and continues in a new message; the mirror equals a clean run.',
     async run(ctx) {
-      const { council, d } = await oneSource(ctx);
+      const { council, d } = await sourceOnCouncil(ctx);
       await d.tick();
       const m = await d.receive();
       const instance = await d.instance();
@@ -116,7 +109,7 @@ export const STACK_SCENARIOS: Scenario[] = [
     holds:
       'Two concurrent deliveries of one message: the twin is dropped without touching the lease, the failure streak or the report of the run that owns it.',
     async run(ctx) {
-      const { council, d } = await oneSource(ctx);
+      const { council, d } = await sourceOnCouncil(ctx);
       await d.tick();
       const m = await d.receive();
       await d.ack(m?.receiptHandle ?? '');
@@ -140,69 +133,24 @@ export const STACK_SCENARIOS: Scenario[] = [
       await ctx.compare(d, SOURCE, council);
     },
   },
-  {
+  staleDelivery({
     name: 'duplicate-delivery-after-done',
-    rules: ['SCH-5'],
-    defect: 3,
     holds:
-      'A late duplicate of a message whose run has ended is dropped: no request to the council, the report stays.',
-    async run(ctx) {
-      const { council, d } = await oneSource(ctx);
-      await d.tick();
-      const m = await d.receive();
-      const instance = await d.instance();
-      await instance.process(m?.body ?? '');
-      await d.ack(m?.receiptHandle ?? '');
-      const before = await d.state(SOURCE);
-      await council.settle();
-      const doneAt = Date.now();
-      const late = await instance.process(m?.body ?? '');
-      await council.settle();
-      const extra = requestsSince(council, doneAt).length;
-      ctx.notes.lateDuplicate = late.status;
-      ctx.check(extra === 0, `the late duplicate sent ${extra} requests to the council`);
-      const after = await d.state(SOURCE);
-      ctx.check(
-        JSON.stringify(after?.lastRun) === JSON.stringify(before?.lastRun) &&
-          JSON.stringify(after?.schedule) === JSON.stringify(before?.schedule),
-        'the late duplicate rewrote the report or the schedule of the run it duplicates',
-      );
-      await expectHealthy(ctx, d);
-      await ctx.compare(d, SOURCE, council);
-    },
-  },
-  {
+      'A late duplicate of a message whose run has ended is dropped: no request to the council, the report and the schedule stay as the run left them.',
+  }),
+  staleDelivery({
     name: 'reordered-continuation',
-    rules: ['SCH-5'],
-    defect: 3,
     holds:
-      'A stale continuation 0 delivered after continuation 1 finished the run (re-ordered SQS delivery) changes nothing: no request, no failure, the mirror equals a clean run.',
-    async run(ctx) {
-      const { council, d } = await oneSource(ctx);
-      await d.tick();
-      const m = await d.receive();
-      const instance = await d.instance();
-      await instance.process(m?.body ?? '', BUDGET_RESERVE_MS + 4_000);
-      await d.ack(m?.receiptHandle ?? '');
-      await d.drain(instance);
-      await council.settle();
-      const doneAt = Date.now();
-      const stale = await instance.process(m?.body ?? '');
-      await council.settle();
-      ctx.notes.stale = stale.status;
-      const extra = requestsSince(council, doneAt).length;
-      ctx.check(extra === 0, `the stale continuation sent ${extra} requests to the council`);
-      await expectHealthy(ctx, d);
-      await ctx.compare(d, SOURCE, council);
-    },
-  },
+      'A stale continuation 0 delivered after continuation 1 finished the run (re-ordered SQS delivery) changes nothing: no request, the report and the schedule stay, the mirror equals a clean run.',
+    firstBudgetMs: BUDGET_RESERVE_MS + 4_000,
+  }),
   {
     name: 'dynamodb-throttle-absorbed',
     rules: ['ERR-4'],
     holds:
       'Two throttled DynamoDB attempts are absorbed by the SDK retries: the run completes, nothing is held against the source.',
     async run(ctx) {
-      const { council, d } = await oneSource(ctx);
+      const { council, d } = await sourceOnCouncil(ctx);
       const instance = await d.instance();
       instance.faults.fail({
         service: 'dynamodb',
@@ -222,7 +170,7 @@ export const STACK_SCENARIOS: Scenario[] = [
     rules: ['ERR-4'],
     holds: 'Two S3 500s on mirror writes are absorbed by the SDK retries: the run completes, nothing lost.',
     async run(ctx) {
-      const { council, d } = await oneSource(ctx);
+      const { council, d } = await sourceOnCouncil(ctx);
       const instance = await d.instance();
       instance.faults.fail({ service: 's3', command: /PutObject/, kind: 'server-error', times: 2 });
       await d.tick();
@@ -252,7 +200,7 @@ export const STACK_SCENARIOS: Scenario[] = [
     holds:
       'When the continuation cannot be sent (SQS throttled past the retries), the message is redelivered and the run resumes from its cursor; nothing is held against the source.',
     async run(ctx) {
-      const { council, d } = await oneSource(ctx);
+      const { council, d } = await sourceOnCouncil(ctx);
       await d.tick();
       const m = await d.receive(2);
       const instance = await d.instance();
@@ -276,7 +224,7 @@ export const STACK_SCENARIOS: Scenario[] = [
     async run(ctx) {
       const own = await startRedisPeer();
       ctx.onClose(() => own.stop());
-      const { council, d } = await oneSource(ctx, {
+      const { council, d } = await sourceOnCouncil(ctx, {
         UPSTASH_REDIS_REST_URL: own.adapter.url,
         UPSTASH_REDIS_REST_TOKEN: own.adapter.token,
         INGESTOR_MAX_INSTANCES: 2,
@@ -297,7 +245,7 @@ export const STACK_SCENARIOS: Scenario[] = [
     holds:
       'The planner clock jumps 2 h forward while a run holds the lease: a second run may start, but both share the host pace and in-flight cap, nothing is held against the source and the mirror equals a clean run.',
     async run(ctx) {
-      const { council, d } = await oneSource(ctx);
+      const { council, d } = await sourceOnCouncil(ctx);
       await d.tick();
       const m1 = await d.receive();
       const a = await d.instance();
@@ -321,7 +269,7 @@ export const STACK_SCENARIOS: Scenario[] = [
     holds:
       'The planner clock jumps 1 h back while a run holds the lease: no second run starts, the run completes and nothing is held against the source.',
     async run(ctx) {
-      const { council, d } = await oneSource(ctx);
+      const { council, d } = await sourceOnCouncil(ctx);
       await d.tick();
       const m1 = await d.receive();
       const a = await d.instance();
@@ -343,7 +291,7 @@ export const STACK_SCENARIOS: Scenario[] = [
     holds:
       'After a 3-day jump of the clock between runs the next run is a full sync that leaves the mirror equal to a clean run.',
     async run(ctx) {
-      const { council, d } = await oneSource(ctx);
+      const { council, d } = await sourceOnCouncil(ctx);
       const instance = await d.instance();
       await d.tick();
       await d.drain(instance);
@@ -356,6 +304,44 @@ export const STACK_SCENARIOS: Scenario[] = [
     },
   },
 ];
+
+/**
+ * Defect 3: a message delivered again after its run ended — a late duplicate, or (with a first budget
+ * that ends in a continuation) a stale continuation 0 after continuation 1 finished the run.
+ */
+function staleDelivery(spec: { name: string; holds: string; firstBudgetMs?: number }): Scenario {
+  return {
+    name: spec.name,
+    rules: ['SCH-5'],
+    defect: 3,
+    holds: spec.holds,
+    async run(ctx) {
+      const { council, d } = await sourceOnCouncil(ctx);
+      await d.tick();
+      const m = await d.receive();
+      const instance = await d.instance();
+      await instance.process(m?.body ?? '', spec.firstBudgetMs);
+      await d.ack(m?.receiptHandle ?? '');
+      await d.drain(instance);
+      const before = await d.state(SOURCE);
+      await council.settle();
+      const doneAt = Date.now();
+      const stale = await instance.process(m?.body ?? '');
+      await council.settle();
+      ctx.notes.staleDelivery = stale.status;
+      const extra = requestsSince(council, doneAt).length;
+      ctx.check(extra === 0, `the stale delivery sent ${extra} requests to the council`);
+      const after = await d.state(SOURCE);
+      ctx.check(
+        JSON.stringify(after?.lastRun) === JSON.stringify(before?.lastRun) &&
+          JSON.stringify(after?.schedule) === JSON.stringify(before?.schedule),
+        'the stale delivery rewrote the report or the schedule of the run it duplicates',
+      );
+      await expectHealthy(ctx, d);
+      await ctx.compare(d, SOURCE, council);
+    },
+  };
+}
 
 /**
  * Defect 8: our store failing past the SDK's retries, three deliveries in a row. The message must be
@@ -375,7 +361,7 @@ function ourOutage(spec: {
     defect: 8,
     holds: `${spec.service === 's3' ? 'S3 5xx' : 'DynamoDB throttling'} on every mirror write, past the SDK retries, for three deliveries: the message is redelivered each time, the source is neither failed nor paused, and after the outage the mirror equals a clean run.`,
     async run(ctx) {
-      const { council, d } = await oneSource(ctx);
+      const { council, d } = await sourceOnCouncil(ctx);
       const instance = await d.instance();
       const outage = instance.faults.fail({
         service: spec.service,

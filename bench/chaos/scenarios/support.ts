@@ -2,6 +2,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { bodiesCommand } from '../../../cli/commands/bodies';
 import { purgeDeletedCommand, tombstoneCommand } from '../../../cli/commands/takedown';
 import type { LocalRuntime } from '../../../cli/local/runtime';
+import type { IngestorEnv } from '../../../shared/config/env';
 import { createDocumentsRuntime, runDeletionCheck, runFilesPass } from '../../../shared/documents';
 import { createTestResolver } from '../../../shared/net';
 import { listBodies } from '../../../shared/onboarding';
@@ -16,6 +17,23 @@ import type { Deployment } from '../stack';
  * deletion-check passes built by their production composition root.
  */
 export const SOURCE = 'src';
+
+/** A council on its own host and a deployment with one active source on it. */
+export async function sourceOnCouncil(ctx: ScenarioContext, overrides: Partial<IngestorEnv> = {}) {
+  const council = await ctx.council();
+  const d = await ctx.deploy(overrides);
+  await d.addSource({ sourceId: SOURCE, systemUrl: council.systemUrl });
+  return { council, d };
+}
+
+/** …and its first full sync done (planner tick at T0, inside the full-sync window; queue drained). */
+export async function syncedSource(ctx: ScenarioContext) {
+  const { council, d } = await sourceOnCouncil(ctx);
+  const instance = await d.instance();
+  await d.tick();
+  await d.drain(instance);
+  return { council, d, instance };
+}
 
 /** The CLI's local runtime over a deployment (the commands take nothing else). */
 export function operator(d: Deployment): LocalRuntime {

@@ -12,6 +12,8 @@ import {
   listBody,
   purge,
   SOURCE,
+  sourceOnCouncil,
+  syncedSource,
   takenDown,
   tombstoneBody,
   tombstoneIds,
@@ -23,16 +25,6 @@ import {
  * operator's commands run through the CLI's command functions; the syncs through planner and queue.
  */
 const DAY_MS = 24 * 60 * 60_000;
-
-async function syncedSource(ctx: ScenarioContext) {
-  const council = await ctx.council();
-  const d = await ctx.deploy();
-  await d.addSource({ sourceId: SOURCE, systemUrl: council.systemUrl });
-  const instance = await d.instance();
-  await d.tick();
-  await d.drain(instance);
-  return { council, d, instance };
-}
 
 /** The next night's full sync (FULL-1): every list read again while the council still publishes all. */
 async function nextNightSync(d: Deployment, instance: Awaited<ReturnType<Deployment['instance']>>) {
@@ -154,9 +146,7 @@ export const TAKEDOWN_SCENARIOS: Scenario[] = [
     holds:
       "tombstone --body issued while a sync of that source runs wins over the sync's later writes: when the run ends nothing of the body is live, and no file of it is fetched afterwards.",
     async run(ctx) {
-      const council = await ctx.council();
-      const d = await ctx.deploy();
-      await d.addSource({ sourceId: SOURCE, systemUrl: council.systemUrl });
+      const { council, d } = await sourceOnCouncil(ctx);
       const instance = await d.instance();
       await d.tick();
       const m = await d.receive();
