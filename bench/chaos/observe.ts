@@ -124,7 +124,7 @@ export function compareMirrors(
     if (got.live.get(name) !== hash) lost.push(name);
   }
   let duplicatedObjects = got.strays;
-  for (const [name, n] of got.copies) if (n > 1) duplicatedObjects += n - 1;
+  for (const n of got.copies.values()) if (n > 1) duplicatedObjects += n - 1;
   for (const name of got.live.keys()) {
     if (!clean.live.has(name) && !expectedAbsent(name)) extra.push(name);
   }
