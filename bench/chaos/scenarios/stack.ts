@@ -245,14 +245,7 @@ export const STACK_SCENARIOS: Scenario[] = [
     holds:
       'The planner clock jumps 2 h forward while a run holds the lease: a second run may start, but both share the host pace and in-flight cap, nothing is held against the source and the mirror equals a clean run.',
     async run(ctx) {
-      const { council, d } = await sourceOnCouncil(ctx);
-      await d.tick();
-      const m1 = await d.receive();
-      const a = await d.instance();
-      const first = a.process(m1?.body ?? '').catch((e: Error) => e);
-      await council.arrival(() => pageRequests(council).length >= 3);
-      d.clock.advance(2 * 60 * 60_000);
-      const tick = await d.tick();
+      const { council, d, m1, first, tick } = await clockJumpMidRun(ctx, 2 * 60 * 60_000);
       ctx.notes.secondTick = tick.decisions.map((x) => x.reason);
       const b = await d.instance();
       const second = d.drain(b);
@@ -269,14 +262,7 @@ export const STACK_SCENARIOS: Scenario[] = [
     holds:
       'The planner clock jumps 1 h back while a run holds the lease: no second run starts, the run completes and nothing is held against the source.',
     async run(ctx) {
-      const { council, d } = await sourceOnCouncil(ctx);
-      await d.tick();
-      const m1 = await d.receive();
-      const a = await d.instance();
-      const first = a.process(m1?.body ?? '').catch((e: Error) => e);
-      await council.arrival(() => pageRequests(council).length >= 3);
-      d.clock.advance(-60 * 60_000);
-      const tick = await d.tick();
+      const { council, d, m1, first, tick } = await clockJumpMidRun(ctx, -60 * 60_000);
       ctx.check(tick.started.length === 0, 'a second run started while the first held the lease');
       const r = await first;
       ctx.check(!(r instanceof Error), `the run's end threw: ${r instanceof Error ? r.message : ''}`);
@@ -304,6 +290,19 @@ export const STACK_SCENARIOS: Scenario[] = [
     },
   },
 ];
+
+/** A run in flight (three pages sent), then the planner's clock jumps by `jumpMs` and it ticks. */
+async function clockJumpMidRun(ctx: ScenarioContext, jumpMs: number) {
+  const { council, d } = await sourceOnCouncil(ctx);
+  await d.tick();
+  const m1 = await d.receive();
+  const a = await d.instance();
+  const first = a.process(m1?.body ?? '').catch((e: Error) => e);
+  await council.arrival(() => pageRequests(council).length >= 3);
+  d.clock.advance(jumpMs);
+  const tick = await d.tick();
+  return { council, d, m1, first, tick };
+}
 
 /**
  * Defect 3: a message delivered again after its run ended — a late duplicate, or (with a first budget

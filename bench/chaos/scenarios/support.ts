@@ -1,9 +1,9 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { bodiesCommand } from '../../../cli/commands/bodies';
 import { purgeDeletedCommand, tombstoneCommand } from '../../../cli/commands/takedown';
 import type { LocalRuntime } from '../../../cli/local/runtime';
 import type { IngestorEnv } from '../../../shared/config/env';
 import { createDocumentsRuntime, runDeletionCheck, runFilesPass } from '../../../shared/documents';
+import { DocumentsStore } from '../../../shared/documents/store';
 import { createTestResolver } from '../../../shared/net';
 import { listBodies } from '../../../shared/onboarding';
 import type { ChaosCouncil } from '../councils';
@@ -90,16 +90,13 @@ export async function documentPasses(
   }
 }
 
+/** The source's Documents items, through the store the document functions use. */
 export async function documentItems(d: Deployment, sourceId = SOURCE): Promise<Record<string, unknown>[]> {
-  const out = await d.admin.doc.send(
-    new QueryCommand({
-      TableName: d.env.DOCUMENTS_TABLE,
-      IndexName: 'bySource',
-      KeyConditionExpression: 'sourceId = :s',
-      ExpressionAttributeValues: { ':s': sourceId },
-    }),
-  );
-  return (out.Items ?? []) as Record<string, unknown>[];
+  const items: Record<string, unknown>[] = [];
+  const store = new DocumentsStore(d.admin.doc, d.env.DOCUMENTS_TABLE);
+  for await (const item of store.listBySource(sourceId))
+    items.push(item as unknown as Record<string, unknown>);
+  return items;
 }
 
 /** Objects live before and taken down after: what a takedown hid (the object and what it embeds). */
