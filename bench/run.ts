@@ -12,6 +12,11 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   files: async () => (await import('./files')).runFilesBench({ log: (l: string) => console.error(l) }),
   'scrape-cost': async () => (await import('./scrape-cost')).runScrapeCostBench(),
   preview: async () => (await import('./preview')).runPreviewBench(),
+  chaos: async () =>
+    (await import('./chaos')).runChaosBench({
+      only: process.env.CHAOS_ONLY?.split(',').filter(Boolean),
+      log: (l: string) => console.error(l),
+    }),
 };
 
 export async function runBench(names: string[]): Promise<Record<string, unknown>> {
