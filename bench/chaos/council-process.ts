@@ -5,8 +5,8 @@ import {
   type FakeCouncilOptions,
   type RecordedRequest,
   startFakeCouncil,
-} from '../../test/support/fake-council';
-import { gzipBomb } from '../../test/support/fake-council/faults';
+} from '../../demo';
+import { gzipBomb } from '../../demo/faults';
 import { CHAOS_GZIP_BOMB_BYTES } from './councils';
 
 /**

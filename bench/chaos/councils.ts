@@ -1,12 +1,6 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type {
-  FakeCouncilOptions,
-  Fault,
-  FaultScope,
-  Mutation,
-  RobotsScript,
-} from '../../test/support/fake-council';
+import type { FakeCouncilOptions, Fault, FaultScope, Mutation, RobotsScript } from '../../demo';
 import type { CouncilCommand, CouncilEvent, WireRequest } from './council-process';
 
 /** The gzip bomb the scenarios use (just above the 20 MiB API limit), built before any request is timed. */

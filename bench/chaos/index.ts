@@ -1,6 +1,6 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import type { FakeCouncilOptions } from '../../test/support/fake-council';
+import type { FakeCouncilOptions } from '../../demo';
 import { startRedisPeer } from '../../test/support/redis';
 import { startWireCapture } from '../wire-capture';
 import type { CouncilHost } from './councils';
@@ -19,7 +19,7 @@ import { type ChaosStack, startChaosStack } from './stack';
 
 /**
  * Chaos bench (issue 13): the fault catalogue of docs/reliability.md as one scripted campaign on
- * loopback. Hostile council servers (test/support/fake-council) and faults injected into our own
+ * loopback. Hostile council servers (demo/) and faults injected into our own
  * stack — instances that die at a page boundary, duplicate and re-ordered SQS deliveries, DynamoDB and
  * S3 errors through SDK middleware around the real local peers, one instance's Redis path stalled or
  * killed through a TCP proxy, clock jumps in the `now` the code takes — all through the production

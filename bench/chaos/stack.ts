@@ -4,7 +4,6 @@ import {
   ReceiveMessageCommand,
   SendMessageCommand,
 } from '@aws-sdk/client-sqs';
-import { BUDGET_RESERVE_MS } from '../../functions/sync';
 import type { IngestorEnv } from '../../shared/config/env';
 import { resetUpstashCredentialsCache } from '../../shared/config/secrets';
 import { createTestResolver } from '../../shared/net';
@@ -15,6 +14,7 @@ import { type AwsClients, createAwsClients, destroyAwsClients } from '../../shar
 import { provisionLocal } from '../../shared/store/provision';
 import { getSourceState, type SourceStateItem } from '../../shared/store/source-state';
 import { putSourceItem } from '../../shared/store/sources';
+import { BUDGET_RESERVE_MS } from '../../shared/sync/batch';
 import { parseSyncMessage } from '../../shared/sync/message';
 import { runSyncMessage, type SyncRunResult } from '../../shared/sync/run';
 import { createSyncRuntime, type SyncRuntime } from '../../shared/sync/runtime';

@@ -1,5 +1,5 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { BUDGET_RESERVE_MS } from '../../../functions/sync';
+import { BUDGET_RESERVE_MS } from '../../../shared/sync/batch';
 import type { Scenario } from '../scenario';
 import { sourceOnCouncil } from './support';
 

@@ -1,5 +1,5 @@
-import type { FakeCouncilOptions } from '../../../test/support/fake-council';
-import { robotsScripts } from '../../../test/support/fake-council';
+import type { FakeCouncilOptions } from '../../../demo';
+import { robotsScripts } from '../../../demo';
 import type { WireRequest } from '../council-process';
 import { CHAOS_GZIP_BOMB_BYTES, type ChaosCouncil } from '../councils';
 import type { Scenario, ScenarioContext } from '../scenario';

@@ -1,4 +1,4 @@
-import { BUDGET_RESERVE_MS } from '../../../functions/sync';
+import { BUDGET_RESERVE_MS } from '../../../shared/sync/batch';
 import type { SyncRunResult } from '../../../shared/sync/run';
 import { startRedisPeer } from '../../../test/support/redis';
 import { startTcpProxy } from '../../../test/support/tcp-proxy';
