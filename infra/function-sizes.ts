@@ -1,0 +1,13 @@
+/**
+ * Memory per function (MB), in one place for the stack and the cost model (bench/cost.ts): Lambda
+ * bills memory × wall time, so every size here is a price. No CDK import, so the bench loads it cheaply.
+ */
+export const FUNCTION_MEMORY_MB = {
+  planner: 512,
+  sync: 1024,
+  // Text extraction holds a file of up to 50 MB and pdfjs's parse of it (DOC-2).
+  files: 1536,
+  deletionCheck: 1024,
+  photos: 512,
+  preview: 1024,
+} as const;
