@@ -1,9 +1,10 @@
 import { pathToFileURL } from 'node:url';
 import { startFakeCouncil } from '../demo';
-import { FUNCTION_MEMORY_MB } from '../infra/function-sizes';
+import { FUNCTION_MEMORY_MB, SYNC_BATCH_SIZE } from '../infra/function-sizes';
 import { REQUEST_INTERVAL_MIN_SECONDS, SCRAPER_DEFAULT_INTERVAL_SECONDS } from '../shared/config/source';
 import { DEL_SERVER_SPACING_MS, HOSTS_IN_PARALLEL, PHO_RECHECK_MS } from '../shared/documents/constants';
 import { logger } from '../shared/observability/logger';
+import { MetricsBuffer } from '../shared/observability/metrics';
 import { logRequestEvent } from '../shared/observability/request-log';
 import { type PlannerCache, plannerTick } from '../shared/planner/tick';
 import { DEFAULT_SCHEDULE_SETTINGS, simulateCadence } from '../shared/schedule';
@@ -215,6 +216,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
   let scraper: KindProfiles;
   let planner: PlannerProfile;
   let requestLogLineBytes = 0;
+  let summaryLineBytes = 0;
   try {
     // 1a. OParl: the demo council with the pages per list of a real list (see oparlObjectScale).
     const clock = new TestClock(Date.parse('2026-11-30T10:00:00+01:00'));
@@ -266,23 +268,44 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     // 1c. One request's log line as the production fetcher writes it (shared/observability/request-log).
     requestLogLineBytes = (
       await logBytesOf(async () => {
-        logRequestEvent({
-          kind: 'request',
-          sourceId: 'src-000123',
-          host: 'ris.example-stadt.de',
-          url: 'https://ris.example-stadt.de/oparl/v1/body/1/paper?page=7&modified_since=2026-11-30T09%3A00%3A00Z',
-          purpose: 'api',
-          method: 'GET',
-          attempt: 1,
-          hop: 0,
-          status: 200,
-          durationMs: 184,
-        } as Parameters<typeof logRequestEvent>[0]);
+        // At info, as every request was logged before issue 18 (now answered ones are debug lines).
+        logRequestEvent(
+          {
+            kind: 'request',
+            sourceId: 'src-000123',
+            host: 'ris.example-stadt.de',
+            url: 'https://ris.example-stadt.de/oparl/v1/body/1/paper?page=7&modified_since=2026-11-30T09%3A00%3A00Z',
+            purpose: 'api',
+            method: 'GET',
+            attempt: 1,
+            hop: 0,
+            status: 200,
+            durationMs: 184,
+          } as Parameters<typeof logRequestEvent>[0],
+          {
+            log: (message, fields) => logger.info(message, fields),
+            metrics: new MetricsBuffer({ write: () => {} }),
+          },
+        );
         return { requests: 0 };
       })
     ).logBytes;
 
-    // 1d. The planner: a warm tick with starts, and one right after with none (its fixed cost).
+    // 1d. The run's summary line at info (shared/sync/batch.ts "sync message done"), as written.
+    summaryLineBytes = (
+      await logBytesOf(async () => {
+        logger.info('sync message done', {
+          sourceId: 'src-000123',
+          status: 'completed',
+          requests: 17,
+          objects: { new: 0, modified: 3, deleted: 0 },
+          failures: [],
+        });
+        return { requests: 0 };
+      })
+    ).logBytes;
+
+    // 1e. The planner: a warm tick with starts, and one right after with none (its fixed cost).
     const t0 = Date.parse('2026-11-30T09:00:00Z');
     await seedSteadySources(bed.clients.doc, bed.env, 200, t0);
     const cache: PlannerCache = {};
@@ -463,7 +486,24 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
   const storedFiles = sources * (A.storedFilesPerSource + A.filesPerSourcePerWeek * 4);
   const s3StorageGb = (storageS3Bytes + storedFiles * (A.fileBytes + A.textBytesPerFile)) / 1e9;
   const dynamoStorageGb = (sources * 20 * A.stateItemBytes + storedFiles * A.documentItemBytes) / 1e9;
-  const logsIngestedGb = (sync.logBytes + syncRequestLogBytes.atInfo) / 1e9;
+  // Answered requests log at debug (shared/observability/request-log.ts): a steady-state run writes its
+  // summary line; before issue 18 every request wrote a line at info.
+  const logBytesPerSync = {
+    before: (sync.logBytes + syncRequestLogBytes.atInfo) / sync.invocations + summaryLineBytes,
+    after: sync.logBytes / sync.invocations + summaryLineBytes,
+  };
+  const logsIngestedGb = (logBytesPerSync.after * sync.invocations) / 1e9;
+
+  // Several sources per sync invocation (infra SYNC_BATCH_SIZE, worked concurrently): the planner's
+  // messages of a minute are picked up by the poller in batches; an invocation lasts as long as its
+  // longest run.
+  const recordsPerInvocation = Math.max(1, Math.min(SYNC_BATCH_SIZE, syncsPerMinute / A.sqsPollers));
+  const syncFunction = (perInvocation: number, longest: number) => ({
+    invocations: sync.invocations / perInvocation,
+    seconds: (sync.seconds / perInvocation) * longest,
+    memoryMb: FUNCTION_MEMORY_MB.sync,
+    arch: 'arm64' as const,
+  });
 
   const usage: MonthlyUsage = {
     lambda: {
@@ -473,12 +513,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
         memoryMb: FUNCTION_MEMORY_MB.planner,
         arch: 'arm64',
       },
-      sync: {
-        invocations: sync.invocations,
-        seconds: sync.seconds,
-        memoryMb: FUNCTION_MEMORY_MB.sync,
-        arch: 'arm64',
-      },
+      sync: syncFunction(recordsPerInvocation, recordsPerInvocation > 1 ? A.batchLongestRunFactor : 1),
       files: {
         invocations: hourlyRuns,
         seconds: fileSeconds,
@@ -540,6 +575,15 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     },
   };
   const cost = priceUsage(usage);
+  // Before issue 18: one message per invocation, a log line per request.
+  const before = priceUsage({
+    ...usage,
+    lambda: { ...usage.lambda, sync: syncFunction(1, 1) },
+    logs: {
+      ingestedGb: (logBytesPerSync.before * sync.invocations) / 1e9,
+      storedGb: ((logBytesPerSync.before * sync.invocations) / 1e9) * A.logsStoredFraction,
+    },
+  });
   const round = (x: number, d = 2) => Number(x.toFixed(d));
   const services: Record<string, unknown> = {};
   for (const [name, svc] of Object.entries(cost.services)) {
@@ -568,7 +612,23 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       scraperFakeRis: scraper,
       planner,
       requestLogLineBytes,
-      logBytesPerSync: round((sync.logBytes + syncRequestLogBytes.atInfo) / sync.invocations, 0),
+      summaryLineBytes,
+      logBytesPerSync: { before: round(logBytesPerSync.before, 0), after: round(logBytesPerSync.after, 0) },
+    },
+    efficiency: {
+      syncRecordsPerInvocation: round(recordsPerInvocation, 1),
+      before: {
+        what: 'batch size 1 (one source per sync invocation), a log line per request at info',
+        eurPerMonth: round(before.eurPerMonth),
+        lambdaEur: round(before.services.lambda?.eur ?? 0),
+        logsEur: round(before.services.cloudwatchLogs?.eur ?? 0),
+      },
+      after: {
+        what: `batch size ${SYNC_BATCH_SIZE} worked concurrently, request lines at debug`,
+        eurPerMonth: round(cost.eurPerMonth),
+        lambdaEur: round(cost.services.lambda?.eur ?? 0),
+        logsEur: round(cost.services.cloudwatchLogs?.eur ?? 0),
+      },
     },
     comparison: { smallVmEurPerMonth: round(PRICES.smallVmMonth.usd * USD_TO_EUR) },
     prices: PRICES_READ_ON,

@@ -11,3 +11,12 @@ export const FUNCTION_MEMORY_MB = {
   photos: 512,
   preview: 1024,
 } as const;
+
+/**
+ * Sync messages per invocation (issue 18). The records of a batch run concurrently (Powertools'
+ * BatchProcessor, shared/sync/batch.ts): their politeness waits overlap instead of being billed one
+ * after another, and the invocation lasts as long as its longest run. Each source's host pace stays
+ * global through the slot store; a failed record is a partial batch failure, redelivered alone. Ten is
+ * SQS's largest batch without a batching window, so a message is never held back to fill one.
+ */
+export const SYNC_BATCH_SIZE = 10;

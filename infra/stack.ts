@@ -45,7 +45,7 @@ import { STACK_OUTPUT_ENV, type StackOutputKey } from '../shared/config/stack-ou
 import { INCOMING_PREFIX } from '../shared/documents/keys';
 import { PREVIEW_STORED_REDIRECT_MAX_AGE_S } from '../shared/preview/constants';
 import { DOCUMENTS_TABLE, SOURCES_TABLE, STATE_TABLE, type TableDefinition } from '../shared/store/tables';
-import { FUNCTION_MEMORY_MB } from './function-sizes';
+import { FUNCTION_MEMORY_MB, SYNC_BATCH_SIZE } from './function-sizes';
 import { grantBucketPrefixes, grantTable } from './grants';
 import { IngestorFunction } from './ingestor-function';
 import { IngestorObservability } from './observability';
@@ -261,7 +261,7 @@ export class IngestorStack extends Stack {
     });
     this.sync.fn.addEventSource(
       new SqsEventSource(this.syncQueue, {
-        batchSize: 1,
+        batchSize: SYNC_BATCH_SIZE,
         maxConcurrency: this.syncMaxConcurrency,
         reportBatchItemFailures: true,
       }),
