@@ -48,6 +48,8 @@ interface Meter {
   s3Gets: number;
   s3BytesPut: number;
   sqsRequests: number;
+  /** DynamoDB write units by command and key prefix (what an unchanged run writes, and why). */
+  writesBy: Record<string, number>;
 }
 
 const zeroMeter = (): Meter => ({
@@ -58,6 +60,7 @@ const zeroMeter = (): Meter => ({
   s3Gets: 0,
   s3BytesPut: 0,
   sqsRequests: 0,
+  writesBy: {},
 });
 
 const bytesOf = (v: unknown): number => (v === undefined ? 0 : Buffer.byteLength(JSON.stringify(v)));
@@ -90,7 +93,12 @@ function attachMeter(clients: AwsClients): { read(): Meter; reset(): void } {
       } else if (/^(Put|Update|Delete)/.test(name)) {
         // A write is billed on the larger of the item before and after; the item written (or, for an
         // update, the attributes it sets) stands for it.
-        m.writeUnits += writeUnits(bytesOf(input.Item ?? input.ExpressionAttributeValues ?? input.Key));
+        const units = writeUnits(bytesOf(input.Item ?? input.ExpressionAttributeValues ?? input.Key));
+        m.writeUnits += units;
+        const key = (input.Item ?? input.Key) as Record<string, { S?: string }> | undefined;
+        const sk = String(key?.sk?.S ?? key?.sk ?? '').split(/[#:]/)[0];
+        const label = `${name.replace(/Command$/, '')} ${sk}`;
+        m.writesBy[label] = (m.writesBy[label] ?? 0) + units;
       }
       return out;
     },
@@ -118,7 +126,7 @@ function attachMeter(clients: AwsClients): { read(): Meter; reset(): void } {
     { step: 'initialize', name: 'costMeter' },
   );
   return {
-    read: () => ({ ...m }),
+    read: () => ({ ...m, writesBy: { ...m.writesBy } }),
     reset: () => {
       m = zeroMeter();
     },
@@ -153,6 +161,7 @@ export interface RunProfile {
   s3Gets: number;
   s3BytesPut: number;
   logBytes: number;
+  writesBy?: Record<string, number>;
 }
 
 async function measureRun(
@@ -173,6 +182,7 @@ async function measureRun(
     s3Gets: m.s3Gets,
     s3BytesPut: m.s3BytesPut,
     logBytes,
+    writesBy: m.writesBy,
   };
 }
 
