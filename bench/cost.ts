@@ -96,7 +96,9 @@ function attachMeter(clients: AwsClients): { read(): Meter; reset(): void } {
         const units = writeUnits(bytesOf(input.Item ?? input.ExpressionAttributeValues ?? input.Key));
         m.writeUnits += units;
         const key = (input.Item ?? input.Key) as Record<string, { S?: string }> | undefined;
-        const sk = String(key?.sk?.S ?? key?.sk ?? '').split(/[#:]/)[0];
+        const rawSk = String(key?.sk?.S ?? key?.sk ?? '');
+        // Object index items are keyed by a content hash: one label for all of them.
+        const sk = /^[0-9a-f]{40}$/.test(rawSk) ? 'object-hash' : rawSk.split(/[#:]/)[0];
         const label = `${name.replace(/Command$/, '')} ${sk}`;
         m.writesBy[label] = (m.writesBy[label] ?? 0) + units;
       }
@@ -616,6 +618,9 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       oparlPerSource: oparlWeek,
       scraperPerSource: scraperWeek,
       syncsPerMinute: round(syncsPerMinute, 1),
+      // Runs in flight on average (Little's law): the planner's maxConcurrentSyncs (SCH-5) must exceed
+      // it, or the cadence above is not kept.
+      concurrentRunsNeeded: round(sync.seconds / (WEEKS_PER_MONTH * 7 * 86_400), 1),
     },
     measured: {
       oparlDemo: oparl,
