@@ -73,7 +73,7 @@ function attachMeter(clients: AwsClients): { read(): Meter; reset(): void } {
       const out = await next(args);
       const name = context.commandName ?? '';
       const input = args.input as Record<string, unknown>;
-      const output = out.output as Record<string, unknown>;
+      const output = out.output as unknown as Record<string, unknown>;
       m.dynamoCalls += 1;
       const consistent = input.ConsistentRead === true;
       if (/^(Get|Query|Scan)/.test(name)) {
