@@ -6,8 +6,8 @@ import { DEL_SERVER_SPACING_MS, HOSTS_IN_PARALLEL, PHO_RECHECK_MS } from '../sha
 import { logger } from '../shared/observability/logger';
 import { MetricsBuffer } from '../shared/observability/metrics';
 import { logRequestEvent } from '../shared/observability/request-log';
-import { type PlannerCache, plannerTick } from '../shared/planner/tick';
-import { DEFAULT_SCHEDULE_SETTINGS, simulateCadence } from '../shared/schedule';
+import { plannerTick } from '../shared/planner/tick';
+import { simulateCadence } from '../shared/schedule';
 import type { AwsClients } from '../shared/store/clients';
 import { harness, TestClock } from '../test/oparl/support';
 import { scraperHarness } from '../test/scraper/support';
@@ -23,7 +23,7 @@ import {
   writeUnits,
 } from './cost/model';
 import { PRICES, PRICES_READ_ON, USD_TO_EUR } from './cost/prices';
-import { seedSteadySources } from './planner';
+import { plannerBenchDeps, STEADY_T0, seedSteadySources } from './planner';
 
 /**
  * `npm run bench -- cost [sources]`: what the ingestor costs per month (issue 18).
@@ -318,18 +318,9 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     ).logBytes;
 
     // 1e. The planner: a warm tick with starts, and one right after with none (its fixed cost).
-    const t0 = Date.parse('2026-11-30T09:00:00Z');
+    const t0 = STEADY_T0;
     await seedSteadySources(bed.clients.doc, bed.env, 200, t0);
-    const cache: PlannerCache = {};
-    const deps = {
-      doc: bed.clients.doc,
-      sqs: bed.clients.sqs,
-      tables: { sources: bed.env.SOURCES_TABLE, state: bed.env.STATE_TABLE },
-      syncQueueUrl: bed.queues.syncQueueUrl,
-      settings: { ...DEFAULT_SCHEDULE_SETTINGS, maxConcurrentSyncs: 1_000 },
-      leaseMinutes: 20,
-      cache,
-    };
+    const deps = plannerBenchDeps(bed, 1_000);
     const tick = async (at: number) => {
       meter.reset();
       const started = performance.now();

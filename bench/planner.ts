@@ -1,7 +1,8 @@
 import { pathToFileURL } from 'node:url';
 import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { type PlannerCache, plannerTick } from '../shared/planner/tick';
+import { type PlannerCache, type PlannerDeps, plannerTick } from '../shared/planner/tick';
 import { DEFAULT_SCHEDULE_SETTINGS } from '../shared/schedule';
+import type { AwsClients } from '../shared/store/clients';
 import { startRemotePeers } from './support';
 
 /**
@@ -82,6 +83,33 @@ export async function seedSteadySources(
   }
 }
 
+/** The instant the steady state is seeded around (a Monday, 10:00 in Berlin: weekday daytime). */
+export const STEADY_T0 = Date.parse('2026-11-30T09:00:00Z');
+
+/**
+ * Planner dependencies over the bench's peers, with a warm cache. `maxConcurrentSyncs` high enough
+ * that the due sources start: the planner's cost, not the slot limit, is measured.
+ */
+export function plannerBenchDeps(
+  bed: {
+    clients: AwsClients;
+    env: { SOURCES_TABLE: string; STATE_TABLE: string };
+    queues: { syncQueueUrl: string };
+  },
+  maxConcurrentSyncs: number,
+): PlannerDeps {
+  const cache: PlannerCache = {};
+  return {
+    doc: bed.clients.doc,
+    sqs: bed.clients.sqs,
+    tables: { sources: bed.env.SOURCES_TABLE, state: bed.env.STATE_TABLE },
+    syncQueueUrl: bed.queues.syncQueueUrl,
+    settings: { ...DEFAULT_SCHEDULE_SETTINGS, maxConcurrentSyncs },
+    leaseMinutes: 20,
+    cache,
+  };
+}
+
 export async function runPlannerBench(
   opts: { sources?: number; log?: (line: string) => void } = {},
 ): Promise<PlannerBenchResult> {
@@ -108,20 +136,10 @@ export async function runPlannerBench(
       },
       { step: 'initialize', name: 'benchReads' },
     );
-    const t0 = Date.parse('2026-11-30T09:00:00Z');
+    const t0 = STEADY_T0;
     log(`writing ${count} sources and their state`);
     await seedSteadySources(bed.clients.doc, bed.env, count, t0);
-    const cache: PlannerCache = {};
-    const deps = {
-      doc: bed.clients.doc,
-      sqs: bed.clients.sqs,
-      tables: { sources: bed.env.SOURCES_TABLE, state: bed.env.STATE_TABLE },
-      syncQueueUrl: bed.queues.syncQueueUrl,
-      // Enough sync slots that the due sources start: the planner's cost, not the slot limit, is measured.
-      settings: { ...DEFAULT_SCHEDULE_SETTINGS, maxConcurrentSyncs: count },
-      leaseMinutes: 20,
-      cache,
-    };
+    const deps = plannerBenchDeps(bed, count);
     const ticks: PlannerBenchResult['ticks'] = [];
     const measure = async (name: string, at: number) => {
       itemsRead = 0;
