@@ -12,6 +12,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   files: async () => (await import('./files')).runFilesBench({ log: (l: string) => console.error(l) }),
   'scrape-cost': async () => (await import('./scrape-cost')).runScrapeCostBench(),
   preview: async () => (await import('./preview')).runPreviewBench(),
+  bundle: async () => (await import('./bundle')).runBundleBench(),
   // COST_SOURCES=100000 npm run bench -- cost: another fleet size (default 1,000).
   cost: async () =>
     (await import('./cost')).runCostBench({
