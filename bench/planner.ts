@@ -1,7 +1,8 @@
 import { pathToFileURL } from 'node:url';
-import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { type PlannerCache, plannerTick } from '../shared/planner/tick';
+import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type PlannerCache, type PlannerDeps, plannerTick } from '../shared/planner/tick';
 import { DEFAULT_SCHEDULE_SETTINGS } from '../shared/schedule';
+import type { AwsClients } from '../shared/store/clients';
 import { startRemotePeers } from './support';
 
 /**
@@ -21,6 +22,92 @@ export interface PlannerBenchResult {
     started: number;
   }[];
   scaling: string;
+}
+
+/**
+ * Steady state: every source synced before, the last syncs spread over the 10 minutes before `t0`, so
+ * that about a tenth becomes due per minute (the weekday-day base interval, SCH-1); every tenth source
+ * is inactive. Shared with the cost bench, which measures the planner's reads and writes per start.
+ */
+export async function seedSteadySources(
+  doc: DynamoDBDocumentClient,
+  env: { SOURCES_TABLE: string; STATE_TABLE: string },
+  count: number,
+  t0: number,
+): Promise<void> {
+  const writes: { table: string; item: Record<string, unknown> }[] = [];
+  for (let j = 0; j < count; j += 1) {
+    const sourceId = `src-${String(j).padStart(6, '0')}`;
+    const active = j % 10 !== 0;
+    writes.push({
+      table: env.SOURCES_TABLE,
+      item: { sourceId, systemUrl: `https://ris${j}.example.de/oparl/system`, active },
+    });
+    const endedAt = t0 - ((j * 7919) % 600_000);
+    writes.push({
+      table: env.STATE_TABLE,
+      item: {
+        pk: `SOURCE#${sourceId}`,
+        sk: 'STATE',
+        sourceId,
+        dueShard: 'planner',
+        dueAt: new Date(active ? endedAt + 600_000 : t0 + 86_400_000).toISOString(),
+        schedule: {
+          schemaVersion: 1,
+          quietStreak: 1,
+          failureStreak: 0,
+          fullSyncInProgress: false,
+          sessionDays: [],
+          lastSyncStartedAt: new Date(endedAt - 30_000).toISOString(),
+          lastSyncEndedAt: new Date(endedAt).toISOString(),
+          lastSyncKind: 'incremental',
+          lastSyncPeriod: 'weekdayDay',
+          lastSyncChanged: false,
+          // The last full sync ran in last night's window, so no full sync is due by day.
+          fullSyncLastStartedAt: '2026-11-30T03:00:00+01:00',
+          fullSyncLastWindowId: '2026-11-30T03:00:00.000+01:00',
+          fullSyncLastCompleteStartedAt: '2026-11-30T03:00:00+01:00',
+          fullSyncLastCompletedAt: '2026-11-30T03:30:00+01:00',
+        },
+      },
+    });
+  }
+  for (let i = 0; i < writes.length; i += 25) {
+    const byTable: Record<string, { PutRequest: { Item: Record<string, unknown> } }[]> = {};
+    for (const w of writes.slice(i, i + 25)) {
+      const list = byTable[w.table] ?? [];
+      list.push({ PutRequest: { Item: w.item } });
+      byTable[w.table] = list;
+    }
+    await doc.send(new BatchWriteCommand({ RequestItems: byTable }));
+  }
+}
+
+/** The instant the steady state is seeded around (a Monday, 10:00 in Berlin: weekday daytime). */
+export const STEADY_T0 = Date.parse('2026-11-30T09:00:00Z');
+
+/**
+ * Planner dependencies over the bench's peers, with a warm cache. `maxConcurrentSyncs` high enough
+ * that the due sources start: the planner's cost, not the slot limit, is measured.
+ */
+export function plannerBenchDeps(
+  bed: {
+    clients: AwsClients;
+    env: { SOURCES_TABLE: string; STATE_TABLE: string };
+    queues: { syncQueueUrl: string };
+  },
+  maxConcurrentSyncs: number,
+): PlannerDeps {
+  const cache: PlannerCache = {};
+  return {
+    doc: bed.clients.doc,
+    sqs: bed.clients.sqs,
+    tables: { sources: bed.env.SOURCES_TABLE, state: bed.env.STATE_TABLE },
+    syncQueueUrl: bed.queues.syncQueueUrl,
+    settings: { ...DEFAULT_SCHEDULE_SETTINGS, maxConcurrentSyncs },
+    leaseMinutes: 20,
+    cache,
+  };
 }
 
 export async function runPlannerBench(
@@ -49,67 +136,10 @@ export async function runPlannerBench(
       },
       { step: 'initialize', name: 'benchReads' },
     );
-    // Steady state: every source synced before, the last syncs spread over the past 10 minutes, so that
-    // about a tenth becomes due per minute (the weekday-day base interval, SCH-1).
-    const t0 = Date.parse('2026-11-30T09:00:00Z');
+    const t0 = STEADY_T0;
     log(`writing ${count} sources and their state`);
-    const writes: { table: string; item: Record<string, unknown> }[] = [];
-    for (let j = 0; j < count; j += 1) {
-      const sourceId = `src-${String(j).padStart(6, '0')}`;
-      const active = j % 10 !== 0;
-      writes.push({
-        table: bed.env.SOURCES_TABLE,
-        item: { sourceId, systemUrl: `https://ris${j}.example.de/oparl/system`, active },
-      });
-      const endedAt = t0 - ((j * 7919) % 600_000);
-      writes.push({
-        table: bed.env.STATE_TABLE,
-        item: {
-          pk: `SOURCE#${sourceId}`,
-          sk: 'STATE',
-          sourceId,
-          dueShard: 'planner',
-          dueAt: new Date(active ? endedAt + 600_000 : t0 + 86_400_000).toISOString(),
-          schedule: {
-            schemaVersion: 1,
-            quietStreak: 1,
-            failureStreak: 0,
-            fullSyncInProgress: false,
-            sessionDays: [],
-            lastSyncStartedAt: new Date(endedAt - 30_000).toISOString(),
-            lastSyncEndedAt: new Date(endedAt).toISOString(),
-            lastSyncKind: 'incremental',
-            lastSyncPeriod: 'weekdayDay',
-            lastSyncChanged: false,
-            // The last full sync ran in last night's window, so no full sync is due by day.
-            fullSyncLastStartedAt: '2026-11-30T03:00:00+01:00',
-            fullSyncLastWindowId: '2026-11-30T03:00:00.000+01:00',
-            fullSyncLastCompleteStartedAt: '2026-11-30T03:00:00+01:00',
-            fullSyncLastCompletedAt: '2026-11-30T03:30:00+01:00',
-          },
-        },
-      });
-    }
-    for (let i = 0; i < writes.length; i += 25) {
-      const byTable: Record<string, { PutRequest: { Item: Record<string, unknown> } }[]> = {};
-      for (const w of writes.slice(i, i + 25)) {
-        const list = byTable[w.table] ?? [];
-        list.push({ PutRequest: { Item: w.item } });
-        byTable[w.table] = list;
-      }
-      await bed.clients.doc.send(new BatchWriteCommand({ RequestItems: byTable }));
-    }
-    const cache: PlannerCache = {};
-    const deps = {
-      doc: bed.clients.doc,
-      sqs: bed.clients.sqs,
-      tables: { sources: bed.env.SOURCES_TABLE, state: bed.env.STATE_TABLE },
-      syncQueueUrl: bed.queues.syncQueueUrl,
-      // Enough sync slots that the due sources start: the planner's cost, not the slot limit, is measured.
-      settings: { ...DEFAULT_SCHEDULE_SETTINGS, maxConcurrentSyncs: count },
-      leaseMinutes: 20,
-      cache,
-    };
+    await seedSteadySources(bed.clients.doc, bed.env, count, t0);
+    const deps = plannerBenchDeps(bed, count);
     const ticks: PlannerBenchResult['ticks'] = [];
     const measure = async (name: string, at: number) => {
       itemsRead = 0;

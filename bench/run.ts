@@ -17,6 +17,13 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
       only: process.env.CHAOS_ONLY?.split(',').filter(Boolean),
       log: (l: string) => console.error(l),
     }),
+  bundle: async () => (await import('./bundle')).runBundleBench(),
+  // COST_SOURCES=100000 npm run bench -- cost: another fleet size (default 1,000).
+  cost: async () =>
+    (await import('./cost')).runCostBench({
+      ...(process.env.COST_SOURCES ? { sources: Number(process.env.COST_SOURCES) } : {}),
+      log: (l: string) => console.error(l),
+    }),
 };
 
 export async function runBench(names: string[]): Promise<Record<string, unknown>> {

@@ -6,7 +6,8 @@ import type { SyncRunResult } from '../shared/sync/run';
 import { createSyncRuntime, type SyncRuntimeOptions } from '../shared/sync/runtime';
 
 /**
- * Sync Lambda (SQS sync queue, batch size 1): one message = one source's sync run or its continuation.
+ * Sync Lambda (SQS sync queue, up to 10 messages per batch worked concurrently): one message = one
+ * source's sync run or its continuation.
  * Partial batch responses: a store failure redelivers only its own message (shared/sync/batch.ts).
  */
 

@@ -45,6 +45,7 @@ import { STACK_OUTPUT_ENV, type StackOutputKey } from '../shared/config/stack-ou
 import { INCOMING_PREFIX } from '../shared/documents/keys';
 import { PREVIEW_STORED_REDIRECT_MAX_AGE_S } from '../shared/preview/constants';
 import { DOCUMENTS_TABLE, SOURCES_TABLE, STATE_TABLE, type TableDefinition } from '../shared/store/tables';
+import { FUNCTION_MEMORY_MB, SYNC_BATCH_SIZE } from './function-sizes';
 import { grantBucketPrefixes, grantTable } from './grants';
 import { IngestorFunction } from './ingestor-function';
 import { IngestorObservability } from './observability';
@@ -234,7 +235,7 @@ export class IngestorStack extends Stack {
       entry: 'functions/planner.ts',
       description: 'Every minute: decides which sources are due and enqueues their syncs',
       timeout: Duration.minutes(1),
-      memorySize: 512,
+      memorySize: FUNCTION_MEMORY_MB.planner,
       environment: this.functionEnvironment,
       // One planner at a time (with reserved concurrency): a tick that overlaps a slow predecessor is
       // throttled, and with no retries and a one-minute event age it is dropped; the next tick plans
@@ -252,7 +253,7 @@ export class IngestorStack extends Stack {
       entry: 'functions/sync.ts',
       description: "Runs one source's sync per queue message, continuing through its own queue",
       timeout: SYNC_TIMEOUT,
-      memorySize: 1024,
+      memorySize: FUNCTION_MEMORY_MB.sync,
       environment: this.functionEnvironment,
       // The sync hands over to itself through the queue that triggers it (continuation messages);
       // loop detection would stop such a chain after ~16 hops (DESIGN "Known AWS traps").
@@ -260,7 +261,7 @@ export class IngestorStack extends Stack {
     });
     this.sync.fn.addEventSource(
       new SqsEventSource(this.syncQueue, {
-        batchSize: 1,
+        batchSize: SYNC_BATCH_SIZE,
         maxConcurrency: this.syncMaxConcurrency,
         reportBatchItemFailures: true,
       }),
@@ -373,18 +374,20 @@ export class IngestorStack extends Stack {
   } {
     const files = this.addScheduledFunction('Files', 'functions/files.ts', DOCUMENT_SCHEDULES.files, {
       description: 'Hourly: document cache and text extraction (DOC-1…DOC-7)',
-      // Text extraction holds a file of up to 50 MB and pdfjs's parse of it (DOC-2).
-      memorySize: 1536,
+      memorySize: FUNCTION_MEMORY_MB.files,
     });
     const deletionCheck = this.addScheduledFunction(
       'DeletionCheck',
       'functions/deletion-check.ts',
       DOCUMENT_SCHEDULES.deletionCheck,
-      { description: 'Hourly: deletion check of stored documents (DEL-1…DEL-5)' },
+      {
+        description: 'Hourly: deletion check of stored documents (DEL-1…DEL-5)',
+        memorySize: FUNCTION_MEMORY_MB.deletionCheck,
+      },
     );
     const photos = this.addScheduledFunction('Photos', 'functions/photos.ts', DOCUMENT_SCHEDULES.photos, {
       description: 'Mondays 03:00: person photos (PHO-1…PHO-3)',
-      memorySize: 512,
+      memorySize: FUNCTION_MEMORY_MB.photos,
     });
     for (const fn of [files, deletionCheck, photos]) {
       grantTable(fn.role, this.tables.Sources, SOURCES_TABLE, 'read');
@@ -417,7 +420,7 @@ export class IngestorStack extends Stack {
       description: 'GET /documents/{docId}: stored copy, or one polite fetch within 5 s (PRV-1…PRV-4)',
       timeout: Duration.minutes(2),
       // An unstored file is held in memory while its visitors are served (≤ 80 MB, DOC-3 limit).
-      memorySize: 1024,
+      memorySize: FUNCTION_MEMORY_MB.preview,
       environment: this.functionEnvironment,
       ...this.reserve(maxInstances),
     });

@@ -10,13 +10,15 @@ import { type MetricsBuffer, metrics } from './metrics';
  * counters by a small, fixed set of outcomes so the metric stays cheap whatever the number of hosts.
  */
 
+export type RequestLogLevel = 'debug' | 'info';
+
 export interface ObservabilityTargets {
-  log: (message: string, fields: Record<string, unknown>) => void;
+  log: (message: string, fields: Record<string, unknown>, level?: RequestLogLevel) => void;
   metrics: MetricsBuffer;
 }
 
 const defaultTargets: ObservabilityTargets = {
-  log: (message, fields) => logger.info(message, fields),
+  log: (message, fields, level = 'info') => logger[level](message, fields),
   metrics,
 };
 
@@ -55,22 +57,37 @@ export function requestOutcome(event: FetchEvent): string {
   return ERROR_OUTCOMES[event.errorCode ?? ''] ?? 'error';
 }
 
+/**
+ * Issue 18: CloudWatch Logs bills every byte it ingests, and a sync makes hundreds of requests. An
+ * answered request (2xx, 304) is a debug line — the run's summary at info ("sync message done") carries
+ * its counts, and the Requests metric counts every outcome; refusals, errors and every other status
+ * stay at info, one line each, because that is what an operator looks for.
+ */
+export function requestLogLevel(event: FetchEvent): RequestLogLevel {
+  if (event.kind !== 'request' || event.errorCode !== undefined || event.status === undefined) return 'info';
+  return (event.status >= 200 && event.status < 300) || event.status === 304 ? 'debug' : 'info';
+}
+
 /** Logs one fetch event and counts it (requests by outcome, robots.txt results and verdicts). */
 export function logRequestEvent(event: FetchEvent, targets: ObservabilityTargets = defaultTargets): void {
   const outcome = requestOutcome(event);
-  targets.log('request', {
-    sourceId: event.sourceId,
-    host: event.host,
-    url: event.url,
-    purpose: event.purpose,
-    method: event.method,
-    outcome,
-    ...(event.status !== undefined ? { status: event.status } : {}),
-    ...(event.errorCode !== undefined ? { errorCode: event.errorCode } : {}),
-    attempt: event.attempt,
-    hop: event.hop,
-    durationMs: event.durationMs,
-  });
+  targets.log(
+    'request',
+    {
+      sourceId: event.sourceId,
+      host: event.host,
+      url: event.url,
+      purpose: event.purpose,
+      method: event.method,
+      outcome,
+      ...(event.status !== undefined ? { status: event.status } : {}),
+      ...(event.errorCode !== undefined ? { errorCode: event.errorCode } : {}),
+      attempt: event.attempt,
+      hop: event.hop,
+      durationMs: event.durationMs,
+    },
+    requestLogLevel(event),
+  );
   targets.metrics.count(METRICS.requests, { [DIMENSIONS.outcome]: outcome });
   if (event.kind === 'request' && event.purpose === 'robots' && event.hop === 0) {
     // ROB-5/6/7 as the shared policy table reads the answer (redirect hops are not an outcome yet).

@@ -39,12 +39,26 @@ class HourCachedZone extends IANAZone {
 /** The zone object every schedule computation uses (same rules as the string TIME_ZONE). */
 export const BERLIN_ZONE = new HourCachedZone(TIME_ZONE);
 
+/**
+ * Parsed ISO strings (issue 18: parsing is most of a planner decision's CPU, and one tick parses the
+ * same instants — now, window ids, last night's full sync — for every source). Luxon's DateTime is
+ * immutable, so sharing one is safe; the bound keeps a warm planner's memory flat.
+ */
+const PARSED = new Map<string, DateTime>();
+const PARSED_MAX = 20_000;
+
 /** Parse an instant into Europe/Berlin; a string without offset is read as local time. */
 export function toBerlin(value: Instant, what = 'time'): DateTime {
+  const cached = typeof value === 'string' ? PARSED.get(value) : undefined;
+  if (cached !== undefined) return cached;
   const parsed =
     typeof value === 'string' ? DateTime.fromISO(value, { zone: BERLIN_ZONE }) : value.setZone(BERLIN_ZONE);
   if (!parsed.isValid) {
     throw new ScheduleError('SCHEDULE_INVALID_TIME', `${what} is not a valid ISO time: ${String(value)}`);
+  }
+  if (typeof value === 'string') {
+    if (PARSED.size >= PARSED_MAX) PARSED.clear();
+    PARSED.set(value, parsed);
   }
   return parsed;
 }

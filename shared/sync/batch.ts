@@ -9,7 +9,8 @@ import { parseSyncMessage } from './message';
 import { runSyncMessage, type SyncRunDeps, type SyncRunResult } from './run';
 
 /**
- * The sync function's work on one SQS batch (batch size 1): parse, run, log. Partial batch responses:
+ * The sync function's work on one SQS batch (infra SYNC_BATCH_SIZE messages, worked concurrently so
+ * their politeness waits overlap — issue 18): parse, run, log. Partial batch responses:
  * a message that could not finish because our own store failed (issue 13) is reported as a batch item
  * failure — SQS redelivers it after the visibility timeout — and counted as ours (`StoreOutages`), never
  * as a failure of the source. Everything else the source did is an outcome, not an error.
@@ -119,8 +120,9 @@ export async function handleSyncBatch(
     },
     // Per batch: the processor keeps the batch's records and failures.
     new BatchProcessor(EventType.SQS),
-    // With batch size 1 every failure is a full-batch failure: report it, do not throw (which would
-    // look like a crash of the function, not like our store's outage).
+    // Records run in parallel (the processor's default). When every record fails it is a full-batch
+    // failure: report it, do not throw (which would look like a crash of the function, not like our
+    // store's outage).
     { throwOnFullBatchFailure: false, ...(context ? { context } : {}) },
   );
 }

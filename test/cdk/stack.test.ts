@@ -309,12 +309,12 @@ describe('functions', () => {
     });
   });
 
-  it('sync consumes the queue one message at a time with partial batch failures and a concurrency cap', () => {
+  it('sync consumes the queue ten messages per invocation (worked concurrently, issue 18) with partial batch failures and a concurrency cap', () => {
     template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       EventSourceArn: stack.resolve(stack.syncQueue.queueArn),
       FunctionName: { Ref: logicalId(stack.sync.fn) },
-      BatchSize: 1,
+      BatchSize: 10,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       ScalingConfig: { MaximumConcurrency: 4 },
     });

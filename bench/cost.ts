@@ -1,0 +1,649 @@
+import { pathToFileURL } from 'node:url';
+import { startFakeCouncil } from '../demo';
+import { FUNCTION_MEMORY_MB, SYNC_BATCH_SIZE } from '../infra/function-sizes';
+import { REQUEST_INTERVAL_MIN_SECONDS, SCRAPER_DEFAULT_INTERVAL_SECONDS } from '../shared/config/source';
+import { DEL_SERVER_SPACING_MS, HOSTS_IN_PARALLEL, PHO_RECHECK_MS } from '../shared/documents/constants';
+import { logger } from '../shared/observability/logger';
+import { MetricsBuffer } from '../shared/observability/metrics';
+import { logRequestEvent } from '../shared/observability/request-log';
+import { plannerTick } from '../shared/planner/tick';
+import { simulateCadence } from '../shared/schedule';
+import type { AwsClients } from '../shared/store/clients';
+import { harness, TestClock } from '../test/oparl/support';
+import { scraperHarness } from '../test/scraper/support';
+import { startAwsTestbed } from '../test/support/aws';
+import { ALLRIS_DISTRICTS, startFakeRisHtml } from '../test/support/fake-ris-html';
+import { ASSUMPTIONS } from './cost/assumptions';
+import {
+  type MonthlyUsage,
+  pacedRunSeconds,
+  priceUsage,
+  readUnits,
+  WEEKS_PER_MONTH,
+  writeUnits,
+} from './cost/model';
+import { PRICES, PRICES_READ_ON, USD_TO_EUR } from './cost/prices';
+import { plannerBenchDeps, STEADY_T0, seedSteadySources } from './planner';
+
+/**
+ * `npm run bench -- cost [sources]`: what the ingestor costs per month (issue 18).
+ *
+ * 1. Measures, with the real engines against local peers (dynalite, s3rver, fauxqs): per kind of run
+ *    (first full, nightly full, unchanged and changed incremental) of an OParl source (the demo council)
+ *    and of a scraped ALLRIS site (the fake RIS HTML server) the HTTP requests, the work time (the
+ *    pace wait excluded: the clocks are virtual), DynamoDB request units and S3 calls (counted by a
+ *    client middleware, units as DynamoDB bills them), bytes stored and log bytes at INFO; and the
+ *    planner's reads, writes, SQS calls and time per tick and per start.
+ * 2. Simulates one week of every source with the real cadence decisions (`simulateCadence`, the code of
+ *    `ingestor simulate cadence`): session days, changes, nightly full syncs (bench/cost/assumptions.ts).
+ * 3. Bills it (bench/cost/model.ts, bench/cost/prices.ts): a sync's Lambda time is its wall time, so
+ *    requests × the host's interval + work.
+ */
+
+interface Meter {
+  readUnits: number;
+  writeUnits: number;
+  dynamoCalls: number;
+  s3Puts: number;
+  s3Gets: number;
+  s3BytesPut: number;
+  sqsRequests: number;
+  /** DynamoDB write units by command and key prefix (what an unchanged run writes, and why). */
+  writesBy: Record<string, number>;
+}
+
+const zeroMeter = (): Meter => ({
+  readUnits: 0,
+  writeUnits: 0,
+  dynamoCalls: 0,
+  s3Puts: 0,
+  s3Gets: 0,
+  s3BytesPut: 0,
+  sqsRequests: 0,
+  writesBy: {},
+});
+
+const bytesOf = (v: unknown): number => (v === undefined ? 0 : Buffer.byteLength(JSON.stringify(v)));
+
+/** Counts every call of the clients (a middleware on the real SDK clients; the peers are real). */
+function attachMeter(clients: AwsClients): { read(): Meter; reset(): void } {
+  let m = zeroMeter();
+  clients.dynamo.middlewareStack.add(
+    (next, context) => async (args) => {
+      const out = await next(args);
+      const name = context.commandName ?? '';
+      const input = args.input as Record<string, unknown>;
+      const output = out.output as unknown as Record<string, unknown>;
+      m.dynamoCalls += 1;
+      const consistent = input.ConsistentRead === true;
+      if (/^(Get|Query|Scan)/.test(name)) {
+        const items = (output.Items as unknown[] | undefined) ?? (output.Item ? [output.Item] : []);
+        m.readUnits += readUnits(
+          items.reduce<number>((s, i) => s + bytesOf(i), 0),
+          consistent,
+        );
+      } else if (/^BatchGet/.test(name)) {
+        const responses = (output.Responses ?? {}) as Record<string, unknown[]>;
+        for (const items of Object.values(responses))
+          for (const i of items) m.readUnits += readUnits(bytesOf(i), consistent);
+      } else if (/^BatchWrite/.test(name)) {
+        const req = (input.RequestItems ?? {}) as Record<string, { PutRequest?: { Item: unknown } }[]>;
+        for (const list of Object.values(req))
+          for (const r of list) m.writeUnits += writeUnits(bytesOf(r.PutRequest?.Item));
+      } else if (/^(Put|Update|Delete)/.test(name)) {
+        // A write is billed on the larger of the item before and after; the item written (or, for an
+        // update, the attributes it sets) stands for it.
+        const units = writeUnits(bytesOf(input.Item ?? input.ExpressionAttributeValues ?? input.Key));
+        m.writeUnits += units;
+        const key = (input.Item ?? input.Key) as Record<string, { S?: string }> | undefined;
+        const rawSk = String(key?.sk?.S ?? key?.sk ?? '');
+        // Object index items are keyed by a content hash: one label for all of them.
+        const sk = /^[0-9a-f]{40}$/.test(rawSk) ? 'object-hash' : rawSk.split(/[#:]/)[0];
+        const label = `${name.replace(/Command$/, '')} ${sk}`;
+        m.writesBy[label] = (m.writesBy[label] ?? 0) + units;
+      }
+      return out;
+    },
+    { step: 'initialize', name: 'costMeter' },
+  );
+  clients.s3.middlewareStack.add(
+    (next, context) => async (args) => {
+      const name = context.commandName ?? '';
+      const input = args.input as { Body?: unknown };
+      if (/^(Put|Copy|List|CreateMultipart|UploadPart|CompleteMultipart)/.test(name)) {
+        m.s3Puts += 1;
+        const body = input.Body;
+        if (typeof body === 'string') m.s3BytesPut += Buffer.byteLength(body);
+        else if (body instanceof Uint8Array) m.s3BytesPut += body.byteLength;
+      } else m.s3Gets += 1;
+      return next(args);
+    },
+    { step: 'initialize', name: 'costMeter' },
+  );
+  clients.sqs.middlewareStack.add(
+    (next) => async (args) => {
+      m.sqsRequests += 1;
+      return next(args);
+    },
+    { step: 'initialize', name: 'costMeter' },
+  );
+  return {
+    read: () => ({ ...m, writesBy: { ...m.writesBy } }),
+    reset: () => {
+      m = zeroMeter();
+    },
+  };
+}
+
+/** The bytes the logger writes at INFO while `fn` runs (what CloudWatch Logs would ingest). */
+async function logBytesOf<T>(fn: () => Promise<T>): Promise<{ result: T; logBytes: number }> {
+  const write = process.stdout.write.bind(process.stdout);
+  const level = logger.getLevelName();
+  let logBytes = 0;
+  process.stdout.write = ((chunk: string | Uint8Array) => {
+    logBytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength;
+    return true;
+  }) as typeof process.stdout.write;
+  logger.setLogLevel('INFO');
+  try {
+    return { result: await fn(), logBytes };
+  } finally {
+    logger.setLogLevel(level);
+    process.stdout.write = write;
+  }
+}
+
+/** One kind of run, measured. */
+export interface RunProfile {
+  requests: number;
+  workSeconds: number;
+  readUnits: number;
+  writeUnits: number;
+  s3Puts: number;
+  s3Gets: number;
+  s3BytesPut: number;
+  logBytes: number;
+  writesBy?: Record<string, number>;
+}
+
+async function measureRun(
+  meter: ReturnType<typeof attachMeter>,
+  run: () => Promise<{ requests: number }>,
+): Promise<RunProfile> {
+  meter.reset();
+  const started = performance.now();
+  const { result, logBytes } = await logBytesOf(run);
+  const workSeconds = (performance.now() - started) / 1000;
+  const m = meter.read();
+  return {
+    requests: result.requests,
+    workSeconds,
+    readUnits: m.readUnits,
+    writeUnits: m.writeUnits,
+    s3Puts: m.s3Puts,
+    s3Gets: m.s3Gets,
+    s3BytesPut: m.s3BytesPut,
+    logBytes,
+    writesBy: m.writesBy,
+  };
+}
+
+const scaled = (p: RunProfile, k: number, requestsToo = false): RunProfile => ({
+  requests: requestsToo ? p.requests * k : p.requests,
+  workSeconds: p.workSeconds * k,
+  readUnits: p.readUnits * k,
+  writeUnits: p.writeUnits * k,
+  s3Puts: p.s3Puts * k,
+  s3Gets: p.s3Gets * k,
+  s3BytesPut: p.s3BytesPut * k,
+  logBytes: p.logBytes * k,
+});
+
+interface KindProfiles {
+  firstFull: RunProfile;
+  nightlyFull: RunProfile;
+  unchanged: RunProfile;
+  changed: RunProfile;
+}
+
+interface PlannerProfile {
+  tickSeconds: number;
+  tickReadUnits: number;
+  perStart: { seconds: number; readUnits: number; writeUnits: number; sqsRequests: number };
+  startsMeasured: number;
+}
+
+export interface CostBenchOptions {
+  sources?: number;
+  log?: (line: string) => void;
+}
+
+export async function runCostBench(opts: CostBenchOptions = {}) {
+  const sources = opts.sources ?? 1_000;
+  const log = opts.log ?? (() => {});
+  const A = ASSUMPTIONS;
+  const bed = await startAwsTestbed();
+  const meter = attachMeter(bed.clients);
+  let oparl: KindProfiles;
+  let scraper: KindProfiles;
+  let planner: PlannerProfile;
+  let requestLogLineBytes = 0;
+  let summaryLineBytes = 0;
+  try {
+    // 1a. OParl: the demo council with the pages per list of a real list (see oparlObjectScale).
+    const clock = new TestClock(Date.parse('2026-11-30T10:00:00+01:00'));
+    const fake = await startFakeCouncil({ now: clock.now, bodies: 1, objectsPerList: 150, pageSize: 10 });
+    try {
+      const h = harness(bed, fake.systemUrl, clock, 'cost');
+      const firstFull = await measureRun(meter, () => h.sync('full'));
+      clock.advance(10 * 60_000);
+      const unchanged = await measureRun(meter, () => h.sync('incremental'));
+      clock.advance(10 * 60_000);
+      fake.mutate(
+        Array.from({ length: A.objectsPerChange }, (_, i) => ({
+          op: 'update' as const,
+          list: 'paper' as const,
+          n: i + 1,
+          set: { name: `Cost ${i}` },
+        })),
+      );
+      clock.advance(60_000);
+      const changed = await measureRun(meter, () => h.sync('incremental'));
+      clock.advance(12 * 3_600_000);
+      const nightlyFull = await measureRun(meter, () => h.sync('full'));
+      oparl = { firstFull, nightlyFull, unchanged, changed };
+      log(`oparl: ${JSON.stringify(oparl)}`);
+    } finally {
+      await fake.close();
+    }
+
+    // 1b. A scraped ALLRIS site (fake RIS HTML: captured Hamburg district pages).
+    const site = await startFakeRisHtml({ districts: [...ALLRIS_DISTRICTS] });
+    const s = scraperHarness(bed, site.allrisUrl, 'allris', { prefix: 'cost' });
+    try {
+      const firstFull = await measureRun(meter, () => s.scrape('full'));
+      s.clock.advance(3_600_000);
+      const unchanged = await measureRun(meter, () => s.scrape());
+      site.setCalendarChanged(true);
+      site.setAgendaChanged(true);
+      s.clock.advance(3_600_000);
+      const changed = await measureRun(meter, () => s.scrape());
+      s.clock.advance(12 * 3_600_000);
+      const nightlyFull = await measureRun(meter, () => s.scrape('full'));
+      scraper = { firstFull, nightlyFull, unchanged, changed };
+      log(`scraper: ${JSON.stringify(scraper)}`);
+    } finally {
+      await s.close();
+      await site.close();
+    }
+
+    // 1c. One request's log line as the production fetcher writes it (shared/observability/request-log).
+    requestLogLineBytes = (
+      await logBytesOf(async () => {
+        // At info, as every request was logged before issue 18 (now answered ones are debug lines).
+        logRequestEvent(
+          {
+            kind: 'request',
+            sourceId: 'src-000123',
+            host: 'ris.example-stadt.de',
+            url: 'https://ris.example-stadt.de/oparl/v1/body/1/paper?page=7&modified_since=2026-11-30T09%3A00%3A00Z',
+            purpose: 'api',
+            method: 'GET',
+            attempt: 1,
+            hop: 0,
+            status: 200,
+            durationMs: 184,
+          } as Parameters<typeof logRequestEvent>[0],
+          {
+            log: (message, fields) => logger.info(message, fields),
+            metrics: new MetricsBuffer({ write: () => {} }),
+          },
+        );
+        return { requests: 0 };
+      })
+    ).logBytes;
+
+    // 1d. The run's summary line at info (shared/sync/batch.ts "sync message done"), as written.
+    summaryLineBytes = (
+      await logBytesOf(async () => {
+        logger.info('sync message done', {
+          sourceId: 'src-000123',
+          status: 'completed',
+          requests: 17,
+          objects: { new: 0, modified: 3, deleted: 0 },
+          failures: [],
+        });
+        return { requests: 0 };
+      })
+    ).logBytes;
+
+    // 1e. The planner: a warm tick with starts, and one right after with none (its fixed cost).
+    const t0 = STEADY_T0;
+    await seedSteadySources(bed.clients.doc, bed.env, 200, t0);
+    const deps = plannerBenchDeps(bed, 1_000);
+    const tick = async (at: number) => {
+      meter.reset();
+      const started = performance.now();
+      const r = await plannerTick(deps, new Date(at));
+      return { seconds: (performance.now() - started) / 1000, starts: r.started.length, m: meter.read() };
+    };
+    await tick(t0); // cold: reads Sources and the STATE ids once (not the steady state)
+    const busy = await tick(t0 + 5 * 60_000);
+    const idle = await tick(t0 + 5 * 60_000 + 1);
+    const starts = Math.max(1, busy.starts - idle.starts);
+    planner = {
+      tickSeconds: idle.seconds,
+      tickReadUnits: idle.m.readUnits,
+      perStart: {
+        seconds: Math.max(0, busy.seconds - idle.seconds) / starts,
+        readUnits: Math.max(0, busy.m.readUnits - idle.m.readUnits) / starts,
+        writeUnits: Math.max(0, busy.m.writeUnits - idle.m.writeUnits) / starts,
+        sqsRequests: Math.max(0, busy.m.sqsRequests - idle.m.sqsRequests) / starts,
+      },
+      startsMeasured: busy.starts,
+    };
+    log(`planner: ${JSON.stringify(planner)}`);
+  } finally {
+    await bed.stop();
+  }
+
+  // 2. One simulated week per source kind, with the real cadence decisions.
+  const week = (kind: 'oparl' | 'scraper', profiles: KindProfiles, variant: number) => {
+    const interval = kind === 'oparl' ? REQUEST_INTERVAL_MIN_SECONDS : SCRAPER_DEFAULT_INTERVAL_SECONDS;
+    const days = ['2026-11-30', '2026-12-01', '2026-12-02', '2026-12-03', '2026-12-04'];
+    const sessionDays = Array.from(
+      { length: A.sessionDaysPerWeek },
+      (_, i) => days[(variant + i * 2) % 5] as string,
+    );
+    const changeAt: string[] = [];
+    for (const day of days) {
+      for (let i = 0; i < A.changesPerWeekday; i += 1) {
+        const minutes = 8 * 60 + Math.round(((i + 0.5 + variant / 7) * 600) / A.changesPerWeekday);
+        changeAt.push(
+          `${day}T${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`,
+        );
+      }
+    }
+    const sim = simulateCadence({
+      from: '2026-11-30T00:00',
+      days: 7,
+      sessionDays,
+      changeAt,
+      fullSyncs: true,
+      syncSeconds: Math.round(pacedRunSeconds({ ...profiles.unchanged, intervalSeconds: interval })),
+    });
+    const changes = changeAt.map((c) => Date.parse(`${c}:00+01:00`));
+    let previous = Number.NEGATIVE_INFINITY;
+    const counts = { full: 0, changed: 0, unchanged: 0 };
+    for (const run of sim.runs) {
+      const at = Date.parse(run.at);
+      if (run.kind !== 'incremental') counts.full += 1;
+      else if (changes.some((c) => c > previous && c <= at)) counts.changed += 1;
+      else counts.unchanged += 1;
+      previous = at;
+    }
+    return counts;
+  };
+  const VARIANTS = 7;
+  const weekly = (kind: 'oparl' | 'scraper', profiles: KindProfiles) => {
+    const sum = { full: 0, changed: 0, unchanged: 0 };
+    for (let v = 0; v < VARIANTS; v += 1) {
+      const c = week(kind, profiles, v);
+      sum.full += c.full / VARIANTS;
+      sum.changed += c.changed / VARIANTS;
+      sum.unchanged += c.unchanged / VARIANTS;
+    }
+    return sum;
+  };
+  // A source of 1.5 bodies with 10× the demo's objects per page (see assumptions).
+  const oparlReal: KindProfiles = {
+    firstFull: scaled(scaled(oparl.firstFull, A.oparlObjectScale), A.bodiesPerOparlSource, true),
+    nightlyFull: scaled(scaled(oparl.nightlyFull, A.oparlObjectScale), A.bodiesPerOparlSource, true),
+    unchanged: scaled(oparl.unchanged, A.bodiesPerOparlSource, true),
+    changed: scaled(oparl.changed, A.bodiesPerOparlSource, true),
+  };
+  const oparlWeek = weekly('oparl', oparlReal);
+  const scraperWeek = weekly('scraper', scraper);
+  log(`week per source: oparl ${JSON.stringify(oparlWeek)}, scraper ${JSON.stringify(scraperWeek)}`);
+
+  // 3. Monthly quantities.
+  const perMonth = (perWeek: number) => perWeek * WEEKS_PER_MONTH;
+  const kinds = [
+    { n: sources * A.oparlShare, p: oparlReal, w: oparlWeek, interval: REQUEST_INTERVAL_MIN_SECONDS },
+    {
+      n: sources * (1 - A.oparlShare),
+      p: scraper,
+      w: scraperWeek,
+      interval: SCRAPER_DEFAULT_INTERVAL_SECONDS,
+    },
+  ];
+  const robotsPerWeek = 7; // robots.txt is re-read once a day per host (ROB cache lifetime 24 h)
+  const sync = {
+    invocations: 0,
+    seconds: 0,
+    requests: 0,
+    readUnits: 0,
+    writeUnits: 0,
+    s3Puts: 0,
+    s3Gets: 0,
+    logBytes: 0,
+  };
+  const syncRequestLogBytes = { atInfo: 0 };
+  let storageS3Bytes = 0;
+  for (const k of kinds) {
+    const runs: [RunProfile, number][] = [
+      [k.p.nightlyFull, k.w.full],
+      [k.p.changed, k.w.changed],
+      [k.p.unchanged, k.w.unchanged],
+    ];
+    for (const [p, perWeek] of runs) {
+      const count = perMonth(perWeek) * k.n;
+      sync.invocations += count;
+      sync.seconds += count * pacedRunSeconds({ ...p, intervalSeconds: k.interval });
+      sync.requests += count * p.requests;
+      sync.readUnits += count * p.readUnits;
+      sync.writeUnits += count * p.writeUnits;
+      sync.s3Puts += count * p.s3Puts;
+      sync.s3Gets += count * p.s3Gets;
+      sync.logBytes += count * p.logBytes;
+      syncRequestLogBytes.atInfo += count * p.requests * requestLogLineBytes;
+    }
+    const robots = perMonth(robotsPerWeek) * k.n;
+    sync.requests += robots;
+    sync.seconds += robots * k.interval;
+    storageS3Bytes += k.n * k.p.firstFull.s3BytesPut;
+  }
+  const syncsPerMinute = sync.invocations / (WEEKS_PER_MONTH * 7 * 24 * 60);
+  const ticks = WEEKS_PER_MONTH * 7 * 24 * 60;
+  const plannerSeconds = ticks * planner.tickSeconds + sync.invocations * planner.perStart.seconds;
+
+  const filesPerMonth = perMonth(A.filesPerSourcePerWeek) * sources;
+  const hourlyRuns = WEEKS_PER_MONTH * 7 * 24;
+  const fileSeconds =
+    filesPerMonth *
+    pacedRunSeconds({
+      requests: 1,
+      intervalSeconds: REQUEST_INTERVAL_MIN_SECONDS,
+      workSeconds: A.fileWorkSeconds,
+      hostsInParallel: HOSTS_IN_PARALLEL,
+    });
+  // DEL-2: every stored file sampled once a week (HEAD), 2 s apart per server, HOSTS_IN_PARALLEL servers at once.
+  const headsPerMonth = perMonth(A.storedFilesPerSource) * sources;
+  const deletionSeconds = pacedRunSeconds({
+    requests: headsPerMonth,
+    intervalSeconds: DEL_SERVER_SPACING_MS / 1000,
+    workSeconds: headsPerMonth * 0.05,
+    hostsInParallel: HOSTS_IN_PARALLEL,
+  });
+  // PHO-2: each person's photo re-checked every 30 days; ~60 persons per body.
+  const photosPerMonth = ((60 * 30 * 86_400_000) / PHO_RECHECK_MS) * sources;
+  const photoSeconds = pacedRunSeconds({
+    requests: photosPerMonth,
+    intervalSeconds: REQUEST_INTERVAL_MIN_SECONDS,
+    workSeconds: photosPerMonth * 0.05,
+    hostsInParallel: HOSTS_IN_PARALLEL,
+  });
+  const visits = perMonth(A.previewVisitsPerSourcePerWeek) * sources;
+  const fetches = sync.requests + filesPerMonth + headsPerMonth + photosPerMonth;
+
+  const storedFiles = sources * (A.storedFilesPerSource + A.filesPerSourcePerWeek * 4);
+  const s3StorageGb = (storageS3Bytes + storedFiles * (A.fileBytes + A.textBytesPerFile)) / 1e9;
+  const dynamoStorageGb = (sources * 20 * A.stateItemBytes + storedFiles * A.documentItemBytes) / 1e9;
+  // Answered requests log at debug (shared/observability/request-log.ts): a steady-state run writes its
+  // summary line; before issue 18 every request wrote a line at info.
+  const logBytesPerSync = {
+    before: (sync.logBytes + syncRequestLogBytes.atInfo) / sync.invocations + summaryLineBytes,
+    after: sync.logBytes / sync.invocations + summaryLineBytes,
+  };
+  const logsIngestedGb = (logBytesPerSync.after * sync.invocations) / 1e9;
+
+  // Several sources per sync invocation (infra SYNC_BATCH_SIZE, worked concurrently): the planner's
+  // messages of a minute are picked up by the poller in batches; an invocation lasts as long as its
+  // longest run.
+  const recordsPerInvocation = Math.max(1, Math.min(SYNC_BATCH_SIZE, syncsPerMinute / A.sqsPollers));
+  const syncFunction = (perInvocation: number, longest: number) => ({
+    invocations: sync.invocations / perInvocation,
+    seconds: (sync.seconds / perInvocation) * longest,
+    memoryMb: FUNCTION_MEMORY_MB.sync,
+    arch: 'arm64' as const,
+  });
+
+  const usage: MonthlyUsage = {
+    lambda: {
+      planner: {
+        invocations: ticks,
+        seconds: plannerSeconds,
+        memoryMb: FUNCTION_MEMORY_MB.planner,
+        arch: 'arm64',
+      },
+      sync: syncFunction(recordsPerInvocation, recordsPerInvocation > 1 ? A.batchLongestRunFactor : 1),
+      files: {
+        invocations: hourlyRuns,
+        seconds: fileSeconds,
+        memoryMb: FUNCTION_MEMORY_MB.files,
+        arch: 'arm64',
+      },
+      deletionCheck: {
+        invocations: hourlyRuns,
+        seconds: deletionSeconds,
+        memoryMb: FUNCTION_MEMORY_MB.deletionCheck,
+        arch: 'arm64',
+      },
+      photos: {
+        invocations: WEEKS_PER_MONTH,
+        seconds: photoSeconds,
+        memoryMb: FUNCTION_MEMORY_MB.photos,
+        arch: 'arm64',
+      },
+      preview: {
+        invocations: visits,
+        seconds: visits * A.previewFunctionSeconds,
+        memoryMb: FUNCTION_MEMORY_MB.preview,
+        arch: 'arm64',
+      },
+    },
+    sqs: {
+      // Planner sends (measured per start) + the poller's receive and delete of each message + idle polls.
+      requests: sync.invocations * (planner.perStart.sqsRequests + 2) + ticks * A.sqsIdleReceivesPerMinute,
+    },
+    dynamodb: {
+      readUnits:
+        sync.readUnits +
+        ticks * planner.tickReadUnits +
+        sync.invocations * planner.perStart.readUnits +
+        filesPerMonth * A.fileReads +
+        headsPerMonth * 0.5,
+      writeUnits:
+        sync.writeUnits +
+        sync.invocations * planner.perStart.writeUnits +
+        filesPerMonth * A.fileWrites +
+        headsPerMonth,
+      storageGb: dynamoStorageGb,
+      pitr: true,
+    },
+    s3: {
+      putRequests: sync.s3Puts + filesPerMonth * 2,
+      getRequests: sync.s3Gets + visits + filesPerMonth,
+      storageGb: s3StorageGb,
+    },
+    logs: { ingestedGb: logsIngestedGb, storedGb: logsIngestedGb * A.logsStoredFraction },
+    metrics: { series: A.metricSeries, alarms: A.alarms, dashboards: A.dashboards },
+    scheduler: { invocations: ticks + 2 * hourlyRuns + WEEKS_PER_MONTH },
+    upstash: { commands: fetches * A.upstashCommandsPerRequest },
+    secrets: { secrets: 1, apiCalls: A.coldStartsPerMonth },
+    dataTransfer: {
+      internetOutGb: (visits * A.fileBytes) / 1e9,
+      cloudFrontOutGb: 0,
+      cloudFrontRequests: visits,
+    },
+  };
+  const cost = priceUsage(usage);
+  // Before issue 18: one message per invocation, a log line per request.
+  const before = priceUsage({
+    ...usage,
+    lambda: { ...usage.lambda, sync: syncFunction(1, 1) },
+    logs: {
+      ingestedGb: (logBytesPerSync.before * sync.invocations) / 1e9,
+      storedGb: ((logBytesPerSync.before * sync.invocations) / 1e9) * A.logsStoredFraction,
+    },
+  });
+  const round = (x: number, d = 2) => Number(x.toFixed(d));
+  const services: Record<string, unknown> = {};
+  for (const [name, svc] of Object.entries(cost.services)) {
+    services[name] = {
+      eur: round(svc.eur),
+      items: Object.fromEntries(
+        Object.entries(svc.items).map(([item, v]) => [
+          item,
+          { quantity: round(v.quantity, 3), unit: v.unit, eur: round(v.eur, 3) },
+        ]),
+      ),
+    };
+  }
+  return {
+    sources,
+    eurPerMonth: round(cost.eurPerMonth),
+    eurPerMonthPer1000Sources: round((cost.eurPerMonth / sources) * 1000),
+    services,
+    week: {
+      oparlPerSource: oparlWeek,
+      scraperPerSource: scraperWeek,
+      syncsPerMinute: round(syncsPerMinute, 1),
+      // Runs in flight on average (Little's law): the planner's maxConcurrentSyncs (SCH-5) must exceed
+      // it, or the cadence above is not kept.
+      concurrentRunsNeeded: round(sync.seconds / (WEEKS_PER_MONTH * 7 * 86_400), 1),
+    },
+    measured: {
+      oparlDemo: oparl,
+      scraperFakeRis: scraper,
+      planner,
+      requestLogLineBytes,
+      summaryLineBytes,
+      logBytesPerSync: { before: round(logBytesPerSync.before, 0), after: round(logBytesPerSync.after, 0) },
+    },
+    efficiency: {
+      syncRecordsPerInvocation: round(recordsPerInvocation, 1),
+      before: {
+        what: 'batch size 1 (one source per sync invocation), a log line per request at info',
+        eurPerMonth: round(before.eurPerMonth),
+        lambdaEur: round(before.services.lambda?.eur ?? 0),
+        logsEur: round(before.services.cloudwatchLogs?.eur ?? 0),
+      },
+      after: {
+        what: `batch size ${SYNC_BATCH_SIZE} worked concurrently, request lines at debug`,
+        eurPerMonth: round(cost.eurPerMonth),
+        lambdaEur: round(cost.services.lambda?.eur ?? 0),
+        logsEur: round(cost.services.cloudwatchLogs?.eur ?? 0),
+      },
+    },
+    comparison: { smallVmEurPerMonth: round(PRICES.smallVmMonth.usd * USD_TO_EUR) },
+    prices: PRICES_READ_ON,
+    usdToEur: USD_TO_EUR,
+    assumptions: ASSUMPTIONS,
+  };
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const result = await runCostBench({ log: (line) => console.error(line) });
+  console.log(JSON.stringify(result));
+}

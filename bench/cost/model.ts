@@ -1,0 +1,132 @@
+import { PRICES, type PriceName, USD_TO_EUR } from './prices';
+
+/**
+ * The cost model's arithmetic, pure: monthly quantities in, a priced breakdown out. The bench
+ * (bench/cost.ts) measures and simulates the quantities; this file only multiplies, so a small case can
+ * be checked by hand (test/cost/model.test.ts).
+ */
+
+/** Days per month ÷ days per week: a simulated week × this = a month (365.25 / 12 / 7). */
+export const WEEKS_PER_MONTH = 365.25 / 12 / 7;
+
+/**
+ * Billed seconds of a paced run. Lambda bills wall-clock time, and a polite run waits its host's
+ * interval before every request (RATE-1): `requests × interval` — divided by the hosts the run works at
+ * once, whose waits overlap — plus the work itself (parsing, DynamoDB, S3).
+ */
+export function pacedRunSeconds(run: {
+  requests: number;
+  intervalSeconds: number;
+  workSeconds: number;
+  /** Hosts worked concurrently in one invocation (their waits overlap); default 1. */
+  hostsInParallel?: number;
+}): number {
+  return (run.requests * run.intervalSeconds) / (run.hostsInParallel ?? 1) + run.workSeconds;
+}
+
+/** Lambda bills memory × duration: GB-seconds (1 GB = 1024 MB). */
+export function gbSeconds(seconds: number, memoryMb: number): number {
+  return (seconds * memoryMb) / 1024;
+}
+
+export interface FunctionUsage {
+  invocations: number;
+  /** Billed seconds in all. */
+  seconds: number;
+  memoryMb: number;
+  arch: 'arm64' | 'x86_64';
+}
+
+/** Monthly quantities per service. */
+export interface MonthlyUsage {
+  lambda: Record<string, FunctionUsage>;
+  sqs: { requests: number };
+  dynamodb: { readUnits: number; writeUnits: number; storageGb: number; pitr: boolean };
+  s3: { putRequests: number; getRequests: number; storageGb: number };
+  logs: { ingestedGb: number; storedGb: number };
+  metrics: { series: number; alarms: number; dashboards: number };
+  scheduler: { invocations: number };
+  upstash: { commands: number };
+  secrets: { secrets: number; apiCalls: number };
+  dataTransfer: { internetOutGb: number; cloudFrontOutGb: number; cloudFrontRequests: number };
+}
+
+export interface PricedItem {
+  quantity: number;
+  unit: string;
+  eurPerUnit: number;
+  eur: number;
+}
+
+export interface PricedService {
+  items: Record<string, PricedItem>;
+  eur: number;
+}
+
+export interface CostBreakdown {
+  eurPerMonth: number;
+  services: Record<string, PricedService>;
+}
+
+export type PriceTable = Record<PriceName, { usd: number; per: string }>;
+
+/** Prices `usage` with `prices` (USD) at `usdToEur`. */
+export function priceUsage(
+  usage: MonthlyUsage,
+  prices: PriceTable = PRICES,
+  usdToEur: number = USD_TO_EUR,
+): CostBreakdown {
+  const services: Record<string, PricedService> = {};
+  const add = (service: string, item: string, quantity: number, price: PriceName) => {
+    const eurPerUnit = prices[price].usd * usdToEur;
+    const s = services[service] ?? { items: {}, eur: 0 };
+    s.items[item] = { quantity, unit: prices[price].per, eurPerUnit, eur: quantity * eurPerUnit };
+    s.eur += quantity * eurPerUnit;
+    services[service] = s;
+  };
+  for (const [name, fn] of Object.entries(usage.lambda)) {
+    add(
+      'lambda',
+      `${name} GB-s`,
+      gbSeconds(fn.seconds, fn.memoryMb),
+      fn.arch === 'arm64' ? 'lambdaGbSecondArm' : 'lambdaGbSecondX86',
+    );
+    add('lambda', `${name} invocations`, fn.invocations, 'lambdaRequest');
+  }
+  add('sqs', 'requests', usage.sqs.requests, 'sqsRequest');
+  add('dynamodb', 'read request units', usage.dynamodb.readUnits, 'dynamoReadUnit');
+  add('dynamodb', 'write request units', usage.dynamodb.writeUnits, 'dynamoWriteUnit');
+  add('dynamodb', 'storage GB-month', usage.dynamodb.storageGb, 'dynamoStorageGbMonth');
+  if (usage.dynamodb.pitr) add('dynamodb', 'PITR GB-month', usage.dynamodb.storageGb, 'dynamoPitrGbMonth');
+  add('s3', 'PUT/LIST requests', usage.s3.putRequests, 's3PutRequest');
+  add('s3', 'GET/HEAD requests', usage.s3.getRequests, 's3GetRequest');
+  add('s3', 'storage GB-month', usage.s3.storageGb, 's3StorageGbMonth');
+  add('cloudwatchLogs', 'GB ingested', usage.logs.ingestedGb, 'logsIngestGb');
+  add('cloudwatchLogs', 'GB-month stored', usage.logs.storedGb, 'logsStorageGbMonth');
+  add('cloudwatchMetrics', 'metric series', usage.metrics.series, 'metricMonth');
+  add('cloudwatchMetrics', 'alarms', usage.metrics.alarms, 'alarmMonth');
+  add('cloudwatchMetrics', 'dashboards', usage.metrics.dashboards, 'dashboardMonth');
+  add('eventbridgeScheduler', 'invocations', usage.scheduler.invocations, 'schedulerInvocation');
+  add('upstash', 'commands', usage.upstash.commands, 'upstashCommand');
+  add('secretsManager', 'secrets', usage.secrets.secrets, 'secretMonth');
+  add('secretsManager', 'API calls', usage.secrets.apiCalls, 'secretApiCall');
+  add('dataTransfer', 'GB out to the internet', usage.dataTransfer.internetOutGb, 'dataOutGb');
+  add('dataTransfer', 'CloudFront GB out', usage.dataTransfer.cloudFrontOutGb, 'cloudFrontOutGb');
+  add('dataTransfer', 'CloudFront requests', usage.dataTransfer.cloudFrontRequests, 'cloudFrontHttpsRequest');
+  const eurPerMonth = Object.values(services).reduce((sum, s) => sum + s.eur, 0);
+  return { eurPerMonth, services };
+}
+
+/** DynamoDB on-demand write units of one write: 1 per started KB of the item (at least 1). */
+export function writeUnits(itemBytes: number): number {
+  return Math.max(1, Math.ceil(itemBytes / 1024));
+}
+
+/**
+ * Read units of one read: 1 per started 4 KB read (Query/Scan: of all items returned together), half
+ * for an eventually consistent read; a read that returns nothing still costs its minimum.
+ */
+export function readUnits(bytes: number, consistent: boolean): number {
+  const units = Math.max(1, Math.ceil(bytes / 4096));
+  return consistent ? units : units / 2;
+}

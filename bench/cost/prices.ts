@@ -1,0 +1,148 @@
+/**
+ * List prices the cost model bills with: eu-central-1 (Frankfurt), on-demand, in USD, free tiers
+ * ignored (they shrink with every other workload in the account, so the model does not count on them).
+ *
+ * Every price is "as known on 2026-12-01, to be re-checked": this file was written without web access,
+ * from the public pricing pages named in `source`. Re-read each page before quoting a figure; when a
+ * price changes, change it here only (the model, the bench and its test read nothing else).
+ */
+export interface Price {
+  usd: number;
+  /** What one `usd` buys. */
+  per: string;
+  /** The public page the price is from. */
+  source: string;
+}
+
+const READ = 'as known on 2026-12-01, to be re-checked';
+
+export const PRICES_READ_ON = READ;
+
+/** USD → EUR, as known on 2026-12-01 (ECB reference rate, rounded), to be re-checked. */
+export const USD_TO_EUR = 0.86;
+
+export const PRICES = {
+  lambdaGbSecondArm: {
+    usd: 0.0000133334,
+    per: 'GB-second, arm64',
+    source: `AWS Lambda pricing (aws.amazon.com/lambda/pricing), eu-central-1, ${READ}`,
+  },
+  lambdaGbSecondX86: {
+    usd: 0.0000166667,
+    per: 'GB-second, x86_64',
+    source: `AWS Lambda pricing (aws.amazon.com/lambda/pricing), eu-central-1, ${READ}`,
+  },
+  lambdaRequest: {
+    usd: 0.2 / 1e6,
+    per: 'invocation',
+    source: `AWS Lambda pricing (aws.amazon.com/lambda/pricing), $0.20 per 1M requests, ${READ}`,
+  },
+  sqsRequest: {
+    usd: 0.4 / 1e6,
+    per: 'request (64 KB chunk), standard queue',
+    source: `Amazon SQS pricing (aws.amazon.com/sqs/pricing), eu-central-1, $0.40 per 1M, ${READ}`,
+  },
+  dynamoWriteUnit: {
+    usd: 0.7625 / 1e6,
+    per: 'write request unit, on-demand, Standard table class',
+    source: `Amazon DynamoDB on-demand pricing (aws.amazon.com/dynamodb/pricing/on-demand), eu-central-1, ${READ}`,
+  },
+  dynamoReadUnit: {
+    usd: 0.1525 / 1e6,
+    per: 'read request unit, on-demand, Standard table class',
+    source: `Amazon DynamoDB on-demand pricing (aws.amazon.com/dynamodb/pricing/on-demand), eu-central-1, ${READ}`,
+  },
+  dynamoStorageGbMonth: {
+    usd: 0.306,
+    per: 'GB-month of table storage',
+    source: `Amazon DynamoDB on-demand pricing (aws.amazon.com/dynamodb/pricing/on-demand), eu-central-1, ${READ}`,
+  },
+  dynamoPitrGbMonth: {
+    usd: 0.2448,
+    per: 'GB-month of continuous backup (PITR)',
+    source: `Amazon DynamoDB on-demand pricing (aws.amazon.com/dynamodb/pricing/on-demand), eu-central-1, ${READ}`,
+  },
+  s3StorageGbMonth: {
+    usd: 0.0245,
+    per: 'GB-month, S3 Standard, first 50 TB',
+    source: `Amazon S3 pricing (aws.amazon.com/s3/pricing), eu-central-1, ${READ}`,
+  },
+  s3PutRequest: {
+    usd: 0.0054 / 1000,
+    per: 'PUT, COPY, POST or LIST request, S3 Standard',
+    source: `Amazon S3 pricing (aws.amazon.com/s3/pricing), eu-central-1, $0.0054 per 1,000, ${READ}`,
+  },
+  s3GetRequest: {
+    usd: 0.00043 / 1000,
+    per: 'GET, HEAD or other request, S3 Standard',
+    source: `Amazon S3 pricing (aws.amazon.com/s3/pricing), eu-central-1, $0.00043 per 1,000, ${READ}`,
+  },
+  logsIngestGb: {
+    usd: 0.63,
+    per: 'GB ingested, CloudWatch Logs Standard',
+    source: `Amazon CloudWatch pricing (aws.amazon.com/cloudwatch/pricing), eu-central-1, ${READ}`,
+  },
+  logsStorageGbMonth: {
+    usd: 0.0324,
+    per: 'GB-month archived (compressed)',
+    source: `Amazon CloudWatch pricing (aws.amazon.com/cloudwatch/pricing), eu-central-1, ${READ}`,
+  },
+  metricMonth: {
+    usd: 0.3,
+    per: 'custom metric (one name + dimension set) per month, first 10,000',
+    source: `Amazon CloudWatch pricing (aws.amazon.com/cloudwatch/pricing), eu-central-1, ${READ}`,
+  },
+  alarmMonth: {
+    usd: 0.1,
+    per: 'standard-resolution alarm metric per month',
+    source: `Amazon CloudWatch pricing (aws.amazon.com/cloudwatch/pricing), eu-central-1, ${READ}`,
+  },
+  dashboardMonth: {
+    usd: 3,
+    per: 'dashboard per month',
+    source: `Amazon CloudWatch pricing (aws.amazon.com/cloudwatch/pricing), ${READ}`,
+  },
+  schedulerInvocation: {
+    usd: 1 / 1e6,
+    per: 'EventBridge Scheduler invocation',
+    source: `Amazon EventBridge pricing (aws.amazon.com/eventbridge/pricing), Scheduler, $1.00 per 1M, ${READ}`,
+  },
+  secretMonth: {
+    usd: 0.4,
+    per: 'secret per month',
+    source: `AWS Secrets Manager pricing (aws.amazon.com/secrets-manager/pricing), ${READ}`,
+  },
+  secretApiCall: {
+    usd: 0.05 / 10_000,
+    per: 'Secrets Manager API call',
+    source: `AWS Secrets Manager pricing (aws.amazon.com/secrets-manager/pricing), $0.05 per 10,000, ${READ}`,
+  },
+  upstashCommand: {
+    usd: 0.2 / 100_000,
+    per: 'Redis command, pay-as-you-go',
+    source: `Upstash Redis pricing (upstash.com/pricing/redis), pay as you go, $0.2 per 100K commands, ${READ}`,
+  },
+  dataOutGb: {
+    usd: 0.09,
+    per: 'GB out to the internet (first 10 TB); inbound is free',
+    source: `Amazon EC2 on-demand pricing, data transfer (aws.amazon.com/ec2/pricing/on-demand), eu-central-1, ${READ}`,
+  },
+  cloudFrontOutGb: {
+    usd: 0.085,
+    per: 'GB out to viewers in Europe',
+    source: `Amazon CloudFront pricing (aws.amazon.com/cloudfront/pricing), Europe, ${READ}`,
+  },
+  cloudFrontHttpsRequest: {
+    usd: 0.012 / 10_000,
+    per: 'HTTPS request, Europe',
+    source: `Amazon CloudFront pricing (aws.amazon.com/cloudfront/pricing), $0.012 per 10,000, ${READ}`,
+  },
+  /** The comparison the issue asks for: mandari's own ingestor on one small always-on VM. */
+  smallVmMonth: {
+    usd: 0.0192 * 730,
+    per: 'month of one t4g.small (2 vCPU, 2 GiB) on demand, 730 h',
+    source: `Amazon EC2 on-demand pricing (aws.amazon.com/ec2/pricing/on-demand), eu-central-1, t4g.small $0.0192/h, ${READ}`,
+  },
+} as const satisfies Record<string, Price>;
+
+export type PriceName = keyof typeof PRICES;

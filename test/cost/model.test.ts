@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import {
+  gbSeconds,
+  type MonthlyUsage,
+  type PriceTable,
+  pacedRunSeconds,
+  priceUsage,
+  readUnits,
+  writeUnits,
+} from '../../bench/cost/model';
+import { PRICES } from '../../bench/cost/prices';
+
+/** A price table of round numbers, so the expected figures below are computed by hand. */
+function roundPrices(set: Partial<Record<keyof PriceTable, number>>): PriceTable {
+  const table = {} as PriceTable;
+  for (const [name, p] of Object.entries(PRICES)) {
+    table[name as keyof PriceTable] = { usd: set[name as keyof PriceTable] ?? 0, per: p.per };
+  }
+  return table;
+}
+
+function emptyUsage(): MonthlyUsage {
+  return {
+    lambda: {},
+    sqs: { requests: 0 },
+    dynamodb: { readUnits: 0, writeUnits: 0, storageGb: 0, pitr: false },
+    s3: { putRequests: 0, getRequests: 0, storageGb: 0 },
+    logs: { ingestedGb: 0, storedGb: 0 },
+    metrics: { series: 0, alarms: 0, dashboards: 0 },
+    scheduler: { invocations: 0 },
+    upstash: { commands: 0 },
+    secrets: { secrets: 0, apiCalls: 0 },
+    dataTransfer: { internetOutGb: 0, cloudFrontOutGb: 0, cloudFrontRequests: 0 },
+  };
+}
+
+describe('cost model arithmetic (issue 18)', () => {
+  it('bills a paced run its politeness wait: requests × interval (RATE-1) + work, waits overlapping across hosts', () => {
+    expect(pacedRunSeconds({ requests: 30, intervalSeconds: 1, workSeconds: 2 })).toBe(32);
+    expect(pacedRunSeconds({ requests: 30, intervalSeconds: 2, workSeconds: 2 })).toBe(62);
+    expect(pacedRunSeconds({ requests: 40, intervalSeconds: 2, workSeconds: 1, hostsInParallel: 4 })).toBe(
+      21,
+    );
+    expect(gbSeconds(3200, 512)).toBe(1600);
+  });
+
+  it('counts DynamoDB request units as billed: 1 KB per write unit, 4 KB per read unit, half when eventual', () => {
+    expect(writeUnits(10)).toBe(1);
+    expect(writeUnits(1024)).toBe(1);
+    expect(writeUnits(1025)).toBe(2);
+    expect(readUnits(0, false)).toBe(0.5);
+    expect(readUnits(4096, true)).toBe(1);
+    expect(readUnits(8193, true)).toBe(3);
+  });
+
+  it('prices a hand-computed small case', () => {
+    const usage = emptyUsage();
+    // 100 syncs of 30 requests at 1 s + 2 s work = 3,200 s at 512 MB = 1,600 GB-s.
+    usage.lambda.sync = {
+      invocations: 100,
+      seconds: 100 * pacedRunSeconds({ requests: 30, intervalSeconds: 1, workSeconds: 2 }),
+      memoryMb: 512,
+      arch: 'arm64',
+    };
+    usage.dynamodb = { readUnits: 2_000_000, writeUnits: 1_000_000, storageGb: 1, pitr: true };
+    usage.upstash.commands = 50_000;
+    const prices = roundPrices({
+      lambdaGbSecondArm: 0.00001,
+      lambdaGbSecondX86: 99, // not used: the function is arm64
+      lambdaRequest: 0.0000002,
+      dynamoReadUnit: 0.0000002,
+      dynamoWriteUnit: 0.000001,
+      dynamoStorageGbMonth: 0.3,
+      dynamoPitrGbMonth: 0.2,
+      upstashCommand: 0.000002,
+    });
+    const cost = priceUsage(usage, prices, 0.5);
+    // USD: 1,600 × 0.00001 = 0.016; 100 × 0.0000002 = 0.00002; 2e6 × 2e-7 = 0.4; 1e6 × 1e-6 = 1;
+    // storage 0.3; PITR 0.2; Upstash 50,000 × 0.000002 = 0.1 → 2.01602 USD → 1.00801 EUR.
+    expect(cost.services.lambda?.items['sync GB-s']?.quantity).toBe(1600);
+    expect(cost.services.lambda?.eur).toBeCloseTo(0.00801, 10);
+    expect(cost.services.dynamodb?.eur).toBeCloseTo(0.95, 10);
+    expect(cost.services.upstash?.eur).toBeCloseTo(0.05, 10);
+    expect(cost.eurPerMonth).toBeCloseTo(1.00801, 10);
+    // Without PITR the backup line is not billed.
+    usage.dynamodb.pitr = false;
+    expect(priceUsage(usage, prices, 0.5).eurPerMonth).toBeCloseTo(0.90801, 10);
+  });
+
+  it('bills an x86 function at the x86 price', () => {
+    const usage = emptyUsage();
+    usage.lambda.planner = { invocations: 0, seconds: 1024, memoryMb: 1024, arch: 'x86_64' };
+    const prices = roundPrices({ lambdaGbSecondArm: 1, lambdaGbSecondX86: 2 });
+    expect(priceUsage(usage, prices, 1).eurPerMonth).toBe(2048);
+  });
+
+  it('keeps every price with its source page and the date it was read', () => {
+    for (const [name, p] of Object.entries(PRICES)) {
+      expect(p.usd, name).toBeGreaterThan(0);
+      expect(p.source, name).toMatch(/pricing|Pricing/);
+      expect(p.source, name).toMatch(/as known on \d{4}-\d{2}-\d{2}, to be re-checked/);
+    }
+  });
+});
