@@ -92,6 +92,13 @@ export async function processSyncBody(
     });
     return result;
   }
+  if (result.status === 'done' && result.clockSkewMs !== undefined) {
+    log.warn('sync instance clock behind the run start: run ended at its start', {
+      code: 'SYNC_CLOCK_SKEW',
+      sourceId: result.sourceId,
+      skewMs: result.clockSkewMs,
+    });
+  }
   log.info('sync message done', {
     sourceId: result.sourceId,
     status: result.status,

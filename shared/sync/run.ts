@@ -85,7 +85,14 @@ export interface SyncRunDeps {
 }
 
 export type SyncRunResult =
-  | { status: 'done'; sourceId: string; report: EngineReport; outcome: RunOutcome }
+  | {
+      status: 'done';
+      sourceId: string;
+      report: EngineReport;
+      outcome: RunOutcome;
+      /** How far this instance's clock was behind the run's start (planner's clock), when it was. */
+      clockSkewMs?: number;
+    }
   | { status: 'continued'; sourceId: string; report: EngineReport; continuation: number }
   | {
       status: 'dropped';
@@ -215,7 +222,7 @@ async function runClaimed(
     return { status: 'continued', sourceId, report, continuation: next.continuation };
   }
 
-  const endedAt = deps.now();
+  const { endedAt, skewMs } = runEndedAt(runStartedAt, deps.now());
   const failed = report.failures.length > 0 && !report.complete;
   const outcome: RunOutcome = {
     kind: report.kind,
@@ -253,5 +260,16 @@ async function runClaimed(
       continuations: message.continuation,
     },
   });
-  return { status: 'done', sourceId, report, outcome };
+  return { status: 'done', sourceId, report, outcome, ...(skewMs > 0 ? { clockSkewMs: skewMs } : {}) };
+}
+
+/**
+ * The end of a run by this instance's clock — never before its start, which the planner stamped with its
+ * own clock: an instance running behind would otherwise end the run before it began, the schedule would
+ * refuse the outcome, and the lease would stay held until the message came back (chaos bench,
+ * `clock-jump-back-mid-run`). `skewMs` says how far behind it was, for the log.
+ */
+export function runEndedAt(startedAt: Date, now: Date): { endedAt: Date; skewMs: number } {
+  const skewMs = Math.max(0, startedAt.getTime() - now.getTime());
+  return { endedAt: skewMs > 0 ? new Date(startedAt.getTime()) : now, skewMs };
 }
