@@ -24,3 +24,17 @@ export function mirrorTypePrefix(sourceId: string, type: string): string {
 export function indexPartition(sourceId: string, type: string): string {
   return `MIRROR#${sourceId}#${type}`;
 }
+
+/**
+ * The API's list index (State table GSI `byBodyList`, shared/mirror-api): partition = one body's objects
+ * of one type, sort = commit time then id hash — so a list page with `modified_since`/`modified_until`
+ * is one Query, in a stable order. Only objects of a body carry it (the index is sparse).
+ */
+export function bodyListPartition(sourceId: string, bodyId: string, type: string): string {
+  return `${sourceId}#${idHash(bodyId)}#${type}`;
+}
+
+/** `<commit time ISO>#<id hash>`: ISO 8601 UTC strings of one width sort like the instants they name. */
+export function bodyListSort(committedAt: string, id: string): string {
+  return `${committedAt}#${idHash(id)}`;
+}

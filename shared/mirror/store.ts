@@ -1,7 +1,7 @@
 import { GetObjectCommand, NoSuchKey, PutObjectCommand } from '@aws-sdk/client-s3';
 import { BatchGetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { AwsClients } from '../store/clients';
-import { idHash, indexPartition, mirrorKey } from './keys';
+import { bodyListPartition, bodyListSort, idHash, indexPartition, mirrorKey } from './keys';
 import type { ChangeKind, MirrorIndexEntry, MirrorMeta, MirrorRecord } from './types';
 
 /**
@@ -254,11 +254,19 @@ export class MirrorStore {
     };
     if (write.modified !== undefined) entry.modified = write.modified;
     if (write.bodyId !== undefined) entry.bodyId = write.bodyId;
+    // The API's list index (GSI byBodyList, shared/mirror-api): a body's objects by type and commit time.
+    const listKeys =
+      write.bodyId === undefined || write.type === 'body'
+        ? {}
+        : {
+            apiList: bodyListPartition(write.sourceId, write.bodyId, write.type),
+            apiListSort: bodyListSort(write.fetchedAt, write.id),
+          };
     // Deterministic key and full value: repeating this write is harmless (idempotent).
     await this.clients.doc.send(
       new PutCommand({
         TableName: this.config.stateTable,
-        Item: { pk: indexPartition(write.sourceId, write.type), sk: idHash(write.id), ...entry },
+        Item: { pk: indexPartition(write.sourceId, write.type), sk: idHash(write.id), ...entry, ...listKeys },
       }),
     );
     return entry;

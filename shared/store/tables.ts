@@ -24,8 +24,12 @@ export const SOURCES_TABLE: TableDefinition = {
  * index lives in partitions of its own, `pk` = `MIRROR#<sourceId>#<type>` (shared/mirror).
  * `byDue` lets the planner read only sources whose next decision is due (`dueShard` + `dueAt`);
  * `byLease` is sparse — only STATE items of running syncs carry `leaseShard` — so counting the running
- * syncs (SCH-5) reads a handful of items, not the table.
+ * syncs (SCH-5) reads a handful of items, not the table. `byBodyList` is sparse too — only mirror index
+ * items of a body's objects carry `apiList` (source, body, type) and `apiListSort` (commit time, id) —
+ * so one page of the OParl API over the mirror (shared/mirror-api) is one Query.
  */
+export const BODY_LIST_INDEX = 'byBodyList';
+
 export const STATE_TABLE: TableDefinition = {
   logicalName: 'State',
   partitionKey: 'pk',
@@ -33,6 +37,7 @@ export const STATE_TABLE: TableDefinition = {
   globalIndexes: [
     { indexName: 'byDue', partitionKey: 'dueShard', sortKey: 'dueAt' },
     { indexName: 'byLease', partitionKey: 'leaseShard', sortKey: 'leaseUntil' },
+    { indexName: BODY_LIST_INDEX, partitionKey: 'apiList', sortKey: 'apiListSort' },
   ],
 };
 
