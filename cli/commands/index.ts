@@ -250,7 +250,7 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: 'serve',
     synopsis: ['serve [--port P]'],
-    summary: 'the document preview on localhost: GET /documents/{docId} (PRV-1…4)',
+    summary: 'on localhost: the document preview GET /documents/{docId} (PRV-1…4) and the OParl API /oparl/v1/system',
     runtime: true,
     bare: {
       args: [0, 0],
