@@ -18,6 +18,8 @@ export const PAGE_SIZE_DEFAULT = 50;
 export const VENDOR_PREFIX = 'mandari:';
 export const ORIGIN_ID_PROPERTY = `${VENDOR_PREFIX}originId`;
 export const SOURCE_PROPERTY = `${VENDOR_PREFIX}source`;
+/** The origin's `modified`; the API's own `modified` is our commit time (docs/mirror-api.md). */
+export const ORIGIN_MODIFIED_PROPERTY = `${VENDOR_PREFIX}originModified`;
 
 /**
  * CDN and client caching. Objects change at most once per sync, so five minutes is cheap freshness;

@@ -1,7 +1,7 @@
 import { LIST_CATALOGUE, type ListName } from '../oparl/constants';
 import { documentId, fileUrl } from '../oparl/documents';
 import { isRecord, textValue } from '../oparl/objects';
-import { ORIGIN_ID_PROPERTY, SOURCE_PROPERTY } from './constants';
+import { ORIGIN_ID_PROPERTY, ORIGIN_MODIFIED_PROPERTY, SOURCE_PROPERTY } from './constants';
 import { type ApiUrls, typeOfUrl, typeUrl } from './urls';
 
 /**
@@ -101,7 +101,7 @@ export interface RewriteContext {
   sourceId: string;
   /** Body lists the API serves for this body (Body objects only). */
   lists?: readonly ListName[];
-  /** Fallback `modified` (our commit time) for objects whose origin gave none. */
+  /** When the mirror committed this object: its `modified` in the API (top-level objects only). */
   committedAt?: string;
 }
 
@@ -125,7 +125,12 @@ export function rewriteObject(
   }
   out.type = typeUrl(type);
   out[SOURCE_PROPERTY] = ctx.sourceId;
-  if (out.modified === undefined && ctx.committedAt !== undefined) out.modified = ctx.committedAt;
+  if (ctx.committedAt !== undefined) {
+    // `modified` is when our copy last changed — the time `modified_since` filters by, as OParl defines
+    // the filter on `modified`. The origin's value stays beside it.
+    if (out.modified !== undefined) out[ORIGIN_MODIFIED_PROPERTY] = out.modified;
+    out.modified = ctx.committedAt;
+  }
   if (type === 'file') rewriteFileUrls(object, out, ctx);
   if (type === 'body') addBodyLists(out, originId, ctx);
   return out;

@@ -126,6 +126,7 @@ describe('URL scheme and rewriting (pure)', () => {
       id: `${origin}/paper/1`,
       type: 'https://schema.oparl.org/1.0/Paper',
       name: 'Antrag',
+      modified: '2023-01-02T03:04:05+01:00',
       web: 'https://ris.example/vo020?id=1',
       body: `${origin}/body/1`,
       originatorPerson: [`${origin}/person/4`],
@@ -149,6 +150,7 @@ describe('URL scheme and rewriting (pure)', () => {
     expect(out.originatorPerson).toEqual([urls.object('ris-a', 'person', `${origin}/person/4`)]);
     expect(out.web).toBe(paper.web);
     expect(out.modified).toBe('2024-07-01T10:00:00.000Z');
+    expect(out['mandari:originModified']).toBe('2023-01-02T03:04:05+01:00');
     const file = out.mainFile as Record<string, unknown>;
     expect(file.id).toBe(urls.object('ris-a', 'file', paper.mainFile.id));
     expect(file.accessUrl).toBe(`https://api.test/documents/${documentId(paper.mainFile.accessUrl)}`);
