@@ -8,7 +8,7 @@ import { mapLimit } from '../util/map-limit';
 import { LIST_MAX_AGE_S, OBJECT_MAX_AGE_S, OBJECT_READ_CONCURRENCY, OPARL_VERSION_URL } from './constants';
 import { MirrorApiRequestError } from './errors';
 import { decidePage, type ListQuery, listEnvelope, pageInMemory, parseListQuery } from './paging';
-import { isServed, type MirrorReader } from './reader';
+import { committedAtOf, isServed, type MirrorReader } from './reader';
 import { deletedStub, rewriteObject } from './rewrite';
 import { apiUrls, parseApiPath, typeUrl } from './urls';
 
@@ -123,7 +123,7 @@ export function createMirrorApiHandler(deps: MirrorApiDeps): MirrorApiHandler {
     }));
     const decision = decidePage(rows, query);
     const data = await mapLimit(decision.show, OBJECT_READ_CONCURRENCY, async ({ row, asDeleted }) =>
-      entryObject(row.item, asDeleted),
+      entryObject({ sourceId, type, hash: row.item.sk, committedAt: committedAtOf(row.sortKey) }, asDeleted),
     );
     return json(
       200,
@@ -137,15 +137,17 @@ export function createMirrorApiHandler(deps: MirrorApiDeps): MirrorApiHandler {
     );
   }
 
-  type Entry = { sourceId: string; type: string; id: string; fetchedAt: string };
+  type Entry = { sourceId: string; type: string; hash: string; committedAt: string };
 
-  /** One index entry as served: its tombstone stub, or the live object read from S3. */
-  async function entryObject(item: Entry, asDeleted: boolean): Promise<Record<string, unknown> | undefined> {
-    if (asDeleted) return deletedStub(item.type, item.id, item.fetchedAt, { urls, sourceId: item.sourceId });
-    const record = await reader.read(item);
+  /** One index entry as served: its tombstone stub, or the live object — both read from S3 by hash. */
+  async function entryObject(entry: Entry, asDeleted: boolean): Promise<Record<string, unknown> | undefined> {
+    const record = await reader.readByHash(entry.sourceId, entry.type, entry.hash);
     // A record missing behind an index item (a purge in progress) is left out, not served half.
-    if (!record || record.meta.deleted === true) return undefined;
-    return liveObject(record, item.fetchedAt);
+    if (!record) return undefined;
+    if (asDeleted)
+      return deletedStub(entry.type, record.meta.id, entry.committedAt, { urls, sourceId: entry.sourceId });
+    if (record.meta.deleted === true) return undefined;
+    return liveObject(record, entry.committedAt);
   }
 
   async function object(sourceId: string, type: string, hash: string): Promise<ApiResponse> {
@@ -156,7 +158,7 @@ export function createMirrorApiHandler(deps: MirrorApiDeps): MirrorApiHandler {
     const entry = await reader.indexEntry(sourceId, type, hash);
     if (!entry || entry.takedown !== undefined || entry.bodyId === undefined) return notFound();
     if (!(await reader.servedBody(sourceId, idHash(entry.bodyId)))) return notFound();
-    const shown = await entryObject(entry, entry.deleted);
+    const shown = await entryObject({ sourceId, type, hash, committedAt: entry.fetchedAt }, entry.deleted);
     return shown ? json(200, shown, OBJECT_MAX_AGE_S) : notFound();
   }
 

@@ -1,5 +1,5 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { bodyListPartition, idHash, indexPartition, MirrorStore } from '../mirror';
+import { bodyListPartition, idHash, indexPartition, MirrorStore, mirrorKeyOfHash } from '../mirror';
 import type { MirrorIndexEntry, MirrorRecord } from '../mirror/types';
 import { SyncStateStore } from '../oparl/state';
 import type { BodyRecord } from '../oparl/types';
@@ -24,7 +24,23 @@ export interface SourceBody {
   body: BodyRecord;
 }
 
-export type IndexItem = MirrorIndexEntry & { apiListSort: string };
+/**
+ * A row of the `byBodyList` index as projected: keys and two flags only (so a page of 100 stays within
+ * 2 read units); the record's S3 key and commit time follow from the keys.
+ */
+export interface IndexRowItem {
+  pk: string;
+  /** The id hash. */
+  sk: string;
+  apiListSort: string;
+  deleted: boolean;
+  takedown?: unknown;
+}
+
+/** The commit time in an `apiListSort` (`<ISO>#<id hash>`). */
+export function committedAtOf(sortKey: string): string {
+  return sortKey.slice(0, sortKey.indexOf('#'));
+}
 
 export class MirrorReader {
   private readonly mirror: MirrorStore;
@@ -88,7 +104,7 @@ export class MirrorReader {
   }
 
   /** One list page: a single Query, Limit = page size + 1 (the extra row tells whether more follow). */
-  async listPage(sourceId: string, bodyId: string, type: string, query: ListQuery): Promise<IndexItem[]> {
+  async listPage(sourceId: string, bodyId: string, type: string, query: ListQuery): Promise<IndexRowItem[]> {
     const { lo, hi } = sortRange(query);
     const values: Record<string, unknown> = { ':p': bodyListPartition(sourceId, bodyId, type) };
     let condition = 'apiList = :p';
@@ -126,11 +142,16 @@ export class MirrorReader {
       }),
     );
     this.count(out.ConsumedCapacity?.CapacityUnits);
-    return (out.Items ?? []) as IndexItem[];
+    return (out.Items ?? []) as IndexRowItem[];
   }
 
   read(entry: Pick<MirrorIndexEntry, 'sourceId' | 'type' | 'id'>): Promise<MirrorRecord | undefined> {
     return this.mirror.read(entry.sourceId, entry.type, entry.id);
+  }
+
+  /** The record behind an index row: its S3 key is `mirror/<source>/<type>/<id hash>.json`. */
+  readByHash(sourceId: string, type: string, hash: string): Promise<MirrorRecord | undefined> {
+    return this.mirror.readKey(mirrorKeyOfHash(sourceId, type, hash));
   }
 
   private count(units: number | undefined): void {

@@ -13,7 +13,12 @@ export function idHash(id: string): string {
 
 /** `mirror/<sourceId>/<type>/<sha256(id) first 40 hex>.json`, type = lower-case OParl type name. */
 export function mirrorKey(sourceId: string, type: string, id: string): string {
-  return `${MIRROR_PREFIX}/${sourceId}/${type}/${idHash(id)}.json`;
+  return mirrorKeyOfHash(sourceId, type, idHash(id));
+}
+
+/** The same key from the id hash alone (the index's sort key): what the API reads by. */
+export function mirrorKeyOfHash(sourceId: string, type: string, hash: string): string {
+  return `${MIRROR_PREFIX}/${sourceId}/${type}/${hash}.json`;
 }
 
 export function mirrorTypePrefix(sourceId: string, type: string): string {

@@ -169,11 +169,14 @@ export class MirrorStore {
   }
 
   /** The stored record, tombstones included (audit, purge). */
-  async read(sourceId: string, type: string, id: string): Promise<MirrorRecord | undefined> {
+  read(sourceId: string, type: string, id: string): Promise<MirrorRecord | undefined> {
+    return this.readKey(mirrorKey(sourceId, type, id));
+  }
+
+  /** The record under one S3 key (`mirrorKey`), tombstones included; absent = undefined. */
+  async readKey(key: string): Promise<MirrorRecord | undefined> {
     try {
-      const out = await this.clients.s3.send(
-        new GetObjectCommand({ Bucket: this.config.bucket, Key: mirrorKey(sourceId, type, id) }),
-      );
+      const out = await this.clients.s3.send(new GetObjectCommand({ Bucket: this.config.bucket, Key: key }));
       const text = await out.Body?.transformToString('utf-8');
       return text === undefined ? undefined : (JSON.parse(text) as MirrorRecord);
     } catch (err) {

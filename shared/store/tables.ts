@@ -7,7 +7,13 @@ export interface TableDefinition {
   logicalName: 'Sources' | 'State' | 'Documents';
   partitionKey: string;
   sortKey?: string;
-  globalIndexes: { indexName: string; partitionKey: string; sortKey: string }[];
+  globalIndexes: {
+    indexName: string;
+    partitionKey: string;
+    sortKey: string;
+    /** Non-key attributes the index holds (projection INCLUDE); absent = every attribute (ALL). */
+    include?: string[];
+  }[];
 }
 
 /** Sources: one item per source, edited by on-call (see shared/config/source.ts). */
@@ -37,7 +43,13 @@ export const STATE_TABLE: TableDefinition = {
   globalIndexes: [
     { indexName: 'byDue', partitionKey: 'dueShard', sortKey: 'dueAt' },
     { indexName: 'byLease', partitionKey: 'leaseShard', sortKey: 'leaseUntil' },
-    { indexName: BODY_LIST_INDEX, partitionKey: 'apiList', sortKey: 'apiListSort' },
+    // Keys and two flags only: a page of 100 entries stays within 2 read units (issue 16).
+    {
+      indexName: BODY_LIST_INDEX,
+      partitionKey: 'apiList',
+      sortKey: 'apiListSort',
+      include: ['deleted', 'takedown'],
+    },
   ],
 };
 
