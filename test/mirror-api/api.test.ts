@@ -177,4 +177,29 @@ describe('OParl 1.1 API over the mirror (issue 16)', () => {
     expect(all.objects).toHaveLength(objects.length - 1);
     expect((await fetch(victim.id as string)).status).toBe(404);
   });
+
+  it('ingestor objects lists what the mirror holds: live, deleted and taken down, by body, type and commit time', async () => {
+    const { objectsCommand } = await import('../../cli/commands/objects');
+    const rt = { env: bed.env, clients: bed.clients, dataDir: '.', close: async () => {} };
+    const out = await objectsCommand(rt, { body: 'koeln', type: 'paper' });
+    const rows = (out.json as { objects: { state: string; committedAt: string; id: string }[] }).objects;
+    const served = await walkList(body.paper as string);
+    expect(
+      rows
+        .filter((r) => r.state === 'live')
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual(served.objects.map((o) => o['mandari:originId']).sort());
+    expect(rows.filter((r) => r.state === 'deleted')).toHaveLength(1);
+    expect(rows.filter((r) => r.state === 'taken-down')).toHaveLength(1);
+    const latest = rows
+      .map((r) => r.committedAt)
+      .sort()
+      .at(-1) as string;
+    const since = await objectsCommand(rt, { body: 'koeln', type: 'paper', since: latest });
+    const recent = (since.json as { objects: { committedAt: string }[] }).objects;
+    expect(recent.length).toBeGreaterThan(0);
+    expect(recent.length).toBeLessThan(rows.length);
+    await expect(objectsCommand(rt, { type: 'widget' })).rejects.toThrow(/unknown --type/);
+  });
 });
