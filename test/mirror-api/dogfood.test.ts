@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MIRROR_TYPES } from '../../shared/mirror';
 import { listBodies, setBodyListed } from '../../shared/onboarding';
 import { LIST_CATALOGUE } from '../../shared/oparl/constants';
 import { putSourceItem } from '../../shared/store/sources';
@@ -13,18 +14,7 @@ import { getJson, type ServedMirror, seedServedMirror, walkList } from './suppor
 
 const HOUR = 60 * 60_000;
 /** Types reached through a body's lists (the System and the Body itself are compared apart). */
-const OBJECT_TYPES = [
-  'organization',
-  'person',
-  'meeting',
-  'paper',
-  'legislativeterm',
-  'membership',
-  'agendaitem',
-  'consultation',
-  'file',
-  'location',
-];
+const OBJECT_TYPES = MIRROR_TYPES.filter((t) => t !== 'system' && t !== 'body');
 
 describe('dogfood: the ingestor mirrors its own mirror through the API (issue 16)', () => {
   let bed: AwsTestbed;
