@@ -6,3 +6,17 @@ export class MirrorApiRequestError extends IngestorError {
     super('MIRROR_API_BAD_REQUEST', message);
   }
 }
+
+/**
+ * The State table lacks the API's list index (a local `.data/` created before it, or a stack not yet
+ * deployed with it): HTTP 503 with what to do, instead of an opaque 500.
+ */
+export class MirrorApiIndexMissingError extends IngestorError {
+  constructor(index: string, cause: unknown) {
+    super(
+      'MIRROR_API_INDEX_MISSING',
+      `the State table has no ${index} index: deploy the stack, or locally start on a fresh --data directory`,
+      { cause },
+    );
+  }
+}

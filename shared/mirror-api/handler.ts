@@ -6,7 +6,7 @@ import { isRecord } from '../oparl/objects';
 import type { BodyRecord } from '../oparl/types';
 import { mapLimit } from '../util/map-limit';
 import { LIST_MAX_AGE_S, OBJECT_MAX_AGE_S, OBJECT_READ_CONCURRENCY, OPARL_VERSION_URL } from './constants';
-import { MirrorApiRequestError } from './errors';
+import { MirrorApiIndexMissingError, MirrorApiRequestError } from './errors';
 import { decidePage, type ListQuery, listEnvelope, pageInMemory, parseListQuery } from './paging';
 import { committedAtOf, isServed, type MirrorReader } from './reader';
 import { deletedStub, rewriteObject } from './rewrite';
@@ -195,6 +195,9 @@ export function createMirrorApiHandler(deps: MirrorApiDeps): MirrorApiHandler {
       } catch (err) {
         if (err instanceof MirrorApiRequestError) {
           return json(400, { error: err.code, message: err.message }, 0);
+        }
+        if (err instanceof MirrorApiIndexMissingError) {
+          return json(503, { error: err.code, message: err.message }, 0);
         }
         throw err;
       }

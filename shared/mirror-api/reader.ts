@@ -7,6 +7,7 @@ import type { AwsClients } from '../store/clients';
 import { loadAllSources } from '../store/sources';
 import { BODY_LIST_INDEX } from '../store/tables';
 import { BODIES_TTL_MS } from './constants';
+import { MirrorApiIndexMissingError } from './errors';
 import { type ListQuery, sortRange } from './paging';
 
 /**
@@ -120,7 +121,7 @@ export class MirrorReader {
       values[':hi'] = hi;
     }
     const after = query.cursor?.after;
-    const out = await this.clients.doc.send(
+    const out = await this.query(
       new QueryCommand({
         TableName: this.config.tables.state,
         IndexName: BODY_LIST_INDEX,
@@ -143,6 +144,18 @@ export class MirrorReader {
     );
     this.count(out.ConsumedCapacity?.CapacityUnits);
     return (out.Items ?? []) as IndexRowItem[];
+  }
+
+  private async query(command: QueryCommand) {
+    try {
+      return await this.clients.doc.send(command);
+    } catch (err) {
+      const e = err as { name?: string; message?: string };
+      if (e.name === 'ValidationException' && /index/i.test(e.message ?? '')) {
+        throw new MirrorApiIndexMissingError(BODY_LIST_INDEX, err);
+      }
+      throw err;
+    }
   }
 
   read(entry: Pick<MirrorIndexEntry, 'sourceId' | 'type' | 'id'>): Promise<MirrorRecord | undefined> {

@@ -202,4 +202,25 @@ describe('OParl 1.1 API over the mirror (issue 16)', () => {
     expect(recent.length).toBeLessThan(rows.length);
     await expect(objectsCommand(rt, { type: 'widget' })).rejects.toThrow(/unknown --type/);
   });
+
+  it('a State table without the list index (a .data/ from before) is a typed error, not an opaque failure', async () => {
+    const { CreateTableCommand } = await import('@aws-sdk/client-dynamodb');
+    const { createTableInput } = await import('../../shared/store/provision');
+    const { STATE_TABLE } = await import('../../shared/store/tables');
+    const { MirrorApiIndexMissingError, MirrorReader, parseListQuery } = await import(
+      '../../shared/mirror-api'
+    );
+    const old = {
+      ...STATE_TABLE,
+      globalIndexes: STATE_TABLE.globalIndexes.filter((i) => i.indexName !== 'byBodyList'),
+    };
+    await bed.clients.dynamo.send(new CreateTableCommand(createTableInput(old, 'state-before-api')));
+    const reader = new MirrorReader(bed.clients, {
+      bucket: bed.env.BUCKET,
+      tables: { sources: m.tables.sources, state: 'state-before-api' },
+    });
+    await expect(
+      reader.listPage(m.h.source.sourceId, bodyOriginId, 'paper', parseListQuery(new URLSearchParams())),
+    ).rejects.toBeInstanceOf(MirrorApiIndexMissingError);
+  });
 });
