@@ -60,7 +60,7 @@ describe('dogfood: the ingestor mirrors its own mirror through the API (issue 16
         entry.type,
         copy['mandari:originId'] as string,
       );
-      expect(copy.name).toBe((original?.object as Record<string, unknown>).name);
+      expect(copy.name).toBe((original?.object as Record<string, unknown> | undefined)?.name);
     }
 
     // Unchanged incremental: A honours modified_since, so every list answers one page.
