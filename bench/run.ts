@@ -13,6 +13,11 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   'scrape-cost': async () => (await import('./scrape-cost')).runScrapeCostBench(),
   preview: async () => (await import('./preview')).runPreviewBench(),
   'mirror-api': async () => (await import('./mirror-api')).runMirrorApiBench(),
+  chaos: async () =>
+    (await import('./chaos')).runChaosBench({
+      only: process.env.CHAOS_ONLY?.split(',').filter(Boolean),
+      log: (l: string) => console.error(l),
+    }),
 };
 
 export async function runBench(names: string[]): Promise<Record<string, unknown>> {

@@ -417,6 +417,12 @@ export async function startFakeCouncil(options: FakeCouncilOptions = {}): Promis
       faults: [],
     };
     requests.push(rec);
+    options.observe?.arrived?.(rec);
+    // In flight until the exchange is over at the socket: what a server counts as concurrent requests.
+    res.once('close', () => {
+      rec.endAt = performance.now();
+      options.observe?.ended?.(rec);
+    });
     // Hops of a scripted redirect chain or loop are part of the fault that started them; matching
     // them again (a pattern like '*/system' would) turns every chain into an endless nest.
     const internal = rec.path.startsWith('/__hop/') || rec.path.startsWith('/__loop/');

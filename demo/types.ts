@@ -75,6 +75,8 @@ export interface FakeCouncilOptions {
   robots?: RobotsScript | string;
   /** Faults active from the start. */
   faults?: FaultRule[];
+  /** Told of every request as it arrives and when its exchange ends (e.g. to relay them to another process). */
+  observe?: { arrived?(req: RecordedRequest): void; ended?(req: RecordedRequest): void };
 }
 
 export interface RecordedRequest {
@@ -93,6 +95,8 @@ export interface RecordedRequest {
   at: number;
   /** Arrival, `Date.now()`. */
   epochMs: number;
+  /** When the exchange ended (response finished or connection closed), `performance.now()` in ms; undefined while open. */
+  endAt?: number;
   /** Status sent, once the head went out (undefined for hang-ups or while pending). */
   status?: number;
   /** Kinds of the faults applied to this request. */

@@ -200,6 +200,29 @@ export const COMMANDS: CommandSpec[] = [
       }),
   },
   {
+    name: 'takedown',
+    synopsis: ['takedown lift --body <slug> | --ids <id,…> [--source ID]'],
+    summary: 'ends a takedown (logged loudly); the next sync may mirror the objects again (OPT-5)',
+    runtime: true,
+    subcommands: {
+      lift: {
+        args: [0, 0],
+        options: {
+          body: { type: 'string', value: 'SLUG', help: 'the body taken down' },
+          ids: { type: 'string', value: 'ID,…', multiple: true, help: 'these OParl ids' },
+          ...SOURCE,
+        },
+      },
+    },
+    run: async (ctx) =>
+      (await import('./takedown')).liftCommand(ctx.rt, {
+        positionals: ctx.args,
+        ...opt('body', str(ctx, 'body')),
+        ...opt('ids', list(ctx, 'ids')),
+        ...opt('source', str(ctx, 'source')),
+      }),
+  },
+  {
     name: 'sync',
     synopsis: ['sync --url <systemUrl> [--full]'],
     summary:

@@ -1,4 +1,10 @@
-import { purgeDeleted, type TakedownDeps, tombstoneBody, tombstoneIds } from '../../shared/takedown';
+import {
+  liftTakedown,
+  purgeDeleted,
+  type TakedownDeps,
+  tombstoneBody,
+  tombstoneIds,
+} from '../../shared/takedown';
 import type { LocalRuntime } from '../local/runtime';
 import { type CommandResult, UsageError } from '../output';
 
@@ -7,6 +13,13 @@ import { type CommandResult, UsageError } from '../output';
  * A tombstone hides at once and keeps everything for audit; the purge deletes physically, and only
  * with `--yes` — without it, it shows exactly what would go.
  */
+
+function idsOf(values: { ids?: string[] }): string[] {
+  return (values.ids ?? [])
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter(Boolean);
+}
 
 function depsOf(rt: LocalRuntime): TakedownDeps {
   return {
@@ -20,10 +33,7 @@ export async function tombstoneCommand(
   rt: LocalRuntime,
   values: { body?: string; ids?: string[]; source?: string; note?: string },
 ): Promise<CommandResult> {
-  const ids = (values.ids ?? [])
-    .flatMap((v) => v.split(','))
-    .map((v) => v.trim())
-    .filter(Boolean);
+  const ids = idsOf(values);
   if ((values.body === undefined) === (ids.length === 0)) {
     throw new UsageError(
       'usage: ingestor tombstone --body <slug> | --ids <id,…> [--source ID] [--note TEXT]',
@@ -46,11 +56,13 @@ export async function tombstoneCommand(
   ];
   if (result.alreadyDeleted > 0) text.push(`  already deleted before: ${result.alreadyDeleted}`);
   if (result.documents > 0) text.push(`  documents flagged: ${result.documents}`);
-  if (result.notFound.length > 0) text.push(`  not found: ${result.notFound.join(', ')}`);
+  if (result.notFound.length > 0) text.push(`  not in the mirror: ${result.notFound.join(', ')}`);
+  if (result.registered.length > 0)
+    text.push(`  in force until lifted (OPT-5): ${result.registered.length} takedown(s) recorded`);
   if (result.body)
     text.push(`  physical deletion on request: ingestor purge-deleted --body ${result.body} (OPT-3)`);
   // --ids that matched nothing is an operator's typo worth an exit code; a body is marked in any case.
-  const nothing = result.body === null && total + result.alreadyDeleted === 0;
+  const nothing = result.body === null && total + result.alreadyDeleted + result.registered.length === 0;
   return { text, json: result, exitCode: nothing ? 1 : 0 };
 }
 
@@ -88,4 +100,27 @@ export async function purgeDeletedCommand(
       documents: result.documents,
     },
   };
+}
+
+/** `takedown lift --body <slug> | --ids <id,…>` (OPT-5): only an operator ends a takedown. */
+export async function liftCommand(
+  rt: LocalRuntime,
+  values: { positionals: string[]; body?: string; ids?: string[]; source?: string },
+): Promise<CommandResult> {
+  const ids = idsOf(values);
+  if (values.positionals[0] !== 'lift' || (values.body === undefined) === (ids.length === 0)) {
+    throw new UsageError('usage: ingestor takedown lift --body <slug> | --ids <id,…> [--source ID]');
+  }
+  const result = await liftTakedown(depsOf(rt), {
+    by: 'cli',
+    ...(values.body !== undefined ? { body: values.body } : { ids }),
+    ...(values.source !== undefined ? { sourceId: values.source } : {}),
+  });
+  const text = [
+    `TAKEDOWN LIFTED: ${result.lifted} takedown(s)${result.body ? ` of body ${result.body}` : ''} in ${result.sourceIds.join(', ') || 'no source'}`,
+    '  the next sync mirrors these objects again if the source still publishes them (OPT-5)',
+  ];
+  if (result.body) text.push(`  the body stays unlisted until: ingestor bodies list ${result.body} (ONB-4)`);
+  if (result.notTakenDown.length > 0) text.push(`  not taken down: ${result.notTakenDown.join(', ')}`);
+  return { text, json: result, exitCode: result.lifted === 0 ? 1 : 0 };
 }

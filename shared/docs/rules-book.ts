@@ -202,7 +202,7 @@ export function bookSections(c: RulesConstants): BookSection[] {
         ),
         r(
           'RATE-7',
-          `If the shared store cannot be reached, each process paces itself and tries Redis again after ${dur(c.rate.sharedStoreRetryMs)}. (our addition) Meanwhile it multiplies its interval by the largest number of function instances that may fetch at once, so the bound for all of them together still holds.`,
+          `If the shared store cannot be reached, each process paces itself and tries Redis again after ${dur(c.rate.sharedStoreRetryMs)}. (our addition) Meanwhile it multiplies its interval by the largest number of function instances that may fetch at once, so the bound for all of them together still holds. (our addition) Because instances that still reach Redis cannot see its requests, a process that loses the store first sends nothing until that retry has failed too.`,
         ),
         r(
           'RATE-8',
@@ -540,7 +540,7 @@ export function bookSections(c: RulesConstants): BookSection[] {
 /**
  * Where each rule is kept and which tests prove it (paths from the repository root). Every listed test
  * file must cite the rule's ID, and every listed module must exist (test/docs/rules-book.test.ts).
- * Rules not built yet are `NOT_YET`: OPT-5 (issue 13) and OTH-1…5 (issue 17).
+ * Rules not built yet are `NOT_YET`: OTH-1…5 (issue 17).
  */
 export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
   'ID-1': {
@@ -625,6 +625,7 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
       'test/slots/redis-pace.test.ts',
       'test/fetch/redis-slots.test.ts',
       'test/preview/preview.test.ts',
+      'test/fetch/deadlines.test.ts',
     ],
   },
   'RATE-5': {
@@ -641,7 +642,12 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
   },
   'RATE-7': {
     modules: ['infra/stack.ts', 'shared/slots/host-slots.ts', 'shared/slots/constants.ts'],
-    tests: ['test/documents/infra.test.ts', 'test/preview/infra.test.ts', 'test/slots/failover.test.ts'],
+    tests: [
+      'test/documents/infra.test.ts',
+      'test/preview/infra.test.ts',
+      'test/slots/failover.test.ts',
+      'test/slots/partial-outage.test.ts',
+    ],
   },
   'RATE-8': {
     modules: ['shared/slots/scripts.ts', 'shared/fetch/fetcher.ts', 'shared/fetch/constants.ts'],
@@ -931,7 +937,20 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
     modules: ['cli/commands/sources.ts', 'shared/onboarding/host-knobs.ts', 'shared/config/source.ts'],
     tests: ['test/onboarding/cli.test.ts'],
   },
-  'OPT-5': NOT_YET,
+  'OPT-5': {
+    modules: [
+      'shared/takedown/registry.ts',
+      'shared/takedown/guard.ts',
+      'shared/takedown/seal.ts',
+      'shared/takedown/lift.ts',
+      'shared/mirror/store.ts',
+    ],
+    tests: [
+      'test/takedown/permanent.test.ts',
+      'test/takedown/permanent-scraper.test.ts',
+      'test/takedown/permanent-documents.test.ts',
+    ],
+  },
   'OTH-1': NOT_YET,
   'OTH-2': NOT_YET,
   'OTH-3': NOT_YET,

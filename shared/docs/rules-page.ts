@@ -272,6 +272,7 @@ export function renderRulesPage(c: RulesConstants): string {
     '- **OPT-2** Tombstone: Als gelöscht markierte Objekte verschwinden sofort aus allen Ausgaben (Spiegel-Listen, Exporte, Schnittstellen), bleiben aber für Prüfzwecke erhalten. Wir markieren eine ganze Kommune (`ingestor tombstone --body <slug>`, sie wird dabei auch ungelistet) oder einzelne Objekte samt der in ihnen eingebetteten (`ingestor tombstone --ids <id,…>`).',
     '- **OPT-3** Physische Löschung auf ausdrückliche Aufforderung der Kommune, einschließlich der extrahierten Texte und unserer Dateikopien: `ingestor purge-deleted --body <slug>` zeigt, was gelöscht würde (Objekte je Art, Dateikopien, Texte); erst `--yes` löscht. Untergeordnete Objekte gehen zuerst, die Kommune zuletzt; wird ein Lauf unterbrochen, beendet ihn der nächste.',
     `- **OPT-4** Je Quelle können wir den Abstand erhöhen (bis ${plural(c.rate.maxSourceIntervalSeconds, 'Sekunde', 'Sekunden')}), je Tageszeit seltener abgleichen, ein Zeitfenster für den Vollabgleich setzen, einen Mindestabstand, Zeitscheiben, den Dateiabruf abschalten oder die Quelle abschalten. Liegen mehrere Quellen auf Ihrem Server, gilt die Änderung für alle.`,
+    '- **OPT-5** Ein Takedown gilt, bis wir ihn ausdrücklich aufheben: Weder die physische Löschung noch ein späterer Abgleich, Dateiabruf, Löschabgleich, Fotoabruf oder eine Vorschau holt das Objekt, die Kommune oder ihre Dateien zurück — auch wenn der Takedown erfolgt, während ein Abgleich Ihrer Quelle läuft.',
   );
 
   p('## Weitere Zusagen (B)');

@@ -13,10 +13,12 @@ import {
   forEachGroup,
   hostOf,
   isListed,
+  isTakenDown,
   loadSourceContexts,
   type PassOptions,
   pastDeadline,
   type SourceContext,
+  takenDownNow,
 } from './context';
 import { cacheChange, disableChange, takenDownChange, unlistedChange } from './decide';
 import { fileKey, shards } from './keys';
@@ -143,7 +145,7 @@ async function cacheOne(
   runContext: RunContext,
   counts: OutcomeCounts,
 ): Promise<void> {
-  if (item.takedownAt !== undefined) {
+  if (isTakenDown(ctx, item)) {
     await settle(deps, store, item, takenDownChange(), counts);
     return;
   }
@@ -166,6 +168,11 @@ async function cacheOne(
     key,
     { maxBytes: CACHE_MAX_FILE_BYTES },
   );
+  if (outcome.kind === 'stored' && (await takenDownNow(deps, item))) {
+    // OPT-5: taken down while the file was fetched — the new copy is not kept, the item leaves the queue.
+    await settle(deps, store, item, takenDownChange(), counts);
+    return;
+  }
   const change = cacheChange(item, outcome, now);
   if (outcome.kind === 'stored') {
     // The record only after the upload completed; a lost race leaves the object for the next run.

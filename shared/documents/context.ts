@@ -8,6 +8,7 @@ import { loadHostIntervals } from '../pace';
 import type { SourceScheduleState } from '../schedule/types';
 import { getSourceState } from '../store/source-state';
 import { loadAllSources } from '../store/sources';
+import { TakedownRegistry, type TakedownSet } from '../takedown/registry';
 import { sourceGate } from './decide';
 import { bodyKeyOf } from './keys';
 import { DocumentsStore } from './store';
@@ -50,6 +51,8 @@ export interface SourceContext {
   bodies: Map<string, BodyRecord>;
   /** RATE-2: the largest interval configured for any source on this source's host, ms. */
   hostIntervalMs: number;
+  /** OPT-5: the source's takedown registry, read once per run (it outlives a purge and a lost flag). */
+  takedowns: TakedownSet;
 }
 
 export interface LoadedContexts {
@@ -71,6 +74,7 @@ export async function loadSourceContexts(deps: DocumentsDeps, now: Date): Promis
   // RATE-2: broken items keep counting for their host with their last valid pace (issue 13).
   const { byHostMs: hostIntervals } = await loadHostIntervals(deps.doc, deps.tables.state, load);
   const contexts: SourceContext[] = [];
+  const registry = new TakedownRegistry(deps.doc, deps.tables.state);
   for (const source of sources) {
     const state = await getSourceState<SourceScheduleState>(deps.doc, deps.tables.state, source.sourceId);
     const bodies = await new SyncStateStore(
@@ -83,6 +87,7 @@ export async function loadSourceContexts(deps: DocumentsDeps, now: Date): Promis
       gate: sourceGate(source, state?.schedule, now),
       bodies: new Map(bodies.map((b) => [b.id, b])),
       hostIntervalMs: hostIntervals.get(source.host) ?? source.requestIntervalSeconds * 1000,
+      takedowns: await registry.load(source.sourceId),
     });
   }
   return { contexts, invalid };
@@ -94,11 +99,38 @@ export async function loadSourceContexts(deps: DocumentsDeps, now: Date): Promis
  */
 export function isListed(
   ctx: SourceContext,
-  item: Pick<DocumentItem, 'bodyId' | 'listed' | 'takedownAt'>,
+  item: Pick<DocumentItem, 'bodyId' | 'listed' | 'takedownAt' | 'fileId' | 'docId'>,
 ): boolean {
-  if (item.takedownAt !== undefined) return false;
+  if (isTakenDown(ctx, item)) return false;
   const body = ctx.bodies.get(item.bodyId);
   return body === undefined ? item.listed === true : body.listed === true && body.deleted !== true;
+}
+
+/**
+ * OPT-2 / OPT-5: the document is taken down — flagged on its item, or its File object or body is in
+ * the source's takedown registry (the flag may be missing after a `tombstone` killed between its steps).
+ */
+export function isTakenDown(
+  ctx: Pick<SourceContext, 'takedowns'>,
+  item: Pick<DocumentItem, 'bodyId' | 'takedownAt' | 'fileId' | 'docId'>,
+): boolean {
+  if (item.takedownAt !== undefined) return true;
+  return ctx.takedowns.covers({ id: item.fileId ?? item.docId, bodyId: item.bodyId }) !== undefined;
+}
+
+/**
+ * OPT-5 at the commit point of a copy: a fresh, strongly consistent look at the registry and at the
+ * item's flag — a takedown issued while the file was being fetched wins over storing it.
+ */
+export async function takenDownNow(deps: DocumentsDeps, item: DocumentItem): Promise<boolean> {
+  const [found, current] = await Promise.all([
+    new TakedownRegistry(deps.doc, deps.tables.state).find(item.sourceId, [
+      { scope: 'object', id: item.fileId ?? item.docId },
+      { scope: 'body', id: item.bodyId },
+    ]),
+    documentsStoreOf(deps).get(item.docId),
+  ]);
+  return found.length > 0 || current?.takedownAt !== undefined;
 }
 
 /** Bodies an operator listed (and the source did not delete), with their index key. */

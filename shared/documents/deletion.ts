@@ -16,6 +16,7 @@ import {
   documentsStoreOf,
   forEachGroup,
   hostOf,
+  isTakenDown,
   listedBodies,
   loadSourceContexts,
   type PassOptions,
@@ -141,7 +142,7 @@ export async function runDeletionCheck(deps: DocumentsDeps, options: PassOptions
     if (run.resting.has(task.item.sourceId)) return countOutcome(run.checks, `${label}:source-resting`);
     if (server.stopped) return countOutcome(run.checks, `${label}:server-stopped`);
     // OPT-2: a document taken down is not fetched again (its copy goes with purge-deleted, OPT-3).
-    if (task.item.takedownAt !== undefined) {
+    if (isTakenDown(task.ctx, task.item)) {
       return countOutcome(run.checks, `${label}:${await applyCounted(store, task.item, takenDownChange())}`);
     }
     try {

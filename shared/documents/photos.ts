@@ -105,12 +105,15 @@ export async function runPhotosPass(deps: DocumentsDeps, options: PassOptions): 
     const runContext = createRunContext(ctx.source.sourceId);
     for (const body of ctx.bodies.values()) {
       if (body.deleted === true) continue;
+      // OPT-5: a taken-down body, however its mirror copy fares (purged, unsealed), gets no photos.
+      if (body.takedown !== undefined || ctx.takedowns.body(body.id) !== undefined) continue;
       const pattern = photoPatternFor(ctx.source.photoUrlPatterns, body);
       if (pattern === undefined) continue;
       const bodyKey = bodyKeyOf(body.id);
       const marks = await loadMarks(deps, ctx.source.sourceId, bodyKey);
       const persons: { id: string }[] = [];
       for await (const entry of mirror.listLive(ctx.source.sourceId, 'person', { bodyId: body.id })) {
+        if (ctx.takedowns.covers({ id: entry.id, bodyId: body.id }) !== undefined) continue;
         persons.push({ id: entry.id });
       }
       const due = selectPersonsForPhotos(persons, marks, now, PHO_MAX_PERSONS_PER_BODY, PHO_RECHECK_MS);

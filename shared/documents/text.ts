@@ -5,9 +5,11 @@ import { TEXT_MAX_DOWNLOADS, TEXT_MAX_FILE_BYTES, TEXT_MAX_FILES_PER_BODY } from
 import {
   countOutcome,
   type DocumentsDeps,
+  isTakenDown,
   type PassOptions,
   pastDeadline,
   type SourceContext,
+  takenDownNow,
 } from './context';
 import {
   classifyFailure,
@@ -216,7 +218,7 @@ export async function runTextPass(
       if (taken >= TEXT_MAX_FILES_PER_BODY) continue;
       perBody.set(item.bodyId, taken + 1);
       try {
-        if (item.takedownAt !== undefined) {
+        if (isTakenDown(ctx, item)) {
           const change = takenDownChange();
           countOutcome(counts, (await store.apply(item, change)) ? change.outcome : 'moved-meanwhile');
         } else if (item.storedKey !== undefined) {
@@ -352,6 +354,13 @@ async function finishText(
   const key = textKey(item.sourceId, item.docId);
   if (result.kind === 'text' && result.extracted.textLayer) {
     await putObject(deps.s3, deps.bucket, key, result.extracted.text, 'text/plain; charset=utf-8');
+  }
+  // OPT-5: taken down while the text was made — not recorded, a new text object not kept.
+  if (await takenDownNow(deps, item)) {
+    if (asRead.textKey === undefined) await deleteObjects(deps.s3, deps.bucket, [key]);
+    const gone = takenDownChange();
+    countOutcome(counts, (await store.apply(asRead, gone)) ? gone.outcome : 'moved-meanwhile');
+    return;
   }
   if (item.textDownloads !== asRead.textDownloads && item.textDownloads !== undefined) {
     change.set.textDownloads = item.textDownloads;

@@ -22,6 +22,7 @@ export const FETCH_ERROR_CODES = [
   'HTML_INSTEAD_OF_FILE',
   'CIRCUIT_OPEN',
   'SEND_LATE',
+  'RUN_DEADLINE',
 ] as const;
 export type FetchErrorCode = (typeof FETCH_ERROR_CODES)[number];
 
@@ -61,6 +62,20 @@ function hostOf(url: string): string {
 export class SendLateError extends FetchError {
   constructor(url: string) {
     super('SEND_LATE', url, 'not written within its host slot; nothing sent', { retryable: true });
+  }
+}
+
+/**
+ * The source run's time is up (RunContext.endsAtMs): the request was not started, or its socket was
+ * closed when the time ran out. Not a failure of the server — it feeds neither breaker nor series
+ * (ERR-2/3) and is not repeated in this run; the caller checkpoints and the next invocation asks again.
+ */
+export class RunDeadlineError extends FetchError {
+  constructor(url: string, endsAtMs: number) {
+    super('RUN_DEADLINE', url, `the run's time was up at ${new Date(endsAtMs).toISOString()} (${url})`, {
+      retryable: true,
+      retryAt: endsAtMs,
+    });
   }
 }
 

@@ -30,6 +30,7 @@ import {
   RETRY_AFTER_STATUSES,
   RETRY_PAUSES_MS,
 } from './constants';
+import { RequestDeadline } from './deadline';
 import {
   CircuitOpenError,
   FetchError,
@@ -41,6 +42,7 @@ import {
   NetworkError,
   RedirectInvalidError,
   RedirectSchemeError,
+  RunDeadlineError,
   SendLateError,
   TooManyRedirectsError,
 } from './errors';
@@ -111,7 +113,10 @@ interface Plan {
 interface Progress {
   url: URL;
   hops: RedirectHop[];
-  /** Epoch ms (fetcher clock) after which waiting for slots/robots.txt ends with HOST_SLOT_TIMEOUT. */
+  /**
+   * Epoch ms (fetcher clock) after which waiting for slots/robots.txt ends with HOST_SLOT_TIMEOUT
+   * (RUN_DEADLINE when it is the run's end).
+   */
   deadline: number;
   waitMs: number;
 }
@@ -122,14 +127,23 @@ interface ResponseHead {
   url: URL;
   response: ExchangeResponse;
   lease: HostSlotLease;
-  bodyDeadline: AbortController;
-  bodyTimer: NodeJS.Timeout;
+  deadline: RequestDeadline;
   attempt: number;
   hop: number;
   started: number;
 }
 
-/** Connect time and slack on top of the headers and body deadlines, for the lease TTL. */
+/**
+ * How much longer a host slot lease lives than its socket may. A socket's whole life is bounded by
+ * deadlines that abort it (RequestDeadline): the headers deadline from the start of the exchange (at
+ * the slot's send time, within its send allowance — a later start is re-timed onto a new lease), then
+ * the body deadline from the head — for every answer, error pages and redirects included — and the
+ * run's end before either. So the socket is closed at the latest headers + body deadline after the
+ * send time, and the lease (TTL = that + this margin) cannot expire under an open socket, in Lambda
+ * either, where a frozen or killed instance never releases it (RATE-4). The margin covers a late
+ * timer on a busy event loop and the store clock's uncertainty. Chosen over renewing leases: no
+ * extra Redis round trips per request, and nothing to renew from a frozen instance.
+ */
 const LEASE_MARGIN_MS = 15_000;
 /**
  * A request whose slot passed before it could be written is re-timed this often at most (the first
@@ -159,10 +173,16 @@ export function effectiveHostIntervalMs(
   return Math.max(MIN_HOST_INTERVAL_MS, sourceMs, hostMs, crawlMs);
 }
 
-/** Drops a body we do not need (redirects); small ones are drained so the connection can be reused. */
-function discardBody(body: Readable): void {
-  const dump = (body as Readable & { dump?: (options: { limit: number }) => Promise<void> }).dump;
-  if (typeof dump === 'function') dump.call(body, { limit: 64 * 1024 }).catch(() => {});
+/**
+ * Drops a body we do not need (redirects): small ones are drained so the connection can be reused.
+ * Awaited, under the request's deadline: the place moves on (RATE-5) only once this socket is done
+ * (RATE-4) — a redirect whose body trickles is cut at the deadline, not left open behind the move.
+ */
+async function discardBody(body: Readable, signal: AbortSignal): Promise<void> {
+  const dump = (
+    body as Readable & { dump?: (options: { limit: number; signal: AbortSignal }) => Promise<void> }
+  ).dump;
+  if (typeof dump === 'function') await dump.call(body, { limit: 64 * 1024, signal }).catch(() => {});
   else abandonBody(body);
 }
 
@@ -329,6 +349,9 @@ export function createPoliteFetcher(deps: PoliteFetcherDeps): PoliteFetcher {
     const hop = progress.hops.length;
     try {
       assertLiteralHostAllowed(url.hostname, addressPolicy);
+      const runEndsAt = plan.runContext?.endsAtMs;
+      if (runEndsAt !== undefined && clock.now() >= runEndsAt)
+        throw new RunDeadlineError(url.href, runEndsAt);
       const openUntil = plan.runContext?.breakerOpenUntil(host, clock.now());
       if (openUntil !== undefined) throw new CircuitOpenError(url.href, openUntil);
       if (plan.purpose === 'robots') return undefined; // ROB-4: /robots.txt itself is always allowed.
@@ -356,8 +379,17 @@ export function createPoliteFetcher(deps: PoliteFetcherDeps): PoliteFetcher {
       }
       return crawlDelaySeconds;
     } catch (error) {
-      throw refused(plan, url, attempt, hop, error);
+      throw refused(plan, url, attempt, hop, waitError(plan, progress, error));
     }
+  }
+
+  /** A wait (robots.txt, slot) that ran into the run's end is RUN_DEADLINE, not a host without a slot. */
+  function waitError(plan: Plan, progress: Progress, error: unknown): unknown {
+    const runEndsAt = plan.runContext?.endsAtMs;
+    if (error instanceof HostSlotTimeoutError && runEndsAt !== undefined && progress.deadline >= runEndsAt) {
+      return new RunDeadlineError(progress.url.href, runEndsAt);
+    }
+    return error;
   }
 
   /** ROB-10: tell the slots about a host's Crawl-delay (status output, other callers) now and then. */
@@ -401,7 +433,7 @@ export function createPoliteFetcher(deps: PoliteFetcherDeps): PoliteFetcher {
       }
       return result;
     } catch (error) {
-      throw refused(plan, progress.url, attempt, progress.hops.length, error);
+      throw refused(plan, progress.url, attempt, progress.hops.length, waitError(plan, progress, error));
     } finally {
       progress.waitMs += performance.now() - started;
     }
@@ -462,6 +494,7 @@ export function createPoliteFetcher(deps: PoliteFetcherDeps): PoliteFetcher {
    */
   async function attemptHead(plan: Plan, progress: Progress, attempt: number): Promise<ResponseHead> {
     let lease: HostSlotLease | undefined;
+    let deadline: RequestDeadline | undefined;
     try {
       for (;;) {
         const url = progress.url;
@@ -475,7 +508,12 @@ export function createPoliteFetcher(deps: PoliteFetcherDeps): PoliteFetcher {
         lease = undefined; // moveTo releases the previous lease whatever the outcome
         lease = await takeSlot(plan, progress, previous, crawlDelaySeconds, attempt);
 
-        const bodyDeadline = new AbortController();
+        deadline = new RequestDeadline();
+        const runEndsAt = plan.runContext?.endsAtMs;
+        if (runEndsAt !== undefined) {
+          deadline.arm(runEndsAt - clock.now(), () => new RunDeadlineError(url.href, runEndsAt));
+        }
+        const wire = deadline;
         let started = performance.now();
         let response: ExchangeResponse | undefined;
         for (let retimes = 0; response === undefined; retimes += 1) {
@@ -489,7 +527,7 @@ export function createPoliteFetcher(deps: PoliteFetcherDeps): PoliteFetcher {
               dispatcher: deps.dispatcher,
               headersTimeoutMs: plan.headersTimeoutMs,
               bodyIdleTimeoutMs: plan.bodyTimeoutMs,
-              controller: bodyDeadline,
+              controller: wire.controller,
               // RATE-1 at the server: the slot's time holds where the request is written, after any
               // connection set-up — not where the slot was granted.
               beforeSend: () => {
@@ -509,6 +547,8 @@ export function createPoliteFetcher(deps: PoliteFetcherDeps): PoliteFetcher {
           }
         }
         const { status } = response;
+        // From the head on, every byte of this answer is under the body deadline — whatever it is.
+        wire.arm(plan.bodyTimeoutMs, () => new FetchTimeoutError(url.href, 'body', plan.bodyTimeoutMs));
 
         // RATE-8: a Retry-After on 429/503 is a floor for every later request to this host.
         let retryAfterMs: number | undefined;
@@ -520,7 +560,8 @@ export function createPoliteFetcher(deps: PoliteFetcherDeps): PoliteFetcher {
         }
 
         if (REDIRECT_STATUSES.has(status) && plan.followRedirects) {
-          discardBody(response.body);
+          await discardBody(response.body, wire.signal);
+          wire.disarm();
           requestEvent(plan, url, attempt, hop, started, { status });
           record(plan, host, { kind: 'status', status });
           const location = response.headers.location;
@@ -555,6 +596,7 @@ export function createPoliteFetcher(deps: PoliteFetcherDeps): PoliteFetcher {
         if (!isSuccess && !plan.anyStatus) {
           const contentType = response.headers['content-type'];
           const bodySnippet = plan.method === 'HEAD' ? '' : await readSnippet(response.body, 4096);
+          wire.disarm();
           requestEvent(plan, url, attempt, hop, started, { status });
           record(plan, host, { kind: 'status', status });
           throw new HttpStatusError(url.href, status, {
@@ -564,12 +606,10 @@ export function createPoliteFetcher(deps: PoliteFetcherDeps): PoliteFetcher {
           });
         }
 
-        const timer = setTimeout(() => {
-          bodyDeadline.abort(new FetchTimeoutError(url.href, 'body', plan.bodyTimeoutMs));
-        }, plan.bodyTimeoutMs);
-        return { url, response, lease, bodyDeadline, bodyTimer: timer, attempt, hop, started };
+        return { url, response, lease, deadline: wire, attempt, hop, started };
       }
     } catch (error) {
+      deadline?.disarm();
       await lease?.release();
       throw error;
     }
@@ -592,7 +632,7 @@ export function createPoliteFetcher(deps: PoliteFetcherDeps): PoliteFetcher {
         contentEncoding: response.headers['content-encoding'],
         contentLength:
           plan.method === 'HEAD' ? undefined : parseContentLength(response.headers['content-length']),
-        signal: head.bodyDeadline.signal,
+        signal: head.deadline.signal,
       });
       requestEvent(plan, url, head.attempt, head.hop, head.started, { status: response.status });
       record(plan, host, { kind: 'status', status: response.status });
@@ -609,7 +649,7 @@ export function createPoliteFetcher(deps: PoliteFetcherDeps): PoliteFetcher {
       }
       throw error;
     } finally {
-      clearTimeout(head.bodyTimer);
+      head.deadline.disarm();
       await head.lease.release();
     }
   }
@@ -625,7 +665,7 @@ export function createPoliteFetcher(deps: PoliteFetcherDeps): PoliteFetcher {
     let stream: Readable;
     let headBytes: Buffer;
     const cleanup = () => {
-      clearTimeout(head.bodyTimer);
+      head.deadline.disarm();
       void head.lease.release();
     };
     try {
@@ -638,7 +678,7 @@ export function createPoliteFetcher(deps: PoliteFetcherDeps): PoliteFetcher {
           contentEncoding: response.headers['content-encoding'],
           contentLength:
             plan.method === 'HEAD' ? undefined : parseContentLength(response.headers['content-length']),
-          signal: head.bodyDeadline.signal,
+          signal: head.deadline.signal,
         },
         HTML_SNIFF_BYTES,
       ));
@@ -680,6 +720,11 @@ export function createPoliteFetcher(deps: PoliteFetcherDeps): PoliteFetcher {
 
   // ---------------------------------------------------------------- attempts, ID-4
 
+  /** When waiting for slots and robots.txt ends: the wait budget, and never past the run's end. */
+  function waitDeadline(plan: Plan): number {
+    return Math.min(clock.now() + plan.maxWaitMs, plan.runContext?.endsAtMs ?? Number.POSITIVE_INFINITY);
+  }
+
   async function run<M extends Mode>(
     mode: M,
     url: string,
@@ -689,7 +734,7 @@ export function createPoliteFetcher(deps: PoliteFetcherDeps): PoliteFetcher {
     const progress: Progress = {
       url: parseTarget(url),
       hops: [],
-      deadline: clock.now() + plan.maxWaitMs,
+      deadline: waitDeadline(plan),
       waitMs: 0,
     };
     for (let attempt = 1; ; attempt += 1) {
@@ -708,10 +753,15 @@ export function createPoliteFetcher(deps: PoliteFetcherDeps): PoliteFetcher {
           error.retryAfterMs !== undefined &&
           error.retryAfterMs > pauseMs;
         if (attempt >= plan.maxAttempts || !isRetryableInRun(error) || retryAfterTooLong) throw error;
+        // A retry the run has no time left for is the next invocation's (nothing more is sent now).
+        const runEndsAt = plan.runContext?.endsAtMs;
+        if (runEndsAt !== undefined && clock.now() + pauseMs >= runEndsAt) {
+          throw new RunDeadlineError(progress.url.href, runEndsAt);
+        }
         // ERR-1: pause 1 s, then 2 s; the next attempt takes a new slot in the pace.
         await sleep(pauseMs);
         // The wait budget is per attempt: a retry must not starve on the first attempt's waiting.
-        progress.deadline = clock.now() + plan.maxWaitMs;
+        progress.deadline = waitDeadline(plan);
       }
     }
   }
@@ -808,7 +858,7 @@ export function createPoliteFetcher(deps: PoliteFetcherDeps): PoliteFetcher {
         throw error;
       if (
         error instanceof FetchError &&
-        (error.code === 'HOST_SLOT_TIMEOUT' || error.code === 'CIRCUIT_OPEN')
+        (error.code === 'HOST_SLOT_TIMEOUT' || error.code === 'CIRCUIT_OPEN' || error.code === 'RUN_DEADLINE')
       ) {
         throw error;
       }

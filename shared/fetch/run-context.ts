@@ -60,6 +60,12 @@ export interface RunFetchSummary {
 
 export interface RunContext {
   readonly sourceId: string;
+  /**
+   * Epoch ms (fetcher clock) by which every request of this run has ended: none starts later, and a
+   * socket still open then is closed (RUN_DEADLINE). The sync sets it from the invocation's remaining
+   * time, so a slow server cannot keep a page past the checkpoint (issue 13). Undefined: no cap.
+   */
+  readonly endsAtMs?: number;
   /** ERR-2: epoch ms until which `host` must not be asked, or undefined when the breaker is closed. */
   breakerOpenUntil(host: string, nowMs: number): number | undefined;
   /** Called by the fetcher after every attempt that reached (or tried to reach) the server. */
@@ -80,7 +86,7 @@ export function isFailedAttempt(outcome: AttemptOutcome): boolean {
   return outcome.status >= 400 && !BREAKER_IGNORED_STATUSES.has(outcome.status);
 }
 
-export function createRunContext(sourceId: string): RunContext {
+export function createRunContext(sourceId: string, options: { endsAtMs?: number } = {}): RunContext {
   const hosts = new Map<string, HostState>();
   const stateOf = (host: string): HostState => {
     const name = host.toLowerCase();
@@ -101,6 +107,7 @@ export function createRunContext(sourceId: string): RunContext {
 
   return {
     sourceId,
+    ...(options.endsAtMs === undefined ? {} : { endsAtMs: options.endsAtMs }),
     breakerOpenUntil(host, nowMs) {
       const until = hosts.get(host.toLowerCase())?.openUntil;
       return until !== undefined && nowMs < until ? until : undefined;

@@ -1,5 +1,6 @@
 import { GetObjectCommand, NoSuchKey, PutObjectCommand } from '@aws-sdk/client-s3';
 import { BatchGetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { IngestorError } from '../errors';
 import type { AwsClients } from '../store/clients';
 import { bodyListPartition, bodyListSort, idHash, indexPartition, mirrorKey } from './keys';
 import type { ChangeKind, MirrorIndexEntry, MirrorMeta, MirrorRecord } from './types';
@@ -77,6 +78,20 @@ export function classifyChange(
   return 'modified';
 }
 
+/**
+ * OPT-5: the index item carries an operator's takedown mark, so the sync's write lost the race against
+ * `tombstone` (the condition on the commit point). The caller seals the object instead.
+ */
+export class MirrorTakenDownError extends IngestorError {
+  constructor(
+    readonly sourceId: string,
+    readonly type: string,
+    readonly id: string,
+  ) {
+    super('MIRROR_TAKEN_DOWN', `${type} ${id} of ${sourceId} was taken down by an operator`);
+  }
+}
+
 export function lookupKey(type: string, id: string): string {
   return `${type}\n${id}`;
 }
@@ -93,6 +108,7 @@ export class MirrorStore {
   async lookup(
     sourceId: string,
     refs: { type: string; id: string }[],
+    options: { consistent?: boolean } = {},
   ): Promise<Map<string, MirrorIndexEntry>> {
     const found = new Map<string, MirrorIndexEntry>();
     const unique = new Map<string, { pk: string; sk: string }>();
@@ -108,7 +124,14 @@ export class MirrorStore {
       for (let attempt = 0; pending.length > 0; attempt++) {
         if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** attempt)));
         const out = await this.clients.doc.send(
-          new BatchGetCommand({ RequestItems: { [this.config.stateTable]: { Keys: pending } } }),
+          new BatchGetCommand({
+            RequestItems: {
+              [this.config.stateTable]: {
+                Keys: pending,
+                ...(options.consistent ? { ConsistentRead: true } : {}),
+              },
+            },
+          }),
         );
         for (const item of out.Responses?.[this.config.stateTable] ?? []) {
           const entry = item as unknown as MirrorIndexEntry;
@@ -209,7 +232,7 @@ export class MirrorStore {
   async *listAll(
     sourceId: string,
     type: string,
-    options: { bodyId?: string } = {},
+    options: { bodyId?: string; consistent?: boolean } = {},
   ): AsyncGenerator<MirrorIndexEntry> {
     let startKey: Record<string, unknown> | undefined;
     do {
@@ -217,6 +240,7 @@ export class MirrorStore {
         new QueryCommand({
           TableName: this.config.stateTable,
           KeyConditionExpression: 'pk = :pk',
+          ...(options.consistent ? { ConsistentRead: true } : {}),
           ...(options.bodyId === undefined
             ? { ExpressionAttributeValues: { ':pk': indexPartition(sourceId, type) } }
             : {
@@ -265,13 +289,25 @@ export class MirrorStore {
             apiList: bodyListPartition(write.sourceId, write.bodyId, write.type),
             apiListSort: bodyListSort(write.fetchedAt, write.id),
           };
-    // Deterministic key and full value: repeating this write is harmless (idempotent).
-    await this.clients.doc.send(
-      new PutCommand({
-        TableName: this.config.stateTable,
-        Item: { pk: indexPartition(write.sourceId, write.type), sk: idHash(write.id), ...entry, ...listKeys },
-      }),
-    );
+    // Deterministic key and full value: repeating this write is harmless (idempotent). OPT-5: never over
+    // an operator's mark — a takedown issued while this sync ran wins over its later writes.
+    try {
+      await this.clients.doc.send(
+        new PutCommand({
+          TableName: this.config.stateTable,
+          Item: {
+            pk: indexPartition(write.sourceId, write.type),
+            sk: idHash(write.id),
+            ...entry,
+            ...listKeys,
+          },
+          ConditionExpression: 'attribute_not_exists(takedown)',
+        }),
+      );
+    } catch (error) {
+      if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+      throw new MirrorTakenDownError(write.sourceId, write.type, write.id);
+    }
     return entry;
   }
 }

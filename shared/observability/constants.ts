@@ -24,6 +24,12 @@ export const METRICS = {
    */
   longestPauseHours: 'LongestPauseHours',
   /**
+   * Host slots switching to the RATE-7 fallback (`Switch` entered), failing a retry there
+   * (retry-failed) and back to Redis (left), per process. Any `entered` means some instance paced (or
+   * stayed quiet) without the shared store.
+   */
+  slotStoreFallback: 'SlotStoreFallback',
+  /**
    * Sync messages given back for redelivery because one of OUR stores (DynamoDB, S3, SQS) failed after
    * the SDK's retries (issue 13): ours, never counted against a source (ERR-4). Alarmed on.
    */
@@ -36,6 +42,7 @@ export const DIMENSIONS = {
   verdict: 'Verdict',
   kind: 'Kind',
   pauseKind: 'PauseKind',
+  switch: 'Switch',
 } as const;
 
 /** The alarm threshold of `LongestPauseHours`: a source paused (without success) for more than a day. */

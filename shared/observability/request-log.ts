@@ -28,6 +28,7 @@ const REFUSAL_OUTCOMES: Record<string, string> = {
   SEND_LATE: 'send-late',
   CIRCUIT_OPEN: 'breaker-open',
   ADDRESS_NOT_PUBLIC: 'address-refused',
+  RUN_DEADLINE: 'run-deadline',
 };
 
 /** Error codes of a request that was made but got no usable answer. */
@@ -37,6 +38,8 @@ const ERROR_OUTCOMES: Record<string, string> = {
   BODY_INCOMPLETE: 'network',
   RESPONSE_TOO_LARGE: 'too-large',
   CONTENT_ENCODING: 'bad-body',
+  /** Cut by the run's end (our limit, not the server's failure). */
+  RUN_DEADLINE: 'run-deadline',
 };
 
 /** Statuses worth their own outcome value (blocking, absence, throttling); the rest go by class. */

@@ -10,6 +10,7 @@ import {
   type MirrorWrite,
 } from '../mirror';
 import type { AwsClients } from '../store/clients';
+import { TakedownGuard } from '../takedown/guard';
 import { bodyFieldsOf, bodyKeyOf } from './body-fields';
 import {
   BODY_LIST_MAX_PAGES,
@@ -207,6 +208,8 @@ class SyncRun {
   private prevSeq: number | undefined;
   private readonly state: SyncStateStore;
   private readonly mirror: MirrorStore;
+  /** OPT-5: the source's takedowns, checked before every write and re-checked at commit. */
+  private readonly takedowns: TakedownGuard;
   private readonly bodies = new Map<string, BodyRecord>();
   private system: SystemRecord | undefined;
   /** The next page, asked while the current one is written (see `readPage`). */
@@ -224,6 +227,11 @@ class SyncRun {
       bucket: deps.tables.bucket,
       stateTable: deps.tables.state,
     });
+    this.takedowns = new TakedownGuard(
+      { clients: deps.clients, bucket: deps.tables.bucket, stateTable: deps.tables.state },
+      source.sourceId,
+      (event, fields) => this.log(event, fields),
+    );
   }
 
   private nowMs(): number {
@@ -278,6 +286,8 @@ class SyncRun {
       if (existing) this.cursor.seq = existing.seq;
     }
     delete this.cursor.stopReason;
+    // OPT-5: once per invocation, also for a resumed or redelivered run.
+    await this.takedowns.load();
     try {
       await this.loop();
     } catch (err) {
@@ -362,6 +372,8 @@ class SyncRun {
       return res;
     } catch (err) {
       if (!(err instanceof OParlFetchError)) throw err;
+      // The run's time ran out under this request: checkpoint with the page still to do.
+      if (err.failure === 'RUN_DEADLINE') throw new StopRun('deadline');
       this.cursor.totals.requests += err.requests;
       if (err.failure === 'ROBOTS_DISALLOWED') this.cursor.flags.disallowed += 1;
       if (err.failure === 'HTTP_STATUS') this.cursor.flags.answered += 1;
@@ -541,7 +553,8 @@ class SyncRun {
     if (bl.failed || truncated) {
       // Bodies we know from earlier runs keep being synced while the body list cannot be read whole.
       for (const b of await this.state.getBodies()) {
-        if (!b.deleted && !keys.includes(b.bodyKey)) keys.push(b.bodyKey);
+        const takenDown = b.takedown !== undefined || this.takedowns.body(b.id) !== undefined;
+        if (!b.deleted && !takenDown && !keys.includes(b.bodyKey)) keys.push(b.bodyKey);
       }
     }
     keys = keys.filter((k, i) => keys.indexOf(k) === i);
@@ -572,8 +585,9 @@ class SyncRun {
     const { fields, slugBase } = bodyFieldsOf(item, pageUrl, nowIso)!;
     const record = await this.state.upsertBody(fields, slugBase);
     this.bodies.set(bodyKey, record);
-    // OPT-2/OPT-3: a body an operator took down is neither written nor are its lists fetched again.
-    if (record.takedown !== undefined) return undefined;
+    // OPT-2/OPT-5: a body an operator took down is neither written nor are its lists fetched again —
+    // the registry remembers it also when a purge or a lost BODY# mark forgot it.
+    if (record.takedown !== undefined || this.takedowns.body(record.id) !== undefined) return undefined;
     await this.processObjects([item], 'body', pageUrl, record);
     return bodyKey;
   }
@@ -591,7 +605,9 @@ class SyncRun {
   private async phaseLists(): Promise<void> {
     while (this.cursor.bodyIndex < this.cursor.bodyKeys.length) {
       const bodyKey = this.cursor.bodyKeys[this.cursor.bodyIndex] as string;
-      const body = await this.loadBody(bodyKey);
+      const loaded = await this.loadBody(bodyKey);
+      // OPT-5: a body taken down after this run listed it: its lists are not fetched.
+      const body = loaded && this.takedowns.body(loaded.id) === undefined ? loaded : undefined;
       const entries =
         body && !body.deleted ? LIST_CATALOGUE.filter((e) => body.lists[e.list] !== undefined) : [];
       const states = body ? await this.state.getListStates(bodyKey) : new Map<string, ListState>();
@@ -1138,10 +1154,20 @@ class SyncRun {
     const index = await this.mirror.lookup(this.source.sourceId, objects);
     const fetchedAt = this.nowIso();
     let changed = 0;
+    const created: Parameters<TakedownGuard['afterCommit']>[0] = [];
     await forEachLimit(objects, WRITE_CONCURRENCY, async (o) => {
       const previous = index.get(lookupKey(o.type, o.id));
       // OPT-2: an operator's tombstone stands, whatever the source still publishes.
       if (previous?.takedown !== undefined) return;
+      const bodyOf = o.type === 'body' ? o.id : body?.id;
+      const subject = {
+        id: o.id,
+        ...(bodyOf !== undefined ? { bodyId: bodyOf } : {}),
+        ...(o.parentId !== undefined ? { parentId: o.parentId } : {}),
+      };
+      // OPT-5: the registry outlives a purge of the index entry; an unsealed entry is sealed now.
+      const takenDown = this.takedowns.covers(subject);
+      if (takenDown) return this.takedowns.meet(previous, takenDown);
       const deleted = isDeleted(o.object);
       const hash = contentHash(o.object);
       const mod = modifiedMs(o.object);
@@ -1157,7 +1183,7 @@ class SyncRun {
         { embedded: o.embedded },
       );
       if (kind === 'unchanged') return;
-      const bodyId = o.type === 'body' ? o.id : body?.id;
+      const bodyId = bodyOf;
       const write: MirrorWrite = {
         sourceId: this.source.sourceId,
         type: o.type,
@@ -1183,11 +1209,15 @@ class SyncRun {
       if (o.type === 'meeting' && body) {
         await this.state.setMeetingDay(body.bodyKey, idHash(o.id).slice(0, 16), this.meetingDay(o.object));
       }
-      if (deleted) await this.mirror.writeTombstone(write, previous);
-      else await this.mirror.writeLive(write);
+      const entry = await this.takedowns.commit(() =>
+        deleted ? this.mirror.writeTombstone(write, previous) : this.mirror.writeLive(write),
+      );
+      if (entry === undefined) return;
+      if (previous === undefined) created.push({ entry, subject });
       this.cursor.totals[kind] += 1;
       changed += 1;
     });
+    await this.takedowns.afterCommit(created);
     return changed;
   }
 

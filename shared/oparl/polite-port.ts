@@ -120,6 +120,9 @@ export function classifyFetchFailure(
       return { failure: 'DEFERRED', requests: 0 };
     case 'ADDRESS_NOT_PUBLIC':
       return { failure: 'REDIRECT_REFUSED', requests: 0 };
+    // Not started, or cut when the run's time ran out (the fetch log counts what was sent).
+    case 'RUN_DEADLINE':
+      return { failure: 'RUN_DEADLINE', requests: 0 };
     case 'TOO_MANY_REDIRECTS':
     case 'REDIRECT_SCHEME':
     case 'REDIRECT_INVALID':

@@ -60,6 +60,8 @@ export type FetchFailureCode =
   | 'REDIRECT_REFUSED'
   /** The answer was too large or malformed at the transport level. */
   | 'BAD_RESPONSE'
+  /** The run's time was up (RunContext.endsAtMs): the page is the next invocation's; not a failure. */
+  | 'RUN_DEADLINE'
   | 'OTHER';
 
 export class OParlFetchError extends IngestorError {

@@ -27,7 +27,7 @@ export function createOParlSyncEngine(deps: OParlEngineDeps): SyncEngine {
     const fetcher = politeFetcherPort({
       fetcher: deps.fetcher,
       source,
-      runContext: createRunContext(source.sourceId),
+      runContext: createRunContext(source.sourceId, runEndOf(budget)),
       ...(hostIntervalMs !== undefined ? { hostIntervalMs } : {}),
     });
     const report = await syncSource(
@@ -50,6 +50,11 @@ export function createOParlSyncEngine(deps: OParlEngineDeps): SyncEngine {
     );
     return engineReportOf(report);
   };
+}
+
+/** The run context's end (RunContext.endsAtMs) from the invocation's budget, when it sets one. */
+export function runEndOf(budget: { requestsEndMs?: number }): { endsAtMs?: number } {
+  return budget.requestsEndMs === undefined ? {} : { endsAtMs: budget.requestsEndMs };
 }
 
 /** The parts of an OParl or scrape report the planner reads. */

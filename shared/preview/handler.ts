@@ -5,7 +5,7 @@ import type { SourceConfig } from '../config/source';
 import { CACHE_MAX_FILE_BYTES } from '../documents/constants';
 import { cacheChange } from '../documents/decide';
 import { bodyKeyOf, fileKey } from '../documents/keys';
-import { fetchSourceOf, uploadStream } from '../documents/objects';
+import { deleteObjects, fetchSourceOf, uploadStream } from '../documents/objects';
 import { DocumentsStore } from '../documents/store';
 import type { DocumentItem } from '../documents/types';
 import { type FetchStreamResult, HttpStatusError, type PoliteFetcher } from '../fetch';
@@ -15,6 +15,7 @@ import { documentsRest, isSpared } from '../schedule';
 import type { SourceScheduleState } from '../schedule/types';
 import { getSourceState } from '../store/source-state';
 import { loadSource } from '../store/sources';
+import { TakedownRegistry } from '../takedown/registry';
 import {
   PREVIEW_CONTEXT_TTL_MS,
   PREVIEW_DOC_ID_PATTERN,
@@ -148,6 +149,7 @@ export function createPreviewHandler(deps: PreviewDeps): PreviewHandler {
   const places = new LocalPlaces(deps.maxFetchesPerInstance ?? PREVIEW_MAX_FETCHES_PER_INSTANCE);
   const flights = new Map<string, Flight>();
   const store = new DocumentsStore(deps.doc, deps.tables.documents);
+  const registry = new TakedownRegistry(deps.doc, deps.tables.state);
   const now = deps.now ?? (() => new Date());
   const cache = new Map<string, { at: number; value: Promise<unknown> }>();
   const log = deps.log ?? (() => undefined);
@@ -187,16 +189,27 @@ export function createPreviewHandler(deps: PreviewDeps): PreviewHandler {
     return { source, spared, listed };
   }
 
-  /** OPT-2: the File object is tombstoned in the mirror index (by the source or an operator). */
+  /**
+   * OPT-2: the File object is tombstoned in the mirror index (by the source or an operator); OPT-5: or
+   * it, or its body, is in the takedown registry — which outlives a purge of the index entry and a
+   * `tombstone` killed before it flagged the item. Both reads run side by side.
+   */
   async function tombstoned(item: DocumentItem): Promise<boolean> {
-    if (item.fileId === undefined) return false;
-    const out = await deps.doc.send(
-      new GetCommand({
-        TableName: deps.tables.state,
-        Key: { pk: indexPartition(item.sourceId, 'file'), sk: idHash(item.fileId) },
-      }),
-    );
-    return out.Item?.deleted === true;
+    const [index, takedowns] = await Promise.all([
+      item.fileId === undefined
+        ? undefined
+        : deps.doc.send(
+            new GetCommand({
+              TableName: deps.tables.state,
+              Key: { pk: indexPartition(item.sourceId, 'file'), sk: idHash(item.fileId) },
+            }),
+          ),
+      registry.find(item.sourceId, [
+        { scope: 'object', id: item.fileId ?? item.docId },
+        { scope: 'body', id: item.bodyId },
+      ]),
+    ]);
+    return index?.Item?.deleted === true || takedowns.length > 0;
   }
 
   /**
@@ -312,6 +325,12 @@ export function createPreviewHandler(deps: PreviewDeps): PreviewHandler {
           try {
             const object = await stored;
             if (flight.error !== undefined || object.size === 0) return;
+            // OPT-5: taken down while this fetch ran — the copy is not kept (checked at the commit point).
+            if (await tombstoned(item)) {
+              await deleteObjects(deps.s3, deps.bucket, [fileKey(item.sourceId, item.docId)]);
+              log('preview copy dropped', { docId: item.docId, sourceId: item.sourceId, ruleIds: ['OPT-5'] });
+              return;
+            }
             // PRV-3: recorded as the document cache records its own copies (same decision, same write).
             const change = cacheChange(
               item,

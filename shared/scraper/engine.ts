@@ -7,11 +7,12 @@ import type { SyncTables } from '../oparl/engine';
 import { contentHash, type OParlObject, parseOParlTime, sha256Hex, slugify } from '../oparl/objects';
 import type { FetchFailureCode } from '../oparl/ports';
 import { SyncStateStore } from '../oparl/state';
-import { engineReportOf } from '../oparl/sync-engine';
+import { engineReportOf, runEndOf } from '../oparl/sync-engine';
 import type { BodyRecord, FailureKind, SyncFailure } from '../oparl/types';
 import { berlinDate } from '../oparl/windows';
 import type { AwsClients } from '../store/clients';
 import type { EngineReport, SyncEngine } from '../sync/run';
+import { TakedownGuard } from '../takedown/guard';
 import { adapterFor, type ScrapeAdapter } from './adapter';
 import { MAX_FAILURES_KEPT, revisitDue, SCRAPE_POLICY, type ScrapePolicy, scrapeMonths } from './constants';
 import { PageLayoutError } from './errors';
@@ -69,6 +70,8 @@ export interface ScrapeRunOptions {
   runId: string;
   /** Epoch ms after which no new request starts; the report then says `continued`. */
   deadlineMs?: number;
+  /** Epoch ms by which every request has ended, the one in flight included (EngineBudget.requestsEndMs). */
+  requestsEndMs?: number;
   startedAt?: Date;
   /**
    * The operator's stop (Ctrl-C in the CLI): checked with the budget before every request; the run
@@ -109,6 +112,7 @@ export function createScraperSyncEngine(deps: ScraperEngineDeps): SyncEngine {
       kind: message.kind,
       runId: message.runId,
       deadlineMs: budget.deadlineMs,
+      ...runEndOf(budget),
       startedAt: budget.runStartedAt,
       ...(budget.signal ? { signal: budget.signal } : {}),
     });
@@ -134,7 +138,7 @@ export async function scrapeSource(
   const pages = scraperPageFetcher({
     fetcher: deps.fetcher,
     source,
-    runContext: createRunContext(source.sourceId),
+    runContext: createRunContext(source.sourceId, runEndOf(run)),
     isNotPublic: (url) => adapter.isNotPublic(url),
     ...(hostIntervalMs !== undefined ? { hostIntervalMs } : {}),
   });
@@ -142,6 +146,8 @@ export async function scrapeSource(
 }
 
 type WriteKind = 'new' | 'modified' | 'unchanged';
+/** Index entries a page created (absent before): re-checked against the registry after the page (OPT-5). */
+type Created = Parameters<TakedownGuard['afterCommit']>[0];
 
 class ScrapeRun {
   private cursor!: ScrapeCursor;
@@ -151,6 +157,8 @@ class ScrapeRun {
   private readonly state: ScrapeStateStore;
   private readonly syncState: SyncStateStore;
   private readonly mirror: MirrorStore;
+  /** OPT-5: the source's takedowns, checked before every write and re-checked at commit. */
+  private readonly takedowns: TakedownGuard;
   private body!: BodyRecord;
 
   constructor(
@@ -169,6 +177,11 @@ class ScrapeRun {
       bucket: deps.tables.bucket,
       stateTable: deps.tables.state,
     });
+    this.takedowns = new TakedownGuard(
+      { clients: deps.clients, bucket: deps.tables.bucket, stateTable: deps.tables.state },
+      source.sourceId,
+      (event, fields) => this.log(event, fields),
+    );
   }
 
   private nowMs(): number {
@@ -206,6 +219,13 @@ class ScrapeRun {
     if (existing) this.cursor.seq = existing.seq;
     delete this.cursor.stopReason;
     await this.ensureBody(undefined);
+    // OPT-5: once per invocation. The source's one body taken down: nothing of it is fetched or written.
+    await this.takedowns.load();
+    if (this.body.takedown !== undefined || this.takedowns.body(this.body.id) !== undefined) {
+      this.log('body-taken-down', { bodyId: this.body.id });
+      this.cursor.tasks = [];
+      return this.finish();
+    }
     try {
       await this.loop();
     } catch (err) {
@@ -330,6 +350,8 @@ class ScrapeRun {
       throw new StopRun('failure');
     }
     if (outcome.kind === 'failure') {
+      // The run's time ran out under this page: checkpoint with the page still to do.
+      if (outcome.failure === 'RUN_DEADLINE') throw new StopRun('deadline');
       if (outcome.failure === 'HTTP_STATUS') this.cursor.flags.answered += 1;
       if (outcome.failure === 'ROBOTS_DISALLOWED') this.cursor.flags.disallowed += 1;
       const fatal = runEndingKind(outcome.failure);
@@ -798,25 +820,38 @@ class ScrapeRun {
   private async writeOwned(objects: ShapedObject[], pageUrl: string): Promise<void> {
     if (objects.length === 0) return;
     const index = await this.mirror.lookup(this.source.sourceId, objects);
+    const created: Created = [];
     await forEachLimit(objects, WRITE_CONCURRENCY, (o) =>
-      this.writeOne(o, index.get(lookupKey(o.type, o.id)), pageUrl),
+      this.writeOne(o, index.get(lookupKey(o.type, o.id)), pageUrl, created),
     );
+    await this.takedowns.afterCommit(created);
   }
 
   /** Stubs: created only when the mirror holds nothing for them. Returns the created ones. */
   private async writeStubs(objects: ShapedObject[], pageUrl: string): Promise<ShapedObject[]> {
     if (objects.length === 0) return [];
     const index = await this.mirror.lookup(this.source.sourceId, objects);
-    const created = objects.filter((o) => !index.has(lookupKey(o.type, o.id)));
-    await forEachLimit(created, WRITE_CONCURRENCY, (o) => this.writeOne(o, undefined, pageUrl));
-    return created;
+    const absent = objects.filter((o) => !index.has(lookupKey(o.type, o.id)));
+    const created: Created = [];
+    await forEachLimit(absent, WRITE_CONCURRENCY, (o) => this.writeOne(o, undefined, pageUrl, created));
+    await this.takedowns.afterCommit(created);
+    return absent.filter((o) => created.some((c) => c.subject.id === o.id));
   }
 
   private async writeOne(
     o: ShapedObject,
     previous: MirrorIndexEntry | undefined,
     pageUrl: string,
+    created: Created,
   ): Promise<WriteKind> {
+    // OPT-2 / OPT-5: an operator's takedown stands, whatever the source still publishes; the registry
+    // outlives a purge of the index entry, and an unsealed entry (a killed `tombstone`) is sealed now.
+    const subject = { id: o.id, bodyId: this.body.id };
+    const takenDown = this.takedowns.covers(subject);
+    if (previous?.takedown !== undefined || takenDown) {
+      if (takenDown) await this.takedowns.meet(previous, takenDown);
+      return 'unchanged';
+    }
     const hash = contentHash(o.object);
     if (previous && !previous.deleted && previous.hash === hash) return 'unchanged';
     const fetchedAt = this.nowIso();
@@ -843,7 +878,9 @@ class ScrapeRun {
       if (recorded === 'created' || recorded === 'changed') this.cursor.totals.documents += 1;
     }
     if (o.type === 'meeting') await this.noteSessionDay(o.id, object);
-    await this.mirror.writeLive(write);
+    const entry = await this.takedowns.commit(() => this.mirror.writeLive(write));
+    if (entry === undefined) return 'unchanged';
+    if (previous === undefined) created.push({ entry, subject });
     const kind: WriteKind = previous === undefined ? 'new' : 'modified';
     this.cursor.totals[kind] += 1;
     return kind;
@@ -855,26 +892,30 @@ class ScrapeRun {
     await forEachLimit(refs, WRITE_CONCURRENCY, async (ref) => {
       const previous = index.get(lookupKey(ref.type, ref.id));
       if (!previous || previous.deleted) return;
+      if (this.takedowns.covers({ id: ref.id, bodyId: this.body.id })) return;
       const object = {
         id: ref.id,
         type: `${OPARL_SCHEMA}${OPARL_TYPES[ref.type]}`,
         deleted: true,
         modified: fetchedAt,
       };
-      await this.mirror.writeTombstone(
-        {
-          sourceId: this.source.sourceId,
-          type: ref.type,
-          id: ref.id,
-          object,
-          sourceUrl: pageUrl,
-          fetchedAt,
-          hash: contentHash(object),
-          bodyId: this.body.id,
-          modified: fetchedAt,
-        },
-        previous,
+      const entry = await this.takedowns.commit(() =>
+        this.mirror.writeTombstone(
+          {
+            sourceId: this.source.sourceId,
+            type: ref.type,
+            id: ref.id,
+            object,
+            sourceUrl: pageUrl,
+            fetchedAt,
+            hash: contentHash(object),
+            bodyId: this.body.id,
+            modified: fetchedAt,
+          },
+          previous,
+        ),
       );
+      if (entry === undefined) return;
       if (ref.type === 'meeting') await this.noteSessionDay(ref.id, object);
       this.cursor.totals.deleted += 1;
     });

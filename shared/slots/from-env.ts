@@ -1,5 +1,6 @@
 import { Redis } from '@upstash/redis';
 import type { IngestorEnv } from '../config/env';
+import { logSlotEvent } from '../observability/slot-log';
 import { createHostSlots, type HostSlotsOptions, type PacedHostSlots } from './host-slots';
 
 /**
@@ -25,7 +26,9 @@ export function createHostSlotsFromEnv(
   env: IngestorEnv,
   opts: Omit<HostSlotsOptions, 'redis' | 'maxInstances'> & { token?: string } = {},
 ): PacedHostSlots {
-  const { token = env.UPSTASH_REDIS_REST_TOKEN, ...rest } = opts;
+  // Every switch to and from the RATE-7 fallback is logged and counted (shared/observability).
+  const { token = env.UPSTASH_REDIS_REST_TOKEN, onEvent = logSlotEvent, ...options } = opts;
+  const rest = { ...options, onEvent };
   if (!env.UPSTASH_REDIS_REST_URL || !token) return createHostSlots(rest);
   return createHostSlots({
     ...rest,

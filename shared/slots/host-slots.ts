@@ -132,6 +132,9 @@ export class PacedHostSlots implements HostSlots {
   private readonly onEvent: (event: SlotEvent) => void;
   private readonly lateness = new SendLateness();
   private sharedDownUntilMs = Number.NEGATIVE_INFINITY;
+  /** When this process switched to the fallback, and until when it stays quiet there (sharedFailed). */
+  private fallbackSince = Number.NEGATIVE_INFINITY;
+  private fallbackQuietUntilMs = Number.NEGATIVE_INFINITY;
   private readonly releaseLingerMs: number;
   /** Released leases whose Redis release waits for this process's next reservation of the host. */
   private readonly lingering = new Map<string, { leaseId: string; timer: NodeJS.Timeout }[]>();
@@ -325,6 +328,16 @@ export class PacedHostSlots implements HostSlots {
     try {
       for (let attempt = 0; ; attempt += 1) {
         const store = this.currentStore();
+        if (store === this.local && this.clock.now() < this.fallbackQuietUntilMs) {
+          // Just switched to the fallback: nothing leaves until Redis has been asked again (sharedFailed).
+          if (this.fallbackQuietUntilMs > deadlineMs) {
+            if (waitingIn) this.leaveLineQuietly(waitingIn, host, requesterId);
+            waitingIn = undefined;
+            return this.refuse(host, this.fallbackQuietUntilMs);
+          }
+          await this.clock.sleep(this.fallbackQuietUntilMs - this.clock.now(), opts.signal);
+          continue;
+        }
         // The TTL rides in the id, so a waiter can tell when a held lease's request goes out.
         const leaseId = `${randomUUID()}/${Math.ceil(opts.leaseTtlMs)}`;
         const now = this.clock.now();
@@ -444,21 +457,49 @@ export class PacedHostSlots implements HostSlots {
     return last === undefined ? 0 : Math.max(0, last + intervalMs - now);
   }
 
+  /**
+   * RATE-7: Redis failed or timed out — pace alone at interval × instances, ask Redis again after 60 s.
+   *
+   * A partial outage (this process cut off, the others still on Redis) makes that unsafe: sends paced
+   * alone are invisible to the instances still reserving through Redis, and theirs to this one, so
+   * the two can come closer than the interval (issue 13). Nothing local can see the others, so on the
+   * switch this process first stays quiet — sends nothing to any host — until it has asked Redis
+   * again (SHARED_STORE_RETRY_MS); only when that fails too does it pace alone. Chosen over "stay off
+   * a host for a lease TTL + interval after its last shared reservation": that protects only hosts
+   * this process itself used, and outlasts the first retry anyway. The common partial outage — one
+   * instance's stuck connection or network path, which a later call gets past — ends before the
+   * quiet does, without a single unshared send. What remains: an instance cut off from Redis for
+   * longer than a minute while others still reach it; its switches are logged and counted (the
+   * `SlotStoreFallback` metric) so that case is seen. Costs a total outage one minute of fetching.
+   */
   private sharedFailed(error: unknown): void {
     const now = this.clock.now();
     // A late failure (a release or call begun before the switch) does not push the retry further out.
     if (this.inFallback && now < this.sharedDownUntilMs) return;
-    if (!this.inFallback) this.local.assumeAllHostsUsedAt(now);
+    const entered = !this.inFallback;
+    if (entered) {
+      this.fallbackSince = now;
+      this.fallbackQuietUntilMs = now + SHARED_STORE_RETRY_MS;
+      // Other instances may have sent to any host just before the quiet ended: one fallback interval.
+      this.local.assumeAllHostsUsedAt(this.fallbackQuietUntilMs);
+    }
     this.inFallback = true;
     this.sharedDownUntilMs = now + SHARED_STORE_RETRY_MS;
     this.counts.sharedStoreFailures += 1;
-    this.onEvent({ type: 'shared-store-failed', error, retryInMs: SHARED_STORE_RETRY_MS });
+    this.onEvent({
+      type: 'shared-store-failed',
+      error,
+      retryInMs: SHARED_STORE_RETRY_MS,
+      entered,
+      quietUntilMs: this.fallbackQuietUntilMs,
+    });
   }
 
   private sharedAnswered(): void {
     if (!this.inFallback) return;
     this.inFallback = false;
-    this.onEvent({ type: 'shared-store-restored' });
+    this.fallbackQuietUntilMs = Number.NEGATIVE_INFINITY;
+    this.onEvent({ type: 'shared-store-restored', fallbackMs: this.clock.now() - this.fallbackSince });
   }
 
   /** Runs `fn` against Redis when it is in use; `undefined` when it is not or just failed. */

@@ -97,8 +97,14 @@ export interface Clock {
 
 /** Operational events worth a log line or a metric; none of them fails a request. */
 export type SlotEvent =
-  | { type: 'shared-store-failed'; error: unknown; retryInMs: number }
-  | { type: 'shared-store-restored' }
+  /**
+   * A shared store call failed or timed out. `entered`: this switched the process to the RATE-7
+   * fallback (else a retry after `retryInMs` failed again, and the process stays there).
+   * `quietUntilMs` (local clock): no request of this process leaves before then (see PacedHostSlots).
+   */
+  | { type: 'shared-store-failed'; error: unknown; retryInMs: number; entered: boolean; quietUntilMs: number }
+  /** The shared store answered again: the process left the fallback after `fallbackMs`. */
+  | { type: 'shared-store-restored'; fallbackMs: number }
   | { type: 'release-failed'; host: string; error: unknown }
   /** A slot given up because the send would have left later than its allowance (PACE_MARGIN_MS). */
   | { type: 'slot-forfeited'; host: string; wokeLateMs: number; uncertaintyMs: number };

@@ -46,10 +46,29 @@ export interface EngineReport {
   filterNotHonoured?: boolean;
 }
 
+/**
+ * Of the time kept back after `deadlineMs` (BUDGET_RESERVE_MS, shared/sync/batch.ts), this much stays
+ * after every request has ended — cut if need be: the checkpoint and the hand-over (issue 13).
+ */
+export const CHECKPOINT_RESERVE_MS = 15_000;
+
+/**
+ * The engine's time: `deadlineMs` — no request starts later; `requestsEndMs` — every request has
+ * ended by then, the one in flight included (its socket is closed), so the run always reaches its
+ * checkpoint before the invocation ends (issue 13).
+ */
+export interface EngineBudget {
+  deadlineMs: number;
+  requestsEndMs?: number;
+  runStartedAt: Date;
+  /** Aborted when the operator interrupts (Ctrl-C): the engine stops at its next checkpoint. */
+  signal?: AbortSignal;
+}
+
 export type SyncEngine = (
   source: SourceConfig,
   message: SyncMessage,
-  budget: { deadlineMs: number; runStartedAt: Date; signal?: AbortSignal },
+  budget: EngineBudget,
 ) => Promise<EngineReport>;
 
 export interface SyncRunDeps {
@@ -123,7 +142,7 @@ async function runClaimed(
   deps: SyncRunDeps,
   message: SyncMessage,
   claim: SyncRunClaim,
-  budget: { deadlineMs: number; signal?: AbortSignal },
+  budget: { deadlineMs: number; endsAtMs?: number; signal?: AbortSignal },
 ): Promise<SyncRunResult> {
   const { sourceId, runId } = message;
   const parsed = await loadSource(deps.doc, deps.tables.sources, sourceId);
@@ -150,6 +169,8 @@ async function runClaimed(
   try {
     report = await deps.engine(source, message, {
       deadlineMs: budget.deadlineMs,
+      // Every request of the run ends (its socket closed) in time for the checkpoint.
+      ...(budget.endsAtMs === undefined ? {} : { requestsEndMs: budget.endsAtMs - CHECKPOINT_RESERVE_MS }),
       runStartedAt,
       ...(budget.signal ? { signal: budget.signal } : {}),
     });

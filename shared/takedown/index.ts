@@ -1,6 +1,10 @@
-/** Opt-out and takedown (SPEC OPT-2, OPT-3): operator tombstones and the physical purge. */
+/** Opt-out and takedown (SPEC OPT-2, OPT-3, OPT-5): operator tombstones, the registry, lift and purge. */
 export * from './constants';
 export * from './errors';
+export * from './guard';
+export * from './lift';
 export * from './purge';
+export * from './registry';
+export * from './seal';
 export * from './tombstone';
 export * from './types';

@@ -1,24 +1,31 @@
-import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { QueryCommand, type QueryCommandOutput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { idHash, indexPartition, MirrorStore, mirrorKey } from '../mirror';
-import { MIRROR_TYPES, type MirrorIndexEntry, type MirrorRecord } from '../mirror/types';
+import { MirrorStore } from '../mirror';
+import { MIRROR_TYPES, type MirrorIndexEntry } from '../mirror/types';
 import { resolveBody } from '../onboarding/bodies';
 import { embeddedObjects, isRecord } from '../oparl/objects';
 import { sourcePartition } from '../oparl/state';
 import type { AwsClients } from '../store/clients';
 import { loadAllSources } from '../store/sources';
-import { TAKEDOWN_TAG } from './constants';
 import { TakedownError } from './errors';
-import type { TakedownMark, TakedownMeta } from './types';
+import { TakedownRegistry } from './registry';
+import { type SealDeps, sealTakenDown } from './seal';
+import type { TakedownMark } from './types';
 
 /**
- * OPT-2 tombstone on an operator's decision: the objects are marked deleted in the mirror — record
- * first, index entry last (the commit point, as in shared/mirror) — and so vanish at once from every
- * output that reads live objects (`listLive`, `readLive`). Nothing is removed: the last live copy stays
- * in `meta.lastGood` for audit, with who, when and why in `meta.takedown`. A body taken down is also
- * unlisted, and its documents are flagged so the document functions leave them alone. Repeating a
- * tombstone is harmless (idempotent).
+ * OPT-2 tombstone on an operator's decision, permanent until lifted (OPT-5). Steps, in this order:
+ * 1. the takedown registry item (shared/takedown/registry.ts) — from here on no sync, document
+ *    function or preview writes, fetches or serves the object again, whatever happens to the mirror
+ *    (a purge deletes the index entry, never this item);
+ * 2. the mirror: index entry marked (every listing skips it, every sync commit of it fails), then the
+ *    S3 record turned into a tombstone (see `sealTakenDown`);
+ * 3. a body taken down is unlisted, and the Documents items are flagged (`takedownAt`).
+ * Nothing is removed: the last live copy stays in `meta.lastGood` for audit, with who, when and why in
+ * `meta.takedown`. A run killed after step 1 leaves the takedown in force; repeating the command (or
+ * the next sync meeting the object) completes steps 2–3. Repeating is harmless (idempotent).
  */
+
+/** Test seam: called once the registry items are written, before the mirror is touched. */
+export type AfterRecorded = () => Promise<void> | void;
 
 export interface TakedownDeps {
   clients: Pick<AwsClients, 'doc' | 's3'>;
@@ -36,6 +43,8 @@ export interface TombstoneResult {
   alreadyDeleted: number;
   /** `--ids` that no mirrored object has. */
   notFound: string[];
+  /** OPT-5: `--ids` (or the body) now in the takedown registry of a source, mirrored or not. */
+  registered: string[];
   /** Documents items flagged (`takedownAt`, unlisted). */
   documents: number;
 }
@@ -44,70 +53,33 @@ function store(deps: TakedownDeps): MirrorStore {
   return new MirrorStore(deps.clients, { bucket: deps.bucket, stateTable: deps.tables.state });
 }
 
-/** Tombstones one index entry (S3 record, then index). Returns false when it was deleted already. */
+function sealDeps(deps: TakedownDeps): SealDeps {
+  return { clients: deps.clients, bucket: deps.bucket, stateTable: deps.tables.state };
+}
+
+/** Tombstones one index entry (index mark, then S3 record). Returns false when it was deleted already. */
 async function tombstoneEntry(
   deps: TakedownDeps,
   entry: MirrorIndexEntry,
   mark: TakedownMark,
 ): Promise<boolean> {
-  if (entry.deleted) return false;
-  const mirror = store(deps);
-  const before = (await mirror.read(entry.sourceId, entry.type, entry.id)) as
-    | (MirrorRecord & { meta: TakedownMeta })
-    | undefined;
-  const meta: TakedownMeta = {
-    ...(before?.meta ?? {
-      id: entry.id,
-      type: entry.type,
-      sourceId: entry.sourceId,
-      sourceUrl: '',
-      fetchedAt: entry.fetchedAt,
-    }),
-    deleted: true,
-    deletedAt: mark.at,
-    takedown: mark,
-  };
-  if (entry.bodyId !== undefined) meta.bodyId = entry.bodyId;
-  if (before && before.meta.deleted !== true) {
-    meta.lastGood = before.object;
-    meta.lastGoodFetchedAt = before.meta.fetchedAt;
-    meta.lastGoodSourceUrl = before.meta.sourceUrl;
-  }
-  const record = { object: before?.object ?? { id: entry.id }, meta };
-  await deps.clients.s3.send(
-    new PutObjectCommand({
-      Bucket: deps.bucket,
-      Key: mirrorKey(entry.sourceId, entry.type, entry.id),
-      Body: JSON.stringify(record),
-      ContentType: 'application/json; charset=utf-8',
-      Metadata: { deleted: 'true', takedown: 'true' },
-      Tagging: TAKEDOWN_TAG,
-    }),
-  );
-  // The index entry last: from here on every listing skips the object (OPT-2).
-  await deps.clients.doc.send(
-    new UpdateCommand({
-      TableName: deps.tables.state,
-      Key: { pk: indexPartition(entry.sourceId, entry.type), sk: idHash(entry.id) },
-      UpdateExpression: 'SET deleted = :d, takedown = :t',
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeValues: { ':d': true, ':t': mark },
-    }),
-  );
-  return true;
+  return sealTakenDown(sealDeps(deps), entry, mark);
 }
 
-/**
- * Flags the Documents items of a source that match (`bodyId` or one of `fileIds`): unlisted (DOC-7)
- * and `takedownAt`, for the document cache, preview and deletion check to honour.
- */
-async function flagDocuments(
+/** Which Documents items of a source a takedown (or its lift) concerns: its body's, or its files'. */
+export interface DocumentMatch {
+  bodyId?: string;
+  fileIds?: ReadonlySet<string>;
+}
+
+/** Calls `each` for every Documents item of the source that matches; returns how many matched. */
+export async function forMatchingDocuments(
   deps: TakedownDeps,
   sourceId: string,
-  match: { bodyId?: string; fileIds?: ReadonlySet<string> },
-  at: string,
+  match: DocumentMatch,
+  each: (item: Record<string, unknown>) => Promise<void>,
 ): Promise<number> {
-  let flagged = 0;
+  let matched = 0;
   let startKey: QueryCommandOutput['LastEvaluatedKey'];
   do {
     const page = await deps.clients.doc.send(
@@ -124,24 +96,39 @@ async function flagDocuments(
         (match.bodyId !== undefined && item.bodyId === match.bodyId) ||
         (match.fileIds !== undefined && typeof item.fileId === 'string' && match.fileIds.has(item.fileId));
       if (!hit) continue;
-      await deps.clients.doc
-        .send(
-          new UpdateCommand({
-            TableName: deps.tables.documents,
-            Key: { docId: item.docId },
-            UpdateExpression: 'SET listed = :f, takedownAt = if_not_exists(takedownAt, :at)',
-            ConditionExpression: 'attribute_exists(docId)',
-            ExpressionAttributeValues: { ':f': false, ':at': at },
-          }),
-        )
-        .catch((error: unknown) => {
-          if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
-        });
-      flagged += 1;
+      await each(item);
+      matched += 1;
     }
     startKey = page.LastEvaluatedKey;
   } while (startKey);
-  return flagged;
+  return matched;
+}
+
+/**
+ * Flags the Documents items of a source that match (`bodyId` or one of `fileIds`): unlisted (DOC-7)
+ * and `takedownAt`, for the document cache, preview and deletion check to honour.
+ */
+function flagDocuments(
+  deps: TakedownDeps,
+  sourceId: string,
+  match: DocumentMatch,
+  at: string,
+): Promise<number> {
+  return forMatchingDocuments(deps, sourceId, match, async (item) => {
+    await deps.clients.doc
+      .send(
+        new UpdateCommand({
+          TableName: deps.tables.documents,
+          Key: { docId: item.docId },
+          UpdateExpression: 'SET listed = :f, takedownAt = if_not_exists(takedownAt, :at)',
+          ConditionExpression: 'attribute_exists(docId)',
+          ExpressionAttributeValues: { ':f': false, ':at': at },
+        }),
+      )
+      .catch((error: unknown) => {
+        if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+      });
+  });
 }
 
 function markOf(deps: TakedownDeps, by: string, note: string | undefined): TakedownMark {
@@ -153,7 +140,7 @@ function markOf(deps: TakedownDeps, by: string, note: string | undefined): Taked
 export async function tombstoneBody(
   deps: TakedownDeps,
   slug: string,
-  options: { sourceId?: string; by: string; note?: string },
+  options: { sourceId?: string; by: string; note?: string; afterRecorded?: AfterRecorded },
 ): Promise<TombstoneResult> {
   const { sourceId, body } = await resolveBody(deps.clients.doc, deps.tables, slug, options.sourceId);
   const mark = markOf(deps, options.by, options.note);
@@ -163,9 +150,14 @@ export async function tombstoneBody(
     tombstoned: {},
     alreadyDeleted: 0,
     notFound: [],
+    registered: [],
     documents: 0,
   };
-  // Unlisted first: from this moment the body is in no public listing, whatever follows (ONB-4, OPT-2).
+  // OPT-5 first: the registry remembers the body whatever happens to the mirror afterwards.
+  await registryOf(deps).record({ sourceId, scope: 'body', id: body.id, type: 'body', mark });
+  result.registered = [body.id];
+  await options.afterRecorded?.();
+  // Unlisted next: from this moment the body is in no public listing, whatever follows (ONB-4, OPT-2).
   await deps.clients.doc.send(
     new UpdateCommand({
       TableName: deps.tables.state,
@@ -177,7 +169,8 @@ export async function tombstoneBody(
   );
   const mirror = store(deps);
   for (const type of MIRROR_TYPES) {
-    for await (const entry of mirror.listAll(sourceId, type, { bodyId: body.id })) {
+    // Strongly consistent: an object a running sync created before our registry item must be seen.
+    for await (const entry of mirror.listAll(sourceId, type, { bodyId: body.id, consistent: true })) {
       if (await tombstoneEntry(deps, entry, mark)) {
         result.tombstoned[type] = (result.tombstoned[type] ?? 0) + 1;
       } else {
@@ -189,25 +182,59 @@ export async function tombstoneBody(
   return result;
 }
 
+function registryOf(deps: TakedownDeps): TakedownRegistry {
+  return new TakedownRegistry(deps.clients.doc, deps.tables.state);
+}
+
+function hostOf(url: string): string | undefined {
+  try {
+    return new URL(url).hostname.toLowerCase();
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * `tombstone --ids <id,…>`: the objects with these OParl ids (URLs) — in every source, or in one —
  * and the objects embedded in them (a paper's files and consultations, a meeting's agenda items …),
  * which would otherwise stay visible on their own.
+ *
+ * OPT-5: an id is recorded in the registry of every source it belongs to *before* the mirror is read —
+ * each source (of `--source`, or all) on the id's host (an OParl id is a URL of its system) — so an
+ * object a running sync is about to create for the first time, or one purged before, is covered too.
+ * Sources where the id is found on another host get it recorded when found.
  */
 export async function tombstoneIds(
   deps: TakedownDeps,
   ids: readonly string[],
-  options: { sourceId?: string; by: string; note?: string },
+  options: { sourceId?: string; by: string; note?: string; afterRecorded?: AfterRecorded },
 ): Promise<TombstoneResult> {
   const wanted = [...new Set(ids.map((id) => id.trim()).filter((id) => id !== ''))];
   if (wanted.length === 0) throw new TakedownError('TAKEDOWN_INVALID_INPUT', 'no ids given');
   const { parsed } = await loadAllSources(deps.clients.doc, deps.tables.sources);
-  const all = parsed.map((p) => (p.ok ? p.source.sourceId : p.sourceId));
-  const sources = options.sourceId === undefined ? all : all.filter((s) => s === options.sourceId);
+  const all = parsed.map((p) => (p.ok ? { sourceId: p.source.sourceId, host: p.source.host } : p));
+  const sources = options.sourceId === undefined ? all : all.filter((s) => s.sourceId === options.sourceId);
   if (options.sourceId !== undefined && sources.length === 0) {
     throw new TakedownError('TAKEDOWN_NOTHING_FOUND', `no source ${options.sourceId}`);
   }
   const mark = markOf(deps, options.by, options.note);
+  const registry = registryOf(deps);
+  const recordedIn = new Set<string>();
+  const record = async (sourceId: string, id: string, type?: string) => {
+    const key = `${sourceId}\n${id}`;
+    if (recordedIn.has(key)) return;
+    recordedIn.add(key);
+    await registry.record({ sourceId, scope: 'object', id, ...(type !== undefined ? { type } : {}), mark });
+  };
+  for (const source of sources) {
+    const host = 'host' in source ? source.host.toLowerCase() : undefined;
+    for (const id of wanted) {
+      if (host !== undefined && hostOf(id) === host) {
+        await record(source.sourceId, id);
+      }
+    }
+  }
+  await options.afterRecorded?.();
   const mirror = store(deps);
   const result: TombstoneResult = {
     sourceIds: [],
@@ -215,13 +242,15 @@ export async function tombstoneIds(
     tombstoned: {},
     alreadyDeleted: 0,
     notFound: [],
+    registered: [],
     documents: 0,
   };
   const found = new Set<string>();
-  for (const sourceId of sources) {
+  for (const { sourceId } of sources) {
     const entries = await mirror.lookup(
       sourceId,
       wanted.flatMap((id) => MIRROR_TYPES.map((type) => ({ type, id }))),
+      { consistent: true },
     );
     if (entries.size === 0) continue;
     const queue = [...entries.values()];
@@ -233,12 +262,17 @@ export async function tombstoneIds(
       if (done.has(key)) continue;
       done.add(key);
       found.add(entry.id);
+      // Registry first for this object and each embedded one (OPT-5), then the mirror.
+      await record(sourceId, entry.id, entry.type);
       // Embedded objects of this one (read before its record turns into a tombstone).
-      const record = await mirror.read(sourceId, entry.type, entry.id);
-      const live = record && record.meta.deleted !== true ? record.object : record?.meta.lastGood;
+      const record0 = await mirror.read(sourceId, entry.type, entry.id);
+      const live = record0 && record0.meta.deleted !== true ? record0.object : record0?.meta.lastGood;
       if (isRecord(live)) {
         const children = embeddedObjects(live).map((e) => ({ type: e.type, id: e.id }));
-        if (children.length > 0) queue.push(...(await mirror.lookup(sourceId, children)).values());
+        if (children.length > 0) {
+          for (const child of children) await record(sourceId, child.id, child.type);
+          queue.push(...(await mirror.lookup(sourceId, children, { consistent: true })).values());
+        }
       }
       if (entry.type === 'file') fileIds.add(entry.id);
       if (await tombstoneEntry(deps, entry, mark)) {
@@ -250,6 +284,14 @@ export async function tombstoneIds(
     result.sourceIds.push(sourceId);
     if (fileIds.size > 0) result.documents += await flagDocuments(deps, sourceId, { fileIds }, mark.at);
   }
+  // In force also where nothing is mirrored (yet, or any more after a purge).
+  const registered = new Set<string>();
+  for (const key of recordedIn) {
+    const [sourceId, id] = key.split('\n') as [string, string];
+    registered.add(id);
+    if (!result.sourceIds.includes(sourceId)) result.sourceIds.push(sourceId);
+  }
+  result.registered = wanted.filter((id) => registered.has(id));
   result.notFound = wanted.filter((id) => !found.has(id));
   return result;
 }

@@ -1,18 +1,17 @@
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeCouncil, startFakeCouncil } from '../../demo';
-import { parseEnv } from '../../shared/config/env';
-import { resetUpstashCredentialsCache } from '../../shared/config/secrets';
 import { plannerTick } from '../../shared/planner/tick';
 import { DEFAULT_LEASE_MINUTES, DEFAULT_SCHEDULE_SETTINGS } from '../../shared/schedule';
 import { getSourceState } from '../../shared/store/source-state';
 import { parseSyncMessage } from '../../shared/sync/message';
 import { runSyncMessage } from '../../shared/sync/run';
-import { createSyncRuntime, type SyncRuntime } from '../../shared/sync/runtime';
+import type { SyncRuntime } from '../../shared/sync/runtime';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
 import { type RedisPeer, startRedisPeer } from '../support/redis';
+import { putActiveSource, startSyncRuntime } from '../support/sync-runtime';
 
 /**
  * The walking skeleton end to end: planner tick → SQS → sync → System, bodies and lists from a council
@@ -37,21 +36,10 @@ describe('thin slice: planner → queue → sync → S3 and DynamoDB', () => {
         missingLists: ['agendaItem', 'membership', 'consultation', 'file', 'locationList', 'legislativeTerm'],
       }),
     ]);
-    const e = parseEnv({
-      ...bed.peers.env,
-      SYNC_QUEUE_URL: bed.queues.syncQueueUrl,
-      INGESTOR_ALLOW_LOOPBACK: 'true',
-      UPSTASH_REDIS_REST_URL: redis.adapter.url,
-      UPSTASH_REDIS_REST_TOKEN: redis.adapter.token,
+    runtime = await startSyncRuntime(bed, {
+      extraEnv: { UPSTASH_REDIS_REST_URL: redis.adapter.url, UPSTASH_REDIS_REST_TOKEN: redis.adapter.token },
     });
-    resetUpstashCredentialsCache();
-    runtime = await createSyncRuntime(e, { clients: bed.clients });
-    await bed.clients.doc.send(
-      new PutCommand({
-        TableName: bed.env.SOURCES_TABLE,
-        Item: { sourceId, systemUrl: council.systemUrl, active: true },
-      }),
-    );
+    await putActiveSource(bed, sourceId, council.systemUrl);
   }, 60_000);
 
   afterAll(async () => {

@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { parseEnv } from '../../shared/config/env';
-import { resetUpstashCredentialsCache } from '../../shared/config/secrets';
 import { createTestResolver } from '../../shared/net';
-import { createSyncRuntime, type SyncRuntime } from '../../shared/sync/runtime';
+import type { SyncRuntime } from '../../shared/sync/runtime';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
 import { corpusDescribe, risHtml } from '../support/corpora';
 import { type FakeRisHtml, startFakeRisHtml } from '../support/fake-ris-html';
+import { startSyncRuntime } from '../support/sync-runtime';
 import { scraperSource, uniqueScraperId } from './support';
 
 /** Suites on the captured RIS pages (outside the repository): skipped without that corpus. */
@@ -24,13 +23,7 @@ withRisHtml('sync runtime: scraper sources go to the scraper engine', () => {
 
   beforeAll(async () => {
     [bed, site] = await Promise.all([startAwsTestbed(), startFakeRisHtml({ districts: ['harburg'] })]);
-    resetUpstashCredentialsCache();
-    const env = parseEnv({
-      ...bed.peers.env,
-      SYNC_QUEUE_URL: bed.queues.syncQueueUrl,
-      INGESTOR_ALLOW_LOOPBACK: 'true',
-    });
-    runtime = await createSyncRuntime(env, { clients: bed.clients, resolver: createTestResolver() });
+    runtime = await startSyncRuntime(bed, { resolver: createTestResolver() });
   }, 60_000);
 
   afterAll(async () => {

@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AcquireResult, createHostSlots, PACE_MARGIN_MS as M, type SlotEvent } from '../../shared/slots';
+import { MetricsBuffer } from '../../shared/observability/metrics';
+import { logSlotEvent, SLOT_EVENT_CODES } from '../../shared/observability/slot-log';
+import {
+  type AcquireResult,
+  createHostSlots,
+  PACE_MARGIN_MS as M,
+  SHARED_STORE_RETRY_MS,
+  type SlotEvent,
+} from '../../shared/slots';
 import { createTestRedisClient, type RedisPeer, startRedisPeer } from '../support/redis';
 import { FakeClock, settle } from './fake-clock';
 import { granted, KEY_PREFIX, liveLeases } from './redis-helpers';
@@ -7,7 +15,9 @@ import { granted, KEY_PREFIX, liveLeases } from './redis-helpers';
 const MAX_INSTANCES = 3;
 
 // RATE-7 with a real redis-server that is killed mid-test and brought back; the 60 s until Redis is
-// asked again pass on a fake clock. Real Redis calls still take real (milliseconds of) time.
+// asked again pass on a fake clock. Real Redis calls still take real (milliseconds of) time. Since
+// issue 13, a process stays quiet after the switch until its first retry of Redis failed too (a
+// partial outage must not pace it alone next to instances still on Redis: partial-outage.test.ts).
 describe('RATE-7: fallback to in-process pacing while the shared store is unavailable', () => {
   let peer: RedisPeer;
 
@@ -16,16 +26,22 @@ describe('RATE-7: fallback to in-process pacing while the shared store is unavai
   });
   afterAll(async () => peer.stop());
 
-  it('paces alone at interval × INGESTOR_MAX_INSTANCES, keeps the in-flight limit, and uses Redis again after 60 s', async () => {
+  it('stays quiet until Redis failed twice 60 s apart, then paces alone at interval × INGESTOR_MAX_INSTANCES, keeps the in-flight limit, uses Redis again after 60 s; every switch logged and counted', async () => {
     const clock = new FakeClock();
     const events: SlotEvent['type'][] = [];
+    const codes: unknown[] = [];
+    const metricLines: string[] = [];
+    const buffer = new MetricsBuffer({ write: (line) => metricLines.push(line) });
     const slots = createHostSlots({
       redis: createTestRedisClient(peer.adapter),
       maxInstances: MAX_INSTANCES,
       clock,
       keyPrefix: KEY_PREFIX,
       storeTimeoutMs: 1_000,
-      onEvent: (event) => events.push(event.type),
+      onEvent: (event) => {
+        events.push(event.type);
+        logSlotEvent(event, { log: (_message, fields) => codes.push(fields.code), metrics: buffer });
+      },
     });
     const acquire = (host: string) => clock.run(slots.acquire(host, { intervalMs: 1_000 }));
     const storeEvents = () => events.filter((type) => type !== 'slot-forfeited');
@@ -38,15 +54,22 @@ describe('RATE-7: fallback to in-process pacing while the shared store is unavai
 
     await peer.redisServer.stop();
     const failedAt = clock.now();
+    // Quiet after the switch: a caller that cannot wait until Redis is asked again is refused.
+    const hurried = await clock.run(slots.acquire('b.test', { intervalMs: 1_000, maxWaitMs: 5_000 }));
+    expect(hurried).toMatchObject({ granted: false, retryAtMs: failedAt + SHARED_STORE_RETRY_MS });
+    expect(clock.now()).toBe(failedAt);
     const first = granted(await acquire('b.test'));
     const second = granted(await acquire('b.test'));
     await Promise.all([first.release(), second.release()]);
 
-    // The first fallback send waits one fallback interval: other instances may just have sent.
+    // Redis is asked again after 60 s and fails again; then the first send alone waits one fallback
+    // interval more: other instances may just have sent.
+    const retriedAt = failedAt + SHARED_STORE_RETRY_MS;
     expect(first).toMatchObject({ mode: 'local', intervalMs: 1_000 * MAX_INSTANCES });
-    expect(first.sendAtMs - failedAt).toBe(3_000 + M);
+    expect(first.sendAtMs - retriedAt).toBe(3_000 + M);
     expect(second.sendAtMs - first.sendAtMs).toBe(3_000 + M);
-    expect(storeEvents()).toEqual(['shared-store-failed']);
+    expect(storeEvents()).toEqual(['shared-store-failed', 'shared-store-failed']);
+    expect(codes).toEqual([SLOT_EVENT_CODES.fallbackEntered, SLOT_EVENT_CODES.fallbackRetryFailed]);
 
     // The request that started under Redis still holds one of the host's two places in-process.
     const a2 = granted(await acquire('a.test'));
@@ -62,7 +85,7 @@ describe('RATE-7: fallback to in-process pacing while the shared store is unavai
     granted(await clock.run(pending));
     expect(storeEvents()).toContain('release-failed');
 
-    // Redis is back, but the process asks again only 60 s after the failure.
+    // Redis is back, but the process asks again only 60 s after the failed retry.
     await peer.restartRedis();
     await waitForAdapter(peer);
     const requestsBefore = peer.adapter.requestCount();
@@ -71,10 +94,10 @@ describe('RATE-7: fallback to in-process pacing while the shared store is unavai
     expect(peer.adapter.requestCount()).toBe(requestsBefore);
 
     // A send made alone half a second before the retry…
-    await clock.advance(failedAt + 59_500 - clock.now());
+    await clock.advance(retriedAt + 59_500 - clock.now());
     const alone = granted(await acquire('e.test'));
     await alone.release();
-    await clock.advance(failedAt + 60_000 - clock.now());
+    await clock.advance(retriedAt + 60_000 - clock.now());
     const back = granted(await acquire('e.test'));
     await back.release();
 
@@ -84,6 +107,14 @@ describe('RATE-7: fallback to in-process pacing while the shared store is unavai
     // …still bounds the shared pace, though the restarted Redis never saw it.
     expect(back.sendAtMs - alone.sendAtMs).toBeGreaterThanOrEqual(1_000);
     expect(slots.mode).toBe('shared');
+    expect(codes.at(-1)).toBe(SLOT_EVENT_CODES.fallbackLeft);
+    buffer.flush();
+    const switches = metricLines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(switches.map((line) => [line.Switch, line.SlotStoreFallback])).toEqual([
+      ['entered', 1],
+      ['retry-failed', 1],
+      ['left', 1],
+    ]);
   });
 });
 

@@ -1,5 +1,6 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll } from 'vitest';
 import { type FakeCouncil, startFakeCouncil } from '../../demo';
 import { fileKey, textKey } from '../../shared/documents/keys';
 import { MIRROR_TYPES, type MirrorIndexEntry } from '../../shared/mirror';
@@ -7,7 +8,7 @@ import { listBodies } from '../../shared/onboarding';
 import { putSourceItem } from '../../shared/store/sources';
 import type { TakedownDeps } from '../../shared/takedown';
 import { type Harness, harness, TestClock } from '../oparl/support';
-import type { AwsTestbed } from '../support/aws';
+import { type AwsTestbed, startAwsTestbed } from '../support/aws';
 
 const T0 = Date.parse('2024-07-01T10:00:00+02:00');
 
@@ -47,15 +48,7 @@ export async function seedSyncedSource(bed: AwsTestbed, prefix: string): Promise
   });
   const report = await h.sync('full');
   if (!report.complete) throw new Error(`seed sync incomplete: ${JSON.stringify(report.failures)}`);
-  const deps: TakedownDeps = {
-    clients: bed.clients,
-    tables: {
-      sources: bed.env.SOURCES_TABLE,
-      state: bed.env.STATE_TABLE,
-      documents: bed.env.DOCUMENTS_TABLE,
-    },
-    bucket: bed.env.BUCKET,
-  };
+  const deps = takedownDepsOf(bed);
   const rows = await listBodies(bed.clients.doc, deps.tables, h.source.sourceId);
   const bodies = rows.map((r) => ({ slug: r.slug, id: r.id }));
   const first = bodies.find((b) => b.slug === 'koeln');
@@ -82,6 +75,19 @@ export async function seedSyncedSource(bed: AwsTestbed, prefix: string): Promise
     copies.push(stored, text);
   }
   return { council, h, sourceId: h.source.sourceId, bodies, deps, copies };
+}
+
+/** The takedown commands' dependencies on the testbed's peers. */
+export function takedownDepsOf(bed: AwsTestbed): TakedownDeps {
+  return {
+    clients: bed.clients,
+    tables: {
+      sources: bed.env.SOURCES_TABLE,
+      state: bed.env.STATE_TABLE,
+      documents: bed.env.DOCUMENTS_TABLE,
+    },
+    bucket: bed.env.BUCKET,
+  };
 }
 
 export async function documentsOf(bed: AwsTestbed, sourceId: string, bodyId?: string) {
@@ -114,3 +120,116 @@ export async function liveEntries(h: Harness, bodyId?: string): Promise<MirrorIn
 }
 
 export { T0 };
+
+/**
+ * Fault injection as client middleware around the real S3 peer: `action` runs once, awaited, just
+ * before the first write to `key` that `matches` goes out — the moment a writer has done its work and
+ * is about to commit it. Returns how often it fired (0 or 1) and `run`'s result.
+ */
+export async function beforeFirstWriteTo<T>(
+  bed: AwsTestbed,
+  key: string,
+  action: () => Promise<unknown>,
+  run: () => Promise<T>,
+  matches: (input: { Metadata?: Record<string, string> }, commandName: string) => boolean = () => true,
+): Promise<{ fired: number; result: T }> {
+  let fired = 0;
+  const name = `before-write-${key}-${Date.now()}`;
+  bed.clients.s3.middlewareStack.add(
+    (next, context) => async (args) => {
+      const input = args.input as { Key?: string; Metadata?: Record<string, string> };
+      if (fired === 0 && input.Key === key && matches(input, String(context.commandName))) {
+        fired += 1;
+        await action();
+      }
+      return next(args);
+    },
+    { step: 'initialize', name },
+  );
+  try {
+    const result = await run();
+    return { fired, result };
+  } finally {
+    bed.clients.s3.middlewareStack.remove(name);
+  }
+}
+
+/** Sets and removes fields of one Documents item (puts a document back into a queue for a test). */
+export async function setDocument(
+  bed: AwsTestbed,
+  docId: string,
+  set: Record<string, unknown>,
+  remove: string[] = [],
+): Promise<void> {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const sets = Object.entries(set).map(([field, value], i) => {
+    names[`#s${i}`] = field;
+    values[`:s${i}`] = value;
+    return `#s${i} = :s${i}`;
+  });
+  const removes = remove.map((field, i) => {
+    names[`#r${i}`] = field;
+    return `#r${i}`;
+  });
+  await bed.clients.doc.send(
+    new UpdateCommand({
+      TableName: bed.env.DOCUMENTS_TABLE,
+      Key: { docId },
+      UpdateExpression: [
+        sets.length ? `SET ${sets.join(', ')}` : '',
+        removes.length ? `REMOVE ${removes.join(', ')}` : '',
+      ]
+        .filter(Boolean)
+        .join(' '),
+      ExpressionAttributeNames: names,
+      ...(sets.length ? { ExpressionAttributeValues: values } : {}),
+    }),
+  );
+}
+
+/** `run` with `afterRecorded` throwing: a takedown command killed right after its registry items. */
+export async function killedAfterRecorded(
+  run: (afterRecorded: () => never) => Promise<unknown>,
+): Promise<void> {
+  let killed = false;
+  await run(() => {
+    killed = true;
+    throw new Error('simulated kill after the registry item');
+  }).catch((error: unknown) => {
+    if (!killed) throw error;
+  });
+  if (!killed) throw new Error('the command never reached its registry step');
+}
+
+/**
+ * One local AWS testbed for a describe block, and `seed` for sources synced into it; the councils and
+ * the testbed are closed after the block. `koeln` is the first body of every seeded source.
+ */
+export function seededTestbed(): {
+  readonly bed: AwsTestbed;
+  seed(prefix: string): Promise<{ s: SeededSource; koeln: { slug: string; id: string } }>;
+} {
+  let bed: AwsTestbed | undefined;
+  const seeded: SeededSource[] = [];
+  beforeAll(async () => {
+    bed = await startAwsTestbed();
+  });
+  afterAll(async () => {
+    await Promise.all(seeded.map((s) => s.council.close()));
+    await bed?.stop();
+  });
+  return {
+    get bed(): AwsTestbed {
+      if (!bed) throw new Error('testbed not started');
+      return bed;
+    },
+    async seed(prefix) {
+      const s = await seedSyncedSource(this.bed, prefix);
+      seeded.push(s);
+      const koeln = s.bodies.find((b) => b.slug === 'koeln');
+      if (!koeln) throw new Error('no koeln');
+      return { s, koeln };
+    },
+  };
+}

@@ -1,0 +1,15 @@
+import type { Scenario } from '../scenario';
+import { CONFIG_SCENARIOS } from './config';
+import { HOSTILE_SCENARIOS } from './hostile';
+import { PREVIEW_SCENARIOS } from './preview';
+import { STACK_SCENARIOS } from './stack';
+import { TAKEDOWN_SCENARIOS } from './takedown';
+
+/** The catalogue, in the order of docs/reliability.md. */
+export const SCENARIOS: Scenario[] = [
+  ...HOSTILE_SCENARIOS,
+  ...STACK_SCENARIOS,
+  ...TAKEDOWN_SCENARIOS,
+  ...PREVIEW_SCENARIOS,
+  ...CONFIG_SCENARIOS,
+];

@@ -1,0 +1,223 @@
+import {
+  CreateQueueCommand,
+  DeleteMessageCommand,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+} from '@aws-sdk/client-sqs';
+import { BUDGET_RESERVE_MS } from '../../functions/sync';
+import type { IngestorEnv } from '../../shared/config/env';
+import { resetUpstashCredentialsCache } from '../../shared/config/secrets';
+import { createTestResolver } from '../../shared/net';
+import { type PlannerTickResult, plannerTick } from '../../shared/planner/tick';
+import { DEFAULT_LEASE_MINUTES, scheduleSettingsFromEnv } from '../../shared/schedule';
+import type { SourceScheduleState } from '../../shared/schedule/types';
+import { type AwsClients, createAwsClients, destroyAwsClients } from '../../shared/store/clients';
+import { provisionLocal } from '../../shared/store/provision';
+import { getSourceState, type SourceStateItem } from '../../shared/store/source-state';
+import { putSourceItem } from '../../shared/store/sources';
+import { parseSyncMessage } from '../../shared/sync/message';
+import { runSyncMessage, type SyncRunResult } from '../../shared/sync/run';
+import { createSyncRuntime, type SyncRuntime } from '../../shared/sync/runtime';
+import { type AwsFaults, injectAwsFaults } from '../../test/support/aws-faults';
+import type { RedisPeer } from '../../test/support/redis';
+import { type RemotePeers, startRemotePeers } from '../support';
+
+/**
+ * The chaos campaign's stack: one set of real local AWS peers (dynalite, s3rver, fauxqs in a child
+ * process) and one real redis-server behind the Upstash-REST adapter, shared by every scenario. Each
+ * scenario gets a *deployment* of its own — its own tables, bucket and sync queue on those peers — so
+ * scenarios run side by side without seeing each other's sources, and *instances* (simulated Lambda
+ * instances) built by the production composition root (`createSyncRuntime`) with their own AWS clients
+ * (instrumented by `injectAwsFaults`) and, when asked, their own path to Redis.
+ */
+export interface ChaosStack {
+  peers: RemotePeers;
+  redis: RedisPeer;
+  /** `overrides` change the deployment's environment (another Redis, INGESTOR_MAX_INSTANCES …). */
+  deploy(name: string, overrides?: Partial<IngestorEnv>): Promise<Deployment>;
+  stop(): Promise<void>;
+}
+
+/** The scenario's clock: what the code under test gets as `now` (planner, sync run bookkeeping). */
+export class ChaosClock {
+  constructor(public ms: number) {}
+  now = (): Date => new Date(this.ms);
+  advance(ms: number): void {
+    this.ms += ms;
+  }
+}
+
+export interface Instance {
+  runtime: SyncRuntime;
+  clients: AwsClients;
+  faults: AwsFaults;
+  /** The sync function's body: parse, budget (remaining − BUDGET_RESERVE_MS), run. Throws when the store fails. */
+  process(body: string, remainingMs?: number): Promise<SyncRunResult>;
+  close(): Promise<void>;
+}
+
+export interface Deployment {
+  name: string;
+  env: IngestorEnv;
+  /** Clean clients of the harness (inspection, setup): never instrumented. */
+  admin: AwsClients;
+  queueUrl: string;
+  clock: ChaosClock;
+  addSource(item: { sourceId: string; systemUrl: string } & Record<string, unknown>): Promise<void>;
+  /** A new simulated Lambda instance (cold start). `redisUrl` replaces the shared adapter (a proxy). */
+  instance(opts?: { redisUrl?: string; noRedis?: boolean }): Promise<Instance>;
+  tick(): Promise<PlannerTickResult>;
+  /** One SQS receive (visibility in seconds); undefined when the queue is empty. */
+  receive(visibilitySeconds?: number): Promise<{ body: string; receiptHandle: string } | undefined>;
+  send(body: string): Promise<void>;
+  ack(receiptHandle: string): Promise<void>;
+  /** Receive → process → delete until the queue is empty (a thrown store error leaves the message). */
+  drain(
+    instance: Instance,
+    opts?: { maxMessages?: number; visibilitySeconds?: number },
+  ): Promise<SyncRunResult[]>;
+  state(sourceId: string): Promise<SourceStateItem<SourceScheduleState> | undefined>;
+  close(): Promise<void>;
+}
+
+/** A Tuesday in Berlin, inside the default full-sync window (FULL-1, 03:00): the first run reads everything. */
+export const CHAOS_T0 = Date.parse('2026-03-10T03:05:00+01:00');
+const LAMBDA_REMAINING_MS = 15 * 60_000;
+
+export async function startChaosStack(redis: RedisPeer): Promise<ChaosStack> {
+  const peers = await startRemotePeers();
+  const deployments: Deployment[] = [];
+  return {
+    peers,
+    redis,
+    async deploy(name, overrides = {}) {
+      const d = await deploy(peers, redis, name, overrides);
+      deployments.push(d);
+      return d;
+    },
+    async stop() {
+      await Promise.allSettled(deployments.map((d) => d.close()));
+      await peers.stop();
+    },
+  };
+}
+
+async function deploy(
+  peers: RemotePeers,
+  redis: RedisPeer,
+  name: string,
+  overrides: Partial<IngestorEnv>,
+): Promise<Deployment> {
+  const env: IngestorEnv = {
+    ...peers.env,
+    SOURCES_TABLE: `${name}-sources`,
+    STATE_TABLE: `${name}-state`,
+    DOCUMENTS_TABLE: `${name}-documents`,
+    BUCKET: `${name}-mirror`,
+    INGESTOR_ALLOW_LOOPBACK: true,
+    UPSTASH_REDIS_REST_URL: redis.adapter.url,
+    UPSTASH_REDIS_REST_TOKEN: redis.adapter.token,
+    ...overrides,
+  };
+  const admin = peers.clients;
+  await provisionLocal(admin, env);
+  const queue = await admin.sqs.send(
+    new CreateQueueCommand({ QueueName: `${name}-sync`, Attributes: { VisibilityTimeout: '900' } }),
+  );
+  const queueUrl = queue.QueueUrl as string;
+  const deployed: IngestorEnv = { ...env, SYNC_QUEUE_URL: queueUrl };
+  const clock = new ChaosClock(CHAOS_T0);
+  const instances: Instance[] = [];
+
+  const d: Deployment = {
+    name,
+    env: deployed,
+    admin,
+    queueUrl,
+    clock,
+    async addSource(item) {
+      await putSourceItem(admin.doc, deployed.SOURCES_TABLE, { active: true, ...item });
+    },
+    async instance(opts = {}) {
+      const clients = createAwsClients(deployed);
+      const faults = injectAwsFaults(clients);
+      const instanceEnv: IngestorEnv = opts.noRedis
+        ? { ...deployed, UPSTASH_REDIS_REST_URL: undefined, UPSTASH_REDIS_REST_TOKEN: undefined }
+        : { ...deployed, ...(opts.redisUrl ? { UPSTASH_REDIS_REST_URL: opts.redisUrl } : {}) };
+      // The credentials are cached per process (one per cold start); every simulated instance is one.
+      resetUpstashCredentialsCache();
+      const runtime = await createSyncRuntime(instanceEnv, { clients, resolver: createTestResolver() });
+      const runDeps = { ...runtime.runDeps, now: clock.now };
+      const instance: Instance = {
+        runtime,
+        clients,
+        faults,
+        async process(body, remainingMs = LAMBDA_REMAINING_MS) {
+          return runSyncMessage(runDeps, parseSyncMessage(body), {
+            deadlineMs: Date.now() + Math.max(0, remainingMs - BUDGET_RESERVE_MS),
+          });
+        },
+        async close() {
+          // A frozen (crashed) instance's clients never answer again; its sockets go with it.
+          if (!faults.frozen) await runtime.close().catch(() => undefined);
+          destroyAwsClients(clients);
+        },
+      };
+      instances.push(instance);
+      return instance;
+    },
+    tick() {
+      return plannerTick(
+        {
+          doc: admin.doc,
+          sqs: admin.sqs,
+          tables: { sources: deployed.SOURCES_TABLE, state: deployed.STATE_TABLE },
+          syncQueueUrl: queueUrl,
+          settings: scheduleSettingsFromEnv(deployed),
+          leaseMinutes: DEFAULT_LEASE_MINUTES,
+        },
+        clock.now(),
+      );
+    },
+    async receive(visibilitySeconds = 900) {
+      const res = await admin.sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl: queueUrl,
+          MaxNumberOfMessages: 1,
+          WaitTimeSeconds: 0,
+          VisibilityTimeout: visibilitySeconds,
+        }),
+      );
+      const m = res.Messages?.[0];
+      return m ? { body: m.Body ?? '', receiptHandle: m.ReceiptHandle ?? '' } : undefined;
+    },
+    async send(body) {
+      await admin.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }));
+    },
+    async ack(receiptHandle) {
+      await admin.sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: receiptHandle }));
+    },
+    async drain(instance, opts = {}) {
+      const results: SyncRunResult[] = [];
+      for (let i = 0; i < (opts.maxMessages ?? 20); i += 1) {
+        const m = await d.receive(opts.visibilitySeconds);
+        if (!m) break;
+        try {
+          results.push(await instance.process(m.body));
+        } catch {
+          // Partial batch failure: the message stays and comes back after its visibility timeout.
+          continue;
+        }
+        await d.ack(m.receiptHandle);
+      }
+      return results;
+    },
+    state(sourceId) {
+      return getSourceState<SourceScheduleState>(admin.doc, deployed.STATE_TABLE, sourceId);
+    },
+    async close() {
+      await Promise.allSettled(instances.map((i) => i.close()));
+    },
+  };
+  return d;
+}

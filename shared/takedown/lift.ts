@@ -1,0 +1,120 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { MirrorStore } from '../mirror';
+import { idHash, indexPartition } from '../mirror/keys';
+import { MIRROR_TYPES } from '../mirror/types';
+import { resolveBody } from '../onboarding/bodies';
+import { sourcePartition } from '../oparl/state';
+import { loadAllSources } from '../store/sources';
+import { TakedownError } from './errors';
+import { TakedownRegistry, type TakedownScope } from './registry';
+import { type DocumentMatch, forMatchingDocuments, type TakedownDeps } from './tombstone';
+
+/**
+ * OPT-5 "until an operator lifts it": `takedown lift --ids … | --body <slug>`. Removes the registry
+ * items and the operator's marks (index entries, the BODY# record, Documents `takedownAt`), so that the
+ * next sync may mirror the objects again if the source still publishes them. The tombstones stay until
+ * then (nothing reappears by this command alone), a lifted body stays unlisted until listed, and the
+ * decision is logged loudly with who lifted it.
+ */
+export interface LiftResult {
+  sourceIds: string[];
+  body: string | null;
+  /** Registry items removed. */
+  lifted: number;
+  /** Ids with no takedown in any source. */
+  notTakenDown: string[];
+}
+
+function isConditionFailure(error: unknown): boolean {
+  return (error as { name?: string }).name === 'ConditionalCheckFailedException';
+}
+
+async function unmark(deps: TakedownDeps, sourceId: string, type: string, id: string): Promise<void> {
+  await deps.clients.doc
+    .send(
+      new UpdateCommand({
+        TableName: deps.tables.state,
+        Key: { pk: indexPartition(sourceId, type), sk: idHash(id) },
+        UpdateExpression: 'REMOVE takedown',
+        ConditionExpression: 'attribute_exists(pk)',
+      }),
+    )
+    .catch((error: unknown) => {
+      if (!isConditionFailure(error)) throw error;
+    });
+}
+
+/** Removes `takedownAt` from the source's Documents items of the body or of these files. */
+async function unflagDocuments(deps: TakedownDeps, sourceId: string, match: DocumentMatch): Promise<void> {
+  await forMatchingDocuments(deps, sourceId, match, async (item) => {
+    if (item.takedownAt === undefined) return;
+    await deps.clients.doc.send(
+      new UpdateCommand({
+        TableName: deps.tables.documents,
+        Key: { docId: item.docId },
+        UpdateExpression: 'REMOVE takedownAt',
+      }),
+    );
+  });
+}
+
+export async function liftTakedown(
+  deps: TakedownDeps,
+  target: { ids?: readonly string[]; body?: string; sourceId?: string; by: string },
+  log: (event: string, fields: Record<string, unknown>) => void = (event, fields) =>
+    console.warn(JSON.stringify({ level: 'WARN', event, ...fields })),
+): Promise<LiftResult> {
+  const registry = new TakedownRegistry(deps.clients.doc, deps.tables.state);
+  const result: LiftResult = { sourceIds: [], body: target.body ?? null, lifted: 0, notTakenDown: [] };
+  const lifted = (sourceId: string, scope: TakedownScope, id: string) => {
+    result.lifted += 1;
+    if (!result.sourceIds.includes(sourceId)) result.sourceIds.push(sourceId);
+    // Loud on purpose: a lifted takedown lets the next sync publish the object again (OPT-5).
+    log('TAKEDOWN LIFTED', { sourceId, scope, id, by: target.by });
+  };
+  if (target.body !== undefined) {
+    const { sourceId, body } = await resolveBody(deps.clients.doc, deps.tables, target.body, target.sourceId);
+    if (await registry.remove(sourceId, 'body', body.id)) lifted(sourceId, 'body', body.id);
+    await deps.clients.doc.send(
+      new UpdateCommand({
+        TableName: deps.tables.state,
+        Key: { pk: sourcePartition(sourceId), sk: `BODY#${body.bodyKey}` },
+        UpdateExpression: 'REMOVE takedown',
+        ConditionExpression: 'attribute_exists(sk)',
+      }),
+    );
+    // Every marked entry of the body, or the next sync's commits would fail their condition again.
+    const mirror = new MirrorStore(deps.clients, { bucket: deps.bucket, stateTable: deps.tables.state });
+    for (const type of MIRROR_TYPES) {
+      for await (const entry of mirror.listAll(sourceId, type, { bodyId: body.id, consistent: true })) {
+        if (entry.takedown !== undefined) await unmark(deps, sourceId, type, entry.id);
+      }
+    }
+    await unflagDocuments(deps, sourceId, { bodyId: body.id });
+    return result;
+  }
+  const wanted = [...new Set((target.ids ?? []).map((id) => id.trim()).filter((id) => id !== ''))];
+  if (wanted.length === 0) throw new TakedownError('TAKEDOWN_INVALID_INPUT', 'no ids or body given');
+  const { parsed } = await loadAllSources(deps.clients.doc, deps.tables.sources);
+  const sources = parsed
+    .map((p) => (p.ok ? p.source.sourceId : p.sourceId))
+    .filter((s) => target.sourceId === undefined || s === target.sourceId);
+  const seen = new Set<string>();
+  for (const sourceId of sources) {
+    const items = await registry.find(
+      sourceId,
+      wanted.map((id) => ({ scope: 'object' as const, id })),
+    );
+    const fileIds = new Set<string>();
+    for (const item of items) {
+      await registry.remove(sourceId, 'object', item.id);
+      lifted(sourceId, 'object', item.id);
+      seen.add(item.id);
+      if (item.type !== undefined) await unmark(deps, sourceId, item.type, item.id);
+      if (item.type === 'file') fileIds.add(item.id);
+    }
+    if (fileIds.size > 0) await unflagDocuments(deps, sourceId, { fileIds });
+  }
+  result.notTakenDown = wanted.filter((id) => !seen.has(id));
+  return result;
+}

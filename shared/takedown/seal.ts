@@ -1,0 +1,84 @@
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { idHash, indexPartition, MirrorStore, mirrorKey } from '../mirror';
+import type { MirrorIndexEntry, MirrorRecord } from '../mirror/types';
+import type { AwsClients } from '../store/clients';
+import { TAKEDOWN_TAG } from './constants';
+import type { TakedownMark, TakedownMeta } from './types';
+
+export interface SealDeps {
+  clients: Pick<AwsClients, 'doc' | 's3'>;
+  bucket: string;
+  stateTable: string;
+}
+
+/**
+ * OPT-2 / OPT-5: turns one mirrored object into an operator's tombstone. Used by `tombstone` and by a
+ * sync that finds it has just written an object taken down meanwhile (the race of OPT-5).
+ *
+ * Order: the index entry's mark first — from then on every sync's commit of this object fails its
+ * condition (shared/mirror `putIndex`) and every listing skips it — then the S3 record, which a racing
+ * sync may have overwritten with a live copy just before; whoever seals last writes the tombstone, and
+ * every sealer checks the record, so the record always ends as a tombstone. The last live copy stays in
+ * `meta.lastGood` for audit. Repeating is harmless; a run killed between the two steps is completed by
+ * the next seal (`tombstone` again, or the next sync that meets the object).
+ *
+ * Returns whether the object was live before (false: deleted already, by the source or a takedown).
+ */
+export async function sealTakenDown(
+  deps: SealDeps,
+  entry: MirrorIndexEntry,
+  mark: TakedownMark,
+): Promise<boolean> {
+  const wasLive = !entry.deleted;
+  if (entry.takedown === undefined) {
+    await deps.clients.doc
+      .send(
+        new UpdateCommand({
+          TableName: deps.stateTable,
+          Key: { pk: indexPartition(entry.sourceId, entry.type), sk: idHash(entry.id) },
+          UpdateExpression: 'SET deleted = :d, takedown = if_not_exists(takedown, :t)',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':d': true, ':t': mark },
+        }),
+      )
+      .catch((error: unknown) => {
+        // Purged meanwhile: nothing left to mark; the registry item remembers the takedown.
+        if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+      });
+  }
+  const mirror = new MirrorStore(deps.clients, { bucket: deps.bucket, stateTable: deps.stateTable });
+  const before = (await mirror.read(entry.sourceId, entry.type, entry.id)) as
+    | (MirrorRecord & { meta: TakedownMeta })
+    | undefined;
+  if (before?.meta.deleted === true && before.meta.takedown !== undefined) return wasLive;
+  const meta: TakedownMeta = {
+    ...(before?.meta ?? {
+      id: entry.id,
+      type: entry.type,
+      sourceId: entry.sourceId,
+      sourceUrl: '',
+      fetchedAt: entry.fetchedAt,
+    }),
+    deleted: true,
+    deletedAt: mark.at,
+    takedown: mark,
+  };
+  if (entry.bodyId !== undefined) meta.bodyId = entry.bodyId;
+  if (before && before.meta.deleted !== true) {
+    meta.lastGood = before.object;
+    meta.lastGoodFetchedAt = before.meta.fetchedAt;
+    meta.lastGoodSourceUrl = before.meta.sourceUrl;
+  }
+  await deps.clients.s3.send(
+    new PutObjectCommand({
+      Bucket: deps.bucket,
+      Key: mirrorKey(entry.sourceId, entry.type, entry.id),
+      Body: JSON.stringify({ object: before?.object ?? { id: entry.id }, meta }),
+      ContentType: 'application/json; charset=utf-8',
+      Metadata: { deleted: 'true', takedown: 'true' },
+      Tagging: TAKEDOWN_TAG,
+    }),
+  );
+  return wasLive;
+}

@@ -1,0 +1,133 @@
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DIMENSIONS, METRICS } from '../../shared/observability/constants';
+import { MetricsBuffer } from '../../shared/observability/metrics';
+import { logSlotEvent, SLOT_EVENT_CODES } from '../../shared/observability/slot-log';
+import { createHostSlots, MIN_INTERVAL_MS, type PacedHostSlots, type SlotEvent } from '../../shared/slots';
+import { createTestRedisClient, type RedisPeer, startRedisPeer } from '../support/redis';
+import { type StallProxy, startStallProxy } from '../support/stall-proxy';
+import { KEY_PREFIX, sleep } from './redis-helpers';
+
+/**
+ * Issue 13 (6): a partial Redis outage. Two slot instances on one host and one real redis-server
+ * (behind the Upstash REST adapter): instance A reaches it through a TCP proxy that stalls (every byte
+ * held — one instance's stuck path), instance B directly and throughout. Each sends real requests to
+ * a loopback "council" whose clock records the arrivals. Real time: RATE-1's 1 s has no override.
+ */
+describe('RATE-7 / RATE-1: one instance cut off from Redis while another still uses it (issue 13)', () => {
+  let peer: RedisPeer;
+  let proxy: StallProxy;
+  const arrivals: Array<{ at: number; from: string }> = [];
+  let council: ReturnType<typeof createServer>;
+  let councilPort: number;
+
+  beforeAll(async () => {
+    peer = await startRedisPeer();
+    const adapterPort = Number(new URL(peer.adapter.url).port);
+    proxy = await startStallProxy({ host: '127.0.0.1', port: adapterPort });
+    council = createServer((req, res) => {
+      arrivals.push({ at: performance.timeOrigin + performance.now(), from: String(req.headers['x-from']) });
+      res.end('ok');
+    });
+    await new Promise<void>((resolve) => council.listen(0, '127.0.0.1', resolve));
+    councilPort = (council.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    proxy?.resume();
+    await proxy?.close();
+    await new Promise<void>((resolve) => council?.close(() => resolve()));
+    await peer?.stop();
+  });
+
+  const send = (from: string) =>
+    new Promise<void>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port: councilPort, path: '/', headers: { 'x-from': from } });
+      req.on('response', (res) => {
+        res.resume();
+        res.on('end', () => resolve());
+      });
+      req.on('error', reject);
+      req.end();
+    });
+
+  /** One sequential fetcher: acquire, send, release, until `untilMs`. Refusals wait a moment. */
+  async function stream(slots: PacedHostSlots, from: string, host: string, untilMs: number) {
+    while (Date.now() < untilMs) {
+      const lease = await slots.acquire(host, { intervalMs: MIN_INTERVAL_MS, maxWaitMs: 3_000 });
+      if (!lease.granted) {
+        await sleep(200);
+        continue;
+      }
+      await send(from);
+      await lease.release();
+    }
+  }
+
+  it('the cut-off instance stays quiet instead of pacing alone next to one still on Redis: no two arrivals < 1 s apart; the switch is logged and counted', async () => {
+    const events: SlotEvent[] = [];
+    let switchedAt = Number.POSITIVE_INFINITY;
+    const logErrors: unknown[] = [];
+    const logs: Array<Record<string, unknown>> = [];
+    const metricLines: string[] = [];
+    const buffer = new MetricsBuffer({ write: (line) => metricLines.push(line) });
+    const a = createHostSlots({
+      redis: createTestRedisClient({ url: proxy.url, token: peer.adapter.token }),
+      maxInstances: 2,
+      keyPrefix: KEY_PREFIX,
+      storeTimeoutMs: 1_000,
+      onEvent: (event) => {
+        events.push(event);
+        if (event.type === 'shared-store-failed' && event.entered) {
+          switchedAt = performance.timeOrigin + performance.now();
+        }
+        try {
+          logSlotEvent(event, {
+            log: (message, fields) => logs.push({ message, ...fields }),
+            metrics: buffer,
+          });
+        } catch (error) {
+          logErrors.push(error); // asserted below; thrown here it would end the slots' call instead
+        }
+      },
+    });
+    const b = createHostSlots({
+      redis: createTestRedisClient(peer.adapter),
+      maxInstances: 2,
+      keyPrefix: KEY_PREFIX,
+      storeTimeoutMs: 1_000,
+    });
+    await Promise.all([a.warmUp(), b.warmUp()]);
+    expect([a.mode, b.mode]).toEqual(['shared', 'shared']);
+
+    const host = `partial-${Date.now()}.test`;
+    const start = Date.now();
+    const end = start + 11_000;
+    const stalling = sleep(4_000).then(() => proxy.stall());
+    await Promise.all([stream(a, 'a', host, end), stream(b, 'b', host, end), stalling]);
+
+    if (process.env.DEBUG_ARRIVALS) console.log(arrivals, switchedAt);
+    const times = arrivals.map((r) => r.at).sort((x, y) => x - y);
+    const gaps = times.slice(1).map((t, i) => Math.round(t - times[i]!));
+    // Slots pace the sends; arrival adds a loaded machine's jitter: 50 ms tolerance, as elsewhere.
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(MIN_INTERVAL_MS - 50);
+    // Both used the host under Redis; after A's switch to the fallback B went on, A sent nothing.
+    expect(arrivals.filter((r) => r.from === 'a' && r.at < switchedAt).length).toBeGreaterThan(0);
+    expect(arrivals.filter((r) => r.from === 'b' && r.at > switchedAt).length).toBeGreaterThanOrEqual(4);
+    expect(arrivals.filter((r) => r.from === 'a' && r.at > switchedAt)).toEqual([]);
+
+    // The switch: an event, a structured log line with its code, a metric.
+    expect(events.find((e) => e.type === 'shared-store-failed')).toMatchObject({ entered: true });
+    expect(a.mode).toBe('local');
+    expect(logErrors).toEqual([]);
+    expect(logs).toContainEqual(
+      expect.objectContaining({ code: SLOT_EVENT_CODES.fallbackEntered, failure: 'timeout' }),
+    );
+    buffer.flush();
+    expect(
+      metricLines
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .find((line) => line[DIMENSIONS.switch] === 'entered'),
+    ).toMatchObject({ [METRICS.slotStoreFallback]: 1 });
+  }, 40_000);
+});

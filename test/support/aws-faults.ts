@@ -1,0 +1,145 @@
+import type { AwsClients } from '../../shared/store/clients';
+
+/**
+ * Fault injection into our own stack: an AWS SDK client middleware that fails chosen calls before they
+ * reach the real local peer (dynalite, s3rver, fauxqs). It sits inside the SDK's retry loop, so a
+ * throttling or 5xx fault is retried by the SDK exactly as an answer of AWS would be; only when every
+ * attempt fails does the caller see the error. `freeze()` models a crashed instance: from then on no
+ * call of these clients ever completes (and none reaches the peer).
+ */
+export type AwsFaultKind =
+  /** DynamoDB `ProvisionedThroughputExceededException` / S3 `SlowDown` / SQS `ThrottlingException` (400/503). */
+  | 'throttle'
+  /** A 500 `InternalError` / `InternalServerError` of the service. */
+  | 'server-error';
+
+export interface AwsFaultRule {
+  /** `dynamodb` covers the document client too (it shares the DynamoDB client's stack). */
+  service?: 'dynamodb' | 's3' | 'sqs';
+  /** SDK command names, e.g. /PutItem|BatchWriteItem/ or 'PutObjectCommand'. Default: every command. */
+  command?: RegExp;
+  /** Further condition on the command input (table name, key prefix …). */
+  when?: (input: Record<string, unknown>) => boolean;
+  kind: AwsFaultKind;
+  /** Fail only the next N matching attempts; default: until removed. */
+  times?: number;
+}
+
+export interface AwsFaultHandle {
+  readonly hits: number;
+  remove(): void;
+}
+
+export interface AwsFaults {
+  /** Adds a rule; matching attempts fail (every SDK retry attempt counts as one). */
+  fail(rule: AwsFaultRule): AwsFaultHandle;
+  /** Every later call hangs forever: the instance is dead (its pending writes never land). */
+  freeze(): void;
+  readonly frozen: boolean;
+  /** Attempts failed so far, per service. */
+  readonly failed: Record<'dynamodb' | 's3' | 'sqs', number>;
+  clear(): void;
+}
+
+const ERROR_SHAPES: Record<
+  'dynamodb' | 's3' | 'sqs',
+  Record<AwsFaultKind, { name: string; status: number; fault: 'client' | 'server' }>
+> = {
+  dynamodb: {
+    throttle: { name: 'ProvisionedThroughputExceededException', status: 400, fault: 'client' },
+    'server-error': { name: 'InternalServerError', status: 500, fault: 'server' },
+  },
+  s3: {
+    throttle: { name: 'SlowDown', status: 503, fault: 'server' },
+    'server-error': { name: 'InternalError', status: 500, fault: 'server' },
+  },
+  sqs: {
+    throttle: { name: 'ThrottlingException', status: 400, fault: 'client' },
+    'server-error': { name: 'InternalError', status: 500, fault: 'server' },
+  },
+};
+
+interface Rule extends AwsFaultRule {
+  hits: number;
+  left: number | undefined;
+}
+
+/** The error as the SDK's deserializer would produce it from the service's answer. */
+function serviceError(service: 'dynamodb' | 's3' | 'sqs', kind: AwsFaultKind, command: string): Error {
+  const shape = ERROR_SHAPES[service][kind];
+  return Object.assign(new Error(`injected ${kind} on ${service} ${command}`), {
+    name: shape.name,
+    Code: shape.name,
+    $fault: shape.fault,
+    $metadata: { httpStatusCode: shape.status, attempts: 1, totalRetryDelay: 0 },
+    $response: { statusCode: shape.status, headers: {} },
+  });
+}
+
+/**
+ * Installs the middleware on every client of `clients` (build a fresh set per simulated instance). The
+ * document client sends through the DynamoDB client's middleware stack, so it is covered too.
+ */
+export function injectAwsFaults(clients: AwsClients): AwsFaults {
+  let rules: Rule[] = [];
+  let frozen = false;
+  const failed = { dynamodb: 0, s3: 0, sqs: 0 };
+  const install = (
+    service: 'dynamodb' | 's3' | 'sqs',
+    stack: { add: (mw: unknown, opts: Record<string, unknown>) => void },
+  ) => {
+    stack.add(
+      (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) =>
+        async (args: { input?: Record<string, unknown> }) => {
+          if (frozen) return new Promise<never>(() => {});
+          const command = context.commandName ?? '';
+          const input = args.input ?? {};
+          const rule = rules.find(
+            (r) =>
+              (r.service === undefined || r.service === service) &&
+              (r.command === undefined || r.command.test(command)) &&
+              (r.when === undefined || r.when(input)),
+          );
+          if (rule) {
+            rule.hits += 1;
+            if (rule.left !== undefined) {
+              rule.left -= 1;
+              if (rule.left <= 0) rules = rules.filter((r) => r !== rule);
+            }
+            failed[service] += 1;
+            throw serviceError(service, rule.kind, command);
+          }
+          return next(args);
+        },
+      // Inside the retry middleware: each attempt meets the fault, as each request to AWS would.
+      { step: 'finalizeRequest', priority: 'low', name: `chaosFault-${service}` },
+    );
+  };
+  install('dynamodb', clients.dynamo.middlewareStack as never);
+  install('s3', clients.s3.middlewareStack as never);
+  install('sqs', clients.sqs.middlewareStack as never);
+  return {
+    fail(rule) {
+      const r: Rule = { ...rule, hits: 0, left: rule.times };
+      rules.push(r);
+      return {
+        get hits() {
+          return r.hits;
+        },
+        remove() {
+          rules = rules.filter((x) => x !== r);
+        },
+      };
+    },
+    freeze() {
+      frozen = true;
+    },
+    get frozen() {
+      return frozen;
+    },
+    failed,
+    clear() {
+      rules = [];
+    },
+  };
+}
