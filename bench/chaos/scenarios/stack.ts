@@ -5,7 +5,7 @@ import { startTcpProxy } from '../../../test/support/tcp-proxy';
 import type { WireRequest } from '../council-process';
 import type { ChaosCouncil } from '../councils';
 import type { Scenario, ScenarioContext } from '../scenario';
-import type { Deployment, Instance } from '../stack';
+import { type Deployment, type Instance, REDELIVERY_AFTER_MS } from '../stack';
 import { SOURCE, sourceOnCouncil } from './support';
 
 /**
@@ -55,8 +55,11 @@ function crashAtRandomPage(suffix: string): Scenario {
       const early = await Promise.race([dying, council.arrival(() => pageRequests(council).length >= k)]);
       doomed.faults.freeze();
       if (typeof early === 'string') ctx.notes.doomed = early;
-      // SQS makes the message visible again after its visibility timeout (2 s); a new instance takes it.
+      // SQS makes the message visible again after its visibility timeout: 2 s of the bench's wall clock,
+      // the production timeout (longer than the function's) on the run bookkeeping's clock — the dead
+      // invocation's claim ends with its time, which is up when the redelivery comes.
       await sleep(2_500);
+      d.clock.advance(REDELIVERY_AFTER_MS);
       const heir = await d.instance();
       const results = await d.drain(heir);
       ctx.notes.afterCrash = results.map((r) => r.status);
