@@ -1,5 +1,38 @@
 import type { IngestorEnv } from '../config/env';
 import type { SourceConfig } from '../config/source';
+import {
+  type BodyRecord,
+  carriesTimeOfDay,
+  contentHash,
+  embeddedObjects,
+  type FilterFinding,
+  isDeleted,
+  isRecord,
+  LIST_CATALOGUE,
+  type ListEntry,
+  type ListReport,
+  type ListState,
+  modifiedMs,
+  type OParlObject,
+  objectId,
+  type PageValidator,
+  pageGoesBack,
+  pageItems,
+  pageNext,
+  parseOParlTime,
+  recordDocument,
+  robotsForbadeAll,
+  runEndingKind,
+  type SyncFailure,
+  type SyncKind,
+  type SyncReport,
+  SyncStateStore,
+  type SystemRecord,
+  sha256Hex,
+  textValue,
+  typeName,
+  WRITE_CONCURRENCY,
+} from '../engine';
 import { IngestorError, isIngestorError } from '../errors';
 import {
   classifyChange,
@@ -11,18 +44,17 @@ import {
 } from '../mirror';
 import type { AwsClients } from '../store/clients';
 import { TakedownGuard } from '../takedown/guard';
+import { mapLimit } from '../util/map-limit';
 import { bodyFieldsOf, bodyKeyOf } from './body-fields';
 import {
   BODY_LIST_MAX_PAGES,
   CHANGE_WINDOW_MARGIN_MS,
   FILTER_RECHECK_DELAY_MS,
-  LIST_CATALOGUE,
-  type ListEntry,
   MAX_PAGES_PER_LIST,
   PAGE_TIMEOUT_MS,
   UNFILTERED_STOP_AFTER_UNCHANGED_PAGES,
 } from './constants';
-import { continuePass, type ListTask, newCursor, robotsForbadeAll, type SyncCursor } from './cursor';
+import { continuePass, type ListTask, newCursor, type SyncCursor } from './cursor';
 import {
   clearMissing,
   clearSlow,
@@ -34,38 +66,8 @@ import {
   outsideFilter,
   planList,
 } from './decisions';
-import { recordDocument } from './documents';
 import { parseOParlJson } from './json';
-import {
-  carriesTimeOfDay,
-  contentHash,
-  embeddedObjects,
-  isDeleted,
-  isRecord,
-  modifiedMs,
-  type OParlObject,
-  objectId,
-  pageGoesBack,
-  pageItems,
-  pageNext,
-  parseOParlTime,
-  sha256Hex,
-  textValue,
-  typeName,
-} from './objects';
 import { OParlFetchError, type OParlFetcher, type OParlResponse } from './ports';
-import { SyncStateStore } from './state';
-import type {
-  BodyRecord,
-  FilterFinding,
-  ListReport,
-  ListState,
-  PageValidator,
-  SyncFailure,
-  SyncKind,
-  SyncReport,
-  SystemRecord,
-} from './types';
 import {
   berlinDate,
   carriesFilter,
@@ -137,7 +139,6 @@ const MAX_VALIDATORS_PER_LIST = 8;
 const MAX_FAILURES_KEPT = 100;
 /** Cycle guard memory: the first and the last this many pages of a list (the cursor stays small). */
 const VISITED_EDGE = 50;
-const WRITE_CONCURRENCY = 8;
 
 export async function syncSource(
   deps: SyncDeps,
@@ -166,17 +167,6 @@ function hostOf(url: string): string {
   } catch {
     return '';
   }
-}
-
-async function forEachLimit<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const item = items[next++] as T;
-      await fn(item);
-    }
-  });
-  await Promise.all(workers);
 }
 
 /** SD.NET answers an empty filtered page with 404 and `[]` or an error text saying "no results". */
@@ -252,7 +242,7 @@ class SyncRun {
 
   async execute(): Promise<SyncReport> {
     const nowIso = this.nowIso();
-    const existing = await this.state.getCursor(this.run.kind);
+    const existing = await this.state.getCursor<SyncCursor>(this.run.kind);
     if (existing && existing.runId === this.run.runId) {
       // A redelivered message of a finished run: answer again, fetch nothing.
       if (existing.status === 'done' && existing.report) {
@@ -385,20 +375,11 @@ class SyncRun {
   /** Failures that end the whole run (ERR-5 kinds); throws StopRun. */
   private checkRunFailure(err: OParlFetchError, list: string): void {
     const base = { url: err.url, list, detail: err.message };
-    if (err.failure === 'ROBOTS_UNREACHABLE') {
-      this.failure({ ...base, kind: 'robots-unreachable' });
-      throw new StopRun('failure');
-    }
-    if (err.failure === 'UA_BLOCKED') {
-      this.failure({ ...base, kind: 'ua-blocked', ...(err.status ? { status: err.status } : {}) });
-      throw new StopRun('failure');
-    }
-    if (err.failure === 'SERVER_ERROR_SERIES') {
-      this.failure({ ...base, kind: '5xx-series' });
-      throw new StopRun('failure');
-    }
-    if (err.failure === 'DEFERRED') {
-      this.failure({ ...base, kind: 'other' });
+    const fatal = runEndingKind(err.failure);
+    if (fatal) {
+      // Only a UA block carries its status into the report (the other classes name no single answer).
+      const status = fatal === 'ua-blocked' && err.status ? { status: err.status } : {};
+      this.failure({ ...base, kind: fatal, ...status });
       throw new StopRun('failure');
     }
     if (err.failure === 'HTTP_STATUS' && err.status !== undefined && err.status >= 500) {
@@ -1155,7 +1136,7 @@ class SyncRun {
     const fetchedAt = this.nowIso();
     let changed = 0;
     const created: Parameters<TakedownGuard['afterCommit']>[0] = [];
-    await forEachLimit(objects, WRITE_CONCURRENCY, async (o) => {
+    await mapLimit(objects, WRITE_CONCURRENCY, async (o) => {
       const previous = index.get(lookupKey(o.type, o.id));
       // OPT-2: an operator's tombstone stands, whatever the source still publishes.
       if (previous?.takedown !== undefined) return;

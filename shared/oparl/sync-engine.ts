@@ -1,10 +1,10 @@
+import type { SyncReport } from '../engine';
 import type { PoliteFetcher } from '../fetch';
 import { createRunContext } from '../fetch';
 import type { AwsClients } from '../store/clients';
 import type { EngineReport, SyncEngine } from '../sync/run';
 import { type SyncDeps, type SyncTables, syncSource } from './engine';
 import { politeFetcherPort } from './polite-port';
-import type { SyncReport } from './types';
 
 /**
  * Wiring for the sync function (shared/sync/run.ts `SyncEngine`): one polite fetcher per process, one

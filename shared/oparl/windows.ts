@@ -1,11 +1,11 @@
 import { DateTime } from 'luxon';
+import { ZONE } from '../engine';
 import {
   CATCH_UP_CHUNK_DAYS,
   CHANGE_WINDOW_MARGIN_MS,
   CHANGE_WINDOW_MAX_MS,
   SLICE_DAYS,
   SLICE_EPOCH_LOCAL,
-  ZONE,
 } from './constants';
 
 /**

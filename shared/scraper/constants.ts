@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import { ZONE } from './html';
+import { ZONE } from '../engine';
 
 /**
  * The scrape policy (issue 8), one table so tests, the bench and the rules page read the same numbers.

@@ -1,18 +1,27 @@
 import type { SourceConfig } from '../config/source';
+import {
+  type BodyRecord,
+  contentHash,
+  type OParlObject,
+  parseOParlTime,
+  recordDocument,
+  robotsForbadeAll,
+  runEndingKind,
+  type SyncFailure,
+  SyncStateStore,
+  sha256Hex,
+  slugify,
+  WRITE_CONCURRENCY,
+} from '../engine';
 import { createRunContext, type PoliteFetcher } from '../fetch';
 import { idHash, lookupKey, type MirrorIndexEntry, MirrorStore, type MirrorWrite } from '../mirror';
-import { robotsForbadeAll } from '../oparl/cursor';
-import { recordDocument } from '../oparl/documents';
 import type { SyncTables } from '../oparl/engine';
-import { contentHash, type OParlObject, parseOParlTime, sha256Hex, slugify } from '../oparl/objects';
-import type { FetchFailureCode } from '../oparl/ports';
-import { SyncStateStore } from '../oparl/state';
 import { engineReportOf, runEndOf } from '../oparl/sync-engine';
-import type { BodyRecord, FailureKind, SyncFailure } from '../oparl/types';
 import { berlinDate } from '../oparl/windows';
 import type { AwsClients } from '../store/clients';
 import type { EngineReport, SyncEngine } from '../sync/run';
 import { TakedownGuard } from '../takedown/guard';
+import { mapLimit } from '../util/map-limit';
 import { adapterFor, type ScrapeAdapter } from './adapter';
 import { MAX_FAILURES_KEPT, revisitDue, SCRAPE_POLICY, type ScrapePolicy, scrapeMonths } from './constants';
 import { PageLayoutError } from './errors';
@@ -821,7 +830,7 @@ class ScrapeRun {
     if (objects.length === 0) return;
     const index = await this.mirror.lookup(this.source.sourceId, objects);
     const created: Created = [];
-    await forEachLimit(objects, WRITE_CONCURRENCY, (o) =>
+    await mapLimit(objects, WRITE_CONCURRENCY, (o) =>
       this.writeOne(o, index.get(lookupKey(o.type, o.id)), pageUrl, created),
     );
     await this.takedowns.afterCommit(created);
@@ -833,7 +842,7 @@ class ScrapeRun {
     const index = await this.mirror.lookup(this.source.sourceId, objects);
     const absent = objects.filter((o) => !index.has(lookupKey(o.type, o.id)));
     const created: Created = [];
-    await forEachLimit(absent, WRITE_CONCURRENCY, (o) => this.writeOne(o, undefined, pageUrl, created));
+    await mapLimit(absent, WRITE_CONCURRENCY, (o) => this.writeOne(o, undefined, pageUrl, created));
     await this.takedowns.afterCommit(created);
     return absent.filter((o) => created.some((c) => c.subject.id === o.id));
   }
@@ -889,7 +898,7 @@ class ScrapeRun {
   private async tombstone(refs: { id: string; type: MirrorTypeName }[], pageUrl: string): Promise<void> {
     const index = await this.mirror.lookup(this.source.sourceId, refs);
     const fetchedAt = this.nowIso();
-    await forEachLimit(refs, WRITE_CONCURRENCY, async (ref) => {
+    await mapLimit(refs, WRITE_CONCURRENCY, async (ref) => {
       const previous = index.get(lookupKey(ref.type, ref.id));
       if (!previous || previous.deleted) return;
       if (this.takedowns.covers({ id: ref.id, bodyId: this.body.id })) return;
@@ -1023,36 +1032,6 @@ class ScrapeRun {
     this.log('stopped', { reason, requests: report.requests });
     return report;
   }
-}
-
-/** ERR-5 classes that end the run at once; other failures are noted and the run goes on. */
-function runEndingKind(failure: FetchFailureCode): FailureKind | undefined {
-  switch (failure) {
-    case 'UA_BLOCKED':
-      return 'ua-blocked';
-    case 'SERVER_ERROR_SERIES':
-      return '5xx-series';
-    case 'ROBOTS_UNREACHABLE':
-      return 'robots-unreachable';
-    case 'DEFERRED':
-      return 'other';
-    default:
-      return undefined;
-  }
-}
-
-const WRITE_CONCURRENCY = 8;
-
-/** Mirror writes of one page run side by side (they are independent); requests never do (RATE-3). */
-async function forEachLimit<T>(items: T[], limit: number, fn: (item: T) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const item = items[next++] as T;
-      await fn(item);
-    }
-  });
-  await Promise.all(workers);
 }
 
 function dedupe(objects: ShapedObject[]): ShapedObject[] {
