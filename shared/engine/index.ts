@@ -1,6 +1,7 @@
 /**
  * The engine core every source kind shares (OParl API, scraped ALLRIS/SessionNet HTML): the object model,
- * the State table store, the Documents write path, failure classification (ERR-5, ROB-8). The kinds
+ * the State table store, the Documents write path, failure classification (ERR-5, ROB-8) and the
+ * checkpointed run frame (resume / continue / new, checkpoint, budget, stop, planner report). The kinds
  * (`shared/oparl`, `shared/scraper`) hold only what is specific to them and import this front door.
  */
 export {
@@ -41,6 +42,23 @@ export {
   textValue,
   typeName,
 } from './objects';
+export {
+  berlinDate,
+  engineReportOf,
+  MAX_FAILURES_KEPT,
+  type PlannerReportParts,
+  type RunBudget,
+  type RunCursor,
+  RunFrame,
+  type RunFrameDeps,
+  type RunStart,
+  runEndOf,
+  runStart,
+  type StopReason,
+  StopRun,
+  type SyncTables,
+  syncTablesFromEnv,
+} from './run';
 export {
   bodySk,
   CursorConflictError,

@@ -6,9 +6,9 @@
 export * from './constants';
 export type { ListMode, ListTask, SyncCursor } from './cursor';
 export * from './decisions';
-export { type SyncDeps, type SyncRunOptions, type SyncTables, syncSource, syncTablesFromEnv } from './engine';
+export { type SyncDeps, type SyncRunOptions, syncSource } from './engine';
 export { escapeControlCharactersInStrings, parseOParlJson } from './json';
 export { type PolitePortOptions, politeFetcherPort } from './polite-port';
 export * from './ports';
-export { createOParlSyncEngine, engineReportOf, type OParlEngineDeps } from './sync-engine';
+export { createOParlSyncEngine, type OParlEngineDeps } from './sync-engine';
 export * from './windows';

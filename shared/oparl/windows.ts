@@ -30,11 +30,6 @@ export function startOfBerlinDay(ms: number): number {
   return DateTime.fromMillis(ms, { zone: ZONE }).startOf('day').toMillis();
 }
 
-/** Berlin local date `YYYY-MM-DD` of an instant. */
-export function berlinDate(ms: number): string {
-  return DateTime.fromMillis(ms, { zone: ZONE }).toISODate() ?? '';
-}
-
 export interface ChangeWindowInput {
   nowMs: number;
   /** Start of the body's last complete sync; undefined when it never completed. */

@@ -45,9 +45,6 @@ export const SCRAPE_POLICY: Readonly<ScrapePolicy> = {
   rosterRefreshDays: 7,
 };
 
-/** Failures kept in the cursor (a source failing on every page must not outgrow the item). */
-export const MAX_FAILURES_KEPT = 100;
-
 /** `YYYY-MM` months a scrape of `kind` reads at `nowMs`, oldest first. Pure. */
 export function scrapeMonths(
   kind: 'incremental' | 'full',

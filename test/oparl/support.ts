@@ -3,8 +3,9 @@
 import { request } from 'undici';
 import type { SourceConfig } from '../../shared/config/source';
 import type { SyncReport } from '../../shared/engine';
+import { syncTablesFromEnv } from '../../shared/engine';
 import { MirrorStore } from '../../shared/mirror';
-import { type SyncDeps, type SyncRunOptions, syncSource, syncTablesFromEnv } from '../../shared/oparl/engine';
+import { type SyncDeps, type SyncRunOptions, syncSource } from '../../shared/oparl/engine';
 import {
   OParlFetchError,
   type OParlFetcher,
