@@ -19,6 +19,7 @@ import {
   DEFAULT_HEADERS_TIMEOUT_MS,
   DEFAULT_MAX_BYTES,
   DEFAULT_MAX_WAIT_MS,
+  ERROR_PAGE_TIMEOUT_MS,
   FETCH_PURPOSES,
   type FetchPurpose,
   HTML_SNIFF_BYTES,
@@ -595,6 +596,11 @@ export function createPoliteFetcher(deps: PoliteFetcherDeps): PoliteFetcher {
           (status >= 200 && status < 300) || (status === 304 && plan.conditional !== undefined);
         if (!isSuccess && !plan.anyStatus) {
           const contentType = response.headers['content-type'];
+          // The snippet is diagnosis: cut early (the body deadline above still applies when shorter).
+          wire.arm(
+            ERROR_PAGE_TIMEOUT_MS,
+            () => new FetchTimeoutError(url.href, 'body', ERROR_PAGE_TIMEOUT_MS),
+          );
           const bodySnippet = plan.method === 'HEAD' ? '' : await readSnippet(response.body, 4096);
           wire.disarm();
           requestEvent(plan, url, attempt, hop, started, { status });

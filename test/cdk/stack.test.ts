@@ -132,7 +132,10 @@ describe('DynamoDB tables (from shared/store/tables.ts)', () => {
             { AttributeName: index.partitionKey, KeyType: 'HASH' },
             { AttributeName: index.sortKey, KeyType: 'RANGE' },
           ],
-          Projection: { ProjectionType: 'ALL' },
+          // The API's list index projects keys and a few flags only (issue 16: read units per page).
+          Projection: index.include
+            ? { ProjectionType: 'INCLUDE', NonKeyAttributes: index.include }
+            : { ProjectionType: 'ALL' },
         });
       }
       // All key attributes are strings (the definitions have no other type).
