@@ -1,9 +1,8 @@
 import { pathToFileURL } from 'node:url';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { bodySk, contentHash, SyncStateStore, sourcePartition } from '../shared/engine';
 import { idHash, MirrorStore } from '../shared/mirror';
 import { bodyKeyOf } from '../shared/oparl/body-fields';
-import { contentHash } from '../shared/oparl/objects';
-import { bodySk, SyncStateStore, sourcePartition } from '../shared/oparl/state';
 import { putSourceItem } from '../shared/store/sources';
 import { mapLimit } from '../shared/util/map-limit';
 import { serveApi } from '../test/mirror-api/support';

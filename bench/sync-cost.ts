@@ -1,8 +1,9 @@
 import { pathToFileURL } from 'node:url';
 import { startFakeCouncil } from '../demo';
+import { syncTablesFromEnv } from '../shared/engine';
 import { createMemoryRobotsStore, createPoliteFetcher, createRunContext } from '../shared/fetch';
 import { createGuardedAgent, createTestResolver } from '../shared/net';
-import { type SyncDeps, syncSource, syncTablesFromEnv } from '../shared/oparl/engine';
+import { type SyncDeps, syncSource } from '../shared/oparl/engine';
 import { politeFetcherPort } from '../shared/oparl/polite-port';
 import { createHostSlots, PACE_MARGIN_MS } from '../shared/slots';
 import { harness, TestClock, testSource } from '../test/oparl/support';

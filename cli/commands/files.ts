@@ -8,7 +8,7 @@ import {
   type PassProgress,
   runFilesPass,
 } from '../../shared/documents';
-import { documentId } from '../../shared/oparl/documents';
+import { documentId } from '../../shared/engine';
 import { loadAllSources } from '../../shared/store/sources';
 import type { LocalRuntime } from '../local/runtime';
 import { type CommandResult, UsageError } from '../output';

@@ -678,7 +678,7 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
     tests: ['test/schedule/periods.test.ts', 'test/schedule/cadence.test.ts', 'test/schedule/decide.test.ts'],
   },
   'SCH-2': {
-    modules: ['shared/schedule/cadence.ts', 'shared/oparl/state.ts', 'shared/schedule/types.ts'],
+    modules: ['shared/schedule/cadence.ts', 'shared/engine/state.ts', 'shared/schedule/types.ts'],
     tests: ['test/schedule/cadence.test.ts', 'test/schedule/simulate.test.ts', 'test/oparl/sync.test.ts'],
   },
   'SCH-3': {
@@ -714,11 +714,11 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
     ],
   },
   'SCH-9': {
-    modules: ['shared/oparl/decisions.ts', 'shared/oparl/types.ts', 'shared/oparl/windows.ts'],
+    modules: ['shared/oparl/decisions.ts', 'shared/engine/types.ts', 'shared/oparl/windows.ts'],
     tests: ['test/oparl/windows.test.ts', 'test/oparl/sync.test.ts', 'test/fake-council/filters.test.ts'],
   },
   'SCH-10': {
-    modules: ['shared/oparl/engine.ts', 'shared/oparl/constants.ts', 'shared/oparl/types.ts'],
+    modules: ['shared/oparl/engine.ts', 'shared/oparl/constants.ts', 'shared/engine/types.ts'],
     tests: ['test/oparl/filters.test.ts', 'test/fake-council/faults.test.ts', 'test/oparl/decisions.test.ts'],
   },
   'SCH-11': {

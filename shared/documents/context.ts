@@ -1,9 +1,9 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SourceConfig } from '../config/source';
+import type { BodyRecord } from '../engine';
+import { SyncStateStore } from '../engine';
 import type { PoliteFetcher } from '../fetch';
-import { SyncStateStore } from '../oparl/state';
-import type { BodyRecord } from '../oparl/types';
 import { loadHostIntervals } from '../pace';
 import type { SourceScheduleState } from '../schedule/types';
 import { getSourceState } from '../store/source-state';

@@ -4,7 +4,7 @@ export type { DocumentState } from './constants';
 
 /**
  * One item of the Documents table (pk `docId` = SHA-256 of the file URL). The sync creates it
- * (shared/oparl/documents.ts: url, sourceId, bodyId, fileId, listed, firstSeenAt, `pending` in the
+ * (shared/engine/documents.ts: url, sourceId, bodyId, fileId, listed, firstSeenAt, `pending` in the
  * intake shard `due`); the document functions own everything else.
  *
  * `attemptShard` + `nextAttemptAt` (GSI `byNextAttempt`) say which queue the document waits in and

@@ -1,8 +1,7 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { type BodyRecord, SyncStateStore } from '../engine';
 import { bodyListPartition, idHash, indexPartition, MirrorStore, mirrorKeyOfHash } from '../mirror';
 import type { MirrorIndexEntry, MirrorRecord } from '../mirror/types';
-import { SyncStateStore } from '../oparl/state';
-import type { BodyRecord } from '../oparl/types';
 import type { AwsClients } from '../store/clients';
 import { loadAllSources } from '../store/sources';
 import { BODY_LIST_INDEX } from '../store/tables';

@@ -1,6 +1,4 @@
-import { LIST_CATALOGUE, type ListName } from '../oparl/constants';
-import { documentId, fileUrl } from '../oparl/documents';
-import { isRecord, textValue } from '../oparl/objects';
+import { documentId, fileUrl, isRecord, LIST_CATALOGUE, type ListName, textValue } from '../engine';
 import { ORIGIN_ID_PROPERTY, ORIGIN_MODIFIED_PROPERTY, SOURCE_PROPERTY } from './constants';
 import { type ApiUrls, typeOfUrl, typeUrl } from './urls';
 

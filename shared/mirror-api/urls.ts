@@ -1,5 +1,5 @@
+import { LIST_CATALOGUE, type ListName } from '../engine';
 import { idHash } from '../mirror/keys';
-import { LIST_CATALOGUE, type ListName } from '../oparl/constants';
 import { API_PREFIX, OPARL_VERSION_URL } from './constants';
 
 /**

@@ -36,7 +36,7 @@ export interface MirrorWrite {
   fetchedAt: string;
   bodyId?: string;
   embeddedIn?: string;
-  /** Content hash (see `contentHash` in shared/oparl/objects). */
+  /** Content hash (see `contentHash` in shared/engine/objects). */
   hash: string;
   modified?: string;
 }

@@ -1,12 +1,19 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { parseSourceItem, type SourceConfig, type SourceItem, sourceIdFromUrl } from '../config/source';
+import {
+  isRecord,
+  type OParlObject,
+  pageGoesBack,
+  pageItems,
+  pageNext,
+  SyncStateStore,
+  textValue,
+} from '../engine';
 import { IngestorError } from '../errors';
 import { createRunContext, type FetchOptions, fetchSourceOf, type PoliteFetcher } from '../fetch';
 import { bodyFieldsOf } from '../oparl/body-fields';
 import { BODY_LIST_MAX_PAGES } from '../oparl/constants';
 import { parseOParlJson } from '../oparl/json';
-import { isRecord, type OParlObject, pageGoesBack, pageItems, pageNext, textValue } from '../oparl/objects';
-import { SyncStateStore } from '../oparl/state';
 import { getSourceItem, putSourceItem } from '../store/sources';
 
 /**

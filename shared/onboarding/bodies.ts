@@ -1,14 +1,14 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { GetCommand, QueryCommand, type QueryCommandOutput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { SyncStateStore, sourcePartition } from '../oparl/state';
-import type { BodyRecord } from '../oparl/types';
+import type { BodyRecord } from '../engine';
+import { SyncStateStore, sourcePartition } from '../engine';
 import { loadAllSources } from '../store/sources';
 import { BodyAmbiguousError, BodyNotFoundError, BodyTakenDownError, SourceNotFoundError } from './errors';
 
 /**
  * ONB-4: bodies as operators see them — named by slug (shortName, else name; lower case, ä → ae,
  * ö → oe, ü → ue, ß → ss, anything else → '-'; unique per source: the sync reserves it with a `SLUG#`
- * item, shared/oparl/state.ts), unlisted until an operator lists them. Listing changes `listed` on the
+ * item, shared/engine/state.ts), unlisted until an operator lists them. Listing changes `listed` on the
  * `BODY#` record only — the sync never touches it — and the `listed` flag of the body's documents in
  * the Documents table, which the document cache reads (DOC-7).
  */

@@ -1,3 +1,4 @@
+import { isRecord, textValue } from '../engine';
 import {
   createRunContext,
   type FetchEvent,
@@ -11,7 +12,6 @@ import {
   type Sleep,
   type UserAgentComparison,
 } from '../fetch';
-import { isRecord, textValue } from '../oparl/objects';
 import { robotsFetchPolicy } from '../robots';
 import { decodeHtml } from '../scraper/decode';
 import { type DetectedProduct, detectProduct } from '../scraper/detect';

@@ -1,7 +1,13 @@
+import {
+  type BodyRecord,
+  bodySlugBase,
+  isDeleted,
+  LIST_CATALOGUE,
+  type OParlObject,
+  objectId,
+  textValue,
+} from '../engine';
 import { idHash } from '../mirror/keys';
-import { LIST_CATALOGUE } from './constants';
-import { bodySlugBase, isDeleted, type OParlObject, objectId, textValue } from './objects';
-import type { BodyRecord } from './types';
 
 /**
  * A Body of the body list as the State table's `BODY#` record needs it: fields, key and slug base. The

@@ -3,32 +3,6 @@
  * exported, so tests and the generated rules page read the same values as the code.
  */
 
-/**
- * The per-body lists, keyed by our short list name, with the Body field that points at each (OParl 1.0
- * has only the four mandatory ones; 1.1 adds the rest) and the OParl type of their objects.
- */
-export const LIST_CATALOGUE = [
-  { list: 'organization', bodyField: 'organization', type: 'organization', mandatory: true },
-  { list: 'person', bodyField: 'person', type: 'person', mandatory: true },
-  { list: 'meeting', bodyField: 'meeting', type: 'meeting', mandatory: true },
-  { list: 'paper', bodyField: 'paper', type: 'paper', mandatory: true },
-  // OParl 1.1 `legislativeTermList`; 1.0 embeds the terms in the Body only (mirrored as embedded objects).
-  { list: 'legislativeTerm', bodyField: 'legislativeTermList', type: 'legislativeterm', mandatory: false },
-  { list: 'membership', bodyField: 'membership', type: 'membership', mandatory: false },
-  { list: 'agendaItem', bodyField: 'agendaItem', type: 'agendaitem', mandatory: false },
-  { list: 'consultation', bodyField: 'consultation', type: 'consultation', mandatory: false },
-  { list: 'file', bodyField: 'file', type: 'file', mandatory: false },
-  { list: 'location', bodyField: 'locationList', type: 'location', mandatory: false },
-] as const;
-
-export type ListName = (typeof LIST_CATALOGUE)[number]['list'];
-export type ListEntry = (typeof LIST_CATALOGUE)[number];
-
-/** SCH-12: organization, person, meeting and paper are never skipped. */
-export const MANDATORY_LISTS: readonly ListName[] = LIST_CATALOGUE.filter((l) => l.mandatory).map(
-  (l) => l.list,
-);
-
 /** SCH-8: the body list is read across all pages, at most this many. */
 export const BODY_LIST_MAX_PAGES = 20;
 
@@ -65,9 +39,6 @@ export const SLICE_DAYS = 30;
 /** FULL-7: after a slice showed the filter is not honoured, only incremental syncs for this long. */
 export const FILTER_NOT_HONOURED_INCREMENTAL_ONLY_DAYS = 30;
 
-/** All council times of day are Europe/Berlin (SPEC preamble). */
-export const ZONE = 'Europe/Berlin';
-
 /** Request timeout of one list page: SCH-12 counts a page unanswered after 60 s as slow. */
 export const PAGE_TIMEOUT_MS = SLOW_LIST_TIMEOUT_MS;
 
@@ -92,6 +63,3 @@ export const MAX_PAGE_JSON_DEPTH = 64;
  * more is refused as a failure of its list, so one page cannot turn into an unbounded number of writes.
  */
 export const MAX_PAGE_JSON_OBJECTS = 20_000;
-
-/** Placeholders vendors write where a value is unknown (CC e-gov: "N/A"); read as absent. */
-export const PLACEHOLDER_VALUES: readonly string[] = ['N/A', 'n/a', 'NA', '-', ''];

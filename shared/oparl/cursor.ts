@@ -1,5 +1,4 @@
-import type { ListName } from './constants';
-import type { ListReport, ListState, SyncFailure, SyncKind, SyncReport } from './types';
+import type { ListName, ListReport, ListState, SyncFailure, SyncKind, SyncReport } from '../engine';
 
 export type { ListReport };
 
@@ -125,18 +124,4 @@ export function continuePass(previous: SyncCursor, runId: string, nowIso: string
     doneLists: previous.doneLists,
     sliceProgress: previous.sliceProgress,
   };
-}
-
-/**
- * ROB-8: robots.txt allowed not a single request of this run — the failure to record, once per run.
- * Both engines (OParl and scraper) keep these counts and failures in their cursors.
- */
-export function robotsForbadeAll(run: {
-  flags: { disallowed: number; answered: number };
-  failures: SyncFailure[];
-}): SyncFailure | undefined {
-  const { disallowed, answered } = run.flags;
-  if (disallowed === 0 || answered > 0) return undefined;
-  if (run.failures.some((f) => f.kind === 'robots-forbids-all')) return undefined;
-  return { kind: 'robots-forbids-all', detail: `robots.txt disallowed all ${disallowed} request(s)` };
 }

@@ -1,10 +1,5 @@
-import {
-  FILTER_TOLERANCE_MS,
-  type ListEntry,
-  MISSING_LIST_RECHECK_MS,
-  SLOW_LIST_SKIP_HOURS,
-} from './constants';
-import type { FilterFinding, ListState, SyncKind } from './types';
+import type { FilterFinding, ListEntry, ListState, SyncKind } from '../engine';
+import { FILTER_TOLERANCE_MS, MISSING_LIST_RECHECK_MS, SLOW_LIST_SKIP_HOURS } from './constants';
 import { catchUpChunks, changeWindow, type TimeSlice, timeSlices } from './windows';
 
 /**

@@ -1,5 +1,40 @@
-import type { IngestorEnv } from '../config/env';
 import type { SourceConfig } from '../config/source';
+import {
+  type BodyRecord,
+  berlinDate,
+  carriesTimeOfDay,
+  contentHash,
+  embeddedObjects,
+  type FilterFinding,
+  isDeleted,
+  isRecord,
+  LIST_CATALOGUE,
+  type ListEntry,
+  type ListReport,
+  type ListState,
+  modifiedMs,
+  type OParlObject,
+  objectId,
+  type PageValidator,
+  pageGoesBack,
+  pageItems,
+  pageNext,
+  parseOParlTime,
+  RunFrame,
+  recordDocument,
+  runEndingKind,
+  runStart,
+  StopRun,
+  type SyncKind,
+  type SyncReport,
+  SyncStateStore,
+  type SyncTables,
+  type SystemRecord,
+  sha256Hex,
+  textValue,
+  typeName,
+  WRITE_CONCURRENCY,
+} from '../engine';
 import { IngestorError, isIngestorError } from '../errors';
 import {
   classifyChange,
@@ -11,18 +46,17 @@ import {
 } from '../mirror';
 import type { AwsClients } from '../store/clients';
 import { TakedownGuard } from '../takedown/guard';
+import { mapLimit } from '../util/map-limit';
 import { bodyFieldsOf, bodyKeyOf } from './body-fields';
 import {
   BODY_LIST_MAX_PAGES,
   CHANGE_WINDOW_MARGIN_MS,
   FILTER_RECHECK_DELAY_MS,
-  LIST_CATALOGUE,
-  type ListEntry,
   MAX_PAGES_PER_LIST,
   PAGE_TIMEOUT_MS,
   UNFILTERED_STOP_AFTER_UNCHANGED_PAGES,
 } from './constants';
-import { continuePass, type ListTask, newCursor, robotsForbadeAll, type SyncCursor } from './cursor';
+import { continuePass, type ListTask, newCursor, type SyncCursor } from './cursor';
 import {
   clearMissing,
   clearSlow,
@@ -34,40 +68,9 @@ import {
   outsideFilter,
   planList,
 } from './decisions';
-import { recordDocument } from './documents';
 import { parseOParlJson } from './json';
-import {
-  carriesTimeOfDay,
-  contentHash,
-  embeddedObjects,
-  isDeleted,
-  isRecord,
-  modifiedMs,
-  type OParlObject,
-  objectId,
-  pageGoesBack,
-  pageItems,
-  pageNext,
-  parseOParlTime,
-  sha256Hex,
-  textValue,
-  typeName,
-} from './objects';
 import { OParlFetchError, type OParlFetcher, type OParlResponse } from './ports';
-import { SyncStateStore } from './state';
-import type {
-  BodyRecord,
-  FilterFinding,
-  ListReport,
-  ListState,
-  PageValidator,
-  SyncFailure,
-  SyncKind,
-  SyncReport,
-  SystemRecord,
-} from './types';
 import {
-  berlinDate,
   carriesFilter,
   formatFilterTime,
   startOfBerlinDay,
@@ -94,16 +97,6 @@ export interface SyncDeps {
   sleep?: (ms: number) => Promise<void>;
 }
 
-export interface SyncTables {
-  state: string;
-  documents: string;
-  bucket: string;
-}
-
-export function syncTablesFromEnv(e: IngestorEnv): SyncTables {
-  return { state: e.STATE_TABLE, documents: e.DOCUMENTS_TABLE, bucket: e.BUCKET };
-}
-
 export interface SyncRunOptions {
   kind: SyncKind;
   /** Same id for every invocation of one run (continuations, redeliveries). */
@@ -127,17 +120,9 @@ export interface SyncRunOptions {
   signal?: AbortSignal;
 }
 
-class StopRun extends Error {
-  constructor(readonly reason: 'deadline' | 'window' | 'interrupted' | 'failure' | 'filter-not-honoured') {
-    super(`stop: ${reason}`);
-  }
-}
-
 const MAX_VALIDATORS_PER_LIST = 8;
-const MAX_FAILURES_KEPT = 100;
 /** Cycle guard memory: the first and the last this many pages of a list (the cursor stays small). */
 const VISITED_EDGE = 50;
-const WRITE_CONCURRENCY = 8;
 
 export async function syncSource(
   deps: SyncDeps,
@@ -168,17 +153,6 @@ function hostOf(url: string): string {
   }
 }
 
-async function forEachLimit<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const item = items[next++] as T;
-      await fn(item);
-    }
-  });
-  await Promise.all(workers);
-}
-
 /** SD.NET answers an empty filtered page with 404 and `[]` or an error text saying "no results". */
 function looksLikeNoResults(bodyText: string | undefined): boolean {
   if (bodyText === undefined) return false;
@@ -204,8 +178,8 @@ interface PageObject {
 }
 
 class SyncRun {
-  private cursor!: SyncCursor;
-  private prevSeq: number | undefined;
+  /** Cursor, checkpoints, budget and failures: the run frame every source kind shares. */
+  private readonly frame: RunFrame<SyncCursor>;
   private readonly state: SyncStateStore;
   private readonly mirror: MirrorStore;
   /** OPT-5: the source's takedowns, checked before every write and re-checked at commit. */
@@ -223,6 +197,11 @@ class SyncRun {
     private readonly run: SyncRunOptions,
   ) {
     this.state = new SyncStateStore(deps.clients, deps.tables.state, source.sourceId);
+    this.frame = new RunFrame<SyncCursor>(
+      { store: this.state, nowMs: () => this.nowMs(), log: (event, fields) => this.log(event, fields) },
+      // FULL-4: only a full or sliced pass stays open at its window's end; an incremental run finishes.
+      run.kind === 'incremental' ? { ...run, windowEndMs: undefined } : run,
+    );
     this.mirror = new MirrorStore(deps.clients, {
       bucket: deps.tables.bucket,
       stateTable: deps.tables.state,
@@ -250,42 +229,39 @@ class SyncRun {
     this.deps.log?.(event, { sourceId: this.source.sourceId, runId: this.run.runId, ...fields });
   }
 
+  private get cursor(): SyncCursor {
+    return this.frame.cursor;
+  }
+
   async execute(): Promise<SyncReport> {
     const nowIso = this.nowIso();
-    const existing = await this.state.getCursor(this.run.kind);
-    if (existing && existing.runId === this.run.runId) {
+    const existing = await this.state.getCursor<SyncCursor>(this.run.kind);
+    const start = runStart(existing, this.run.runId, this.run.kind !== 'incremental');
+    const startIso = this.run.startedAt ? this.run.startedAt.toISOString() : nowIso;
+    if (start.start === 'replay') {
       // A redelivered message of a finished run: answer again, fetch nothing.
-      if (existing.status === 'done' && existing.report) {
-        return {
-          ...existing.report,
-          lists: await this.state.getRunLists(existing.kind, existing.runId, existing.listCount),
-        };
-      }
-      this.cursor = existing;
-      this.prevSeq = existing.seq;
+      const done = start.cursor;
+      return {
+        ...(done.report as SyncReport),
+        lists: await this.state.getRunLists(done.kind, done.runId, done.listCount),
+      };
+    }
+    if (start.start === 'resume') {
+      this.frame.begin(start.cursor, existing);
       this.log('resume', {
-        phase: existing.phase,
-        bodyIndex: existing.bodyIndex,
-        listIndex: existing.listIndex,
+        phase: start.cursor.phase,
+        bodyIndex: start.cursor.bodyIndex,
+        listIndex: start.cursor.listIndex,
       });
-    } else if (existing && existing.status === 'running' && this.run.kind !== 'incremental') {
-      this.cursor = continuePass(
-        existing,
-        this.run.runId,
-        this.run.startedAt ? this.run.startedAt.toISOString() : nowIso,
-      );
-      this.prevSeq = existing.seq;
+    } else if (start.start === 'continue') {
+      this.frame.begin(continuePass(start.cursor, this.run.runId, startIso), existing);
       this.log('continue-pass', {
-        passStartedAt: existing.passStartedAt,
-        doneLists: existing.doneLists.length,
+        passStartedAt: start.cursor.passStartedAt,
+        doneLists: start.cursor.doneLists.length,
       });
     } else {
-      const startIso = this.run.startedAt ? this.run.startedAt.toISOString() : nowIso;
-      this.cursor = newCursor(this.source.sourceId, this.run.runId, this.run.kind, startIso);
-      this.prevSeq = existing?.seq;
-      if (existing) this.cursor.seq = existing.seq;
+      this.frame.begin(newCursor(this.source.sourceId, this.run.runId, this.run.kind, startIso), existing);
     }
-    delete this.cursor.stopReason;
     // OPT-5: once per invocation, also for a resumed or redelivered run.
     await this.takedowns.load();
     try {
@@ -316,34 +292,6 @@ class SyncRun {
           return;
       }
     }
-  }
-
-  private async checkpoint(): Promise<void> {
-    const previous = this.prevSeq;
-    this.cursor.seq = (previous ?? this.cursor.seq) + 1;
-    this.cursor.updatedAt = this.nowIso();
-    await this.state.putCursor(this.cursor, previous);
-    this.prevSeq = this.cursor.seq;
-  }
-
-  /** Before every request: the invocation budget and the own window (FULL-4) are checked. */
-  private checkStop(): void {
-    const now = this.nowMs();
-    if (this.run.deadlineMs !== undefined && now >= this.run.deadlineMs) throw new StopRun('deadline');
-    if (this.run.signal?.aborted) throw new StopRun('interrupted');
-    if (
-      this.run.kind !== 'incremental' &&
-      this.run.windowEndMs !== undefined &&
-      now >= this.run.windowEndMs
-    ) {
-      throw new StopRun('window');
-    }
-  }
-
-  private failure(f: SyncFailure): void {
-    this.log('failure', { ...f });
-    // Bounded: a source failing on every list of 50 bodies must not outgrow the cursor item.
-    if (this.cursor.failures.length < MAX_FAILURES_KEPT) this.cursor.failures.push(f);
   }
 
   /** One GET through the port, counted. Typed fetch failures are returned, anything else is a crash. */
@@ -385,27 +333,18 @@ class SyncRun {
   /** Failures that end the whole run (ERR-5 kinds); throws StopRun. */
   private checkRunFailure(err: OParlFetchError, list: string): void {
     const base = { url: err.url, list, detail: err.message };
-    if (err.failure === 'ROBOTS_UNREACHABLE') {
-      this.failure({ ...base, kind: 'robots-unreachable' });
-      throw new StopRun('failure');
-    }
-    if (err.failure === 'UA_BLOCKED') {
-      this.failure({ ...base, kind: 'ua-blocked', ...(err.status ? { status: err.status } : {}) });
-      throw new StopRun('failure');
-    }
-    if (err.failure === 'SERVER_ERROR_SERIES') {
-      this.failure({ ...base, kind: '5xx-series' });
-      throw new StopRun('failure');
-    }
-    if (err.failure === 'DEFERRED') {
-      this.failure({ ...base, kind: 'other' });
+    const fatal = runEndingKind(err.failure);
+    if (fatal) {
+      // Only a UA block carries its status into the report (the other classes name no single answer).
+      const status = fatal === 'ua-blocked' && err.status ? { status: err.status } : {};
+      this.frame.failure({ ...base, kind: fatal, ...status });
       throw new StopRun('failure');
     }
     if (err.failure === 'HTTP_STATUS' && err.status !== undefined && err.status >= 500) {
       // ERR-3: five server errors in a row at one server are a disruption; the fetcher's retries count.
       this.cursor.flags.serverErrorsInRow += Math.max(1, err.requests);
       if (this.cursor.flags.serverErrorsInRow >= 5) {
-        this.failure({ ...base, kind: '5xx-series', status: err.status });
+        this.frame.failure({ ...base, kind: '5xx-series', status: err.status });
         throw new StopRun('failure');
       }
     }
@@ -421,12 +360,12 @@ class SyncRun {
       this.cursor.phase = 'bodies';
       return;
     }
-    this.checkStop();
+    this.frame.checkStop();
     const url = this.source.systemUrl;
     const res = await this.request(url, 'system');
     if (res instanceof OParlFetchError) {
       this.checkRunFailure(res, 'system');
-      this.failure({
+      this.frame.failure({
         kind: 'other',
         url,
         list: 'system',
@@ -440,7 +379,7 @@ class SyncRun {
         const parsed = parseOParlJson(res.text);
         obj = isRecord(parsed) ? parsed : undefined;
       } catch (err) {
-        this.failure({ kind: 'other', url, list: 'system', detail: (err as Error).message });
+        this.frame.failure({ kind: 'other', url, list: 'system', detail: (err as Error).message });
       }
       const bodyListUrl = obj ? textValue(obj.body) : undefined;
       if (obj && bodyListUrl) {
@@ -454,12 +393,13 @@ class SyncRun {
         };
         await this.state.putSystem(this.system);
       } else {
-        if (obj) this.failure({ kind: 'other', url, list: 'system', detail: 'System has no body list URL' });
+        if (obj)
+          this.frame.failure({ kind: 'other', url, list: 'system', detail: 'System has no body list URL' });
         if (!this.system) throw new StopRun('failure');
       }
     }
     this.cursor.phase = 'bodies';
-    await this.checkpoint();
+    await this.frame.checkpoint();
   }
 
   // --- Body list (SCH-8: all pages, at most 20) -------------------------------------------------------
@@ -480,13 +420,13 @@ class SyncRun {
         this.log('body-list-truncated', { pages: bl.pages });
         break;
       }
-      this.checkStop();
+      this.frame.checkStop();
       const url = bl.url;
       const validator = system.validators?.[urlKey(url)];
       const res = await this.request(url, 'body', validator);
       if (res instanceof OParlFetchError) {
         this.checkRunFailure(res, 'body');
-        this.failure({
+        this.frame.failure({
           kind: 'other',
           url,
           list: 'body',
@@ -507,7 +447,7 @@ class SyncRun {
         try {
           parsed = parseOParlJson(res.text);
         } catch (err) {
-          this.failure({ kind: 'other', url, list: 'body', detail: (err as Error).message });
+          this.frame.failure({ kind: 'other', url, list: 'body', detail: (err as Error).message });
           bl.failed = true;
           bl.url = null;
           break;
@@ -546,7 +486,7 @@ class SyncRun {
         next = undefined;
       }
       bl.url = next ?? null;
-      await this.checkpoint();
+      await this.frame.checkpoint();
     }
     if (system.validators) await this.state.putSystem(system);
     let keys = [...bl.bodyKeys];
@@ -562,7 +502,7 @@ class SyncRun {
     this.cursor.bodyIndex = 0;
     this.cursor.listIndex = 0;
     this.cursor.phase = 'lists';
-    await this.checkpoint();
+    await this.frame.checkpoint();
   }
 
   /** Records one Body of the body list; returns its key, or undefined for deleted/invalid entries. */
@@ -644,7 +584,7 @@ class SyncRun {
               note: plan.reason,
             });
             this.cursor.listIndex += 1;
-            await this.checkpoint();
+            await this.frame.checkpoint();
             continue;
           }
           this.cursor.task = this.newTask(body, entry, plan, existing);
@@ -654,10 +594,10 @@ class SyncRun {
       }
       this.cursor.bodyIndex += 1;
       this.cursor.listIndex = 0;
-      await this.checkpoint();
+      await this.frame.checkpoint();
     }
     this.cursor.phase = this.run.kind === 'full' ? 'filter-check' : 'finish';
-    await this.checkpoint();
+    await this.frame.checkpoint();
   }
 
   private newTask(
@@ -756,7 +696,7 @@ class SyncRun {
         return;
       }
       // A page already asked (prefetched) is taken even after the deadline: it cost the server already.
-      if (this.prefetched?.url !== task.nextUrl) this.checkStop();
+      if (this.prefetched?.url !== task.nextUrl) this.frame.checkStop();
       await this.readPage(task, entry);
     }
   }
@@ -785,11 +725,16 @@ class SyncRun {
       } catch (err) {
         // Invalid JSON, or a page beyond the nesting / size bounds: this list fails, the others go on.
         const code = isIngestorError(err) ? err.code : 'OPARL_INVALID_JSON';
-        this.failure({ kind: 'other', url, list: entry.list, detail: `${code}: ${(err as Error).message}` });
+        this.frame.failure({
+          kind: 'other',
+          url,
+          list: entry.list,
+          detail: `${code}: ${(err as Error).message}`,
+        });
         task.outcome = 'failed';
         task.note = code === 'OPARL_INVALID_JSON' ? 'invalid JSON' : code;
         task.nextUrl = null;
-        await this.checkpoint();
+        await this.frame.checkpoint();
         return;
       }
       items = pageItems(parsed);
@@ -912,7 +857,7 @@ class SyncRun {
       }
     }
     task.nextUrl = next ?? null;
-    await this.checkpoint();
+    await this.frame.checkpoint();
   }
 
   /** The first URL of the next catch-up chunk or slice, when the current one is the last page. */
@@ -931,7 +876,7 @@ class SyncRun {
   /** Whether the budget or the own window forbids starting another request (see `checkStop`). */
   private stopDue(): boolean {
     try {
-      this.checkStop();
+      this.frame.checkStop();
       return false;
     } catch {
       return true;
@@ -978,7 +923,7 @@ class SyncRun {
       if (outcome !== undefined) task.outcome = outcome;
       task.note = note;
       task.nextUrl = null;
-      await this.checkpoint();
+      await this.frame.checkpoint();
     };
 
     if (err.failure === 'ROBOTS_DISALLOWED') return end('open', 'robots.txt disallows this list (ROB-8)');
@@ -986,7 +931,7 @@ class SyncRun {
     if (err.failure === 'TIMEOUT' || status === 504) {
       const what = status === 504 ? 'HTTP 504' : `no answer within ${PAGE_TIMEOUT_MS / 1000} s`;
       if (entry.mandatory) {
-        this.failure({
+        this.frame.failure({
           kind: 'other',
           url: err.url,
           list: entry.list,
@@ -1025,7 +970,7 @@ class SyncRun {
         return end('missing', 'SCH-11: optional list answered 404');
       }
       if (looksLikeNoResults(err.bodyText)) return end(undefined, 'empty list answered 404');
-      this.failure({
+      this.frame.failure({
         kind: 'other',
         url: err.url,
         list: entry.list,
@@ -1063,7 +1008,7 @@ class SyncRun {
         task.unchangedPages = 0;
         task.visited = [];
         task.nextUrl = withoutModifiedFilter(task.listUrl);
-        await this.checkpoint();
+        await this.frame.checkpoint();
         return;
       }
     }
@@ -1071,7 +1016,7 @@ class SyncRun {
       // The unfiltered request is refused too: the server refuses us, not the filter.
       task.marks = { ...task.marks, filter: task.filterBefore };
     }
-    this.failure({
+    this.frame.failure({
       kind: 'other',
       url: err.url,
       list: entry.list,
@@ -1121,7 +1066,7 @@ class SyncRun {
     }
     delete this.cursor.task;
     this.cursor.listIndex += 1;
-    await this.checkpoint();
+    await this.frame.checkpoint();
   }
 
   // --- Objects ------------------------------------------------------------------------------------------
@@ -1155,7 +1100,7 @@ class SyncRun {
     const fetchedAt = this.nowIso();
     let changed = 0;
     const created: Parameters<TakedownGuard['afterCommit']>[0] = [];
-    await forEachLimit(objects, WRITE_CONCURRENCY, async (o) => {
+    await mapLimit(objects, WRITE_CONCURRENCY, async (o) => {
       const previous = index.get(lookupKey(o.type, o.id));
       // OPT-2: an operator's tombstone stands, whatever the source still publishes.
       if (previous?.takedown !== undefined) return;
@@ -1246,7 +1191,7 @@ class SyncRun {
     }
     if (!target) {
       this.cursor.phase = 'finish';
-      await this.checkpoint();
+      await this.frame.checkpoint();
       return;
     }
     if (check.notBeforeMs !== undefined && this.nowMs() < check.notBeforeMs) {
@@ -1254,12 +1199,12 @@ class SyncRun {
       if (this.run.deadlineMs !== undefined && this.nowMs() + waitMs >= this.run.deadlineMs) {
         this.log('filter-recheck-skipped', { reason: 'time budget' });
         this.cursor.phase = 'finish';
-        await this.checkpoint();
+        await this.frame.checkpoint();
         return;
       }
       await (this.deps.sleep ?? ((ms: number) => new Promise((r) => setTimeout(r, ms))))(waitMs);
     }
-    this.checkStop();
+    this.frame.checkStop();
     const sinceMs = startOfBerlinDay(this.runStartMs);
     const url = withModifiedFilter(target.url, sinceMs, undefined);
     const res = await this.request(url, 'filter-check');
@@ -1296,7 +1241,7 @@ class SyncRun {
       // Inconclusive (5xx, timeout, junk): keep the previous finding; repeat once after 60 s (SCH-10).
       if (check.attempts < 2) {
         check.notBeforeMs = this.nowMs() + FILTER_RECHECK_DELAY_MS;
-        await this.checkpoint();
+        await this.frame.checkpoint();
         return;
       }
       this.log('filter-check-inconclusive', { attempts: check.attempts });
@@ -1321,7 +1266,7 @@ class SyncRun {
       }
     }
     this.cursor.phase = 'finish';
-    await this.checkpoint();
+    await this.frame.checkpoint();
   }
 
   // --- End of a run ---------------------------------------------------------------------------------------
@@ -1368,11 +1313,6 @@ class SyncRun {
     }
   }
 
-  private robotsForbidsAll(): void {
-    const failure = robotsForbadeAll(this.cursor);
-    if (failure) this.failure(failure);
-  }
-
   private async buildReport(continued: boolean, complete: boolean, lists: ListReport[]): Promise<SyncReport> {
     const t = this.cursor.totals;
     const report: SyncReport = {
@@ -1397,24 +1337,22 @@ class SyncRun {
   }
 
   private async finish(): Promise<SyncReport> {
-    this.robotsForbidsAll();
+    this.frame.robotsForbidsAll();
     const lists = await this.listReports();
     await this.markBodies(lists);
     this.cursor.stopReason = 'end';
     const bodyListOk = !this.cursor.bodyList?.failed;
     const complete = bodyListOk && this.cursor.failures.length === 0 && this.listsComplete(lists);
     const report = await this.buildReport(false, complete, lists);
-    this.cursor.status = 'done';
     // The per-list reports have their own items; the cursor stays small (it is written per page).
-    this.cursor.report = { ...report, lists: [] };
-    await this.checkpoint();
+    this.frame.done({ ...report, lists: [] });
+    await this.frame.checkpoint();
     this.log('done', { requests: report.requests, complete, changed: report.changed });
     return report;
   }
 
   private async stop(reason: StopRun['reason']): Promise<SyncReport> {
     await this.dropPrefetch().catch(() => undefined);
-    this.cursor.stopReason = reason;
     const task = this.cursor.task;
     if (task && reason !== 'deadline') {
       // The list in flight stays open; its marks (slow, filter …) are kept.
@@ -1433,17 +1371,12 @@ class SyncRun {
       });
       delete this.cursor.task;
     }
-    if (reason !== 'deadline') this.robotsForbidsAll();
-    const continued = reason === 'deadline';
-    const report = await this.buildReport(continued, false, await this.listReports());
-    // An incremental run that stopped for good is over; a full/sliced pass stays open for the next run.
-    if (!continued && this.run.kind === 'incremental') {
-      this.cursor.status = 'done';
-      this.cursor.report = { ...report, lists: [] };
-    }
-    await this.checkpoint();
-    this.log('stopped', { reason, requests: report.requests });
-    return report;
+    return this.frame.stop(
+      reason,
+      this.run.kind === 'incremental',
+      async (continued) => this.buildReport(continued, false, await this.listReports()),
+      (report) => ({ ...report, lists: [] }),
+    );
   }
 }
 

@@ -1,3 +1,4 @@
+import type { FetchFailureCode } from '../engine';
 import { IngestorError } from '../errors';
 
 /**
@@ -34,35 +35,6 @@ export interface OParlResponse {
   /** HTTP requests this call cost (retries, redirect hops); 1 when absent. robots.txt fetches excluded. */
   requests?: number;
 }
-
-/** What went wrong with one `get`, as the engine branches on it. */
-export type FetchFailureCode =
-  /** The server answered with a non-2xx status (after the fetcher's retries). `status` is set. */
-  | 'HTTP_STATUS'
-  /** No answer within `timeoutMs` (SCH-12). */
-  | 'TIMEOUT'
-  /** Connection refused/reset, DNS, TLS … after the fetcher's retries. */
-  | 'NETWORK'
-  /** ROB-8: robots.txt forbids this URL; the request was not made. */
-  | 'ROBOTS_DISALLOWED'
-  /** ROB-7: robots.txt unreachable and no valid copy; the request was deferred. */
-  | 'ROBOTS_UNREACHABLE'
-  /** ID-4: the comparison request showed our User-Agent is blocked. */
-  | 'UA_BLOCKED'
-  /** ERR-2 / ERR-3: the server is in a failure series; the fetcher refuses further requests for now. */
-  | 'SERVER_ERROR_SERIES'
-  /**
-   * Nothing was sent and asking again in this run is pointless: the run's breaker is open (ERR-2) or no
-   * host slot came free within the wait budget.
-   */
-  | 'DEFERRED'
-  /** Redirect refused (another host disallowed, non-public address, > 5 hops). */
-  | 'REDIRECT_REFUSED'
-  /** The answer was too large or malformed at the transport level. */
-  | 'BAD_RESPONSE'
-  /** The run's time was up (RunContext.endsAtMs): the page is the next invocation's; not a failure. */
-  | 'RUN_DEADLINE'
-  | 'OTHER';
 
 export class OParlFetchError extends IngestorError {
   readonly url: string;

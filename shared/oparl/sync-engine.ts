@@ -1,10 +1,10 @@
+import { engineReportOf, runEndOf, type SyncTables } from '../engine';
 import type { PoliteFetcher } from '../fetch';
 import { createRunContext } from '../fetch';
 import type { AwsClients } from '../store/clients';
-import type { EngineReport, SyncEngine } from '../sync/run';
-import { type SyncDeps, type SyncTables, syncSource } from './engine';
+import type { SyncEngine } from '../sync/run';
+import { type SyncDeps, syncSource } from './engine';
 import { politeFetcherPort } from './polite-port';
-import type { SyncReport } from './types';
 
 /**
  * Wiring for the sync function (shared/sync/run.ts `SyncEngine`): one polite fetcher per process, one
@@ -49,34 +49,5 @@ export function createOParlSyncEngine(deps: OParlEngineDeps): SyncEngine {
       },
     );
     return engineReportOf(report);
-  };
-}
-
-/** The run context's end (RunContext.endsAtMs) from the invocation's budget, when it sets one. */
-export function runEndOf(budget: { requestsEndMs?: number }): { endsAtMs?: number } {
-  return budget.requestsEndMs === undefined ? {} : { endsAtMs: budget.requestsEndMs };
-}
-
-/** The parts of an OParl or scrape report the planner reads. */
-export type PlannerReportParts = Pick<
-  SyncReport,
-  'kind' | 'requests' | 'changed' | 'complete' | 'continued' | 'objects' | 'failures' | 'sessionDays'
-> & { filterNotHonoured?: boolean };
-
-/** The planner's view of a report: failure kinds (ERR-5) with their details. */
-export function engineReportOf(report: PlannerReportParts): EngineReport {
-  return {
-    kind: report.kind,
-    requests: report.requests,
-    changed: report.changed,
-    complete: report.complete,
-    continued: report.continued,
-    objects: report.objects,
-    failures: [...new Set(report.failures.map((f) => f.kind))],
-    ...(report.failures.length > 0
-      ? { failureDetails: report.failures.map((f) => `${f.kind}${f.list ? ` ${f.list}` : ''}: ${f.detail}`) }
-      : {}),
-    sessionDays: report.sessionDays,
-    ...(report.filterNotHonoured ? { filterNotHonoured: true } : {}),
   };
 }

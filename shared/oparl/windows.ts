@@ -1,11 +1,11 @@
 import { DateTime } from 'luxon';
+import { ZONE } from '../engine';
 import {
   CATCH_UP_CHUNK_DAYS,
   CHANGE_WINDOW_MARGIN_MS,
   CHANGE_WINDOW_MAX_MS,
   SLICE_DAYS,
   SLICE_EPOCH_LOCAL,
-  ZONE,
 } from './constants';
 
 /**
@@ -28,11 +28,6 @@ export function formatFilterTime(ms: number): string {
 
 export function startOfBerlinDay(ms: number): number {
   return DateTime.fromMillis(ms, { zone: ZONE }).startOf('day').toMillis();
-}
-
-/** Berlin local date `YYYY-MM-DD` of an instant. */
-export function berlinDate(ms: number): string {
-  return DateTime.fromMillis(ms, { zone: ZONE }).toISODate() ?? '';
 }
 
 export interface ChangeWindowInput {

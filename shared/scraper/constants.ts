@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import { ZONE } from './html';
+import { ZONE } from '../engine';
 
 /**
  * The scrape policy (issue 8), one table so tests, the bench and the rules page read the same numbers.
@@ -44,9 +44,6 @@ export const SCRAPE_POLICY: Readonly<ScrapePolicy> = {
   termYears: 5,
   rosterRefreshDays: 7,
 };
-
-/** Failures kept in the cursor (a source failing on every page must not outgrow the item). */
-export const MAX_FAILURES_KEPT = 100;
 
 /** `YYYY-MM` months a scrape of `kind` reads at `nowMs`, oldest first. Pure. */
 export function scrapeMonths(

@@ -1,20 +1,32 @@
 import type { SourceConfig } from '../config/source';
+import {
+  type BodyRecord,
+  berlinDate,
+  contentHash,
+  engineReportOf,
+  type OParlObject,
+  parseOParlTime,
+  RunFrame,
+  recordDocument,
+  runEndingKind,
+  runEndOf,
+  runStart,
+  StopRun,
+  type SyncFailure,
+  SyncStateStore,
+  type SyncTables,
+  sha256Hex,
+  slugify,
+  WRITE_CONCURRENCY,
+} from '../engine';
 import { createRunContext, type PoliteFetcher } from '../fetch';
 import { idHash, lookupKey, type MirrorIndexEntry, MirrorStore, type MirrorWrite } from '../mirror';
-import { robotsForbadeAll } from '../oparl/cursor';
-import { recordDocument } from '../oparl/documents';
-import type { SyncTables } from '../oparl/engine';
-import { contentHash, type OParlObject, parseOParlTime, sha256Hex, slugify } from '../oparl/objects';
-import type { FetchFailureCode } from '../oparl/ports';
-import { SyncStateStore } from '../oparl/state';
-import { engineReportOf, runEndOf } from '../oparl/sync-engine';
-import type { BodyRecord, FailureKind, SyncFailure } from '../oparl/types';
-import { berlinDate } from '../oparl/windows';
 import type { AwsClients } from '../store/clients';
 import type { EngineReport, SyncEngine } from '../sync/run';
 import { TakedownGuard } from '../takedown/guard';
+import { mapLimit } from '../util/map-limit';
 import { adapterFor, type ScrapeAdapter } from './adapter';
-import { MAX_FAILURES_KEPT, revisitDue, SCRAPE_POLICY, type ScrapePolicy, scrapeMonths } from './constants';
+import { revisitDue, SCRAPE_POLICY, type ScrapePolicy, scrapeMonths } from './constants';
 import { PageLayoutError } from './errors';
 import { type PageOutcome, type ScraperPageFetcher, scraperPageFetcher } from './fetch';
 import {
@@ -100,12 +112,6 @@ export interface ScrapeReport {
   finishedAt: string;
 }
 
-class StopRun extends Error {
-  constructor(readonly reason: 'deadline' | 'interrupted' | 'failure') {
-    super(`stop: ${reason}`);
-  }
-}
-
 export function createScraperSyncEngine(deps: ScraperEngineDeps): SyncEngine {
   return async (source, message, budget) => {
     const report = await scrapeSource(deps, source, {
@@ -150,8 +156,8 @@ type WriteKind = 'new' | 'modified' | 'unchanged';
 type Created = Parameters<TakedownGuard['afterCommit']>[0];
 
 class ScrapeRun {
-  private cursor!: ScrapeCursor;
-  private prevSeq: number | undefined;
+  /** Cursor, checkpoints, budget and failures: the run frame every source kind shares. */
+  private readonly frame: RunFrame<ScrapeCursor>;
   private readonly kind: 'incremental' | 'full';
   private readonly policy: ScrapePolicy;
   private readonly state: ScrapeStateStore;
@@ -172,6 +178,11 @@ class ScrapeRun {
     this.kind = run.kind === 'incremental' ? 'incremental' : 'full';
     this.policy = { ...SCRAPE_POLICY, ...(deps.policy ?? {}) };
     this.state = new ScrapeStateStore(deps.clients, deps.tables.state, source.sourceId);
+    // FULL-4: no window cut for scrapers; the invocation's time budget and the operator's stop only.
+    this.frame = new RunFrame<ScrapeCursor>(
+      { store: this.state, nowMs: () => this.nowMs(), log: (event, fields) => this.log(event, fields) },
+      run,
+    );
     this.syncState = new SyncStateStore(deps.clients, deps.tables.state, source.sourceId);
     this.mirror = new MirrorStore(deps.clients, {
       bucket: deps.tables.bucket,
@@ -198,26 +209,30 @@ class ScrapeRun {
 
   // --- run frame ----------------------------------------------------------------------------------------
 
+  private get cursor(): ScrapeCursor {
+    return this.frame.cursor;
+  }
+
   async execute(): Promise<ScrapeReport> {
     const existing = await this.state.getCursor(this.kind);
     const startIso = (this.run.startedAt ?? new Date(this.nowMs())).toISOString();
-    if (existing && existing.runId === this.run.runId) {
-      if (existing.status === 'done' && existing.report) return existing.report as unknown as ScrapeReport;
-      this.cursor = existing;
-      this.log('resume', { monthIndex: existing.monthIndex, tasks: existing.tasks.length });
-    } else if (existing && existing.status === 'running' && this.kind === 'full') {
+    const start = runStart(existing, this.run.runId, this.kind === 'full');
+    if (start.start === 'replay') return start.cursor.report as unknown as ScrapeReport;
+    if (start.start === 'resume') {
+      this.frame.begin(start.cursor, existing);
+      this.log('resume', { monthIndex: start.cursor.monthIndex, tasks: start.cursor.tasks.length });
+    } else if (start.start === 'continue') {
       // FULL-2: an unfinished full scrape continues its pass where it stopped.
-      this.cursor = { ...this.newCursor(startIso), months: existing.months, monthIndex: existing.monthIndex };
-      this.cursor.tasks = existing.tasks;
-      this.cursor.vanished = existing.vanished;
-      this.cursor.appeared = existing.appeared;
-      this.log('continue-pass', { monthIndex: existing.monthIndex });
+      const open = start.cursor;
+      const cursor = { ...this.newCursor(startIso), months: open.months, monthIndex: open.monthIndex };
+      cursor.tasks = open.tasks;
+      cursor.vanished = open.vanished;
+      cursor.appeared = open.appeared;
+      this.frame.begin(cursor, existing);
+      this.log('continue-pass', { monthIndex: open.monthIndex });
     } else {
-      this.cursor = this.newCursor(startIso);
+      this.frame.begin(this.newCursor(startIso), existing);
     }
-    this.prevSeq = existing?.seq;
-    if (existing) this.cursor.seq = existing.seq;
-    delete this.cursor.stopReason;
     await this.ensureBody(undefined);
     // OPT-5: once per invocation. The source's one body taken down: nothing of it is fetched or written.
     await this.takedowns.load();
@@ -256,26 +271,6 @@ class ScrapeRun {
     };
   }
 
-  private async checkpoint(): Promise<void> {
-    const previous = this.prevSeq;
-    this.cursor.seq = (previous ?? this.cursor.seq) + 1;
-    this.cursor.updatedAt = this.nowIso();
-    await this.state.putCursor(this.cursor, previous);
-    this.prevSeq = this.cursor.seq;
-  }
-
-  /** Before every request: the invocation's time budget. (FULL-4: no window cut for scrapers.) */
-  private checkStop(): void {
-    if (this.run.deadlineMs !== undefined && this.nowMs() >= this.run.deadlineMs)
-      throw new StopRun('deadline');
-    if (this.run.signal?.aborted) throw new StopRun('interrupted');
-  }
-
-  private failure(f: SyncFailure): void {
-    this.log('failure', { ...f });
-    if (this.cursor.failures.length < MAX_FAILURES_KEPT) this.cursor.failures.push(f);
-  }
-
   private async loop(): Promise<void> {
     for (;;) {
       const task = this.cursor.tasks[0];
@@ -299,7 +294,7 @@ class ScrapeRun {
           this.cursor.appeared = [];
           this.cursor.tasks.push(...checks);
           this.cursor.phase = this.kind === 'full' ? 'organizations' : 'finish';
-          await this.checkpoint();
+          await this.frame.checkpoint();
           break;
         }
         case 'organizations': {
@@ -307,7 +302,7 @@ class ScrapeRun {
             this.cursor.tasks.push({ op: 'organization-list', url: list.url, kind: list.kind });
           }
           this.cursor.phase = 'finish';
-          await this.checkpoint();
+          await this.frame.checkpoint();
           break;
         }
         case 'finish':
@@ -323,14 +318,14 @@ class ScrapeRun {
   private async replaceFront(children: ScrapeTask[]): Promise<void> {
     this.cursor.tasks.shift();
     this.cursor.tasks.unshift(...children);
-    await this.checkpoint();
+    await this.frame.checkpoint();
   }
 
   // --- fetching -----------------------------------------------------------------------------------------
 
   /** One page, strictly after the previous one (RATE-3). Run-ending outcomes throw `StopRun`. */
   private async fetchPage(url: string, what: string): Promise<PageOutcome> {
-    this.checkStop();
+    this.frame.checkStop();
     const outcome = await this.pages.page(url);
     this.cursor.totals.requests += outcome.requests;
     if (outcome.kind === 'page' || outcome.kind === 'not-public' || outcome.kind === 'gate') {
@@ -340,7 +335,7 @@ class ScrapeRun {
     this.log('page', { url, what, outcome: outcome.kind });
     if (outcome.kind === 'gate') {
       // ERR-5 / B-3: a wall is a block of our client; never bypassed, never retried in this run.
-      this.failure({
+      this.frame.failure({
         kind: 'ua-blocked',
         url,
         list: what,
@@ -356,7 +351,7 @@ class ScrapeRun {
       if (outcome.failure === 'ROBOTS_DISALLOWED') this.cursor.flags.disallowed += 1;
       const fatal = runEndingKind(outcome.failure);
       if (fatal) {
-        this.failure({
+        this.frame.failure({
           kind: fatal,
           url,
           list: what,
@@ -375,7 +370,7 @@ class ScrapeRun {
       this.log('robots-disallowed', { url: outcome.url, what });
       return;
     }
-    this.failure({
+    this.frame.failure({
       kind: 'other',
       url: outcome.url,
       list: what,
@@ -387,7 +382,7 @@ class ScrapeRun {
   private layoutFailed(err: unknown, url: string, what: string): void {
     if (!(err instanceof PageLayoutError)) throw err;
     // A page we cannot read is a layout change at the vendor: on-call must see it, nothing is guessed.
-    this.failure({ kind: 'other', url, list: what, detail: err.message });
+    this.frame.failure({ kind: 'other', url, list: what, detail: err.message });
   }
 
   // --- calendar months ------------------------------------------------------------------------------------
@@ -399,12 +394,12 @@ class ScrapeRun {
     const advance = async (tasks: ScrapeTask[]) => {
       this.cursor.monthIndex += 1;
       this.cursor.tasks.unshift(...tasks);
-      await this.checkpoint();
+      await this.frame.checkpoint();
     };
     if (outcome.kind !== 'page') {
       if (outcome.kind === 'failure') this.pageFailed(outcome, 'calendar');
       else
-        this.failure({
+        this.frame.failure({
           kind: 'other',
           url,
           list: 'calendar',
@@ -821,7 +816,7 @@ class ScrapeRun {
     if (objects.length === 0) return;
     const index = await this.mirror.lookup(this.source.sourceId, objects);
     const created: Created = [];
-    await forEachLimit(objects, WRITE_CONCURRENCY, (o) =>
+    await mapLimit(objects, WRITE_CONCURRENCY, (o) =>
       this.writeOne(o, index.get(lookupKey(o.type, o.id)), pageUrl, created),
     );
     await this.takedowns.afterCommit(created);
@@ -833,7 +828,7 @@ class ScrapeRun {
     const index = await this.mirror.lookup(this.source.sourceId, objects);
     const absent = objects.filter((o) => !index.has(lookupKey(o.type, o.id)));
     const created: Created = [];
-    await forEachLimit(absent, WRITE_CONCURRENCY, (o) => this.writeOne(o, undefined, pageUrl, created));
+    await mapLimit(absent, WRITE_CONCURRENCY, (o) => this.writeOne(o, undefined, pageUrl, created));
     await this.takedowns.afterCommit(created);
     return absent.filter((o) => created.some((c) => c.subject.id === o.id));
   }
@@ -889,7 +884,7 @@ class ScrapeRun {
   private async tombstone(refs: { id: string; type: MirrorTypeName }[], pageUrl: string): Promise<void> {
     const index = await this.mirror.lookup(this.source.sourceId, refs);
     const fetchedAt = this.nowIso();
-    await forEachLimit(refs, WRITE_CONCURRENCY, async (ref) => {
+    await mapLimit(refs, WRITE_CONCURRENCY, async (ref) => {
       const previous = index.get(lookupKey(ref.type, ref.id));
       if (!previous || previous.deleted) return;
       if (this.takedowns.covers({ id: ref.id, bodyId: this.body.id })) return;
@@ -966,11 +961,6 @@ class ScrapeRun {
 
   // --- end of a run -------------------------------------------------------------------------------------------
 
-  private robotsForbidsAll(): void {
-    const failure = robotsForbadeAll(this.cursor);
-    if (failure) this.failure(failure);
-  }
-
   private async buildReport(continued: boolean, complete: boolean): Promise<ScrapeReport> {
     const t = this.cursor.totals;
     return {
@@ -996,63 +986,27 @@ class ScrapeRun {
 
   private async finish(): Promise<ScrapeReport> {
     await this.writeBody();
-    this.robotsForbidsAll();
+    this.frame.robotsForbidsAll();
     this.cursor.stopReason = 'end';
     const complete = this.cursor.failures.length === 0;
     const report = await this.buildReport(false, complete);
     if (complete)
       await this.syncState.markBodyComplete(this.body.bodyKey, this.cursor.startedAt, this.kind === 'full');
-    this.cursor.status = 'done';
-    this.cursor.report = report as unknown as Record<string, unknown>;
-    await this.checkpoint();
+    this.frame.done(report);
+    await this.frame.checkpoint();
     this.log('done', { requests: report.requests, complete, changed: report.changed });
     return report;
   }
 
-  private async stop(reason: StopRun['reason']): Promise<ScrapeReport> {
-    this.cursor.stopReason = reason;
-    if (reason !== 'deadline') this.robotsForbidsAll();
-    const continued = reason === 'deadline';
-    const report = await this.buildReport(continued, false);
-    // An incremental run that stopped for good is over; a full pass stays open for the next run (FULL-2).
-    if (!continued && this.kind === 'incremental') {
-      this.cursor.status = 'done';
-      this.cursor.report = report as unknown as Record<string, unknown>;
-    }
-    await this.checkpoint();
-    this.log('stopped', { reason, requests: report.requests });
-    return report;
+  private stop(reason: StopRun['reason']): Promise<ScrapeReport> {
+    // A full pass stays open for the next run (FULL-2).
+    return this.frame.stop(
+      reason,
+      this.kind === 'incremental',
+      (continued) => this.buildReport(continued, false),
+      (report) => report,
+    );
   }
-}
-
-/** ERR-5 classes that end the run at once; other failures are noted and the run goes on. */
-function runEndingKind(failure: FetchFailureCode): FailureKind | undefined {
-  switch (failure) {
-    case 'UA_BLOCKED':
-      return 'ua-blocked';
-    case 'SERVER_ERROR_SERIES':
-      return '5xx-series';
-    case 'ROBOTS_UNREACHABLE':
-      return 'robots-unreachable';
-    case 'DEFERRED':
-      return 'other';
-    default:
-      return undefined;
-  }
-}
-
-const WRITE_CONCURRENCY = 8;
-
-/** Mirror writes of one page run side by side (they are independent); requests never do (RATE-3). */
-async function forEachLimit<T>(items: T[], limit: number, fn: (item: T) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const item = items[next++] as T;
-      await fn(item);
-    }
-  });
-  await Promise.all(workers);
 }
 
 function dedupe(objects: ShapedObject[]): ShapedObject[] {

@@ -1,4 +1,5 @@
 import type { SourceConfig } from '../config/source';
+import { classifyFetchFailure, type FetchFailureCode } from '../engine';
 import {
   fetchSourceOf,
   HttpStatusError,
@@ -6,8 +7,6 @@ import {
   type PoliteFetcher,
   type RunContext,
 } from '../fetch';
-import { classifyFetchFailure } from '../oparl/polite-port';
-import type { FetchFailureCode } from '../oparl/ports';
 import { type DecodedPage, decodeHtml } from './decode';
 import { detectGatePage, type GateVerdict } from './gate';
 

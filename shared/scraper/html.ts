@@ -1,6 +1,7 @@
 import { type Cheerio, type CheerioAPI, load } from 'cheerio';
 import type { AnyNode, Element } from 'domhandler';
 import { DateTime } from 'luxon';
+import { ZONE } from '../engine';
 
 /**
  * Small, pure helpers over parsed HTML (cheerio on parse5, the maintained HTML parser the issue asks
@@ -9,9 +10,6 @@ import { DateTime } from 'luxon';
  */
 
 export type { AnyNode, Cheerio, CheerioAPI, Element };
-
-/** All council times of day are Europe/Berlin (SPEC preamble). */
-export const ZONE = 'Europe/Berlin';
 
 export function loadHtml(html: string): CheerioAPI {
   return load(html);

@@ -1,4 +1,4 @@
-import type { OParlObject } from '../oparl/objects';
+import type { OParlObject } from '../engine';
 import { berlinDateTime, displayPersonName, splitPersonName } from './html';
 import type {
   CalendarRow,

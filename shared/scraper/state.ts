@@ -1,13 +1,18 @@
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
-import { sha256Hex } from '../oparl/objects';
-import { CursorConflictError, putLockedCursor, SourcePartitionItems, strip } from '../oparl/state';
-import type { SyncFailure } from '../oparl/types';
+import {
+  CursorConflictError,
+  putLockedCursor,
+  SourcePartitionItems,
+  type SyncFailure,
+  sha256Hex,
+  strip,
+} from '../engine';
 import type { MirrorTypeName } from './oparl-shape';
 import type { CalendarRow, OrganizationKind } from './types';
 
 /**
  * The scraper's items in the State table, next to the OParl engine's in the source partition
- * `SOURCE#<sourceId>` (shared/oparl/state.ts), in their own sort-key family:
+ * `SOURCE#<sourceId>` (shared/engine/state.ts), in their own sort-key family:
  * - `SCRAPE#CURSOR#<kind>`     the run cursor, written after every page (optimistic lock on `seq`)
  * - `SCRAPE#MONTH#<yyyy-mm>`   hash per calendar row of that month (+ when its meeting page was read)
  * - `SCRAPE#PAGE#<urlKey>`     per detail page: content hash, the objects it owns (for tombstones),

@@ -26,7 +26,7 @@ export const SOURCES_TABLE: TableDefinition = {
 /**
  * State: machine-written. `pk` = `SOURCE#<sourceId>`; `sk` names the item: `STATE` (cadence, pauses,
  * lease, outcome — shared/store/source-state.ts), `OPARL#SYSTEM`, `BODY#…`, `SLUG#…`, `LIST#…`,
- * `CURSOR#…`, `RUNLIST#…`, `SESSION#…` (the OParl engine, shared/oparl/state.ts). The mirror's object
+ * `CURSOR#…`, `RUNLIST#…`, `SESSION#…` (the engine core, shared/engine/state.ts). The mirror's object
  * index lives in partitions of its own, `pk` = `MIRROR#<sourceId>#<type>` (shared/mirror).
  * `byDue` lets the planner read only sources whose next decision is due (`dueShard` + `dueAt`);
  * `byLease` is sparse — only STATE items of running syncs carry `leaseShard` — so counting the running

@@ -1,11 +1,12 @@
 import type { IngestorEnv } from '../config/env';
 import { upstashCredentials } from '../config/secrets';
+import { syncTablesFromEnv } from '../engine';
 import { createPoliteFetcherFromEnv, type FetchEvent, type HostSlots, type PoliteFetcher } from '../fetch';
 import type { HostResolver } from '../net';
 import { logger } from '../observability/logger';
 import { metrics } from '../observability/metrics';
 import { logRequestEvent, recordSyncReport } from '../observability/request-log';
-import { createOParlSyncEngine, syncTablesFromEnv } from '../oparl';
+import { createOParlSyncEngine } from '../oparl';
 import { loadHostIntervals } from '../pace';
 import { DEFAULT_LEASE_MINUTES, scheduleSettingsFromEnv } from '../schedule';
 import { createScraperSyncEngine } from '../scraper/engine';

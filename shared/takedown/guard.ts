@@ -1,5 +1,5 @@
+import { embeddedObjects, isRecord } from '../engine';
 import { type MirrorIndexEntry, MirrorStore, MirrorTakenDownError } from '../mirror';
-import { embeddedObjects, isRecord } from '../oparl/objects';
 import { TakedownRegistry, TakedownSet, type TakedownSubject } from './registry';
 import { type SealDeps, sealTakenDown } from './seal';
 import type { TakedownMark } from './types';

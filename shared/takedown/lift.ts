@@ -1,9 +1,9 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { sourcePartition } from '../engine';
 import { MirrorStore } from '../mirror';
 import { idHash, indexPartition } from '../mirror/keys';
 import { MIRROR_TYPES } from '../mirror/types';
 import { resolveBody } from '../onboarding/bodies';
-import { sourcePartition } from '../oparl/state';
 import { loadAllSources } from '../store/sources';
 import { TakedownError } from './errors';
 import { TakedownRegistry, type TakedownScope } from './registry';

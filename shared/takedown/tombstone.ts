@@ -1,9 +1,8 @@
 import { QueryCommand, type QueryCommandOutput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { embeddedObjects, isRecord, sourcePartition } from '../engine';
 import { MirrorStore } from '../mirror';
 import { MIRROR_TYPES, type MirrorIndexEntry } from '../mirror/types';
 import { resolveBody } from '../onboarding/bodies';
-import { embeddedObjects, isRecord } from '../oparl/objects';
-import { sourcePartition } from '../oparl/state';
 import type { AwsClients } from '../store/clients';
 import { loadAllSources } from '../store/sources';
 import { TakedownError } from './errors';

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLocalRuntime } from '../../cli/local/runtime';
 import { type FakeCouncil, startFakeCouncil } from '../../demo';
 import { sourceIdFromUrl } from '../../shared/config/source';
-import { SyncStateStore } from '../../shared/oparl/state';
+import { SyncStateStore } from '../../shared/engine';
+import type { SyncCursor } from '../../shared/oparl';
 import { getSourceState } from '../../shared/store/source-state';
 import { spawnCli } from '../support/cli-process';
 
@@ -74,7 +75,9 @@ describe('sync at a terminal: a progress line, and Ctrl-C ends the run at a chec
       expect(state?.leaseRunId).toBeUndefined();
       expect(state?.leaseUntil).toBeUndefined();
       expect(state?.lastRun).toMatchObject({ trigger: 'manual', kind: 'full', complete: false, ok: true });
-      const cursor = await new SyncStateStore(rt.clients, rt.env.STATE_TABLE, sourceId).getCursor('full');
+      const cursor = await new SyncStateStore(rt.clients, rt.env.STATE_TABLE, sourceId).getCursor<SyncCursor>(
+        'full',
+      );
       expect(cursor).toMatchObject({ stopReason: 'interrupted' });
       expect(cursor?.status).not.toBe('done');
     } finally {
@@ -113,7 +116,9 @@ describe('sync at a terminal: a progress line, and Ctrl-C ends the run at a chec
       expect(state?.leaseRunId).toBeUndefined();
       expect(state?.leaseUntil).toBeUndefined();
       expect(state?.lastRun).toMatchObject({ kind: 'full', complete: false, ok: true });
-      const cursor = await new SyncStateStore(rt.clients, rt.env.STATE_TABLE, 'demo').getCursor('full');
+      const cursor = await new SyncStateStore(rt.clients, rt.env.STATE_TABLE, 'demo').getCursor<SyncCursor>(
+        'full',
+      );
       expect(cursor).toMatchObject({ stopReason: 'interrupted' });
     } finally {
       await rt.close();

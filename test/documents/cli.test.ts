@@ -7,8 +7,7 @@ import { main } from '../../cli/ingestor';
 import { openLocalRuntime } from '../../cli/local/runtime';
 import { type FakeCouncil, startFakeCouncil } from '../../demo';
 import { bodyKeyOf } from '../../shared/documents/keys';
-import { documentId, recordDocument } from '../../shared/oparl/documents';
-import { bodySk, sourcePartition } from '../../shared/oparl/state';
+import { bodySk, documentId, recordDocument, sourcePartition } from '../../shared/engine';
 import { putSourceItem } from '../../shared/store/sources';
 
 /** Runs the CLI in-process; returns its exit code and the last stdout line as JSON. */

@@ -11,11 +11,10 @@ import {
   DocumentsStore,
 } from '../../shared/documents';
 import { bodyKeyOf } from '../../shared/documents/keys';
+import type { BodyRecord } from '../../shared/engine';
+import { bodySk, documentId, recordDocument, sourcePartition } from '../../shared/engine';
 import type { FetchEvent } from '../../shared/fetch';
 import { createTestResolver } from '../../shared/net';
-import { documentId, recordDocument } from '../../shared/oparl/documents';
-import { bodySk, sourcePartition } from '../../shared/oparl/state';
-import type { BodyRecord } from '../../shared/oparl/types';
 import { createHostSlots } from '../../shared/slots';
 import { patchSourceState } from '../../shared/store/source-state';
 import { putSourceItem } from '../../shared/store/sources';

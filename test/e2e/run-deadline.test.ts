@@ -1,8 +1,9 @@
 import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeCouncil, startFakeCouncil } from '../../demo';
+import { SyncStateStore } from '../../shared/engine';
 import { createTestResolver } from '../../shared/net';
-import { SyncStateStore } from '../../shared/oparl/state';
+import type { SyncCursor } from '../../shared/oparl';
 import { parseSyncMessage, type SyncMessage } from '../../shared/sync/message';
 import { CHECKPOINT_RESERVE_MS, runSyncMessage, type SyncRunResult } from '../../shared/sync/run';
 import type { SyncRuntime } from '../../shared/sync/runtime';
@@ -92,7 +93,7 @@ describe('issue 13: a slow server cannot hold a sync run past its checkpoint', (
     expect(result).toMatchObject({ status: 'continued', continuation: 1 });
     expect(Date.now() - requestsEndMs).toBeLessThan(GRACE_MS);
     const state = new SyncStateStore({ doc: bed.clients.doc }, bed.env.STATE_TABLE, sourceId);
-    const cursor = await state.getCursor(message.kind);
+    const cursor = await state.getCursor<SyncCursor>(message.kind);
     expect(cursor).toMatchObject({ status: 'running', phase: 'bodies', stopReason: 'deadline' });
     expect(cursor?.failures ?? []).toEqual([]);
     const systemCalls = council.requests.filter((r) => r.path === '/oparl/v1/system').length;

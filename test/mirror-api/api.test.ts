@@ -1,6 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LIST_CATALOGUE } from '../../shared/oparl/constants';
+import { LIST_CATALOGUE } from '../../shared/engine';
 import { tombstoneIds } from '../../shared/takedown';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
 import { liveEntries } from '../takedown/support';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LIST_CATALOGUE } from '../../shared/engine';
 import { MIRROR_TYPES } from '../../shared/mirror';
 import { listBodies, setBodyListed } from '../../shared/onboarding';
-import { LIST_CATALOGUE } from '../../shared/oparl/constants';
 import { putSourceItem } from '../../shared/store/sources';
 import { harness } from '../oparl/support';
 import { scraperHarness } from '../scraper/support';

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { documentId } from '../../shared/engine';
 import { idHash } from '../../shared/mirror';
 import {
   apiUrls,
@@ -16,7 +17,6 @@ import {
   rewriteObject,
   sortRange,
 } from '../../shared/mirror-api';
-import { documentId } from '../../shared/oparl';
 
 const q = (s: string) => parseListQuery(new URLSearchParams(s));
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contentHash } from '../../shared/engine';
 import { classifyChange, idHash, MirrorStore, type MirrorWrite, mirrorKey } from '../../shared/mirror';
-import { contentHash } from '../../shared/oparl/objects';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
 
 describe('mirror keys (deterministic, B-4)', () => {

@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeCouncil, robotsScripts, startFakeCouncil } from '../../demo';
 import type { FakeCouncilOptions } from '../../demo/types';
+import { SyncStateStore } from '../../shared/engine';
 import { addSource, listBodies, setBodyListed } from '../../shared/onboarding';
-import { SyncStateStore } from '../../shared/oparl/state';
 import { getSourceItem, putSourceItem } from '../../shared/store/sources';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
 import { makeFetchKit } from './support';

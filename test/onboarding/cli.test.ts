@@ -9,9 +9,9 @@ import { main } from '../../cli/ingestor';
 import { openLocalRuntime } from '../../cli/local/runtime';
 import { type FakeCouncil, robotsScripts, startFakeCouncil } from '../../demo';
 import { fileKey, textKey } from '../../shared/documents/keys';
+import { SyncStateStore } from '../../shared/engine';
 import { MirrorStore } from '../../shared/mirror';
 import { bodyFieldsOf } from '../../shared/oparl/body-fields';
-import { SyncStateStore } from '../../shared/oparl/state';
 import { putSourceItem } from '../../shared/store/sources';
 
 /** Runs the CLI in-process; returns the exit code and the last stdout line as JSON. */

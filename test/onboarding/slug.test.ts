@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bodySlugBase, slugify } from '../../shared/oparl/objects';
+import { bodySlugBase, slugify } from '../../shared/engine';
 
 describe('body slugs (ONB-4): the engine’s one rule', () => {
   it.each([

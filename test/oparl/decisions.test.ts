@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LIST_CATALOGUE, MANDATORY_LISTS } from '../../shared/oparl/constants';
+import { LIST_CATALOGUE, type ListState, MANDATORY_LISTS } from '../../shared/engine';
 import {
   markMissing,
   markSlow,
@@ -8,7 +8,6 @@ import {
   planList,
   slowSkipMs,
 } from '../../shared/oparl/decisions';
-import type { ListState } from '../../shared/oparl/types';
 
 const NOW = Date.parse('2026-10-16T12:00:00+02:00');
 const H = 3_600_000;

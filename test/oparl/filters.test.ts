@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeCouncil, LIST_KEYS, type ListKey, startFakeCouncil } from '../../demo';
+import { SyncStateStore } from '../../shared/engine';
 import { OParlFetchError } from '../../shared/oparl/ports';
-import { SyncStateStore } from '../../shared/oparl/state';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
 import { harness, TestClock } from './support';
 

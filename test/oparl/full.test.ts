@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeCouncil, startFakeCouncil } from '../../demo';
+import { SyncStateStore } from '../../shared/engine';
 import { MIRROR_TYPES } from '../../shared/mirror';
-import { SyncStateStore } from '../../shared/oparl/state';
 import { timeSlices } from '../../shared/oparl/windows';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
 import { harness, liveMirror, TestClock } from './support';

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { escapeControlCharactersInStrings, parseOParlJson } from '../../shared/oparl/json';
 import {
   bodySlugBase,
   carriesTimeOfDay,
@@ -13,7 +12,8 @@ import {
   slugify,
   textValue,
   typeName,
-} from '../../shared/oparl/objects';
+} from '../../shared/engine';
+import { escapeControlCharactersInStrings, parseOParlJson } from '../../shared/oparl/json';
 import { CORPUS_OPTIONS, oparlExamples, readOparlExample } from '../support/corpora';
 
 const fixture = (p: string) => readOparlExample(p) as OParlObject;

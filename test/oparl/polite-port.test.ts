@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeCouncil, startFakeCouncil } from '../../demo';
+import { syncTablesFromEnv } from '../../shared/engine';
 import { createRunContext } from '../../shared/fetch';
-import { type SyncDeps, syncSource, syncTablesFromEnv } from '../../shared/oparl/engine';
+import { type SyncDeps, syncSource } from '../../shared/oparl/engine';
 import { politeFetcherPort } from '../../shared/oparl/polite-port';
 import { type Kit, makeKit } from '../fetch/support';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';

@@ -2,15 +2,16 @@
 // fake council has none either; the pace lives in the polite fetcher), a settable clock and a testbed.
 import { request } from 'undici';
 import type { SourceConfig } from '../../shared/config/source';
+import type { SyncReport } from '../../shared/engine';
+import { syncTablesFromEnv } from '../../shared/engine';
 import { MirrorStore } from '../../shared/mirror';
-import { type SyncDeps, type SyncRunOptions, syncSource, syncTablesFromEnv } from '../../shared/oparl/engine';
+import { type SyncDeps, type SyncRunOptions, syncSource } from '../../shared/oparl/engine';
 import {
   OParlFetchError,
   type OParlFetcher,
   type OParlGetOptions,
   type OParlResponse,
 } from '../../shared/oparl/ports';
-import type { SyncReport } from '../../shared/oparl/types';
 import type { AwsTestbed } from '../support/aws';
 
 /** Thrown by the test port to simulate an instance killed mid-run (not a typed fetch failure). */

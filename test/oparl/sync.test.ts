@@ -1,8 +1,8 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeCouncil, startFakeCouncil } from '../../demo';
+import { SyncStateStore } from '../../shared/engine';
 import { MIRROR_TYPES } from '../../shared/mirror';
-import { SyncStateStore } from '../../shared/oparl/state';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
 import { harness, liveMirror, TestClock } from './support';
 

@@ -1,7 +1,7 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { documentId } from '../../shared/engine';
 import type { MirrorRecord } from '../../shared/mirror';
-import { documentId } from '../../shared/oparl/documents';
 import { createScraperSyncEngine, engineReportOfScrape, type ScrapeReport } from '../../shared/scraper';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
 import { corpusDescribe, risHtml } from '../support/corpora';

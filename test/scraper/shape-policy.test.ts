@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { contentHash } from '../../shared/oparl/objects';
+import { contentHash } from '../../shared/engine';
 import { parseAllrisMeeting } from '../../shared/scraper/allris/meeting';
 import { parseAllrisPaper } from '../../shared/scraper/allris/paper';
 import { parseAllrisRoster } from '../../shared/scraper/allris/roster';

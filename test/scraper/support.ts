@@ -3,8 +3,8 @@
 // (RATE-3) is kept in virtual time, so a 30-request scrape takes no 60 s of wall time — against the
 // fake RIS website on loopback and the real local DynamoDB/S3 peers.
 import type { SourceConfig } from '../../shared/config/source';
+import { syncTablesFromEnv } from '../../shared/engine';
 import { MirrorStore } from '../../shared/mirror';
-import { syncTablesFromEnv } from '../../shared/oparl/engine';
 import { type ScrapeReport, type ScraperEngineDeps, scrapeSource } from '../../shared/scraper';
 import type { ScrapePolicy } from '../../shared/scraper/constants';
 import { InstantClock, type Kit, makeKit } from '../fetch/support';

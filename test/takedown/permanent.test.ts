@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { liftCommand, tombstoneCommand } from '../../cli/commands/takedown';
 import type { LocalRuntime } from '../../cli/local/runtime';
+import { embeddedObjects, isRecord } from '../../shared/engine';
 import { mirrorKey } from '../../shared/mirror';
-import { embeddedObjects, isRecord } from '../../shared/oparl/objects';
 import type { OParlFetcher } from '../../shared/oparl/ports';
 import {
   liftTakedown,

@@ -1,8 +1,8 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sourcePartition } from '../../shared/engine';
 import { MIRROR_TYPES } from '../../shared/mirror';
 import { listBodies, setBodyListed } from '../../shared/onboarding';
-import { sourcePartition } from '../../shared/oparl/state';
 import { PURGE_ORDER, tombstoneBody, tombstoneIds } from '../../shared/takedown';
 import type { TakedownMeta } from '../../shared/takedown/types';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';

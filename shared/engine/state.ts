@@ -3,7 +3,6 @@ import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/li
 import { IngestorError } from '../errors';
 import type { AwsClients } from '../store/clients';
 import type { ListName } from './constants';
-import type { SyncCursor } from './cursor';
 import type { BodyRecord, ListReport, ListState, SystemRecord } from './types';
 
 /**
@@ -102,11 +101,18 @@ export class SourcePartitionItems {
   }
 }
 
+/** What the store needs of a run's cursor; each source kind's cursor (OParl `SyncCursor`) extends it. */
+export interface StoredCursor {
+  kind: string;
+  /** Optimistic lock: +1 per write. */
+  seq: number;
+}
+
 export class SyncStateStore extends SourcePartitionItems {
   // --- cursor -------------------------------------------------------------------------------------
 
-  getCursor(kind: string): Promise<SyncCursor | undefined> {
-    return this.get<SyncCursor>(cursorSk(kind));
+  getCursor<C extends StoredCursor>(kind: string): Promise<C | undefined> {
+    return this.get<C>(cursorSk(kind));
   }
 
   /**
@@ -114,7 +120,7 @@ export class SyncStateStore extends SourcePartitionItems {
    * invocation of the same source — which the planner's lease should prevent — fails here instead of
    * interleaving pages.
    */
-  async putCursor(cursor: SyncCursor, previousSeq: number | undefined): Promise<void> {
+  async putCursor(cursor: StoredCursor, previousSeq: number | undefined): Promise<void> {
     await putLockedCursor(
       this.clients,
       this.table,
