@@ -1,29 +1,20 @@
 import { performance } from 'node:perf_hooks';
-import { AddressNotPublicError } from '../net';
-import { type RobotsFetchOutcome, RobotsUnreachableError } from '../robots';
 import { admit, waitError } from './admission';
 import { armBodyDeadline, finishBuffered, finishStreamed, hopDeadline, type ResponseHead } from './answer';
 import { createAttemptLog } from './attempt-log';
 import { readSnippet } from './body';
 import { compareAfter403 } from './comparison';
-import { MAX_REDIRECTS, REDIRECT_STATUSES } from './constants';
+import { REDIRECT_STATUSES } from './constants';
 import type { RequestDeadline } from './deadline';
-import {
-  FetchError,
-  FetchInputError,
-  HttpStatusError,
-  RunDeadlineError,
-  SendLateError,
-  TooManyRedirectsError,
-} from './errors';
+import { FetchInputError, HttpStatusError, RunDeadlineError, SendLateError } from './errors';
 import { type ExchangeResponse, exchange } from './exchange';
 import { createHostSlotTaker, MAX_SLOT_RETIMES, type SlotStep } from './host-slot';
 import { type Plan, type Progress, parseTarget, planFor, requestHeaders, waitDeadline } from './plan';
 import { type HostSlotLease, realSleep, systemClock } from './ports';
 import { discardBody, nextHop } from './redirect';
 import { attemptOutcomeOf, retryAfterOf, retryDecision } from './retry';
-import { createRobotsGate, type RobotsLoadRequest } from './robots-gate';
-import type { AttemptOutcome } from './run-context';
+import { createRobotsTxtFetch } from './robots-fetch';
+import { createRobotsGate } from './robots-gate';
 import type {
   FetchOptions,
   FetchResult,
@@ -43,6 +34,7 @@ import { defaultUserAgent, isValidUserAgent } from './user-agent';
  * connecting socket; exchange.ts) under its deadlines (answer.ts) → redirects by hand, each hop
  * repeating the whole sequence (RED; redirect.ts) → status handling and limits (answer.ts),
  * retries (ERR-1) and Retry-After (RATE-8; retry.ts), the 403 comparison (ID-4; comparison.ts).
+ * robots.txt itself is fetched through the same sequence (robots-fetch.ts).
  */
 
 type Mode = 'buffer' | 'stream';
@@ -66,18 +58,20 @@ export function createPoliteFetcher(deps: PoliteFetcherDeps): PoliteFetcher {
 
   const log = createAttemptLog(deps.onRequest, clock);
   const hostSlots = createHostSlotTaker(deps.slots, clock);
-  const robotsGate = createRobotsGate({
-    store: deps.robotsStore,
-    clock,
-    fetchRobotsTxt: (request) => fetchRobotsTxt(request),
-  });
-
   const userAgentFor = (source: Pick<FetchSource, 'userAgent'>): string => {
     const override = source.userAgent?.trim();
     return override !== undefined && override !== '' ? override : baseUserAgent;
   };
   const planOf = (url: string, options: FetchOptions, overrides: Partial<Plan> = {}): Plan =>
     planFor(url, options, options?.source ? userAgentFor(options.source) : baseUserAgent, overrides);
+
+  // robots.txt (ROB-5) and the ID-4 comparison are fetches of their own, through the whole fetcher.
+  const innerFetch = { clock, planFor: planOf, fetch: (url: string, plan: Plan) => run('buffer', url, plan) };
+  const robotsGate = createRobotsGate({
+    store: deps.robotsStore,
+    clock,
+    fetchRobotsTxt: createRobotsTxtFetch(innerFetch),
+  });
 
   // ---------------------------------------------------------------- per-hop admission and slot
 
@@ -240,11 +234,7 @@ export function createPoliteFetcher(deps: PoliteFetcherDeps): PoliteFetcher {
         return result as M extends 'buffer' ? FetchResult : FetchStreamResult;
       } catch (error) {
         if (error instanceof HttpStatusError && error.status === 403) {
-          await compareAfter403(
-            { clock, planFor: planOf, fetch: (u, p) => run('buffer', u, p) },
-            plan,
-            error,
-          );
+          await compareAfter403(innerFetch, plan, error);
         }
         const decision = retryDecision({
           error,
@@ -261,60 +251,6 @@ export function createPoliteFetcher(deps: PoliteFetcherDeps): PoliteFetcher {
         // The wait budget is per attempt: a retry must not starve on the first attempt's waiting.
         progress.deadline = waitDeadline(plan, clock.now());
       }
-    }
-  }
-  // ---------------------------------------------------------------- robots.txt fetch (ROB-5/6/7)
-
-  async function fetchRobotsTxt(request: RobotsLoadRequest): Promise<RobotsFetchOutcome> {
-    const { source, hostIntervalMs, runContext } = request.context;
-    // The robots.txt request is made with the same agent (ID-3) and in the same pace (RATE-1) as
-    // the request that needs it. Its answers feed the run's breaker only as ROB-7 sees them: a 4xx
-    // is "absent" (an answer), 5xx/408/429 and no answer are failures.
-    const plan = planOf(
-      request.robotsUrl.href,
-      { purpose: 'robots', source, hostIntervalMs, runContext },
-      {
-        sentUserAgent: request.userAgent,
-        robotsAgent: request.userAgent,
-        checkAgents: [],
-        maxWaitMs: request.maxWaitMs,
-        extraHeaders: Object.fromEntries(
-          Object.entries(request.headers).map(([k, v]) => [k.toLowerCase(), v]),
-        ),
-        maxAttempts: 1,
-        recordAttempts: false,
-      },
-    );
-    const host = request.robotsUrl.hostname.toLowerCase();
-    const note = (outcome: AttemptOutcome) => runContext?.recordAttempt(host, outcome, clock.now());
-    try {
-      const result = await run('buffer', request.robotsUrl.href, plan);
-      const unreachable = result.status >= 500 || result.status === 408 || result.status === 429;
-      note(unreachable ? { kind: 'status', status: result.status } : { kind: 'answer' });
-      const outcome: RobotsFetchOutcome = { kind: 'response', status: result.status };
-      if (result.status >= 200 && result.status < 300) outcome.body = result.body;
-      if (result.etag !== undefined) outcome.etag = result.etag;
-      if (result.lastModified !== undefined) outcome.lastModified = result.lastModified;
-      const retryAfterMs = retryAfterOf(result.status, result.headers, clock.now());
-      if (retryAfterMs !== undefined) outcome.retryAfterMs = retryAfterMs;
-      return outcome;
-    } catch (error) {
-      if (error instanceof TooManyRedirectsError)
-        return { kind: 'too-many-redirects', redirects: MAX_REDIRECTS + 1 };
-      // The host itself is not public: that is the caller's answer, not robots.txt's.
-      if (error instanceof AddressNotPublicError && error.hostname === request.robotsUrl.hostname)
-        throw error;
-      if (
-        error instanceof FetchError &&
-        (error.code === 'HOST_SLOT_TIMEOUT' || error.code === 'CIRCUIT_OPEN' || error.code === 'RUN_DEADLINE')
-      ) {
-        throw error;
-      }
-      if (error instanceof RobotsUnreachableError) throw error;
-      const failure = attemptOutcomeOf(error);
-      if (failure) note(failure);
-      const message = error instanceof Error ? error.message : String(error);
-      return { kind: 'network-error', message };
     }
   }
 

@@ -17,7 +17,7 @@ import { parseRobots } from '../../../shared/robots';
  */
 
 const UA = 'mandari-ingestor/1.0 (+https://mandari.de/ingestor/)';
-const source = { sourceId: 'src-1' };
+const source = { sourceId: 'src-1', requestIntervalSeconds: 1 };
 const now = Date.UTC(2026, 11, 1, 4, 0, 0);
 const clock = { now: () => now };
 

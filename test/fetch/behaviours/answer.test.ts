@@ -10,7 +10,7 @@ import { planFor } from '../../../shared/fetch/plan';
  */
 
 const UA = 'mandari-ingestor/1.0';
-const source = { sourceId: 'src-1' };
+const source = { sourceId: 'src-1', requestIntervalSeconds: 1 };
 const url = new URL('https://ris.test/file.pdf');
 
 function abortedWith(signal: AbortSignal): Promise<unknown> {

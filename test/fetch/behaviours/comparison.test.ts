@@ -16,7 +16,7 @@ import { type Plan, planFor } from '../../../shared/fetch/plan';
  */
 
 const UA = 'mandari-ingestor/1.0 (+https://mandari.de/ingestor/)';
-const source = { sourceId: 'src-1' };
+const source = { sourceId: 'src-1', requestIntervalSeconds: 1 };
 const url = 'https://ris.test/oparl/v1/system';
 const at = 1_700_000_000_000;
 

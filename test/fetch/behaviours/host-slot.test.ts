@@ -18,11 +18,13 @@ import { InstantClock, recordingSlots } from '../support';
  */
 
 const UA = 'mandari-ingestor/1.0';
-const source = { sourceId: 'src-1' };
+const source = { sourceId: 'src-1', requestIntervalSeconds: 1 };
 
 describe('the interval of a host (RATE-1/2, ROB-10)', () => {
   it('RATE-1: at least 1 s; RATE-2: a source may ask for up to 30 s, not more', () => {
-    expect(effectiveHostIntervalMs({}, undefined, undefined)).toBe(MIN_HOST_INTERVAL_MS);
+    expect(effectiveHostIntervalMs({ requestIntervalSeconds: 0 }, undefined, undefined)).toBe(
+      MIN_HOST_INTERVAL_MS,
+    );
     expect(effectiveHostIntervalMs({ requestIntervalSeconds: 0.2 }, undefined, undefined)).toBe(
       MIN_HOST_INTERVAL_MS,
     );
@@ -30,12 +32,16 @@ describe('the interval of a host (RATE-1/2, ROB-10)', () => {
     expect(effectiveHostIntervalMs({ requestIntervalSeconds: 600 }, undefined, undefined)).toBe(
       MAX_SOURCE_INTERVAL_MS,
     );
-    expect(effectiveHostIntervalMs({}, 10 * MAX_SOURCE_INTERVAL_MS, undefined)).toBe(MAX_SOURCE_INTERVAL_MS);
+    expect(
+      effectiveHostIntervalMs({ requestIntervalSeconds: 0 }, 10 * MAX_SOURCE_INTERVAL_MS, undefined),
+    ).toBe(MAX_SOURCE_INTERVAL_MS);
   });
 
   it('ROB-10: a Crawl-delay is a floor of the interval, capped', () => {
     expect(effectiveHostIntervalMs({ requestIntervalSeconds: 2 }, undefined, 7)).toBe(7_000);
-    expect(effectiveHostIntervalMs({}, undefined, 3_600)).toBe(CRAWL_DELAY_CAP_SECONDS * 1000);
+    expect(effectiveHostIntervalMs({ requestIntervalSeconds: 0 }, undefined, 3_600)).toBe(
+      CRAWL_DELAY_CAP_SECONDS * 1000,
+    );
   });
 });
 

@@ -5,7 +5,7 @@ import { createRunContext } from '../../../shared/fetch/run-context';
 
 /** The fetch plan: options checked at the boundary, defaults per purpose, the headers of every hop. */
 
-const source = { sourceId: 'src-1' };
+const source = { sourceId: 'src-1', requestIntervalSeconds: 1 };
 const UA = 'mandari-ingestor/1.0 (+https://mandari.de/ingestor/; support@mandari.de)';
 
 describe('plan: options at the boundary', () => {

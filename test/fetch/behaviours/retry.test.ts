@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   FetchTimeoutError,
   HttpStatusError,
+  isTransientStatus,
   NetworkError,
   RETRY_PAUSES_MS,
   RedirectInvalidError,
@@ -78,5 +79,14 @@ describe('attempt outcomes for the breaker and the series (ERR-2/3)', () => {
     expect(attemptOutcomeOf(new FetchTimeoutError(url, 'body', 1))).toEqual({ kind: 'timeout' });
     expect(attemptOutcomeOf(new NetworkError(url, new Error('x')))).toEqual({ kind: 'network' });
     expect(attemptOutcomeOf(new RedirectInvalidError(url, 'x'))).toBeUndefined();
+  });
+});
+
+describe('transient statuses (one set: ERR-1 later, ROB-7, DOC-4)', () => {
+  it('408, 429 and every 5xx are worth asking again later; other 4xx are not', () => {
+    for (const status of [408, 429, 500, 502, 503, 599]) expect(isTransientStatus(status)).toBe(true);
+    for (const status of [200, 304, 400, 403, 404, 410]) expect(isTransientStatus(status)).toBe(false);
+    expect(new HttpStatusError(url, 408).retryable).toBe(true);
+    expect(new HttpStatusError(url, 404).retryable).toBe(false);
   });
 });
