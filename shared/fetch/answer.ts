@@ -9,7 +9,6 @@ import { FetchTimeoutError, HtmlInsteadOfFileError, RunDeadlineError } from './e
 import type { ExchangeResponse } from './exchange';
 import type { Plan, Progress } from './plan';
 import type { HostSlotLease } from './ports';
-import { attemptOutcomeOf } from './retry';
 import type { FetchResult, FetchStreamResult } from './types';
 
 /**
@@ -96,7 +95,6 @@ export async function finishBuffered(
   t0: number,
 ): Promise<FetchResult> {
   const { response, url } = head;
-  const host = url.hostname.toLowerCase();
   try {
     const { body, truncated } = await readBodyToBuffer(response.body, {
       ...bodyLimits(plan, head),
@@ -104,8 +102,7 @@ export async function finishBuffered(
       maxBytes: plan.purpose === 'robots' ? Math.min(plan.maxBytes, ROBOTS_MAX_BYTES) : plan.maxBytes,
       truncate: plan.purpose === 'robots' || plan.purpose === 'comparison',
     });
-    log.request(plan, url, head.attempt, head.hop, head.started, { status: response.status });
-    log.record(plan, host, { kind: 'status', status: response.status });
+    log.answered(plan, head, response.status);
     const result = resultBase(progress, head);
     if (plan.purpose === 'file' && response.status < 300 && looksLikeHtml(result.contentType, body)) {
       throw new HtmlInsteadOfFileError(url.href, result.contentType);
@@ -113,9 +110,7 @@ export async function finishBuffered(
     return { ...result, body, truncated, timings: { ...result.timings, totalMs: performance.now() - t0 } };
   } catch (error) {
     if (!(error instanceof HtmlInsteadOfFileError)) {
-      log.request(plan, url, head.attempt, head.hop, head.started, { error });
-      const outcome = attemptOutcomeOf(error);
-      if (outcome) log.record(plan, host, outcome);
+      log.failed(plan, head, error);
     }
     throw error;
   } finally {
@@ -132,7 +127,6 @@ export async function finishStreamed(
   head: ResponseHead,
 ): Promise<FetchStreamResult> {
   const { response, url } = head;
-  const host = url.hostname.toLowerCase();
   let stream: Readable;
   let headBytes: Buffer;
   const cleanup = () => {
@@ -146,9 +140,7 @@ export async function finishStreamed(
       HTML_SNIFF_BYTES,
     ));
   } catch (error) {
-    log.request(plan, url, head.attempt, head.hop, head.started, { error });
-    const outcome = attemptOutcomeOf(error);
-    if (outcome) log.record(plan, host, outcome);
+    log.failed(plan, head, error);
     cleanup();
     throw error;
   }
@@ -158,8 +150,7 @@ export async function finishStreamed(
     cleanup();
     throw new HtmlInsteadOfFileError(url.href, result.contentType);
   }
-  log.request(plan, url, head.attempt, head.hop, head.started, { status: response.status });
-  log.record(plan, host, { kind: 'status', status: response.status });
+  log.answered(plan, head, response.status);
   stream.once('close', cleanup);
   return { ...result, body: stream };
 }

@@ -12,7 +12,7 @@ import { createHostSlotTaker, MAX_SLOT_RETIMES, type SlotStep } from './host-slo
 import { type Plan, type Progress, parseTarget, planFor, requestHeaders, waitDeadline } from './plan';
 import { type HostSlotLease, realSleep, systemClock } from './ports';
 import { discardBody, nextHop } from './redirect';
-import { attemptOutcomeOf, retryAfterOf, retryDecision } from './retry';
+import { retryAfterOf, retryDecision } from './retry';
 import { createRobotsTxtFetch } from './robots-fetch';
 import { createRobotsGate } from './robots-gate';
 import type {
@@ -163,9 +163,7 @@ export function createPoliteFetcher(deps: PoliteFetcherDeps): PoliteFetcher {
               );
               continue;
             }
-            log.request(plan, url, attempt, hop, started, { error });
-            const outcome = attemptOutcomeOf(error);
-            if (outcome) log.record(plan, host, outcome);
+            log.failed(plan, { url, attempt, hop, started }, error);
             throw error;
           }
         }
@@ -181,8 +179,7 @@ export function createPoliteFetcher(deps: PoliteFetcherDeps): PoliteFetcher {
         if (REDIRECT_STATUSES.has(status) && plan.followRedirects) {
           await discardBody(response.body, wire.signal);
           wire.disarm();
-          log.request(plan, url, attempt, hop, started, { status });
-          log.record(plan, host, { kind: 'status', status });
+          log.answered(plan, { url, attempt, hop, started }, status);
           progress.url = nextHop(url, status, response.headers.location, progress.hops);
           continue;
         }
@@ -192,8 +189,7 @@ export function createPoliteFetcher(deps: PoliteFetcherDeps): PoliteFetcher {
           const bodySnippet =
             plan.method === 'HEAD' ? '' : await readSnippet(response.body, ERROR_SNIPPET_BYTES);
           wire.disarm();
-          log.request(plan, url, attempt, hop, started, { status });
-          log.record(plan, host, { kind: 'status', status });
+          log.answered(plan, { url, attempt, hop, started }, status);
           throw new HttpStatusError(url.href, status, {
             ...(retryAfterMs === undefined ? {} : { retryAfterMs, retryAt: clock.now() + retryAfterMs }),
             ...(contentType === undefined ? {} : { contentType }),
