@@ -12,6 +12,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   files: async () => (await import('./files')).runFilesBench({ log: (l: string) => console.error(l) }),
   'scrape-cost': async () => (await import('./scrape-cost')).runScrapeCostBench(),
   preview: async () => (await import('./preview')).runPreviewBench(),
+  'mirror-api': async () => (await import('./mirror-api')).runMirrorApiBench(),
   chaos: async () =>
     (await import('./chaos')).runChaosBench({
       only: process.env.CHAOS_ONLY?.split(',').filter(Boolean),

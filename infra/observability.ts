@@ -51,6 +51,7 @@ export class IngestorObservability extends Construct {
   readonly deadLetterAlarm: Alarm;
   readonly pausedTooLongAlarm: Alarm;
   readonly storeOutageAlarm: Alarm;
+  readonly slotFallbackAlarm: Alarm;
   readonly functionErrorAlarms = new Map<string, Alarm>();
 
   private readonly notify: SnsAction | undefined;
@@ -103,6 +104,23 @@ export class IngestorObservability extends Construct {
       evaluationPeriods: 3,
       datapointsToAlarm: FUNCTION_ERROR_DATAPOINTS,
       description: `Sync messages were given back for redelivery because our DynamoDB, S3 or SQS failed after the SDK's retries, in ${FUNCTION_ERROR_DATAPOINTS} of the last three 5-minute periods. Ours, not the councils'. See docs/operations.md#alarm-store-outages.`,
+    });
+
+    // Any instance that lost the shared slot store paced alone (RATE-7) or stayed quiet: ours to look at.
+    const slotFallbacks = new Metric({
+      namespace: METRIC_NAMESPACE,
+      metricName: METRICS.slotStoreFallback,
+      dimensionsMap: { [DIMENSIONS.switch]: 'entered' },
+      statistic: 'Sum',
+      period: Duration.minutes(5),
+    });
+    this.slotFallbackAlarm = this.alarm('SlotStoreFallback', {
+      metric: slotFallbacks,
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      description:
+        'A function lost the shared slot store (Upstash Redis) and paced alone or stayed quiet (RATE-7). See docs/operations.md#alarm-slot-store-fallback.',
     });
 
     const search = (expression: string, label: string, statistic = 'Sum') =>
@@ -188,6 +206,7 @@ export class IngestorObservability extends Construct {
         metrics: [
           dlqVisible.with({ label: 'DLQ messages' }),
           storeOutages.with({ label: 'store outages (ours)' }),
+          slotFallbacks.with({ label: 'slot store fallbacks' }),
         ],
       }),
     );

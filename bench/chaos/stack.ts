@@ -4,6 +4,7 @@ import {
   ReceiveMessageCommand,
   SendMessageCommand,
 } from '@aws-sdk/client-sqs';
+import { SYNC_TIMEOUT, SYNC_VISIBILITY_TIMEOUT } from '../../infra/stack';
 import type { IngestorEnv } from '../../shared/config/env';
 import { resetUpstashCredentialsCache } from '../../shared/config/secrets';
 import { createTestResolver } from '../../shared/net';
@@ -14,9 +15,8 @@ import { type AwsClients, createAwsClients, destroyAwsClients } from '../../shar
 import { provisionLocal } from '../../shared/store/provision';
 import { getSourceState, type SourceStateItem } from '../../shared/store/source-state';
 import { putSourceItem } from '../../shared/store/sources';
-import { BUDGET_RESERVE_MS } from '../../shared/sync/batch';
-import { parseSyncMessage } from '../../shared/sync/message';
-import { runSyncMessage, type SyncRunResult } from '../../shared/sync/run';
+import { processSyncBody, type SyncLog } from '../../shared/sync/batch';
+import type { SyncRunResult } from '../../shared/sync/run';
 import { createSyncRuntime, type SyncRuntime } from '../../shared/sync/runtime';
 import { type AwsFaults, injectAwsFaults } from '../../test/support/aws-faults';
 import type { RedisPeer } from '../../test/support/redis';
@@ -51,7 +51,10 @@ export interface Instance {
   runtime: SyncRuntime;
   clients: AwsClients;
   faults: AwsFaults;
-  /** The sync function's body: parse, budget (remaining − BUDGET_RESERVE_MS), run. Throws when the store fails. */
+  /**
+   * The sync function's body (`processSyncBody`): parse, budget (remaining − BUDGET_RESERVE_MS, every
+   * request ended by the invocation's end − CHECKPOINT_RESERVE_MS), run. Throws when the store fails.
+   */
   process(body: string, remainingMs?: number): Promise<SyncRunResult>;
   close(): Promise<void>;
 }
@@ -82,7 +85,15 @@ export interface Deployment {
 
 /** A Tuesday in Berlin, inside the default full-sync window (FULL-1, 03:00): the first run reads everything. */
 export const CHAOS_T0 = Date.parse('2026-03-10T03:05:00+01:00');
-const LAMBDA_REMAINING_MS = 15 * 60_000;
+const LAMBDA_REMAINING_MS = SYNC_TIMEOUT.toMilliseconds();
+/**
+ * When SQS hands a message out again after the instance working on it died: the sync queue's visibility
+ * timeout, longer than the function's timeout, so the dead invocation's time is up by then. Scenarios
+ * advance the deployment's clock by this much before a redelivery (the run bookkeeping reads that clock).
+ */
+export const REDELIVERY_AFTER_MS = SYNC_VISIBILITY_TIMEOUT.toMilliseconds();
+/** The instances' logs stay out of the campaign's output; the scenarios judge by state and wire. */
+const QUIET: SyncLog = { info: () => {}, warn: () => {}, error: () => {} };
 
 export async function startChaosStack(redis: RedisPeer): Promise<ChaosStack> {
   const peers = await startRemotePeers();
@@ -153,9 +164,7 @@ async function deploy(
         clients,
         faults,
         async process(body, remainingMs = LAMBDA_REMAINING_MS) {
-          return runSyncMessage(runDeps, parseSyncMessage(body), {
-            deadlineMs: Date.now() + Math.max(0, remainingMs - BUDGET_RESERVE_MS),
-          });
+          return processSyncBody({ runDeps, log: QUIET }, body, remainingMs);
         },
         async close() {
           // A frozen (crashed) instance's clients never answer again; its sockets go with it.

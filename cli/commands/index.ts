@@ -135,6 +135,28 @@ export const COMMANDS: CommandSpec[] = [
       }),
   },
   {
+    name: 'objects',
+    synopsis: ['objects [--source ID] [--body SLUG] [--type T] [--since ISO]'],
+    summary: 'what the mirror holds, from its index: type, live/deleted/taken down, commit time, origin id',
+    runtime: true,
+    bare: {
+      args: [0, 0],
+      options: {
+        ...SOURCE,
+        body: { type: 'string', value: 'SLUG', help: 'only this body' },
+        type: { type: 'string', value: 'T', help: 'only this type (paper, meeting, agendaitem …)' },
+        since: { type: 'string', value: 'ISO', help: 'only objects committed at or after this time' },
+      },
+    },
+    run: async (ctx) =>
+      (await import('./objects')).objectsCommand(ctx.rt, {
+        ...opt('source', str(ctx, 'source')),
+        ...opt('body', str(ctx, 'body')),
+        ...opt('type', str(ctx, 'type')),
+        ...opt('since', str(ctx, 'since')),
+      }),
+  },
+  {
     name: 'tombstone',
     synopsis: ['tombstone --body <slug> | --ids <id,…> [--source ID] [--note TEXT]'],
     summary: 'hide a body or objects at once, keep them for audit (OPT-2)',
@@ -273,7 +295,8 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: 'serve',
     synopsis: ['serve [--port P]'],
-    summary: 'the document preview on localhost: GET /documents/{docId} (PRV-1…4)',
+    summary:
+      'on localhost: the document preview GET /documents/{docId} (PRV-1…4) and the OParl API /oparl/v1/system',
     runtime: true,
     bare: {
       args: [0, 0],

@@ -1,13 +1,11 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { logger } from '../../shared/observability/logger';
-import { createPreviewListener, createPreviewRuntime } from '../../shared/preview';
 import type { LocalRuntime } from '../local/runtime';
+import { startLocalServePort } from '../local/serve-port';
 import { type CommandResult, UsageError } from '../output';
 
 /**
- * `ingestor serve --data DIR [--port P] [--allow-loopback]`: the preview endpoint (PRV-1 … PRV-4) on
- * localhost over the same core as the Lambda, until SIGINT/SIGTERM. Prints its address.
+ * `ingestor serve --data DIR [--port P] [--allow-loopback]`: on one localhost port the preview endpoint
+ * (PRV-1 … PRV-4) and the OParl 1.1 API over the mirror (docs/mirror-api.md), over the same cores as
+ * the Lambdas, until SIGINT/SIGTERM. Prints both addresses.
  */
 export async function serveCommand(
   rt: LocalRuntime,
@@ -16,22 +14,10 @@ export async function serveCommand(
   const port = opts.port === undefined ? 0 : Number.parseInt(opts.port, 10);
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
     throw new UsageError(`invalid --port ${opts.port}`);
-  const preview = await createPreviewRuntime(
-    { ...rt.env, INGESTOR_ALLOW_LOOPBACK: opts.allowLoopback },
-    { clients: rt.clients },
-  );
-  const server = createServer(
-    createPreviewListener(preview.handler, {
-      onError: (error) => logger.error('preview failed', { error: String(error) }),
-    }),
-  );
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    // Loopback only: the local endpoint is for the operator's own browser and the portal in development.
-    server.listen(port, '127.0.0.1', () => resolve());
-  });
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const served = await startLocalServePort(rt, { port, allowLoopback: opts.allowLoopback });
+  const { url } = served;
   process.stdout.write(`preview listening on ${url}/documents/{docId}\n`);
+  process.stdout.write(`OParl API over the mirror: ${served.systemUrl}\n`);
   opts.onListening?.(url);
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
@@ -39,8 +25,6 @@ export async function serveCommand(
     process.once('SIGTERM', stop);
     opts.signal?.addEventListener('abort', stop, { once: true });
   });
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  server.closeAllConnections();
-  await preview.close();
-  return { text: ['preview stopped'], json: { url, stopped: true } };
+  await served.close();
+  return { text: ['preview stopped'], json: { url, systemUrl: served.systemUrl, stopped: true } };
 }

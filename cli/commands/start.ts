@@ -1,12 +1,10 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { type FakeCouncil, startDemoCouncil } from '../../demo';
 import { resetEnvCache } from '../../shared/config/env';
 import type { FetchEvent } from '../../shared/fetch';
-import { createPreviewListener, createPreviewRuntime } from '../../shared/preview';
 import { getSourceItem, loadAllSources, putSourceItem } from '../../shared/store/sources';
 import type { LocalRuntime } from '../local/runtime';
+import { type LocalServePort, startLocalServePort } from '../local/serve-port';
 import { type CommandResult, EXIT_INTERRUPTED } from '../output';
 import { createProgress } from '../progress';
 import { createLocalDocumentPasses } from './documents-local';
@@ -87,7 +85,7 @@ export async function startCommand(
     },
   });
 
-  let preview: { url: string; close(): Promise<void> } | undefined;
+  let preview: LocalServePort | undefined;
   let firstCycle = firstStart;
   // Ctrl-C: the sync in progress ends at its next checkpoint and releases its lease (as `ingestor
   // sync`); no further message, pass or tick starts. A second Ctrl-C quits at once.
@@ -148,8 +146,9 @@ export async function startCommand(
   try {
     if (!opts.once) {
       // Before the first cycle, so that its summary links to a live preview.
-      preview = await startLocalPreview(rt, allowLoopback);
+      preview = await startLocalServePort(rt, { allowLoopback });
       say(`document preview on ${preview.url}/documents/{docId}`);
+      say(`OParl API over the mirror: ${preview.systemUrl}`);
     }
     await tickAndDrain();
     if (opts.once) {
@@ -189,30 +188,6 @@ export async function startCommand(
     await documents.close();
     await demo?.close();
   }
-}
-
-/** The preview endpoint (issue 9) on loopback, over the same core as the Lambda. */
-async function startLocalPreview(
-  rt: LocalRuntime,
-  allowLoopback: boolean,
-): Promise<{ url: string; close(): Promise<void> }> {
-  const runtime = await createPreviewRuntime(
-    { ...rt.env, INGESTOR_ALLOW_LOOPBACK: allowLoopback },
-    { clients: rt.clients },
-  );
-  const server = createServer(createPreviewListener(runtime.handler, {}));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
-      await runtime.close();
-    },
-  };
 }
 
 async function startDemoOnStablePort(): Promise<FakeCouncil> {

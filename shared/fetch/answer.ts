@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import { ROBOTS_MAX_BYTES } from '../robots/constants';
 import type { AttemptLog } from './attempt-log';
 import { abandonBody, openLimitedStream, parseContentLength, readBodyToBuffer } from './body';
-import { HTML_SNIFF_BYTES } from './constants';
+import { ERROR_PAGE_TIMEOUT_MS, HTML_SNIFF_BYTES } from './constants';
 import { RequestDeadline } from './deadline';
 import { FetchTimeoutError, HtmlInsteadOfFileError, RunDeadlineError } from './errors';
 import type { ExchangeResponse } from './exchange';
@@ -43,6 +43,14 @@ export function hopDeadline(plan: Plan, url: URL, nowMs: number): RequestDeadlin
 /** From the head on, every byte of an answer is under the body deadline — whatever the answer is. */
 export function armBodyDeadline(deadline: RequestDeadline, plan: Plan, url: URL): void {
   deadline.arm(plan.bodyTimeoutMs, () => new FetchTimeoutError(url.href, 'body', plan.bodyTimeoutMs));
+}
+
+/**
+ * The page of an error answer is diagnosis (a snippet): cut after ERROR_PAGE_TIMEOUT_MS, or earlier
+ * by the body deadline already armed — a tarpitted error page holds neither caller nor place.
+ */
+export function armErrorPageDeadline(deadline: RequestDeadline, url: URL): void {
+  deadline.arm(ERROR_PAGE_TIMEOUT_MS, () => new FetchTimeoutError(url.href, 'body', ERROR_PAGE_TIMEOUT_MS));
 }
 
 /** DOC-5: an HTML page where a file was expected (bot protection, login wall, error page). */

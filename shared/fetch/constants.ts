@@ -53,6 +53,14 @@ export const DEFAULT_BODY_TIMEOUT_MS: Readonly<Record<FetchPurpose, number>> = {
 };
 
 /**
+ * The page of an error answer (4xx/5xx) is read for diagnosis only (a snippet: gate pages, the error
+ * text): at most this long, whatever the purpose's body deadline. Callers answer by the status — a
+ * tarpitted error page (issue 13 (2)) must hold neither them (PRV-1: the preview's 5 s) nor, for
+ * minutes, the host's place (RATE-4).
+ */
+export const ERROR_PAGE_TIMEOUT_MS = 2_000;
+
+/**
  * ERR-1: attempts per fetch after network error, timeout or 5xx, and the pauses between them.
  * Files follow DOC-4 (retried by the caller's schedule, not within the run), robots.txt follows
  * ROB-7 (unreachable → deferred), a comparison request is sent exactly once (ID-4).

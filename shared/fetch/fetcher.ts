@@ -1,6 +1,13 @@
 import { performance } from 'node:perf_hooks';
 import { admit, waitError } from './admission';
-import { armBodyDeadline, finishBuffered, finishStreamed, hopDeadline, type ResponseHead } from './answer';
+import {
+  armBodyDeadline,
+  armErrorPageDeadline,
+  finishBuffered,
+  finishStreamed,
+  hopDeadline,
+  type ResponseHead,
+} from './answer';
 import { createAttemptLog } from './attempt-log';
 import { readSnippet } from './body';
 import { compareAfter403 } from './comparison';
@@ -186,6 +193,7 @@ export function createPoliteFetcher(deps: PoliteFetcherDeps): PoliteFetcher {
 
         if (!isSuccess(plan, status) && !plan.anyStatus) {
           const contentType = response.headers['content-type'];
+          armErrorPageDeadline(wire, url);
           const bodySnippet =
             plan.method === 'HEAD' ? '' : await readSnippet(response.body, ERROR_SNIPPET_BYTES);
           wire.disarm();

@@ -13,7 +13,12 @@ export function idHash(id: string): string {
 
 /** `mirror/<sourceId>/<type>/<sha256(id) first 40 hex>.json`, type = lower-case OParl type name. */
 export function mirrorKey(sourceId: string, type: string, id: string): string {
-  return `${MIRROR_PREFIX}/${sourceId}/${type}/${idHash(id)}.json`;
+  return mirrorKeyOfHash(sourceId, type, idHash(id));
+}
+
+/** The same key from the id hash alone (the index's sort key): what the API reads by. */
+export function mirrorKeyOfHash(sourceId: string, type: string, hash: string): string {
+  return `${MIRROR_PREFIX}/${sourceId}/${type}/${hash}.json`;
 }
 
 export function mirrorTypePrefix(sourceId: string, type: string): string {
@@ -23,4 +28,18 @@ export function mirrorTypePrefix(sourceId: string, type: string): string {
 /** State table partition of the mirror index of one source and type (see `store.ts`). */
 export function indexPartition(sourceId: string, type: string): string {
   return `MIRROR#${sourceId}#${type}`;
+}
+
+/**
+ * The API's list index (State table GSI `byBodyList`, shared/mirror-api): partition = one body's objects
+ * of one type, sort = commit time then id hash — so a list page with `modified_since`/`modified_until`
+ * is one Query, in a stable order. Only objects of a body carry it (the index is sparse).
+ */
+export function bodyListPartition(sourceId: string, bodyId: string, type: string): string {
+  return `${sourceId}#${idHash(bodyId)}#${type}`;
+}
+
+/** `<commit time ISO>#<id hash>`: ISO 8601 UTC strings of one width sort like the instants they name. */
+export function bodyListSort(committedAt: string, id: string): string {
+  return `${committedAt}#${idHash(id)}`;
 }

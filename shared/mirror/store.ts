@@ -2,7 +2,7 @@ import { GetObjectCommand, NoSuchKey, PutObjectCommand } from '@aws-sdk/client-s
 import { BatchGetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { IngestorError } from '../errors';
 import type { AwsClients } from '../store/clients';
-import { idHash, indexPartition, mirrorKey } from './keys';
+import { bodyListPartition, bodyListSort, idHash, indexPartition, mirrorKey } from './keys';
 import type { ChangeKind, MirrorIndexEntry, MirrorMeta, MirrorRecord } from './types';
 
 /**
@@ -192,11 +192,14 @@ export class MirrorStore {
   }
 
   /** The stored record, tombstones included (audit, purge). */
-  async read(sourceId: string, type: string, id: string): Promise<MirrorRecord | undefined> {
+  read(sourceId: string, type: string, id: string): Promise<MirrorRecord | undefined> {
+    return this.readKey(mirrorKey(sourceId, type, id));
+  }
+
+  /** The record under one S3 key (`mirrorKey`), tombstones included; absent = undefined. */
+  async readKey(key: string): Promise<MirrorRecord | undefined> {
     try {
-      const out = await this.clients.s3.send(
-        new GetObjectCommand({ Bucket: this.config.bucket, Key: mirrorKey(sourceId, type, id) }),
-      );
+      const out = await this.clients.s3.send(new GetObjectCommand({ Bucket: this.config.bucket, Key: key }));
       const text = await out.Body?.transformToString('utf-8');
       return text === undefined ? undefined : (JSON.parse(text) as MirrorRecord);
     } catch (err) {
@@ -278,13 +281,26 @@ export class MirrorStore {
     };
     if (write.modified !== undefined) entry.modified = write.modified;
     if (write.bodyId !== undefined) entry.bodyId = write.bodyId;
+    // The API's list index (GSI byBodyList, shared/mirror-api): a body's objects by type and commit time.
+    const listKeys =
+      write.bodyId === undefined || write.type === 'body'
+        ? {}
+        : {
+            apiList: bodyListPartition(write.sourceId, write.bodyId, write.type),
+            apiListSort: bodyListSort(write.fetchedAt, write.id),
+          };
     // Deterministic key and full value: repeating this write is harmless (idempotent). OPT-5: never over
     // an operator's mark — a takedown issued while this sync ran wins over its later writes.
     try {
       await this.clients.doc.send(
         new PutCommand({
           TableName: this.config.stateTable,
-          Item: { pk: indexPartition(write.sourceId, write.type), sk: idHash(write.id), ...entry },
+          Item: {
+            pk: indexPartition(write.sourceId, write.type),
+            sk: idHash(write.id),
+            ...entry,
+            ...listKeys,
+          },
           ConditionExpression: 'attribute_not_exists(takedown)',
         }),
       );

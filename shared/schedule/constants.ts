@@ -116,9 +116,12 @@ export const FILTER_NOT_HONOURED_INCREMENTAL_ONLY_DAYS = 30;
 
 /**
  * Lease a started sync holds on its source (SCH-5: one sync per source at a time). The sync function
- * renews it with every continuation (Lambda budget 15 min), so an expired lease means a dead run.
+ * renews it with every delivery it claims (Lambda budget 15 min), so an expired lease means a dead run.
+ * It outlasts the sync queue's visibility timeout (20 min) by 5 min: a message given back after a crash
+ * or a store outage comes again while its run still holds the source, instead of racing a planner tick
+ * that would start another run in its place (chaos bench, issue 13).
  */
-export const DEFAULT_LEASE_MINUTES = 20;
+export const DEFAULT_LEASE_MINUTES = 25;
 
 /** ERR-4 as a list for the rules page: 10, 20, 40, 80, 160, 320, 360. */
 export function sparingLadderMinutes(): number[] {

@@ -50,7 +50,9 @@ export function createTableInput(def: TableDefinition, name: string): CreateTabl
               { AttributeName: gsi.partitionKey, KeyType: 'HASH' as const },
               { AttributeName: gsi.sortKey, KeyType: 'RANGE' as const },
             ],
-            Projection: { ProjectionType: 'ALL' as const },
+            Projection: gsi.include
+              ? { ProjectionType: 'INCLUDE' as const, NonKeyAttributes: gsi.include }
+              : { ProjectionType: 'ALL' as const },
           })),
         }
       : {}),

@@ -7,7 +7,13 @@ export interface TableDefinition {
   logicalName: 'Sources' | 'State' | 'Documents';
   partitionKey: string;
   sortKey?: string;
-  globalIndexes: { indexName: string; partitionKey: string; sortKey: string }[];
+  globalIndexes: {
+    indexName: string;
+    partitionKey: string;
+    sortKey: string;
+    /** Non-key attributes the index holds (projection INCLUDE); absent = every attribute (ALL). */
+    include?: string[];
+  }[];
 }
 
 /** Sources: one item per source, edited by on-call (see shared/config/source.ts). */
@@ -24,8 +30,12 @@ export const SOURCES_TABLE: TableDefinition = {
  * index lives in partitions of its own, `pk` = `MIRROR#<sourceId>#<type>` (shared/mirror).
  * `byDue` lets the planner read only sources whose next decision is due (`dueShard` + `dueAt`);
  * `byLease` is sparse — only STATE items of running syncs carry `leaseShard` — so counting the running
- * syncs (SCH-5) reads a handful of items, not the table.
+ * syncs (SCH-5) reads a handful of items, not the table. `byBodyList` is sparse too — only mirror index
+ * items of a body's objects carry `apiList` (source, body, type) and `apiListSort` (commit time, id) —
+ * so one page of the OParl API over the mirror (shared/mirror-api) is one Query.
  */
+export const BODY_LIST_INDEX = 'byBodyList';
+
 export const STATE_TABLE: TableDefinition = {
   logicalName: 'State',
   partitionKey: 'pk',
@@ -33,6 +43,13 @@ export const STATE_TABLE: TableDefinition = {
   globalIndexes: [
     { indexName: 'byDue', partitionKey: 'dueShard', sortKey: 'dueAt' },
     { indexName: 'byLease', partitionKey: 'leaseShard', sortKey: 'leaseUntil' },
+    // Keys and two flags only: a page of 100 entries stays within 2 read units (issue 16).
+    {
+      indexName: BODY_LIST_INDEX,
+      partitionKey: 'apiList',
+      sortKey: 'apiListSort',
+      include: ['deleted', 'takedown'],
+    },
   ],
 };
 

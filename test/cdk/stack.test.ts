@@ -6,9 +6,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, DEFAULT_TAGS } from '../../infra/create-app';
 import { ESM_REQUIRE_BANNER, type IngestorFunction, PROJECT_ROOT } from '../../infra/ingestor-function';
 import { UPSTASH_URL_PLACEHOLDER } from '../../infra/settings';
-import { IngestorStack, MIRROR_PREFIXES, ROBOTS_PREFIX, SYNC_MAX_RECEIVE_COUNT } from '../../infra/stack';
+import {
+  IngestorStack,
+  MIRROR_PREFIXES,
+  ROBOTS_PREFIX,
+  SYNC_MAX_RECEIVE_COUNT,
+  SYNC_TIMEOUT,
+  SYNC_VISIBILITY_TIMEOUT,
+} from '../../infra/stack';
 import { STACK_OUTPUT_ENV } from '../../shared/config/stack-outputs';
 import { INCOMING_PREFIX } from '../../shared/documents/keys';
+import { DEFAULT_LEASE_MINUTES } from '../../shared/schedule';
 import { TABLES } from '../../shared/store/tables';
 import { cdkJsonContext, NO_BUNDLING, removeTempOutdirs, TEST_ENV, tempOutdir } from './support';
 
@@ -132,7 +140,10 @@ describe('DynamoDB tables (from shared/store/tables.ts)', () => {
             { AttributeName: index.partitionKey, KeyType: 'HASH' },
             { AttributeName: index.sortKey, KeyType: 'RANGE' },
           ],
-          Projection: { ProjectionType: 'ALL' },
+          // The API's list index projects keys and a few flags only (issue 16: read units per page).
+          Projection: index.include
+            ? { ProjectionType: 'INCLUDE', NonKeyAttributes: index.include }
+            : { ProjectionType: 'ALL' },
         });
       }
       // All key attributes are strings (the definitions have no other type).
@@ -229,6 +240,13 @@ describe('sync queue', () => {
     const syncTimeout = functionResource(stack.sync).Timeout as number;
     expect(syncTimeout).toBe(900);
     expect(queue.VisibilityTimeout as number).toBeGreaterThan(syncTimeout);
+  });
+
+  it('SCH-5: the sync lease outlasts the visibility timeout, so a given-back message finds its run still holding the source', () => {
+    const queue = template.findResources('AWS::SQS::Queue')[logicalId(stack.syncQueue)]?.Properties as Json;
+    expect(queue.VisibilityTimeout).toBe(SYNC_VISIBILITY_TIMEOUT.toSeconds());
+    expect(SYNC_TIMEOUT.toSeconds()).toBeLessThan(SYNC_VISIBILITY_TIMEOUT.toSeconds());
+    expect(DEFAULT_LEASE_MINUTES * 60 - SYNC_VISIBILITY_TIMEOUT.toSeconds()).toBeGreaterThanOrEqual(5 * 60);
   });
 
   it.each([

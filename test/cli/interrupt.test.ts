@@ -70,7 +70,7 @@ describe('sync at a terminal: a progress line, and Ctrl-C ends the run at a chec
         rt.env.STATE_TABLE,
         sourceId,
       );
-      // SCH-5: the 20-minute lease is not left behind; the planner may start the next run at once.
+      // SCH-5: the sync lease (DEFAULT_LEASE_MINUTES) is not left behind; the planner may start the next run at once.
       expect(state?.leaseRunId).toBeUndefined();
       expect(state?.leaseUntil).toBeUndefined();
       expect(state?.lastRun).toMatchObject({ trigger: 'manual', kind: 'full', complete: false, ok: true });

@@ -140,7 +140,7 @@ describe('state bookkeeping', () => {
       fullSyncInProgress: true,
       fullSyncLastWindowId: iso('2026-12-02 03:00'),
       fullSyncLastStartedAt: iso('2026-12-02 03:00'),
-      running: { kind: 'full', windowId: iso('2026-12-02 03:00'), leaseUntil: iso('2026-12-02 03:20') },
+      running: { kind: 'full', windowId: iso('2026-12-02 03:00'), leaseUntil: iso('2026-12-02 03:25') /* DEFAULT_LEASE_MINUTES */ },
     });
   });
 

@@ -56,7 +56,11 @@ export const risHtml = (): Corpus =>
     path.join('allris', 'allris_manifest.yml'),
   );
 
-export const ALL_CORPORA = [robotsConformance, oparlExamples, risHtml] as const;
+/** The OParl 1.1 JSON schemas (`fixtures/oparl-schema/`, one file per type, e.g. `Paper.json`). */
+export const oparlSchema = (): Corpus =>
+  corpus('OParl 1.1 JSON schemas', path.join('fixtures', 'oparl-schema'), 'System.json');
+
+export const ALL_CORPORA = [robotsConformance, oparlExamples, risHtml, oparlSchema] as const;
 
 /** Parsed OParl example, e.g. readOparlExample('mst-systems/Stadt Krefeld.json'). */
 export function readOparlExample(relativePath: string): unknown {

@@ -1,4 +1,4 @@
-import { HeadObjectCommand } from '@aws-sdk/client-s3';
+import { GetObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
 import type { IngestorEnv } from '../../../shared/config/env';
 import { resetUpstashCredentialsCache } from '../../../shared/config/secrets';
 import { createTestResolver } from '../../../shared/net';
@@ -60,6 +60,18 @@ async function answer(
   return { ...res, ms };
 }
 
+/** What a (presigned S3) URL serves; undefined unless 200. */
+async function bytesAt(url: string): Promise<Buffer | undefined> {
+  const res = await fetch(url);
+  if (res.status !== 200) return undefined;
+  return Buffer.from(await res.arrayBuffer());
+}
+
+async function storedBytes(d: Deployment, key: string): Promise<Buffer> {
+  const obj = await d.admin.s3.send(new GetObjectCommand({ Bucket: d.env.BUCKET, Key: key }));
+  return Buffer.from((await obj.Body?.transformToByteArray()) ?? []);
+}
+
 async function withStoredFiles(ctx: ScenarioContext, opts: { listed?: boolean } = {}) {
   const { council, d } = await syncedSource(ctx);
   // DOC-7: only listed bodies' documents are stored; the others are fetched on every opening (PRV-3).
@@ -114,9 +126,21 @@ export const PREVIEW_SCENARIOS: Scenario[] = [
       proxy.stall();
       const env = { UPSTASH_REDIS_REST_URL: proxy.url };
       const a = await openPreview(ctx, d, String(stored?.docId), '198.51.100.4', env);
-      ctx.notes.stored = { status: a.status, ms: Math.round(a.ms) };
-      ctx.check(a.status === 200, `a stored document answered ${a.status} with Redis unreachable`);
+      ctx.notes.stored = { status: a.status, ms: Math.round(a.ms), source: a.headers['x-preview-source'] };
+      // PRV-3: a stored copy is answered by a redirect to a presigned S3 URL (issue 19), never through Redis.
+      ctx.check(
+        a.status === 302 && a.headers['x-preview-source'] === 'stored',
+        `a stored document answered ${a.status} (${a.headers['x-preview-source'] ?? 'no source'}) with Redis unreachable, not a redirect to its stored copy`,
+      );
       ctx.check(a.ms <= 5_500, `a stored document took ${Math.round(a.ms)} ms`);
+      if (a.status === 302) {
+        const served = await bytesAt(String(a.headers.location));
+        const copy = await storedBytes(d, String(stored?.storedKey));
+        ctx.check(
+          served?.equals(copy) === true,
+          `the redirect's URL did not serve the stored copy (${served === undefined ? 'no answer' : `${served.length} of ${copy.length} bytes`})`,
+        );
+      }
       if (ctx.check(notStored !== undefined, 'every document was stored (the 503 case is not exercised)')) {
         const b = await openPreview(ctx, d, String(notStored?.docId), '198.51.100.4', env);
         ctx.notes.notStored = {

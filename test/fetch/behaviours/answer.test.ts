@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { createRunContext, HTML_SNIFF_BYTES } from '../../../shared/fetch';
-import { armBodyDeadline, hopDeadline, looksLikeHtml } from '../../../shared/fetch/answer';
+import { createRunContext, ERROR_PAGE_TIMEOUT_MS, HTML_SNIFF_BYTES } from '../../../shared/fetch';
+import {
+  armBodyDeadline,
+  armErrorPageDeadline,
+  hopDeadline,
+  looksLikeHtml,
+} from '../../../shared/fetch/answer';
 import { planFor } from '../../../shared/fetch/plan';
 
 /**
@@ -65,5 +70,19 @@ describe('HTML instead of a file (DOC-5)', () => {
     // Only the sniffed start counts.
     const late = Buffer.concat([Buffer.alloc(HTML_SNIFF_BYTES, 0x20), Buffer.from('<html>')]);
     expect(looksLikeHtml(undefined, late)).toBe(false);
+  });
+});
+
+describe('error pages (issue 13 (2))', () => {
+  it('the page of an error answer is cut after ERROR_PAGE_TIMEOUT_MS when the body deadline is longer', async () => {
+    const plan = planFor(url.href, { purpose: 'file', source, bodyTimeoutMs: 300_000 }, UA);
+    const deadline = hopDeadline(plan, url, Date.now());
+    armBodyDeadline(deadline, plan, url);
+    const started = Date.now();
+    armErrorPageDeadline(deadline, url);
+    const reason = await abortedWith(deadline.signal);
+    expect(reason).toMatchObject({ code: 'TIMEOUT', phase: 'body', timeoutMs: ERROR_PAGE_TIMEOUT_MS });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(ERROR_PAGE_TIMEOUT_MS - 50);
+    deadline.disarm();
   });
 });

@@ -1,0 +1,139 @@
+import { pathToFileURL } from 'node:url';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { idHash, MirrorStore } from '../shared/mirror';
+import { bodyKeyOf } from '../shared/oparl/body-fields';
+import { contentHash } from '../shared/oparl/objects';
+import { bodySk, SyncStateStore, sourcePartition } from '../shared/oparl/state';
+import { putSourceItem } from '../shared/store/sources';
+import { mapLimit } from '../shared/util/map-limit';
+import { serveApi } from '../test/mirror-api/support';
+import { startAwsTestbed } from '../test/support/aws';
+
+/**
+ * `npm run bench -- mirror-api`: the OParl API over a mirror holding one body with 20,000 papers
+ * (written straight into the mirror store on the local peers, as the sync writes them), served on
+ * loopback. Prints JSON: p50/p95 latency of a list page (100 objects: one index Query plus 100 S3
+ * reads) and of one object, and DynamoDB reads per list page (queries and the capacity units the
+ * peer reports). Goal (issue 16): one Query per page, ≤ 2 read units per page of 100 index entries.
+ */
+export interface MirrorApiBenchResult {
+  papers: number;
+  listPageMs: { p50: number; p95: number; samples: number };
+  objectMs: { p50: number; p95: number; samples: number };
+  perListPage: { queries: number; readUnits: number };
+  pagesWalked: number;
+}
+
+function quantile(values: number[], q: number): number {
+  const sorted = [...values].sort((x, y) => x - y);
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
+  return Math.round((sorted[index] ?? 0) * 10) / 10;
+}
+
+export async function runMirrorApiBench(
+  opts: { papers?: number; pages?: number; objects?: number; log?: (line: string) => void } = {},
+): Promise<MirrorApiBenchResult> {
+  const log = opts.log ?? ((line: string) => console.error(line));
+  const papers = opts.papers ?? 20_000;
+  const bed = await startAwsTestbed();
+  try {
+    const sourceId = 'bench-api';
+    const origin = 'https://ris-bench.test/oparl/v1';
+    const bodyId = `${origin}/body/1`;
+    await putSourceItem(bed.clients.doc, bed.env.SOURCES_TABLE, { sourceId, systemUrl: `${origin}/system` });
+    const state = new SyncStateStore(bed.clients, bed.env.STATE_TABLE, sourceId);
+    await state.upsertBody(
+      {
+        bodyKey: bodyKeyOf(bodyId),
+        id: bodyId,
+        name: 'Bench',
+        lists: {},
+        lastSeenAt: new Date().toISOString(),
+      },
+      'bench',
+    );
+    await bed.clients.doc.send(
+      new UpdateCommand({
+        TableName: bed.env.STATE_TABLE,
+        Key: { pk: sourcePartition(sourceId), sk: bodySk(bodyKeyOf(bodyId)) },
+        UpdateExpression: 'SET listed = :t',
+        ExpressionAttributeValues: { ':t': true },
+      }),
+    );
+    const mirror = new MirrorStore(bed.clients, { bucket: bed.env.BUCKET, stateTable: bed.env.STATE_TABLE });
+    const t0 = Date.parse('2024-01-01T00:00:00Z');
+    const ids = Array.from({ length: papers }, (_, i) => `${origin}/paper/${i + 1}`);
+    let written = 0;
+    await mapLimit(ids, 16, async (id, i) => {
+      const fetchedAt = new Date(t0 + i * 1000).toISOString();
+      const object = {
+        id,
+        type: 'https://schema.oparl.org/1.1/Paper',
+        body: bodyId,
+        name: `Vorlage ${i + 1}: Antrag der Fraktion zur Sanierung des Schulgebäudes`,
+        reference: `VO/${2024}/${i + 1}`,
+        date: '2024-01-01',
+        paperType: 'Antrag',
+        modified: fetchedAt,
+      };
+      await mirror.writeLive({
+        sourceId,
+        type: 'paper',
+        id,
+        object,
+        sourceUrl: `${origin}/body/1/paper`,
+        fetchedAt,
+        hash: contentHash(object),
+        bodyId,
+        modified: fetchedAt,
+      });
+      written += 1;
+      if (written % 5000 === 0) log(`mirror: ${written} papers written`);
+    });
+    const api = await serveApi(bed);
+    try {
+      const list = `${api.base}/oparl/v1/${sourceId}/body/${idHash(bodyId)}/paper?limit=100`;
+      const listMs: number[] = [];
+      const before = { ...api.reader.consumed };
+      let next: string | undefined = list;
+      let pages = 0;
+      while (next !== undefined && pages < (opts.pages ?? 100)) {
+        const t = performance.now();
+        const res = await fetch(next);
+        const page = (await res.json()) as { data: unknown[]; links: { next?: string } };
+        listMs.push(performance.now() - t);
+        if (page.data.length !== 100) throw new Error(`page ${pages + 1} held ${page.data.length} objects`);
+        pages += 1;
+        next = page.links.next;
+      }
+      const queries = api.reader.consumed.queries - before.queries;
+      const units = api.reader.consumed.capacityUnits - before.capacityUnits;
+      log(`list: ${pages} pages`);
+      const objectMs: number[] = [];
+      for (let i = 0; i < (opts.objects ?? 200); i += 1) {
+        const id = ids[Math.floor((i * 7919) % ids.length)] as string;
+        const t = performance.now();
+        const res = await fetch(`${api.base}/oparl/v1/${sourceId}/paper/${idHash(id)}`);
+        await res.text();
+        if (res.status !== 200) throw new Error(`object answered ${res.status}`);
+        objectMs.push(performance.now() - t);
+      }
+      return {
+        papers,
+        listPageMs: { p50: quantile(listMs, 0.5), p95: quantile(listMs, 0.95), samples: listMs.length },
+        objectMs: { p50: quantile(objectMs, 0.5), p95: quantile(objectMs, 0.95), samples: objectMs.length },
+        perListPage: { queries: queries / pages, readUnits: Math.round((units / pages) * 100) / 100 },
+        pagesWalked: pages,
+      };
+    } finally {
+      await new Promise<void>((resolve) => api.server.close(() => resolve()));
+      api.server.closeAllConnections();
+    }
+  } finally {
+    await bed.stop();
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  console.log(JSON.stringify(await runMirrorApiBench()));
+}

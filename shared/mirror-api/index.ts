@@ -1,0 +1,18 @@
+/** The OParl 1.1 API over the mirror (docs/mirror-api.md): URL scheme, rewriting, paging, reads, core. */
+export * from './constants';
+export * from './errors';
+export {
+  type ApiRequest,
+  type ApiResponse,
+  conditional,
+  createMirrorApiHandler,
+  etagOf,
+  type MirrorApiDeps,
+  type MirrorApiHandler,
+  servedLists,
+} from './handler';
+export { createMirrorApiListener, isApiPath } from './node-http';
+export * from './paging';
+export { isServed, MirrorReader, type MirrorReaderConfig, type SourceBody } from './reader';
+export { deletedStub, REFERENCES, type RewriteContext, rewriteObject } from './rewrite';
+export * from './urls';

@@ -1,0 +1,153 @@
+import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, PAGE_SIZE_MIN } from './constants';
+import { MirrorApiRequestError } from './errors';
+
+/**
+ * The paging decisions of a list (pure): what the query parameters ask for, which index range that is,
+ * and what one page shows. Order is stable — commit time, then id hash (`apiListSort`) — so a client
+ * walking `links.next` sees every object exactly once even while the mirror changes: a changed object
+ * moves to the end, where a later `modified_since` request finds it.
+ */
+export interface ListQuery {
+  limit: number;
+  /** ISO 8601 UTC (normalised), inclusive. */
+  modifiedSince?: string;
+  modifiedUntil?: string;
+  cursor?: ListCursor;
+}
+
+/** The opaque cursor: the sort key of the last entry the previous page evaluated and its page number. */
+export interface ListCursor {
+  after: string;
+  page: number;
+}
+
+function isoParam(params: URLSearchParams, name: string): string | undefined {
+  const raw = params.get(name);
+  if (raw === null) return undefined;
+  // OParl: an ISO 8601 date-time; a bare date is read as its midnight UTC.
+  const ms = Date.parse(raw);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(raw) || Number.isNaN(ms))
+    throw new MirrorApiRequestError(`${name} is not an ISO 8601 date-time: ${raw}`);
+  return new Date(ms).toISOString();
+}
+
+export function parseListQuery(params: URLSearchParams): ListQuery {
+  const rawLimit = params.get('limit');
+  let limit = PAGE_SIZE_DEFAULT;
+  if (rawLimit !== null) {
+    const n = Number(rawLimit);
+    if (!Number.isInteger(n) || n < 1)
+      throw new MirrorApiRequestError(`limit must be a positive integer: ${rawLimit}`);
+    // Out-of-range sizes are clamped, as OParl lets a server choose its page size.
+    limit = Math.min(PAGE_SIZE_MAX, Math.max(PAGE_SIZE_MIN, n));
+  }
+  const query: ListQuery = { limit };
+  const since = isoParam(params, 'modified_since');
+  const until = isoParam(params, 'modified_until');
+  if (since !== undefined) query.modifiedSince = since;
+  if (until !== undefined) query.modifiedUntil = until;
+  if (since !== undefined && until !== undefined && since > until)
+    throw new MirrorApiRequestError('modified_since is after modified_until');
+  const cursor = params.get('cursor');
+  if (cursor !== null) query.cursor = decodeCursor(cursor);
+  return query;
+}
+
+export function encodeCursor(cursor: ListCursor): string {
+  return Buffer.from(JSON.stringify([cursor.after, cursor.page]), 'utf8').toString('base64url');
+}
+
+export function decodeCursor(text: string): ListCursor {
+  try {
+    const value = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as unknown;
+    if (Array.isArray(value) && typeof value[0] === 'string' && Number.isInteger(value[1]) && value[1] > 1)
+      return { after: value[0], page: value[1] };
+  } catch {
+    // fall through
+  }
+  throw new MirrorApiRequestError('cursor is not one this API issued');
+}
+
+/** A filtered list shows deletions (OParl 1.1: `deleted: true`); an unfiltered one only live objects. */
+export function isFiltered(query: ListQuery): boolean {
+  return query.modifiedSince !== undefined || query.modifiedUntil !== undefined;
+}
+
+/** The sort-key range of the index Query (`apiListSort` between lo and hi, both inclusive). */
+export function sortRange(query: ListQuery): { lo?: string; hi?: string } {
+  const range: { lo?: string; hi?: string } = {};
+  if (query.modifiedSince !== undefined) range.lo = query.modifiedSince;
+  // `~` sorts after every hex digit: the whole of the last millisecond is included.
+  if (query.modifiedUntil !== undefined) range.hi = `${query.modifiedUntil}#~`;
+  return range;
+}
+
+export interface IndexRow {
+  sortKey: string;
+  deleted: boolean;
+  takedown: boolean;
+}
+
+export interface PageDecision<R extends IndexRow> {
+  /** Rows to show, in order (taken-down objects never; tombstones only in filtered lists). */
+  show: { row: R; asDeleted: boolean }[];
+  next?: ListCursor;
+  page: number;
+}
+
+/**
+ * `rows` = the Query's answer with Limit = `limit + 1`, so one extra row tells whether a next page
+ * exists without a second request. Hidden rows still count toward the page, so a page may show fewer
+ * than `limit` objects — OParl lets a client rely on `links.next` only, never on a page's length.
+ */
+export function decidePage<R extends IndexRow>(rows: R[], query: ListQuery): PageDecision<R> {
+  const filtered = isFiltered(query);
+  const page = query.cursor?.page ?? 1;
+  const onPage = rows.slice(0, query.limit);
+  const show = onPage
+    .filter((r) => !r.takedown && (filtered || !r.deleted))
+    .map((row) => ({ row, asDeleted: row.deleted }));
+  const last = onPage[onPage.length - 1];
+  return rows.length > query.limit && last
+    ? { show, next: { after: last.sortKey, page: page + 1 }, page }
+    : { show, page };
+}
+
+/** Paging of a small list held in memory (the bodies): the same cursor and order, by sort key. */
+export function pageInMemory<R extends IndexRow>(rows: R[], query: ListQuery): PageDecision<R> {
+  const { lo, hi } = sortRange(query);
+  const after = query.cursor?.after;
+  const selected = [...rows]
+    .sort((a, b) => (a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : 0))
+    .filter(
+      (r) =>
+        (lo === undefined || r.sortKey >= lo) &&
+        (hi === undefined || r.sortKey <= hi) &&
+        (after === undefined || r.sortKey > after),
+    );
+  return decidePage(selected.slice(0, query.limit + 1), query);
+}
+
+/** The list's `links` and `pagination` (OParl 1.1 §list): first, self, next; counts of this page. */
+export function listEnvelope(
+  selfUrl: string,
+  decision: Pick<PageDecision<IndexRow>, 'next' | 'page'>,
+  query: ListQuery,
+  data: unknown[],
+): Record<string, unknown> {
+  const base = new URL(selfUrl);
+  base.searchParams.delete('cursor');
+  base.searchParams.delete('limit');
+  if (query.limit !== PAGE_SIZE_DEFAULT) base.searchParams.set('limit', String(query.limit));
+  const links: Record<string, string> = { first: base.toString(), self: selfUrl };
+  if (decision.next) {
+    const next = new URL(base);
+    next.searchParams.set('cursor', encodeCursor(decision.next));
+    links.next = next.toString();
+  }
+  return {
+    data,
+    pagination: { elementsPerPage: query.limit, currentPage: decision.page },
+    links,
+  };
+}

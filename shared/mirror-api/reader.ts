@@ -1,0 +1,178 @@
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { bodyListPartition, idHash, indexPartition, MirrorStore, mirrorKeyOfHash } from '../mirror';
+import type { MirrorIndexEntry, MirrorRecord } from '../mirror/types';
+import { SyncStateStore } from '../oparl/state';
+import type { BodyRecord } from '../oparl/types';
+import type { AwsClients } from '../store/clients';
+import { loadAllSources } from '../store/sources';
+import { BODY_LIST_INDEX } from '../store/tables';
+import { BODIES_TTL_MS } from './constants';
+import { MirrorApiIndexMissingError } from './errors';
+import { type ListQuery, sortRange } from './paging';
+
+/**
+ * The API's reads (read-only, never a Scan of the State table): one index Query per list page on
+ * `byBodyList`, one GetItem per object, S3 for object bodies. The bodies of all sources — the one
+ * thing every request consults — are kept for BODIES_TTL_MS.
+ */
+export interface MirrorReaderConfig {
+  bucket: string;
+  tables: { sources: string; state: string };
+}
+
+export interface SourceBody {
+  sourceId: string;
+  body: BodyRecord;
+}
+
+/**
+ * A row of the `byBodyList` index as projected: keys and two flags only (so a page of 100 stays within
+ * 2 read units); the record's S3 key and commit time follow from the keys.
+ */
+export interface IndexRowItem {
+  pk: string;
+  /** The id hash. */
+  sk: string;
+  apiListSort: string;
+  deleted: boolean;
+  takedown?: unknown;
+}
+
+/** The commit time in an `apiListSort` (`<ISO>#<id hash>`). */
+export function committedAtOf(sortKey: string): string {
+  return sortKey.slice(0, sortKey.indexOf('#'));
+}
+
+export class MirrorReader {
+  private readonly mirror: MirrorStore;
+  private bodies: { at: number; value: Promise<SourceBody[]> } | undefined;
+  /** DynamoDB reads made (Query and GetItem), for the bench's read-units-per-page figure. */
+  readonly consumed = { queries: 0, capacityUnits: 0 };
+
+  constructor(
+    private readonly clients: Pick<AwsClients, 'doc' | 's3'>,
+    private readonly config: MirrorReaderConfig,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.mirror = new MirrorStore(clients, { bucket: config.bucket, stateTable: config.tables.state });
+  }
+
+  /**
+   * Every body of every source (listed or not: callers decide). The Sources table is a handful of
+   * config items; its Scan is the one the planner makes too, and is cached here.
+   */
+  allBodies(): Promise<SourceBody[]> {
+    const now = this.now();
+    if (!this.bodies || now - this.bodies.at > BODIES_TTL_MS) {
+      const value = this.loadBodies();
+      this.bodies = { at: now, value };
+      value.catch(() => {
+        if (this.bodies?.value === value) this.bodies = undefined;
+      });
+    }
+    return this.bodies.value;
+  }
+
+  private async loadBodies(): Promise<SourceBody[]> {
+    const sources = await loadAllSources(this.clients.doc, this.config.tables.sources);
+    const out: SourceBody[] = [];
+    for (const parsed of sources.parsed) {
+      if (!parsed.ok) continue;
+      const sourceId = parsed.source.sourceId;
+      const bodies = await new SyncStateStore(this.clients, this.config.tables.state, sourceId).getBodies();
+      for (const body of bodies) out.push({ sourceId, body });
+    }
+    return out;
+  }
+
+  /** The body a route names, only while it is served: listed (ONB-4), not taken down, not deleted. */
+  async servedBody(sourceId: string, bodyHash: string): Promise<BodyRecord | undefined> {
+    const all = await this.allBodies();
+    return all.find((b) => b.sourceId === sourceId && idHash(b.body.id) === bodyHash && isServed(b.body))
+      ?.body;
+  }
+
+  async indexEntry(sourceId: string, type: string, hash: string): Promise<MirrorIndexEntry | undefined> {
+    const out = await this.clients.doc.send(
+      new GetCommand({
+        TableName: this.config.tables.state,
+        Key: { pk: indexPartition(sourceId, type), sk: hash },
+        ReturnConsumedCapacity: 'TOTAL',
+      }),
+    );
+    this.count(out.ConsumedCapacity?.CapacityUnits);
+    return out.Item as MirrorIndexEntry | undefined;
+  }
+
+  /** One list page: a single Query, Limit = page size + 1 (the extra row tells whether more follow). */
+  async listPage(sourceId: string, bodyId: string, type: string, query: ListQuery): Promise<IndexRowItem[]> {
+    const { lo, hi } = sortRange(query);
+    const values: Record<string, unknown> = { ':p': bodyListPartition(sourceId, bodyId, type) };
+    let condition = 'apiList = :p';
+    if (lo !== undefined && hi !== undefined) {
+      condition += ' AND apiListSort BETWEEN :lo AND :hi';
+      values[':lo'] = lo;
+      values[':hi'] = hi;
+    } else if (lo !== undefined) {
+      condition += ' AND apiListSort >= :lo';
+      values[':lo'] = lo;
+    } else if (hi !== undefined) {
+      condition += ' AND apiListSort <= :hi';
+      values[':hi'] = hi;
+    }
+    const after = query.cursor?.after;
+    const out = await this.query(
+      new QueryCommand({
+        TableName: this.config.tables.state,
+        IndexName: BODY_LIST_INDEX,
+        KeyConditionExpression: condition,
+        ExpressionAttributeValues: values,
+        Limit: query.limit + 1,
+        ReturnConsumedCapacity: 'TOTAL',
+        ...(after === undefined
+          ? {}
+          : {
+              // The cursor's sort key ends in the id hash, which is the table's sort key: the whole start key.
+              ExclusiveStartKey: {
+                apiList: values[':p'],
+                apiListSort: after,
+                pk: indexPartition(sourceId, type),
+                sk: after.slice(after.lastIndexOf('#') + 1),
+              },
+            }),
+      }),
+    );
+    this.count(out.ConsumedCapacity?.CapacityUnits);
+    return (out.Items ?? []) as IndexRowItem[];
+  }
+
+  private async query(command: QueryCommand) {
+    try {
+      return await this.clients.doc.send(command);
+    } catch (err) {
+      const e = err as { name?: string; message?: string };
+      if (e.name === 'ValidationException' && /index/i.test(e.message ?? '')) {
+        throw new MirrorApiIndexMissingError(BODY_LIST_INDEX, err);
+      }
+      throw err;
+    }
+  }
+
+  read(entry: Pick<MirrorIndexEntry, 'sourceId' | 'type' | 'id'>): Promise<MirrorRecord | undefined> {
+    return this.mirror.read(entry.sourceId, entry.type, entry.id);
+  }
+
+  /** The record behind an index row: its S3 key is `mirror/<source>/<type>/<id hash>.json`. */
+  readByHash(sourceId: string, type: string, hash: string): Promise<MirrorRecord | undefined> {
+    return this.mirror.readKey(mirrorKeyOfHash(sourceId, type, hash));
+  }
+
+  private count(units: number | undefined): void {
+    this.consumed.queries += 1;
+    this.consumed.capacityUnits += units ?? 0;
+  }
+}
+
+export function isServed(body: BodyRecord): boolean {
+  return body.listed && body.takedown === undefined && body.deleted !== true;
+}

@@ -1,0 +1,114 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type FakeCouncil, startFakeCouncil } from '../../demo';
+import { createMirrorApiHandler, createMirrorApiListener, MirrorReader } from '../../shared/mirror-api';
+import { setBodyListed } from '../../shared/onboarding';
+import { putSourceItem } from '../../shared/store/sources';
+import { type Harness, harness, TestClock } from '../oparl/support';
+import type { AwsTestbed } from '../support/aws';
+
+export const T0 = Date.parse('2024-07-01T10:00:00+02:00');
+
+export interface ServedMirror {
+  council: FakeCouncil;
+  h: Harness;
+  clock: TestClock;
+  reader: MirrorReader;
+  /** `http://127.0.0.1:<port>` — the API lives under `/oparl/v1`. */
+  base: string;
+  systemUrl: string;
+  tables: { sources: string; state: string; documents: string };
+  close(): Promise<void>;
+}
+
+/** The API (real handler, node:http on loopback) over the local peers' tables and bucket. */
+export async function serveApi(
+  bed: AwsTestbed,
+  now: () => number = Date.now,
+): Promise<{ server: Server; reader: MirrorReader; base: string }> {
+  const reader = new MirrorReader(
+    bed.clients,
+    { bucket: bed.env.BUCKET, tables: { sources: bed.env.SOURCES_TABLE, state: bed.env.STATE_TABLE } },
+    now,
+  );
+  let listener: ReturnType<typeof createMirrorApiListener> | undefined;
+  const server = createServer((req, res) => listener?.(req, res));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  listener = createMirrorApiListener(createMirrorApiHandler({ reader, baseUrl: base }));
+  return { server, reader, base };
+}
+
+/**
+ * A real mirror behind the API: the fake council (two bodies; 45 papers, so paper lists page) fully
+ * synced by the real engine, the source stored, its first body listed (ONB-4) and the second not.
+ */
+export async function seedServedMirror(bed: AwsTestbed, prefix: string): Promise<ServedMirror> {
+  const clock = new TestClock(T0);
+  const council = await startFakeCouncil({
+    now: clock.now,
+    bodies: [
+      { name: 'Stadt Köln', shortName: 'Köln' },
+      { name: 'Gemeinde Weißenbrunn', shortName: 'Weißenbrunn' },
+    ],
+    objectsPerList: { paper: 45 },
+    pageSize: 10,
+  });
+  const h = harness(bed, council.systemUrl, clock, prefix);
+  await putSourceItem(bed.clients.doc, bed.env.SOURCES_TABLE, {
+    sourceId: h.source.sourceId,
+    systemUrl: council.systemUrl,
+    active: true,
+  });
+  const report = await h.sync('full');
+  if (!report.complete) throw new Error(`seed sync incomplete: ${JSON.stringify(report.failures)}`);
+  const tables = {
+    sources: bed.env.SOURCES_TABLE,
+    state: bed.env.STATE_TABLE,
+    documents: bed.env.DOCUMENTS_TABLE,
+  };
+  await setBodyListed(bed.clients.doc, tables, 'koeln', true, { sourceId: h.source.sourceId, by: 'test' });
+  const { server, reader, base } = await serveApi(bed);
+  return {
+    council,
+    h,
+    clock,
+    reader,
+    base,
+    systemUrl: `${base}/oparl/v1/system`,
+    tables,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await council.close();
+    },
+  };
+}
+
+export async function getJson(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Headers; json: Record<string, unknown> }> {
+  const res = await fetch(url, { headers });
+  const text = await res.text();
+  return {
+    status: res.status,
+    headers: res.headers,
+    json: text && res.status !== 304 ? JSON.parse(text) : {},
+  };
+}
+
+/** Every object of a list, following `links.next` to the end; also the number of pages read. */
+export async function walkList(url: string): Promise<{ objects: Record<string, unknown>[]; pages: number }> {
+  const objects: Record<string, unknown>[] = [];
+  let next: string | undefined = url;
+  let pages = 0;
+  while (next !== undefined) {
+    const page = await getJson(next);
+    if (page.status !== 200) throw new Error(`HTTP ${page.status} for ${next}`);
+    pages += 1;
+    objects.push(...(page.json.data as Record<string, unknown>[]));
+    next = (page.json.links as { next?: string }).next;
+  }
+  return { objects, pages };
+}

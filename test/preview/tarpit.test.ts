@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PREVIEW_MAX_WAIT_MS } from '../../shared/preview';
+import { routes, startTestServer, type TestServer } from '../fetch/support';
+import { open, type PreviewBed, putBody, putSource, recordFile, startPreviewBed } from './support';
+
+/**
+ * Issue 13 (2) and PRV-1 in the preview: a document whose server answers 500 at once and then trickles
+ * the error page (1 byte every 150 ms, 400 bytes) — a real loopback server, real time. The preview
+ * answers by the status; it must not wait for the error page, and the socket to the council must be
+ * closed within the 5 s budget (RATE-4: a socket outliving its budget keeps a place of the host).
+ */
+const TRICKLE_EVERY_MS = 150;
+const ERROR_PAGE_BYTES = 400;
+
+describe('PRV-1 / RATE-4: a tarpitted error answer in the preview (issue 13)', () => {
+  let bed: PreviewBed;
+  let council: TestServer;
+  let socketClosedAt: number | undefined;
+  const SOURCE = 'tarpit';
+  const BODY = 'https://ris-tarpit.test/oparl/v1/bodies/1';
+
+  beforeAll(async () => {
+    bed = await startPreviewBed();
+    council = await startTestServer(
+      routes({
+        '/files/1.pdf': (_req, res) => {
+          res.once('close', () => {
+            socketClosedAt = Date.now();
+          });
+          res.writeHead(500, { 'content-type': 'text/html' });
+          res.flushHeaders();
+          let sent = 0;
+          const timer = setInterval(() => {
+            if (res.destroyed || sent >= ERROR_PAGE_BYTES) {
+              clearInterval(timer);
+              if (!res.destroyed) res.end();
+              return;
+            }
+            res.write('x');
+            sent += 1;
+          }, TRICKLE_EVERY_MS);
+        },
+      }),
+    );
+    await putSource(bed, {
+      sourceId: SOURCE,
+      systemUrl: council.url('/oparl/v1/system', 'ris-tarpit.test'),
+    });
+    await putBody(bed, SOURCE, { id: BODY, listed: false });
+  }, 60_000);
+  afterAll(async () => {
+    await council?.close();
+    await bed?.close();
+  });
+
+  it('PRV-1 / RATE-4: a 500 whose body trickles is answered within the 5 s budget, and its socket is closed by then', async () => {
+    // prepare
+    const docId = await recordFile(bed, {
+      sourceId: SOURCE,
+      bodyId: BODY,
+      url: council.url('/files/1.pdf', 'ris-tarpit.test'),
+      listed: false,
+    });
+    // act
+    const started = Date.now();
+    const answer = await open(bed, docId, '203.0.113.77');
+    const tookMs = Date.now() - started;
+    // assess: the source's error page, in time; the council saw its socket closed within the budget
+    expect(council.callsTo('/files/1.pdf')).toHaveLength(1);
+    expect(answer.status).toBe(502);
+    expect(tookMs).toBeLessThan(PREVIEW_MAX_WAIT_MS);
+    await expect.poll(() => socketClosedAt, { timeout: PREVIEW_MAX_WAIT_MS }).toBeDefined();
+    expect((socketClosedAt ?? Number.POSITIVE_INFINITY) - started).toBeLessThan(PREVIEW_MAX_WAIT_MS);
+  }, 90_000);
+});
