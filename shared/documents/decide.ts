@@ -1,4 +1,5 @@
 import type { SourceConfig } from '../config/source';
+import { isTransientStatus } from '../fetch';
 import { documentsRest, isSpared } from '../schedule';
 import type { SourceScheduleState } from '../schedule/types';
 import {
@@ -105,8 +106,8 @@ export function classifyFailure(code: string, status?: number): FailureClass {
       return 'ladder';
     case 'HTTP_STATUS':
       if (status !== undefined && GONE_STATUSES.has(status)) return 'gone';
-      // 408 is the server's own timeout; 429 and 5xx are named in DOC-4.
-      if (status !== undefined && (status >= 500 || status === 429 || status === 408)) return 'ladder';
+      // DOC-4 names 429 and 5xx; 408 is the server's own timeout — the transient statuses.
+      if (status !== undefined && isTransientStatus(status)) return 'ladder';
       return 'weekly';
     default:
       // 403 and every other error: weekly, without end (DOC-4).

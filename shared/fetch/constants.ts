@@ -78,6 +78,21 @@ export const RETRY_PAUSES_MS: readonly number[] = [1_000, 2_000];
 export const MIN_HOST_INTERVAL_MS = 1_000;
 export const MAX_SOURCE_INTERVAL_MS = 30_000;
 
+/**
+ * 4xx statuses that say "not now" rather than "no": the server's own timeout and too many requests.
+ * With every 5xx they make the transient statuses (`isTransientStatus`).
+ */
+export const TRANSIENT_CLIENT_ERROR_STATUSES: ReadonlySet<number> = new Set([408, 429]);
+
+/**
+ * A status worth asking again later: 408, 429 and every 5xx. One set for every rule that reads it:
+ * retryable later (ERR-1 itself repeats only 5xx within the run), robots.txt unreachable rather than
+ * absent (ROB-7), a file on the short retry ladder rather than weekly (DOC-4).
+ */
+export function isTransientStatus(status: number): boolean {
+  return status >= 500 || TRANSIENT_CLIENT_ERROR_STATUSES.has(status);
+}
+
 /** RATE-8: a Retry-After is honoured up to 24 h. */
 export const RETRY_AFTER_CAP_MS = 24 * 60 * 60 * 1000;
 /** RATE-8: Retry-After counts on these statuses only. */

@@ -2,7 +2,7 @@
  * The deadlines of one request on the wire. Every deadline aborts the same controller: undici then
  * destroys the request or, once the head is there, its body — and with it the socket. Nothing of an
  * answer (error page, redirect, robots.txt, comparison) is read outside a deadline, so the socket
- * never outlives the host slot lease that counts it (RATE-4; see LEASE_MARGIN_MS in fetcher.ts).
+ * never outlives the host slot lease that counts it (RATE-4; see LEASE_MARGIN_MS in host-slot.ts).
  */
 
 /** setTimeout fires at once for delays beyond this (about 24.8 days). */

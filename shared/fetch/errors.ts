@@ -1,4 +1,5 @@
 import { IngestorError } from '../errors';
+import { isTransientStatus } from './constants';
 
 /**
  * Errors of the polite fetcher. Each has a stable `code` (logs, metrics, branching) and carries its
@@ -145,7 +146,7 @@ export class HttpStatusError extends FetchError {
     details: { retryAfterMs?: number; retryAt?: number; contentType?: string; bodySnippet?: string } = {},
   ) {
     super('HTTP_STATUS', url, `HTTP ${status} from ${url}`, {
-      retryable: status >= 500 || status === 408 || status === 429,
+      retryable: isTransientStatus(status),
       ...(details.retryAt === undefined ? {} : { retryAt: details.retryAt }),
     });
     this.status = status;
