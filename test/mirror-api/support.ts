@@ -4,7 +4,7 @@ import { type FakeCouncil, startFakeCouncil } from '../../demo';
 import { createMirrorApiHandler, createMirrorApiListener, MirrorReader } from '../../shared/mirror-api';
 import { setBodyListed } from '../../shared/onboarding';
 import { putSourceItem } from '../../shared/store/sources';
-import { type Harness, harness, TestClock } from '../oparl/support';
+import { type Harness, syncedTwoBodyCouncil, type TestClock } from '../oparl/support';
 import type { AwsTestbed } from '../support/aws';
 
 export const T0 = Date.parse('2024-07-01T10:00:00+02:00');
@@ -44,24 +44,10 @@ export async function serveApi(
  * synced by the real engine, the source stored, its first body listed (ONB-4) and the second not.
  */
 export async function seedServedMirror(bed: AwsTestbed, prefix: string): Promise<ServedMirror> {
-  const clock = new TestClock(T0);
-  const council = await startFakeCouncil({
-    now: clock.now,
-    bodies: [
-      { name: 'Stadt Köln', shortName: 'Köln' },
-      { name: 'Gemeinde Weißenbrunn', shortName: 'Weißenbrunn' },
-    ],
+  const { council, h, clock } = await syncedTwoBodyCouncil(bed, prefix, T0, {
     objectsPerList: { paper: 45 },
     pageSize: 10,
   });
-  const h = harness(bed, council.systemUrl, clock, prefix);
-  await putSourceItem(bed.clients.doc, bed.env.SOURCES_TABLE, {
-    sourceId: h.source.sourceId,
-    systemUrl: council.systemUrl,
-    active: true,
-  });
-  const report = await h.sync('full');
-  if (!report.complete) throw new Error(`seed sync incomplete: ${JSON.stringify(report.failures)}`);
   const tables = {
     sources: bed.env.SOURCES_TABLE,
     state: bed.env.STATE_TABLE,

@@ -1,6 +1,7 @@
 // Test-only helpers for the sync engine: a plain loopback port over undici (no robots, no pace — the
 // fake council has none either; the pace lives in the polite fetcher), a settable clock and a testbed.
 import { request } from 'undici';
+import { type FakeCouncil, type FakeCouncilOptions, startFakeCouncil } from '../../demo';
 import type { SourceConfig } from '../../shared/config/source';
 import type { SyncReport } from '../../shared/engine';
 import { syncTablesFromEnv } from '../../shared/engine';
@@ -12,6 +13,7 @@ import {
   type OParlGetOptions,
   type OParlResponse,
 } from '../../shared/oparl/ports';
+import { putSourceItem } from '../../shared/store/sources';
 import type { AwsTestbed } from '../support/aws';
 
 /** Thrown by the test port to simulate an instance killed mid-run (not a typed fetch failure). */
@@ -166,4 +168,34 @@ export async function liveMirror(h: Harness, types: readonly string[]): Promise<
     }
   }
   return out;
+}
+
+/**
+ * The demo council with two bodies (Köln, Weißenbrunn) on a settable clock, stored as an active source
+ * and fully synced by the real engine: the starting point of the takedown and mirror-API tests.
+ */
+export async function syncedTwoBodyCouncil(
+  bed: AwsTestbed,
+  prefix: string,
+  t0: number,
+  shape: Pick<FakeCouncilOptions, 'objectsPerList' | 'pageSize'>,
+): Promise<{ council: FakeCouncil; h: Harness; clock: TestClock }> {
+  const clock = new TestClock(t0);
+  const council = await startFakeCouncil({
+    now: clock.now,
+    bodies: [
+      { name: 'Stadt Köln', shortName: 'Köln' },
+      { name: 'Gemeinde Weißenbrunn', shortName: 'Weißenbrunn' },
+    ],
+    ...shape,
+  });
+  const h = harness(bed, council.systemUrl, clock, prefix);
+  await putSourceItem(bed.clients.doc, bed.env.SOURCES_TABLE, {
+    sourceId: h.source.sourceId,
+    systemUrl: council.systemUrl,
+    active: true,
+  });
+  const report = await h.sync('full');
+  if (!report.complete) throw new Error(`seed sync incomplete: ${JSON.stringify(report.failures)}`);
+  return { council, h, clock };
 }

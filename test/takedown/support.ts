@@ -7,7 +7,7 @@ import { MIRROR_TYPES, type MirrorIndexEntry } from '../../shared/mirror';
 import { listBodies } from '../../shared/onboarding';
 import { putSourceItem } from '../../shared/store/sources';
 import type { TakedownDeps } from '../../shared/takedown';
-import { type Harness, harness, TestClock } from '../oparl/support';
+import { type Harness, syncedTwoBodyCouncil, type TestClock } from '../oparl/support';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
 
 const T0 = Date.parse('2024-07-01T10:00:00+02:00');
@@ -30,24 +30,10 @@ export interface SeededSource {
  * the document cache names them.
  */
 export async function seedSyncedSource(bed: AwsTestbed, prefix: string): Promise<SeededSource> {
-  const clock = new TestClock(T0);
-  const council = await startFakeCouncil({
-    now: clock.now,
-    bodies: [
-      { name: 'Stadt Köln', shortName: 'Köln' },
-      { name: 'Gemeinde Weißenbrunn', shortName: 'Weißenbrunn' },
-    ],
+  const { council, h, clock } = await syncedTwoBodyCouncil(bed, prefix, T0, {
     objectsPerList: 3,
     pageSize: 5,
   });
-  const h = harness(bed, council.systemUrl, clock, prefix);
-  await putSourceItem(bed.clients.doc, bed.env.SOURCES_TABLE, {
-    sourceId: h.source.sourceId,
-    systemUrl: council.systemUrl,
-    active: true,
-  });
-  const report = await h.sync('full');
-  if (!report.complete) throw new Error(`seed sync incomplete: ${JSON.stringify(report.failures)}`);
   const deps = takedownDepsOf(bed);
   const rows = await listBodies(bed.clients.doc, deps.tables, h.source.sourceId);
   const bodies = rows.map((r) => ({ slug: r.slug, id: r.id }));
