@@ -1,5 +1,5 @@
 import { CRAWL_DELAY_CAP_MS, INTERVAL_NOTE_TTL_MS, MIN_INTERVAL_MS, PACE_MARGIN_MS } from './constants';
-import type { ReserveDecision, ReserveRequest, SlotStore, StoreHostState } from './store';
+import type { ReserveDecision, ReserveRequest, SlotStore, SlotToken, StoreHostState } from './store';
 import type { Clock } from './types';
 
 interface HostRecord {
@@ -37,21 +37,23 @@ export class LocalSlotStore implements SlotStore {
     const intervalMs = Math.max(callerInterval, noted, crawl) * this.intervalMultiplier;
 
     let sendAt = now + Math.max(0, req.notBeforeDelayMs);
+    if (rec.retryAfterUntilMs !== undefined) sendAt = Math.max(sendAt, rec.retryAfterUntilMs);
     // Re-timing this store's own latest slot (see ReserveRequest.retime): it stands in for that slot.
     const retiming = req.retime !== undefined && rec.lastSendAtMs === req.retime.next;
-    const ownLatest = rec.lastSendAtMs ?? Number.NEGATIVE_INFINITY;
-    if (this.intervalMultiplier > 1 && !retiming && (rec.mirroredSendAtMs ?? ownLatest) > ownLatest) {
-      // RATE-7, first send alone to a host this process last reached through Redis: continue on a grid
-      // of fallback intervals from that send. Processes that took turns on the host under Redis keep
-      // their distinct phases alone, instead of all starting over from the moment Redis failed.
-      const from = rec.mirroredSendAtMs!;
-      sendAt = from + Math.max(1, Math.ceil((sendAt - from) / intervalMs)) * intervalMs;
+    const phase =
+      this.intervalMultiplier > 1 ? this.phaseAnchor(rec, retiming ? req.retime : undefined) : undefined;
+    if (phase !== undefined) {
+      // RATE-7 alone on a host this process has sent to: stay on a grid of fallback intervals from its
+      // latest send (the last one paced through Redis at first). Processes that took turns on the host
+      // under Redis keep their distinct phases alone — also when every one of them resumes at once
+      // after the quiet minute (issue 13.6), and through an answer slower than an interval or a late
+      // wake-up, either of which would otherwise start the next send at "now", anybody's phase.
+      sendAt = phase + Math.max(1, Math.ceil((sendAt - phase) / intervalMs)) * intervalMs;
     } else {
       const last = this.lastKnownSend(rec, retiming);
       if (Number.isFinite(last)) sendAt = Math.max(sendAt, last + intervalMs);
+      if (retiming) sendAt = Math.max(sendAt, req.retime!.sendAt);
     }
-    if (retiming) sendAt = Math.max(sendAt, req.retime!.sendAt);
-    if (rec.retryAfterUntilMs !== undefined) sendAt = Math.max(sendAt, rec.retryAfterUntilMs);
 
     if (req.maxWaitMs !== undefined && sendAt - now > req.maxWaitMs) {
       return { kind: 'refused', freeInMs: sendAt - now, intervalMs };
@@ -120,6 +122,20 @@ export class LocalSlotStore implements SlotStore {
    */
   assumeAllHostsUsedAt(nowMs: number): void {
     this.allUsedAtMs = Math.max(this.allUsedAtMs, nowMs + PACE_MARGIN_MS);
+  }
+
+  /**
+   * Where this process's grid on a host starts in the fallback: a slot being re-timed (it was not
+   * used, so the grid goes on from its send time), else its latest send to the host, its own or one
+   * paced through Redis (both plus allowance); `undefined` for a host it has not sent to.
+   */
+  private phaseAnchor(rec: HostRecord, retime: SlotToken | undefined): number | undefined {
+    if (retime) return retime.sendAt;
+    const latest = Math.max(
+      rec.lastSendAtMs ?? Number.NEGATIVE_INFINITY,
+      rec.mirroredSendAtMs ?? Number.NEGATIVE_INFINITY,
+    );
+    return Number.isFinite(latest) ? latest : undefined;
   }
 
   private lastKnownSend(rec: HostRecord, withoutOwnLatest = false): number {
