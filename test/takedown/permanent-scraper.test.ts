@@ -1,9 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { listBodies } from '../../shared/onboarding';
 import { putSourceItem } from '../../shared/store/sources';
 import { purgeDeleted, tombstoneBody, tombstoneIds } from '../../shared/takedown';
 import { liveIds, type ScraperHarness, scraperHarness } from '../scraper/support';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
+import { corpusDescribe, risHtml } from '../support/corpora';
 import { type FakeRisHtml, startFakeRisHtml } from '../support/fake-ris-html';
 import { takedownDepsOf } from './support';
 
@@ -11,7 +12,10 @@ import { takedownDepsOf } from './support';
  * OPT-5 for a scraped source (no OParl API): the real scraper engine and polite fetcher (virtual
  * time) against the captured ALLRIS site on loopback, the real local DynamoDB/S3 peers.
  */
-describe('OPT-5: a takedown survives a purge for a scraped (ALLRIS) source', () => {
+/** The fake ALLRIS site serves captured pages (outside the repository): skipped without that corpus. */
+const withRisHtml = corpusDescribe(risHtml());
+
+withRisHtml('OPT-5: a takedown survives a purge for a scraped (ALLRIS) source', () => {
   let bed: AwsTestbed;
   let site: FakeRisHtml;
   const harnesses: ScraperHarness[] = [];
