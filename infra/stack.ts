@@ -44,7 +44,7 @@ import type { Construct } from 'constructs';
 import { STACK_OUTPUT_ENV, type StackOutputKey } from '../shared/config/stack-outputs';
 import { INCOMING_PREFIX } from '../shared/documents/keys';
 import { PREVIEW_STORED_REDIRECT_MAX_AGE_S } from '../shared/preview/constants';
-import { DOCUMENTS_TABLE, SOURCES_TABLE, STATE_TABLE, type TableDefinition } from '../shared/store/tables';
+import { DOCUMENTS_TABLE, SOURCES_TABLE, STATE_TABLE, type TableDefinition } from '../shared/store';
 import { FUNCTION_MEMORY_MB, SYNC_BATCH_SIZE } from './function-sizes';
 import { grantBucketPrefixes, grantTable } from './grants';
 import { IngestorFunction } from './ingestor-function';

@@ -1,6 +1,6 @@
 import { parseEnv } from '../../shared/config/env';
 import { DEFAULT_STACK_NAME } from '../../shared/config/stack-outputs';
-import { createAwsClients, destroyAwsClients } from '../../shared/store/clients';
+import { createAwsClients, destroyAwsClients } from '../../shared/store';
 import type { LocalRuntime } from '../local/runtime';
 import { requireSharedSlots } from './shared-slots';
 import { createCloudFormationClient, readStackEnv } from './stack-outputs';

@@ -90,7 +90,7 @@ import {
   WEEKDAY_DAY_START_HOUR,
 } from '../schedule/constants';
 import { MAX_IN_FLIGHT_PER_HOST, SHARED_STORE_RETRY_MS } from '../slots/constants';
-import { HOST_INTERVAL_REFRESH_MS } from '../sync/runtime';
+import { HOST_INTERVAL_REFRESH_MS } from '../sync';
 
 /**
  * Every number the published rules page (docs/abrufregeln.md) states, gathered from the constants the

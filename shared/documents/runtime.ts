@@ -2,9 +2,9 @@ import type { IngestorEnv } from '../config/env';
 import { upstashCredentials } from '../config/secrets';
 import { createPoliteFetcherFromEnv, type FetchEvent, type HostSlots } from '../fetch';
 import type { HostResolver } from '../net';
-import { logger } from '../observability/logger';
+import { logger } from '../observability';
 import { createHostSlotsFromEnv } from '../slots/from-env';
-import { type AwsClients, createAwsClients } from '../store/clients';
+import { type AwsClients, createAwsClients } from '../store';
 import type { DocumentsDeps } from './context';
 
 /**

@@ -14,7 +14,7 @@ import { createRunContext, type FetchOptions, fetchSourceOf, type PoliteFetcher 
 import { bodyFieldsOf } from '../oparl/body-fields';
 import { BODY_LIST_MAX_PAGES } from '../oparl/constants';
 import { parseOParlJson } from '../oparl/json';
-import { getSourceItem, putSourceItem } from '../store/sources';
+import { getSourceItem, putSourceItem } from '../store';
 
 /**
  * ONB-2 / ONB-3: adding a source. First the check — robots.txt (the polite fetcher asks it before the

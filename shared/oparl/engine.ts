@@ -44,9 +44,9 @@ import {
   MirrorStore,
   type MirrorWrite,
 } from '../mirror';
-import type { AwsClients } from '../store/clients';
+import type { AwsClients } from '../store';
 import { TakedownGuard } from '../takedown/guard';
-import { mapLimit } from '../util/map-limit';
+import { mapLimit } from '../util';
 import { bodyFieldsOf, bodyKeyOf } from './body-fields';
 import {
   BODY_LIST_MAX_PAGES,

@@ -7,16 +7,17 @@ import { decideSource, initialScheduleState, markSyncStarted, planSyncSlots } fr
 import type { ScheduleSettings, SourceDecision, SourceScheduleState } from '../schedule/types';
 import {
   acquireSyncLease,
+  idOf,
   listLeasedSourceStates,
   listSourceStates,
   listStateSourceIds,
+  loadAllSources,
   patchSourceState,
   releaseSyncLease,
   type SourceStateItem,
-} from '../store/source-state';
-import { idOf, loadAllSources } from '../store/sources';
-import type { SyncMessage } from '../sync/message';
-import { mapLimit } from '../util/map-limit';
+} from '../store';
+import type { SyncMessage } from '../sync';
+import { mapLimit } from '../util';
 
 /**
  * One planner tick: load config and state, decide per source (pure, shared/schedule), take the leases

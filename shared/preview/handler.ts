@@ -13,8 +13,7 @@ import { type FetchStreamResult, HttpStatusError, type PoliteFetcher } from '../
 import { idHash, indexPartition } from '../mirror/keys';
 import { documentsRest, isSpared } from '../schedule';
 import type { SourceScheduleState } from '../schedule/types';
-import { getSourceState } from '../store/source-state';
-import { loadSource } from '../store/sources';
+import { getSourceState, loadSource } from '../store';
 import { TakedownRegistry } from '../takedown/registry';
 import {
   PREVIEW_CONTEXT_TTL_MS,

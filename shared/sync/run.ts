@@ -11,16 +11,17 @@ import type {
   SourceScheduleState,
   SyncKind,
 } from '../schedule/types';
-import { StoreUnavailableError, storeOutageOf } from '../store/outage';
 import {
   claimSyncRun,
   getSourceState,
+  loadSource,
   patchSourceState,
   releaseSyncClaim,
   releaseSyncLease,
+  StoreUnavailableError,
   type SyncRunClaim,
-} from '../store/source-state';
-import { loadSource } from '../store/sources';
+  storeOutageOf,
+} from '../store';
 import { type DuplicateKind, duplicateDelivery } from './duplicate';
 import type { SyncMessage } from './message';
 

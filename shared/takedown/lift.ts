@@ -4,7 +4,7 @@ import { MirrorStore } from '../mirror';
 import { idHash, indexPartition } from '../mirror/keys';
 import { MIRROR_TYPES } from '../mirror/types';
 import { resolveBody } from '../onboarding/bodies';
-import { loadAllSources } from '../store/sources';
+import { loadAllSources } from '../store';
 import { TakedownError } from './errors';
 import { TakedownRegistry, type TakedownScope } from './registry';
 import { type DocumentMatch, forMatchingDocuments, type TakedownDeps } from './tombstone';
