@@ -1,8 +1,8 @@
 import { pathToFileURL } from 'node:url';
 import { startFakeCouncil } from '../demo';
 import { FUNCTION_MEMORY_MB, SYNC_BATCH_SIZE } from '../infra/function-sizes';
-import { REQUEST_INTERVAL_MIN_SECONDS, SCRAPER_DEFAULT_INTERVAL_SECONDS } from '../shared/config/source';
-import { DEL_SERVER_SPACING_MS, HOSTS_IN_PARALLEL, PHO_RECHECK_MS } from '../shared/documents/constants';
+import { REQUEST_INTERVAL_MIN_SECONDS, SCRAPER_DEFAULT_INTERVAL_SECONDS } from '../shared/config';
+import { DEL_SERVER_SPACING_MS, HOSTS_IN_PARALLEL, PHO_RECHECK_MS } from '../shared/documents';
 import { logger, logRequestEvent, MetricsBuffer } from '../shared/observability';
 import { plannerTick } from '../shared/planner';
 import { simulateCadence } from '../shared/schedule';

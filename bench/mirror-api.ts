@@ -2,7 +2,7 @@ import { pathToFileURL } from 'node:url';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { bodySk, contentHash, SyncStateStore, sourcePartition } from '../shared/engine';
 import { idHash, MirrorStore } from '../shared/mirror';
-import { bodyKeyOf } from '../shared/oparl/body-fields';
+import { bodyKeyOf } from '../shared/oparl';
 import { putSourceItem } from '../shared/store';
 import { mapLimit } from '../shared/util';
 import { serveApi } from '../test/mirror-api/support';

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { type IngestorEnv, parseEnv } from '../shared/config/env';
+import { type IngestorEnv, parseEnv } from '../shared/config';
 import {
   type AwsClients,
   createAwsClients,

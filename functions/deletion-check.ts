@@ -1,6 +1,5 @@
 import type { Context } from 'aws-lambda';
-import { env } from '../shared/config/env';
-import { warmRuntime } from '../shared/config/warm-runtime';
+import { env, warmRuntime } from '../shared/config';
 import { createDocumentsRuntime, type DeletionReport, runDeletionCheck } from '../shared/documents';
 import { logger } from '../shared/observability';
 

@@ -1,4 +1,4 @@
-import { env } from '../shared/config/env';
+import { env } from '../shared/config';
 import { emitPlannerMetrics, logger } from '../shared/observability';
 import { type PlannerDeps, type PlannerTickResult, plannerTick } from '../shared/planner';
 import { DEFAULT_LEASE_MINUTES, scheduleSettingsFromEnv } from '../shared/schedule';

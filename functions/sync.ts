@@ -1,6 +1,5 @@
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { env } from '../shared/config/env';
-import { warmRuntime } from '../shared/config/warm-runtime';
+import { env, warmRuntime } from '../shared/config';
 import type { SyncRunResult } from '../shared/sync';
 import {
   createSyncRuntime,

@@ -5,12 +5,12 @@ import {
   SendMessageCommand,
 } from '@aws-sdk/client-sqs';
 import { SYNC_TIMEOUT, SYNC_VISIBILITY_TIMEOUT } from '../../infra/stack';
-import type { IngestorEnv } from '../../shared/config/env';
-import { resetUpstashCredentialsCache } from '../../shared/config/secrets';
+import type { IngestorEnv } from '../../shared/config';
+import { resetUpstashCredentialsCache } from '../../shared/config';
 import { createTestResolver } from '../../shared/net';
 import { type PlannerTickResult, plannerTick } from '../../shared/planner';
+import type { SourceScheduleState } from '../../shared/schedule';
 import { DEFAULT_LEASE_MINUTES, scheduleSettingsFromEnv } from '../../shared/schedule';
-import type { SourceScheduleState } from '../../shared/schedule/types';
 import {
   type AwsClients,
   createAwsClients,

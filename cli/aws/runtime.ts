@@ -1,5 +1,4 @@
-import { parseEnv } from '../../shared/config/env';
-import { DEFAULT_STACK_NAME } from '../../shared/config/stack-outputs';
+import { DEFAULT_STACK_NAME, parseEnv } from '../../shared/config';
 import { createAwsClients, destroyAwsClients } from '../../shared/store';
 import type { LocalRuntime } from '../local/runtime';
 import { requireSharedSlots } from './shared-slots';

@@ -1,6 +1,6 @@
 import { scheduleStateOf } from '../../shared/planner';
+import type { SourceScheduleState } from '../../shared/schedule';
 import { decideSource, initialScheduleState, scheduleSettingsFromEnv } from '../../shared/schedule';
-import type { SourceScheduleState } from '../../shared/schedule/types';
 import { getSourceState, loadSource, requestManualSync } from '../../shared/store';
 import type { LocalRuntime } from '../local/runtime';
 import { type CommandResult, UsageError } from '../output';

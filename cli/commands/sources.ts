@@ -1,6 +1,6 @@
-import type { SourceItem } from '../../shared/config/source';
-import { parseSourceItem } from '../../shared/config/source';
-import { applyToHostSiblings, hostWideAssignments } from '../../shared/onboarding/host-knobs';
+import type { SourceItem } from '../../shared/config';
+import { parseSourceItem } from '../../shared/config';
+import { applyToHostSiblings, hostWideAssignments } from '../../shared/onboarding';
 import { getSourceItem, getSourceState, loadAllSources, putSourceItem } from '../../shared/store';
 import type { LocalRuntime } from '../local/runtime';
 import { type CommandResult, UsageError } from '../output';

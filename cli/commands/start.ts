@@ -1,6 +1,6 @@
 import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { type FakeCouncil, startDemoCouncil } from '../../demo';
-import { resetEnvCache } from '../../shared/config/env';
+import { resetEnvCache } from '../../shared/config';
 import type { FetchEvent } from '../../shared/fetch';
 import { getSourceItem, loadAllSources, putSourceItem } from '../../shared/store';
 import type { LocalRuntime } from '../local/runtime';

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { parseSourceItem, type SourceConfig, sourceIdFromUrl } from '../../shared/config/source';
+import { parseSourceItem, type SourceConfig, sourceIdFromUrl } from '../../shared/config';
 import { scheduleStateOf } from '../../shared/planner';
+import type { SourceScheduleState } from '../../shared/schedule';
 import {
   DEFAULT_LEASE_MINUTES,
   decideSource,
   markSyncStarted,
   scheduleSettingsFromEnv,
 } from '../../shared/schedule';
-import type { SourceScheduleState } from '../../shared/schedule/types';
 import { acquireSyncLease, getSourceState, loadAllSources, putSourceItem } from '../../shared/store';
 import type { SyncMessage } from '../../shared/sync';
 import { createSyncRuntime, runSyncMessage } from '../../shared/sync';

@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { type IngestorEnv, parseEnv } from '../../shared/config/env';
+import { type IngestorEnv, parseEnv } from '../../shared/config';
 import { IngestorError } from '../../shared/errors';
 import { type AwsClients, createAwsClients, destroyAwsClients, provisionLocal } from '../../shared/store';
 

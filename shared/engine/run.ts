@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import type { IngestorEnv } from '../config/env';
+import type { IngestorEnv } from '../config';
 import type { EngineReport } from '../sync';
 import { ZONE } from './constants';
 import { robotsForbadeAll } from './failure';

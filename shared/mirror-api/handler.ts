@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type BodyRecord, isRecord, LIST_CATALOGUE, type ListName } from '../engine';
-import { bodyListSort, idHash } from '../mirror/keys';
-import type { MirrorRecord } from '../mirror/types';
+import type { MirrorRecord } from '../mirror';
+import { bodyListSort, idHash } from '../mirror';
 import { mapLimit } from '../util';
 import { LIST_MAX_AGE_S, OBJECT_MAX_AGE_S, OBJECT_READ_CONCURRENCY, OPARL_VERSION_URL } from './constants';
 import { MirrorApiIndexMissingError, MirrorApiRequestError } from './errors';

@@ -1,7 +1,7 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { type BodyRecord, SyncStateStore } from '../engine';
+import type { MirrorIndexEntry, MirrorRecord } from '../mirror';
 import { bodyListPartition, idHash, indexPartition, MirrorStore, mirrorKeyOfHash } from '../mirror';
-import type { MirrorIndexEntry, MirrorRecord } from '../mirror/types';
 import type { AwsClients } from '../store';
 import { BODY_LIST_INDEX, loadAllSources } from '../store';
 import { BODIES_TTL_MS } from './constants';

@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { SourceScheduleState } from '../schedule/types';
+import type { SourceScheduleState } from '../schedule';
 import { listSourceStates, loadAllSources } from '../store';
 import { DIMENSIONS, METRICS } from './constants';
 import { type MetricsBuffer, metrics as processMetrics } from './metrics';

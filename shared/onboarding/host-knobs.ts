@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { SourceItem } from '../config/source';
+import type { SourceItem } from '../config';
 import { loadAllSources, putSourceItem } from '../store';
 
 /**

@@ -1,4 +1,4 @@
-import type { SourceConfig } from '../config/source';
+import type { SourceConfig } from '../config';
 import {
   type BodyRecord,
   berlinDate,
@@ -45,7 +45,7 @@ import {
   type MirrorWrite,
 } from '../mirror';
 import type { AwsClients } from '../store';
-import { TakedownGuard } from '../takedown/guard';
+import { TakedownGuard } from '../takedown';
 import { mapLimit } from '../util';
 import { bodyFieldsOf, bodyKeyOf } from './body-fields';
 import {

@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { salvageSourcePace } from '../config/source';
+import { salvageSourcePace } from '../config';
 import type { SourcesLoad } from '../store';
 import { getSourceState } from '../store';
 import { mapLimit } from '../util';

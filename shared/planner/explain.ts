@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { ScheduleSettings, SourceScheduleState } from '../schedule';
 import { decideSource, sparedUntil } from '../schedule';
-import type { ScheduleSettings, SourceScheduleState } from '../schedule/types';
 import { listSourceStates, loadAllSources } from '../store';
 import { scheduleStateOf } from './tick';
 

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { ParsedSource, SourceConfig } from '../config/source';
+import type { ParsedSource, SourceConfig } from '../config';
 import { paceOf } from '../pace';
+import type { ScheduleSettings, SourceDecision, SourceScheduleState } from '../schedule';
 import { decideSource, initialScheduleState, markSyncStarted, planSyncSlots } from '../schedule';
-import type { ScheduleSettings, SourceDecision, SourceScheduleState } from '../schedule/types';
 import {
   acquireSyncLease,
   idOf,

@@ -1,9 +1,9 @@
-import type { IngestorEnv } from '../config/env';
-import { upstashCredentials } from '../config/secrets';
+import type { IngestorEnv } from '../config';
+import { upstashCredentials } from '../config';
 import type { FetchEvent } from '../fetch';
 import type { HostResolver } from '../net';
 import { logger } from '../observability';
-import { createSlotRedisClient } from '../slots/from-env';
+import { createSlotRedisClient } from '../slots';
 import type { AwsClients } from '../store';
 import { createFetchRuntime } from '../sync';
 import { createPreviewHandler, type PreviewDeps, type PreviewHandler } from './handler';

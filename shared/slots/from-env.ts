@@ -1,5 +1,5 @@
 import { Redis } from '@upstash/redis';
-import type { IngestorEnv } from '../config/env';
+import type { IngestorEnv } from '../config';
 import { logSlotEvent } from '../observability';
 import { createHostSlots, type HostSlotsOptions, type PacedHostSlots } from './host-slots';
 

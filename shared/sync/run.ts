@@ -1,16 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { SourceConfig } from '../config/source';
+import type { SourceConfig } from '../config';
 import { isIngestorError } from '../errors';
+import type { FailureKind, RunOutcome, ScheduleSettings, SourceScheduleState, SyncKind } from '../schedule';
 import { applyRunOutcome, initialScheduleState } from '../schedule';
-import type {
-  FailureKind,
-  RunOutcome,
-  ScheduleSettings,
-  SourceScheduleState,
-  SyncKind,
-} from '../schedule/types';
 import {
   claimSyncRun,
   getSourceState,

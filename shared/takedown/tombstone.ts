@@ -1,8 +1,7 @@
 import { QueryCommand, type QueryCommandOutput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { embeddedObjects, isRecord, sourcePartition } from '../engine';
-import { MirrorStore } from '../mirror';
-import { MIRROR_TYPES, type MirrorIndexEntry } from '../mirror/types';
-import { resolveBody } from '../onboarding/bodies';
+import { MIRROR_TYPES, type MirrorIndexEntry, MirrorStore } from '../mirror';
+import { resolveBody } from '../onboarding';
 import type { AwsClients } from '../store';
 import { loadAllSources } from '../store';
 import { TakedownError } from './errors';
