@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../support/corpora';
+import { sourceFiles } from '../support/source-files';
 
 /**
  * Front doors (issue 15): outside a folder of shared/, production code imports only the folder's
@@ -15,22 +16,7 @@ const SHARED = path.join(repoRoot, 'shared');
 const ENFORCED = readdirSync(SHARED, { withFileTypes: true })
   .filter((e) => e.isDirectory())
   .map((e) => e.name);
-const SOURCE = /\.(?:[cm]?ts|tsx)$/;
 const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\brequire\s*\(\s*)(['"])([^'"]+)\1/g;
-
-function sourceFiles(dir: string): string[] {
-  let entries: import('node:fs').Dirent[];
-  try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return [];
-  }
-  return entries.flatMap((e) => {
-    const full = path.join(dir, e.name);
-    if (e.isDirectory()) return e.name === 'node_modules' ? [] : sourceFiles(full);
-    return SOURCE.test(e.name) ? [full] : [];
-  });
-}
 
 /** The shared/ folder a path lies in (`store` for shared/store/x.ts), or undefined outside shared/. */
 function sharedFolderOf(target: string): string | undefined {
