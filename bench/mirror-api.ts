@@ -2,9 +2,9 @@ import { pathToFileURL } from 'node:url';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { bodySk, contentHash, SyncStateStore, sourcePartition } from '../shared/engine';
 import { idHash, MirrorStore } from '../shared/mirror';
-import { bodyKeyOf } from '../shared/oparl/body-fields';
-import { putSourceItem } from '../shared/store/sources';
-import { mapLimit } from '../shared/util/map-limit';
+import { bodyKeyOf } from '../shared/oparl';
+import { putSourceItem } from '../shared/store';
+import { mapLimit } from '../shared/util';
 import { serveApi } from '../test/mirror-api/support';
 import { startAwsTestbed } from '../test/support/aws';
 

@@ -1,8 +1,8 @@
 import { pathToFileURL } from 'node:url';
 import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { type PlannerCache, type PlannerDeps, plannerTick } from '../shared/planner/tick';
+import { type PlannerCache, type PlannerDeps, plannerTick } from '../shared/planner';
 import { DEFAULT_SCHEDULE_SETTINGS } from '../shared/schedule';
-import type { AwsClients } from '../shared/store/clients';
+import type { AwsClients } from '../shared/store';
 import { startRemotePeers } from './support';
 
 /**

@@ -1,6 +1,6 @@
 import { pathToFileURL } from 'node:url';
 import { startFakeCouncil } from '../demo';
-import { DocumentsStore } from '../shared/documents/store';
+import { DocumentsStore } from '../shared/documents';
 import {
   fileRequests,
   followStored,

@@ -1,8 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { type IngestorEnv, parseEnv } from '../shared/config/env';
-import { type AwsClients, createAwsClients, destroyAwsClients } from '../shared/store/clients';
-import { type ProvisionedLocal, provisionLocal } from '../shared/store/provision';
+import { type IngestorEnv, parseEnv } from '../shared/config';
+import {
+  type AwsClients,
+  createAwsClients,
+  destroyAwsClients,
+  type ProvisionedLocal,
+  provisionLocal,
+} from '../shared/store';
 
 /** Local AWS peers in a child process (see peers-process.ts), provisioned, with clients in this one. */
 export interface RemotePeers {

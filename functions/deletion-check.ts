@@ -1,8 +1,7 @@
 import type { Context } from 'aws-lambda';
-import { env } from '../shared/config/env';
-import { warmRuntime } from '../shared/config/warm-runtime';
+import { env, warmRuntime } from '../shared/config';
 import { createDocumentsRuntime, type DeletionReport, runDeletionCheck } from '../shared/documents';
-import { logger } from '../shared/observability/logger';
+import { logger } from '../shared/observability';
 
 /** Deletion-check Lambda (hourly): SPEC DEL-1 … DEL-5, RATE-6, B-1. One pass per invocation. */
 export const BUDGET_RESERVE_MS = 2 * 60_000;

@@ -1,8 +1,7 @@
 import type { Context } from 'aws-lambda';
-import { env } from '../shared/config/env';
-import { warmRuntime } from '../shared/config/warm-runtime';
+import { env, warmRuntime } from '../shared/config';
 import { createDocumentsRuntime, type FilesPassReport, runFilesPass } from '../shared/documents';
-import { logger } from '../shared/observability/logger';
+import { logger } from '../shared/observability';
 
 /**
  * Files Lambda (hourly, EventBridge Scheduler): the document cache and text extraction

@@ -1,8 +1,7 @@
 import type { Context } from 'aws-lambda';
-import { env } from '../shared/config/env';
-import { warmRuntime } from '../shared/config/warm-runtime';
+import { env, warmRuntime } from '../shared/config';
 import { createDocumentsRuntime, type PhotosReport, runPhotosPass } from '../shared/documents';
-import { logger } from '../shared/observability/logger';
+import { logger } from '../shared/observability';
 
 /** Photos Lambda (Mondays 03:00 Europe/Berlin): SPEC PHO-1 … PHO-3. One pass per invocation. */
 export const BUDGET_RESERVE_MS = 60_000;

@@ -1,9 +1,8 @@
-import { env } from '../shared/config/env';
-import { logger } from '../shared/observability/logger';
-import { emitPlannerMetrics } from '../shared/observability/planner-metrics';
-import { type PlannerDeps, type PlannerTickResult, plannerTick } from '../shared/planner/tick';
+import { env } from '../shared/config';
+import { emitPlannerMetrics, logger } from '../shared/observability';
+import { type PlannerDeps, type PlannerTickResult, plannerTick } from '../shared/planner';
 import { DEFAULT_LEASE_MINUTES, scheduleSettingsFromEnv } from '../shared/schedule';
-import { createAwsClients } from '../shared/store/clients';
+import { createAwsClients } from '../shared/store';
 
 /** Planner Lambda (EventBridge Scheduler, every minute): decide, lease, enqueue. It never fetches. */
 let deps: PlannerDeps | undefined;

@@ -1,9 +1,8 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { LambdaFunctionURLEvent } from 'aws-lambda';
-import { env } from '../shared/config/env';
-import { warmRuntime } from '../shared/config/warm-runtime';
-import { logger } from '../shared/observability/logger';
+import { env, warmRuntime } from '../shared/config';
+import { logger } from '../shared/observability';
 import { createPreviewRuntime, type PreviewResponse, visitorAddressOf } from '../shared/preview';
 
 /**

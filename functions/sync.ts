@@ -1,9 +1,12 @@
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { env } from '../shared/config/env';
-import { warmRuntime } from '../shared/config/warm-runtime';
-import { handleSyncBatch, processSyncBody as processBody } from '../shared/sync/batch';
-import type { SyncRunResult } from '../shared/sync/run';
-import { createSyncRuntime, type SyncRuntimeOptions } from '../shared/sync/runtime';
+import { env, warmRuntime } from '../shared/config';
+import type { SyncRunResult } from '../shared/sync';
+import {
+  createSyncRuntime,
+  handleSyncBatch,
+  processSyncBody as processBody,
+  type SyncRuntimeOptions,
+} from '../shared/sync';
 
 /**
  * Sync Lambda (SQS sync queue, up to 10 messages per batch worked concurrently): one message = one

@@ -1,6 +1,6 @@
 import { App, type AppProps, Tags, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { DEFAULT_STACK_NAME } from '../shared/config/stack-outputs';
+import { DEFAULT_STACK_NAME } from '../shared/config';
 import { resolveSettings } from './settings';
 import { IngestorStack } from './stack';
 

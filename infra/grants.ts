@@ -1,7 +1,7 @@
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
-import type { TableDefinition } from '../shared/store/tables';
+import type { TableDefinition } from '../shared/store';
 
 /**
  * Grants written out instead of the L2 `grant*` helpers: those add `<table>/index/*` and action

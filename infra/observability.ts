@@ -20,9 +20,9 @@ import {
   DIMENSIONS,
   METRIC_NAMESPACE,
   METRICS,
+  PAUSE_METRICS_EVERY_MINUTES,
   PAUSED_TOO_LONG_HOURS,
-} from '../shared/observability/constants';
-import { PAUSE_METRICS_EVERY_MINUTES } from '../shared/observability/planner-metrics';
+} from '../shared/observability';
 import { IngestorFunction } from './ingestor-function';
 
 /**

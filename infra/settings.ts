@@ -1,4 +1,4 @@
-import { parseEnv } from '../shared/config/env';
+import { parseEnv } from '../shared/config';
 
 /**
  * Deploy-time knobs of the stack. Each comes from CDK context (`-c key=value`) first, then from the

@@ -1,4 +1,4 @@
-import { RULES_BOOK_PATH, RULES_PAGE_PATH, writeRulesBook, writeRulesPage } from '../shared/docs/generate';
+import { RULES_BOOK_PATH, RULES_PAGE_PATH, writeRulesBook, writeRulesPage } from '../shared/docs';
 
 /**
  * `npx tsx scripts/generate-rules-page.ts`: writes docs/abrufregeln.md (German, for municipalities) and

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { MIN_HOST_INTERVAL_MS } from '../../shared/fetch/constants';
+import { MIN_HOST_INTERVAL_MS } from '../../shared/fetch';
 import { MIRROR_TYPES, MirrorStore } from '../../shared/mirror';
 import type { WireRequest } from './council-process';
 import type { ChaosCouncil } from './councils';

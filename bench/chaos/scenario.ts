@@ -1,5 +1,5 @@
 import type { FakeCouncilOptions } from '../../demo';
-import type { IngestorEnv } from '../../shared/config/env';
+import type { IngestorEnv } from '../../shared/config';
 import type { WireRequest } from './council-process';
 import type { ChaosCouncil, CouncilHost } from './councils';
 import {

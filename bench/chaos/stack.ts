@@ -5,19 +5,23 @@ import {
   SendMessageCommand,
 } from '@aws-sdk/client-sqs';
 import { SYNC_TIMEOUT, SYNC_VISIBILITY_TIMEOUT } from '../../infra/stack';
-import type { IngestorEnv } from '../../shared/config/env';
-import { resetUpstashCredentialsCache } from '../../shared/config/secrets';
+import type { IngestorEnv } from '../../shared/config';
+import { resetUpstashCredentialsCache } from '../../shared/config';
 import { createTestResolver } from '../../shared/net';
-import { type PlannerTickResult, plannerTick } from '../../shared/planner/tick';
+import { type PlannerTickResult, plannerTick } from '../../shared/planner';
+import type { SourceScheduleState } from '../../shared/schedule';
 import { DEFAULT_LEASE_MINUTES, scheduleSettingsFromEnv } from '../../shared/schedule';
-import type { SourceScheduleState } from '../../shared/schedule/types';
-import { type AwsClients, createAwsClients, destroyAwsClients } from '../../shared/store/clients';
-import { provisionLocal } from '../../shared/store/provision';
-import { getSourceState, type SourceStateItem } from '../../shared/store/source-state';
-import { putSourceItem } from '../../shared/store/sources';
-import { processSyncBody, type SyncLog } from '../../shared/sync/batch';
-import type { SyncRunResult } from '../../shared/sync/run';
-import { createSyncRuntime, type SyncRuntime } from '../../shared/sync/runtime';
+import {
+  type AwsClients,
+  createAwsClients,
+  destroyAwsClients,
+  getSourceState,
+  provisionLocal,
+  putSourceItem,
+  type SourceStateItem,
+} from '../../shared/store';
+import type { SyncRunResult } from '../../shared/sync';
+import { createSyncRuntime, processSyncBody, type SyncLog, type SyncRuntime } from '../../shared/sync';
 import { type AwsFaults, injectAwsFaults } from '../../test/support/aws-faults';
 import type { RedisPeer } from '../../test/support/redis';
 import { type RemotePeers, startRemotePeers } from '../support';

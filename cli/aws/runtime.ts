@@ -1,6 +1,5 @@
-import { parseEnv } from '../../shared/config/env';
-import { DEFAULT_STACK_NAME } from '../../shared/config/stack-outputs';
-import { createAwsClients, destroyAwsClients } from '../../shared/store/clients';
+import { DEFAULT_STACK_NAME, parseEnv } from '../../shared/config';
+import { createAwsClients, destroyAwsClients } from '../../shared/store';
 import type { LocalRuntime } from '../local/runtime';
 import { requireSharedSlots } from './shared-slots';
 import { createCloudFormationClient, readStackEnv } from './stack-outputs';

@@ -1,5 +1,5 @@
 import { UPSTASH_URL_PLACEHOLDER } from '../../infra/settings';
-import type { IngestorEnv } from '../../shared/config/env';
+import type { IngestorEnv } from '../../shared/config';
 import { UsageError } from '../output';
 
 /**

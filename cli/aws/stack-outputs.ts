@@ -1,5 +1,5 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
-import { STACK_OUTPUT_ENV, type StackOutputKey } from '../../shared/config/stack-outputs';
+import { STACK_OUTPUT_ENV, type StackOutputKey } from '../../shared/config';
 import { IngestorError } from '../../shared/errors';
 
 /** The stack is missing, not readable with these credentials, or lacks an output the CLI needs. */

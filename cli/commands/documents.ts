@@ -1,5 +1,5 @@
 import { type DocumentItem, DocumentsStore } from '../../shared/documents';
-import { loadAllSources } from '../../shared/store/sources';
+import { loadAllSources } from '../../shared/store';
 import type { LocalRuntime } from '../local/runtime';
 import type { CommandResult } from '../output';
 

@@ -9,7 +9,7 @@ import {
   runFilesPass,
 } from '../../shared/documents';
 import { documentId } from '../../shared/engine';
-import { loadAllSources } from '../../shared/store/sources';
+import { loadAllSources } from '../../shared/store';
 import type { LocalRuntime } from '../local/runtime';
 import { type CommandResult, UsageError } from '../output';
 import { createProgress, type Progress } from '../progress';

@@ -1,6 +1,6 @@
 import { MIRROR_TYPES, type MirrorIndexEntry, MirrorStore } from '../../shared/mirror';
 import { resolveBody, SourceNotFoundError } from '../../shared/onboarding';
-import { loadAllSources } from '../../shared/store/sources';
+import { loadAllSources } from '../../shared/store';
 import type { LocalRuntime } from '../local/runtime';
 import { type CommandResult, UsageError } from '../output';
 

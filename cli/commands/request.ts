@@ -1,8 +1,7 @@
-import { scheduleStateOf } from '../../shared/planner/tick';
+import { scheduleStateOf } from '../../shared/planner';
+import type { SourceScheduleState } from '../../shared/schedule';
 import { decideSource, initialScheduleState, scheduleSettingsFromEnv } from '../../shared/schedule';
-import type { SourceScheduleState } from '../../shared/schedule/types';
-import { getSourceState, requestManualSync } from '../../shared/store/source-state';
-import { loadSource } from '../../shared/store/sources';
+import { getSourceState, loadSource, requestManualSync } from '../../shared/store';
 import type { LocalRuntime } from '../local/runtime';
 import { type CommandResult, UsageError } from '../output';
 

@@ -1,4 +1,4 @@
-import { parseEnv } from '../../shared/config/env';
+import { parseEnv } from '../../shared/config';
 import { scheduleSettingsFromEnv, simulateCadence } from '../../shared/schedule';
 import { type CommandResult, UsageError } from '../output';
 

@@ -1,8 +1,7 @@
-import type { SourceItem } from '../../shared/config/source';
-import { parseSourceItem } from '../../shared/config/source';
-import { applyToHostSiblings, hostWideAssignments } from '../../shared/onboarding/host-knobs';
-import { getSourceState } from '../../shared/store/source-state';
-import { getSourceItem, loadAllSources, putSourceItem } from '../../shared/store/sources';
+import type { SourceItem } from '../../shared/config';
+import { parseSourceItem } from '../../shared/config';
+import { applyToHostSiblings, hostWideAssignments } from '../../shared/onboarding';
+import { getSourceItem, getSourceState, loadAllSources, putSourceItem } from '../../shared/store';
 import type { LocalRuntime } from '../local/runtime';
 import { type CommandResult, UsageError } from '../output';
 import { addSourceCommand, importSourcesCommand } from './sources-add';

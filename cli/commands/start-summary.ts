@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import { DocumentsStore } from '../../shared/documents';
-import { MirrorStore } from '../../shared/mirror';
-import { MIRROR_TYPES } from '../../shared/mirror/types';
+import { MIRROR_TYPES, MirrorStore } from '../../shared/mirror';
 import { listBodies, setBodyListed } from '../../shared/onboarding';
 import type { LocalRuntime } from '../local/runtime';
 import { statusCommand } from './status';

@@ -1,8 +1,8 @@
 import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { type FakeCouncil, startDemoCouncil } from '../../demo';
-import { resetEnvCache } from '../../shared/config/env';
+import { resetEnvCache } from '../../shared/config';
 import type { FetchEvent } from '../../shared/fetch';
-import { getSourceItem, loadAllSources, putSourceItem } from '../../shared/store/sources';
+import { getSourceItem, loadAllSources, putSourceItem } from '../../shared/store';
 import type { LocalRuntime } from '../local/runtime';
 import { type LocalServePort, startLocalServePort } from '../local/serve-port';
 import { type CommandResult, EXIT_INTERRUPTED } from '../output';

@@ -1,4 +1,4 @@
-import { explainSources } from '../../shared/planner/explain';
+import { explainSources } from '../../shared/planner';
 import { scheduleSettingsFromEnv } from '../../shared/schedule';
 import type { LocalRuntime } from '../local/runtime';
 import type { CommandResult } from '../output';

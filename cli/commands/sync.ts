@@ -1,18 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { parseSourceItem, type SourceConfig, sourceIdFromUrl } from '../../shared/config/source';
-import { scheduleStateOf } from '../../shared/planner/tick';
+import { parseSourceItem, type SourceConfig, sourceIdFromUrl } from '../../shared/config';
+import { scheduleStateOf } from '../../shared/planner';
+import type { SourceScheduleState } from '../../shared/schedule';
 import {
   DEFAULT_LEASE_MINUTES,
   decideSource,
   markSyncStarted,
   scheduleSettingsFromEnv,
 } from '../../shared/schedule';
-import type { SourceScheduleState } from '../../shared/schedule/types';
-import { acquireSyncLease, getSourceState } from '../../shared/store/source-state';
-import { loadAllSources, putSourceItem } from '../../shared/store/sources';
-import type { SyncMessage } from '../../shared/sync/message';
-import { runSyncMessage } from '../../shared/sync/run';
-import { createSyncRuntime } from '../../shared/sync/runtime';
+import { acquireSyncLease, getSourceState, loadAllSources, putSourceItem } from '../../shared/store';
+import type { SyncMessage } from '../../shared/sync';
+import { createSyncRuntime, runSyncMessage } from '../../shared/sync';
 import type { LocalRuntime } from '../local/runtime';
 import { type CommandResult, EXIT_FAILED, EXIT_INTERRUPTED, UsageError } from '../output';
 import { createProgress, type Progress } from '../progress';

@@ -1,9 +1,8 @@
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { type IngestorEnv, parseEnv } from '../../shared/config/env';
+import { type IngestorEnv, parseEnv } from '../../shared/config';
 import { IngestorError } from '../../shared/errors';
-import { type AwsClients, createAwsClients, destroyAwsClients } from '../../shared/store/clients';
-import { provisionLocal } from '../../shared/store/provision';
+import { type AwsClients, createAwsClients, destroyAwsClients, provisionLocal } from '../../shared/store';
 
 /**
  * Local mode: the same handlers and library as in AWS, with the AWS services replaced by real-protocol

@@ -6,7 +6,7 @@ import {
   createMirrorApiListener,
   MirrorReader,
 } from '../../shared/mirror-api';
-import { logger } from '../../shared/observability/logger';
+import { logger } from '../../shared/observability';
 import { createPreviewListener, createPreviewRuntime } from '../../shared/preview';
 import type { LocalRuntime } from './runtime';
 

@@ -1,3 +1,6 @@
 export * from './env';
 export * from './errors';
+export { resetUpstashCredentialsCache, type UpstashCredentials, upstashCredentials } from './secrets';
 export * from './source';
+export { DEFAULT_STACK_NAME, STACK_OUTPUT_ENV, type StackOutputKey } from './stack-outputs';
+export { type WarmRuntime, warmRuntime } from './warm-runtime';

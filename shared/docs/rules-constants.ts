@@ -2,7 +2,7 @@ import {
   REQUEST_INTERVAL_MAX_SECONDS,
   REQUEST_INTERVAL_MIN_SECONDS,
   SCRAPER_DEFAULT_INTERVAL_SECONDS,
-} from '../config/source';
+} from '../config';
 import {
   CACHE_MAX_FILE_BYTES,
   CACHE_MAX_FILES_PER_RUN,
@@ -22,7 +22,7 @@ import {
   PHO_RECHECK_MS,
   TEXT_MAX_FILE_BYTES,
   TEXT_MAX_FILES_PER_BODY,
-} from '../documents/constants';
+} from '../documents';
 import {
   BREAKER_FAILURE_THRESHOLD,
   BREAKER_OPEN_MS,
@@ -32,16 +32,12 @@ import {
   DEFAULT_INFO_URL,
   MAX_ATTEMPTS_BY_PURPOSE,
   MAX_REDIRECTS,
+  PACKAGE_VERSION,
   RETRY_AFTER_CAP_MS,
   RETRY_PAUSES_MS,
   SERVER_ERROR_SERIES_LENGTH,
-} from '../fetch/constants';
-import { PACKAGE_VERSION } from '../fetch/version';
-import {
-  PROBE_MAX_REQUESTS_PER_BODY,
-  PROBE_OPARL_PATHS,
-  PROBE_PAUSE_BETWEEN_BODIES_MS,
-} from '../onboarding/constants';
+} from '../fetch';
+import { PROBE_MAX_REQUESTS_PER_BODY, PROBE_OPARL_PATHS, PROBE_PAUSE_BETWEEN_BODIES_MS } from '../onboarding';
 import {
   BODY_LIST_MAX_PAGES,
   CATCH_UP_CHUNK_DAYS,
@@ -54,15 +50,15 @@ import {
   SLICE_EPOCH_LOCAL,
   SLOW_LIST_SKIP_HOURS,
   SLOW_LIST_TIMEOUT_MS,
+  timeSlices,
   UNFILTERED_STOP_AFTER_UNCHANGED_PAGES,
-} from '../oparl/constants';
-import { timeSlices } from '../oparl/windows';
+} from '../oparl';
 import {
   PREVIEW_MAX_FETCHES_PER_INSTANCE,
   PREVIEW_MAX_WAIT_MS,
   PREVIEW_VISITOR_LIMIT,
   PREVIEW_VISITOR_WINDOW_MS,
-} from '../preview/constants';
+} from '../preview';
 import {
   CRAWL_DELAY_CAP_SECONDS,
   LEGACY_TOKENS,
@@ -71,7 +67,7 @@ import {
   ROBOTS_CACHE_TTL_MS,
   ROBOTS_MAX_BYTES,
   ROBOTS_UNREACHABLE_RETRY_MS,
-} from '../robots/constants';
+} from '../robots';
 import {
   CADENCE_CHECK_FIGURE,
   CADENCE_PERIODS,
@@ -88,9 +84,9 @@ import {
   SPARING_LADDER,
   WEEKDAY_DAY_END_HOUR,
   WEEKDAY_DAY_START_HOUR,
-} from '../schedule/constants';
-import { MAX_IN_FLIGHT_PER_HOST, SHARED_STORE_RETRY_MS } from '../slots/constants';
-import { HOST_INTERVAL_REFRESH_MS } from '../sync/runtime';
+} from '../schedule';
+import { MAX_IN_FLIGHT_PER_HOST, SHARED_STORE_RETRY_MS } from '../slots';
+import { HOST_INTERVAL_REFRESH_MS } from '../sync';
 
 /**
  * Every number the published rules page (docs/abrufregeln.md) states, gathered from the constants the

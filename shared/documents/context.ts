@@ -1,14 +1,13 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { SourceConfig } from '../config/source';
+import type { SourceConfig } from '../config';
 import type { BodyRecord } from '../engine';
 import { SyncStateStore } from '../engine';
 import type { PoliteFetcher } from '../fetch';
 import { loadHostIntervals } from '../pace';
-import type { SourceScheduleState } from '../schedule/types';
-import { getSourceState } from '../store/source-state';
-import { loadAllSources } from '../store/sources';
-import { TakedownRegistry, type TakedownSet } from '../takedown/registry';
+import type { SourceScheduleState } from '../schedule';
+import { getSourceState, loadAllSources } from '../store';
+import { TakedownRegistry, type TakedownSet } from '../takedown';
 import { sourceGate } from './decide';
 import { bodyKeyOf } from './keys';
 import { DocumentsStore } from './store';

@@ -1,7 +1,7 @@
-import type { SourceConfig } from '../config/source';
+import type { SourceConfig } from '../config';
 import { isTransientStatus } from '../fetch';
+import type { SourceScheduleState } from '../schedule';
 import { documentsRest, isSpared } from '../schedule';
-import type { SourceScheduleState } from '../schedule/types';
 import {
   DAY_MS,
   DEL_RECHECKS,

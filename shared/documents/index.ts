@@ -17,7 +17,7 @@ export * from './decide';
 export { type DeletionReport, runDeletionCheck } from './deletion';
 export * from './errors';
 export * from './keys';
-export { fetchFileToS3, fetchSourceOf, uploadStream } from './objects';
+export { deleteObjects, fetchFileToS3, fetchSourceOf, isMissingObject, uploadStream } from './objects';
 export { loadMarks, type PhotosReport, photoMarkAfter, runPhotosPass } from './photos';
 export { routeIntake, unparkDocuments } from './route';
 export { createDocumentsRuntime, type DocumentsRuntime, type DocumentsRuntimeOptions } from './runtime';

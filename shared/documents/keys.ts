@@ -1,4 +1,4 @@
-import { idHash } from '../mirror/keys';
+import { idHash } from '../mirror';
 
 /**
  * Deterministic S3 keys and index shards of the document functions (STYLE 4: idempotent by
@@ -41,7 +41,7 @@ export function photoKey(sourceId: string, personId: string): string {
   return `${FILES_PREFIX}${sourceId}/photos/${idHash(personId)}`;
 }
 
-export { bodyKeyOf } from '../oparl/body-fields';
+export { bodyKeyOf } from '../oparl';
 
 /**
  * Shards of the `byNextAttempt` index: one queue per function and source (per body where a rule

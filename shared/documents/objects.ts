@@ -137,7 +137,7 @@ export async function putObject(
   await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: contentType }));
 }
 
-export { fetchSourceOf } from '../fetch/source';
+export { fetchSourceOf } from '../fetch';
 
 export interface FileFetchContext {
   fetcher: PoliteFetcher;

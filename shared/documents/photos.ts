@@ -2,8 +2,7 @@ import { createHash } from 'node:crypto';
 import { PutCommand, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { textValue } from '../engine';
 import { createRunContext, type RunContext } from '../fetch';
-import { idHash } from '../mirror/keys';
-import { MirrorStore } from '../mirror/store';
+import { idHash, MirrorStore } from '../mirror';
 import { PHO_MAX_BYTES, PHO_MAX_PERSONS_PER_BODY, PHO_PAUSE_MS, PHO_RECHECK_MS } from './constants';
 import {
   countOutcome,

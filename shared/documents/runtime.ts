@@ -1,10 +1,10 @@
-import type { IngestorEnv } from '../config/env';
-import { upstashCredentials } from '../config/secrets';
+import type { IngestorEnv } from '../config';
+import { upstashCredentials } from '../config';
 import { createPoliteFetcherFromEnv, type FetchEvent, type HostSlots } from '../fetch';
 import type { HostResolver } from '../net';
-import { logger } from '../observability/logger';
-import { createHostSlotsFromEnv } from '../slots/from-env';
-import { type AwsClients, createAwsClients } from '../store/clients';
+import { logger } from '../observability';
+import { createHostSlotsFromEnv } from '../slots';
+import { type AwsClients, createAwsClients } from '../store';
 import type { DocumentsDeps } from './context';
 
 /**

@@ -1,6 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { AwsClients } from '../store/clients';
+import type { AwsClients } from '../store';
 import { type OParlObject, sha256Hex, textValue } from './objects';
 
 /**

@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
-import type { IngestorEnv } from '../config/env';
-import type { EngineReport } from '../sync/run';
+import type { IngestorEnv } from '../config';
+import type { EngineReport } from '../sync';
 import { ZONE } from './constants';
 import { robotsForbadeAll } from './failure';
 import type { StoredCursor } from './state';

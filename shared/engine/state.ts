@@ -1,7 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { IngestorError } from '../errors';
-import type { AwsClients } from '../store/clients';
+import type { AwsClients } from '../store';
 import type { ListName } from './constants';
 import type { BodyRecord, ListReport, ListState, SystemRecord } from './types';
 

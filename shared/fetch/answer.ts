@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { Readable } from 'node:stream';
-import { ROBOTS_MAX_BYTES } from '../robots/constants';
+import { ROBOTS_MAX_BYTES } from '../robots';
 import type { AttemptLog } from './attempt-log';
 import { abandonBody, openLimitedStream, parseContentLength, readBodyToBuffer } from './body';
 import { ERROR_PAGE_TIMEOUT_MS, HTML_SNIFF_BYTES } from './constants';

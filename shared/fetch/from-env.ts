@@ -1,5 +1,5 @@
 import type { S3Client } from '@aws-sdk/client-s3';
-import type { IngestorEnv } from '../config/env';
+import type { IngestorEnv } from '../config';
 import { createGuardedAgent, type HostResolver } from '../net';
 import { createPoliteFetcher } from './fetcher';
 import type { Clock, HostSlots } from './ports';

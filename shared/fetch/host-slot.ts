@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { CRAWL_DELAY_CAP_SECONDS } from '../robots/constants';
+import { CRAWL_DELAY_CAP_SECONDS } from '../robots';
 import { MAX_SOURCE_INTERVAL_MS, MIN_HOST_INTERVAL_MS } from './constants';
 import { HostSlotTimeoutError } from './errors';
 import type { Plan, Progress } from './plan';

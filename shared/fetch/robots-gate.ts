@@ -2,11 +2,11 @@ import {
   isFresh,
   nextCacheEntry,
   productToken,
+  ROBOTS_TXT_PATH,
   type RobotsCacheEntry,
   type RobotsFetchOutcome,
   revalidationHeaders,
 } from '../robots';
-import { ROBOTS_TXT_PATH } from '../robots/constants';
 import { HostSlotTimeoutError } from './errors';
 import type { Clock, RobotsCacheStore } from './ports';
 import type { RunContext } from './run-context';

@@ -1,4 +1,4 @@
-import type { SourceConfig } from '../config/source';
+import type { SourceConfig } from '../config';
 import type { FetchSource } from './types';
 
 /** What the polite fetcher needs of a source: ID-3 agent, RATE-2 interval, ROB-9 exception. */

@@ -1,5 +1,5 @@
-import type { IngestorEnv } from '../config/env';
-import { PRODUCT_TOKEN } from '../robots/constants';
+import type { IngestorEnv } from '../config';
+import { PRODUCT_TOKEN } from '../robots';
 import { DEFAULT_CONTACT, DEFAULT_INFO_URL } from './constants';
 import { PACKAGE_VERSION } from './version';
 

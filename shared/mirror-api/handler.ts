@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { type BodyRecord, isRecord, LIST_CATALOGUE, type ListName } from '../engine';
-import { bodyListSort, idHash } from '../mirror/keys';
-import type { MirrorRecord } from '../mirror/types';
-import { mapLimit } from '../util/map-limit';
+import type { MirrorRecord } from '../mirror';
+import { bodyListSort, idHash } from '../mirror';
+import { mapLimit } from '../util';
 import { LIST_MAX_AGE_S, OBJECT_MAX_AGE_S, OBJECT_READ_CONCURRENCY, OPARL_VERSION_URL } from './constants';
 import { MirrorApiIndexMissingError, MirrorApiRequestError } from './errors';
 import { decidePage, type ListQuery, listEnvelope, pageInMemory, parseListQuery } from './paging';

@@ -1,10 +1,9 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { type BodyRecord, SyncStateStore } from '../engine';
+import type { MirrorIndexEntry, MirrorRecord } from '../mirror';
 import { bodyListPartition, idHash, indexPartition, MirrorStore, mirrorKeyOfHash } from '../mirror';
-import type { MirrorIndexEntry, MirrorRecord } from '../mirror/types';
-import type { AwsClients } from '../store/clients';
-import { loadAllSources } from '../store/sources';
-import { BODY_LIST_INDEX } from '../store/tables';
+import type { AwsClients } from '../store';
+import { BODY_LIST_INDEX, loadAllSources } from '../store';
 import { BODIES_TTL_MS } from './constants';
 import { MirrorApiIndexMissingError } from './errors';
 import { type ListQuery, sortRange } from './paging';

@@ -1,5 +1,5 @@
 import { LIST_CATALOGUE, type ListName } from '../engine';
-import { idHash } from '../mirror/keys';
+import { idHash } from '../mirror';
 import { API_PREFIX, OPARL_VERSION_URL } from './constants';
 
 /**

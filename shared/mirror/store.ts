@@ -1,7 +1,7 @@
 import { GetObjectCommand, NoSuchKey, PutObjectCommand } from '@aws-sdk/client-s3';
 import { BatchGetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { IngestorError } from '../errors';
-import type { AwsClients } from '../store/clients';
+import type { AwsClients } from '../store';
 import { bodyListPartition, bodyListSort, idHash, indexPartition, mirrorKey } from './keys';
 import type { ChangeKind, MirrorIndexEntry, MirrorMeta, MirrorRecord } from './types';
 

@@ -1,7 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { SourceScheduleState } from '../schedule/types';
-import { listSourceStates } from '../store/source-state';
-import { loadAllSources } from '../store/sources';
+import type { SourceScheduleState } from '../schedule';
+import { listSourceStates, loadAllSources } from '../store';
 import { DIMENSIONS, METRICS } from './constants';
 import { type MetricsBuffer, metrics as processMetrics } from './metrics';
 

@@ -1,4 +1,4 @@
-import type { FetchEvent } from '../fetch/types';
+import type { FetchEvent } from '../fetch';
 import { robotsFetchPolicy } from '../robots';
 import { DIMENSIONS, METRICS } from './constants';
 import { logger } from './logger';

@@ -1,4 +1,4 @@
-import type { SlotEvent } from '../slots/types';
+import type { SlotEvent } from '../slots';
 import { DIMENSIONS, METRICS } from './constants';
 import { logger } from './logger';
 import { metrics } from './metrics';

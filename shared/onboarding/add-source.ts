@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { parseSourceItem, type SourceConfig, type SourceItem, sourceIdFromUrl } from '../config/source';
+import { parseSourceItem, type SourceConfig, type SourceItem, sourceIdFromUrl } from '../config';
 import {
   isRecord,
   type OParlObject,
@@ -11,10 +11,8 @@ import {
 } from '../engine';
 import { IngestorError } from '../errors';
 import { createRunContext, type FetchOptions, fetchSourceOf, type PoliteFetcher } from '../fetch';
-import { bodyFieldsOf } from '../oparl/body-fields';
-import { BODY_LIST_MAX_PAGES } from '../oparl/constants';
-import { parseOParlJson } from '../oparl/json';
-import { getSourceItem, putSourceItem } from '../store/sources';
+import { BODY_LIST_MAX_PAGES, bodyFieldsOf, parseOParlJson } from '../oparl';
+import { getSourceItem, putSourceItem } from '../store';
 
 /**
  * ONB-2 / ONB-3: adding a source. First the check — robots.txt (the polite fetcher asks it before the

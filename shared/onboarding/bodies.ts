@@ -2,7 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { GetCommand, QueryCommand, type QueryCommandOutput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { BodyRecord } from '../engine';
 import { SyncStateStore, sourcePartition } from '../engine';
-import { loadAllSources } from '../store/sources';
+import { loadAllSources } from '../store';
 import { BodyAmbiguousError, BodyNotFoundError, BodyTakenDownError, SourceNotFoundError } from './errors';
 
 /**

@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { SourceItem } from '../config/source';
-import { loadAllSources, putSourceItem } from '../store/sources';
+import type { SourceItem } from '../config';
+import { loadAllSources, putSourceItem } from '../store';
 
 /**
  * OPT-4: "With several sources on one server, a change applies to all of them." The per-source knobs

@@ -13,8 +13,7 @@ import {
   type UserAgentComparison,
 } from '../fetch';
 import { robotsFetchPolicy } from '../robots';
-import { decodeHtml } from '../scraper/decode';
-import { type DetectedProduct, detectProduct } from '../scraper/detect';
+import { type DetectedProduct, decodeHtml, detectProduct } from '../scraper';
 import {
   PROBE_MAX_HOME_LINKS,
   PROBE_MAX_REQUESTS_PER_BODY,

@@ -7,7 +7,7 @@ import {
   objectId,
   textValue,
 } from '../engine';
-import { idHash } from '../mirror/keys';
+import { idHash } from '../mirror';
 
 /**
  * A Body of the body list as the State table's `BODY#` record needs it: fields, key and slug base. The

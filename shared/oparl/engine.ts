@@ -1,4 +1,4 @@
-import type { SourceConfig } from '../config/source';
+import type { SourceConfig } from '../config';
 import {
   type BodyRecord,
   berlinDate,
@@ -44,9 +44,9 @@ import {
   MirrorStore,
   type MirrorWrite,
 } from '../mirror';
-import type { AwsClients } from '../store/clients';
-import { TakedownGuard } from '../takedown/guard';
-import { mapLimit } from '../util/map-limit';
+import type { AwsClients } from '../store';
+import { TakedownGuard } from '../takedown';
+import { mapLimit } from '../util';
 import { bodyFieldsOf, bodyKeyOf } from './body-fields';
 import {
   BODY_LIST_MAX_PAGES,

@@ -3,6 +3,7 @@
  * Entry: `syncSource(deps, source, run)`; pure parts in `decisions`, `windows`, `json`.
  * The object model, State store and failure classification it shares with the scraper are in `shared/engine`.
  */
+export { bodyFieldsOf, bodyKeyOf } from './body-fields';
 export * from './constants';
 export type { ListMode, ListTask, SyncCursor } from './cursor';
 export * from './decisions';

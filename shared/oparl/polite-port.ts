@@ -1,4 +1,4 @@
-import type { SourceConfig } from '../config/source';
+import type { SourceConfig } from '../config';
 import { classifyFetchFailure } from '../engine';
 import { fetchSourceOf, MAX_ATTEMPTS_BY_PURPOSE, type PoliteFetcher, type RunContext } from '../fetch';
 import { OParlFetchError, type OParlFetcher } from './ports';

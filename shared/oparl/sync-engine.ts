@@ -1,8 +1,8 @@
 import { engineReportOf, runEndOf, type SyncTables } from '../engine';
 import type { PoliteFetcher } from '../fetch';
 import { createRunContext } from '../fetch';
-import type { AwsClients } from '../store/clients';
-import type { SyncEngine } from '../sync/run';
+import type { AwsClients } from '../store';
+import type { SyncEngine } from '../sync';
 import { type SyncDeps, syncSource } from './engine';
 import { politeFetcherPort } from './polite-port';
 

@@ -1,4 +1,4 @@
-import type { ParsedSource, SourceConfig } from '../config/source';
+import type { ParsedSource, SourceConfig } from '../config';
 
 /**
  * RATE-2, pure: the largest interval configured for any source on a hostname applies to every fetch to

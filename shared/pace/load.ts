@@ -1,8 +1,8 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { salvageSourcePace } from '../config/source';
-import { getSourceState } from '../store/source-state';
-import type { SourcesLoad } from '../store/sources';
-import { mapLimit } from '../util/map-limit';
+import { salvageSourcePace } from '../config';
+import type { SourcesLoad } from '../store';
+import { getSourceState } from '../store';
+import { mapLimit } from '../util';
 import { type HeldPaces, type HostIntervals, hostIntervalsOf, type SourcePace } from './host-intervals';
 
 /** State reads in flight at once; broken items are few. */

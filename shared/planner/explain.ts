@@ -1,8 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { ScheduleSettings, SourceScheduleState } from '../schedule';
 import { decideSource, sparedUntil } from '../schedule';
-import type { ScheduleSettings, SourceScheduleState } from '../schedule/types';
-import { listSourceStates } from '../store/source-state';
-import { loadAllSources } from '../store/sources';
+import { listSourceStates, loadAllSources } from '../store';
 import { scheduleStateOf } from './tick';
 
 /**

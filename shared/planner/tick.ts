@@ -1,22 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { ParsedSource, SourceConfig } from '../config/source';
+import type { ParsedSource, SourceConfig } from '../config';
 import { paceOf } from '../pace';
+import type { ScheduleSettings, SourceDecision, SourceScheduleState } from '../schedule';
 import { decideSource, initialScheduleState, markSyncStarted, planSyncSlots } from '../schedule';
-import type { ScheduleSettings, SourceDecision, SourceScheduleState } from '../schedule/types';
 import {
   acquireSyncLease,
+  idOf,
   listLeasedSourceStates,
   listSourceStates,
   listStateSourceIds,
+  loadAllSources,
   patchSourceState,
   releaseSyncLease,
   type SourceStateItem,
-} from '../store/source-state';
-import { idOf, loadAllSources } from '../store/sources';
-import type { SyncMessage } from '../sync/message';
-import { mapLimit } from '../util/map-limit';
+} from '../store';
+import type { SyncMessage } from '../sync';
+import { mapLimit } from '../util';
 
 /**
  * One planner tick: load config and state, decide per source (pure, shared/schedule), take the leases

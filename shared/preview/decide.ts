@@ -1,5 +1,5 @@
-import type { SourceConfig } from '../config/source';
-import type { DocumentItem } from '../documents/types';
+import type { SourceConfig } from '../config';
+import type { DocumentItem } from '../documents';
 import type { PreviewDecision } from './types';
 
 /** What the decision needs to know of the source beyond its config (read by the handler). */

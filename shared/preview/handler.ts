@@ -1,21 +1,25 @@
 import { PassThrough, Readable } from 'node:stream';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { SourceConfig } from '../config/source';
-import { CACHE_MAX_FILE_BYTES } from '../documents/constants';
-import { cacheChange } from '../documents/decide';
-import { bodyKeyOf, fileKey } from '../documents/keys';
-import { deleteObjects, fetchSourceOf, uploadStream } from '../documents/objects';
-import { DocumentsStore } from '../documents/store';
-import type { DocumentItem } from '../documents/types';
+import type { SourceConfig } from '../config';
+import type { DocumentItem } from '../documents';
+import {
+  bodyKeyOf,
+  CACHE_MAX_FILE_BYTES,
+  cacheChange,
+  DocumentsStore,
+  deleteObjects,
+  fetchSourceOf,
+  fileKey,
+  uploadStream,
+} from '../documents';
 import { SyncStateStore } from '../engine';
 import { type FetchStreamResult, HttpStatusError, type PoliteFetcher } from '../fetch';
-import { idHash, indexPartition } from '../mirror/keys';
+import { idHash, indexPartition } from '../mirror';
+import type { SourceScheduleState } from '../schedule';
 import { documentsRest, isSpared } from '../schedule';
-import type { SourceScheduleState } from '../schedule/types';
-import { getSourceState } from '../store/source-state';
-import { loadSource } from '../store/sources';
-import { TakedownRegistry } from '../takedown/registry';
+import { getSourceState, loadSource } from '../store';
+import { TakedownRegistry } from '../takedown';
 import {
   PREVIEW_CONTEXT_TTL_MS,
   PREVIEW_DOC_ID_PATTERN,

@@ -1,6 +1,6 @@
 import { GetObjectCommand, HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { isMissingObject } from '../documents/objects';
+import { isMissingObject } from '../documents';
 import { PREVIEW_STORED_URL_TTL_S } from './constants';
 
 /**

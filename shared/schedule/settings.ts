@@ -1,4 +1,4 @@
-import type { IngestorEnv } from '../config/env';
+import type { IngestorEnv } from '../config';
 import {
   DEFAULT_FULL_SYNC_HOUR,
   DEFAULT_MAX_CONCURRENT_SYNCS,

@@ -1,5 +1,5 @@
 import type { DateTime } from 'luxon';
-import type { SourceConfig } from '../config/source';
+import type { SourceConfig } from '../config';
 import type { FailureKind, FirstTimePauseKind, PeriodId } from './constants';
 
 export type { FailureKind, FirstTimePauseKind, PeriodId } from './constants';

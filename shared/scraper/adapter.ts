@@ -1,4 +1,4 @@
-import type { SourceConfig } from '../config/source';
+import type { SourceConfig } from '../config';
 import { parseAllrisAgendaItem } from './allris/agenda-item';
 import { parseAllrisCalendar } from './allris/calendar';
 import { parseAllrisMeeting } from './allris/meeting';

@@ -1,4 +1,4 @@
-import type { SourceConfig } from '../config/source';
+import type { SourceConfig } from '../config';
 import {
   type BodyRecord,
   berlinDate,
@@ -21,10 +21,10 @@ import {
 } from '../engine';
 import { createRunContext, type PoliteFetcher } from '../fetch';
 import { idHash, lookupKey, type MirrorIndexEntry, MirrorStore, type MirrorWrite } from '../mirror';
-import type { AwsClients } from '../store/clients';
-import type { EngineReport, SyncEngine } from '../sync/run';
-import { TakedownGuard } from '../takedown/guard';
-import { mapLimit } from '../util/map-limit';
+import type { AwsClients } from '../store';
+import type { EngineReport, SyncEngine } from '../sync';
+import { TakedownGuard } from '../takedown';
+import { mapLimit } from '../util';
 import { adapterFor, type ScrapeAdapter } from './adapter';
 import { revisitDue, SCRAPE_POLICY, type ScrapePolicy, scrapeMonths } from './constants';
 import { PageLayoutError } from './errors';

@@ -1,4 +1,4 @@
-import type { SourceConfig } from '../config/source';
+import type { SourceConfig } from '../config';
 import { classifyFetchFailure, type FetchFailureCode } from '../engine';
 import {
   fetchSourceOf,

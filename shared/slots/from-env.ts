@@ -1,6 +1,6 @@
 import { Redis } from '@upstash/redis';
-import type { IngestorEnv } from '../config/env';
-import { logSlotEvent } from '../observability/slot-log';
+import type { IngestorEnv } from '../config';
+import { logSlotEvent } from '../observability';
 import { createHostSlots, type HostSlotsOptions, type PacedHostSlots } from './host-slots';
 
 /**

@@ -2,7 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { IngestorEnv } from '../config/env';
+import type { IngestorEnv } from '../config';
 
 /**
  * The AWS clients of one process, built once (STYLE: clients at module load, not per invocation).

@@ -5,7 +5,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { BucketAlreadyOwnedByYou, CreateBucketCommand, HeadBucketCommand } from '@aws-sdk/client-s3';
 import { CreateQueueCommand } from '@aws-sdk/client-sqs';
-import type { IngestorEnv } from '../config/env';
+import type { IngestorEnv } from '../config';
 import type { AwsClients } from './clients';
 import { TABLES, type TableDefinition } from './tables';
 

@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { GetCommand, PutCommand, ScanCommand, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
-import { type ParsedSource, parseSourceItem, type SourceItem } from '../config/source';
+import { type ParsedSource, parseSourceItem, type SourceItem } from '../config';
 import { IngestorError } from '../errors';
 
 /**

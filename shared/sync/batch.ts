@@ -1,10 +1,8 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { isIngestorError } from '../errors';
-import { METRICS } from '../observability/constants';
-import { logger } from '../observability/logger';
-import { type MetricsBuffer, metrics as processMetrics } from '../observability/metrics';
-import { storeOutageOf } from '../store/outage';
+import { logger, METRICS, type MetricsBuffer, metrics as processMetrics } from '../observability';
+import { storeOutageOf } from '../store';
 import { parseSyncMessage } from './message';
 import { runSyncMessage, type SyncRunDeps, type SyncRunResult } from './run';
 

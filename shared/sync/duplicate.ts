@@ -1,4 +1,4 @@
-import type { SourceStateItem } from '../store/source-state';
+import type { SourceStateItem } from '../store';
 import type { SyncMessage } from './message';
 
 /**

@@ -1,26 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { SourceConfig } from '../config/source';
+import type { SourceConfig } from '../config';
 import { isIngestorError } from '../errors';
+import type { FailureKind, RunOutcome, ScheduleSettings, SourceScheduleState, SyncKind } from '../schedule';
 import { applyRunOutcome, initialScheduleState } from '../schedule';
-import type {
-  FailureKind,
-  RunOutcome,
-  ScheduleSettings,
-  SourceScheduleState,
-  SyncKind,
-} from '../schedule/types';
-import { StoreUnavailableError, storeOutageOf } from '../store/outage';
 import {
   claimSyncRun,
   getSourceState,
+  loadSource,
   patchSourceState,
   releaseSyncClaim,
   releaseSyncLease,
+  StoreUnavailableError,
   type SyncRunClaim,
-} from '../store/source-state';
-import { loadSource } from '../store/sources';
+  storeOutageOf,
+} from '../store';
 import { type DuplicateKind, duplicateDelivery } from './duplicate';
 import type { SyncMessage } from './message';
 

@@ -1,19 +1,15 @@
-import type { IngestorEnv } from '../config/env';
-import { upstashCredentials } from '../config/secrets';
+import type { IngestorEnv } from '../config';
+import { upstashCredentials } from '../config';
 import { syncTablesFromEnv } from '../engine';
 import { createPoliteFetcherFromEnv, type FetchEvent, type HostSlots, type PoliteFetcher } from '../fetch';
 import type { HostResolver } from '../net';
-import { logger } from '../observability/logger';
-import { metrics } from '../observability/metrics';
-import { logRequestEvent, recordSyncReport } from '../observability/request-log';
+import { logger, logRequestEvent, metrics, recordSyncReport } from '../observability';
 import { createOParlSyncEngine } from '../oparl';
 import { loadHostIntervals } from '../pace';
 import { DEFAULT_LEASE_MINUTES, scheduleSettingsFromEnv } from '../schedule';
-import { createScraperSyncEngine } from '../scraper/engine';
-import { RELEASE_LINGER_MS } from '../slots/constants';
-import { createHostSlotsFromEnv } from '../slots/from-env';
-import { type AwsClients, createAwsClients } from '../store/clients';
-import { loadAllSources } from '../store/sources';
+import { createScraperSyncEngine } from '../scraper';
+import { createHostSlotsFromEnv, RELEASE_LINGER_MS } from '../slots';
+import { type AwsClients, createAwsClients, loadAllSources } from '../store';
 import type { SyncRunDeps } from './run';
 
 /**

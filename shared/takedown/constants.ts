@@ -1,4 +1,4 @@
-import type { MIRROR_TYPES } from '../mirror/types';
+import type { MIRROR_TYPES } from '../mirror';
 
 /**
  * OPT-3: the order in which `purge-deleted --body` deletes a body's objects — children before their

@@ -1,10 +1,8 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { sourcePartition } from '../engine';
-import { MirrorStore } from '../mirror';
-import { idHash, indexPartition } from '../mirror/keys';
-import { MIRROR_TYPES } from '../mirror/types';
-import { resolveBody } from '../onboarding/bodies';
-import { loadAllSources } from '../store/sources';
+import { idHash, indexPartition, MIRROR_TYPES, MirrorStore } from '../mirror';
+import { resolveBody } from '../onboarding';
+import { loadAllSources } from '../store';
 import { TakedownError } from './errors';
 import { TakedownRegistry, type TakedownScope } from './registry';
 import { type DocumentMatch, forMatchingDocuments, type TakedownDeps } from './tombstone';

@@ -1,9 +1,9 @@
 import { DeleteObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
 import { DeleteCommand, QueryCommand, type QueryCommandOutput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { fileKey, photoKey, textKey } from '../documents/keys';
+import { fileKey, photoKey, textKey } from '../documents';
 import { sourcePartition } from '../engine';
 import { idHash, indexPartition, MirrorStore, mirrorKey } from '../mirror';
-import { resolveBody } from '../onboarding/bodies';
+import { resolveBody } from '../onboarding';
 import { FILE_COPY_PREFIX, PURGE_ORDER, TEXT_COPY_PREFIX } from './constants';
 import type { TakedownDeps } from './tombstone';
 import type { PurgeCounts } from './types';

@@ -5,7 +5,7 @@ import {
   PutCommand,
   QueryCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { idHash } from '../mirror/keys';
+import { idHash } from '../mirror';
 import type { TakedownMark } from './types';
 
 /**

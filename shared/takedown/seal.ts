@@ -1,8 +1,8 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { MirrorIndexEntry, MirrorRecord } from '../mirror';
 import { idHash, indexPartition, MirrorStore, mirrorKey } from '../mirror';
-import type { MirrorIndexEntry, MirrorRecord } from '../mirror/types';
-import type { AwsClients } from '../store/clients';
+import type { AwsClients } from '../store';
 import { TAKEDOWN_TAG } from './constants';
 import type { TakedownMark, TakedownMeta } from './types';
 

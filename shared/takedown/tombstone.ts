@@ -1,10 +1,9 @@
 import { QueryCommand, type QueryCommandOutput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { embeddedObjects, isRecord, sourcePartition } from '../engine';
-import { MirrorStore } from '../mirror';
-import { MIRROR_TYPES, type MirrorIndexEntry } from '../mirror/types';
-import { resolveBody } from '../onboarding/bodies';
-import type { AwsClients } from '../store/clients';
-import { loadAllSources } from '../store/sources';
+import { MIRROR_TYPES, type MirrorIndexEntry, MirrorStore } from '../mirror';
+import { resolveBody } from '../onboarding';
+import type { AwsClients } from '../store';
+import { loadAllSources } from '../store';
 import { TakedownError } from './errors';
 import { TakedownRegistry } from './registry';
 import { type SealDeps, sealTakenDown } from './seal';

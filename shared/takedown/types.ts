@@ -1,4 +1,4 @@
-import type { MirrorMeta } from '../mirror/types';
+import type { MirrorMeta } from '../mirror';
 
 /** Who took an object down, when and why (OPT-2), kept on the record and its index entry. */
 export interface TakedownMark {

@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../support/corpora';
+import { sourceFiles } from '../support/source-files';
 
 /**
  * Production code never depends on test code: nothing outside test/ and bench/ imports from test/ (the
@@ -9,22 +10,7 @@ import { repoRoot } from '../support/corpora';
  * dynamic imports are all followed by their path.
  */
 const PRODUCT_FOLDERS = ['cli', 'functions', 'shared', 'infra', 'scripts', 'demo', 'types'];
-const SOURCE = /\.(?:[cm]?[jt]s|tsx)$/;
 const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\brequire\s*\(\s*)(['"])([^'"]+)\1/g;
-
-function sourceFiles(dir: string): string[] {
-  let entries: import('node:fs').Dirent[];
-  try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return [];
-  }
-  return entries.flatMap((e) => {
-    const full = path.join(dir, e.name);
-    if (e.isDirectory()) return e.name === 'node_modules' ? [] : sourceFiles(full);
-    return SOURCE.test(e.name) ? [full] : [];
-  });
-}
 
 /** Relative specifiers of a file that resolve into test/. */
 function importsIntoTest(file: string, text: string, root: string): string[] {

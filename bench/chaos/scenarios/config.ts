@@ -1,5 +1,5 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { BUDGET_RESERVE_MS } from '../../../shared/sync/batch';
+import { BUDGET_RESERVE_MS } from '../../../shared/sync';
 import type { Scenario } from '../scenario';
 import { sourceOnCouncil } from './support';
 

@@ -1,9 +1,9 @@
 import { GetObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
-import type { IngestorEnv } from '../../../shared/config/env';
-import { resetUpstashCredentialsCache } from '../../../shared/config/secrets';
+import type { IngestorEnv } from '../../../shared/config';
+import { resetUpstashCredentialsCache } from '../../../shared/config';
 import { createTestResolver } from '../../../shared/net';
+import type { PreviewResponse } from '../../../shared/preview';
 import { createPreviewRuntime } from '../../../shared/preview';
-import type { PreviewResponse } from '../../../shared/preview/types';
 import { startTcpProxy } from '../../../test/support/tcp-proxy';
 import type { Scenario, ScenarioContext } from '../scenario';
 import type { Deployment } from '../stack';

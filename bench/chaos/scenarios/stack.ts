@@ -1,5 +1,5 @@
-import { BUDGET_RESERVE_MS } from '../../../shared/sync/batch';
-import type { SyncRunResult } from '../../../shared/sync/run';
+import type { SyncRunResult } from '../../../shared/sync';
+import { BUDGET_RESERVE_MS } from '../../../shared/sync';
 import { startRedisPeer } from '../../../test/support/redis';
 import { startTcpProxy } from '../../../test/support/tcp-proxy';
 import type { WireRequest } from '../council-process';

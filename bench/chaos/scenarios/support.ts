@@ -1,9 +1,13 @@
 import { bodiesCommand } from '../../../cli/commands/bodies';
 import { purgeDeletedCommand, tombstoneCommand } from '../../../cli/commands/takedown';
 import type { LocalRuntime } from '../../../cli/local/runtime';
-import type { IngestorEnv } from '../../../shared/config/env';
-import { createDocumentsRuntime, runDeletionCheck, runFilesPass } from '../../../shared/documents';
-import { DocumentsStore } from '../../../shared/documents/store';
+import type { IngestorEnv } from '../../../shared/config';
+import {
+  createDocumentsRuntime,
+  DocumentsStore,
+  runDeletionCheck,
+  runFilesPass,
+} from '../../../shared/documents';
 import { createTestResolver } from '../../../shared/net';
 import { listBodies } from '../../../shared/onboarding';
 import type { ChaosCouncil } from '../councils';

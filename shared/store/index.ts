@@ -1,0 +1,23 @@
+/**
+ * DynamoDB: clients, tables, provisioning, the Sources table and the schedule state (leases, claims), store outages. Other folders import this front door only
+ * (test/repo/front-doors.test.ts).
+ */
+export { type AwsClients, createAwsClients, destroyAwsClients } from './clients';
+export { StoreUnavailableError, storeOutageOf } from './outage';
+export { type ProvisionedLocal, provisionLocal } from './provision';
+export {
+  acquireSyncLease,
+  claimSyncRun,
+  getSourceState,
+  listLeasedSourceStates,
+  listSourceStates,
+  listStateSourceIds,
+  patchSourceState,
+  releaseSyncClaim,
+  releaseSyncLease,
+  requestManualSync,
+  type SourceStateItem,
+  type SyncRunClaim,
+} from './source-state';
+export { getSourceItem, idOf, loadAllSources, loadSource, putSourceItem, type SourcesLoad } from './sources';
+export { BODY_LIST_INDEX, DOCUMENTS_TABLE, SOURCES_TABLE, STATE_TABLE, type TableDefinition } from './tables';
