@@ -1,9 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type FakeCouncil, startFakeCouncil } from '../../demo';
+import type { FakeCouncil } from '../../demo';
 import { createMirrorApiHandler, createMirrorApiListener, MirrorReader } from '../../shared/mirror-api';
 import { setBodyListed } from '../../shared/onboarding';
-import { putSourceItem } from '../../shared/store/sources';
 import { type Harness, syncedTwoBodyCouncil, type TestClock } from '../oparl/support';
 import type { AwsTestbed } from '../support/aws';
 

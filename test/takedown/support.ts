@@ -1,13 +1,12 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll } from 'vitest';
-import { type FakeCouncil, startFakeCouncil } from '../../demo';
+import type { FakeCouncil } from '../../demo';
 import { fileKey, textKey } from '../../shared/documents/keys';
 import { MIRROR_TYPES, type MirrorIndexEntry } from '../../shared/mirror';
 import { listBodies } from '../../shared/onboarding';
-import { putSourceItem } from '../../shared/store/sources';
 import type { TakedownDeps } from '../../shared/takedown';
-import { type Harness, syncedTwoBodyCouncil, type TestClock } from '../oparl/support';
+import { type Harness, syncedTwoBodyCouncil } from '../oparl/support';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
 
 const T0 = Date.parse('2024-07-01T10:00:00+02:00');
@@ -30,7 +29,7 @@ export interface SeededSource {
  * the document cache names them.
  */
 export async function seedSyncedSource(bed: AwsTestbed, prefix: string): Promise<SeededSource> {
-  const { council, h, clock } = await syncedTwoBodyCouncil(bed, prefix, T0, {
+  const { council, h } = await syncedTwoBodyCouncil(bed, prefix, T0, {
     objectsPerList: 3,
     pageSize: 5,
   });
