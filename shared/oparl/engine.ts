@@ -36,6 +36,7 @@ import {
   WRITE_CONCURRENCY,
 } from '../engine';
 import { IngestorError, isIngestorError } from '../errors';
+import { SERVER_ERROR_SERIES_LENGTH } from '../fetch';
 import {
   classifyChange,
   idHash,
@@ -341,9 +342,9 @@ class SyncRun {
       throw new StopRun('failure');
     }
     if (err.failure === 'HTTP_STATUS' && err.status !== undefined && err.status >= 500) {
-      // ERR-3: five server errors in a row at one server are a disruption; the fetcher's retries count.
+      // ERR-3: a series of server errors in a row at one server is a disruption; the fetcher's retries count.
       this.cursor.flags.serverErrorsInRow += Math.max(1, err.requests);
-      if (this.cursor.flags.serverErrorsInRow >= 5) {
+      if (this.cursor.flags.serverErrorsInRow >= SERVER_ERROR_SERIES_LENGTH) {
         this.frame.failure({ ...base, kind: '5xx-series', status: err.status });
         throw new StopRun('failure');
       }
