@@ -1,9 +1,9 @@
 import type { SourceConfig } from '../config';
 import {
+  asPublished,
   type BodyRecord,
   berlinDate,
   carriesTimeOfDay,
-  contentHash,
   embeddedObjects,
   type FilterFinding,
   isDeleted,
@@ -12,16 +12,16 @@ import {
   type ListEntry,
   type ListReport,
   type ListState,
+  MirrorWriter,
   modifiedMs,
   type OParlObject,
   objectId,
+  type PageObject,
   type PageValidator,
   pageGoesBack,
   pageItems,
   pageNext,
-  parseOParlTime,
   RunFrame,
-  recordDocument,
   runEndingKind,
   runStart,
   StopRun,
@@ -33,21 +33,12 @@ import {
   sha256Hex,
   textValue,
   typeName,
-  WRITE_CONCURRENCY,
 } from '../engine';
 import { IngestorError, isIngestorError } from '../errors';
 import { SERVER_ERROR_SERIES_LENGTH } from '../fetch';
-import {
-  classifyChange,
-  idHash,
-  lookupKey,
-  type MirrorIndexEntry,
-  MirrorStore,
-  type MirrorWrite,
-} from '../mirror';
+import { lookupKey } from '../mirror';
 import type { AwsClients } from '../store';
-import { TakedownGuard } from '../takedown';
-import { mapLimit } from '../util';
+import { TakedownGuard, type TakedownMark } from '../takedown';
 import { bodyFieldsOf, bodyKeyOf } from './body-fields';
 import {
   BODY_LIST_MAX_PAGES,
@@ -170,19 +161,12 @@ function looksLikeNoResults(bodyText: string | undefined): boolean {
   return /\bkeine\b|\bno (results|data|objects|entries|matches)\b/i.test(t);
 }
 
-interface PageObject {
-  object: OParlObject;
-  id: string;
-  type: string;
-  embedded: boolean;
-  parentId?: string;
-}
-
 class SyncRun {
   /** Cursor, checkpoints, budget and failures: the run frame every source kind shares. */
   private readonly frame: RunFrame<SyncCursor>;
   private readonly state: SyncStateStore;
-  private readonly mirror: MirrorStore;
+  /** The mirror write path every source kind shares (lookup, takedown guard, classify, commit). */
+  private readonly writer: MirrorWriter<TakedownMark>;
   /** OPT-5: the source's takedowns, checked before every write and re-checked at commit. */
   private readonly takedowns: TakedownGuard;
   private readonly bodies = new Map<string, BodyRecord>();
@@ -203,15 +187,20 @@ class SyncRun {
       // FULL-4: only a full or sliced pass stays open at its window's end; an incremental run finishes.
       run.kind === 'incremental' ? { ...run, windowEndMs: undefined } : run,
     );
-    this.mirror = new MirrorStore(deps.clients, {
-      bucket: deps.tables.bucket,
-      stateTable: deps.tables.state,
-    });
     this.takedowns = new TakedownGuard(
       { clients: deps.clients, bucket: deps.tables.bucket, stateTable: deps.tables.state },
       source.sourceId,
       (event, fields) => this.log(event, fields),
     );
+    this.writer = new MirrorWriter({
+      clients: deps.clients,
+      tables: deps.tables,
+      sourceId: source.sourceId,
+      guard: this.takedowns,
+      sessionDays: this.state,
+      totals: () => this.cursor.totals,
+      nowMs: () => this.nowMs(),
+    });
   }
 
   private nowMs(): number {
@@ -1095,85 +1084,13 @@ class SyncRun {
           byKey.set(key, { object: e.object, id: e.id, type: e.type, embedded: true, parentId: e.parentId });
       }
     }
-    const objects = [...byKey.values()];
-    if (objects.length === 0) return 0;
-    const index = await this.mirror.lookup(this.source.sourceId, objects);
-    const fetchedAt = this.nowIso();
-    let changed = 0;
-    const created: Parameters<TakedownGuard['afterCommit']>[0] = [];
-    await mapLimit(objects, WRITE_CONCURRENCY, async (o) => {
-      const previous = index.get(lookupKey(o.type, o.id));
-      // OPT-2: an operator's tombstone stands, whatever the source still publishes.
-      if (previous?.takedown !== undefined) return;
-      const bodyOf = o.type === 'body' ? o.id : body?.id;
-      const subject = {
-        id: o.id,
-        ...(bodyOf !== undefined ? { bodyId: bodyOf } : {}),
-        ...(o.parentId !== undefined ? { parentId: o.parentId } : {}),
-      };
-      // OPT-5: the registry outlives a purge of the index entry; an unsealed entry is sealed now.
-      const takenDown = this.takedowns.covers(subject);
-      if (takenDown) return this.takedowns.meet(previous, takenDown);
-      const deleted = isDeleted(o.object);
-      const hash = contentHash(o.object);
-      const mod = modifiedMs(o.object);
-      const kind = classifyChange(
-        previous
-          ? {
-              hash: previous.hash,
-              deleted: previous.deleted,
-              ...(modifiedOf(previous) !== undefined ? { modifiedMs: modifiedOf(previous) } : {}),
-            }
-          : undefined,
-        { hash, deleted, ...(mod !== undefined ? { modifiedMs: mod } : {}) },
-        { embedded: o.embedded },
-      );
-      if (kind === 'unchanged') return;
-      const bodyId = bodyOf;
-      const write: MirrorWrite = {
-        sourceId: this.source.sourceId,
-        type: o.type,
-        id: o.id,
-        object: o.object,
-        sourceUrl: pageUrl,
-        fetchedAt,
-        hash,
-        ...(bodyId !== undefined ? { bodyId } : {}),
-        ...(o.parentId !== undefined ? { embeddedIn: o.parentId } : {}),
-        ...(textValue(o.object.modified) !== undefined ? { modified: textValue(o.object.modified) } : {}),
-      };
-      // Side effects first, the index item last: it is the commit point of this object.
-      if (o.type === 'file' && !deleted && body) {
-        const recorded = await recordDocument(this.deps.clients, this.deps.tables.documents, o.object, {
-          sourceId: this.source.sourceId,
-          bodyId: body.id,
-          listed: body.listed,
-          nowIso: fetchedAt,
-        });
-        if (recorded === 'created' || recorded === 'changed') this.cursor.totals.documents += 1;
-      }
-      if (o.type === 'meeting' && body) {
-        await this.state.setMeetingDay(body.bodyKey, idHash(o.id).slice(0, 16), this.meetingDay(o.object));
-      }
-      const entry = await this.takedowns.commit(() =>
-        deleted ? this.mirror.writeTombstone(write, previous) : this.mirror.writeLive(write),
-      );
-      if (entry === undefined) return;
-      if (previous === undefined) created.push({ entry, subject });
-      this.cursor.totals[kind] += 1;
-      changed += 1;
+    const written = await this.writer.writePage({
+      objects: [...byKey.values()],
+      url: pageUrl,
+      body,
+      versioning: asPublished,
     });
-    await this.takedowns.afterCommit(created);
-    return changed;
-  }
-
-  /** SCH-2: the Berlin date a meeting starts, if it counts as a session day (not cancelled/deleted/past). */
-  private meetingDay(meeting: OParlObject): string | undefined {
-    if (isDeleted(meeting) || meeting.cancelled === true || meeting.cancelled === 'true') return undefined;
-    const start = parseOParlTime(meeting.start);
-    if (!start) return undefined;
-    const date = start.toISODate() ?? undefined;
-    return date !== undefined && date >= berlinDate(this.nowMs()) ? date : undefined;
+    return written.changed;
   }
 
   // --- SCH-10 filter check after a full sync ---------------------------------------------------------------
@@ -1385,10 +1302,6 @@ class SyncRun {
 function rememberPage(visited: string[], key: string): void {
   if (visited.length >= 2 * VISITED_EDGE) visited.splice(VISITED_EDGE, 1);
   visited.push(key);
-}
-
-function modifiedOf(entry: MirrorIndexEntry): number | undefined {
-  return entry.modified === undefined ? undefined : parseOParlTime(entry.modified)?.toMillis();
 }
 
 function pruneValidators(all: Record<string, PageValidator>): Record<string, PageValidator> {
