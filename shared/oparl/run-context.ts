@@ -14,7 +14,6 @@ import {
   runEndingKind,
   StopRun,
   type SyncKind,
-  SyncStateStore,
   type SyncTables,
   type SystemRecord,
   typeName,
@@ -26,6 +25,7 @@ import { TakedownGuard, type TakedownMark } from '../takedown';
 import { PAGE_TIMEOUT_MS } from './constants';
 import type { SyncCursor } from './cursor';
 import { OParlFetchError, type OParlFetcher, type OParlResponse } from './ports';
+import { OParlStateStore } from './state';
 
 export interface SyncDeps {
   fetcher: OParlFetcher;
@@ -69,7 +69,7 @@ export interface SyncRunOptions {
 export class OParlRun {
   /** Cursor, checkpoints, budget and failures: the run frame every source kind shares. */
   readonly frame: RunFrame<SyncCursor>;
-  readonly state: SyncStateStore;
+  readonly state: OParlStateStore;
   /** The mirror write path every source kind shares (lookup, takedown guard, classify, commit). */
   readonly writer: MirrorWriter<TakedownMark>;
   /** OPT-5: the source's takedowns, checked before every write and re-checked at commit. */
@@ -86,7 +86,7 @@ export class OParlRun {
     readonly source: SourceConfig,
     readonly options: SyncRunOptions,
   ) {
-    this.state = new SyncStateStore(deps.clients, deps.tables.state, source.sourceId);
+    this.state = new OParlStateStore(deps.clients, deps.tables.state, source.sourceId);
     this.frame = new RunFrame<SyncCursor>(
       { store: this.state, nowMs: () => this.nowMs(), log: (event, fields) => this.log(event, fields) },
       // FULL-4: only a full or sliced pass stays open at its window's end; an incremental run finishes.
