@@ -1,8 +1,9 @@
 /**
  * The engine core every source kind shares (OParl API, scraped ALLRIS/SessionNet HTML): the object model,
- * the State table store, the mirror write path (`MirrorWriter`), the Documents write path, failure classification (ERR-5, ROB-8) and the
- * checkpointed run frame (resume / continue / new, checkpoint, budget, stop, planner report). The kinds
- * (`shared/oparl`, `shared/scraper`) hold only what is specific to them and import this front door.
+ * the State table store, the mirror write path (`MirrorWriter`), the Documents write path, failure
+ * classification (ERR-5, ROB-8) and the checkpointed run frame (resume / continue / new, checkpoint,
+ * budget, stop, planner report). The kinds (`shared/oparl`, `shared/scraper`) hold only what is specific
+ * to them and import this front door.
  */
 export {
   LIST_CATALOGUE,

@@ -8,6 +8,7 @@ import type { OParlRun } from './run-context';
 import { withoutModifiedFilter } from './windows';
 
 /** A list page that failed: slow (SCH-12), missing (SCH-11), filter rejected (SCH-10, FULL-5) or failed. */
+
 /** SD.NET answers an empty filtered page with 404 and `[]` or an error text saying "no results". */
 function looksLikeNoResults(bodyText: string | undefined): boolean {
   if (bodyText === undefined) return false;

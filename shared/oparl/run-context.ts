@@ -192,6 +192,18 @@ export class OParlRun {
     }
   }
 
+  /** A page whose failure ends only its own step: a run-ending kind (ERR-5) first, else noted as `other`. */
+  pageFailed(err: OParlFetchError, url: string, list: string): void {
+    this.checkRunFailure(err, list);
+    this.frame.failure({
+      kind: 'other',
+      url,
+      list,
+      detail: err.message,
+      ...(err.status ? { status: err.status } : {}),
+    });
+  }
+
   /** Mirrors the objects of one page (and the objects embedded in them); returns how many changed. */
   async processObjects(
     items: OParlObject[],

@@ -29,14 +29,7 @@ export async function phaseSystem(run: OParlRun): Promise<void> {
   const url = run.source.systemUrl;
   const res = await run.request(url, 'system');
   if (res instanceof OParlFetchError) {
-    run.checkRunFailure(res, 'system');
-    run.frame.failure({
-      kind: 'other',
-      url,
-      list: 'system',
-      detail: res.message,
-      ...(res.status ? { status: res.status } : {}),
-    });
+    run.pageFailed(res, url, 'system');
     if (!run.system) throw new StopRun('failure');
   } else {
     let obj: OParlObject | undefined;
@@ -88,14 +81,7 @@ export async function phaseBodies(run: OParlRun): Promise<void> {
     const validator = system.validators?.[urlKey(url)];
     const res = await run.request(url, 'body', validator);
     if (res instanceof OParlFetchError) {
-      run.checkRunFailure(res, 'body');
-      run.frame.failure({
-        kind: 'other',
-        url,
-        list: 'body',
-        detail: res.message,
-        ...(res.status ? { status: res.status } : {}),
-      });
+      run.pageFailed(res, url, 'body');
       bl.failed = true;
       bl.url = null;
       break;
