@@ -26,6 +26,7 @@ import { carriesFilter, formatFilterTime, withModifiedFilter, withoutModifiedFil
  * One page of a list: read, filter evidence (SCH-10, FULL-7), validators (B-1), where the list goes next,
  * its objects written — and the next page asked meanwhile (the prefetch).
  */
+
 export async function readPage(run: OParlRun, task: ListTask, entry: ListEntry): Promise<void> {
   const url = task.nextUrl as string;
   const validator = task.marks.validators?.[urlKey(url)];

@@ -5,6 +5,7 @@ import type { OParlRun } from './run-context';
 import { timeSlices, withModifiedFilter, withoutModifiedFilter } from './windows';
 
 /** A list's task: its mode, filter window, catch-up chunks (SCH-12) and time slices (FULL-5/6). */
+
 export function newTask(
   run: OParlRun,
   body: BodyRecord,

@@ -3,6 +3,7 @@ import { dropPrefetch } from './list-page';
 import type { OParlRun } from './run-context';
 
 /** The end of an invocation: bodies marked complete (SCH-9), the report, or a stop at the last checkpoint. */
+
 function listReports(run: OParlRun): Promise<ListReport[]> {
   return run.state.getRunLists(run.options.kind, run.options.runId, run.cursor.listCount);
 }
