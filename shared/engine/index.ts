@@ -1,8 +1,9 @@
 /**
  * The engine core every source kind shares (OParl API, scraped ALLRIS/SessionNet HTML): the object model,
- * the State table store, the Documents write path, failure classification (ERR-5, ROB-8) and the
- * checkpointed run frame (resume / continue / new, checkpoint, budget, stop, planner report). The kinds
- * (`shared/oparl`, `shared/scraper`) hold only what is specific to them and import this front door.
+ * the State table store, the mirror write path (`MirrorWriter`), the Documents write path, failure
+ * classification (ERR-5, ROB-8) and the checkpointed run frame (resume / continue / new, checkpoint,
+ * budget, stop, planner report). The kinds (`shared/oparl`, `shared/scraper`) hold only what is specific
+ * to them and import this front door.
  */
 export {
   LIST_CATALOGUE,
@@ -63,9 +64,7 @@ export {
   bodySk,
   CursorConflictError,
   cursorSk,
-  listSk,
   putLockedCursor,
-  runListSk,
   SK_SYSTEM,
   SourcePartitionItems,
   type StoredCursor,
@@ -87,3 +86,19 @@ export type {
   SyncReport,
   SystemRecord,
 } from './types';
+export {
+  asPublished,
+  type IncomingObject,
+  type MirrorGuard,
+  type MirrorTotals,
+  MirrorWriter,
+  type MirrorWriterDeps,
+  type PageObject,
+  type PageWritten,
+  sessionDayOf,
+  stampedWhenSeen,
+  type Versioning,
+  type WritePage,
+  type WriteScope,
+  type WriteSubject,
+} from './write';

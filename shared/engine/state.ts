@@ -2,19 +2,16 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { IngestorError } from '../errors';
 import type { AwsClients } from '../store';
-import type { ListName } from './constants';
-import type { BodyRecord, ListReport, ListState, SystemRecord } from './types';
+import type { BodyRecord, SystemRecord } from './types';
 
 /**
  * The sync's items in the State table. Partition `SOURCE#<sourceId>`; sort keys owned here:
  * - `OPARL#SYSTEM`             the System: body list URL, last filter check (SCH-10), validators (B-1)
  * - `BODY#<bodyKey>`           one per body: id, name, slug, listed (ONB-4), list URLs, last complete sync
  * - `SLUG#<slug>`              reservation making body slugs unique per source (conditional put)
- * - `LIST#<bodyKey>#<list>`    marks per list: filter finding, time of day, missing, slow, catch-up
  * - `CURSOR#<kind>`            the run cursor (incremental / full / sliced), written after every page
  * - `SESSION#<bodyKey>`        upcoming meeting days, one attribute per meeting (SCH-2)
- * - `RUNLIST#<kind>#<n>`       the n-th list report of the current run of that kind (overwritten by
- *                              the next run; `runId` tells whose it is)
+ * The OParl lists' items (`LIST#…`, `RUNLIST#…`) are the OParl kind's (shared/oparl/state.ts).
  * The mirror index lives in its own partitions (`MIRROR#…`, see shared/mirror/store.ts).
  * `bodyKey` = first 16 hex of SHA-256(body id): stable whatever the body's name does.
  */
@@ -24,11 +21,9 @@ export function sourcePartition(sourceId: string): string {
 
 export const SK_SYSTEM = 'OPARL#SYSTEM';
 export const bodySk = (bodyKey: string) => `BODY#${bodyKey}`;
-export const listSk = (bodyKey: string, list: ListName) => `LIST#${bodyKey}#${list}`;
 export const cursorSk = (kind: string) => `CURSOR#${kind}`;
 export const sessionSk = (bodyKey: string) => `SESSION#${bodyKey}`;
 export const slugSk = (slug: string) => `SLUG#${slug}`;
-export const runListSk = (kind: string, index: number) => `RUNLIST#${kind}#${String(index).padStart(6, '0')}`;
 
 export class CursorConflictError extends IngestorError {
   constructor(sourceId: string, kind: string) {
@@ -128,29 +123,6 @@ export class SyncStateStore extends SourcePartitionItems {
       previousSeq,
       () => new CursorConflictError(this.sourceId, cursor.kind),
     );
-  }
-
-  // --- per-list reports of a run -----------------------------------------------------------------
-
-  async putRunList(kind: string, index: number, runId: string, report: ListReport): Promise<void> {
-    await this.clients.doc.send(
-      new PutCommand({
-        TableName: this.table,
-        Item: { pk: this.pk, sk: runListSk(kind, index), runId, index, report },
-      }),
-    );
-  }
-
-  /** The first `count` list reports of run `runId`, in order. */
-  async getRunLists(kind: string, runId: string, count: number): Promise<ListReport[]> {
-    if (count === 0) return [];
-    const items = await this.queryPrefix<{ runId: string; index: number; report: ListReport }>(
-      `RUNLIST#${kind}#`,
-    );
-    return items
-      .filter((i) => i.runId === runId && i.index < count)
-      .sort((a, b) => a.index - b.index)
-      .map((i) => i.report);
   }
 
   // --- system -------------------------------------------------------------------------------------
@@ -281,22 +253,6 @@ export class SyncStateStore extends SourcePartitionItems {
       .catch((err) => {
         if (!isConditionFailure(err)) throw err;
       });
-  }
-
-  // --- lists --------------------------------------------------------------------------------------
-
-  async getListStates(bodyKey: string): Promise<Map<ListName, ListState>> {
-    const items = await this.queryPrefix<ListState>(`LIST#${bodyKey}#`);
-    return new Map(items.map((s) => [s.list, s]));
-  }
-
-  async putListState(state: ListState): Promise<void> {
-    await this.clients.doc.send(
-      new PutCommand({
-        TableName: this.table,
-        Item: { pk: this.pk, sk: listSk(state.bodyKey, state.list), ...state },
-      }),
-    );
   }
 
   // --- session days (SCH-2) -----------------------------------------------------------------------

@@ -4,10 +4,9 @@ import {
   berlinDate,
   contentHash,
   engineReportOf,
+  MirrorWriter,
   type OParlObject,
-  parseOParlTime,
   RunFrame,
-  recordDocument,
   runEndingKind,
   runEndOf,
   runStart,
@@ -17,14 +16,13 @@ import {
   type SyncTables,
   sha256Hex,
   slugify,
-  WRITE_CONCURRENCY,
+  stampedWhenSeen,
 } from '../engine';
 import { createRunContext, type PoliteFetcher } from '../fetch';
-import { idHash, lookupKey, type MirrorIndexEntry, MirrorStore, type MirrorWrite } from '../mirror';
+import { idHash, lookupKey } from '../mirror';
 import type { AwsClients } from '../store';
 import type { EngineReport, SyncEngine } from '../sync';
-import { TakedownGuard } from '../takedown';
-import { mapLimit } from '../util';
+import { TakedownGuard, type TakedownMark } from '../takedown';
 import { adapterFor, type ScrapeAdapter } from './adapter';
 import { revisitDue, SCRAPE_POLICY, type ScrapePolicy, scrapeMonths } from './constants';
 import { PageLayoutError } from './errors';
@@ -151,10 +149,6 @@ export async function scrapeSource(
   return new ScrapeRun(deps, source, adapter, pages, run).execute();
 }
 
-type WriteKind = 'new' | 'modified' | 'unchanged';
-/** Index entries a page created (absent before): re-checked against the registry after the page (OPT-5). */
-type Created = Parameters<TakedownGuard['afterCommit']>[0];
-
 class ScrapeRun {
   /** Cursor, checkpoints, budget and failures: the run frame every source kind shares. */
   private readonly frame: RunFrame<ScrapeCursor>;
@@ -162,7 +156,6 @@ class ScrapeRun {
   private readonly policy: ScrapePolicy;
   private readonly state: ScrapeStateStore;
   private readonly syncState: SyncStateStore;
-  private readonly mirror: MirrorStore;
   /** OPT-5: the source's takedowns, checked before every write and re-checked at commit. */
   private readonly takedowns: TakedownGuard;
   private body!: BodyRecord;
@@ -184,10 +177,6 @@ class ScrapeRun {
       run,
     );
     this.syncState = new SyncStateStore(deps.clients, deps.tables.state, source.sourceId);
-    this.mirror = new MirrorStore(deps.clients, {
-      bucket: deps.tables.bucket,
-      stateTable: deps.tables.state,
-    });
     this.takedowns = new TakedownGuard(
       { clients: deps.clients, bucket: deps.tables.bucket, stateTable: deps.tables.state },
       source.sourceId,
@@ -811,118 +800,52 @@ class ScrapeRun {
     return children;
   }
 
+  /** The mirror write path every source kind shares; pages of HTML carry no `modified` of their own. */
+  private get writer(): MirrorWriter<TakedownMark> {
+    this.mirrorWriter ??= new MirrorWriter({
+      clients: this.deps.clients,
+      tables: this.deps.tables,
+      sourceId: this.source.sourceId,
+      guard: this.takedowns,
+      sessionDays: this.syncState,
+      totals: () => this.cursor.totals,
+      nowMs: () => this.nowMs(),
+    });
+    return this.mirrorWriter;
+  }
+
+  private mirrorWriter: MirrorWriter<TakedownMark> | undefined;
+
   /** Owner objects: written when their content differs from the mirror's (hash without `modified`). */
   private async writeOwned(objects: ShapedObject[], pageUrl: string): Promise<void> {
-    if (objects.length === 0) return;
-    const index = await this.mirror.lookup(this.source.sourceId, objects);
-    const created: Created = [];
-    await mapLimit(objects, WRITE_CONCURRENCY, (o) =>
-      this.writeOne(o, index.get(lookupKey(o.type, o.id)), pageUrl, created),
-    );
-    await this.takedowns.afterCommit(created);
+    await this.writer.writePage({ objects, url: pageUrl, body: this.body, versioning: stampedWhenSeen });
   }
 
   /** Stubs: created only when the mirror holds nothing for them. Returns the created ones. */
   private async writeStubs(objects: ShapedObject[], pageUrl: string): Promise<ShapedObject[]> {
-    if (objects.length === 0) return [];
-    const index = await this.mirror.lookup(this.source.sourceId, objects);
-    const absent = objects.filter((o) => !index.has(lookupKey(o.type, o.id)));
-    const created: Created = [];
-    await mapLimit(absent, WRITE_CONCURRENCY, (o) => this.writeOne(o, undefined, pageUrl, created));
-    await this.takedowns.afterCommit(created);
-    return absent.filter((o) => created.some((c) => c.subject.id === o.id));
-  }
-
-  private async writeOne(
-    o: ShapedObject,
-    previous: MirrorIndexEntry | undefined,
-    pageUrl: string,
-    created: Created,
-  ): Promise<WriteKind> {
-    // OPT-2 / OPT-5: an operator's takedown stands, whatever the source still publishes; the registry
-    // outlives a purge of the index entry, and an unsealed entry (a killed `tombstone`) is sealed now.
-    const subject = { id: o.id, bodyId: this.body.id };
-    const takenDown = this.takedowns.covers(subject);
-    if (previous?.takedown !== undefined || takenDown) {
-      if (takenDown) await this.takedowns.meet(previous, takenDown);
-      return 'unchanged';
-    }
-    const hash = contentHash(o.object);
-    if (previous && !previous.deleted && previous.hash === hash) return 'unchanged';
-    const fetchedAt = this.nowIso();
-    // Issue 8: HTML carries no modification time — `modified` is when we saw the content change.
-    const object: OParlObject = { ...o.object, modified: fetchedAt };
-    const write: MirrorWrite = {
-      sourceId: this.source.sourceId,
-      type: o.type,
-      id: o.id,
-      object,
-      sourceUrl: pageUrl,
-      fetchedAt,
-      hash,
-      bodyId: this.body.id,
-      modified: fetchedAt,
-    };
-    if (o.type === 'file') {
-      const recorded = await recordDocument(this.deps.clients, this.deps.tables.documents, object, {
-        sourceId: this.source.sourceId,
-        bodyId: this.body.id,
-        listed: this.body.listed,
-        nowIso: fetchedAt,
-      });
-      if (recorded === 'created' || recorded === 'changed') this.cursor.totals.documents += 1;
-    }
-    if (o.type === 'meeting') await this.noteSessionDay(o.id, object);
-    const entry = await this.takedowns.commit(() => this.mirror.writeLive(write));
-    if (entry === undefined) return 'unchanged';
-    if (previous === undefined) created.push({ entry, subject });
-    const kind: WriteKind = previous === undefined ? 'new' : 'modified';
-    this.cursor.totals[kind] += 1;
-    return kind;
-  }
-
-  private async tombstone(refs: { id: string; type: MirrorTypeName }[], pageUrl: string): Promise<void> {
-    const index = await this.mirror.lookup(this.source.sourceId, refs);
-    const fetchedAt = this.nowIso();
-    await mapLimit(refs, WRITE_CONCURRENCY, async (ref) => {
-      const previous = index.get(lookupKey(ref.type, ref.id));
-      if (!previous || previous.deleted) return;
-      if (this.takedowns.covers({ id: ref.id, bodyId: this.body.id })) return;
-      const object = {
-        id: ref.id,
-        type: `${OPARL_SCHEMA}${OPARL_TYPES[ref.type]}`,
-        deleted: true,
-        modified: fetchedAt,
-      };
-      const entry = await this.takedowns.commit(() =>
-        this.mirror.writeTombstone(
-          {
-            sourceId: this.source.sourceId,
-            type: ref.type,
-            id: ref.id,
-            object,
-            sourceUrl: pageUrl,
-            fetchedAt,
-            hash: contentHash(object),
-            bodyId: this.body.id,
-            modified: fetchedAt,
-          },
-          previous,
-        ),
-      );
-      if (entry === undefined) return;
-      if (ref.type === 'meeting') await this.noteSessionDay(ref.id, object);
-      this.cursor.totals.deleted += 1;
+    const written = await this.writer.writePage({
+      objects,
+      url: pageUrl,
+      body: this.body,
+      versioning: stampedWhenSeen,
+      scope: 'absent',
     });
+    return written.created;
   }
 
-  /** SCH-2: the Berlin date a meeting starts, when it counts as a session day. */
-  private async noteSessionDay(meetingId: string, meeting: OParlObject): Promise<void> {
-    const cancelled = meeting.cancelled === true || meeting.deleted === true;
-    const start = cancelled ? undefined : parseOParlTime(meeting.start);
-    const date = start?.toISODate() ?? undefined;
-    const counts = date !== undefined && date >= berlinDate(this.nowMs()) ? date : undefined;
-    await this.syncState.setMeetingDay(this.body.bodyKey, idHash(meetingId).slice(0, 16), counts);
+  /** Objects gone from their page: tombstoned (OPT-2) where the mirror holds them live. */
+  private async tombstone(refs: { id: string; type: MirrorTypeName }[], pageUrl: string): Promise<void> {
+    const objects = refs.map((ref) => ({
+      ...ref,
+      object: { id: ref.id, type: `${OPARL_SCHEMA}${OPARL_TYPES[ref.type]}`, deleted: true },
+    }));
+    await this.writer.writePage({
+      objects,
+      url: pageUrl,
+      body: this.body,
+      versioning: stampedWhenSeen,
+      scope: 'known',
+    });
   }
 
   /**

@@ -1,0 +1,142 @@
+import { isRecord, type ListEntry } from '../engine';
+import { CHANGE_WINDOW_MARGIN_MS, PAGE_TIMEOUT_MS } from './constants';
+import type { ListTask } from './cursor';
+import { FILTER_REJECT_STATUSES, markMissing, markSlow } from './decisions';
+import { parseOParlJson } from './json';
+import type { OParlFetchError } from './ports';
+import type { OParlRun } from './run-context';
+import { withoutModifiedFilter } from './windows';
+
+/** A list page that failed: slow (SCH-12), missing (SCH-11), filter rejected (SCH-10, FULL-5) or failed. */
+
+/** SD.NET answers an empty filtered page with 404 and `[]` or an error text saying "no results". */
+function looksLikeNoResults(bodyText: string | undefined): boolean {
+  if (bodyText === undefined) return false;
+  const t = bodyText.trim();
+  if (t === '' || t === '[]') return true;
+  try {
+    const parsed = parseOParlJson(t);
+    if (Array.isArray(parsed)) return parsed.length === 0;
+    if (isRecord(parsed) && Array.isArray(parsed.data)) return parsed.data.length === 0;
+  } catch {
+    // not JSON: fall through to the text check
+  }
+  // "Keine Treffer", "no results" … — but not a generic "Not Found", which is what a missing list says.
+  return /\bkeine\b|\bno (results|data|objects|entries|matches)\b/i.test(t);
+}
+
+export async function onListError(
+  run: OParlRun,
+  task: ListTask,
+  entry: ListEntry,
+  err: OParlFetchError,
+): Promise<void> {
+  run.checkRunFailure(err, entry.list);
+  const status = err.failure === 'HTTP_STATUS' ? err.status : undefined;
+  const filterSent = task.sinceMs !== undefined || task.untilMs !== undefined;
+  const end = async (outcome: ListTask['outcome'] | undefined, note: string) => {
+    if (outcome !== undefined) task.outcome = outcome;
+    task.note = note;
+    task.nextUrl = null;
+    await run.frame.checkpoint();
+  };
+
+  if (err.failure === 'ROBOTS_DISALLOWED') return end('open', 'robots.txt disallows this list (ROB-8)');
+
+  if (err.failure === 'TIMEOUT' || status === 504) {
+    const what = status === 504 ? 'HTTP 504' : `no answer within ${PAGE_TIMEOUT_MS / 1000} s`;
+    if (entry.mandatory) {
+      run.frame.failure({
+        kind: 'other',
+        url: err.url,
+        list: entry.list,
+        detail: `${what} (mandatory list)`,
+        ...(status ? { status } : {}),
+      });
+      return end('failed', `${what}; mandatory lists are never skipped (SCH-12)`);
+    }
+    // Catch up from the window this run asked, else from the list's last complete read (SCH-12).
+    const lastComplete = task.marks.lastCompleteStart;
+    const catchUpFromMs =
+      task.windowSinceMs ??
+      task.sinceMs ??
+      (lastComplete !== undefined ? Date.parse(lastComplete) - CHANGE_WINDOW_MARGIN_MS : undefined);
+    task.marks = markSlow(task.marks, entry, run.nowMs(), catchUpFromMs);
+    return end('slow', `SCH-12: ${what}; skipped until ${task.marks.slow?.skipUntil}`);
+  }
+
+  if (status === 404) {
+    if (task.mode === 'slices' && !entry.mandatory && !looksLikeNoResults(err.bodyText)) {
+      // Not an empty slice but a list that is not there (SCH-11): no further slices are asked.
+      task.marks = markMissing(task.marks, run.nowMs(), 404);
+      return end('missing', 'SCH-11: optional list answered 404');
+    }
+    if (filterSent) {
+      if (task.marks.missing && !entry.mandatory) {
+        // SCH-11: SD.NET answers the daily check with "no results": the note stays.
+        task.marks = markMissing(task.marks, run.nowMs(), 404);
+        return end('missing', 'SCH-11: still no results (404); next check in a day');
+      }
+      // SD.NET / Sternberg: an empty filtered page is a 404 with an error body or `[]`.
+      return end(undefined, 'empty filtered page answered 404');
+    }
+    if (!entry.mandatory) {
+      task.marks = markMissing(task.marks, run.nowMs(), 404);
+      return end('missing', 'SCH-11: optional list answered 404');
+    }
+    if (looksLikeNoResults(err.bodyText)) return end(undefined, 'empty list answered 404');
+    run.frame.failure({
+      kind: 'other',
+      url: err.url,
+      list: entry.list,
+      status,
+      detail: 'mandatory list answered 404',
+    });
+    return end('failed', 'mandatory list answered 404');
+  }
+
+  if (status !== undefined && filterSent && FILTER_REJECT_STATUSES.includes(status)) {
+    const evidence = `HTTP ${status} to a filtered request`;
+    if (task.mode === 'slices') {
+      task.marks = {
+        ...task.marks,
+        filter: 'rejected',
+        filterEvidence: evidence,
+        filterCheckedAt: run.nowIso(),
+      };
+      return end('open', 'FULL-5: filter rejected; the list stays open (never asked without filter)');
+    }
+    if (!task.filterRetried) {
+      // SCH-10: rejected — read the list from the start without filter, compare ourselves.
+      task.filterBefore = task.marks.filter;
+      task.filterRetried = true;
+      task.marks = {
+        ...task.marks,
+        filter: 'rejected',
+        filterEvidence: evidence,
+        filterCheckedAt: run.nowIso(),
+      };
+      task.mode = 'unfiltered';
+      delete task.sinceMs;
+      delete task.untilMs;
+      delete task.chunks;
+      task.unchangedPages = 0;
+      task.visited = [];
+      task.nextUrl = withoutModifiedFilter(task.listUrl);
+      await run.frame.checkpoint();
+      return;
+    }
+  }
+  if (task.filterRetried && task.filterBefore !== undefined && (status === 401 || status === 403)) {
+    // The unfiltered request is refused too: the server refuses us, not the filter.
+    task.marks = { ...task.marks, filter: task.filterBefore };
+  }
+  run.frame.failure({
+    kind: 'other',
+    url: err.url,
+    list: entry.list,
+    detail: err.message,
+    ...(status !== undefined ? { status } : {}),
+  });
+  return end('failed', status !== undefined ? `HTTP ${status}` : err.failure.toLowerCase());
+}

@@ -1,0 +1,181 @@
+import {
+  isDeleted,
+  isRecord,
+  type OParlObject,
+  objectId,
+  pageGoesBack,
+  pageItems,
+  pageNext,
+  StopRun,
+  textValue,
+} from '../engine';
+import { bodyFieldsOf, bodyKeyOf } from './body-fields';
+import { BODY_LIST_MAX_PAGES } from './constants';
+import { parseOParlJson } from './json';
+import { hostOf, pruneValidators, rememberPage, urlKey } from './pages';
+import { OParlFetchError } from './ports';
+import type { OParlRun } from './run-context';
+
+/** The System (its body list URL) and the body list (SCH-8: all pages, at most 20), ONB-4 bodies. */
+export async function phaseSystem(run: OParlRun): Promise<void> {
+  run.system = await run.state.getSystem();
+  // The System only tells us the body list URL; incremental syncs reuse the stored one (SCH-8 asks
+  // for the body list on every sync, not the System).
+  if (run.options.kind === 'incremental' && run.system && run.system.systemUrl === run.source.systemUrl) {
+    run.cursor.phase = 'bodies';
+    return;
+  }
+  run.frame.checkStop();
+  const url = run.source.systemUrl;
+  const res = await run.request(url, 'system');
+  if (res instanceof OParlFetchError) {
+    run.pageFailed(res, url, 'system');
+    if (!run.system) throw new StopRun('failure');
+  } else {
+    let obj: OParlObject | undefined;
+    try {
+      const parsed = parseOParlJson(res.text);
+      obj = isRecord(parsed) ? parsed : undefined;
+    } catch (err) {
+      run.frame.failure({ kind: 'other', url, list: 'system', detail: (err as Error).message });
+    }
+    const bodyListUrl = obj ? textValue(obj.body) : undefined;
+    if (obj && bodyListUrl) {
+      await run.processObjects([obj], 'system', res.url, undefined);
+      run.system = {
+        ...(run.system ?? {}),
+        systemUrl: run.source.systemUrl,
+        bodyListUrl: new URL(bodyListUrl, res.url).toString(),
+        fetchedAt: run.nowIso(),
+        ...(textValue(obj.oparlVersion) ? { oparlVersion: textValue(obj.oparlVersion) } : {}),
+      };
+      await run.state.putSystem(run.system);
+    } else {
+      if (obj)
+        run.frame.failure({ kind: 'other', url, list: 'system', detail: 'System has no body list URL' });
+      if (!run.system) throw new StopRun('failure');
+    }
+  }
+  run.cursor.phase = 'bodies';
+  await run.frame.checkpoint();
+}
+
+export async function phaseBodies(run: OParlRun): Promise<void> {
+  run.system ??= await run.state.getSystem();
+  if (!run.system) {
+    run.cursor.phase = 'system';
+    return;
+  }
+  const system = run.system;
+  run.cursor.bodyList ??= { url: system.bodyListUrl, pages: 0, visited: [], bodyKeys: [] };
+  const bl = run.cursor.bodyList;
+  let truncated = false;
+  while (bl.url !== null) {
+    if (bl.pages >= BODY_LIST_MAX_PAGES) {
+      truncated = true;
+      run.log('body-list-truncated', { pages: bl.pages });
+      break;
+    }
+    run.frame.checkStop();
+    const url = bl.url;
+    const validator = system.validators?.[urlKey(url)];
+    const res = await run.request(url, 'body', validator);
+    if (res instanceof OParlFetchError) {
+      run.pageFailed(res, url, 'body');
+      bl.failed = true;
+      bl.url = null;
+      break;
+    }
+    let next: string | undefined;
+    const keys: string[] = [];
+    if (res.status === 304 && validator) {
+      keys.push(...(validator.bodyKeys ?? []));
+      next = validator.next ?? undefined;
+    } else {
+      let parsed: unknown;
+      try {
+        parsed = parseOParlJson(res.text);
+      } catch (err) {
+        run.frame.failure({ kind: 'other', url, list: 'body', detail: (err as Error).message });
+        bl.failed = true;
+        bl.url = null;
+        break;
+      }
+      const items = pageItems(parsed);
+      for (const item of items) {
+        const key = await processBody(run, item, res.url);
+        if (key !== undefined) keys.push(key);
+      }
+      next = pageNext(parsed, res.url);
+      const etag = res.headers.etag;
+      const lastModified = res.headers['last-modified'];
+      if (etag !== undefined || lastModified !== undefined) {
+        system.validators = pruneValidators({
+          ...(system.validators ?? {}),
+          [urlKey(url)]: {
+            ...(etag !== undefined ? { etag } : {}),
+            ...(lastModified !== undefined ? { lastModified } : {}),
+            next: next ?? null,
+            bodyKeys: keys,
+            at: run.nowIso(),
+          },
+        });
+      }
+    }
+    for (const k of keys) if (!bl.bodyKeys.includes(k)) bl.bodyKeys.push(k);
+    rememberPage(bl.visited, urlKey(url));
+    bl.pages += 1;
+    if (next !== undefined && hostOf(next) !== hostOf(url)) {
+      run.log('body-list-next-other-host', { next });
+      truncated = true;
+      next = undefined;
+    }
+    if (next !== undefined && (bl.visited.includes(urlKey(next)) || pageGoesBack(url, next))) {
+      run.log('body-list-next-cycle', { next });
+      next = undefined;
+    }
+    bl.url = next ?? null;
+    await run.frame.checkpoint();
+  }
+  if (system.validators) await run.state.putSystem(system);
+  let keys = [...bl.bodyKeys];
+  if (bl.failed || truncated) {
+    // Bodies we know from earlier runs keep being synced while the body list cannot be read whole.
+    for (const b of await run.state.getBodies()) {
+      const takenDown = b.takedown !== undefined || run.takedowns.body(b.id) !== undefined;
+      if (!b.deleted && !takenDown && !keys.includes(b.bodyKey)) keys.push(b.bodyKey);
+    }
+  }
+  keys = keys.filter((k, i) => keys.indexOf(k) === i);
+  run.cursor.bodyKeys = keys;
+  run.cursor.bodyIndex = 0;
+  run.cursor.listIndex = 0;
+  run.cursor.phase = 'lists';
+  await run.frame.checkpoint();
+}
+
+/** Records one Body of the body list; returns its key, or undefined for deleted/invalid entries. */
+async function processBody(run: OParlRun, item: OParlObject, pageUrl: string): Promise<string | undefined> {
+  const id = objectId(item);
+  if (id === undefined) return undefined;
+  const bodyKey = bodyKeyOf(id);
+  const nowIso = run.nowIso();
+  if (isDeleted(item)) {
+    await run.processObjects([item], 'body', pageUrl, undefined);
+    const known = await run.state.getBody(bodyKey);
+    if (known && !known.deleted) {
+      const { slug, listed, firstSeenAt, lastCompleteSyncStart, lastCompleteFullSyncStart, ...rest } = known;
+      await run.state.upsertBody({ ...rest, lastSeenAt: nowIso, deleted: true }, slug);
+    }
+    return undefined;
+  }
+  // Neither deleted nor without an id (both handled above): the fields are there.
+  const { fields, slugBase } = bodyFieldsOf(item, pageUrl, nowIso)!;
+  const record = await run.state.upsertBody(fields, slugBase);
+  run.bodies.set(bodyKey, record);
+  // OPT-2/OPT-5: a body an operator took down is neither written nor are its lists fetched again —
+  // the registry remembers it also when a purge or a lost BODY# mark forgot it.
+  if (record.takedown !== undefined || run.takedowns.body(record.id) !== undefined) return undefined;
+  await run.processObjects([item], 'body', pageUrl, record);
+  return bodyKey;
+}
