@@ -44,6 +44,7 @@ export {
 } from './objects';
 export {
   berlinDate,
+  CHECKPOINT_MAX_UNSAVED_REQUESTS,
   engineReportOf,
   MAX_FAILURES_KEPT,
   type PlannerReportParts,
@@ -64,6 +65,7 @@ export {
   CursorConflictError,
   cursorSk,
   listSk,
+  MARK_REFRESH_MS,
   putLockedCursor,
   runListSk,
   SK_SYSTEM,

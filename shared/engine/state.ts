@@ -3,6 +3,7 @@ import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/li
 import { IngestorError } from '../errors';
 import type { AwsClients } from '../store';
 import type { ListName } from './constants';
+import { stableStringify } from './objects';
 import type { BodyRecord, ListReport, ListState, SystemRecord } from './types';
 
 /**
@@ -13,8 +14,8 @@ import type { BodyRecord, ListReport, ListState, SystemRecord } from './types';
  * - `LIST#<bodyKey>#<list>`    marks per list: filter finding, time of day, missing, slow, catch-up
  * - `CURSOR#<kind>`            the run cursor (incremental / full / sliced), written after every page
  * - `SESSION#<bodyKey>`        upcoming meeting days, one attribute per meeting (SCH-2)
- * - `RUNLIST#<kind>#<n>`       the n-th list report of the current run of that kind (overwritten by
- *                              the next run; `runId` tells whose it is)
+ * - `RUNLIST#<kind>#<n>`       list reports n, n+1 … of the current run of that kind, written together
+ *                              with the cursor (overwritten by the next run; `runId` tells whose)
  * The mirror index lives in its own partitions (`MIRROR#…`, see shared/mirror/store.ts).
  * `bodyKey` = first 16 hex of SHA-256(body id): stable whatever the body's name does.
  */
@@ -29,6 +30,23 @@ export const cursorSk = (kind: string) => `CURSOR#${kind}`;
 export const sessionSk = (bodyKey: string) => `SESSION#${bodyKey}`;
 export const slugSk = (slug: string) => `SLUG#${slug}`;
 export const runListSk = (kind: string, index: number) => `RUNLIST#${kind}#${String(index).padStart(6, '0')}`;
+
+/**
+ * An unchanged list mark or body is rewritten at most this often, only to move its times
+ * (`lastCompleteStart`, `lastSeenAt`): an unchanged sync every ten minutes then writes no mark, and no
+ * such time is ever more than a day old. Their readers take an older time as the safe side (a catch-up
+ * starts earlier, never later).
+ */
+export const MARK_REFRESH_MS = 24 * 60 * 60 * 1000;
+
+/** List reports per `RUNLIST#` item (a report is ~250 bytes; an item may hold 400 KB). */
+export const RUN_LIST_REPORTS_PER_ITEM = 100;
+
+/** Whether an unchanged item's time `at` (ISO) is older than MARK_REFRESH_MS at `nowIso`. */
+function refreshDue(at: string | undefined, nowIso: string | undefined): boolean {
+  if (at === undefined || nowIso === undefined) return true;
+  return Date.parse(nowIso) - Date.parse(at) >= MARK_REFRESH_MS;
+}
 
 export class CursorConflictError extends IngestorError {
   constructor(sourceId: string, kind: string) {
@@ -58,6 +76,8 @@ function isConditionFailure(err: unknown): boolean {
  * sort-key family. The OParl engine's store and the scraper's build on it.
  */
 export class SourcePartitionItems {
+  private puts = 0;
+
   constructor(
     protected readonly clients: Pick<AwsClients, 'doc'>,
     protected readonly table: string,
@@ -66,6 +86,14 @@ export class SourcePartitionItems {
 
   protected get pk(): string {
     return sourcePartition(this.sourceId);
+  }
+
+  /**
+   * Items written through `put` so far: the run frame saves the cursor after such a write (a scraped
+   * month's rows, a page's state — the cursor's tasks were derived from them).
+   */
+  get commits(): number {
+    return this.puts;
   }
 
   protected async get<T>(sk: string): Promise<T | undefined> {
@@ -79,6 +107,7 @@ export class SourcePartitionItems {
     await this.clients.doc.send(
       new PutCommand({ TableName: this.table, Item: { pk: this.pk, sk, ...item } }),
     );
+    this.puts += 1;
   }
 
   protected async queryPrefix<T>(prefix: string): Promise<T[]> {
@@ -109,6 +138,11 @@ export interface StoredCursor {
 }
 
 export class SyncStateStore extends SourcePartitionItems {
+  /** List reports not yet written: they go out with the next cursor write (`putCursor`). */
+  private pendingRunLists: { kind: string; runId: string; index: number; report: ListReport }[] = [];
+  /** List marks as last read or written, without their times (see `putListState`). */
+  private readonly knownMarks = new Map<string, { content: string; lastCompleteStart?: string }>();
+
   // --- cursor -------------------------------------------------------------------------------------
 
   getCursor<C extends StoredCursor>(kind: string): Promise<C | undefined> {
@@ -121,6 +155,8 @@ export class SyncStateStore extends SourcePartitionItems {
    * interleaving pages.
    */
   async putCursor(cursor: StoredCursor, previousSeq: number | undefined): Promise<void> {
+    // The run's list reports first: a cursor never counts reports that are not stored.
+    await this.flushRunLists();
     await putLockedCursor(
       this.clients,
       this.table,
@@ -132,25 +168,58 @@ export class SyncStateStore extends SourcePartitionItems {
 
   // --- per-list reports of a run -----------------------------------------------------------------
 
+  /**
+   * Keeps the `index`-th list report of run `runId`; it is written with the next cursor write, several
+   * reports to an item (issue 18: one write per list was a third of an unchanged sync's writes). A crash
+   * before that write loses the reports and the cursor's count of them together.
+   */
   async putRunList(kind: string, index: number, runId: string, report: ListReport): Promise<void> {
-    await this.clients.doc.send(
-      new PutCommand({
-        TableName: this.table,
-        Item: { pk: this.pk, sk: runListSk(kind, index), runId, index, report },
-      }),
-    );
+    this.pendingRunLists.push({ kind, runId, index, report });
   }
 
-  /** The first `count` list reports of run `runId`, in order. */
+  private async flushRunLists(): Promise<void> {
+    const pending = this.pendingRunLists;
+    this.pendingRunLists = [];
+    for (let i = 0; i < pending.length; i += RUN_LIST_REPORTS_PER_ITEM) {
+      const chunk = pending.slice(i, i + RUN_LIST_REPORTS_PER_ITEM);
+      const first = chunk[0] as (typeof pending)[number];
+      // One run and kind per store (the engine's run); an item's key is its first report's index.
+      await this.clients.doc.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: {
+            pk: this.pk,
+            sk: runListSk(first.kind, first.index),
+            runId: first.runId,
+            index: first.index,
+            reports: chunk.map((c) => c.report),
+          },
+        }),
+      );
+    }
+  }
+
+  /** The first `count` list reports of run `runId`, in order (the stored ones and those not yet written). */
   async getRunLists(kind: string, runId: string, count: number): Promise<ListReport[]> {
     if (count === 0) return [];
-    const items = await this.queryPrefix<{ runId: string; index: number; report: ListReport }>(
-      `RUNLIST#${kind}#`,
-    );
-    return items
-      .filter((i) => i.runId === runId && i.index < count)
-      .sort((a, b) => a.index - b.index)
-      .map((i) => i.report);
+    const items = await this.queryPrefix<{
+      runId: string;
+      index: number;
+      /** Items written before issue 18 hold one report each. */
+      report?: ListReport;
+      reports?: ListReport[];
+    }>(`RUNLIST#${kind}#`);
+    const byIndex = new Map<number, ListReport>();
+    for (const item of items.filter((i) => i.runId === runId).sort((a, b) => a.index - b.index)) {
+      const reports = item.reports ?? (item.report ? [item.report] : []);
+      for (const [k, r] of reports.entries()) byIndex.set(item.index + k, r);
+    }
+    for (const p of this.pendingRunLists)
+      if (p.kind === kind && p.runId === runId) byIndex.set(p.index, p.report);
+    return [...byIndex.entries()]
+      .filter(([index]) => index < count)
+      .sort((a, b) => a[0] - b[0])
+      .map(([, report]) => report);
   }
 
   // --- system -------------------------------------------------------------------------------------
@@ -187,6 +256,9 @@ export class SyncStateStore extends SourcePartitionItems {
     slugBase: string,
   ): Promise<BodyRecord> {
     const existing = await this.getBody(fields.bodyKey);
+    if (existing && !bodyChanged(existing, fields) && !refreshDue(existing.lastSeenAt, fields.lastSeenAt)) {
+      return existing;
+    }
     if (!existing) {
       const slug = await this.reserveSlug(slugBase, fields.bodyKey);
       const created: BodyRecord = { ...fields, slug, listed: false, firstSeenAt: fields.lastSeenAt };
@@ -287,16 +359,31 @@ export class SyncStateStore extends SourcePartitionItems {
 
   async getListStates(bodyKey: string): Promise<Map<ListName, ListState>> {
     const items = await this.queryPrefix<ListState>(`LIST#${bodyKey}#`);
+    for (const s of items) this.knownMarks.set(listSk(s.bodyKey, s.list), markContent(s));
     return new Map(items.map((s) => [s.list, s]));
   }
 
+  /**
+   * Writes a list's marks — unless they are the ones read (or last written) apart from their times and
+   * those are less than MARK_REFRESH_MS old: an unchanged list costs no write.
+   */
   async putListState(state: ListState): Promise<void> {
+    const sk = listSk(state.bodyKey, state.list);
+    const known = this.knownMarks.get(sk);
+    const next = markContent(state);
+    if (
+      known !== undefined &&
+      known.content === next.content &&
+      (known.lastCompleteStart === next.lastCompleteStart ||
+        (next.lastCompleteStart !== undefined &&
+          !refreshDue(known.lastCompleteStart, next.lastCompleteStart)))
+    ) {
+      return;
+    }
     await this.clients.doc.send(
-      new PutCommand({
-        TableName: this.table,
-        Item: { pk: this.pk, sk: listSk(state.bodyKey, state.list), ...state },
-      }),
+      new PutCommand({ TableName: this.table, Item: { pk: this.pk, sk, ...state } }),
     );
+    this.knownMarks.set(sk, next);
   }
 
   // --- session days (SCH-2) -----------------------------------------------------------------------
@@ -363,6 +450,31 @@ export class SyncStateStore extends SourcePartitionItems {
     }
     return out;
   }
+}
+
+/** A list mark without its times: what decides whether it must be written. */
+function markContent(state: ListState): { content: string; lastCompleteStart?: string } {
+  const { updatedAt: _u, lastCompleteStart, ...rest } = state;
+  return {
+    content: stableStringify(rest),
+    ...(lastCompleteStart !== undefined ? { lastCompleteStart } : {}),
+  };
+}
+
+/** Whether the body list says something new about a body (its times aside). */
+function bodyChanged(
+  existing: BodyRecord,
+  fields: Pick<BodyRecord, 'name' | 'lists' | 'shortName' | 'oparlVersion' | 'deleted'>,
+): boolean {
+  const pick = (b: typeof fields) =>
+    stableStringify({
+      name: b.name,
+      lists: b.lists,
+      shortName: b.shortName,
+      oparlVersion: b.oparlVersion,
+      deleted: b.deleted,
+    });
+  return pick(existing) !== pick(fields);
 }
 
 /**
