@@ -67,6 +67,7 @@ export {
   listSk,
   MARK_REFRESH_MS,
   putLockedCursor,
+  refreshDue,
   runListSk,
   SK_SYSTEM,
   SourcePartitionItems,

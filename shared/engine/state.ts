@@ -43,7 +43,7 @@ export const MARK_REFRESH_MS = 24 * 60 * 60 * 1000;
 export const RUN_LIST_REPORTS_PER_ITEM = 100;
 
 /** Whether an unchanged item's time `at` (ISO) is older than MARK_REFRESH_MS at `nowIso`. */
-function refreshDue(at: string | undefined, nowIso: string | undefined): boolean {
+export function refreshDue(at: string | undefined, nowIso: string | undefined): boolean {
   if (at === undefined || nowIso === undefined) return true;
   return Date.parse(nowIso) - Date.parse(at) >= MARK_REFRESH_MS;
 }
