@@ -48,6 +48,11 @@ interface Meter {
   sqsRequests: number;
   /** DynamoDB write units by command and key prefix (what an unchanged run writes, and why). */
   writesBy: Record<string, number>;
+  /** DynamoDB read units by command and key prefix. */
+  readsBy: Record<string, number>;
+  /** Units of items that grow with the objects of a source (mirror index, documents, session days). */
+  objectReadUnits: number;
+  objectWriteUnits: number;
 }
 
 const zeroMeter = (): Meter => ({
@@ -59,7 +64,23 @@ const zeroMeter = (): Meter => ({
   s3BytesPut: 0,
   sqsRequests: 0,
   writesBy: {},
+  readsBy: {},
+  objectReadUnits: 0,
+  objectWriteUnits: 0,
 });
+
+/** A key's family for the meter: `SOURCE#…` items by their sort-key prefix, others by partition prefix. */
+function keyFamily(key: Record<string, unknown> | undefined): string {
+  const plain = (v: unknown) => String((v as { S?: string } | undefined)?.S ?? v ?? '');
+  const pk = plain(key?.pk);
+  const sk = plain(key?.sk);
+  if (pk.startsWith('SOURCE#')) return sk.split(/[#:]/)[0] ?? '';
+  if (pk === '' && key && 'documentId' in key) return 'DOCUMENT';
+  return pk.split(/[#:]/)[0] || Object.keys(key ?? {})[0] || '?';
+}
+
+/** Items that grow with a source's objects: the mirror index, documents, session days (per meeting). */
+const OBJECT_FAMILIES = new Set(['MIRROR', 'DOCUMENT', 'documentId', 'SESSION', 'object-hash']);
 
 const bytesOf = (v: unknown): number => (v === undefined ? 0 : Buffer.byteLength(JSON.stringify(v)));
 
@@ -74,16 +95,30 @@ function attachMeter(clients: AwsClients): { read(): Meter; reset(): void } {
       const output = out.output as unknown as Record<string, unknown>;
       m.dynamoCalls += 1;
       const consistent = input.ConsistentRead === true;
+      const read = (family: string, units: number) => {
+        m.readUnits += units;
+        const label = `${name.replace(/Command$/, '')} ${family}`;
+        m.readsBy[label] = (m.readsBy[label] ?? 0) + units;
+        if (OBJECT_FAMILIES.has(family)) m.objectReadUnits += units;
+      };
       if (/^(Get|Query|Scan)/.test(name)) {
         const items = (output.Items as unknown[] | undefined) ?? (output.Item ? [output.Item] : []);
-        m.readUnits += readUnits(
-          items.reduce<number>((s, i) => s + bytesOf(i), 0),
-          consistent,
+        const values = (input.ExpressionAttributeValues ?? {}) as Record<string, unknown>;
+        const key = (input.Key as Record<string, unknown> | undefined) ?? {
+          pk: values[':pk'],
+          sk: values[':prefix'] ?? values[':sk'],
+        };
+        read(
+          keyFamily(key),
+          readUnits(
+            items.reduce<number>((s, i) => s + bytesOf(i), 0),
+            consistent,
+          ),
         );
       } else if (/^BatchGet/.test(name)) {
-        const responses = (output.Responses ?? {}) as Record<string, unknown[]>;
+        const responses = (output.Responses ?? {}) as Record<string, Record<string, unknown>[]>;
         for (const items of Object.values(responses))
-          for (const i of items) m.readUnits += readUnits(bytesOf(i), consistent);
+          for (const i of items) read(keyFamily(i), readUnits(bytesOf(i), consistent));
       } else if (/^BatchWrite/.test(name)) {
         const req = (input.RequestItems ?? {}) as Record<string, { PutRequest?: { Item: unknown } }[]>;
         for (const list of Object.values(req))
@@ -96,9 +131,14 @@ function attachMeter(clients: AwsClients): { read(): Meter; reset(): void } {
         const key = (input.Item ?? input.Key) as Record<string, { S?: string }> | undefined;
         const rawSk = String(key?.sk?.S ?? key?.sk ?? '');
         // Object index items are keyed by a content hash: one label for all of them.
-        const sk = /^[0-9a-f]{40}$/.test(rawSk) ? 'object-hash' : rawSk.split(/[#:]/)[0];
+        const sk = /^[0-9a-f]{40}$/.test(rawSk)
+          ? 'object-hash'
+          : rawSk === ''
+            ? keyFamily(key as Record<string, unknown> | undefined)
+            : rawSk.split(/[#:]/)[0];
         const label = `${name.replace(/Command$/, '')} ${sk}`;
         m.writesBy[label] = (m.writesBy[label] ?? 0) + units;
+        if (OBJECT_FAMILIES.has(sk ?? '')) m.objectWriteUnits += units;
       }
       return out;
     },
@@ -126,7 +166,7 @@ function attachMeter(clients: AwsClients): { read(): Meter; reset(): void } {
     { step: 'initialize', name: 'costMeter' },
   );
   return {
-    read: () => ({ ...m, writesBy: { ...m.writesBy } }),
+    read: () => ({ ...m, writesBy: { ...m.writesBy }, readsBy: { ...m.readsBy } }),
     reset: () => {
       m = zeroMeter();
     },
@@ -161,7 +201,11 @@ export interface RunProfile {
   s3Gets: number;
   s3BytesPut: number;
   logBytes: number;
+  /** The read and write units of items that grow with the source's objects (in the totals above). */
+  objectReadUnits: number;
+  objectWriteUnits: number;
   writesBy?: Record<string, number>;
+  readsBy?: Record<string, number>;
 }
 
 async function measureRun(
@@ -182,12 +226,16 @@ async function measureRun(
     s3Gets: m.s3Gets,
     s3BytesPut: m.s3BytesPut,
     logBytes,
+    objectReadUnits: m.objectReadUnits,
+    objectWriteUnits: m.objectWriteUnits,
     writesBy: m.writesBy,
+    readsBy: m.readsBy,
   };
 }
 
-const scaled = (p: RunProfile, k: number, requestsToo = false): RunProfile => ({
-  requests: requestsToo ? p.requests * k : p.requests,
+/** A run `k` times over (more bodies: every quantity, requests too). */
+const scaled = (p: RunProfile, k: number): RunProfile => ({
+  requests: p.requests * k,
   workSeconds: p.workSeconds * k,
   readUnits: p.readUnits * k,
   writeUnits: p.writeUnits * k,
@@ -195,6 +243,24 @@ const scaled = (p: RunProfile, k: number, requestsToo = false): RunProfile => ({
   s3Gets: p.s3Gets * k,
   s3BytesPut: p.s3BytesPut * k,
   logBytes: p.logBytes * k,
+  objectReadUnits: p.objectReadUnits * k,
+  objectWriteUnits: p.objectWriteUnits * k,
+});
+
+/**
+ * A run over `k` times the objects on the same pages: what grows with objects (their index reads and
+ * writes, S3, work) is scaled; requests and what is per page or per list (cursor, list marks) are not.
+ */
+const objectScaled = (p: RunProfile, k: number): RunProfile => ({
+  ...p,
+  workSeconds: p.workSeconds * k,
+  readUnits: p.readUnits + p.objectReadUnits * (k - 1),
+  writeUnits: p.writeUnits + p.objectWriteUnits * (k - 1),
+  s3Puts: p.s3Puts * k,
+  s3Gets: p.s3Gets * k,
+  s3BytesPut: p.s3BytesPut * k,
+  objectReadUnits: p.objectReadUnits * k,
+  objectWriteUnits: p.objectWriteUnits * k,
 });
 
 interface KindProfiles {
@@ -395,10 +461,10 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
   };
   // A source of 1.5 bodies with 10× the demo's objects per page (see assumptions).
   const oparlReal: KindProfiles = {
-    firstFull: scaled(scaled(oparl.firstFull, A.oparlObjectScale), A.bodiesPerOparlSource, true),
-    nightlyFull: scaled(scaled(oparl.nightlyFull, A.oparlObjectScale), A.bodiesPerOparlSource, true),
-    unchanged: scaled(oparl.unchanged, A.bodiesPerOparlSource, true),
-    changed: scaled(oparl.changed, A.bodiesPerOparlSource, true),
+    firstFull: scaled(objectScaled(oparl.firstFull, A.oparlObjectScale), A.bodiesPerOparlSource),
+    nightlyFull: scaled(objectScaled(oparl.nightlyFull, A.oparlObjectScale), A.bodiesPerOparlSource),
+    unchanged: scaled(oparl.unchanged, A.bodiesPerOparlSource),
+    changed: scaled(oparl.changed, A.bodiesPerOparlSource),
   };
   const oparlWeek = weekly('oparl', oparlReal);
   const scraperWeek = weekly('scraper', scraper);

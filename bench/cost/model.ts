@@ -107,7 +107,10 @@ export function priceUsage(
   add('cloudwatchMetrics', 'alarms', usage.metrics.alarms, 'alarmMonth');
   add('cloudwatchMetrics', 'dashboards', usage.metrics.dashboards, 'dashboardMonth');
   add('eventbridgeScheduler', 'invocations', usage.scheduler.invocations, 'schedulerInvocation');
-  add('upstash', 'commands', usage.upstash.commands, 'upstashCommand');
+  // Upstash: pay-as-you-go per command, or a flat fixed plan — whichever is cheaper for the month.
+  if (usage.upstash.commands * prices.upstashCommand.usd > prices.upstashFixedMonth.usd)
+    add('upstash', 'fixed plan', 1, 'upstashFixedMonth');
+  else add('upstash', 'commands', usage.upstash.commands, 'upstashCommand');
   add('secretsManager', 'secrets', usage.secrets.secrets, 'secretMonth');
   add('secretsManager', 'API calls', usage.secrets.apiCalls, 'secretApiCall');
   add('dataTransfer', 'GB out to the internet', usage.dataTransfer.internetOutGb, 'dataOutGb');
