@@ -24,6 +24,18 @@ export function pacedRunSeconds(run: {
   return (run.requests * run.intervalSeconds) / (run.hostsInParallel ?? 1) + run.workSeconds;
 }
 
+/** Lambda gives a function one full vCPU at this much memory, and CPU in proportion below it. */
+export const MB_PER_VCPU = 1769;
+
+/**
+ * How much longer CPU work takes at `memoryMb` than on one full core (where the bench measures it):
+ * below 1,769 MB a function gets that share of a vCPU. Waits do not stretch, work does — so a
+ * wait-bound function is cheapest at the least memory that fits it, a CPU-bound one is not.
+ */
+export function cpuSlowdown(memoryMb: number): number {
+  return Math.max(1, MB_PER_VCPU / memoryMb);
+}
+
 /** Lambda bills memory × duration: GB-seconds (1 GB = 1024 MB). */
 export function gbSeconds(seconds: number, memoryMb: number): number {
   return (seconds * memoryMb) / 1024;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  cpuSlowdown,
   gbSeconds,
   type MonthlyUsage,
   type PriceTable,
@@ -42,6 +43,12 @@ describe('cost model arithmetic (issue 18)', () => {
       21,
     );
     expect(gbSeconds(3200, 512)).toBe(1600);
+  });
+
+  it('stretches CPU work below a full vCPU (1,769 MB), never above', () => {
+    expect(cpuSlowdown(1769)).toBe(1);
+    expect(cpuSlowdown(3538)).toBe(1);
+    expect(cpuSlowdown(1769 / 4)).toBe(4);
   });
 
   it('counts DynamoDB request units as billed: 1 KB per write unit, 4 KB per read unit, half when eventual', () => {
