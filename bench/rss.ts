@@ -3,9 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
 import { startFakeCouncil } from '../demo';
-import { ESM_REQUIRE_BANNER } from '../infra/ingestor-function';
+import { buildFunctionBundle, FUNCTIONS } from './bundle';
 
 /**
  * `npm run bench -- rss` (issue 18): the peak resident memory each function needs, to size it
@@ -17,7 +16,6 @@ import { ESM_REQUIRE_BANNER } from '../infra/ingestor-function';
  *   (that process runs through tsx, whose own memory is in both figures and cancels out).
  * A function needs about `bundleImportMb + workMb`; the local peers run in processes of their own.
  */
-const FUNCTIONS = ['planner', 'sync', 'files', 'deletion-check', 'photos', 'preview'] as const;
 
 function child(args: string[]): { importsMb: number; peakMb: number } {
   const out = execFileSync(process.execPath, args, {
@@ -39,20 +37,10 @@ export async function runRssBench(opts: { log?: (line: string) => void } = {}) {
   try {
     for (const name of FUNCTIONS) {
       const outfile = join(dir, name, 'index.mjs');
-      await build({
-        entryPoints: [`functions/${name}.ts`],
-        bundle: true,
-        platform: 'node',
-        target: 'node22',
-        format: 'esm',
-        mainFields: ['module', 'main'],
-        banner: { js: ESM_REQUIRE_BANNER },
-        minify: true,
-        outfile,
-        logLevel: 'error',
-      });
+      await buildFunctionBundle(name, outfile);
       const url = pathToFileURL(outfile).href;
-      const script = `await import(${JSON.stringify(url)}); console.log(JSON.stringify({ importsMb: 0, peakMb: process.resourceUsage().maxRSS / 1024 }));`;
+      // The preview streams its answer through Lambda's `awslambda` global: a stand-in for the import.
+      const script = `globalThis.awslambda ??= { streamifyResponse: (f) => f, HttpResponseStream: { from: (s) => s } }; await import(${JSON.stringify(url)}); console.log(JSON.stringify({ importsMb: 0, peakMb: process.resourceUsage().maxRSS / 1024 }));`;
       bundleImportMb[name] = Math.round(child(['--input-type=module', '-e', script]).peakMb);
       log(`${name}: bundle import ${bundleImportMb[name]} MB`);
     }
