@@ -9,7 +9,7 @@
  *
  * | function | bundle import | work adds | size | why this size |
  * |---|---|---|---|---|
- * | planner | 63 MB | see the bench | 512 | CPU-bound: below 1,769 MB a function gets that share of a vCPU, so its bill is the same at any size below; 512 keeps a 10,000-source tick inside its 60 s |
+ * | planner | 63 MB | 109 MB for two ticks over 10,000 sources (cached config, due items) | 512 | CPU-bound: below 1,769 MB a function gets that share of a vCPU, so its bill is the same at any size below; 512 keeps a 10,000-source tick inside its 60 s |
  * | sync | 100 MB | 14 MB for a batch of 10 demo full syncs (10 objects a page; real pages of 100 → ≈ 140 MB) | 512 | wait-bound (the host's pace): the bill is ∝ memory, ≈ 2× the ≈ 240 MB estimated peak |
  * | files | 101 MB | not measured: a 50 MB PDF and pdf.js's parse of it (DOC-2) | 1536 | |
  * | deletionCheck | 92 MB | HEAD requests, no bodies | 256 | wait-bound (2 s per server, RATE-6) |
