@@ -12,8 +12,24 @@ import { ESM_REQUIRE_BANNER } from '../infra/ingestor-function';
  * of a fresh Node process importing the bundle (median of 5; CPU, not wall time, so a loaded machine
  * changes it little). Goals: planner < 1 MB, cold import < 200 ms.
  */
-const FUNCTIONS = ['planner', 'sync', 'files', 'deletion-check', 'photos', 'preview'] as const;
+export const FUNCTIONS = ['planner', 'sync', 'files', 'deletion-check', 'photos', 'preview'] as const;
 const RUNS = 5;
+
+/** One function's bundle as the stack builds it (infra/ingestor-function.ts), written to `outfile`. */
+export async function buildFunctionBundle(name: (typeof FUNCTIONS)[number], outfile: string): Promise<void> {
+  await build({
+    entryPoints: [`functions/${name}.ts`],
+    bundle: true,
+    platform: 'node',
+    target: 'node22',
+    format: 'esm',
+    mainFields: ['module', 'main'],
+    banner: { js: ESM_REQUIRE_BANNER },
+    minify: true,
+    outfile,
+    logLevel: 'error',
+  });
+}
 
 export async function runBundleBench(): Promise<{
   bytes: Record<string, number>;
@@ -24,18 +40,7 @@ export async function runBundleBench(): Promise<{
     const bytes: Record<string, number> = {};
     for (const name of FUNCTIONS) {
       const outfile = join(dir, name, 'index.mjs');
-      await build({
-        entryPoints: [`functions/${name}.ts`],
-        bundle: true,
-        platform: 'node',
-        target: 'node22',
-        format: 'esm',
-        mainFields: ['module', 'main'],
-        banner: { js: ESM_REQUIRE_BANNER },
-        minify: true,
-        outfile,
-        logLevel: 'error',
-      });
+      await buildFunctionBundle(name, outfile);
       bytes[name] = statSync(outfile).size;
     }
     const url = pathToFileURL(join(dir, 'planner', 'index.mjs')).href;

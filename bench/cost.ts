@@ -5,7 +5,7 @@ import { REQUEST_INTERVAL_MIN_SECONDS, SCRAPER_DEFAULT_INTERVAL_SECONDS } from '
 import { DEL_SERVER_SPACING_MS, HOSTS_IN_PARALLEL, PHO_RECHECK_MS } from '../shared/documents';
 import { logger, logRequestEvent, MetricsBuffer } from '../shared/observability';
 import { plannerTick } from '../shared/planner';
-import { simulateCadence } from '../shared/schedule';
+import { DEFAULT_MAX_CONCURRENT_SYNCS, simulateCadence } from '../shared/schedule';
 import type { AwsClients } from '../shared/store';
 import { harness, TestClock } from '../test/oparl/support';
 import { scraperHarness } from '../test/scraper/support';
@@ -13,6 +13,7 @@ import { startAwsTestbed } from '../test/support/aws';
 import { ALLRIS_DISTRICTS, startFakeRisHtml } from '../test/support/fake-ris-html';
 import { ASSUMPTIONS } from './cost/assumptions';
 import {
+  cpuSlowdown,
   type MonthlyUsage,
   pacedRunSeconds,
   priceUsage,
@@ -28,8 +29,8 @@ import { plannerBenchDeps, STEADY_T0, seedSteadySources } from './planner';
  *
  * 1. Measures, with the real engines against local peers (dynalite, s3rver, fauxqs): per kind of run
  *    (first full, nightly full, unchanged and changed incremental) of an OParl source (the demo council)
- *    and of a scraped ALLRIS site (the fake RIS HTML server) the HTTP requests, the work time (the
- *    pace wait excluded: the clocks are virtual), DynamoDB request units and S3 calls (counted by a
+ *    and of a scraped ALLRIS site (the fake RIS HTML server) the HTTP requests, the work (CPU seconds of
+ *    this process, the in-process peers' included; the pace wait excluded: the clocks are virtual), DynamoDB request units and S3 calls (counted by a
  *    client middleware, units as DynamoDB bills them), bytes stored and log bytes at INFO; and the
  *    planner's reads, writes, SQS calls and time per tick and per start.
  * 2. Simulates one week of every source with the real cadence decisions (`simulateCadence`, the code of
@@ -48,6 +49,11 @@ interface Meter {
   sqsRequests: number;
   /** DynamoDB write units by command and key prefix (what an unchanged run writes, and why). */
   writesBy: Record<string, number>;
+  /** DynamoDB read units by command and key prefix. */
+  readsBy: Record<string, number>;
+  /** Units of items that grow with the objects of a source (mirror index, documents, session days). */
+  objectReadUnits: number;
+  objectWriteUnits: number;
 }
 
 const zeroMeter = (): Meter => ({
@@ -59,7 +65,23 @@ const zeroMeter = (): Meter => ({
   s3BytesPut: 0,
   sqsRequests: 0,
   writesBy: {},
+  readsBy: {},
+  objectReadUnits: 0,
+  objectWriteUnits: 0,
 });
+
+/** A key's family for the meter: `SOURCE#…` items by their sort-key prefix, others by partition prefix. */
+function keyFamily(key: Record<string, unknown> | undefined): string {
+  const plain = (v: unknown) => String((v as { S?: string } | undefined)?.S ?? v ?? '');
+  const pk = plain(key?.pk);
+  const sk = plain(key?.sk);
+  if (pk.startsWith('SOURCE#')) return sk.split(/[#:]/)[0] ?? '';
+  if (pk === '' && key && 'documentId' in key) return 'DOCUMENT';
+  return pk.split(/[#:]/)[0] || Object.keys(key ?? {})[0] || '?';
+}
+
+/** Items that grow with a source's objects: the mirror index, documents, session days (per meeting). */
+const OBJECT_FAMILIES = new Set(['MIRROR', 'DOCUMENT', 'documentId', 'SESSION', 'object-hash']);
 
 const bytesOf = (v: unknown): number => (v === undefined ? 0 : Buffer.byteLength(JSON.stringify(v)));
 
@@ -73,17 +95,35 @@ function attachMeter(clients: AwsClients): { read(): Meter; reset(): void } {
       const input = args.input as Record<string, unknown>;
       const output = out.output as unknown as Record<string, unknown>;
       m.dynamoCalls += 1;
-      const consistent = input.ConsistentRead === true;
+      // A BatchGet names its consistency per table, inside RequestItems.
+      const batchTables = Object.values(
+        (input.RequestItems ?? {}) as Record<string, { ConsistentRead?: boolean }>,
+      );
+      const consistent = input.ConsistentRead === true || batchTables.some((t) => t.ConsistentRead === true);
+      const read = (family: string, units: number) => {
+        m.readUnits += units;
+        const label = `${name.replace(/Command$/, '')} ${family}`;
+        m.readsBy[label] = (m.readsBy[label] ?? 0) + units;
+        if (OBJECT_FAMILIES.has(family)) m.objectReadUnits += units;
+      };
       if (/^(Get|Query|Scan)/.test(name)) {
         const items = (output.Items as unknown[] | undefined) ?? (output.Item ? [output.Item] : []);
-        m.readUnits += readUnits(
-          items.reduce<number>((s, i) => s + bytesOf(i), 0),
-          consistent,
+        const values = (input.ExpressionAttributeValues ?? {}) as Record<string, unknown>;
+        const key = (input.Key as Record<string, unknown> | undefined) ?? {
+          pk: values[':pk'],
+          sk: values[':prefix'] ?? values[':sk'],
+        };
+        read(
+          keyFamily(key),
+          readUnits(
+            items.reduce<number>((s, i) => s + bytesOf(i), 0),
+            consistent,
+          ),
         );
       } else if (/^BatchGet/.test(name)) {
-        const responses = (output.Responses ?? {}) as Record<string, unknown[]>;
+        const responses = (output.Responses ?? {}) as Record<string, Record<string, unknown>[]>;
         for (const items of Object.values(responses))
-          for (const i of items) m.readUnits += readUnits(bytesOf(i), consistent);
+          for (const i of items) read(keyFamily(i), readUnits(bytesOf(i), consistent));
       } else if (/^BatchWrite/.test(name)) {
         const req = (input.RequestItems ?? {}) as Record<string, { PutRequest?: { Item: unknown } }[]>;
         for (const list of Object.values(req))
@@ -96,9 +136,14 @@ function attachMeter(clients: AwsClients): { read(): Meter; reset(): void } {
         const key = (input.Item ?? input.Key) as Record<string, { S?: string }> | undefined;
         const rawSk = String(key?.sk?.S ?? key?.sk ?? '');
         // Object index items are keyed by a content hash: one label for all of them.
-        const sk = /^[0-9a-f]{40}$/.test(rawSk) ? 'object-hash' : rawSk.split(/[#:]/)[0];
+        const sk = /^[0-9a-f]{40}$/.test(rawSk)
+          ? 'object-hash'
+          : rawSk === ''
+            ? keyFamily(key as Record<string, unknown> | undefined)
+            : rawSk.split(/[#:]/)[0];
         const label = `${name.replace(/Command$/, '')} ${sk}`;
         m.writesBy[label] = (m.writesBy[label] ?? 0) + units;
+        if (OBJECT_FAMILIES.has(sk ?? '')) m.objectWriteUnits += units;
       }
       return out;
     },
@@ -126,7 +171,7 @@ function attachMeter(clients: AwsClients): { read(): Meter; reset(): void } {
     { step: 'initialize', name: 'costMeter' },
   );
   return {
-    read: () => ({ ...m, writesBy: { ...m.writesBy } }),
+    read: () => ({ ...m, writesBy: { ...m.writesBy }, readsBy: { ...m.readsBy } }),
     reset: () => {
       m = zeroMeter();
     },
@@ -161,7 +206,11 @@ export interface RunProfile {
   s3Gets: number;
   s3BytesPut: number;
   logBytes: number;
+  /** The read and write units of items that grow with the source's objects (in the totals above). */
+  objectReadUnits: number;
+  objectWriteUnits: number;
   writesBy?: Record<string, number>;
+  readsBy?: Record<string, number>;
 }
 
 async function measureRun(
@@ -169,9 +218,12 @@ async function measureRun(
   run: () => Promise<{ requests: number }>,
 ): Promise<RunProfile> {
   meter.reset();
-  const started = performance.now();
+  // Work is CPU time, not wall time: on a shared machine wall time counts other processes' turns. The
+  // local peers run in this process, so their CPU is in it too — an upper bound of the run's own work.
+  const started = process.cpuUsage();
   const { result, logBytes } = await logBytesOf(run);
-  const workSeconds = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(started);
+  const workSeconds = (cpu.user + cpu.system) / 1e6;
   const m = meter.read();
   return {
     requests: result.requests,
@@ -182,12 +234,16 @@ async function measureRun(
     s3Gets: m.s3Gets,
     s3BytesPut: m.s3BytesPut,
     logBytes,
+    objectReadUnits: m.objectReadUnits,
+    objectWriteUnits: m.objectWriteUnits,
     writesBy: m.writesBy,
+    readsBy: m.readsBy,
   };
 }
 
-const scaled = (p: RunProfile, k: number, requestsToo = false): RunProfile => ({
-  requests: requestsToo ? p.requests * k : p.requests,
+/** A run `k` times over (more bodies: every quantity, requests too). */
+const scaled = (p: RunProfile, k: number): RunProfile => ({
+  requests: p.requests * k,
   workSeconds: p.workSeconds * k,
   readUnits: p.readUnits * k,
   writeUnits: p.writeUnits * k,
@@ -195,6 +251,24 @@ const scaled = (p: RunProfile, k: number, requestsToo = false): RunProfile => ({
   s3Gets: p.s3Gets * k,
   s3BytesPut: p.s3BytesPut * k,
   logBytes: p.logBytes * k,
+  objectReadUnits: p.objectReadUnits * k,
+  objectWriteUnits: p.objectWriteUnits * k,
+});
+
+/**
+ * A run over `k` times the objects on the same pages: what grows with objects (their index reads and
+ * writes, S3, work) is scaled; requests and what is per page or per list (cursor, list marks) are not.
+ */
+const objectScaled = (p: RunProfile, k: number): RunProfile => ({
+  ...p,
+  workSeconds: p.workSeconds * k,
+  readUnits: p.readUnits + p.objectReadUnits * (k - 1),
+  writeUnits: p.writeUnits + p.objectWriteUnits * (k - 1),
+  s3Puts: p.s3Puts * k,
+  s3Gets: p.s3Gets * k,
+  s3BytesPut: p.s3BytesPut * k,
+  objectReadUnits: p.objectReadUnits * k,
+  objectWriteUnits: p.objectWriteUnits * k,
 });
 
 interface KindProfiles {
@@ -395,10 +469,10 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
   };
   // A source of 1.5 bodies with 10× the demo's objects per page (see assumptions).
   const oparlReal: KindProfiles = {
-    firstFull: scaled(scaled(oparl.firstFull, A.oparlObjectScale), A.bodiesPerOparlSource, true),
-    nightlyFull: scaled(scaled(oparl.nightlyFull, A.oparlObjectScale), A.bodiesPerOparlSource, true),
-    unchanged: scaled(oparl.unchanged, A.bodiesPerOparlSource, true),
-    changed: scaled(oparl.changed, A.bodiesPerOparlSource, true),
+    firstFull: scaled(objectScaled(oparl.firstFull, A.oparlObjectScale), A.bodiesPerOparlSource),
+    nightlyFull: scaled(objectScaled(oparl.nightlyFull, A.oparlObjectScale), A.bodiesPerOparlSource),
+    unchanged: scaled(oparl.unchanged, A.bodiesPerOparlSource),
+    changed: scaled(oparl.changed, A.bodiesPerOparlSource),
   };
   const oparlWeek = weekly('oparl', oparlReal);
   const scraperWeek = weekly('scraper', scraper);
@@ -416,9 +490,13 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     },
   ];
   const robotsPerWeek = 7; // robots.txt is re-read once a day per host (ROB cache lifetime 24 h)
+  // Work measured here on one core is stretched by the function's CPU share (model.ts cpuSlowdown).
+  const syncSlowdown = cpuSlowdown(FUNCTION_MEMORY_MB.sync);
   const sync = {
     invocations: 0,
     seconds: 0,
+    /** CPU work of all runs at the sync function's CPU share (a batch shares one invocation's CPU). */
+    workSeconds: 0,
     requests: 0,
     readUnits: 0,
     writeUnits: 0,
@@ -437,7 +515,10 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     for (const [p, perWeek] of runs) {
       const count = perMonth(perWeek) * k.n;
       sync.invocations += count;
-      sync.seconds += count * pacedRunSeconds({ ...p, intervalSeconds: k.interval });
+      sync.seconds +=
+        count *
+        pacedRunSeconds({ ...p, workSeconds: p.workSeconds * syncSlowdown, intervalSeconds: k.interval });
+      sync.workSeconds += count * p.workSeconds * syncSlowdown;
       sync.requests += count * p.requests;
       sync.readUnits += count * p.readUnits;
       sync.writeUnits += count * p.writeUnits;
@@ -453,7 +534,9 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
   }
   const syncsPerMinute = sync.invocations / (WEEKS_PER_MONTH * 7 * 24 * 60);
   const ticks = WEEKS_PER_MONTH * 7 * 24 * 60;
-  const plannerSeconds = ticks * planner.tickSeconds + sync.invocations * planner.perStart.seconds;
+  const plannerSeconds =
+    (ticks * planner.tickSeconds + sync.invocations * planner.perStart.seconds) *
+    cpuSlowdown(FUNCTION_MEMORY_MB.planner);
 
   const filesPerMonth = perMonth(A.filesPerSourcePerWeek) * sources;
   const hourlyRuns = WEEKS_PER_MONTH * 7 * 24;
@@ -462,7 +545,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     pacedRunSeconds({
       requests: 1,
       intervalSeconds: REQUEST_INTERVAL_MIN_SECONDS,
-      workSeconds: A.fileWorkSeconds,
+      workSeconds: A.fileWorkSeconds * cpuSlowdown(FUNCTION_MEMORY_MB.files),
       hostsInParallel: HOSTS_IN_PARALLEL,
     });
   // DEL-2: every stored file sampled once a week (HEAD), 2 s apart per server, HOSTS_IN_PARALLEL servers at once.
@@ -470,7 +553,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
   const deletionSeconds = pacedRunSeconds({
     requests: headsPerMonth,
     intervalSeconds: DEL_SERVER_SPACING_MS / 1000,
-    workSeconds: headsPerMonth * 0.05,
+    workSeconds: headsPerMonth * 0.05 * cpuSlowdown(FUNCTION_MEMORY_MB.deletionCheck),
     hostsInParallel: HOSTS_IN_PARALLEL,
   });
   // PHO-2: each person's photo re-checked every 30 days; ~60 persons per body.
@@ -478,7 +561,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
   const photoSeconds = pacedRunSeconds({
     requests: photosPerMonth,
     intervalSeconds: REQUEST_INTERVAL_MIN_SECONDS,
-    workSeconds: photosPerMonth * 0.05,
+    workSeconds: photosPerMonth * 0.05 * cpuSlowdown(FUNCTION_MEMORY_MB.photos),
     hostsInParallel: HOSTS_IN_PARALLEL,
   });
   const visits = perMonth(A.previewVisitsPerSourcePerWeek) * sources;
@@ -499,9 +582,10 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
   // messages of a minute are picked up by the poller in batches; an invocation lasts as long as its
   // longest run.
   const recordsPerInvocation = Math.max(1, Math.min(SYNC_BATCH_SIZE, syncsPerMinute / A.sqsPollers));
+  // The runs of a batch share the invocation's CPU: it lasts at least as long as their work together.
   const syncFunction = (perInvocation: number, longest: number) => ({
     invocations: sync.invocations / perInvocation,
-    seconds: (sync.seconds / perInvocation) * longest,
+    seconds: Math.max((sync.seconds / perInvocation) * longest, sync.workSeconds),
     memoryMb: FUNCTION_MEMORY_MB.sync,
     arch: 'arm64' as const,
   });
@@ -610,6 +694,11 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       // Runs in flight on average (Little's law): the planner's maxConcurrentSyncs (SCH-5) must exceed
       // it, or the cadence above is not kept.
       concurrentRunsNeeded: round(sync.seconds / (WEEKS_PER_MONTH * 7 * 86_400), 1),
+      // SCH-5's default (4) is for a handful of sources: the cadence above needs the stack's
+      // `maxConcurrentSyncs` (INGESTOR_MAX_CONCURRENT_SYNCS) at least this high; the bill does not
+      // depend on it (the same runs, waiting less), the cadence does.
+      maxConcurrentSyncsDefault: DEFAULT_MAX_CONCURRENT_SYNCS,
+      maxConcurrentSyncsToSet: Math.ceil((1.5 * sync.seconds) / (WEEKS_PER_MONTH * 7 * 86_400)),
     },
     measured: {
       oparlDemo: oparl,

@@ -19,6 +19,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
       log: (l: string) => console.error(l),
     }),
   bundle: async () => (await import('./bundle')).runBundleBench(),
+  rss: async () => (await import('./rss')).runRssBench({ log: (l: string) => console.error(l) }),
   // COST_SOURCES=100000 npm run bench -- cost: another fleet size (default 1,000).
   cost: async () =>
     (await import('./cost')).runCostBench({

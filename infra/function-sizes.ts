@@ -1,14 +1,28 @@
 /**
  * Memory per function (MB), in one place for the stack and the cost model (bench/cost.ts): Lambda
  * bills memory × wall time, so every size here is a price. No CDK import, so the bench loads it cheaply.
+ *
+ * Sized from measured peak RSS (`npm run bench -- rss`, 2026-12-01, Node 20 on x86_64; arm64 is
+ * similar): each function's bundle as the stack builds it imported in a fresh process (what a cold
+ * start holds), plus what its work adds — for the sync ten full syncs of the demo council side by side
+ * (one batch), for the planner two ticks over 10,000 sources.
+ *
+ * | function | bundle import | work adds | size | why this size |
+ * |---|---|---|---|---|
+ * | planner | 63 MB | 109 MB for two ticks over 10,000 sources (cached config, due items) | 512 | CPU-bound: below 1,769 MB a function gets that share of a vCPU, so its bill is the same at any size below; 512 keeps a 10,000-source tick inside its 60 s |
+ * | sync | 100 MB | 14 MB for a batch of 10 demo full syncs (10 objects a page; real pages of 100 → ≈ 140 MB) | 512 | wait-bound (the host's pace): the bill is ∝ memory, ≈ 2× the ≈ 240 MB estimated peak |
+ * | files | 101 MB | not measured: a 50 MB PDF and pdf.js's parse of it (DOC-2) | 1536 | |
+ * | deletionCheck | 92 MB | HEAD requests, no bodies | 256 | wait-bound (2 s per server, RATE-6) |
+ * | photos | 95 MB | one photo at a time | 256 | wait-bound (the host's pace) |
+ * | preview | 96 MB | streams from S3 | 1024 | a visitor waits for its cold start: at 256 MB the import's ≈ 0.5 s CPU takes ≈ 3.5 s |
  */
 export const FUNCTION_MEMORY_MB = {
   planner: 512,
-  sync: 1024,
+  sync: 512,
   // Text extraction holds a file of up to 50 MB and pdfjs's parse of it (DOC-2).
   files: 1536,
-  deletionCheck: 1024,
-  photos: 512,
+  deletionCheck: 256,
+  photos: 256,
   preview: 1024,
 } as const;
 

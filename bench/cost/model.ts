@@ -24,6 +24,18 @@ export function pacedRunSeconds(run: {
   return (run.requests * run.intervalSeconds) / (run.hostsInParallel ?? 1) + run.workSeconds;
 }
 
+/** Lambda gives a function one full vCPU at this much memory, and CPU in proportion below it. */
+export const MB_PER_VCPU = 1769;
+
+/**
+ * How much longer CPU work takes at `memoryMb` than on one full core (where the bench measures it):
+ * below 1,769 MB a function gets that share of a vCPU. Waits do not stretch, work does — so a
+ * wait-bound function is cheapest at the least memory that fits it, a CPU-bound one is not.
+ */
+export function cpuSlowdown(memoryMb: number): number {
+  return Math.max(1, MB_PER_VCPU / memoryMb);
+}
+
 /** Lambda bills memory × duration: GB-seconds (1 GB = 1024 MB). */
 export function gbSeconds(seconds: number, memoryMb: number): number {
   return (seconds * memoryMb) / 1024;
@@ -107,7 +119,10 @@ export function priceUsage(
   add('cloudwatchMetrics', 'alarms', usage.metrics.alarms, 'alarmMonth');
   add('cloudwatchMetrics', 'dashboards', usage.metrics.dashboards, 'dashboardMonth');
   add('eventbridgeScheduler', 'invocations', usage.scheduler.invocations, 'schedulerInvocation');
-  add('upstash', 'commands', usage.upstash.commands, 'upstashCommand');
+  // Upstash: pay-as-you-go per command, or a flat fixed plan — whichever is cheaper for the month.
+  if (usage.upstash.commands * prices.upstashCommand.usd > prices.upstashFixedMonth.usd)
+    add('upstash', 'fixed plan', 1, 'upstashFixedMonth');
+  else add('upstash', 'commands', usage.upstash.commands, 'upstashCommand');
   add('secretsManager', 'secrets', usage.secrets.secrets, 'secretMonth');
   add('secretsManager', 'API calls', usage.secrets.apiCalls, 'secretApiCall');
   add('dataTransfer', 'GB out to the internet', usage.dataTransfer.internetOutGb, 'dataOutGb');

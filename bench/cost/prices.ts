@@ -120,7 +120,17 @@ export const PRICES = {
   upstashCommand: {
     usd: 0.2 / 100_000,
     per: 'Redis command, pay-as-you-go',
-    source: `Upstash Redis pricing (upstash.com/pricing/redis), pay as you go, $0.2 per 100K commands, ${READ}`,
+    source: `Upstash Redis pricing (upstash.com/pricing/redis; upstash.com/docs/redis/overall/billing), pay as you go, $0.20 per 100K commands, ${READ}`,
+  },
+  /**
+   * Upstash's Fixed 250 MB plan: a flat price, commands not billed (bounded by commands per second —
+   * 10,000/s on every plan; the fleet's ~40/s at 1,000 sources is far below), 50 GB bandwidth a month.
+   * The model bills whichever of this and pay-as-you-go is cheaper for the month's commands.
+   */
+  upstashFixedMonth: {
+    usd: 10,
+    per: 'month of the Fixed 250 MB plan (commands not billed, 50 GB bandwidth)',
+    source: `Upstash Redis pricing (upstash.com/pricing/redis; upstash.com/docs/redis/overall/billing), Fixed 250MB $10/month; the same figure in pricing captures dated 2026-09-20 and 2026-11-09; ${READ}`,
   },
   dataOutGb: {
     usd: 0.09,

@@ -45,6 +45,7 @@ export {
 } from './objects';
 export {
   berlinDate,
+  CHECKPOINT_MAX_UNSAVED_REQUESTS,
   engineReportOf,
   MAX_FAILURES_KEPT,
   type PlannerReportParts,
@@ -64,7 +65,9 @@ export {
   bodySk,
   CursorConflictError,
   cursorSk,
+  MARK_REFRESH_MS,
   putLockedCursor,
+  refreshDue,
   SK_SYSTEM,
   SourcePartitionItems,
   type StoredCursor,

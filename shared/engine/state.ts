@@ -2,6 +2,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { IngestorError } from '../errors';
 import type { AwsClients } from '../store';
+import { stableStringify } from './objects';
 import type { BodyRecord, SystemRecord } from './types';
 
 /**
@@ -24,6 +25,20 @@ export const bodySk = (bodyKey: string) => `BODY#${bodyKey}`;
 export const cursorSk = (kind: string) => `CURSOR#${kind}`;
 export const sessionSk = (bodyKey: string) => `SESSION#${bodyKey}`;
 export const slugSk = (slug: string) => `SLUG#${slug}`;
+
+/**
+ * An unchanged list mark or body is rewritten at most this often, only to move its times
+ * (`lastCompleteStart`, `lastSeenAt`): an unchanged sync every ten minutes then writes no mark, and no
+ * such time is ever more than a day old. Their readers take an older time as the safe side (a catch-up
+ * starts earlier, never later).
+ */
+export const MARK_REFRESH_MS = 24 * 60 * 60 * 1000;
+
+/** Whether an unchanged item's time `at` (ISO) is older than MARK_REFRESH_MS at `nowIso`. */
+export function refreshDue(at: string | undefined, nowIso: string | undefined): boolean {
+  if (at === undefined || nowIso === undefined) return true;
+  return Date.parse(nowIso) - Date.parse(at) >= MARK_REFRESH_MS;
+}
 
 export class CursorConflictError extends IngestorError {
   constructor(sourceId: string, kind: string) {
@@ -53,6 +68,8 @@ function isConditionFailure(err: unknown): boolean {
  * sort-key family. The OParl engine's store and the scraper's build on it.
  */
 export class SourcePartitionItems {
+  private puts = 0;
+
   constructor(
     protected readonly clients: Pick<AwsClients, 'doc'>,
     protected readonly table: string,
@@ -61,6 +78,14 @@ export class SourcePartitionItems {
 
   protected get pk(): string {
     return sourcePartition(this.sourceId);
+  }
+
+  /**
+   * Items written through `put` so far: the run frame saves the cursor after such a write (a scraped
+   * month's rows, a page's state — the cursor's tasks were derived from them).
+   */
+  get commits(): number {
+    return this.puts;
   }
 
   protected async get<T>(sk: string): Promise<T | undefined> {
@@ -74,6 +99,7 @@ export class SourcePartitionItems {
     await this.clients.doc.send(
       new PutCommand({ TableName: this.table, Item: { pk: this.pk, sk, ...item } }),
     );
+    this.puts += 1;
   }
 
   protected async queryPrefix<T>(prefix: string): Promise<T[]> {
@@ -116,6 +142,9 @@ export class SyncStateStore extends SourcePartitionItems {
    * interleaving pages.
    */
   async putCursor(cursor: StoredCursor, previousSeq: number | undefined): Promise<void> {
+    // A kind's items that travel with the cursor first (OParl: the run's list reports): a cursor never
+    // counts what is not stored.
+    await this.beforeCursorWrite();
     await putLockedCursor(
       this.clients,
       this.table,
@@ -124,6 +153,9 @@ export class SyncStateStore extends SourcePartitionItems {
       () => new CursorConflictError(this.sourceId, cursor.kind),
     );
   }
+
+  /** Hook for a kind's store: what must be written before (with) the next cursor write. */
+  protected async beforeCursorWrite(): Promise<void> {}
 
   // --- system -------------------------------------------------------------------------------------
 
@@ -159,6 +191,9 @@ export class SyncStateStore extends SourcePartitionItems {
     slugBase: string,
   ): Promise<BodyRecord> {
     const existing = await this.getBody(fields.bodyKey);
+    if (existing && !bodyChanged(existing, fields) && !refreshDue(existing.lastSeenAt, fields.lastSeenAt)) {
+      return existing;
+    }
     if (!existing) {
       const slug = await this.reserveSlug(slugBase, fields.bodyKey);
       const created: BodyRecord = { ...fields, slug, listed: false, firstSeenAt: fields.lastSeenAt };
@@ -319,6 +354,22 @@ export class SyncStateStore extends SourcePartitionItems {
     }
     return out;
   }
+}
+
+/** Whether the body list says something new about a body (its times aside). */
+function bodyChanged(
+  existing: BodyRecord,
+  fields: Pick<BodyRecord, 'name' | 'lists' | 'shortName' | 'oparlVersion' | 'deleted'>,
+): boolean {
+  const pick = (b: typeof fields) =>
+    stableStringify({
+      name: b.name,
+      lists: b.lists,
+      shortName: b.shortName,
+      oparlVersion: b.oparlVersion,
+      deleted: b.deleted,
+    });
+  return pick(existing) !== pick(fields);
 }
 
 /**

@@ -1,53 +1,129 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { type ListName, type ListReport, type ListState, SyncStateStore } from '../engine';
+import {
+  type ListName,
+  type ListReport,
+  type ListState,
+  refreshDue,
+  SyncStateStore,
+  stableStringify,
+} from '../engine';
 
 /**
  * The OParl kind's own items of the source partition `SOURCE#<sourceId>` (State table), beside the
  * core's (cursor, System, bodies, session days — shared/engine/state.ts):
  * - `LIST#<bodyKey>#<list>`    marks per list: filter finding, time of day, missing, slow, catch-up
- * - `RUNLIST#<kind>#<n>`       the n-th list report of the current run of that kind (overwritten by
- *                              the next run; `runId` tells whose it is)
+ * - `RUNLIST#<kind>#<n>`       list reports n, n+1 … of the current run of that kind, written together
+ *                              with the cursor (overwritten by the next run; `runId` tells whose)
  */
 export const listSk = (bodyKey: string, list: ListName) => `LIST#${bodyKey}#${list}`;
 export const runListSk = (kind: string, index: number) => `RUNLIST#${kind}#${String(index).padStart(6, '0')}`;
 
-export class OParlStateStore extends SyncStateStore {
-  // --- per-list reports of a run -----------------------------------------------------------------
+/** List reports per `RUNLIST#` item (a report is ~250 bytes; an item may hold 400 KB). */
+export const RUN_LIST_REPORTS_PER_ITEM = 100;
 
-  async putRunList(kind: string, index: number, runId: string, report: ListReport): Promise<void> {
-    await this.clients.doc.send(
-      new PutCommand({
-        TableName: this.table,
-        Item: { pk: this.pk, sk: runListSk(kind, index), runId, index, report },
-      }),
-    );
+export class OParlStateStore extends SyncStateStore {
+  /** List reports not yet written: they go out with the next cursor write (`putCursor`). */
+  private pendingRunLists: { kind: string; runId: string; index: number; report: ListReport }[] = [];
+  /** List marks as last read or written, without their times (see `putListState`). */
+  private readonly knownMarks = new Map<string, { content: string; lastCompleteStart?: string }>();
+
+  protected override async beforeCursorWrite(): Promise<void> {
+    await this.flushRunLists();
   }
 
-  /** The first `count` list reports of run `runId`, in order. */
+  // --- per-list reports of a run -----------------------------------------------------------------
+
+  /**
+   * Keeps the `index`-th list report of run `runId`; it is written with the next cursor write, several
+   * reports to an item (issue 18: one write per list was a third of an unchanged sync's writes). A crash
+   * before that write loses the reports and the cursor's count of them together.
+   */
+  async putRunList(kind: string, index: number, runId: string, report: ListReport): Promise<void> {
+    this.pendingRunLists.push({ kind, runId, index, report });
+  }
+
+  private async flushRunLists(): Promise<void> {
+    const pending = this.pendingRunLists;
+    this.pendingRunLists = [];
+    for (let i = 0; i < pending.length; i += RUN_LIST_REPORTS_PER_ITEM) {
+      const chunk = pending.slice(i, i + RUN_LIST_REPORTS_PER_ITEM);
+      const first = chunk[0] as (typeof pending)[number];
+      // One run and kind per store (the engine's run); an item's key is its first report's index.
+      await this.clients.doc.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: {
+            pk: this.pk,
+            sk: runListSk(first.kind, first.index),
+            runId: first.runId,
+            index: first.index,
+            reports: chunk.map((c) => c.report),
+          },
+        }),
+      );
+    }
+  }
+
+  /** The first `count` list reports of run `runId`, in order (the stored ones and those not yet written). */
   async getRunLists(kind: string, runId: string, count: number): Promise<ListReport[]> {
     if (count === 0) return [];
-    const items = await this.queryPrefix<{ runId: string; index: number; report: ListReport }>(
-      `RUNLIST#${kind}#`,
-    );
-    return items
-      .filter((i) => i.runId === runId && i.index < count)
-      .sort((a, b) => a.index - b.index)
-      .map((i) => i.report);
+    const items = await this.queryPrefix<{
+      runId: string;
+      index: number;
+      /** Items written before issue 18 hold one report each. */
+      report?: ListReport;
+      reports?: ListReport[];
+    }>(`RUNLIST#${kind}#`);
+    const byIndex = new Map<number, ListReport>();
+    for (const item of items.filter((i) => i.runId === runId).sort((a, b) => a.index - b.index)) {
+      const reports = item.reports ?? (item.report ? [item.report] : []);
+      for (const [k, r] of reports.entries()) byIndex.set(item.index + k, r);
+    }
+    for (const p of this.pendingRunLists)
+      if (p.kind === kind && p.runId === runId) byIndex.set(p.index, p.report);
+    return [...byIndex.entries()]
+      .filter(([index]) => index < count)
+      .sort((a, b) => a[0] - b[0])
+      .map(([, report]) => report);
   }
 
   // --- lists --------------------------------------------------------------------------------------
 
   async getListStates(bodyKey: string): Promise<Map<ListName, ListState>> {
     const items = await this.queryPrefix<ListState>(`LIST#${bodyKey}#`);
+    for (const s of items) this.knownMarks.set(listSk(s.bodyKey, s.list), markContent(s));
     return new Map(items.map((s) => [s.list, s]));
   }
 
+  /**
+   * Writes a list's marks — unless they are the ones read (or last written) apart from their times and
+   * those are less than MARK_REFRESH_MS old: an unchanged list costs no write.
+   */
   async putListState(state: ListState): Promise<void> {
+    const sk = listSk(state.bodyKey, state.list);
+    const known = this.knownMarks.get(sk);
+    const next = markContent(state);
+    if (
+      known !== undefined &&
+      known.content === next.content &&
+      (known.lastCompleteStart === next.lastCompleteStart ||
+        (next.lastCompleteStart !== undefined &&
+          !refreshDue(known.lastCompleteStart, next.lastCompleteStart)))
+    ) {
+      return;
+    }
     await this.clients.doc.send(
-      new PutCommand({
-        TableName: this.table,
-        Item: { pk: this.pk, sk: listSk(state.bodyKey, state.list), ...state },
-      }),
+      new PutCommand({ TableName: this.table, Item: { pk: this.pk, sk, ...state } }),
     );
+    this.knownMarks.set(sk, next);
   }
+}
+
+/** A list mark without its times: what decides whether it must be written. */
+function markContent(state: ListState): { content: string; lastCompleteStart?: string } {
+  const { updatedAt: _u, lastCompleteStart, ...rest } = state;
+  return {
+    content: stableStringify(rest),
+    ...(lastCompleteStart !== undefined ? { lastCompleteStart } : {}),
+  };
 }

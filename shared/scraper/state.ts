@@ -2,9 +2,11 @@ import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import {
   CursorConflictError,
   putLockedCursor,
+  refreshDue,
   SourcePartitionItems,
   type SyncFailure,
   sha256Hex,
+  stableStringify,
   strip,
 } from '../engine';
 import type { MirrorTypeName } from './oparl-shape';
@@ -13,7 +15,7 @@ import type { CalendarRow, OrganizationKind } from './types';
 /**
  * The scraper's items in the State table, next to the OParl engine's in the source partition
  * `SOURCE#<sourceId>` (shared/engine/state.ts), in their own sort-key family:
- * - `SCRAPE#CURSOR#<kind>`     the run cursor, written after every page (optimistic lock on `seq`)
+ * - `SCRAPE#CURSOR#<kind>`     the run cursor, checkpointed by the run frame (optimistic lock on `seq`)
  * - `SCRAPE#MONTH#<yyyy-mm>`   hash per calendar row of that month (+ when its meeting page was read)
  * - `SCRAPE#PAGE#<urlKey>`     per detail page: content hash, the objects it owns (for tombstones),
  *                              when it was read, "not public" marks
@@ -124,12 +126,30 @@ export class ScrapeStateStore extends SourcePartitionItems {
     );
   }
 
-  getMonth(month: string): Promise<MonthState | undefined> {
-    return this.get<MonthState>(monthKey(month));
+  /** Months as read, to tell an unchanged month (issue 18: most scrapes change no row). */
+  private readonly readMonths = new Map<string, MonthState>();
+
+  async getMonth(month: string): Promise<MonthState | undefined> {
+    const state = await this.get<MonthState>(monthKey(month));
+    if (state) this.readMonths.set(month, state);
+    return state;
   }
 
-  putMonth(state: MonthState): Promise<void> {
-    return this.put(monthKey(state.month), state);
+  /**
+   * Writes a month's rows — unless they are the rows read and those were written less than
+   * MARK_REFRESH_MS ago: an unchanged month costs no write (and, not being a commit, no checkpoint).
+   */
+  async putMonth(state: MonthState): Promise<void> {
+    const read = this.readMonths.get(state.month);
+    if (
+      read !== undefined &&
+      stableStringify(read.rows) === stableStringify(state.rows) &&
+      !refreshDue(read.fetchedAt, state.fetchedAt)
+    ) {
+      return;
+    }
+    await this.put(monthKey(state.month), state);
+    this.readMonths.set(state.month, state);
   }
 
   getPage(url: string): Promise<PageState | undefined> {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  cpuSlowdown,
   gbSeconds,
   type MonthlyUsage,
   type PriceTable,
@@ -44,6 +45,12 @@ describe('cost model arithmetic (issue 18)', () => {
     expect(gbSeconds(3200, 512)).toBe(1600);
   });
 
+  it('stretches CPU work below a full vCPU (1,769 MB), never above', () => {
+    expect(cpuSlowdown(1769)).toBe(1);
+    expect(cpuSlowdown(3538)).toBe(1);
+    expect(cpuSlowdown(1769 / 4)).toBe(4);
+  });
+
   it('counts DynamoDB request units as billed: 1 KB per write unit, 4 KB per read unit, half when eventual', () => {
     expect(writeUnits(10)).toBe(1);
     expect(writeUnits(1024)).toBe(1);
@@ -73,6 +80,7 @@ describe('cost model arithmetic (issue 18)', () => {
       dynamoStorageGbMonth: 0.3,
       dynamoPitrGbMonth: 0.2,
       upstashCommand: 0.000002,
+      upstashFixedMonth: 10,
     });
     const cost = priceUsage(usage, prices, 0.5);
     // USD: 1,600 × 0.00001 = 0.016; 100 × 0.0000002 = 0.00002; 2e6 × 2e-7 = 0.4; 1e6 × 1e-6 = 1;
@@ -85,6 +93,19 @@ describe('cost model arithmetic (issue 18)', () => {
     // Without PITR the backup line is not billed.
     usage.dynamodb.pitr = false;
     expect(priceUsage(usage, prices, 0.5).eurPerMonth).toBeCloseTo(0.90801, 10);
+  });
+
+  it('bills Upstash pay-as-you-go until the fixed plan is cheaper', () => {
+    const usage = emptyUsage();
+    const prices = roundPrices({ upstashCommand: 0.000002, upstashFixedMonth: 10 });
+    // 4M commands × 0.000002 = 8 USD < 10: pay-as-you-go, 4 EUR at 0.5.
+    usage.upstash.commands = 4_000_000;
+    expect(priceUsage(usage, prices, 0.5).services.upstash?.items.commands?.eur).toBeCloseTo(4, 10);
+    // 10M × 0.000002 = 20 USD > 10: the fixed plan, 5 EUR.
+    usage.upstash.commands = 10_000_000;
+    const fixed = priceUsage(usage, prices, 0.5).services.upstash;
+    expect(fixed?.items['fixed plan']?.eur).toBe(5);
+    expect(fixed?.items.commands).toBeUndefined();
   });
 
   it('bills an x86 function at the x86 price', () => {

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_FAILURES_KEPT, type RunCursor, RunFrame, runStart, StopRun } from '../../shared/engine';
+import {
+  CHECKPOINT_MAX_UNSAVED_REQUESTS,
+  MAX_FAILURES_KEPT,
+  type RunCursor,
+  RunFrame,
+  runStart,
+  StopRun,
+} from '../../shared/engine';
+
+type CountedCursor = RunCursor & { totals: { requests: number; new: number; documents: number } };
 
 /** The run frame both source kinds share (issue 15): start decision, checkpoint lock, budget, stop. */
 function cursor(over: Partial<RunCursor> = {}): RunCursor {
@@ -17,19 +26,25 @@ function cursor(over: Partial<RunCursor> = {}): RunCursor {
 function frame(budget: ConstructorParameters<typeof RunFrame>[1], nowMs = 1_000) {
   const writes: { seq: number; previous: number | undefined; status: string }[] = [];
   const events: string[] = [];
-  const f = new RunFrame<RunCursor>(
+  const store = {
+    commits: 0,
+    putCursor: async (c: RunCursor, previous: number | undefined) => {
+      writes.push({ seq: c.seq, previous, status: c.status });
+    },
+  };
+  const f = new RunFrame<CountedCursor>(
     {
-      store: {
-        putCursor: async (c, previous) => {
-          writes.push({ seq: c.seq, previous, status: c.status });
-        },
-      },
+      store,
       nowMs: () => nowMs,
       log: (event) => events.push(event),
     },
     budget,
   );
-  return { f, writes, events };
+  return { f, writes, events, store };
+}
+
+function counted(over: Partial<CountedCursor> = {}): CountedCursor {
+  return { ...cursor(), totals: { requests: 0, new: 0, documents: 0 }, ...over };
 }
 
 describe('runStart: which cursor an invocation starts from', () => {
@@ -51,10 +66,10 @@ describe('runStart: which cursor an invocation starts from', () => {
 describe('RunFrame', () => {
   it('checkpoints with the lock on the seq it read, then on its own', async () => {
     const { f, writes } = frame({});
-    f.begin(cursor({ seq: 0, stopReason: 'deadline' }), { kind: 'full', seq: 7 });
+    f.begin(counted({ seq: 0, stopReason: 'deadline' }), { kind: 'full', seq: 7 });
     expect(f.cursor.stopReason).toBeUndefined();
-    await f.checkpoint();
-    await f.checkpoint();
+    await f.save();
+    await f.save();
     expect(writes.map((w) => [w.previous, w.seq])).toEqual([
       [7, 8],
       [8, 9],
@@ -63,9 +78,69 @@ describe('RunFrame', () => {
 
   it('a new cursor item is created without a lock (previous undefined)', async () => {
     const { f, writes } = frame({});
-    f.begin(cursor({ seq: 0 }), undefined);
-    await f.checkpoint();
+    f.begin(counted({ seq: 0 }), undefined);
+    await f.save();
     expect(writes).toEqual([{ seq: 1, previous: undefined, status: 'running' }]);
+  });
+
+  it('issue 18: a checkpoint after pages that changed nothing is kept in memory, up to CHECKPOINT_MAX_UNSAVED_REQUESTS requests', async () => {
+    const { f, writes } = frame({});
+    f.begin(counted(), { kind: 'full', seq: 3 });
+    for (let i = 1; i < CHECKPOINT_MAX_UNSAVED_REQUESTS; i += 1) {
+      f.cursor.totals.requests += 1;
+      await f.checkpoint();
+    }
+    expect(writes).toEqual([]);
+    f.cursor.totals.requests += 1;
+    await f.checkpoint();
+    expect(writes.map((w) => [w.previous, w.seq])).toEqual([[3, 4]]);
+    // The count starts again at the save.
+    f.cursor.totals.requests += 1;
+    await f.checkpoint();
+    expect(writes).toHaveLength(1);
+  });
+
+  it('issue 18: an invocation resuming a run that died (same run, no stop saved) saves every checkpoint; a continuation after a clean stop does not', async () => {
+    const died = frame({});
+    died.f.begin(counted(), { ...counted({ seq: 5 }) } as RunCursor);
+    died.f.cursor.totals.requests += 1;
+    await died.f.checkpoint();
+    expect(died.writes).toHaveLength(1);
+    const continued = frame({});
+    continued.f.begin(counted(), { ...counted({ seq: 5, stopReason: 'deadline' }) } as RunCursor);
+    continued.f.cursor.totals.requests += 1;
+    await continued.f.checkpoint();
+    expect(continued.writes).toHaveLength(0);
+    const otherRun = frame({});
+    otherRun.f.begin(counted(), { ...counted({ seq: 5, runId: 'r0' }) } as RunCursor);
+    otherRun.f.cursor.totals.requests += 1;
+    await otherRun.f.checkpoint();
+    expect(otherRun.writes).toHaveLength(0);
+  });
+
+  it('issue 18: a commit is saved at the next checkpoint — an object written, a failure, a store write, the run done', async () => {
+    const { f, writes, store } = frame({});
+    f.begin(counted(), { kind: 'full', seq: 3 });
+    await f.checkpoint();
+    expect(writes).toHaveLength(0);
+    f.cursor.totals.new += 1;
+    await f.checkpoint();
+    expect(writes).toHaveLength(1);
+    f.failure({ kind: 'other', detail: 'x' });
+    await f.checkpoint();
+    expect(writes).toHaveLength(2);
+    store.commits += 1;
+    await f.checkpoint();
+    expect(writes).toHaveLength(3);
+    f.done({ requests: 1 });
+    await f.checkpoint();
+    expect(writes.map((w) => w.status)).toEqual(['running', 'running', 'running', 'done']);
+    // A resumed run already marked done (without its report) still saves the report it ends with.
+    const again = frame({});
+    again.f.begin(counted({ status: 'done' }), { kind: 'full', seq: 9 });
+    again.f.done({ requests: 2 });
+    await again.f.checkpoint();
+    expect(again.writes).toHaveLength(1);
   });
 
   it('SCH-5 / FULL-4: the budget, the operator stop and the own window each stop the run', () => {
@@ -89,7 +164,7 @@ describe('RunFrame', () => {
   it('ROB-8: a stop for good notes robots.txt forbidding all; an incremental run is then done, a pass stays open', async () => {
     const forbidden = { disallowed: 2, answered: 0 };
     const inc = frame({});
-    inc.f.begin(cursor({ flags: { ...forbidden } }), undefined);
+    inc.f.begin(counted({ flags: { ...forbidden } }), undefined);
     const report = await inc.f.stop(
       'failure',
       true,
@@ -102,7 +177,7 @@ describe('RunFrame', () => {
     expect(inc.f.cursor.report).toEqual(report);
 
     const pass = frame({});
-    pass.f.begin(cursor({ flags: { ...forbidden } }), undefined);
+    pass.f.begin(counted({ flags: { ...forbidden } }), undefined);
     await pass.f.stop(
       'failure',
       false,
@@ -112,7 +187,7 @@ describe('RunFrame', () => {
     expect(pass.writes.at(-1)?.status).toBe('running');
 
     const cut = frame({});
-    cut.f.begin(cursor({ flags: { ...forbidden } }), undefined);
+    cut.f.begin(counted({ flags: { ...forbidden } }), undefined);
     const cutReport = await cut.f.stop(
       'deadline',
       true,
@@ -126,7 +201,7 @@ describe('RunFrame', () => {
 
   it('keeps at most MAX_FAILURES_KEPT failures in the cursor', () => {
     const { f, events } = frame({});
-    f.begin(cursor(), undefined);
+    f.begin(counted(), undefined);
     for (let i = 0; i < MAX_FAILURES_KEPT + 50; i += 1) f.failure({ kind: 'other', detail: `f${i}` });
     expect(f.cursor.failures).toHaveLength(MAX_FAILURES_KEPT);
     expect(events.filter((e) => e === 'failure')).toHaveLength(MAX_FAILURES_KEPT + 50);

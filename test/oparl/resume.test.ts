@@ -30,7 +30,7 @@ function prng(seed: number): () => number {
   };
 }
 
-describe('checkpoint after every page: killed, resumed, same mirror', () => {
+describe('checkpoints (every page with a change, every page after a crash): killed, resumed, same mirror', () => {
   let bed: AwsTestbed;
   let fake: FakeCouncil;
   const clock = new TestClock(T0);

@@ -12,6 +12,7 @@ import {
   NACHTRAG,
   startFakeRisHtml,
 } from '../support/fake-ris-html';
+import { countWrites } from '../support/write-counter';
 import { liveIds, SCRAPE_START_MS, type ScraperHarness, scraperHarness } from './support';
 
 /** Suites on the captured RIS pages (outside the repository): skipped without that corpus. */
@@ -185,7 +186,11 @@ withRisHtml('scraper engine: ALLRIS 3 site (harburg, eimsbuettel) on loopback', 
   it('ISSUE-8 / SCH-3: an unchanged incremental scrape costs only the calendar months and changes nothing', async () => {
     site.resetCalls();
     h.clock.advance(HOUR);
+    // Issue 18: counted by a middleware on the real SDK client in front of dynalite.
+    const writes = countWrites(bed.clients.dynamo);
     const report = await h.scrape();
+    // No month changed, so none is rewritten: the cursor (once, fewer than 20 requests) and the body mark.
+    expect(writes.families()).toEqual({ SCRAPE: 1, BODY: 1 });
     expect(report.requests).toBe(MONTHS);
     expect(site.pageCalls().every((c) => c.path.startsWith('/bi/si010_e.asp'))).toBe(true);
     expect(report).toMatchObject({

@@ -1,0 +1,33 @@
+import { plannerBenchDeps, STEADY_T0, seedSteadySources } from './planner';
+import { startRemotePeers } from './support';
+
+/**
+ * One scenario of `npm run bench -- rss` in a process of its own (the peers in yet another): prints
+ * the process's peak resident set after its imports and after the work, in MB, as one JSON line.
+ */
+const maxRssMb = () => process.resourceUsage().maxRSS / 1024;
+
+const [scenario, systemUrl] = process.argv.slice(2);
+const { harness, TestClock } = await import('../test/oparl/support');
+const { plannerTick } = await import('../shared/planner');
+const peers = await startRemotePeers();
+const bed = { ...peers, env: peers.env } as unknown as Parameters<typeof harness>[0];
+const importsMb = maxRssMb();
+if (scenario === 'sync') {
+  // A sync invocation works a batch of SYNC_BATCH_SIZE sources at once: ten full syncs side by side.
+  const { SYNC_BATCH_SIZE } = await import('../infra/function-sizes');
+  const clock = new TestClock(Date.now());
+  const runs = Array.from({ length: SYNC_BATCH_SIZE }, (_, i) =>
+    harness(bed, systemUrl as string, clock, `rss${i}`),
+  );
+  await Promise.all(runs.map((h) => h.sync('full')));
+  await Promise.all(runs.map((h) => h.sync('incremental')));
+} else if (scenario === 'planner') {
+  await seedSteadySources(peers.clients.doc, peers.env, 10_000, STEADY_T0);
+  const deps = plannerBenchDeps(peers, 10_000);
+  await plannerTick(deps, new Date(STEADY_T0));
+  await plannerTick(deps, new Date(STEADY_T0 + 5 * 60_000));
+}
+const peakMb = maxRssMb();
+await peers.stop();
+console.log(JSON.stringify({ importsMb: Math.round(importsMb), peakMb: Math.round(peakMb) }));

@@ -1,0 +1,50 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+
+/**
+ * Counts the items a DynamoDB client writes, by sort-key family (`CURSOR`, `LIST`, `SCRAPE` …): a
+ * middleware on the real SDK client in front of the real local peer (dynalite). Every Put, Update and
+ * Delete is one item, a BatchWrite each of its requests (`batch`).
+ */
+let counters = 0;
+
+export function countWrites(dynamo: DynamoDBClient): {
+  /** Items written since the last reset, by family. */
+  families(): Record<string, number>;
+  total(): number;
+  reset(): void;
+} {
+  let writes: string[] = [];
+  dynamo.middlewareStack.add(
+    (next, context) => async (args) => {
+      const name = context.commandName ?? '';
+      const input = args.input as {
+        Item?: { sk?: unknown };
+        Key?: { sk?: unknown };
+        RequestItems?: Record<string, unknown[]>;
+      };
+      if (/^(Put|Update|Delete)/.test(name)) {
+        // The document client's plain values, or the low-level client's `{ S }`.
+        const raw = input.Item?.sk ?? input.Key?.sk;
+        const sk = String((raw as { S?: string } | undefined)?.S ?? raw ?? '');
+        writes.push(sk.split('#')[0] as string);
+      } else if (name.startsWith('BatchWrite')) {
+        for (const list of Object.values(input.RequestItems ?? {}))
+          for (const _ of list) writes.push('batch');
+      }
+      return next(args);
+    },
+    // A name of its own: a client may carry several counters (the stack refuses a name twice).
+    { step: 'initialize', name: `countWrites${++counters}` },
+  );
+  return {
+    families: () => {
+      const out: Record<string, number> = {};
+      for (const f of writes) out[f] = (out[f] ?? 0) + 1;
+      return out;
+    },
+    total: () => writes.length,
+    reset: () => {
+      writes = [];
+    },
+  };
+}
