@@ -3,7 +3,6 @@ import {
   type BodyRecord,
   berlinDate,
   contentHash,
-  engineReportOf,
   type OParlObject,
   parseOParlTime,
   RunFrame,
@@ -17,7 +16,7 @@ import {
 } from '../engine';
 import { createRunContext } from '../fetch';
 import { idHash, lookupKey, type MirrorIndexEntry, MirrorStore, type MirrorWrite } from '../mirror';
-import type { EngineReport, SyncEngine } from '../sync';
+import type { SyncEngine } from '../sync';
 import { TakedownGuard } from '../takedown';
 import { mapLimit } from '../util';
 import { adapterFor, type ScrapeAdapter } from './adapter';
@@ -29,6 +28,7 @@ import { type MirrorTypeName, OPARL_SCHEMA, OPARL_TYPES, type ShapedObject, shap
 import { PageReader } from './page-reader';
 import {
   continuedScrapeCursor,
+  engineReportOfScrape,
   newScrapeCursor,
   type ScrapeReport,
   type ScrapeRunIdentity,
@@ -73,14 +73,6 @@ export function createScraperSyncEngine(deps: ScraperEngineDeps): SyncEngine {
     });
     return engineReportOfScrape(report, message.kind);
   };
-}
-
-/** The planner's view of a scrape report (the same as `engineReportOf` for OParl). */
-export function engineReportOfScrape(
-  report: ScrapeReport,
-  kind: EngineReport['kind'] = report.kind,
-): EngineReport {
-  return engineReportOf({ ...report, kind });
 }
 
 export async function scrapeSource(

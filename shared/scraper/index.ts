@@ -8,9 +8,14 @@ export { adapterFor, allrisAdapter, type ScrapeAdapter, sessionNetAdapter } from
 export * from './constants';
 export * from './decode';
 export * from './detect';
-export { createScraperSyncEngine, engineReportOfScrape, scrapeSource } from './engine';
+export { createScraperSyncEngine, scrapeSource } from './engine';
 export * from './errors';
 export * from './gate';
 export * from './oparl-shape';
-export type { ScrapeReport, ScrapeRunOptions, ScraperEngineDeps } from './run';
+export {
+  engineReportOfScrape,
+  type ScrapeReport,
+  type ScrapeRunOptions,
+  type ScraperEngineDeps,
+} from './run';
 export * from './types';

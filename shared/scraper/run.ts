@@ -1,7 +1,8 @@
 import type { SourceConfig } from '../config';
-import type { SyncFailure, SyncTables } from '../engine';
+import { engineReportOf, type SyncFailure, type SyncTables } from '../engine';
 import type { PoliteFetcher } from '../fetch';
 import type { AwsClients } from '../store';
+import type { EngineReport } from '../sync';
 import { type ScrapePolicy, scrapeMonths } from './constants';
 import type { ScrapeCursor } from './state';
 
@@ -136,4 +137,12 @@ export function scrapeReportOf(
     startedAt: cursor.startedAt,
     finishedAt: end.finishedAt,
   };
+}
+
+/** The planner's view of a scrape report (the same as `engineReportOf` for OParl). */
+export function engineReportOfScrape(
+  report: ScrapeReport,
+  kind: EngineReport['kind'] = report.kind,
+): EngineReport {
+  return engineReportOf({ ...report, kind });
 }
