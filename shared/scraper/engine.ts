@@ -241,6 +241,9 @@ class ScrapeRun {
     await this.writeBody();
   }
 
+  // --- objects ----------------------------------------------------------------------------------------------
+
+  /** The context the kinds of work are given: the run's parts and the writes below. */
   private contextOf(pages: PageReader): ScrapeContext {
     const run = this;
     return {
@@ -265,8 +268,6 @@ class ScrapeRun {
       tombstone: (refs, pageUrl) => this.tombstone(refs, pageUrl),
     };
   }
-
-  // --- objects ----------------------------------------------------------------------------------------------
 
   /** Owner objects: written when their content differs from the mirror's (hash without `modified`). */
   private async writeOwned(objects: ShapedObject[], pageUrl: string): Promise<void> {
