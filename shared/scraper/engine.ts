@@ -20,7 +20,7 @@ import type { SyncEngine } from '../sync';
 import { TakedownGuard } from '../takedown';
 import { mapLimit } from '../util';
 import { adapterFor, type ScrapeAdapter } from './adapter';
-import { readMonth, vanishedChecks } from './calendar';
+import { readMonth } from './calendar';
 import { SCRAPE_POLICY, type ScrapePolicy } from './constants';
 import type { ScrapeContext } from './context';
 import { type ScraperPageFetcher, scraperPageFetcher } from './fetch';
@@ -37,7 +37,7 @@ import {
   scrapeReportOf,
 } from './run';
 import { type ScrapeCursor, ScrapeStateStore } from './state';
-import { runTask } from './tasks';
+import { enterNextPhase, runTask } from './tasks';
 import type { CalendarPage } from './types';
 
 /**
@@ -209,25 +209,13 @@ class ScrapeRun {
           else await readMonth(this.context, month);
           break;
         }
-        case 'vanished': {
-          const checks = vanishedChecks(this.cursor);
-          this.cursor.vanished = {};
-          this.cursor.appeared = [];
-          this.cursor.tasks.push(...checks);
-          this.cursor.phase = this.kind === 'full' ? 'organizations' : 'finish';
-          await this.frame.checkpoint();
-          break;
-        }
-        case 'organizations': {
-          for (const list of this.adapter.organizationListUrls(this.organizationListsHint)) {
-            this.cursor.tasks.push({ op: 'organization-list', url: list.url, kind: list.kind });
-          }
-          this.cursor.phase = 'finish';
-          await this.frame.checkpoint();
-          break;
-        }
         case 'finish':
           return;
+        default:
+          enterNextPhase(this.cursor, this.kind, () =>
+            this.adapter.organizationListUrls(this.organizationListsHint),
+          );
+          await this.frame.checkpoint();
       }
     }
   }

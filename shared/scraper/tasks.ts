@@ -1,8 +1,10 @@
+import { vanishedChecks } from './calendar';
 import { replaceFront, type ScrapeContext } from './context';
 import { agendaItemTask, meetingRowTask, meetingTask, vanishedTask } from './meeting-tasks';
 import { paperTask } from './paper-task';
 import { organizationListTask, organizationTask, personTask } from './roster-tasks';
-import type { MonthState, ScrapeTask } from './state';
+import type { MonthState, ScrapeCursor, ScrapeTask } from './state';
+import type { OrganizationKind } from './types';
 
 /**
  * One task of the run's stack, by kind. The commits (a month's rows, a page's state) come after the
@@ -34,5 +36,29 @@ export async function runTask(ctx: ScrapeContext, task: ScrapeTask): Promise<voi
     case 'commit-page':
       await ctx.state.putPage(task.state);
       return replaceFront(ctx, []);
+  }
+}
+
+/**
+ * The stack ran empty after the months: the meetings that vanished from them are checked, then (full
+ * scrapes) the organization lists are read, then the run finishes. A decision on the cursor, no I/O;
+ * the caller checkpoints.
+ */
+export function enterNextPhase(
+  cursor: ScrapeCursor,
+  kind: 'incremental' | 'full',
+  organizationLists: () => { url: string; kind: OrganizationKind }[],
+): void {
+  if (cursor.phase === 'vanished') {
+    const checks = vanishedChecks(cursor);
+    cursor.vanished = {};
+    cursor.appeared = [];
+    cursor.tasks.push(...checks);
+    cursor.phase = kind === 'full' ? 'organizations' : 'finish';
+  } else if (cursor.phase === 'organizations') {
+    for (const list of organizationLists()) {
+      cursor.tasks.push({ op: 'organization-list', url: list.url, kind: list.kind });
+    }
+    cursor.phase = 'finish';
   }
 }

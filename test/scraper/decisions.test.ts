@@ -7,7 +7,8 @@ import type { ShapedObject } from '../../shared/scraper/oparl-shape';
 import { pageStateOf, planPage, stubTasks } from '../../shared/scraper/page-objects';
 import { pageGone } from '../../shared/scraper/page-reader';
 import { organizationsToAsk } from '../../shared/scraper/roster-tasks';
-import type { MonthState, PageState, ScrapeTask } from '../../shared/scraper/state';
+import type { MonthState, PageState, ScrapeCursor, ScrapeTask } from '../../shared/scraper/state';
+import { enterNextPhase } from '../../shared/scraper/tasks';
 import type { CalendarRow } from '../../shared/scraper/types';
 
 /**
@@ -237,5 +238,26 @@ describe('rosters and the task stack', () => {
     });
     expect([404, 410, 403, 500].map((s) => pageGone(failure(s)))).toEqual([true, true, false, false]);
     expect(pageGone(failure(undefined, 'NETWORK'))).toBe(false);
+  });
+
+  it('ISSUE-8 / OPT-2: after the months the vanished meetings are checked; full scrapes then read the organization lists', () => {
+    const lists = [{ url: `${BASE}au010.asp`, kind: 'committee' as const }];
+    const cursorIn = (phase: ScrapeCursor['phase']) =>
+      ({
+        phase,
+        tasks: [],
+        vanished: { old: { url: `${BASE}to010.asp?SILFDNR=old`, month: '2025-11' } },
+        appeared: [],
+      }) as unknown as ScrapeCursor;
+    const incremental = cursorIn('vanished');
+    enterNextPhase(incremental, 'incremental', () => lists);
+    expect(incremental).toMatchObject({ phase: 'finish', vanished: {}, appeared: [] });
+    expect(incremental.tasks.map((t) => t.op)).toEqual(['vanished-check']);
+    const full = cursorIn('vanished');
+    enterNextPhase(full, 'full', () => lists);
+    expect(full.phase).toBe('organizations');
+    enterNextPhase(full, 'full', () => lists);
+    expect(full.phase).toBe('finish');
+    expect(full.tasks.map((t) => t.op)).toEqual(['vanished-check', 'organization-list']);
   });
 });
