@@ -1,6 +1,6 @@
 import { contentHash, sha256Hex } from '../engine';
 import { lookupKey } from '../mirror';
-import type { ScrapeContext } from './context';
+import { replaceFront, type ScrapeContext } from './context';
 import type { MirrorTypeName, ShapedObject } from './oparl-shape';
 import type { PageKind, PageState, ScrapeTask } from './state';
 
@@ -144,6 +144,26 @@ export async function processPage(
     state: pageStateOf(url, kind, plan.objects, fetchedAt, notPublicSince),
   });
   return children;
+}
+
+/**
+ * A page read as its kind (paper, organization, person): shaped, and what it yields processed in place
+ * of its task. A page that does not read as its layout is noted and yields nothing.
+ */
+export async function processShapedPage(
+  ctx: ScrapeContext,
+  url: string,
+  kind: Exclude<PageKind, 'meeting' | 'agendaItem'>,
+  shape: () => ShapedObject[],
+): Promise<void> {
+  let shaped: ShapedObject[];
+  try {
+    shaped = shape();
+  } catch (err) {
+    ctx.pages.unreadable(err, url, kind);
+    return replaceFront(ctx, []);
+  }
+  return replaceFront(ctx, await processPage(ctx, url, kind, shaped, {}));
 }
 
 function dedupe(objects: ShapedObject[]): ShapedObject[] {

@@ -1,6 +1,6 @@
 import { replaceFront, type ScrapeContext } from './context';
-import { type ShapedObject, shapePaper } from './oparl-shape';
-import { processPage } from './page-objects';
+import { shapePaper } from './oparl-shape';
+import { processShapedPage } from './page-objects';
 import { pageGone } from './page-reader';
 import type { ScrapeTask } from './state';
 
@@ -30,12 +30,7 @@ export async function paperTask(
     return replaceFront(ctx, []);
   }
   if (outcome.kind !== 'page') return replaceFront(ctx, []);
-  let shaped: ShapedObject[];
-  try {
-    shaped = shapePaper(ctx.adapter.parsePaper(outcome.html, task.url), ctx.shaping);
-  } catch (err) {
-    ctx.pages.unreadable(err, task.url, 'paper');
-    return replaceFront(ctx, []);
-  }
-  return replaceFront(ctx, await processPage(ctx, task.url, 'paper', shaped, {}));
+  return processShapedPage(ctx, task.url, 'paper', () =>
+    shapePaper(ctx.adapter.parsePaper(outcome.html, task.url), ctx.shaping),
+  );
 }

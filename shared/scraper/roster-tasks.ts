@@ -1,6 +1,6 @@
 import { replaceFront, type ScrapeContext } from './context';
-import { type ShapedObject, shapeOrganization, shapePerson } from './oparl-shape';
-import { processPage } from './page-objects';
+import { shapeOrganization, shapePerson } from './oparl-shape';
+import { processShapedPage } from './page-objects';
 import type { PageState, ScrapeTask } from './state';
 import type { OrganizationListEntry } from './types';
 
@@ -67,14 +67,9 @@ export async function organizationTask(ctx: ScrapeContext, task: Task<'organizat
     }
     return replaceFront(ctx, []);
   }
-  let shaped: ShapedObject[];
-  try {
-    shaped = shapeOrganization(ctx.adapter.parseOrganization(outcome.html, task.url, task.kind), ctx.shaping);
-  } catch (err) {
-    ctx.pages.unreadable(err, task.url, 'organization');
-    return replaceFront(ctx, []);
-  }
-  return replaceFront(ctx, await processPage(ctx, task.url, 'organization', shaped, {}));
+  return processShapedPage(ctx, task.url, 'organization', () =>
+    shapeOrganization(ctx.adapter.parseOrganization(outcome.html, task.url, task.kind), ctx.shaping),
+  );
 }
 
 export async function personTask(ctx: ScrapeContext, task: Task<'person'>): Promise<void> {
@@ -83,12 +78,7 @@ export async function personTask(ctx: ScrapeContext, task: Task<'person'>): Prom
     if (outcome.kind === 'failure') ctx.pages.failed(outcome, 'person');
     return replaceFront(ctx, []);
   }
-  let shaped: ShapedObject[];
-  try {
-    shaped = shapePerson(ctx.adapter.parsePerson(outcome.html, task.url), ctx.shaping);
-  } catch (err) {
-    ctx.pages.unreadable(err, task.url, 'person');
-    return replaceFront(ctx, []);
-  }
-  return replaceFront(ctx, await processPage(ctx, task.url, 'person', shaped, {}));
+  return processShapedPage(ctx, task.url, 'person', () =>
+    shapePerson(ctx.adapter.parsePerson(outcome.html, task.url), ctx.shaping),
+  );
 }
