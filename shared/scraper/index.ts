@@ -8,15 +8,14 @@ export { adapterFor, allrisAdapter, type ScrapeAdapter, sessionNetAdapter } from
 export * from './constants';
 export * from './decode';
 export * from './detect';
+export { createScraperSyncEngine, scrapeSource } from './engine';
+export * from './errors';
+export * from './gate';
+export * from './oparl-shape';
 export {
-  createScraperSyncEngine,
   engineReportOfScrape,
   type ScrapeReport,
   type ScrapeRunOptions,
   type ScraperEngineDeps,
-  scrapeSource,
-} from './engine';
-export * from './errors';
-export * from './gate';
-export * from './oparl-shape';
+} from './run';
 export * from './types';

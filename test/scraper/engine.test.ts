@@ -1,17 +1,11 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest';
 import { documentId } from '../../shared/engine';
 import type { MirrorRecord } from '../../shared/mirror';
 import { createScraperSyncEngine, engineReportOfScrape, type ScrapeReport } from '../../shared/scraper';
-import { type AwsTestbed, startAwsTestbed } from '../support/aws';
 import { corpusDescribe, risHtml } from '../support/corpora';
-import {
-  EXTRA_MEETINGS,
-  type FakeRisHtml,
-  type GateKind,
-  NACHTRAG,
-  startFakeRisHtml,
-} from '../support/fake-ris-html';
+import { EXTRA_MEETINGS, type GateKind, NACHTRAG, type RecordedRisCall } from '../support/fake-ris-html';
+import { useRisSiteBed } from '../support/ris-site-bed';
 import { countWrites } from '../support/write-counter';
 import { liveIds, SCRAPE_START_MS, type ScraperHarness, scraperHarness } from './support';
 
@@ -40,32 +34,60 @@ function obj(record: MirrorRecord): Record<string, unknown> {
 }
 
 withRisHtml('scraper engine: ALLRIS 3 site (harburg, eimsbuettel) on loopback', () => {
-  let bed: AwsTestbed;
-  let site: FakeRisHtml;
-  let h: ScraperHarness;
-  let first: ScrapeReport;
-  const idsAfterFirst: Record<string, string[]> = {};
+  // delayMs: every answer takes a little while, so two overlapping requests would show in maxInFlight.
+  const ris = useRisSiteBed({ delayMs: 3 });
   let base: string;
   let harburgMeeting: string;
   let eimsbuettelMeeting: string;
+  // The first scrape of one source: only read by the tests below, never changed (a test that changes
+  // the site or scrapes again uses a source of its own, `scrapedOnce`), so any test may run first.
+  let h: ScraperHarness;
+  let first: ScrapeReport;
+  const idsAfterFirst: Record<string, string[]> = {};
+  let firstCalls: RecordedRisCall[];
+  let firstPageCalls: RecordedRisCall[];
+  let firstMaxInFlight: number;
+  let firstElapsedMs: number;
 
   beforeAll(async () => {
-    // delayMs: every answer takes a little while, so two overlapping requests would show in maxInFlight.
-    [bed, site] = await Promise.all([startAwsTestbed(), startFakeRisHtml({ delayMs: 3 })]);
+    const { bed, site } = ris;
     base = site.allrisUrl;
     harburgMeeting = `${base}to010.asp?SILFDNR=${site.manifest.harburg?.meeting_id}`;
     eimsbuettelMeeting = `${base}to010.asp?SILFDNR=${site.manifest.eimsbuettel?.meeting_id}`;
     h = scraperHarness(bed, base, 'allris', { prefix: 'allris' });
+    site.resetCalls();
     first = await h.scrape();
+    firstCalls = [...site.calls];
+    firstPageCalls = site.pageCalls('allris.test');
+    firstMaxInFlight = site.maxInFlight;
+    firstElapsedMs = h.clock.now() - SCRAPE_START_MS;
     for (const type of ['meeting', 'agendaitem', 'paper', 'file', 'organization', 'person', 'membership']) {
       idsAfterFirst[type] = await liveIds(h.mirror, h.source.sourceId, type);
     }
-  }, 60_000);
+  }, 120_000);
 
   afterAll(async () => {
     await h?.close();
-    await Promise.all([bed?.stop(), site?.close()]);
   });
+
+  /** A source of the test's own, scraped once on the unchanged site; closed after the test. */
+  async function scrapedOnce(prefix: string): Promise<ScraperHarness> {
+    const own = scraperHarness(ris.bed, base, 'allris', { prefix });
+    onTestFinished(() => own.close());
+    const report = await own.scrape();
+    if (!report.complete) throw new Error(`first scrape of ${prefix} incomplete`);
+    return own;
+  }
+
+  /** The site as every test finds it: nothing changed, nothing removed, no gate. */
+  function restoreSiteAfterTest(): void {
+    onTestFinished(() => {
+      ris.site.setAgendaChanged(false);
+      ris.site.setCalendarChanged(false);
+      ris.site.setRemoved(null);
+      ris.site.setGate(null);
+    });
+  }
 
   it('ISSUE-8: the first incremental scrape mirrors meetings, agenda items, papers, files and rosters as OParl objects', async () => {
     expect(first.complete).toBe(true);
@@ -138,9 +160,9 @@ withRisHtml('scraper engine: ALLRIS 3 site (harburg, eimsbuettel) on loopback', 
       expect(String(f.id)).toMatch(/vo020\.asp\?VOLFDNR=\d+#anlage-\d+$/);
       expect(JSON.stringify(f)).not.toContain('___tmp');
     }
-    const doc = await bed.clients.doc.send(
+    const doc = await ris.bed.clients.doc.send(
       new QueryCommand({
-        TableName: bed.env.DOCUMENTS_TABLE,
+        TableName: ris.bed.env.DOCUMENTS_TABLE,
         KeyConditionExpression: 'docId = :d',
         ExpressionAttributeValues: { ':d': documentId(String(stable[0]?.accessUrl)) },
       }),
@@ -175,20 +197,21 @@ withRisHtml('scraper engine: ALLRIS 3 site (harburg, eimsbuettel) on loopback', 
   });
 
   it('RATE-3 / ID-1: one request at a time, at least 2 s apart (virtual clock), with our User-Agent', () => {
-    expect(site.maxInFlight).toBe(1);
-    const pages = site.pageCalls('allris.test');
-    expect(pages.length).toBe(first.requests);
+    expect(firstMaxInFlight).toBe(1);
+    expect(firstPageCalls.length).toBe(first.requests);
     // Every request waited for its slot: 2 s per request after the first (robots.txt included).
-    expect(h.clock.now() - SCRAPE_START_MS).toBeGreaterThanOrEqual(2_000 * (site.calls.length - 1));
-    for (const call of site.calls) expect(call.userAgent).toMatch(/^mandari-ingestor\//);
+    expect(firstElapsedMs).toBeGreaterThanOrEqual(2_000 * (firstCalls.length - 1));
+    for (const call of firstCalls) expect(call.userAgent).toMatch(/^mandari-ingestor\//);
   });
 
   it('ISSUE-8 / SCH-3: an unchanged incremental scrape costs only the calendar months and changes nothing', async () => {
+    const own = await scrapedOnce('allris-again');
+    const { site } = ris;
     site.resetCalls();
-    h.clock.advance(HOUR);
+    own.clock.advance(HOUR);
     // Issue 18: counted by a middleware on the real SDK client in front of dynalite.
-    const writes = countWrites(bed.clients.dynamo);
-    const report = await h.scrape();
+    const writes = countWrites(ris.bed.clients.dynamo);
+    const report = await own.scrape();
     // No month changed, so none is rewritten: the cursor (once, fewer than 20 requests) and the body mark.
     expect(writes.families()).toEqual({ SCRAPE: 1, BODY: 1 });
     expect(report.requests).toBe(MONTHS);
@@ -198,33 +221,39 @@ withRisHtml('scraper engine: ALLRIS 3 site (harburg, eimsbuettel) on loopback', 
       complete: true,
       objects: { new: 0, modified: 0, deleted: 0 },
     });
-  });
+  }, 120_000);
 
   it('ISSUE-8: ids are stable across runs and across sources reading the same installation', async () => {
-    const other = scraperHarness(bed, base, 'allris', { prefix: 'allris-b' });
+    const own = await scrapedOnce('allris-stable');
+    own.clock.advance(HOUR);
+    expect((await own.scrape()).complete).toBe(true);
+    const other = scraperHarness(ris.bed, base, 'allris', { prefix: 'allris-b' });
     try {
       const report = await other.scrape();
       expect(report.complete).toBe(true);
       for (const type of ['meeting', 'agendaitem', 'paper', 'organization', 'person']) {
         expect(await liveIds(other.mirror, other.source.sourceId, type), type).toEqual(idsAfterFirst[type]);
-        expect(await liveIds(h.mirror, h.source.sourceId, type), type).toEqual(idsAfterFirst[type]);
+        expect(await liveIds(own.mirror, own.source.sourceId, type), type).toEqual(idsAfterFirst[type]);
       }
     } finally {
       await other.close();
     }
-  });
+  }, 180_000);
 
   it('ISSUE-8: a changed agenda (Nachtrags-TOP) is picked up by the revisit of meetings near today; only its new paper is fetched', async () => {
+    const own = await scrapedOnce('allris-agenda');
+    const { site } = ris;
+    restoreSiteAfterTest();
     site.setAgendaChanged(true);
     site.resetCalls();
-    h.clock.advance(HOUR);
-    const early = await h.scrape();
+    own.clock.advance(HOUR);
+    const early = await own.scrape();
     // Within the revisit interval the calendar alone is asked.
     expect(early.requests).toBe(MONTHS);
 
-    h.clock.advance(6 * HOUR);
+    own.clock.advance(6 * HOUR);
     site.resetCalls();
-    const report = await h.scrape();
+    const report = await own.scrape();
     const paths = site.pageCalls().map((c) => c.path);
     expect(paths.filter((p) => p.startsWith('/bi/to010.asp')).sort()).toEqual(
       [
@@ -238,21 +267,24 @@ withRisHtml('scraper engine: ALLRIS 3 site (harburg, eimsbuettel) on loopback', 
     expect(paths.some((p) => p.startsWith('/bi/to020.asp'))).toBe(false);
     expect(report.requests).toBe(MONTHS + 3);
     expect(report.changed).toBe(true);
-    const item = obj(await read(h, 'agendaitem', `${base}to020.asp?TOLFDNR=${NACHTRAG.item}`));
+    const item = obj(await read(own, 'agendaitem', `${base}to020.asp?TOLFDNR=${NACHTRAG.item}`));
     // Windows-1252 quotes and dash in an ISO-8859-1 page: „ “ –
     expect(item).toMatchObject({ name: NACHTRAG.name, number: 'Ö 9', meeting: harburgMeeting });
-    expect(obj(await read(h, 'paper', `${base}vo020.asp?VOLFDNR=${NACHTRAG.paper}`)).reference).toBe(
+    expect(obj(await read(own, 'paper', `${base}vo020.asp?VOLFDNR=${NACHTRAG.paper}`)).reference).toBe(
       '22-1940.01',
     );
-    const meeting = obj(await read(h, 'meeting', harburgMeeting));
+    const meeting = obj(await read(own, 'meeting', harburgMeeting));
     expect((meeting.agendaItem as unknown[]).length).toBe(8);
-  });
+  }, 120_000);
 
   it('ISSUE-8: a changed calendar row makes exactly its meeting page be read again', async () => {
+    const own = await scrapedOnce('allris-calendar');
+    const { site } = ris;
+    restoreSiteAfterTest();
     site.setCalendarChanged(true);
     site.resetCalls();
-    h.clock.advance(HOUR);
-    const report = await h.scrape();
+    own.clock.advance(HOUR);
+    const report = await own.scrape();
     expect(
       site
         .pageCalls()
@@ -260,43 +292,37 @@ withRisHtml('scraper engine: ALLRIS 3 site (harburg, eimsbuettel) on loopback', 
         .map((c) => c.path),
     ).toEqual([`/bi/to010.asp?SILFDNR=${site.manifest.harburg?.meeting_id}`]);
     expect(report.requests).toBe(MONTHS + 1);
-  });
+  }, 120_000);
 
   it('OPT-2: a meeting that leaves the calendar and whose page is gone is tombstoned with its agenda', async () => {
+    const own = await scrapedOnce('allris-removed');
+    const { site } = ris;
+    restoreSiteAfterTest();
     site.setRemoved('eimsbuettel');
     site.resetCalls();
-    h.clock.advance(HOUR);
-    const report = await h.scrape();
+    own.clock.advance(HOUR);
+    const report = await own.scrape();
     expect(site.pageCalls().map((c) => c.path)).toContain(
       `/bi/to010.asp?SILFDNR=${site.manifest.eimsbuettel?.meeting_id}`,
     );
     expect(report.objects.deleted).toBeGreaterThanOrEqual(1 + 13);
-    expect(await liveIds(h.mirror, h.source.sourceId, 'meeting')).not.toContain(eimsbuettelMeeting);
-    const tomb = await read(h, 'meeting', eimsbuettelMeeting);
+    expect(await liveIds(own.mirror, own.source.sourceId, 'meeting')).not.toContain(eimsbuettelMeeting);
+    const tomb = await read(own, 'meeting', eimsbuettelMeeting);
     expect(tomb.meta.deleted).toBe(true);
     expect((tomb.meta.lastGood as { name?: string }).name).toBe('Sitzung des Kerngebietsausschusses');
     expect(report.sessionDays).toContain('2025-11-03'); // harburg still meets that day
 
     // Back in the calendar: read again and live again.
     site.setRemoved(null);
-    h.clock.advance(HOUR);
-    const back = await h.scrape();
+    own.clock.advance(HOUR);
+    const back = await own.scrape();
     expect(back.objects.modified).toBeGreaterThanOrEqual(1);
-    expect(await liveIds(h.mirror, h.source.sourceId, 'meeting')).toContain(eimsbuettelMeeting);
-  });
+    expect(await liveIds(own.mirror, own.source.sourceId, 'meeting')).toContain(eimsbuettelMeeting);
+  }, 120_000);
 });
 
 withRisHtml('scraper engine: gate pages, time budget, full scrape', () => {
-  let bed: AwsTestbed;
-  let site: FakeRisHtml;
-
-  beforeAll(async () => {
-    [bed, site] = await Promise.all([startAwsTestbed(), startFakeRisHtml({ districts: ['harburg'] })]);
-  }, 60_000);
-
-  afterAll(async () => {
-    await Promise.all([bed?.stop(), site?.close()]);
-  });
+  const ris = useRisSiteBed({ districts: ['harburg'] });
 
   it.each<[GateKind, number]>([
     ['cloudflare', 403],
@@ -306,6 +332,7 @@ withRisHtml('scraper engine: gate pages, time budget, full scrape', () => {
   ])(
     'ERR-5 / B-3: a %s gate page (HTTP %i) is reported as ua-blocked and never bypassed',
     async (kind, status) => {
+      const { bed, site } = ris;
       const h = scraperHarness(bed, site.allrisUrl, 'allris', { prefix: `gate-${kind}` });
       site.setGate(kind);
       site.resetCalls();
@@ -330,6 +357,7 @@ withRisHtml('scraper engine: gate pages, time budget, full scrape', () => {
   );
 
   it('ISSUE-8: the time budget stops before a request (continued) and the same run resumes to the same result', async () => {
+    const { bed, site } = ris;
     const h = scraperHarness(bed, site.allrisUrl, 'allris', { prefix: 'budget' });
     try {
       const runId = `${h.source.sourceId}-budget`;
@@ -350,9 +378,10 @@ withRisHtml('scraper engine: gate pages, time budget, full scrape', () => {
     } finally {
       await h.close();
     }
-  });
+  }, 120_000);
 
   it('ISSUE-8 / FULL-4: a full scrape walks the term’s months, reads rosters and persons, and is not cut at the window’s end', async () => {
+    const { bed, site } = ris;
     const h = scraperHarness(bed, site.allrisUrl, 'allris', { prefix: 'full', policy: { termYears: 0.25 } });
     site.resetCalls();
     try {
@@ -398,22 +427,14 @@ withRisHtml('scraper engine: gate pages, time budget, full scrape', () => {
     } finally {
       await h.close();
     }
-  });
+  }, 180_000);
 });
 
 withRisHtml('scraper engine: SessionNet site on loopback (trimmed samples + synthetic pages)', () => {
-  let bed: AwsTestbed;
-  let site: FakeRisHtml;
-
-  beforeAll(async () => {
-    [bed, site] = await Promise.all([startAwsTestbed(), startFakeRisHtml()]);
-  }, 60_000);
-
-  afterAll(async () => {
-    await Promise.all([bed?.stop(), site?.close()]);
-  });
+  const ris = useRisSiteBed();
 
   it('ISSUE-8: month calendar, meeting agendas with getfile documents and papers become OParl objects; unchanged costs the months', async () => {
+    const { bed, site } = ris;
     const h = scraperHarness(bed, site.sessionNetUrl, 'sessionnet', { prefix: 'sn' });
     const base = site.sessionNetUrl;
     try {
@@ -452,5 +473,5 @@ withRisHtml('scraper engine: SessionNet site on loopback (trimmed samples + synt
     } finally {
       await h.close();
     }
-  });
+  }, 120_000);
 });

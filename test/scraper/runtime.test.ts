@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestResolver } from '../../shared/net';
 import type { SyncRuntime } from '../../shared/sync/runtime';
-import { type AwsTestbed, startAwsTestbed } from '../support/aws';
 import { corpusDescribe, risHtml } from '../support/corpora';
-import { type FakeRisHtml, startFakeRisHtml } from '../support/fake-ris-html';
+import { useRisSiteBed } from '../support/ris-site-bed';
 import { startSyncRuntime } from '../support/sync-runtime';
 import { scraperSource, uniqueScraperId } from './support';
 
@@ -17,21 +16,19 @@ const withRisHtml = corpusDescribe(risHtml());
  * RATE-3 floor), and the run ends as ERR-5 "UA blocked".
  */
 withRisHtml('sync runtime: scraper sources go to the scraper engine', () => {
-  let bed: AwsTestbed;
-  let site: FakeRisHtml;
+  const ris = useRisSiteBed({ districts: ['harburg'] });
   let runtime: SyncRuntime;
 
   beforeAll(async () => {
-    [bed, site] = await Promise.all([startAwsTestbed(), startFakeRisHtml({ districts: ['harburg'] })]);
-    runtime = await startSyncRuntime(bed, { resolver: createTestResolver() });
+    runtime = await startSyncRuntime(ris.bed, { resolver: createTestResolver() });
   }, 60_000);
 
   afterAll(async () => {
     await runtime?.close();
-    await Promise.all([bed?.stop(), site?.close()]);
   });
 
   it('ISSUE-8 / ERR-5: a scraper source runs the scraper engine and reports a gate page as ua-blocked', async () => {
+    const { site } = ris;
     site.setGate('anubis');
     const source = scraperSource(uniqueScraperId('rt'), site.allrisUrl, 'allris', {
       requestIntervalSeconds: 1,
