@@ -3,7 +3,13 @@ import { PutCommand, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-
 import { textValue } from '../engine';
 import { createRunContext, type RunContext } from '../fetch';
 import { idHash, MirrorStore } from '../mirror';
-import { PHO_MAX_BYTES, PHO_MAX_PERSONS_PER_BODY, PHO_PAUSE_MS, PHO_RECHECK_MS } from './constants';
+import {
+  GONE_STATUSES,
+  PHO_MAX_BYTES,
+  PHO_MAX_PERSONS_PER_BODY,
+  PHO_PAUSE_MS,
+  PHO_RECHECK_MS,
+} from './constants';
 import {
   countOutcome,
   type DocumentsDeps,
@@ -72,7 +78,11 @@ export function photoMarkAfter(
     case 'failed':
       // PHO-2: an unreachable robots.txt notes nothing; the next run tries again.
       if (outcome.code === 'ROBOTS_UNREACHABLE') return undefined;
-      if (outcome.code === 'HTTP_STATUS' && (outcome.status === 404 || outcome.status === 410)) {
+      if (
+        outcome.code === 'HTTP_STATUS' &&
+        outcome.status !== undefined &&
+        GONE_STATUSES.has(outcome.status)
+      ) {
         return { ...base, result: 'missing', code: outcomeCode(outcome) };
       }
       return { ...base, result: 'error', code: outcomeCode(outcome) };

@@ -11,10 +11,11 @@ import {
   deleteObjects,
   fetchSourceOf,
   fileKey,
+  GONE_STATUSES,
   uploadStream,
 } from '../documents';
 import { SyncStateStore } from '../engine';
-import { type FetchStreamResult, HttpStatusError, type PoliteFetcher } from '../fetch';
+import { type FetchStreamResult, HttpStatusError, type PoliteFetcher, RETRY_AFTER_STATUSES } from '../fetch';
 import { idHash, indexPartition } from '../mirror';
 import type { SourceScheduleState } from '../schedule';
 import { documentsRest, isSpared } from '../schedule';
@@ -409,8 +410,8 @@ export function createPreviewHandler(deps: PreviewDeps): PreviewHandler {
     if (code === 'HTML_INSTEAD_OF_FILE') return errorPage('bot-protection', item.url);
     if (code === 'RESPONSE_TOO_LARGE') return errorPage('too-large', item.url);
     if (error instanceof HttpStatusError) {
-      if (error.status === 404 || error.status === 410) return gone('bei der Quelle nicht mehr vorhanden');
-      if (error.status === 429 || error.status === 503) {
+      if (GONE_STATUSES.has(error.status)) return gone('bei der Quelle nicht mehr vorhanden');
+      if (RETRY_AFTER_STATUSES.has(error.status)) {
         return busy(retryAfterSeconds(error.retryAt, Date.now()), 'Quelle bittet um Geduld');
       }
     }
