@@ -834,8 +834,7 @@ export function selectPersonsForPhotos<P extends { id: string }>(
   persons: readonly P[],
   marks: ReadonlyMap<string, Pick<PhotoMark, 'checkedAt'>>,
   now: Date,
-  limit: number,
-  recheckMs: number,
+  { limit, recheckMs }: { limit: number; recheckMs: number },
 ): P[] {
   const nowMs = now.getTime();
   const due = persons

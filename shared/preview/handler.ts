@@ -306,7 +306,7 @@ export function createPreviewHandler(deps: PreviewDeps): PreviewHandler {
       }
       const upload = storeIt ? new PassThrough() : undefined;
       const stored = upload
-        ? uploadStream(deps.s3, deps.bucket, fileKey(item.sourceId, item.docId), upload, result.contentType)
+        ? uploadStream(deps, fileKey(item.sourceId, item.docId), upload, result.contentType)
         : undefined;
       // Keep the rejection observed even when nobody awaits `after` (a failed fetch).
       stored?.catch(() => undefined);
