@@ -149,12 +149,12 @@ describe('sources add (ONB-2, ONB-3, ONB-4)', () => {
       sourceId: added.sourceId,
       by: 'test',
     });
-    expect(listed).toMatchObject({ listed: true, changed: true, documents: 0 });
+    expect(listed).toMatchObject({ listed: true, outcome: 'now-listed', documents: 0 });
     const again = await setBodyListed(bed.clients.doc, tables, 'bonn', true, {
       sourceId: added.sourceId,
       by: 'test',
     });
-    expect(again.changed).toBe(false);
+    expect(again.outcome).toBe('already-listed');
     const rows = await listBodies(bed.clients.doc, tables, added.sourceId);
     expect(rows).toEqual([expect.objectContaining({ slug: 'bonn', listed: true, sourceId: added.sourceId })]);
     await setBodyListed(bed.clients.doc, tables, 'bonn', false, { sourceId: added.sourceId, by: 'test' });
