@@ -1,24 +1,18 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { type FakeCouncil, robotsScripts, startFakeCouncil } from '../../demo';
 import type { FakeCouncilOptions } from '../../demo/types';
 import { SyncStateStore } from '../../shared/engine';
 import { addSource, listBodies, setBodyListed } from '../../shared/onboarding';
 import { getSourceItem, putSourceItem } from '../../shared/store/sources';
-import { type AwsTestbed, startAwsTestbed } from '../support/aws';
+import { useAwsTestbed } from '../support/aws';
 import { makeFetchKit } from './support';
 
 describe('sources add (ONB-2, ONB-3, ONB-4)', () => {
-  let bed: AwsTestbed;
+  const bed = useAwsTestbed();
   const open: { close(): Promise<void> }[] = [];
   let n = 0;
-  beforeAll(async () => {
-    bed = await startAwsTestbed();
-  });
   afterEach(async () => {
     await Promise.all(open.splice(0).map((o) => o.close()));
-  });
-  afterAll(async () => {
-    await bed.stop();
   });
 
   async function council(options: FakeCouncilOptions = {}): Promise<FakeCouncil> {
