@@ -27,7 +27,12 @@ export {
 } from './objects';
 export { loadMarks, type PhotoCheck, type PhotosReport, photoMarkAfter, runPhotosPass } from './photos';
 export { routeIntake, unparkDocuments } from './route';
-export { createDocumentsRuntime, type DocumentsRuntime, type DocumentsRuntimeOptions } from './runtime';
+export {
+  createDocumentsRuntime,
+  type DocumentsRuntime,
+  type DocumentsRuntimeOptions,
+  documentsPassHandler,
+} from './runtime';
 export { afterChange, DocumentsStore } from './store';
 export {
   type ExtractedText,
