@@ -159,7 +159,8 @@ describe('operator CLI (local mode)', () => {
     for (const bad of ['0', '13', '2.5', 'many']) {
       const refused = await run(['start', '--once', '--json', '--demo-objects', bad, ...data()]);
       expect(refused.code, bad).toBe(2);
-      expect(String(refused.json.error ?? refused.stdout), bad).toContain('--demo-objects');
+      expect(refused.json, bad).toMatchObject({ error: 'CLI_USAGE' });
+      expect(String(refused.json.message), bad).toContain('--demo-objects');
     }
   });
 });
