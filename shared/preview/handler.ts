@@ -231,8 +231,7 @@ export function createPreviewHandler(deps: PreviewDeps): PreviewHandler {
       safeFileName(item.fetchedUrl ?? item.url, contentType, fallbackName(item)),
     );
     const location = await presignStoredObject(
-      deps.s3,
-      deps.bucket,
+      deps,
       key,
       {
         contentType: safe['content-type'] as string,
