@@ -11,6 +11,9 @@ export const DEMO_BODIES = [
   { name: 'Landkreis Beispielkreis', shortName: 'Beispielkreis', ags: '03241000' },
 ];
 
+/** Objects per list and body: 36 per type over the three bodies. */
+export const DEMO_OBJECTS_PER_LIST = 12;
+
 export interface DemoCouncilOptions {
   /** Default 0 (any free port). */
   port?: number;
@@ -27,7 +30,7 @@ export interface DemoCouncilOptions {
 export async function startDemoCouncil(options: DemoCouncilOptions = {}): Promise<FakeCouncil> {
   const council = await startFakeCouncil({
     bodies: DEMO_BODIES,
-    objectsPerList: 12,
+    objectsPerList: DEMO_OBJECTS_PER_LIST,
     pageSize: 5,
     seed: 2024,
     ...(options.port !== undefined ? { port: options.port } : {}),
@@ -39,7 +42,7 @@ export async function startDemoCouncil(options: DemoCouncilOptions = {}): Promis
   const timer = setInterval(() => {
     tick += 1;
     const body = (tick % DEMO_BODIES.length) + 1;
-    const n = (tick % 12) + 1;
+    const n = (tick % DEMO_OBJECTS_PER_LIST) + 1;
     try {
       council.mutate({
         op: 'update',

@@ -1,6 +1,6 @@
 // The fake council system: a loopback OParl server for integration tests and the `npm start` demo.
 
-export { DEMO_BODIES, type DemoCouncilOptions, startDemoCouncil } from './demo';
+export { DEMO_BODIES, DEMO_OBJECTS_PER_LIST, type DemoCouncilOptions, startDemoCouncil } from './demo';
 export { buildPdf } from './pdf';
 export { ROBOTS_ALLOW_ALL, robotsScripts } from './robots';
 export { startFakeCouncil } from './server';

@@ -1,6 +1,4 @@
-import type { Context } from 'aws-lambda';
-import { env, warmRuntime } from '../shared/config';
-import { createDocumentsRuntime, type FilesPassReport, runFilesPass } from '../shared/documents';
+import { documentsPassHandler, type FilesPassReport, runFilesPass } from '../shared/documents';
 import { logger } from '../shared/observability';
 
 /**
@@ -9,19 +7,6 @@ import { logger } from '../shared/observability';
  */
 export const BUDGET_RESERVE_MS = 3 * 60_000;
 
-// Kept while the instance is warm; a failed build or a rotated Upstash token builds anew.
-const runtime = warmRuntime(env, () => createDocumentsRuntime(env()));
-
-export const handler = async (
-  _event?: unknown,
-  context?: Pick<Context, 'getRemainingTimeInMillis'>,
-): Promise<FilesPassReport> => {
-  const rt = await runtime.get();
-  const remainingMs = context?.getRemainingTimeInMillis() ?? 15 * 60_000;
-  const report = await runFilesPass(rt.deps, {
-    now: new Date(),
-    deadlineMs: Date.now() + Math.max(0, remainingMs - BUDGET_RESERVE_MS),
-  });
-  logger.info('files done', { files: report.files, text: report.text, routed: report.routed });
-  return report;
-};
+export const handler = documentsPassHandler<FilesPassReport>(runFilesPass, BUDGET_RESERVE_MS, (report) =>
+  logger.info('files done', { files: report.files, text: report.text, routed: report.routed }),
+);

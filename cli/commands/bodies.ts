@@ -1,6 +1,13 @@
-import { listBodies, setBodyListed } from '../../shared/onboarding';
+import { type ListingOutcome, listBodies, setBodyListed } from '../../shared/onboarding';
 import type { LocalRuntime } from '../local/runtime';
 import { type CommandResult, UsageError } from '../output';
+
+const LISTING_OUTCOME_WORDS: Record<ListingOutcome, string> = {
+  'now-listed': 'is now listed',
+  'now-unlisted': 'is now unlisted',
+  'already-listed': 'was already listed',
+  'already-unlisted': 'was already unlisted',
+};
 
 /**
  * `bodies [--source ID]` shows every body with its slug, listing state and source; `bodies list <slug>`
@@ -45,7 +52,7 @@ export async function bodiesCommand(
   });
   return {
     text: [
-      `${change.slug} (${change.sourceId}) ${change.changed ? 'is now' : 'was already'} ${change.listed ? 'listed' : 'unlisted'}` +
+      `${change.slug} (${change.sourceId}) ${LISTING_OUTCOME_WORDS[change.outcome]}` +
         `; ${change.documents} document(s) flagged for the document cache (DOC-7)`,
     ],
     json: change,

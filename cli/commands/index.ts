@@ -55,13 +55,18 @@ const ONLY: OptionTable = {
 export const COMMANDS: CommandSpec[] = [
   {
     name: 'start',
-    synopsis: ['start [--once]'],
+    synopsis: ['start [--once] [--demo-objects N]'],
     summary: 'the whole pipeline locally (npm start); the bundled demo council when no source is set up',
     runtime: true,
     bare: {
       args: [0, 0],
       options: {
         once: { type: 'boolean', help: 'one planner tick, drain the queue, print a JSON summary, exit' },
+        'demo-objects': {
+          type: 'string',
+          value: 'N',
+          help: 'objects per list and body of the bundled demo (1…12, default 12): a shorter first start',
+        },
       },
     },
     run: async (ctx) =>
@@ -69,6 +74,7 @@ export const COMMANDS: CommandSpec[] = [
         once: flag(ctx, 'once'),
         json: ctx.json,
         allowLoopback: flag(ctx, 'allow-loopback'),
+        ...opt('demoObjects', str(ctx, 'demo-objects')),
       }),
   },
   {

@@ -1,11 +1,11 @@
 import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { type FakeCouncil, startDemoCouncil } from '../../demo';
+import { DEMO_OBJECTS_PER_LIST, type FakeCouncil, startDemoCouncil } from '../../demo';
 import { resetEnvCache } from '../../shared/config';
 import type { FetchEvent } from '../../shared/fetch';
 import { getSourceItem, loadAllSources, putSourceItem } from '../../shared/store';
 import type { LocalRuntime } from '../local/runtime';
 import { type LocalServePort, startLocalServePort } from '../local/serve-port';
-import { type CommandResult, EXIT_INTERRUPTED } from '../output';
+import { type CommandResult, EXIT_INTERRUPTED, UsageError } from '../output';
 import { createProgress } from '../progress';
 import { createLocalDocumentPasses } from './documents-local';
 import { requestCommand } from './request';
@@ -37,8 +37,9 @@ export interface StartSummary {
 
 export async function startCommand(
   rt: LocalRuntime,
-  opts: { once: boolean; json: boolean; allowLoopback: boolean },
+  opts: { once: boolean; json: boolean; allowLoopback: boolean; demoObjects?: string },
 ): Promise<CommandResult> {
+  const demoObjects = demoObjectsOf(opts.demoObjects);
   const progress = createProgress({ json: opts.json });
   const say = progress.say;
   let demo: FakeCouncil | undefined;
@@ -50,7 +51,7 @@ export async function startCommand(
     others.length === 0 &&
     (await getSourceItem(rt.clients.doc, rt.env.SOURCES_TABLE, DEMO_SOURCE_ID)) === undefined;
   if (others.length === 0) {
-    demo = await startDemoOnStablePort();
+    demo = await startDemoOnStablePort(demoObjects);
     allowLoopback = true;
     await putSourceItem(rt.clients.doc, rt.env.SOURCES_TABLE, {
       sourceId: DEMO_SOURCE_ID,
@@ -190,9 +191,22 @@ export async function startCommand(
   }
 }
 
-async function startDemoOnStablePort(): Promise<FakeCouncil> {
-  // One page per list keeps the demo's first sync short; the pace stays one request per second.
-  const overrides = { pageSize: 20 };
+/** `--demo-objects N`: a whole number from 1 to the demo's own size. */
+function demoObjectsOf(value: string | undefined): number {
+  if (value === undefined) return DEMO_OBJECTS_PER_LIST;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > DEMO_OBJECTS_PER_LIST) {
+    throw new UsageError(
+      `--demo-objects must be a whole number from 1 to ${DEMO_OBJECTS_PER_LIST}: ${value}`,
+    );
+  }
+  return n;
+}
+
+async function startDemoOnStablePort(objectsPerList: number): Promise<FakeCouncil> {
+  // One page per list keeps the demo's first sync short; the pace stays one request per second. Fewer
+  // objects (--demo-objects) mean fewer files to fetch, each at that pace.
+  const overrides = { pageSize: 20, objectsPerList };
   try {
     return await startDemoCouncil({ port: DEMO_PORT, overrides });
   } catch {

@@ -67,22 +67,28 @@ export async function syncCommand(
   };
   process.on('SIGINT', onSigint);
   try {
-    return await runLeased(rt, source, { ...decision, kind: decision.kind }, state, now, {
-      progress,
-      signal: interrupt.signal,
-    });
+    return await runLeased(
+      rt,
+      { source, decision: { ...decision, kind: decision.kind }, state, now },
+      { progress, signal: interrupt.signal },
+    );
   } finally {
     process.off('SIGINT', onSigint);
     progress.end();
   }
 }
 
+/** The sync this command runs: the source, the decision to run it, its schedule state, the start time. */
+interface LeasedSync {
+  source: SourceConfig;
+  decision: ReturnType<typeof decideSource> & { kind: SyncMessage['kind'] };
+  state: SourceScheduleState;
+  now: Date;
+}
+
 async function runLeased(
   rt: LocalRuntime,
-  source: SourceConfig,
-  decision: ReturnType<typeof decideSource> & { kind: SyncMessage['kind'] },
-  state: SourceScheduleState,
-  now: Date,
+  { source, decision, state, now }: LeasedSync,
   opts: { progress: Progress; signal: AbortSignal },
 ): Promise<CommandResult> {
   const { doc } = rt.clients;

@@ -127,23 +127,19 @@ export type ParsedSource =
   | { ok: true; source: SourceConfig; warnings: FieldProblem[] }
   | { ok: false; sourceId: string; problems: FieldProblem[] };
 
-function clamp(
-  value: number,
-  min: number,
-  max: number,
-  field: string,
-  warnings: FieldProblem[],
-  unit: string,
-): number {
-  if (value < min) {
-    warnings.push({ field, message: `${value} ${unit} is below ${min}; ${min} applies` });
+/** RATE-2: below 1 s counts as 1 s; the published maximum a source may ask for is 30 s (noted in `warnings`). */
+function clampRequestInterval(seconds: number, warnings: FieldProblem[]): number {
+  const field = 'requestIntervalSeconds';
+  const [min, max] = [REQUEST_INTERVAL_MIN_SECONDS, REQUEST_INTERVAL_MAX_SECONDS];
+  if (seconds < min) {
+    warnings.push({ field, message: `${seconds} s is below ${min}; ${min} applies` });
     return min;
   }
-  if (value > max) {
-    warnings.push({ field, message: `${value} ${unit} is above ${max}; ${max} applies` });
+  if (seconds > max) {
+    warnings.push({ field, message: `${seconds} s is above ${max}; ${max} applies` });
     return max;
   }
-  return value;
+  return seconds;
 }
 
 /** Parse one raw Sources item (as unmarshalled from DynamoDB). Never throws. */
@@ -176,14 +172,9 @@ export function parseSourceItem(raw: unknown): ParsedSource {
   }
   const defaultInterval =
     item.kind === 'scraper' ? SCRAPER_DEFAULT_INTERVAL_SECONDS : REQUEST_INTERVAL_MIN_SECONDS;
-  // RATE-2: below 1 s counts as 1 s; the published maximum a source may ask for is 30 s.
-  const requestIntervalSeconds = clamp(
+  const requestIntervalSeconds = clampRequestInterval(
     item.requestIntervalSeconds ?? defaultInterval,
-    REQUEST_INTERVAL_MIN_SECONDS,
-    REQUEST_INTERVAL_MAX_SECONDS,
-    'requestIntervalSeconds',
     warnings,
-    's',
   );
   const cadenceMinutes: SourceConfig['cadenceMinutes'] = {};
   for (const period of ['weekdayDay', 'weekdayNight', 'weekend'] as const) {
@@ -259,14 +250,7 @@ export function salvageSourcePace(
   if (!url.success || !interval.success) return undefined;
   return {
     host: new URL(url.data).hostname.toLowerCase(),
-    requestIntervalSeconds: clamp(
-      interval.data,
-      REQUEST_INTERVAL_MIN_SECONDS,
-      REQUEST_INTERVAL_MAX_SECONDS,
-      'requestIntervalSeconds',
-      [],
-      's',
-    ),
+    requestIntervalSeconds: clampRequestInterval(interval.data, []),
   };
 }
 

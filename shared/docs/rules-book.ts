@@ -548,15 +548,20 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
     tests: ['test/fetch/identity.test.ts', 'test/e2e/slice.test.ts', 'test/fake-council/robots.test.ts'],
   },
   'ID-2': {
-    modules: ['shared/fetch/constants.ts', 'shared/fetch/fetcher.ts'],
+    modules: ['shared/fetch/constants.ts', 'shared/fetch/plan.ts'],
     tests: ['test/e2e/slice.test.ts', 'test/fake-council/robots.test.ts', 'test/fetch/identity.test.ts'],
   },
   'ID-3': {
-    modules: ['shared/fetch/fetcher.ts', 'shared/fetch/types.ts', 'shared/config/source.ts'],
+    modules: [
+      'shared/fetch/plan.ts',
+      'shared/fetch/robots-fetch.ts',
+      'shared/fetch/types.ts',
+      'shared/config/source.ts',
+    ],
     tests: ['test/fetch/identity.test.ts'],
   },
   'ID-4': {
-    modules: ['shared/fetch/fetcher.ts', 'shared/fetch/run-context.ts', 'shared/fetch/constants.ts'],
+    modules: ['shared/fetch/comparison.ts', 'shared/fetch/run-context.ts', 'shared/fetch/constants.ts'],
     tests: [
       'test/onboarding/probe.test.ts',
       'test/oparl/polite-port.test.ts',
@@ -580,7 +585,7 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
     tests: ['test/robots/verdict.test.ts', 'test/fetch/identity.test.ts', 'test/robots/check.test.ts'],
   },
   'ROB-4': {
-    modules: ['shared/robots/match.ts', 'shared/robots/verdict.ts', 'shared/fetch/fetcher.ts'],
+    modules: ['shared/robots/match.ts', 'shared/robots/verdict.ts', 'shared/fetch/admission.ts'],
     tests: ['test/robots/match.test.ts', 'test/fetch/robots.test.ts', 'test/robots/verdict.test.ts'],
   },
   'ROB-5': {
@@ -604,11 +609,16 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
     tests: ['test/robots/verdict.test.ts', 'test/config/source.test.ts', 'test/fetch/robots.test.ts'],
   },
   'ROB-10': {
-    modules: ['shared/fetch/fetcher.ts', 'shared/fetch/ports.ts', 'shared/robots/verdict.ts'],
+    modules: ['shared/fetch/admission.ts', 'shared/fetch/host-slot.ts', 'shared/robots/verdict.ts'],
     tests: ['test/fetch/robots.test.ts', 'test/robots/parse.test.ts', 'test/robots/verdict.test.ts'],
   },
   'RATE-1': {
-    modules: ['shared/fetch/fetcher.ts', 'shared/fetch/ports.ts', 'shared/onboarding/probe.ts'],
+    modules: [
+      'shared/fetch/host-slot.ts',
+      'shared/fetch/fetcher.ts',
+      'shared/slots/scripts.ts',
+      'shared/onboarding/probe.ts',
+    ],
     tests: ['test/slots/local-slots.test.ts', 'test/fetch/redis-slots.test.ts', 'test/fetch/robots.test.ts'],
   },
   'RATE-2': {
@@ -629,7 +639,7 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
     ],
   },
   'RATE-5': {
-    modules: ['shared/slots/scripts.ts', 'shared/fetch/fetcher.ts', 'shared/fetch/ports.ts'],
+    modules: ['shared/slots/scripts.ts', 'shared/fetch/host-slot.ts', 'shared/fetch/redirect.ts'],
     tests: [
       'test/fetch/redirects.test.ts',
       'test/slots/local-slots.test.ts',
@@ -650,7 +660,12 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
     ],
   },
   'RATE-8': {
-    modules: ['shared/slots/scripts.ts', 'shared/fetch/fetcher.ts', 'shared/fetch/constants.ts'],
+    modules: [
+      'shared/slots/scripts.ts',
+      'shared/fetch/retry.ts',
+      'shared/fetch/fetcher.ts',
+      'shared/fetch/constants.ts',
+    ],
     tests: [
       'test/fetch/redis-slots.test.ts',
       'test/documents/decide.test.ts',
@@ -658,7 +673,7 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
     ],
   },
   'RED-1': {
-    modules: ['shared/fetch/constants.ts', 'shared/fetch/errors.ts', 'shared/fetch/fetcher.ts'],
+    modules: ['shared/fetch/constants.ts', 'shared/fetch/errors.ts', 'shared/fetch/redirect.ts'],
     tests: [
       'test/fetch/redirects.test.ts',
       'test/fake-council/faults.test.ts',
@@ -666,11 +681,11 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
     ],
   },
   'RED-2': {
-    modules: ['shared/net/address.ts', 'shared/fetch/fetcher.ts', 'shared/net/dispatcher.ts'],
+    modules: ['shared/net/address.ts', 'shared/fetch/admission.ts', 'shared/net/dispatcher.ts'],
     tests: ['test/fetch/redirects.test.ts', 'test/net/resolver.test.ts', 'test/net/address.test.ts'],
   },
   'RED-3': {
-    modules: ['shared/fetch/fetcher.ts', 'shared/fetch/robots-gate.ts'],
+    modules: ['shared/fetch/admission.ts', 'shared/fetch/redirect.ts'],
     tests: ['test/fetch/redirects.test.ts'],
   },
   'SCH-1': {
@@ -890,11 +905,11 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
     tests: ['test/documents/decide.test.ts', 'test/documents/photos.test.ts'],
   },
   'ERR-1': {
-    modules: ['shared/fetch/errors.ts', 'shared/fetch/fetcher.ts', 'shared/fetch/types.ts'],
+    modules: ['shared/fetch/retry.ts', 'shared/fetch/errors.ts', 'shared/fetch/fetcher.ts'],
     tests: ['test/fetch/errors.test.ts', 'test/fake-council/faults.test.ts'],
   },
   'ERR-2': {
-    modules: ['shared/fetch/run-context.ts', 'shared/fetch/constants.ts', 'shared/fetch/fetcher.ts'],
+    modules: ['shared/fetch/run-context.ts', 'shared/fetch/constants.ts', 'shared/fetch/admission.ts'],
     tests: ['test/fetch/errors.test.ts'],
   },
   'ERR-3': {
@@ -930,7 +945,7 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
     tests: ['test/takedown/tombstone.test.ts', 'test/mirror/store.test.ts', 'test/preview/preview.test.ts'],
   },
   'OPT-3': {
-    modules: ['cli/commands/takedown.ts', 'shared/takedown/purge.ts', 'cli/ingestor.ts'],
+    modules: ['cli/commands/takedown.ts', 'shared/takedown/purge.ts', 'cli/commands/index.ts'],
     tests: ['test/takedown/purge.test.ts', 'test/onboarding/cli.test.ts'],
   },
   'OPT-4': {
@@ -965,11 +980,11 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
     ],
   },
   'B-2': {
-    modules: ['shared/slots/scripts.ts', 'shared/fetch/fetcher.ts'],
+    modules: ['shared/slots/scripts.ts', 'shared/fetch/retry.ts'],
     tests: ['test/fetch/redis-slots.test.ts', 'test/fetch/robots.test.ts'],
   },
   'B-3': {
-    modules: ['shared/fetch/fetcher.ts', 'shared/fetch/types.ts', 'shared/fetch/user-agent.ts'],
+    modules: ['shared/fetch/plan.ts', 'shared/fetch/types.ts', 'shared/fetch/user-agent.ts'],
     tests: ['test/scraper/gate-detect.test.ts', 'test/fetch/identity.test.ts', 'test/scraper/engine.test.ts'],
   },
   'B-4': {

@@ -7,6 +7,7 @@ import {
   HOSTS_IN_PARALLEL,
 } from './constants';
 import {
+  applyCounted,
   countOutcome,
   type DocumentsDeps,
   documentsStoreOf,
@@ -16,15 +17,15 @@ import {
   isTakenDown,
   loadSourceContexts,
   type PassOptions,
+  type PassRun,
   pastDeadline,
-  type SourceContext,
+  type SourceRun,
   takenDownNow,
 } from './context';
 import { cacheChange, disableChange, takenDownChange, unlistedChange } from './decide';
 import { fileKey, shards } from './keys';
 import { deleteObjects, fetchFileToS3, fetchSourceOf } from './objects';
 import { routeIntake, unparkDocuments } from './route';
-import type { DocumentsStore } from './store';
 import { runTextPass } from './text';
 import type { DocumentChange, DocumentItem, OutcomeCounts } from './types';
 
@@ -56,6 +57,7 @@ export async function runFilesPass(deps: DocumentsDeps, options: PassOptions): P
   const routed = await routeIntake(deps, store, now);
   const unparked = await unparkDocuments(store, contexts, now);
   const files: OutcomeCounts = {};
+  const pass: PassRun = { deps, store, now, counts: files };
 
   // DOC-1 / DOC-5: due documents of sources that are off end their attempts.
   for (const ctx of contexts) {
@@ -65,7 +67,7 @@ export async function runFilesPass(deps: DocumentsDeps, options: PassOptions): P
       now.toISOString(),
       DISABLE_MAX_ITEMS_PER_SOURCE,
     );
-    for (const item of due) await settle(deps, store, item, disableChange(item, now), files);
+    for (const item of due) await settle(pass, item, disableChange(item, now));
   }
 
   // DOC-3: per source at most 200, in all at most 400, taken in turns so no source starves another.
@@ -110,7 +112,7 @@ export async function runFilesPass(deps: DocumentsDeps, options: PassOptions): P
       runContexts.set(item.sourceId, runContext);
     }
     try {
-      await cacheOne(deps, store, ctx, item, now, runContext, files);
+      await cacheOne({ ...pass, ctx, runContext }, item);
     } catch (error) {
       // Our side failed (S3, DynamoDB): the document stays due and is tried by the next run.
       countOutcome(files, 'error');
@@ -136,22 +138,15 @@ export async function runFilesPass(deps: DocumentsDeps, options: PassOptions): P
   return report;
 }
 
-async function cacheOne(
-  deps: DocumentsDeps,
-  store: DocumentsStore,
-  ctx: SourceContext,
-  item: DocumentItem,
-  now: Date,
-  runContext: RunContext,
-  counts: OutcomeCounts,
-): Promise<void> {
+async function cacheOne(run: SourceRun, item: DocumentItem): Promise<void> {
+  const { deps, ctx, now, runContext } = run;
   if (isTakenDown(ctx, item)) {
-    await settle(deps, store, item, takenDownChange(), counts);
+    await settle(run, item, takenDownChange());
     return;
   }
   // DOC-7: documents of unlisted bodies are not stored (their text still is, ONB-4).
   if (!isListed(ctx, item)) {
-    await settle(deps, store, item, unlistedChange(item, now, ctx.gate.textFromSource), counts);
+    await settle(run, item, unlistedChange(item, now, ctx.gate.textFromSource));
     return;
   }
   const key = fileKey(item.sourceId, item.docId);
@@ -170,35 +165,27 @@ async function cacheOne(
   );
   if (outcome.kind === 'stored' && (await takenDownNow(deps, item))) {
     // OPT-5: taken down while the file was fetched — the new copy is not kept, the item leaves the queue.
-    await settle(deps, store, item, takenDownChange(), counts);
+    await settle(run, item, takenDownChange());
     return;
   }
   const change = cacheChange(item, outcome, now);
   if (outcome.kind === 'stored') {
     // The record only after the upload completed; a lost race leaves the object for the next run.
-    const applied = await store.apply(item, change);
-    countOutcome(counts, applied ? change.outcome : 'moved-meanwhile');
+    await applyCounted(run, item, change);
     return;
   }
-  await settle(deps, store, item, change, counts);
+  await settle(run, item, change);
 }
 
 /**
  * Applies a change that leaves no copy. A document we never recorded a copy of may still have an
  * object under its key from a run that died between upload and record: it is deleted first.
  */
-async function settle(
-  deps: DocumentsDeps,
-  store: DocumentsStore,
-  item: DocumentItem,
-  change: DocumentChange,
-  counts: OutcomeCounts,
-): Promise<void> {
+async function settle(pass: PassRun, item: DocumentItem, change: DocumentChange): Promise<void> {
   if (item.storedKey === undefined) {
-    await deleteObjects(deps.s3, deps.bucket, [fileKey(item.sourceId, item.docId)]);
+    await deleteObjects(pass.deps.s3, pass.deps.bucket, [fileKey(item.sourceId, item.docId)]);
   }
-  const applied = await store.apply(item, change);
-  countOutcome(counts, applied ? change.outcome : 'moved-meanwhile');
+  await applyCounted(pass, item, change);
 }
 
 /** Takes one item from each list in turn until `limit` (DOC-3: fair between sources). */

@@ -3,7 +3,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SourceConfig } from '../config';
 import type { BodyRecord } from '../engine';
 import { SyncStateStore } from '../engine';
-import type { PoliteFetcher } from '../fetch';
+import type { PoliteFetcher, RunContext } from '../fetch';
 import { loadHostIntervals } from '../pace';
 import type { SourceScheduleState } from '../schedule';
 import { getSourceState, loadAllSources } from '../store';
@@ -11,7 +11,7 @@ import { TakedownRegistry, type TakedownSet } from '../takedown';
 import { sourceGate } from './decide';
 import { bodyKeyOf } from './keys';
 import { DocumentsStore } from './store';
-import type { DocumentItem, SourceGate } from './types';
+import type { DocumentChange, DocumentItem, OutcomeCounts, SourceGate } from './types';
 
 /** What every document function needs: clients, tables, the one polite fetcher, a clock for pacing. */
 export interface DocumentsDeps {
@@ -171,6 +171,35 @@ export async function forEachGroup<T>(
 
 export function countOutcome(counts: Record<string, number>, outcome: string): void {
   counts[outcome] = (counts[outcome] ?? 0) + 1;
+}
+
+/** One pass's working set: its peers, the Documents store, the pass's `now` and the tally it fills. */
+export interface PassRun {
+  deps: DocumentsDeps;
+  store: DocumentsStore;
+  now: Date;
+  counts: OutcomeCounts;
+}
+
+/** A pass's work on the items of one source: the source's context and its run (ERR-2/3 per source). */
+export interface SourceRun extends PassRun {
+  ctx: SourceContext;
+  runContext: RunContext;
+}
+
+/**
+ * Writes `change` if the item still waits where it was read, and counts its outcome (`moved-meanwhile`
+ * when another run was first). `prefix` tells text downloads (`download-…`) from other outcomes.
+ */
+export async function applyCounted(
+  pass: PassRun,
+  item: DocumentItem,
+  change: DocumentChange,
+  prefix = '',
+): Promise<boolean> {
+  const applied = await pass.store.apply(item, change);
+  countOutcome(pass.counts, applied ? `${prefix}${change.outcome}` : 'moved-meanwhile');
+  return applied;
 }
 
 export function pastDeadline(options: PassOptions): boolean {

@@ -6,6 +6,8 @@ import {
   DAY_MS,
   DEL_RECHECKS,
   DEL_SAMPLE_INTERVAL_MS,
+  DEL_STOP_STATUSES,
+  DEL_UNCLEAR_HEAD_STATUSES,
   DOC_GONE_PROVISIONAL_MS,
   DOC_RETRY_LADDER_MS,
   DOC_RETRY_WEEKLY_MS,
@@ -545,8 +547,8 @@ export function checkAnswerOfStatus(
     return { kind: 'present', changed: headChanged(item, validators), ...validators };
   }
   if (GONE_STATUSES.has(status)) return { kind: 'gone', status };
-  if (method === 'HEAD' && [400, 403, 405, 501].includes(status)) return { kind: 'unclear', status };
-  return { kind: 'error', code: `HTTP_${status}`, status, stopServer: status === 429 || status === 503 };
+  if (method === 'HEAD' && DEL_UNCLEAR_HEAD_STATUSES.has(status)) return { kind: 'unclear', status };
+  return { kind: 'error', code: `HTTP_${status}`, status, stopServer: DEL_STOP_STATUSES.has(status) };
 }
 
 /** DEL-4: the answer of a check that threw. */
@@ -832,8 +834,7 @@ export function selectPersonsForPhotos<P extends { id: string }>(
   persons: readonly P[],
   marks: ReadonlyMap<string, Pick<PhotoMark, 'checkedAt'>>,
   now: Date,
-  limit: number,
-  recheckMs: number,
+  { limit, recheckMs }: { limit: number; recheckMs: number },
 ): P[] {
   const nowMs = now.getTime();
   const due = persons

@@ -75,6 +75,15 @@ interface Task {
   ctx: SourceContext;
 }
 
+/** One check in progress: the pass's peers and store, the run's state, the server's DEL-4 state, the task. */
+interface Check {
+  deps: DocumentsDeps;
+  store: DocumentsStore;
+  run: RunState;
+  server: ServerRunState;
+  task: Task;
+}
+
 interface RunState {
   now: Date;
   checks: OutcomeCounts;
@@ -143,10 +152,10 @@ export async function runDeletionCheck(deps: DocumentsDeps, options: PassOptions
     if (server.stopped) return countOutcome(run.checks, `${label}:server-stopped`);
     // OPT-2: a document taken down is not fetched again (its copy goes with purge-deleted, OPT-3).
     if (isTakenDown(task.ctx, task.item)) {
-      return countOutcome(run.checks, `${label}:${await applyCounted(store, task.item, takenDownChange())}`);
+      return countOutcome(run.checks, `${label}:${await applyOutcome(store, task.item, takenDownChange())}`);
     }
     try {
-      const outcome = await runTask(deps, store, run, server, task);
+      const outcome = await runTask({ deps, store, run, server, task });
       countOutcome(run.checks, `${label}:${outcome}`);
     } catch (error) {
       countOutcome(run.checks, `${label}:error`);
@@ -231,13 +240,8 @@ function answerOfOutcome(outcome: FetchOutcome): CheckAnswer {
   }
 }
 
-async function runTask(
-  deps: DocumentsDeps,
-  store: DocumentsStore,
-  run: RunState,
-  server: ServerRunState,
-  task: Task,
-): Promise<string> {
+async function runTask(check: Check): Promise<string> {
+  const { deps, store, server, task } = check;
   const { item } = task;
   if (task.kind === 'recheck' && (item.goneChecks ?? 0) >= DEL_RECHECKS.length) {
     // A deletion a previous run began (it died after the record): finish it, no request needed.
@@ -250,11 +254,11 @@ async function runTask(
   try {
     switch (task.kind) {
       case 'refetch':
-        return await refetch(deps, store, run, server, task);
+        return await refetch(check);
       case 'sample':
-        return await sample(deps, store, run, server, task);
+        return await sample(check);
       case 'recheck':
-        return await recheck(deps, store, run, server, task);
+        return await recheck(check);
     }
   } finally {
     server.lastCheckEndMs = deps.clock.now();
@@ -262,7 +266,7 @@ async function runTask(
 }
 
 /** DEL-1 (and the GET after an unclear sample): a conditional GET into our copy's key. */
-async function getIntoCopy(deps: DocumentsDeps, run: RunState, server: ServerRunState, task: Task) {
+async function getIntoCopy({ deps, run, server, task }: Check) {
   const conditional = validatorsOf(task.item);
   run.requests += 1;
   const outcome = await fetchFileToS3(
@@ -281,13 +285,7 @@ async function getIntoCopy(deps: DocumentsDeps, run: RunState, server: ServerRun
  * One check request as a check answer: a HEAD (conditional when we hold validators, B-1), or a GET
  * whose body we do not need (a re-check of a document we hold no copy of): status only.
  */
-async function askServer(
-  deps: DocumentsDeps,
-  run: RunState,
-  server: ServerRunState,
-  task: Task,
-  method: 'HEAD' | 'GET',
-): Promise<CheckAnswer> {
+async function askServer({ deps, run, server, task }: Check, method: 'HEAD' | 'GET'): Promise<CheckAnswer> {
   const ctx = fileFetchContext(deps, run, task);
   const common = {
     purpose: 'file' as const,
@@ -329,7 +327,8 @@ function noteNewGone(run: RunState, sourceId: string): void {
   if (count > DEL_SOURCE_REST_NEW_GONE) run.resting.add(sourceId);
 }
 
-async function applyCounted(
+/** Writes `change` if the item still waits where it was read; the outcome to count. */
+async function applyOutcome(
   store: DocumentsStore,
   item: DocumentItem,
   change: DocumentChange,
@@ -337,14 +336,9 @@ async function applyCounted(
   return (await store.apply(item, change)) ? change.outcome : 'moved-meanwhile';
 }
 
-async function refetch(
-  deps: DocumentsDeps,
-  store: DocumentsStore,
-  run: RunState,
-  server: ServerRunState,
-  task: Task,
-): Promise<string> {
-  const outcome = await getIntoCopy(deps, run, server, task);
+async function refetch(check: Check): Promise<string> {
+  const { store, run, task } = check;
+  const outcome = await getIntoCopy(check);
   return applyNoting(store, run, task.item, refetchChange(task.item, outcome, run.now));
 }
 
@@ -356,58 +350,43 @@ function applyNoting(
   change: DocumentChange,
 ): Promise<string> {
   if (change.outcome === 'gone') noteNewGone(run, item.sourceId);
-  return applyCounted(store, item, change);
+  return applyOutcome(store, item, change);
 }
 
-async function sample(
-  deps: DocumentsDeps,
-  store: DocumentsStore,
-  run: RunState,
-  server: ServerRunState,
-  task: Task,
-): Promise<string> {
-  const answer = await askServer(deps, run, server, task, 'HEAD');
+async function sample(check: Check): Promise<string> {
+  const { store, run, server, task } = check;
+  const answer = await askServer(check, 'HEAD');
   const unclear = answer.kind === 'unclear' || (answer.kind === 'present' && answer.changed === undefined);
   // RATE-6: the GET after an unclear HEAD keeps only the shared pace (no extra 2 s).
-  if (unclear && !server.stopped) return refetch(deps, store, run, server, task);
+  if (unclear && !server.stopped) return refetch(check);
   return applyNoting(store, run, task.item, sampleChange(task.item, answer, run.now));
 }
 
-async function recheck(
-  deps: DocumentsDeps,
-  store: DocumentsStore,
-  run: RunState,
-  server: ServerRunState,
-  task: Task,
-): Promise<string> {
+async function recheck(check: Check): Promise<string> {
+  const { store, run, server, task } = check;
   const { item } = task;
   let answer: CheckAnswer | undefined;
   if (recheckMethod(item) === 'HEAD') {
-    answer = await askServer(deps, run, server, task, 'HEAD');
-    if (answer.kind !== 'unclear' || server.stopped) return applyRecheck(deps, store, item, answer, run.now);
+    answer = await askServer(check, 'HEAD');
+    if (answer.kind !== 'unclear' || server.stopped) return applyRecheck(check, answer);
   }
   // The 30-day GET (DEL-3), or the GET after an unclear HEAD (shared pace only, RATE-6).
   if (item.storedKey !== undefined) {
-    const outcome = await getIntoCopy(deps, run, server, task);
+    const outcome = await getIntoCopy(check);
     if (outcome.kind === 'stored' || outcome.kind === 'not-modified') {
       // Present: the mark is lifted, with the copy refreshed when the file changed.
-      return applyCounted(store, item, { ...refetchChange(item, outcome, run.now), outcome: 'lifted' });
+      return applyOutcome(store, item, { ...refetchChange(item, outcome, run.now), outcome: 'lifted' });
     }
-    return applyRecheck(deps, store, item, answerOfOutcome(outcome), run.now);
+    return applyRecheck(check, answerOfOutcome(outcome));
   }
-  answer = await askServer(deps, run, server, task, 'GET');
-  return applyRecheck(deps, store, item, answer, run.now);
+  answer = await askServer(check, 'GET');
+  return applyRecheck(check, answer);
 }
 
 /** DEL-3: record the re-check; after the last one the copy and text are deleted (record first). */
-async function applyRecheck(
-  deps: DocumentsDeps,
-  store: DocumentsStore,
-  item: DocumentItem,
-  answer: CheckAnswer,
-  now: Date,
-): Promise<string> {
-  const change = recheckChange(item, answer, now);
+async function applyRecheck({ deps, store, run, task }: Check, answer: CheckAnswer): Promise<string> {
+  const { item } = task;
+  const change = recheckChange(item, answer, run.now);
   if (!(await store.apply(item, change))) return 'moved-meanwhile';
   if (!change.deleteCopy) return change.outcome;
   await finishDeletion(deps, store, afterChange(item, change));

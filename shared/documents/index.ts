@@ -17,10 +17,22 @@ export * from './decide';
 export { type DeletionReport, runDeletionCheck } from './deletion';
 export * from './errors';
 export * from './keys';
-export { deleteObjects, fetchFileToS3, fetchSourceOf, isMissingObject, uploadStream } from './objects';
-export { loadMarks, type PhotosReport, photoMarkAfter, runPhotosPass } from './photos';
+export {
+  type BucketAccess,
+  deleteObjects,
+  fetchFileToS3,
+  fetchSourceOf,
+  isMissingObject,
+  uploadStream,
+} from './objects';
+export { loadMarks, type PhotoCheck, type PhotosReport, photoMarkAfter, runPhotosPass } from './photos';
 export { routeIntake, unparkDocuments } from './route';
-export { createDocumentsRuntime, type DocumentsRuntime, type DocumentsRuntimeOptions } from './runtime';
+export {
+  createDocumentsRuntime,
+  type DocumentsRuntime,
+  type DocumentsRuntimeOptions,
+  documentsPassHandler,
+} from './runtime';
 export { afterChange, DocumentsStore } from './store';
 export {
   type ExtractedText,

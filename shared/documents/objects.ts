@@ -37,14 +37,19 @@ export interface StreamedObject {
   sha256: string;
 }
 
+/** Our bucket and the client that reaches it (the passes' deps and a file fetch context are one). */
+export interface BucketAccess {
+  s3: S3Client;
+  bucket: string;
+}
+
 /**
  * Streams `body` to `key`. Rejects with the body's own error (RESPONSE_TOO_LARGE, BODY_INCOMPLETE …)
  * when the source side fails — the multipart upload is aborted then, nothing is left under `key` —
  * and with the S3 error when our side fails.
  */
 export async function uploadStream(
-  s3: S3Client,
-  bucket: string,
+  { s3, bucket }: BucketAccess,
   key: string,
   body: Readable,
   contentType: string | undefined,
@@ -128,8 +133,7 @@ export async function readAll(stream: Readable, maxBytes: number): Promise<Buffe
 }
 
 export async function putObject(
-  s3: S3Client,
-  bucket: string,
+  { s3, bucket }: BucketAccess,
   key: string,
   body: string | Buffer,
   contentType: string,
@@ -192,7 +196,7 @@ export async function fetchFileToS3(
   const incoming = incomingKey(key);
   let stored: StreamedObject;
   try {
-    stored = await uploadStream(ctx.s3, ctx.bucket, incoming, result.body, result.contentType);
+    stored = await uploadStream(ctx, incoming, result.body, result.contentType);
   } catch (error) {
     if (isFetcherError(error)) return outcomeOfError(error);
     throw error;

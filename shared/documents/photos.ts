@@ -3,7 +3,13 @@ import { PutCommand, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-
 import { textValue } from '../engine';
 import { createRunContext, type RunContext } from '../fetch';
 import { idHash, MirrorStore } from '../mirror';
-import { PHO_MAX_BYTES, PHO_MAX_PERSONS_PER_BODY, PHO_PAUSE_MS, PHO_RECHECK_MS } from './constants';
+import {
+  GONE_STATUSES,
+  PHO_MAX_BYTES,
+  PHO_MAX_PERSONS_PER_BODY,
+  PHO_PAUSE_MS,
+  PHO_RECHECK_MS,
+} from './constants';
 import {
   countOutcome,
   type DocumentsDeps,
@@ -41,11 +47,16 @@ export interface PhotosReport {
   invalidSources: string[];
 }
 
+/** One person's photo as checked: whose, at which URL, and the mark of the check before (if any). */
+export interface PhotoCheck {
+  personId: string;
+  url: string;
+  previous: PhotoMark | undefined;
+}
+
 /** PHO-2: the mark after a photo fetch, or undefined when nothing is to be noted (next run retries). */
 export function photoMarkAfter(
-  personId: string,
-  url: string,
-  previous: PhotoMark | undefined,
+  { personId, url, previous }: PhotoCheck,
   outcome: FetchOutcome,
   now: Date,
 ): PhotoMark | undefined {
@@ -72,7 +83,11 @@ export function photoMarkAfter(
     case 'failed':
       // PHO-2: an unreachable robots.txt notes nothing; the next run tries again.
       if (outcome.code === 'ROBOTS_UNREACHABLE') return undefined;
-      if (outcome.code === 'HTTP_STATUS' && (outcome.status === 404 || outcome.status === 410)) {
+      if (
+        outcome.code === 'HTTP_STATUS' &&
+        outcome.status !== undefined &&
+        GONE_STATUSES.has(outcome.status)
+      ) {
         return { ...base, result: 'missing', code: outcomeCode(outcome) };
       }
       return { ...base, result: 'error', code: outcomeCode(outcome) };
@@ -109,13 +124,17 @@ export async function runPhotosPass(deps: DocumentsDeps, options: PassOptions): 
       const pattern = photoPatternFor(ctx.source.photoUrlPatterns, body);
       if (pattern === undefined) continue;
       const bodyKey = bodyKeyOf(body.id);
+      const photos: BodyPhotos = { deps, ctx, runContext, mirror, pattern, bodyKey, now };
       const marks = await loadMarks(deps, ctx.source.sourceId, bodyKey);
       const persons: { id: string }[] = [];
       for await (const entry of mirror.listLive(ctx.source.sourceId, 'person', { bodyId: body.id })) {
         if (ctx.takedowns.covers({ id: entry.id, bodyId: body.id }) !== undefined) continue;
         persons.push({ id: entry.id });
       }
-      const due = selectPersonsForPhotos(persons, marks, now, PHO_MAX_PERSONS_PER_BODY, PHO_RECHECK_MS);
+      const due = selectPersonsForPhotos(persons, marks, now, {
+        limit: PHO_MAX_PERSONS_PER_BODY,
+        recheckMs: PHO_RECHECK_MS,
+      });
       const line = {
         sourceId: ctx.source.sourceId,
         bodyId: body.id,
@@ -130,17 +149,7 @@ export async function runPhotosPass(deps: DocumentsDeps, options: PassOptions): 
         // PHO-1: 0.1 s between two photos, on top of the host pace the fetcher keeps.
         if (!first) await deps.sleep(PHO_PAUSE_MS);
         first = false;
-        const outcome = await photoOne(
-          deps,
-          ctx,
-          mirror,
-          pattern,
-          person.id,
-          marks.get(person.id),
-          bodyKey,
-          now,
-          runContext,
-        );
+        const outcome = await photoOne(photos, person.id, marks.get(person.id));
         countOutcome(report.photos, outcome);
         line.checked += 1;
       }
@@ -150,17 +159,23 @@ export async function runPhotosPass(deps: DocumentsDeps, options: PassOptions): 
   return report;
 }
 
+/** The photos of one body in one run: the source's context and run, its persons' mirror and URL pattern. */
+interface BodyPhotos {
+  deps: DocumentsDeps;
+  ctx: SourceContext;
+  runContext: RunContext;
+  mirror: MirrorStore;
+  pattern: string;
+  bodyKey: string;
+  now: Date;
+}
+
 async function photoOne(
-  deps: DocumentsDeps,
-  ctx: SourceContext,
-  mirror: MirrorStore,
-  pattern: string,
+  photos: BodyPhotos,
   personId: string,
   previous: PhotoMark | undefined,
-  bodyKey: string,
-  now: Date,
-  runContext: RunContext,
 ): Promise<string> {
+  const { deps, ctx, mirror, pattern, bodyKey, now } = photos;
   let name: string | undefined;
   if (pattern.includes('{personName}')) {
     const record = await mirror.readLive(ctx.source.sourceId, 'person', personId);
@@ -172,9 +187,9 @@ async function photoOne(
   if (url === undefined) {
     outcome = { kind: 'failed', code: 'PHOTO_URL_INCOMPLETE' };
   } else {
-    outcome = await fetchPhoto(deps, ctx, url, previous, personId, runContext);
+    outcome = await fetchPhoto(photos, { personId, url, previous });
   }
-  const mark = photoMarkAfter(personId, url ?? pattern, previous, outcome, now);
+  const mark = photoMarkAfter({ personId, url: url ?? pattern, previous }, outcome, now);
   if (mark === undefined) return `not-noted:${outcomeCode(outcome)}`;
   await deps.doc.send(
     new PutCommand({
@@ -186,13 +201,10 @@ async function photoOne(
 }
 
 async function fetchPhoto(
-  deps: DocumentsDeps,
-  ctx: SourceContext,
-  url: string,
-  previous: PhotoMark | undefined,
-  personId: string,
-  runContext: RunContext,
+  photos: BodyPhotos,
+  { personId, url, previous }: PhotoCheck,
 ): Promise<FetchOutcome> {
+  const { deps, ctx, runContext } = photos;
   const conditional =
     previous?.result === 'stored' || previous?.result === 'unchanged'
       ? {
@@ -219,8 +231,7 @@ async function fetchPhoto(
     }
     if (result.body.length === 0) return { kind: 'empty' };
     await putObject(
-      deps.s3,
-      deps.bucket,
+      deps,
       photoKey(ctx.source.sourceId, personId),
       result.body,
       result.contentType ?? 'application/octet-stream',

@@ -1,11 +1,12 @@
+import type { Context } from 'aws-lambda';
 import type { IngestorEnv } from '../config';
-import { upstashCredentials } from '../config';
+import { env, upstashCredentials, warmRuntime } from '../config';
 import { createPoliteFetcherFromEnv, type FetchEvent, type HostSlots } from '../fetch';
 import type { HostResolver } from '../net';
 import { logger } from '../observability';
 import { createHostSlotsFromEnv } from '../slots';
 import { type AwsClients, createAwsClients } from '../store';
-import type { DocumentsDeps } from './context';
+import type { DocumentsDeps, PassOptions } from './context';
 
 /**
  * The composition root of the files, deletion-check and photos functions: clients, host slots
@@ -81,5 +82,31 @@ export async function createDocumentsRuntime(
     async close() {
       await fetcher.close();
     },
+  };
+}
+
+/** Without a Lambda context (a local call), a pass may take the longest a Lambda may run. */
+const LAMBDA_MAX_MS = 15 * 60_000;
+
+/**
+ * A document pass as a scheduled Lambda handler: the runtime kept while the instance is warm (a failed
+ * build or a rotated Upstash token builds anew), the pass under the invocation's remaining time less
+ * `reserveMs` (it starts no new item in its last minutes), and one log line of what it did.
+ */
+export function documentsPassHandler<R>(
+  pass: (deps: DocumentsDeps, options: PassOptions) => Promise<R>,
+  reserveMs: number,
+  done: (report: R) => void,
+): (_event?: unknown, context?: Pick<Context, 'getRemainingTimeInMillis'>) => Promise<R> {
+  const runtime = warmRuntime(env, () => createDocumentsRuntime(env()));
+  return async (_event, context) => {
+    const rt = await runtime.get();
+    const remainingMs = context?.getRemainingTimeInMillis() ?? LAMBDA_MAX_MS;
+    const report = await pass(rt.deps, {
+      now: new Date(),
+      deadlineMs: Date.now() + Math.max(0, remainingMs - reserveMs),
+    });
+    done(report);
+    return report;
   };
 }

@@ -3,12 +3,15 @@ import type { Readable } from 'node:stream';
 import { createRunContext, type RunContext } from '../fetch';
 import { TEXT_MAX_DOWNLOADS, TEXT_MAX_FILE_BYTES, TEXT_MAX_FILES_PER_BODY } from './constants';
 import {
+  applyCounted,
   countOutcome,
   type DocumentsDeps,
   isTakenDown,
   type PassOptions,
+  type PassRun,
   pastDeadline,
   type SourceContext,
+  type SourceRun,
   takenDownNow,
 } from './context';
 import {
@@ -202,6 +205,7 @@ export async function runTextPass(
 ): Promise<OutcomeCounts> {
   const { now } = options;
   const counts: OutcomeCounts = {};
+  const pass: PassRun = { deps, store, now, counts };
   for (const ctx of contexts) {
     // DOC-1: nothing for a source whose file fetching is off (the items wait in their queue).
     if (!ctx.gate.textFromCopy) continue;
@@ -219,13 +223,12 @@ export async function runTextPass(
       perBody.set(item.bodyId, taken + 1);
       try {
         if (isTakenDown(ctx, item)) {
-          const change = takenDownChange();
-          countOutcome(counts, (await store.apply(item, change)) ? change.outcome : 'moved-meanwhile');
+          await applyCounted(pass, item, takenDownChange());
         } else if (item.storedKey !== undefined) {
-          await textFromCopy(deps, store, item, now, counts);
+          await textFromCopy(pass, item);
         } else if (ctx.gate.textFromSource) {
           runContext ??= createRunContext(ctx.source.sourceId);
-          await textFromSource(deps, store, ctx, item, now, runContext, counts);
+          await textFromSource({ ...pass, ctx, runContext }, item);
         } else {
           // ONB-4: files of an inactive source are not fetched; the document waits for its listing.
           const change: DocumentChange = {
@@ -233,7 +236,7 @@ export async function runTextPass(
             remove: [],
             outcome: 'skipped-inactive',
           };
-          countOutcome(counts, (await store.apply(item, change)) ? change.outcome : 'moved-meanwhile');
+          await applyCounted(pass, item, change);
         }
       } catch (error) {
         countOutcome(counts, 'error');
@@ -245,16 +248,10 @@ export async function runTextPass(
 }
 
 /** Text from our own copy in S3: the cache's download is reused (DOC-2 "downloaded once"). */
-async function textFromCopy(
-  deps: DocumentsDeps,
-  store: DocumentsStore,
-  item: DocumentItem,
-  now: Date,
-  counts: OutcomeCounts,
-): Promise<void> {
+async function textFromCopy(pass: PassRun, item: DocumentItem): Promise<void> {
+  const { deps, now } = pass;
   if (!needsText(item) || item.sha256 === undefined || item.storedKey === undefined) {
-    const change: DocumentChange = { set: storedPlacement(item, now), remove: [], outcome: 'skipped' };
-    countOutcome(counts, (await store.apply(item, change)) ? change.outcome : 'moved-meanwhile');
+    await applyCounted(pass, item, { set: storedPlacement(item, now), remove: [], outcome: 'skipped' });
     return;
   }
   const bytes = await readObject(deps.s3, deps.bucket, item.storedKey, TEXT_MAX_FILE_BYTES);
@@ -262,22 +259,14 @@ async function textFromCopy(
     bytes === undefined
       ? { kind: 'failed', code: 'COPY_UNREADABLE', forSha256: item.sha256 }
       : await extractSafely(bytes, item.contentType, item.sha256);
-  await finishText(deps, store, item, result, now, counts);
+  await finishText(pass, item, result);
 }
 
 /** DOC-7 / ONB-4: a document we do not keep is downloaded (≤ 50 MB) for its text only. */
-async function textFromSource(
-  deps: DocumentsDeps,
-  store: DocumentsStore,
-  ctx: SourceContext,
-  item: DocumentItem,
-  now: Date,
-  runContext: RunContext,
-  counts: OutcomeCounts,
-): Promise<void> {
+async function textFromSource(run: SourceRun, item: DocumentItem): Promise<void> {
+  const { deps, ctx, now, runContext } = run;
   if (item.textFor !== undefined) {
-    const change: DocumentChange = { set: placementAfterText(item, now), remove: [], outcome: 'skipped' };
-    countOutcome(counts, (await store.apply(item, change)) ? change.outcome : 'moved-meanwhile');
+    await applyCounted(run, item, { set: placementAfterText(item, now), remove: [], outcome: 'skipped' });
     return;
   }
   let bytes: Buffer | undefined;
@@ -293,32 +282,16 @@ async function textFromSource(
     contentType = result.contentType;
     bytes = await readAll(result.body as Readable, TEXT_MAX_FILE_BYTES);
   } catch (error) {
-    const change = textDownloadFailedChange(item, outcomeOfError(error), now);
-    countOutcome(
-      counts,
-      (await store.apply(item, change)) ? `download-${change.outcome}` : 'moved-meanwhile',
-    );
+    await applyCounted(run, item, textDownloadFailedChange(item, outcomeOfError(error), now), 'download-');
     return;
   }
   if (bytes === undefined || bytes.length === 0) {
-    const change = textDownloadFailedChange(item, { kind: 'empty' }, now);
-    countOutcome(
-      counts,
-      (await store.apply(item, change)) ? `download-${change.outcome}` : 'moved-meanwhile',
-    );
+    await applyCounted(run, item, textDownloadFailedChange(item, { kind: 'empty' }, now), 'download-');
     return;
   }
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   const result = await extractSafely(bytes, contentType, sha256);
-  await finishText(
-    deps,
-    store,
-    { ...item, textDownloads: (item.textDownloads ?? 0) + 1 },
-    result,
-    now,
-    counts,
-    item,
-  );
+  await finishText(run, { ...item, textDownloads: (item.textDownloads ?? 0) + 1 }, result, item);
 }
 
 async function extractSafely(
@@ -342,31 +315,27 @@ async function extractSafely(
  * text object the record no longer names is deleted after the record.
  */
 async function finishText(
-  deps: DocumentsDeps,
-  store: DocumentsStore,
+  pass: PassRun,
   item: DocumentItem,
   result: TextResult,
-  now: Date,
-  counts: OutcomeCounts,
   asRead: DocumentItem = item,
 ): Promise<void> {
+  const { deps, now } = pass;
   const change = textDoneChange(item, result, now);
   const key = textKey(item.sourceId, item.docId);
   if (result.kind === 'text' && result.extracted.textLayer) {
-    await putObject(deps.s3, deps.bucket, key, result.extracted.text, 'text/plain; charset=utf-8');
+    await putObject(deps, key, result.extracted.text, 'text/plain; charset=utf-8');
   }
   // OPT-5: taken down while the text was made — not recorded, a new text object not kept.
   if (await takenDownNow(deps, item)) {
     if (asRead.textKey === undefined) await deleteObjects(deps.s3, deps.bucket, [key]);
-    const gone = takenDownChange();
-    countOutcome(counts, (await store.apply(asRead, gone)) ? gone.outcome : 'moved-meanwhile');
+    await applyCounted(pass, asRead, takenDownChange());
     return;
   }
   if (item.textDownloads !== asRead.textDownloads && item.textDownloads !== undefined) {
     change.set.textDownloads = item.textDownloads;
   }
-  const applied = await store.apply(asRead, change);
-  countOutcome(counts, applied ? change.outcome : 'moved-meanwhile');
+  const applied = await applyCounted(pass, asRead, change);
   if (applied && change.set.textKey === undefined && asRead.textKey !== undefined) {
     await deleteObjects(deps.s3, deps.bucket, [asRead.textKey]);
   }

@@ -65,6 +65,8 @@ export async function admit(
       scope: scopeOf(plan.purpose),
       exception: plan.purpose === 'comparison' ? null : (plan.source.robotsException ?? null),
     });
+    // RED-3: a redirect target passes here like any URL — disallowed, it is not followed; its
+    // robots.txt unreachable, the fetch is put off.
     const error = verdictError(verdict, url);
     if (error) throw error;
     if (verdict.crawlDelaySeconds !== undefined) {

@@ -6,7 +6,7 @@ import type { RedirectHop } from './types';
 
 /**
  * The redirect walk (RED): redirects are followed by hand, hop by hop, each hop repeating the
- * whole admission (address, breaker, robots.txt, slot). This file decides where a hop leads.
+ * whole admission (address, breaker, robots.txt — RED-3 —, slot). This file decides where a hop leads.
  */
 
 /** Bytes of a redirect's body drained so its connection can be reused; longer bodies are cut. */

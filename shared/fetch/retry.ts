@@ -4,7 +4,7 @@ import { parseRetryAfter } from './retry-after';
 import type { AttemptOutcome } from './run-context';
 
 /**
- * Repetition within a run (ERR-1) and the server's own word on when to come back (RATE-8), as
+ * Repetition within a run (ERR-1) and the server's own word on when to come back (RATE-8, B-2), as
  * pure decisions; the fetcher sleeps, notes the floor in the slots and sends again.
  */
 

@@ -8,7 +8,7 @@ import { MirrorApiIndexMissingError, MirrorApiRequestError } from './errors';
 import { decidePage, type ListQuery, listEnvelope, pageInMemory, parseListQuery } from './paging';
 import { committedAtOf, isServed, type MirrorReader } from './reader';
 import { deletedStub, rewriteObject } from './rewrite';
-import { apiUrls, parseApiPath, typeUrl } from './urls';
+import { type ApiRoute, apiUrls, parseApiPath, typeUrl } from './urls';
 
 /**
  * The OParl 1.1 API over the mirror (docs/mirror-api.md): node-agnostic request in, JSON response out,
@@ -106,9 +106,7 @@ export function createMirrorApiHandler(deps: MirrorApiDeps): MirrorApiHandler {
   async function list(
     request: ApiRequest,
     query: ListQuery,
-    sourceId: string,
-    bodyHash: string,
-    listName: ListName,
+    { sourceId, bodyHash, list: listName }: Extract<ApiRoute, { kind: 'list' }>,
   ): Promise<ApiResponse> {
     const body = await reader.servedBody(sourceId, bodyHash);
     if (!body || !servedLists(body).includes(listName)) return notFound();
@@ -176,13 +174,7 @@ export function createMirrorApiHandler(deps: MirrorApiDeps): MirrorApiHandler {
             response = await bodies(request, parseListQuery(request.query));
             break;
           case 'list':
-            response = await list(
-              request,
-              parseListQuery(request.query),
-              route.sourceId,
-              route.bodyHash,
-              route.list,
-            );
+            response = await list(request, parseListQuery(request.query), route);
             break;
           case 'object':
             response = await object(route.sourceId, route.type, route.hash);

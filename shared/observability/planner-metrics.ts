@@ -88,8 +88,10 @@ export async function emitPlannerMetrics(
   doc: DynamoDBDocumentClient,
   tables: { sources: string; state: string },
   now: Date,
-  target: MetricsBuffer = processMetrics,
-  everyMinutes: number = PAUSE_METRICS_EVERY_MINUTES,
+  {
+    target = processMetrics,
+    everyMinutes = PAUSE_METRICS_EVERY_MINUTES,
+  }: { target?: MetricsBuffer; everyMinutes?: number } = {},
 ): Promise<PauseMetrics | undefined> {
   if (Math.floor(now.getTime() / 60_000) % everyMinutes !== 0) return undefined;
   try {

@@ -119,10 +119,8 @@ export async function resolveBody(
 export async function setDocumentsListed(
   doc: DynamoDBDocumentClient,
   documentsTable: string,
-  sourceId: string,
-  bodyId: string,
+  { sourceId, bodyId }: { sourceId: string; bodyId: string },
   listed: boolean,
-  extra: Record<string, unknown> = {},
 ): Promise<number> {
   let updated = 0;
   let startKey: QueryCommandOutput['LastEvaluatedKey'];
@@ -139,23 +137,15 @@ export async function setDocumentsListed(
       }),
     );
     for (const item of page.Items ?? []) {
-      const names: Record<string, string> = { '#l': 'listed' };
-      const values: Record<string, unknown> = { ':l': listed };
-      const sets = ['#l = :l'];
-      Object.entries(extra).forEach(([k, v], i) => {
-        names[`#x${i}`] = k;
-        values[`:x${i}`] = v;
-        sets.push(`#x${i} = :x${i}`);
-      });
       await doc
         .send(
           new UpdateCommand({
             TableName: documentsTable,
             Key: { docId: item.docId },
-            UpdateExpression: `SET ${sets.join(', ')}`,
+            UpdateExpression: 'SET #l = :l',
             ConditionExpression: 'attribute_exists(docId)',
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: values,
+            ExpressionAttributeNames: { '#l': 'listed' },
+            ExpressionAttributeValues: { ':l': listed },
           }),
         )
         .catch((error: unknown) => {
@@ -173,11 +163,14 @@ export interface ListingChange {
   sourceId: string;
   slug: string;
   name: string;
+  /** The body's state now. */
   listed: boolean;
-  /** False when the body already had that state. */
-  changed: boolean;
+  /** What the request did: a change, or nothing because the body already had that state. */
+  outcome: ListingOutcome;
   documents: number;
 }
+
+export type ListingOutcome = 'now-listed' | 'now-unlisted' | 'already-listed' | 'already-unlisted';
 
 /** `bodies list|unlist <slug>` (ONB-4). A taken-down body (OPT-2) cannot be listed again by accident. */
 export async function setBodyListed(
@@ -192,7 +185,14 @@ export async function setBodyListed(
     throw new BodyTakenDownError(slug, body.takedown.at);
   }
   const at = (options.now ?? new Date()).toISOString();
-  const changed = body.listed !== listed;
+  const outcome: ListingOutcome =
+    body.listed === listed
+      ? listed
+        ? 'already-listed'
+        : 'already-unlisted'
+      : listed
+        ? 'now-listed'
+        : 'now-unlisted';
   await doc.send(
     new UpdateCommand({
       TableName: tables.state,
@@ -202,6 +202,6 @@ export async function setBodyListed(
       ExpressionAttributeValues: { ':l': listed, ':at': at, ':by': options.by },
     }),
   );
-  const documents = await setDocumentsListed(doc, tables.documents, sourceId, body.id, listed);
-  return { sourceId, slug, name: body.name, listed, changed, documents };
+  const documents = await setDocumentsListed(doc, tables.documents, { sourceId, bodyId: body.id }, listed);
+  return { sourceId, slug, name: body.name, listed, outcome, documents };
 }

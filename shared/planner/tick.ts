@@ -194,7 +194,7 @@ export async function plannerTick(deps: PlannerDeps, now: Date): Promise<Planner
     const startDecision = toStart.get(source.sourceId);
     let message: SyncMessage | undefined;
     if (startDecision) {
-      message = await takeLease(deps, source, startDecision, state, now, newRunId());
+      message = await takeLease(deps, { source, decision: startDecision, state, now, runId: newRunId() });
       started = message !== undefined;
       finalDecision = started
         ? startDecision
@@ -272,13 +272,18 @@ export async function plannerTick(deps: PlannerDeps, now: Date): Promise<Planner
  * Take the source's lease and record the start in the same conditional write (schedule state with the
  * FULL-2 window, next due time, decision); the message is sent afterwards in a batch.
  */
+/** A sync the planner starts: for which source, on which decision and state, when, as which run. */
+interface SyncStart {
+  source: SourceConfig;
+  decision: SourceDecision;
+  state: SourceScheduleState;
+  now: Date;
+  runId: string;
+}
+
 async function takeLease(
   deps: PlannerDeps,
-  source: SourceConfig,
-  decision: SourceDecision,
-  state: SourceScheduleState,
-  now: Date,
-  runId: string,
+  { source, decision, state, now, runId }: SyncStart,
 ): Promise<SyncMessage | undefined> {
   const kind = decision.kind ?? 'incremental';
   const trigger = decision.trigger ?? 'schedule';

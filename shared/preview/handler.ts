@@ -11,10 +11,11 @@ import {
   deleteObjects,
   fetchSourceOf,
   fileKey,
+  GONE_STATUSES,
   uploadStream,
 } from '../documents';
 import { SyncStateStore } from '../engine';
-import { type FetchStreamResult, HttpStatusError, type PoliteFetcher } from '../fetch';
+import { type FetchStreamResult, HttpStatusError, type PoliteFetcher, RETRY_AFTER_STATUSES } from '../fetch';
 import { idHash, indexPartition } from '../mirror';
 import type { SourceScheduleState } from '../schedule';
 import { documentsRest, isSpared } from '../schedule';
@@ -230,8 +231,7 @@ export function createPreviewHandler(deps: PreviewDeps): PreviewHandler {
       safeFileName(item.fetchedUrl ?? item.url, contentType, fallbackName(item)),
     );
     const location = await presignStoredObject(
-      deps.s3,
-      deps.bucket,
+      deps,
       key,
       {
         contentType: safe['content-type'] as string,
@@ -305,7 +305,7 @@ export function createPreviewHandler(deps: PreviewDeps): PreviewHandler {
       }
       const upload = storeIt ? new PassThrough() : undefined;
       const stored = upload
-        ? uploadStream(deps.s3, deps.bucket, fileKey(item.sourceId, item.docId), upload, result.contentType)
+        ? uploadStream(deps, fileKey(item.sourceId, item.docId), upload, result.contentType)
         : undefined;
       // Keep the rejection observed even when nobody awaits `after` (a failed fetch).
       stored?.catch(() => undefined);
@@ -409,8 +409,8 @@ export function createPreviewHandler(deps: PreviewDeps): PreviewHandler {
     if (code === 'HTML_INSTEAD_OF_FILE') return errorPage('bot-protection', item.url);
     if (code === 'RESPONSE_TOO_LARGE') return errorPage('too-large', item.url);
     if (error instanceof HttpStatusError) {
-      if (error.status === 404 || error.status === 410) return gone('bei der Quelle nicht mehr vorhanden');
-      if (error.status === 429 || error.status === 503) {
+      if (GONE_STATUSES.has(error.status)) return gone('bei der Quelle nicht mehr vorhanden');
+      if (RETRY_AFTER_STATUSES.has(error.status)) {
         return busy(retryAfterSeconds(error.retryAt, Date.now()), 'Quelle bittet um Geduld');
       }
     }

@@ -1,6 +1,6 @@
 import { GetObjectCommand, HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { isMissingObject } from '../documents';
+import { type BucketAccess, isMissingObject } from '../documents';
 import { PREVIEW_STORED_URL_TTL_S } from './constants';
 
 /**
@@ -29,8 +29,7 @@ export async function headStoredObject(
 }
 
 export async function presignStoredObject(
-  s3: S3Client,
-  bucket: string,
+  { s3, bucket }: BucketAccess,
   key: string,
   response: { contentType: string; contentDisposition: string },
   options: { signedAt?: Date; expiresInS?: number } = {},

@@ -149,7 +149,7 @@ return {1, sendAt - now, 0, interval, now, nextBase}
 `;
 
 /**
- * raise-host-floor — RATE-8 Retry-After and ROB-10 Crawl-delay notes. A note only ever raises a floor:
+ * raise-host-floor — RATE-8 Retry-After and ROB-10 Crawl-delay notes (B-2). A note only ever raises a floor:
  * it never shortens a pause (RATE-8), and a lower Crawl-delay takes over when the higher one expires
  * with its robots cache (ROB-5, 24 h).
  *

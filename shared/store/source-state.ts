@@ -318,8 +318,7 @@ export async function releaseSyncClaim(
 
 /**
  * Release the lease held by `runId` (and, given a claim, only while this invocation holds it) and
- * record the run's results in the same write. `remove` names further attributes to drop with it (e.g.
- * the lease's `running` details).
+ * record the run's results in the same write.
  */
 export async function releaseSyncLease(
   doc: DynamoDBDocumentClient,
@@ -327,9 +326,8 @@ export async function releaseSyncLease(
   sourceId: string,
   run: string | SyncRunClaim,
   patch: Record<string, unknown> = {},
-  remove: string[] = [],
 ): Promise<boolean> {
-  const { sets, removes, names, values } = attributeClauses(patch, remove, 'f');
+  const { sets, removes, names, values } = attributeClauses(patch, [], 'f');
   const removeAll = [
     'leaseRunId',
     'leaseKind',

@@ -154,6 +154,15 @@ describe('operator CLI (local mode)', () => {
     expect((await run(['frobnicate'])).code).toBe(2);
     expect((await run(['status', '--bogus'])).code).toBe(2);
   });
+
+  it('start --demo-objects takes a whole number from 1 to the demo’s 12; anything else is a usage error (exit 2)', async () => {
+    for (const bad of ['0', '13', '2.5', 'many']) {
+      const refused = await run(['start', '--once', '--json', '--demo-objects', bad, ...data()]);
+      expect(refused.code, bad).toBe(2);
+      expect(refused.json, bad).toMatchObject({ error: 'CLI_USAGE' });
+      expect(String(refused.json.message), bad).toContain('--demo-objects');
+    }
+  });
 });
 
 describe('--aws: the same commands on deployed resources named by the stack outputs', () => {

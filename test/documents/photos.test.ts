@@ -189,7 +189,10 @@ describe('person photos', () => {
         checkedAt: new Date(now.getTime() - days * DAY).toISOString(),
       });
     }
-    const due = selectPersonsForPhotos(persons, marks, now, PHO_MAX_PERSONS_PER_BODY, PHO_RECHECK_MS);
+    const due = selectPersonsForPhotos(persons, marks, now, {
+      limit: PHO_MAX_PERSONS_PER_BODY,
+      recheckMs: PHO_RECHECK_MS,
+    });
     expect(due).toHaveLength(500);
     expect(due.slice(0, 400).every((p) => Number(p.id.slice(1)) >= 200)).toBe(true);
     expect(due[400]?.id).toBe('p000'); // the oldest check next

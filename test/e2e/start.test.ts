@@ -8,7 +8,8 @@ import { lastJson, spawnCli } from '../support/cli-process';
 /**
  * `npm start -- --once` as an operator runs it: a separate process on a fresh data folder mirrors the
  * bundled demo council system at the real pace (a full sync, then the files) and ends with the JSON
- * summary as its last line.
+ * summary as its last line. The demo is cut to 4 objects per list and body (`--demo-objects`): the
+ * same lists and requests of the sync, a third of the files to fetch at one request per second.
  */
 describe('npm start -- --once', () => {
   let dir: string;
@@ -20,7 +21,15 @@ describe('npm start -- --once', () => {
   });
 
   it('first start: a manual full sync of the demo (FULL-8), its bodies listed, files stored with text, a summary of what is where', async () => {
-    const run = await spawnCli(['start', '--once', '--json', '--data', join(dir, 'data')]);
+    const run = await spawnCli([
+      'start',
+      '--once',
+      '--json',
+      '--demo-objects',
+      '4',
+      '--data',
+      join(dir, 'data'),
+    ]);
     const { code, stderr } = run;
     expect(code, stderr).toBe(0);
     const summary = lastJson(run) as unknown as StartSummary;
@@ -33,8 +42,8 @@ describe('npm start -- --once', () => {
     // FULL-8: the first start asks for a manual full sync, not the 7-day incremental window.
     expect(stderr).toMatch(/sync demo \(full\) done/);
     expect(summary.firstStart).toBe(true);
-    // All three bodies' lists, not the 40 objects of a 7-day window.
-    expect(summary.demo?.objectsByType).toMatchObject({ body: 3, meeting: 36, paper: 36, file: 36 });
+    // All of all three bodies' lists: 4 objects per list and body.
+    expect(summary.demo?.objectsByType).toMatchObject({ body: 3, meeting: 12, paper: 12, file: 12 });
     // ONB-4 / DOC-7: the bodies were listed, so the files pass stored the files and extracted text.
     expect(stderr).toMatch(
       /listed the demo's bodies \(ONB-4\): beispielkreis, luetjenburg-sued, musterstadt/,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type FakeCouncil, startFakeCouncil } from '../../demo';
+import type { FakeCouncil } from '../../demo';
 import { createRunContext, parseRetryAfter } from '../../shared/fetch';
 import { createHostSlots } from '../../shared/slots';
 import {
@@ -14,13 +14,7 @@ import {
   status,
 } from './support';
 
-const { cleanups, kit } = closeAfterEach();
-
-async function council(): Promise<FakeCouncil> {
-  const c = await startFakeCouncil({ hostname: 'ris-a.test' });
-  cleanups.push(() => c.close());
-  return c;
-}
+const { cleanups, kit, council } = closeAfterEach();
 
 const apiRequests = (c: FakeCouncil) => c.requests.filter((r) => r.path !== '/robots.txt');
 

@@ -1,16 +1,9 @@
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { type FakeCouncil, startFakeCouncil } from '../../demo';
 import { createHostSlots, type PacedHostSlots } from '../../shared/slots';
 import { api, closeAfterEach, InstantClock, ok, rejectionOf, routes, startTestServer } from './support';
 
-const { cleanups, kit } = closeAfterEach();
-
-async function council(): Promise<FakeCouncil> {
-  const c = await startFakeCouncil({ hostname: 'ris-a.test' });
-  cleanups.push(() => c.close());
-  return c;
-}
+const { cleanups, kit, council } = closeAfterEach();
 
 async function server(table: Parameters<typeof routes>[0]) {
   const s = await startTestServer(routes(table));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type FakeCouncil, robotsScripts, startFakeCouncil } from '../../demo';
+import { robotsScripts, startFakeCouncil } from '../../demo';
 import { createHostSlots } from '../../shared/slots';
 import {
   api,
@@ -13,13 +13,7 @@ import {
   status,
 } from './support';
 
-const { cleanups, kit } = closeAfterEach();
-
-async function council(): Promise<FakeCouncil> {
-  const c = await startFakeCouncil({ hostname: 'ris-a.test' });
-  cleanups.push(() => c.close());
-  return c;
-}
+const { cleanups, kit, council } = closeAfterEach();
 
 describe('redirects (RED)', () => {
   it('RED-1: five redirects are followed, each hop recorded', async () => {

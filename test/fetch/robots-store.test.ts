@@ -1,5 +1,5 @@
 import { GetObjectCommand } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { startFakeCouncil } from '../../demo';
 import {
   createLayeredRobotsStore,
@@ -10,7 +10,7 @@ import {
   robotsObjectKey,
 } from '../../shared/fetch';
 import { nextCacheEntry, type RobotsCacheEntry } from '../../shared/robots';
-import { type AwsTestbed, startAwsTestbed } from '../support/aws';
+import { useAwsTestbed } from '../support/aws';
 import { api, InstantClock, makeKit } from './support';
 
 const HOUR = 60 * 60 * 1000;
@@ -21,14 +21,10 @@ function rulesEntry(body: string, at = T0): RobotsCacheEntry {
 }
 
 describe('robots.txt stores (ROB-5: 24 h per hostname and agent, shared by every instance)', () => {
-  let testbed: AwsTestbed;
+  const testbed = useAwsTestbed();
   let shared: RobotsCacheStore;
-  beforeAll(async () => {
-    testbed = await startAwsTestbed();
+  beforeAll(() => {
     shared = createS3RobotsStore({ s3: testbed.clients.s3, bucket: testbed.env.BUCKET });
-  });
-  afterAll(async () => {
-    await testbed?.stop();
   });
 
   it('keys entries as robots/<host>/<agent-token>.json, lower-cased', () => {

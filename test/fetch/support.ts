@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach } from 'vitest';
+import { type FakeCouncil, startFakeCouncil } from '../../demo';
 import {
   createMemoryRobotsStore,
   createPoliteFetcher,
@@ -267,5 +268,11 @@ export function closeAfterEach() {
     cleanups.push(() => resource.close());
     return resource;
   };
-  return { cleanups, track, kit: (options: KitOptions = {}) => track(makeKit(options)) };
+  return {
+    cleanups,
+    track,
+    kit: (options: KitOptions = {}) => track(makeKit(options)),
+    /** The fake council the fetch tests talk to, as `ris-a.test` on loopback. */
+    council: async (): Promise<FakeCouncil> => track(await startFakeCouncil({ hostname: 'ris-a.test' })),
+  };
 }

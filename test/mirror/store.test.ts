@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { contentHash } from '../../shared/engine';
 import { classifyChange, idHash, MirrorStore, type MirrorWrite, mirrorKey } from '../../shared/mirror';
-import { type AwsTestbed, startAwsTestbed } from '../support/aws';
+import { useAwsTestbed } from '../support/aws';
 
 describe('mirror keys (deterministic, B-4)', () => {
   it('mirror/<sourceId>/<type>/<sha256(id) first 40 hex>.json', () => {
@@ -67,14 +67,10 @@ describe('classifyChange: new vs modified vs unchanged without reading S3', () =
 });
 
 describe('MirrorStore against the local S3 and DynamoDB peers', () => {
-  let bed: AwsTestbed;
+  const bed = useAwsTestbed();
   let mirror: MirrorStore;
-  beforeAll(async () => {
-    bed = await startAwsTestbed();
+  beforeAll(() => {
     mirror = new MirrorStore(bed.clients, { bucket: bed.env.BUCKET, stateTable: bed.env.STATE_TABLE });
-  });
-  afterAll(async () => {
-    await bed.stop();
   });
 
   const write = (object: Record<string, unknown>, extra: Partial<MirrorWrite> = {}): MirrorWrite => ({

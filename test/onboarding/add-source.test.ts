@@ -1,24 +1,18 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { type FakeCouncil, robotsScripts, startFakeCouncil } from '../../demo';
 import type { FakeCouncilOptions } from '../../demo/types';
 import { SyncStateStore } from '../../shared/engine';
 import { addSource, listBodies, setBodyListed } from '../../shared/onboarding';
 import { getSourceItem, putSourceItem } from '../../shared/store/sources';
-import { type AwsTestbed, startAwsTestbed } from '../support/aws';
+import { useAwsTestbed } from '../support/aws';
 import { makeFetchKit } from './support';
 
 describe('sources add (ONB-2, ONB-3, ONB-4)', () => {
-  let bed: AwsTestbed;
+  const bed = useAwsTestbed();
   const open: { close(): Promise<void> }[] = [];
   let n = 0;
-  beforeAll(async () => {
-    bed = await startAwsTestbed();
-  });
   afterEach(async () => {
     await Promise.all(open.splice(0).map((o) => o.close()));
-  });
-  afterAll(async () => {
-    await bed.stop();
   });
 
   async function council(options: FakeCouncilOptions = {}): Promise<FakeCouncil> {
@@ -149,12 +143,12 @@ describe('sources add (ONB-2, ONB-3, ONB-4)', () => {
       sourceId: added.sourceId,
       by: 'test',
     });
-    expect(listed).toMatchObject({ listed: true, changed: true, documents: 0 });
+    expect(listed).toMatchObject({ listed: true, outcome: 'now-listed', documents: 0 });
     const again = await setBodyListed(bed.clients.doc, tables, 'bonn', true, {
       sourceId: added.sourceId,
       by: 'test',
     });
-    expect(again.changed).toBe(false);
+    expect(again.outcome).toBe('already-listed');
     const rows = await listBodies(bed.clients.doc, tables, added.sourceId);
     expect(rows).toEqual([expect.objectContaining({ slug: 'bonn', listed: true, sourceId: added.sourceId })]);
     await setBodyListed(bed.clients.doc, tables, 'bonn', false, { sourceId: added.sourceId, by: 'test' });

@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeCouncil, LIST_KEYS, type ListKey, startFakeCouncil } from '../../demo';
+import { describe, expect, it } from 'vitest';
+import { type FakeCouncil, LIST_KEYS, type ListKey } from '../../demo';
 import { SyncStateStore } from '../../shared/engine';
 import { OParlFetchError } from '../../shared/oparl/ports';
-import { type AwsTestbed, startAwsTestbed } from '../support/aws';
-import { harness, TestClock } from './support';
+import { useAwsTestbed } from '../support/aws';
+import { councilOnClock, harness } from './support';
 
 const T0 = Date.parse('2024-07-01T10:00:00+02:00');
 const MIN = 60_000;
@@ -13,26 +13,9 @@ const few = (counts: Partial<Record<ListKey, number>>) =>
   Object.fromEntries(LIST_KEYS.map((k) => [k, counts[k] ?? 3])) as Record<ListKey, number>;
 
 describe('SCH-10 … SCH-12: filter support, missing and slow lists', () => {
-  let bed: AwsTestbed;
-  beforeAll(async () => {
-    bed = await startAwsTestbed();
-  });
-  afterAll(async () => {
-    await bed.stop();
-  });
+  const bed = useAwsTestbed();
 
-  async function withCouncil(
-    options: Parameters<typeof startFakeCouncil>[0],
-    fn: (fake: FakeCouncil, clock: TestClock) => Promise<void>,
-  ): Promise<void> {
-    const clock = new TestClock(T0);
-    const fake = await startFakeCouncil({ now: clock.now, objectsPerList: 3, pageSize: 2, ...options });
-    try {
-      await fn(fake, clock);
-    } finally {
-      await fake.close();
-    }
-  }
+  const withCouncil = councilOnClock(T0, { objectsPerList: 3, pageSize: 2 });
 
   const paths = (fake: FakeCouncil, part: string) =>
     fake.requests.filter((r) => r.path.includes(part)).map((r) => r.path);

@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeCouncil, startFakeCouncil } from '../../demo';
+import { describe, expect, it } from 'vitest';
+import type { FakeCouncil } from '../../demo';
 import { SyncStateStore } from '../../shared/engine';
 import { MIRROR_TYPES } from '../../shared/mirror';
 import { timeSlices } from '../../shared/oparl/windows';
-import { type AwsTestbed, startAwsTestbed } from '../support/aws';
-import { harness, liveMirror, TestClock } from './support';
+import { useAwsTestbed } from '../support/aws';
+import { councilOnClock, harness, liveMirror, TestClock } from './support';
 
 // Data from mid-2009 to February 2011; "now" in March 2011 keeps the slice count small (16).
 const NOW = Date.parse('2011-03-01T04:00:00+01:00');
@@ -12,32 +12,13 @@ const SLICES = timeSlices(NOW).length;
 const LISTS = 10;
 
 describe('FULL-4 … FULL-7: full and sliced full syncs', () => {
-  let bed: AwsTestbed;
-  beforeAll(async () => {
-    bed = await startAwsTestbed();
-  });
-  afterAll(async () => {
-    await bed.stop();
-  });
+  const bed = useAwsTestbed();
 
-  async function withCouncil(
-    options: Parameters<typeof startFakeCouncil>[0],
-    fn: (fake: FakeCouncil, clock: TestClock) => Promise<void>,
-  ): Promise<void> {
-    const clock = new TestClock(NOW);
-    const fake = await startFakeCouncil({
-      now: clock.now,
-      objectsPerList: 3,
-      pageSize: 50,
-      latestModified: '2011-02-15T12:00:00+01:00',
-      ...options,
-    });
-    try {
-      await fn(fake, clock);
-    } finally {
-      await fake.close();
-    }
-  }
+  const withCouncil = councilOnClock(NOW, {
+    objectsPerList: 3,
+    pageSize: 50,
+    latestModified: '2011-02-15T12:00:00+01:00',
+  });
 
   const listAsks = (fake: FakeCouncil) =>
     fake.requests.filter((r) => /\/bodies\/\d+\/\w+/.test(r.path)).map((r) => r.path);

@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startFakeCouncil } from '../../demo';
 import { isIngestorError } from '../../shared/errors';
 import { MAX_PAGE_JSON_DEPTH, MAX_PAGE_JSON_OBJECTS } from '../../shared/oparl/constants';
 import { parseOParlJson } from '../../shared/oparl/json';
 import { pauseForRun } from '../../shared/schedule/sparing';
-import { type AwsTestbed, startAwsTestbed } from '../support/aws';
+import { useAwsTestbed } from '../support/aws';
 import { harness, liveMirror, TestClock } from './support';
 
 /**
@@ -52,13 +52,7 @@ describe('JSON nesting and width bounds of a page', () => {
 });
 
 describe('a nesting bomb on one list (fake council on loopback, fault injection)', () => {
-  let bed: AwsTestbed;
-  beforeAll(async () => {
-    bed = await startAwsTestbed();
-  });
-  afterAll(async () => {
-    await bed.stop();
-  });
+  const bed = useAwsTestbed();
 
   it('SCH-8 / ERR-4: the run completes the other lists, reports the paper list by name and reason, and costs no more than a list failure', async () => {
     const clock = new TestClock(Date.parse('2024-07-01T10:00:00+02:00'));

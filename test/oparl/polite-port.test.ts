@@ -1,23 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type FakeCouncil, startFakeCouncil } from '../../demo';
 import { syncTablesFromEnv } from '../../shared/engine';
 import { createRunContext } from '../../shared/fetch';
 import { type SyncDeps, syncSource } from '../../shared/oparl/engine';
 import { politeFetcherPort } from '../../shared/oparl/polite-port';
 import { type Kit, makeKit } from '../fetch/support';
-import { type AwsTestbed, startAwsTestbed } from '../support/aws';
+import { useAwsTestbed } from '../support/aws';
 import { testSource, uniqueSourceId } from './support';
 
 // The production path: engine → politeFetcherPort → polite fetcher (robots.txt, pace, retries, ID-4)
 // → the fake council on a `.test` hostname, with the fetcher's real pacing code on virtual time.
 describe('the engine through the polite fetcher', () => {
-  let bed: AwsTestbed;
-  beforeAll(async () => {
-    bed = await startAwsTestbed();
-  });
-  afterAll(async () => {
-    await bed.stop();
-  });
+  const bed = useAwsTestbed();
 
   async function run(fake: FakeCouncil, kit: Kit, kind: 'full' | 'incremental' = 'full') {
     const source = testSource(uniqueSourceId('polite'), fake.systemUrl);

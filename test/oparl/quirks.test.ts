@@ -1,35 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeCouncil, startFakeCouncil } from '../../demo';
+import { describe, expect, it } from 'vitest';
 import { SyncStateStore } from '../../shared/engine';
 import { MIRROR_TYPES } from '../../shared/mirror';
-import { type AwsTestbed, startAwsTestbed } from '../support/aws';
+import { useAwsTestbed } from '../support/aws';
 import { json, oneBodySystem, startMiniCouncil } from './mini-council';
-import { harness, liveMirror, TestClock } from './support';
+import { councilOnClock, harness, liveMirror, TestClock } from './support';
 
 const T0 = Date.parse('2024-07-01T10:00:00+02:00');
 const MIN = 60_000;
 
 describe('vendor quirks seen in real systems', () => {
-  let bed: AwsTestbed;
-  beforeAll(async () => {
-    bed = await startAwsTestbed();
-  });
-  afterAll(async () => {
-    await bed.stop();
-  });
+  const bed = useAwsTestbed();
 
-  async function withCouncil(
-    options: Parameters<typeof startFakeCouncil>[0],
-    fn: (fake: FakeCouncil, clock: TestClock) => Promise<void>,
-  ): Promise<void> {
-    const clock = new TestClock(T0);
-    const fake = await startFakeCouncil({ now: clock.now, objectsPerList: 3, pageSize: 2, ...options });
-    try {
-      await fn(fake, clock);
-    } finally {
-      await fake.close();
-    }
-  }
+  const withCouncil = councilOnClock(T0, { objectsPerList: 3, pageSize: 2 });
 
   it.each([
     ['`[]`', '[]'],

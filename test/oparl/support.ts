@@ -91,6 +91,25 @@ export class TestClock {
   }
 }
 
+/**
+ * `withCouncil(options, fn)` for a test file: a fake council on a fresh clock at `startMs` (the file's
+ * `defaults` under the test's `options`), closed when `fn` is done, whatever it throws.
+ */
+export function councilOnClock(startMs: number, defaults: FakeCouncilOptions) {
+  return async function withCouncil(
+    options: FakeCouncilOptions,
+    fn: (fake: FakeCouncil, clock: TestClock) => Promise<void>,
+  ): Promise<void> {
+    const clock = new TestClock(startMs);
+    const fake = await startFakeCouncil({ now: clock.now, ...defaults, ...options });
+    try {
+      await fn(fake, clock);
+    } finally {
+      await fake.close();
+    }
+  };
+}
+
 export function testSource(
   sourceId: string,
   systemUrl: string,

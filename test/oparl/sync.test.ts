@@ -1,22 +1,16 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type FakeCouncil, startFakeCouncil } from '../../demo';
 import { SyncStateStore } from '../../shared/engine';
 import { MIRROR_TYPES } from '../../shared/mirror';
-import { type AwsTestbed, startAwsTestbed } from '../support/aws';
+import { useAwsTestbed } from '../support/aws';
 import { harness, liveMirror, TestClock } from './support';
 
 const T0 = Date.parse('2024-07-01T10:00:00+02:00');
 const MIN = 60_000;
 
 describe('OParl sync against the fake council (local peers)', () => {
-  let bed: AwsTestbed;
-  beforeAll(async () => {
-    bed = await startAwsTestbed();
-  });
-  afterAll(async () => {
-    await bed.stop();
-  });
+  const bed = useAwsTestbed();
 
   async function council(
     clock: TestClock,

@@ -1,12 +1,12 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseSourceItem, salvageSourcePace } from '../../shared/config/source';
 import { hostIntervalsOf } from '../../shared/pace';
 import { createHostSlots } from '../../shared/slots';
 import { getSourceState } from '../../shared/store/source-state';
 import { createHostIntervalIndex, HOST_INTERVAL_REFRESH_MS } from '../../shared/sync/runtime';
 import { closeAfterEach, InstantClock, makeKit, ok, routes, startTestServer } from '../fetch/support';
-import { type AwsTestbed, startAwsTestbed } from '../support/aws';
+import { useAwsTestbed } from '../support/aws';
 import { NOW, plan } from '../sync/support';
 
 closeAfterEach();
@@ -19,14 +19,9 @@ const HOST = 'ris-pace.test';
  * "with several sources on one server, a change applies to all of them").
  */
 describe('RATE-2: a broken Sources item keeps counting for its host', () => {
-  let bed: AwsTestbed;
+  const bed = useAwsTestbed();
   const putSource = (item: Record<string, unknown>) =>
     bed.clients.doc.send(new PutCommand({ TableName: bed.env.SOURCES_TABLE, Item: item }));
-
-  beforeAll(async () => {
-    bed = await startAwsTestbed();
-  });
-  afterAll(async () => bed?.stop());
 
   it('RATE-2 / OPT-4: the strict sibling set to 5 s, then broken in DynamoDB — the other source still fetches 5 s apart', async () => {
     // Prepare: two sources on one host, one slowed to 5 s; the planner sees both while they are valid.

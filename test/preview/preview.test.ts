@@ -174,8 +174,7 @@ describe('document preview', () => {
     const docId = await storedDocument('/files/9/kurz.pdf', Buffer.from('%PDF-1.7\nkurz'), 'application/pdf');
     const sign = (ageS: number) =>
       presignStoredObject(
-        bed.aws.clients.s3,
-        bed.aws.env.BUCKET,
+        { s3: bed.aws.clients.s3, bucket: bed.aws.env.BUCKET },
         fileKey(SRC_A, docId),
         { contentType: 'application/pdf', contentDisposition: 'inline; filename="kurz.pdf"' },
         { signedAt: new Date(Date.now() - ageS * 1000) },
@@ -189,8 +188,7 @@ describe('document preview', () => {
     expect(await expired.text()).toContain('Request has expired');
     await expect(
       presignStoredObject(
-        bed.aws.clients.s3,
-        bed.aws.env.BUCKET,
+        { s3: bed.aws.clients.s3, bucket: bed.aws.env.BUCKET },
         'files/x',
         { contentType: 'application/pdf', contentDisposition: 'inline' },
         { expiresInS: PREVIEW_STORED_URL_TTL_S + 1 },

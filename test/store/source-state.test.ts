@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   acquireSyncLease,
   claimSyncRun,
@@ -8,18 +8,13 @@ import {
   releaseSyncClaim,
   releaseSyncLease,
 } from '../../shared/store/source-state';
-import { type AwsTestbed, startAwsTestbed } from '../support/aws';
+import { useAwsTestbed } from '../support/aws';
 
 describe('source STATE item and sync lease (SCH-5)', () => {
-  let bed: AwsTestbed;
+  const bed = useAwsTestbed();
   const table = () => bed.env.STATE_TABLE;
   const t0 = new Date('2026-11-30T10:00:00Z');
   const plus = (ms: number) => new Date(t0.getTime() + ms);
-
-  beforeAll(async () => {
-    bed = await startAwsTestbed();
-  });
-  afterAll(async () => bed.stop());
 
   it('SCH-5: of two concurrent acquisitions exactly one wins', async () => {
     const results = await Promise.all(

@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'vitest';
 import { type AwsPeers, startAwsPeers } from '../../cli/local/peers';
 import { type IngestorEnv, parseEnv } from '../../shared/config/env';
 import { type AwsClients, createAwsClients, destroyAwsClients } from '../../shared/store/clients';
@@ -27,4 +28,32 @@ export async function startAwsTestbed(extraEnv: Record<string, string> = {}): Pr
       await peers.stop();
     },
   };
+}
+
+/**
+ * The usual skeleton of a test file against the local AWS peers, in one line: starts a testbed in
+ * `beforeAll` and stops it in `afterAll` of the calling `describe` (or file). The returned handle
+ * stands for the testbed once `beforeAll` has run; touching it earlier fails loudly.
+ */
+export function useAwsTestbed(extraEnv: Record<string, string> = {}): AwsTestbed {
+  let bed: AwsTestbed | undefined;
+  beforeAll(async () => {
+    bed = await startAwsTestbed(extraEnv);
+  }, 60_000);
+  afterAll(async () => {
+    await bed?.stop();
+  });
+  return lateBound(() => bed, 'the AWS testbed');
+}
+
+/** A stand-in for a resource a hook creates later: every property read goes to the resource itself. */
+export function lateBound<T extends object>(current: () => T | undefined, what: string): T {
+  return new Proxy({} as T, {
+    get(_target, property) {
+      const resource = current();
+      if (resource === undefined) throw new Error(`${what} is used before beforeAll started it`);
+      const value: unknown = Reflect.get(resource, property, resource);
+      return typeof value === 'function' ? value.bind(resource) : value;
+    },
+  });
 }

@@ -3,7 +3,7 @@ import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AwsClients, createAwsClients, destroyAwsClients } from '../../shared/store/clients';
-import { type AwsTestbed, startAwsTestbed } from './aws';
+import { useAwsTestbed } from './aws';
 import { injectAwsFaults } from './aws-faults';
 import { type RedisPeer, startRedisPeer } from './redis';
 import { startTcpProxy } from './tcp-proxy';
@@ -11,13 +11,8 @@ import { startTcpProxy } from './tcp-proxy';
 // The fault helpers of the chaos bench (issue 13), against the real local peers: they must fail what
 // they are told to fail, the way AWS and a network would, and nothing else.
 describe('injectAwsFaults: SDK middleware in front of the real peers', () => {
-  let bed: AwsTestbed;
+  const bed = useAwsTestbed();
   let clients: AwsClients;
-
-  beforeAll(async () => {
-    bed = await startAwsTestbed();
-  }, 60_000);
-  afterAll(async () => bed?.stop());
 
   it('fails matching attempts inside the SDK retry loop: two throttled attempts are absorbed, a persistent fault surfaces typed', async () => {
     clients = createAwsClients(bed.env);

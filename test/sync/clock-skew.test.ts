@@ -1,21 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SourceScheduleState } from '../../shared/schedule/types';
 import { getSourceState } from '../../shared/store/source-state';
 import { handleSyncBatch } from '../../shared/sync/batch';
 import { runEndedAt } from '../../shared/sync/run';
-import type { MiniCouncil } from '../oparl/mini-council';
 import { loopbackFetcher } from '../oparl/support';
-import type { AwsTestbed } from '../support/aws';
-import {
-  captureLog,
-  deliver,
-  eventOf,
-  NOW,
-  oparlTestEngine,
-  plan,
-  runDepsOf,
-  startSourceBed,
-} from './support';
+import { captureLog, deliver, eventOf, NOW, oparlTestEngine, plan, runDepsOf, useSourceBed } from './support';
 
 /**
  * Found by the chaos bench (`clock-jump-back-mid-run`): the planner stamps a run's start with its clock,
@@ -25,16 +14,8 @@ import {
  * is logged. Real queue (fauxqs), State table (dynalite), OParl engine; the council on loopback.
  */
 describe('SCH-4 / SCH-5: a sync instance whose clock is behind the planner’s', () => {
-  let bed: AwsTestbed;
-  let council: MiniCouncil;
   const sourceId = 'clock-behind';
-
-  beforeAll(async () => {
-    ({ bed, council } = await startSourceBed(sourceId));
-  }, 60_000);
-  afterAll(async () => {
-    await Promise.all([bed?.stop(), council?.close()]);
-  });
+  const { bed } = useSourceBed(sourceId);
 
   it('runEndedAt: never before the start; the skew is measured', () => {
     const startedAt = new Date('2026-11-30T09:00:00Z');

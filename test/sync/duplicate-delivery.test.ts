@@ -1,22 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { OParlFetcher } from '../../shared/oparl/ports';
 import type { SourceScheduleState } from '../../shared/schedule/types';
 import { getSourceState } from '../../shared/store/source-state';
 import { handleSyncBatch } from '../../shared/sync/batch';
 import { duplicateDelivery } from '../../shared/sync/duplicate';
-import type { MiniCouncil } from '../oparl/mini-council';
 import { loopbackFetcher } from '../oparl/support';
-import type { AwsTestbed } from '../support/aws';
-import {
-  captureLog,
-  deliver,
-  eventOf,
-  NOW,
-  oparlTestEngine,
-  plan,
-  runDepsOf,
-  startSourceBed,
-} from './support';
+import { captureLog, deliver, eventOf, NOW, oparlTestEngine, plan, runDepsOf, useSourceBed } from './support';
 
 /**
  * Issue 13, defect 3: SQS delivers at least once. Two concurrent deliveries of one sync message must
@@ -26,16 +15,8 @@ import {
  * table (dynalite), the real OParl engine and store; the council on loopback.
  */
 describe('SCH-5 / ERR-4: duplicate deliveries of a sync message', () => {
-  let bed: AwsTestbed;
-  let council: MiniCouncil;
   const sourceId = 'twice-delivered';
-
-  beforeAll(async () => {
-    ({ bed, council } = await startSourceBed(sourceId));
-  }, 60_000);
-  afterAll(async () => {
-    await Promise.all([bed?.stop(), council?.close()]);
-  });
+  const { bed, council } = useSourceBed(sourceId);
 
   it('SCH-5 / ERR-4: of two concurrent deliveries the owner completes, the twin is dropped and logged as a duplicate; a delivery after the end is a no-op', async () => {
     // Prepare: the planner takes the lease for a run and enqueues its message.

@@ -1,21 +1,9 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { getSourceState } from '../../shared/store/source-state';
 import { handleSyncBatch } from '../../shared/sync/batch';
 import type { SyncEngine } from '../../shared/sync/run';
-import type { MiniCouncil } from '../oparl/mini-council';
 import { loopbackFetcher } from '../oparl/support';
-import type { AwsTestbed } from '../support/aws';
-import {
-  captureLog,
-  deliver,
-  eventOf,
-  NOW,
-  oparlTestEngine,
-  plan,
-  runDepsOf,
-  startSourceBed,
-} from './support';
+import { captureLog, deliver, eventOf, NOW, oparlTestEngine, plan, runDepsOf, useSourceBed } from './support';
 
 /**
  * Issue 18: Lambda bills a sync's wall time, and most of it is the politeness wait (RATE-1). With a
@@ -24,23 +12,9 @@ import {
  * the slot store. Real peers (dynalite, fauxqs) and the real OParl engine over a loopback council.
  */
 describe('sync batch: several sources per invocation (issue 18)', () => {
-  let bed: AwsTestbed;
-  let council: MiniCouncil;
   const first = 'parallel-a';
   const second = 'parallel-b';
-
-  beforeAll(async () => {
-    ({ bed, council } = await startSourceBed(first));
-    await bed.clients.doc.send(
-      new PutCommand({
-        TableName: bed.env.SOURCES_TABLE,
-        Item: { sourceId: second, systemUrl: council.systemUrl, active: true },
-      }),
-    );
-  }, 60_000);
-  afterAll(async () => {
-    await Promise.all([bed?.stop(), council?.close()]);
-  });
+  const { bed } = useSourceBed(first, second);
 
   it('works the records of one batch concurrently, each to its own completed run', async () => {
     const tick = await plan(bed, NOW);

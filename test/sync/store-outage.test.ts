@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { METRICS } from '../../shared/observability/constants';
 import { MetricsBuffer } from '../../shared/observability/metrics';
 import type { SourceScheduleState } from '../../shared/schedule/types';
 import { getSourceState } from '../../shared/store/source-state';
 import { handleSyncBatch } from '../../shared/sync/batch';
-import type { MiniCouncil } from '../oparl/mini-council';
 import { loopbackFetcher } from '../oparl/support';
 import type { AwsTestbed } from '../support/aws';
 import {
@@ -16,7 +15,7 @@ import {
   oparlTestEngine,
   plan,
   runDepsOf,
-  startSourceBed,
+  useSourceBed,
 } from './support';
 
 /**
@@ -66,16 +65,8 @@ describe.each([
 ])(
   'ERR-4 / issue 13: $store $error after the SDK retries is ours, not the source’s',
   ({ store, error, inject }) => {
-    let bed: AwsTestbed;
-    let council: MiniCouncil;
     const sourceId = `outage-${store.toLowerCase()}`;
-
-    beforeAll(async () => {
-      ({ bed, council } = await startSourceBed(sourceId));
-    }, 60_000);
-    afterAll(async () => {
-      await Promise.all([bed?.stop(), council?.close()]);
-    });
+    const { bed } = useSourceBed(sourceId);
 
     it(`ERR-4 / SCH-5: no failure, no pause, a batch item failure and a STORE_UNAVAILABLE count; the redelivery completes the run`, async () => {
       // Prepare: the planner takes the lease and enqueues the run; our store fails the sync's writes.

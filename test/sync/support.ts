@@ -4,6 +4,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import { afterAll, beforeAll } from 'vitest';
 import { engineReportOf, syncTablesFromEnv } from '../../shared/engine';
 import { syncSource } from '../../shared/oparl/engine';
 import type { OParlFetcher } from '../../shared/oparl/ports';
@@ -11,24 +12,46 @@ import { plannerTick } from '../../shared/planner/tick';
 import { DEFAULT_LEASE_MINUTES, DEFAULT_SCHEDULE_SETTINGS } from '../../shared/schedule';
 import type { SyncEngine, SyncRunDeps } from '../../shared/sync/run';
 import { type MiniCouncil, oneBodySystem, startMiniCouncil } from '../oparl/mini-council';
-import { type AwsTestbed, startAwsTestbed } from '../support/aws';
+import { type AwsTestbed, lateBound, startAwsTestbed } from '../support/aws';
 
 /** Monday 2026-11-30 10:00 Europe/Berlin: weekday daytime, outside the default full-sync window. */
 export const NOW = new Date('2026-11-30T09:00:00Z');
 
-/** The local AWS peers and a small council on loopback with one active source of it. */
-export async function startSourceBed(sourceId: string): Promise<{ bed: AwsTestbed; council: MiniCouncil }> {
+export interface SourceBed {
+  bed: AwsTestbed;
+  council: MiniCouncil;
+}
+
+/** The local AWS peers and a small council on loopback, with an active source of it per id. */
+export async function startSourceBed(sourceIds: readonly string[]): Promise<SourceBed> {
   const [bed, council] = await Promise.all([
     startAwsTestbed(),
     startMiniCouncil(oneBodySystem(() => undefined)),
   ]);
-  await bed.clients.doc.send(
-    new PutCommand({
-      TableName: bed.env.SOURCES_TABLE,
-      Item: { sourceId, systemUrl: council.systemUrl, active: true },
-    }),
-  );
+  for (const sourceId of sourceIds) {
+    await bed.clients.doc.send(
+      new PutCommand({
+        TableName: bed.env.SOURCES_TABLE,
+        Item: { sourceId, systemUrl: council.systemUrl, active: true },
+      }),
+    );
+  }
   return { bed, council };
+}
+
+/** `startSourceBed` in the calling `describe`'s `beforeAll`, both peers closed in its `afterAll`. */
+export function useSourceBed(...sourceIds: string[]): SourceBed {
+  let started: SourceBed | undefined;
+  beforeAll(async () => {
+    started = await startSourceBed(sourceIds);
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all([started?.bed.stop(), started?.council.close()]);
+  });
+  return {
+    bed: lateBound(() => started?.bed, 'the AWS testbed'),
+    council: lateBound(() => started?.council, 'the council'),
+  };
 }
 
 /** The real OParl engine and store over a test fetcher port (the council on loopback, no pace). */

@@ -1,5 +1,5 @@
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { mirrorKey } from '../../shared/mirror';
 import {
   awsPurgeStore,
@@ -8,7 +8,7 @@ import {
   tombstoneBody,
   tombstoneIds,
 } from '../../shared/takedown';
-import { type AwsTestbed, startAwsTestbed } from '../support/aws';
+import { type AwsTestbed, useAwsTestbed } from '../support/aws';
 import { documentsOf, indexEntries, liveEntries, type SeededSource, seedSyncedSource } from './support';
 
 async function exists(bed: AwsTestbed, key: string): Promise<boolean> {
@@ -41,14 +41,10 @@ function interruptAfter(inner: PurgeStore, n: number): PurgeStore & { deletions:
 }
 
 describe('purge-deleted (OPT-3): preview, then physical deletion on request', () => {
-  let bed: AwsTestbed;
+  const bed = useAwsTestbed();
   const seeded: SeededSource[] = [];
-  beforeAll(async () => {
-    bed = await startAwsTestbed();
-  });
   afterAll(async () => {
     await Promise.all(seeded.map((s) => s.council.close()));
-    await bed.stop();
   });
 
   it('OPT-3: the preview deletes nothing and equals exactly what --yes removes — copies and texts included', async () => {

@@ -1,22 +1,18 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { sourcePartition } from '../../shared/engine';
 import { MIRROR_TYPES } from '../../shared/mirror';
 import { listBodies, setBodyListed } from '../../shared/onboarding';
 import { PURGE_ORDER, tombstoneBody, tombstoneIds } from '../../shared/takedown';
 import type { TakedownMeta } from '../../shared/takedown/types';
-import { type AwsTestbed, startAwsTestbed } from '../support/aws';
+import { useAwsTestbed } from '../support/aws';
 import { documentsOf, indexEntries, liveEntries, type SeededSource, seedSyncedSource } from './support';
 
 describe('tombstone (OPT-2): gone from every output at once, kept for audit', () => {
-  let bed: AwsTestbed;
+  const bed = useAwsTestbed();
   const seeded: SeededSource[] = [];
-  beforeAll(async () => {
-    bed = await startAwsTestbed();
-  });
   afterAll(async () => {
     await Promise.all(seeded.map((s) => s.council.close()));
-    await bed.stop();
   });
 
   it('OPT-2: tombstone --body hides every object of the body from the live listings and keeps them', async () => {
