@@ -721,7 +721,7 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
     tests: ['test/schedule/sparing.test.ts', 'test/planner/tick.test.ts', 'test/schedule/decide.test.ts'],
   },
   'SCH-8': {
-    modules: ['shared/onboarding/add-source.ts', 'shared/oparl/constants.ts', 'shared/oparl/engine.ts'],
+    modules: ['shared/onboarding/add-source.ts', 'shared/oparl/constants.ts', 'shared/oparl/system.ts'],
     tests: [
       'test/fake-council/dataset.test.ts',
       'test/fake-council/filters.test.ts',
@@ -737,7 +737,7 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
     tests: ['test/oparl/filters.test.ts', 'test/fake-council/faults.test.ts', 'test/oparl/decisions.test.ts'],
   },
   'SCH-11': {
-    modules: ['shared/oparl/engine.ts', 'shared/oparl/decisions.ts', 'demo/types.ts'],
+    modules: ['shared/oparl/list-errors.ts', 'shared/oparl/decisions.ts', 'demo/types.ts'],
     tests: [
       'test/fake-council/dataset.test.ts',
       'test/fake-council/faults.test.ts',
@@ -745,7 +745,7 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
     ],
   },
   'SCH-12': {
-    modules: ['shared/oparl/decisions.ts', 'shared/oparl/constants.ts', 'shared/oparl/engine.ts'],
+    modules: ['shared/oparl/decisions.ts', 'shared/oparl/constants.ts', 'shared/oparl/list-task.ts'],
     tests: [
       'test/oparl/filters.test.ts',
       'test/oparl/decisions.test.ts',
@@ -769,7 +769,7 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
     tests: ['test/schedule/full-sync.test.ts', 'test/oparl/full.test.ts', 'test/schedule/decide.test.ts'],
   },
   'FULL-5': {
-    modules: ['shared/oparl/constants.ts', 'shared/oparl/engine.ts', 'shared/oparl/windows.ts'],
+    modules: ['shared/oparl/constants.ts', 'shared/oparl/list-task.ts', 'shared/oparl/windows.ts'],
     tests: ['test/oparl/full.test.ts', 'test/fake-council/filters.test.ts', 'test/oparl/windows.test.ts'],
   },
   'FULL-6': {
@@ -777,7 +777,7 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
     tests: ['test/schedule/full-sync.test.ts', 'test/oparl/full.test.ts'],
   },
   'FULL-7': {
-    modules: ['shared/schedule/full-sync.ts', 'shared/oparl/constants.ts', 'shared/oparl/engine.ts'],
+    modules: ['shared/schedule/full-sync.ts', 'shared/oparl/constants.ts', 'shared/oparl/list-page.ts'],
     tests: ['test/schedule/full-sync.test.ts', 'test/oparl/full.test.ts', 'test/oparl/decisions.test.ts'],
   },
   'FULL-8': {
