@@ -24,15 +24,15 @@ const hhmm = z
   .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a time of day "HH:MM" (Europe/Berlin)');
 
 /** DynamoDB console users type numbers as strings now and then; accept both, reject the rest. */
-const numeric = z.preprocess(
+export const numeric = z.preprocess(
   (v) => (typeof v === 'string' && v.trim() !== '' && !Number.isNaN(Number(v)) ? Number(v) : v),
   z.number({ error: 'must be a number' }).finite(),
 );
-const flag = z.preprocess(
+export const flag = z.preprocess(
   (v) => (v === 'true' ? true : v === 'false' ? false : v),
   z.boolean({ error: 'must be true or false' }),
 );
-const httpUrl = z
+export const httpUrl = z
   .string({ error: 'must be a URL' })
   .trim()
   .refine((v) => {
