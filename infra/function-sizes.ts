@@ -9,6 +9,8 @@ export const FUNCTION_MEMORY_MB = {
   files: 1536,
   deletionCheck: 1024,
   photos: 512,
+  // One geo source's FeatureCollection in memory (≤ 50 MB answer, DEFAULT_MAX_BYTES.service).
+  geo: 1024,
   preview: 1024,
 } as const;
 

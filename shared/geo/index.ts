@@ -10,4 +10,5 @@ export * from './plan-number';
 export * from './protocol';
 export * from './refresh';
 export * from './run';
+export * from './runtime';
 export * from './store';
