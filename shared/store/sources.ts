@@ -77,6 +77,28 @@ export async function putSourceItem(
       `source ${parsed.sourceId}: ${parsed.problems.map((p) => `${p.field} ${p.message}`).join('; ')}`,
     );
   }
+  return { written: await putItem(doc, table, item, opts), parsed };
+}
+
+/**
+ * Write an item of another fetch (OTH: `itemKind` set — geo, broadcasts), validated by its own schema
+ * before (shared/config); `mustNotExist` as for council sources.
+ */
+export async function putOtherItem(
+  doc: DynamoDBDocumentClient,
+  table: string,
+  item: { sourceId: string; itemKind: string } & Record<string, unknown>,
+  opts: { mustNotExist?: boolean } = {},
+): Promise<boolean> {
+  return putItem(doc, table, item, opts);
+}
+
+async function putItem(
+  doc: DynamoDBDocumentClient,
+  table: string,
+  item: Record<string, unknown>,
+  opts: { mustNotExist?: boolean },
+): Promise<boolean> {
   try {
     await doc.send(
       new PutCommand({
@@ -85,10 +107,10 @@ export async function putSourceItem(
         ...(opts.mustNotExist ? { ConditionExpression: 'attribute_not_exists(sourceId)' } : {}),
       }),
     );
-    return { written: true, parsed };
+    return true;
   } catch (err) {
     if (opts.mustNotExist && (err as { name?: string }).name === 'ConditionalCheckFailedException') {
-      return { written: false, parsed };
+      return false;
     }
     throw err;
   }
