@@ -43,7 +43,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { STACK_OUTPUT_ENV, type StackOutputKey } from '../shared/config';
 import { INCOMING_PREFIX } from '../shared/documents';
-import { GEO_OBJECT_PREFIX } from '../shared/geo';
+import { GEO_OBJECT_PREFIX, GEO_REFRESH_HOUR, GEO_REFRESH_MINUTE } from '../shared/geo';
 import { PREVIEW_STORED_REDIRECT_MAX_AGE_S } from '../shared/preview';
 import { DOCUMENTS_TABLE, SOURCES_TABLE, STATE_TABLE, type TableDefinition } from '../shared/store';
 import { FUNCTION_MEMORY_MB, SYNC_BATCH_SIZE } from './function-sizes';
@@ -97,7 +97,7 @@ export const DOCUMENT_SCHEDULES = {
 } as const;
 
 /** OTH-4: plan boundaries are refreshed daily, in the night (Europe/Berlin), away from the full syncs' hour. */
-export const GEO_SCHEDULE = { hour: '4', minute: '20' } as const;
+export const GEO_SCHEDULE = { hour: String(GEO_REFRESH_HOUR), minute: String(GEO_REFRESH_MINUTE) };
 /** Prefix of the geo sources' FeatureCollections in the bucket (shared/geo `GEO_OBJECT_PREFIX`). */
 export const GEO_PREFIX = `${GEO_OBJECT_PREFIX}/`;
 

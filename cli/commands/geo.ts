@@ -1,3 +1,4 @@
+import { DEMO_PLAN_TYPE } from '../../demo';
 import { GEO_ITEM_KIND, type GeoSourceItem, geoSourceIdFor, parseGeoSourceItem } from '../../shared/config';
 import { IngestorError } from '../../shared/errors';
 import { createGeoRuntime, createGeoStore, type GeoRunSummary, loadGeoSources } from '../../shared/geo';
@@ -217,4 +218,41 @@ export async function geoSetActive(rt: LocalRuntime, id: string, active: boolean
     itemKind: GEO_ITEM_KIND,
   });
   return { text: [`${id} ${active ? 'active' : 'inactive (never fetched)'}`], json: { id, active } };
+}
+
+/** `npm start`: the demo council's geoportal (demo/geoportal.ts) as the geo source of Musterstadt. */
+export const DEMO_GEO_BODY = 'musterstadt';
+export const DEMO_GEO_ATTRIBUTION = 'Demo-Geoportal (generierte Daten)';
+
+/**
+ * Seeds or updates the demo's geo source (its URL follows the demo's port); an operator's
+ * `geo deactivate` is kept. Undefined until the demo's bodies are known (after its first sync).
+ */
+export async function seedDemoGeoSource(rt: LocalRuntime, councilUrl: string): Promise<string | undefined> {
+  const council = await councilBodyOf(rt, DEMO_GEO_BODY, undefined);
+  if (!council) return undefined;
+  const sourceId = geoSourceIdFor(DEMO_GEO_BODY);
+  const existing = await getSourceItem(rt.clients.doc, rt.env.SOURCES_TABLE, sourceId);
+  const now = new Date().toISOString();
+  const item: GeoSourceItem = {
+    sourceId,
+    itemKind: GEO_ITEM_KIND,
+    body: DEMO_GEO_BODY,
+    kind: 'ogc-api-features',
+    url: `${councilUrl}/geo/ogc`,
+    layer: 'bplan',
+    params: { body: '1' },
+    filter: { property: 'planart', values: [DEMO_PLAN_TYPE] },
+    numberProperty: GEO_DEFAULT_NUMBER_PROPERTY,
+    titleProperty: GEO_DEFAULT_TITLE_PROPERTY,
+    linkProperty: 'dokument',
+    attribution: DEMO_GEO_ATTRIBUTION,
+    active: existing?.active !== false,
+    note: 'Seeded by npm start: the demo council geoportal on loopback.',
+    updatedAt: now,
+    updatedBy: 'npm start',
+    ...council,
+  };
+  await putOtherItem(rt.clients.doc, rt.env.SOURCES_TABLE, item);
+  return sourceId;
 }
