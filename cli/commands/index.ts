@@ -167,14 +167,11 @@ export const COMMANDS: CommandSpec[] = [
           allowLoopback: flag(ctx, 'allow-loopback'),
         });
       }
-      const body = str(ctx, 'body');
-      const kind = str(ctx, 'kind');
-      const url = str(ctx, 'url');
-      if (!body || !kind || !url) throw new geo.GeoUsageError('geo add needs --body, --kind and --url');
+      // `required` above: the parser refused a line without them.
       return geo.geoAdd(ctx.rt, {
-        body,
-        kind,
-        url,
+        body: str(ctx, 'body') as string,
+        kind: str(ctx, 'kind') as string,
+        url: str(ctx, 'url') as string,
         activate: flag(ctx, 'activate'),
         ...opt('source', str(ctx, 'source')),
         ...opt('layer', str(ctx, 'layer')),
