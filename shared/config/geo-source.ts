@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { FieldProblem } from './errors';
-import { flag, httpUrl, numeric } from './source';
+import { fieldProblemsOf, flag, httpUrl, numeric, rawItemId } from './source';
 
 /**
  * A geo source (OTH-4): where the boundaries ("Umringe") of a body's development plans are fetched
@@ -123,22 +123,9 @@ function wholeInRange(
 
 /** Parse one raw geo item. Never throws. */
 export function parseGeoSourceItem(raw: unknown): ParsedGeoSource {
-  const rawId =
-    raw && typeof raw === 'object' && typeof (raw as { sourceId?: unknown }).sourceId === 'string'
-      ? (raw as { sourceId: string }).sourceId
-      : '(missing sourceId)';
   const result = geoItemSchema.safeParse(raw);
-  if (!result.success) {
-    return {
-      ok: false,
-      sourceId: rawId,
-      problems: result.error.issues.map((issue) => ({
-        field: issue.path.length > 0 ? issue.path.join('.') : '(item)',
-        message:
-          issue.code === 'unrecognized_keys' ? `unknown field(s): ${issue.keys.join(', ')}` : issue.message,
-      })),
-    };
-  }
+  if (!result.success)
+    return { ok: false, sourceId: rawItemId(raw), problems: fieldProblemsOf(result.error) };
   const item = result.data;
   const problems: FieldProblem[] = [];
   const pageSize = wholeInRange(

@@ -146,24 +146,27 @@ function clamp(
   return value;
 }
 
+/** The id a raw item states, for reporting it when it is invalid. */
+export function rawItemId(raw: unknown): string {
+  return raw && typeof raw === 'object' && typeof (raw as { sourceId?: unknown }).sourceId === 'string'
+    ? (raw as { sourceId: string }).sourceId
+    : '(missing sourceId)';
+}
+
+/** A schema's issues as on-call reads them: the field as named in DynamoDB, and what is wrong. */
+export function fieldProblemsOf(error: z.ZodError): FieldProblem[] {
+  return error.issues.map((issue) => ({
+    field: issue.path.length > 0 ? issue.path.join('.') : '(item)',
+    message:
+      issue.code === 'unrecognized_keys' ? `unknown field(s): ${issue.keys.join(', ')}` : issue.message,
+  }));
+}
+
 /** Parse one raw Sources item (as unmarshalled from DynamoDB). Never throws. */
 export function parseSourceItem(raw: unknown): ParsedSource {
-  const rawId =
-    raw && typeof raw === 'object' && typeof (raw as { sourceId?: unknown }).sourceId === 'string'
-      ? (raw as { sourceId: string }).sourceId
-      : '(missing sourceId)';
   const result = sourceItemSchema.safeParse(raw);
-  if (!result.success) {
-    return {
-      ok: false,
-      sourceId: rawId,
-      problems: result.error.issues.map((issue) => ({
-        field: issue.path.length > 0 ? issue.path.join('.') : '(item)',
-        message:
-          issue.code === 'unrecognized_keys' ? `unknown field(s): ${issue.keys.join(', ')}` : issue.message,
-      })),
-    };
-  }
+  if (!result.success)
+    return { ok: false, sourceId: rawItemId(raw), problems: fieldProblemsOf(result.error) };
   const item = result.data;
   const warnings: FieldProblem[] = [];
   const problems: FieldProblem[] = [];

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startFakeCouncil } from '../../demo';
 import { GEO_ERROR_TEXTS, geoObjectKey, refreshGeoSource } from '../../shared/geo';
 import { closeAfterEach, type Handler, ok, routes, startTestServer, status } from '../fetch/support';
-import { type AwsTestbed, startAwsTestbed } from '../support/aws';
+import { useAwsTestbed } from '../support/aws';
 import { collection, geoDeps, geoSource, planFeature, readJsonObject } from './support';
 
 /**
@@ -11,18 +11,22 @@ import { collection, geoDeps, geoSource, planFeature, readJsonObject } from './s
  */
 
 const { cleanups, kit } = closeAfterEach();
-let bed: AwsTestbed;
-beforeAll(async () => {
-  bed = await startAwsTestbed();
-}, 60_000);
-afterAll(async () => {
-  await bed?.stop();
-});
+const testbed = useAwsTestbed();
 
 /** Path and query parameters of a recorded request. */
 function split(path: string): { path: string; query: Record<string, string> } {
   const url = new URL(path, 'http://x');
   return { path: url.pathname, query: Object.fromEntries(url.searchParams) };
+}
+
+/** The demo council system (and its geoportal) with one body on ris-a.test. */
+async function musterstadtCouncil() {
+  const council = await startFakeCouncil({
+    hostname: 'ris-a.test',
+    bodies: [{ name: 'Stadt Musterstadt', ags: '09162000' }],
+  });
+  cleanups.push(() => council.close());
+  return council;
 }
 
 /** A scripted geoportal whose answer the test changes between runs. */
@@ -38,12 +42,8 @@ async function scriptedPortal(first: Handler) {
 describe('OTH-4: OGC API Features and WFS from the demo council geoportal (same host as the council)', () => {
   it('OGC API Features: f=json, limit, links[rel=next] followed; plans numbered, filtered, stored in S3 and as items', async () => {
     const k = kit();
-    const council = await startFakeCouncil({
-      hostname: 'ris-a.test',
-      bodies: [{ name: 'Stadt Musterstadt', ags: '09162000' }],
-    });
-    cleanups.push(() => council.close());
-    const deps = geoDeps(bed, k);
+    const council = await musterstadtCouncil();
+    const deps = geoDeps(testbed(), k);
     const source = geoSource({
       url: `${council.url}/geo/ogc`,
       layer: 'bplan',
@@ -72,19 +72,15 @@ describe('OTH-4: OGC API Features and WFS from the demo council geoportal (same 
       change: '1',
       link: 'https://www.example.org/bplan/12-1.pdf',
     });
-    const stored = await readJsonObject(bed, geoObjectKey(source.sourceId));
+    const stored = await readJsonObject(testbed(), geoObjectKey(source.sourceId));
     expect(stored.type).toBe('FeatureCollection');
     expect((stored.features as unknown[]).length).toBe(3);
   });
 
   it('WFS 2.0: GetFeature with TYPENAMES, SRSNAME=EPSG:4326 and outputFormat; the latitude/longitude answer is repaired', async () => {
     const k = kit();
-    const council = await startFakeCouncil({
-      hostname: 'ris-a.test',
-      bodies: [{ name: 'Stadt Musterstadt', ags: '09162000' }],
-    });
-    cleanups.push(() => council.close());
-    const deps = geoDeps(bed, k);
+    const council = await musterstadtCouncil();
+    const deps = geoDeps(testbed(), k);
     const source = geoSource({
       kind: 'wfs',
       url: `${council.url}/geo/wfs`,
@@ -114,7 +110,7 @@ describe('OTH-4: OGC API Features and WFS from the demo council geoportal (same 
       COUNT: '3',
       STARTINDEX: '0',
     });
-    const stored = await readJsonObject(bed, geoObjectKey(source.sourceId));
+    const stored = await readJsonObject(testbed(), geoObjectKey(source.sourceId));
     const [lon, lat] =
       (stored.features as { geometry: { coordinates: number[][][] } }[])[0]?.geometry.coordinates[0]?.[0] ??
       [];
@@ -130,7 +126,7 @@ describe('OTH-4: counts per run and robustness', () => {
     const portal = await scriptedPortal(
       ok(collection([planFeature('1'), planFeature('2'), planFeature('3')])),
     );
-    const deps = geoDeps(bed, k);
+    const deps = geoDeps(testbed(), k);
     const source = geoSource({ url: portal.url });
 
     expect(await refreshGeoSource(deps, source)).toMatchObject({ created: 3, updated: 0, deleted: 0 });
@@ -166,7 +162,7 @@ describe('OTH-4: counts per run and robustness', () => {
   it('an empty answer from a service that had plans keeps the stock and records an error', async () => {
     const k = kit();
     const portal = await scriptedPortal(ok(collection([planFeature('1'), planFeature('2')])));
-    const deps = geoDeps(bed, k);
+    const deps = geoDeps(testbed(), k);
     const source = geoSource({ url: portal.url });
     await refreshGeoSource(deps, source);
 
@@ -175,7 +171,7 @@ describe('OTH-4: counts per run and robustness', () => {
 
     expect(report).toMatchObject({ error: GEO_ERROR_TEXTS.emptyAnswer, stored: 2, deleted: 0 });
     expect((await deps.store.plans(source.sourceId)).map((p) => p.key).sort()).toEqual(['1', '2']);
-    expect((await readJsonObject(bed, geoObjectKey(source.sourceId))).features).toHaveLength(2);
+    expect((await readJsonObject(testbed(), geoObjectKey(source.sourceId))).features).toHaveLength(2);
     expect(await deps.store.runState(source.sourceId)).toMatchObject({
       lastError: { text: GEO_ERROR_TEXTS.emptyAnswer },
       failuresInRow: 1,
@@ -202,7 +198,7 @@ describe('OTH-4: counts per run and robustness', () => {
   ])('errors are fixed texts without internals (%s); the stock stays', async (_, failing, text) => {
     const k = kit();
     const portal = await scriptedPortal(ok(collection([planFeature('1')])));
-    const deps = geoDeps(bed, k);
+    const deps = geoDeps(testbed(), k);
     const source = geoSource({ url: portal.url });
     await refreshGeoSource(deps, source);
     portal.set(failing);
@@ -272,7 +268,7 @@ describe('OTH-4: counts per run and robustness', () => {
         ]),
       ),
     );
-    const report = await refreshGeoSource(geoDeps(bed, k), geoSource({ url: portal.url }));
+    const report = await refreshGeoSource(geoDeps(testbed(), k), geoSource({ url: portal.url }));
 
     expect(report.stored).toBe(1);
     expect(report.skipped).toEqual({
@@ -288,13 +284,13 @@ describe('OTH-4: counts per run and robustness', () => {
     const k = kit();
     const swapped = planFeature('1', 48.137, 11.575); // lat, lon — Munich read the wrong way round
     const portal = await scriptedPortal(ok(collection([swapped, planFeature('2')])));
-    const deps = geoDeps(bed, k);
+    const deps = geoDeps(testbed(), k);
     const source = geoSource({ url: portal.url });
 
     const report = await refreshGeoSource(deps, source);
 
     expect(report).toMatchObject({ stored: 2, repaired: { axesSwapped: 1 } });
-    const stored = (await readJsonObject(bed, geoObjectKey(source.sourceId))).features as {
+    const stored = (await readJsonObject(testbed(), geoObjectKey(source.sourceId))).features as {
       id: string;
       geometry: { coordinates: number[][][] };
     }[];
@@ -307,7 +303,7 @@ describe('OTH-4: counts per run and robustness', () => {
     const portal = await scriptedPortal(
       ok(collection([planFeature('1'), planFeature('2', 11.6, 48.15), hamburg])),
     );
-    const deps = geoDeps(bed, k);
+    const deps = geoDeps(testbed(), k);
 
     const withArea = await refreshGeoSource(
       deps,
@@ -336,7 +332,7 @@ describe('OTH-4: counts per run and robustness', () => {
         ]),
       ),
     );
-    const deps = geoDeps(bed, k);
+    const deps = geoDeps(testbed(), k);
     const source = geoSource({ url: portal.url });
 
     const report = await refreshGeoSource(deps, source);
@@ -366,7 +362,7 @@ describe('OTH-4: counts per run and robustness', () => {
       );
     };
     const portal = await scriptedPortal(ok(collection([planFeature('1')])));
-    const deps = geoDeps(bed, k);
+    const deps = geoDeps(testbed(), k);
     const source = geoSource({ url: portal.url, maxPages: 4 });
     await refreshGeoSource(deps, source);
     portal.set(endless);
@@ -383,7 +379,7 @@ describe('OTH-4: counts per run and robustness', () => {
     const portal = await scriptedPortal(
       ok(collection([planFeature('1')], [{ rel: 'next', href: '/items?f=json&limit=500' }])),
     );
-    const report = await refreshGeoSource(geoDeps(bed, k), geoSource({ url: portal.url }));
+    const report = await refreshGeoSource(geoDeps(testbed(), k), geoSource({ url: portal.url }));
     expect(report).toMatchObject({ fetched: 1, error: GEO_ERROR_TEXTS.pageCap });
   });
 });

@@ -1,20 +1,14 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseGeoSourceItem } from '../../shared/config';
 import { loadGeoSources, refreshGeoSource, runGeoRefresh } from '../../shared/geo';
 import { loadAllSources } from '../../shared/store';
 import { closeAfterEach, ok, routes, startTestServer } from '../fetch/support';
-import { type AwsTestbed, startAwsTestbed } from '../support/aws';
+import { useAwsTestbed } from '../support/aws';
 import { collection, geoDeps, geoSource, planFeature } from './support';
 
 const { cleanups, kit } = closeAfterEach();
-let bed: AwsTestbed;
-beforeAll(async () => {
-  bed = await startAwsTestbed();
-}, 60_000);
-afterAll(async () => {
-  await bed?.stop();
-});
+const testbed = useAwsTestbed();
 
 const valid = {
   sourceId: 'geo:musterstadt',
@@ -53,18 +47,18 @@ describe('geo sources in the Sources table, validated like council items', () =>
   });
 
   it('council loads set geo items aside: never a broken council source, available to the geo refresh', async () => {
-    await bed.clients.doc.send(new PutCommand({ TableName: bed.env.SOURCES_TABLE, Item: valid }));
-    await bed.clients.doc.send(
+    await testbed().clients.doc.send(new PutCommand({ TableName: testbed().env.SOURCES_TABLE, Item: valid }));
+    await testbed().clients.doc.send(
       new PutCommand({
-        TableName: bed.env.SOURCES_TABLE,
+        TableName: testbed().env.SOURCES_TABLE,
         Item: { sourceId: 'ris-x', systemUrl: 'https://ris.example.org/oparl/system' },
       }),
     );
-    const load = await loadAllSources(bed.clients.doc, bed.env.SOURCES_TABLE);
+    const load = await loadAllSources(testbed().clients.doc, testbed().env.SOURCES_TABLE);
     expect(load.parsed.map((p) => (p.ok ? p.source.sourceId : p.sourceId))).not.toContain('geo:musterstadt');
     expect(load.parsed.every((p) => p.ok)).toBe(true);
     expect(load.others.get('geo')?.map((i) => i.sourceId)).toContain('geo:musterstadt');
-    const geo = await loadGeoSources(bed.clients.doc, bed.env.SOURCES_TABLE);
+    const geo = await loadGeoSources(testbed().clients.doc, testbed().env.SOURCES_TABLE);
     expect(geo.sources.map((s) => s.sourceId)).toContain('geo:musterstadt');
   });
 });
@@ -75,9 +69,9 @@ describe('OTH-3: an inactive geo source is never fetched', () => {
     const server = await startTestServer(routes({ '/items': ok(collection([planFeature('1')])) }));
     cleanups.push(() => server.close());
     const base = { itemKind: 'geo', kind: 'ogc-api-features', numberProperty: 'nummer' };
-    await bed.clients.doc.send(
+    await testbed().clients.doc.send(
       new PutCommand({
-        TableName: bed.env.SOURCES_TABLE,
+        TableName: testbed().env.SOURCES_TABLE,
         Item: {
           ...base,
           sourceId: 'geo:off',
@@ -87,9 +81,9 @@ describe('OTH-3: an inactive geo source is never fetched', () => {
         },
       }),
     );
-    await bed.clients.doc.send(
+    await testbed().clients.doc.send(
       new PutCommand({
-        TableName: bed.env.SOURCES_TABLE,
+        TableName: testbed().env.SOURCES_TABLE,
         Item: {
           ...base,
           sourceId: 'geo:on',
@@ -99,7 +93,11 @@ describe('OTH-3: an inactive geo source is never fetched', () => {
         },
       }),
     );
-    const deps = { ...geoDeps(bed, k), doc: bed.clients.doc, sourcesTable: bed.env.SOURCES_TABLE };
+    const deps = {
+      ...geoDeps(testbed(), k),
+      doc: testbed().clients.doc,
+      sourcesTable: testbed().env.SOURCES_TABLE,
+    };
 
     const summary = await runGeoRefresh(deps);
 
@@ -118,13 +116,17 @@ describe('OTH-3: an inactive geo source is never fetched', () => {
 
   it('an invalid geo item is reported with a fixed text and not fetched', async () => {
     const k = kit();
-    await bed.clients.doc.send(
+    await testbed().clients.doc.send(
       new PutCommand({
-        TableName: bed.env.SOURCES_TABLE,
+        TableName: testbed().env.SOURCES_TABLE,
         Item: { ...valid, sourceId: 'geo:broken', body: 'broken', kind: 'wms', active: true },
       }),
     );
-    const deps = { ...geoDeps(bed, k), doc: bed.clients.doc, sourcesTable: bed.env.SOURCES_TABLE };
+    const deps = {
+      ...geoDeps(testbed(), k),
+      doc: testbed().clients.doc,
+      sourcesTable: testbed().env.SOURCES_TABLE,
+    };
     const summary = await runGeoRefresh(deps, { sourceId: 'geo:broken' });
     expect(summary.errors).toEqual([{ sourceId: 'geo:broken', error: 'Eintrag der Geoquelle ist ungültig' }]);
     expect(summary.sources).toBe(0);
@@ -134,7 +136,7 @@ describe('OTH-3: an inactive geo source is never fetched', () => {
 describe('OTH-4: papers of the body linked to the plans their titles name', () => {
   it('records which papers concern which plan; a paper without a plan reference links nothing', async () => {
     const k = kit();
-    const deps = geoDeps(bed, k);
+    const deps = geoDeps(testbed(), k);
     const bodyId = 'https://ris.example.org/oparl/body/1';
     const papers = [
       ['https://ris.example.org/oparl/paper/1', '1. Änderung des Bebauungsplans Nr. 12 – Satzungsbeschluss'],

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createRunContext, defaultUserAgent } from '../../shared/fetch';
 import {
   type CouncilHostIntervals,
@@ -19,7 +19,7 @@ import {
   status,
   type TestServer,
 } from '../fetch/support';
-import { type AwsTestbed, startAwsTestbed } from '../support/aws';
+import { useAwsTestbed } from '../support/aws';
 
 /**
  * Other fetches (OTH-1…3) through the polite fetcher's `service` mode, against loopback servers
@@ -185,15 +185,10 @@ describe('OTH-2: pace of other fetches through the shared slot store', () => {
   });
 
   describe('OTH-2 with the Sources table (dynalite): an inactive council source counts, a change within 5 minutes', () => {
-    let bed: AwsTestbed;
-    beforeAll(async () => {
-      bed = await startAwsTestbed();
-    }, 60_000);
-    afterAll(async () => {
-      await bed?.stop();
-    });
+    const testbed = useAwsTestbed();
 
     it('OTH-2: the larger interval of an inactive council source on the same hostname applies, and a change takes effect within 5 minutes', async () => {
+      const bed = testbed();
       const k = kit();
       const server = await timedServer(k, { '/geo/items': ok() });
       const councilItem = {

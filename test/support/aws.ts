@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'vitest';
 import { type AwsPeers, startAwsPeers } from '../../cli/local/peers';
 import { type IngestorEnv, parseEnv } from '../../shared/config/env';
 import { type AwsClients, createAwsClients, destroyAwsClients } from '../../shared/store/clients';
@@ -26,5 +27,23 @@ export async function startAwsTestbed(extraEnv: Record<string, string> = {}): Pr
       destroyAwsClients(clients);
       await peers.stop();
     },
+  };
+}
+
+/**
+ * One testbed for the calling file (or describe block): started in `beforeAll`, stopped in `afterAll`.
+ * Read it inside tests through the returned getter.
+ */
+export function useAwsTestbed(extraEnv: Record<string, string> = {}): () => AwsTestbed {
+  let bed: AwsTestbed | undefined;
+  beforeAll(async () => {
+    bed = await startAwsTestbed(extraEnv);
+  }, 60_000);
+  afterAll(async () => {
+    await bed?.stop();
+  });
+  return () => {
+    if (!bed) throw new Error('the AWS testbed is not started (useAwsTestbed runs in beforeAll)');
+    return bed;
   };
 }
