@@ -1,6 +1,7 @@
 // The fake council system: a loopback OParl server for integration tests and the `npm start` demo.
 
 export { DEMO_BODIES, DEMO_OBJECTS_PER_LIST, type DemoCouncilOptions, startDemoCouncil } from './demo';
+export { DEMO_PLAN_TYPE, demoPlans, GEOPORTAL_PREFIX, geoportalReply } from './geoportal';
 export { buildPdf } from './pdf';
 export { ROBOTS_ALLOW_ALL, robotsScripts } from './robots';
 export { startFakeCouncil } from './server';

@@ -16,6 +16,7 @@ import {
   isShortCircuit,
   NESTING_BOMB_DEPTH,
 } from './faults';
+import { geoportalReply } from './geoportal';
 import { ROBOTS_ALLOW_ALL } from './robots';
 import { parseFilterValue } from './time';
 import {
@@ -132,6 +133,9 @@ export async function startFakeCouncil(options: FakeCouncilOptions = {}): Promis
     }
     const loop = /^\/__loop\/(\d{3})(\/.*)$/.exec(path);
     if (loop) return redirect(Number(loop[1]), `${loop[2]}${url.search}`);
+    // OTH-4: the council's geoportal on the same host (plan boundaries, OGC API Features and WFS).
+    const geo = geoportalReply(url, (b) => data.hasBody(b));
+    if (geo) return reply(geo.status, geo.body, geo.contentType);
     const file = /^\/files\/(\d+)\/(\d+)\.pdf$/.exec(path);
     if (file) return fileReply(Number(file[1]), Number(file[2]), url, rec);
     if (path === `${basePath}/system`) return json(data.renderSystem(), rec, faults);

@@ -203,7 +203,7 @@ export const paperSubjects = [
   'Straßenbeleuchtung in der Mühlenstraße',
   'Umbau des Bürgerhauses zur Kita',
   'Friedhofsgebührensatzung – Änderung',
-  'Öffentliche Toiletten am Marktplatz',
+  'Bebauungsplan Nr. 47 „Am Mühlenteich“ – Satzungsbeschluss',
 ];
 
 export const consultationRoles = [specValues.consultationRole, 'Vorberatung', 'Kenntnisnahme'];

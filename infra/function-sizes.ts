@@ -23,6 +23,9 @@ export const FUNCTION_MEMORY_MB = {
   files: 1536,
   deletionCheck: 256,
   photos: 256,
+  // One geo source's FeatureCollection in memory (≤ 50 MB answer, DEFAULT_MAX_BYTES.service); not yet
+  // measured by `npm run bench -- rss`, so sized for the largest answer the limits admit.
+  geo: 1024,
   preview: 1024,
 } as const;
 

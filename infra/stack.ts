@@ -43,6 +43,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { STACK_OUTPUT_ENV, type StackOutputKey } from '../shared/config';
 import { INCOMING_PREFIX } from '../shared/documents';
+import { GEO_OBJECT_PREFIX, GEO_REFRESH_HOUR, GEO_REFRESH_MINUTE } from '../shared/geo';
 import { PREVIEW_STORED_REDIRECT_MAX_AGE_S } from '../shared/preview';
 import { DOCUMENTS_TABLE, SOURCES_TABLE, STATE_TABLE, type TableDefinition } from '../shared/store';
 import { FUNCTION_MEMORY_MB, SYNC_BATCH_SIZE } from './function-sizes';
@@ -75,6 +76,8 @@ export interface IngestorStackProps extends StackProps, Partial<IngestorSettings
   documentFunctions?: boolean;
   /** The document preview behind CloudFront and a Function URL (issue 9). @default true */
   previewFunction?: boolean;
+  /** The daily geo refresh (OTH-4, `addGeoFunction`); `-c geoFunction=false` leaves it out. @default true */
+  geoFunction?: boolean;
 }
 
 /**
@@ -92,6 +95,11 @@ export const DOCUMENT_SCHEDULES = {
   deletionCheck: { minute: '35' },
   photos: { weekDay: 'MON', hour: '3', minute: '0' },
 } as const;
+
+/** OTH-4: plan boundaries are refreshed daily, in the night (Europe/Berlin), away from the full syncs' hour. */
+export const GEO_SCHEDULE = { hour: String(GEO_REFRESH_HOUR), minute: String(GEO_REFRESH_MINUTE) };
+/** Prefix of the geo sources' FeatureCollections in the bucket (shared/geo `GEO_OBJECT_PREFIX`). */
+export const GEO_PREFIX = `${GEO_OBJECT_PREFIX}/`;
 
 /** Options of a later scheduled function (files, deletion-check, photos). */
 export interface ScheduledFunctionOptions {
@@ -286,6 +294,8 @@ export class IngestorStack extends Stack {
     if (documentFunctions === true || documentFunctions === 'true') this.addDocumentFunctions();
     const previewFunction = props.previewFunction ?? this.node.tryGetContext('previewFunction') ?? true;
     if (previewFunction === true || previewFunction === 'true') this.addPreviewFunction();
+    const geoFunction = props.geoFunction ?? this.node.tryGetContext('geoFunction') ?? true;
+    if (geoFunction === true || geoFunction === 'true') this.addGeoFunction();
 
     this.schedule('PlannerSchedule', this.planner, ScheduleExpression.rate(Duration.minutes(1)), {
       description: 'Planner tick; the planner computes Europe/Berlin time itself',
@@ -405,6 +415,25 @@ export class IngestorStack extends Stack {
     this.acknowledgePrefixWildcards(deletionCheck, copies);
     this.acknowledgePrefixWildcards(photos, [MIRROR_PREFIXES.files, ROBOTS_PREFIX, MIRROR_PREFIXES.mirror]);
     return { files, deletionCheck, photos };
+  }
+
+  /**
+   * Issue 17: the geo refresh (OTH-4) daily at GEO_SCHEDULE, Europe/Berlin. Reads the Sources table
+   * (geo items, and council items for OTH-2's host intervals) and the mirror's papers (`mirror/`, index
+   * in State) for paper links; writes its `GEO#` items in State and the FeatureCollections under `geo/`.
+   * No robots/ state: other fetches do not evaluate robots.txt (OTH-3).
+   */
+  addGeoFunction(): IngestorFunction {
+    const geo = this.addScheduledFunction('Geo', 'functions/geo.ts', GEO_SCHEDULE, {
+      description: 'Daily: plan boundaries from geo services (OTH-1…OTH-4)',
+      memorySize: FUNCTION_MEMORY_MB.geo,
+    });
+    grantTable(geo.role, this.tables.Sources, SOURCES_TABLE, 'read');
+    grantTable(geo.role, this.tables.State, STATE_TABLE, 'readWrite');
+    grantBucketPrefixes(geo.role, this.mirrorBucket, [GEO_PREFIX], 'readWrite');
+    grantBucketPrefixes(geo.role, this.mirrorBucket, [MIRROR_PREFIXES.mirror], 'read');
+    this.acknowledgePrefixWildcards(geo, [GEO_PREFIX, MIRROR_PREFIXES.mirror]);
+    return geo;
   }
 
   /**

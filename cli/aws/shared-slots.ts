@@ -22,6 +22,9 @@ export function commandFetches(positionals: readonly string[]): boolean {
     case 'files':
       // `files clear <fileId>` only resets a record; the pass itself fetches.
       return sub !== 'clear';
+    case 'geo':
+      // OTH-2: geo services share the council hosts' pace through the same slot store.
+      return sub === 'refresh';
     case 'sources':
       // ONB-2: adding (one or many) reads robots.txt, the System and the body list first.
       return sub === 'add' || sub === 'import';

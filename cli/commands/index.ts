@@ -114,6 +114,85 @@ export const COMMANDS: CommandSpec[] = [
       }),
   },
   {
+    name: 'geo',
+    synopsis: [
+      'geo add --body SLUG --kind ogc-api-features|wfs --url URL [--layer L] [--param k=v]… [--filter prop=v1,v2]',
+      '        [--number-property P] [--title-property P] [--link-property P] [--attribution T] [--license-url U] [--activate]',
+      'geo refresh [--id ID] --once',
+      'geo list | activate <id> | deactivate <id>',
+    ],
+    summary:
+      'plan boundaries from geo services (OTH-4): add a geo source, refresh now, list; switch one off (OTH-3)',
+    runtime: true,
+    subcommands: {
+      add: {
+        args: [0, 0],
+        required: ['body', 'kind', 'url'],
+        options: {
+          body: { type: 'string', value: 'SLUG', help: 'the body the plans belong to (its slug, ONB-4)' },
+          source: {
+            type: 'string',
+            value: 'ID',
+            help: 'the council source of the body, when the slug is in two',
+          },
+          kind: { type: 'string', value: 'KIND', help: 'ogc-api-features or wfs' },
+          url: { type: 'string', value: 'URL', help: 'OGC API landing page or items URL; WFS service URL' },
+          layer: { type: 'string', value: 'L', help: 'collection id (OGC API) or TYPENAMES (WFS)' },
+          param: { type: 'string', value: 'k=v', multiple: true, help: 'an extra query parameter' },
+          filter: { type: 'string', value: 'prop=v1,v2', help: 'only features with one of these values' },
+          'number-property': { type: 'string', value: 'P', help: 'plan number property (default nummer)' },
+          'title-property': { type: 'string', value: 'P', help: 'plan title property (default name)' },
+          'link-property': { type: 'string', value: 'P', help: 'document link property (http(s) only)' },
+          attribution: { type: 'string', value: 'T', help: 'attribution text of the data' },
+          'license-url': { type: 'string', value: 'U', help: 'licence URL of the data' },
+          ags: {
+            type: 'string',
+            value: 'AGS',
+            help: '8-digit municipality key for plan ids (default: the body)',
+          },
+          activate: { type: 'boolean', help: 'store it active (default inactive)' },
+        },
+      },
+      refresh: {
+        args: [0, 0],
+        options: { id: { type: 'string', value: 'ID', help: 'only this geo source' }, ...ONCE },
+      },
+      list: { args: [0, 0] },
+      activate: { args: [1, 1] },
+      deactivate: { args: [1, 1] },
+    },
+    run: async (ctx) => {
+      const geo = await import('./geo');
+      const [sub, id] = ctx.args;
+      if (sub === 'list') return geo.geoList(ctx.rt);
+      if (sub === 'activate' || sub === 'deactivate')
+        return geo.geoSetActive(ctx.rt, id as string, sub === 'activate');
+      if (sub === 'refresh') {
+        return geo.geoRefresh(ctx.rt, {
+          ...opt('id', str(ctx, 'id')),
+          allowLoopback: flag(ctx, 'allow-loopback'),
+        });
+      }
+      // `required` above: the parser refused a line without them.
+      return geo.geoAdd(ctx.rt, {
+        body: str(ctx, 'body') as string,
+        kind: str(ctx, 'kind') as string,
+        url: str(ctx, 'url') as string,
+        activate: flag(ctx, 'activate'),
+        ...opt('source', str(ctx, 'source')),
+        ...opt('layer', str(ctx, 'layer')),
+        ...opt('params', list(ctx, 'param')),
+        ...opt('filter', str(ctx, 'filter')),
+        ...opt('numberProperty', str(ctx, 'number-property')),
+        ...opt('titleProperty', str(ctx, 'title-property')),
+        ...opt('linkProperty', str(ctx, 'link-property')),
+        ...opt('attribution', str(ctx, 'attribution')),
+        ...opt('licenseUrl', str(ctx, 'license-url')),
+        ...opt('ags', str(ctx, 'ags')),
+      });
+    },
+  },
+  {
     name: 'probe',
     synopsis: ['probe <url>…'],
     summary: 'is there an OParl API? ≤ 5 requests per body, robots.txt first, 2 s between bodies (ONB-1)',

@@ -8,6 +8,7 @@ import { type LocalServePort, startLocalServePort } from '../local/serve-port';
 import { type CommandResult, EXIT_INTERRUPTED, UsageError } from '../output';
 import { createProgress } from '../progress';
 import { createLocalDocumentPasses } from './documents-local';
+import { createLocalGeoPass, type LocalGeoSummary } from './geo-local';
 import { requestCommand } from './request';
 import { type FirstStartSummary, firstStartLines, firstStartSummary, listAllBodies } from './start-summary';
 
@@ -31,6 +32,8 @@ export interface StartSummary {
   firstStart: boolean;
   /** Only after the first start's cycle: what is where. */
   demo?: FirstStartSummary;
+  /** The geo refresh of this run (OTH-4; daily, the first cycle runs it): the demo geoportal's plans. */
+  geo?: LocalGeoSummary;
   /** Ctrl-C ended the run: the sync in progress stopped at a checkpoint and released its lease. */
   interrupted?: true;
 }
@@ -78,6 +81,8 @@ export async function startCommand(
   const totals: StartSummary = { sources: 0, syncs: 0, requests: 0, objects: 0, firstStart };
   // Files + deletion check hourly, photos Mondays 03:00 — the same passes as the scheduled functions.
   const documents = createLocalDocumentPasses(rt, { allowLoopback, onRequest: progress.request });
+  // OTH-4 daily, as the scheduled geo function; the demo's geoportal is seeded once its bodies are known.
+  const geo = createLocalGeoPass(rt, { allowLoopback, ...(demo ? { demoCouncilUrl: demo.url } : {}) });
   sync.configureSyncRuntime({
     onRequest: (event: FetchEvent) => {
       if (event.kind !== 'request') return;
@@ -136,6 +141,8 @@ export async function startCommand(
       if (listed.length > 0) say(`first start: listed the demo's bodies (ONB-4): ${listed.join(', ')}`);
     }
     await documents.afterTick(say, new Date(), progress);
+    const geoSummary = await geo.afterTick(say, new Date());
+    if (geoSummary) totals.geo = geoSummary;
     progress.end();
     if (firstCycle) {
       firstCycle = false;
@@ -187,6 +194,7 @@ export async function startCommand(
     process.off('SIGTERM', onStop);
     await preview?.close();
     await documents.close();
+    await geo.close();
     await demo?.close();
   }
 }

@@ -24,15 +24,15 @@ const hhmm = z
   .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a time of day "HH:MM" (Europe/Berlin)');
 
 /** DynamoDB console users type numbers as strings now and then; accept both, reject the rest. */
-const numeric = z.preprocess(
+export const numeric = z.preprocess(
   (v) => (typeof v === 'string' && v.trim() !== '' && !Number.isNaN(Number(v)) ? Number(v) : v),
   z.number({ error: 'must be a number' }).finite(),
 );
-const flag = z.preprocess(
+export const flag = z.preprocess(
   (v) => (v === 'true' ? true : v === 'false' ? false : v),
   z.boolean({ error: 'must be true or false' }),
 );
-const httpUrl = z
+export const httpUrl = z
   .string({ error: 'must be a URL' })
   .trim()
   .refine((v) => {
@@ -142,24 +142,27 @@ function clampRequestInterval(seconds: number, warnings: FieldProblem[]): number
   return seconds;
 }
 
+/** The id a raw item states, for reporting it when it is invalid. */
+export function rawItemId(raw: unknown): string {
+  return raw && typeof raw === 'object' && typeof (raw as { sourceId?: unknown }).sourceId === 'string'
+    ? (raw as { sourceId: string }).sourceId
+    : '(missing sourceId)';
+}
+
+/** A schema's issues as on-call reads them: the field as named in DynamoDB, and what is wrong. */
+export function fieldProblemsOf(error: z.ZodError): FieldProblem[] {
+  return error.issues.map((issue) => ({
+    field: issue.path.length > 0 ? issue.path.join('.') : '(item)',
+    message:
+      issue.code === 'unrecognized_keys' ? `unknown field(s): ${issue.keys.join(', ')}` : issue.message,
+  }));
+}
+
 /** Parse one raw Sources item (as unmarshalled from DynamoDB). Never throws. */
 export function parseSourceItem(raw: unknown): ParsedSource {
-  const rawId =
-    raw && typeof raw === 'object' && typeof (raw as { sourceId?: unknown }).sourceId === 'string'
-      ? (raw as { sourceId: string }).sourceId
-      : '(missing sourceId)';
   const result = sourceItemSchema.safeParse(raw);
-  if (!result.success) {
-    return {
-      ok: false,
-      sourceId: rawId,
-      problems: result.error.issues.map((issue) => ({
-        field: issue.path.length > 0 ? issue.path.join('.') : '(item)',
-        message:
-          issue.code === 'unrecognized_keys' ? `unknown field(s): ${issue.keys.join(', ')}` : issue.message,
-      })),
-    };
-  }
+  if (!result.success)
+    return { ok: false, sourceId: rawItemId(raw), problems: fieldProblemsOf(result.error) };
   const item = result.data;
   const warnings: FieldProblem[] = [];
   const problems: FieldProblem[] = [];

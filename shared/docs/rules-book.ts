@@ -498,7 +498,7 @@ export function bookSections(c: RulesConstants): BookSection[] {
         ),
         r(
           'OTH-2',
-          `They keep their own pace per server through the same shared slot store, before every request and every redirect; a service on a council system's host shares that host's pace. A larger interval set for a council source on the same hostname applies too, also while that source is inactive, within ${dur(c.rate.hostIntervalRefreshMs)} of a change.`,
+          `They keep their own pace per server (at most one request per ${seconds(c.other.intervalSeconds)}) through the same shared slot store, before every request and every redirect; a service on a council system's host shares that host's pace. A larger interval set for a council source on the same hostname applies too, also while that source is inactive, within ${dur(c.rate.hostIntervalRefreshMs)} of a change.`,
         ),
         r(
           'OTH-3',
@@ -506,7 +506,10 @@ export function bookSections(c: RulesConstants): BookSection[] {
         ),
         r(
           'OTH-4',
-          'Development-plan boundaries are refreshed daily from OGC API Features or WFS. (our addition) An empty answer keeps the existing stock and records an error; errors are recorded as fixed texts without internal details.',
+          `Development-plan boundaries are refreshed daily from OGC API Features or WFS (at ${String(c.other.geoRefreshHour).padStart(2, '0')}:${String(c.other.geoRefreshMinute).padStart(2, '0')} Europe/Berlin; at most ${num(c.other.geoMaxPages)} pages per service and run, answers up to ${size(c.other.maxBytes)}). (our addition) An empty answer keeps the existing stock and records an error; errors are recorded as fixed texts without internal details (e.g. ${list(
+            c.other.geoErrorExamples.map((t) => `"${t}"`),
+            'or',
+          )}).`,
         ),
         r(
           'OTH-5',
@@ -540,7 +543,7 @@ export function bookSections(c: RulesConstants): BookSection[] {
 /**
  * Where each rule is kept and which tests prove it (paths from the repository root). Every listed test
  * file must cite the rule's ID, and every listed module must exist (test/docs/rules-book.test.ts).
- * Rules not built yet are `NOT_YET`: OTH-1…5 (issue 17).
+ * Rules not built yet are `NOT_YET`: OTH-5 (issue 17, live broadcasts).
  */
 export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
   'ID-1': {
@@ -966,10 +969,47 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
       'test/takedown/permanent-documents.test.ts',
     ],
   },
-  'OTH-1': NOT_YET,
-  'OTH-2': NOT_YET,
-  'OTH-3': NOT_YET,
-  'OTH-4': NOT_YET,
+  'OTH-1': {
+    modules: ['shared/other-fetch/fetch.ts', 'shared/fetch/fetcher.ts', 'shared/fetch/constants.ts'],
+    tests: ['test/other-fetch/other-fetch.test.ts'],
+  },
+  'OTH-2': {
+    modules: [
+      'shared/other-fetch/fetch.ts',
+      'shared/fetch/host-slot.ts',
+      'shared/sync/runtime.ts',
+      'cli/aws/shared-slots.ts',
+    ],
+    tests: ['test/other-fetch/other-fetch.test.ts', 'test/geo/infra.test.ts'],
+  },
+  'OTH-3': {
+    modules: [
+      'shared/fetch/admission.ts',
+      'shared/geo/run.ts',
+      'shared/geo/refresh.ts',
+      'cli/commands/geo.ts',
+    ],
+    tests: ['test/other-fetch/other-fetch.test.ts', 'test/geo/sources.test.ts', 'test/geo/cli.test.ts'],
+  },
+  'OTH-4': {
+    modules: [
+      'shared/geo/refresh.ts',
+      'shared/geo/normalise.ts',
+      'shared/geo/geometry.ts',
+      'shared/geo/protocol.ts',
+      'shared/geo/errors.ts',
+      'shared/geo/paper-refs.ts',
+      'shared/config/geo-source.ts',
+      'infra/stack.ts',
+    ],
+    tests: [
+      'test/geo/refresh.test.ts',
+      'test/geo/plan-references.test.ts',
+      'test/geo/sources.test.ts',
+      'test/geo/infra.test.ts',
+      'test/e2e/start.test.ts',
+    ],
+  },
   'OTH-5': NOT_YET,
   'B-1': {
     modules: ['shared/documents/decide.ts', 'shared/robots/cache.ts', 'shared/documents/deletion.ts'],

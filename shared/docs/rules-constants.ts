@@ -1,4 +1,5 @@
 import {
+  GEO_DEFAULT_MAX_PAGES,
   REQUEST_INTERVAL_MAX_SECONDS,
   REQUEST_INTERVAL_MIN_SECONDS,
   SCRAPER_DEFAULT_INTERVAL_SECONDS,
@@ -30,6 +31,7 @@ import {
   DEFAULT_CONTACT,
   DEFAULT_HEADERS_TIMEOUT_MS,
   DEFAULT_INFO_URL,
+  DEFAULT_MAX_BYTES,
   MAX_ATTEMPTS_BY_PURPOSE,
   MAX_REDIRECTS,
   PACKAGE_VERSION,
@@ -37,6 +39,7 @@ import {
   RETRY_PAUSES_MS,
   SERVER_ERROR_SERIES_LENGTH,
 } from '../fetch';
+import { GEO_ERROR_TEXTS, GEO_REFRESH_HOUR, GEO_REFRESH_MINUTE, httpStatusText } from '../geo';
 import { PROBE_MAX_REQUESTS_PER_BODY, PROBE_OPARL_PATHS, PROBE_PAUSE_BETWEEN_BODIES_MS } from '../onboarding';
 import {
   BODY_LIST_MAX_PAGES,
@@ -53,6 +56,7 @@ import {
   timeSlices,
   UNFILTERED_STOP_AFTER_UNCHANGED_PAGES,
 } from '../oparl';
+import { OTHER_FETCH_INTERVAL_SECONDS } from '../other-fetch';
 import {
   PREVIEW_MAX_FETCHES_PER_INSTANCE,
   PREVIEW_MAX_WAIT_MS,
@@ -201,6 +205,15 @@ export interface RulesConstants {
   };
   preview: { maxWaitMs: number; concurrentPerProcess: number; perVisitor: number; visitorWindowMs: number };
   photos: { weekdayHour: number; maxPersonsPerBody: number; recheckMs: number; pauseMs: number };
+  /** OTH: other fetches (geo services). */
+  other: {
+    intervalSeconds: number;
+    maxBytes: number;
+    geoRefreshHour: number;
+    geoRefreshMinute: number;
+    geoMaxPages: number;
+    geoErrorExamples: readonly string[];
+  };
   errors: {
     apiAttempts: number;
     retryPausesMs: readonly number[];
@@ -332,6 +345,14 @@ export function collectRulesConstants(): RulesConstants {
       maxPersonsPerBody: PHO_MAX_PERSONS_PER_BODY,
       recheckMs: PHO_RECHECK_MS,
       pauseMs: PHO_PAUSE_MS,
+    },
+    other: {
+      intervalSeconds: OTHER_FETCH_INTERVAL_SECONDS,
+      maxBytes: DEFAULT_MAX_BYTES.service,
+      geoRefreshHour: GEO_REFRESH_HOUR,
+      geoRefreshMinute: GEO_REFRESH_MINUTE,
+      geoMaxPages: GEO_DEFAULT_MAX_PAGES,
+      geoErrorExamples: [httpStatusText(503), GEO_ERROR_TEXTS.invalidGeoJson, GEO_ERROR_TEXTS.emptyAnswer],
     },
     errors: {
       apiAttempts: MAX_ATTEMPTS_BY_PURPOSE.api,

@@ -275,6 +275,20 @@ export function renderRulesPage(c: RulesConstants): string {
     '- **OPT-5** Ein Takedown gilt, bis wir ihn ausdrücklich aufheben: Weder die physische Löschung noch ein späterer Abgleich, Dateiabruf, Löschabgleich, Fotoabruf oder eine Vorschau holt das Objekt, die Kommune oder ihre Dateien zurück — auch wenn der Takedown erfolgt, während ein Abgleich Ihrer Quelle läuft.',
   );
 
+  const o = c.other;
+  p('## Andere Abrufe (OTH)');
+  p(
+    'Diese Abrufe gehen nicht an Ratsinformationssysteme, sondern an Geodienste (und künftig Streaming-Anbieter).',
+    '',
+    `- **OTH-1** Sie melden sich mit derselben Kennung wie unsere Abrufe bei Ratsinformationssystemen, \`${c.identity.productToken}\` mit Verweis auf ${c.identity.infoUrl} und der Kontaktadresse ${c.identity.contact}. Eine abweichende Kennung je Quelle gibt es für sie nicht.`,
+    `- **OTH-2** Sie halten einen eigenen Takt je Server ein, höchstens eine Anfrage ${o.intervalSeconds === 1 ? 'je Sekunde' : `alle ${plural(o.intervalSeconds, 'Sekunde', 'Sekunden')}`}, vor jeder Anfrage und vor jeder Weiterleitung. Der Takt nutzt denselben gemeinsamen Speicher wie die Abrufe bei Ratsinformationssystemen: Liegt ein Dienst auf dem Server eines Ratsinformationssystems, etwa das Geoportal einer Kommune, teilen sich beide den Takt. Haben wir für eine Quelle auf demselben Hostnamen einen größeren Abstand eingestellt, halten die Geodienst-Abrufe ihn ebenfalls ein, auch wenn die Quelle abgeschaltet ist; ein geänderter Abstand wirkt dort spätestens nach ${dauer(c.rate.hostIntervalRefreshMs, 'dativ')}.`,
+    `- **OTH-3** Die robots.txt werten diese Abrufe nicht aus, auch nicht bei Geoportalen von Kommunen: Sie durchsuchen keine Seiten, sondern fragen Schnittstellen ab, und es gelten die Nutzungsregeln des jeweiligen Dienstes. Eine Gruppe für \`${c.identity.productToken}\` in der robots.txt Ihres Geoportals stoppt den täglichen Abruf der Umringe von Bebauungsplänen also nicht. Möchten Sie ihn nicht, schreiben Sie an ${c.identity.contact}; wir schalten ihn dann getrennt ab (\`ingestor geo deactivate <id>\`), und eine abgeschaltete Geoquelle rufen wir nicht mehr ab. Alle übrigen Schutzregeln gelten auch hier: nur öffentliche Adressen, auch bei jeder Weiterleitung (RED-2), Grenzen für Größe (${groesse(o.maxBytes)} je Antwort) und Zeit, \`Retry-After\` (RATE-8), Wiederholungen und Schutzschalter (ERR-1, ERR-2).`,
+    `- **OTH-4** Die Umringe von Bebauungsplänen rufen wir täglich um ${String(o.geoRefreshHour).padStart(2, '0')}:${String(o.geoRefreshMinute).padStart(2, '0')} Uhr über OGC API Features oder WFS ab, höchstens ${zahl(o.geoMaxPages)} Seiten je Dienst und Lauf. Liefert ein Dienst, der Pläne hatte, eine leere Antwort, behalten wir den bisherigen Bestand und vermerken einen Fehler. Fehler vermerken wir als feste Texte ohne interne Einzelheiten, etwa ${aufzaehlung(
+      o.geoErrorExamples.map((t) => `„${t}“`),
+      'oder',
+    )}. Ungültige Geometrien, Pläne weit außerhalb des Gemeindegebiets und Verweise, die nicht http(s) sind, übernehmen wir nicht; die Quellenangabe und Lizenz des Dienstes speichern wir mit.`,
+  );
+
   p('## Weitere Zusagen (B)');
   p(
     '- **B-1** Bedingte Anfragen (ETag, Last-Modified), wo wir dieselbe Adresse erneut abrufen: robots.txt, Dateien und Listenseiten, die sie anbieten.',

@@ -19,5 +19,13 @@ export {
   type SourceStateItem,
   type SyncRunClaim,
 } from './source-state';
-export { getSourceItem, idOf, loadAllSources, loadSource, putSourceItem, type SourcesLoad } from './sources';
+export {
+  getSourceItem,
+  idOf,
+  loadAllSources,
+  loadSource,
+  putOtherItem,
+  putSourceItem,
+  type SourcesLoad,
+} from './sources';
 export { BODY_LIST_INDEX, DOCUMENTS_TABLE, SOURCES_TABLE, STATE_TABLE, type TableDefinition } from './tables';

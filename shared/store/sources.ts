@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { GetCommand, PutCommand, ScanCommand, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
-import { type ParsedSource, parseSourceItem, type SourceItem } from '../config';
+import { otherItemKindOf, type ParsedSource, parseSourceItem, type SourceItem } from '../config';
 import { IngestorError } from '../errors';
 
 /**
@@ -11,15 +11,23 @@ export interface SourcesLoad {
   parsed: ParsedSource[];
   /** Raw items as stored, for `sources show`. */
   raw: Map<string, Record<string, unknown>>;
+  /** Items of other fetches (OTH: geo, broadcasts), raw, by their `itemKind`; never council sources. */
+  others: Map<string, Record<string, unknown>[]>;
 }
 
 export async function loadAllSources(doc: DynamoDBDocumentClient, table: string): Promise<SourcesLoad> {
   const parsed: ParsedSource[] = [];
   const raw = new Map<string, Record<string, unknown>>();
+  const others = new Map<string, Record<string, unknown>[]>();
   let startKey: ScanCommandOutput['LastEvaluatedKey'];
   do {
     const page = await doc.send(new ScanCommand({ TableName: table, ExclusiveStartKey: startKey }));
     for (const item of page.Items ?? []) {
+      const otherKind = otherItemKindOf(item);
+      if (otherKind !== undefined) {
+        others.set(otherKind, [...(others.get(otherKind) ?? []), item]);
+        continue;
+      }
       const p = parseSourceItem(item);
       parsed.push(p);
       raw.set(p.ok ? p.source.sourceId : p.sourceId, item);
@@ -27,7 +35,7 @@ export async function loadAllSources(doc: DynamoDBDocumentClient, table: string)
     startKey = page.LastEvaluatedKey;
   } while (startKey);
   parsed.sort((a, b) => idOf(a).localeCompare(idOf(b)));
-  return { parsed, raw };
+  return { parsed, raw, others };
 }
 
 export function idOf(p: ParsedSource): string {
@@ -69,6 +77,28 @@ export async function putSourceItem(
       `source ${parsed.sourceId}: ${parsed.problems.map((p) => `${p.field} ${p.message}`).join('; ')}`,
     );
   }
+  return { written: await putItem(doc, table, item, opts), parsed };
+}
+
+/**
+ * Write an item of another fetch (OTH: `itemKind` set — geo, broadcasts), validated by its own schema
+ * before (shared/config); `mustNotExist` as for council sources.
+ */
+export async function putOtherItem(
+  doc: DynamoDBDocumentClient,
+  table: string,
+  item: { sourceId: string; itemKind: string } & Record<string, unknown>,
+  opts: { mustNotExist?: boolean } = {},
+): Promise<boolean> {
+  return putItem(doc, table, item, opts);
+}
+
+async function putItem(
+  doc: DynamoDBDocumentClient,
+  table: string,
+  item: Record<string, unknown>,
+  opts: { mustNotExist?: boolean },
+): Promise<boolean> {
   try {
     await doc.send(
       new PutCommand({
@@ -77,10 +107,10 @@ export async function putSourceItem(
         ...(opts.mustNotExist ? { ConditionExpression: 'attribute_not_exists(sourceId)' } : {}),
       }),
     );
-    return { written: true, parsed };
+    return true;
   } catch (err) {
     if (opts.mustNotExist && (err as { name?: string }).name === 'ConditionalCheckFailedException') {
-      return { written: false, parsed };
+      return false;
     }
     throw err;
   }

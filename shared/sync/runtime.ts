@@ -161,7 +161,10 @@ export async function createSyncRuntime(
 export interface HostIntervalIndex {
   refresh(): Promise<void>;
   forSource(sourceId: string): number | undefined;
-  /** The largest interval of any source on `host`, ms (RATE-2); undefined when none is known. */
+  /**
+   * The largest interval of any source on `host`, ms (RATE-2); undefined when none is known. Inactive
+   * sources count too: other fetches on that host keep it (OTH-2).
+   */
   forHost(host: string): number | undefined;
 }
 

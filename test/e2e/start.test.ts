@@ -51,6 +51,9 @@ describe('npm start -- --once', () => {
     expect(summary.demo?.documents.stored).toBeGreaterThan(0);
     expect(summary.demo?.documents.withText).toBeGreaterThan(0);
     expect(summary.demo?.preview?.path).toMatch(/^\/documents\/[0-9a-f]{64}$/);
+    // OTH-4: the demo council's geoportal (same host) is a geo source of Musterstadt; its plans are stored.
+    expect(stderr).toMatch(/demo geoportal: geo source geo:musterstadt/);
+    expect(summary.geo).toEqual({ sources: 1, stored: 3, created: 3, updated: 0, deleted: 0, errors: 0 });
     expect(stderr).toContain('first start — what is where');
     expect(stderr).toMatch(/status \(npx ingestor status.*\n\s+demo\s+\[active\]/);
     // No terminal: no progress line and no line per request, only the lines worth keeping.
