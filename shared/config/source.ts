@@ -28,11 +28,11 @@ const numeric = z.preprocess(
   (v) => (typeof v === 'string' && v.trim() !== '' && !Number.isNaN(Number(v)) ? Number(v) : v),
   z.number({ error: 'must be a number' }).finite(),
 );
-const flag = z.preprocess(
+export const flag = z.preprocess(
   (v) => (v === 'true' ? true : v === 'false' ? false : v),
   z.boolean({ error: 'must be true or false' }),
 );
-const httpUrl = z
+export const httpUrl = z
   .string({ error: 'must be a URL' })
   .trim()
   .refine((v) => {
@@ -44,11 +44,30 @@ const httpUrl = z
     }
   }, 'must be an http(s) URL without credentials');
 
+/** The Sources table's key, for every kind of item. */
+export const sourceIdField = z
+  .string({ error: 'is required' })
+  .regex(/^[a-z0-9][a-z0-9-]{1,62}$/, 'must be 2–63 characters of a–z, 0–9 and "-"');
+
+/** The `sourceId` a raw item states, for reporting a broken one. */
+export function rawSourceIdOf(raw: unknown): string {
+  return raw && typeof raw === 'object' && typeof (raw as { sourceId?: unknown }).sourceId === 'string'
+    ? (raw as { sourceId: string }).sourceId
+    : '(missing sourceId)';
+}
+
+/** A failed parse of any Sources item as per-field problems, named as on-call sees them. */
+export function fieldProblemsOf(error: z.ZodError): FieldProblem[] {
+  return error.issues.map((issue) => ({
+    field: issue.path.length > 0 ? issue.path.join('.') : '(item)',
+    message:
+      issue.code === 'unrecognized_keys' ? `unknown field(s): ${issue.keys.join(', ')}` : issue.message,
+  }));
+}
+
 const sourceItemSchema = z
   .object({
-    sourceId: z
-      .string({ error: 'is required' })
-      .regex(/^[a-z0-9][a-z0-9-]{1,62}$/, 'must be 2–63 characters of a–z, 0–9 and "-"'),
+    sourceId: sourceIdField,
     name: z.string().trim().max(200).optional(),
     /** The OParl System URL (kind oparl) or the RIS start page (kind scraper). */
     systemUrl: httpUrl,
@@ -148,21 +167,9 @@ function clamp(
 
 /** Parse one raw Sources item (as unmarshalled from DynamoDB). Never throws. */
 export function parseSourceItem(raw: unknown): ParsedSource {
-  const rawId =
-    raw && typeof raw === 'object' && typeof (raw as { sourceId?: unknown }).sourceId === 'string'
-      ? (raw as { sourceId: string }).sourceId
-      : '(missing sourceId)';
   const result = sourceItemSchema.safeParse(raw);
   if (!result.success) {
-    return {
-      ok: false,
-      sourceId: rawId,
-      problems: result.error.issues.map((issue) => ({
-        field: issue.path.length > 0 ? issue.path.join('.') : '(item)',
-        message:
-          issue.code === 'unrecognized_keys' ? `unknown field(s): ${issue.keys.join(', ')}` : issue.message,
-      })),
-    };
+    return { ok: false, sourceId: rawSourceIdOf(raw), problems: fieldProblemsOf(result.error) };
   }
   const item = result.data;
   const warnings: FieldProblem[] = [];

@@ -1,0 +1,71 @@
+import type { FieldProblem } from '../config';
+import type { AwsClients } from '../store';
+import { idOfBroadcast, loadBroadcasts } from './run';
+import { BroadcastStore } from './store';
+
+/** `ingestor broadcasts status`: per broadcast source its config, last success, counts and last error. */
+export interface BroadcastStatusRow {
+  broadcastId: string;
+  valid: boolean;
+  problems?: FieldProblem[];
+  body?: string;
+  councilSourceId?: string;
+  streamUrl?: string;
+  format?: string;
+  active?: boolean;
+  lastPollAt?: string;
+  lastSuccessAt?: string;
+  lastError?: { text: string; at: string };
+  polls: number;
+  errors: number;
+  liveSeen: number;
+  /** Meetings with a record (polled while their window was open). */
+  meetings: number;
+  liveNow: boolean;
+  lastLiveAt?: string;
+}
+
+export async function broadcastStatus(
+  clients: Pick<AwsClients, 'doc'>,
+  tables: { sources: string; state: string },
+): Promise<BroadcastStatusRow[]> {
+  const rows: BroadcastStatusRow[] = [];
+  for (const p of await loadBroadcasts(clients, tables.sources)) {
+    const id = idOfBroadcast(p);
+    const store = new BroadcastStore(clients, tables.state, id);
+    const status = await store.getStatus();
+    const meetings = await store.listMeetings();
+    const lastLive = meetings
+      .map((m) => m.lastLiveAt)
+      .filter((at): at is string => at !== undefined)
+      .sort()
+      .at(-1);
+    const row: BroadcastStatusRow = {
+      broadcastId: id,
+      valid: p.ok,
+      polls: status.polls,
+      errors: status.errors,
+      liveSeen: status.liveSeen,
+      meetings: meetings.length,
+      // The last poll's finding: live now only if the newest checked meeting was found live then.
+      liveNow:
+        meetings.length > 0 &&
+        [...meetings].sort((a, b) => a.lastCheckedAt.localeCompare(b.lastCheckedAt)).at(-1)?.liveNow === true,
+    };
+    if (p.ok) {
+      row.body = p.broadcast.body;
+      row.councilSourceId = p.broadcast.councilSourceId;
+      row.streamUrl = p.broadcast.streamUrl;
+      row.format = p.broadcast.format;
+      row.active = p.broadcast.active;
+    } else {
+      row.problems = p.problems;
+    }
+    if (status.lastPollAt !== undefined) row.lastPollAt = status.lastPollAt;
+    if (status.lastSuccessAt !== undefined) row.lastSuccessAt = status.lastSuccessAt;
+    if (status.lastError !== undefined) row.lastError = status.lastError;
+    if (lastLive !== undefined) row.lastLiveAt = lastLive;
+    rows.push(row);
+  }
+  return rows;
+}
