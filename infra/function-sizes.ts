@@ -10,6 +10,8 @@ export const FUNCTION_MEMORY_MB = {
   deletionCheck: 1024,
   photos: 512,
   preview: 1024,
+  // OTH-5: a playlist or status of a few KB per minute, and a few State items.
+  broadcasts: 512,
 } as const;
 
 /**

@@ -75,6 +75,11 @@ export interface IngestorStackProps extends StackProps, Partial<IngestorSettings
   documentFunctions?: boolean;
   /** The document preview behind CloudFront and a Function URL (issue 9). @default true */
   previewFunction?: boolean;
+  /**
+   * OTH-5: the once-a-minute broadcast poller (`addBroadcastFunction`). Also on unless context
+   * `-c broadcastFunction=false`. @default true
+   */
+  broadcastFunction?: boolean;
 }
 
 /**
@@ -286,6 +291,8 @@ export class IngestorStack extends Stack {
     if (documentFunctions === true || documentFunctions === 'true') this.addDocumentFunctions();
     const previewFunction = props.previewFunction ?? this.node.tryGetContext('previewFunction') ?? true;
     if (previewFunction === true || previewFunction === 'true') this.addPreviewFunction();
+    const broadcastFunction = props.broadcastFunction ?? this.node.tryGetContext('broadcastFunction') ?? true;
+    if (broadcastFunction === true || broadcastFunction === 'true') this.addBroadcastFunction();
 
     this.schedule('PlannerSchedule', this.planner, ScheduleExpression.rate(Duration.minutes(1)), {
       description: 'Planner tick; the planner computes Europe/Berlin time itself',
@@ -405,6 +412,39 @@ export class IngestorStack extends Stack {
     this.acknowledgePrefixWildcards(deletionCheck, copies);
     this.acknowledgePrefixWildcards(photos, [MIRROR_PREFIXES.files, ROBOTS_PREFIX, MIRROR_PREFIXES.mirror]);
     return { files, deletionCheck, photos };
+  }
+
+  /**
+   * Issue 17 (OTH-5): the broadcast poller, every minute. Outside every meeting window it only reads:
+   * the Sources table (broadcast items), the session days and the mirror index in State; in a window it
+   * also reads meeting records under `mirror/`, writes its own `BROADCAST#` items in State and asks one
+   * streaming provider through the shared slot store (the Upstash secret). No robots.txt (OTH-3), so no
+   * `robots/` access. One instance at a time; it fetches, so it counts towards INGESTOR_MAX_INSTANCES.
+   */
+  addBroadcastFunction(): IngestorFunction {
+    const broadcasts = new IngestorFunction(this, 'Broadcasts', {
+      entry: 'functions/broadcasts.ts',
+      description:
+        'Every minute: live broadcasts of council meetings, only around scheduled meetings (OTH-5)',
+      timeout: Duration.minutes(1),
+      memorySize: FUNCTION_MEMORY_MB.broadcasts,
+      environment: this.functionEnvironment,
+      ...this.reserve(1),
+      // A pass that starts late is worthless: the next minute's pass decides again.
+      maxEventAge: Duration.minutes(1),
+      retryAttempts: 0,
+    });
+    grantTable(broadcasts.role, this.tables.Sources, SOURCES_TABLE, 'read');
+    grantTable(broadcasts.role, this.tables.State, STATE_TABLE, 'readWrite');
+    grantBucketPrefixes(broadcasts.role, this.mirrorBucket, [MIRROR_PREFIXES.mirror], 'read');
+    this.acknowledgePrefixWildcards(broadcasts, [MIRROR_PREFIXES.mirror]);
+    this.upstashSecret.grantRead(broadcasts.role);
+    this.countFetchingInstances(1);
+    this.schedule('BroadcastsSchedule', broadcasts, ScheduleExpression.rate(Duration.minutes(1)), {
+      description: 'Broadcast pass (OTH-5); meeting windows are computed from the mirror',
+      maxEventAge: Duration.minutes(1),
+    });
+    return broadcasts;
   }
 
   /**

@@ -22,6 +22,9 @@ export function commandFetches(positionals: readonly string[]): boolean {
     case 'files':
       // `files clear <fileId>` only resets a record; the pass itself fetches.
       return sub !== 'clear';
+    case 'broadcasts':
+      // OTH-2: a poll asks streaming providers through the same shared slot store.
+      return sub === 'poll';
     case 'sources':
       // ONB-2: adding (one or many) reads robots.txt, the System and the body list first.
       return sub === 'add' || sub === 'import';

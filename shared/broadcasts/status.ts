@@ -1,5 +1,6 @@
 import type { FieldProblem } from '../config';
 import type { AwsClients } from '../store';
+import { BROADCAST_POLL_INTERVAL_MS } from './constants';
 import { idOfBroadcast, loadBroadcasts } from './run';
 import { BroadcastStore } from './store';
 
@@ -25,9 +26,18 @@ export interface BroadcastStatusRow {
   lastLiveAt?: string;
 }
 
+/**
+ * Live now: a meeting found live by a poll of the last two minutes — a finding older than that is
+ * stale (the window closed, or the source was switched off since).
+ */
+function isFresh(checkedAt: string, now: Date): boolean {
+  return now.getTime() - Date.parse(checkedAt) <= 2 * BROADCAST_POLL_INTERVAL_MS;
+}
+
 export async function broadcastStatus(
   clients: Pick<AwsClients, 'doc'>,
   tables: { sources: string; state: string },
+  now: Date,
 ): Promise<BroadcastStatusRow[]> {
   const rows: BroadcastStatusRow[] = [];
   for (const p of await loadBroadcasts(clients, tables.sources)) {
@@ -47,10 +57,7 @@ export async function broadcastStatus(
       errors: status.errors,
       liveSeen: status.liveSeen,
       meetings: meetings.length,
-      // The last poll's finding: live now only if the newest checked meeting was found live then.
-      liveNow:
-        meetings.length > 0 &&
-        [...meetings].sort((a, b) => a.lastCheckedAt.localeCompare(b.lastCheckedAt)).at(-1)?.liveNow === true,
+      liveNow: meetings.some((m) => m.liveNow && isFresh(m.lastCheckedAt, now)),
     };
     if (p.ok) {
       row.body = p.broadcast.body;

@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { type BroadcastItem, parseBroadcastItem } from '../config';
+import { BROADCAST_KIND, type BroadcastConfig, type BroadcastItem, parseBroadcastItem } from '../config';
 import { strip } from '../engine';
 import { IngestorError } from '../errors';
 import type { AwsClients } from '../store';
@@ -176,7 +176,7 @@ export async function putBroadcastItem(
   clients: Pick<AwsClients, 'doc'>,
   sourcesTable: string,
   item: BroadcastItem,
-): Promise<void> {
+): Promise<BroadcastConfig> {
   const parsed = parseBroadcastItem(item);
   if (!parsed.ok) {
     throw new IngestorError(
@@ -192,8 +192,41 @@ export async function putBroadcastItem(
         ConditionExpression: 'attribute_not_exists(sourceId)',
       }),
     );
+    return parsed.broadcast;
   } catch (err) {
     if ((err as { name?: string }).name !== 'ConditionalCheckFailedException') throw err;
     throw new IngestorError('BROADCAST_EXISTS', `a source with id ${item.sourceId} exists already`);
+  }
+}
+
+/** OTH-3: switches one broadcast source on or off; only an existing broadcast item is changed. */
+export async function setBroadcastActive(
+  clients: Pick<AwsClients, 'doc'>,
+  sourcesTable: string,
+  broadcastId: string,
+  active: boolean,
+  audit: { by: string; now: Date },
+): Promise<void> {
+  try {
+    await clients.doc.send(
+      new UpdateCommand({
+        TableName: sourcesTable,
+        Key: { sourceId: broadcastId },
+        UpdateExpression: 'SET active = :a, updatedAt = :at, updatedBy = :by',
+        ConditionExpression: 'kind = :kind',
+        ExpressionAttributeValues: {
+          ':a': active,
+          ':at': audit.now.toISOString(),
+          ':by': audit.by,
+          ':kind': BROADCAST_KIND,
+        },
+      }),
+    );
+  } catch (err) {
+    if ((err as { name?: string }).name !== 'ConditionalCheckFailedException') throw err;
+    throw new IngestorError(
+      'BROADCAST_NOT_FOUND',
+      `no broadcast source ${broadcastId} (ingestor broadcasts status)`,
+    );
   }
 }

@@ -71,6 +71,7 @@ beforeAll(() => {
     env: TEST_ENV,
     documentFunctions: false,
     previewFunction: false,
+    broadcastFunction: false,
     upstashRestUrl: UPSTASH_URL,
     upstashSecretName: 'test/upstash-token',
     userAgent: 'mandari-ingestor/0.1.0 (+https://mandari.de/ingestor/; ops@example.org)',
@@ -515,6 +516,7 @@ describe('settings and extension points', () => {
       env: TEST_ENV,
       documentFunctions: false,
       previewFunction: false,
+      broadcastFunction: false,
       ...props,
     });
   };

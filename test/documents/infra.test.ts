@@ -25,6 +25,7 @@ describe('CDK: files, deletion-check and photos functions', () => {
       env: TEST_ENV,
       documentFunctions: true,
       previewFunction: false,
+      broadcastFunction: false,
     });
     Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
     template = Template.fromStack(stack);

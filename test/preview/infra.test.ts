@@ -21,7 +21,11 @@ describe('CDK: preview function', () => {
       outdir: tempOutdir('preview'),
       context: { ...cdkJsonContext(), ...NO_BUNDLING, previewFunction: true },
     });
-    stack = new IngestorStack(app, 'Preview', { env: TEST_ENV, documentFunctions: false });
+    stack = new IngestorStack(app, 'Preview', {
+      env: TEST_ENV,
+      documentFunctions: false,
+      broadcastFunction: false,
+    });
     Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
     template = Template.fromStack(stack);
     try {
@@ -97,6 +101,7 @@ describe('CDK: preview function', () => {
     const reserved = new IngestorStack(app, 'Reserved', {
       env: TEST_ENV,
       documentFunctions: false,
+      broadcastFunction: false,
       reservedConcurrency: true,
     });
     const t = Template.fromStack(reserved);
