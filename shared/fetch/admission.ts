@@ -49,6 +49,8 @@ export async function admit(
   const openUntil = plan.runContext?.breakerOpenUntil(host, clock.now());
   if (openUntil !== undefined) throw new CircuitOpenError(url.href, openUntil);
   if (plan.purpose === 'robots') return undefined; // ROB-4: /robots.txt itself is always allowed.
+  // OTH-3: other fetches query service interfaces, not pages — robots.txt is neither loaded nor evaluated.
+  if (plan.purpose === 'service') return undefined;
 
   const entry = await deps.robotsGate.entryFor(url, plan.robotsAgent, progress.deadline, {
     source: plan.source,

@@ -7,8 +7,12 @@
 export const DEFAULT_INFO_URL = 'https://mandari.de/ingestor/';
 export const DEFAULT_CONTACT = 'support@mandari.de';
 
-/** What a request is for. Decides Accept (ID-2), limits, timeouts and retries. */
-export const FETCH_PURPOSES = ['api', 'robots', 'scraper', 'file', 'comparison'] as const;
+/**
+ * What a request is for. Decides Accept (ID-2), limits, timeouts and retries. `service` is an other
+ * fetch (OTH): a geo service or streaming provider, not a council system — robots.txt is not
+ * evaluated (OTH-3) and no per-source User-Agent applies (OTH-1); everything else is as for `api`.
+ */
+export const FETCH_PURPOSES = ['api', 'robots', 'scraper', 'file', 'comparison', 'service'] as const;
 export type FetchPurpose = (typeof FETCH_PURPOSES)[number];
 
 /** ID-2: Accept per purpose. Files take whatever the source serves (mostly PDF). */
@@ -18,6 +22,8 @@ export const ACCEPT_BY_PURPOSE: Readonly<Record<FetchPurpose, string>> = {
   scraper: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.8',
   file: '*/*',
   comparison: '*/*',
+  // GeoJSON first (OGC API Features, WFS), then JSON (stream status), then anything (HLS playlists).
+  service: 'application/geo+json, application/json;q=0.9, */*;q=0.8',
 };
 
 const KiB = 1024;
@@ -34,6 +40,8 @@ export const DEFAULT_MAX_BYTES: Readonly<Record<FetchPurpose, number>> = {
   scraper: 10 * MiB,
   file: 80 * 1000 * 1000,
   comparison: 64 * KiB,
+  // A page of plan boundaries of a large town; a stream status is a few bytes.
+  service: 50 * MiB,
 };
 
 /** Waiting for the response head. SCH-12 calls a list slow after 60 s without an answer. */
@@ -50,6 +58,7 @@ export const DEFAULT_BODY_TIMEOUT_MS: Readonly<Record<FetchPurpose, number>> = {
   scraper: 60_000,
   file: 300_000,
   comparison: 30_000,
+  service: 120_000,
 };
 
 /**
@@ -71,6 +80,7 @@ export const MAX_ATTEMPTS_BY_PURPOSE: Readonly<Record<FetchPurpose, number>> = {
   scraper: 3,
   file: 1,
   comparison: 1,
+  service: 3,
 };
 export const RETRY_PAUSES_MS: readonly number[] = [1_000, 2_000];
 

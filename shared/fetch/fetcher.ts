@@ -69,8 +69,14 @@ export function createPoliteFetcher(deps: PoliteFetcherDeps): PoliteFetcher {
     const override = source.userAgent?.trim();
     return override !== undefined && override !== '' ? override : baseUserAgent;
   };
+  // OTH-1: other fetches carry the fixed agent of council fetches; a per-source override never applies.
   const planOf = (url: string, options: FetchOptions, overrides: Partial<Plan> = {}): Plan =>
-    planFor(url, options, options?.source ? userAgentFor(options.source) : baseUserAgent, overrides);
+    planFor(
+      url,
+      options,
+      options?.source && options.purpose !== 'service' ? userAgentFor(options.source) : baseUserAgent,
+      overrides,
+    );
 
   // robots.txt (ROB-5) and the ID-4 comparison are fetches of their own, through the whole fetcher.
   const innerFetch = { clock, planFor: planOf, fetch: (url: string, plan: Plan) => run('buffer', url, plan) };

@@ -62,8 +62,13 @@ export function slotRequestFor(
   crawlDelaySeconds: number | undefined,
   nowMs: number,
 ): SlotRequest {
+  const hopHostMs = plan.hostIntervalFor?.(progress.url.hostname.toLowerCase()) ?? 0;
   return {
-    intervalMs: effectiveHostIntervalMs(plan.source, plan.hostIntervalMs, crawlDelaySeconds),
+    intervalMs: effectiveHostIntervalMs(
+      plan.source,
+      Math.max(plan.hostIntervalMs, hopHostMs),
+      crawlDelaySeconds,
+    ),
     maxWaitMs: Math.max(0, progress.deadline - nowMs),
     leaseTtlMs: plan.headersTimeoutMs + plan.bodyTimeoutMs + LEASE_MARGIN_MS,
   };

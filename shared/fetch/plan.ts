@@ -44,6 +44,8 @@ export interface Plan {
   bodyTimeoutMs: number;
   maxAttempts: number;
   hostIntervalMs: number;
+  /** OTH-2: per hop's host, the interval of council sources there (undefined: none). */
+  hostIntervalFor: ((host: string) => number | undefined) | undefined;
   extraHeaders: Record<string, string>;
   conditional: { etag?: string; lastModified?: string } | undefined;
   runContext: RunContext | undefined;
@@ -121,6 +123,7 @@ export function planFor(
       Math.floor(positive('maxAttempts', options.maxAttempts, MAX_ATTEMPTS_BY_PURPOSE[purpose])),
     ),
     hostIntervalMs: positive('hostIntervalMs', options.hostIntervalMs, 0),
+    hostIntervalFor: options.hostIntervalFor,
     extraHeaders,
     conditional: options.conditional,
     runContext: options.runContext,

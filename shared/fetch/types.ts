@@ -24,6 +24,11 @@ export interface FetchOptions {
   source: FetchSource;
   /** RATE-2: the largest interval configured for any source on this hostname, ms. */
   hostIntervalMs?: number;
+  /**
+   * OTH-2: the largest interval configured for a council source on a hostname, ms, asked for each
+   * hop's host (a redirect to a council host keeps that host's pace too). Counts beside `hostIntervalMs`.
+   */
+  hostIntervalFor?: (host: string) => number | undefined;
   /** Limit of the (decoded) body; default per purpose (`DEFAULT_MAX_BYTES`). */
   maxBytes?: number;
   /** Total wait for slots and robots.txt before HOST_SLOT_TIMEOUT (PRV-1: 5 s); default 120 s. */
