@@ -98,6 +98,13 @@ export const DOCUMENT_SCHEDULES = {
   photos: { weekDay: 'MON', hour: '3', minute: '0' },
 } as const;
 
+/**
+ * OTH-5: a pass waits at most 20 s for a slot (BROADCAST_MAX_WAIT_MS), then the service fetch's head
+ * and body deadlines (60 s + 120 s) for one slow provider; passes that overlap the next minute's are
+ * harmless (the minute's poll is a conditional claim in State).
+ */
+export const BROADCAST_TIMEOUT = Duration.minutes(4);
+
 /** Options of a later scheduled function (files, deletion-check, photos). */
 export interface ScheduledFunctionOptions {
   description?: string;
@@ -426,7 +433,7 @@ export class IngestorStack extends Stack {
       entry: 'functions/broadcasts.ts',
       description:
         'Every minute: live broadcasts of council meetings, only around scheduled meetings (OTH-5)',
-      timeout: Duration.minutes(1),
+      timeout: BROADCAST_TIMEOUT,
       memorySize: FUNCTION_MEMORY_MB.broadcasts,
       environment: this.functionEnvironment,
       ...this.reserve(1),

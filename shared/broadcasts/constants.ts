@@ -12,6 +12,21 @@ export const BROADCAST_OPEN_END_HOURS = 4;
 export const BROADCAST_POLL_INTERVAL_MS = 60_000;
 
 /**
+ * OTH-5: one request per poll — no in-poll retries after a 5xx or a timeout (ERR-1's repetitions would
+ * be three requests within seconds); the next minute's poll is the retry.
+ */
+export const BROADCAST_ATTEMPTS_PER_POLL = 1;
+
+/**
+ * Longest wait for the host's slot (a Retry-After, a council host's pace): a poll that cannot be sent
+ * within this is given up ("paused") and the next minute decides again — it never outlives its minute.
+ */
+export const BROADCAST_MAX_WAIT_MS = 20_000;
+
+/** Broadcast sources polled at once in a pass: one slow provider never holds up the others. */
+export const BROADCAST_POLLS_IN_FLIGHT = 8;
+
+/**
  * A playlist or status answer is small (a few KB); anything bigger is no answer we can read. Enforced
  * while streaming by the fetcher (RESPONSE_TOO_LARGE).
  */

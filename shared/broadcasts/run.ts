@@ -2,8 +2,15 @@ import { type BroadcastConfig, type ParsedBroadcast, parseBroadcastItem } from '
 import type { MirrorStore } from '../mirror';
 import { idHash } from '../mirror';
 import type { AwsClients } from '../store';
+import type { OtherFetch } from '../other-fetch';
 import { loadAllSources } from '../store';
-import { BROADCAST_MAX_BYTES } from './constants';
+import { mapLimit } from '../util';
+import {
+  BROADCAST_ATTEMPTS_PER_POLL,
+  BROADCAST_MAX_BYTES,
+  BROADCAST_MAX_WAIT_MS,
+  BROADCAST_POLLS_IN_FLIGHT,
+} from './constants';
 import { decideBroadcastPoll, openMeetings } from './decide';
 import { type LiveReading, readHlsPlaylist, readJsonStatus } from './detect';
 import { broadcastErrorText } from './errors';
@@ -17,13 +24,8 @@ import { BroadcastStore } from './store';
  * mode (OTH-1…3), read as HLS or JSON status and recorded per open meeting.
  */
 
-/** The one request a poll makes: the other-fetch mode of the polite fetcher (shared/other-fetch). */
-export interface BroadcastFetch {
-  fetch(
-    url: string,
-    request: { sourceId: string; maxBytes?: number; headers?: Record<string, string> },
-  ): Promise<{ body: Buffer }>;
-}
+/** The one request a poll makes: the other-fetch mode of the polite fetcher (OTH-1…3). */
+export type BroadcastFetch = Pick<OtherFetch, 'fetch'>;
 
 export interface BroadcastDeps {
   clients: Pick<AwsClients, 'doc'>;
@@ -102,18 +104,19 @@ export async function runBroadcastPass(
     outcomes: [],
   };
   for (const p of parsed) {
-    if (!p.ok) {
-      report.invalid += 1;
-      report.outcomes.push({
-        broadcastId: p.broadcastId,
-        action: 'skip',
-        reason: `invalid: ${p.problems.map((x) => `${x.field} ${x.message}`).join('; ')}`,
-      });
-      continue;
-    }
-    const outcome = await pollOne(deps, p.broadcast, now, report);
-    report.outcomes.push(outcome);
+    if (p.ok) continue;
+    report.invalid += 1;
   }
+  // One outcome per source, in the sources' order, whatever order the polls finish in.
+  report.outcomes = await mapLimit(parsed, BROADCAST_POLLS_IN_FLIGHT, (p) =>
+    p.ok
+      ? pollOne(deps, p.broadcast, now, report)
+      : Promise.resolve<BroadcastOutcome>({
+          broadcastId: p.broadcastId,
+          action: 'skip',
+          reason: `invalid: ${p.problems.map((x) => `${x.field} ${x.message}`).join('; ')}`,
+        }),
+  );
   return report;
 }
 
@@ -155,6 +158,8 @@ async function pollOne(
     const answer = await fetcher.fetch(broadcast.streamUrl, {
       sourceId: id,
       maxBytes: BROADCAST_MAX_BYTES,
+      maxWaitMs: BROADCAST_MAX_WAIT_MS,
+      maxAttempts: BROADCAST_ATTEMPTS_PER_POLL,
       headers: { accept: ACCEPT[broadcast.format] },
     });
     reading = readBroadcast(broadcast, answer.body);

@@ -1,9 +1,9 @@
-import { App, type CfnElement, Duration, Validations } from 'aws-cdk-lib';
+import { App, type CfnElement, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IngestorFunction } from '../../infra/ingestor-function';
-import { IngestorStack, MIRROR_PREFIXES, ROBOTS_PREFIX } from '../../infra/stack';
+import { BROADCAST_TIMEOUT, IngestorStack, MIRROR_PREFIXES, ROBOTS_PREFIX } from '../../infra/stack';
 import { cdkJsonContext, NO_BUNDLING, removeTempOutdirs, TEST_ENV, tempOutdir } from '../cdk/support';
 
 /**
@@ -61,7 +61,7 @@ describe('CDK: the broadcast function (OTH-5)', () => {
     });
     const props = template.findResources('AWS::Lambda::Function')[logicalId(broadcasts.fn)]?.Properties;
     expect(props).toMatchObject({
-      Timeout: Duration.minutes(1).toSeconds(),
+      Timeout: BROADCAST_TIMEOUT.toSeconds(),
       MemorySize: 512,
       Handler: 'index.handler',
     });
