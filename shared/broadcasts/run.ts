@@ -1,8 +1,8 @@
 import { type BroadcastConfig, type ParsedBroadcast, parseBroadcastItem } from '../config';
 import type { MirrorStore } from '../mirror';
 import { idHash } from '../mirror';
-import type { AwsClients } from '../store';
 import type { OtherFetch } from '../other-fetch';
+import type { AwsClients } from '../store';
 import { loadAllSources } from '../store';
 import { mapLimit } from '../util';
 import {
