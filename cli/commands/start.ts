@@ -7,6 +7,7 @@ import type { LocalRuntime } from '../local/runtime';
 import { type LocalServePort, startLocalServePort } from '../local/serve-port';
 import { type CommandResult, EXIT_INTERRUPTED } from '../output';
 import { createProgress } from '../progress';
+import { createLocalBroadcastPasses, scheduleDemoMeetingNow } from './broadcasts-local';
 import { createLocalDocumentPasses } from './documents-local';
 import { requestCommand } from './request';
 import { type FirstStartSummary, firstStartLines, firstStartSummary, listAllBodies } from './start-summary';
@@ -31,6 +32,8 @@ export interface StartSummary {
   firstStart: boolean;
   /** Only after the first start's cycle: what is where. */
   demo?: FirstStartSummary;
+  /** OTH-5: broadcast requests and live findings of the passes after each tick. */
+  broadcasts: { requests: number; live: number };
   /** Ctrl-C ended the run: the sync in progress stopped at a checkpoint and released its lease. */
   interrupted?: true;
 }
@@ -62,6 +65,8 @@ export async function startCommand(
       updatedBy: 'npm start',
     });
     say(`demo council system on ${demo.url}/ (OParl ${demo.systemUrl})`);
+    // OTH-5: a meeting that runs now, so the demo's broadcast has an open window to show.
+    scheduleDemoMeetingNow(demo, new Date());
   }
   if (firstStart) {
     // FULL-8: what an operator does after adding a system — a manual full sync, not the 7-day window.
@@ -74,9 +79,18 @@ export async function startCommand(
   resetEnvCache();
   const planner = await import('../../functions/planner');
   const sync = await import('../../functions/sync');
-  const totals: StartSummary = { sources: 0, syncs: 0, requests: 0, objects: 0, firstStart };
+  const totals: StartSummary = {
+    sources: 0,
+    syncs: 0,
+    requests: 0,
+    objects: 0,
+    firstStart,
+    broadcasts: { requests: 0, live: 0 },
+  };
   // Files + deletion check hourly, photos Mondays 03:00 — the same passes as the scheduled functions.
   const documents = createLocalDocumentPasses(rt, { allowLoopback, onRequest: progress.request });
+  // OTH-5: the once-a-minute broadcast function, after each tick.
+  const broadcasts = createLocalBroadcastPasses(rt, { allowLoopback });
   sync.configureSyncRuntime({
     onRequest: (event: FetchEvent) => {
       if (event.kind !== 'request') return;
@@ -133,8 +147,12 @@ export async function startCommand(
       // ONB-4: new bodies stay unlisted; the first start lists the demo's, so its files are fetched.
       const listed = await listAllBodies(rt, DEMO_SOURCE_ID, 'npm start');
       if (listed.length > 0) say(`first start: listed the demo's bodies (ONB-4): ${listed.join(', ')}`);
+      if (demo) await broadcasts.addDemoBroadcast(demo, DEMO_SOURCE_ID, say);
     }
     await documents.afterTick(say, new Date(), progress);
+    const broadcast = await broadcasts.afterTick(say);
+    totals.broadcasts.requests += broadcast.requests;
+    totals.broadcasts.live += broadcast.live;
     progress.end();
     if (firstCycle) {
       firstCycle = false;
@@ -186,6 +204,7 @@ export async function startCommand(
     process.off('SIGTERM', onStop);
     await preview?.close();
     await documents.close();
+    await broadcasts.close();
     await demo?.close();
   }
 }
