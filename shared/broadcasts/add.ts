@@ -1,4 +1,4 @@
-import { BROADCAST_KIND, type BroadcastItem } from '../config';
+import { BROADCAST_ITEM_KIND, type BroadcastItem } from '../config';
 import { resolveBody } from '../onboarding';
 import type { AwsClients } from '../store';
 import { putBroadcastItem } from './store';
@@ -32,7 +32,7 @@ export async function addBroadcast(
   const at = input.now.toISOString();
   const item: BroadcastItem = {
     sourceId: input.broadcastId ?? `broadcast-${body.slug}`.slice(0, 63).replace(/-+$/, ''),
-    kind: BROADCAST_KIND,
+    itemKind: BROADCAST_ITEM_KIND,
     name: `Übertragung ${body.name}`.slice(0, 200),
     body: body.slug,
     councilSourceId: sourceId,

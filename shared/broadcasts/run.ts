@@ -1,4 +1,9 @@
-import { type BroadcastConfig, type ParsedBroadcast, parseBroadcastItem } from '../config';
+import {
+  BROADCAST_ITEM_KIND,
+  type BroadcastConfig,
+  type ParsedBroadcast,
+  parseBroadcastItem,
+} from '../config';
 import type { MirrorStore } from '../mirror';
 import { idHash } from '../mirror';
 import type { OtherFetch } from '../other-fetch';
@@ -58,8 +63,10 @@ export async function loadBroadcasts(
   clients: Pick<AwsClients, 'doc'>,
   sourcesTable: string,
 ): Promise<ParsedBroadcast[]> {
-  const { broadcasts } = await loadAllSources(clients.doc, sourcesTable);
-  return broadcasts.map(parseBroadcastItem).sort((a, b) => idOfBroadcast(a).localeCompare(idOfBroadcast(b)));
+  const { others } = await loadAllSources(clients.doc, sourcesTable);
+  return (others.get(BROADCAST_ITEM_KIND) ?? [])
+    .map(parseBroadcastItem)
+    .sort((a, b) => idOfBroadcast(a).localeCompare(idOfBroadcast(b)));
 }
 
 export function idOfBroadcast(p: ParsedBroadcast): string {

@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { BROADCAST_KIND, type BroadcastConfig, type BroadcastItem, parseBroadcastItem } from '../config';
+import { BROADCAST_ITEM_KIND, type BroadcastConfig, type BroadcastItem, parseBroadcastItem } from '../config';
 import { strip } from '../engine';
 import { IngestorError } from '../errors';
 import type { AwsClients } from '../store';
@@ -213,12 +213,12 @@ export async function setBroadcastActive(
         TableName: sourcesTable,
         Key: { sourceId: broadcastId },
         UpdateExpression: 'SET active = :a, updatedAt = :at, updatedBy = :by',
-        ConditionExpression: 'kind = :kind',
+        ConditionExpression: 'itemKind = :kind',
         ExpressionAttributeValues: {
           ':a': active,
           ':at': audit.now.toISOString(),
           ':by': audit.by,
-          ':kind': BROADCAST_KIND,
+          ':kind': BROADCAST_ITEM_KIND,
         },
       }),
     );

@@ -1,16 +1,18 @@
 import * as z from 'zod';
 import type { FieldProblem } from './errors';
-import { fieldProblemsOf, flag, httpUrl, rawSourceIdOf, sourceIdField } from './source';
+import { fieldProblemsOf, rawSourceIdOf, sourceIdField } from './item-problems';
+import { flag, httpUrl } from './source';
 
 /**
  * OTH-5: a broadcast source — where the live stream of one body's council meetings is published — is
  * an item of its own kind in the Sources table, edited by hand like the others and read through this
- * one schema. It names the stream URL (an HLS playlist, or a provider's status endpoint answering JSON,
+ * one schema (`itemKind: "broadcast"`). It names the stream URL (an HLS playlist, or a provider's status endpoint answering JSON,
  * read through RFC 6901 JSON pointers) and the mirrored body whose meetings it follows. The planner
- * never syncs it (`loadAllSources` keeps items of other kinds apart); shared/broadcasts polls it.
+ * never syncs it (`loadAllSources` sets items of other kinds aside); shared/broadcasts polls it.
  */
 
-export const BROADCAST_KIND = 'broadcast';
+/** The `itemKind` of a broadcast item (`otherItemKindOf`): council items have none. */
+export const BROADCAST_ITEM_KIND = 'broadcast';
 /** How the stream URL tells whether the broadcast is live. */
 export const BROADCAST_FORMATS = ['hls', 'json'] as const;
 export type BroadcastFormat = (typeof BROADCAST_FORMATS)[number];
@@ -27,7 +29,7 @@ const jsonPointer = z
 const broadcastItemSchema = z
   .object({
     sourceId: sourceIdField,
-    kind: z.literal(BROADCAST_KIND),
+    itemKind: z.literal(BROADCAST_ITEM_KIND),
     name: z.string().trim().max(200).optional(),
     /** The body's slug (ONB-4) as `bodies` shows it; with the two fields below, fixed when added. */
     body: z.string({ error: 'is required' }).trim().min(1, 'is required'),
@@ -70,11 +72,6 @@ export interface BroadcastConfig {
 export type ParsedBroadcast =
   | { ok: true; broadcast: BroadcastConfig }
   | { ok: false; broadcastId: string; problems: FieldProblem[] };
-
-/** Is this raw Sources item a broadcast source (whatever else is wrong with it)? */
-export function isBroadcastItem(raw: unknown): boolean {
-  return raw !== null && typeof raw === 'object' && (raw as { kind?: unknown }).kind === BROADCAST_KIND;
-}
 
 /** Parse one raw broadcast item. Never throws: a broken item is skipped and its problems are shown. */
 export function parseBroadcastItem(raw: unknown): ParsedBroadcast {

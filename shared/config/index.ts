@@ -1,6 +1,7 @@
 export * from './broadcast';
 export * from './env';
 export * from './errors';
+export * from './other-items';
 export { resetUpstashCredentialsCache, type UpstashCredentials, upstashCredentials } from './secrets';
 export * from './source';
 export { DEFAULT_STACK_NAME, STACK_OUTPUT_ENV, type StackOutputKey } from './stack-outputs';

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import type { FieldProblem } from './errors';
+import { fieldProblemsOf, rawSourceIdOf, sourceIdField } from './item-problems';
 
 /**
  * The Sources table item — what on-call engineers edit by hand in the DynamoDB console. It is read
@@ -24,7 +25,7 @@ const hhmm = z
   .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a time of day "HH:MM" (Europe/Berlin)');
 
 /** DynamoDB console users type numbers as strings now and then; accept both, reject the rest. */
-const numeric = z.preprocess(
+export const numeric = z.preprocess(
   (v) => (typeof v === 'string' && v.trim() !== '' && !Number.isNaN(Number(v)) ? Number(v) : v),
   z.number({ error: 'must be a number' }).finite(),
 );
@@ -43,27 +44,6 @@ export const httpUrl = z
       return false;
     }
   }, 'must be an http(s) URL without credentials');
-
-/** The Sources table's key, for every kind of item. */
-export const sourceIdField = z
-  .string({ error: 'is required' })
-  .regex(/^[a-z0-9][a-z0-9-]{1,62}$/, 'must be 2–63 characters of a–z, 0–9 and "-"');
-
-/** The `sourceId` a raw item states, for reporting a broken one. */
-export function rawSourceIdOf(raw: unknown): string {
-  return raw && typeof raw === 'object' && typeof (raw as { sourceId?: unknown }).sourceId === 'string'
-    ? (raw as { sourceId: string }).sourceId
-    : '(missing sourceId)';
-}
-
-/** A failed parse of any Sources item as per-field problems, named as on-call sees them. */
-export function fieldProblemsOf(error: z.ZodError): FieldProblem[] {
-  return error.issues.map((issue) => ({
-    field: issue.path.length > 0 ? issue.path.join('.') : '(item)',
-    message:
-      issue.code === 'unrecognized_keys' ? `unknown field(s): ${issue.keys.join(', ')}` : issue.message,
-  }));
-}
 
 const sourceItemSchema = z
   .object({

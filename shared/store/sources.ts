@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { GetCommand, PutCommand, ScanCommand, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
-import { isBroadcastItem, type ParsedSource, parseSourceItem, type SourceItem } from '../config';
+import { otherItemKindOf, type ParsedSource, parseSourceItem, type SourceItem } from '../config';
 import { IngestorError } from '../errors';
 
 /**
@@ -11,23 +11,21 @@ export interface SourcesLoad {
   parsed: ParsedSource[];
   /** Raw items as stored, for `sources show`. */
   raw: Map<string, Record<string, unknown>>;
-  /**
-   * OTH-5: raw broadcast items (kind `broadcast`), kept apart: they are no council sources — the planner
-   * never syncs them and their pace never counts for a council host — and shared/broadcasts parses them.
-   */
-  broadcasts: Record<string, unknown>[];
+  /** Items of other fetches (OTH: geo, broadcasts), raw, by their `itemKind`; never council sources. */
+  others: Map<string, Record<string, unknown>[]>;
 }
 
 export async function loadAllSources(doc: DynamoDBDocumentClient, table: string): Promise<SourcesLoad> {
   const parsed: ParsedSource[] = [];
   const raw = new Map<string, Record<string, unknown>>();
-  const broadcasts: Record<string, unknown>[] = [];
+  const others = new Map<string, Record<string, unknown>[]>();
   let startKey: ScanCommandOutput['LastEvaluatedKey'];
   do {
     const page = await doc.send(new ScanCommand({ TableName: table, ExclusiveStartKey: startKey }));
     for (const item of page.Items ?? []) {
-      if (isBroadcastItem(item)) {
-        broadcasts.push(item);
+      const otherKind = otherItemKindOf(item);
+      if (otherKind !== undefined) {
+        others.set(otherKind, [...(others.get(otherKind) ?? []), item]);
         continue;
       }
       const p = parseSourceItem(item);
@@ -37,7 +35,7 @@ export async function loadAllSources(doc: DynamoDBDocumentClient, table: string)
     startKey = page.LastEvaluatedKey;
   } while (startKey);
   parsed.sort((a, b) => idOf(a).localeCompare(idOf(b)));
-  return { parsed, raw, broadcasts };
+  return { parsed, raw, others };
 }
 
 export function idOf(p: ParsedSource): string {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_STREAM_POINTERS, DEMO_STREAM_STATUS_PATH, startFakeCouncil } from '../../demo';
 import {
+  addBroadcast,
   BROADCAST_ERROR_TEXTS,
   BROADCAST_POLL_INTERVAL_MS,
   type BroadcastDeps,
@@ -9,8 +10,8 @@ import {
   putBroadcastItem,
   runBroadcastPass,
 } from '../../shared/broadcasts';
-import { addBroadcast } from '../../shared/broadcasts/add';
-import { BROADCAST_KIND, type BroadcastItem } from '../../shared/config';
+
+import { BROADCAST_ITEM_KIND, type BroadcastItem } from '../../shared/config';
 import { berlinDate, SyncStateStore } from '../../shared/engine';
 import { idHash, MirrorStore } from '../../shared/mirror';
 import { createOtherFetch } from '../../shared/other-fetch';
@@ -110,7 +111,7 @@ async function broadcastSource(streamUrl: string, extra: Partial<BroadcastItem> 
   const sourceId = `broadcast-${counter}`;
   await putBroadcastItem(bed.clients, tables.sources, {
     sourceId,
-    kind: BROADCAST_KIND,
+    itemKind: BROADCAST_ITEM_KIND,
     body: 'rat',
     councilSourceId: COUNCIL,
     bodyId: BODY_ID,
@@ -450,7 +451,7 @@ describe('broadcasts add and status', () => {
         TableName: tables.sources,
         Item: {
           sourceId: 'broadcast-broken',
-          kind: BROADCAST_KIND,
+          itemKind: BROADCAST_ITEM_KIND,
           body: 'x',
           councilSourceId: COUNCIL,
           bodyId: BODY_ID,
