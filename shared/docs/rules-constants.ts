@@ -1,4 +1,10 @@
 import {
+  BROADCAST_ATTEMPTS_PER_POLL,
+  BROADCAST_LEAD_MINUTES,
+  BROADCAST_OPEN_END_HOURS,
+  BROADCAST_POLL_INTERVAL_MS,
+} from '../broadcasts';
+import {
   REQUEST_INTERVAL_MAX_SECONDS,
   REQUEST_INTERVAL_MIN_SECONDS,
   SCRAPER_DEFAULT_INTERVAL_SECONDS,
@@ -201,6 +207,8 @@ export interface RulesConstants {
   };
   preview: { maxWaitMs: number; concurrentPerProcess: number; perVisitor: number; visitorWindowMs: number };
   photos: { weekdayHour: number; maxPersonsPerBody: number; recheckMs: number; pauseMs: number };
+  /** OTH-5: live broadcasts of council meetings. */
+  broadcasts: { leadMinutes: number; openEndHours: number; pollIntervalMs: number; attemptsPerPoll: number };
   errors: {
     apiAttempts: number;
     retryPausesMs: readonly number[];
@@ -332,6 +340,12 @@ export function collectRulesConstants(): RulesConstants {
       maxPersonsPerBody: PHO_MAX_PERSONS_PER_BODY,
       recheckMs: PHO_RECHECK_MS,
       pauseMs: PHO_PAUSE_MS,
+    },
+    broadcasts: {
+      leadMinutes: BROADCAST_LEAD_MINUTES,
+      openEndHours: BROADCAST_OPEN_END_HOURS,
+      pollIntervalMs: BROADCAST_POLL_INTERVAL_MS,
+      attemptsPerPoll: BROADCAST_ATTEMPTS_PER_POLL,
     },
     errors: {
       apiAttempts: MAX_ATTEMPTS_BY_PURPOSE.api,

@@ -275,6 +275,11 @@ export function renderRulesPage(c: RulesConstants): string {
     '- **OPT-5** Ein Takedown gilt, bis wir ihn ausdrücklich aufheben: Weder die physische Löschung noch ein späterer Abgleich, Dateiabruf, Löschabgleich, Fotoabruf oder eine Vorschau holt das Objekt, die Kommune oder ihre Dateien zurück — auch wenn der Takedown erfolgt, während ein Abgleich Ihrer Quelle läuft.',
   );
 
+  p('## Andere Abrufe (OTH)');
+  p(
+    `- **OTH-5** Live-Übertragungen von Ratssitzungen fragen wir beim Streaming-Anbieter ab, aber nur rund um angesetzte Sitzungen des Gremiums: ab ${plural(c.broadcasts.leadMinutes, 'Minute', 'Minuten')} vor dem angesetzten Beginn bis zum angesetzten Ende, ohne angegebenes Ende bis ${plural(c.broadcasts.openEndHours, 'Stunde', 'Stunden')} nach Beginn; nie für abgesagte, gelöschte oder entfernte Sitzungen. Höchstens einmal je ${dauer(c.broadcasts.pollIntervalMs).replace(/^1 /, '')} und Übertragungsquelle, ${c.broadcasts.attemptsPerPoll === 1 ? 'mit einer einzigen Anfrage' : `mit höchstens ${zahl(c.broadcasts.attemptsPerPoll)} Anfragen`} (die nächste Abfrage ist die Wiederholung). Jede Übertragungsquelle lässt sich einzeln abschalten.`,
+  );
+
   p('## Weitere Zusagen (B)');
   p(
     '- **B-1** Bedingte Anfragen (ETag, Last-Modified), wo wir dieselbe Adresse erneut abrufen: robots.txt, Dateien und Listenseiten, die sie anbieten.',
