@@ -964,6 +964,7 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
       'shared/broadcasts/store.ts',
     ],
     tests: [
+      'test/broadcasts/cli.test.ts',
       'test/broadcasts/decide.test.ts',
       'test/broadcasts/detect.test.ts',
       'test/broadcasts/pass.test.ts',
