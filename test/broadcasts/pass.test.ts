@@ -299,7 +299,11 @@ describe('OTH-5: live detection', () => {
   it('OTH-5: #EXT-X-ENDLIST → not live, which is no error; first/last seen live are kept', async () => {
     const k = kit();
     let playlist = LIVE_PLAYLIST;
-    const server = await provider({ '/live.m3u8': (_req, res) => res.end(playlist) });
+    const server = await provider({
+      '/live.m3u8': (_req, res) => {
+        res.end(playlist);
+      },
+    });
     const id = await broadcastSource(server.url('/live.m3u8', 'stream.test'));
     await mirrorMeeting({ startMs: T0 - 10 * MIN, endMs: T0 + 60 * MIN });
     const deps = depsFor(k);
