@@ -3,10 +3,14 @@ import type { AwsClients } from '../store';
 import { BROADCAST_POLL_INTERVAL_MS } from './constants';
 import { idOfBroadcast, loadBroadcasts } from './run';
 import { BroadcastStore } from './store';
+import type { BroadcastStatus } from './types';
 
 /** `ingestor broadcasts status`: per broadcast source its config, last success, counts and last error. */
-export interface BroadcastStatusRow {
-  broadcastId: string;
+export interface BroadcastStatusRow
+  extends Pick<
+    BroadcastStatus,
+    'broadcastId' | 'lastPollAt' | 'lastSuccessAt' | 'lastError' | 'polls' | 'errors' | 'liveSeen'
+  > {
   valid: boolean;
   problems?: FieldProblem[];
   body?: string;
@@ -14,12 +18,6 @@ export interface BroadcastStatusRow {
   streamUrl?: string;
   format?: string;
   active?: boolean;
-  lastPollAt?: string;
-  lastSuccessAt?: string;
-  lastError?: { text: string; at: string };
-  polls: number;
-  errors: number;
-  liveSeen: number;
   /** Meetings with a record (polled while their window was open). */
   meetings: number;
   liveNow: boolean;

@@ -1,6 +1,6 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { BROADCAST_ITEM_KIND, type BroadcastConfig, type BroadcastItem, parseBroadcastItem } from '../config';
-import { strip } from '../engine';
+import { SourcePartitionItems } from '../engine';
 import { IngestorError } from '../errors';
 import type { AwsClients } from '../store';
 import { BROADCAST_POLL_INTERVAL_MS } from './constants';
@@ -20,22 +20,26 @@ const meetingSk = (meetingKey: string) => `MEETING#${meetingKey}`;
 
 export type StoredBroadcastStatus = BroadcastStatus & { known?: Record<string, KnownMeeting> };
 
-export class BroadcastStore {
+/** The item helpers of a State partition (shared/engine), on the broadcast's own partition. */
+export class BroadcastStore extends SourcePartitionItems {
   constructor(
-    private readonly clients: Pick<AwsClients, 'doc'>,
-    private readonly table: string,
+    clients: Pick<AwsClients, 'doc'>,
+    table: string,
     private readonly broadcastId: string,
-  ) {}
+  ) {
+    super(clients, table, broadcastId);
+  }
+
+  protected override get pk(): string {
+    return broadcastPartition(this.broadcastId);
+  }
 
   private key(sk: string) {
-    return { pk: broadcastPartition(this.broadcastId), sk };
+    return { pk: this.pk, sk };
   }
 
   async getStatus(): Promise<StoredBroadcastStatus> {
-    const out = await this.clients.doc.send(
-      new GetCommand({ TableName: this.table, Key: this.key(STATUS_SK), ConsistentRead: true }),
-    );
-    const stored = strip<Partial<StoredBroadcastStatus>>(out.Item) ?? {};
+    const stored = (await this.get<Partial<StoredBroadcastStatus>>(STATUS_SK)) ?? {};
     return { broadcastId: this.broadcastId, polls: 0, errors: 0, liveSeen: 0, ...stored };
   }
 
@@ -149,21 +153,7 @@ export class BroadcastStore {
   }
 
   async listMeetings(): Promise<BroadcastMeetingRecord[]> {
-    const items: BroadcastMeetingRecord[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const out = await this.clients.doc.send(
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-          ExpressionAttributeValues: { ':pk': broadcastPartition(this.broadcastId), ':p': 'MEETING#' },
-          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-        }),
-      );
-      for (const item of out.Items ?? [])
-        items.push(strip<BroadcastMeetingRecord>(item) as BroadcastMeetingRecord);
-      startKey = out.LastEvaluatedKey;
-    } while (startKey);
+    const items = await this.queryPrefix<BroadcastMeetingRecord>('MEETING#');
     return items.sort((a, b) => a.start.localeCompare(b.start));
   }
 }

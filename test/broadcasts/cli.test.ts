@@ -1,40 +1,19 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commandFetches } from '../../cli/aws';
-import { main } from '../../cli/ingestor';
 import { openLocalRuntime } from '../../cli/local/runtime';
 import { SyncStateStore } from '../../shared/engine';
 import { idHash } from '../../shared/mirror';
 import { putSourceItem } from '../../shared/store';
+import { runCliInProcess } from '../support/cli-in-process';
 
 /**
  * `ingestor broadcasts add|status|poll|activate|deactivate` (OTH-5, OTH-3) in-process on a local data
  * folder (dynalite and s3rver on disk), as an operator runs them.
  */
-async function run(args: string[]): Promise<{ code: number; json: Record<string, unknown>; stdout: string }> {
-  const chunks: string[] = [];
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-    chunks.push(String(chunk));
-    return true;
-  });
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-  try {
-    const code = await main(args);
-    const stdout = chunks.join('');
-    let json: Record<string, unknown> = {};
-    try {
-      json = JSON.parse(stdout.trim().split('\n').at(-1) ?? '');
-    } catch {
-      // human output
-    }
-    return { code, json, stdout };
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-  }
-}
+const run = runCliInProcess;
 
 describe('ingestor broadcasts', () => {
   let dir: string;

@@ -1,10 +1,16 @@
-import { App, type CfnElement, Validations } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
-import { AwsSolutionsChecks } from 'cdk-nag';
+import { App, type CfnElement } from 'aws-cdk-lib';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IngestorFunction } from '../../infra/ingestor-function';
 import { BROADCAST_TIMEOUT, IngestorStack, MIRROR_PREFIXES, ROBOTS_PREFIX } from '../../infra/stack';
-import { cdkJsonContext, NO_BUNDLING, removeTempOutdirs, TEST_ENV, tempOutdir } from '../cdk/support';
+import {
+  cdkJsonContext,
+  NO_BUNDLING,
+  removeTempOutdirs,
+  synthWithNag,
+  TEST_ENV,
+  tempOutdir,
+} from '../cdk/support';
 
 /**
  * OTH-5: the broadcast poller in the stack — every minute, one instance at a time, stale events dropped,
@@ -18,23 +24,11 @@ describe('CDK: the broadcast function (OTH-5)', () => {
   let broadcasts: IngestorFunction;
 
   beforeAll(() => {
-    const app = new App({
-      outdir: tempOutdir('broadcasts'),
-      context: { ...cdkJsonContext(), ...NO_BUNDLING },
-    });
-    stack = new IngestorStack(app, 'Broadcasts', {
-      env: TEST_ENV,
+    ({ stack, template, synthError } = synthWithNag('broadcasts', 'Broadcasts', {
       documentFunctions: false,
       previewFunction: false,
-    });
+    }));
     broadcasts = stack.node.findChild('Broadcasts') as IngestorFunction;
-    Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
-    template = Template.fromStack(stack);
-    try {
-      app.synth();
-    } catch (error) {
-      synthError = error;
-    }
   }, 120_000);
   afterAll(removeTempOutdirs);
 
