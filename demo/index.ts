@@ -5,4 +5,5 @@ export { DEMO_PLAN_TYPE, demoPlans, GEOPORTAL_PREFIX, geoportalReply } from './g
 export { buildPdf } from './pdf';
 export { ROBOTS_ALLOW_ALL, robotsScripts } from './robots';
 export { startFakeCouncil } from './server';
+export { DEMO_STREAM_PLAYLIST_PATH, DEMO_STREAM_POINTERS, DEMO_STREAM_STATUS_PATH } from './stream';
 export * from './types';

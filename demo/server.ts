@@ -18,6 +18,7 @@ import {
 } from './faults';
 import { geoportalReply } from './geoportal';
 import { ROBOTS_ALLOW_ALL } from './robots';
+import { streamReply } from './stream';
 import { parseFilterValue } from './time';
 import {
   type FakeCouncil,
@@ -123,6 +124,8 @@ export async function startFakeCouncil(options: FakeCouncilOptions = {}): Promis
     const path = url.pathname;
     if (path === '/') return home();
     if (path === '/robots.txt') return robotsReply(rec);
+    const stream = streamReply(path, options.streamLive ?? true, data.config.now().getTime());
+    if (stream) return reply(stream.status, stream.body, stream.contentType);
     const hop = /^\/__hop\/(\d+)\/(\d{3})(\/.*)$/.exec(path);
     if (hop) {
       const left = Number(hop[1]);

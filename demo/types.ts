@@ -39,6 +39,8 @@ export interface BodySpec {
 export type ListDeleted = 'filtered' | 'always' | 'never';
 
 export interface FakeCouncilOptions {
+  /** OTH-5: whether the demo's live stream (`/stream/…`, demo/stream.ts) is live; default true. */
+  streamLive?: boolean;
   /** Listen port on 127.0.0.1; default 0 (any free port). */
   port?: number;
   /** Host name used in generated URLs (e.g. 'ris-a.test'); default '127.0.0.1'. */

@@ -27,6 +27,8 @@ export const FUNCTION_MEMORY_MB = {
   // measured by `npm run bench -- rss`, so sized for the largest answer the limits admit.
   geo: 1024,
   preview: 1024,
+  // OTH-5: a playlist or status of a few KB per minute, and a few State items.
+  broadcasts: 512,
 } as const;
 
 /**

@@ -78,6 +78,11 @@ export interface IngestorStackProps extends StackProps, Partial<IngestorSettings
   previewFunction?: boolean;
   /** The daily geo refresh (OTH-4, `addGeoFunction`); `-c geoFunction=false` leaves it out. @default true */
   geoFunction?: boolean;
+  /**
+   * OTH-5: the once-a-minute broadcast poller (`addBroadcastFunction`). Also on unless context
+   * `-c broadcastFunction=false`. @default true
+   */
+  broadcastFunction?: boolean;
 }
 
 /**
@@ -100,6 +105,12 @@ export const DOCUMENT_SCHEDULES = {
 export const GEO_SCHEDULE = { hour: String(GEO_REFRESH_HOUR), minute: String(GEO_REFRESH_MINUTE) };
 /** Prefix of the geo sources' FeatureCollections in the bucket (shared/geo `GEO_OBJECT_PREFIX`). */
 export const GEO_PREFIX = `${GEO_OBJECT_PREFIX}/`;
+/**
+ * OTH-5: a pass waits at most 20 s for a slot (BROADCAST_MAX_WAIT_MS), then the service fetch's head
+ * and body deadlines (60 s + 120 s) for one slow provider; passes that overlap the next minute's are
+ * harmless (the minute's poll is a conditional claim in State).
+ */
+export const BROADCAST_TIMEOUT = Duration.minutes(4);
 
 /** Options of a later scheduled function (files, deletion-check, photos). */
 export interface ScheduledFunctionOptions {
@@ -296,6 +307,8 @@ export class IngestorStack extends Stack {
     if (previewFunction === true || previewFunction === 'true') this.addPreviewFunction();
     const geoFunction = props.geoFunction ?? this.node.tryGetContext('geoFunction') ?? true;
     if (geoFunction === true || geoFunction === 'true') this.addGeoFunction();
+    const broadcastFunction = props.broadcastFunction ?? this.node.tryGetContext('broadcastFunction') ?? true;
+    if (broadcastFunction === true || broadcastFunction === 'true') this.addBroadcastFunction();
 
     this.schedule('PlannerSchedule', this.planner, ScheduleExpression.rate(Duration.minutes(1)), {
       description: 'Planner tick; the planner computes Europe/Berlin time itself',
@@ -434,6 +447,39 @@ export class IngestorStack extends Stack {
     grantBucketPrefixes(geo.role, this.mirrorBucket, [MIRROR_PREFIXES.mirror], 'read');
     this.acknowledgePrefixWildcards(geo, [GEO_PREFIX, MIRROR_PREFIXES.mirror]);
     return geo;
+  }
+
+  /**
+   * Issue 17 (OTH-5): the broadcast poller, every minute. Outside every meeting window it only reads:
+   * the Sources table (broadcast items), the session days and the mirror index in State; in a window it
+   * also reads meeting records under `mirror/`, writes its own `BROADCAST#` items in State and asks one
+   * streaming provider through the shared slot store (the Upstash secret). No robots.txt (OTH-3), so no
+   * `robots/` access. One instance at a time; it fetches, so it counts towards INGESTOR_MAX_INSTANCES.
+   */
+  addBroadcastFunction(): IngestorFunction {
+    const broadcasts = new IngestorFunction(this, 'Broadcasts', {
+      entry: 'functions/broadcasts.ts',
+      description:
+        'Every minute: live broadcasts of council meetings, only around scheduled meetings (OTH-5)',
+      timeout: BROADCAST_TIMEOUT,
+      memorySize: FUNCTION_MEMORY_MB.broadcasts,
+      environment: this.functionEnvironment,
+      ...this.reserve(1),
+      // A pass that starts late is worthless: the next minute's pass decides again.
+      maxEventAge: Duration.minutes(1),
+      retryAttempts: 0,
+    });
+    grantTable(broadcasts.role, this.tables.Sources, SOURCES_TABLE, 'read');
+    grantTable(broadcasts.role, this.tables.State, STATE_TABLE, 'readWrite');
+    grantBucketPrefixes(broadcasts.role, this.mirrorBucket, [MIRROR_PREFIXES.mirror], 'read');
+    this.acknowledgePrefixWildcards(broadcasts, [MIRROR_PREFIXES.mirror]);
+    this.upstashSecret.grantRead(broadcasts.role);
+    this.countFetchingInstances(1);
+    this.schedule('BroadcastsSchedule', broadcasts, ScheduleExpression.rate(Duration.minutes(1)), {
+      description: 'Broadcast pass (OTH-5); meeting windows are computed from the mirror',
+      maxEventAge: Duration.minutes(1),
+    });
+    return broadcasts;
   }
 
   /**

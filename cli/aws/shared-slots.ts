@@ -25,6 +25,9 @@ export function commandFetches(positionals: readonly string[]): boolean {
     case 'geo':
       // OTH-2: geo services share the council hosts' pace through the same slot store.
       return sub === 'refresh';
+    case 'broadcasts':
+      // OTH-2: a poll asks streaming providers through the same shared slot store.
+      return sub === 'poll';
     case 'sources':
       // ONB-2: adding (one or many) reads robots.txt, the System and the body list first.
       return sub === 'add' || sub === 'import';

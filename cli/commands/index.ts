@@ -326,6 +326,67 @@ export const COMMANDS: CommandSpec[] = [
       ),
   },
   {
+    name: 'broadcasts',
+    synopsis: [
+      'broadcasts add --body <slug> --url URL [--live-pointer P] [--stream-pointer P] [--activate] [--source ID] [--id ID]',
+      'broadcasts status | poll [--id ID] | activate <id> | deactivate <id>',
+    ],
+    summary: 'live broadcasts of council meetings (OTH-5): add a stream per body, its status, one poll now',
+    runtime: true,
+    subcommands: {
+      add: {
+        args: [0, 0],
+        options: {
+          body: {
+            type: 'string',
+            value: 'SLUG',
+            help: 'the body whose meetings are broadcast (see `bodies`)',
+          },
+          url: {
+            type: 'string',
+            value: 'URL',
+            help: "an HLS playlist, or the provider's JSON status endpoint",
+          },
+          'live-pointer': {
+            type: 'string',
+            value: 'P',
+            help: 'JSON status: RFC 6901 pointer to the live flag (e.g. /live); without it the URL is HLS',
+          },
+          'stream-pointer': {
+            type: 'string',
+            value: 'P',
+            help: 'JSON status: RFC 6901 pointer to the stream URL',
+          },
+          activate: { type: 'boolean', help: 'poll it from now on (default: stored inactive, ONB-3)' },
+          ...SOURCE,
+          id: { type: 'string', value: 'ID', help: 'the new source id (default broadcast-<slug>)' },
+        },
+      },
+      status: { args: [0, 0] },
+      poll: {
+        args: [0, 0],
+        options: { id: { type: 'string', value: 'ID', help: 'only this broadcast source' } },
+      },
+      activate: { args: [1, 1] },
+      deactivate: { args: [1, 1] },
+    },
+    run: async (ctx) =>
+      (await import('./broadcasts')).broadcastsCommand(
+        ctx.rt,
+        ctx.args,
+        {
+          ...opt('body', str(ctx, 'body')),
+          ...opt('url', str(ctx, 'url')),
+          ...opt('livePointer', str(ctx, 'live-pointer')),
+          ...opt('streamPointer', str(ctx, 'stream-pointer')),
+          ...opt('source', str(ctx, 'source')),
+          ...opt('id', str(ctx, 'id')),
+          activate: flag(ctx, 'activate'),
+        },
+        new Date(),
+      ),
+  },
+  {
     name: 'request',
     synopsis: ['request <sourceId> [--full]'],
     summary: 'ask the planner for a (full) sync; says what will happen (SCH-7, FULL-8)',

@@ -7,6 +7,7 @@ import type { LocalRuntime } from '../local/runtime';
 import { type LocalServePort, startLocalServePort } from '../local/serve-port';
 import { type CommandResult, EXIT_INTERRUPTED, UsageError } from '../output';
 import { createProgress } from '../progress';
+import { createLocalBroadcastPasses, scheduleDemoMeetingNow } from './broadcasts-local';
 import { createLocalDocumentPasses } from './documents-local';
 import { createLocalGeoPass, type LocalGeoSummary } from './geo-local';
 import { requestCommand } from './request';
@@ -34,6 +35,8 @@ export interface StartSummary {
   demo?: FirstStartSummary;
   /** The geo refresh of this run (OTH-4; daily, the first cycle runs it): the demo geoportal's plans. */
   geo?: LocalGeoSummary;
+  /** OTH-5: broadcast requests and live findings of the passes after each tick. */
+  broadcasts: { requests: number; live: number };
   /** Ctrl-C ended the run: the sync in progress stopped at a checkpoint and released its lease. */
   interrupted?: true;
 }
@@ -66,6 +69,8 @@ export async function startCommand(
       updatedBy: 'npm start',
     });
     say(`demo council system on ${demo.url}/ (OParl ${demo.systemUrl})`);
+    // OTH-5: a meeting that runs now, so the demo's broadcast has an open window to show.
+    scheduleDemoMeetingNow(demo, new Date());
   }
   if (firstStart) {
     // FULL-8: what an operator does after adding a system — a manual full sync, not the 7-day window.
@@ -78,11 +83,20 @@ export async function startCommand(
   resetEnvCache();
   const planner = await import('../../functions/planner');
   const sync = await import('../../functions/sync');
-  const totals: StartSummary = { sources: 0, syncs: 0, requests: 0, objects: 0, firstStart };
+  const totals: StartSummary = {
+    sources: 0,
+    syncs: 0,
+    requests: 0,
+    objects: 0,
+    firstStart,
+    broadcasts: { requests: 0, live: 0 },
+  };
   // Files + deletion check hourly, photos Mondays 03:00 — the same passes as the scheduled functions.
   const documents = createLocalDocumentPasses(rt, { allowLoopback, onRequest: progress.request });
   // OTH-4 daily, as the scheduled geo function; the demo's geoportal is seeded once its bodies are known.
   const geo = createLocalGeoPass(rt, { allowLoopback, ...(demo ? { demoCouncilUrl: demo.url } : {}) });
+  // OTH-5: the once-a-minute broadcast function, after each tick.
+  const broadcasts = createLocalBroadcastPasses(rt, { allowLoopback });
   sync.configureSyncRuntime({
     onRequest: (event: FetchEvent) => {
       if (event.kind !== 'request') return;
@@ -139,10 +153,14 @@ export async function startCommand(
       // ONB-4: new bodies stay unlisted; the first start lists the demo's, so its files are fetched.
       const listed = await listAllBodies(rt, DEMO_SOURCE_ID, 'npm start');
       if (listed.length > 0) say(`first start: listed the demo's bodies (ONB-4): ${listed.join(', ')}`);
+      if (demo) await broadcasts.addDemoBroadcast(demo, DEMO_SOURCE_ID, say);
     }
     await documents.afterTick(say, new Date(), progress);
     const geoSummary = await geo.afterTick(say, new Date());
     if (geoSummary) totals.geo = geoSummary;
+    const broadcast = await broadcasts.afterTick(say);
+    totals.broadcasts.requests += broadcast.requests;
+    totals.broadcasts.live += broadcast.live;
     progress.end();
     if (firstCycle) {
       firstCycle = false;
@@ -195,6 +213,7 @@ export async function startCommand(
     await preview?.close();
     await documents.close();
     await geo.close();
+    await broadcasts.close();
     await demo?.close();
   }
 }

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import type { FieldProblem } from './errors';
-import { fieldProblemsOf, flag, httpUrl, numeric, rawItemId } from './source';
+import { fieldProblemsOf, rawSourceIdOf } from './item-problems';
+import { flag, httpUrl, numeric } from './source';
 
 /**
  * A geo source (OTH-4): where the boundaries ("Umringe") of a body's development plans are fetched
@@ -125,7 +126,7 @@ function wholeInRange(
 export function parseGeoSourceItem(raw: unknown): ParsedGeoSource {
   const result = geoItemSchema.safeParse(raw);
   if (!result.success)
-    return { ok: false, sourceId: rawItemId(raw), problems: fieldProblemsOf(result.error) };
+    return { ok: false, sourceId: rawSourceIdOf(raw), problems: fieldProblemsOf(result.error) };
   const item = result.data;
   const problems: FieldProblem[] = [];
   const pageSize = wholeInRange(

@@ -1,3 +1,4 @@
+export * from './broadcast';
 export * from './env';
 export * from './errors';
 export * from './geo-source';

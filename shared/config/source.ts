@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import type { FieldProblem } from './errors';
+import { fieldProblemsOf, rawSourceIdOf, sourceIdField } from './item-problems';
 
 /**
  * The Sources table item — what on-call engineers edit by hand in the DynamoDB console. It is read
@@ -46,9 +47,7 @@ export const httpUrl = z
 
 const sourceItemSchema = z
   .object({
-    sourceId: z
-      .string({ error: 'is required' })
-      .regex(/^[a-z0-9][a-z0-9-]{1,62}$/, 'must be 2–63 characters of a–z, 0–9 and "-"'),
+    sourceId: sourceIdField,
     name: z.string().trim().max(200).optional(),
     /** The OParl System URL (kind oparl) or the RIS start page (kind scraper). */
     systemUrl: httpUrl,
@@ -142,27 +141,11 @@ function clampRequestInterval(seconds: number, warnings: FieldProblem[]): number
   return seconds;
 }
 
-/** The id a raw item states, for reporting it when it is invalid. */
-export function rawItemId(raw: unknown): string {
-  return raw && typeof raw === 'object' && typeof (raw as { sourceId?: unknown }).sourceId === 'string'
-    ? (raw as { sourceId: string }).sourceId
-    : '(missing sourceId)';
-}
-
-/** A schema's issues as on-call reads them: the field as named in DynamoDB, and what is wrong. */
-export function fieldProblemsOf(error: z.ZodError): FieldProblem[] {
-  return error.issues.map((issue) => ({
-    field: issue.path.length > 0 ? issue.path.join('.') : '(item)',
-    message:
-      issue.code === 'unrecognized_keys' ? `unknown field(s): ${issue.keys.join(', ')}` : issue.message,
-  }));
-}
-
 /** Parse one raw Sources item (as unmarshalled from DynamoDB). Never throws. */
 export function parseSourceItem(raw: unknown): ParsedSource {
   const result = sourceItemSchema.safeParse(raw);
   if (!result.success)
-    return { ok: false, sourceId: rawItemId(raw), problems: fieldProblemsOf(result.error) };
+    return { ok: false, sourceId: rawSourceIdOf(raw), problems: fieldProblemsOf(result.error) };
   const item = result.data;
   const warnings: FieldProblem[] = [];
   const problems: FieldProblem[] = [];

@@ -513,7 +513,7 @@ export function bookSections(c: RulesConstants): BookSection[] {
         ),
         r(
           'OTH-5',
-          'Live broadcasts of council meetings come from the streaming provider. (our addition, sparing) Only around scheduled, not cancelled meetings of the body, at most once a minute.',
+          `Live broadcasts of council meetings come from the streaming provider. (our addition, sparing) Only around scheduled, not cancelled meetings of the body, at most once a minute: from ${num(c.broadcasts.leadMinutes)} min before a meeting's scheduled start until its scheduled end, or ${num(c.broadcasts.openEndHours)} h after the start when no end is known; never for a cancelled, deleted or taken-down meeting; at most one poll per ${dur(c.broadcasts.pollIntervalMs)} and broadcast source, ${c.broadcasts.attemptsPerPoll === 1 ? 'one request' : `at most ${num(c.broadcasts.attemptsPerPoll)} requests`} per poll (its next poll is the retry). A stream that is not live is an answer, not an error; errors are recorded as fixed texts without internal details.`,
         ),
       ],
     },
@@ -543,7 +543,7 @@ export function bookSections(c: RulesConstants): BookSection[] {
 /**
  * Where each rule is kept and which tests prove it (paths from the repository root). Every listed test
  * file must cite the rule's ID, and every listed module must exist (test/docs/rules-book.test.ts).
- * Rules not built yet are `NOT_YET`: OTH-5 (issue 17, live broadcasts).
+ * Rules not built yet would be `NOT_YET`; since issue 17 there are none.
  */
 export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
   'ID-1': {
@@ -1010,7 +1010,22 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
       'test/e2e/start.test.ts',
     ],
   },
-  'OTH-5': NOT_YET,
+  'OTH-5': {
+    modules: [
+      'shared/broadcasts/constants.ts',
+      'shared/broadcasts/decide.ts',
+      'shared/broadcasts/detect.ts',
+      'shared/broadcasts/run.ts',
+      'shared/broadcasts/store.ts',
+    ],
+    tests: [
+      'test/broadcasts/cli.test.ts',
+      'test/broadcasts/decide.test.ts',
+      'test/broadcasts/detect.test.ts',
+      'test/broadcasts/pass.test.ts',
+      'test/broadcasts/infra.test.ts',
+    ],
+  },
   'B-1': {
     modules: ['shared/documents/decide.ts', 'shared/robots/cache.ts', 'shared/documents/deletion.ts'],
     tests: [

@@ -1,4 +1,10 @@
 import {
+  BROADCAST_ATTEMPTS_PER_POLL,
+  BROADCAST_LEAD_MINUTES,
+  BROADCAST_OPEN_END_HOURS,
+  BROADCAST_POLL_INTERVAL_MS,
+} from '../broadcasts';
+import {
   GEO_DEFAULT_MAX_PAGES,
   REQUEST_INTERVAL_MAX_SECONDS,
   REQUEST_INTERVAL_MIN_SECONDS,
@@ -34,6 +40,7 @@ import {
   DEFAULT_MAX_BYTES,
   MAX_ATTEMPTS_BY_PURPOSE,
   MAX_REDIRECTS,
+  OTHER_FETCH_USER_AGENT,
   PACKAGE_VERSION,
   RETRY_AFTER_CAP_MS,
   RETRY_PAUSES_MS,
@@ -116,6 +123,8 @@ export interface RulesConstants {
     legacyTokens: readonly string[];
     infoUrl: string;
     contact: string;
+    /** OTH-1: the fixed identity of other fetches. */
+    otherFetchUserAgent: string;
     /** ID-4: the User-Agent of the comparison request; null = none sent (undici's default). */
     comparisonUserAgent: string | null;
   };
@@ -214,6 +223,8 @@ export interface RulesConstants {
     geoMaxPages: number;
     geoErrorExamples: readonly string[];
   };
+  /** OTH-5: live broadcasts of council meetings. */
+  broadcasts: { leadMinutes: number; openEndHours: number; pollIntervalMs: number; attemptsPerPoll: number };
   errors: {
     apiAttempts: number;
     retryPausesMs: readonly number[];
@@ -251,6 +262,7 @@ export function collectRulesConstants(): RulesConstants {
       legacyTokens: LEGACY_TOKENS,
       infoUrl: DEFAULT_INFO_URL,
       contact: DEFAULT_CONTACT,
+      otherFetchUserAgent: OTHER_FETCH_USER_AGENT,
       comparisonUserAgent: COMPARISON_USER_AGENT ?? null,
     },
     robots: {
@@ -353,6 +365,12 @@ export function collectRulesConstants(): RulesConstants {
       geoRefreshMinute: GEO_REFRESH_MINUTE,
       geoMaxPages: GEO_DEFAULT_MAX_PAGES,
       geoErrorExamples: [httpStatusText(503), GEO_ERROR_TEXTS.invalidGeoJson, GEO_ERROR_TEXTS.emptyAnswer],
+    },
+    broadcasts: {
+      leadMinutes: BROADCAST_LEAD_MINUTES,
+      openEndHours: BROADCAST_OPEN_END_HOURS,
+      pollIntervalMs: BROADCAST_POLL_INTERVAL_MS,
+      attemptsPerPoll: BROADCAST_ATTEMPTS_PER_POLL,
     },
     errors: {
       apiAttempts: MAX_ATTEMPTS_BY_PURPOSE.api,

@@ -30,7 +30,7 @@ import type {
   PoliteFetcher,
   PoliteFetcherDeps,
 } from './types';
-import { defaultUserAgent, isValidUserAgent } from './user-agent';
+import { defaultUserAgent, isValidUserAgent, OTHER_FETCH_USER_AGENT } from './user-agent';
 
 /**
  * The polite fetcher: the only way any code reaches a council server (DESIGN). It composes small
@@ -69,14 +69,16 @@ export function createPoliteFetcher(deps: PoliteFetcherDeps): PoliteFetcher {
     const override = source.userAgent?.trim();
     return override !== undefined && override !== '' ? override : baseUserAgent;
   };
-  // OTH-1: other fetches carry the fixed agent of council fetches; a per-source override never applies.
+  // OTH-1: other fetches carry the one fixed identity; neither the operator's agent nor a per-source
+  // override applies to them.
+  const agentOf = (options: FetchOptions): string =>
+    options?.purpose === 'service'
+      ? OTHER_FETCH_USER_AGENT
+      : options?.source
+        ? userAgentFor(options.source)
+        : baseUserAgent;
   const planOf = (url: string, options: FetchOptions, overrides: Partial<Plan> = {}): Plan =>
-    planFor(
-      url,
-      options,
-      options?.source && options.purpose !== 'service' ? userAgentFor(options.source) : baseUserAgent,
-      overrides,
-    );
+    planFor(url, options, agentOf(options), overrides);
 
   // robots.txt (ROB-5) and the ID-4 comparison are fetches of their own, through the whole fetcher.
   const innerFetch = { clock, planFor: planOf, fetch: (url: string, plan: Plan) => run('buffer', url, plan) };

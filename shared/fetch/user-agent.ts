@@ -14,6 +14,13 @@ export function defaultUserAgent(
   return `${PRODUCT_TOKEN}/${version} (+${options.infoUrl ?? DEFAULT_INFO_URL}; ${options.contact ?? DEFAULT_CONTACT})`;
 }
 
+/**
+ * OTH-1: other fetches (geo services, streaming providers) announce themselves with this one fixed
+ * identity, as the published rules state it word for word — neither the operator's agent nor a
+ * per-source override applies to them.
+ */
+export const OTHER_FETCH_USER_AGENT = `${PRODUCT_TOKEN} (+${DEFAULT_INFO_URL}; ${DEFAULT_CONTACT})`;
+
 /** ID-1: the operator's agent (`INGESTOR_USER_AGENT`, legacy `SCRAPER_USER_AGENT`) or the default. */
 export function userAgentFromEnv(e: Pick<IngestorEnv, 'INGESTOR_USER_AGENT' | 'SCRAPER_USER_AGENT'>): string {
   return e.INGESTOR_USER_AGENT ?? e.SCRAPER_USER_AGENT ?? defaultUserAgent();

@@ -42,6 +42,11 @@ export interface OtherFetchRequest {
   maxWaitMs?: number;
   /** Extra request headers (e.g. Accept); User-Agent and framing headers are refused (B-3). */
   headers?: Record<string, string>;
+  /**
+   * Attempts on network error, timeout or 5xx (ERR-1); default the `service` purpose's. A caller whose
+   * rule allows one request per period (OTH-5: once a minute) passes 1 — its next period is the retry.
+   */
+  maxAttempts?: number;
 }
 
 export interface OtherFetch {
@@ -67,6 +72,7 @@ export function createOtherFetch(deps: OtherFetchDeps): OtherFetch {
         ...(request.maxBytes === undefined ? {} : { maxBytes: request.maxBytes }),
         ...(request.maxWaitMs === undefined ? {} : { maxWaitMs: request.maxWaitMs }),
         ...(request.headers ? { headers: request.headers } : {}),
+        ...(request.maxAttempts === undefined ? {} : { maxAttempts: request.maxAttempts }),
       });
     },
   };

@@ -22,6 +22,7 @@ beforeAll(() => {
     documentFunctions: false,
     previewFunction: false,
     geoFunction: false,
+    broadcastFunction: false,
   });
   // A function added later (DESIGN: files, deletion-check, photos) is watched too.
   stack.addScheduledFunction('Files', 'functions/planner.ts', { minute: '5' });

@@ -72,6 +72,7 @@ beforeAll(() => {
     documentFunctions: false,
     previewFunction: false,
     geoFunction: false,
+    broadcastFunction: false,
     upstashRestUrl: UPSTASH_URL,
     upstashSecretName: 'test/upstash-token',
     userAgent: 'mandari-ingestor/0.1.0 (+https://mandari.de/ingestor/; ops@example.org)',
@@ -517,6 +518,7 @@ describe('settings and extension points', () => {
       documentFunctions: false,
       previewFunction: false,
       geoFunction: false,
+      broadcastFunction: false,
       ...props,
     });
   };

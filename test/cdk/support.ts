@@ -1,7 +1,11 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { App, Validations } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
 import { PROJECT_ROOT } from '../../infra/ingestor-function';
+import { IngestorStack, type IngestorStackProps } from '../../infra/stack';
 
 /**
  * The context the CLI hands the app from cdk.json (feature flags). Tests pass it to `new App()` so the
@@ -31,3 +35,33 @@ export function removeTempOutdirs(): void {
 }
 
 export const TEST_ENV = { account: '123456789012', region: 'eu-central-1' } as const;
+
+/** A stack synthesised for wiring tests (no bundling) with cdk-nag's AwsSolutions checks attached. */
+export interface NaggedStack {
+  stack: IngestorStack;
+  template: Template;
+  /** What `app.synth()` threw — cdk-nag fails the synthesis on an unacknowledged finding. */
+  synthError: unknown;
+}
+
+export function synthWithNag(
+  label: string,
+  stackId: string,
+  props: IngestorStackProps,
+  context: Record<string, unknown> = {},
+): NaggedStack {
+  const app = new App({
+    outdir: tempOutdir(label),
+    context: { ...cdkJsonContext(), ...NO_BUNDLING, ...context },
+  });
+  const stack = new IngestorStack(app, stackId, { env: TEST_ENV, ...props });
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  const template = Template.fromStack(stack);
+  let synthError: unknown;
+  try {
+    app.synth();
+  } catch (error) {
+    synthError = error;
+  }
+  return { stack, template, synthError };
+}

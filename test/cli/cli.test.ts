@@ -1,34 +1,11 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { main } from '../../cli/ingestor';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getSourceItem, putSourceItem } from '../../shared/store/sources';
+import { runCliInProcess } from '../support/cli-in-process';
 
-/** Runs the CLI in-process and returns its exit code and the last stdout line parsed as JSON. */
-async function run(args: string[]): Promise<{ code: number; json: Record<string, unknown>; stdout: string }> {
-  const chunks: string[] = [];
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-    chunks.push(String(chunk));
-    return true;
-  });
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-  try {
-    const code = await main(args);
-    const stdout = chunks.join('');
-    const last = stdout.trim().split('\n').at(-1) ?? '';
-    let json: Record<string, unknown> = {};
-    try {
-      json = JSON.parse(last);
-    } catch {
-      // human output
-    }
-    return { code, json, stdout };
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-  }
-}
+const run = runCliInProcess;
 
 describe('operator CLI (local mode)', () => {
   let dir: string;

@@ -2,31 +2,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { main } from '../../cli/ingestor';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLocalRuntime } from '../../cli/local/runtime';
 import { type FakeCouncil, startFakeCouncil } from '../../demo';
 import { bodyKeyOf } from '../../shared/documents/keys';
 import { bodySk, documentId, recordDocument, sourcePartition } from '../../shared/engine';
 import { putSourceItem } from '../../shared/store/sources';
+import { runCliInProcess } from '../support/cli-in-process';
 
-/** Runs the CLI in-process; returns its exit code and the last stdout line as JSON. */
-async function run(args: string[]): Promise<{ code: number; json: Record<string, unknown> }> {
-  const chunks: string[] = [];
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-    chunks.push(String(chunk));
-    return true;
-  });
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-  try {
-    const code = await main(args);
-    const last = chunks.join('').trim().split('\n').at(-1) ?? '{}';
-    return { code, json: JSON.parse(last) as Record<string, unknown> };
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-  }
-}
+const run = runCliInProcess;
 
 /** The operator commands of issue 6 in local mode (`--data DIR --allow-loopback`), real pace. */
 describe('CLI: files, deletion-check, photos, documents, files clear', () => {

@@ -1,10 +1,9 @@
-import { App, type CfnElement, Validations } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
-import { AwsSolutionsChecks } from 'cdk-nag';
+import type { CfnElement } from 'aws-cdk-lib';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IngestorFunction } from '../../infra/ingestor-function';
-import { IngestorStack } from '../../infra/stack';
-import { cdkJsonContext, NO_BUNDLING, removeTempOutdirs, TEST_ENV, tempOutdir } from '../cdk/support';
+import type { IngestorStack } from '../../infra/stack';
+import { removeTempOutdirs, synthWithNag } from '../cdk/support';
 
 /**
  * The three document functions in the stack (issue 6): Berlin schedules (hourly, hourly, Mondays
@@ -17,23 +16,12 @@ describe('CDK: files, deletion-check and photos functions', () => {
   let synthError: unknown;
 
   beforeAll(() => {
-    const app = new App({
-      outdir: tempOutdir('documents'),
-      context: { ...cdkJsonContext(), ...NO_BUNDLING },
-    });
-    stack = new IngestorStack(app, 'Documents', {
-      env: TEST_ENV,
+    ({ stack, template, synthError } = synthWithNag('documents', 'Documents', {
       documentFunctions: true,
       previewFunction: false,
       geoFunction: false,
-    });
-    Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
-    template = Template.fromStack(stack);
-    try {
-      app.synth();
-    } catch (error) {
-      synthError = error;
-    }
+      broadcastFunction: false,
+    }));
   }, 120_000);
   afterAll(removeTempOutdirs);
 

@@ -56,6 +56,11 @@ describe('npm start -- --once', () => {
     expect(summary.geo).toEqual({ sources: 1, stored: 3, created: 3, updated: 0, deleted: 0, errors: 0 });
     expect(stderr).toContain('first start — what is where');
     expect(stderr).toMatch(/status \(npx ingestor status.*\n\s+demo\s+\[active\]/);
+    // OTH-5: the demo schedules a meeting that runs now; its broadcast source reads the demo's stream
+    // status once in this cycle and finds it live.
+    expect(stderr).toMatch(/broadcast source broadcast-musterstadt for musterstadt/);
+    expect(stderr).toMatch(/broadcast broadcast-musterstadt: LIVE/);
+    expect(summary.broadcasts).toEqual({ requests: 1, live: 1 });
     // No terminal: no progress line and no line per request, only the lines worth keeping.
     expect(stderr).not.toContain('\x1b[K');
     expect(stderr).not.toMatch(/^\s+\S+\s+\d{3}\s+http:/m);

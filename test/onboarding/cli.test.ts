@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import iconv from 'iconv-lite';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { main } from '../../cli/ingestor';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLocalRuntime } from '../../cli/local/runtime';
 import { type FakeCouncil, robotsScripts, startFakeCouncil } from '../../demo';
 import { fileKey, textKey } from '../../shared/documents/keys';
@@ -13,30 +12,9 @@ import { SyncStateStore } from '../../shared/engine';
 import { MirrorStore } from '../../shared/mirror';
 import { bodyFieldsOf } from '../../shared/oparl/body-fields';
 import { putSourceItem } from '../../shared/store/sources';
+import { runCliInProcess } from '../support/cli-in-process';
 
-/** Runs the CLI in-process; returns the exit code and the last stdout line as JSON. */
-async function run(args: string[]): Promise<{ code: number; json: Record<string, unknown> }> {
-  const chunks: string[] = [];
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-    chunks.push(String(chunk));
-    return true;
-  });
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-  try {
-    const code = await main(args);
-    const last = chunks.join('').trim().split('\n').at(-1) ?? '';
-    let json: Record<string, unknown> = {};
-    try {
-      json = JSON.parse(last);
-    } catch {
-      // human output
-    }
-    return { code, json };
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-  }
-}
+const run = runCliInProcess;
 
 describe('operator CLI: probe, sources add/import/set, bodies, tombstone, purge-deleted', () => {
   let dir: string;

@@ -76,10 +76,11 @@ describe('OTH-1: identity of other fetches', () => {
     });
 
     const agents = server.calls.map((c) => c.headers['user-agent']);
-    expect(agents).toEqual([defaultUserAgent(), defaultUserAgent()]);
-    expect(agents[0]).toMatch(
-      /^mandari-ingestor\/[^ ]+ \(\+https:\/\/mandari\.de\/ingestor\/; support@mandari\.de\)$/,
-    );
+    // Word for word as the published rules state it: no version, not the operator's agent.
+    expect(agents).toEqual([
+      'mandari-ingestor (+https://mandari.de/ingestor/; support@mandari.de)',
+      'mandari-ingestor (+https://mandari.de/ingestor/; support@mandari.de)',
+    ]);
     expect(server.calls[0]?.headers.accept).toContain('application/geo+json');
   });
 });

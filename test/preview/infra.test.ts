@@ -1,11 +1,17 @@
-import { App, type CfnElement, Validations } from 'aws-cdk-lib';
+import { App, type CfnElement } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
-import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IngestorFunction } from '../../infra/ingestor-function';
 import { IngestorStack, PREVIEW_MAX_INSTANCES } from '../../infra/stack';
 import { PREVIEW_STORED_REDIRECT_MAX_AGE_S } from '../../shared/preview/constants';
-import { cdkJsonContext, NO_BUNDLING, removeTempOutdirs, TEST_ENV, tempOutdir } from '../cdk/support';
+import {
+  cdkJsonContext,
+  NO_BUNDLING,
+  removeTempOutdirs,
+  synthWithNag,
+  TEST_ENV,
+  tempOutdir,
+} from '../cdk/support';
 
 /**
  * The preview function in the stack (issue 9): CloudFront before a Function URL streaming responses, counted
@@ -17,22 +23,12 @@ describe('CDK: preview function', () => {
   let synthError: unknown;
 
   beforeAll(() => {
-    const app = new App({
-      outdir: tempOutdir('preview'),
-      context: { ...cdkJsonContext(), ...NO_BUNDLING, previewFunction: true },
-    });
-    stack = new IngestorStack(app, 'Preview', {
-      env: TEST_ENV,
-      documentFunctions: false,
-      geoFunction: false,
-    });
-    Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
-    template = Template.fromStack(stack);
-    try {
-      app.synth();
-    } catch (error) {
-      synthError = error;
-    }
+    ({ stack, template, synthError } = synthWithNag(
+      'preview',
+      'Preview',
+      { documentFunctions: false, geoFunction: false, broadcastFunction: false },
+      { previewFunction: true },
+    ));
   }, 120_000);
   afterAll(removeTempOutdirs);
 
@@ -102,6 +98,7 @@ describe('CDK: preview function', () => {
       env: TEST_ENV,
       documentFunctions: false,
       geoFunction: false,
+      broadcastFunction: false,
       reservedConcurrency: true,
     });
     const t = Template.fromStack(reserved);

@@ -1,0 +1,123 @@
+import {
+  addBroadcast,
+  type BroadcastStatusRow,
+  broadcastStatus,
+  setBroadcastActive,
+} from '../../shared/broadcasts';
+import type { LocalRuntime } from '../local/runtime';
+import { type CommandResult, UsageError } from '../output';
+
+/**
+ * `broadcasts add --body <slug> --url URL [--live-pointer P] [--stream-pointer P] [--activate]` adds a
+ * broadcast source (OTH-5); `broadcasts status` shows per source last success, counts and last error;
+ * `broadcasts poll` runs one pass now — it asks the provider only while a meeting window is open;
+ * `broadcasts activate|deactivate <id>` switches one on or off (OTH-3).
+ */
+export interface BroadcastsValues {
+  body?: string;
+  url?: string;
+  livePointer?: string;
+  streamPointer?: string;
+  activate?: boolean;
+  source?: string;
+  id?: string;
+}
+
+const tablesOf = (rt: LocalRuntime) => ({ sources: rt.env.SOURCES_TABLE, state: rt.env.STATE_TABLE });
+
+export async function broadcastsCommand(
+  rt: LocalRuntime,
+  positionals: string[],
+  values: BroadcastsValues,
+  now: Date,
+): Promise<CommandResult> {
+  const [sub] = positionals;
+  if (sub === 'add') return add(rt, values, now);
+  if (sub === 'status') return status(rt, now);
+  if (sub === 'poll') return poll(rt, values, now);
+  if (sub === 'activate' || sub === 'deactivate') {
+    const id = positionals[1];
+    if (id === undefined) throw new UsageError(`usage: ingestor broadcasts ${sub} <id>`);
+    const active = sub === 'activate';
+    await setBroadcastActive(rt.clients, rt.env.SOURCES_TABLE, id, active, { by: 'cli', now });
+    return { text: [`${id} is now ${active ? 'active' : 'inactive'}`], json: { id, active } };
+  }
+  throw new UsageError(
+    'usage: ingestor broadcasts add --body <slug> --url URL … | status | poll | activate|deactivate <id>',
+  );
+}
+
+async function add(rt: LocalRuntime, values: BroadcastsValues, now: Date): Promise<CommandResult> {
+  if (values.body === undefined || values.url === undefined) {
+    throw new UsageError(
+      'usage: ingestor broadcasts add --body <slug> --url URL [--live-pointer P] [--stream-pointer P] [--activate]',
+    );
+  }
+  const added = await addBroadcast(rt.clients, tablesOf(rt), {
+    body: values.body,
+    streamUrl: values.url,
+    ...(values.livePointer === undefined ? {} : { livePointer: values.livePointer }),
+    ...(values.streamPointer === undefined ? {} : { streamPointer: values.streamPointer }),
+    ...(values.source === undefined ? {} : { councilSourceId: values.source }),
+    ...(values.id === undefined ? {} : { broadcastId: values.id }),
+    activate: values.activate === true,
+    by: 'cli',
+    now,
+  });
+  return {
+    text: [
+      `${added.id}: broadcast of ${added.body} (${added.councilSourceId}), ${added.format === 'json' ? 'JSON status' : 'HLS playlist'}, ` +
+        (added.active ? 'active' : `inactive (ingestor broadcasts activate ${added.id})`),
+    ],
+    json: added,
+  };
+}
+
+function statusLine(r: BroadcastStatusRow): string {
+  if (!r.valid)
+    return `${r.broadcastId}  INVALID: ${(r.problems ?? []).map((p) => `${p.field} ${p.message}`).join('; ')}`;
+  const state = r.active ? (r.liveNow ? 'LIVE' : 'active') : 'inactive';
+  return [
+    r.broadcastId.padEnd(28),
+    state.padEnd(8),
+    `body ${r.body}`,
+    `last success ${r.lastSuccessAt ?? 'never'}`,
+    `polls ${r.polls}, live ${r.liveSeen}, errors ${r.errors}, meetings ${r.meetings}`,
+    ...(r.lastError ? [`last error "${r.lastError.text}" at ${r.lastError.at}`] : []),
+  ].join('  ');
+}
+
+async function status(rt: LocalRuntime, now: Date): Promise<CommandResult> {
+  const rows = await broadcastStatus(rt.clients, tablesOf(rt), now);
+  return {
+    text:
+      rows.length === 0
+        ? ['no broadcast sources (ingestor broadcasts add --body <slug> --url URL)']
+        : rows.map(statusLine),
+    json: { broadcasts: rows },
+  };
+}
+
+async function poll(rt: LocalRuntime, values: BroadcastsValues, now: Date): Promise<CommandResult> {
+  const { createBroadcastRuntime, runBroadcastPass } = await import('../../shared/broadcasts');
+  const runtime = createBroadcastRuntime(rt.env, { clients: rt.clients });
+  try {
+    const report = await runBroadcastPass(
+      runtime.deps,
+      now,
+      values.id === undefined ? {} : { broadcastId: values.id },
+    );
+    return {
+      text: [
+        `broadcasts: ${report.broadcasts} (${report.invalid} invalid), requests ${report.requests}, live ${report.live}, errors ${report.errors}`,
+        ...report.outcomes.map(
+          (o) =>
+            `  ${o.broadcastId}: ${o.action} — ${o.reason}${o.live === undefined ? '' : o.live ? ' → live' : ' → not live'}${o.error ? ` → ${o.error}` : ''}`,
+        ),
+      ],
+      json: report,
+    };
+  } finally {
+    await runtime.close();
+  }
+}
