@@ -2,8 +2,8 @@
  * Numbers and names of the OParl 1.1 API over the mirror (docs/mirror-api.md), one constant each.
  */
 
-/** Every path of the API begins with this (beside the preview's `/documents/…`). */
-export const API_PREFIX = '/oparl/v1';
+/** Every path of the API begins with this (beside the preview's `/documents/…`); the mirror names ids by it. */
+export { API_PREFIX } from '../mirror';
 export const OPARL_VERSION_URL = 'https://schema.oparl.org/1.1/';
 
 /** Page sizes like the origins': at least 20, at most 100 objects per list page. */

@@ -6,6 +6,17 @@ import { createHash } from 'node:crypto';
  */
 export const MIRROR_PREFIX = 'mirror';
 
+/** Every path of the OParl API over the mirror begins with this (shared/mirror-api). */
+export const API_PREFIX = '/oparl/v1';
+
+/**
+ * An object's path in the OParl API over the mirror: `/oparl/v1/<source>/<type>/<id hash>` — the id a
+ * client knows it by (the change feed's `apiId`; the API prefixes its base URL).
+ */
+export function apiObjectPath(sourceId: string, type: string, id: string): string {
+  return `${API_PREFIX}/${sourceId}/${type}/${idHash(id)}`;
+}
+
 /** First 40 hex characters of SHA-256(id): 160 bits, collision-free for any council's object count. */
 export function idHash(id: string): string {
   return createHash('sha256').update(id).digest('hex').slice(0, 40);
