@@ -10,6 +10,8 @@ export const FUNCTION_MEMORY_MB = {
   deletionCheck: 1024,
   photos: 512,
   preview: 1024,
+  // One list page (≤ 100 small JSON objects) at a time; reads only.
+  mirrorApi: 512,
 } as const;
 
 /**

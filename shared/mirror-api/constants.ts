@@ -34,3 +34,10 @@ export const BODIES_TTL_MS = 30_000;
 
 /** Parallel S3 reads of the object bodies of one list page. */
 export const OBJECT_READ_CONCURRENCY = 16;
+
+/**
+ * Behind CloudFront: the public base URL (`https://<distribution or custom domain>`) that the
+ * distribution's viewer-request function sets on every API request — the Function URL sees only its own
+ * host. Only CloudFront can call the URL (origin access control), so the header cannot be forged.
+ */
+export const API_BASE_HEADER = 'x-mandari-api-base';

@@ -21,6 +21,7 @@ beforeAll(() => {
     env: TEST_ENV,
     documentFunctions: false,
     previewFunction: false,
+    mirrorApi: false,
   });
   // A function added later (DESIGN: files, deletion-check, photos) is watched too.
   stack.addScheduledFunction('Files', 'functions/planner.ts', { minute: '5' });
