@@ -7,7 +7,7 @@ import { LIST_MAX_AGE_S, OBJECT_MAX_AGE_S, OBJECT_READ_CONCURRENCY, OPARL_VERSIO
 import { MirrorApiIndexMissingError, MirrorApiRequestError } from './errors';
 import { decidePage, type ListQuery, listEnvelope, pageInMemory, parseListQuery } from './paging';
 import { committedAtOf, isServed, type MirrorReader } from './reader';
-import { deletedStub, rewriteObject } from './rewrite';
+import { deletedStub, rewriteObject, takenDownStub } from './rewrite';
 import { apiUrls, parseApiPath, typeUrl } from './urls';
 
 /**
@@ -120,9 +120,12 @@ export function createMirrorApiHandler(deps: MirrorApiDeps): MirrorApiHandler {
       takedown: item.takedown !== undefined,
     }));
     const decision = decidePage(rows, query);
-    const data = await mapLimit(decision.show, OBJECT_READ_CONCURRENCY, async ({ row, asDeleted }) =>
-      entryObject({ sourceId, type, hash: row.item.sk, committedAt: committedAtOf(row.sortKey) }, asDeleted),
-    );
+    const data = await mapLimit(decision.show, OBJECT_READ_CONCURRENCY, async ({ row, asDeleted, bare }) => {
+      const committedAt = committedAtOf(row.sortKey);
+      // Taken down: nothing of the object is read or shown, only that its id is gone.
+      if (bare) return takenDownStub(type, urls.objectOfHash(sourceId, type, row.item.sk), committedAt);
+      return entryObject({ sourceId, type, hash: row.item.sk, committedAt }, asDeleted);
+    });
     return json(
       200,
       listEnvelope(
