@@ -9,7 +9,16 @@ import {
 import type { ChangeEventKind } from '../changes';
 import { IngestorError } from '../errors';
 import type { AwsClients } from '../store';
-import { apiObjectPath, bodyListPartition, bodyListSort, idHash, indexPartition, mirrorKey } from './keys';
+import {
+  apiObjectPath,
+  bodyListPartition,
+  bodyListSort,
+  INLINE_ITEM_MAX_BYTES,
+  idHash,
+  indexPartition,
+  itemSizeBound,
+  mirrorKey,
+} from './keys';
 import type { ChangeKind, MirrorIndexEntry, MirrorMeta, MirrorRecord } from './types';
 
 /**
@@ -302,17 +311,22 @@ export class MirrorStore {
           };
     // Deterministic key and full value: repeating this write is harmless (idempotent). OPT-5: never over
     // an operator's mark — a takedown issued while this sync ran wins over its later writes.
+    const item: Record<string, unknown> = {
+      pk: indexPartition(write.sourceId, write.type),
+      sk: idHash(write.id),
+      ...entry,
+      ...listKeys,
+    };
+    if (!deleted && 'apiList' in listKeys) {
+      const inline = JSON.stringify(write.object);
+      if (itemSizeBound({ ...item, o: inline }) <= INLINE_ITEM_MAX_BYTES) item.o = inline;
+    }
     let existed: boolean;
     try {
       const out = await this.clients.doc.send(
         new PutCommand({
           TableName: this.config.stateTable,
-          Item: {
-            pk: indexPartition(write.sourceId, write.type),
-            sk: idHash(write.id),
-            ...entry,
-            ...listKeys,
-          },
+          Item: item,
           ConditionExpression: 'attribute_not_exists(takedown)',
           // The replaced item tells new from modified at the commit itself (no extra read unit).
           ...(this.clients.changes ? { ReturnValues: 'ALL_OLD' as const } : {}),
@@ -341,7 +355,8 @@ export class MirrorStore {
         new UpdateCommand({
           TableName: this.config.stateTable,
           Key: { pk: indexPartition(entry.sourceId, entry.type), sk: idHash(entry.id) },
-          UpdateExpression: `SET deleted = :d, takedown = :t${listed ? ', apiListSort = :s' : ''}`,
+          // The inline copy goes with the content: a taken-down object's text stays only in S3 (audit).
+          UpdateExpression: `SET deleted = :d, takedown = :t${listed ? ', apiListSort = :s' : ''} REMOVE o`,
           ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(takedown)',
           ExpressionAttributeValues: {
             ':d': true,

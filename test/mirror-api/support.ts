@@ -1,8 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { FakeCouncil } from '../../demo';
+import { bodySk, SyncStateStore, sourcePartition } from '../../shared/engine';
 import { createMirrorApiHandler, createMirrorApiListener, MirrorReader } from '../../shared/mirror-api';
 import { setBodyListed } from '../../shared/onboarding';
+import { bodyKeyOf } from '../../shared/oparl';
+import { putSourceItem } from '../../shared/store';
 import { type Harness, syncedTwoBodyCouncil, type TestClock } from '../oparl/support';
 import type { AwsTestbed } from '../support/aws';
 
@@ -96,4 +100,33 @@ export async function walkList(url: string): Promise<{ objects: Record<string, u
     next = (page.json.links as { next?: string }).next;
   }
   return { objects, pages };
+}
+
+/**
+ * A source with one listed body (ONB-4) and nothing mirrored yet, for tests and the bench that write the
+ * mirror store directly (as the sync writes it) instead of syncing a council.
+ */
+export async function seedListedBody(
+  bed: AwsTestbed,
+  sourceId: string,
+  bodyId: string,
+  at: string = new Date().toISOString(),
+): Promise<void> {
+  const origin = new URL(bodyId);
+  await putSourceItem(bed.clients.doc, bed.env.SOURCES_TABLE, {
+    sourceId,
+    systemUrl: `${origin.origin}/oparl/system`,
+  });
+  await new SyncStateStore(bed.clients, bed.env.STATE_TABLE, sourceId).upsertBody(
+    { bodyKey: bodyKeyOf(bodyId), id: bodyId, name: sourceId, lists: {}, lastSeenAt: at },
+    'test',
+  );
+  await bed.clients.doc.send(
+    new UpdateCommand({
+      TableName: bed.env.STATE_TABLE,
+      Key: { pk: sourcePartition(sourceId), sk: bodySk(bodyKeyOf(bodyId)) },
+      UpdateExpression: 'SET listed = :t',
+      ExpressionAttributeValues: { ':t': true },
+    }),
+  );
 }
