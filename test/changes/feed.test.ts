@@ -14,7 +14,6 @@ import {
   eventBridgeSink,
   OUTBOX_PARTITION,
 } from '../../shared/changes';
-import { contentHash } from '../../shared/engine';
 import {
   apiObjectPath,
   type MirrorIndexEntry,
@@ -24,6 +23,7 @@ import {
 } from '../../shared/mirror';
 import { METRICS, MetricsBuffer } from '../../shared/observability';
 import { awsPurgeStore, sealTakenDown } from '../../shared/takedown';
+import { paperWrite } from '../mirror-api/support';
 import { syncedTwoBodyCouncil } from '../oparl/support';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
 import { type AwsFaults, injectAwsFaults } from '../support/aws-faults';
@@ -35,18 +35,7 @@ const T0 = Date.parse('2025-03-01T08:00:00Z');
 const at = (s: number) => new Date(T0 + s * 1000).toISOString();
 
 function paper(n: number, name: string, when: string, deleted = false): MirrorWrite {
-  const id = `https://ris.test/oparl/paper/${n}`;
-  const object = deleted ? { id, type: 'https://schema.oparl.org/1.1/Paper', deleted: true } : { id, name };
-  return {
-    sourceId: SOURCE,
-    type: 'paper',
-    id,
-    object,
-    sourceUrl: `${BODY}/paper`,
-    fetchedAt: when,
-    bodyId: BODY,
-    hash: contentHash(object),
-  };
+  return paperWrite(SOURCE, BODY, n, when, deleted ? { deleted: true } : { name });
 }
 
 describe('change feed on EventBridge: every commit of the mirror store is one event (issue 16)', () => {

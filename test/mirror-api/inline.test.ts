@@ -1,6 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contentHash } from '../../shared/engine';
 import {
   INLINE_ITEM_MAX_BYTES,
   idHash,
@@ -10,7 +9,7 @@ import {
 } from '../../shared/mirror';
 import { sealTakenDown } from '../../shared/takedown';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
-import { getJson, seedListedBody, serveApi } from './support';
+import { getJson, paperWrite, seedListedBody, serveApi } from './support';
 
 /**
  * Issue 16 bench goal: a list page is one Query, and small objects come from the index item itself
@@ -22,18 +21,7 @@ const BODY = `${ORIGIN}/body/1`;
 const at = (n: number) => new Date(Date.parse('2024-06-01T08:00:00Z') + n * 1000).toISOString();
 
 function paper(n: number, extra: Record<string, unknown> = {}): MirrorWrite {
-  const id = `${ORIGIN}/paper/${n}`;
-  const object = { id, type: 'https://schema.oparl.org/1.1/Paper', name: `Vorlage ${n}`, ...extra };
-  return {
-    sourceId: SOURCE,
-    type: 'paper',
-    id,
-    object,
-    sourceUrl: `${BODY}/paper`,
-    fetchedAt: at(n),
-    bodyId: BODY,
-    hash: contentHash(object),
-  };
+  return paperWrite(SOURCE, BODY, n, at(n), extra);
 }
 
 let bed: AwsTestbed;

@@ -2,7 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { FakeCouncil } from '../../demo';
-import { bodySk, SyncStateStore, sourcePartition } from '../../shared/engine';
+import { bodySk, contentHash, SyncStateStore, sourcePartition } from '../../shared/engine';
+import type { MirrorWrite } from '../../shared/mirror';
 import { createMirrorApiHandler, createMirrorApiListener, MirrorReader } from '../../shared/mirror-api';
 import { setBodyListed } from '../../shared/onboarding';
 import { bodyKeyOf } from '../../shared/oparl';
@@ -129,4 +130,26 @@ export async function seedListedBody(
       ExpressionAttributeValues: { ':t': true },
     }),
   );
+}
+
+/** A paper of `bodyId` as the sync hands it to the mirror store: id `<body's base>/paper/<n>`. */
+export function paperWrite(
+  sourceId: string,
+  bodyId: string,
+  n: number,
+  fetchedAt: string,
+  fields: Record<string, unknown> = {},
+): MirrorWrite {
+  const id = `${bodyId.replace(/\/body\/[^/]+$/, '')}/paper/${n}`;
+  const object = { id, type: 'https://schema.oparl.org/1.1/Paper', name: `Vorlage ${n}`, ...fields };
+  return {
+    sourceId,
+    type: 'paper',
+    id,
+    object,
+    sourceUrl: `${bodyId}/paper`,
+    fetchedAt,
+    bodyId,
+    hash: contentHash(object),
+  };
 }

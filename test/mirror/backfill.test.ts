@@ -1,7 +1,6 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backfillIndexCommand } from '../../cli/commands/backfill';
-import { contentHash } from '../../shared/engine';
 import {
   backfillListIndex,
   bodyListPartition,
@@ -13,7 +12,7 @@ import {
   paceSlot,
 } from '../../shared/mirror';
 import { sealTakenDown } from '../../shared/takedown';
-import { seedListedBody, serveApi, walkList } from '../mirror-api/support';
+import { paperWrite, seedListedBody, serveApi, walkList } from '../mirror-api/support';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
 
 /**
@@ -29,18 +28,7 @@ const T0 = Date.parse('2024-05-01T08:00:00Z');
 const at = (s: number) => new Date(T0 + s * 1000).toISOString();
 
 function paper(n: number, when: string, extra: Record<string, unknown> = {}): MirrorWrite {
-  const id = `${ORIGIN}/paper/${n}`;
-  const object = { id, type: 'https://schema.oparl.org/1.1/Paper', name: `Vorlage ${n}`, ...extra };
-  return {
-    sourceId: SOURCE,
-    type: 'paper',
-    id,
-    object,
-    sourceUrl: `${BODY}/paper`,
-    fetchedAt: when,
-    bodyId: BODY,
-    hash: contentHash(object),
-  };
+  return paperWrite(SOURCE, BODY, n, when, extra);
 }
 
 let bed: AwsTestbed;
