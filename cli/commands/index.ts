@@ -166,7 +166,11 @@ export const COMMANDS: CommandSpec[] = [
       args: [0, 0],
       options: {
         ...SOURCE,
-        rate: { type: 'string', value: 'N', help: 'updates per second at most (default: a pace syncs never notice)' },
+        rate: {
+          type: 'string',
+          value: 'N',
+          help: 'updates per second at most (default: a pace syncs never notice)',
+        },
         'dry-run': { type: 'boolean', help: 'count what would be written, write nothing' },
       },
     },
