@@ -1,25 +1,24 @@
 import { pathToFileURL } from 'node:url';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { bodySk, contentHash, SyncStateStore, sourcePartition } from '../shared/engine';
+import { contentHash } from '../shared/engine';
 import { idHash, MirrorStore } from '../shared/mirror';
-import { bodyKeyOf } from '../shared/oparl';
-import { putSourceItem } from '../shared/store';
 import { mapLimit } from '../shared/util';
-import { serveApi } from '../test/mirror-api/support';
+import { seedListedBody, serveApi } from '../test/mirror-api/support';
 import { startAwsTestbed } from '../test/support/aws';
 
 /**
  * `npm run bench -- mirror-api`: the OParl API over a mirror holding one body with 20,000 papers
  * (written straight into the mirror store on the local peers, as the sync writes them), served on
- * loopback. Prints JSON: p50/p95 latency of a list page (100 objects: one index Query plus 100 S3
- * reads) and of one object, and DynamoDB reads per list page (queries and the capacity units the
- * peer reports). Goal (issue 16): one Query per page, ≤ 2 read units per page of 100 index entries.
+ * loopback. Prints JSON: p50/p95 latency of a list page (100 objects: one index Query; S3 only for
+ * objects too large to ride inline in the index) and of one object, and per list page the DynamoDB
+ * queries, the capacity units the peer reports and the S3 reads. Goal (issue 16): one Query per page,
+ * ≤ 2 read units per 100 index entries plus bodies from S3, or small objects inline (≤ 1 MB a page).
  */
 export interface MirrorApiBenchResult {
   papers: number;
   listPageMs: { p50: number; p95: number; samples: number };
   objectMs: { p50: number; p95: number; samples: number };
-  perListPage: { queries: number; readUnits: number };
+  perListPage: { queries: number; readUnits: number; s3Reads: number; inlineShare: number };
+  perObject: { readUnits: number; s3Reads: number };
   pagesWalked: number;
 }
 
@@ -39,26 +38,7 @@ export async function runMirrorApiBench(
     const sourceId = 'bench-api';
     const origin = 'https://ris-bench.test/oparl/v1';
     const bodyId = `${origin}/body/1`;
-    await putSourceItem(bed.clients.doc, bed.env.SOURCES_TABLE, { sourceId, systemUrl: `${origin}/system` });
-    const state = new SyncStateStore(bed.clients, bed.env.STATE_TABLE, sourceId);
-    await state.upsertBody(
-      {
-        bodyKey: bodyKeyOf(bodyId),
-        id: bodyId,
-        name: 'Bench',
-        lists: {},
-        lastSeenAt: new Date().toISOString(),
-      },
-      'bench',
-    );
-    await bed.clients.doc.send(
-      new UpdateCommand({
-        TableName: bed.env.STATE_TABLE,
-        Key: { pk: sourcePartition(sourceId), sk: bodySk(bodyKeyOf(bodyId)) },
-        UpdateExpression: 'SET listed = :t',
-        ExpressionAttributeValues: { ':t': true },
-      }),
-    );
+    await seedListedBody(bed, sourceId, bodyId);
     const mirror = new MirrorStore(bed.clients, { bucket: bed.env.BUCKET, stateTable: bed.env.STATE_TABLE });
     const t0 = Date.parse('2024-01-01T00:00:00Z');
     const ids = Array.from({ length: papers }, (_, i) => `${origin}/paper/${i + 1}`);
@@ -107,7 +87,9 @@ export async function runMirrorApiBench(
       }
       const queries = api.reader.consumed.queries - before.queries;
       const units = api.reader.consumed.capacityUnits - before.capacityUnits;
+      const s3Reads = api.reader.consumed.objectReads - before.objectReads;
       log(`list: ${pages} pages`);
+      const objectsBefore = { ...api.reader.consumed };
       const objectMs: number[] = [];
       for (let i = 0; i < (opts.objects ?? 200); i += 1) {
         const id = ids[Math.floor((i * 7919) % ids.length)] as string;
@@ -121,7 +103,20 @@ export async function runMirrorApiBench(
         papers,
         listPageMs: { p50: quantile(listMs, 0.5), p95: quantile(listMs, 0.95), samples: listMs.length },
         objectMs: { p50: quantile(objectMs, 0.5), p95: quantile(objectMs, 0.95), samples: objectMs.length },
-        perListPage: { queries: queries / pages, readUnits: Math.round((units / pages) * 100) / 100 },
+        perListPage: {
+          queries: queries / pages,
+          readUnits: Math.round((units / pages) * 100) / 100,
+          s3Reads: s3Reads / pages,
+          // Of the 100 objects a page shows, those served from the index item without S3.
+          inlineShare: Math.round((1 - s3Reads / (pages * 100)) * 100) / 100,
+        },
+        perObject: {
+          readUnits:
+            Math.round(
+              ((api.reader.consumed.capacityUnits - objectsBefore.capacityUnits) / objectMs.length) * 100,
+            ) / 100,
+          s3Reads: (api.reader.consumed.objectReads - objectsBefore.objectReads) / objectMs.length,
+        },
         pagesWalked: pages,
       };
     } finally {

@@ -29,6 +29,8 @@ export const FUNCTION_MEMORY_MB = {
   preview: 1024,
   // OTH-5: a playlist or status of a few KB per minute, and a few State items.
   broadcasts: 512,
+  // One list page (≤ 100 small JSON objects) at a time; reads only.
+  mirrorApi: 512,
 } as const;
 
 /**

@@ -42,6 +42,33 @@ export function grantTable(
   }
 }
 
+/**
+ * Exactly the named reads, for a read-only function (the mirror API): table actions on the table, and
+ * Query on the named indexes of its definition only — not every index, never a write.
+ */
+export function grantTableReads(
+  grantee: IGrantable,
+  table: ITable,
+  definition: TableDefinition,
+  reads: { actions: string[]; indexes?: string[] },
+): void {
+  const unknown = reads.actions.filter((action) => !TABLE_READ_ACTIONS.includes(action));
+  if (unknown.length > 0) throw new Error(`not a read action: ${unknown.join(', ')}`);
+  Grant.addToPrincipal({ grantee, actions: reads.actions, resourceArns: [table.tableArn] });
+  const indexes = reads.indexes ?? [];
+  for (const name of indexes) {
+    if (!definition.globalIndexes.some((index) => index.indexName === name))
+      throw new Error(`table ${definition.logicalName} has no index ${name}`);
+  }
+  if (indexes.length > 0) {
+    Grant.addToPrincipal({
+      grantee,
+      actions: ['dynamodb:Query'],
+      resourceArns: indexes.map((name) => `${table.tableArn}/index/${name}`),
+    });
+  }
+}
+
 const OBJECT_READ_ACTIONS = ['s3:GetObject'];
 /** AbortMultipartUpload: lib-storage `Upload` cleans up after a failed multipart upload. */
 const OBJECT_WRITE_ACTIONS = ['s3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'];

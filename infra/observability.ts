@@ -223,7 +223,22 @@ export class IngestorObservability extends Construct {
       }),
       this.functionWidgets.errors,
     );
-    this.dashboard.addWidgets(this.functionWidgets.invocations, this.functionWidgets.duration);
+    this.dashboard.addWidgets(
+      this.functionWidgets.invocations,
+      this.functionWidgets.duration,
+      // Issue 16: outboxed events are published late, undelivered ones failed a sync (and are retried).
+      new GraphWidget({
+        title: 'Change feed events by outcome',
+        width: 8,
+        left: [
+          search(
+            `{${METRIC_NAMESPACE},${DIMENSIONS.outcome}} MetricName="${METRICS.changeFeedEvents}"`,
+            'events',
+          ),
+        ],
+        stacked: true,
+      }),
+    );
 
     // Every ingestor function of the stack, also those added after this construct.
     const watcher: IAspect = {

@@ -11,8 +11,15 @@ import {
 } from 'aws-cdk-lib';
 import {
   AllowedMethods,
+  type BehaviorOptions,
+  CacheHeaderBehavior,
   CachePolicy,
+  CacheQueryStringBehavior,
+  Function as CloudFrontFunction,
   Distribution,
+  FunctionCode,
+  FunctionEventType,
+  FunctionRuntime,
   OriginRequestHeaderBehavior,
   OriginRequestPolicy,
   OriginRequestQueryStringBehavior,
@@ -21,6 +28,8 @@ import {
 } from 'aws-cdk-lib/aws-cloudfront';
 import { FunctionUrlOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { EventBus, type IEventBus } from 'aws-cdk-lib/aws-events';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import {
   type CfnFunction,
   type FunctionUrl,
@@ -41,13 +50,20 @@ import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { STACK_OUTPUT_ENV, type StackOutputKey } from '../shared/config';
+import { type OptionalStackOutputKey, STACK_OUTPUT_ENV, type StackOutputKey } from '../shared/config';
 import { INCOMING_PREFIX } from '../shared/documents';
 import { GEO_OBJECT_PREFIX, GEO_REFRESH_HOUR, GEO_REFRESH_MINUTE } from '../shared/geo';
+import { API_BASE_HEADER, API_PREFIX, LIST_MAX_AGE_S, OBJECT_MAX_AGE_S } from '../shared/mirror-api';
 import { PREVIEW_STORED_REDIRECT_MAX_AGE_S } from '../shared/preview';
-import { DOCUMENTS_TABLE, SOURCES_TABLE, STATE_TABLE, type TableDefinition } from '../shared/store';
+import {
+  BODY_LIST_INDEX,
+  DOCUMENTS_TABLE,
+  SOURCES_TABLE,
+  STATE_TABLE,
+  type TableDefinition,
+} from '../shared/store';
 import { FUNCTION_MEMORY_MB, SYNC_BATCH_SIZE } from './function-sizes';
-import { grantBucketPrefixes, grantTable } from './grants';
+import { grantBucketPrefixes, grantTable, grantTableReads } from './grants';
 import { IngestorFunction } from './ingestor-function';
 import { IngestorObservability } from './observability';
 import { DEFAULT_UPSTASH_SECRET_NAME, type IngestorSettings, UPSTASH_URL_PLACEHOLDER } from './settings';
@@ -83,6 +99,49 @@ export interface IngestorStackProps extends StackProps, Partial<IngestorSettings
    * `-c broadcastFunction=false`. @default true
    */
   broadcastFunction?: boolean;
+  /**
+   * Issue 16: the OParl 1.1 API over the mirror, read-only, behind CloudFront (`/oparl/*` beside the
+   * preview's `/documents/*`). Also on unless context `-c mirrorApi=false`. @default true
+   */
+  mirrorApi?: boolean;
+  /**
+   * Issue 16: the change feed — every committed mirror change as an EventBridge event. `default` (or
+   * `true`) publishes on the account's default bus, any other name on a bus of that name created here;
+   * unset or `false` = no feed. Also from context `-c changeFeed=…`. @default off
+   */
+  changeFeed?: string;
+}
+
+/** Context keys of the stack's own switches (`cdk deploy -c <key>=<value>`). */
+export const STACK_CONTEXT_KEYS = {
+  documentFunctions: 'documentFunctions',
+  previewFunction: 'previewFunction',
+  geoFunction: 'geoFunction',
+  broadcastFunction: 'broadcastFunction',
+  mirrorApi: 'mirrorApi',
+  changeFeed: 'changeFeed',
+} as const;
+
+/** The EventBridge bus every account has; `-c changeFeed=true` means this one. */
+export const DEFAULT_EVENT_BUS = 'default';
+
+/** A list page is one Query plus ≤ 100 parallel S3 reads: seconds at worst, never minutes. */
+export const MIRROR_API_TIMEOUT = Duration.seconds(10);
+
+/**
+ * The change feed's bus name from a switch value (pure): undefined = off. `true` and `default` name the
+ * default bus; anything else must be a valid EventBridge bus name.
+ */
+export function changeFeedBus(value: unknown): string | undefined {
+  if (value === undefined || value === null || value === false) return undefined;
+  const text = String(value).trim();
+  if (text === '' || text === 'false') return undefined;
+  if (text === 'true' || text === DEFAULT_EVENT_BUS) return DEFAULT_EVENT_BUS;
+  if (!/^[A-Za-z0-9._-]{1,256}$/.test(text))
+    throw new Error(
+      `context ${STACK_CONTEXT_KEYS.changeFeed} must be true, default or a bus name, got "${text}"`,
+    );
+  return text;
 }
 
 /**
@@ -141,6 +200,10 @@ export class IngestorStack extends Stack {
   readonly reservedConcurrency: boolean;
   /** CloudFront in front of the preview's Function URL (when the preview is deployed). */
   previewDistribution: Distribution | undefined;
+  /** The OParl API's function and the distribution that serves it (when deployed, issue 16). */
+  mirrorApi: { function: IngestorFunction; distribution: Distribution } | undefined;
+  /** The change feed's bus (when the feed is on, issue 16). */
+  changeBus: IEventBus | undefined;
 
   private readonly functionEnvironment: Record<string, string>;
   /** Instance bounds of fetching functions besides the sync (scheduled batch jobs, later the preview). */
@@ -301,14 +364,17 @@ export class IngestorStack extends Stack {
 
     // Document functions and the preview deploy by default; `-c documentFunctions=false` /
     // `-c previewFunction=false` leave them out (e.g. a first deployment that only mirrors objects).
-    const documentFunctions = props.documentFunctions ?? this.node.tryGetContext('documentFunctions') ?? true;
-    if (documentFunctions === true || documentFunctions === 'true') this.addDocumentFunctions();
-    const previewFunction = props.previewFunction ?? this.node.tryGetContext('previewFunction') ?? true;
-    if (previewFunction === true || previewFunction === 'true') this.addPreviewFunction();
-    const geoFunction = props.geoFunction ?? this.node.tryGetContext('geoFunction') ?? true;
-    if (geoFunction === true || geoFunction === 'true') this.addGeoFunction();
-    const broadcastFunction = props.broadcastFunction ?? this.node.tryGetContext('broadcastFunction') ?? true;
-    if (broadcastFunction === true || broadcastFunction === 'true') this.addBroadcastFunction();
+    const switchOn = (value: boolean | undefined, key: string) => {
+      const v = value ?? this.node.tryGetContext(key) ?? true;
+      return v === true || v === 'true';
+    };
+    if (switchOn(props.documentFunctions, STACK_CONTEXT_KEYS.documentFunctions)) this.addDocumentFunctions();
+    if (switchOn(props.previewFunction, STACK_CONTEXT_KEYS.previewFunction)) this.addPreviewFunction();
+    if (switchOn(props.geoFunction, STACK_CONTEXT_KEYS.geoFunction)) this.addGeoFunction();
+    if (switchOn(props.broadcastFunction, STACK_CONTEXT_KEYS.broadcastFunction)) this.addBroadcastFunction();
+    if (switchOn(props.mirrorApi, STACK_CONTEXT_KEYS.mirrorApi)) this.mirrorApi = this.addMirrorApi();
+    const bus = changeFeedBus(props.changeFeed ?? this.node.tryGetContext(STACK_CONTEXT_KEYS.changeFeed));
+    if (bus !== undefined) this.changeBus = this.addChangeFeed(bus);
 
     this.schedule('PlannerSchedule', this.planner, ScheduleExpression.rate(Duration.minutes(1)), {
       description: 'Planner tick; the planner computes Europe/Berlin time itself',
@@ -324,7 +390,7 @@ export class IngestorStack extends Stack {
 
     // Every table, bucket and queue by name; the keys of STACK_OUTPUT_ENV are what `ingestor --aws`
     // reads with DescribeStacks (typed: a renamed output here fails to compile).
-    const outputs: Record<StackOutputKey, string> = {
+    const outputs: Record<Exclude<StackOutputKey, OptionalStackOutputKey>, string> = {
       SourcesTableName: this.tables.Sources.tableName,
       StateTableName: this.tables.State.tableName,
       DocumentsTableName: this.tables.Documents.tableName,
@@ -523,6 +589,123 @@ export class IngestorStack extends Stack {
   }
 
   /**
+   * Issue 16: the OParl 1.1 API over the mirror from a read-only function behind CloudFront. Its role
+   * reads exactly what a request needs: the Sources table (Scan, as the planner does, cached 30 s), the
+   * State table (GetItem of an index item, Query of a source's bodies) and its `byBodyList` index
+   * (one Query per list page), and `mirror/` objects — no write anywhere, no secret, no queue, no other
+   * prefix. The Function URL admits only CloudFront (AWS_IAM + origin access control); CloudFront
+   * caches by path and full query string (`modified_since`, `cursor` …) for the time the API's
+   * Cache-Control says. With the preview deployed, `/oparl/*` is a behaviour of its distribution, so
+   * `File.accessUrl` (`{base}/documents/…`) lands on the same domain; otherwise the API gets its own.
+   */
+  addMirrorApi(): { function: IngestorFunction; distribution: Distribution } {
+    const api = new IngestorFunction(this, 'MirrorApi', {
+      entry: 'functions/mirror-api.ts',
+      description: 'OParl 1.1 API over the mirror, read-only (issue 16)',
+      timeout: MIRROR_API_TIMEOUT,
+      memorySize: FUNCTION_MEMORY_MB.mirrorApi,
+      // Only what it reads by: no queue, no Upstash, no Documents table.
+      environment: {
+        SOURCES_TABLE: this.tables.Sources.tableName,
+        STATE_TABLE: this.tables.State.tableName,
+        BUCKET: this.mirrorBucket.bucketName,
+      },
+    });
+    grantTableReads(api.role, this.tables.Sources, SOURCES_TABLE, { actions: ['dynamodb:Scan'] });
+    grantTableReads(api.role, this.tables.State, STATE_TABLE, {
+      actions: ['dynamodb:GetItem', 'dynamodb:Query'],
+      indexes: [BODY_LIST_INDEX],
+    });
+    grantBucketPrefixes(api.role, this.mirrorBucket, [MIRROR_PREFIXES.mirror], 'read');
+    this.acknowledgePrefixWildcards(api, [MIRROR_PREFIXES.mirror]);
+    const url = api.fn.addFunctionUrl({
+      authType: FunctionUrlAuthType.AWS_IAM,
+      invokeMode: InvokeMode.BUFFERED,
+    });
+    const behavior = this.mirrorApiBehavior(url);
+    let distribution = this.previewDistribution;
+    if (distribution) {
+      distribution.addBehavior(`${API_PREFIX}/*`, behavior.origin, behavior);
+    } else {
+      distribution = new Distribution(this, 'MirrorApiDistribution', {
+        comment: 'mandari ingestor OParl API over the mirror (issue 16)',
+        priceClass: PriceClass.PRICE_CLASS_100,
+        defaultBehavior: behavior,
+      });
+      this.acknowledgeCdnFindings(distribution);
+    }
+    new CfnOutput(this, 'MirrorApiSystemUrl', {
+      value: `https://${distribution.distributionDomainName}${API_PREFIX}/system`,
+      description:
+        'The OParl System of the API over the mirror (CloudFront in front of a read-only function)',
+    });
+    return { function: api, distribution };
+  }
+
+  /**
+   * The API's CloudFront behaviour: cache key = path + every query string (no header, no cookie), TTL
+   * from the API's Cache-Control (objects OBJECT_MAX_AGE_S, lists LIST_MAX_AGE_S), compressed JSON. A
+   * viewer-request function names the public base URL for the ids (API_BASE_HEADER): the Function URL
+   * only ever sees its own host.
+   */
+  private mirrorApiBehavior(url: FunctionUrl): BehaviorOptions {
+    const cachePolicy = new CachePolicy(this, 'MirrorApiCachePolicy', {
+      comment: 'OParl API: path and full query string; TTL from the origin (lists 60 s, objects 300 s)',
+      defaultTtl: Duration.seconds(0),
+      minTtl: Duration.seconds(0),
+      maxTtl: Duration.seconds(Math.max(OBJECT_MAX_AGE_S, LIST_MAX_AGE_S)),
+      queryStringBehavior: CacheQueryStringBehavior.all(),
+      headerBehavior: CacheHeaderBehavior.none(),
+      enableAcceptEncodingGzip: true,
+      enableAcceptEncodingBrotli: true,
+    });
+    const originRequestPolicy = new OriginRequestPolicy(this, 'MirrorApiOriginRequestPolicy', {
+      comment: 'OParl API: the query string and the public base URL, nothing else',
+      headerBehavior: OriginRequestHeaderBehavior.allowList(API_BASE_HEADER),
+      queryStringBehavior: OriginRequestQueryStringBehavior.all(),
+    });
+    const baseUrl = new CloudFrontFunction(this, 'MirrorApiBaseUrl', {
+      comment: 'Names the public base URL of the OParl API for its ids (overwrites any viewer value)',
+      runtime: FunctionRuntime.JS_2_0,
+      code: FunctionCode.fromInline(
+        `function handler(event){var r=event.request;r.headers['${API_BASE_HEADER}']={value:'https://'+r.headers.host.value};return r;}`,
+      ),
+    });
+    return {
+      origin: FunctionUrlOrigin.withOriginAccessControl(url, { readTimeout: MIRROR_API_TIMEOUT }),
+      allowedMethods: AllowedMethods.ALLOW_GET_HEAD,
+      viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+      cachePolicy,
+      originRequestPolicy,
+      compress: true,
+      functionAssociations: [{ function: baseUrl, eventType: FunctionEventType.VIEWER_REQUEST }],
+    };
+  }
+
+  /**
+   * Issue 16: the change feed. The sync publishes every committed change (PutEvents on this bus only);
+   * `ingestor --aws` reads the bus from the stack output, so takedowns and purges publish too.
+   */
+  addChangeFeed(busName: string): IEventBus {
+    const bus =
+      busName === DEFAULT_EVENT_BUS
+        ? EventBus.fromEventBusName(this, 'ChangeBus', DEFAULT_EVENT_BUS)
+        : new EventBus(this, 'ChangeBus', {
+            eventBusName: busName,
+            description: 'mandari ingestor: committed mirror changes',
+          });
+    this.sync.fn.addEnvironment(STACK_OUTPUT_ENV.ChangeBusName, bus.eventBusName);
+    this.sync.role.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['events:PutEvents'], resources: [bus.eventBusArn] }),
+    );
+    new CfnOutput(this, 'ChangeBusName' satisfies StackOutputKey, {
+      value: bus.eventBusName,
+      description: `${STACK_OUTPUT_ENV.ChangeBusName} of the sync function and of ingestor --aws`,
+    });
+    return bus;
+  }
+
+  /**
    * CloudFront in front of the preview. The cache key is the path alone (no query string, header or
    * cookie: `/documents/{docId}` names the document, and a query string cannot bypass the cache), and
    * the origin's Cache-Control decides: redirects to stored copies for PREVIEW_STORED_REDIRECT_MAX_AGE_S,
@@ -556,15 +739,21 @@ export class IngestorStack extends Stack {
         compress: false,
       },
     });
+    this.acknowledgeCdnFindings(distribution);
+    return distribution;
+  }
+
+  /** The cdk-nag findings every public distribution of this stack answers the same way. */
+  private acknowledgeCdnFindings(distribution: Distribution): void {
     const acknowledge = (id: string, reason: string) =>
       Validations.of(distribution).acknowledge({ id, reason });
     acknowledge(
       'AwsSolutions-CFR1',
-      'Public council documents for a citizens’ portal: no geo restriction by design.',
+      'Public council information (documents, the OParl API) for a citizens’ portal: no geo restriction by design.',
     );
     acknowledge(
       'AwsSolutions-CFR2',
-      'No WAF: the function limits each visitor (PRV-2, 20 per minute) and the sources are protected by the shared per-host pace; a web ACL can be attached later without code changes.',
+      'No WAF: the preview limits each visitor (PRV-2, 20 per minute), the OParl API is read-only and cached and never reaches a council server, and the sources are protected by the shared per-host pace; a web ACL can be attached later without code changes.',
     );
     acknowledge(
       'AwsSolutions-CFR3',
@@ -574,7 +763,6 @@ export class IngestorStack extends Stack {
       'AwsSolutions-CFR4',
       'The default *.cloudfront.net certificate cannot pin a minimum TLS version; with a custom domain set minimumProtocolVersion TLSv1.2_2021.',
     );
-    return distribution;
   }
 
   /**

@@ -35,6 +35,7 @@ export async function openAwsRuntime(opts: {
     clients,
     dataDir: '',
     async close() {
+      await clients.changes?.flush();
       destroyAwsClients(clients);
     },
   };

@@ -242,6 +242,31 @@ export const COMMANDS: CommandSpec[] = [
       }),
   },
   {
+    name: 'backfill-index',
+    synopsis: ['backfill-index [--source ID] [--rate N] [--dry-run]'],
+    summary:
+      'gives index items from before the OParl API their list keys and inline copies (idempotent, paced)',
+    runtime: true,
+    bare: {
+      args: [0, 0],
+      options: {
+        ...SOURCE,
+        rate: {
+          type: 'string',
+          value: 'N',
+          help: 'updates per second at most (default: a pace syncs never notice)',
+        },
+        'dry-run': { type: 'boolean', help: 'count what would be written, write nothing' },
+      },
+    },
+    run: async (ctx) =>
+      (await import('./backfill')).backfillIndexCommand(ctx.rt, {
+        ...opt('source', str(ctx, 'source')),
+        ...opt('rate', str(ctx, 'rate')),
+        dryRun: flag(ctx, 'dry-run'),
+      }),
+  },
+  {
     name: 'tombstone',
     synopsis: ['tombstone --body <slug> | --ids <id,…> [--source ID] [--note TEXT]'],
     summary: 'hide a body or objects at once, keep them for audit (OPT-2)',

@@ -1,5 +1,6 @@
 import { mkdir } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
+import { LOCAL_CHANGES_FILE } from '../../shared/changes';
 import { type IngestorEnv, parseEnv } from '../../shared/config';
 import { IngestorError } from '../../shared/errors';
 import { type AwsClients, createAwsClients, destroyAwsClients, provisionLocal } from '../../shared/store';
@@ -31,6 +32,8 @@ export async function openLocalRuntime(opts: {
     ...process.env,
     ...peers.env,
     INGESTOR_ALLOW_LOOPBACK: opts.allowLoopback ? 'true' : 'false',
+    // Issue 16: locally the change feed is a JSON lines file beside the peers' data.
+    INGESTOR_CHANGE_FILE: process.env.INGESTOR_CHANGE_FILE || join(dataDir, LOCAL_CHANGES_FILE),
   });
   const clients = createAwsClients(base);
   const queues = await provisionLocal(clients, base);
@@ -39,6 +42,7 @@ export async function openLocalRuntime(opts: {
     clients,
     dataDir,
     async close() {
+      await clients.changes?.flush();
       destroyAwsClients(clients);
       await peers.stop();
     },

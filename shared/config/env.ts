@@ -55,6 +55,15 @@ const envSchema = z.object({
   INGESTOR_DYNAMODB_ENDPOINT: optionalString,
   INGESTOR_S3_ENDPOINT: optionalString,
   INGESTOR_SQS_ENDPOINT: optionalString,
+  /** Local mode and tests only: endpoint of a local EventBridge peer. Never set in AWS. */
+  INGESTOR_EVENTBRIDGE_ENDPOINT: optionalString,
+  /**
+   * The change feed (issue 16): the EventBridge bus (`default` or a named one) every committed mirror
+   * change is published to. Unset = no feed. The CDK stack sets it when the `changeFeed` context is on.
+   */
+  INGESTOR_CHANGE_BUS: optionalString,
+  /** Local mode: the change feed as a JSON lines file (`.data/changes.jsonl`). */
+  INGESTOR_CHANGE_FILE: optionalString,
   /** Local mode only (`--allow-loopback`): lets the fetcher reach 127.0.0.0/8 and ::1. */
   INGESTOR_ALLOW_LOOPBACK: z
     .string()

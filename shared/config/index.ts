@@ -5,5 +5,11 @@ export * from './geo-source';
 export * from './other-items';
 export { resetUpstashCredentialsCache, type UpstashCredentials, upstashCredentials } from './secrets';
 export * from './source';
-export { DEFAULT_STACK_NAME, STACK_OUTPUT_ENV, type StackOutputKey } from './stack-outputs';
+export {
+  DEFAULT_STACK_NAME,
+  OPTIONAL_STACK_OUTPUTS,
+  type OptionalStackOutputKey,
+  STACK_OUTPUT_ENV,
+  type StackOutputKey,
+} from './stack-outputs';
 export { type WarmRuntime, warmRuntime } from './warm-runtime';

@@ -11,9 +11,15 @@ export const STACK_OUTPUT_ENV = {
   SyncQueueUrl: 'SYNC_QUEUE_URL',
   UpstashRestUrl: 'UPSTASH_REDIS_REST_URL',
   UpstashSecretArn: 'UPSTASH_SECRET_ARN',
+  /** Only when the change feed is on (`-c changeFeed=…`, issue 16). */
+  ChangeBusName: 'INGESTOR_CHANGE_BUS',
 } as const;
 
 export type StackOutputKey = keyof typeof STACK_OUTPUT_ENV;
+
+/** Outputs of optional parts of the stack: absent when the part is not deployed. */
+export const OPTIONAL_STACK_OUTPUTS = ['ChangeBusName'] as const satisfies readonly StackOutputKey[];
+export type OptionalStackOutputKey = (typeof OPTIONAL_STACK_OUTPUTS)[number];
 
 /** The stack every deploy step and `--aws` use unless told otherwise (`--stack`). */
 export const DEFAULT_STACK_NAME = 'MandariIngestor';

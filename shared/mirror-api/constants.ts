@@ -2,8 +2,8 @@
  * Numbers and names of the OParl 1.1 API over the mirror (docs/mirror-api.md), one constant each.
  */
 
-/** Every path of the API begins with this (beside the preview's `/documents/…`). */
-export const API_PREFIX = '/oparl/v1';
+/** Every path of the API begins with this (beside the preview's `/documents/…`); the mirror names ids by it. */
+export { API_PREFIX } from '../mirror';
 export const OPARL_VERSION_URL = 'https://schema.oparl.org/1.1/';
 
 /** Page sizes like the origins': at least 20, at most 100 objects per list page. */
@@ -34,3 +34,10 @@ export const BODIES_TTL_MS = 30_000;
 
 /** Parallel S3 reads of the object bodies of one list page. */
 export const OBJECT_READ_CONCURRENCY = 16;
+
+/**
+ * Behind CloudFront: the public base URL (`https://<distribution or custom domain>`) that the
+ * distribution's viewer-request function sets on every API request — the Function URL sees only its own
+ * host. Only CloudFront can call the URL (origin access control), so the header cannot be forged.
+ */
+export const API_BASE_HEADER = 'x-mandari-api-base';

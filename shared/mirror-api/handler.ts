@@ -1,13 +1,12 @@
 import { createHash } from 'node:crypto';
 import { type BodyRecord, isRecord, LIST_CATALOGUE, type ListName } from '../engine';
-import type { MirrorRecord } from '../mirror';
 import { bodyListSort, idHash } from '../mirror';
 import { mapLimit } from '../util';
 import { LIST_MAX_AGE_S, OBJECT_MAX_AGE_S, OBJECT_READ_CONCURRENCY, OPARL_VERSION_URL } from './constants';
 import { MirrorApiIndexMissingError, MirrorApiRequestError } from './errors';
 import { decidePage, type ListQuery, listEnvelope, pageInMemory, parseListQuery } from './paging';
 import { committedAtOf, isServed, type MirrorReader } from './reader';
-import { deletedStub, rewriteObject } from './rewrite';
+import { deletedStub, rewriteObject, takenDownStub } from './rewrite';
 import { type ApiRoute, apiUrls, parseApiPath, typeUrl } from './urls';
 
 /**
@@ -69,13 +68,13 @@ export function createMirrorApiHandler(deps: MirrorApiDeps): MirrorApiHandler {
     };
   }
 
-  function liveObject(record: MirrorRecord, committedAt: string): Record<string, unknown> | undefined {
-    if (!isRecord(record.object)) return undefined;
-    return rewriteObject(record.object, record.meta.type, {
-      urls,
-      sourceId: record.meta.sourceId,
-      committedAt,
-    });
+  function liveObject(
+    object: unknown,
+    type: string,
+    sourceId: string,
+    committedAt: string,
+  ): Record<string, unknown> | undefined {
+    return isRecord(object) ? rewriteObject(object, type, { urls, sourceId, committedAt }) : undefined;
   }
 
   async function system(): Promise<ApiResponse> {
@@ -118,9 +117,12 @@ export function createMirrorApiHandler(deps: MirrorApiDeps): MirrorApiHandler {
       takedown: item.takedown !== undefined,
     }));
     const decision = decidePage(rows, query);
-    const data = await mapLimit(decision.show, OBJECT_READ_CONCURRENCY, async ({ row, asDeleted }) =>
-      entryObject({ sourceId, type, hash: row.item.sk, committedAt: committedAtOf(row.sortKey) }, asDeleted),
-    );
+    const data = await mapLimit(decision.show, OBJECT_READ_CONCURRENCY, async ({ row, asDeleted, bare }) => {
+      const committedAt = committedAtOf(row.sortKey);
+      // Taken down: nothing of the object is read or shown, only that its id is gone.
+      if (bare) return takenDownStub(type, urls.objectOfHash(sourceId, type, row.item.sk), committedAt);
+      return entryObject({ sourceId, type, hash: row.item.sk, committedAt, inline: row.item.o }, asDeleted);
+    });
     return json(
       200,
       listEnvelope(
@@ -133,17 +135,22 @@ export function createMirrorApiHandler(deps: MirrorApiDeps): MirrorApiHandler {
     );
   }
 
-  type Entry = { sourceId: string; type: string; hash: string; committedAt: string };
+  type Entry = { sourceId: string; type: string; hash: string; committedAt: string; inline?: string };
 
-  /** One index entry as served: its tombstone stub, or the live object — both read from S3 by hash. */
+  /**
+   * One index entry as served: its tombstone stub, or the live object — from the index item when it
+   * carries the object inline, else read from S3 by hash.
+   */
   async function entryObject(entry: Entry, asDeleted: boolean): Promise<Record<string, unknown> | undefined> {
+    if (!asDeleted && entry.inline !== undefined)
+      return liveObject(JSON.parse(entry.inline), entry.type, entry.sourceId, entry.committedAt);
     const record = await reader.readByHash(entry.sourceId, entry.type, entry.hash);
     // A record missing behind an index item (a purge in progress) is left out, not served half.
     if (!record) return undefined;
     if (asDeleted)
       return deletedStub(entry.type, record.meta.id, entry.committedAt, { urls, sourceId: entry.sourceId });
     if (record.meta.deleted === true) return undefined;
-    return liveObject(record, entry.committedAt);
+    return liveObject(record.object, record.meta.type, record.meta.sourceId, entry.committedAt);
   }
 
   async function object(sourceId: string, type: string, hash: string): Promise<ApiResponse> {
@@ -154,7 +161,10 @@ export function createMirrorApiHandler(deps: MirrorApiDeps): MirrorApiHandler {
     const entry = await reader.indexEntry(sourceId, type, hash);
     if (!entry || entry.takedown !== undefined || entry.bodyId === undefined) return notFound();
     if (!(await reader.servedBody(sourceId, idHash(entry.bodyId)))) return notFound();
-    const shown = await entryObject({ sourceId, type, hash, committedAt: entry.fetchedAt }, entry.deleted);
+    const shown = await entryObject(
+      { sourceId, type, hash, committedAt: entry.fetchedAt, inline: entry.o },
+      entry.deleted,
+    );
     return shown ? json(200, shown, OBJECT_MAX_AGE_S) : notFound();
   }
 

@@ -11,8 +11,9 @@ export {
   type MirrorApiHandler,
   servedLists,
 } from './handler';
+export { createMirrorApiLambda, type FunctionUrlRequest, type MirrorApiLambda } from './lambda';
 export { createMirrorApiListener, isApiPath } from './node-http';
 export * from './paging';
 export { isServed, MirrorReader, type MirrorReaderConfig, type SourceBody } from './reader';
-export { deletedStub, REFERENCES, type RewriteContext, rewriteObject } from './rewrite';
+export { deletedStub, REFERENCES, type RewriteContext, rewriteObject, takenDownStub } from './rewrite';
 export * from './urls';

@@ -89,8 +89,11 @@ export interface IndexRow {
 }
 
 export interface PageDecision<R extends IndexRow> {
-  /** Rows to show, in order (taken-down objects never; tombstones only in filtered lists). */
-  show: { row: R; asDeleted: boolean }[];
+  /**
+   * Rows to show, in order: live objects; tombstones only in filtered lists, as deleted; taken-down
+   * objects only in filtered lists and only `bare` — id, type, deleted, modified, nothing of the object.
+   */
+  show: { row: R; asDeleted: boolean; bare?: true }[];
   next?: ListCursor;
   page: number;
 }
@@ -104,9 +107,13 @@ export function decidePage<R extends IndexRow>(rows: R[], query: ListQuery): Pag
   const filtered = isFiltered(query);
   const page = query.cursor?.page ?? 1;
   const onPage = rows.slice(0, query.limit);
+  // OParl 1.1: a client learns of deletions from filtered lists. A takedown is one too — its content
+  // never appears again, but an incremental client must learn to drop the copy it holds.
   const show = onPage
-    .filter((r) => !r.takedown && (filtered || !r.deleted))
-    .map((row) => ({ row, asDeleted: row.deleted }));
+    .filter((r) => filtered || (!r.deleted && !r.takedown))
+    .map((row) =>
+      row.takedown ? { row, asDeleted: true, bare: true as const } : { row, asDeleted: row.deleted },
+    );
   const last = onPage[onPage.length - 1];
   return rows.length > query.limit && last
     ? { show, next: { after: last.sortKey, page: page + 1 }, page }

@@ -24,8 +24,8 @@ export interface SourceBody {
 }
 
 /**
- * A row of the `byBodyList` index as projected: keys and two flags only (so a page of 100 stays within
- * 2 read units); the record's S3 key and commit time follow from the keys.
+ * A row of the `byBodyList` index as projected: keys, two flags and the inline copy of a small object;
+ * the record's S3 key and commit time follow from the keys.
  */
 export interface IndexRowItem {
   pk: string;
@@ -34,6 +34,8 @@ export interface IndexRowItem {
   apiListSort: string;
   deleted: boolean;
   takedown?: unknown;
+  /** A small live object inline (shared/mirror `INLINE_ATTRIBUTE`): no S3 read for it. */
+  o?: string;
 }
 
 /** The commit time in an `apiListSort` (`<ISO>#<id hash>`). */
@@ -44,8 +46,8 @@ export function committedAtOf(sortKey: string): string {
 export class MirrorReader {
   private readonly mirror: MirrorStore;
   private bodies: { at: number; value: Promise<SourceBody[]> } | undefined;
-  /** DynamoDB reads made (Query and GetItem), for the bench's read-units-per-page figure. */
-  readonly consumed = { queries: 0, capacityUnits: 0 };
+  /** Reads made — DynamoDB (Query, GetItem) and S3 object reads — for the bench's per-page figures. */
+  readonly consumed = { queries: 0, capacityUnits: 0, objectReads: 0 };
 
   constructor(
     private readonly clients: Pick<AwsClients, 'doc' | 's3'>,
@@ -157,11 +159,13 @@ export class MirrorReader {
   }
 
   read(entry: Pick<MirrorIndexEntry, 'sourceId' | 'type' | 'id'>): Promise<MirrorRecord | undefined> {
+    this.consumed.objectReads += 1;
     return this.mirror.read(entry.sourceId, entry.type, entry.id);
   }
 
   /** The record behind an index row: its S3 key is `mirror/<source>/<type>/<id hash>.json`. */
   readByHash(sourceId: string, type: string, hash: string): Promise<MirrorRecord | undefined> {
+    this.consumed.objectReads += 1;
     return this.mirror.readKey(mirrorKeyOfHash(sourceId, type, hash));
   }
 

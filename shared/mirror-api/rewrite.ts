@@ -188,3 +188,11 @@ export function deletedStub(
     [SOURCE_PROPERTY]: ctx.sourceId,
   };
 }
+
+/**
+ * A taken-down object in a filtered list (OPT-2): that its id is deleted, at the takedown's time — no
+ * origin id, no source, no content, so a client drops its copy and learns nothing else.
+ */
+export function takenDownStub(type: string, apiId: string, takenDownAt: string): Record<string, unknown> {
+  return { id: apiId, type: typeUrl(type), deleted: true, modified: takenDownAt };
+}

@@ -45,6 +45,8 @@ export interface ApiUrls {
   system(): string;
   bodies(): string;
   object(sourceId: string, type: string, originId: string): string;
+  /** The same URL from the id hash (an index row's sort key). */
+  objectOfHash(sourceId: string, type: string, hash: string): string;
   list(sourceId: string, bodyOriginId: string, list: ListName): string;
   document(docId: string): string;
 }
@@ -56,6 +58,7 @@ export function apiUrls(base: string): ApiUrls {
     system: () => `${root}/system`,
     bodies: () => `${root}/body`,
     object: (sourceId, type, originId) => `${root}/${sourceId}/${type}/${idHash(originId)}`,
+    objectOfHash: (sourceId, type, hash) => `${root}/${sourceId}/${type}/${hash}`,
     list: (sourceId, bodyOriginId, list) => `${root}/${sourceId}/body/${idHash(bodyOriginId)}/${list}`,
     // The preview's route (shared/preview): the stored copy, or its polite on-demand fetch.
     document: (docId) => `${base.replace(/\/+$/, '')}/documents/${docId}`,

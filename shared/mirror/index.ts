@@ -1,3 +1,4 @@
+export * from './backfill';
 export * from './keys';
 export * from './store';
 export * from './types';

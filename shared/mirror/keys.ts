@@ -6,6 +6,17 @@ import { createHash } from 'node:crypto';
  */
 export const MIRROR_PREFIX = 'mirror';
 
+/** Every path of the OParl API over the mirror begins with this (shared/mirror-api). */
+export const API_PREFIX = '/oparl/v1';
+
+/**
+ * An object's path in the OParl API over the mirror: `/oparl/v1/<source>/<type>/<id hash>` — the id a
+ * client knows it by (the change feed's `apiId`; the API prefixes its base URL).
+ */
+export function apiObjectPath(sourceId: string, type: string, id: string): string {
+  return `${API_PREFIX}/${sourceId}/${type}/${idHash(id)}`;
+}
+
 /** First 40 hex characters of SHA-256(id): 160 bits, collision-free for any council's object count. */
 export function idHash(id: string): string {
   return createHash('sha256').update(id).digest('hex').slice(0, 40);
@@ -42,4 +53,19 @@ export function bodyListPartition(sourceId: string, bodyId: string, type: string
 /** `<commit time ISO>#<id hash>`: ISO 8601 UTC strings of one width sort like the instants they name. */
 export function bodyListSort(committedAt: string, id: string): string {
   return `${committedAt}#${idHash(id)}`;
+}
+
+/**
+ * Small objects ride inline in their index item (attribute `o`, the object's JSON as received), which
+ * `byBodyList` projects: a list page is then one Query and no S3 read at all. Only while the whole item
+ * stays within one write unit (1 KB): the sync's index write, the index's copy and the sync's BatchGet
+ * (≤ 4 KB per item is one read either way) cost what they cost without it. Larger objects are read from
+ * S3 as before.
+ */
+export const INLINE_ATTRIBUTE = 'o';
+export const INLINE_ITEM_MAX_BYTES = 1024;
+
+/** Upper bound of an item's DynamoDB size (names + values): its JSON, which only adds punctuation. */
+export function itemSizeBound(item: Record<string, unknown>): number {
+  return Buffer.byteLength(JSON.stringify(item), 'utf8');
 }

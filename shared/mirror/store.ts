@@ -1,8 +1,24 @@
 import { GetObjectCommand, NoSuchKey, PutObjectCommand } from '@aws-sdk/client-s3';
-import { BatchGetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  DeleteCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { ChangeEventKind } from '../changes';
 import { IngestorError } from '../errors';
 import type { AwsClients } from '../store';
-import { bodyListPartition, bodyListSort, idHash, indexPartition, mirrorKey } from './keys';
+import {
+  apiObjectPath,
+  bodyListPartition,
+  bodyListSort,
+  INLINE_ITEM_MAX_BYTES,
+  idHash,
+  indexPartition,
+  itemSizeBound,
+  mirrorKey,
+} from './keys';
 import type { ChangeKind, MirrorIndexEntry, MirrorMeta, MirrorRecord } from './types';
 
 /**
@@ -21,6 +37,10 @@ import type { ChangeKind, MirrorIndexEntry, MirrorMeta, MirrorRecord } from './t
  *
  * Write order is S3 record first, index last: the index item is the commit point. A run killed between
  * the two re-processes the object on resume and writes the same record again (deterministic key).
+ *
+ * Change feed (issue 16): every commit point — the index write of a new, modified or deleted object, an
+ * operator's takedown mark, a purge's removal of the entry — records one event on `clients.changes`
+ * (when configured), right after the write succeeded; whoever writes the mirror gets it for free.
  */
 export interface MirrorStoreConfig {
   bucket: string;
@@ -100,7 +120,7 @@ const BATCH_GET_MAX = 100;
 
 export class MirrorStore {
   constructor(
-    private readonly clients: Pick<AwsClients, 'doc' | 's3'>,
+    private readonly clients: Pick<AwsClients, 'doc' | 's3' | 'changes'>,
     private readonly config: MirrorStoreConfig,
   ) {}
 
@@ -291,23 +311,96 @@ export class MirrorStore {
           };
     // Deterministic key and full value: repeating this write is harmless (idempotent). OPT-5: never over
     // an operator's mark — a takedown issued while this sync ran wins over its later writes.
+    const item: Record<string, unknown> = {
+      pk: indexPartition(write.sourceId, write.type),
+      sk: idHash(write.id),
+      ...entry,
+      ...listKeys,
+    };
+    if (!deleted && 'apiList' in listKeys) {
+      const inline = JSON.stringify(write.object);
+      if (itemSizeBound({ ...item, o: inline }) <= INLINE_ITEM_MAX_BYTES) item.o = inline;
+    }
+    let existed: boolean;
     try {
-      await this.clients.doc.send(
+      const out = await this.clients.doc.send(
         new PutCommand({
           TableName: this.config.stateTable,
-          Item: {
-            pk: indexPartition(write.sourceId, write.type),
-            sk: idHash(write.id),
-            ...entry,
-            ...listKeys,
-          },
+          Item: item,
           ConditionExpression: 'attribute_not_exists(takedown)',
+          // The replaced item tells new from modified at the commit itself (no extra read unit).
+          ...(this.clients.changes ? { ReturnValues: 'ALL_OLD' as const } : {}),
         }),
       );
+      existed = out.Attributes !== undefined;
     } catch (error) {
       if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
       throw new MirrorTakenDownError(write.sourceId, write.type, write.id);
     }
+    await this.publish(deleted ? 'deleted' : existed ? 'modified' : 'new', entry, write.fetchedAt);
     return entry;
+  }
+
+  /**
+   * OPT-2 / OPT-5: an operator's mark on the index entry (shared/takedown `sealTakenDown`): deleted, and
+   * from now on every sync commit of the object fails its condition. The entry moves to the mark's time
+   * in the API's list order, so a client's next `modified_since` request learns that its copy is gone
+   * (docs/mirror-api.md, deletion semantics). Only the first mark counts: repeating changes nothing.
+   * Returns false when there was no entry (purged meanwhile) or it carried a mark already.
+   */
+  async markTakenDown(entry: MirrorIndexEntry, mark: { at: string }): Promise<boolean> {
+    const listed = entry.bodyId !== undefined && entry.type !== 'body';
+    try {
+      await this.clients.doc.send(
+        new UpdateCommand({
+          TableName: this.config.stateTable,
+          Key: { pk: indexPartition(entry.sourceId, entry.type), sk: idHash(entry.id) },
+          // The inline copy goes with the content: a taken-down object's text stays only in S3 (audit).
+          UpdateExpression: `SET deleted = :d, takedown = :t${listed ? ', apiListSort = :s' : ''} REMOVE o`,
+          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(takedown)',
+          ExpressionAttributeValues: {
+            ':d': true,
+            ':t': mark,
+            ...(listed ? { ':s': bodyListSort(mark.at, entry.id) } : {}),
+          },
+        }),
+      );
+    } catch (error) {
+      if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+      return false;
+    }
+    await this.publish('takendown', entry, mark.at);
+    return true;
+  }
+
+  /** OPT-3: removes the index entry for good (a purge, after the record). Repeating is harmless. */
+  async purgeEntry(sourceId: string, type: string, id: string, at: string): Promise<void> {
+    const out = await this.clients.doc.send(
+      new DeleteCommand({
+        TableName: this.config.stateTable,
+        Key: { pk: indexPartition(sourceId, type), sk: idHash(id) },
+        ReturnValues: 'ALL_OLD',
+      }),
+    );
+    const old = out.Attributes as MirrorIndexEntry | undefined;
+    if (old) await this.publish('purged', old, at);
+  }
+
+  /** Feeds one committed change to the change feed, when there is one. */
+  private async publish(
+    kind: ChangeEventKind,
+    entry: Pick<MirrorIndexEntry, 'sourceId' | 'type' | 'id' | 'bodyId'>,
+    at: string,
+  ): Promise<void> {
+    await this.clients.changes?.record({
+      kind,
+      source: entry.sourceId,
+      ...(entry.bodyId === undefined ? {} : { body: entry.bodyId }),
+      type: entry.type,
+      apiId: apiObjectPath(entry.sourceId, entry.type, entry.id),
+      originId: entry.id,
+      key: mirrorKey(entry.sourceId, entry.type, entry.id),
+      at,
+    });
   }
 }

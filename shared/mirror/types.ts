@@ -61,6 +61,8 @@ export interface MirrorIndexEntry {
   fetchedAt: string;
   /** OPT-2: tombstoned by an operator (shared/takedown); the sync never writes this object again. */
   takedown?: unknown;
+  /** A small live object's JSON as received, inline (`INLINE_ATTRIBUTE`, see keys.ts). */
+  o?: string;
 }
 
 export type ChangeKind = 'new' | 'modified' | 'deleted' | 'unchanged';

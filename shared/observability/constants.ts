@@ -34,6 +34,11 @@ export const METRICS = {
    * the SDK's retries (issue 13): ours, never counted against a source (ERR-4). Alarmed on.
    */
   storeOutages: 'StoreOutages',
+  /**
+   * Change feed events (issue 16) by `Outcome`: published, outboxed (the publish failed; kept for a later
+   * flush), redelivered (from the outbox), undelivered (neither published nor outboxed: the sync failed).
+   */
+  changeFeedEvents: 'ChangeFeedEvents',
 } as const;
 
 export const DIMENSIONS = {

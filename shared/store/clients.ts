@@ -1,7 +1,9 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ChangeFeed, type ChangeSink, eventBridgeSink, fileSink } from '../changes';
 import type { IngestorEnv } from '../config';
 
 /**
@@ -13,6 +15,13 @@ export interface AwsClients {
   doc: DynamoDBDocumentClient;
   s3: S3Client;
   sqs: SQSClient;
+  /** Set when the change feed is on (`INGESTOR_CHANGE_BUS`): the client it publishes with. */
+  events?: EventBridgeClient;
+  /**
+   * The mirror's change feed (issue 16), when configured: the mirror store records every commit here.
+   * It rides with the clients because every writer of the mirror already receives them.
+   */
+  changes?: ChangeFeed;
 }
 
 /** The local peers accept any credentials except s3rver, which insists on these. Never used in AWS. */
@@ -38,7 +47,19 @@ export function createAwsClients(e: IngestorEnv): AwsClients {
     ...base,
     ...(e.INGESTOR_SQS_ENDPOINT ? { endpoint: e.INGESTOR_SQS_ENDPOINT } : {}),
   });
-  return { dynamo, doc, s3, sqs };
+  const clients: AwsClients = { dynamo, doc, s3, sqs };
+  let sink: ChangeSink | undefined;
+  if (e.INGESTOR_CHANGE_BUS) {
+    clients.events = new EventBridgeClient({
+      ...base,
+      ...(e.INGESTOR_EVENTBRIDGE_ENDPOINT ? { endpoint: e.INGESTOR_EVENTBRIDGE_ENDPOINT } : {}),
+    });
+    sink = eventBridgeSink(clients.events, e.INGESTOR_CHANGE_BUS);
+  } else if (e.INGESTOR_CHANGE_FILE) {
+    sink = fileSink(e.INGESTOR_CHANGE_FILE);
+  }
+  if (sink) clients.changes = new ChangeFeed({ sink, outbox: { doc, table: e.STATE_TABLE } });
+  return clients;
 }
 
 export function destroyAwsClients(c: AwsClients): void {
@@ -46,4 +67,5 @@ export function destroyAwsClients(c: AwsClients): void {
   c.dynamo.destroy();
   c.s3.destroy();
   c.sqs.destroy();
+  c.events?.destroy();
 }

@@ -43,12 +43,13 @@ export const STATE_TABLE: TableDefinition = {
   globalIndexes: [
     { indexName: 'byDue', partitionKey: 'dueShard', sortKey: 'dueAt' },
     { indexName: 'byLease', partitionKey: 'leaseShard', sortKey: 'leaseUntil' },
-    // Keys and two flags only: a page of 100 entries stays within 2 read units (issue 16).
+    // Keys, two flags and the inline copy of small objects (`o`, shared/mirror keys.ts): a list page is
+    // one Query and no S3 read for objects that fit (issue 16).
     {
       indexName: BODY_LIST_INDEX,
       partitionKey: 'apiList',
       sortKey: 'apiListSort',
-      include: ['deleted', 'takedown'],
+      include: ['deleted', 'takedown', 'o'],
     },
   ],
 };

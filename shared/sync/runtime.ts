@@ -137,7 +137,17 @@ export async function createSyncRuntime(
       await hostIntervals.refresh();
       try {
         const engine = source.kind === 'scraper' ? scraperEngine : oparlEngine;
-        const report = await engine(source, message, budget);
+        let report: Awaited<ReturnType<typeof engine>>;
+        try {
+          report = await engine(source, message, budget);
+        } catch (error) {
+          // What the failed run committed is still published (or outboxed); the run's error wins.
+          await clients.changes?.flush().catch(() => {});
+          throw error;
+        }
+        // Issue 16: the run's committed changes leave before the message counts as done; a publish that
+        // can be neither delivered nor outboxed fails the message (redelivered, events kept buffered).
+        await clients.changes?.flush();
         recordSyncReport(source.sourceId, report);
         return report;
       } finally {

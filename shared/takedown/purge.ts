@@ -2,7 +2,7 @@ import { DeleteObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
 import { DeleteCommand, QueryCommand, type QueryCommandOutput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { fileKey, photoKey, textKey } from '../documents';
 import { sourcePartition } from '../engine';
-import { idHash, indexPartition, MirrorStore, mirrorKey } from '../mirror';
+import { MirrorStore, mirrorKey } from '../mirror';
 import { resolveBody } from '../onboarding';
 import { FILE_COPY_PREFIX, PURGE_ORDER, TEXT_COPY_PREFIX } from './constants';
 import type { TakedownDeps } from './tombstone';
@@ -196,12 +196,8 @@ export function awsPurgeStore(deps: TakedownDeps): PurgeStore {
       await s3.send(new DeleteObjectCommand({ Bucket: deps.bucket, Key: mirrorKey(sourceId, type, id) }));
     },
     async deleteIndexEntry(sourceId, type, id) {
-      await doc.send(
-        new DeleteCommand({
-          TableName: deps.tables.state,
-          Key: { pk: indexPartition(sourceId, type), sk: idHash(id) },
-        }),
-      );
+      // Through the mirror store: the removal is a committed change (`purged` on the change feed).
+      await mirror.purgeEntry(sourceId, type, id, (deps.now ?? (() => new Date()))().toISOString());
     },
   };
 }
@@ -226,6 +222,7 @@ export async function purgeDeleted(
   const plan = await planPurge(store, { sourceId, body: slug, bodyId: body.id });
   if (options.yes) {
     await executePurge(store, plan);
+    await deps.clients.changes?.flush();
     const at = (deps.now ?? (() => new Date()))().toISOString();
     // The BODY# record stays (it is how the slug still resolves); it notes the purge for audit.
     await deps.clients.doc.send(

@@ -1,13 +1,12 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { MirrorIndexEntry, MirrorRecord } from '../mirror';
-import { idHash, indexPartition, MirrorStore, mirrorKey } from '../mirror';
+import { MirrorStore, mirrorKey } from '../mirror';
 import type { AwsClients } from '../store';
 import { TAKEDOWN_TAG } from './constants';
 import type { TakedownMark, TakedownMeta } from './types';
 
 export interface SealDeps {
-  clients: Pick<AwsClients, 'doc' | 's3'>;
+  clients: Pick<AwsClients, 'doc' | 's3' | 'changes'>;
   bucket: string;
   stateTable: string;
 }
@@ -31,23 +30,9 @@ export async function sealTakenDown(
   mark: TakedownMark,
 ): Promise<boolean> {
   const wasLive = !entry.deleted;
-  if (entry.takedown === undefined) {
-    await deps.clients.doc
-      .send(
-        new UpdateCommand({
-          TableName: deps.stateTable,
-          Key: { pk: indexPartition(entry.sourceId, entry.type), sk: idHash(entry.id) },
-          UpdateExpression: 'SET deleted = :d, takedown = if_not_exists(takedown, :t)',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':d': true, ':t': mark },
-        }),
-      )
-      .catch((error: unknown) => {
-        // Purged meanwhile: nothing left to mark; the registry item remembers the takedown.
-        if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
-      });
-  }
   const mirror = new MirrorStore(deps.clients, { bucket: deps.bucket, stateTable: deps.stateTable });
+  // Purged meanwhile, or marked already: nothing to mark; the registry item remembers the takedown.
+  if (entry.takedown === undefined) await mirror.markTakenDown(entry, mark);
   const before = (await mirror.read(entry.sourceId, entry.type, entry.id)) as
     | (MirrorRecord & { meta: TakedownMeta })
     | undefined;

@@ -26,7 +26,8 @@ import type { TakedownMark } from './types';
 export type AfterRecorded = () => Promise<void> | void;
 
 export interface TakedownDeps {
-  clients: Pick<AwsClients, 'doc' | 's3'>;
+  /** `changes`: the mirror's change feed, flushed before a command returns (issue 16). */
+  clients: Pick<AwsClients, 'doc' | 's3' | 'changes'>;
   tables: { sources: string; state: string; documents: string };
   bucket: string;
   now?: () => Date;
@@ -177,6 +178,7 @@ export async function tombstoneBody(
     }
   }
   result.documents = await flagDocuments(deps, sourceId, { bodyId: body.id }, mark.at);
+  await deps.clients.changes?.flush();
   return result;
 }
 
@@ -291,5 +293,6 @@ export async function tombstoneIds(
   }
   result.registered = wanted.filter((id) => registered.has(id));
   result.notFound = wanted.filter((id) => !found.has(id));
+  await deps.clients.changes?.flush();
   return result;
 }

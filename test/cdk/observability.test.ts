@@ -23,6 +23,7 @@ beforeAll(() => {
     previewFunction: false,
     geoFunction: false,
     broadcastFunction: false,
+    mirrorApi: false,
   });
   // A function added later (DESIGN: files, deletion-check, photos) is watched too.
   stack.addScheduledFunction('Files', 'functions/planner.ts', { minute: '5' });

@@ -14,7 +14,7 @@ import {
   SYNC_TIMEOUT,
   SYNC_VISIBILITY_TIMEOUT,
 } from '../../infra/stack';
-import { STACK_OUTPUT_ENV } from '../../shared/config/stack-outputs';
+import { OPTIONAL_STACK_OUTPUTS, STACK_OUTPUT_ENV } from '../../shared/config/stack-outputs';
 import { INCOMING_PREFIX } from '../../shared/documents/keys';
 import { DEFAULT_LEASE_MINUTES } from '../../shared/schedule';
 import { TABLES } from '../../shared/store/tables';
@@ -66,13 +66,14 @@ let outdir: string;
 beforeAll(() => {
   outdir = tempOutdir('stack');
   const app = new App({ outdir, context: cdkJsonContext() });
-  // The base composition (planner + sync); document functions and preview have their own tests.
+  // The base composition (planner + sync); document functions, preview and the mirror API have their own tests.
   stack = new IngestorStack(app, 'IngestorTest', {
     env: TEST_ENV,
     documentFunctions: false,
     previewFunction: false,
     geoFunction: false,
     broadcastFunction: false,
+    mirrorApi: false,
     upstashRestUrl: UPSTASH_URL,
     upstashSecretName: 'test/upstash-token',
     userAgent: 'mandari-ingestor/0.1.0 (+https://mandari.de/ingestor/; ops@example.org)',
@@ -488,7 +489,10 @@ describe('secrets', () => {
 describe('outputs', () => {
   it('every key `ingestor --aws` reads (STACK_OUTPUT_ENV) is an output, plus the access-log bucket and the DLQ', () => {
     const outputs = template.toJSON().Outputs as Record<string, { Value: unknown }>;
-    for (const key of Object.keys(STACK_OUTPUT_ENV)) expect(Object.keys(outputs)).toContain(key);
+    for (const key of Object.keys(STACK_OUTPUT_ENV)) {
+      if ((OPTIONAL_STACK_OUTPUTS as readonly string[]).includes(key)) continue;
+      expect(Object.keys(outputs)).toContain(key);
+    }
     expect(outputs).toMatchObject({
       UpstashRestUrl: { Value: UPSTASH_URL },
       UpstashSecretArn: { Value: stack.resolve(stack.upstashSecret.secretArn) },
@@ -519,6 +523,7 @@ describe('settings and extension points', () => {
       previewFunction: false,
       geoFunction: false,
       broadcastFunction: false,
+      mirrorApi: false,
       ...props,
     });
   };

@@ -161,21 +161,35 @@ describe('OParl 1.1 API over the mirror (issue 16)', () => {
     expect(until.objects.length).toBe(unfiltered.objects.length - 1);
   });
 
-  it('taken-down objects never appear, filtered or not, nor by id (OPT-2)', async () => {
+  it('a takedown (OPT-2): content never appears again — not in lists, not by id — and an incremental client learns its copy is gone: a bare deleted stub at the takedown time in modified_since lists; no other object moves', async () => {
     const { objects } = await walkList(body.paper as string);
     const victim = objects[5] as Obj;
+    const before = await walkList(`${body.paper}?modified_since=2000-01-01T00:00:00Z`);
+    m.clock.advance(60 * 60_000);
+    const since = m.clock.now().toISOString();
     await tombstoneIds(
-      { clients: bed.clients, tables: m.tables, bucket: bed.env.BUCKET },
+      { clients: bed.clients, tables: m.tables, bucket: bed.env.BUCKET, now: () => m.clock.now() },
       [victim['mandari:originId'] as string],
       { sourceId: m.h.source.sourceId, by: 'test' },
     );
     const all = await walkList(body.paper as string);
-    const filtered = await walkList(`${body.paper}?modified_since=2000-01-01T00:00:00Z`);
-    for (const list of [all.objects, filtered.objects]) {
-      expect(list.some((o) => o['mandari:originId'] === victim['mandari:originId'])).toBe(false);
-    }
+    expect(all.objects.some((o) => o.id === victim.id)).toBe(false);
     expect(all.objects).toHaveLength(objects.length - 1);
     expect((await fetch(victim.id as string)).status).toBe(404);
+    // The client that mirrored the list before asks what changed since: the id, deleted, nothing else.
+    const changed = await walkList(`${body.paper}?modified_since=${encodeURIComponent(since)}`);
+    expect(changed.objects).toHaveLength(1);
+    const stub = changed.objects[0] as Obj;
+    expect(Object.keys(stub).sort()).toEqual(['deleted', 'id', 'modified', 'type']);
+    expect(stub).toMatchObject({ id: victim.id, deleted: true, type: victim.type });
+    expect((stub.modified as string) >= since).toBe(true);
+    expect(JSON.stringify(changed.objects)).not.toContain(victim['mandari:originId'] as string);
+    // Every other object keeps its place and its `modified`.
+    const after = await walkList(`${body.paper}?modified_since=2000-01-01T00:00:00Z`);
+    const others = (list: Obj[]) =>
+      list.filter((o) => o.id !== victim.id).map((o) => `${o.id} ${o.modified}`);
+    expect(others(after.objects)).toEqual(others(before.objects));
+    expect(after.objects.at(-1)?.id).toBe(victim.id);
   });
 
   it('ingestor objects lists what the mirror holds: live, deleted and taken down, by body, type and commit time', async () => {

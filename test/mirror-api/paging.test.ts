@@ -61,13 +61,14 @@ describe('page decision (pure)', () => {
     expect(decidePage(rows.slice(0, 20), q('limit=20')).next).toBeUndefined();
   });
 
-  it('tombstones only in filtered lists (as deleted), taken-down objects never (OPT-2)', () => {
+  it('tombstones only in filtered lists (as deleted); taken-down objects only there, and bare (OPT-2)', () => {
     const rows = [row(1), row(2, { deleted: true }), row(3, { takedown: true, deleted: true })];
     expect(decidePage(rows, q('')).show.map((s) => s.row)).toEqual([rows[0]]);
     const filtered = decidePage(rows, q('modified_since=2024-01-01T00:00:00Z')).show;
-    expect(filtered.map((s) => [s.row, s.asDeleted])).toEqual([
-      [rows[0], false],
-      [rows[1], true],
+    expect(filtered.map((s) => [s.row, s.asDeleted, s.bare === true])).toEqual([
+      [rows[0], false, false],
+      [rows[1], true, false],
+      [rows[2], true, true],
     ]);
   });
 

@@ -1,8 +1,13 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { FakeCouncil } from '../../demo';
+import { bodySk, contentHash, SyncStateStore, sourcePartition } from '../../shared/engine';
+import type { MirrorWrite } from '../../shared/mirror';
 import { createMirrorApiHandler, createMirrorApiListener, MirrorReader } from '../../shared/mirror-api';
 import { setBodyListed } from '../../shared/onboarding';
+import { bodyKeyOf } from '../../shared/oparl';
+import { putSourceItem } from '../../shared/store';
 import { type Harness, syncedTwoBodyCouncil, type TestClock } from '../oparl/support';
 import type { AwsTestbed } from '../support/aws';
 
@@ -96,4 +101,55 @@ export async function walkList(url: string): Promise<{ objects: Record<string, u
     next = (page.json.links as { next?: string }).next;
   }
   return { objects, pages };
+}
+
+/**
+ * A source with one listed body (ONB-4) and nothing mirrored yet, for tests and the bench that write the
+ * mirror store directly (as the sync writes it) instead of syncing a council.
+ */
+export async function seedListedBody(
+  bed: AwsTestbed,
+  sourceId: string,
+  bodyId: string,
+  at: string = new Date().toISOString(),
+): Promise<void> {
+  const origin = new URL(bodyId);
+  await putSourceItem(bed.clients.doc, bed.env.SOURCES_TABLE, {
+    sourceId,
+    systemUrl: `${origin.origin}/oparl/system`,
+  });
+  await new SyncStateStore(bed.clients, bed.env.STATE_TABLE, sourceId).upsertBody(
+    { bodyKey: bodyKeyOf(bodyId), id: bodyId, name: sourceId, lists: {}, lastSeenAt: at },
+    'test',
+  );
+  await bed.clients.doc.send(
+    new UpdateCommand({
+      TableName: bed.env.STATE_TABLE,
+      Key: { pk: sourcePartition(sourceId), sk: bodySk(bodyKeyOf(bodyId)) },
+      UpdateExpression: 'SET listed = :t',
+      ExpressionAttributeValues: { ':t': true },
+    }),
+  );
+}
+
+/** A paper of `bodyId` as the sync hands it to the mirror store: id `<body's base>/paper/<n>`. */
+export function paperWrite(
+  sourceId: string,
+  bodyId: string,
+  n: number,
+  fetchedAt: string,
+  fields: Record<string, unknown> = {},
+): MirrorWrite {
+  const id = `${bodyId.replace(/\/body\/[^/]+$/, '')}/paper/${n}`;
+  const object = { id, type: 'https://schema.oparl.org/1.1/Paper', name: `Vorlage ${n}`, ...fields };
+  return {
+    sourceId,
+    type: 'paper',
+    id,
+    object,
+    sourceUrl: `${bodyId}/paper`,
+    fetchedAt,
+    bodyId,
+    hash: contentHash(object),
+  };
 }

@@ -7,6 +7,9 @@ import type { AwsClients } from '../../shared/store/clients';
  * attempt fails does the caller see the error. `freeze()` models a crashed instance: from then on no
  * call of these clients ever completes (and none reaches the peer).
  */
+/** `events`: EventBridge, when the clients carry one (the change feed). */
+type Service = 'dynamodb' | 's3' | 'sqs' | 'events';
+
 export type AwsFaultKind =
   /** DynamoDB `ProvisionedThroughputExceededException` / S3 `SlowDown` / SQS `ThrottlingException` (400/503). */
   | 'throttle'
@@ -15,7 +18,7 @@ export type AwsFaultKind =
 
 export interface AwsFaultRule {
   /** `dynamodb` covers the document client too (it shares the DynamoDB client's stack). */
-  service?: 'dynamodb' | 's3' | 'sqs';
+  service?: Service;
   /** SDK command names, e.g. /PutItem|BatchWriteItem/ or 'PutObjectCommand'. Default: every command. */
   command?: RegExp;
   /** Further condition on the command input (table name, key prefix …). */
@@ -37,12 +40,12 @@ export interface AwsFaults {
   freeze(): void;
   readonly frozen: boolean;
   /** Attempts failed so far, per service. */
-  readonly failed: Record<'dynamodb' | 's3' | 'sqs', number>;
+  readonly failed: Record<Service, number>;
   clear(): void;
 }
 
 const ERROR_SHAPES: Record<
-  'dynamodb' | 's3' | 'sqs',
+  Service,
   Record<AwsFaultKind, { name: string; status: number; fault: 'client' | 'server' }>
 > = {
   dynamodb: {
@@ -57,6 +60,10 @@ const ERROR_SHAPES: Record<
     throttle: { name: 'ThrottlingException', status: 400, fault: 'client' },
     'server-error': { name: 'InternalError', status: 500, fault: 'server' },
   },
+  events: {
+    throttle: { name: 'ThrottlingException', status: 400, fault: 'client' },
+    'server-error': { name: 'InternalException', status: 500, fault: 'server' },
+  },
 };
 
 interface Rule extends AwsFaultRule {
@@ -65,7 +72,7 @@ interface Rule extends AwsFaultRule {
 }
 
 /** The error as the SDK's deserializer would produce it from the service's answer. */
-function serviceError(service: 'dynamodb' | 's3' | 'sqs', kind: AwsFaultKind, command: string): Error {
+function serviceError(service: Service, kind: AwsFaultKind, command: string): Error {
   const shape = ERROR_SHAPES[service][kind];
   return Object.assign(new Error(`injected ${kind} on ${service} ${command}`), {
     name: shape.name,
@@ -83,9 +90,9 @@ function serviceError(service: 'dynamodb' | 's3' | 'sqs', kind: AwsFaultKind, co
 export function injectAwsFaults(clients: AwsClients): AwsFaults {
   let rules: Rule[] = [];
   let frozen = false;
-  const failed = { dynamodb: 0, s3: 0, sqs: 0 };
+  const failed = { dynamodb: 0, s3: 0, sqs: 0, events: 0 };
   const install = (
-    service: 'dynamodb' | 's3' | 'sqs',
+    service: Service,
     stack: { add: (mw: unknown, opts: Record<string, unknown>) => void },
   ) => {
     stack.add(
@@ -118,6 +125,7 @@ export function injectAwsFaults(clients: AwsClients): AwsFaults {
   install('dynamodb', clients.dynamo.middlewareStack as never);
   install('s3', clients.s3.middlewareStack as never);
   install('sqs', clients.sqs.middlewareStack as never);
+  if (clients.events) install('events', clients.events.middlewareStack as never);
   return {
     fail(rule) {
       const r: Rule = { ...rule, hits: 0, left: rule.times };

@@ -1,0 +1,30 @@
+import type { LambdaFunctionURLEvent, LambdaFunctionURLResult } from 'aws-lambda';
+import { env } from '../shared/config';
+import { createMirrorApiLambda } from '../shared/mirror-api';
+import { logger } from '../shared/observability';
+import { createAwsClients } from '../shared/store';
+
+/**
+ * The OParl 1.1 API over the mirror (issue 16, docs/mirror-api.md) behind CloudFront: read-only — its
+ * role may read the Sources table, the State table's mirror items and `byBodyList` index, and `mirror/`
+ * objects, nothing else. No secret, no fetch: it never reaches a council server.
+ */
+const e = env();
+const api = createMirrorApiLambda(createAwsClients(e), {
+  bucket: e.BUCKET,
+  tables: { sources: e.SOURCES_TABLE, state: e.STATE_TABLE },
+});
+
+export async function handler(event: LambdaFunctionURLEvent): Promise<LambdaFunctionURLResult> {
+  try {
+    const response = await api.handle(event);
+    return { statusCode: response.status, headers: response.headers, body: response.body };
+  } catch (error) {
+    logger.error('mirror api failed', { path: event.rawPath, error: String(error) });
+    return {
+      statusCode: 500,
+      headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' },
+      body: 'internal error\n',
+    };
+  }
+}

@@ -1,0 +1,153 @@
+import { createHash } from 'node:crypto';
+import { DeleteCommand, type DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { IngestorError } from '../errors';
+import { DIMENSIONS, logger, METRICS, type MetricsBuffer, metrics as processMetrics } from '../observability';
+import { CHANGE_BATCH_MAX, OUTBOX_DRAIN_INTERVAL_MS, OUTBOX_DRAIN_MAX, OUTBOX_PARTITION } from './constants';
+import type { ChangeEvent, ChangeSink, FlushReport } from './types';
+
+/**
+ * Neither the sink nor the outbox took these events: the sync must not end as if they were published.
+ * They stay buffered in this process; the next flush tries again.
+ */
+export class ChangeFeedUndeliveredError extends IngestorError {
+  constructor(
+    readonly count: number,
+    cause: unknown,
+  ) {
+    super('CHANGE_FEED_UNDELIVERED', `${count} change events could be neither published nor outboxed`, {
+      retryable: true,
+      cause,
+    });
+  }
+}
+
+export interface ChangeFeedOptions {
+  sink: ChangeSink;
+  /** The State table holds the outbox (`OUTBOX_PARTITION`). */
+  outbox: { doc: DynamoDBDocumentClient; table: string };
+  now?: () => number;
+  metrics?: MetricsBuffer;
+}
+
+/** Deterministic outbox key: outboxing the same event twice keeps one item. */
+function outboxSk(event: ChangeEvent): string {
+  const digest = createHash('sha256').update(JSON.stringify(event)).digest('hex').slice(0, 24);
+  return `${event.at}#${digest}`;
+}
+
+/**
+ * The change feed of one process. The mirror store records an event right after each commit (the index
+ * item's write); events go out in batches of `CHANGE_BATCH_MAX` — when a batch is full, and on `flush()`
+ * at the end of every sync message and operator command.
+ *
+ * A failed publish loses nothing: what the sink did not take is written to the outbox (State table),
+ * counted (`ChangeFeedEvents`, Outcome=outboxed) and logged; a later flush — of this process at once,
+ * of any process within `OUTBOX_DRAIN_INTERVAL_MS` — publishes it and deletes it from the outbox.
+ * Only when the outbox cannot be written either does `flush` throw (the sync fails visibly and is
+ * retried) with the events kept in memory for the next flush. Consumers may see an event twice
+ * (at-least-once, as EventBridge itself): `apiId` + `at` identify one change.
+ */
+export class ChangeFeed {
+  private buffer: ChangeEvent[] = [];
+  private lastDrainAt = Number.NEGATIVE_INFINITY;
+  private outboxPending = false;
+  private readonly now: () => number;
+  private readonly metrics: MetricsBuffer;
+
+  constructor(private readonly options: ChangeFeedOptions) {
+    this.now = options.now ?? Date.now;
+    this.metrics = options.metrics ?? processMetrics;
+  }
+
+  get sinkName(): string {
+    return this.options.sink.name;
+  }
+
+  /** Called after a commit; sends a full batch at once. */
+  async record(event: ChangeEvent): Promise<void> {
+    this.buffer.push(event);
+    if (this.buffer.length >= CHANGE_BATCH_MAX) await this.flush();
+  }
+
+  /** Publishes what is buffered, outboxes what fails, and redelivers the outbox when due. */
+  async flush(): Promise<FlushReport> {
+    const events = this.buffer.splice(0);
+    const failed = await this.options.sink.deliver(events);
+    const report: FlushReport = { published: events.length - failed.length, outboxed: 0, redelivered: 0 };
+    if (failed.length > 0) {
+      try {
+        for (const event of failed) await this.putOutbox(event);
+      } catch (error) {
+        this.buffer.unshift(...failed);
+        this.count('undelivered', failed.length);
+        throw new ChangeFeedUndeliveredError(failed.length, error);
+      }
+      this.outboxPending = true;
+      report.outboxed = failed.length;
+      this.count('outboxed', failed.length);
+      logger.warn('change feed publish failed; events kept in the outbox', {
+        sink: this.options.sink.name,
+        events: failed.length,
+      });
+    }
+    this.count('published', report.published);
+    // Right after a failure the sink is likely still down: the outbox waits for the next flush.
+    if (
+      failed.length === 0 &&
+      (this.outboxPending || this.now() - this.lastDrainAt >= OUTBOX_DRAIN_INTERVAL_MS)
+    )
+      report.redelivered = await this.redeliver();
+    return report;
+  }
+
+  /** Events waiting in the outbox (oldest first), at most `limit`. */
+  async outboxed(limit = OUTBOX_DRAIN_MAX): Promise<ChangeEvent[]> {
+    const out = await this.options.outbox.doc.send(
+      new QueryCommand({
+        TableName: this.options.outbox.table,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': OUTBOX_PARTITION },
+        ConsistentRead: true,
+        Limit: limit,
+      }),
+    );
+    return (out.Items ?? []).map((item) => item.event as ChangeEvent);
+  }
+
+  private async redeliver(): Promise<number> {
+    this.lastDrainAt = this.now();
+    const waiting = await this.outboxed();
+    if (waiting.length === 0) {
+      this.outboxPending = false;
+      return 0;
+    }
+    const failed = new Set(await this.options.sink.deliver(waiting));
+    let delivered = 0;
+    for (const event of waiting) {
+      if (failed.has(event)) continue;
+      await this.options.outbox.doc.send(
+        new DeleteCommand({
+          TableName: this.options.outbox.table,
+          Key: { pk: OUTBOX_PARTITION, sk: outboxSk(event) },
+        }),
+      );
+      delivered += 1;
+    }
+    this.outboxPending = failed.size > 0 || waiting.length >= OUTBOX_DRAIN_MAX;
+    this.count('redelivered', delivered);
+    return delivered;
+  }
+
+  private async putOutbox(event: ChangeEvent): Promise<void> {
+    await this.options.outbox.doc.send(
+      new PutCommand({
+        TableName: this.options.outbox.table,
+        Item: { pk: OUTBOX_PARTITION, sk: outboxSk(event), event },
+      }),
+    );
+  }
+
+  private count(outcome: string, n: number): void {
+    if (n > 0) this.metrics.count(METRICS.changeFeedEvents, { [DIMENSIONS.outcome]: outcome }, n);
+  }
+}

@@ -1,0 +1,198 @@
+import { App, type CfnElement, Validations } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { changeFeedBus, IngestorStack, MIRROR_PREFIXES } from '../../infra/stack';
+import { API_BASE_HEADER, LIST_MAX_AGE_S, OBJECT_MAX_AGE_S } from '../../shared/mirror-api/constants';
+import { BODY_LIST_INDEX } from '../../shared/store/tables';
+import { cdkJsonContext, NO_BUNDLING, removeTempOutdirs, TEST_ENV, tempOutdir } from '../cdk/support';
+
+/**
+ * Issue 16 in the stack: the OParl API from a read-only function behind CloudFront (cache by query
+ * string), and the change feed behind its context flag. Wiring only (no bundling), cdk-nag clean.
+ */
+type Statement = { Effect: string; Action: string | string[]; Resource: unknown };
+const asArray = <T>(v: T | T[]): T[] => (Array.isArray(v) ? v : [v]);
+
+function synth(context: Record<string, unknown>, props: ConstructorParameters<typeof IngestorStack>[2] = {}) {
+  const app = new App({
+    outdir: tempOutdir('mirror-api'),
+    context: { ...cdkJsonContext(), ...NO_BUNDLING, ...context },
+  });
+  const stack = new IngestorStack(app, 'Api', { env: TEST_ENV, documentFunctions: false, ...props });
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  const template = Template.fromStack(stack);
+  let synthError: unknown;
+  try {
+    app.synth();
+  } catch (error) {
+    synthError = error;
+  }
+  return { stack, template, synthError };
+}
+
+function statementsOf(template: Template, roleLogicalId: string): Statement[] {
+  const policies = template.findResources('AWS::IAM::Policy');
+  return Object.values(policies)
+    .filter((p) => JSON.stringify(p.Properties.Roles).includes(roleLogicalId))
+    .flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[]);
+}
+
+describe('CDK: the OParl API over the mirror (issue 16)', () => {
+  let withPreview: ReturnType<typeof synth>;
+  let alone: ReturnType<typeof synth>;
+
+  beforeAll(() => {
+    withPreview = synth({});
+    alone = synth({}, { previewFunction: false });
+  }, 120_000);
+  afterAll(removeTempOutdirs);
+
+  it('synthesises cdk-nag clean, with and without the preview', () => {
+    expect(withPreview.synthError).toBeUndefined();
+    expect(alone.synthError).toBeUndefined();
+  });
+
+  it('read-only function: reads Sources (Scan), State (GetItem, Query) and only its byBodyList index, and only mirror/ objects — no write, no secret, no queue', () => {
+    const { stack, template } = withPreview;
+    const api = stack.mirrorApi;
+    if (!api) throw new Error('no mirror API in the stack');
+    const roleId = stack.getLogicalId(api.function.role.node.defaultChild as CfnElement);
+    const statements = statementsOf(template, roleId);
+    const actions = statements.flatMap((s) => asArray(s.Action));
+    const state = stack.resolve(stack.tables.State.tableArn);
+    const sources = stack.resolve(stack.tables.Sources.tableArn);
+    const grantsOn = (resource: unknown) =>
+      statements
+        .filter((s) => asArray(s.Resource).some((r) => JSON.stringify(r) === JSON.stringify(resource)))
+        .flatMap((s) => asArray(s.Action))
+        .sort();
+    expect(grantsOn(sources)).toEqual(['dynamodb:Scan']);
+    expect(grantsOn(state)).toEqual(['dynamodb:GetItem', 'dynamodb:Query']);
+    const indexArns = statements
+      .flatMap((s) => asArray(s.Resource))
+      .filter((r) => JSON.stringify(r).includes('/index/'));
+    expect(JSON.stringify(indexArns)).toContain(`/index/${BODY_LIST_INDEX}`);
+    expect(indexArns).toHaveLength(1);
+    // Its own log group is the one thing it writes (IngestorFunction).
+    for (const action of actions.filter((a) => !a.startsWith('logs:'))) {
+      expect(action).not.toMatch(/Put|Update|Delete|BatchWrite|sqs:|secretsmanager:|events:|\*/);
+    }
+    const objectResources = statements
+      .filter((s) => asArray(s.Action).includes('s3:GetObject'))
+      .flatMap((s) => asArray(s.Resource));
+    expect(JSON.stringify(objectResources)).toContain(`/${MIRROR_PREFIXES.mirror}*`);
+    expect(JSON.stringify(objectResources)).not.toMatch(/files\/|text\/|robots\//);
+    const fnId = stack.getLogicalId(api.function.fn.node.defaultChild as CfnElement);
+    const vars = Object.keys(
+      template.findResources('AWS::Lambda::Function')[fnId]?.Properties.Environment.Variables,
+    );
+    expect(vars.sort()).toEqual(['BUCKET', 'NODE_OPTIONS', 'SOURCES_TABLE', 'STATE_TABLE']);
+  });
+
+  it('behind CloudFront only (AWS_IAM Function URL with origin access control), cached by path and full query string, TTL from the API', () => {
+    const { template } = alone;
+    template.hasResourceProperties('AWS::Lambda::Url', { AuthType: 'AWS_IAM', InvokeMode: 'BUFFERED' });
+    template.hasResourceProperties('AWS::CloudFront::CachePolicy', {
+      CachePolicyConfig: Match.objectLike({
+        MinTTL: 0,
+        DefaultTTL: 0,
+        MaxTTL: Math.max(OBJECT_MAX_AGE_S, LIST_MAX_AGE_S),
+        ParametersInCacheKeyAndForwardedToOrigin: Match.objectLike({
+          QueryStringsConfig: { QueryStringBehavior: 'all' },
+          HeadersConfig: { HeaderBehavior: 'none' },
+          CookiesConfig: { CookieBehavior: 'none' },
+        }),
+      }),
+    });
+    template.hasResourceProperties('AWS::CloudFront::OriginRequestPolicy', {
+      OriginRequestPolicyConfig: Match.objectLike({
+        HeadersConfig: { HeaderBehavior: 'whitelist', Headers: [API_BASE_HEADER] },
+        QueryStringsConfig: { QueryStringBehavior: 'all' },
+      }),
+    });
+    template.hasResourceProperties('AWS::CloudFront::Function', {
+      FunctionCode: Match.stringLikeRegexp(API_BASE_HEADER),
+      FunctionConfig: Match.objectLike({ Runtime: 'cloudfront-js-2.0' }),
+    });
+    template.resourceCountIs('AWS::CloudFront::Distribution', 1);
+    expect(Object.keys(template.toJSON().Outputs)).toContain('MirrorApiSystemUrl');
+  });
+
+  it('with the preview: /oparl/* is a behaviour of the preview distribution, so File.accessUrl (/documents/…) is on the same domain', () => {
+    const { template } = withPreview;
+    template.resourceCountIs('AWS::CloudFront::Distribution', 1);
+    template.hasResourceProperties('AWS::CloudFront::Distribution', {
+      DistributionConfig: Match.objectLike({
+        CacheBehaviors: [
+          Match.objectLike({
+            PathPattern: '/oparl/v1/*',
+            AllowedMethods: ['GET', 'HEAD'],
+            Compress: true,
+            FunctionAssociations: [Match.objectLike({ EventType: 'viewer-request' })],
+          }),
+        ],
+      }),
+    });
+  });
+
+  it('its errors are alarmed on like every ingestor function', () => {
+    const { stack, template } = alone;
+    const fnId = stack.getLogicalId(stack.mirrorApi?.function.fn.node.defaultChild as CfnElement);
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'Errors',
+      Namespace: 'AWS/Lambda',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: fnId } }],
+    });
+  });
+
+  it('-c mirrorApi=false leaves it out', () => {
+    const off = synth({ mirrorApi: 'false' }, { previewFunction: false });
+    expect(off.stack.mirrorApi).toBeUndefined();
+    off.template.resourceCountIs('AWS::CloudFront::Distribution', 0);
+  });
+});
+
+describe('CDK: the change feed behind its context flag (issue 16)', () => {
+  afterAll(removeTempOutdirs);
+
+  it('off by default: no bus variable, no PutEvents grant', () => {
+    const { template } = synth({ mirrorApi: 'false' }, { previewFunction: false });
+    expect(JSON.stringify(template.toJSON())).not.toContain('events:PutEvents');
+    expect(JSON.stringify(template.toJSON())).not.toContain('INGESTOR_CHANGE_BUS');
+  });
+
+  it('-c changeFeed=true: the sync publishes on the default bus, PutEvents on that bus only, the bus an output for ingestor --aws', () => {
+    const { stack, template, synthError } = synth(
+      { mirrorApi: 'false', changeFeed: 'true' },
+      { previewFunction: false },
+    );
+    expect(synthError).toBeUndefined();
+    template.resourceCountIs('AWS::Events::EventBus', 0);
+    const syncId = stack.getLogicalId(stack.sync.fn.node.defaultChild as CfnElement);
+    const sync = template.findResources('AWS::Lambda::Function')[syncId];
+    expect(sync?.Properties.Environment.Variables.INGESTOR_CHANGE_BUS).toBe('default');
+    const roleId = stack.getLogicalId(stack.sync.role.node.defaultChild as CfnElement);
+    const put = statementsOf(template, roleId).filter((s) => asArray(s.Action).includes('events:PutEvents'));
+    expect(put).toHaveLength(1);
+    expect(JSON.stringify(put[0]?.Resource)).toContain('event-bus/default');
+    expect(template.toJSON().Outputs.ChangeBusName.Value).toBe('default');
+  });
+
+  it('-c changeFeed=<name>: a bus of that name in the stack', () => {
+    const { template } = synth(
+      { mirrorApi: 'false', changeFeed: 'council-changes' },
+      { previewFunction: false },
+    );
+    template.hasResourceProperties('AWS::Events::EventBus', { Name: 'council-changes' });
+  });
+
+  it('the flag value: true/default → default bus, false/absent → off, an invalid name refused at synth', () => {
+    expect(changeFeedBus(undefined)).toBeUndefined();
+    expect(changeFeedBus('false')).toBeUndefined();
+    expect(changeFeedBus(true)).toBe('default');
+    expect(changeFeedBus('default')).toBe('default');
+    expect(changeFeedBus('council-changes')).toBe('council-changes');
+    expect(() => changeFeedBus('bad name!')).toThrow(/changeFeed/);
+  });
+});

@@ -1,0 +1,183 @@
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backfillIndexCommand } from '../../cli/commands/backfill';
+import {
+  backfillListIndex,
+  bodyListPartition,
+  bodyListSort,
+  idHash,
+  indexPartition,
+  MirrorStore,
+  type MirrorWrite,
+  paceSlot,
+} from '../../shared/mirror';
+import { sealTakenDown } from '../../shared/takedown';
+import { paperWrite, seedListedBody, serveApi, walkList } from '../mirror-api/support';
+import { type AwsTestbed, startAwsTestbed } from '../support/aws';
+
+/**
+ * Issue 16 maintenance: index items written before the `byBodyList` attributes (and the inline copy)
+ * existed get them from `ingestor backfill-index` — as the sync would have written them, idempotent,
+ * paced, and never over a newer sync write. Old items are made by removing the attributes from items
+ * the real mirror store wrote.
+ */
+const SOURCE = 'backfill-src';
+const ORIGIN = 'https://ris-backfill.test/oparl';
+const BODY = `${ORIGIN}/body/1`;
+const T0 = Date.parse('2024-05-01T08:00:00Z');
+const at = (s: number) => new Date(T0 + s * 1000).toISOString();
+
+function paper(n: number, when: string, extra: Record<string, unknown> = {}): MirrorWrite {
+  return paperWrite(SOURCE, BODY, n, when, extra);
+}
+
+let bed: AwsTestbed;
+let mirror: MirrorStore;
+
+async function item(type: string, id: string): Promise<Record<string, unknown>> {
+  const out = await bed.clients.doc.send(
+    new GetCommand({
+      TableName: bed.env.STATE_TABLE,
+      Key: { pk: indexPartition(SOURCE, type), sk: idHash(id) },
+    }),
+  );
+  return out.Item ?? {};
+}
+
+/** What an item written before issue 16 looks like: no list keys, no inline copy. */
+async function makeOld(type: string, id: string): Promise<void> {
+  await bed.clients.doc.send(
+    new UpdateCommand({
+      TableName: bed.env.STATE_TABLE,
+      Key: { pk: indexPartition(SOURCE, type), sk: idHash(id) },
+      UpdateExpression: 'REMOVE apiList, apiListSort, o',
+    }),
+  );
+}
+
+beforeAll(async () => {
+  bed = await startAwsTestbed();
+  mirror = new MirrorStore(bed.clients, { bucket: bed.env.BUCKET, stateTable: bed.env.STATE_TABLE });
+  await seedListedBody(bed, SOURCE, BODY, at(0));
+}, 60_000);
+afterAll(async () => {
+  await bed?.stop();
+});
+
+describe('backfill of the API list index (issue 16)', () => {
+  it('pace: the n-th write starts n/rate seconds after the first (pure)', () => {
+    expect([0, 1, 2, 3].map((n) => paceSlot(1000, n, 4))).toEqual([1000, 1250, 1500, 1750]);
+  });
+
+  it('gives old items the keys and inline copy the sync would write; deleted and taken-down ones no content; idempotent; paced', async () => {
+    const small = paper(1, at(10));
+    const big = paper(2, at(20), { text: 'x'.repeat(2000) });
+    const gone = paper(3, at(30));
+    const down = paper(4, at(40));
+    for (const w of [small, big, gone, down]) await mirror.writeLive(w);
+    const before = await item('paper', small.id);
+    expect(before.o).toBeDefined(); // what the sync writes today
+    const [previous] = (await mirror.lookup(SOURCE, [gone])).values();
+    await mirror.writeTombstone({ ...paper(3, at(50)), object: { id: gone.id, deleted: true } }, previous);
+    const [downEntry] = (await mirror.lookup(SOURCE, [down])).values();
+    if (!downEntry) throw new Error('no entry');
+    await sealTakenDown(
+      { clients: bed.clients, bucket: bed.env.BUCKET, stateTable: bed.env.STATE_TABLE },
+      downEntry,
+      { at: at(60), by: 'test' },
+    );
+    for (const w of [small, big, gone, down]) await makeOld('paper', w.id);
+
+    let clock = T0;
+    const sleeps: number[] = [];
+    const run = () =>
+      backfillListIndex(
+        bed.clients,
+        { bucket: bed.env.BUCKET, stateTable: bed.env.STATE_TABLE },
+        {
+          sourceIds: [SOURCE],
+          ratePerSecond: 2,
+          now: () => clock,
+          sleep: async (ms) => {
+            sleeps.push(ms);
+            clock += ms;
+          },
+        },
+      );
+    const report = await run();
+    expect(report).toMatchObject({ updated: 4, inlined: 1, raced: 0 });
+    // Four writes at two per second: the last starts 1.5 s after the first.
+    expect(sleeps.reduce((a, b) => a + b, 0)).toBe(1500);
+
+    const after = await item('paper', small.id);
+    expect(after.apiList).toBe(before.apiList);
+    expect(after.apiListSort).toBe(before.apiListSort);
+    expect(after.o).toBe(before.o);
+    const bigItem = await item('paper', big.id);
+    expect(bigItem.apiList).toBe(bodyListPartition(SOURCE, BODY, 'paper'));
+    expect(bigItem.o).toBeUndefined();
+    const goneItem = await item('paper', gone.id);
+    expect(goneItem.apiListSort).toBe(bodyListSort(at(50), gone.id));
+    expect(goneItem.o).toBeUndefined();
+    const downItem = await item('paper', down.id);
+    expect(downItem.apiListSort).toBe(bodyListSort(at(60), down.id));
+    expect(downItem.o).toBeUndefined();
+
+    const again = await run();
+    // Only the object too large to inline is looked at again; nothing is written.
+    expect(again).toMatchObject({ updated: 0, inlined: 0, raced: 0 });
+  });
+
+  it('never over a newer sync write: an object the sync rewrote meanwhile keeps the sync version', async () => {
+    const first = paper(10, at(100));
+    const second = paper(11, at(110));
+    for (const w of [first, second]) await mirror.writeLive(w);
+    for (const w of [first, second]) await makeOld('paper', w.id);
+    let clock = T0;
+    const report = await backfillListIndex(
+      bed.clients,
+      { bucket: bed.env.BUCKET, stateTable: bed.env.STATE_TABLE },
+      {
+        sourceIds: [SOURCE],
+        ratePerSecond: 1,
+        now: () => clock,
+        // While the backfill waits for its pace, a sync commits new versions of both objects.
+        sleep: async (ms) => {
+          clock += ms;
+          for (const n of [10, 11]) await mirror.writeLive(paper(n, at(500), { name: `neu ${n}` }));
+        },
+      },
+    );
+    expect(report.raced).toBe(1);
+    const rewritten = [await item('paper', first.id), await item('paper', second.id)];
+    expect(rewritten.map((i) => i.apiListSort).sort()).toEqual(
+      [bodyListSort(at(500), first.id), bodyListSort(at(500), second.id)].sort(),
+    );
+    expect(rewritten.every((i) => String(i.o).includes('neu'))).toBe(true);
+  });
+
+  it('ingestor backfill-index: old objects appear in the API after it; --dry-run writes nothing', async () => {
+    const olds = [20, 21, 22].map((n) => paper(n, at(200 + n)));
+    for (const w of olds) await mirror.writeLive(w);
+    for (const w of olds) await makeOld('paper', w.id);
+    const api = await serveApi(bed);
+    try {
+      const list = `${api.base}/oparl/v1/${SOURCE}/body/${idHash(BODY)}/paper`;
+      const shown = async () => (await walkList(list)).objects.map((o) => o['mandari:originId']);
+      expect(await shown()).not.toContain(olds[0]?.id);
+      const rt = { env: bed.env, clients: bed.clients, dataDir: '.', close: async () => {} };
+      const noSleep = { sleep: async () => {} };
+      const dry = await backfillIndexCommand(rt, { dryRun: true, rate: '1000' }, noSleep);
+      expect(dry.json).toMatchObject({ updated: 3, dryRun: true });
+      expect(await shown()).not.toContain(olds[0]?.id);
+      const real = await backfillIndexCommand(rt, { source: SOURCE, dryRun: false, rate: '1000' }, noSleep);
+      expect(real.json).toMatchObject({ updated: 3, inlined: 3 });
+      expect(real.text.join('\n')).toContain('updated 3');
+      expect(await shown()).toEqual(expect.arrayContaining(olds.map((w) => w.id)));
+      await expect(backfillIndexCommand(rt, { dryRun: false, rate: '0' })).rejects.toThrow(/--rate/);
+    } finally {
+      await new Promise<void>((resolve) => api.server.close(() => resolve()));
+      api.server.closeAllConnections();
+    }
+  });
+});
