@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { FieldProblem } from './errors';
-import { fieldProblemsOf, rawSourceIdOf, sourceIdField } from './item-problems';
+import { editTrailFields, fieldProblemsOf, rawSourceIdOf, sourceIdField } from './item-problems';
 import { flag, httpUrl } from './source';
 
 /**
@@ -45,10 +45,7 @@ const broadcastItemSchema = z
     streamPointer: jsonPointer.optional(),
     /** OTH-3: every such source can be switched off on its own; tools create it inactive (ONB-3). */
     active: flag.default(false),
-    note: z.string().max(2000).optional(),
-    createdAt: z.string().optional(),
-    updatedAt: z.string().optional(),
-    updatedBy: z.string().optional(),
+    ...editTrailFields,
   })
   .strict();
 

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { FieldProblem } from './errors';
-import { fieldProblemsOf, rawSourceIdOf } from './item-problems';
+import { editTrailFields, fieldProblemsOf, rawSourceIdOf } from './item-problems';
 import { flag, httpUrl, numeric } from './source';
 
 /**
@@ -71,10 +71,7 @@ const geoItemSchema = z
     licenseUrl: httpUrl.optional(),
     /** OTH-3: a geo source is switched off on its own (a municipality's request); new ones start off. */
     active: flag.default(false),
-    note: z.string().max(2000).optional(),
-    createdAt: z.string().optional(),
-    updatedAt: z.string().optional(),
-    updatedBy: z.string().optional(),
+    ...editTrailFields,
   })
   .strict();
 

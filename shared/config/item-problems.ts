@@ -26,3 +26,14 @@ export function fieldProblemsOf(error: z.ZodError): FieldProblem[] {
       issue.code === 'unrecognized_keys' ? `unknown field(s): ${issue.keys.join(', ')}` : issue.message,
   }));
 }
+
+/**
+ * What on-call and the CLI note on every kind of Sources item: a free text ("slowed down on request
+ * of …") and the audit fields the CLI writes.
+ */
+export const editTrailFields = {
+  note: z.string().max(2000).optional(),
+  createdAt: z.string().optional(),
+  updatedAt: z.string().optional(),
+  updatedBy: z.string().optional(),
+};

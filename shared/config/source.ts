@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { FieldProblem } from './errors';
-import { fieldProblemsOf, rawSourceIdOf, sourceIdField } from './item-problems';
+import { editTrailFields, fieldProblemsOf, rawSourceIdOf, sourceIdField } from './item-problems';
 
 /**
  * The Sources table item — what on-call engineers edit by hand in the DynamoDB console. It is read
@@ -89,12 +89,7 @@ const sourceItemSchema = z
       .optional(),
     /** PHO-1: per body (OParl id or slug) a photo URL pattern with `{personId}` / `{personName}`. */
     photoUrlPatterns: z.record(z.string(), z.string().trim().min(1)).optional(),
-    /** Free text for on-call ("slowed down on request of …"). */
-    note: z.string().max(2000).optional(),
-    /** Audit fields written by the CLI. */
-    createdAt: z.string().optional(),
-    updatedAt: z.string().optional(),
-    updatedBy: z.string().optional(),
+    ...editTrailFields,
   })
   .strict();
 

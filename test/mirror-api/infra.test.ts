@@ -1,11 +1,10 @@
-import { App, type CfnElement, Validations } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
-import { AwsSolutionsChecks } from 'cdk-nag';
+import type { CfnElement } from 'aws-cdk-lib';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { changeFeedBus, IngestorStack, MIRROR_PREFIXES } from '../../infra/stack';
+import { changeFeedBus, type IngestorStackProps, MIRROR_PREFIXES } from '../../infra/stack';
 import { API_BASE_HEADER, LIST_MAX_AGE_S, OBJECT_MAX_AGE_S } from '../../shared/mirror-api/constants';
 import { BODY_LIST_INDEX } from '../../shared/store/tables';
-import { cdkJsonContext, NO_BUNDLING, removeTempOutdirs, TEST_ENV, tempOutdir } from '../cdk/support';
+import { removeTempOutdirs, synthWithNag } from '../cdk/support';
 
 /**
  * Issue 16 in the stack: the OParl API from a read-only function behind CloudFront (cache by query
@@ -14,21 +13,8 @@ import { cdkJsonContext, NO_BUNDLING, removeTempOutdirs, TEST_ENV, tempOutdir } 
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown };
 const asArray = <T>(v: T | T[]): T[] => (Array.isArray(v) ? v : [v]);
 
-function synth(context: Record<string, unknown>, props: ConstructorParameters<typeof IngestorStack>[2] = {}) {
-  const app = new App({
-    outdir: tempOutdir('mirror-api'),
-    context: { ...cdkJsonContext(), ...NO_BUNDLING, ...context },
-  });
-  const stack = new IngestorStack(app, 'Api', { env: TEST_ENV, documentFunctions: false, ...props });
-  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
-  const template = Template.fromStack(stack);
-  let synthError: unknown;
-  try {
-    app.synth();
-  } catch (error) {
-    synthError = error;
-  }
-  return { stack, template, synthError };
+function synth(context: Record<string, unknown>, props: IngestorStackProps = {}) {
+  return synthWithNag('mirror-api', 'Api', { documentFunctions: false, ...props }, context);
 }
 
 function statementsOf(template: Template, roleLogicalId: string): Statement[] {
