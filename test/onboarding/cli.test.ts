@@ -217,7 +217,7 @@ describe('operator CLI: probe, sources add/import/set, bodies, tombstone, purge-
     expect((await run(['bodies', 'list', 'koeln', ...d, '--json'])).json).toMatchObject({
       slug: 'koeln',
       listed: true,
-      changed: true,
+      outcome: 'now-listed',
       documents: 1,
     });
 
