@@ -6,6 +6,7 @@ import {
   formatForReason,
   localDate,
   minutesOfDay,
+  remember,
   startOfLocalDate,
   toBerlin,
   toIso,
@@ -40,7 +41,22 @@ interface WindowTimes {
   own: boolean;
 }
 
+/** Window times per day, hour setting and own window: the same for most sources on a tick (issue 18). */
+const WINDOWS = new Map<string, WindowTimes>();
+
 function windowOn(day: DateTime, config: FullSyncConfig, settings: ScheduleSettings): WindowTimes {
+  return remember(WINDOWS, `${day.toMillis()}|${windowKey(config, settings)}`, () =>
+    computeWindowOn(day, config, settings),
+  );
+}
+
+/** What a source's window depends on: the full-sync hour setting and its own window. */
+function windowKey(config: FullSyncConfig, settings: ScheduleSettings): string {
+  const own = config.fullSyncWindow;
+  return `${settings.fullSyncHour}|${own === undefined ? '' : `${own.start}-${own.end}`}`;
+}
+
+function computeWindowOn(day: DateTime, config: FullSyncConfig, settings: ScheduleSettings): WindowTimes {
   if (config.fullSyncWindow !== undefined) {
     // FULL-4: an own window may cross midnight — an end at or before the start is on the next day.
     const from = minutesOfDay(config.fullSyncWindow.start);
@@ -72,7 +88,23 @@ function describe(times: WindowTimes): FullSyncWindow {
   };
 }
 
+/** The window open at an instant, or null: every source with the default window asks it for `now`. */
+const OPEN_WINDOWS = new Map<string, WindowTimes | null>();
+
 function windowTimesAt(
+  config: FullSyncConfig,
+  settings: ScheduleSettings,
+  at: DateTime,
+): WindowTimes | undefined {
+  const open = remember(
+    OPEN_WINDOWS,
+    `${at.toMillis()}|${windowKey(config, settings)}`,
+    () => computeWindowTimesAt(config, settings, at) ?? null,
+  );
+  return open ?? undefined;
+}
+
+function computeWindowTimesAt(
   config: FullSyncConfig,
   settings: ScheduleSettings,
   at: DateTime,

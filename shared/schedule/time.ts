@@ -47,12 +47,51 @@ export const BERLIN_ZONE = new HourCachedZone(TIME_ZONE);
 const PARSED = new Map<string, DateTime>();
 const PARSED_MAX = 20_000;
 
+/** A complete ISO instant with seconds and an offset (Z or ±HH:MM): the form every stored time has. */
+const FULL_ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d{1,3})?(?:Z|[+-](\d{2}):(\d{2}))$/;
+
+/**
+ * The stored form read through the millisecond clock instead of luxon's ISO parser (issue 18: each
+ * source's own last-sync times miss the cache, and luxon's parser was most of a decision's CPU). Same
+ * instant, same zone; anything else — and any field out of range, which `Date.parse` would roll over
+ * (Feb 30, 24:00) where luxon refuses it — goes to luxon's parser.
+ */
+function fromFullIso(value: string): DateTime | undefined {
+  const m = FULL_ISO.exec(value);
+  if (m === null) return undefined;
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const offsetHour = Number(m[7] ?? 0);
+  const offsetMinute = Number(m[8] ?? 0);
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  const inRange =
+    month >= 1 &&
+    month <= 12 &&
+    day >= 1 &&
+    day <= daysInMonth &&
+    hour <= 23 &&
+    minute <= 59 &&
+    second <= 59 &&
+    offsetHour <= 14 &&
+    offsetMinute <= 59;
+  const ms = inRange ? Date.parse(value) : Number.NaN;
+  return Number.isNaN(ms) ? undefined : DateTime.fromMillis(ms, { zone: BERLIN_ZONE });
+}
+
 /** Parse an instant into Europe/Berlin; a string without offset is read as local time. */
 export function toBerlin(value: Instant, what = 'time'): DateTime {
   const cached = typeof value === 'string' ? PARSED.get(value) : undefined;
   if (cached !== undefined) return cached;
   const parsed =
-    typeof value === 'string' ? DateTime.fromISO(value, { zone: BERLIN_ZONE }) : value.setZone(BERLIN_ZONE);
+    typeof value === 'string'
+      ? (fromFullIso(value) ?? DateTime.fromISO(value, { zone: BERLIN_ZONE }))
+      : value.setZone(BERLIN_ZONE);
   if (!parsed.isValid) {
     throw new ScheduleError('SCHEDULE_INVALID_TIME', `${what} is not a valid ISO time: ${String(value)}`);
   }
@@ -63,18 +102,47 @@ export function toBerlin(value: Instant, what = 'time'): DateTime {
   return parsed;
 }
 
+/**
+ * A value computed once per key and kept in a bounded map (issue 18: a planner tick formats and
+ * derives the same instants — now, tonight's window, the lease end — for every source). Only for pure
+ * computations of the key; the map is emptied when full, which keeps a warm planner's memory flat.
+ */
+export function remember<K, V>(map: Map<K, V>, key: K, compute: () => V): V {
+  let value = map.get(key);
+  if (value === undefined) {
+    if (map.size >= PARSED_MAX) map.clear();
+    value = compute();
+    map.set(key, value);
+  }
+  return value;
+}
+
+const ISO_BY_MS = new Map<number, string>();
+const DATE_BY_MS = new Map<number, string>();
+
 /** ISO with the Berlin offset and no milliseconds, e.g. 2026-12-02T07:00:00+01:00 — the stored form. */
 export function toIso(value: DateTime): string {
-  const text = value.setZone(BERLIN_ZONE).toISO({ suppressMilliseconds: true });
-  if (text === null) throw new ScheduleError('SCHEDULE_INVALID_TIME', `invalid time: ${value.invalidReason}`);
-  return text;
+  if (!value.isValid)
+    throw new ScheduleError('SCHEDULE_INVALID_TIME', `invalid time: ${value.invalidReason}`);
+  // The text depends on the instant alone: the zone is always Europe/Berlin.
+  return remember(ISO_BY_MS, value.toMillis(), () => {
+    const text = value.setZone(BERLIN_ZONE).toISO({ suppressMilliseconds: true });
+    if (text === null)
+      throw new ScheduleError('SCHEDULE_INVALID_TIME', `invalid time: ${value.invalidReason}`);
+    return text;
+  });
 }
 
 /** Local calendar date 'YYYY-MM-DD'. */
 export function localDate(value: DateTime): string {
-  const text = value.setZone(BERLIN_ZONE).toISODate();
-  if (text === null) throw new ScheduleError('SCHEDULE_INVALID_TIME', `invalid time: ${value.invalidReason}`);
-  return text;
+  if (!value.isValid)
+    throw new ScheduleError('SCHEDULE_INVALID_TIME', `invalid time: ${value.invalidReason}`);
+  return remember(DATE_BY_MS, value.toMillis(), () => {
+    const text = value.setZone(BERLIN_ZONE).toISODate();
+    if (text === null)
+      throw new ScheduleError('SCHEDULE_INVALID_TIME', `invalid time: ${value.invalidReason}`);
+    return text;
+  });
 }
 
 /** Start of a local date given as 'YYYY-MM-DD'. */
@@ -117,8 +185,14 @@ export function earlierOf(a: DateTime, b: DateTime): DateTime {
 /** "14:20" when on the same local day as `now`, else "2026-12-03 14:20" — for reasons read by on-call. */
 export function formatForReason(value: DateTime, now: DateTime): string {
   const local = value.setZone(BERLIN_ZONE);
-  return localDate(local) === localDate(now) ? local.toFormat('HH:mm') : local.toFormat('yyyy-MM-dd HH:mm');
+  const sameDay = localDate(local) === localDate(now);
+  return remember(sameDay ? CLOCK_BY_MS : STAMP_BY_MS, local.toMillis(), () =>
+    local.toFormat(sameDay ? 'HH:mm' : 'yyyy-MM-dd HH:mm'),
+  );
 }
+
+const CLOCK_BY_MS = new Map<number, string>();
+const STAMP_BY_MS = new Map<number, string>();
 
 /** "HH:MM" → minutes after midnight (config already validated the format). */
 export function minutesOfDay(hhmm: string): { hour: number; minute: number; total: number } {
