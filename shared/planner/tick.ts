@@ -159,7 +159,12 @@ export async function plannerTick(deps: PlannerDeps, now: Date): Promise<Planner
   // 2. State: only the due items and the running ones, each through an index.
   const [due, leased] = await Promise.all([
     listSourceStates<SourceScheduleState>(deps.doc, deps.tables.state, { dueBefore: nowIso }),
-    listLeasedSourceStates<SourceScheduleState>(deps.doc, deps.tables.state),
+    // Of a running sync only its lease counts here (SCH-5); decisions read the due items whole.
+    listLeasedSourceStates<SourceScheduleState>(deps.doc, deps.tables.state, [
+      'sourceId',
+      'leaseUntil',
+      'leaseKind',
+    ]),
   ]);
   const stateById = new Map([...leased, ...due].map((s) => [s.sourceId, s]));
 
