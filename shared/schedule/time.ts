@@ -59,16 +59,15 @@ const FULL_ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d{1,3})?
 function fromFullIso(value: string): DateTime | undefined {
   const m = FULL_ISO.exec(value);
   if (m === null) return undefined;
-  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
-  const offsetHour = Number(m[7] ?? 0);
-  const offsetMinute = Number(m[8] ?? 0);
+  const field = (group: number) => Number(m[group] ?? 0);
+  const year = field(1);
+  const month = field(2);
+  const day = field(3);
+  const hour = field(4);
+  const minute = field(5);
+  const second = field(6);
+  const offsetHour = field(7);
+  const offsetMinute = field(8);
   const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
   const inRange =
     month >= 1 &&
