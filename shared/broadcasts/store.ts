@@ -1,8 +1,8 @@
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { BROADCAST_ITEM_KIND, type BroadcastConfig, type BroadcastItem, parseBroadcastItem } from '../config';
 import { SourcePartitionItems } from '../engine';
 import { IngestorError } from '../errors';
-import type { AwsClients } from '../store';
+import { type AwsClients, putOtherItem } from '../store';
 import { BROADCAST_POLL_INTERVAL_MS } from './constants';
 import type { KnownMeeting } from './meetings';
 import type { BroadcastMeetingRecord, BroadcastStatus } from './types';
@@ -174,19 +174,10 @@ export async function putBroadcastItem(
       `broadcast ${parsed.broadcastId}: ${parsed.problems.map((p) => `${p.field} ${p.message}`).join('; ')}`,
     );
   }
-  try {
-    await clients.doc.send(
-      new PutCommand({
-        TableName: sourcesTable,
-        Item: item,
-        ConditionExpression: 'attribute_not_exists(sourceId)',
-      }),
-    );
-    return parsed.broadcast;
-  } catch (err) {
-    if ((err as { name?: string }).name !== 'ConditionalCheckFailedException') throw err;
+  if (!(await putOtherItem(clients.doc, sourcesTable, item, { mustNotExist: true }))) {
     throw new IngestorError('BROADCAST_EXISTS', `a source with id ${item.sourceId} exists already`);
   }
+  return parsed.broadcast;
 }
 
 /** OTH-3: switches one broadcast source on or off; only an existing broadcast item is changed. */
