@@ -222,19 +222,24 @@ export async function patchSourceState(
 /** The attributes of a claim on a lease (see `claimSyncRun`). */
 const CLAIM_ATTRIBUTES = ['leaseHolder', 'leaseHeldUntil'];
 
+/** A new run's lease on a source (SCH-5), with what the same write records beside it. */
+export interface SyncLeaseRequest {
+  runId: string;
+  kind: string;
+  until: Date;
+  now: Date;
+  extra?: Record<string, unknown>;
+}
+
 /**
- * SCH-5: take the source's sync lease for a new run if it is free or expired. One conditional write;
- * `false` means another run holds it. The run's messages then claim it one at a time (`claimSyncRun`).
+ * SCH-5: the one definition of taking a source's sync lease — free or expired only, recording the new
+ * run and `extra` in the same conditional update. Used alone (`acquireSyncLease`) and in transactions
+ * (`acquireSyncLeases`).
  */
-export async function acquireSyncLease(
-  doc: DynamoDBDocumentClient,
-  table: string,
-  sourceId: string,
-  lease: { runId: string; kind: string; until: Date; now: Date; extra?: Record<string, unknown> },
-): Promise<boolean> {
+function syncLeaseUpdate(table: string, sourceId: string, lease: SyncLeaseRequest): UpdateCommandInput {
   const extra = attributeClauses(lease.extra ?? {}, [], 'x');
   const extraSets = extra.sets.map((clause) => `, ${clause}`).join('');
-  return updateIf(doc, {
+  return {
     TableName: table,
     Key: { pk: sourcePk(sourceId), sk: STATE_SK },
     UpdateExpression:
@@ -258,7 +263,20 @@ export async function acquireSyncLease(
       ':step': 0,
       ...(lease.extra?.dueAt === undefined ? { ':epoch': new Date(0).toISOString() } : {}),
     },
-  });
+  };
+}
+
+/**
+ * SCH-5: take the source's sync lease for a new run if it is free or expired. One conditional write;
+ * `false` means another run holds it. The run's messages then claim it one at a time (`claimSyncRun`).
+ */
+export async function acquireSyncLease(
+  doc: DynamoDBDocumentClient,
+  table: string,
+  sourceId: string,
+  lease: SyncLeaseRequest,
+): Promise<boolean> {
+  return updateIf(doc, syncLeaseUpdate(table, sourceId, lease));
 }
 
 /** One message's claim on its run's lease: the run, which of its messages, and who works on it. */
