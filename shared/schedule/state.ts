@@ -3,7 +3,7 @@ import { DEFAULT_LEASE_MINUTES, FILTER_NOT_HONOURED_INCREMENTAL_ONLY_DAYS } from
 import { ScheduleError } from './errors';
 import { periodAt } from './periods';
 import { longerPause, pauseForRun } from './sparing';
-import { isLocalDate, localDate, toBerlin, toIso } from './time';
+import { isLocalDate, localDate, toBerlin, toIso, toIsoAfterMinutes } from './time';
 import type {
   Instant,
   RunningSync,
@@ -60,7 +60,7 @@ export function markSyncStarted(
     kind: decision.kind,
     trigger: decision.trigger ?? 'schedule',
     startedAt: toIso(nowLocal),
-    leaseUntil: toIso(nowLocal.plus({ minutes: leaseMinutes })),
+    leaseUntil: toIsoAfterMinutes(nowLocal, leaseMinutes),
   };
   if (decision.windowId !== undefined) running.windowId = decision.windowId;
   if (decision.deadline !== undefined) running.deadline = decision.deadline;

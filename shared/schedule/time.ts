@@ -132,6 +132,18 @@ export function toIso(value: DateTime): string {
   });
 }
 
+/**
+ * `toIso(value.plus({ minutes }))` without luxon's Duration arithmetic per call (issue 18: the planner
+ * formats the lease end of every start). luxon adds minutes as plain milliseconds — never calendar
+ * arithmetic, whatever the DST change in between — so the instant is the same.
+ */
+export function toIsoAfterMinutes(value: DateTime, minutes: number): string {
+  const ms = value.toMillis() + minutes * MINUTE_MS;
+  return ISO_BY_MS.get(ms) ?? toIso(DateTime.fromMillis(ms, { zone: BERLIN_ZONE }));
+}
+
+const MINUTE_MS = 60_000;
+
 /** Local calendar date 'YYYY-MM-DD'. */
 export function localDate(value: DateTime): string {
   if (!value.isValid)

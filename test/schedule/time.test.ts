@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { toBerlin } from '../../shared/schedule';
-import { BERLIN_ZONE } from '../../shared/schedule/time';
+import { BERLIN_ZONE, toIso, toIsoAfterMinutes } from '../../shared/schedule/time';
 
 /**
  * Issue 18: stored instants are read through the millisecond clock instead of luxon's ISO parser. The
@@ -54,5 +54,22 @@ describe('toBerlin reads stored instants as luxon does', () => {
     for (const text of ['2026-11-30T24:00:00Z', '2026-11-30T07:00', '2026-11-30']) {
       expect(toBerlin(text).toISO()).toBe(luxon(text).toISO());
     }
+  });
+});
+
+describe('toIsoAfterMinutes gives what luxon’s plus({ minutes }) gives (issue 18)', () => {
+  it('every half hour around both DST changes of a year, for lease lengths up to a day', () => {
+    const starts = [Date.UTC(2026, 2, 28, 22), Date.UTC(2026, 9, 24, 22), Date.UTC(2026, 5, 1, 9)];
+    let compared = 0;
+    for (const start of starts) {
+      for (let step = 0; step < 8 * 48; step += 1) {
+        const at = DateTime.fromMillis(start + step * 1_800_000 + 17_000, { zone: BERLIN_ZONE });
+        for (const minutes of [0, 1, 15, 30, 45, 90, 0.5, 1440]) {
+          expect(toIsoAfterMinutes(at, minutes)).toBe(toIso(at.plus({ minutes })));
+          compared += 1;
+        }
+      }
+    }
+    expect(compared).toBe(3 * 8 * 48 * 8);
   });
 });
