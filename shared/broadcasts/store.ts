@@ -94,7 +94,7 @@ export class BroadcastStore extends SourcePartitionItems {
     );
   }
 
-  /** `text` is one of BROADCAST_ERROR_TEXTS: never an exception's message. */
+  /** `text` is one of BROADCAST_ERROR_TEXTS or OTHER_FETCH_ERROR_TEXTS: never an exception's message. */
   async recordError(now: Date, text: string): Promise<void> {
     await this.clients.doc.send(
       new UpdateCommand({

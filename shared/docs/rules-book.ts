@@ -998,6 +998,7 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
       'shared/geo/geometry.ts',
       'shared/geo/protocol.ts',
       'shared/geo/errors.ts',
+      'shared/other-fetch/errors.ts',
       'shared/geo/paper-refs.ts',
       'shared/config/geo-source.ts',
       'infra/stack.ts',
@@ -1017,6 +1018,7 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
       'shared/broadcasts/detect.ts',
       'shared/broadcasts/run.ts',
       'shared/broadcasts/store.ts',
+      'shared/other-fetch/errors.ts',
     ],
     tests: [
       'test/broadcasts/cli.test.ts',
