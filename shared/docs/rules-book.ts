@@ -987,9 +987,15 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
       'shared/fetch/admission.ts',
       'shared/geo/run.ts',
       'shared/geo/refresh.ts',
+      'shared/store/sources.ts',
       'cli/commands/geo.ts',
     ],
-    tests: ['test/other-fetch/other-fetch.test.ts', 'test/geo/sources.test.ts', 'test/geo/cli.test.ts'],
+    tests: [
+      'test/other-fetch/other-fetch.test.ts',
+      'test/geo/sources.test.ts',
+      'test/geo/cli.test.ts',
+      'test/store/other-items.test.ts',
+    ],
   },
   'OTH-4': {
     modules: [
