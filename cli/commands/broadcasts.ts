@@ -1,9 +1,6 @@
-import {
-  addBroadcast,
-  type BroadcastStatusRow,
-  broadcastStatus,
-  setBroadcastActive,
-} from '../../shared/broadcasts';
+import { addBroadcast, type BroadcastStatusRow, broadcastStatus } from '../../shared/broadcasts';
+import { BROADCAST_ITEM_KIND } from '../../shared/config';
+import { setOtherItemActive } from '../../shared/store';
 import type { LocalRuntime } from '../local/runtime';
 import { type CommandResult, UsageError } from '../output';
 
@@ -39,7 +36,13 @@ export async function broadcastsCommand(
     const id = positionals[1];
     if (id === undefined) throw new UsageError(`usage: ingestor broadcasts ${sub} <id>`);
     const active = sub === 'activate';
-    await setBroadcastActive(rt.clients, rt.env.SOURCES_TABLE, id, active, { by: 'cli', now });
+    await setOtherItemActive(
+      rt.clients.doc,
+      rt.env.SOURCES_TABLE,
+      { sourceId: id, itemKind: BROADCAST_ITEM_KIND },
+      active,
+      { by: `ingestor broadcasts ${sub}`, now },
+    );
     return { text: [`${id} is now ${active ? 'active' : 'inactive'}`], json: { id, active } };
   }
   throw new UsageError(

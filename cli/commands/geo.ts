@@ -4,7 +4,7 @@ import { IngestorError } from '../../shared/errors';
 import { createGeoRuntime, createGeoStore, type GeoRunSummary, loadGeoSources } from '../../shared/geo';
 import { MirrorStore } from '../../shared/mirror';
 import { BodyNotFoundError, resolveBody } from '../../shared/onboarding';
-import { getSourceItem, putOtherItem } from '../../shared/store';
+import { getSourceItem, putOtherItem, setOtherItemActive } from '../../shared/store';
 import type { LocalRuntime } from '../local/runtime';
 import { type CommandResult, UsageError } from '../output';
 
@@ -37,7 +37,7 @@ export const GEO_DEFAULT_NUMBER_PROPERTY = 'nummer';
 export const GEO_DEFAULT_TITLE_PROPERTY = 'name';
 
 class GeoSourceError extends IngestorError {
-  constructor(code: 'GEO_SOURCE_INVALID' | 'GEO_SOURCE_EXISTS' | 'GEO_SOURCE_NOT_FOUND', message: string) {
+  constructor(code: 'GEO_SOURCE_INVALID' | 'GEO_SOURCE_EXISTS', message: string) {
     super(code, message);
   }
 }
@@ -201,22 +201,13 @@ export async function geoList(rt: LocalRuntime): Promise<CommandResult> {
 
 /** OTH-3: switch a geo source on or off on its own (a municipality's request); nothing else changes. */
 export async function geoSetActive(rt: LocalRuntime, id: string, active: boolean): Promise<CommandResult> {
-  const item = await getSourceItem(rt.clients.doc, rt.env.SOURCES_TABLE, id);
-  if (!item || item.itemKind !== GEO_ITEM_KIND)
-    throw new GeoSourceError('GEO_SOURCE_NOT_FOUND', `no geo source ${id}`);
-  const next = {
-    ...item,
+  await setOtherItemActive(
+    rt.clients.doc,
+    rt.env.SOURCES_TABLE,
+    { sourceId: id, itemKind: GEO_ITEM_KIND },
     active,
-    updatedAt: new Date().toISOString(),
-    updatedBy: `ingestor geo ${active ? 'activate' : 'deactivate'}`,
-  };
-  const parsed = parseGeoSourceItem(next);
-  if (!parsed.ok) throw new GeoSourceError('GEO_SOURCE_INVALID', `geo source ${id} is invalid; fix it first`);
-  await putOtherItem(rt.clients.doc, rt.env.SOURCES_TABLE, {
-    ...next,
-    sourceId: id,
-    itemKind: GEO_ITEM_KIND,
-  });
+    { by: `ingestor geo ${active ? 'activate' : 'deactivate'}`, now: new Date() },
+  );
   return { text: [`${id} ${active ? 'active' : 'inactive (never fetched)'}`], json: { id, active } };
 }
 

@@ -33,18 +33,12 @@ export const BROADCAST_POLLS_IN_FLIGHT = 8;
 export const BROADCAST_MAX_BYTES = 512 * 1024;
 
 /**
- * Errors are recorded as these fixed texts only — never an exception's message, a stack or an
- * internal host name (issue 17): on-call reads them in `broadcasts status`, municipalities may see them.
+ * Errors of reading an answer are recorded as these fixed texts only (a failed fetch: shared/other-fetch
+ * `otherFetchErrorText`) — never an exception's message, a stack or an internal host name (issue 17):
+ * on-call reads them in `broadcasts status`, municipalities may see them.
  */
 export const BROADCAST_ERROR_TEXTS = {
-  httpStatus: (status: number) => `Dienst antwortete mit HTTP ${status}`,
-  unreachable: 'Dienst nicht erreichbar',
-  timeout: 'Dienst antwortete nicht rechtzeitig',
-  tooLarge: 'Antwort ist zu groß',
-  refused: 'Adresse nicht erlaubt',
   notPlaylist: 'Antwort ist keine HLS-Playlist',
   notJson: 'Antwort ist kein gültiges JSON',
   pointerMissing: 'Statusfeld fehlt in der Antwort',
-  paused: 'Abruf pausiert (Retry-After oder Fehlerserie)',
-  other: 'Abruf fehlgeschlagen',
 } as const;

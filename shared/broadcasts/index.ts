@@ -8,7 +8,6 @@ export * from './add';
 export * from './constants';
 export * from './decide';
 export * from './detect';
-export * from './errors';
 export * from './meetings';
 export * from './run';
 export * from './runtime';

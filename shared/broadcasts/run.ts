@@ -6,7 +6,7 @@ import {
 } from '../config';
 import type { MirrorStore } from '../mirror';
 import { idHash } from '../mirror';
-import type { OtherFetch } from '../other-fetch';
+import { type OtherFetch, otherFetchErrorText } from '../other-fetch';
 import type { AwsClients } from '../store';
 import { loadAllSources } from '../store';
 import { mapLimit } from '../util';
@@ -18,7 +18,6 @@ import {
 } from './constants';
 import { decideBroadcastPoll, openMeetings } from './decide';
 import { type LiveReading, readHlsPlaylist, readJsonStatus } from './detect';
-import { broadcastErrorText } from './errors';
 import { loadBodyMeetings } from './meetings';
 import { BroadcastStore } from './store';
 
@@ -171,7 +170,7 @@ async function pollOne(
     });
     reading = readBroadcast(broadcast, answer.body);
   } catch (error) {
-    reading = { ok: false, error: broadcastErrorText(error) };
+    reading = { ok: false, error: otherFetchErrorText(error) };
   }
   if (!reading.ok) {
     report.errors += 1;

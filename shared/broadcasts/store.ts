@@ -1,5 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { BROADCAST_ITEM_KIND, type BroadcastConfig, type BroadcastItem, parseBroadcastItem } from '../config';
+import { type BroadcastConfig, type BroadcastItem, parseBroadcastItem } from '../config';
 import { SourcePartitionItems } from '../engine';
 import { IngestorError } from '../errors';
 import { type AwsClients, putOtherItem } from '../store';
@@ -94,7 +94,7 @@ export class BroadcastStore extends SourcePartitionItems {
     );
   }
 
-  /** `text` is one of BROADCAST_ERROR_TEXTS: never an exception's message. */
+  /** `text` is one of BROADCAST_ERROR_TEXTS or OTHER_FETCH_ERROR_TEXTS: never an exception's message. */
   async recordError(now: Date, text: string): Promise<void> {
     await this.clients.doc.send(
       new UpdateCommand({
@@ -178,36 +178,4 @@ export async function putBroadcastItem(
     throw new IngestorError('BROADCAST_EXISTS', `a source with id ${item.sourceId} exists already`);
   }
   return parsed.broadcast;
-}
-
-/** OTH-3: switches one broadcast source on or off; only an existing broadcast item is changed. */
-export async function setBroadcastActive(
-  clients: Pick<AwsClients, 'doc'>,
-  sourcesTable: string,
-  broadcastId: string,
-  active: boolean,
-  audit: { by: string; now: Date },
-): Promise<void> {
-  try {
-    await clients.doc.send(
-      new UpdateCommand({
-        TableName: sourcesTable,
-        Key: { sourceId: broadcastId },
-        UpdateExpression: 'SET active = :a, updatedAt = :at, updatedBy = :by',
-        ConditionExpression: 'itemKind = :kind',
-        ExpressionAttributeValues: {
-          ':a': active,
-          ':at': audit.now.toISOString(),
-          ':by': audit.by,
-          ':kind': BROADCAST_ITEM_KIND,
-        },
-      }),
-    );
-  } catch (err) {
-    if ((err as { name?: string }).name !== 'ConditionalCheckFailedException') throw err;
-    throw new IngestorError(
-      'BROADCAST_NOT_FOUND',
-      `no broadcast source ${broadcastId} (ingestor broadcasts status)`,
-    );
-  }
 }

@@ -2,6 +2,7 @@ export * from './broadcast';
 export * from './env';
 export * from './errors';
 export * from './geo-source';
+export type { EditTrail } from './item-problems';
 export * from './other-items';
 export { resetUpstashCredentialsCache, type UpstashCredentials, upstashCredentials } from './secrets';
 export * from './source';

@@ -37,3 +37,6 @@ export const editTrailFields = {
   updatedAt: z.string().optional(),
   updatedBy: z.string().optional(),
 };
+
+/** The edit trail as written: every tool that changes an item stamps `updatedAt` and `updatedBy`. */
+export type EditTrail = { [K in keyof typeof editTrailFields]?: string };

@@ -987,9 +987,15 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
       'shared/fetch/admission.ts',
       'shared/geo/run.ts',
       'shared/geo/refresh.ts',
+      'shared/store/sources.ts',
       'cli/commands/geo.ts',
     ],
-    tests: ['test/other-fetch/other-fetch.test.ts', 'test/geo/sources.test.ts', 'test/geo/cli.test.ts'],
+    tests: [
+      'test/other-fetch/other-fetch.test.ts',
+      'test/geo/sources.test.ts',
+      'test/geo/cli.test.ts',
+      'test/store/other-items.test.ts',
+    ],
   },
   'OTH-4': {
     modules: [
@@ -998,6 +1004,7 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
       'shared/geo/geometry.ts',
       'shared/geo/protocol.ts',
       'shared/geo/errors.ts',
+      'shared/other-fetch/errors.ts',
       'shared/geo/paper-refs.ts',
       'shared/config/geo-source.ts',
       'infra/stack.ts',
@@ -1017,6 +1024,7 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
       'shared/broadcasts/detect.ts',
       'shared/broadcasts/run.ts',
       'shared/broadcasts/store.ts',
+      'shared/other-fetch/errors.ts',
     ],
     tests: [
       'test/broadcasts/cli.test.ts',

@@ -46,7 +46,7 @@ import {
   RETRY_PAUSES_MS,
   SERVER_ERROR_SERIES_LENGTH,
 } from '../fetch';
-import { GEO_ERROR_TEXTS, GEO_REFRESH_HOUR, GEO_REFRESH_MINUTE, httpStatusText } from '../geo';
+import { GEO_ERROR_TEXTS, GEO_REFRESH_HOUR, GEO_REFRESH_MINUTE } from '../geo';
 import { PROBE_MAX_REQUESTS_PER_BODY, PROBE_OPARL_PATHS, PROBE_PAUSE_BETWEEN_BODIES_MS } from '../onboarding';
 import {
   BODY_LIST_MAX_PAGES,
@@ -63,7 +63,7 @@ import {
   timeSlices,
   UNFILTERED_STOP_AFTER_UNCHANGED_PAGES,
 } from '../oparl';
-import { OTHER_FETCH_INTERVAL_SECONDS } from '../other-fetch';
+import { httpStatusText, OTHER_FETCH_INTERVAL_SECONDS } from '../other-fetch';
 import {
   PREVIEW_MAX_FETCHES_PER_INSTANCE,
   PREVIEW_MAX_WAIT_MS,

@@ -1,8 +1,8 @@
 import type { GeoSourceConfig } from '../config';
 import { createRunContext } from '../fetch';
 import type { MirrorStore } from '../mirror';
-import type { OtherFetch } from '../other-fetch';
-import { GEO_ERROR_TEXTS, geoErrorText } from './errors';
+import { type OtherFetch, otherFetchErrorText } from '../other-fetch';
+import { GEO_ERROR_TEXTS } from './errors';
 import { normalisePlans, type PlanFeature, planHash, type SkipReason } from './normalise';
 import { planReferencesIn, referenceMatches } from './paper-refs';
 import { firstPageUrl, nextPageUrl, parseGeoPage } from './protocol';
@@ -55,7 +55,7 @@ async function fetchAllPages(deps: GeoRefreshDeps, source: GeoSourceConfig): Pro
     try {
       body = (await deps.otherFetch.fetch(url, { sourceId: source.sourceId, runContext })).body;
     } catch (error) {
-      return { error: geoErrorText(error), fetched };
+      return { error: otherFetchErrorText(error), fetched };
     }
     fetched += 1;
     const page = parseGeoPage(body);

@@ -24,8 +24,11 @@ export {
   idOf,
   loadAllSources,
   loadSource,
+  type OtherItemKind,
+  OtherItemNotFoundError,
   putOtherItem,
   putSourceItem,
   type SourcesLoad,
+  setOtherItemActive,
 } from './sources';
 export { BODY_LIST_INDEX, DOCUMENTS_TABLE, SOURCES_TABLE, STATE_TABLE, type TableDefinition } from './tables';

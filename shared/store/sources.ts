@@ -1,6 +1,20 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { GetCommand, PutCommand, ScanCommand, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
-import { otherItemKindOf, type ParsedSource, parseSourceItem, type SourceItem } from '../config';
+import {
+  GetCommand,
+  PutCommand,
+  ScanCommand,
+  type ScanCommandOutput,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import {
+  BROADCAST_ITEM_KIND,
+  type EditTrail,
+  GEO_ITEM_KIND,
+  otherItemKindOf,
+  type ParsedSource,
+  parseSourceItem,
+  type SourceItem,
+} from '../config';
 import { IngestorError } from '../errors';
 
 /**
@@ -91,6 +105,71 @@ export async function putOtherItem(
   opts: { mustNotExist?: boolean } = {},
 ): Promise<boolean> {
   return putItem(doc, table, item, opts);
+}
+
+/**
+ * What an unknown id is called per kind of other item when it is switched: the code stays each kind's
+ * own (operators' scripts read `GEO_SOURCE_NOT_FOUND` / `BROADCAST_NOT_FOUND` from the CLI's JSON).
+ */
+const NOT_FOUND_BY_KIND = {
+  [GEO_ITEM_KIND]: { code: 'GEO_SOURCE_NOT_FOUND', what: 'geo source', list: 'ingestor geo list' },
+  [BROADCAST_ITEM_KIND]: {
+    code: 'BROADCAST_NOT_FOUND',
+    what: 'broadcast source',
+    list: 'ingestor broadcasts status',
+  },
+} as const;
+
+export type OtherItemKind = keyof typeof NOT_FOUND_BY_KIND;
+
+/** No item of that kind under that id (absent, or a council item or one of the other kind). */
+export class OtherItemNotFoundError extends IngestorError {
+  readonly sourceId: string;
+  readonly itemKind: OtherItemKind;
+
+  constructor(sourceId: string, itemKind: OtherItemKind) {
+    const { code, what, list } = NOT_FOUND_BY_KIND[itemKind];
+    super(code, `no ${what} ${sourceId} (${list})`);
+    this.sourceId = sourceId;
+    this.itemKind = itemKind;
+  }
+}
+
+/**
+ * OTH-3: switches one geo or broadcast item on or off on its own (a municipality's request) and stamps
+ * the edit trail; nothing else of the item changes. One conditional update: the item must exist with
+ * that `itemKind` — an unknown id is never created as a bare `{ sourceId, active }` (an unconditional
+ * update would), and an edit made meanwhile (a note, the URL) is never overwritten by a stale copy.
+ * Not validated first on purpose: switching off must work also for an item on-call left broken, and an
+ * invalid item stays skipped by its run however `active` is set.
+ */
+export async function setOtherItemActive(
+  doc: DynamoDBDocumentClient,
+  table: string,
+  target: { sourceId: string; itemKind: OtherItemKind },
+  active: boolean,
+  trail: { by: string; now: Date },
+): Promise<void> {
+  const stamp = { updatedAt: trail.now.toISOString(), updatedBy: trail.by } satisfies EditTrail;
+  try {
+    await doc.send(
+      new UpdateCommand({
+        TableName: table,
+        Key: { sourceId: target.sourceId },
+        UpdateExpression: 'SET active = :active, updatedAt = :updatedAt, updatedBy = :updatedBy',
+        ConditionExpression: 'itemKind = :kind',
+        ExpressionAttributeValues: {
+          ':active': active,
+          ':updatedAt': stamp.updatedAt,
+          ':updatedBy': stamp.updatedBy,
+          ':kind': target.itemKind,
+        },
+      }),
+    );
+  } catch (err) {
+    if ((err as { name?: string }).name !== 'ConditionalCheckFailedException') throw err;
+    throw new OtherItemNotFoundError(target.sourceId, target.itemKind);
+  }
 }
 
 async function putItem(

@@ -13,8 +13,9 @@ import {
 
 import { BROADCAST_ITEM_KIND, type BroadcastItem } from '../../shared/config';
 import { berlinDate, SyncStateStore } from '../../shared/engine';
+import { MAX_REDIRECTS } from '../../shared/fetch';
 import { idHash, MirrorStore } from '../../shared/mirror';
-import { createOtherFetch } from '../../shared/other-fetch';
+import { createOtherFetch, OTHER_FETCH_ERROR_TEXTS } from '../../shared/other-fetch';
 import { putSourceItem } from '../../shared/store';
 import { createHostIntervalIndex } from '../../shared/sync/runtime';
 import {
@@ -292,6 +293,19 @@ describe('OTH-5: at most once a minute', () => {
     expect(row?.lastSuccessAt).toBeUndefined();
     // The recorded error names neither the answer's text nor the URL or host.
     expect(JSON.stringify(row?.lastError)).not.toMatch(/ris-internal|stream\.test|live\.m3u8/);
+  });
+
+  it('RED-1: a redirect loop at the provider is recorded with the text a geo refresh records (one mapping)', async () => {
+    const k = kit();
+    const server = await provider({ '/live.m3u8': status(302, { location: '/live.m3u8' }) });
+    const id = await broadcastSource(server.url('/live.m3u8', 'stream.test'));
+    await mirrorMeeting({ startMs: T0 - 10 * MIN, endMs: T0 + 60 * MIN });
+
+    const outcome = await pass(depsFor(k), id, T0);
+
+    expect(outcome).toMatchObject({ action: 'poll', error: OTHER_FETCH_ERROR_TEXTS.tooManyRedirects });
+    // The first request and its 5 followed redirects; the sixth redirect is not followed.
+    expect(server.calls).toHaveLength(MAX_REDIRECTS + 1);
   });
 });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { startFakeCouncil } from '../../demo';
 import { GEO_ERROR_TEXTS, geoObjectKey, refreshGeoSource } from '../../shared/geo';
+import { OTHER_FETCH_ERROR_TEXTS } from '../../shared/other-fetch';
 import { closeAfterEach, type Handler, ok, routes, startTestServer, status } from '../fetch/support';
 import { useAwsTestbed } from '../support/aws';
 import { collection, geoDeps, geoSource, planFeature, readJsonObject } from './support';
@@ -195,6 +196,8 @@ describe('OTH-4: counts per run and robustness', () => {
       ok('{"type":"Feature","geometry":null}'),
       'Antwort ist kein gültiges GeoJSON',
     ],
+    // RED-1 through the geo path: the same text a broadcast poll records (test/broadcasts/pass.test.ts).
+    ['a redirect loop', status(302, { location: '/items' }), OTHER_FETCH_ERROR_TEXTS.tooManyRedirects],
   ])('errors are fixed texts without internals (%s); the stock stays', async (_, failing, text) => {
     const k = kit();
     const portal = await scriptedPortal(ok(collection([planFeature('1')])));
