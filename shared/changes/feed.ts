@@ -42,15 +42,23 @@ function outboxSk(event: ChangeEvent): string {
  *
  * A failed publish loses nothing: what the sink did not take is written to the outbox (State table),
  * counted (`ChangeFeedEvents`, Outcome=outboxed) and logged; a later flush — of this process at once,
- * of any process within `OUTBOX_DRAIN_INTERVAL_MS` — publishes it and deletes it from the outbox.
- * Only when the outbox cannot be written either does `flush` throw (the sync fails visibly and is
- * retried) with the events kept in memory for the next flush. Consumers may see an event twice
- * (at-least-once, as EventBridge itself): `apiId` + `at` identify one change.
+ * of any process within `OUTBOX_DRAIN_INTERVAL_MS`, and the planner's tick (`drain`) — publishes it and
+ * deletes it from the outbox. Only when the outbox cannot be written either does `flush` throw (the sync
+ * fails visibly and is retried) with the events kept in memory for the next flush.
+ *
+ * A crash between a commit and the flush loses the buffered events, except those `stage`d: an event
+ * that must never be lost (`takendown`, `purged`: the takedown promise to consumers that only follow
+ * the feed) is written to the outbox *before* its commit, and only deleted from there once the sink
+ * took it. A commit that then fails for certain (its condition) takes it back (`unstage`); one that
+ * fails otherwise leaves it to be delivered (see docs/mirror-api.md: at-least-once). Consumers may see
+ * an event twice (at-least-once, as EventBridge itself): `apiId` + `at` identify one change.
  */
 export class ChangeFeed {
   private buffer: ChangeEvent[] = [];
   private lastDrainAt = Number.NEGATIVE_INFINITY;
   private outboxPending = false;
+  /** Outbox keys of the staged events this process holds in its buffer (delete them once delivered). */
+  private readonly staged = new Set<string>();
   private readonly now: () => number;
   private readonly metrics: MetricsBuffer;
 
@@ -61,6 +69,21 @@ export class ChangeFeed {
 
   get sinkName(): string {
     return this.options.sink.name;
+  }
+
+  /**
+   * Before the commit of an event that must survive a crash of this process: the event is durable in
+   * the outbox first (deterministic key: staging it again keeps one item). After the commit, `record` it.
+   */
+  async stage(event: ChangeEvent): Promise<void> {
+    await this.putOutbox(event);
+    this.staged.add(outboxSk(event));
+  }
+
+  /** The staged event's commit did certainly not happen (its condition failed): no change to publish. */
+  async unstage(event: ChangeEvent): Promise<void> {
+    await this.deleteOutbox(event);
+    this.staged.delete(outboxSk(event));
   }
 
   /** Called after a commit; sends a full batch at once. */
@@ -74,14 +97,24 @@ export class ChangeFeed {
     const events = this.buffer.splice(0);
     const failed = await this.options.sink.deliver(events);
     const report: FlushReport = { published: events.length - failed.length, outboxed: 0, redelivered: 0 };
+    const undelivered = new Set(failed);
+    // Staged events wait in the outbox until the sink took them; then they leave it.
+    for (const event of events) {
+      const sk = outboxSk(event);
+      if (undelivered.has(event) || !this.staged.has(sk)) continue;
+      this.staged.delete(sk);
+      await this.forget(event);
+    }
     if (failed.length > 0) {
       try {
-        for (const event of failed) await this.putOutbox(event);
+        for (const event of failed) if (!this.staged.has(outboxSk(event))) await this.putOutbox(event);
       } catch (error) {
         this.buffer.unshift(...failed);
         this.count('undelivered', failed.length);
         throw new ChangeFeedUndeliveredError(failed.length, error);
       }
+      // In the outbox now (put above, or staged before the commit): the outbox's drain delivers them.
+      for (const event of failed) this.staged.delete(outboxSk(event));
       this.outboxPending = true;
       report.outboxed = failed.length;
       this.count('outboxed', failed.length);
@@ -92,12 +125,19 @@ export class ChangeFeed {
     }
     this.count('published', report.published);
     // Right after a failure the sink is likely still down: the outbox waits for the next flush.
-    if (
-      failed.length === 0 &&
-      (this.outboxPending || this.now() - this.lastDrainAt >= OUTBOX_DRAIN_INTERVAL_MS)
-    )
-      report.redelivered = await this.redeliver();
+    if (failed.length === 0) report.redelivered = await this.drain();
     return report;
+  }
+
+  /**
+   * Redelivers the outbox when due: at once when this process left events there, else every
+   * `OUTBOX_DRAIN_INTERVAL_MS` (another process, one that crashed too, may have). When not due it costs
+   * nothing; when due, one Query (`Limit` `OUTBOX_DRAIN_MAX`) of a partition that is normally empty.
+   * The planner's tick calls it, so the outbox drains even while no sync runs.
+   */
+  async drain(): Promise<number> {
+    if (!this.outboxPending && this.now() - this.lastDrainAt < OUTBOX_DRAIN_INTERVAL_MS) return 0;
+    return this.redeliver();
   }
 
   /** Events waiting in the outbox (oldest first), at most `limit`. */
@@ -122,18 +162,14 @@ export class ChangeFeed {
       return 0;
     }
     const failed = new Set(await this.options.sink.deliver(waiting));
+    this.outboxPending = false;
     let delivered = 0;
     for (const event of waiting) {
       if (failed.has(event)) continue;
-      await this.options.outbox.doc.send(
-        new DeleteCommand({
-          TableName: this.options.outbox.table,
-          Key: { pk: OUTBOX_PARTITION, sk: outboxSk(event) },
-        }),
-      );
+      await this.forget(event);
       delivered += 1;
     }
-    this.outboxPending = failed.size > 0 || waiting.length >= OUTBOX_DRAIN_MAX;
+    this.outboxPending ||= failed.size > 0 || waiting.length >= OUTBOX_DRAIN_MAX;
     this.count('redelivered', delivered);
     return delivered;
   }
@@ -143,6 +179,31 @@ export class ChangeFeed {
       new PutCommand({
         TableName: this.options.outbox.table,
         Item: { pk: OUTBOX_PARTITION, sk: outboxSk(event), event },
+      }),
+    );
+  }
+
+  /**
+   * A delivered event leaves the outbox. Should that fail, the event is out already: the failure costs
+   * a duplicate (the next drain delivers it again), not the command or sync that published it.
+   */
+  private async forget(event: ChangeEvent): Promise<void> {
+    try {
+      await this.deleteOutbox(event);
+    } catch (error) {
+      this.outboxPending = true;
+      logger.warn('change feed: a delivered event stays in the outbox; it will be delivered again', {
+        sink: this.options.sink.name,
+        error: error instanceof Error ? error.name : String(error),
+      });
+    }
+  }
+
+  private async deleteOutbox(event: ChangeEvent): Promise<void> {
+    await this.options.outbox.doc.send(
+      new DeleteCommand({
+        TableName: this.options.outbox.table,
+        Key: { pk: OUTBOX_PARTITION, sk: outboxSk(event) },
       }),
     );
   }

@@ -2,11 +2,12 @@ import { GetObjectCommand, NoSuchKey, PutObjectCommand } from '@aws-sdk/client-s
 import {
   BatchGetCommand,
   DeleteCommand,
+  GetCommand,
   PutCommand,
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { ChangeEventKind } from '../changes';
+import type { ChangeEvent, ChangeEventKind } from '../changes';
 import { IngestorError } from '../errors';
 import type { AwsClients } from '../store';
 import {
@@ -41,6 +42,8 @@ import type { ChangeKind, MirrorIndexEntry, MirrorMeta, MirrorRecord } from './t
  * Change feed (issue 16): every commit point — the index write of a new, modified or deleted object, an
  * operator's takedown mark, a purge's removal of the entry — records one event on `clients.changes`
  * (when configured), right after the write succeeded; whoever writes the mirror gets it for free.
+ * A takedown's and a purge's event is staged in the feed's outbox before its write (`ChangeFeed.stage`):
+ * those must reach the feed even when the process dies before its flush (the takedown promise).
  */
 export interface MirrorStoreConfig {
   bucket: string;
@@ -350,6 +353,9 @@ export class MirrorStore {
    */
   async markTakenDown(entry: MirrorIndexEntry, mark: { at: string }): Promise<boolean> {
     const listed = entry.bodyId !== undefined && entry.type !== 'body';
+    const event = this.changeEvent('takendown', entry, mark.at);
+    // Durable before the commit: a crash before the flush must not lose the takedown for the feed.
+    await this.clients.changes?.stage(event);
     try {
       await this.clients.doc.send(
         new UpdateCommand({
@@ -367,23 +373,37 @@ export class MirrorStore {
       );
     } catch (error) {
       if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+      await this.clients.changes?.unstage(event);
       return false;
     }
-    await this.publish('takendown', entry, mark.at);
+    await this.clients.changes?.record(event);
     return true;
   }
 
-  /** OPT-3: removes the index entry for good (a purge, after the record). Repeating is harmless. */
+  /**
+   * OPT-3: removes the index entry for good (a purge, after the record). Repeating is harmless. With a
+   * change feed the entry is read first: the `purged` event (its body) is staged before the removal.
+   */
   async purgeEntry(sourceId: string, type: string, id: string, at: string): Promise<void> {
+    const key = { pk: indexPartition(sourceId, type), sk: idHash(id) };
+    const feed = this.clients.changes;
+    let staged: ChangeEvent | undefined;
+    if (feed) {
+      const current = await this.clients.doc.send(
+        new GetCommand({ TableName: this.config.stateTable, Key: key, ConsistentRead: true }),
+      );
+      if (current.Item === undefined) return;
+      staged = this.changeEvent('purged', current.Item as MirrorIndexEntry, at);
+      await feed.stage(staged);
+    }
     const out = await this.clients.doc.send(
-      new DeleteCommand({
-        TableName: this.config.stateTable,
-        Key: { pk: indexPartition(sourceId, type), sk: idHash(id) },
-        ReturnValues: 'ALL_OLD',
-      }),
+      new DeleteCommand({ TableName: this.config.stateTable, Key: key, ReturnValues: 'ALL_OLD' }),
     );
     const old = out.Attributes as MirrorIndexEntry | undefined;
-    if (old) await this.publish('purged', old, at);
+    if (!feed || !staged) return;
+    // Removed meanwhile by another purge: that one published it.
+    if (old === undefined) await feed.unstage(staged);
+    else await feed.record(staged);
   }
 
   /** Feeds one committed change to the change feed, when there is one. */
@@ -392,7 +412,15 @@ export class MirrorStore {
     entry: Pick<MirrorIndexEntry, 'sourceId' | 'type' | 'id' | 'bodyId'>,
     at: string,
   ): Promise<void> {
-    await this.clients.changes?.record({
+    await this.clients.changes?.record(this.changeEvent(kind, entry, at));
+  }
+
+  private changeEvent(
+    kind: ChangeEventKind,
+    entry: Pick<MirrorIndexEntry, 'sourceId' | 'type' | 'id' | 'bodyId'>,
+    at: string,
+  ): ChangeEvent {
+    return {
       kind,
       source: entry.sourceId,
       ...(entry.bodyId === undefined ? {} : { body: entry.bodyId }),
@@ -401,6 +429,6 @@ export class MirrorStore {
       originId: entry.id,
       key: mirrorKey(entry.sourceId, entry.type, entry.id),
       at,
-    });
+    };
   }
 }

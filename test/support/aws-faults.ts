@@ -5,7 +5,9 @@ import type { AwsClients } from '../../shared/store/clients';
  * reach the real local peer (dynalite, s3rver, fauxqs). It sits inside the SDK's retry loop, so a
  * throttling or 5xx fault is retried by the SDK exactly as an answer of AWS would be; only when every
  * attempt fails does the caller see the error. `freeze()` models a crashed instance: from then on no
- * call of these clients ever completes (and none reaches the peer).
+ * call of these clients ever completes (and none reaches the peer). `crashAfter(rule)` is the crash at a
+ * fault point: the matching call reaches the peer and lands, then the instance dies before it hears
+ * the answer (the commit happened, nothing after it does).
  */
 /** `events`: EventBridge, when the clients carry one (the change feed). */
 type Service = 'dynamodb' | 's3' | 'sqs' | 'events';
@@ -38,6 +40,8 @@ export interface AwsFaults {
   fail(rule: AwsFaultRule): AwsFaultHandle;
   /** Every later call hangs forever: the instance is dead (its pending writes never land). */
   freeze(): void;
+  /** The next call matching `rule` lands at the peer, then the instance freezes (it never hears back). */
+  crashAfter(rule: Omit<AwsFaultRule, 'kind' | 'times'>): void;
   readonly frozen: boolean;
   /** Attempts failed so far, per service. */
   readonly failed: Record<Service, number>;
@@ -90,6 +94,7 @@ function serviceError(service: Service, kind: AwsFaultKind, command: string): Er
 export function injectAwsFaults(clients: AwsClients): AwsFaults {
   let rules: Rule[] = [];
   let frozen = false;
+  let crashPoints: Omit<AwsFaultRule, 'kind' | 'times'>[] = [];
   const failed = { dynamodb: 0, s3: 0, sqs: 0, events: 0 };
   const install = (
     service: Service,
@@ -101,12 +106,18 @@ export function injectAwsFaults(clients: AwsClients): AwsFaults {
           if (frozen) return new Promise<never>(() => {});
           const command = context.commandName ?? '';
           const input = args.input ?? {};
-          const rule = rules.find(
-            (r) =>
-              (r.service === undefined || r.service === service) &&
-              (r.command === undefined || r.command.test(command)) &&
-              (r.when === undefined || r.when(input)),
-          );
+          const matches = (r: Omit<AwsFaultRule, 'kind' | 'times'>) =>
+            (r.service === undefined || r.service === service) &&
+            (r.command === undefined || r.command.test(command)) &&
+            (r.when === undefined || r.when(input));
+          const crash = crashPoints.find(matches);
+          if (crash) {
+            crashPoints = crashPoints.filter((c) => c !== crash);
+            await next(args);
+            frozen = true;
+            return new Promise<never>(() => {});
+          }
+          const rule = rules.find(matches);
           if (rule) {
             rule.hits += 1;
             if (rule.left !== undefined) {
@@ -142,12 +153,16 @@ export function injectAwsFaults(clients: AwsClients): AwsFaults {
     freeze() {
       frozen = true;
     },
+    crashAfter(rule) {
+      crashPoints.push(rule);
+    },
     get frozen() {
       return frozen;
     },
     failed,
     clear() {
       rules = [];
+      crashPoints = [];
     },
   };
 }
