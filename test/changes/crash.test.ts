@@ -45,7 +45,11 @@ afterAll(async () => {
 function deps(clients: AwsClients): TakedownDeps {
   return {
     clients,
-    tables: { sources: bed.env.SOURCES_TABLE, state: bed.env.STATE_TABLE, documents: bed.env.DOCUMENTS_TABLE },
+    tables: {
+      sources: bed.env.SOURCES_TABLE,
+      state: bed.env.STATE_TABLE,
+      documents: bed.env.DOCUMENTS_TABLE,
+    },
     bucket: bed.env.BUCKET,
   };
 }
@@ -96,7 +100,8 @@ async function feed(): Promise<ChangeEvent[]> {
 
 async function papers(): Promise<MirrorIndexEntry[]> {
   const out: MirrorIndexEntry[] = [];
-  for await (const entry of h.mirror.listAll(h.source.sourceId, 'paper', { consistent: true })) out.push(entry);
+  for await (const entry of h.mirror.listAll(h.source.sourceId, 'paper', { consistent: true }))
+    out.push(entry);
   return out.sort((a, b) => a.id.localeCompare(b.id));
 }
 
@@ -115,7 +120,8 @@ const kindsOf = (events: ChangeEvent[], apiId: string) =>
 const isTakedownMark = (input: Record<string, unknown>) =>
   String(input.UpdateExpression ?? '').includes('takedown = :t');
 /** The removal of a mirror index entry (the purge committed). */
-const isIndexRemoval = (input: Record<string, unknown>) => JSON.stringify(input.Key ?? {}).includes('MIRROR#');
+const isIndexRemoval = (input: Record<string, unknown>) =>
+  JSON.stringify(input.Key ?? {}).includes('MIRROR#');
 
 describe('takedown and purge events survive a crash between commit and flush (issue 16, OPT-5, OPT-3)', () => {
   it('OPT-5: tombstone --ids dies right after the mark committed → the next process drains the `takendown` event', async () => {
