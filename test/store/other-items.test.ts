@@ -29,7 +29,9 @@ let counter = 0;
 const CREATED = '2026-11-02T09:00:00.000Z';
 const NOW = new Date('2026-12-01T10:15:00.000Z');
 
-function itemOf(kind: OtherItemKind): Record<string, unknown> & { sourceId: string; itemKind: string } {
+function itemOf(
+  kind: OtherItemKind,
+): Record<string, unknown> & { sourceId: string; itemKind: OtherItemKind } {
   counter += 1;
   const common = {
     active: true,
