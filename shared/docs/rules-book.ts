@@ -888,8 +888,13 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
     tests: ['test/preview/preview.test.ts'],
   },
   'PRV-3': {
-    modules: ['shared/preview/decide.ts', 'shared/preview/constants.ts', 'shared/preview/handler.ts'],
-    tests: ['test/preview/preview.test.ts'],
+    modules: [
+      'shared/preview/decide.ts',
+      'shared/preview/constants.ts',
+      'shared/preview/handler.ts',
+      'shared/documents/objects.ts',
+    ],
+    tests: ['test/preview/preview.test.ts', 'test/preview/incoming.test.ts'],
   },
   'PRV-4': {
     modules: ['shared/preview/decide.ts', 'shared/preview/handler.ts', 'infra/stack.ts'],

@@ -23,7 +23,8 @@ export {
   fetchFileToS3,
   fetchSourceOf,
   isMissingObject,
-  uploadStream,
+  storeVerifiedCopy,
+  type VerifiedCopy,
 } from './objects';
 export { loadMarks, type PhotoCheck, type PhotosReport, photoMarkAfter, runPhotosPass } from './photos';
 export { routeIntake, unparkDocuments } from './route';

@@ -193,19 +193,15 @@ export async function fetchFileToS3(
       ...(result.lastModified === undefined ? {} : { lastModified: result.lastModified }),
     };
   }
-  const incoming = incomingKey(key);
-  let stored: StreamedObject;
+  let copy: VerifiedCopy;
   try {
-    stored = await uploadStream(ctx, incoming, result.body, result.contentType);
+    copy = await storeVerifiedCopy(ctx, key, result.body, result.contentType);
   } catch (error) {
     if (isFetcherError(error)) return outcomeOfError(error);
     throw error;
   }
-  if (stored.size === 0) {
-    await deleteObjects(ctx.s3, ctx.bucket, [incoming]);
-    return { kind: 'empty' };
-  }
-  await promote(ctx.s3, ctx.bucket, incoming, key);
+  if (copy.kind !== 'stored') return { kind: 'empty' };
+  const stored = copy.object;
   return {
     kind: 'stored',
     size: stored.size,
@@ -215,6 +211,48 @@ export async function fetchFileToS3(
     ...(result.etag === undefined ? {} : { etag: result.etag }),
     ...(result.lastModified === undefined ? {} : { lastModified: result.lastModified }),
   };
+}
+
+/** What became of a streamed file: promoted to its key, empty, or refused at the commit point. */
+export type VerifiedCopy =
+  | { kind: 'stored'; object: StreamedObject }
+  | { kind: 'empty' }
+  | { kind: 'not-kept' };
+
+/**
+ * DOC-5: the one write path of a fetched file to a copy's `key` (the document cache, the deletion
+ * check's re-fetch, the preview's PRV-3 copy). The body is streamed to the incoming key; only a complete,
+ * non-empty file is promoted to `key`, so a body cut mid-way (the upload is aborted), an empty answer or
+ * a run that dies first never leaves a partial or unverified object there.
+ *
+ * `mayKeep` (OPT-5: not taken down) is asked at the commit point: before the promotion — a refused copy
+ * never reaches `key` — and once more after it, since a takedown may land between the look and the
+ * copy (its purge ran before the object existed): then the promoted copy is deleted again.
+ */
+export async function storeVerifiedCopy(
+  access: BucketAccess,
+  key: string,
+  body: Readable,
+  contentType: string | undefined,
+  options: { mayKeep?: () => Promise<boolean> } = {},
+): Promise<VerifiedCopy> {
+  const incoming = incomingKey(key);
+  const object = await uploadStream(access, incoming, body, contentType);
+  if (object.size === 0) {
+    await deleteObjects(access.s3, access.bucket, [incoming]);
+    return { kind: 'empty' };
+  }
+  const { mayKeep } = options;
+  if (mayKeep && !(await mayKeep())) {
+    await deleteObjects(access.s3, access.bucket, [incoming]);
+    return { kind: 'not-kept' };
+  }
+  await promote(access.s3, access.bucket, incoming, key);
+  if (mayKeep && !(await mayKeep())) {
+    await deleteObjects(access.s3, access.bucket, [key]);
+    return { kind: 'not-kept' };
+  }
+  return { kind: 'stored', object };
 }
 
 /**

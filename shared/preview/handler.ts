@@ -8,11 +8,10 @@ import {
   CACHE_MAX_FILE_BYTES,
   cacheChange,
   DocumentsStore,
-  deleteObjects,
   fetchSourceOf,
   fileKey,
   GONE_STATUSES,
-  uploadStream,
+  storeVerifiedCopy,
 } from '../documents';
 import { SyncStateStore } from '../engine';
 import { type FetchStreamResult, HttpStatusError, type PoliteFetcher, RETRY_AFTER_STATUSES } from '../fetch';
@@ -304,8 +303,13 @@ export function createPreviewHandler(deps: PreviewDeps): PreviewHandler {
         throw error;
       }
       const upload = storeIt ? new PassThrough() : undefined;
+      // PRV-3 through DOC-5's write path: streamed to the incoming key, promoted to the live key only
+      // as a complete file (a body that fails destroys `upload`, which aborts the upload) of a document
+      // not taken down (OPT-5, asked before and after the promotion).
       const stored = upload
-        ? uploadStream(deps, fileKey(item.sourceId, item.docId), upload, result.contentType)
+        ? storeVerifiedCopy(deps, fileKey(item.sourceId, item.docId), upload, result.contentType, {
+            mayKeep: async () => !(await tombstoned(item)),
+          })
         : undefined;
       // Keep the rejection observed even when nobody awaits `after` (a failed fetch).
       stored?.catch(() => undefined);
@@ -327,14 +331,14 @@ export function createPreviewHandler(deps: PreviewDeps): PreviewHandler {
       if (stored) {
         flight.after = (async () => {
           try {
-            const object = await stored;
-            if (flight.error !== undefined || object.size === 0) return;
-            // OPT-5: taken down while this fetch ran — the copy is not kept (checked at the commit point).
-            if (await tombstoned(item)) {
-              await deleteObjects(deps.s3, deps.bucket, [fileKey(item.sourceId, item.docId)]);
+            const copy = await stored;
+            if (copy.kind === 'not-kept') {
+              // OPT-5: taken down while this fetch ran — the copy never stays at the live key.
               log('preview copy dropped', { docId: item.docId, sourceId: item.sourceId, ruleIds: ['OPT-5'] });
               return;
             }
+            if (copy.kind !== 'stored') return;
+            const object = copy.object;
             // PRV-3: recorded as the document cache records its own copies (same decision, same write).
             const change = cacheChange(
               item,

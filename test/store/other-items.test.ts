@@ -29,7 +29,9 @@ let counter = 0;
 const CREATED = '2026-11-02T09:00:00.000Z';
 const NOW = new Date('2026-12-01T10:15:00.000Z');
 
-function itemOf(kind: OtherItemKind): Record<string, unknown> & { sourceId: string; itemKind: OtherItemKind } {
+function itemOf(
+  kind: OtherItemKind,
+): Record<string, unknown> & { sourceId: string; itemKind: OtherItemKind } {
   counter += 1;
   const common = {
     active: true,
@@ -159,30 +161,12 @@ describe('OTH-3: setOtherItemActive, the one switch for geo and broadcast items'
     expect(parseSourceItem(council).ok).toBe(true);
     await putSourceItem(bed.clients.doc, table(), council, { mustNotExist: true });
 
-    const asBroadcast = await notFound(
-      setOtherItemActive(
-        bed.clients.doc,
-        table(),
-        { sourceId: geo.sourceId, itemKind: BROADCAST_ITEM_KIND },
-        false,
-        {
-          by: 'test',
-          now: NOW,
-        },
-      ),
-    );
-    const councilAsGeo = await notFound(
-      setOtherItemActive(
-        bed.clients.doc,
-        table(),
-        { sourceId: council.sourceId, itemKind: GEO_ITEM_KIND },
-        false,
-        {
-          by: 'test',
-          now: NOW,
-        },
-      ),
-    );
+    const switchOff = (sourceId: string, itemKind: OtherItemKind) =>
+      notFound(
+        setOtherItemActive(bed.clients.doc, table(), { sourceId, itemKind }, false, { by: 'test', now: NOW }),
+      );
+    const asBroadcast = await switchOff(geo.sourceId, BROADCAST_ITEM_KIND);
+    const councilAsGeo = await switchOff(council.sourceId, GEO_ITEM_KIND);
 
     expect([asBroadcast.code, councilAsGeo.code]).toEqual(['BROADCAST_NOT_FOUND', 'GEO_SOURCE_NOT_FOUND']);
     expect(await read(geo.sourceId)).toEqual(geo);
