@@ -10,7 +10,7 @@ import { createAwsClients, destroyAwsClients } from '../../../shared/store';
 import { type AwsFaults, injectAwsFaults } from '../../../test/support/aws-faults';
 import type { Scenario, ScenarioContext } from '../scenario';
 import { CHAOS_T0, type Deployment } from '../stack';
-import { bodySlug, SOURCE, sourceOnCouncil, tombstoneBody } from './support';
+import { bodySlug, SOURCE, sourceOnCouncil } from './support';
 
 /**
  * The change feed's takedown promise (issue 16, OPT-3, OPT-5): an operator command that dies between
@@ -26,13 +26,13 @@ const DAY_MS = 24 * 60 * 60_000;
 /** Commits the command makes before the instance dies: some events are buffered, none flushed. */
 const COMMITS_BEFORE_CRASH = 3;
 
-interface Crashing {
+interface OperatorProcess {
   runtime: LocalRuntime;
   faults: AwsFaults;
 }
 
-/** The operator's CLI process on the deployment, with its own clients and change feed. */
-function crashingOperator(d: Deployment): Crashing {
+/** An operator's CLI process on the deployment, with its own clients and change feed. */
+function operatorProcess(d: Deployment): OperatorProcess {
   const clients = createAwsClients(d.env);
   const faults = injectAwsFaults(clients);
   return {
@@ -131,11 +131,18 @@ function feedCrash(spec: { name: string; holds: string; rules: string[]; purge: 
       await d.tick();
       await d.drain(first);
       const slug = await bodySlug(d);
-      const operator = crashingOperator(d);
+      const operator = operatorProcess(d);
       ctx.onClose(() => operator.runtime.close());
       const before = await indexEntries(d);
       if (spec.purge) {
-        await tombstoneBody(d, slug);
+        // A healthy command first (its takedown events in the feed), then the purge that dies.
+        const earlier = operatorProcess(d);
+        const done = await tombstoneCommand(earlier.runtime, {
+          body: slug,
+          note: 'chaos: opt-out of the body',
+        });
+        await earlier.runtime.close();
+        if (!ctx.check(!done.exitCode, `tombstone failed: ${done.text.join(' ')}`)) return;
         crashAfterCommits(operator.faults, /DeleteItem/, (input) =>
           JSON.stringify(input.Key ?? {}).includes('MIRROR#'),
         );
