@@ -1,3 +1,4 @@
+import type { ChangeFeed } from '../shared/changes';
 import { env } from '../shared/config';
 import { emitPlannerMetrics, logger } from '../shared/observability';
 import { type PlannerDeps, type PlannerTickResult, plannerTick } from '../shared/planner';
@@ -6,11 +7,18 @@ import { createAwsClients } from '../shared/store';
 
 /** Planner Lambda (EventBridge Scheduler, every minute): decide, lease, enqueue. It never fetches. */
 let deps: PlannerDeps | undefined;
+/**
+ * Issue 16: the change feed's outbox is drained here too, so events a dead sync or operator command
+ * left there go out within minutes even while no sync runs. `drain` is a no-op until due (the first
+ * tick of an instance, then every OUTBOX_DRAIN_INTERVAL_MS): one Query of a normally empty partition.
+ */
+let changes: ChangeFeed | undefined;
 
 function plannerDeps(): PlannerDeps {
   const e = env();
   if (!e.SYNC_QUEUE_URL) throw new Error('SYNC_QUEUE_URL is not set');
   const clients = createAwsClients(e);
+  changes = clients.changes;
   return {
     doc: clients.doc,
     sqs: clients.sqs,
@@ -29,11 +37,25 @@ export const handler = async (): Promise<PlannerTickResult> => {
   const result = await plannerTick(deps, now);
   // ERR-4/ERR-5 pauses as metrics; the "paused for more than a day" alarm reads them.
   const pauses = await emitPlannerMetrics(deps.doc, deps.tables, now);
+  const redelivered = await drainChanges();
   logger.info('planner tick', {
     sources: result.sources,
     invalid: result.invalid,
     started: result.started.map((s) => `${s.sourceId}:${s.kind}`),
     ...(pauses ? { paused: pauses.paused, longestPauseHours: pauses.longestPauseHours } : {}),
+    ...(redelivered > 0 ? { changesRedelivered: redelivered } : {}),
   });
   return result;
 };
+
+/** The feed's trouble is not the tick's: what stays in the outbox waits for the next drain. */
+async function drainChanges(): Promise<number> {
+  try {
+    return (await changes?.drain()) ?? 0;
+  } catch (error) {
+    logger.warn('change feed outbox not drained', {
+      error: error instanceof Error ? error.name : String(error),
+    });
+    return 0;
+  }
+}

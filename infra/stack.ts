@@ -683,8 +683,9 @@ export class IngestorStack extends Stack {
   }
 
   /**
-   * Issue 16: the change feed. The sync publishes every committed change (PutEvents on this bus only);
-   * `ingestor --aws` reads the bus from the stack output, so takedowns and purges publish too.
+   * Issue 16: the change feed. The sync publishes every committed change and the planner drains the
+   * outbox (PutEvents on this bus only); `ingestor --aws` reads the bus from the stack output, so
+   * takedowns and purges publish too.
    */
   addChangeFeed(busName: string): IEventBus {
     const bus =
@@ -694,13 +695,17 @@ export class IngestorStack extends Stack {
             eventBusName: busName,
             description: 'mandari ingestor: committed mirror changes',
           });
-    this.sync.fn.addEnvironment(STACK_OUTPUT_ENV.ChangeBusName, bus.eventBusName);
-    this.sync.role.addToPrincipalPolicy(
-      new PolicyStatement({ actions: ['events:PutEvents'], resources: [bus.eventBusArn] }),
-    );
+    // The planner drains the feed's outbox every few minutes, also while no sync runs (a dead sync's or
+    // command's staged takedown events must not wait for the next sync).
+    for (const fn of [this.sync, this.planner]) {
+      fn.fn.addEnvironment(STACK_OUTPUT_ENV.ChangeBusName, bus.eventBusName);
+      fn.role.addToPrincipalPolicy(
+        new PolicyStatement({ actions: ['events:PutEvents'], resources: [bus.eventBusArn] }),
+      );
+    }
     new CfnOutput(this, 'ChangeBusName' satisfies StackOutputKey, {
       value: bus.eventBusName,
-      description: `${STACK_OUTPUT_ENV.ChangeBusName} of the sync function and of ingestor --aws`,
+      description: `${STACK_OUTPUT_ENV.ChangeBusName} of the sync and planner functions and of ingestor --aws`,
     });
     return bus;
   }

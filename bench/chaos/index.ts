@@ -115,6 +115,7 @@ export async function runChaosBench(opts: ChaosOptions = {}): Promise<ChaosResul
     lostObjects: sum('lostObjects'),
     duplicatedObjects: sum('duplicatedObjects'),
     revivedTakedowns: sum('revivedTakedowns'),
+    lostFeedEvents: sum('lostFeedEvents'),
     sourcesPausedForOurFaults: sum('sourcesPausedForOurFaults'),
     seconds: Math.round((performance.now() - started) / 1000),
     arrivalClock: wire ? 'kernel (tcpdump on lo)' : 'council process',
@@ -170,6 +171,7 @@ function meetsGoals(f: ChaosFigures): boolean {
       f.lostObjects +
       f.duplicatedObjects +
       f.revivedTakedowns +
+      f.lostFeedEvents +
       f.sourcesPausedForOurFaults ===
       0
   );

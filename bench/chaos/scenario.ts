@@ -19,6 +19,8 @@ export interface ChaosFigures {
   lostObjects: number;
   duplicatedObjects: number;
   revivedTakedowns: number;
+  /** Committed takedowns and purges that never reached the change feed (issue 16). */
+  lostFeedEvents: number;
   sourcesPausedForOurFaults: number;
 }
 
@@ -74,6 +76,7 @@ export class ScenarioContext {
     lostObjects: 0,
     duplicatedObjects: 0,
     revivedTakedowns: 0,
+    lostFeedEvents: 0,
     sourcesPausedForOurFaults: 0,
   };
   readonly violations: string[] = [];

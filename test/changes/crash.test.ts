@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { FakeCouncil } from '../../demo';
-import { type ChangeEvent, OUTBOX_PARTITION } from '../../shared/changes';
+import {
+  type ChangeEvent,
+  ChangeFeed,
+  fileSink,
+  OUTBOX_DRAIN_INTERVAL_MS,
+  OUTBOX_PARTITION,
+} from '../../shared/changes';
+import { resetEnvCache } from '../../shared/config';
 import { apiObjectPath, type MirrorIndexEntry } from '../../shared/mirror';
 import { listBodies } from '../../shared/onboarding';
 import { type AwsClients, createAwsClients, destroyAwsClients } from '../../shared/store';
@@ -197,5 +204,55 @@ describe('takedown and purge events survive a crash between commit and flush (is
       expect(kinds.slice(down === -1 ? kinds.indexOf('purged') : down)).not.toContain('new');
       expect(kinds.slice(down === -1 ? kinds.indexOf('purged') : down)).not.toContain('modified');
     }
+  });
+});
+
+describe('the planner tick drains the outbox while no sync runs (issue 16)', () => {
+  afterAll(() => {
+    vi.unstubAllEnvs();
+    resetEnvCache();
+  });
+
+  it('a takedown whose command died after its commit reaches the feed at the next planner tick', async () => {
+    const paper = (await papers()).find((p) => p.takedown === undefined);
+    if (!paper) throw new Error('no live paper left');
+    const doomed = process_();
+    doomed.faults.crashAfter({ service: 'dynamodb', command: /UpdateItem/, when: isTakedownMark });
+    await dies(doomed.faults, tombstoneIds(deps(doomed.clients), [paper.id], { by: 'test' }));
+    expect(kindsOf(await feed(), apiIdOf(paper))).not.toContain('takendown');
+    // The planner Lambda's handler, cold, on the deployment's environment (the feed a file here).
+    for (const [name, value] of Object.entries(bed.peers.env)) vi.stubEnv(name, value);
+    vi.stubEnv('INGESTOR_CHANGE_FILE', file);
+    vi.stubEnv('SYNC_QUEUE_URL', bed.env.SYNC_QUEUE_URL ?? '');
+    resetEnvCache();
+    const { handler } = await import('../../functions/planner');
+    await handler();
+    expect(kindsOf(await feed(), apiIdOf(paper))).toEqual(['new', 'takendown']);
+  });
+
+  it('a warm feed looks into the outbox once per OUTBOX_DRAIN_INTERVAL_MS: one Query with a Limit, nothing in between', async () => {
+    const { clients } = process_();
+    const queries: Record<string, unknown>[] = [];
+    clients.dynamo.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'QueryCommand') queries.push(args.input as Record<string, unknown>);
+        return next(args);
+      },
+      { step: 'initialize', name: 'countOutboxQueries' },
+    );
+    let now = T0;
+    const feed = new ChangeFeed({
+      sink: fileSink(file),
+      outbox: { doc: clients.doc, table: bed.env.STATE_TABLE },
+      now: () => now,
+    });
+    await feed.drain();
+    now += OUTBOX_DRAIN_INTERVAL_MS - 1;
+    await feed.drain();
+    expect(queries).toHaveLength(1);
+    expect(queries[0]?.Limit).toBeGreaterThan(0);
+    now += 1;
+    await feed.drain();
+    expect(queries).toHaveLength(2);
   });
 });

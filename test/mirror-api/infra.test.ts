@@ -148,20 +148,26 @@ describe('CDK: the change feed behind its context flag (issue 16)', () => {
     expect(JSON.stringify(template.toJSON())).not.toContain('INGESTOR_CHANGE_BUS');
   });
 
-  it('-c changeFeed=true: the sync publishes on the default bus, PutEvents on that bus only, the bus an output for ingestor --aws', () => {
+  it('-c changeFeed=true: the sync publishes on the default bus and the planner drains the outbox, PutEvents on that bus only, the bus an output for ingestor --aws', () => {
     const { stack, template, synthError } = synth(
       { mirrorApi: 'false', changeFeed: 'true' },
       { previewFunction: false },
     );
     expect(synthError).toBeUndefined();
     template.resourceCountIs('AWS::Events::EventBus', 0);
-    const syncId = stack.getLogicalId(stack.sync.fn.node.defaultChild as CfnElement);
-    const sync = template.findResources('AWS::Lambda::Function')[syncId];
-    expect(sync?.Properties.Environment.Variables.INGESTOR_CHANGE_BUS).toBe('default');
-    const roleId = stack.getLogicalId(stack.sync.role.node.defaultChild as CfnElement);
-    const put = statementsOf(template, roleId).filter((s) => asArray(s.Action).includes('events:PutEvents'));
-    expect(put).toHaveLength(1);
-    expect(JSON.stringify(put[0]?.Resource)).toContain('event-bus/default');
+    // The sync publishes; the planner drains the outbox while no sync runs.
+    for (const fn of [stack.sync, stack.planner]) {
+      const fnId = stack.getLogicalId(fn.fn.node.defaultChild as CfnElement);
+      const variables =
+        template.findResources('AWS::Lambda::Function')[fnId]?.Properties.Environment.Variables;
+      expect(variables.INGESTOR_CHANGE_BUS).toBe('default');
+      const roleId = stack.getLogicalId(fn.role.node.defaultChild as CfnElement);
+      const put = statementsOf(template, roleId).filter((s) =>
+        asArray(s.Action).includes('events:PutEvents'),
+      );
+      expect(put).toHaveLength(1);
+      expect(JSON.stringify(put[0]?.Resource)).toContain('event-bus/default');
+    }
     expect(template.toJSON().Outputs.ChangeBusName.Value).toBe('default');
   });
 

@@ -1,5 +1,6 @@
 import type { Scenario } from '../scenario';
 import { CONFIG_SCENARIOS } from './config';
+import { FEED_SCENARIOS } from './feed';
 import { HOSTILE_SCENARIOS } from './hostile';
 import { PREVIEW_SCENARIOS } from './preview';
 import { STACK_SCENARIOS } from './stack';
@@ -10,6 +11,7 @@ export const SCENARIOS: Scenario[] = [
   ...HOSTILE_SCENARIOS,
   ...STACK_SCENARIOS,
   ...TAKEDOWN_SCENARIOS,
+  ...FEED_SCENARIOS,
   ...PREVIEW_SCENARIOS,
   ...CONFIG_SCENARIOS,
 ];
