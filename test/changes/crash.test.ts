@@ -17,7 +17,7 @@ import { type AwsClients, createAwsClients, destroyAwsClients } from '../../shar
 import { purgeDeleted, type TakedownDeps, tombstoneIds } from '../../shared/takedown';
 import { type Harness, syncedTwoBodyCouncil } from '../oparl/support';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
-import { type AwsFaults, injectAwsFaults } from '../support/aws-faults';
+import { type AwsFaults, injectAwsFaults, untilCrashed } from '../support/aws-faults';
 
 /**
  * Issue 16, OPT-3/OPT-5: a takedown's or a purge's change event survives the death of the process
@@ -68,26 +68,6 @@ function process_(): { clients: AwsClients; faults: AwsFaults } {
   return { clients, faults: injectAwsFaults(clients) };
 }
 
-/** Runs `work` in a process that dies at its fault point; resolves once it is dead. */
-async function dies(faults: AwsFaults, work: Promise<unknown>): Promise<void> {
-  let ended = false;
-  void work.then(
-    () => {
-      ended = true;
-    },
-    () => {
-      ended = true;
-    },
-  );
-  await vi.waitFor(
-    () => {
-      if (ended) throw new Error('the command ended before its fault point');
-      expect(faults.frozen).toBe(true);
-    },
-    { timeout: 20_000, interval: 20 },
-  );
-}
-
 /**
  * The next process's first flush (the next CLI command ends with one, as does every sync message): a
  * fresh feed looks into the outbox at once. The planner's tick drains the same way (planner test).
@@ -136,7 +116,7 @@ describe('takedown and purge events survive a crash between commit and flush (is
     if (!paper) throw new Error('no paper mirrored');
     const doomed = process_();
     doomed.faults.crashAfter({ service: 'dynamodb', command: /UpdateItem/, when: isTakedownMark });
-    await dies(doomed.faults, tombstoneIds(deps(doomed.clients), [paper.id], { by: 'test' }));
+    await untilCrashed(doomed.faults, tombstoneIds(deps(doomed.clients), [paper.id], { by: 'test' }));
     // The mark is committed: the mirror says taken down …
     expect((await papers()).find((p) => p.id === paper.id)?.takedown).toBeDefined();
     expect(kindsOf(await feed(), apiIdOf(paper))).not.toContain('takendown');
@@ -150,7 +130,7 @@ describe('takedown and purge events survive a crash between commit and flush (is
     if (!paper) throw new Error('no second paper');
     const doomed = process_();
     doomed.faults.crashAfter({ service: 'dynamodb', command: /UpdateItem/, when: isTakedownMark });
-    await dies(doomed.faults, tombstoneIds(deps(doomed.clients), [paper.id], { by: 'test' }));
+    await untilCrashed(doomed.faults, tombstoneIds(deps(doomed.clients), [paper.id], { by: 'test' }));
     // The operator repeats the command in a new process: the object is marked already (no new change);
     // the command's flush delivers the dead one's event, but removing it from the outbox fails (fault
     // injected by client middleware around the real peer) …
@@ -179,7 +159,7 @@ describe('takedown and purge events survive a crash between commit and flush (is
     const body = await bodySlugOf(paper);
     const doomed = process_();
     doomed.faults.crashAfter({ service: 'dynamodb', command: /DeleteItem/, when: isIndexRemoval });
-    await dies(doomed.faults, purgeDeleted(deps(doomed.clients), body, { yes: true }));
+    await untilCrashed(doomed.faults, purgeDeleted(deps(doomed.clients), body, { yes: true }));
     expect((await feed()).filter((e) => e.kind === 'purged')).toEqual([]);
     // The next full sync of the council, which still publishes the paper (OPT-5: it stays down).
     const report = await h.sync('full');
@@ -218,7 +198,7 @@ describe('the planner tick drains the outbox while no sync runs (issue 16)', () 
     if (!paper) throw new Error('no live paper left');
     const doomed = process_();
     doomed.faults.crashAfter({ service: 'dynamodb', command: /UpdateItem/, when: isTakedownMark });
-    await dies(doomed.faults, tombstoneIds(deps(doomed.clients), [paper.id], { by: 'test' }));
+    await untilCrashed(doomed.faults, tombstoneIds(deps(doomed.clients), [paper.id], { by: 'test' }));
     expect(kindsOf(await feed(), apiIdOf(paper))).not.toContain('takendown');
     // The planner Lambda's handler, cold, on the deployment's environment (the feed a file here).
     for (const [name, value] of Object.entries(bed.peers.env)) vi.stubEnv(name, value);

@@ -166,3 +166,25 @@ export function injectAwsFaults(clients: AwsClients): AwsFaults {
     },
   };
 }
+
+/**
+ * Waits until the instance of `faults` died at its crash point (`crashAfter`) while running `work`,
+ * which never ends after that. Fails when `work` ended first (the fault point was never reached).
+ */
+export async function untilCrashed(
+  faults: AwsFaults,
+  work: Promise<unknown>,
+  timeoutMs = 60_000,
+): Promise<void> {
+  let ended = false;
+  const end = () => {
+    ended = true;
+  };
+  void work.then(end, end);
+  const deadline = Date.now() + timeoutMs;
+  while (!faults.frozen) {
+    if (ended) throw new Error('the work ended before its crash point');
+    if (Date.now() > deadline) throw new Error('the work never reached its crash point');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

@@ -7,7 +7,7 @@ import type { LocalRuntime } from '../../../cli/local/runtime';
 import type { ChangeEvent, ChangeEventKind } from '../../../shared/changes';
 import { apiObjectPath, MIRROR_TYPES, type MirrorIndexEntry, MirrorStore } from '../../../shared/mirror';
 import { createAwsClients, destroyAwsClients } from '../../../shared/store';
-import { type AwsFaults, injectAwsFaults } from '../../../test/support/aws-faults';
+import { type AwsFaults, injectAwsFaults, untilCrashed } from '../../../test/support/aws-faults';
 import type { Scenario, ScenarioContext } from '../scenario';
 import { CHAOS_T0, type Deployment } from '../stack';
 import { bodySlug, SOURCE, sourceOnCouncil } from './support';
@@ -53,25 +53,6 @@ function crashAfterCommits(
     command,
     when: (input) => commit(input) && ++seen === COMMITS_BEFORE_CRASH,
   });
-}
-
-/** Runs the command until its instance dies (never returns after that); throws if it ended first. */
-async function untilDead(faults: AwsFaults, command: Promise<unknown>): Promise<void> {
-  let ended = false;
-  void command.then(
-    () => {
-      ended = true;
-    },
-    () => {
-      ended = true;
-    },
-  );
-  const deadline = Date.now() + 60_000;
-  while (!faults.frozen) {
-    if (ended) throw new Error('the command ended before its crash point');
-    if (Date.now() > deadline) throw new Error('the command never reached its crash point');
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 async function indexEntries(d: Deployment): Promise<MirrorIndexEntry[]> {
@@ -146,12 +127,12 @@ function feedCrash(spec: { name: string; holds: string; rules: string[]; purge: 
         crashAfterCommits(operator.faults, /DeleteItem/, (input) =>
           JSON.stringify(input.Key ?? {}).includes('MIRROR#'),
         );
-        await untilDead(operator.faults, purgeDeletedCommand(operator.runtime, { body: slug, yes: true }));
+        await untilCrashed(operator.faults, purgeDeletedCommand(operator.runtime, { body: slug, yes: true }));
       } else {
         crashAfterCommits(operator.faults, /UpdateItem/, (input) =>
           String(input.UpdateExpression ?? '').includes('takedown = :t'),
         );
-        await untilDead(
+        await untilCrashed(
           operator.faults,
           tombstoneCommand(operator.runtime, { body: slug, note: 'chaos: opt-out, the command dies' }),
         );
