@@ -654,11 +654,18 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
     tests: ['test/documents/decide.test.ts', 'test/documents/deletion.test.ts'],
   },
   'RATE-7': {
-    modules: ['infra/stack.ts', 'shared/slots/host-slots.ts', 'shared/slots/constants.ts'],
+    modules: [
+      'infra/stack.ts',
+      'shared/slots/host-slots.ts',
+      'shared/slots/local-store.ts',
+      'shared/slots/constants.ts',
+    ],
     tests: [
       'test/documents/infra.test.ts',
       'test/preview/infra.test.ts',
       'test/slots/failover.test.ts',
+      'test/slots/fallback-phases.test.ts',
+      'test/slots/local-slots.test.ts',
       'test/slots/partial-outage.test.ts',
     ],
   },

@@ -35,6 +35,14 @@ export const PACE_MARGIN_MS = 20;
 /** Upper bound of the send allowance a lagging process may ask for. */
 export const MAX_SEND_ALLOWANCE_MS = 200;
 /**
+ * RATE-7 alone: a fallback slot may be sent up to its sender's allowance late, so the grid's step adds
+ * the largest allowance any process asks for to the interval × instances. Each process's own sends then
+ * stay at least interval × instances apart, and the step is one constant for all processes (≈ 5 %
+ * slower at 1 s × 4).
+ */
+export const FALLBACK_GRID_SLACK_MS = MAX_SEND_ALLOWANCE_MS;
+
+/**
  * Upper bound of the send lead: an idle host's slot is placed this far ahead so that the answer of a
  * slow Redis call still arrives before it (costs that much latency on an idle host, no throughput).
  */

@@ -386,7 +386,7 @@ export class PacedHostSlots implements HostSlots {
         if (decision.kind === 'granted') {
           // Never early: the store's "now" was at the latest when its answer arrived.
           const sendAtMs = answeredMs + decision.sendInMs;
-          if (store === this.shared) this.local.recordSend(host, sendAtMs + sendAllowanceMs);
+          if (store === this.shared) this.local.recordSend(host, sendAtMs, sendAllowanceMs);
           try {
             await this.clock.sleep(sendAtMs - this.clock.now(), opts.signal);
           } catch (error) {

@@ -1,4 +1,10 @@
-import { CRAWL_DELAY_CAP_MS, INTERVAL_NOTE_TTL_MS, MIN_INTERVAL_MS, PACE_MARGIN_MS } from './constants';
+import {
+  CRAWL_DELAY_CAP_MS,
+  FALLBACK_GRID_SLACK_MS,
+  INTERVAL_NOTE_TTL_MS,
+  MIN_INTERVAL_MS,
+  PACE_MARGIN_MS,
+} from './constants';
 import type { ReserveDecision, ReserveRequest, SlotStore, SlotToken, StoreHostState } from './store';
 import type { Clock } from './types';
 
@@ -7,6 +13,10 @@ interface HostRecord {
   lastSendAtMs?: number;
   /** The same for this process's latest send paced by the shared store (see `recordSend`). */
   mirroredSendAtMs?: number;
+  /** That send's slot (send time without allowance): where a fallback grid starts from it. */
+  mirroredSlotAtMs?: number;
+  /** RATE-7 alone: the latest slot this store placed on its fallback grid (a send time, no allowance). */
+  gridSlotAtMs?: number;
   note?: { intervalMs: number; untilMs: number };
   crawlDelay?: { delayMs: number; untilMs: number };
   retryAfterUntilMs?: number;
@@ -48,7 +58,12 @@ export class LocalSlotStore implements SlotStore {
       // under Redis keep their distinct phases alone — also when every one of them resumes at once
       // after the quiet minute (issue 13.6), and through an answer slower than an interval or a late
       // wake-up, either of which would otherwise start the next send at "now", anybody's phase.
-      sendAt = phase + Math.max(1, Math.ceil((sendAt - phase) / intervalMs)) * intervalMs;
+      // The grid's step is the same for every process (FALLBACK_GRID_SLACK_MS on top of the interval,
+      // never a process's own allowance) and a new slot does not re-anchor it: processes whose
+      // allowances differ, or that skip different numbers of slots, would otherwise drift into each
+      // other's phase over a long outage.
+      const stepMs = intervalMs + FALLBACK_GRID_SLACK_MS;
+      sendAt = phase + Math.max(1, Math.ceil((sendAt - phase) / stepMs)) * stepMs;
     } else {
       const last = this.lastKnownSend(rec, retiming);
       if (Number.isFinite(last)) sendAt = Math.max(sendAt, last + intervalMs);
@@ -60,6 +75,7 @@ export class LocalSlotStore implements SlotStore {
     }
     const next = sendAt + Math.max(0, req.sendAllowanceMs);
     rec.lastSendAtMs = next;
+    if (this.intervalMultiplier > 1) rec.gridSlotAtMs = sendAt;
     if (callerInterval >= noted)
       rec.note = { intervalMs: callerInterval, untilMs: now + INTERVAL_NOTE_TTL_MS };
     return { kind: 'granted', sendInMs: sendAt - now, intervalMs, uncertaintyMs: 0, token: { sendAt, next } };
@@ -104,10 +120,12 @@ export class LocalSlotStore implements SlotStore {
     };
   }
 
-  /** Mirrors a send paced by the shared store (send time + allowance), so a fallback continues from it. */
-  recordSend(host: string, sendAtMs: number): void {
+  /** Mirrors a send paced by the shared store (its slot and allowance), so a fallback continues from it. */
+  recordSend(host: string, sendAtMs: number, allowanceMs: number): void {
     const rec = this.record(host);
-    rec.mirroredSendAtMs = Math.max(rec.mirroredSendAtMs ?? Number.NEGATIVE_INFINITY, sendAtMs);
+    if (sendAtMs > (rec.mirroredSlotAtMs ?? Number.NEGATIVE_INFINITY)) rec.mirroredSlotAtMs = sendAtMs;
+    const next = sendAtMs + Math.max(0, allowanceMs);
+    rec.mirroredSendAtMs = Math.max(rec.mirroredSendAtMs ?? Number.NEGATIVE_INFINITY, next);
   }
 
   /** The latest send this store granted to `host` (local clock) — one the shared store never saw. */
@@ -126,14 +144,15 @@ export class LocalSlotStore implements SlotStore {
 
   /**
    * Where this process's grid on a host starts in the fallback: a slot being re-timed (it was not
-   * used, so the grid goes on from its send time), else its latest send to the host, its own or one
-   * paced through Redis (both plus allowance); `undefined` for a host it has not sent to.
+   * used, so the grid goes on from its send time), else its latest slot: on the grid, or paced through
+   * Redis, whichever is later. Slots, not slots plus allowance: a send may still leave up to its
+   * allowance late, and that must not move the grid. `undefined` for a host it has not sent to.
    */
   private phaseAnchor(rec: HostRecord, retime: SlotToken | undefined): number | undefined {
     if (retime) return retime.sendAt;
     const latest = Math.max(
-      rec.lastSendAtMs ?? Number.NEGATIVE_INFINITY,
-      rec.mirroredSendAtMs ?? Number.NEGATIVE_INFINITY,
+      rec.gridSlotAtMs ?? Number.NEGATIVE_INFINITY,
+      rec.mirroredSlotAtMs ?? Number.NEGATIVE_INFINITY,
     );
     return Number.isFinite(latest) ? latest : undefined;
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRunContext, defaultUserAgent } from '../../shared/fetch';
+import { createRunContext } from '../../shared/fetch';
 import {
   type CouncilHostIntervals,
   createOtherFetch,

@@ -7,6 +7,7 @@ import {
   PACE_MARGIN_MS as M,
   type PacedHostSlots,
   reserveHostSlot,
+  FALLBACK_GRID_SLACK_MS as SLACK,
   type SlotLease,
 } from '../../shared/slots';
 import { LocalSlotStore } from '../../shared/slots/local-store';
@@ -115,8 +116,8 @@ describe('process-local host slots (fake clock)', () => {
     const instances = 4;
     // Two processes' stores: under Redis they sent to the host in turn, 1 020 ms apart.
     const [a, b] = [new LocalSlotStore(clock, instances), new LocalSlotStore(clock, instances)];
-    a.recordSend('ris-a.test', t0 + M);
-    b.recordSend('ris-a.test', t0 + 1_000 + 2 * M);
+    a.recordSend('ris-a.test', t0, M);
+    b.recordSend('ris-a.test', t0 + 1_000 + M, M);
     await clock.advance(1_500); // Redis fails; both notice at once
     a.assumeAllHostsUsedAt(clock.now());
     b.assumeAllHostsUsedAt(clock.now());
@@ -139,12 +140,63 @@ describe('process-local host slots (fake clock)', () => {
     // A host this process never reached: one fallback interval after the failure, as before.
     const fresh = (await a.reserve({ ...request, host: 'ris-b.test' })) as { sendInMs: number };
 
-    expect(a1 - t0).toBe(M + 4_000);
-    expect(b1 - t0).toBe(1_000 + 2 * M + 4_000);
+    // Each on its own grid from its latest send under Redis, one step (interval × instances + the
+    // common slack) apart.
+    expect(a1 - t0).toBe(4_000 + SLACK);
+    expect(b1 - t0).toBe(1_000 + M + 4_000 + SLACK);
     expect(Math.abs(b1 - a1)).toBeGreaterThanOrEqual(1_000);
     expect(Math.abs(b2 - a2)).toBeGreaterThanOrEqual(1_000);
-    expect(a2 - a1).toBe(4_000 + M);
+    expect(a2 - a1).toBe(4_000 + SLACK);
     expect(fresh.sendInMs).toBe(M + 4_000);
+  });
+
+  it('RATE-7 / RATE-1: over a long outage the grids of two processes do not drift into each other — one skips slots, the other asks for a larger allowance', async () => {
+    const clock = new FakeClock();
+    const t0 = clock.now();
+    const instances = 4;
+    const [a, b] = [new LocalSlotStore(clock, instances), new LocalSlotStore(clock, instances)];
+    // Under Redis B sent right after A (A's slot + A's allowance + 1 s).
+    a.recordSend('ris-a.test', t0, 120);
+    b.recordSend('ris-a.test', t0 + 120 + 1_000, M);
+    await clock.advance(1_500);
+    const request = (sendAllowanceMs: number) => ({
+      host: 'ris-a.test',
+      intervalMs: 1_000,
+      leaseId: 'l',
+      requesterId: 'r',
+      leaseTtlMs: 60_000,
+      notBeforeDelayMs: 0,
+      sendAllowanceMs,
+    });
+    const sends: Array<{ from: string; at: number; allowanceMs: number }> = [];
+    // Forty rounds of a fallback step each: A (a lagging process, allowance 120 ms) sends every slot;
+    // B is busy with a slow answer every other round and asks only then.
+    for (let round = 0; round < 40; round += 1) {
+      for (const [from, store, allowanceMs] of [
+        ['a', a, 120],
+        ['b', b, M],
+      ] as const) {
+        if (from === 'b' && round % 2 === 1) continue;
+        const decision = await store.reserve(request(allowanceMs));
+        if (decision.kind !== 'granted') throw new Error(decision.kind);
+        sends.push({ from, at: clock.now() + decision.sendInMs, allowanceMs });
+      }
+      await clock.advance(4_000 + SLACK);
+    }
+
+    sends.sort((x, y) => x.at - y.at);
+    // Each send may leave up to its allowance late: the gap to the next one, sent on time, must still be 1 s.
+    const close = sends
+      .slice(1)
+      .map((send, i) => ({ gapMs: send.at - sends[i]!.at - sends[i]!.allowanceMs, at: i }))
+      .filter((gap) => gap.gapMs < 1_000);
+    expect(close).toEqual([]);
+    for (const from of ['a', 'b']) {
+      const own = sends.filter((send) => send.from === from);
+      for (let i = 1; i < own.length; i += 1) {
+        expect(own[i]!.at - own[i - 1]!.at - own[i - 1]!.allowanceMs).toBeGreaterThanOrEqual(4_000);
+      }
+    }
   });
 
   it('RATE-2: values below 1 s count as 1 s, and the largest interval on a host applies to all its fetches', async () => {
