@@ -202,7 +202,7 @@ export function bookSections(c: RulesConstants): BookSection[] {
         ),
         r(
           'RATE-7',
-          `If the shared store cannot be reached, each process paces itself and tries Redis again after ${dur(c.rate.sharedStoreRetryMs)}. (our addition) Meanwhile it multiplies its interval by the largest number of function instances that may fetch at once, so the bound for all of them together still holds. (our addition) Because instances that still reach Redis cannot see its requests, a process that loses the store first sends nothing until that retry has failed too.`,
+          `If the shared store cannot be reached, each process paces itself and tries Redis again after ${dur(c.rate.sharedStoreRetryMs)}. (our addition) Meanwhile it adds ${dur(c.rate.fallbackSlackMs)} to its interval and multiplies the sum by the largest number of function instances that may fetch at once, so the bound for all of them together still holds; each keeps the turn it had under Redis, so processes that took turns on a server stay on their turns. (our addition) Because instances that still reach Redis cannot see its requests, a process that loses the store first sends nothing until that retry has failed too.`,
         ),
         r(
           'RATE-8',

@@ -96,7 +96,7 @@ import {
   WEEKDAY_DAY_END_HOUR,
   WEEKDAY_DAY_START_HOUR,
 } from '../schedule';
-import { MAX_IN_FLIGHT_PER_HOST, SHARED_STORE_RETRY_MS } from '../slots';
+import { FALLBACK_GRID_SLACK_MS, MAX_IN_FLIGHT_PER_HOST, SHARED_STORE_RETRY_MS } from '../slots';
 import { HOST_INTERVAL_REFRESH_MS } from '../sync';
 
 /**
@@ -142,6 +142,8 @@ export interface RulesConstants {
     hostIntervalRefreshMs: number;
     maxInFlightPerHost: number;
     sharedStoreRetryMs: number;
+    /** RATE-7: added to the interval of each slot of a fallback process's cycle. */
+    fallbackSlackMs: number;
     retryAfterCapMs: number;
     deletionCheckSpacingMs: number;
   };
@@ -279,6 +281,7 @@ export function collectRulesConstants(): RulesConstants {
       hostIntervalRefreshMs: HOST_INTERVAL_REFRESH_MS,
       maxInFlightPerHost: MAX_IN_FLIGHT_PER_HOST,
       sharedStoreRetryMs: SHARED_STORE_RETRY_MS,
+      fallbackSlackMs: FALLBACK_GRID_SLACK_MS,
       retryAfterCapMs: RETRY_AFTER_CAP_MS,
       deletionCheckSpacingMs: DEL_SERVER_SPACING_MS,
     },

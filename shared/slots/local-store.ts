@@ -44,7 +44,8 @@ export class LocalSlotStore implements SlotStore {
     const noted = rec.note && rec.note.untilMs > now ? rec.note.intervalMs : 0;
     const crawl = rec.crawlDelay && rec.crawlDelay.untilMs > now ? rec.crawlDelay.delayMs : 0;
     const callerInterval = Math.max(MIN_INTERVAL_MS, req.intervalMs);
-    const intervalMs = Math.max(callerInterval, noted, crawl) * this.intervalMultiplier;
+    const baseIntervalMs = Math.max(callerInterval, noted, crawl);
+    const intervalMs = baseIntervalMs * this.intervalMultiplier;
 
     let sendAt = now + Math.max(0, req.notBeforeDelayMs);
     if (rec.retryAfterUntilMs !== undefined) sendAt = Math.max(sendAt, rec.retryAfterUntilMs);
@@ -58,11 +59,11 @@ export class LocalSlotStore implements SlotStore {
       // under Redis keep their distinct phases alone — also when every one of them resumes at once
       // after the quiet minute (issue 13.6), and through an answer slower than an interval or a late
       // wake-up, either of which would otherwise start the next send at "now", anybody's phase.
-      // The grid's step is the same for every process (FALLBACK_GRID_SLACK_MS on top of the interval,
-      // never a process's own allowance) and a new slot does not re-anchor it: processes whose
-      // allowances differ, or that skip different numbers of slots, would otherwise drift into each
-      // other's phase over a long outage.
-      const stepMs = intervalMs + FALLBACK_GRID_SLACK_MS;
+      // The grid's step is the same for every process — a cycle of `instances` slots as Redis spaced
+      // them, each interval + the largest allowance (FALLBACK_GRID_SLACK_MS), never a process's own
+      // allowance — and a new slot does not re-anchor it: processes whose allowances differ, or that
+      // skip different numbers of slots, would otherwise drift into each other's phase.
+      const stepMs = (baseIntervalMs + FALLBACK_GRID_SLACK_MS) * this.intervalMultiplier;
       sendAt = phase + Math.max(1, Math.ceil((sendAt - phase) / stepMs)) * stepMs;
     } else {
       const last = this.lastKnownSend(rec, retiming);

@@ -68,8 +68,8 @@ describe('RATE-7: fallback to in-process pacing while the shared store is unavai
     const retriedAt = failedAt + SHARED_STORE_RETRY_MS;
     expect(first).toMatchObject({ mode: 'local', intervalMs: 1_000 * MAX_INSTANCES });
     expect(first.sendAtMs - retriedAt).toBe(3_000 + M);
-    // From then on its own fallback grid: one step of interval × instances + the common slack.
-    expect(second.sendAtMs - first.sendAtMs).toBe(3_000 + FALLBACK_GRID_SLACK_MS);
+    // From then on its own fallback grid: a step of (interval + the common slack) × instances.
+    expect(second.sendAtMs - first.sendAtMs).toBe((1_000 + FALLBACK_GRID_SLACK_MS) * MAX_INSTANCES);
     expect(storeEvents()).toEqual(['shared-store-failed', 'shared-store-failed']);
     expect(codes).toEqual([SLOT_EVENT_CODES.fallbackEntered, SLOT_EVENT_CODES.fallbackRetryFailed]);
 

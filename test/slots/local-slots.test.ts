@@ -140,13 +140,14 @@ describe('process-local host slots (fake clock)', () => {
     // A host this process never reached: one fallback interval after the failure, as before.
     const fresh = (await a.reserve({ ...request, host: 'ris-b.test' })) as { sendInMs: number };
 
-    // Each on its own grid from its latest send under Redis, one step (interval × instances + the
-    // common slack) apart.
-    expect(a1 - t0).toBe(4_000 + SLACK);
-    expect(b1 - t0).toBe(1_000 + M + 4_000 + SLACK);
+    // Each on its own grid from its latest send under Redis, one step ((interval + the common slack)
+    // × instances) apart.
+    const step = (1_000 + SLACK) * instances;
+    expect(a1 - t0).toBe(step);
+    expect(b1 - t0).toBe(1_000 + M + step);
     expect(Math.abs(b1 - a1)).toBeGreaterThanOrEqual(1_000);
     expect(Math.abs(b2 - a2)).toBeGreaterThanOrEqual(1_000);
-    expect(a2 - a1).toBe(4_000 + SLACK);
+    expect(a2 - a1).toBe(step);
     expect(fresh.sendInMs).toBe(M + 4_000);
   });
 
@@ -181,7 +182,7 @@ describe('process-local host slots (fake clock)', () => {
         if (decision.kind !== 'granted') throw new Error(decision.kind);
         sends.push({ from, at: clock.now() + decision.sendInMs, allowanceMs });
       }
-      await clock.advance(4_000 + SLACK);
+      await clock.advance((1_000 + SLACK) * instances);
     }
 
     sends.sort((x, y) => x.at - y.at);
@@ -197,6 +198,41 @@ describe('process-local host slots (fake clock)', () => {
         expect(own[i]!.at - own[i - 1]!.at - own[i - 1]!.allowanceMs).toBeGreaterThanOrEqual(4_000);
       }
     }
+  });
+
+  it('RATE-7 / RATE-1: four processes that took turns with larger allowances keep 1 s alone, also where the cycle wraps to the first', async () => {
+    const clock = new FakeClock();
+    const t0 = clock.now();
+    const instances = 4;
+    const allowanceMs = 90; // what lagging processes ask for on a loaded machine (politeness bench)
+    const stores = Array.from({ length: instances }, () => new LocalSlotStore(clock, instances));
+    // Under Redis each took the next slot: one interval after the previous slot plus its allowance.
+    for (const [i, store] of stores.entries()) {
+      store.recordSend('ris-a.test', t0 + i * (1_000 + allowanceMs), allowanceMs);
+    }
+    await clock.advance(5_000);
+    const request = {
+      host: 'ris-a.test',
+      intervalMs: 1_000,
+      leaseId: 'l',
+      requesterId: 'r',
+      leaseTtlMs: 60_000,
+      notBeforeDelayMs: 0,
+      sendAllowanceMs: allowanceMs,
+    };
+    const sends: number[] = [];
+    for (let round = 0; round < 10; round += 1) {
+      for (const store of stores) {
+        const decision = await store.reserve(request);
+        if (decision.kind !== 'granted') throw new Error(decision.kind);
+        sends.push(clock.now() + decision.sendInMs);
+      }
+      await clock.advance((1_000 + SLACK) * instances);
+    }
+    sends.sort((x, y) => x - y);
+    // Every send may leave a whole allowance late; the next one must still be 1 s after it.
+    const close = sends.slice(1).filter((at, i) => at - sends[i]! - allowanceMs < 1_000);
+    expect(close).toEqual([]);
   });
 
   it('RATE-2: values below 1 s count as 1 s, and the largest interval on a host applies to all its fetches', async () => {
