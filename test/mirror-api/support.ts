@@ -126,7 +126,7 @@ export async function walkList(url: string): Promise<{ objects: Record<string, u
  * mirror store directly (as the sync writes it) instead of syncing a council.
  */
 export async function seedListedBody(
-  bed: AwsTestbed,
+  bed: Pick<AwsTestbed, 'clients' | 'env'>,
   sourceId: string,
   bodyId: string,
   at: string = new Date().toISOString(),
