@@ -9,9 +9,10 @@ import { MirrorApiIndexMissingError } from './errors';
 import { type ListQuery, sortRange } from './paging';
 
 /**
- * The API's reads (read-only, never a Scan of the State table): one index Query per list page on
+ * The API's reads (read-only, never a Scan of mirror data): one index Query per list page on
  * `byBodyList`, one GetItem per object, S3 for object bodies. The bodies of all sources — the one
- * thing every request consults — are kept for BODIES_TTL_MS.
+ * thing every request consults: a Scan of the small Sources config table and one Query per source —
+ * are kept for BODIES_TTL_MS (docs/mirror-api.md “What is read when”).
  */
 export interface MirrorReaderConfig {
   bucket: string;

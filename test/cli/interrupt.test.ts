@@ -106,6 +106,8 @@ describe('sync at a terminal: a progress line, and Ctrl-C ends the run at a chec
     });
     const run = await stopped;
     expect(run.code, run.stderr).toBe(0);
+    // Before the first cycle it serves the API and says where (docs/mirror-api.md).
+    expect(run.stdout).toMatch(/^OParl API over the mirror: http:\/\/127\.0\.0\.1:\d+\/oparl\/v1\/system$/m);
     expect(run.stdout).toContain('stopping: a running sync ends at its next checkpoint');
     expect(run.stdout).toMatch(/sync demo \(full\) done: \d+ requests.*\(incomplete\)/);
     expect(lastLineJson(run.stdout)).toMatchObject({ interrupted: true, syncs: 1 });

@@ -1,10 +1,12 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIST_CATALOGUE } from '../../shared/engine';
+import { BODIES_TTL_MS } from '../../shared/mirror-api/constants';
+import { BODY_LIST_INDEX, loadAllSources } from '../../shared/store';
 import { tombstoneIds } from '../../shared/takedown';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
 import { liveEntries } from '../takedown/support';
-import { getJson, type ServedMirror, seedServedMirror, walkList } from './support';
+import { getJson, type ServedMirror, seedServedMirror, serveApi, walkList } from './support';
 
 type Obj = Record<string, unknown>;
 
@@ -15,6 +17,9 @@ function strings(value: unknown, key = ''): [string, string][] {
   if (value && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => strings(v, k));
   return [];
 }
+
+/** The one DynamoDB call of a list page: a Query of the State table's list index. */
+const pageQuery = () => ({ command: 'Query', table: bed.env.STATE_TABLE, index: BODY_LIST_INDEX });
 
 let bed: AwsTestbed;
 let m: ServedMirror;
@@ -57,14 +62,60 @@ describe('OParl 1.1 API over the mirror (issue 16)', () => {
       expect.arrayContaining(['organization', 'person', 'meeting', 'paper', 'file']),
     );
     const live = await liveEntries(m.h, bodyOriginId);
+    await getJson(m.systemUrl.replace(/system$/, 'body')); // the bodies cache warm (its clock stands still)
     for (const l of lists) {
-      const before = m.reader.consumed.queries;
+      m.dynamoCalls.reset();
       const { objects, pages } = await walkList(`${body[l.bodyField]}?limit=20`);
-      expect(m.reader.consumed.queries - before, l.list).toBe(pages);
+      // Every DynamoDB call the reader made, at its client: one index Query per page, nothing else.
+      expect(m.dynamoCalls.calls(), l.list).toEqual(Array(pages).fill(pageQuery()));
       const expected = live.filter((e) => e.type === l.type).map((e) => e.id);
       expect(objects.map((o) => o['mandari:originId']).sort(), l.list).toEqual(expected.sort());
       expect(new Set(objects.map((o) => o.id)).size).toBe(objects.length);
       if (l.list === 'paper') expect(pages).toBe(3);
+    }
+  });
+
+  it('what the reader reads when, counted at its DynamoDB client: the bodies (a Scan of the Sources config table, one Query per source) on a cold start and every BODIES_TTL_MS; else one Query per list page, one GetItem per object; never a Scan of mirror data', async () => {
+    let now = Date.parse('2025-01-01T00:00:00Z');
+    const api = await serveApi(bed, () => now);
+    try {
+      const calls = api.dynamoCalls;
+      const sources = await loadAllSources(bed.clients.doc, bed.env.SOURCES_TABLE);
+      const bodiesLoad = [
+        { command: 'Scan', table: bed.env.SOURCES_TABLE },
+        ...sources.parsed.filter((p) => p.ok).map(() => ({ command: 'Query', table: bed.env.STATE_TABLE })),
+      ];
+      expect(bodiesLoad.length).toBeGreaterThanOrEqual(2);
+      const pageUrl = `${(body.paper as string).replace(m.base, api.base)}?limit=20`;
+      // Cold: the bodies, then the page's Query.
+      const first = await getJson(pageUrl);
+      expect(calls.calls()).toEqual([...bodiesLoad, pageQuery()]);
+      // Warm: every further page is exactly one Query.
+      let next = (first.json.links as { next?: string }).next;
+      expect(next).toBeDefined();
+      while (next) {
+        calls.reset();
+        const page = await getJson(next);
+        expect(calls.calls()).toEqual([pageQuery()]);
+        next = (page.json.links as { next?: string }).next;
+      }
+      // An object by id: its index item (GetItem; small objects are inline, so no S3 read either).
+      calls.reset();
+      const paper = (first.json.data as Obj[])[0] as Obj;
+      expect((await getJson((paper.id as string).replace(m.base, api.base))).status).toBe(200);
+      expect(calls.calls()).toEqual([{ command: 'GetItem', table: bed.env.STATE_TABLE }]);
+      // Until the cache expires the bodies are not read again; just after, once.
+      now += BODIES_TTL_MS;
+      calls.reset();
+      await getJson(pageUrl);
+      expect(calls.calls()).toEqual([pageQuery()]);
+      now += 1;
+      calls.reset();
+      await getJson(pageUrl);
+      expect(calls.calls()).toEqual([...bodiesLoad, pageQuery()]);
+    } finally {
+      await new Promise<void>((resolve) => api.server.close(() => resolve()));
+      api.server.closeAllConnections();
     }
   });
 

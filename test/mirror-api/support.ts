@@ -8,8 +8,10 @@ import { createMirrorApiHandler, createMirrorApiListener, MirrorReader } from '.
 import { setBodyListed } from '../../shared/onboarding';
 import { bodyKeyOf } from '../../shared/oparl';
 import { putSourceItem } from '../../shared/store';
+import { createAwsClients, destroyAwsClients } from '../../shared/store/clients';
 import { type Harness, syncedTwoBodyCouncil, type TestClock } from '../oparl/support';
 import type { AwsTestbed } from '../support/aws';
+import { countCalls } from '../support/write-counter';
 
 export const T0 = Date.parse('2024-07-01T10:00:00+02:00');
 
@@ -18,6 +20,8 @@ export interface ServedMirror {
   h: Harness;
   clock: TestClock;
   reader: MirrorReader;
+  /** Every DynamoDB call of the API's reader (its own client). */
+  dynamoCalls: ReturnType<typeof countCalls>;
   /** `http://127.0.0.1:<port>` — the API lives under `/oparl/v1`. */
   base: string;
   systemUrl: string;
@@ -25,22 +29,34 @@ export interface ServedMirror {
   close(): Promise<void>;
 }
 
-/** The API (real handler, node:http on loopback) over the local peers' tables and bucket. */
+/**
+ * The API (real handler, node:http on loopback) over the local peers' tables and bucket. The reader has
+ * clients of its own, so `dynamoCalls` counts every DynamoDB call it makes and nothing else (the sync's
+ * writes go through the testbed's clients); they are destroyed with the server.
+ */
 export async function serveApi(
   bed: AwsTestbed,
   now: () => number = Date.now,
-): Promise<{ server: Server; reader: MirrorReader; base: string }> {
+): Promise<{
+  server: Server;
+  reader: MirrorReader;
+  base: string;
+  dynamoCalls: ReturnType<typeof countCalls>;
+}> {
+  const clients = createAwsClients(bed.env);
+  const dynamoCalls = countCalls(clients.dynamo);
   const reader = new MirrorReader(
-    bed.clients,
+    clients,
     { bucket: bed.env.BUCKET, tables: { sources: bed.env.SOURCES_TABLE, state: bed.env.STATE_TABLE } },
     now,
   );
   let listener: ReturnType<typeof createMirrorApiListener> | undefined;
   const server = createServer((req, res) => listener?.(req, res));
+  server.on('close', () => destroyAwsClients(clients));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   listener = createMirrorApiListener(createMirrorApiHandler({ reader, baseUrl: base }));
-  return { server, reader, base };
+  return { server, reader, base, dynamoCalls };
 }
 
 /**
@@ -58,12 +74,14 @@ export async function seedServedMirror(bed: AwsTestbed, prefix: string): Promise
     documents: bed.env.DOCUMENTS_TABLE,
   };
   await setBodyListed(bed.clients.doc, tables, 'koeln', true, { sourceId: h.source.sourceId, by: 'test' });
-  const { server, reader, base } = await serveApi(bed);
+  // The reader's clock is the test's: its bodies cache (BODIES_TTL_MS) expires when a test advances it.
+  const { server, reader, base, dynamoCalls } = await serveApi(bed, () => clock.now().getTime());
   return {
     council,
     h,
     clock,
     reader,
+    dynamoCalls,
     base,
     systemUrl: `${base}/oparl/v1/system`,
     tables,
@@ -108,7 +126,7 @@ export async function walkList(url: string): Promise<{ objects: Record<string, u
  * mirror store directly (as the sync writes it) instead of syncing a council.
  */
 export async function seedListedBody(
-  bed: AwsTestbed,
+  bed: Pick<AwsTestbed, 'clients' | 'env'>,
   sourceId: string,
   bodyId: string,
   at: string = new Date().toISOString(),

@@ -1,23 +1,61 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { LIST_CATALOGUE } from '../../shared/engine';
+import { tombstoneIds } from '../../shared/takedown';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
 import { corpusDescribe, oparlSchema } from '../support/corpora';
 import { type OParlValidator, oparlValidator } from '../support/oparl-validator';
-import { getJson, type ServedMirror, seedServedMirror } from './support';
+import { takedownDepsOf } from '../takedown/support';
+import { getJson, type ServedMirror, seedServedMirror, walkList } from './support';
+
+type Obj = Record<string, unknown>;
+const HOUR = 60 * 60_000;
+/** Lists whose filtered pages get an origin deletion and an operator takedown each. */
+const DELETING = ['paper', 'file', 'agendaItem', 'meeting'] as const;
+const FILE_TYPE = 'https://schema.oparl.org/1.1/File';
+const AGENDA_TYPE = 'https://schema.oparl.org/1.1/AgendaItem';
 
 corpusDescribe(oparlSchema())('mirror API output validates against the OParl 1.1 schemas (issue 16)', () => {
   let bed: AwsTestbed;
   let m: ServedMirror;
   let v: OParlValidator;
+  let body: Obj;
+  /** Before the deletions and takedowns: a `modified_since` list from here holds their stubs. */
+  let since: string;
+  /** Per list: the origin id deleted at the origin (tombstone) and the API id taken down. */
+  const removed = new Map<string, { deletedOriginId: string; takenDownId: string }>();
 
   beforeAll(async () => {
     v = oparlValidator();
     bed = await startAwsTestbed();
     m = await seedServedMirror(bed, 'apival');
-    // A deletion, so filtered lists carry a `deleted: true` stub too.
-    const paper = m.council.objects('paper', { body: 1 })[0] as { id: string };
-    m.clock.advance(3 * 60 * 60_000);
-    m.council.mutate({ id: paper.id, op: 'delete' });
-    await m.h.sync('incremental');
+    const bodies = await getJson((await getJson(m.systemUrl)).json.body as string);
+    body = (bodies.json.data as Obj[])[0] as Obj;
+    m.clock.advance(3 * HOUR);
+    since = m.clock.now().toISOString();
+    // One origin deletion per list (OPT-2 tombstones), and another object of it taken down by an operator.
+    const picks = new Map<string, { deleted: string; takenDown: Obj }>();
+    for (const list of DELETING) {
+      const field = LIST_CATALOGUE.find((l) => l.list === list)?.bodyField as string;
+      const { objects } = await walkList(body[field] as string);
+      const origin = new Set(m.council.objects(list, { body: 1 }).map((o) => o.id));
+      const mine = objects.filter((o) => origin.has(o['mandari:originId']));
+      expect(mine.length, list).toBeGreaterThanOrEqual(2);
+      picks.set(list, {
+        deleted: (mine.at(-1) as Obj)['mandari:originId'] as string,
+        takenDown: mine[0] as Obj,
+      });
+    }
+    m.council.mutate([...picks.values()].map((p) => ({ id: p.deleted, op: 'delete' as const })));
+    m.clock.advance(60_000);
+    expect((await m.h.sync('incremental')).complete).toBe(true);
+    m.clock.advance(60_000);
+    await tombstoneIds(
+      { ...takedownDepsOf(bed), now: () => m.clock.now() },
+      [...picks.values()].map((p) => p.takenDown['mandari:originId'] as string),
+      { sourceId: m.h.source.sourceId, by: 'test' },
+    );
+    for (const [list, p] of picks)
+      removed.set(list, { deletedOriginId: p.deleted, takenDownId: p.takenDown.id as string });
   }, 120_000);
 
   afterAll(async () => {
@@ -25,7 +63,7 @@ corpusDescribe(oparlSchema())('mirror API output validates against the OParl 1.1
     await bed?.stop();
   });
 
-  it('the validator rejects what is not OParl (it can fail)', () => {
+  it('the validator rejects what is not OParl, and a deletion that carries content (it can fail)', () => {
     expect(v.object({ id: 'not a url', type: 'https://schema.oparl.org/1.1/Paper' })).not.toEqual([]);
     expect(
       v.object({ id: 'https://x.test/b', type: 'https://schema.oparl.org/1.1/Body', name: 'B' }),
@@ -36,6 +74,63 @@ corpusDescribe(oparlSchema())('mirror API output validates against the OParl 1.1
         links: {},
       }),
     ).toEqual([]);
+    // A live File without `accessUrl` is invalid; deleted, it is the stub OParl 1.1 prescribes.
+    const stub = { id: 'https://x.test/f', type: FILE_TYPE, deleted: true, modified: '2024-07-01T10:00:00Z' };
+    expect(v.object({ id: stub.id, type: FILE_TYPE })).not.toEqual([]);
+    expect(v.object(stub)).toEqual([]);
+    expect(
+      v.object({ ...stub, type: AGENDA_TYPE, 'mandari:originId': 'https://o.test/a', 'mandari:source': 's' }),
+    ).toEqual([]);
+    // Content on a deletion is refused: a name, a URL, an unknown vendor property; `modified` is required.
+    expect(v.object({ ...stub, name: 'Anlage 1' })).toEqual([
+      '$ must NOT have additional properties (name) (deleted File)',
+    ]);
+    expect(v.object({ ...stub, accessUrl: 'https://x.test/d' })).not.toEqual([]);
+    expect(v.object({ ...stub, 'mandari:originModified': stub.modified })).not.toEqual([]);
+    const { modified: _, ...undated } = stub;
+    expect(v.object(undated)).not.toEqual([]);
+    // Also where it is embedded (a meeting's deleted agenda item).
+    expect(
+      v.object({
+        id: 'https://x.test/m',
+        type: 'https://schema.oparl.org/1.1/Meeting',
+        agendaItem: [{ ...stub, type: AGENDA_TYPE, order: 1 }],
+      }),
+    ).not.toEqual([]);
+  });
+
+  it('filtered lists of paper, file, agendaItem and meeting with a tombstone and a takedown validate; the tombstone by id too, the takedown is 404 (OPT-2)', async () => {
+    const problems: string[] = [];
+    for (const list of DELETING) {
+      const field = LIST_CATALOGUE.find((l) => l.list === list)?.bodyField as string;
+      const { deletedOriginId, takenDownId } = removed.get(list) as {
+        deletedOriginId: string;
+        takenDownId: string;
+      };
+      const url = `${body[field]}?modified_since=${encodeURIComponent(since)}`;
+      let next: string | undefined = url;
+      const seen: Obj[] = [];
+      while (next) {
+        const page = await getJson(next);
+        problems.push(...v.listPage(page.json, `${list} since`));
+        seen.push(...(page.json.data as Obj[]));
+        next = (page.json.links as { next?: string }).next;
+      }
+      const tombstone = seen.find((o) => o['mandari:originId'] === deletedOriginId);
+      const takedown = seen.find((o) => o.id === takenDownId);
+      expect(tombstone, `${list} tombstone`).toMatchObject({ deleted: true });
+      expect(Object.keys(takedown ?? {}).sort(), `${list} takedown`).toEqual([
+        'deleted',
+        'id',
+        'modified',
+        'type',
+      ]);
+      const byId = await getJson(tombstone?.id as string);
+      expect(byId.json).toEqual(tombstone);
+      problems.push(...v.object(byId.json, `${list} tombstone by id`));
+      expect((await fetch(takenDownId)).status, `${list} takedown by id`).toBe(404);
+    }
+    expect(problems.slice(0, 20)).toEqual([]);
   });
 
   it('System, body list, every list page (unfiltered and filtered) and every object by id validate', async () => {
@@ -46,7 +141,8 @@ corpusDescribe(oparlSchema())('mirror API output validates against the OParl 1.1
     problems.push(...v.listPage(bodies.json, 'bodies'));
     let pages = 0;
     let objects = 0;
-    for (const body of bodies.json.data as Record<string, unknown>[]) {
+    let stubs = 0;
+    for (const body of bodies.json.data as Obj[]) {
       problems.push(...v.object((await getJson(body.id as string)).json, 'body by id'));
       const lists = Object.entries(body).filter(
         ([k, x]) => typeof x === 'string' && /\/body\/[0-9a-f]{40}\/[A-Za-z]+$/.test(x) && k !== 'id',
@@ -59,9 +155,13 @@ corpusDescribe(oparlSchema())('mirror API output validates against the OParl 1.1
             const page = await getJson(next);
             pages += 1;
             problems.push(...v.listPage(page.json, `${name} page ${pages}`));
-            for (const o of page.json.data as Record<string, unknown>[]) {
+            for (const o of page.json.data as Obj[]) {
               objects += 1;
-              problems.push(...v.object((await getJson(o.id as string)).json, `${name} object`));
+              if (o.deleted === true) stubs += 1;
+              const byId = await fetch(o.id as string);
+              // A taken-down object's URL is gone (404); everything else is served by id.
+              if (byId.status === 404 && o.deleted === true && o['mandari:source'] === undefined) continue;
+              problems.push(...v.object(await byId.json(), `${name} object`));
             }
             next = (page.json.links as { next?: string }).next;
           }
@@ -70,6 +170,7 @@ corpusDescribe(oparlSchema())('mirror API output validates against the OParl 1.1
     }
     expect(pages).toBeGreaterThan(10);
     expect(objects).toBeGreaterThan(100);
+    expect(stubs).toBeGreaterThanOrEqual(2 * DELETING.length);
     expect(problems.slice(0, 20)).toEqual([]);
   }, 120_000);
 });

@@ -48,3 +48,36 @@ export function countWrites(dynamo: DynamoDBClient): {
     },
   };
 }
+
+/** One DynamoDB call as the client sent it: command (`Query`, `Scan`, `GetItem` …), table, index. */
+export interface DynamoCall {
+  command: string;
+  table: string;
+  index?: string;
+}
+
+/**
+ * Every call a DynamoDB client makes, reads included — the same middleware as `countWrites`, so a
+ * test can say "one Query per page, never a Scan" of the client a component really uses.
+ */
+export function countCalls(dynamo: DynamoDBClient): { calls(): DynamoCall[]; reset(): void } {
+  let calls: DynamoCall[] = [];
+  dynamo.middlewareStack.add(
+    (next, context) => async (args) => {
+      const input = args.input as { TableName?: string; IndexName?: string };
+      calls.push({
+        command: (context.commandName ?? '').replace(/Command$/, ''),
+        table: input.TableName ?? '',
+        ...(input.IndexName !== undefined ? { index: input.IndexName } : {}),
+      });
+      return next(args);
+    },
+    { step: 'initialize', name: `countCalls${++counters}` },
+  );
+  return {
+    calls: () => [...calls],
+    reset: () => {
+      calls = [];
+    },
+  };
+}
