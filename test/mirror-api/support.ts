@@ -44,14 +44,15 @@ export async function serveApi(
 }
 
 /**
- * A real mirror behind the API: the fake council (two bodies; 45 papers, so paper lists page) fully
+ * A real mirror behind the API: the fake council (two bodies; by default 45 papers, so paper lists page) fully
  * synced by the real engine, the source stored, its first body listed (ONB-4) and the second not.
  */
-export async function seedServedMirror(bed: AwsTestbed, prefix: string): Promise<ServedMirror> {
-  const { council, h, clock } = await syncedTwoBodyCouncil(bed, prefix, T0, {
-    objectsPerList: { paper: 45 },
-    pageSize: 10,
-  });
+export async function seedServedMirror(
+  bed: AwsTestbed,
+  prefix: string,
+  shape: Parameters<typeof syncedTwoBodyCouncil>[3] = { objectsPerList: { paper: 45 }, pageSize: 10 },
+): Promise<ServedMirror> {
+  const { council, h, clock } = await syncedTwoBodyCouncil(bed, prefix, T0, shape);
   const tables = {
     sources: bed.env.SOURCES_TABLE,
     state: bed.env.STATE_TABLE,
