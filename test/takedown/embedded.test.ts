@@ -12,8 +12,8 @@ import {
   type ServedMirror,
   seedListedBody,
   seedServedMirror,
-  serveApi,
   walkList,
+  withApi,
 } from '../mirror-api/support';
 import { useAwsTestbed } from '../support/aws';
 import { injectAwsFaults, untilCrashed } from '../support/aws-faults';
@@ -82,6 +82,11 @@ async function everyCopy(m: ServedMirror, base: string, type: string, parent: Ob
   return { byId: byId.status === 200 ? byId.json : undefined, listed, s3: s3?.object };
 }
 
+/** None of the traces in any copy (API by id, list page, S3). */
+function expectGone(copies: Awaited<ReturnType<typeof everyCopy>>, traces: Traces): void {
+  for (const copy of [copies.byId, copies.listed, copies.s3]) expect(leaked(copy, traces)).toEqual([]);
+}
+
 /** The paper's commit in the index (hash and time): equal when no write happened. */
 async function commitOf(m: ServedMirror, object: Obj): Promise<unknown> {
   const [entry] = (
@@ -127,6 +132,13 @@ describe('OPT-5: a taken-down embedded object disappears from the objects that e
     const rows = await listBodies(bed.clients.doc, m.tables, m.h.source.sourceId);
     return { m, bodyId: String(rows.find((r) => r.slug === 'koeln')?.id) };
   };
+  /** A seeded mirror, a paper of it with files, and its main file with the traces it leaves. */
+  const seedPaper = async (prefix: string) => {
+    const { m, bodyId } = await seed(prefix);
+    const paper = await paperWithFiles(m, bodyId);
+    const main = paper.mainFile as Obj;
+    return { m, bodyId, paper, main, traces: tracesOf(m, 'file', main), sourceId: m.h.source.sourceId };
+  };
 
   it('OPT-5: tombstone --ids of a paper’s main file and an auxiliary file — the paper (API by id, list page, S3 copy) shows neither, the paper stays', async () => {
     const { m, bodyId } = await seed('emb-file');
@@ -150,7 +162,7 @@ describe('OPT-5: a taken-down embedded object disappears from the objects that e
 
     const after = await everyCopy(m, m.base, 'paper', paper, bodyId);
     expect(after.byId).toMatchObject({ 'mandari:originId': paper.id, name: paper.name });
-    for (const copy of [after.byId, after.listed, after.s3]) expect(leaked(copy, traces)).toEqual([]);
+    expectGone(after, traces);
     // A single-valued property is removed, an array keeps the other files.
     expect(after.s3).not.toHaveProperty('mainFile');
     expect((after.s3 as Obj).auxiliaryFile).toHaveLength((paper.auxiliaryFile as Obj[]).length - 1);
@@ -165,24 +177,20 @@ describe('OPT-5: a taken-down embedded object disappears from the objects that e
 
     const after = await everyCopy(m, m.base, 'meeting', meeting, bodyId);
     expect(after.byId).toMatchObject({ 'mandari:originId': meeting.id });
-    for (const copy of [after.byId, after.listed, after.s3]) expect(leaked(copy, traces)).toEqual([]);
+    expectGone(after, traces);
     expect((after.s3 as Obj).agendaItem).toHaveLength((meeting.agendaItem as Obj[]).length - 1);
   });
 
   it('OPT-5: later full syncs do not bring the file back into its paper, nor does purge-deleted followed by a resync; `takedown lift` and the next sync restore it', async () => {
-    const { m, bodyId } = await seed('emb-sync');
-    const paper = await paperWithFiles(m, bodyId);
-    const main = paper.mainFile as Obj;
-    const traces = tracesOf(m, 'file', main);
+    const { m, bodyId, paper, main, traces, sourceId } = await seedPaper('emb-sync');
     const deps = takedownDepsOf(bed);
-    const sourceId = m.h.source.sourceId;
     await tombstoneIds(deps, [String(main.id)], { by: 'test', sourceId });
     const committed = await commitOf(m, paper);
 
     // The council still publishes the paper with the file embedded; a full sync reads it again.
     expect((await m.h.sync('full')).complete).toBe(true);
     let copies = await everyCopy(m, m.base, 'paper', paper, bodyId);
-    for (const copy of [copies.byId, copies.listed, copies.s3]) expect(leaked(copy, traces)).toEqual([]);
+    expectGone(copies, traces);
     // The sync computes the hash the takedown's rewrite stored: the paper is unchanged, not rewritten.
     expect(await commitOf(m, paper)).toEqual(committed);
 
@@ -190,31 +198,23 @@ describe('OPT-5: a taken-down embedded object disappears from the objects that e
     expect(await m.h.mirror.read(sourceId, 'file', String(main.id))).toBeUndefined();
     expect((await m.h.sync('full')).complete).toBe(true);
     copies = await everyCopy(m, m.base, 'paper', paper, bodyId);
-    for (const copy of [copies.byId, copies.listed, copies.s3]) expect(leaked(copy, traces)).toEqual([]);
+    expectGone(copies, traces);
 
     await liftTakedown(deps, { ids: [String(main.id)], sourceId, by: 'test' }, () => {});
     expect((await m.h.sync('full')).complete).toBe(true);
     // A fresh API instance (the serve-time cache of takedowns is per instance, BODIES_TTL_MS).
-    const api = await serveApi(bed);
-    try {
+    await withApi(bed, async (api) => {
       copies = await everyCopy(m, api.base, 'paper', paper, bodyId);
       const restored = tracesOf({ ...m, base: api.base }, 'file', main);
       for (const copy of [copies.byId, copies.listed, copies.s3]) {
         expect(leaked(copy, restored)).toEqual(expect.arrayContaining([main.id, main.fileName]));
       }
       expect(leaked(copies.byId, restored)).toContain(restored.strings[1]);
-    } finally {
-      await new Promise<void>((resolve) => api.server.close(() => resolve()));
-      api.server.closeAllConnections();
-    }
+    });
   });
 
   it('OPT-5: tombstone killed after its registry item — the API already hides the file inside its paper; the next sync rewrites the stored paper', async () => {
-    const { m, bodyId } = await seed('emb-killed');
-    const paper = await paperWithFiles(m, bodyId);
-    const main = paper.mainFile as Obj;
-    const traces = tracesOf(m, 'file', main);
-    const sourceId = m.h.source.sourceId;
+    const { m, bodyId, paper, main, traces, sourceId } = await seedPaper('emb-killed');
     await killedAfterRecorded((afterRecorded) =>
       tombstoneIds(takedownDepsOf(bed), [String(main.id)], { by: 'test', sourceId, afterRecorded }),
     );
@@ -226,15 +226,11 @@ describe('OPT-5: a taken-down embedded object disappears from the objects that e
 
     expect((await m.h.sync('full')).complete).toBe(true);
     copies = await everyCopy(m, m.base, 'paper', paper, bodyId);
-    for (const copy of [copies.byId, copies.listed, copies.s3]) expect(leaked(copy, traces)).toEqual([]);
+    expectGone(copies, traces);
   });
 
   it('OPT-5: tombstone crashes right after committing the file’s tombstone (before its paper) — the API hides the file at once, re-running rewrites the paper', async () => {
-    const { m, bodyId } = await seed('emb-crash');
-    const paper = await paperWithFiles(m, bodyId);
-    const main = paper.mainFile as Obj;
-    const traces = tracesOf(m, 'file', main);
-    const sourceId = m.h.source.sourceId;
+    const { m, bodyId, paper, main, traces, sourceId } = await seedPaper('emb-crash');
     const clients = createAwsClients(bed.env);
     try {
       const faults = injectAwsFaults(clients);
@@ -254,7 +250,7 @@ describe('OPT-5: a taken-down embedded object disappears from the objects that e
       const again = await tombstoneIds(takedownDepsOf(bed), [String(main.id)], { by: 'test', sourceId });
       expect(again).toMatchObject({ alreadyDeleted: 1, embedders: 1 });
       copies = await everyCopy(m, m.base, 'paper', paper, bodyId);
-      for (const copy of [copies.byId, copies.listed, copies.s3]) expect(leaked(copy, traces)).toEqual([]);
+      expectGone(copies, traces);
     } finally {
       destroyAwsClients(clients);
     }
@@ -285,8 +281,7 @@ describe('OPT-5: a taken-down embedded object disappears from the objects that e
         )
       ).Item;
     expect(String((await index())?.o)).toContain(file.id);
-    const api = await serveApi(bed);
-    try {
+    await withApi(bed, async (api) => {
       const m = { base: api.base, h: { source: { sourceId } } } as ServedMirror;
       const traces = tracesOf(m, 'file', file);
       await tombstoneIds(takedownDepsOf(bed), [file.id], { by: 'test', sourceId });
@@ -296,9 +291,6 @@ describe('OPT-5: a taken-down embedded object disappears from the objects that e
       expect((page.json.data as Obj[]).map((o) => o['mandari:originId'])).toEqual([write.id]);
       expect(leaked(page.json, traces)).toEqual([]);
       expect(leaked(await index(), traces)).toEqual([]);
-    } finally {
-      await new Promise<void>((resolve) => api.server.close(() => resolve()));
-      api.server.closeAllConnections();
-    }
+    });
   });
 });
