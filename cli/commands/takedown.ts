@@ -56,6 +56,7 @@ export async function tombstoneCommand(
   ];
   if (result.alreadyDeleted > 0) text.push(`  already deleted before: ${result.alreadyDeleted}`);
   if (result.documents > 0) text.push(`  documents flagged: ${result.documents}`);
+  if (result.embedders > 0) text.push(`  objects rewritten without them: ${result.embedders}`);
   if (result.notFound.length > 0) text.push(`  not in the mirror: ${result.notFound.join(', ')}`);
   if (result.registered.length > 0)
     text.push(`  in force until lifted (OPT-5): ${result.registered.length} takedown(s) recorded`);

@@ -973,12 +973,14 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
       'shared/takedown/guard.ts',
       'shared/takedown/seal.ts',
       'shared/takedown/lift.ts',
+      'shared/takedown/embedders.ts',
       'shared/mirror/store.ts',
     ],
     tests: [
       'test/takedown/permanent.test.ts',
       'test/takedown/permanent-scraper.test.ts',
       'test/takedown/permanent-documents.test.ts',
+      'test/takedown/embedded.test.ts',
     ],
   },
   'OTH-1': {

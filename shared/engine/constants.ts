@@ -1,6 +1,7 @@
 /**
  * Names and numbers of the object model every source kind shares (OParl API or scraped HTML): the lists
- * a Body has, the zone council times are in, the placeholders read as absent, the write fan-out.
+ * a Body has, the references between types, the zone council times are in, the placeholders read as
+ * absent, the write fan-out.
  */
 
 /**
@@ -37,3 +38,83 @@ export const PLACEHOLDER_VALUES: readonly string[] = ['N/A', 'n/a', 'NA', '-', '
 
 /** Mirror writes of one page run side by side (they are independent); requests never do (RATE-3). */
 export const WRITE_CONCURRENCY = 8;
+
+/**
+ * Per type: the reference properties and the type they point to (OParl 1.1 schema `references`) — a URL,
+ * a list of URLs or the embedded object itself. The API rewrites them (shared/mirror-api); a takedown
+ * follows a child's back-references (a file's `paper`, `meeting`, `agendaItem`) to the objects embedding it.
+ */
+export const REFERENCES: Record<string, Record<string, string>> = {
+  agendaitem: {
+    meeting: 'meeting',
+    consultation: 'consultation',
+    resolutionFile: 'file',
+    auxiliaryFile: 'file',
+  },
+  body: {
+    system: 'system',
+    legislativeTerm: 'legislativeterm',
+    location: 'location',
+    mainOrganization: 'organization',
+  },
+  consultation: {
+    paper: 'paper',
+    agendaItem: 'agendaitem',
+    meeting: 'meeting',
+    organization: 'organization',
+  },
+  file: {
+    masterFile: 'file',
+    derivativeFile: 'file',
+    meeting: 'meeting',
+    agendaItem: 'agendaitem',
+    person: 'person',
+    paper: 'paper',
+  },
+  legislativeterm: { body: 'body' },
+  location: {
+    bodies: 'body',
+    organizations: 'organization',
+    persons: 'person',
+    meetings: 'meeting',
+    papers: 'paper',
+  },
+  meeting: {
+    location: 'location',
+    organization: 'organization',
+    participant: 'person',
+    invitation: 'file',
+    resultsProtocol: 'file',
+    verbatimProtocol: 'file',
+    auxiliaryFile: 'file',
+    agendaItem: 'agendaitem',
+  },
+  membership: { person: 'person', organization: 'organization', onBehalfOf: 'organization' },
+  organization: {
+    body: 'body',
+    membership: 'membership',
+    subOrganizationOf: 'organization',
+    location: 'location',
+    externalBody: 'body',
+  },
+  paper: {
+    body: 'body',
+    relatedPaper: 'paper',
+    superordinatedPaper: 'paper',
+    subordinatedPaper: 'paper',
+    mainFile: 'file',
+    auxiliaryFile: 'file',
+    location: 'location',
+    originatorPerson: 'person',
+    underDirectionOf: 'organization',
+    originatorOrganization: 'organization',
+    consultation: 'consultation',
+  },
+  person: {
+    body: 'body',
+    location: 'location',
+    locationObject: 'location',
+    membership: 'membership',
+    image: 'file',
+  },
+};

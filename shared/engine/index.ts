@@ -11,6 +11,7 @@ export {
   type ListName,
   MANDATORY_LISTS,
   PLACEHOLDER_VALUES,
+  REFERENCES,
   WRITE_CONCURRENCY,
   ZONE,
 } from './constants';
@@ -42,6 +43,7 @@ export {
   stableStringify,
   textValue,
   typeName,
+  withoutEmbedded,
 } from './objects';
 export {
   berlinDate,

@@ -158,6 +158,45 @@ export function embeddedObjects(root: OParlObject): EmbeddedObject[] {
   return found;
 }
 
+const DROPPED = Symbol('dropped');
+
+/** One value with the embedded objects `drop` names taken out; DROPPED when it is one of them. */
+function pruned(value: unknown, drop: (id: string) => boolean, depth: number): unknown {
+  if (depth > MAX_EMBED_DEPTH) return value;
+  if (Array.isArray(value)) {
+    const kept = value.map((item) => pruned(item, drop, depth));
+    if (kept.every((item, i) => item === value[i])) return value;
+    return kept.filter((item) => item !== DROPPED);
+  }
+  // Plain sub-records (GeoJSON …) are left alone, as `embeddedObjects` leaves them.
+  if (!isRecord(value) || typeName(value) === undefined) return value;
+  const id = objectId(value);
+  if (id === undefined) return value;
+  return drop(id) ? DROPPED : prunedProperties(value, drop, depth + 1);
+}
+
+function prunedProperties(object: OParlObject, drop: (id: string) => boolean, depth: number): OParlObject {
+  let out: OParlObject | undefined;
+  for (const [key, child] of Object.entries(object)) {
+    const next = pruned(child, drop, depth);
+    if (next === child) continue;
+    out ??= { ...object };
+    if (next === DROPPED) delete out[key];
+    else out[key] = next;
+  }
+  return out ?? object;
+}
+
+/**
+ * OPT-5: the object without the embedded objects that `drop` names (a taken-down file inside its paper,
+ * an agenda item inside its meeting), at any depth: array items are filtered out, a single-valued
+ * property (a paper's `mainFile`) is removed. Embedded objects are those `embeddedObjects` finds. The
+ * object itself is returned when nothing is dropped, so an unaffected object costs no copy.
+ */
+export function withoutEmbedded(root: OParlObject, drop: (id: string) => boolean): OParlObject {
+  return prunedProperties(root, drop, 1);
+}
+
 /** JSON with object keys sorted, so the same content hashes the same whatever order a server sends. */
 export function stableStringify(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;

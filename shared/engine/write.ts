@@ -10,13 +10,21 @@ import type { AwsClients } from '../store';
 import { mapLimit } from '../util';
 import { WRITE_CONCURRENCY } from './constants';
 import { recordDocument } from './documents';
-import { contentHash, isDeleted, modifiedMs, type OParlObject, parseOParlTime, textValue } from './objects';
+import {
+  contentHash,
+  isDeleted,
+  modifiedMs,
+  type OParlObject,
+  parseOParlTime,
+  textValue,
+  withoutEmbedded,
+} from './objects';
 import { berlinDate, type SyncTables } from './run';
 import type { BodyRecord } from './types';
 
 /**
  * The mirror write path every source kind shares: one page's objects → mirror lookup → takedown guard
- * (OPT-2 / OPT-5) → change classification → side effects (Documents, session days) → commit → totals.
+ * (OPT-2 / OPT-5: taken-down objects are not written, nor kept embedded in others) → change classification → side effects (Documents, session days) → commit → totals.
  *
  * A kind says only what is its own: how an object's version is read (`Versioning`: the OParl API
  * publishes `modified`, scraped HTML does not) and which objects a call may write (`WriteScope`).
@@ -180,7 +188,9 @@ export class MirrorWriter<M> {
       // OPT-5: the registry outlives a purge of the index entry; an unsealed entry is sealed now.
       const takenDown = guard.covers(subject);
       if (takenDown) return guard.meet(previous, takenDown);
-      const incoming = page.versioning(o, fetchedAt);
+      // OPT-5: nor does it come back inside another object (a paper's file, a meeting's agenda item).
+      const object = withoutEmbedded(o.object, (id) => guard.covers({ id }) !== undefined);
+      const incoming = page.versioning(object === o.object ? o : { ...o, object }, fetchedAt);
       const kind = classifyChange(
         previous ? { hash: previous.hash, deleted: previous.deleted, ...modifiedOf(previous) } : undefined,
         {

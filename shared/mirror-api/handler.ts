@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { type BodyRecord, isRecord, LIST_CATALOGUE, type ListName } from '../engine';
+import { type BodyRecord, isRecord, LIST_CATALOGUE, type ListName, withoutEmbedded } from '../engine';
 import { bodyListSort, idHash } from '../mirror';
+import type { TakedownSet } from '../takedown';
 import { mapLimit } from '../util';
 import { LIST_MAX_AGE_S, OBJECT_MAX_AGE_S, OBJECT_READ_CONCURRENCY, OPARL_VERSION_URL } from './constants';
 import { MirrorApiIndexMissingError, MirrorApiRequestError } from './errors';
@@ -51,7 +52,8 @@ export function createMirrorApiHandler(deps: MirrorApiDeps): MirrorApiHandler {
     body: BodyRecord,
   ): Promise<{ object: Record<string, unknown>; at: string }> {
     const record = await reader.read({ sourceId, type: 'body', id: body.id });
-    const origin = record && isRecord(record.object) && record.meta.deleted !== true ? record.object : {};
+    const stored = record && isRecord(record.object) && record.meta.deleted !== true ? record.object : {};
+    const origin = shown(stored, await reader.takedowns(sourceId));
     // The body record is the fallback for a body whose own object was never mirrored (a scraped one).
     const merged: Record<string, unknown> = {
       ...origin,
@@ -73,8 +75,11 @@ export function createMirrorApiHandler(deps: MirrorApiDeps): MirrorApiHandler {
     type: string,
     sourceId: string,
     committedAt: string,
+    hidden: TakedownSet,
   ): Record<string, unknown> | undefined {
-    return isRecord(object) ? rewriteObject(object, type, { urls, sourceId, committedAt }) : undefined;
+    return isRecord(object)
+      ? rewriteObject(shown(object, hidden), type, { urls, sourceId, committedAt })
+      : undefined;
   }
 
   async function system(): Promise<ApiResponse> {
@@ -117,11 +122,15 @@ export function createMirrorApiHandler(deps: MirrorApiDeps): MirrorApiHandler {
       takedown: item.takedown !== undefined,
     }));
     const decision = decidePage(rows, query);
+    const hidden = await reader.takedowns(sourceId);
     const data = await mapLimit(decision.show, OBJECT_READ_CONCURRENCY, async ({ row, asDeleted, bare }) => {
       const committedAt = committedAtOf(row.sortKey);
       // Taken down: nothing of the object is read or shown, only that its id is gone.
       if (bare) return takenDownStub(type, urls.objectOfHash(sourceId, type, row.item.sk), committedAt);
-      return entryObject({ sourceId, type, hash: row.item.sk, committedAt, inline: row.item.o }, asDeleted);
+      return entryObject(
+        { sourceId, type, hash: row.item.sk, committedAt, inline: row.item.o, hidden },
+        asDeleted,
+      );
     });
     return json(
       200,
@@ -135,7 +144,15 @@ export function createMirrorApiHandler(deps: MirrorApiDeps): MirrorApiHandler {
     );
   }
 
-  type Entry = { sourceId: string; type: string; hash: string; committedAt: string; inline?: string };
+  type Entry = {
+    sourceId: string;
+    type: string;
+    hash: string;
+    committedAt: string;
+    inline?: string;
+    /** OPT-5: the source's takedowns, dropped from embedded values. */
+    hidden: TakedownSet;
+  };
 
   /**
    * One index entry as served: its tombstone stub, or the live object — from the index item when it
@@ -143,14 +160,20 @@ export function createMirrorApiHandler(deps: MirrorApiDeps): MirrorApiHandler {
    */
   async function entryObject(entry: Entry, asDeleted: boolean): Promise<Record<string, unknown> | undefined> {
     if (!asDeleted && entry.inline !== undefined)
-      return liveObject(JSON.parse(entry.inline), entry.type, entry.sourceId, entry.committedAt);
+      return liveObject(
+        JSON.parse(entry.inline),
+        entry.type,
+        entry.sourceId,
+        entry.committedAt,
+        entry.hidden,
+      );
     const record = await reader.readByHash(entry.sourceId, entry.type, entry.hash);
     // A record missing behind an index item (a purge in progress) is left out, not served half.
     if (!record) return undefined;
     if (asDeleted)
       return deletedStub(entry.type, record.meta.id, entry.committedAt, { urls, sourceId: entry.sourceId });
     if (record.meta.deleted === true) return undefined;
-    return liveObject(record.object, record.meta.type, record.meta.sourceId, entry.committedAt);
+    return liveObject(record.object, record.meta.type, record.meta.sourceId, entry.committedAt, entry.hidden);
   }
 
   async function object(sourceId: string, type: string, hash: string): Promise<ApiResponse> {
@@ -161,11 +184,12 @@ export function createMirrorApiHandler(deps: MirrorApiDeps): MirrorApiHandler {
     const entry = await reader.indexEntry(sourceId, type, hash);
     if (!entry || entry.takedown !== undefined || entry.bodyId === undefined) return notFound();
     if (!(await reader.servedBody(sourceId, idHash(entry.bodyId)))) return notFound();
-    const shown = await entryObject(
-      { sourceId, type, hash, committedAt: entry.fetchedAt, inline: entry.o },
+    const hidden = await reader.takedowns(sourceId);
+    const served = await entryObject(
+      { sourceId, type, hash, committedAt: entry.fetchedAt, inline: entry.o, hidden },
       entry.deleted,
     );
-    return shown ? json(200, shown, OBJECT_MAX_AGE_S) : notFound();
+    return served ? json(200, served, OBJECT_MAX_AGE_S) : notFound();
   }
 
   return {
@@ -210,6 +234,14 @@ export function createMirrorApiHandler(deps: MirrorApiDeps): MirrorApiHandler {
     for (const [k, v] of request.query) self.searchParams.append(k, v);
     return self.toString();
   }
+}
+
+/**
+ * OPT-5, defence in depth: a stored object as served — without the embedded objects the source's
+ * takedown registry holds. The takedown and the sync's write path already store parents without them.
+ */
+function shown(object: Record<string, unknown>, hidden: TakedownSet): Record<string, unknown> {
+  return withoutEmbedded(object, (id) => hidden.covers({ id }) !== undefined);
 }
 
 const TEXT = { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' };

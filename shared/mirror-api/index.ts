@@ -15,5 +15,5 @@ export { createMirrorApiLambda, type FunctionUrlRequest, type MirrorApiLambda } 
 export { createMirrorApiListener, isApiPath } from './node-http';
 export * from './paging';
 export { isServed, MirrorReader, type MirrorReaderConfig, type SourceBody } from './reader';
-export { deletedStub, REFERENCES, type RewriteContext, rewriteObject, takenDownStub } from './rewrite';
+export { deletedStub, type RewriteContext, rewriteObject, takenDownStub } from './rewrite';
 export * from './urls';

@@ -4,6 +4,7 @@ import type { MirrorIndexEntry, MirrorRecord } from '../mirror';
 import { bodyListPartition, idHash, indexPartition, MirrorStore, mirrorKeyOfHash } from '../mirror';
 import type { AwsClients } from '../store';
 import { BODY_LIST_INDEX, loadAllSources } from '../store';
+import { TakedownRegistry, type TakedownSet } from '../takedown';
 import { BODIES_TTL_MS } from './constants';
 import { MirrorApiIndexMissingError } from './errors';
 import { type ListQuery, sortRange } from './paging';
@@ -44,18 +45,45 @@ export function committedAtOf(sortKey: string): string {
   return sortKey.slice(0, sortKey.indexOf('#'));
 }
 
+/** Values loaded per key and reused for BODIES_TTL_MS; a failed load is forgotten (the next request retries). */
+class Cached<T> {
+  private readonly entries = new Map<string, { at: number; value: Promise<T> }>();
+
+  constructor(private readonly now: () => number) {}
+
+  get(key: string, load: () => Promise<T>): Promise<T> {
+    const now = this.now();
+    const cached = this.entries.get(key);
+    if (cached && now - cached.at <= BODIES_TTL_MS) return cached.value;
+    const value = load();
+    this.entries.set(key, { at: now, value });
+    value.catch(() => {
+      if (this.entries.get(key)?.value === value) this.entries.delete(key);
+    });
+    return value;
+  }
+}
+
 export class MirrorReader {
   private readonly mirror: MirrorStore;
-  private bodies: { at: number; value: Promise<SourceBody[]> } | undefined;
-  /** Reads made — DynamoDB (Query, GetItem) and S3 object reads — for the bench's per-page figures. */
-  readonly consumed = { queries: 0, capacityUnits: 0, objectReads: 0 };
+  private readonly registry: TakedownRegistry;
+  private readonly bodies: Cached<SourceBody[]>;
+  private readonly takedownSets: Cached<TakedownSet>;
+  /**
+   * Reads made — DynamoDB (Query, GetItem) and S3 object reads — for the bench's per-page figures;
+   * `registryQueries` apart: one per source per BODIES_TTL_MS, not per page.
+   */
+  readonly consumed = { queries: 0, capacityUnits: 0, objectReads: 0, registryQueries: 0 };
 
   constructor(
     private readonly clients: Pick<AwsClients, 'doc' | 's3'>,
     private readonly config: MirrorReaderConfig,
-    private readonly now: () => number = Date.now,
+    now: () => number = Date.now,
   ) {
     this.mirror = new MirrorStore(clients, { bucket: config.bucket, stateTable: config.tables.state });
+    this.registry = new TakedownRegistry(clients.doc, config.tables.state);
+    this.bodies = new Cached(now);
+    this.takedownSets = new Cached(now);
   }
 
   /**
@@ -63,15 +91,19 @@ export class MirrorReader {
    * config items; its Scan is the one the planner makes too, and is cached here.
    */
   allBodies(): Promise<SourceBody[]> {
-    const now = this.now();
-    if (!this.bodies || now - this.bodies.at > BODIES_TTL_MS) {
-      const value = this.loadBodies();
-      this.bodies = { at: now, value };
-      value.catch(() => {
-        if (this.bodies?.value === value) this.bodies = undefined;
-      });
-    }
-    return this.bodies.value;
+    return this.bodies.get('', () => this.loadBodies());
+  }
+
+  /**
+   * OPT-5 at serve time: the source's takedown registry, so that no stored copy still embedding a
+   * taken-down object (a `tombstone` killed before it rewrote the parents, a sync's write racing it)
+   * shows it. Cached like the bodies: a takedown's own rewrite of the stored parents is immediate.
+   */
+  takedowns(sourceId: string): Promise<TakedownSet> {
+    return this.takedownSets.get(sourceId, () => {
+      this.consumed.registryQueries += 1;
+      return this.registry.load(sourceId);
+    });
   }
 
   private async loadBodies(): Promise<SourceBody[]> {

@@ -1,4 +1,12 @@
-import { documentId, fileUrl, isRecord, LIST_CATALOGUE, type ListName, textValue } from '../engine';
+import {
+  documentId,
+  fileUrl,
+  isRecord,
+  LIST_CATALOGUE,
+  type ListName,
+  REFERENCES,
+  textValue,
+} from '../engine';
 import { ORIGIN_ID_PROPERTY, ORIGIN_MODIFIED_PROPERTY, SOURCE_PROPERTY } from './constants';
 import { type ApiUrls, typeOfUrl, typeUrl } from './urls';
 
@@ -10,82 +18,6 @@ import { type ApiUrls, typeOfUrl, typeUrl } from './urls';
  * as lists at the origin that we do not serve (an organization's meetings) are dropped rather than left
  * pointing at the council's server; anything else (names, dates, `web`, vendor extensions) is kept.
  */
-
-/** Per type: the reference properties and the type they point to (OParl 1.1 schema `references`). */
-export const REFERENCES: Record<string, Record<string, string>> = {
-  agendaitem: {
-    meeting: 'meeting',
-    consultation: 'consultation',
-    resolutionFile: 'file',
-    auxiliaryFile: 'file',
-  },
-  body: {
-    system: 'system',
-    legislativeTerm: 'legislativeterm',
-    location: 'location',
-    mainOrganization: 'organization',
-  },
-  consultation: {
-    paper: 'paper',
-    agendaItem: 'agendaitem',
-    meeting: 'meeting',
-    organization: 'organization',
-  },
-  file: {
-    masterFile: 'file',
-    derivativeFile: 'file',
-    meeting: 'meeting',
-    agendaItem: 'agendaitem',
-    person: 'person',
-    paper: 'paper',
-  },
-  legislativeterm: { body: 'body' },
-  location: {
-    bodies: 'body',
-    organizations: 'organization',
-    persons: 'person',
-    meetings: 'meeting',
-    papers: 'paper',
-  },
-  meeting: {
-    location: 'location',
-    organization: 'organization',
-    participant: 'person',
-    invitation: 'file',
-    resultsProtocol: 'file',
-    verbatimProtocol: 'file',
-    auxiliaryFile: 'file',
-    agendaItem: 'agendaitem',
-  },
-  membership: { person: 'person', organization: 'organization', onBehalfOf: 'organization' },
-  organization: {
-    body: 'body',
-    membership: 'membership',
-    subOrganizationOf: 'organization',
-    location: 'location',
-    externalBody: 'body',
-  },
-  paper: {
-    body: 'body',
-    relatedPaper: 'paper',
-    superordinatedPaper: 'paper',
-    subordinatedPaper: 'paper',
-    mainFile: 'file',
-    auxiliaryFile: 'file',
-    location: 'location',
-    originatorPerson: 'person',
-    underDirectionOf: 'organization',
-    originatorOrganization: 'organization',
-    consultation: 'consultation',
-  },
-  person: {
-    body: 'body',
-    location: 'location',
-    locationObject: 'location',
-    membership: 'membership',
-    image: 'file',
-  },
-};
 
 /** Lists at the origin that the API does not serve (per type): dropped. */
 const ORIGIN_LISTS: Record<string, string[]> = {

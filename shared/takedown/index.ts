@@ -1,5 +1,6 @@
 /** Opt-out and takedown (SPEC OPT-2, OPT-3, OPT-5): operator tombstones, the registry, lift and purge. */
 export * from './constants';
+export * from './embedders';
 export * from './errors';
 export * from './guard';
 export * from './lift';

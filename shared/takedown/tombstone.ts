@@ -4,6 +4,7 @@ import { MIRROR_TYPES, type MirrorIndexEntry, MirrorStore } from '../mirror';
 import { resolveBody } from '../onboarding';
 import type { AwsClients } from '../store';
 import { loadAllSources } from '../store';
+import { commitEmbeddersWithout, type TakenDownObject } from './embedders';
 import { TakedownError } from './errors';
 import { TakedownRegistry } from './registry';
 import { type SealDeps, sealTakenDown } from './seal';
@@ -16,7 +17,9 @@ import type { TakedownMark } from './types';
  *    (a purge deletes the index entry, never this item);
  * 2. the mirror: index entry marked (every listing skips it, every sync commit of it fails), then the
  *    S3 record turned into a tombstone (see `sealTakenDown`);
- * 3. a body taken down is unlisted, and the Documents items are flagged (`takedownAt`).
+ * 3. a body taken down is unlisted, and the Documents items are flagged (`takedownAt`);
+ * 4. (`--ids`) the stored objects embedding a taken-down one are committed again without it
+ *    (shared/takedown/embedders.ts).
  * Nothing is removed: the last live copy stays in `meta.lastGood` for audit, with who, when and why in
  * `meta.takedown`. A run killed after step 1 leaves the takedown in force; repeating the command (or
  * the next sync meeting the object) completes steps 2–3. Repeating is harmless (idempotent).
@@ -46,6 +49,8 @@ export interface TombstoneResult {
   registered: string[];
   /** Documents items flagged (`takedownAt`, unlisted). */
   documents: number;
+  /** OPT-5: stored objects committed again without a taken-down object they embedded (a paper's file). */
+  embedders: number;
 }
 
 function store(deps: TakedownDeps): MirrorStore {
@@ -151,6 +156,7 @@ export async function tombstoneBody(
     notFound: [],
     registered: [],
     documents: 0,
+    embedders: 0,
   };
   // OPT-5 first: the registry remembers the body whatever happens to the mirror afterwards.
   await registryOf(deps).record({ sourceId, scope: 'body', id: body.id, type: 'body', mark });
@@ -212,7 +218,9 @@ export async function tombstoneIds(
   const wanted = [...new Set(ids.map((id) => id.trim()).filter((id) => id !== ''))];
   if (wanted.length === 0) throw new TakedownError('TAKEDOWN_INVALID_INPUT', 'no ids given');
   const { parsed } = await loadAllSources(deps.clients.doc, deps.tables.sources);
-  const all = parsed.map((p) => (p.ok ? { sourceId: p.source.sourceId, host: p.source.host } : p));
+  const all = parsed.map((p) =>
+    p.ok ? { sourceId: p.source.sourceId, host: p.source.host, kind: p.source.kind } : p,
+  );
   const sources = options.sourceId === undefined ? all : all.filter((s) => s.sourceId === options.sourceId);
   if (options.sourceId !== undefined && sources.length === 0) {
     throw new TakedownError('TAKEDOWN_NOTHING_FOUND', `no source ${options.sourceId}`);
@@ -244,9 +252,11 @@ export async function tombstoneIds(
     notFound: [],
     registered: [],
     documents: 0,
+    embedders: 0,
   };
   const found = new Set<string>();
-  for (const { sourceId } of sources) {
+  for (const source of sources) {
+    const { sourceId } = source;
     const entries = await mirror.lookup(
       sourceId,
       wanted.flatMap((id) => MIRROR_TYPES.map((type) => ({ type, id }))),
@@ -256,6 +266,7 @@ export async function tombstoneIds(
     const queue = [...entries.values()];
     const done = new Set<string>();
     const fileIds = new Set<string>();
+    const takenDown: TakenDownObject[] = [];
     while (queue.length > 0) {
       const entry = queue.shift() as MirrorIndexEntry;
       const key = `${entry.type}\n${entry.id}`;
@@ -267,6 +278,13 @@ export async function tombstoneIds(
       // Embedded objects of this one (read before its record turns into a tombstone).
       const record0 = await mirror.read(sourceId, entry.type, entry.id);
       const live = record0 && record0.meta.deleted !== true ? record0.object : record0?.meta.lastGood;
+      const embeddedIn = record0?.meta.embeddedIn;
+      takenDown.push({
+        type: entry.type,
+        id: entry.id,
+        object: isRecord(live) ? live : undefined,
+        ...(embeddedIn !== undefined ? { embeddedIn } : {}),
+      });
       if (isRecord(live)) {
         const children = embeddedObjects(live).map((e) => ({ type: e.type, id: e.id }));
         if (children.length > 0) {
@@ -281,6 +299,8 @@ export async function tombstoneIds(
         result.alreadyDeleted += 1;
       }
     }
+    // Last: the objects that embed them (again on a repeated command, which completes a killed one).
+    result.embedders += await commitEmbeddersWithout(deps, source, takenDown);
     result.sourceIds.push(sourceId);
     if (fileIds.size > 0) result.documents += await flagDocuments(deps, sourceId, { fileIds }, mark.at);
   }

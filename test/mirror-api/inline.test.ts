@@ -9,7 +9,7 @@ import {
 } from '../../shared/mirror';
 import { sealTakenDown } from '../../shared/takedown';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
-import { getJson, paperWrite, seedListedBody, serveApi } from './support';
+import { getJson, paperWrite, seedListedBody, serveApi, stopServer } from './support';
 
 /**
  * Issue 16 bench goal: a list page is one Query, and small objects come from the index item itself
@@ -37,8 +37,7 @@ beforeAll(async () => {
   api = await serveApi(bed);
 }, 60_000);
 afterAll(async () => {
-  await new Promise<void>((resolve) => api.server.close(() => resolve()));
-  api.server.closeAllConnections();
+  await stopServer(api.server);
   await bed.stop();
 });
 

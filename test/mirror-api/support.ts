@@ -59,15 +59,35 @@ export async function serveApi(
   return { server, reader, base, dynamoCalls };
 }
 
+/** Stops an API server of `serveApi`, its kept-alive connections too. */
+export async function stopServer(server: Server): Promise<void> {
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeAllConnections();
+}
+
+/** A fresh API instance (its own caches) for the duration of `run`. */
+export async function withApi<T>(
+  bed: AwsTestbed,
+  run: (api: Awaited<ReturnType<typeof serveApi>>) => Promise<T>,
+): Promise<T> {
+  const api = await serveApi(bed);
+  try {
+    return await run(api);
+  } finally {
+    await stopServer(api.server);
+  }
+}
+
 /**
- * A real mirror behind the API: the fake council (two bodies; 45 papers, so paper lists page) fully
+ * A real mirror behind the API: the fake council (two bodies; by default 45 papers, so paper lists page) fully
  * synced by the real engine, the source stored, its first body listed (ONB-4) and the second not.
  */
-export async function seedServedMirror(bed: AwsTestbed, prefix: string): Promise<ServedMirror> {
-  const { council, h, clock } = await syncedTwoBodyCouncil(bed, prefix, T0, {
-    objectsPerList: { paper: 45 },
-    pageSize: 10,
-  });
+export async function seedServedMirror(
+  bed: AwsTestbed,
+  prefix: string,
+  shape: Parameters<typeof syncedTwoBodyCouncil>[3] = { objectsPerList: { paper: 45 }, pageSize: 10 },
+): Promise<ServedMirror> {
+  const { council, h, clock } = await syncedTwoBodyCouncil(bed, prefix, T0, shape);
   const tables = {
     sources: bed.env.SOURCES_TABLE,
     state: bed.env.STATE_TABLE,
@@ -86,8 +106,7 @@ export async function seedServedMirror(bed: AwsTestbed, prefix: string): Promise
     systemUrl: `${base}/oparl/v1/system`,
     tables,
     async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
+      await stopServer(server);
       await council.close();
     },
   };
