@@ -121,8 +121,12 @@ export function createMirrorApiHandler(deps: MirrorApiDeps): MirrorApiHandler {
       deleted: item.deleted,
       takedown: item.takedown !== undefined,
     }));
-    const decision = decidePage(rows, query);
     const hidden = await reader.takedowns(sourceId);
+    const hiddenHashes = takenDownHashes(hidden);
+    // OPT-5: an id in the registry is taken down even while its entry's mark is missing (a takedown
+    // command killed between the registry write and the mark): shown as the bare deletion.
+    for (const row of rows) if (hiddenHashes.has(row.item.sk)) row.takedown = true;
+    const decision = decidePage(rows, query);
     const data = await mapLimit(decision.show, OBJECT_READ_CONCURRENCY, async ({ row, asDeleted, bare }) => {
       const committedAt = committedAtOf(row.sortKey);
       // Taken down: nothing of the object is read or shown, only that its id is gone.
@@ -185,6 +189,7 @@ export function createMirrorApiHandler(deps: MirrorApiDeps): MirrorApiHandler {
     if (!entry || entry.takedown !== undefined || entry.bodyId === undefined) return notFound();
     if (!(await reader.servedBody(sourceId, idHash(entry.bodyId)))) return notFound();
     const hidden = await reader.takedowns(sourceId);
+    if (takenDownHashes(hidden).has(hash)) return notFound();
     const served = await entryObject(
       { sourceId, type, hash, committedAt: entry.fetchedAt, inline: entry.o, hidden },
       entry.deleted,
@@ -234,6 +239,18 @@ export function createMirrorApiHandler(deps: MirrorApiDeps): MirrorApiHandler {
     for (const [k, v] of request.query) self.searchParams.append(k, v);
     return self.toString();
   }
+}
+
+const HASHES = new WeakMap<TakedownSet, Set<string>>();
+
+/** The id hashes of a registry's object takedowns (once per registry read: the reader caches the set). */
+function takenDownHashes(hidden: TakedownSet): Set<string> {
+  let hashes = HASHES.get(hidden);
+  if (hashes === undefined) {
+    hashes = new Set(hidden.objectIds().map(idHash));
+    HASHES.set(hidden, hashes);
+  }
+  return hashes;
 }
 
 /**

@@ -77,6 +77,11 @@ export class TakedownSet {
     return this.objects.size + this.bodies.size;
   }
 
+  /** The ids taken down one by one (not whole bodies). */
+  objectIds(): string[] {
+    return [...this.objects.keys()];
+  }
+
   body(bodyId: string | undefined): TakedownMark | undefined {
     return bodyId === undefined ? undefined : this.bodies.get(bodyId);
   }

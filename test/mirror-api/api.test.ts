@@ -75,7 +75,7 @@ describe('OParl 1.1 API over the mirror (issue 16)', () => {
     }
   });
 
-  it('what the reader reads when, counted at its DynamoDB client: the bodies (a Scan of the Sources config table, one Query per source) on a cold start and every BODIES_TTL_MS; else one Query per list page, one GetItem per object; never a Scan of mirror data', async () => {
+  it('what the reader reads when, counted at its DynamoDB client: the bodies (a Scan of the Sources config table, one Query per source) and the source’s takedown registry on a cold start and every BODIES_TTL_MS; else one Query per list page, one GetItem per object; never a Scan of mirror data', async () => {
     let now = Date.parse('2025-01-01T00:00:00Z');
     const api = await serveApi(bed, () => now);
     try {
@@ -86,10 +86,12 @@ describe('OParl 1.1 API over the mirror (issue 16)', () => {
         ...sources.parsed.filter((p) => p.ok).map(() => ({ command: 'Query', table: bed.env.STATE_TABLE })),
       ];
       expect(bodiesLoad.length).toBeGreaterThanOrEqual(2);
+      // OPT-5: the source's takedown registry (one Query, cached as long as the bodies) after the page.
+      const registry = { command: 'Query', table: bed.env.STATE_TABLE };
       const pageUrl = `${(body.paper as string).replace(m.base, api.base)}?limit=20`;
-      // Cold: the bodies, then the page's Query.
+      // Cold: the bodies, then the page's Query and the registry.
       const first = await getJson(pageUrl);
-      expect(calls.calls()).toEqual([...bodiesLoad, pageQuery()]);
+      expect(calls.calls()).toEqual([...bodiesLoad, pageQuery(), registry]);
       // Warm: every further page is exactly one Query.
       let next = (first.json.links as { next?: string }).next;
       expect(next).toBeDefined();
@@ -112,7 +114,7 @@ describe('OParl 1.1 API over the mirror (issue 16)', () => {
       now += 1;
       calls.reset();
       await getJson(pageUrl);
-      expect(calls.calls()).toEqual([...bodiesLoad, pageQuery()]);
+      expect(calls.calls()).toEqual([...bodiesLoad, pageQuery(), registry]);
     } finally {
       await new Promise<void>((resolve) => api.server.close(() => resolve()));
       api.server.closeAllConnections();

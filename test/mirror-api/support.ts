@@ -121,7 +121,11 @@ export async function getJson(
   return {
     status: res.status,
     headers: res.headers,
-    json: text && res.status !== 304 ? JSON.parse(text) : {},
+    // Error answers (404, 405) are plain text.
+    json:
+      text && res.status !== 304 && /json/.test(res.headers.get('content-type') ?? '')
+        ? JSON.parse(text)
+        : {},
   };
 }
 

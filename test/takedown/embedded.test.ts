@@ -221,12 +221,32 @@ describe('OPT-5: a taken-down embedded object disappears from the objects that e
     // Nothing of the mirror was touched: S3 still holds the paper with its file …
     let copies = await everyCopy(m, m.base, 'paper', paper, bodyId);
     expect(leaked(copies.s3, traces)).toEqual(expect.arrayContaining([main.id, main.fileName]));
-    // … yet the API serves it without (defence in depth: the registry, read at serve time).
+    // … yet the API serves it without (defence in depth: the registry, read at serve time) — and not
+    // the file itself either, whose own index entry was never marked.
     for (const copy of [copies.byId, copies.listed]) expect(leaked(copy, traces)).toEqual([]);
+    expect((await getJson(apiUrls(m.base).object(sourceId, 'file', String(main.id)))).status).toBe(404);
 
     expect((await m.h.sync('full')).complete).toBe(true);
     copies = await everyCopy(m, m.base, 'paper', paper, bodyId);
     expectGone(copies, traces);
+  });
+
+  it('OPT-5: tombstone of a paper killed after its registry item — the API serves it neither by id nor in its list, and filtered lists show only the bare deletion', async () => {
+    const { m, bodyId, paper, sourceId } = await seedPaper('emb-killed-paper');
+    await killedAfterRecorded((afterRecorded) =>
+      tombstoneIds(takedownDepsOf(bed), [String(paper.id)], { by: 'test', sourceId, afterRecorded }),
+    );
+    const urls = apiUrls(m.base);
+    const traces = tracesOf(m, 'paper', paper);
+    expect((await getJson(urls.object(sourceId, 'paper', String(paper.id)))).status).toBe(404);
+    const list = await walkList(urls.list(sourceId, bodyId, 'paper'));
+    expect(list.objects.length).toBeGreaterThan(0);
+    expect(leaked(list.objects, traces)).toEqual([]);
+    const since = new URL(urls.list(sourceId, bodyId, 'paper'));
+    since.searchParams.set('modified_since', '2000-01-01T00:00:00Z');
+    const filtered = await walkList(since.toString());
+    const stub = filtered.objects.find((o) => o.id === urls.object(sourceId, 'paper', String(paper.id)));
+    expect(stub && Object.keys(stub).sort()).toEqual(['deleted', 'id', 'modified', 'type']);
   });
 
   it('OPT-5: tombstone crashes right after committing the file’s tombstone (before its paper) — the API hides the file at once, re-running rewrites the paper', async () => {
