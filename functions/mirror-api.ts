@@ -10,10 +10,11 @@ import { createAwsClients } from '../shared/store';
  * objects, nothing else. No secret, no fetch: it never reaches a council server.
  */
 const e = env();
-const api = createMirrorApiLambda(createAwsClients(e), {
-  bucket: e.BUCKET,
-  tables: { sources: e.SOURCES_TABLE, state: e.STATE_TABLE },
-});
+const api = createMirrorApiLambda(
+  createAwsClients(e),
+  { bucket: e.BUCKET, tables: { sources: e.SOURCES_TABLE, state: e.STATE_TABLE } },
+  { documents: e.INGESTOR_API_DOCUMENTS },
+);
 
 export async function handler(event: LambdaFunctionURLEvent): Promise<LambdaFunctionURLResult> {
   try {

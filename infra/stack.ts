@@ -609,6 +609,8 @@ export class IngestorStack extends Stack {
         SOURCES_TABLE: this.tables.Sources.tableName,
         STATE_TABLE: this.tables.State.tableName,
         BUCKET: this.mirrorBucket.bucketName,
+        // Without the preview there is no /documents route: File links stay the origin's.
+        INGESTOR_API_DOCUMENTS: this.previewDistribution ? 'true' : 'false',
       },
     });
     grantTableReads(api.role, this.tables.Sources, SOURCES_TABLE, { actions: ['dynamodb:Scan'] });

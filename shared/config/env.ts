@@ -64,6 +64,16 @@ const envSchema = z.object({
   INGESTOR_CHANGE_BUS: optionalString,
   /** Local mode: the change feed as a JSON lines file (`.data/changes.jsonl`). */
   INGESTOR_CHANGE_FILE: optionalString,
+  /**
+   * The mirror API (issue 16): `false` when no document endpoint (`/documents/…`, the preview) is
+   * deployed beside it — File objects then keep the origin's own accessUrl/downloadUrl instead of
+   * pointing to a route that does not exist. The CDK stack sets it; default: documents are served.
+   */
+  INGESTOR_API_DOCUMENTS: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => v !== 'false' && v !== '0'),
   /** Local mode only (`--allow-loopback`): lets the fetcher reach 127.0.0.0/8 and ::1. */
   INGESTOR_ALLOW_LOOPBACK: z
     .string()

@@ -32,6 +32,8 @@ export interface MirrorApiDeps {
   reader: MirrorReader;
   /** Public base URL of the API and the preview (`https://…`, or `http://127.0.0.1:P` locally). */
   baseUrl: string;
+  /** `false` when no document endpoint is deployed beside the API (see `INGESTOR_API_DOCUMENTS`). */
+  documents?: boolean;
 }
 
 export interface MirrorApiHandler {
@@ -44,7 +46,7 @@ export function servedLists(body: BodyRecord): ListName[] {
 }
 
 export function createMirrorApiHandler(deps: MirrorApiDeps): MirrorApiHandler {
-  const urls = apiUrls(deps.baseUrl);
+  const urls = apiUrls(deps.baseUrl, { documents: deps.documents ?? true });
   const { reader } = deps;
 
   async function bodyObject(

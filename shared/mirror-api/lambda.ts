@@ -23,6 +23,7 @@ export interface MirrorApiLambda {
 export function createMirrorApiLambda(
   clients: Pick<AwsClients, 'doc' | 's3'>,
   config: MirrorReaderConfig,
+  opts: { documents?: boolean } = {},
 ): MirrorApiLambda {
   const reader = new MirrorReader(clients, config);
   const handlers = new Map<string, MirrorApiHandler>();
@@ -32,7 +33,7 @@ export function createMirrorApiLambda(
       const base = headers[API_BASE_HEADER] ?? `https://${event.requestContext.domainName}`;
       let handler = handlers.get(base);
       if (!handler) {
-        handler = createMirrorApiHandler({ reader, baseUrl: base });
+        handler = createMirrorApiHandler({ reader, baseUrl: base, documents: opts.documents ?? true });
         handlers.set(base, handler);
       }
       const ifNoneMatch = headers['if-none-match'];

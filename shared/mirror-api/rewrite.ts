@@ -79,14 +79,18 @@ function rewriteReference(value: unknown, target: string, ctx: RewriteContext): 
   return value;
 }
 
-/** `accessUrl`/`downloadUrl` → our document endpoint; the document id is the one the sync recorded. */
+/**
+ * `accessUrl`/`downloadUrl` → our document endpoint; the document id is the one the sync recorded. Both
+ * point to the stored copy: the document endpoint serves one file per document.
+ */
 function rewriteFileUrls(
   origin: Record<string, unknown>,
   out: Record<string, unknown>,
   ctx: RewriteContext,
 ): void {
   const url = fileUrl(origin);
-  if (url === undefined) return;
+  // Without a document endpoint beside the API the origin's links are the only ones that lead anywhere.
+  if (url === undefined || !ctx.urls.servesDocuments) return;
   const ours = ctx.urls.document(documentId(url));
   out.accessUrl = ours;
   if (out.downloadUrl !== undefined) out.downloadUrl = ours;

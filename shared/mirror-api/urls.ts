@@ -49,9 +49,11 @@ export interface ApiUrls {
   objectOfHash(sourceId: string, type: string, hash: string): string;
   list(sourceId: string, bodyOriginId: string, list: ListName): string;
   document(docId: string): string;
+  /** Whether `/documents/…` is served beside the API (the preview); else File links stay the origin's. */
+  servesDocuments: boolean;
 }
 
-export function apiUrls(base: string): ApiUrls {
+export function apiUrls(base: string, opts: { documents?: boolean } = {}): ApiUrls {
   const root = `${base.replace(/\/+$/, '')}${API_PREFIX}`;
   return {
     base,
@@ -62,6 +64,7 @@ export function apiUrls(base: string): ApiUrls {
     list: (sourceId, bodyOriginId, list) => `${root}/${sourceId}/body/${idHash(bodyOriginId)}/${list}`,
     // The preview's route (shared/preview): the stored copy, or its polite on-demand fetch.
     document: (docId) => `${base.replace(/\/+$/, '')}/documents/${docId}`,
+    servesDocuments: opts.documents ?? true,
   };
 }
 

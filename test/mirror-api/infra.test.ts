@@ -73,7 +73,13 @@ describe('CDK: the OParl API over the mirror (issue 16)', () => {
     const vars = Object.keys(
       template.findResources('AWS::Lambda::Function')[fnId]?.Properties.Environment.Variables,
     );
-    expect(vars.sort()).toEqual(['BUCKET', 'NODE_OPTIONS', 'SOURCES_TABLE', 'STATE_TABLE']);
+    expect(vars.sort()).toEqual([
+      'BUCKET',
+      'INGESTOR_API_DOCUMENTS',
+      'NODE_OPTIONS',
+      'SOURCES_TABLE',
+      'STATE_TABLE',
+    ]);
   });
 
   it('behind CloudFront only (AWS_IAM Function URL with origin access control), cached by path and full query string, TTL from the API', () => {
@@ -120,6 +126,17 @@ describe('CDK: the OParl API over the mirror (issue 16)', () => {
         ],
       }),
     });
+  });
+
+  it('File links: to /documents/… on the same domain with the preview, the origin’s own without it (no dead route)', () => {
+    const documentsEnv = ({ stack, template }: ReturnType<typeof synth>) => {
+      const fn = stack.mirrorApi?.function.fn;
+      if (!fn) throw new Error('no mirror API in the stack');
+      const id = stack.getLogicalId(fn.node.defaultChild as CfnElement);
+      return template.toJSON().Resources[id].Properties.Environment.Variables.INGESTOR_API_DOCUMENTS;
+    };
+    expect(documentsEnv(withPreview)).toBe('true');
+    expect(documentsEnv(alone)).toBe('false');
   });
 
   it('its errors are alarmed on like every ingestor function', () => {

@@ -157,6 +157,16 @@ describe('URL scheme and rewriting (pure)', () => {
     expect(file.accessUrl).toBe(`https://api.test/documents/${documentId(paper.mainFile.accessUrl)}`);
     expect(file.downloadUrl).toBe(file.accessUrl);
     expect(file.paper).toEqual([out.id]);
+    // Deployed without a document endpoint (no preview): the origin's file links, not a dead route.
+    const alone = rewriteObject(paper, 'paper', {
+      urls: apiUrls('https://api.test', { documents: false }),
+      sourceId: 'ris-a',
+      committedAt: '2024-07-01T10:00:00.000Z',
+    });
+    const aloneFile = alone.mainFile as Record<string, unknown>;
+    expect(aloneFile.accessUrl).toBe(paper.mainFile.accessUrl);
+    expect(aloneFile.downloadUrl).toBe(paper.mainFile.downloadUrl);
+    expect(aloneFile.id).toBe(file.id);
   });
 
   it('a body gets our lists (the mandatory four and those the origin had), never the origin lists', () => {
