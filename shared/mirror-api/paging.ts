@@ -57,10 +57,22 @@ export function encodeCursor(cursor: ListCursor): string {
   return Buffer.from(JSON.stringify([cursor.after, cursor.page]), 'utf8').toString('base64url');
 }
 
+/**
+ * The sort key a cursor continues after: `<commit time>#<id hash>` (shared/mirror `bodyListSort`). It
+ * becomes a DynamoDB start key, so anything else is refused here as a bad request, not sent on.
+ */
+const CURSOR_AFTER = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?(Z|[+-]\d{2}:\d{2})#[0-9a-f]{40}$/;
+
 export function decodeCursor(text: string): ListCursor {
   try {
     const value = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(value) && typeof value[0] === 'string' && Number.isInteger(value[1]) && value[1] > 1)
+    if (
+      Array.isArray(value) &&
+      typeof value[0] === 'string' &&
+      CURSOR_AFTER.test(value[0]) &&
+      Number.isInteger(value[1]) &&
+      value[1] > 1
+    )
       return { after: value[0], page: value[1] };
   } catch {
     // fall through

@@ -40,9 +40,18 @@ describe('list query (pure)', () => {
   });
 
   it('the cursor is opaque, round-trips, and a forged one is refused', () => {
-    const c = { after: '2024-07-01T10:00:00.000Z#abc', page: 3 };
+    const c = { after: `2024-07-01T10:00:00.000Z#${'ab'.repeat(20)}`, page: 3 };
     expect(decodeCursor(encodeCursor(c))).toEqual(c);
     expect(() => q('cursor=notacursor')).toThrow(/cursor/);
+    // Well-formed, but crafted: its start key would reach DynamoDB (an empty sort key fails there → 500).
+    for (const after of [
+      'x',
+      '2024-07-01T10:00:00.000Z#',
+      `#${'ab'.repeat(20)}`,
+      `2024-07-01#${'ab'.repeat(20)}`,
+    ]) {
+      expect(() => decodeCursor(encodeCursor({ after, page: 2 })), after).toThrow(/cursor/);
+    }
   });
 });
 
@@ -88,14 +97,14 @@ describe('page decision (pure)', () => {
   it('links: first without cursor, next with one, pagination counts', () => {
     const env = listEnvelope(
       'http://api.test/oparl/v1/x/body/h/paper?limit=20&cursor=abc',
-      { next: { after: 'k', page: 3 }, page: 2 },
+      { next: { after: `2024-07-01T10:00:00.000Z#${'cd'.repeat(20)}`, page: 3 }, page: 2 },
       q('limit=20'),
       [],
     );
     const links = env.links as Record<string, string>;
     expect(links.first).toBe('http://api.test/oparl/v1/x/body/h/paper?limit=20');
     expect(decodeCursor(new URL(links.next ?? '').searchParams.get('cursor') ?? '')).toEqual({
-      after: 'k',
+      after: `2024-07-01T10:00:00.000Z#${'cd'.repeat(20)}`,
       page: 3,
     });
     expect(env.pagination).toEqual({ elementsPerPage: 20, currentPage: 2 });
