@@ -27,6 +27,25 @@ function setup() {
   return { clock, slots, t0, acquire };
 }
 
+/** A reservation on `ris-a.test` at 1 s as the fallback receives one; `reserve` resolves it to the send time. */
+function fallbackRequest(sendAllowanceMs: number) {
+  return {
+    host: 'ris-a.test',
+    intervalMs: 1_000,
+    leaseId: 'l',
+    requesterId: 'r',
+    leaseTtlMs: 60_000,
+    notBeforeDelayMs: 0,
+    sendAllowanceMs,
+  };
+}
+
+async function sendTimeOf(store: LocalSlotStore, clock: FakeClock, sendAllowanceMs: number): Promise<number> {
+  const decision = await store.reserve(fallbackRequest(sendAllowanceMs));
+  if (decision.kind !== 'granted') throw new Error(decision.kind);
+  return clock.now() + decision.sendInMs;
+}
+
 function granted(result: AcquireResult): SlotLease {
   if (!isSlotLease(result)) throw new Error(`expected a lease, got ${JSON.stringify(result)}`);
   return result;
@@ -121,24 +140,11 @@ describe('process-local host slots (fake clock)', () => {
     await clock.advance(1_500); // Redis fails; both notice at once
     a.assumeAllHostsUsedAt(clock.now());
     b.assumeAllHostsUsedAt(clock.now());
-    const request = {
-      host: 'ris-a.test',
-      intervalMs: 1_000,
-      leaseId: 'l',
-      requesterId: 'r',
-      leaseTtlMs: 60_000,
-      notBeforeDelayMs: 0,
-      sendAllowanceMs: M,
-    };
-    const sendAt = async (store: LocalSlotStore) => {
-      const decision = await store.reserve(request);
-      if (decision.kind !== 'granted') throw new Error(decision.kind);
-      return clock.now() + decision.sendInMs;
-    };
+    const sendAt = (store: LocalSlotStore) => sendTimeOf(store, clock, M);
     const [a1, b1] = [await sendAt(a), await sendAt(b)];
     const [a2, b2] = [await sendAt(a), await sendAt(b)];
     // A host this process never reached: one fallback interval after the failure, as before.
-    const fresh = (await a.reserve({ ...request, host: 'ris-b.test' })) as { sendInMs: number };
+    const fresh = (await a.reserve({ ...fallbackRequest(M), host: 'ris-b.test' })) as { sendInMs: number };
 
     // Each on its own grid from its latest send under Redis, one step ((interval + the common slack)
     // × instances) apart.
@@ -160,15 +166,6 @@ describe('process-local host slots (fake clock)', () => {
     a.recordSend('ris-a.test', t0, 120);
     b.recordSend('ris-a.test', t0 + 120 + 1_000, M);
     await clock.advance(1_500);
-    const request = (sendAllowanceMs: number) => ({
-      host: 'ris-a.test',
-      intervalMs: 1_000,
-      leaseId: 'l',
-      requesterId: 'r',
-      leaseTtlMs: 60_000,
-      notBeforeDelayMs: 0,
-      sendAllowanceMs,
-    });
     const sends: Array<{ from: string; at: number; allowanceMs: number }> = [];
     // Forty rounds of a fallback step each: A (a lagging process, allowance 120 ms) sends every slot;
     // B is busy with a slow answer every other round and asks only then.
@@ -178,9 +175,7 @@ describe('process-local host slots (fake clock)', () => {
         ['b', b, M],
       ] as const) {
         if (from === 'b' && round % 2 === 1) continue;
-        const decision = await store.reserve(request(allowanceMs));
-        if (decision.kind !== 'granted') throw new Error(decision.kind);
-        sends.push({ from, at: clock.now() + decision.sendInMs, allowanceMs });
+        sends.push({ from, at: await sendTimeOf(store, clock, allowanceMs), allowanceMs });
       }
       await clock.advance((1_000 + SLACK) * instances);
     }
@@ -211,21 +206,10 @@ describe('process-local host slots (fake clock)', () => {
       store.recordSend('ris-a.test', t0 + i * (1_000 + allowanceMs), allowanceMs);
     }
     await clock.advance(5_000);
-    const request = {
-      host: 'ris-a.test',
-      intervalMs: 1_000,
-      leaseId: 'l',
-      requesterId: 'r',
-      leaseTtlMs: 60_000,
-      notBeforeDelayMs: 0,
-      sendAllowanceMs: allowanceMs,
-    };
     const sends: number[] = [];
     for (let round = 0; round < 10; round += 1) {
       for (const store of stores) {
-        const decision = await store.reserve(request);
-        if (decision.kind !== 'granted') throw new Error(decision.kind);
-        sends.push(clock.now() + decision.sendInMs);
+        sends.push(await sendTimeOf(store, clock, allowanceMs));
       }
       await clock.advance((1_000 + SLACK) * instances);
     }
