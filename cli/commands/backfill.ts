@@ -14,7 +14,8 @@ const BACKFILL_MAX_RATE = 1000;
 /**
  * `ingestor backfill-index [--source ID] [--rate N] [--dry-run]` (issue 16): gives index items written
  * before the OParl API their `byBodyList` keys and small objects their inline copy (shared/mirror
- * backfill.ts). Idempotent and paced; a dry run counts what it would write.
+ * backfill.ts), then recounts the API list counters (`pagination` counts). Idempotent and paced; a dry
+ * run counts what it would write.
  */
 export async function backfillIndexCommand(
   rt: LocalRuntime,
@@ -37,7 +38,7 @@ export async function backfillIndexCommand(
   const verb = values.dryRun ? 'would update' : 'updated';
   return {
     text: [
-      `${report.scanned} index item(s) read in ${sourceIds.length} source(s); ${verb} ${report.updated} (${report.inlined} with an inline copy)${report.raced > 0 ? `; ${report.raced} left to a newer sync write` : ''}`,
+      `${report.scanned} index item(s) read in ${sourceIds.length} source(s); ${verb} ${report.updated} (${report.inlined} with an inline copy)${report.raced > 0 ? `; ${report.raced} left to a newer sync write` : ''}; ${report.lists} list counter(s) checked, ${report.recounted} ${values.dryRun ? 'off' : 'recounted'}`,
     ],
     json: { ...report, sources: sourceIds, dryRun: values.dryRun, rate },
   };

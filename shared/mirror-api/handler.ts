@@ -5,7 +5,7 @@ import type { TakedownSet } from '../takedown';
 import { mapLimit } from '../util';
 import { LIST_MAX_AGE_S, OBJECT_MAX_AGE_S, OBJECT_READ_CONCURRENCY, OPARL_VERSION_URL } from './constants';
 import { MirrorApiIndexMissingError, MirrorApiRequestError } from './errors';
-import { decidePage, type ListQuery, listEnvelope, pageInMemory, parseListQuery } from './paging';
+import { decidePage, isFiltered, type ListQuery, listEnvelope, pageInMemory, parseListQuery } from './paging';
 import { committedAtOf, isServed, type MirrorReader } from './reader';
 import { deletedStub, rewriteObject, takenDownStub } from './rewrite';
 import { type ApiRoute, apiUrls, parseApiPath, typeUrl } from './urls';
@@ -106,7 +106,9 @@ export function createMirrorApiHandler(deps: MirrorApiDeps): MirrorApiHandler {
     });
     const decision = pageInMemory(built, query);
     const data = decision.show.map((s) => s.row.object);
-    return json(200, listEnvelope(selfUrl(request), decision, query, data), LIST_MAX_AGE_S);
+    // Held in memory whole, every body shown: the counts are exact.
+    const counts = { entries: built.length, live: built.length };
+    return json(200, listEnvelope(selfUrl(request), decision, query, data, counts), LIST_MAX_AGE_S);
   }
 
   async function list(
@@ -138,6 +140,8 @@ export function createMirrorApiHandler(deps: MirrorApiDeps): MirrorApiHandler {
         asDeleted,
       );
     });
+    // Unfiltered only: a filtered list's size is unknown without reading it (docs/mirror-api.md, Lists).
+    const counts = isFiltered(query) ? undefined : await reader.listCounts(sourceId, body.id, type);
     return json(
       200,
       listEnvelope(
@@ -145,6 +149,7 @@ export function createMirrorApiHandler(deps: MirrorApiDeps): MirrorApiHandler {
         decision,
         query,
         data.filter((d) => d !== undefined),
+        counts,
       ),
       LIST_MAX_AGE_S,
     );

@@ -147,12 +147,33 @@ export function pageInMemory<R extends IndexRow>(rows: R[], query: ListQuery): P
   return decidePage(selected.slice(0, query.limit + 1), query);
 }
 
-/** The list's `links` and `pagination` (OParl 1.1 §list): first, self, next; counts of this page. */
+/** A list's counter (shared/mirror `countDelta`): index items in its partition, and live ones. */
+export interface ListCounts {
+  entries: number;
+  live: number;
+}
+
+/**
+ * Pure: OParl's `totalElements` and `totalPages` of a list, or nothing when unknown — a filtered list
+ * (only reading it would tell) or a list without a counter. `totalElements` = what the unfiltered list
+ * shows (live objects); `totalPages` = the pages a client walks, hidden entries counted (they fill pages
+ * too, see `decidePage`), at least the one page an empty list has.
+ */
+export function pageCounts(
+  counts: ListCounts | undefined,
+  query: ListQuery,
+): { totalElements: number; totalPages: number } | undefined {
+  if (counts === undefined || isFiltered(query)) return undefined;
+  return { totalElements: counts.live, totalPages: Math.max(1, Math.ceil(counts.entries / query.limit)) };
+}
+
+/** The list's `links` and `pagination` (OParl 1.1 §list): first, self, next; the counts when known. */
 export function listEnvelope(
   selfUrl: string,
   decision: Pick<PageDecision<IndexRow>, 'next' | 'page'>,
   query: ListQuery,
   data: unknown[],
+  counts?: ListCounts,
 ): Record<string, unknown> {
   const base = new URL(selfUrl);
   base.searchParams.delete('cursor');
@@ -166,7 +187,7 @@ export function listEnvelope(
   }
   return {
     data,
-    pagination: { elementsPerPage: query.limit, currentPage: decision.page },
+    pagination: { ...pageCounts(counts, query), elementsPerPage: query.limit, currentPage: decision.page },
     links,
   };
 }

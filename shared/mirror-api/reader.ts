@@ -1,13 +1,21 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { type BodyRecord, SyncStateStore } from '../engine';
 import type { MirrorIndexEntry, MirrorRecord } from '../mirror';
-import { bodyListPartition, idHash, indexPartition, MirrorStore, mirrorKeyOfHash } from '../mirror';
+import {
+  bodyListPartition,
+  idHash,
+  indexPartition,
+  listCountKey,
+  MirrorStore,
+  mirrorKeyOfHash,
+} from '../mirror';
+import { DIMENSIONS, logger, METRICS, metrics } from '../observability';
 import type { AwsClients } from '../store';
 import { BODY_LIST_INDEX, loadAllSources } from '../store';
 import { TakedownRegistry, type TakedownSet } from '../takedown';
 import { BODIES_TTL_MS } from './constants';
 import { MirrorApiIndexMissingError } from './errors';
-import { type ListQuery, sortRange } from './paging';
+import { type ListCounts, type ListQuery, sortRange } from './paging';
 
 /**
  * The API's reads (read-only, never a Scan of mirror data): one index Query per list page on
@@ -69,11 +77,12 @@ export class MirrorReader {
   private readonly registry: TakedownRegistry;
   private readonly bodies: Cached<SourceBody[]>;
   private readonly takedownSets: Cached<TakedownSet>;
+  private readonly listCounters: Cached<ListCounts | undefined>;
   /**
    * Reads made — DynamoDB (Query, GetItem) and S3 object reads — for the bench's per-page figures;
-   * `registryQueries` apart: one per source per BODIES_TTL_MS, not per page.
+   * `registryQueries` and `countReads` apart: one per source (list) per BODIES_TTL_MS, not per page.
    */
-  readonly consumed = { queries: 0, capacityUnits: 0, objectReads: 0, registryQueries: 0 };
+  readonly consumed = { queries: 0, capacityUnits: 0, objectReads: 0, registryQueries: 0, countReads: 0 };
 
   constructor(
     private readonly clients: Pick<AwsClients, 'doc' | 's3'>,
@@ -84,6 +93,7 @@ export class MirrorReader {
     this.registry = new TakedownRegistry(clients.doc, config.tables.state);
     this.bodies = new Cached(now);
     this.takedownSets = new Cached(now);
+    this.listCounters = new Cached(now);
   }
 
   /**
@@ -103,6 +113,29 @@ export class MirrorReader {
     return this.takedownSets.get(sourceId, () => {
       this.consumed.registryQueries += 1;
       return this.registry.load(sourceId);
+    });
+  }
+
+  /**
+   * The counter of one list (shared/mirror `count`), cached like the bodies: a warm page stays one Query,
+   * and the counts may lag the page by BODIES_TTL_MS. Absent (a mirror older than the counters, before
+   * `backfill-index`) = unknown. A negative value is a drift (a lost write): clamped to zero and reported.
+   */
+  listCounts(sourceId: string, bodyId: string, type: string): Promise<ListCounts | undefined> {
+    const apiList = bodyListPartition(sourceId, bodyId, type);
+    return this.listCounters.get(apiList, async () => {
+      this.consumed.countReads += 1;
+      const out = await this.clients.doc.send(
+        new GetCommand({ TableName: this.config.tables.state, Key: listCountKey(sourceId, apiList) }),
+      );
+      if (out.Item === undefined) return undefined;
+      const entries = Number(out.Item.entries ?? 0);
+      const live = Number(out.Item.live ?? 0);
+      if (entries < 0 || live < 0) {
+        logger.warn('API list counter below zero, clamped (run backfill-index)', { apiList, entries, live });
+        metrics.count(METRICS.apiListCounts, { [DIMENSIONS.outcome]: 'negative' });
+      }
+      return { entries: Math.max(0, entries), live: Math.min(Math.max(0, live), Math.max(0, entries)) };
     });
   }
 

@@ -1,5 +1,12 @@
-import { QueryCommand, type QueryCommandOutput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  type QueryCommandOutput,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import type { AwsClients } from '../store';
+import { BODY_LIST_INDEX } from '../store';
 import {
   bodyListPartition,
   bodyListSort,
@@ -7,6 +14,8 @@ import {
   idHash,
   indexPartition,
   itemSizeBound,
+  LIST_COUNT_PREFIX,
+  listCountKey,
   mirrorKey,
 } from './keys';
 import { MirrorStore, type MirrorStoreConfig } from './store';
@@ -25,6 +34,11 @@ import { MIRROR_TYPES, type MirrorIndexEntry } from './types';
  *   (`fetchedAt`), so a sync that rewrote the object meanwhile wins (counted as `raced`).
  * - Paced: at most `ratePerSecond` updates per second (each is one write unit plus the index's copy),
  *   so a backfill of a large mirror never crowds out the syncs' writes.
+ * - Then the API list counters (shared/mirror `count`) of each source are recounted: one Query COUNT of
+ *   the list's `byBodyList` partition per list (every page of it one paced step), the counter rewritten
+ *   only where it is off — a crash between a commit and its counter, or items that just got their list
+ *   keys here. The rewrite is conditional on the counter read before the count, so a sync's `ADD`
+ *   meanwhile is never lost (the list is counted again).
  */
 export interface BackfillOptions {
   sourceIds: readonly string[];
@@ -45,7 +59,14 @@ export interface BackfillReport {
   inlined: number;
   /** Items a sync rewrote between our read and our write (it wins). */
   raced: number;
+  /** API lists whose counter was checked. */
+  lists: number;
+  /** Of those, counters set to the recount (or that would be, in a dry run). */
+  recounted: number;
 }
+
+/** Recount attempts of one list while syncs keep moving its counter; then it is left for the next run. */
+const RECOUNT_ATTEMPTS = 3;
 
 /** Pure: when the n-th write (from 0) may start, for a pace of `ratePerSecond` from `startMs`. */
 export function paceSlot(startMs: number, n: number, ratePerSecond: number): number {
@@ -72,10 +93,16 @@ export async function backfillListIndex(
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   // Not `changes`: a backfill commits no change of any object (nothing to publish).
   const mirror = new MirrorStore({ doc: clients.doc, s3: clients.s3 }, config);
-  const report: BackfillReport = { scanned: 0, updated: 0, inlined: 0, raced: 0 };
+  const report: BackfillReport = { scanned: 0, updated: 0, inlined: 0, raced: 0, lists: 0, recounted: 0 };
   const start = now();
   let writes = 0;
+  const paced = async () => {
+    const wait = paceSlot(start, writes, options.ratePerSecond) - now();
+    writes += 1;
+    if (wait > 0) await sleep(wait);
+  };
   for (const sourceId of options.sourceIds) {
+    const lists = new Set<string>();
     for (const type of MIRROR_TYPES) {
       let startKey: QueryCommandOutput['LastEvaluatedKey'];
       do {
@@ -90,6 +117,7 @@ export async function backfillListIndex(
         for (const raw of page.Items ?? []) {
           report.scanned += 1;
           const item = raw as MirrorIndexEntry & { apiList?: string; o?: string };
+          if (item.apiList !== undefined) lists.add(item.apiList);
           const need = backfillNeed(item);
           if (!need) continue;
           const set: Record<string, unknown> = {};
@@ -97,6 +125,7 @@ export async function backfillListIndex(
             const at = (item.takedown as { at?: string } | undefined)?.at ?? item.fetchedAt;
             set.apiList = bodyListPartition(sourceId, item.bodyId as string, type);
             set.apiListSort = bodyListSort(at, item.id);
+            lists.add(set.apiList as string);
           }
           if (need.inline) {
             const record = await mirror.readKey(mirrorKey(sourceId, type, item.id));
@@ -108,10 +137,7 @@ export async function backfillListIndex(
           report.updated += 1;
           if (set.o !== undefined) report.inlined += 1;
           if (options.dryRun) continue;
-          const slot = paceSlot(start, writes, options.ratePerSecond);
-          writes += 1;
-          const wait = slot - now();
-          if (wait > 0) await sleep(wait);
+          await paced();
           const names = Object.keys(set);
           try {
             await clients.doc.send(
@@ -143,6 +169,101 @@ export async function backfillListIndex(
         startKey = page.LastEvaluatedKey;
       } while (startKey);
     }
+    // Lists with a counter but no entries left (all purged) are recounted too: to zero.
+    for (const apiList of await counterLists(clients, config.stateTable, sourceId)) lists.add(apiList);
+    for (const apiList of [...lists].sort()) {
+      report.lists += 1;
+      if (await recountList(clients, config.stateTable, sourceId, apiList, paced, options.dryRun === true))
+        report.recounted += 1;
+    }
   }
   return report;
+}
+
+/** The lists of a source that have a counter (one Query of its counter partition). */
+async function counterLists(
+  clients: Pick<AwsClients, 'doc'>,
+  table: string,
+  sourceId: string,
+): Promise<string[]> {
+  const { pk } = listCountKey(sourceId, '');
+  const out: string[] = [];
+  let startKey: QueryCommandOutput['LastEvaluatedKey'];
+  do {
+    const page = await clients.doc.send(
+      new QueryCommand({
+        TableName: table,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': pk },
+        ProjectionExpression: 'sk',
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of page.Items ?? []) out.push(String(item.sk).slice(LIST_COUNT_PREFIX.length + 1));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return out;
+}
+
+/**
+ * Sets one list's counter to what its `byBodyList` partition holds: entries = every item (the Query's
+ * ScannedCount), live = those neither deleted nor taken down (its Count after the filter). Returns
+ * whether the counter was off.
+ */
+async function recountList(
+  clients: Pick<AwsClients, 'doc'>,
+  table: string,
+  sourceId: string,
+  apiList: string,
+  paced: () => Promise<void>,
+  dryRun: boolean,
+): Promise<boolean> {
+  const key = listCountKey(sourceId, apiList);
+  for (let attempt = 0; attempt < RECOUNT_ATTEMPTS; attempt++) {
+    const held = (
+      await clients.doc.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: true }))
+    ).Item;
+    let entries = 0;
+    let live = 0;
+    let startKey: QueryCommandOutput['LastEvaluatedKey'];
+    do {
+      await paced();
+      const page = await clients.doc.send(
+        new QueryCommand({
+          TableName: table,
+          IndexName: BODY_LIST_INDEX,
+          KeyConditionExpression: 'apiList = :p',
+          FilterExpression: 'deleted <> :t AND attribute_not_exists(takedown)',
+          ExpressionAttributeValues: { ':p': apiList, ':t': true },
+          Select: 'COUNT',
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      entries += page.ScannedCount ?? 0;
+      live += page.Count ?? 0;
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    if (held?.entries === entries && held?.live === live) return false;
+    if (dryRun) return true;
+    await paced();
+    try {
+      await clients.doc.send(
+        new PutCommand({
+          TableName: table,
+          Item: { ...key, entries, live },
+          // Only over the counter we read: an ADD of a sync meanwhile means counting again.
+          ...(held === undefined
+            ? { ConditionExpression: 'attribute_not_exists(pk)' }
+            : {
+                ConditionExpression: 'entries = :e AND live = :l',
+                ExpressionAttributeValues: { ':e': held.entries, ':l': held.live },
+              }),
+        }),
+      );
+      return true;
+    } catch (error) {
+      if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+    }
+  }
+  return false;
 }

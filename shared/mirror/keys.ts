@@ -69,3 +69,14 @@ export const INLINE_ITEM_MAX_BYTES = 1024;
 export function itemSizeBound(item: Record<string, unknown>): number {
   return Buffer.byteLength(JSON.stringify(item), 'utf8');
 }
+
+/**
+ * The counts of one API list (`apiList` = `bodyListPartition`), one small State table item each, in one
+ * partition per source so that `backfill-index` finds every counter of a source with one Query. Not in
+ * the source's `SOURCE#` partition, which the planner reads, nor in an index partition (`listAll`).
+ */
+export const LIST_COUNT_PREFIX = 'APILISTCOUNT';
+
+export function listCountKey(sourceId: string, apiList: string): { pk: string; sk: string } {
+  return { pk: `${LIST_COUNT_PREFIX}#${sourceId}`, sk: `${LIST_COUNT_PREFIX}#${apiList}` };
+}

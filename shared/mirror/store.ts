@@ -9,6 +9,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { ChangeEvent, ChangeEventKind } from '../changes';
 import { IngestorError } from '../errors';
+import { DIMENSIONS, logger, METRICS, metrics } from '../observability';
 import type { AwsClients } from '../store';
 import {
   apiObjectPath,
@@ -18,6 +19,7 @@ import {
   idHash,
   indexPartition,
   itemSizeBound,
+  listCountKey,
   mirrorKey,
 } from './keys';
 import type { ChangeKind, MirrorIndexEntry, MirrorMeta, MirrorRecord } from './types';
@@ -113,6 +115,49 @@ export class MirrorTakenDownError extends IngestorError {
   ) {
     super('MIRROR_TAKEN_DOWN', `${type} ${id} of ${sourceId} was taken down by an operator`);
   }
+}
+
+/** What of an index item decides the counts of the API list it is in (attributes as stored). */
+export interface ListMembership {
+  apiList?: unknown;
+  deleted?: unknown;
+  takedown?: unknown;
+}
+
+/** One counter change of one API list (`apiList`): index items in its partition, and live ones. */
+export interface CountDelta {
+  apiList: string;
+  entries: number;
+  live: number;
+}
+
+/** An item an unfiltered list shows: neither deleted (by the source) nor taken down (by an operator). */
+export function isListedLive(item: ListMembership): boolean {
+  return item.deleted !== true && item.takedown === undefined;
+}
+
+/**
+ * Pure: the counter changes one commit makes, from the index item before and after it (undefined =
+ * absent). An item counts in the list its `apiList` names (items of no body are in none); a move to
+ * another list (or into the list at all, for an item written before the API) is a removal and an
+ * addition. Nothing, for a commit that neither adds, removes nor changes liveness — the common case (a
+ * modified live object), which then costs no counter write.
+ */
+export function countDelta(
+  before: ListMembership | undefined,
+  after: ListMembership | undefined,
+): CountDelta[] {
+  const changes = new Map<string, CountDelta>();
+  const add = (item: ListMembership | undefined, sign: number) => {
+    if (typeof item?.apiList !== 'string') return;
+    const change = changes.get(item.apiList) ?? { apiList: item.apiList, entries: 0, live: 0 };
+    change.entries += sign;
+    if (isListedLive(item)) change.live += sign;
+    changes.set(item.apiList, change);
+  };
+  add(before, -1);
+  add(after, 1);
+  return [...changes.values()].filter((c) => c.entries !== 0 || c.live !== 0);
 }
 
 export function lookupKey(type: string, id: string): string {
@@ -324,23 +369,25 @@ export class MirrorStore {
       const inline = JSON.stringify(write.object);
       if (itemSizeBound({ ...item, o: inline }) <= INLINE_ITEM_MAX_BYTES) item.o = inline;
     }
-    let existed: boolean;
+    let old: Record<string, unknown> | undefined;
     try {
       const out = await this.clients.doc.send(
         new PutCommand({
           TableName: this.config.stateTable,
           Item: item,
           ConditionExpression: 'attribute_not_exists(takedown)',
-          // The replaced item tells new from modified at the commit itself (no extra read unit).
-          ...(this.clients.changes ? { ReturnValues: 'ALL_OLD' as const } : {}),
+          // The replaced item tells new from modified, and what the list counts lose, at the commit
+          // itself: ReturnValues costs no read unit (DynamoDB charges a Put by the larger item anyway).
+          ReturnValues: 'ALL_OLD',
         }),
       );
-      existed = out.Attributes !== undefined;
+      old = out.Attributes;
     } catch (error) {
       if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
       throw new MirrorTakenDownError(write.sourceId, write.type, write.id);
     }
-    await this.publish(deleted ? 'deleted' : existed ? 'modified' : 'new', entry, write.fetchedAt);
+    await this.count(write.sourceId, countDelta(old, item));
+    await this.publish(deleted ? 'deleted' : old !== undefined ? 'modified' : 'new', entry, write.fetchedAt);
     return entry;
   }
 
@@ -356,8 +403,9 @@ export class MirrorStore {
     const event = this.changeEvent('takendown', entry, mark.at);
     // Durable before the commit: a crash before the flush must not lose the takedown for the feed.
     await this.clients.changes?.stage(event);
+    let old: Record<string, unknown> | undefined;
     try {
-      await this.clients.doc.send(
+      const out = await this.clients.doc.send(
         new UpdateCommand({
           TableName: this.config.stateTable,
           Key: { pk: indexPartition(entry.sourceId, entry.type), sk: idHash(entry.id) },
@@ -369,13 +417,18 @@ export class MirrorStore {
             ':t': mark,
             ...(listed ? { ':s': bodyListSort(mark.at, entry.id) } : {}),
           },
+          // The item as it was at the mark (the caller's copy may be stale): live or not for the counts.
+          ReturnValues: 'ALL_OLD',
         }),
       );
+      old = out.Attributes;
     } catch (error) {
       if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
       await this.clients.changes?.unstage(event);
       return false;
     }
+    // The mark keeps the entry in its list partition (moved to the mark's time), hidden.
+    await this.count(entry.sourceId, countDelta(old, old && { ...old, deleted: true, takedown: mark }));
     await this.clients.changes?.record(event);
     return true;
   }
@@ -400,10 +453,41 @@ export class MirrorStore {
       new DeleteCommand({ TableName: this.config.stateTable, Key: key, ReturnValues: 'ALL_OLD' }),
     );
     const old = out.Attributes as MirrorIndexEntry | undefined;
+    await this.count(sourceId, countDelta(old, undefined));
     if (!feed || !staged) return;
     // Removed meanwhile by another purge: that one published it.
     if (old === undefined) await feed.unstage(staged);
     else await feed.record(staged);
+  }
+
+  /**
+   * The API list counts after a commit (docs/mirror-api.md, Lists): one `ADD` per list the commit
+   * changed, none when it changed no count. Not in a transaction with the commit (dynalite has none, and
+   * the commit must not wait on a statistic): a crash in between, or a failed write here, leaves the
+   * counter off by one until `ingestor backfill-index` recounts it. A failed write is logged and
+   * counted, not thrown: failing the sync would not repair it (its resume finds the object unchanged),
+   * and a takedown must not stop half-way over a number.
+   */
+  private async count(sourceId: string, changes: CountDelta[]): Promise<void> {
+    for (const change of changes) {
+      try {
+        await this.clients.doc.send(
+          new UpdateCommand({
+            TableName: this.config.stateTable,
+            Key: listCountKey(sourceId, change.apiList),
+            UpdateExpression: 'ADD entries :e, live :l',
+            ExpressionAttributeValues: { ':e': change.entries, ':l': change.live },
+          }),
+        );
+      } catch (error) {
+        logger.warn('API list count not updated (drifts until backfill-index)', {
+          sourceId,
+          ...change,
+          error: (error as Error).message,
+        });
+        metrics.count(METRICS.apiListCounts, { [DIMENSIONS.outcome]: 'write-failed' });
+      }
+    }
   }
 
   /** Feeds one committed change to the change feed, when there is one. */

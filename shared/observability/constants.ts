@@ -39,6 +39,12 @@ export const METRICS = {
    * flush), redelivered (from the outbox), undelivered (neither published nor outboxed: the sync failed).
    */
   changeFeedEvents: 'ChangeFeedEvents',
+  /**
+   * The API's list counters (issue 16, shared/mirror `count`) off by `Outcome`: write-failed (a counter
+   * ADD failed after its commit), negative (the API read a counter below zero and clamped it). Either
+   * means a drift that `ingestor backfill-index` repairs.
+   */
+  apiListCounts: 'ApiListCounts',
 } as const;
 
 export const DIMENSIONS = {

@@ -98,6 +98,7 @@ export async function liftTakedown(
     .map((p) => (p.ok ? p.source.sourceId : p.sourceId))
     .filter((s) => target.sourceId === undefined || s === target.sourceId);
   const seen = new Set<string>();
+  const mirror = new MirrorStore(deps.clients, { bucket: deps.bucket, stateTable: deps.tables.state });
   for (const sourceId of sources) {
     const items = await registry.find(
       sourceId,
@@ -108,8 +109,25 @@ export async function liftTakedown(
       await registry.remove(sourceId, 'object', item.id);
       lifted(sourceId, 'object', item.id);
       seen.add(item.id);
-      if (item.type !== undefined) await unmark(deps, sourceId, item.type, item.id);
-      if (item.type === 'file') fileIds.add(item.id);
+      // `tombstone --ids` records an id on its source's host before it knows the type (OPT-5), so the
+      // item may carry none: then the mirrored entries of that id are looked up, or their marks stay.
+      const types =
+        item.type !== undefined
+          ? [item.type]
+          : [
+              ...(
+                await mirror.lookup(
+                  sourceId,
+                  MIRROR_TYPES.map((type) => ({ type, id: item.id })),
+                )
+              ).values(),
+            ]
+              .filter((e) => e.takedown !== undefined)
+              .map((e) => e.type);
+      for (const type of types) {
+        await unmark(deps, sourceId, type, item.id);
+        if (type === 'file') fileIds.add(item.id);
+      }
     }
     if (fileIds.size > 0) await unflagDocuments(deps, sourceId, { fileIds });
   }

@@ -20,6 +20,8 @@ function strings(value: unknown, key = ''): [string, string][] {
 
 /** The one DynamoDB call of a list page: a Query of the State table's list index. */
 const pageQuery = () => ({ command: 'Query', table: bed.env.STATE_TABLE, index: BODY_LIST_INDEX });
+/** The list's counter (`pagination` counts): one GetItem per list, cached as long as the bodies. */
+const counterRead = () => ({ command: 'GetItem', table: bed.env.STATE_TABLE });
 
 let bed: AwsTestbed;
 let m: ServedMirror;
@@ -56,7 +58,7 @@ describe('OParl 1.1 API over the mirror (issue 16)', () => {
     expect(same.json).toEqual(body);
   });
 
-  it('every list of the body holds exactly the live mirrored objects of that type, paged by links.next, one Query per page', async () => {
+  it('every list of the body holds exactly the live mirrored objects of that type, paged by links.next, one Query per page (and its counter once); its counts are what the walk finds', async () => {
     const lists = LIST_CATALOGUE.filter((l) => typeof body[l.bodyField] === 'string');
     expect(lists.map((l) => l.list)).toEqual(
       expect.arrayContaining(['organization', 'person', 'meeting', 'paper', 'file']),
@@ -66,16 +68,27 @@ describe('OParl 1.1 API over the mirror (issue 16)', () => {
     for (const l of lists) {
       m.dynamoCalls.reset();
       const { objects, pages } = await walkList(`${body[l.bodyField]}?limit=20`);
-      // Every DynamoDB call the reader made, at its client: one index Query per page, nothing else.
-      expect(m.dynamoCalls.calls(), l.list).toEqual(Array(pages).fill(pageQuery()));
+      // Every DynamoDB call the reader made, at its client: one index Query per page, the counter once.
+      expect(m.dynamoCalls.calls(), l.list).toEqual([
+        pageQuery(),
+        counterRead(),
+        ...Array(pages - 1).fill(pageQuery()),
+      ]);
       const expected = live.filter((e) => e.type === l.type).map((e) => e.id);
+      const first = await getJson(`${body[l.bodyField]}?limit=20`);
+      expect(first.json.pagination, l.list).toEqual({
+        totalElements: objects.length,
+        totalPages: pages,
+        elementsPerPage: 20,
+        currentPage: 1,
+      });
       expect(objects.map((o) => o['mandari:originId']).sort(), l.list).toEqual(expected.sort());
       expect(new Set(objects.map((o) => o.id)).size).toBe(objects.length);
       if (l.list === 'paper') expect(pages).toBe(3);
     }
   });
 
-  it('what the reader reads when, counted at its DynamoDB client: the bodies (a Scan of the Sources config table, one Query per source) and the source’s takedown registry on a cold start and every BODIES_TTL_MS; else one Query per list page, one GetItem per object; never a Scan of mirror data', async () => {
+  it('what the reader reads when, counted at its DynamoDB client: the bodies (a Scan of the Sources config table, one Query per source), the source’s takedown registry and the list’s counter on a cold start and every BODIES_TTL_MS; else one Query per list page, one GetItem per object; never a Scan of mirror data', async () => {
     let now = Date.parse('2025-01-01T00:00:00Z');
     const api = await serveApi(bed, () => now);
     try {
@@ -89,10 +102,10 @@ describe('OParl 1.1 API over the mirror (issue 16)', () => {
       // OPT-5: the source's takedown registry (one Query, cached as long as the bodies) after the page.
       const registry = { command: 'Query', table: bed.env.STATE_TABLE };
       const pageUrl = `${(body.paper as string).replace(m.base, api.base)}?limit=20`;
-      // Cold: the bodies, then the page's Query and the registry.
+      // Cold: the bodies, then the page's Query, the registry and the list's counter.
       const first = await getJson(pageUrl);
-      expect(calls.calls()).toEqual([...bodiesLoad, pageQuery(), registry]);
-      // Warm: every further page is exactly one Query.
+      expect(calls.calls()).toEqual([...bodiesLoad, pageQuery(), registry, counterRead()]);
+      // Warm: every further page is exactly one Query (its counts from the cached counter).
       let next = (first.json.links as { next?: string }).next;
       expect(next).toBeDefined();
       while (next) {
@@ -114,7 +127,12 @@ describe('OParl 1.1 API over the mirror (issue 16)', () => {
       now += 1;
       calls.reset();
       await getJson(pageUrl);
-      expect(calls.calls()).toEqual([...bodiesLoad, pageQuery(), registry]);
+      expect(calls.calls()).toEqual([...bodiesLoad, pageQuery(), registry, counterRead()]);
+      // A filtered page carries no counts and reads no counter.
+      calls.reset();
+      const filtered = await getJson(`${pageUrl}&modified_since=2000-01-01T00:00:00Z`);
+      expect(calls.calls()).toEqual([pageQuery()]);
+      expect(filtered.json.pagination).toEqual({ elementsPerPage: 20, currentPage: 1 });
     } finally {
       await new Promise<void>((resolve) => api.server.close(() => resolve()));
       api.server.closeAllConnections();

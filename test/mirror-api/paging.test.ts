@@ -11,6 +11,7 @@ import {
   PAGE_SIZE_DEFAULT,
   PAGE_SIZE_MAX,
   PAGE_SIZE_MIN,
+  pageCounts,
   pageInMemory,
   parseApiPath,
   parseListQuery,
@@ -108,6 +109,22 @@ describe('page decision (pure)', () => {
       page: 3,
     });
     expect(env.pagination).toEqual({ elementsPerPage: 20, currentPage: 2 });
+  });
+
+  it('pagination counts from the list counter: live objects shown, pages walked (hidden entries fill pages too); none filtered or without a counter', () => {
+    const counts = { entries: 41, live: 37 };
+    expect(pageCounts(counts, q('limit=20'))).toEqual({ totalElements: 37, totalPages: 3 });
+    expect(pageCounts({ entries: 40, live: 40 }, q('limit=20'))).toEqual({
+      totalElements: 40,
+      totalPages: 2,
+    });
+    // An empty list is still one (empty) page.
+    expect(pageCounts({ entries: 0, live: 0 }, q(''))).toEqual({ totalElements: 0, totalPages: 1 });
+    expect(pageCounts(counts, q('modified_since=2024-01-01'))).toBeUndefined();
+    expect(pageCounts(counts, q('modified_until=2024-01-01'))).toBeUndefined();
+    expect(pageCounts(undefined, q(''))).toBeUndefined();
+    const env = listEnvelope('http://api.test/oparl/v1/x/body/h/paper', { page: 1 }, q(''), [], counts);
+    expect(env.pagination).toEqual({ totalElements: 37, totalPages: 1, elementsPerPage: 50, currentPage: 1 });
   });
 });
 

@@ -1,6 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { contentHash } from '../../shared/engine';
-import { classifyChange, idHash, MirrorStore, type MirrorWrite, mirrorKey } from '../../shared/mirror';
+import {
+  classifyChange,
+  countDelta,
+  idHash,
+  MirrorStore,
+  type MirrorWrite,
+  mirrorKey,
+} from '../../shared/mirror';
 import { useAwsTestbed } from '../support/aws';
 
 describe('mirror keys (deterministic, B-4)', () => {
@@ -9,6 +16,47 @@ describe('mirror keys (deterministic, B-4)', () => {
     expect(key).toMatch(/^mirror\/ris-a\/meeting\/[0-9a-f]{40}\.json$/);
     expect(key).toBe(mirrorKey('ris-a', 'meeting', 'https://ris.test/meeting/1'));
     expect(idHash('x')).toBe('2d711642b726b04401627ca9fbac32f5c8530fb1');
+  });
+});
+
+describe('countDelta: what one commit changes in the API list counters (pure)', () => {
+  const L = 'src#b#paper';
+  const live = { apiList: L, deleted: false };
+  const gone = { apiList: L, deleted: true };
+  const down = { apiList: L, deleted: true, takedown: { at: 't' } };
+  it.each([
+    ['new object', undefined, live, [{ apiList: L, entries: 1, live: 1 }]],
+    ['modified live object: no write', live, { ...live, hash: 'h2' }, []],
+    ['tombstone of a live object (origin deleted it)', live, gone, [{ apiList: L, entries: 0, live: -1 }]],
+    ['deleted, then live again', gone, live, [{ apiList: L, entries: 0, live: 1 }]],
+    [
+      'takedown mark of a live entry (stays in the partition)',
+      live,
+      down,
+      [{ apiList: L, entries: 0, live: -1 }],
+    ],
+    ['takedown mark of a tombstone', gone, down, []],
+    ['lift (the mark goes, the tombstone stays)', down, gone, []],
+    ['purge of a tombstone', gone, undefined, [{ apiList: L, entries: -1, live: 0 }]],
+    ['purge of a live entry', live, undefined, [{ apiList: L, entries: -1, live: -1 }]],
+    ['an item of no list (a body, an object of no body)', { deleted: false }, { deleted: false }, []],
+    [
+      'an old item (no list keys) written again joins the list',
+      { deleted: false },
+      live,
+      [{ apiList: L, entries: 1, live: 1 }],
+    ],
+    [
+      'moved to another list',
+      live,
+      { apiList: 'src#c#paper', deleted: false },
+      [
+        { apiList: L, entries: -1, live: -1 },
+        { apiList: 'src#c#paper', entries: 1, live: 1 },
+      ],
+    ],
+  ])('%s', (_name, before, after, expected) => {
+    expect(countDelta(before, after)).toEqual(expected);
   });
 });
 
