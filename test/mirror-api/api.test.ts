@@ -151,6 +151,19 @@ describe('OParl 1.1 API over the mirror (issue 16)', () => {
     const paper = papers.objects[0] as Obj;
     const byId = await getJson(paper.id as string);
     expect(byId.json).toEqual(paper);
+    // Embedded objects have ids of their own that answer (a meeting's agenda items, a paper's files).
+    const embedded = [
+      ...objects.flatMap((o) => (Array.isArray(o.agendaItem) ? (o.agendaItem as Obj[]) : [])),
+      ...papers.objects.flatMap((o) => (o.mainFile ? [o.mainFile as Obj] : [])),
+    ];
+    expect(embedded.length).toBeGreaterThan(1);
+    for (const inner of embedded.slice(0, 6)) {
+      const own = await getJson(inner.id as string);
+      expect(own.status, String(inner.id)).toBe(200);
+      expect(own.json.id).toBe(inner.id);
+      expect(own.json['mandari:originId']).toBe(inner['mandari:originId']);
+      expect(own.json.name).toBe(inner.name);
+    }
   });
 
   it('File.accessUrl points to our document endpoint, by the document id the sync recorded', async () => {
