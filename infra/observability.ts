@@ -238,6 +238,18 @@ export class IngestorObservability extends Construct {
         ],
         stacked: true,
       }),
+      // Issue 16: a list counter that drifted (a lost ADD, or one read below zero) — run backfill-index.
+      new GraphWidget({
+        title: 'API list counters off, by outcome',
+        width: 8,
+        left: [
+          search(
+            `{${METRIC_NAMESPACE},${DIMENSIONS.outcome}} MetricName="${METRICS.apiListCounts}"`,
+            'counters',
+          ),
+        ],
+        stacked: true,
+      }),
     );
 
     // Every ingestor function of the stack, also those added after this construct.
