@@ -24,7 +24,8 @@ import type { BodyRecord } from './types';
 
 /**
  * The mirror write path every source kind shares: one page's objects → mirror lookup → takedown guard
- * (OPT-2 / OPT-5: taken-down objects are not written, nor kept embedded in others) → change classification → side effects (Documents, session days) → commit → totals.
+ * (OPT-2 / OPT-5: taken-down objects are not written, nor kept embedded in others) → change
+ * classification → side effects (Documents, session days) → commit → totals.
  *
  * A kind says only what is its own: how an object's version is read (`Versioning`: the OParl API
  * publishes `modified`, scraped HTML does not) and which objects a call may write (`WriteScope`).

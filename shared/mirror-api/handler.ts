@@ -46,7 +46,7 @@ export function servedLists(body: BodyRecord): ListName[] {
 }
 
 export function createMirrorApiHandler(deps: MirrorApiDeps): MirrorApiHandler {
-  const urls = apiUrls(deps.baseUrl, { documents: deps.documents ?? true });
+  const urls = apiUrls(deps.baseUrl, deps);
   const { reader } = deps;
 
   async function bodyObject(
@@ -119,17 +119,14 @@ export function createMirrorApiHandler(deps: MirrorApiDeps): MirrorApiHandler {
     const body = await reader.servedBody(sourceId, bodyHash);
     if (!body || !servedLists(body).includes(listName)) return notFound();
     const type = LIST_CATALOGUE.find((l) => l.list === listName)?.type ?? listName;
-    const rows = (await reader.listPage(sourceId, body.id, type, query)).map((item) => ({
+    const items = await reader.listPage(sourceId, body.id, type, query);
+    const hidden = await reader.takedowns(sourceId);
+    const rows = items.map((item) => ({
       item,
       sortKey: item.apiListSort,
       deleted: item.deleted,
-      takedown: item.takedown !== undefined,
+      takedown: isTakenDown(item, item.sk, hidden),
     }));
-    const hidden = await reader.takedowns(sourceId);
-    const hiddenHashes = takenDownHashes(hidden);
-    // OPT-5: an id in the registry is taken down even while its entry's mark is missing (a takedown
-    // command killed between the registry write and the mark): shown as the bare deletion.
-    for (const row of rows) if (hiddenHashes.has(row.item.sk)) row.takedown = true;
     const decision = decidePage(rows, query);
     const data = await mapLimit(decision.show, OBJECT_READ_CONCURRENCY, async ({ row, asDeleted, bare }) => {
       const committedAt = committedAtOf(row.sortKey);
@@ -196,7 +193,7 @@ export function createMirrorApiHandler(deps: MirrorApiDeps): MirrorApiHandler {
     if (!entry || entry.takedown !== undefined || entry.bodyId === undefined) return notFound();
     if (!(await reader.servedBody(sourceId, idHash(entry.bodyId)))) return notFound();
     const hidden = await reader.takedowns(sourceId);
-    if (takenDownHashes(hidden).has(hash)) return notFound();
+    if (isTakenDown(entry, hash, hidden)) return notFound();
     const served = await entryObject(
       { sourceId, type, hash, committedAt: entry.fetchedAt, inline: entry.o, hidden },
       entry.deleted,
@@ -250,14 +247,19 @@ export function createMirrorApiHandler(deps: MirrorApiDeps): MirrorApiHandler {
 
 const HASHES = new WeakMap<TakedownSet, Set<string>>();
 
-/** The id hashes of a registry's object takedowns (once per registry read: the reader caches the set). */
-function takenDownHashes(hidden: TakedownSet): Set<string> {
+/**
+ * OPT-5: an index entry is taken down by its mark — or by the registry alone, while the mark is missing
+ * (a takedown command killed between the registry write and the mark). The registry's id hashes are
+ * computed once per registry read (the reader caches the set).
+ */
+function isTakenDown(entry: { takedown?: unknown }, hash: string, hidden: TakedownSet): boolean {
+  if (entry.takedown !== undefined) return true;
   let hashes = HASHES.get(hidden);
   if (hashes === undefined) {
     hashes = new Set(hidden.objectIds().map(idHash));
     HASHES.set(hidden, hashes);
   }
-  return hashes;
+  return hashes.has(hash);
 }
 
 /**

@@ -33,7 +33,7 @@ export function createMirrorApiLambda(
       const base = headers[API_BASE_HEADER] ?? `https://${event.requestContext.domainName}`;
       let handler = handlers.get(base);
       if (!handler) {
-        handler = createMirrorApiHandler({ reader, baseUrl: base, documents: opts.documents ?? true });
+        handler = createMirrorApiHandler({ reader, baseUrl: base, ...opts });
         handlers.set(base, handler);
       }
       const ifNoneMatch = headers['if-none-match'];

@@ -111,19 +111,7 @@ export async function liftTakedown(
       seen.add(item.id);
       // `tombstone --ids` records an id on its source's host before it knows the type (OPT-5), so the
       // item may carry none: then the mirrored entries of that id are looked up, or their marks stay.
-      const types =
-        item.type !== undefined
-          ? [item.type]
-          : [
-              ...(
-                await mirror.lookup(
-                  sourceId,
-                  MIRROR_TYPES.map((type) => ({ type, id: item.id })),
-                )
-              ).values(),
-            ]
-              .filter((e) => e.takedown !== undefined)
-              .map((e) => e.type);
+      const types = item.type !== undefined ? [item.type] : await markedTypes(mirror, sourceId, item.id);
       for (const type of types) {
         await unmark(deps, sourceId, type, item.id);
         if (type === 'file') fileIds.add(item.id);
@@ -133,4 +121,13 @@ export async function liftTakedown(
   }
   result.notTakenDown = wanted.filter((id) => !seen.has(id));
   return result;
+}
+
+/** The types under which an id's mirrored entries carry a takedown mark. */
+async function markedTypes(mirror: MirrorStore, sourceId: string, id: string): Promise<string[]> {
+  const entries = await mirror.lookup(
+    sourceId,
+    MIRROR_TYPES.map((type) => ({ type, id })),
+  );
+  return [...entries.values()].filter((e) => e.takedown !== undefined).map((e) => e.type);
 }
