@@ -10,8 +10,10 @@ import { startAwsTestbed } from '../test/support/aws';
  * (written straight into the mirror store on the local peers, as the sync writes them), served on
  * loopback. Prints JSON: p50/p95 latency of a list page (100 objects: one index Query; S3 only for
  * objects too large to ride inline in the index) and of one object, and per list page the DynamoDB
- * queries, the capacity units the peer reports and the S3 reads. Goal (issue 16): one Query per page,
- * ≤ 2 read units per 100 index entries plus bodies from S3, or small objects inline (≤ 1 MB a page).
+ * queries, the capacity units the peer reports and the S3 reads. A second body holds 20,000 papers too
+ * large to ride inline (`s3Bodies`): its pages read index entries only, so their read units are the
+ * index's own. Goal (issue 16): one Query per page, ≤ 2 read units per 100 index entries plus bodies
+ * from S3, or small objects inline (≤ 1 MB a page).
  */
 export interface MirrorApiBenchResult {
   papers: number;
@@ -20,6 +22,11 @@ export interface MirrorApiBenchResult {
   perListPage: { queries: number; readUnits: number; s3Reads: number; inlineShare: number };
   perObject: { readUnits: number; s3Reads: number };
   pagesWalked: number;
+  /** The body whose papers are too large to ride inline: index read units alone, S3 for each object. */
+  s3Bodies: {
+    listPageMs: { p50: number; p95: number; samples: number };
+    perListPage: { queries: number; readUnits: number; s3Reads: number };
+  };
 }
 
 function quantile(values: number[], q: number): number {
@@ -38,57 +45,76 @@ export async function runMirrorApiBench(
     const sourceId = 'bench-api';
     const origin = 'https://ris-bench.test/oparl/v1';
     const bodyId = `${origin}/body/1`;
+    const largeBodyId = `${origin}/body/2`;
     await seedListedBody(bed, sourceId, bodyId);
+    await seedListedBody(bed, sourceId, largeBodyId);
     const mirror = new MirrorStore(bed.clients, { bucket: bed.env.BUCKET, stateTable: bed.env.STATE_TABLE });
     const t0 = Date.parse('2024-01-01T00:00:00Z');
-    const ids = Array.from({ length: papers }, (_, i) => `${origin}/paper/${i + 1}`);
-    let written = 0;
-    await mapLimit(ids, 16, async (id, i) => {
-      const fetchedAt = new Date(t0 + i * 1000).toISOString();
-      const object = {
-        id,
-        type: 'https://schema.oparl.org/1.1/Paper',
-        body: bodyId,
-        name: `Vorlage ${i + 1}: Antrag der Fraktion zur Sanierung des Schulgebäudes`,
-        reference: `VO/${2024}/${i + 1}`,
-        date: '2024-01-01',
-        paperType: 'Antrag',
-        modified: fetchedAt,
-      };
-      await mirror.writeLive({
-        sourceId,
-        type: 'paper',
-        id,
-        object,
-        sourceUrl: `${origin}/body/1/paper`,
-        fetchedAt,
-        hash: contentHash(object),
-        bodyId,
-        modified: fetchedAt,
+    const seed = async (body: string, large: boolean): Promise<string[]> => {
+      const ids = Array.from({ length: papers }, (_, i) => `${body}/paper/${i + 1}`);
+      let written = 0;
+      await mapLimit(ids, 16, async (id, i) => {
+        const fetchedAt = new Date(t0 + i * 1000).toISOString();
+        const object = {
+          id,
+          type: 'https://schema.oparl.org/1.1/Paper',
+          body,
+          name: `Vorlage ${i + 1}: Antrag der Fraktion zur Sanierung des Schulgebäudes`,
+          reference: `VO/${2024}/${i + 1}`,
+          date: '2024-01-01',
+          paperType: 'Antrag',
+          modified: fetchedAt,
+          // Beyond one write unit with its index item (INLINE_ITEM_MAX_BYTES): the body stays in S3.
+          ...(large ? { keyword: Array.from({ length: 60 }, (_, k) => `Schlagwort ${k}`) } : {}),
+        };
+        await mirror.writeLive({
+          sourceId,
+          type: 'paper',
+          id,
+          object,
+          sourceUrl: `${body}/paper`,
+          fetchedAt,
+          hash: contentHash(object),
+          bodyId: body,
+          modified: fetchedAt,
+        });
+        written += 1;
+        if (written % 5000 === 0) log(`mirror: ${written} papers of ${body} written`);
       });
-      written += 1;
-      if (written % 5000 === 0) log(`mirror: ${written} papers written`);
-    });
+      return ids;
+    };
+    const ids = await seed(bodyId, false);
+    await seed(largeBodyId, true);
     const api = await serveApi(bed);
     try {
-      const list = `${api.base}/oparl/v1/${sourceId}/body/${idHash(bodyId)}/paper?limit=100`;
-      const listMs: number[] = [];
-      const before = { ...api.reader.consumed };
-      let next: string | undefined = list;
-      let pages = 0;
-      while (next !== undefined && pages < (opts.pages ?? 100)) {
-        const t = performance.now();
-        const res = await fetch(next);
-        const page = (await res.json()) as { data: unknown[]; links: { next?: string } };
-        listMs.push(performance.now() - t);
-        if (page.data.length !== 100) throw new Error(`page ${pages + 1} held ${page.data.length} objects`);
-        pages += 1;
-        next = page.links.next;
-      }
-      const queries = api.reader.consumed.queries - before.queries;
-      const units = api.reader.consumed.capacityUnits - before.capacityUnits;
-      const s3Reads = api.reader.consumed.objectReads - before.objectReads;
-      log(`list: ${pages} pages`);
+      const walk = async (body: string) => {
+        let next: string | undefined =
+          `${api.base}/oparl/v1/${sourceId}/body/${idHash(body)}/paper?limit=100`;
+        const ms: number[] = [];
+        const before = { ...api.reader.consumed };
+        let pages = 0;
+        while (next !== undefined && pages < (opts.pages ?? 100)) {
+          const t = performance.now();
+          const res = await fetch(next);
+          const page = (await res.json()) as { data: unknown[]; links: { next?: string } };
+          ms.push(performance.now() - t);
+          if (page.data.length !== 100) throw new Error(`page ${pages + 1} held ${page.data.length} objects`);
+          pages += 1;
+          next = page.links.next;
+        }
+        const c = api.reader.consumed;
+        return {
+          pages,
+          listPageMs: { p50: quantile(ms, 0.5), p95: quantile(ms, 0.95), samples: ms.length },
+          queries: (c.queries - before.queries) / pages,
+          readUnits: Math.round(((c.capacityUnits - before.capacityUnits) / pages) * 100) / 100,
+          s3Reads: (c.objectReads - before.objectReads) / pages,
+        };
+      };
+      const inline = await walk(bodyId);
+      log(`list: ${inline.pages} pages`);
+      const large = await walk(largeBodyId);
+      log(`list of large papers: ${large.pages} pages`);
       const objectsBefore = { ...api.reader.consumed };
       const objectMs: number[] = [];
       for (let i = 0; i < (opts.objects ?? 200); i += 1) {
@@ -101,14 +127,14 @@ export async function runMirrorApiBench(
       }
       return {
         papers,
-        listPageMs: { p50: quantile(listMs, 0.5), p95: quantile(listMs, 0.95), samples: listMs.length },
+        listPageMs: inline.listPageMs,
         objectMs: { p50: quantile(objectMs, 0.5), p95: quantile(objectMs, 0.95), samples: objectMs.length },
         perListPage: {
-          queries: queries / pages,
-          readUnits: Math.round((units / pages) * 100) / 100,
-          s3Reads: s3Reads / pages,
+          queries: inline.queries,
+          readUnits: inline.readUnits,
+          s3Reads: inline.s3Reads,
           // Of the 100 objects a page shows, those served from the index item without S3.
-          inlineShare: Math.round((1 - s3Reads / (pages * 100)) * 100) / 100,
+          inlineShare: Math.round((1 - inline.s3Reads / 100) * 100) / 100,
         },
         perObject: {
           readUnits:
@@ -117,7 +143,11 @@ export async function runMirrorApiBench(
             ) / 100,
           s3Reads: (api.reader.consumed.objectReads - objectsBefore.objectReads) / objectMs.length,
         },
-        pagesWalked: pages,
+        pagesWalked: inline.pages,
+        s3Bodies: {
+          listPageMs: large.listPageMs,
+          perListPage: { queries: large.queries, readUnits: large.readUnits, s3Reads: large.s3Reads },
+        },
       };
     } finally {
       await new Promise<void>((resolve) => api.server.close(() => resolve()));

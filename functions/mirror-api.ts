@@ -6,7 +6,7 @@ import { createAwsClients } from '../shared/store';
 
 /**
  * The OParl 1.1 API over the mirror (issue 16, docs/mirror-api.md) behind CloudFront: read-only — its
- * role may read the Sources table, the State table's mirror items and `byBodyList` index, and `mirror/`
+ * role may read the Sources table, the State table's mirror items and `byList` index, and `mirror/`
  * objects, nothing else. No secret, no fetch: it never reaches a council server.
  */
 const e = env();

@@ -56,8 +56,8 @@ import { GEO_OBJECT_PREFIX, GEO_REFRESH_HOUR, GEO_REFRESH_MINUTE } from '../shar
 import { API_BASE_HEADER, API_PREFIX, LIST_MAX_AGE_S, OBJECT_MAX_AGE_S } from '../shared/mirror-api';
 import { PREVIEW_STORED_REDIRECT_MAX_AGE_S } from '../shared/preview';
 import {
-  BODY_LIST_INDEX,
   DOCUMENTS_TABLE,
+  LIST_INDEX,
   SOURCES_TABLE,
   STATE_TABLE,
   type TableDefinition,
@@ -591,7 +591,7 @@ export class IngestorStack extends Stack {
   /**
    * Issue 16: the OParl 1.1 API over the mirror from a read-only function behind CloudFront. Its role
    * reads exactly what a request needs: the Sources table (Scan, as the planner does, cached 30 s), the
-   * State table (GetItem of an index item, Query of a source's bodies) and its `byBodyList` index
+   * State table (GetItem of an index item, Query of a source's bodies) and its `byList` index
    * (one Query per list page), and `mirror/` objects — no write anywhere, no secret, no queue, no other
    * prefix. The Function URL admits only CloudFront (AWS_IAM + origin access control); CloudFront
    * caches by path and full query string (`modified_since`, `cursor` …) for the time the API's
@@ -616,7 +616,7 @@ export class IngestorStack extends Stack {
     grantTableReads(api.role, this.tables.Sources, SOURCES_TABLE, { actions: ['dynamodb:Scan'] });
     grantTableReads(api.role, this.tables.State, STATE_TABLE, {
       actions: ['dynamodb:GetItem', 'dynamodb:Query'],
-      indexes: [BODY_LIST_INDEX],
+      indexes: [LIST_INDEX],
     });
     grantBucketPrefixes(api.role, this.mirrorBucket, [MIRROR_PREFIXES.mirror], 'read');
     this.acknowledgePrefixWildcards(api, [MIRROR_PREFIXES.mirror]);

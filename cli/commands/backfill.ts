@@ -13,9 +13,9 @@ const BACKFILL_MAX_RATE = 1000;
 
 /**
  * `ingestor backfill-index [--source ID] [--rate N] [--dry-run]` (issue 16): gives index items written
- * before the OParl API their `byBodyList` keys and small objects their inline copy (shared/mirror
- * backfill.ts), then recounts the API list counters (`pagination` counts). Idempotent and paced; a dry
- * run counts what it would write.
+ * before the OParl API (or for its first list index) their `byList` keys and small objects their inline
+ * copy (shared/mirror backfill.ts), then recounts the API list counters (`pagination` counts).
+ * Idempotent and paced; a dry run counts what it would write.
  */
 export async function backfillIndexCommand(
   rt: LocalRuntime,
@@ -38,7 +38,7 @@ export async function backfillIndexCommand(
   const verb = values.dryRun ? 'would update' : 'updated';
   return {
     text: [
-      `${report.scanned} index item(s) read in ${sourceIds.length} source(s); ${verb} ${report.updated} (${report.inlined} with an inline copy)${report.raced > 0 ? `; ${report.raced} left to a newer sync write` : ''}; ${report.lists} list counter(s) checked, ${report.recounted} ${values.dryRun ? 'off' : 'recounted'}`,
+      `${report.scanned} index item(s) read in ${sourceIds.length} source(s); ${verb} ${report.updated} (${report.inlined} with an inline copy, ${report.moved} moved off the first list index)${report.raced > 0 ? `; ${report.raced} left to a newer sync write` : ''}; ${report.lists} list counter(s) checked, ${report.recounted} ${values.dryRun ? 'off' : 'recounted'}${report.legacyCounters > 0 ? `, ${report.legacyCounters} of the first list index ${values.dryRun ? 'to delete' : 'deleted'}` : ''}`,
     ],
     json: { ...report, sources: sourceIds, dryRun: values.dryRun, rate },
   };

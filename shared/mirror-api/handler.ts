@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type BodyRecord, isRecord, LIST_CATALOGUE, type ListName, withoutEmbedded } from '../engine';
-import { bodyListSort, idHash } from '../mirror';
+import { idHash, listSort } from '../mirror';
 import type { TakedownSet } from '../takedown';
 import { mapLimit } from '../util';
 import { LIST_MAX_AGE_S, OBJECT_MAX_AGE_S, OBJECT_READ_CONCURRENCY, OPARL_VERSION_URL } from './constants';
@@ -102,7 +102,13 @@ export function createMirrorApiHandler(deps: MirrorApiDeps): MirrorApiHandler {
     const served = (await reader.allBodies()).filter((b) => isServed(b.body));
     const built = await mapLimit(served, OBJECT_READ_CONCURRENCY, async (b) => {
       const { object, at } = await bodyObject(b.sourceId, b.body);
-      return { sortKey: bodyListSort(at, b.body.id), deleted: false, takedown: false, object };
+      return {
+        sortKey: listSort(at, b.body.id),
+        key: idHash(b.body.id),
+        deleted: false,
+        takedown: false,
+        object,
+      };
     });
     const decision = pageInMemory(built, query);
     const data = decision.show.map((s) => s.row.object);
@@ -123,7 +129,8 @@ export function createMirrorApiHandler(deps: MirrorApiDeps): MirrorApiHandler {
     const hidden = await reader.takedowns(sourceId);
     const rows = items.map((item) => ({
       item,
-      sortKey: item.apiListSort,
+      sortKey: item.ls,
+      key: item.sk,
       deleted: item.deleted,
       takedown: isTakenDown(item, item.sk, hidden),
     }));

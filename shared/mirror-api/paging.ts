@@ -1,9 +1,11 @@
+import { LIST_SORT_PATTERN, listBound, listSortOfHash } from '../mirror';
 import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, PAGE_SIZE_MIN } from './constants';
 import { MirrorApiRequestError } from './errors';
 
 /**
  * The paging decisions of a list (pure): what the query parameters ask for, which index range that is,
- * and what one page shows. Order is stable — commit time, then id hash (`apiListSort`) — so a client
+ * and what one page shows. Order is stable — commit time, then id hash (the `ls` sort key, then the
+ * table's `sk`) — so a client
  * walking `links.next` sees every object exactly once even while the mirror changes: a changed object
  * moves to the end, where a later `modified_since` request finds it.
  */
@@ -15,10 +17,27 @@ export interface ListQuery {
   cursor?: ListCursor;
 }
 
-/** The opaque cursor: the sort key of the last entry the previous page evaluated and its page number. */
+/**
+ * The opaque cursor: the position of the last entry the previous page evaluated — its list sort key and
+ * its id hash (the table's sort key: together with the list's partition they are the index's start key)
+ * — and the next page's number.
+ */
 export interface ListCursor {
-  after: string;
+  after: ListPosition;
   page: number;
+}
+
+export interface ListPosition {
+  /** The list sort key (`ls`, shared/mirror `listSort`). */
+  sort: string;
+  /** The id hash (40 hex). */
+  key: string;
+}
+
+/** Pure: order of two list positions — the index's order (sort key, then the table's key). */
+export function comparePositions(a: ListPosition, b: ListPosition): number {
+  if (a.sort !== b.sort) return a.sort < b.sort ? -1 : 1;
+  return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
 }
 
 function isoParam(params: URLSearchParams, name: string): string | undefined {
@@ -54,26 +73,47 @@ export function parseListQuery(params: URLSearchParams): ListQuery {
 }
 
 export function encodeCursor(cursor: ListCursor): string {
-  return Buffer.from(JSON.stringify([cursor.after, cursor.page]), 'utf8').toString('base64url');
+  return Buffer.from(JSON.stringify([cursor.after.sort, cursor.after.key, cursor.page]), 'utf8').toString(
+    'base64url',
+  );
 }
 
-/**
- * The sort key a cursor continues after: `<commit time>#<id hash>` (shared/mirror `bodyListSort`). It
- * becomes a DynamoDB start key, so anything else is refused here as a bad request, not sent on.
- */
-const CURSOR_AFTER = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?(Z|[+-]\d{2}:\d{2})#[0-9a-f]{40}$/;
+const ID_HASH = /^[0-9a-f]{40}$/;
 
+/**
+ * A cursor of the first list index (`[<commit time ISO>#<id hash>, page]`, before the compact keys): a
+ * client that was walking a list while the API was upgraded goes on where it was.
+ */
+const LEGACY_CURSOR_AFTER =
+  /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,3})?(?:Z|[+-]\d{2}:\d{2}))#([0-9a-f]{40})$/;
+
+const isPage = (value: unknown): value is number => Number.isInteger(value) && (value as number) > 1;
+
+/**
+ * The position a cursor continues after becomes a DynamoDB start key, so anything but what this API
+ * issues (`[<list sort key>, <id hash>, page]`, or the legacy form) is refused as a bad request.
+ */
 export function decodeCursor(text: string): ListCursor {
   try {
     const value = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as unknown;
-    if (
-      Array.isArray(value) &&
-      typeof value[0] === 'string' &&
-      CURSOR_AFTER.test(value[0]) &&
-      Number.isInteger(value[1]) &&
-      value[1] > 1
-    )
-      return { after: value[0], page: value[1] };
+    if (Array.isArray(value)) {
+      const [sort, key, page] = value as unknown[];
+      if (
+        value.length === 3 &&
+        typeof sort === 'string' &&
+        LIST_SORT_PATTERN.test(sort) &&
+        typeof key === 'string' &&
+        ID_HASH.test(key) &&
+        key.startsWith(sort.slice(sort.indexOf('#') + 1)) &&
+        isPage(page)
+      )
+        return { after: { sort, key }, page };
+      const legacy = value.length === 2 && typeof sort === 'string' ? LEGACY_CURSOR_AFTER.exec(sort) : null;
+      if (legacy && isPage(key)) {
+        const [, at, hash] = legacy as unknown as [string, string, string];
+        return { after: { sort: listSortOfHash(at, hash), key: hash }, page: key };
+      }
+    }
   } catch {
     // fall through
   }
@@ -85,17 +125,20 @@ export function isFiltered(query: ListQuery): boolean {
   return query.modifiedSince !== undefined || query.modifiedUntil !== undefined;
 }
 
-/** The sort-key range of the index Query (`apiListSort` between lo and hi, both inclusive). */
+/** The sort-key range of the index Query (`ls` between lo and hi, both inclusive). */
 export function sortRange(query: ListQuery): { lo?: string; hi?: string } {
   const range: { lo?: string; hi?: string } = {};
-  if (query.modifiedSince !== undefined) range.lo = query.modifiedSince;
+  if (query.modifiedSince !== undefined) range.lo = listBound(query.modifiedSince);
   // `~` sorts after every hex digit: the whole of the last millisecond is included.
-  if (query.modifiedUntil !== undefined) range.hi = `${query.modifiedUntil}#~`;
+  if (query.modifiedUntil !== undefined) range.hi = `${listBound(query.modifiedUntil)}#~`;
   return range;
 }
 
 export interface IndexRow {
+  /** The list sort key. */
   sortKey: string;
+  /** The id hash. */
+  key: string;
   deleted: boolean;
   takedown: boolean;
 }
@@ -128,7 +171,7 @@ export function decidePage<R extends IndexRow>(rows: R[], query: ListQuery): Pag
     );
   const last = onPage[onPage.length - 1];
   return rows.length > query.limit && last
-    ? { show, next: { after: last.sortKey, page: page + 1 }, page }
+    ? { show, next: { after: { sort: last.sortKey, key: last.key }, page: page + 1 }, page }
     : { show, page };
 }
 
@@ -136,13 +179,14 @@ export function decidePage<R extends IndexRow>(rows: R[], query: ListQuery): Pag
 export function pageInMemory<R extends IndexRow>(rows: R[], query: ListQuery): PageDecision<R> {
   const { lo, hi } = sortRange(query);
   const after = query.cursor?.after;
+  const position = (r: R): ListPosition => ({ sort: r.sortKey, key: r.key });
   const selected = [...rows]
-    .sort((a, b) => (a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : 0))
+    .sort((a, b) => comparePositions(position(a), position(b)))
     .filter(
       (r) =>
         (lo === undefined || r.sortKey >= lo) &&
         (hi === undefined || r.sortKey <= hi) &&
-        (after === undefined || r.sortKey > after),
+        (after === undefined || comparePositions(position(r), after) > 0),
     );
   return decidePage(selected.slice(0, query.limit + 1), query);
 }

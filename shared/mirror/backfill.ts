@@ -1,4 +1,5 @@
 import {
+  DeleteCommand,
   GetCommand,
   PutCommand,
   QueryCommand,
@@ -6,39 +7,45 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { AwsClients } from '../store';
-import { BODY_LIST_INDEX } from '../store';
+import { LIST_INDEX } from '../store';
 import {
-  bodyListPartition,
-  bodyListSort,
   INLINE_ITEM_MAX_BYTES,
   idHash,
   indexPartition,
   itemSizeBound,
+  LEGACY_LIST_ATTRIBUTES,
   LIST_COUNT_PREFIX,
+  LIST_PARTITION_ATTRIBUTE,
+  LIST_SORT_ATTRIBUTE,
   listCountKey,
+  listPartition,
+  listSort,
   mirrorKey,
 } from './keys';
 import { MirrorStore, type MirrorStoreConfig } from './store';
 import { MIRROR_TYPES, type MirrorIndexEntry } from './types';
 
 /**
- * Maintenance (issue 16): index items written before the OParl API existed carry no `byBodyList` keys
- * (`apiList`, `apiListSort`) and no inline copy (`o`), so the API does not list them until the sync
- * writes them again. The backfill gives them both, as the sync would have: sort = commit time (a
- * takedown's time for a taken-down object, see `MirrorStore.markTakenDown`), inline only for a live
- * object whose item stays within INLINE_ITEM_MAX_BYTES.
+ * Maintenance (issue 16): index items written before the OParl API existed carry no `byList` keys
+ * (`lp`, `ls`) and no inline copy (`o`), so the API does not list them until the sync writes them
+ * again; items written for the first list index carry its long keys (`apiList`, `apiListSort`) instead.
+ * The backfill gives them the keys, as the sync would have: sort = commit time (a takedown's time for a
+ * taken-down object, see `MirrorStore.markTakenDown`), inline only for a live object whose item stays
+ * within INLINE_ITEM_MAX_BYTES — and removes the long keys in the same update, which empties the first
+ * index (`byBodyList`, shared/store tables.ts) so that the next release can drop it.
  *
- * - Idempotent: an item that has its keys (and its inline copy, or is too large for one) is left alone;
- *   running it twice writes nothing the second time.
+ * - Idempotent: an item that has its keys (and its inline copy, or is too large for one) and no long
+ *   keys is left alone; running it twice writes nothing the second time.
  * - Never over a newer write: each update is conditional on the item's commit time being the one read
  *   (`fetchedAt`), so a sync that rewrote the object meanwhile wins (counted as `raced`).
  * - Paced: at most `ratePerSecond` updates per second (each is one write unit plus the index's copy),
  *   so a backfill of a large mirror never crowds out the syncs' writes.
  * - Then the API list counters (shared/mirror `count`) of each source are recounted: one Query COUNT of
- *   the list's `byBodyList` partition per list (every page of it one paced step), the counter rewritten
+ *   the list's `byList` partition per list (every page of it one paced step), the counter rewritten
  *   only where it is off — a crash between a commit and its counter, or items that just got their list
  *   keys here. The rewrite is conditional on the counter read before the count, so a sync's `ADD`
- *   meanwhile is never lost (the list is counted again).
+ *   meanwhile is never lost (the list is counted again). Counters of the first index's lists (keyed by
+ *   its long partition values) are deleted: nothing counts into them any more.
  */
 export interface BackfillOptions {
   sourceIds: readonly string[];
@@ -55,6 +62,8 @@ export interface BackfillReport {
   scanned: number;
   /** Items given list keys and/or an inline copy (or that would be, in a dry run). */
   updated: number;
+  /** Of those, items whose long keys of the first list index were replaced. */
+  moved: number;
   /** Of those, items that got an inline copy. */
   inlined: number;
   /** Items a sync rewrote between our read and our write (it wins). */
@@ -63,6 +72,8 @@ export interface BackfillReport {
   lists: number;
   /** Of those, counters set to the recount (or that would be, in a dry run). */
   recounted: number;
+  /** Counters of the first index's lists deleted (or that would be, in a dry run). */
+  legacyCounters: number;
 }
 
 /** Recount attempts of one list while syncs keep moving its counter; then it is left for the next run. */
@@ -73,15 +84,28 @@ export function paceSlot(startMs: number, n: number, ratePerSecond: number): num
   return startMs + Math.floor((n * 1000) / ratePerSecond);
 }
 
-/** Pure: what the backfill does with one index item — nothing, or which attributes it sets. */
+/** An index item as the backfill reads it: the entry, its list keys (new or long) and inline copy. */
+export type BackfillItem = MirrorIndexEntry & {
+  lp?: string;
+  apiList?: string;
+  apiListSort?: string;
+  o?: string;
+};
+
+/** Pure: what the backfill does with one index item — nothing, or which attributes it sets or removes. */
 export function backfillNeed(
-  item: MirrorIndexEntry & { apiList?: string; o?: string },
-): { listKeys: boolean; inline: boolean } | undefined {
-  if (item.bodyId === undefined || item.type === 'body') return undefined;
-  const listKeys = item.apiList === undefined;
+  item: BackfillItem,
+): { listKeys: boolean; inline: boolean; legacy: boolean } | undefined {
+  const legacy = LEGACY_LIST_ATTRIBUTES.some((name) => item[name] !== undefined);
+  if (item.bodyId === undefined || item.type === 'body')
+    return legacy ? { listKeys: false, inline: false, legacy } : undefined;
+  const listKeys = item[LIST_PARTITION_ATTRIBUTE] === undefined;
   const inline = !item.deleted && item.takedown === undefined && item.o === undefined;
-  return listKeys || inline ? { listKeys, inline } : undefined;
+  return listKeys || inline || legacy ? { listKeys, inline, legacy } : undefined;
 }
+
+/** A counter key's list part is a `listPartition` (16 hex); the first index's were `<source>#<hash>#<type>`. */
+const LIST_PARTITION_FORM = /^[0-9a-f]{16}$/;
 
 export async function backfillListIndex(
   clients: Pick<AwsClients, 'doc' | 's3'>,
@@ -93,7 +117,16 @@ export async function backfillListIndex(
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   // Not `changes`: a backfill commits no change of any object (nothing to publish).
   const mirror = new MirrorStore({ doc: clients.doc, s3: clients.s3 }, config);
-  const report: BackfillReport = { scanned: 0, updated: 0, inlined: 0, raced: 0, lists: 0, recounted: 0 };
+  const report: BackfillReport = {
+    scanned: 0,
+    updated: 0,
+    moved: 0,
+    inlined: 0,
+    raced: 0,
+    lists: 0,
+    recounted: 0,
+    legacyCounters: 0,
+  };
   const start = now();
   let writes = 0;
   const paced = async () => {
@@ -116,16 +149,17 @@ export async function backfillListIndex(
         );
         for (const raw of page.Items ?? []) {
           report.scanned += 1;
-          const item = raw as MirrorIndexEntry & { apiList?: string; o?: string };
-          if (item.apiList !== undefined) lists.add(item.apiList);
+          const item = raw as BackfillItem;
+          if (item.lp !== undefined) lists.add(item.lp);
           const need = backfillNeed(item);
           if (!need) continue;
           const set: Record<string, unknown> = {};
           if (need.listKeys) {
             const at = (item.takedown as { at?: string } | undefined)?.at ?? item.fetchedAt;
-            set.apiList = bodyListPartition(sourceId, item.bodyId as string, type);
-            set.apiListSort = bodyListSort(at, item.id);
-            lists.add(set.apiList as string);
+            const list = listPartition(sourceId, item.bodyId as string, type);
+            set[LIST_PARTITION_ATTRIBUTE] = list;
+            set[LIST_SORT_ATTRIBUTE] = listSort(at, item.id);
+            lists.add(list);
           }
           if (need.inline) {
             const record = await mirror.readKey(mirrorKey(sourceId, type, item.id));
@@ -133,25 +167,31 @@ export async function backfillListIndex(
             if (inline !== undefined && itemSizeBound({ ...raw, ...set, o: inline }) <= INLINE_ITEM_MAX_BYTES)
               set.o = inline;
           }
-          if (Object.keys(set).length === 0) continue;
+          const remove = need.legacy ? LEGACY_LIST_ATTRIBUTES.filter((name) => item[name] !== undefined) : [];
+          if (Object.keys(set).length === 0 && remove.length === 0) continue;
           report.updated += 1;
+          if (remove.length > 0) report.moved += 1;
           if (set.o !== undefined) report.inlined += 1;
           if (options.dryRun) continue;
           await paced();
           const names = Object.keys(set);
+          const clauses = [
+            ...(names.length > 0 ? [`SET ${names.map((n) => `#${n} = :${n}`).join(', ')}`] : []),
+            ...(remove.length > 0 ? [`REMOVE ${remove.map((n) => `#${n}`).join(', ')}`] : []),
+          ];
           try {
             await clients.doc.send(
               new UpdateCommand({
                 TableName: config.stateTable,
                 Key: { pk: indexPartition(sourceId, type), sk: idHash(item.id) },
-                UpdateExpression: `SET ${names.map((n) => `#${n} = :${n}`).join(', ')}`,
+                UpdateExpression: clauses.join(' '),
                 // Only over the version read: a sync's newer write (or a takedown's mark) wins.
                 ConditionExpression: `fetchedAt = :fetchedAt AND deleted = :deleted AND ${
                   item.takedown === undefined
                     ? 'attribute_not_exists(takedown)'
                     : 'attribute_exists(takedown)'
                 }`,
-                ExpressionAttributeNames: Object.fromEntries(names.map((n) => [`#${n}`, n])),
+                ExpressionAttributeNames: Object.fromEntries([...names, ...remove].map((n) => [`#${n}`, n])),
                 ExpressionAttributeValues: {
                   ...Object.fromEntries(names.map((n) => [`:${n}`, set[n]])),
                   ':fetchedAt': item.fetchedAt,
@@ -162,6 +202,7 @@ export async function backfillListIndex(
           } catch (error) {
             if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
             report.updated -= 1;
+            if (remove.length > 0) report.moved -= 1;
             if (set.o !== undefined) report.inlined -= 1;
             report.raced += 1;
           }
@@ -170,10 +211,21 @@ export async function backfillListIndex(
       } while (startKey);
     }
     // Lists with a counter but no entries left (all purged) are recounted too: to zero.
-    for (const apiList of await counterLists(clients, config.stateTable, sourceId)) lists.add(apiList);
-    for (const apiList of [...lists].sort()) {
+    for (const list of await counterLists(clients, config.stateTable, sourceId)) {
+      if (LIST_PARTITION_FORM.test(list)) {
+        lists.add(list);
+        continue;
+      }
+      report.legacyCounters += 1;
+      if (options.dryRun) continue;
+      await paced();
+      await clients.doc.send(
+        new DeleteCommand({ TableName: config.stateTable, Key: listCountKey(sourceId, list) }),
+      );
+    }
+    for (const list of [...lists].sort()) {
       report.lists += 1;
-      if (await recountList(clients, config.stateTable, sourceId, apiList, paced, options.dryRun === true))
+      if (await recountList(clients, config.stateTable, sourceId, list, paced, options.dryRun === true))
         report.recounted += 1;
     }
   }
@@ -206,7 +258,7 @@ async function counterLists(
 }
 
 /**
- * Sets one list's counter to what its `byBodyList` partition holds: entries = every item (the Query's
+ * Sets one list's counter to what its `byList` partition holds: entries = every item (the Query's
  * ScannedCount), live = those neither deleted nor taken down (its Count after the filter). Returns
  * whether the counter was off.
  */
@@ -214,11 +266,11 @@ async function recountList(
   clients: Pick<AwsClients, 'doc'>,
   table: string,
   sourceId: string,
-  apiList: string,
+  list: string,
   paced: () => Promise<void>,
   dryRun: boolean,
 ): Promise<boolean> {
-  const key = listCountKey(sourceId, apiList);
+  const key = listCountKey(sourceId, list);
   for (let attempt = 0; attempt < RECOUNT_ATTEMPTS; attempt++) {
     const held = (
       await clients.doc.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: true }))
@@ -231,10 +283,11 @@ async function recountList(
       const page = await clients.doc.send(
         new QueryCommand({
           TableName: table,
-          IndexName: BODY_LIST_INDEX,
-          KeyConditionExpression: 'apiList = :p',
+          IndexName: LIST_INDEX,
+          KeyConditionExpression: '#lp = :p',
           FilterExpression: 'deleted <> :t AND attribute_not_exists(takedown)',
-          ExpressionAttributeValues: { ':p': apiList, ':t': true },
+          ExpressionAttributeNames: { '#lp': LIST_PARTITION_ATTRIBUTE },
+          ExpressionAttributeValues: { ':p': list, ':t': true },
           Select: 'COUNT',
           ExclusiveStartKey: startKey,
         }),
@@ -252,12 +305,7 @@ async function recountList(
           TableName: table,
           Item: { ...key, entries, live },
           // Only over the counter we read: an ADD of a sync meanwhile means counting again.
-          ...(held === undefined
-            ? { ConditionExpression: 'attribute_not_exists(pk)' }
-            : {
-                ConditionExpression: 'entries = :e AND live = :l',
-                ExpressionAttributeValues: { ':e': held.entries, ':l': held.live },
-              }),
+          ...heldCondition(held),
         }),
       );
       return true;
@@ -266,4 +314,28 @@ async function recountList(
     }
   }
   return false;
+}
+
+/**
+ * Pure: the condition that the counter is still the one read — absent, or each number as it was, a
+ * missing number (an item an operator edited by hand) as missing.
+ */
+export function heldCondition(held: Record<string, unknown> | undefined): {
+  ConditionExpression: string;
+  ExpressionAttributeValues?: Record<string, unknown>;
+} {
+  if (held === undefined) return { ConditionExpression: 'attribute_not_exists(pk)' };
+  const clauses: string[] = [];
+  const values: Record<string, unknown> = {};
+  for (const name of ['entries', 'live'] as const) {
+    if (held[name] === undefined) clauses.push(`attribute_not_exists(${name})`);
+    else {
+      clauses.push(`${name} = :${name}`);
+      values[`:${name}`] = held[name];
+    }
+  }
+  return {
+    ConditionExpression: clauses.join(' AND '),
+    ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
+  };
 }

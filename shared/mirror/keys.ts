@@ -42,22 +42,82 @@ export function indexPartition(sourceId: string, type: string): string {
 }
 
 /**
- * The API's list index (State table GSI `byBodyList`, shared/mirror-api): partition = one body's objects
- * of one type, sort = commit time then id hash — so a list page with `modified_since`/`modified_until`
- * is one Query, in a stable order. Only objects of a body carry it (the index is sparse).
+ * The API's list index (State table GSI `byList`, shared/mirror-api): partition = one body's objects of
+ * one type, sort = commit time then a slice of the id hash — so a list page with `modified_since` /
+ * `modified_until` is one Query, in a stable order. Only objects of a body carry it (the index is sparse).
+ *
+ * Every list page reads these attributes for 101 items (the page and one look-ahead row), beside the
+ * table's own keys, which DynamoDB projects into every index: the issue's goal of ≤ 2 read units per
+ * page of 100 (≤ 16 KB, ≈ 162 B per item) leaves no room for readable values. Hence two-letter names
+ * and compact values (docs/mirror-api.md "Read units"): ≈ 120 B per item for a source id of 9 characters.
  */
-export function bodyListPartition(sourceId: string, bodyId: string, type: string): string {
-  return `${sourceId}#${idHash(bodyId)}#${type}`;
+export const LIST_PARTITION_ATTRIBUTE = 'lp';
+export const LIST_SORT_ATTRIBUTE = 'ls';
+
+/**
+ * The attributes of the first list index (`byBodyList`: `<source>#<40-hex body hash>#<type>` and
+ * `<ISO>#<40-hex id hash>`, ≈ 213 B per item, 3 read units a page), which `ingestor backfill-index`
+ * moves to the compact ones.
+ */
+export const LEGACY_LIST_ATTRIBUTES = ['apiList', 'apiListSort'] as const;
+
+/** 64 bits of SHA-256 over source, body and type: collision-free for any deployment's number of lists. */
+const LIST_PARTITION_HEX = 16;
+
+/**
+ * 48 bits of the id hash order objects committed in the same millisecond (a sync commits a whole page at
+ * its fetch time). Two of them sharing these bits too (≈ 2 × 10⁻¹¹ for a page of 100) still page
+ * correctly — a start key names the item by its full table key — only their mutual order is DynamoDB's.
+ */
+const LIST_TIE_HEX = 12;
+
+/** Epoch milliseconds padded to 13 digits sort as text like the instants they name (until 2286-11-20). */
+const LIST_TIME_DIGITS = 13;
+
+export function listPartition(sourceId: string, bodyId: string, type: string): string {
+  return createHash('sha256')
+    .update(`${sourceId}\n${bodyId}\n${type}`)
+    .digest('hex')
+    .slice(0, LIST_PARTITION_HEX);
 }
 
-/** `<commit time ISO>#<id hash>`: ISO 8601 UTC strings of one width sort like the instants they name. */
-export function bodyListSort(committedAt: string, id: string): string {
-  return `${committedAt}#${idHash(id)}`;
+/** `<epoch ms, 13 digits>`: the part of a list sort key that names a commit time (`modified_*` bounds). */
+export function listTime(iso: string): string {
+  const ms = Date.parse(iso);
+  if (!Number.isFinite(ms) || ms < 0 || ms >= 10 ** LIST_TIME_DIGITS)
+    throw new RangeError(`not a commit time a list can sort by: ${iso}`);
+  return String(ms).padStart(LIST_TIME_DIGITS, '0');
 }
 
 /**
+ * The list time of a `modified_since`/`modified_until` bound: clamped to the times a sort key can hold,
+ * so that a bound before 1970 or after 2286 selects what it means (everything, or nothing before it).
+ */
+export function listBound(iso: string): string {
+  const ms = Math.min(Math.max(Date.parse(iso), 0), 10 ** LIST_TIME_DIGITS - 1);
+  return listTime(new Date(ms).toISOString());
+}
+
+/** `<epoch ms, 13 digits>#<first 12 hex of the id hash>`. */
+export function listSort(committedAt: string, id: string): string {
+  return listSortOfHash(committedAt, idHash(id));
+}
+
+export function listSortOfHash(committedAt: string, hash: string): string {
+  return `${listTime(committedAt)}#${hash.slice(0, LIST_TIE_HEX)}`;
+}
+
+/** The commit time a list sort key names, as ISO 8601 UTC. */
+export function committedAtOfListSort(sortKey: string): string {
+  return new Date(Number(sortKey.slice(0, LIST_TIME_DIGITS))).toISOString();
+}
+
+/** What a list sort key looks like (a cursor is checked against it before it becomes a start key). */
+export const LIST_SORT_PATTERN = /^\d{13}#[0-9a-f]{12}$/;
+
+/**
  * Small objects ride inline in their index item (attribute `o`, the object's JSON as received), which
- * `byBodyList` projects: a list page is then one Query and no S3 read at all. Only while the whole item
+ * `byList` projects: a list page is then one Query and no S3 read at all. Only while the whole item
  * stays within one write unit (1 KB): the sync's index write, the index's copy and the sync's BatchGet
  * (≤ 4 KB per item is one read either way) cost what they cost without it. Larger objects are read from
  * S3 as before.
@@ -71,12 +131,12 @@ export function itemSizeBound(item: Record<string, unknown>): number {
 }
 
 /**
- * The counts of one API list (`apiList` = `bodyListPartition`), one small State table item each, in one
+ * The counts of one API list (`listPartition`), one small State table item each, in one
  * partition per source so that `backfill-index` finds every counter of a source with one Query. Not in
  * the source's `SOURCE#` partition, which the planner reads, nor in an index partition (`listAll`).
  */
 export const LIST_COUNT_PREFIX = 'APILISTCOUNT';
 
-export function listCountKey(sourceId: string, apiList: string): { pk: string; sk: string } {
-  return { pk: `${LIST_COUNT_PREFIX}#${sourceId}`, sk: `${LIST_COUNT_PREFIX}#${apiList}` };
+export function listCountKey(sourceId: string, list: string): { pk: string; sk: string } {
+  return { pk: `${LIST_COUNT_PREFIX}#${sourceId}`, sk: `${LIST_COUNT_PREFIX}#${list}` };
 }

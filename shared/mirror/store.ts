@@ -13,13 +13,15 @@ import { DIMENSIONS, logger, METRICS, metrics } from '../observability';
 import type { AwsClients } from '../store';
 import {
   apiObjectPath,
-  bodyListPartition,
-  bodyListSort,
   INLINE_ITEM_MAX_BYTES,
   idHash,
   indexPartition,
   itemSizeBound,
+  LIST_PARTITION_ATTRIBUTE,
+  LIST_SORT_ATTRIBUTE,
   listCountKey,
+  listPartition,
+  listSort,
   mirrorKey,
 } from './keys';
 import type { ChangeKind, MirrorIndexEntry, MirrorMeta, MirrorRecord } from './types';
@@ -119,14 +121,15 @@ export class MirrorTakenDownError extends IngestorError {
 
 /** What of an index item decides the counts of the API list it is in (attributes as stored). */
 export interface ListMembership {
-  apiList?: unknown;
+  /** `LIST_PARTITION_ATTRIBUTE`: the list the item is in. */
+  lp?: unknown;
   deleted?: unknown;
   takedown?: unknown;
 }
 
-/** One counter change of one API list (`apiList`): index items in its partition, and live ones. */
+/** One counter change of one API list (`listPartition`): index items in its partition, and live ones. */
 export interface CountDelta {
-  apiList: string;
+  list: string;
   entries: number;
   live: number;
 }
@@ -138,7 +141,7 @@ export function isListedLive(item: ListMembership): boolean {
 
 /**
  * Pure: the counter changes one commit makes, from the index item before and after it (undefined =
- * absent). An item counts in the list its `apiList` names (items of no body are in none); a move to
+ * absent). An item counts in the list its `lp` names (items of no body are in none); a move to
  * another list (or into the list at all, for an item written before the API) is a removal and an
  * addition. Nothing, for a commit that neither adds, removes nor changes liveness — the common case (a
  * modified live object), which then costs no counter write.
@@ -149,11 +152,12 @@ export function countDelta(
 ): CountDelta[] {
   const changes = new Map<string, CountDelta>();
   const add = (item: ListMembership | undefined, sign: number) => {
-    if (typeof item?.apiList !== 'string') return;
-    const change = changes.get(item.apiList) ?? { apiList: item.apiList, entries: 0, live: 0 };
+    const list = item === undefined ? undefined : item[LIST_PARTITION_ATTRIBUTE];
+    if (item === undefined || typeof list !== 'string') return;
+    const change = changes.get(list) ?? { list, entries: 0, live: 0 };
     change.entries += sign;
     if (isListedLive(item)) change.live += sign;
-    changes.set(item.apiList, change);
+    changes.set(list, change);
   };
   add(before, -1);
   add(after, 1);
@@ -349,13 +353,13 @@ export class MirrorStore {
     };
     if (write.modified !== undefined) entry.modified = write.modified;
     if (write.bodyId !== undefined) entry.bodyId = write.bodyId;
-    // The API's list index (GSI byBodyList, shared/mirror-api): a body's objects by type and commit time.
+    // The API's list index (GSI byList, shared/mirror-api): a body's objects by type and commit time.
     const listKeys =
       write.bodyId === undefined || write.type === 'body'
         ? {}
         : {
-            apiList: bodyListPartition(write.sourceId, write.bodyId, write.type),
-            apiListSort: bodyListSort(write.fetchedAt, write.id),
+            [LIST_PARTITION_ATTRIBUTE]: listPartition(write.sourceId, write.bodyId, write.type),
+            [LIST_SORT_ATTRIBUTE]: listSort(write.fetchedAt, write.id),
           };
     // Deterministic key and full value: repeating this write is harmless (idempotent). OPT-5: never over
     // an operator's mark — a takedown issued while this sync ran wins over its later writes.
@@ -365,7 +369,7 @@ export class MirrorStore {
       ...entry,
       ...listKeys,
     };
-    if (!deleted && 'apiList' in listKeys) {
+    if (!deleted && LIST_PARTITION_ATTRIBUTE in listKeys) {
       const inline = JSON.stringify(write.object);
       if (itemSizeBound({ ...item, o: inline }) <= INLINE_ITEM_MAX_BYTES) item.o = inline;
     }
@@ -410,12 +414,12 @@ export class MirrorStore {
           TableName: this.config.stateTable,
           Key: { pk: indexPartition(entry.sourceId, entry.type), sk: idHash(entry.id) },
           // The inline copy goes with the content: a taken-down object's text stays only in S3 (audit).
-          UpdateExpression: `SET deleted = :d, takedown = :t${listed ? ', apiListSort = :s' : ''} REMOVE o`,
+          UpdateExpression: `SET deleted = :d, takedown = :t${listed ? `, ${LIST_SORT_ATTRIBUTE} = :s` : ''} REMOVE o`,
           ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(takedown)',
           ExpressionAttributeValues: {
             ':d': true,
             ':t': mark,
-            ...(listed ? { ':s': bodyListSort(mark.at, entry.id) } : {}),
+            ...(listed ? { ':s': listSort(mark.at, entry.id) } : {}),
           },
           // The item as it was at the mark (the caller's copy may be stale): live or not for the counts.
           ReturnValues: 'ALL_OLD',
@@ -474,7 +478,7 @@ export class MirrorStore {
         await this.clients.doc.send(
           new UpdateCommand({
             TableName: this.config.stateTable,
-            Key: listCountKey(sourceId, change.apiList),
+            Key: listCountKey(sourceId, change.list),
             UpdateExpression: 'ADD entries :e, live :l',
             ExpressionAttributeValues: { ':e': change.entries, ':l': change.live },
           }),

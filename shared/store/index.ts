@@ -31,4 +31,11 @@ export {
   type SourcesLoad,
   setOtherItemActive,
 } from './sources';
-export { BODY_LIST_INDEX, DOCUMENTS_TABLE, SOURCES_TABLE, STATE_TABLE, type TableDefinition } from './tables';
+export {
+  DOCUMENTS_TABLE,
+  LEGACY_LIST_INDEX,
+  LIST_INDEX,
+  SOURCES_TABLE,
+  STATE_TABLE,
+  type TableDefinition,
+} from './tables';

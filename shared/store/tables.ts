@@ -30,11 +30,19 @@ export const SOURCES_TABLE: TableDefinition = {
  * index lives in partitions of its own, `pk` = `MIRROR#<sourceId>#<type>` (shared/mirror).
  * `byDue` lets the planner read only sources whose next decision is due (`dueShard` + `dueAt`);
  * `byLease` is sparse — only STATE items of running syncs carry `leaseShard` — so counting the running
- * syncs (SCH-5) reads a handful of items, not the table. `byBodyList` is sparse too — only mirror index
- * items of a body's objects carry `apiList` (source, body, type) and `apiListSort` (commit time, id) —
- * so one page of the OParl API over the mirror (shared/mirror-api) is one Query.
+ * syncs (SCH-5) reads a handful of items, not the table. `byList` is sparse too — only mirror index
+ * items of a body's objects carry `lp` (source, body, type) and `ls` (commit time, id; shared/mirror
+ * keys.ts) — so one page of the OParl API over the mirror (shared/mirror-api) is one Query.
  */
-export const BODY_LIST_INDEX = 'byBodyList';
+export const LIST_INDEX = 'byList';
+
+/**
+ * The first list index, on the long attributes `apiList`/`apiListSort` (3 read units a page instead of
+ * ≤ 2). Nothing writes them any more and `ingestor backfill-index` removes them, so it holds nothing
+ * after the backfill. It stays defined for one release because CloudFormation creates or deletes only
+ * one global index per table update: this release adds `byList`, the next one drops this.
+ */
+export const LEGACY_LIST_INDEX = 'byBodyList';
 
 export const STATE_TABLE: TableDefinition = {
   logicalName: 'State',
@@ -45,8 +53,9 @@ export const STATE_TABLE: TableDefinition = {
     { indexName: 'byLease', partitionKey: 'leaseShard', sortKey: 'leaseUntil' },
     // Keys, two flags and the inline copy of small objects (`o`, shared/mirror keys.ts): a list page is
     // one Query and no S3 read for objects that fit (issue 16).
+    { indexName: LIST_INDEX, partitionKey: 'lp', sortKey: 'ls', include: ['deleted', 'takedown', 'o'] },
     {
-      indexName: BODY_LIST_INDEX,
+      indexName: LEGACY_LIST_INDEX,
       partitionKey: 'apiList',
       sortKey: 'apiListSort',
       include: ['deleted', 'takedown', 'o'],

@@ -2,7 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIST_CATALOGUE } from '../../shared/engine';
 import { BODIES_TTL_MS } from '../../shared/mirror-api/constants';
-import { BODY_LIST_INDEX, loadAllSources } from '../../shared/store';
+import { LIST_INDEX, loadAllSources } from '../../shared/store';
 import { tombstoneIds } from '../../shared/takedown';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
 import { liveEntries } from '../takedown/support';
@@ -19,7 +19,7 @@ function strings(value: unknown, key = ''): [string, string][] {
 }
 
 /** The one DynamoDB call of a list page: a Query of the State table's list index. */
-const pageQuery = () => ({ command: 'Query', table: bed.env.STATE_TABLE, index: BODY_LIST_INDEX });
+const pageQuery = () => ({ command: 'Query', table: bed.env.STATE_TABLE, index: LIST_INDEX });
 /** The list's counter (`pagination` counts): one GetItem per list, cached as long as the bodies. */
 const counterRead = () => ({ command: 'GetItem', table: bed.env.STATE_TABLE });
 
@@ -310,7 +310,7 @@ describe('OParl 1.1 API over the mirror (issue 16)', () => {
     );
     const old = {
       ...STATE_TABLE,
-      globalIndexes: STATE_TABLE.globalIndexes.filter((i) => i.indexName !== 'byBodyList'),
+      globalIndexes: STATE_TABLE.globalIndexes.filter((i) => i.indexName !== LIST_INDEX),
     };
     await bed.clients.dynamo.send(new CreateTableCommand(createTableInput(old, 'state-before-api')));
     const reader = new MirrorReader(bed.clients, {

@@ -3,7 +3,7 @@ import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { changeFeedBus, type IngestorStackProps, MIRROR_PREFIXES } from '../../infra/stack';
 import { API_BASE_HEADER, LIST_MAX_AGE_S, OBJECT_MAX_AGE_S } from '../../shared/mirror-api/constants';
-import { BODY_LIST_INDEX } from '../../shared/store/tables';
+import { LEGACY_LIST_INDEX, LIST_INDEX } from '../../shared/store/tables';
 import { removeTempOutdirs, synthWithNag } from '../cdk/support';
 
 /**
@@ -39,7 +39,34 @@ describe('CDK: the OParl API over the mirror (issue 16)', () => {
     expect(alone.synthError).toBeUndefined();
   });
 
-  it('read-only function: reads Sources (Scan), State (GetItem, Query) and only its byBodyList index, and only mirror/ objects — no write, no secret, no queue', () => {
+  it('State table: the compact list index byList beside the first one, byBodyList, exactly as it was deployed — a deploy over it is one index creation, all CloudFormation allows', () => {
+    const { stack, template } = withPreview;
+    const table =
+      template.findResources('AWS::DynamoDB::Table')[
+        stack.getLogicalId(stack.tables.State.node.defaultChild as CfnElement)
+      ];
+    const indexes = (table?.Properties.GlobalSecondaryIndexes ?? []) as Record<string, unknown>[];
+    const byName = (name: string) => indexes.find((i) => i.IndexName === name);
+    expect(byName(LIST_INDEX)).toEqual({
+      IndexName: 'byList',
+      KeySchema: [
+        { AttributeName: 'lp', KeyType: 'HASH' },
+        { AttributeName: 'ls', KeyType: 'RANGE' },
+      ],
+      Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['deleted', 'takedown', 'o'] },
+    });
+    // Any change to the first index (its keys, its projection) would be a deletion and a creation.
+    expect(byName(LEGACY_LIST_INDEX)).toEqual({
+      IndexName: 'byBodyList',
+      KeySchema: [
+        { AttributeName: 'apiList', KeyType: 'HASH' },
+        { AttributeName: 'apiListSort', KeyType: 'RANGE' },
+      ],
+      Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['deleted', 'takedown', 'o'] },
+    });
+  });
+
+  it('read-only function: reads Sources (Scan), State (GetItem, Query) and only its byList index, and only mirror/ objects — no write, no secret, no queue', () => {
     const { stack, template } = withPreview;
     const api = stack.mirrorApi;
     if (!api) throw new Error('no mirror API in the stack');
@@ -58,7 +85,7 @@ describe('CDK: the OParl API over the mirror (issue 16)', () => {
     const indexArns = statements
       .flatMap((s) => asArray(s.Resource))
       .filter((r) => JSON.stringify(r).includes('/index/'));
-    expect(JSON.stringify(indexArns)).toContain(`/index/${BODY_LIST_INDEX}`);
+    expect(JSON.stringify(indexArns)).toContain(`/index/${LIST_INDEX}`);
     expect(indexArns).toHaveLength(1);
     // Its own log group is the one thing it writes (IngestorFunction).
     for (const action of actions.filter((a) => !a.startsWith('logs:'))) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { documentId } from '../../shared/engine';
-import { idHash } from '../../shared/mirror';
+import { idHash, LIST_SORT_PATTERN, listSort, listSortOfHash } from '../../shared/mirror';
 import {
   apiUrls,
   decidePage,
@@ -20,6 +20,8 @@ import {
 } from '../../shared/mirror-api';
 
 const q = (s: string) => parseListQuery(new URLSearchParams(s));
+const hash = 'ab'.repeat(20);
+const sort = listSortOfHash('2024-07-01T10:00:00.000Z', hash);
 
 describe('list query (pure)', () => {
   it('page size like the origins: default, clamped to 20…100, junk refused', () => {
@@ -33,7 +35,16 @@ describe('list query (pure)', () => {
   it('modified_since/modified_until: ISO 8601 with offset normalised to UTC, range inclusive', () => {
     const query = q('modified_since=2024-07-01T12:00:00%2B02:00&modified_until=2024-07-02T00:00:00Z');
     expect(query.modifiedSince).toBe('2024-07-01T10:00:00.000Z');
-    expect(sortRange(query)).toEqual({ lo: '2024-07-01T10:00:00.000Z', hi: '2024-07-02T00:00:00.000Z#~' });
+    // The index sorts by epoch ms in 13 digits (shared/mirror `listSort`).
+    expect(sortRange(query)).toEqual({
+      lo: String(Date.parse('2024-07-01T10:00:00Z')),
+      hi: `${Date.parse('2024-07-02T00:00:00Z')}#~`,
+    });
+    // Bounds outside what a sort key can hold select what they mean, never an error.
+    expect(sortRange(q('modified_since=1900-01-01&modified_until=9999-12-31'))).toEqual({
+      lo: '0000000000000',
+      hi: '9999999999999#~',
+    });
     expect(() => q('modified_since=yesterday')).toThrow(/ISO 8601/);
     expect(() => q('modified_since=2024-07-02T00:00:00Z&modified_until=2024-07-01T00:00:00Z')).toThrow(
       MirrorApiRequestError,
@@ -41,24 +52,41 @@ describe('list query (pure)', () => {
   });
 
   it('the cursor is opaque, round-trips, and a forged one is refused', () => {
-    const c = { after: `2024-07-01T10:00:00.000Z#${'ab'.repeat(20)}`, page: 3 };
+    const c = { after: { sort, key: hash }, page: 3 };
+    expect(sort).toBe(`${Date.parse('2024-07-01T10:00:00Z')}#abababababab`);
+    expect(sort).toMatch(LIST_SORT_PATTERN);
     expect(decodeCursor(encodeCursor(c))).toEqual(c);
     expect(() => q('cursor=notacursor')).toThrow(/cursor/);
     // Well-formed, but crafted: its start key would reach DynamoDB (an empty sort key fails there → 500).
-    for (const after of [
-      'x',
-      '2024-07-01T10:00:00.000Z#',
-      `#${'ab'.repeat(20)}`,
-      `2024-07-01#${'ab'.repeat(20)}`,
+    const forged = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    for (const value of [
+      ['x', hash, 2],
+      [`${sort.slice(0, 13)}#`, hash, 2],
+      [`#${hash.slice(0, 12)}`, hash, 2],
+      [sort, 'x', 2],
+      // The id hash must be the one the sort key ends in.
+      [sort, 'cd'.repeat(20), 2],
+      [sort, hash, 1],
+      [sort, hash, 2.5],
+      [sort, hash],
+      // Legacy form with a time no sort key can hold.
+      [`9999-07-01T10:00:00.000Z#${hash}`, 2],
+      [`2024-07-01#${hash}`, 2],
     ]) {
-      expect(() => decodeCursor(encodeCursor({ after, page: 2 })), after).toThrow(/cursor/);
+      expect(() => decodeCursor(forged(value)), JSON.stringify(value)).toThrow(/cursor/);
     }
+  });
+
+  it('a cursor of the first list index (`<ISO>#<id hash>`, page) goes on where it was', () => {
+    const legacy = Buffer.from(JSON.stringify([`2024-07-01T10:00:00.000Z#${hash}`, 4])).toString('base64url');
+    expect(decodeCursor(legacy)).toEqual({ after: { sort, key: hash }, page: 4 });
   });
 });
 
 describe('page decision (pure)', () => {
-  const row = (n: number, extra: { deleted?: boolean; takedown?: boolean } = {}) => ({
-    sortKey: `2024-07-01T10:00:${String(n).padStart(2, '0')}.000Z#${n}`,
+  const row = (n: number, extra: { deleted?: boolean; takedown?: boolean; at?: number } = {}) => ({
+    sortKey: listSort(`2024-07-01T10:00:${String(extra.at ?? n).padStart(2, '0')}.000Z`, `id${n}`),
+    key: idHash(`id${n}`),
     deleted: extra.deleted ?? false,
     takedown: extra.takedown ?? false,
   });
@@ -67,7 +95,7 @@ describe('page decision (pure)', () => {
     const rows = Array.from({ length: 21 }, (_, i) => row(i));
     const d = decidePage(rows, q('limit=20'));
     expect(d.show).toHaveLength(20);
-    expect(d.next).toEqual({ after: rows[19]?.sortKey, page: 2 });
+    expect(d.next).toEqual({ after: { sort: rows[19]?.sortKey, key: rows[19]?.key }, page: 2 });
     expect(decidePage(rows.slice(0, 20), q('limit=20')).next).toBeUndefined();
   });
 
@@ -82,30 +110,37 @@ describe('page decision (pure)', () => {
     ]);
   });
 
-  it('in-memory paging walks every row once in sort order', () => {
-    const rows = Array.from({ length: 45 }, (_, i) => row(44 - i));
+  it('in-memory paging walks every row once in sort order, rows of one sort key by their id hash', () => {
+    const rows = Array.from({ length: 45 }, (_, i) => row(44 - i, { at: (44 - i) % 3 }));
+    // Rows sharing a sort key (the same commit time and 12 hex, forged here) are told apart by the key.
+    const twins = [0, 1, 2].map((n) => ({ ...row(100 + n, { at: 0 }), sortKey: rows[0]?.sortKey ?? '' }));
+    const all = [...rows, ...twins];
     const seen: string[] = [];
     let query = q('limit=20');
     for (;;) {
-      const d = pageInMemory(rows, query);
-      seen.push(...d.show.map((s) => s.row.sortKey));
+      const d = pageInMemory(all, query);
+      seen.push(...d.show.map((s) => s.row.key));
       if (!d.next) break;
       query = { ...query, cursor: d.next };
     }
-    expect(seen).toEqual(rows.map((r) => r.sortKey).sort());
+    const order = [...all].sort((a, b) =>
+      a.sortKey === b.sortKey ? (a.key < b.key ? -1 : 1) : a.sortKey < b.sortKey ? -1 : 1,
+    );
+    expect(seen).toEqual(order.map((r) => r.key));
+    expect(new Set(seen).size).toBe(48);
   });
 
   it('links: first without cursor, next with one, pagination counts', () => {
     const env = listEnvelope(
       'http://api.test/oparl/v1/x/body/h/paper?limit=20&cursor=abc',
-      { next: { after: `2024-07-01T10:00:00.000Z#${'cd'.repeat(20)}`, page: 3 }, page: 2 },
+      { next: { after: { sort, key: hash }, page: 3 }, page: 2 },
       q('limit=20'),
       [],
     );
     const links = env.links as Record<string, string>;
     expect(links.first).toBe('http://api.test/oparl/v1/x/body/h/paper?limit=20');
     expect(decodeCursor(new URL(links.next ?? '').searchParams.get('cursor') ?? '')).toEqual({
-      after: `2024-07-01T10:00:00.000Z#${'cd'.repeat(20)}`,
+      after: { sort, key: hash },
       page: 3,
     });
     expect(env.pagination).toEqual({ elementsPerPage: 20, currentPage: 2 });

@@ -1,23 +1,25 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backfillIndexCommand } from '../../cli/commands/backfill';
 import {
   backfillListIndex,
-  bodyListPartition,
-  bodyListSort,
   idHash,
   indexPartition,
+  listCountKey,
+  listPartition,
+  listSort,
   MirrorStore,
   type MirrorWrite,
   paceSlot,
 } from '../../shared/mirror';
+import { LEGACY_LIST_INDEX } from '../../shared/store';
 import { sealTakenDown } from '../../shared/takedown';
 import { paperWrite, seedListedBody, serveApi, walkList } from '../mirror-api/support';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
 
 /**
- * Issue 16 maintenance: index items written before the `byBodyList` attributes (and the inline copy)
- * existed get them from `ingestor backfill-index` — as the sync would have written them, idempotent,
+ * Issue 16 maintenance: index items written before the `byList` attributes (and the inline copy)
+ * existed, or with the long keys of the first list index, get them from `ingestor backfill-index` — as the sync would have written them, idempotent,
  * paced, and never over a newer sync write. Old items are made by removing the attributes from items
  * the real mirror store wrote.
  */
@@ -34,11 +36,11 @@ function paper(n: number, when: string, extra: Record<string, unknown> = {}): Mi
 let bed: AwsTestbed;
 let mirror: MirrorStore;
 
-async function item(type: string, id: string): Promise<Record<string, unknown>> {
+async function item(type: string, id: string, source = SOURCE): Promise<Record<string, unknown>> {
   const out = await bed.clients.doc.send(
     new GetCommand({
       TableName: bed.env.STATE_TABLE,
-      Key: { pk: indexPartition(SOURCE, type), sk: idHash(id) },
+      Key: { pk: indexPartition(source, type), sk: idHash(id) },
     }),
   );
   return out.Item ?? {};
@@ -50,7 +52,7 @@ async function makeOld(type: string, id: string): Promise<void> {
     new UpdateCommand({
       TableName: bed.env.STATE_TABLE,
       Key: { pk: indexPartition(SOURCE, type), sk: idHash(id) },
-      UpdateExpression: 'REMOVE apiList, apiListSort, o',
+      UpdateExpression: 'REMOVE lp, ls, o',
     }),
   );
 }
@@ -111,17 +113,17 @@ describe('backfill of the API list index (issue 16)', () => {
     expect(sleeps.reduce((a, b) => a + b, 0)).toBe(2000);
 
     const after = await item('paper', small.id);
-    expect(after.apiList).toBe(before.apiList);
-    expect(after.apiListSort).toBe(before.apiListSort);
+    expect(after.lp).toBe(before.lp);
+    expect(after.ls).toBe(before.ls);
     expect(after.o).toBe(before.o);
     const bigItem = await item('paper', big.id);
-    expect(bigItem.apiList).toBe(bodyListPartition(SOURCE, BODY, 'paper'));
+    expect(bigItem.lp).toBe(listPartition(SOURCE, BODY, 'paper'));
     expect(bigItem.o).toBeUndefined();
     const goneItem = await item('paper', gone.id);
-    expect(goneItem.apiListSort).toBe(bodyListSort(at(50), gone.id));
+    expect(goneItem.ls).toBe(listSort(at(50), gone.id));
     expect(goneItem.o).toBeUndefined();
     const downItem = await item('paper', down.id);
-    expect(downItem.apiListSort).toBe(bodyListSort(at(60), down.id));
+    expect(downItem.ls).toBe(listSort(at(60), down.id));
     expect(downItem.o).toBeUndefined();
 
     const again = await run();
@@ -151,10 +153,102 @@ describe('backfill of the API list index (issue 16)', () => {
     );
     expect(report.raced).toBe(1);
     const rewritten = [await item('paper', first.id), await item('paper', second.id)];
-    expect(rewritten.map((i) => i.apiListSort).sort()).toEqual(
-      [bodyListSort(at(500), first.id), bodyListSort(at(500), second.id)].sort(),
+    expect(rewritten.map((i) => i.ls).sort()).toEqual(
+      [listSort(at(500), first.id), listSort(at(500), second.id)].sort(),
     );
     expect(rewritten.every((i) => String(i.o).includes('neu'))).toBe(true);
+  });
+
+  it('items of the first list index (long keys, its counters) move to byList: listed again, the first index and its counters empty after, idempotent', async () => {
+    const source = 'backfill-legacy';
+    await seedListedBody(bed, source, BODY, at(0));
+    const writes = [30, 31, 32].map((n) => paperWrite(source, BODY, n, at(300 + n)));
+    for (const w of writes) await mirror.writeLive(w);
+    const [goneEntry] = (await mirror.lookup(source, [writes[2] as MirrorWrite])).values();
+    await mirror.writeTombstone(
+      { ...paperWrite(source, BODY, 32, at(340)), object: { id: writes[2]?.id, deleted: true } },
+      goneEntry,
+    );
+    // The first release's shapes: `<source>#<40-hex body hash>#<type>` and `<ISO>#<40-hex id hash>`.
+    const legacyList = `${source}#${idHash(BODY)}#paper`;
+    for (const [i, w] of writes.entries()) {
+      await bed.clients.doc.send(
+        new UpdateCommand({
+          TableName: bed.env.STATE_TABLE,
+          Key: { pk: indexPartition(source, 'paper'), sk: idHash(w.id) },
+          UpdateExpression: 'REMOVE lp, ls SET apiList = :l, apiListSort = :s',
+          ExpressionAttributeValues: {
+            ':l': legacyList,
+            ':s': `${at(i === 2 ? 340 : 300 + 30 + i)}#${idHash(w.id)}`,
+          },
+        }),
+      );
+    }
+    // The new list's counter without its numbers (as if edited by hand): recounted all the same.
+    const newCounter = listCountKey(source, listPartition(source, BODY, 'paper'));
+    await bed.clients.doc.send(
+      new UpdateCommand({
+        TableName: bed.env.STATE_TABLE,
+        Key: newCounter,
+        UpdateExpression: 'REMOVE entries, live',
+      }),
+    );
+    await bed.clients.doc.send(
+      new PutCommand({
+        TableName: bed.env.STATE_TABLE,
+        Item: { ...listCountKey(source, legacyList), entries: 3, live: 2 },
+      }),
+    );
+    const legacyRows = async () =>
+      (
+        await bed.clients.doc.send(
+          new QueryCommand({
+            TableName: bed.env.STATE_TABLE,
+            IndexName: LEGACY_LIST_INDEX,
+            KeyConditionExpression: 'apiList = :p',
+            ExpressionAttributeValues: { ':p': legacyList },
+          }),
+        )
+      ).Items ?? [];
+    expect(await legacyRows()).toHaveLength(3);
+    const api = await serveApi(bed);
+    try {
+      const list = `${api.base}/oparl/v1/${source}/body/${idHash(BODY)}/paper`;
+      const shown = async () => (await walkList(list)).objects.map((o) => o['mandari:originId']);
+      expect(await shown()).toEqual([]);
+      const run = () =>
+        backfillListIndex(
+          bed.clients,
+          { bucket: bed.env.BUCKET, stateTable: bed.env.STATE_TABLE },
+          { sourceIds: [source], ratePerSecond: 1000, sleep: async () => {} },
+        );
+      const report = await run();
+      expect(report).toMatchObject({
+        updated: 3,
+        moved: 3,
+        inlined: 0,
+        lists: 1,
+        recounted: 1,
+        legacyCounters: 1,
+      });
+      expect(await legacyRows()).toEqual([]);
+      for (const [i, w] of writes.entries()) {
+        const moved = await item('paper', w.id, source);
+        expect(moved.apiList).toBeUndefined();
+        expect(moved.apiListSort).toBeUndefined();
+        expect(moved.ls).toBe(listSort(i === 2 ? at(340) : at(330 + i), w.id));
+      }
+      const counter = async (key: { pk: string; sk: string }) =>
+        (await bed.clients.doc.send(new GetCommand({ TableName: bed.env.STATE_TABLE, Key: key }))).Item;
+      expect(await counter(listCountKey(source, legacyList))).toBeUndefined();
+      expect(await counter(newCounter)).toMatchObject({ entries: 3, live: 2 });
+      // Shown in commit order; the tombstone only in a filtered list.
+      expect(await shown()).toEqual([writes[0]?.id, writes[1]?.id]);
+      expect(await run()).toMatchObject({ updated: 0, moved: 0, recounted: 0, legacyCounters: 0 });
+    } finally {
+      await new Promise<void>((resolve) => api.server.close(() => resolve()));
+      api.server.closeAllConnections();
+    }
   });
 
   it('ingestor backfill-index: old objects appear in the API after it; --dry-run writes nothing', async () => {

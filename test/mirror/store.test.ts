@@ -20,39 +20,39 @@ describe('mirror keys (deterministic, B-4)', () => {
 });
 
 describe('countDelta: what one commit changes in the API list counters (pure)', () => {
-  const L = 'src#b#paper';
-  const live = { apiList: L, deleted: false };
-  const gone = { apiList: L, deleted: true };
-  const down = { apiList: L, deleted: true, takedown: { at: 't' } };
+  const L = 'b'.repeat(16);
+  const live = { lp: L, deleted: false };
+  const gone = { lp: L, deleted: true };
+  const down = { lp: L, deleted: true, takedown: { at: 't' } };
   it.each([
-    ['new object', undefined, live, [{ apiList: L, entries: 1, live: 1 }]],
+    ['new object', undefined, live, [{ list: L, entries: 1, live: 1 }]],
     ['modified live object: no write', live, { ...live, hash: 'h2' }, []],
-    ['tombstone of a live object (origin deleted it)', live, gone, [{ apiList: L, entries: 0, live: -1 }]],
-    ['deleted, then live again', gone, live, [{ apiList: L, entries: 0, live: 1 }]],
+    ['tombstone of a live object (origin deleted it)', live, gone, [{ list: L, entries: 0, live: -1 }]],
+    ['deleted, then live again', gone, live, [{ list: L, entries: 0, live: 1 }]],
     [
       'takedown mark of a live entry (stays in the partition)',
       live,
       down,
-      [{ apiList: L, entries: 0, live: -1 }],
+      [{ list: L, entries: 0, live: -1 }],
     ],
     ['takedown mark of a tombstone', gone, down, []],
     ['lift (the mark goes, the tombstone stays)', down, gone, []],
-    ['purge of a tombstone', gone, undefined, [{ apiList: L, entries: -1, live: 0 }]],
-    ['purge of a live entry', live, undefined, [{ apiList: L, entries: -1, live: -1 }]],
+    ['purge of a tombstone', gone, undefined, [{ list: L, entries: -1, live: 0 }]],
+    ['purge of a live entry', live, undefined, [{ list: L, entries: -1, live: -1 }]],
     ['an item of no list (a body, an object of no body)', { deleted: false }, { deleted: false }, []],
     [
       'an old item (no list keys) written again joins the list',
       { deleted: false },
       live,
-      [{ apiList: L, entries: 1, live: 1 }],
+      [{ list: L, entries: 1, live: 1 }],
     ],
     [
       'moved to another list',
       live,
-      { apiList: 'src#c#paper', deleted: false },
+      { lp: 'c'.repeat(16), deleted: false },
       [
-        { apiList: L, entries: -1, live: -1 },
-        { apiList: 'src#c#paper', entries: 1, live: 1 },
+        { list: L, entries: -1, live: -1 },
+        { list: 'c'.repeat(16), entries: 1, live: 1 },
       ],
     ],
   ])('%s', (_name, before, after, expected) => {
