@@ -8,11 +8,11 @@ import { startAwsTestbed } from '../test/support/aws';
 /**
  * `npm run bench -- mirror-api`: the OParl API over a mirror holding one body with 20,000 papers
  * (written straight into the mirror store on the local peers, as the sync writes them), served on
- * loopback. Prints JSON: p50/p95 latency of a list page (100 objects: one index Query; S3 only for
- * objects too large to ride inline in the index) and of one object, and per list page the DynamoDB
- * queries, the capacity units the peer reports and the S3 reads. A second body holds 20,000 papers too
- * large to ride inline (`s3Bodies`): its pages read index entries only, so their read units are the
- * index's own. Goal (issue 16): one Query per page, ≤ 2 read units per 100 index entries plus bodies
+ * loopback. Prints JSON: p50/p95 latency of a list page (100 papers of 2.6 KB, the size of the OParl
+ * specification's example: one index Query, the papers inline) and of one object, and per list page
+ * the DynamoDB queries, the capacity units the peer reports and the S3 reads. A second body holds
+ * 20,000 papers of 6 KB, too large to ride inline (`s3Bodies`): its pages read index entries only, so
+ * their read units are the index's own, and each paper from S3. Goal (issue 16): one Query per page, ≤ 2 read units per 100 index entries plus bodies
  * from S3, or small objects inline (≤ 1 MB a page).
  */
 export interface MirrorApiBenchResult {
@@ -27,6 +27,51 @@ export interface MirrorApiBenchResult {
     listPageMs: { p50: number; p95: number; samples: number };
     perListPage: { queries: number; readUnits: number; s3Reads: number };
   };
+}
+
+/**
+ * A paper as councils publish it: an embedded main file and two consultations, filled up with keywords
+ * to a given JSON size. Typical = the OParl specification's example paper (2.6 KB), which rides inline;
+ * large = beyond one read unit with its index item (INLINE_ITEM_MAX_BYTES), so its body stays in S3.
+ */
+const TYPICAL_PAPER_BYTES = 2_600;
+const LARGE_PAPER_BYTES = 6_000;
+
+function benchPaper(id: string, body: string, n: number, modified: string, bytes: number) {
+  const origin = body.replace(/\/body\/[^/]+$/, '');
+  const paper: Record<string, unknown> = {
+    id,
+    type: 'https://schema.oparl.org/1.1/Paper',
+    body,
+    name: `Vorlage ${n}: Antrag der Fraktion zur Sanierung des Schulgebäudes`,
+    reference: `VO/2024/${n}`,
+    date: '2024-01-01',
+    paperType: 'Antrag',
+    mainFile: {
+      id: `${origin}/file/${n}`,
+      type: 'https://schema.oparl.org/1.1/File',
+      name: `Vorlage ${n}`,
+      fileName: `vorlage-${n}.pdf`,
+      mimeType: 'application/pdf',
+      size: 184_320,
+      accessUrl: `${origin}/files/vorlage-${n}.pdf`,
+      modified,
+    },
+    consultation: [1, 2].map((k) => ({
+      id: `${origin}/consultation/${n}-${k}`,
+      type: 'https://schema.oparl.org/1.1/Consultation',
+      paper: id,
+      meeting: `${origin}/meeting/${(n % 200) + k}`,
+      organization: [`${origin}/organization/${k}`],
+      role: k === 1 ? 'Vorberatung' : 'Entscheidung',
+      authoritative: k === 2,
+    })),
+    keyword: [] as string[],
+    modified,
+  };
+  const keywords = paper.keyword as string[];
+  while (Buffer.byteLength(JSON.stringify(paper)) < bytes) keywords.push(`Schlagwort ${keywords.length + 1}`);
+  return paper;
 }
 
 function quantile(values: number[], q: number): number {
@@ -55,18 +100,13 @@ export async function runMirrorApiBench(
       let written = 0;
       await mapLimit(ids, 16, async (id, i) => {
         const fetchedAt = new Date(t0 + i * 1000).toISOString();
-        const object = {
+        const object = benchPaper(
           id,
-          type: 'https://schema.oparl.org/1.1/Paper',
           body,
-          name: `Vorlage ${i + 1}: Antrag der Fraktion zur Sanierung des Schulgebäudes`,
-          reference: `VO/${2024}/${i + 1}`,
-          date: '2024-01-01',
-          paperType: 'Antrag',
-          modified: fetchedAt,
-          // Beyond one write unit with its index item (INLINE_ITEM_MAX_BYTES): the body stays in S3.
-          ...(large ? { keyword: Array.from({ length: 60 }, (_, k) => `Schlagwort ${k}`) } : {}),
-        };
+          i + 1,
+          fetchedAt,
+          large ? LARGE_PAPER_BYTES : TYPICAL_PAPER_BYTES,
+        );
         await mirror.writeLive({
           sourceId,
           type: 'paper',

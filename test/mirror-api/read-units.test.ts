@@ -37,7 +37,7 @@ beforeAll(async () => {
       type: 'https://schema.oparl.org/1.1/LegislativeTerm',
       name: `Wahlperiode ${n}`,
       // Too large for an inline copy (INLINE_ITEM_MAX_BYTES): the body stays in S3.
-      keyword: Array.from({ length: 40 }, (_, k) => `Schlagwort ${k}`),
+      keyword: Array.from({ length: 400 }, (_, k) => `Schlagwort ${k}`),
     };
     for (const sourceId of [WITHIN, BEYOND]) {
       await mirror.writeLive({

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backfillIndexCommand } from '../../cli/commands/backfill';
 import {
   backfillListIndex,
+  INLINE_ITEM_MAX_BYTES,
   idHash,
   indexPartition,
   listCountKey,
@@ -73,7 +74,7 @@ describe('backfill of the API list index (issue 16)', () => {
 
   it('gives old items the keys and inline copy the sync would write; deleted and taken-down ones no content; idempotent; paced', async () => {
     const small = paper(1, at(10));
-    const big = paper(2, at(20), { text: 'x'.repeat(2000) });
+    const big = paper(2, at(20), { text: 'x'.repeat(INLINE_ITEM_MAX_BYTES) });
     const gone = paper(3, at(30));
     const down = paper(4, at(40));
     for (const w of [small, big, gone, down]) await mirror.writeLive(w);
