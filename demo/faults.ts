@@ -35,7 +35,8 @@ function globToRegExp(pattern: string): RegExp {
   return new RegExp(`^${escaped}$`);
 }
 
-function matches(matcher: FaultMatcher, req: RecordedRequest): boolean {
+/** Whether a request matches a matcher (a path glob, a RegExp on path and query, or a predicate). */
+export function requestMatches(matcher: FaultMatcher, req: RecordedRequest): boolean {
   if (typeof matcher === 'function') return matcher(req);
   if (matcher instanceof RegExp) return matcher.test(req.path);
   const target = matcher.includes('?') ? req.path : (req.path.split('?')[0] ?? '');
@@ -85,7 +86,7 @@ export class FaultBook {
   take(req: RecordedRequest): Fault[] {
     const hit = this.rules.filter(
       (r) =>
-        matches(r.match, req) &&
+        requestMatches(r.match, req) &&
         (r.userAgentIncludes === undefined ||
           (req.userAgent ?? '').toLowerCase().includes(r.userAgentIncludes)),
     );

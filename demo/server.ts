@@ -15,6 +15,7 @@ import {
   injectNestingBomb,
   isShortCircuit,
   NESTING_BOMB_DEPTH,
+  requestMatches,
 } from './faults';
 import { geoportalReply } from './geoportal';
 import { ROBOTS_ALLOW_ALL } from './robots';
@@ -24,6 +25,7 @@ import {
   type FakeCouncil,
   type FakeCouncilOptions,
   type Fault,
+  type FaultMatcher,
   LIST_KEYS,
   type ListDeleted,
   type ListKey,
@@ -98,6 +100,11 @@ export async function startFakeCouncil(options: FakeCouncilOptions = {}): Promis
   let robots: RobotsScript = toScript(options.robots ?? ROBOTS_ALLOW_ALL);
   let base = '';
   let closed = false;
+
+  // Requests a test holds (`hold`): each waits for its release; close() releases them all.
+  const holds: { match: FaultMatcher; arrived: (req: RecordedRequest) => void; released: Promise<void> }[] =
+    [];
+  const releases = new Set<() => void>();
 
   // Pending waits end early on close(), so no handler outlives the server.
   const sleepers = new Set<{ timer: NodeJS.Timeout; resolve: () => void }>();
@@ -437,6 +444,12 @@ export async function startFakeCouncil(options: FakeCouncilOptions = {}): Promis
     rec.faults = faults.map((f) => f.kind);
     const delayMs = Math.max(0, ...faults.map((f) => (f.kind === 'delay' ? f.delayMs : 0)));
     if (delayMs > 0) await sleep(delayMs);
+    const held = internal ? undefined : holds.find((h) => requestMatches(h.match, rec));
+    if (held) {
+      holds.splice(holds.indexOf(held), 1);
+      held.arrived(rec);
+      await held.released;
+    }
     if (closed || res.destroyed) return;
     if (rec.method !== 'GET' && rec.method !== 'HEAD') {
       await send(res, rec, reply(405, 'Method Not Allowed', 'text/plain', { allow: 'GET, HEAD' }), []);
@@ -495,6 +508,23 @@ export async function startFakeCouncil(options: FakeCouncilOptions = {}): Promis
         .map((o) => data.renderObject(o)),
     setFault: (match, fault, scope) => book.add(match, fault, scope),
     clearFaults: () => book.clear(),
+    hold: (match) => {
+      let arrived: (req: RecordedRequest) => void = () => {};
+      let release: () => void = () => {};
+      const arrival = new Promise<RecordedRequest>((resolve) => {
+        arrived = resolve;
+      });
+      const released = new Promise<void>((resolve) => {
+        release = () => {
+          releases.delete(release);
+          resolve();
+        };
+      });
+      releases.add(release);
+      if (closed) release();
+      holds.push({ match, arrived, released });
+      return { arrived: arrival, release };
+    },
     setRobots: (script) => {
       robots = toScript(script);
     },
@@ -507,6 +537,7 @@ export async function startFakeCouncil(options: FakeCouncilOptions = {}): Promis
         s.resolve();
       }
       sleepers.clear();
+      for (const release of [...releases]) release();
       const done = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await done;

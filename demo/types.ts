@@ -183,6 +183,13 @@ export interface FaultHandle {
   remove(): void;
 }
 
+export interface HeldRequest {
+  /** Resolves once the held request has arrived (and is waiting). */
+  readonly arrived: Promise<RecordedRequest>;
+  /** Answers it: routed then, so it shows the data as it is at release. */
+  release(): void;
+}
+
 export interface RobotsScript {
   /** Default 200. */
   status?: number;
@@ -221,6 +228,11 @@ export interface FakeCouncil {
   objects(list: ListKey, options?: { body?: number; includeDeleted?: boolean }): Record<string, unknown>[];
   setFault(match: FaultMatcher, fault: Fault, scope?: FaultScope): FaultHandle;
   clearFaults(): void;
+  /**
+   * Holds the next request that matches before it is answered, until `release()` (or `close()`): a
+   * response in flight for exactly as long as a test needs to act in between — no timer involved.
+   */
+  hold(match: FaultMatcher): HeldRequest;
   setRobots(script: RobotsScript | string): void;
   /** Applies the mutations in order and returns the ids of the objects touched. */
   mutate(mutations: Mutation | Mutation[]): string[];

@@ -974,6 +974,7 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
       'shared/takedown/seal.ts',
       'shared/takedown/lift.ts',
       'shared/takedown/embedders.ts',
+      'shared/engine/write.ts',
       'shared/mirror/store.ts',
     ],
     tests: [
@@ -981,6 +982,7 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
       'test/takedown/permanent-scraper.test.ts',
       'test/takedown/permanent-documents.test.ts',
       'test/takedown/embedded.test.ts',
+      'test/takedown/sync-race.test.ts',
     ],
   },
   'OTH-1': {

@@ -93,12 +93,14 @@ export type {
 } from './types';
 export {
   asPublished,
+  embeddingTakenDown,
   type IncomingObject,
   type MirrorGuard,
   type MirrorTotals,
   MirrorWriter,
   type MirrorWriterDeps,
   type PageObject,
+  PageTakedowns,
   type PageWritten,
   sessionDayOf,
   stampedWhenSeen,

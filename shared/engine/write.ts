@@ -12,6 +12,7 @@ import { WRITE_CONCURRENCY } from './constants';
 import { recordDocument } from './documents';
 import {
   contentHash,
+  embeddedObjects,
   isDeleted,
   modifiedMs,
   type OParlObject,
@@ -31,6 +32,8 @@ import type { BodyRecord } from './types';
  * publishes `modified`, scraped HTML does not) and which objects a call may write (`WriteScope`).
  * Side effects come first and the index item last, because the index item is the commit point of an
  * object: a run killed in between writes the object again on resume, and its side effects with it.
+ *
+ * OPT-5, a takedown issued while the page is written: see `withoutLateTakedowns`.
  */
 
 /** One object of a page as the kind read it. */
@@ -63,8 +66,15 @@ export interface MirrorGuard<M> {
   meet(previous: MirrorIndexEntry | undefined, mark: M): Promise<void>;
   /** One commit; undefined when an operator's mark made it fail (the object is then sealed). */
   commit(write: () => Promise<MirrorIndexEntry>): Promise<MirrorIndexEntry | undefined>;
-  /** After a page: the entries it created are checked against a fresh read of the takedowns. */
-  afterCommit(created: { entry: MirrorIndexEntry; subject: WriteSubject }[]): Promise<void>;
+  /**
+   * After a page's commits: the takedowns are read afresh when they created entries or stored objects
+   * that embed others (`embedding`); created entries taken down meanwhile are sealed. Nothing to read
+   * otherwise. `covers` answers from the fresh read afterwards.
+   */
+  afterCommit(page: {
+    created: { entry: MirrorIndexEntry; subject: WriteSubject }[];
+    embedding: boolean;
+  }): Promise<void>;
 }
 
 /** The version of an object a page holds, as compared with the mirror's and written. */
@@ -172,10 +182,65 @@ export class MirrorWriter<M> {
       const known = index.has(lookupKey(o.type, o.id));
       return scope === 'any' || (scope === 'known') === known;
     });
+    const takenDown = new PageTakedowns(index, guard);
+    const pass = await this.commitEach(objects, index, page, takenDown, { again: false });
+    await guard.afterCommit({ created: pass.created, embedding: pass.embedding.length > 0 });
+    await this.withoutLateTakedowns(pass.embedding, page, takenDown);
+    return {
+      changed: pass.changed,
+      created: objects.filter((o) => pass.createdKeys.has(lookupKey(o.type, o.id))),
+    };
+  }
+
+  /**
+   * OPT-5: a `tombstone --ids` of an embedded object (a paper's file) issued while this page is
+   * written. The command records the id (registry), marks it, then commits again the stored objects
+   * that embed it; the page embedded what this run knew at the lookup. Had our commit of the parent
+   * landed after the command's, it would bring the object back into the parent's S3 record and inline
+   * copy (the API hides it at serve time, the stored copy keeps it until the parent's next write). So
+   * after the page's commits the takedowns are read afresh (`afterCommit`), and each parent committed
+   * with an object now taken down is committed again without it — until a fresh read finds nothing
+   * new. Why that suffices: a command whose registry item the last read missed wrote it after that
+   * read, and reads the parent only after its item (registry item, mark, then the parent) — so after
+   * our last commit — and commits it without the object itself. Costs one registry Query after a page
+   * that committed objects embedding others (none when the page created entries: that read is done
+   * anyway); the commit again, with a strongly consistent lookup first, only when such a command
+   * actually ran meanwhile.
+   */
+  private async withoutLateTakedowns<T extends PageObject>(
+    committed: Committed<T>[],
+    page: WritePage<T>,
+    takenDown: PageTakedowns,
+  ): Promise<void> {
+    let pending = committed;
+    for (;;) {
+      const stale = embeddingTakenDown(pending, takenDown.has);
+      if (stale.length === 0) return;
+      const objects = stale.map((c) => c.object);
+      // Strongly consistent: the command may have committed the parent without the object already.
+      const index = await this.mirror.lookup(this.deps.sourceId, objects, { consistent: true });
+      const again = await this.commitEach(objects, index, page, takenDown, { again: true });
+      await this.deps.guard.afterCommit({ created: again.created, embedding: again.embedding.length > 0 });
+      pending = again.embedding;
+    }
+  }
+
+  /**
+   * The page's objects written against the index entries read for them. `again`: objects of the page
+   * committed once already, now without an object taken down meanwhile — compared as list copies (the
+   * rule for embedded copies, only a newer `modified` replaces, would keep ours) and not counted again
+   * in the totals (it is no change of the source's).
+   */
+  private async commitEach<T extends PageObject>(
+    objects: T[],
+    index: Map<string, MirrorIndexEntry>,
+    page: WritePage<T>,
+    takenDown: PageTakedowns,
+    options: { again: boolean },
+  ): Promise<CommitPass<T>> {
+    const { sourceId, guard } = this.deps;
     const fetchedAt = new Date(this.deps.nowMs()).toISOString();
-    let changed = 0;
-    const created: Parameters<MirrorGuard<M>['afterCommit']>[0] = [];
-    const createdKeys = new Set<string>();
+    const pass: CommitPass<T> = { changed: 0, created: [], createdKeys: new Set(), embedding: [] };
     await mapLimit(objects, WRITE_CONCURRENCY, async (o) => {
       const previous = index.get(lookupKey(o.type, o.id));
       // OPT-2: an operator's tombstone stands, whatever the source still publishes.
@@ -187,10 +252,10 @@ export class MirrorWriter<M> {
         ...(o.parentId !== undefined ? { parentId: o.parentId } : {}),
       };
       // OPT-5: the registry outlives a purge of the index entry; an unsealed entry is sealed now.
-      const takenDown = guard.covers(subject);
-      if (takenDown) return guard.meet(previous, takenDown);
+      const covered = guard.covers(subject);
+      if (covered) return guard.meet(previous, covered);
       // OPT-5: nor does it come back inside another object (a paper's file, a meeting's agenda item).
-      const object = withoutEmbedded(o.object, (id) => guard.covers({ id }) !== undefined);
+      const object = withoutEmbedded(o.object, takenDown.has);
       const incoming = page.versioning(object === o.object ? o : { ...o, object }, fetchedAt);
       const kind = classifyChange(
         previous ? { hash: previous.hash, deleted: previous.deleted, ...modifiedOf(previous) } : undefined,
@@ -199,7 +264,7 @@ export class MirrorWriter<M> {
           deleted: incoming.deleted,
           ...(incoming.modifiedMs !== undefined ? { modifiedMs: incoming.modifiedMs } : {}),
         },
-        { embedded: o.embedded === true },
+        { embedded: o.embedded === true && !options.again },
       );
       if (kind === 'unchanged') return;
       const write: MirrorWrite = {
@@ -219,16 +284,23 @@ export class MirrorWriter<M> {
       const entry = await guard.commit(() =>
         incoming.deleted ? this.mirror.writeTombstone(write, previous) : this.mirror.writeLive(write),
       );
-      if (entry === undefined) return;
-      if (previous === undefined) {
-        created.push({ entry, subject });
-        createdKeys.add(lookupKey(o.type, o.id));
+      if (entry === undefined) {
+        // Taken down meanwhile (and sealed now): the objects of the page that embed it drop it too.
+        takenDown.met(o.id);
+        return;
       }
+      if (previous === undefined) {
+        pass.created.push({ entry, subject });
+        pass.createdKeys.add(lookupKey(o.type, o.id));
+      }
+      if (!incoming.deleted && embeddedObjects(incoming.object).length > 0) {
+        pass.embedding.push({ object: o, committed: incoming.object });
+      }
+      if (options.again) return;
       this.deps.totals()[kind] += 1;
-      changed += 1;
+      pass.changed += 1;
     });
-    await guard.afterCommit(created);
-    return { changed, created: objects.filter((o) => createdKeys.has(lookupKey(o.type, o.id))) };
+    return pass;
   }
 
   /** DOC-7: a file goes to the Documents table; SCH-2: a meeting notes its session day. */
@@ -253,6 +325,52 @@ export class MirrorWriter<M> {
       await this.deps.sessionDays.setMeetingDay(body.bodyKey, idHash(o.id).slice(0, 16), day);
     }
   }
+}
+
+/** An object of the page that embeds others, and the copy of it committed (checked against later takedowns). */
+interface Committed<T extends PageObject> {
+  object: T;
+  committed: OParlObject;
+}
+
+interface CommitPass<T extends PageObject> {
+  changed: number;
+  created: { entry: MirrorIndexEntry; subject: WriteSubject }[];
+  createdKeys: Set<string>;
+  /** The live objects committed that embed others. */
+  embedding: Committed<T>[];
+}
+
+/**
+ * OPT-5: the ids one page treats as taken down — what the guard covers (the registry as last read),
+ * and what the page met marked by an operator: an index entry its lookup found marked, an object
+ * whose commit failed on a mark. Marks outrun this run's read of the registry when a `tombstone` runs
+ * while the run does.
+ */
+export class PageTakedowns {
+  private readonly marked = new Set<string>();
+
+  constructor(
+    index: ReadonlyMap<string, MirrorIndexEntry>,
+    private readonly guard: Pick<MirrorGuard<unknown>, 'covers'>,
+  ) {
+    for (const entry of index.values()) if (entry.takedown !== undefined) this.marked.add(entry.id);
+  }
+
+  /** An object whose commit an operator's mark made fail. */
+  met(id: string): void {
+    this.marked.add(id);
+  }
+
+  readonly has = (id: string): boolean => this.marked.has(id) || this.guard.covers({ id }) !== undefined;
+}
+
+/** Pure: the committed objects that still embed an object taken down (committed before it was known). */
+export function embeddingTakenDown<T extends PageObject>(
+  committed: readonly Committed<T>[],
+  takenDown: (id: string) => boolean,
+): Committed<T>[] {
+  return committed.filter((c) => withoutEmbedded(c.committed, takenDown) !== c.committed);
 }
 
 /** The index entry's `modified` as epoch ms, for `classifyChange`. */

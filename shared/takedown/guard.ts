@@ -9,8 +9,9 @@ import type { TakedownMark } from './types';
  * the race with a `tombstone` issued while it runs.
  *
  * Cost, in DynamoDB reads: one Query of the source's `TAKEDOWN#` partition per invocation (`load`), and
- * one more after a page only when that page created index entries that did not exist before
- * (`afterCommit`) — an unchanged page, and a page of modifications only, cost nothing extra.
+ * one more after a page only when that page created index entries that did not exist before or
+ * committed objects that embed others (`afterCommit`) — an unchanged page, and a page of modified
+ * objects that embed nothing (files, persons), cost nothing extra.
  *
  * The race, with `tombstone` writing registry item → index mark → S3 record, and the sync writing
  * S3 record → index item (the commit point):
@@ -20,7 +21,11 @@ import type { TakedownMark } from './types';
  * - the object is new (no entry for `tombstone` to mark): both sides write, then read the other's item,
  *   strongly consistent — `tombstone` writes its registry item and then looks up the index; the sync
  *   commits the index item and then reads the registry. At least one of them sees the other, and
- *   whoever sees it seals the object.
+ *   whoever sees it seals the object;
+ * - the object is embedded in one the sync commits (a paper's file): the same pair of reads decides.
+ *   `tombstone` commits the stored parent again without it after its registry item; the sync reads the
+ *   registry after committing the parent and commits it again without the object if it is there
+ *   (shared/engine/write.ts, `withoutLateTakedowns`).
  */
 export class TakedownGuard {
   private set = new TakedownSet();
@@ -82,11 +87,16 @@ export class TakedownGuard {
   }
 
   /**
-   * After a page: the entries it created (absent before) are checked against a fresh read of the
-   * registry; any taken down meanwhile is sealed. Nothing to read when the page created nothing.
+   * After a page: a fresh read of the registry when the page created entries (absent before) or
+   * committed objects that embed others (`embedding`: the writer checks those against it); created
+   * entries taken down meanwhile are sealed. Nothing to read when the page did neither.
    */
-  async afterCommit(created: { entry: MirrorIndexEntry; subject: TakedownSubject }[]): Promise<void> {
-    if (created.length === 0) return;
+  async afterCommit(page: {
+    created: { entry: MirrorIndexEntry; subject: TakedownSubject }[];
+    embedding: boolean;
+  }): Promise<void> {
+    const { created } = page;
+    if (created.length === 0 && !page.embedding) return;
     await this.load();
     for (const { entry, subject } of created) {
       const mark = this.set.covers(subject);

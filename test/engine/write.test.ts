@@ -3,17 +3,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   asPublished,
   documentId,
+  embeddingTakenDown,
   MirrorWriter,
   type OParlObject,
   type PageObject,
+  PageTakedowns,
   SyncStateStore,
   type SyncTables,
   stampedWhenSeen,
   syncTablesFromEnv,
 } from '../../shared/engine';
-import { lookupKey, MirrorStore } from '../../shared/mirror';
+import { lookupKey, type MirrorIndexEntry, MirrorStore } from '../../shared/mirror';
+import { type AwsClients, createAwsClients, destroyAwsClients } from '../../shared/store';
 import { TakedownGuard, TakedownRegistry } from '../../shared/takedown';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
+import { countCalls } from '../support/write-counter';
 
 /**
  * The mirror write path every source kind shares (issue 15), against the real local peers: dynalite for
@@ -22,6 +26,45 @@ import { type AwsTestbed, startAwsTestbed } from '../support/aws';
 const T0 = Date.parse('2030-03-02T09:00:00Z');
 const BODY = { id: 'https://ris.example/body/1', bodyKey: 'b1', listed: true };
 const PAPER = 'https://schema.oparl.org/1.1/Paper';
+const FILE = 'https://schema.oparl.org/1.1/File';
+
+/**
+ * A paper of the page with its main file and an auxiliary file embedded, and the files as the page
+ * holds them (the OParl engine adds every embedded object to the page).
+ */
+function paperWithFiles(n: number, name: string, modified: string): PageObject[] {
+  const id = `https://ris.example/paper/${n}`;
+  const file = (k: string) => ({
+    id: `https://ris.example/file/${n}${k}`,
+    type: FILE,
+    fileName: `${n}${k}.pdf`,
+  });
+  const [main, aux] = [file(''), file('-anlage')];
+  return [
+    { type: 'paper', id, object: { id, type: PAPER, name, modified, mainFile: main, auxiliaryFile: [aux] } },
+    ...[main, aux].map((f) => ({ type: 'file', id: f.id, object: f, embedded: true, parentId: id })),
+  ];
+}
+
+describe('OPT-5 (pure): what a page treats as taken down', () => {
+  const entry = (id: string, takedown?: { at: string; by: string }) =>
+    ({ id, type: 'file', ...(takedown ? { takedown } : {}) }) as MirrorIndexEntry;
+  it('an entry the lookup found marked, an object whose commit met a mark, and what the guard covers', () => {
+    const index = new Map([
+      ['file\na', entry('a', { at: 't', by: 'op' })],
+      ['file\nb', entry('b')],
+    ]);
+    const takenDown = new PageTakedowns(index, { covers: (s) => (s.id === 'c' ? 'mark' : undefined) });
+    takenDown.met('d');
+    expect(['a', 'b', 'c', 'd'].filter(takenDown.has)).toEqual(['a', 'c', 'd']);
+  });
+  it('a committed object still embedding a taken-down one is stale; one embedding none of them is not', () => {
+    const [page] = paperWithFiles(1, 'A', '2030-01-01T10:00:00+01:00') as [PageObject];
+    const committed = [{ object: page, committed: page.object }];
+    expect(embeddingTakenDown(committed, (id) => id === 'https://ris.example/file/1')).toEqual(committed);
+    expect(embeddingTakenDown(committed, (id) => id === 'https://ris.example/file/2')).toEqual([]);
+  });
+});
 
 function paper(id: string, name: string, modified?: string): PageObject {
   const object: OParlObject = { id, type: PAPER, name, ...(modified ? { modified } : {}) };
@@ -43,20 +86,20 @@ describe('MirrorWriter: one page of objects into the mirror', () => {
     await bed?.stop();
   });
 
-  /** A writer of a fresh source with a real takedown guard, a settable clock and its totals. */
-  async function writerFor() {
+  /**
+   * A writer of a fresh source with a real takedown guard, a settable clock and its totals; writer and
+   * guard on the testbed's clients unless given others.
+   */
+  async function writerFor(clients: Pick<AwsClients, 'doc' | 's3'> = bed.clients) {
     n += 1;
     const sourceId = `writer-${n}`;
     const clock = { ms: T0 };
     const totals = { new: 0, modified: 0, deleted: 0, documents: 0 };
     const state = new SyncStateStore(bed.clients, tables.state, sourceId);
-    const guard = new TakedownGuard(
-      { clients: bed.clients, bucket: tables.bucket, stateTable: tables.state },
-      sourceId,
-    );
+    const guard = new TakedownGuard({ clients, bucket: tables.bucket, stateTable: tables.state }, sourceId);
     await guard.load();
     const writer = new MirrorWriter({
-      clients: bed.clients,
+      clients,
       tables,
       sourceId,
       guard,
@@ -223,5 +266,69 @@ describe('MirrorWriter: one page of objects into the mirror', () => {
     expect(await w.entry('paper', raced.id)).toMatchObject({ deleted: true, takedown: mark });
     expect((await mirror.read(w.sourceId, 'paper', raced.id))?.meta.deleted).toBe(true);
     expect(w.guard.sealed).toBe(1);
+  });
+
+  it('OPT-5 cost: a page that committed objects embedding others reads the registry once more — an unchanged page, or one of objects embedding nothing, none; a file marked before the lookup leaves its paper at the first commit, one recorded after it at a second', async () => {
+    // Writer and guard on clients of their own, so the calls counted are exactly the page's.
+    const clients: AwsClients = createAwsClients(bed.env);
+    try {
+      const counted = countCalls(clients.dynamo);
+      const paperId = 'https://ris.example/paper/1';
+      const fileId = 'https://ris.example/file/1';
+      const [v1, v2, v3] = [
+        '2030-01-01T10:00:00+01:00',
+        '2030-02-01T10:00:00+01:00',
+        '2030-03-01T10:00:00+01:00',
+      ];
+      const mark = { at: new Date(T0).toISOString(), by: 'op' };
+      /** One page; its index lookups, registry reads and index commits, in order. */
+      const write = async (w: Awaited<ReturnType<typeof writerFor>>, objects: PageObject[]) => {
+        counted.reset();
+        await w.writer.writePage({ objects, url: 'p', body: BODY, versioning: asPublished });
+        return counted
+          .calls()
+          .map((c) => c.command)
+          .filter((c) => c === 'BatchGetItem' || c === 'Query' || c === 'PutItem')
+          .join(' ');
+      };
+      const stored = async (sourceId: string) =>
+        JSON.stringify((await mirror.read(sourceId, 'paper', paperId))?.object);
+
+      const w = await writerFor(clients);
+      // New: the registry read for created entries was made before this change too.
+      expect(await write(w, paperWithFiles(1, 'A', v1))).toBe('BatchGetItem PutItem PutItem PutItem Query');
+      // Unchanged: the lookup only.
+      expect(await write(w, paperWithFiles(1, 'A', v1))).toBe('BatchGetItem');
+      // A modified file alone (it embeds nothing): no read.
+      const [, file] = paperWithFiles(1, 'A', v1) as [PageObject, PageObject];
+      const renamed = { ...file, embedded: false, object: { ...file.object, name: 'neu', modified: v2 } };
+      expect(await write(w, [renamed])).toBe('BatchGetItem PutItem');
+      // A modified paper embedding a file: one registry read more — the whole cost of the check.
+      expect(await write(w, paperWithFiles(1, 'B', v2).slice(0, 1))).toBe('BatchGetItem PutItem Query');
+
+      // A `tombstone` of the file ran before the lookup (registry item, then mark), after the guard's
+      // load: the lookup's mark drops the file at the first commit.
+      await w.registry.record({ sourceId: w.sourceId, scope: 'object', id: fileId, mark });
+      await mirror.markTakenDown((await w.entry('file', fileId)) as MirrorIndexEntry, mark);
+      expect(await write(w, paperWithFiles(1, 'C', v3))).toBe('BatchGetItem PutItem Query');
+      expect(await stored(w.sourceId)).toContain('"name":"C"');
+      expect(await stored(w.sourceId)).not.toContain(JSON.stringify(fileId));
+
+      // Only its registry item, recorded after the guard's load (a command killed after it, or one
+      // racing the commit): the paper is committed with the file, the read finds it, the paper is
+      // committed again without it (after a consistent lookup), and one more read finds nothing new.
+      const w2 = await writerFor(clients);
+      await write(w2, paperWithFiles(1, 'A', v1));
+      await w2.registry.record({ sourceId: w2.sourceId, scope: 'object', id: fileId, mark });
+      expect(await write(w2, paperWithFiles(1, 'B', v2))).toBe(
+        'BatchGetItem PutItem Query BatchGetItem PutItem Query',
+      );
+      expect(await stored(w2.sourceId)).toContain('"name":"B"');
+      expect(await stored(w2.sourceId)).not.toContain(JSON.stringify(fileId));
+      // Counted once: the commit again is no change of the source's.
+      expect(w2.totals).toMatchObject({ new: 3, modified: 1 });
+    } finally {
+      destroyAwsClients(clients);
+    }
   });
 });

@@ -347,6 +347,23 @@ describe('fake council: faults', () => {
       }
     });
 
+    it('hold: the next matching request waits for its release (answered with the data as it is then); others pass', async () => {
+      const list = council.listUrl('paper', 1);
+      const held = council.hold(new URL(list).pathname);
+      const paper = getJson<ListPage>(list);
+      const arrived = await held.arrived;
+      // While it is held, other requests are answered.
+      expect(await getJson(council.systemUrl)).toMatchObject({ id: council.systemUrl });
+      const [renamed] = council.mutate({ op: 'update', body: 1, list: 'paper', n: 1, set: { name: 'Neu' } });
+      held.release();
+
+      const page = await paper;
+      expect(arrived.path).toBe(new URL(list).pathname);
+      expect(page.data.find((p) => p.id === renamed)).toMatchObject({ name: 'Neu' });
+      // Used up: the next request of the list is not held.
+      expect((await getJson<ListPage>(list)).data.length).toBeGreaterThan(0);
+    });
+
     it('rejects invalid faults up front', () => {
       expect(() => council.setFault('*', { kind: 'status', status: 42 })).toThrow(/status/);
       expect(() => council.setFault('*', { kind: 'redirectChain', hops: 0 })).toThrow(/hops/);

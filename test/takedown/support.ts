@@ -5,6 +5,7 @@ import type { FakeCouncil } from '../../demo';
 import { fileKey, textKey } from '../../shared/documents/keys';
 import { MIRROR_TYPES, type MirrorIndexEntry } from '../../shared/mirror';
 import { listBodies } from '../../shared/onboarding';
+import type { AwsClients } from '../../shared/store';
 import type { TakedownDeps } from '../../shared/takedown';
 import { type Harness, syncedTwoBodyCouncil } from '../oparl/support';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
@@ -216,5 +217,56 @@ export function seededTestbed(): {
       if (!koeln) throw new Error('no koeln');
       return { s, koeln };
     },
+  };
+}
+
+/** One step of a sync's page, as the calls its own clients send show it. */
+export interface PagePoint {
+  service: 'dynamodb' | 's3';
+  /** SDK command names (the document client's and the DynamoDB client's both pass). */
+  command: RegExp;
+  /** On the call's input as JSON text (key values appear in it, marshalled or not). */
+  when: (input: string) => boolean;
+  /** Right before the call goes out, or right after its answer came back. */
+  at: 'before' | 'after';
+}
+
+/**
+ * Fault injection as client middleware on one sync's own clients (a simulated instance of its own),
+ * around the real local peers: `action` runs once, awaited, at the first call that matches `point` —
+ * the sync stands still at that step of its page while, say, an operator's command runs to its end on
+ * other clients (whose calls are never paused). `fired` tells whether the step was reached.
+ */
+export function pauseAt(
+  clients: Pick<AwsClients, 'dynamo' | 's3'>,
+  point: PagePoint,
+  action: () => Promise<unknown>,
+): { readonly fired: number; remove(): void } {
+  let fired = 0;
+  const name = `pause-at-${point.service}-${Date.now()}-${Math.random()}`;
+  const stack = (point.service === 's3' ? clients.s3 : clients.dynamo).middlewareStack as unknown as {
+    add(mw: unknown, options: Record<string, unknown>): void;
+    remove(name: string): boolean;
+  };
+  stack.add(
+    (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) =>
+      async (args: { input?: unknown }) => {
+        const hit =
+          fired === 0 &&
+          point.command.test(context.commandName ?? '') &&
+          point.when(JSON.stringify(args.input ?? {}));
+        if (hit) fired += 1;
+        if (hit && point.at === 'before') await action();
+        const out = await next(args);
+        if (hit && point.at === 'after') await action();
+        return out;
+      },
+    { step: 'initialize', name },
+  );
+  return {
+    get fired() {
+      return fired;
+    },
+    remove: () => void stack.remove(name),
   };
 }
