@@ -1,17 +1,26 @@
 import { pathToFileURL } from 'node:url';
+import {
+  type AttributeValue,
+  QueryCommand,
+  type QueryCommandInput,
+  ScanCommand,
+  type ScanCommandInput,
+} from '@aws-sdk/client-dynamodb';
 import { startFakeCouncil } from '../demo';
 import { FUNCTION_MEMORY_MB, SYNC_BATCH_SIZE } from '../infra/function-sizes';
 import { REQUEST_INTERVAL_MIN_SECONDS, SCRAPER_DEFAULT_INTERVAL_SECONDS } from '../shared/config';
 import { DEL_SERVER_SPACING_MS, HOSTS_IN_PARALLEL, PHO_RECHECK_MS } from '../shared/documents';
+import { INLINE_ITEM_MAX_BYTES, listCountKey } from '../shared/mirror';
 import { logger, logRequestEvent, MetricsBuffer } from '../shared/observability';
 import { plannerTick } from '../shared/planner';
 import { DEFAULT_MAX_CONCURRENT_SYNCS, simulateCadence } from '../shared/schedule';
-import type { AwsClients } from '../shared/store';
+import { type AwsClients, LIST_INDEX, STATE_TABLE } from '../shared/store';
 import { harness, TestClock } from '../test/oparl/support';
 import { scraperHarness } from '../test/scraper/support';
-import { startAwsTestbed } from '../test/support/aws';
+import { type AwsTestbed, startAwsTestbed } from '../test/support/aws';
 import { ALLRIS_DISTRICTS, startFakeRisHtml } from '../test/support/fake-ris-html';
 import { ASSUMPTIONS } from './cost/assumptions';
+import { dynamoItemBytes, STORAGE_OVERHEAD_BYTES_PER_ITEM } from './cost/item-size';
 import {
   cpuSlowdown,
   type MonthlyUsage,
@@ -32,7 +41,9 @@ import { plannerBenchDeps, STEADY_T0, seedSteadySources } from './planner';
  *    and of a scraped ALLRIS site (the fake RIS HTML server) the HTTP requests, the work (CPU seconds of
  *    this process, the in-process peers' included; the pace wait excluded: the clocks are virtual), DynamoDB request units and S3 calls (counted by a
  *    client middleware, units as DynamoDB bills them), bytes stored and log bytes at INFO; and the
- *    planner's reads, writes, SQS calls and time per tick and per start.
+ *    planner's reads, writes, SQS calls and time per tick and per start; and, read back from the State
+ *    table after the runs, each source's mirror index (items, their copies in `byList`, list counters)
+ *    with DynamoDB's item size rule (bench/cost/item-size.ts), billed as storage.
  * 2. Simulates one week of every source with the real cadence decisions (`simulateCadence`, the code of
  *    `ingestor simulate cadence`): session days, changes, nightly full syncs (bench/cost/assumptions.ts).
  * 3. Bills it (bench/cost/model.ts, bench/cost/prices.ts): a sync's Lambda time is its wall time, so
@@ -271,6 +282,77 @@ const objectScaled = (p: RunProfile, k: number): RunProfile => ({
   objectWriteUnits: p.objectWriteUnits * k,
 });
 
+/** Items of one kind as the local peer holds them: how many, and their DynamoDB size in all. */
+interface ItemSample {
+  items: number;
+  bytes: number;
+}
+
+/**
+ * The mirror index of one source after the real engine's runs (shared/mirror store.ts `putIndex`): what
+ * the State table stores for its objects beside the source's own items.
+ */
+interface MirrorIndexSample {
+  /** One item per mirrored object, embedded ones included (`MIRROR#<source>#<type>`, sk = id hash). */
+  table: ItemSample;
+  /**
+   * Their copies in the State table's global indexes, by index: `byList` holds those of a body's
+   * objects (table and index keys, `deleted`, `takedown` and the inline copy `o`; shared/store tables.ts).
+   */
+  indexes: Record<string, ItemSample>;
+  /** The API list counters (`APILISTCOUNT#<source>`, one per list: body × type). */
+  counters: ItemSample;
+}
+
+/** Every item a Query or Scan returns, sized by DynamoDB's rule (bench/cost/item-size.ts). */
+async function sampleItems(
+  bed: AwsTestbed,
+  request: { query: QueryCommandInput } | { scan: ScanCommandInput },
+): Promise<ItemSample> {
+  const sample: ItemSample = { items: 0, bytes: 0 };
+  let start: Record<string, AttributeValue> | undefined;
+  do {
+    const out = await bed.clients.dynamo.send(
+      'query' in request
+        ? new QueryCommand({ ...request.query, ExclusiveStartKey: start })
+        : new ScanCommand({ ...request.scan, ExclusiveStartKey: start }),
+    );
+    for (const item of out.Items ?? []) {
+      sample.items += 1;
+      sample.bytes += dynamoItemBytes(item);
+    }
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return sample;
+}
+
+/**
+ * Reads one source's mirror index back from the local State table. A Scan with a key-prefix filter
+ * (not a Query per type) so that no partition is missed, whatever types the engine wrote; the local
+ * table is small. Each global index is scanned as well, for the copies as DynamoDB projects them.
+ */
+async function sampleMirrorIndex(bed: AwsTestbed, sourceId: string): Promise<MirrorIndexSample> {
+  const TableName = bed.env.STATE_TABLE;
+  const ofSource = {
+    FilterExpression: 'begins_with(pk, :prefix)',
+    ExpressionAttributeValues: { ':prefix': { S: `MIRROR#${sourceId}#` } },
+  };
+  const table = await sampleItems(bed, { scan: { TableName, ...ofSource } });
+  const indexes: Record<string, ItemSample> = {};
+  for (const { indexName } of STATE_TABLE.globalIndexes) {
+    const copies = await sampleItems(bed, { scan: { TableName, IndexName: indexName, ...ofSource } });
+    if (copies.items > 0) indexes[indexName] = copies;
+  }
+  const counters = await sampleItems(bed, {
+    query: {
+      TableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': { S: listCountKey(sourceId, '').pk } },
+    },
+  });
+  return { table, indexes, counters };
+}
+
 interface KindProfiles {
   firstFull: RunProfile;
   nightlyFull: RunProfile;
@@ -299,6 +381,8 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
   let oparl: KindProfiles;
   let scraper: KindProfiles;
   let planner: PlannerProfile;
+  let oparlIndex: MirrorIndexSample;
+  let scraperIndex: MirrorIndexSample;
   let requestLogLineBytes = 0;
   let summaryLineBytes = 0;
   try {
@@ -325,6 +409,8 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       const nightlyFull = await measureRun(meter, () => h.sync('full'));
       oparl = { firstFull, nightlyFull, unchanged, changed };
       log(`oparl: ${JSON.stringify(oparl)}`);
+      oparlIndex = await sampleMirrorIndex(bed, h.source.sourceId);
+      log(`oparl mirror index: ${JSON.stringify(oparlIndex)}`);
     } finally {
       await fake.close();
     }
@@ -344,6 +430,8 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       const nightlyFull = await measureRun(meter, () => s.scrape('full'));
       scraper = { firstFull, nightlyFull, unchanged, changed };
       log(`scraper: ${JSON.stringify(scraper)}`);
+      scraperIndex = await sampleMirrorIndex(bed, s.source.sourceId);
+      log(`scraper mirror index: ${JSON.stringify(scraperIndex)}`);
     } finally {
       await s.close();
       await site.close();
@@ -569,7 +657,43 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
 
   const storedFiles = sources * (A.storedFilesPerSource + A.filesPerSourcePerWeek * 4);
   const s3StorageGb = (storageS3Bytes + storedFiles * (A.fileBytes + A.textBytesPerFile)) / 1e9;
-  const dynamoStorageGb = (sources * 20 * A.stateItemBytes + storedFiles * A.documentItemBytes) / 1e9;
+  // The mirror index, measured: the demo's counts scaled as its runs are (objectScaled, then by bodies),
+  // a scraped site's as measured. Its sizes are the demo's own items, so they follow the code (the inline
+  // bound INLINE_ITEM_MAX_BYTES, the keys) with no figure of their own here. The source's `system` and
+  // `body` items are scaled with the objects too: 2 of the demo's ≈ 1,500, an over-count below 0.2 %.
+  // Counters are per list (body × type): more bodies add lists, more objects per list do not.
+  type MirrorKind = { n: number; sample: MirrorIndexSample; objects: number; lists: number };
+  const mirrorKinds: MirrorKind[] = [
+    {
+      n: sources * A.oparlShare,
+      sample: oparlIndex,
+      objects: A.oparlObjectScale * A.bodiesPerOparlSource,
+      lists: A.bodiesPerOparlSource,
+    },
+    { n: sources * (1 - A.oparlShare), sample: scraperIndex, objects: 1, lists: 1 },
+  ];
+  const none: ItemSample = { items: 0, bytes: 0 };
+  const mirrorIndexNames = [...new Set(mirrorKinds.flatMap((k) => Object.keys(k.sample.indexes)))];
+  /** One kind of item over the fleet: items, their DynamoDB size, and what storage bills (+ overhead). */
+  const overFleet = (of: (k: MirrorKind) => ItemSample, scale: 'objects' | 'lists') => {
+    const items = mirrorKinds.reduce((sum, k) => sum + k.n * k[scale] * of(k).items, 0);
+    const bytes = mirrorKinds.reduce((sum, k) => sum + k.n * k[scale] * of(k).bytes, 0);
+    return {
+      perSource: items / sources,
+      avgBytes: items === 0 ? 0 : bytes / items,
+      storedBytes: bytes + items * STORAGE_OVERHEAD_BYTES_PER_ITEM,
+    };
+  };
+  const mirrorItems = overFleet((k) => k.sample.table, 'objects');
+  const mirrorCounters = overFleet((k) => k.sample.counters, 'lists');
+  const mirrorCopies = Object.fromEntries(
+    mirrorIndexNames.map((index) => [index, overFleet((k) => k.sample.indexes[index] ?? none, 'objects')]),
+  );
+  const mirrorTableBytes = mirrorItems.storedBytes + mirrorCounters.storedBytes;
+  const mirrorIndexBytes = Object.values(mirrorCopies).reduce((sum, c) => sum + c.storedBytes, 0);
+  const dynamoStorageGb =
+    (sources * 20 * A.stateItemBytes + storedFiles * A.documentItemBytes + mirrorTableBytes) / 1e9;
+  const dynamoIndexStorageGb = mirrorIndexBytes / 1e9;
   // Answered requests log at debug (shared/observability/request-log.ts): a steady-state run writes its
   // summary line; before issue 18 every request wrote a line at info.
   const logBytesPerSync = {
@@ -641,6 +765,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
         filesPerMonth * A.fileWrites +
         headsPerMonth,
       storageGb: dynamoStorageGb,
+      indexStorageGb: dynamoIndexStorageGb,
       pitr: true,
     },
     s3: {
@@ -722,6 +847,34 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
         lambdaEur: round(cost.services.lambda?.eur ?? 0),
         logsEur: round(cost.services.cloudwatchLogs?.eur ?? 0),
       },
+    },
+    mirrorIndex: {
+      // The inline bound of the code measured (shared/mirror keys.ts): it sets how many items carry `o`.
+      inlineItemMaxBytes: INLINE_ITEM_MAX_BYTES,
+      overheadBytesPerItem: STORAGE_OVERHEAD_BYTES_PER_ITEM,
+      itemsPerSource: round(mirrorItems.perSource, 0),
+      avgItemBytes: round(mirrorItems.avgBytes, 0),
+      listIndexItemsPerSource: round(mirrorCopies[LIST_INDEX]?.perSource ?? 0, 0),
+      avgListIndexBytes: round(mirrorCopies[LIST_INDEX]?.avgBytes ?? 0, 0),
+      listCountersPerSource: round(mirrorCounters.perSource, 1),
+      avgListCounterBytes: round(mirrorCounters.avgBytes, 0),
+      indexes: Object.fromEntries(
+        Object.entries(mirrorCopies).map(([index, c]) => [
+          index,
+          { itemsPerSource: round(c.perSource, 0), avgBytes: round(c.avgBytes, 0) },
+        ]),
+      ),
+      tableGb: round(mirrorTableBytes / 1e9, 3),
+      indexGb: round(mirrorIndexBytes / 1e9, 3),
+      gb: round((mirrorTableBytes + mirrorIndexBytes) / 1e9, 3),
+      // Storage of table and index copies, PITR of the table part (as priceUsage bills them).
+      eurPerMonth: round(
+        ((mirrorTableBytes * (PRICES.dynamoStorageGbMonth.usd + PRICES.dynamoPitrGbMonth.usd) +
+          mirrorIndexBytes * PRICES.dynamoStorageGbMonth.usd) /
+          1e9) *
+          USD_TO_EUR,
+      ),
+      measured: { oparlDemo: oparlIndex, scraperFakeRis: scraperIndex },
     },
     comparison: { smallVmEurPerMonth: round(PRICES.smallVmMonth.usd * USD_TO_EUR) },
     prices: PRICES_READ_ON,

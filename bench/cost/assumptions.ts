@@ -35,7 +35,10 @@ export const ASSUMPTIONS = {
   /** Preview visits per source and week; a visit's bytes come from S3 (302 to a presigned URL). */
   previewVisitsPerSourcePerWeek: 50,
   previewFunctionSeconds: 0.1,
-  /** Size of one DynamoDB item of State/Documents (bytes) — storage only. */
+  /**
+   * Size of one DynamoDB item (bytes) — storage only: of a source's own State items (20 a source) and of
+   * Documents. The mirror index (an item per object, its list-index copy) is measured, not assumed.
+   */
   stateItemBytes: 1_500,
   documentItemBytes: 800,
   /** Upstash commands per paced request: the politeness bench's round-trip figure (≤ 2). */

@@ -53,7 +53,15 @@ export interface FunctionUsage {
 export interface MonthlyUsage {
   lambda: Record<string, FunctionUsage>;
   sqs: { requests: number };
-  dynamodb: { readUnits: number; writeUnits: number; storageGb: number; pitr: boolean };
+  dynamodb: {
+    readUnits: number;
+    writeUnits: number;
+    /** The tables' own items (what PITR backs up). */
+    storageGb: number;
+    /** The items' copies in global secondary indexes: billed as storage, not backed up by PITR. */
+    indexStorageGb: number;
+    pitr: boolean;
+  };
   s3: { putRequests: number; getRequests: number; storageGb: number };
   logs: { ingestedGb: number; storedGb: number };
   metrics: { series: number; alarms: number; dashboards: number };
@@ -109,6 +117,9 @@ export function priceUsage(
   add('dynamodb', 'read request units', usage.dynamodb.readUnits, 'dynamoReadUnit');
   add('dynamodb', 'write request units', usage.dynamodb.writeUnits, 'dynamoWriteUnit');
   add('dynamodb', 'storage GB-month', usage.dynamodb.storageGb, 'dynamoStorageGbMonth');
+  add('dynamodb', 'index storage GB-month', usage.dynamodb.indexStorageGb, 'dynamoStorageGbMonth');
+  // Continuous backups are billed on the table's size (its data and local secondary indexes); a global
+  // index is rebuilt from the table on restore, so its copies are not in the backup.
   if (usage.dynamodb.pitr) add('dynamodb', 'PITR GB-month', usage.dynamodb.storageGb, 'dynamoPitrGbMonth');
   add('s3', 'PUT/LIST requests', usage.s3.putRequests, 's3PutRequest');
   add('s3', 'GET/HEAD requests', usage.s3.getRequests, 's3GetRequest');

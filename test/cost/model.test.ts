@@ -24,7 +24,7 @@ function emptyUsage(): MonthlyUsage {
   return {
     lambda: {},
     sqs: { requests: 0 },
-    dynamodb: { readUnits: 0, writeUnits: 0, storageGb: 0, pitr: false },
+    dynamodb: { readUnits: 0, writeUnits: 0, storageGb: 0, indexStorageGb: 0, pitr: false },
     s3: { putRequests: 0, getRequests: 0, storageGb: 0 },
     logs: { ingestedGb: 0, storedGb: 0 },
     metrics: { series: 0, alarms: 0, dashboards: 0 },
@@ -69,7 +69,13 @@ describe('cost model arithmetic (issue 18)', () => {
       memoryMb: 512,
       arch: 'arm64',
     };
-    usage.dynamodb = { readUnits: 2_000_000, writeUnits: 1_000_000, storageGb: 1, pitr: true };
+    usage.dynamodb = {
+      readUnits: 2_000_000,
+      writeUnits: 1_000_000,
+      storageGb: 1,
+      indexStorageGb: 0,
+      pitr: true,
+    };
     usage.upstash.commands = 50_000;
     const prices = roundPrices({
       lambdaGbSecondArm: 0.00001,
@@ -93,6 +99,20 @@ describe('cost model arithmetic (issue 18)', () => {
     // Without PITR the backup line is not billed.
     usage.dynamodb.pitr = false;
     expect(priceUsage(usage, prices, 0.5).eurPerMonth).toBeCloseTo(0.90801, 10);
+  });
+
+  it('bills global index copies as storage, and PITR on the table alone', () => {
+    // prepare: 2 GB of table items, 1 GB of their copies in global indexes, PITR on.
+    const usage = emptyUsage();
+    usage.dynamodb = { readUnits: 0, writeUnits: 0, storageGb: 2, indexStorageGb: 1, pitr: true };
+    const prices = roundPrices({ dynamoStorageGbMonth: 0.3, dynamoPitrGbMonth: 0.2 });
+    // act
+    const dynamodb = priceUsage(usage, prices, 1).services.dynamodb;
+    // assess: storage 2 × 0.3 + 1 × 0.3 = 0.9; PITR 2 × 0.2 = 0.4 (not 3 × 0.2).
+    expect(dynamodb?.items['storage GB-month']?.eur).toBeCloseTo(0.6, 10);
+    expect(dynamodb?.items['index storage GB-month']?.eur).toBeCloseTo(0.3, 10);
+    expect(dynamodb?.items['PITR GB-month']?.quantity).toBe(2);
+    expect(dynamodb?.eur).toBeCloseTo(1.3, 10);
   });
 
   it('bills Upstash pay-as-you-go until the fixed plan is cheaper', () => {
