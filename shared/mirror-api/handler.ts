@@ -6,7 +6,7 @@ import { mapLimit } from '../util';
 import { LIST_MAX_AGE_S, OBJECT_MAX_AGE_S, OBJECT_READ_CONCURRENCY, OPARL_VERSION_URL } from './constants';
 import { MirrorApiIndexMissingError, MirrorApiRequestError } from './errors';
 import { decidePage, isFiltered, type ListQuery, listEnvelope, pageInMemory, parseListQuery } from './paging';
-import { committedAtOf, isServed, type MirrorReader } from './reader';
+import { committedAtOf, type MirrorReader } from './reader';
 import { deletedStub, rewriteObject, takenDownStub } from './rewrite';
 import { type ApiRoute, apiUrls, parseApiPath, typeUrl } from './urls';
 
@@ -99,7 +99,7 @@ export function createMirrorApiHandler(deps: MirrorApiDeps): MirrorApiHandler {
   }
 
   async function bodies(request: ApiRequest, query: ListQuery): Promise<ApiResponse> {
-    const served = (await reader.allBodies()).filter((b) => isServed(b.body));
+    const served = await reader.servedBodies();
     const built = await mapLimit(served, OBJECT_READ_CONCURRENCY, async (b) => {
       const { object, at } = await bodyObject(b.sourceId, b.body);
       return {

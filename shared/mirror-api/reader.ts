@@ -153,11 +153,29 @@ export class MirrorReader {
     return out;
   }
 
-  /** The body a route names, only while it is served: listed (ONB-4), not taken down, not deleted. */
+  /**
+   * The bodies served: listed (ONB-4), not deleted, and not taken down — neither by the mark on the
+   * body record nor by the source's takedown registry. The registry is asked too because `tombstone
+   * --body` records the body there first and marks the record after: a command killed in between
+   * must not leave the body public (OPT-5), and no sync repairs a record whose lists it skips.
+   */
+  async servedBodies(): Promise<SourceBody[]> {
+    const all = await this.allBodies();
+    const served: SourceBody[] = [];
+    for (const b of all) {
+      if (!isServed(b.body)) continue;
+      if ((await this.takedowns(b.sourceId)).body(b.body.id) !== undefined) continue;
+      served.push(b);
+    }
+    return served;
+  }
+
+  /** The body a route names, only while it is served (`servedBodies`). */
   async servedBody(sourceId: string, bodyHash: string): Promise<BodyRecord | undefined> {
     const all = await this.allBodies();
-    return all.find((b) => b.sourceId === sourceId && idHash(b.body.id) === bodyHash && isServed(b.body))
-      ?.body;
+    const body = all.find((b) => b.sourceId === sourceId && idHash(b.body.id) === bodyHash)?.body;
+    if (!body || !isServed(body)) return undefined;
+    return (await this.takedowns(sourceId)).body(body.id) === undefined ? body : undefined;
   }
 
   async indexEntry(sourceId: string, type: string, hash: string): Promise<MirrorIndexEntry | undefined> {

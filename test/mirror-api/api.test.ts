@@ -99,12 +99,13 @@ describe('OParl 1.1 API over the mirror (issue 16)', () => {
         ...sources.parsed.filter((p) => p.ok).map(() => ({ command: 'Query', table: bed.env.STATE_TABLE })),
       ];
       expect(bodiesLoad.length).toBeGreaterThanOrEqual(2);
-      // OPT-5: the source's takedown registry (one Query, cached as long as the bodies) after the page.
+      // OPT-5: the source's takedown registry (one Query, cached as long as the bodies): whether the body
+      // itself is taken down, before its page is read.
       const registry = { command: 'Query', table: bed.env.STATE_TABLE };
       const pageUrl = `${(body.paper as string).replace(m.base, api.base)}?limit=20`;
-      // Cold: the bodies, then the page's Query, the registry and the list's counter.
+      // Cold: the bodies, the registry, then the page's Query and the list's counter.
       const first = await getJson(pageUrl);
-      expect(calls.calls()).toEqual([...bodiesLoad, pageQuery(), registry, counterRead()]);
+      expect(calls.calls()).toEqual([...bodiesLoad, registry, pageQuery(), counterRead()]);
       // Warm: every further page is exactly one Query (its counts from the cached counter).
       let next = (first.json.links as { next?: string }).next;
       expect(next).toBeDefined();
@@ -127,7 +128,7 @@ describe('OParl 1.1 API over the mirror (issue 16)', () => {
       now += 1;
       calls.reset();
       await getJson(pageUrl);
-      expect(calls.calls()).toEqual([...bodiesLoad, pageQuery(), registry, counterRead()]);
+      expect(calls.calls()).toEqual([...bodiesLoad, registry, pageQuery(), counterRead()]);
       // A filtered page carries no counts and reads no counter.
       calls.reset();
       const filtered = await getJson(`${pageUrl}&modified_since=2000-01-01T00:00:00Z`);

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { liftCommand, tombstoneCommand } from '../../cli/commands/takedown';
 import type { LocalRuntime } from '../../cli/local/runtime';
 import { embeddedObjects, isRecord } from '../../shared/engine';
-import { mirrorKey } from '../../shared/mirror';
+import { idHash, mirrorKey } from '../../shared/mirror';
+import { listBodies, setBodyListed } from '../../shared/onboarding';
 import type { OParlFetcher } from '../../shared/oparl/ports';
 import {
   liftTakedown,
@@ -12,6 +13,7 @@ import {
   tombstoneBody,
   tombstoneIds,
 } from '../../shared/takedown';
+import { getJson, serveApi, stopServer } from '../mirror-api/support';
 import { SimulatedCrash } from '../oparl/support';
 import {
   beforeFirstWriteTo,
@@ -253,6 +255,65 @@ describe('OPT-5: a takedown is permanent until an operator lifts it (OParl sync)
     expect(await liveEntries(s.h, koeln.id)).toEqual([]);
     const docs = await documentsOf(t.bed, s.sourceId, koeln.id);
     expect(docs.every((d) => typeof d.takedownAt === 'string')).toBe(true);
+  });
+
+  it('OPT-5: tombstone --body killed after writing the takedown item: the OParl API stops serving the body at once — not listed, not by id, none of its lists or objects — although its record still says listed', async () => {
+    const { s, koeln } = await seed('perm-crash-body-api');
+    await setBodyListed(t.bed.clients.doc, s.deps.tables, 'koeln', true, {
+      sourceId: s.sourceId,
+      by: 'test',
+    });
+    const paper = (await liveEntries(s.h, koeln.id)).find((e) => e.type === 'paper');
+    if (!paper) throw new Error('no paper');
+    const api = await serveApi(t.bed);
+    try {
+      const base = `${api.base}/oparl/v1/${s.sourceId}`;
+      const urls = {
+        body: `${base}/body/${idHash(koeln.id)}`,
+        papers: `${base}/body/${idHash(koeln.id)}/paper`,
+        paper: `${base}/paper/${idHash(paper.id)}`,
+      };
+      const bodyIds = async () => {
+        const system = await getJson(`${api.base}/oparl/v1/system`);
+        const list = await getJson(String(system.json.body));
+        return (list.json.data as { id: string }[]).map((b) => b.id);
+      };
+      // Served before: the checks below can fail.
+      expect(await bodyIds()).toContain(urls.body);
+      for (const url of Object.values(urls)) expect((await getJson(url)).status, url).toBe(200);
+
+      await killedAfterRecorded((afterRecorded) =>
+        tombstoneBody(s.deps, 'koeln', { by: 'test', sourceId: s.sourceId, afterRecorded }),
+      );
+      await s.h.sync('full');
+      // The kill left the record as it was: only the registry knows.
+      const record = (await listBodies(t.bed.clients.doc, s.deps.tables, s.sourceId)).find(
+        (b) => b.slug === 'koeln',
+      );
+      expect(record?.listed).toBe(true);
+
+      // A fresh reader (a new process, nothing cached) — the serving instance's cache lasts BODIES_TTL_MS.
+      const fresh = await serveApi(t.bed);
+      try {
+        const freshBase = `${fresh.base}/oparl/v1/${s.sourceId}`;
+        const system = await getJson(`${fresh.base}/oparl/v1/system`);
+        const list = await getJson(String(system.json.body));
+        expect((list.json.data as { id: string }[]).map((b) => b.id)).not.toContain(
+          `${freshBase}/body/${idHash(koeln.id)}`,
+        );
+        for (const path of [
+          `/body/${idHash(koeln.id)}`,
+          `/body/${idHash(koeln.id)}/paper`,
+          `/paper/${idHash(paper.id)}`,
+        ]) {
+          expect((await getJson(`${freshBase}${path}`)).status, path).toBe(404);
+        }
+      } finally {
+        await stopServer(fresh.server);
+      }
+    } finally {
+      await stopServer(api.server);
+    }
   });
 
   it('OPT-5: a redelivered sync message (same run, resumed after a kill) after takedown and purge does not revive', async () => {
