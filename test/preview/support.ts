@@ -162,8 +162,9 @@ export async function setFailureStreak(bed: PreviewBed, sourceId: string, failur
   });
 }
 
-export async function open(bed: PreviewBed, docId: string, visitor: string) {
-  const res = await fetch(`${bed.url}/documents/${docId}`, {
+/** One opening by `visitor`; `query` (without `?`) as a link carries it, e.g. OParl's `download=1`. */
+export async function open(bed: PreviewBed, docId: string, visitor: string, query = '') {
+  const res = await fetch(`${bed.url}/documents/${docId}${query === '' ? '' : `?${query}`}`, {
     headers: { 'x-test-visitor': visitor },
     redirect: 'manual',
   });
