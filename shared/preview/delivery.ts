@@ -1,4 +1,6 @@
+import type { DocumentItem } from '../documents';
 import { PREVIEW_DOWNLOAD_PARAM, PREVIEW_DOWNLOAD_VALUE } from './constants';
+import { isHttpUrl } from './decide';
 import { PreviewBadRequestError } from './errors';
 import type { Delivery } from './types';
 
@@ -23,4 +25,18 @@ export function deliveryAsked(query: URLSearchParams | undefined): Delivery {
   throw new PreviewBadRequestError(
     `${PREVIEW_DOWNLOAD_PARAM} takes the value ${PREVIEW_DOWNLOAD_VALUE} once, or is left out`,
   );
+}
+
+/**
+ * PRV-4: where a visitor goes when we request nothing ourselves (file fetching off, source spared or not
+ * configured) — the origin's own link. A download goes to the File's own `downloadUrl` where the sync
+ * recorded one, so the council's server can answer it as a download; a view, or a download without one,
+ * to the recorded file URL. Only an http(s) URL is ever redirected to (`isHttpUrl`).
+ */
+export function originalUrlFor(
+  document: Pick<DocumentItem, 'url' | 'downloadUrl'>,
+  delivery: Delivery,
+): string {
+  const download = document.downloadUrl;
+  return delivery === 'download' && download !== undefined && isHttpUrl(download) ? download : document.url;
 }

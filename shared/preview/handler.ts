@@ -30,7 +30,7 @@ import {
   PREVIEW_STORED_REDIRECT_MAX_AGE_S,
 } from './constants';
 import { previewDecision } from './decide';
-import { deliveryAsked } from './delivery';
+import { deliveryAsked, originalUrlFor } from './delivery';
 import { PreviewBadRequestError, PreviewLimitsUnavailableError, PreviewNoPlaceError } from './errors';
 import { LocalPlaces, type PreviewLimits, type VisitorVerdict } from './limits';
 import {
@@ -503,7 +503,9 @@ export function createPreviewHandler(deps: PreviewDeps): PreviewHandler {
         return errorPage(decision.page, item.url);
       case 'original':
         // PRV-4: the visitor goes to the source; we request nothing.
-        return redirect(item.url, { 'x-preview-reason': decision.reason.replace(/[^\w -]/g, '') });
+        return redirect(originalUrlFor(item, delivery), {
+          'x-preview-reason': decision.reason.replace(/[^\w -]/g, ''),
+        });
       case 'fetch':
         if (!context.source) return notFound();
         // PRV-1 / PRV-2: no fetch without the limits (and the shared pace in the same Redis).

@@ -1,7 +1,7 @@
 /** Document preview (SPEC PRV-1 … PRV-4): the endpoint's pure decision, limits, core and adapters. */
 export * from './constants';
 export { isHttpUrl, type PreviewFacts, previewDecision } from './decide';
-export { deliveryAsked } from './delivery';
+export { deliveryAsked, originalUrlFor } from './delivery';
 export * from './errors';
 export { previewRequestOf } from './function-url';
 export { createPreviewHandler, type PreviewDeps, type PreviewHandler } from './handler';

@@ -5,6 +5,7 @@ import {
   type Delivery,
   deliveryAsked,
   fileHeaders,
+  originalUrlFor,
   PREVIEW_DOWNLOAD_PARAM,
   PREVIEW_STORED_REDIRECT_MAX_AGE_S,
   PreviewBadRequestError,
@@ -27,7 +28,8 @@ import {
  * `/documents/{docId}?download=1` (docs/mirror-api.md), and the document endpoint then answers every type
  * as an attachment — a PDF included, which `accessUrl` (no query) shows inline — on every path: the
  * redirect to a stored copy (the disposition is signed into the presigned URL), the polite fetch's stream,
- * and a fetch in flight that a visitor joins. PRV-3's safe headers hold for both: active types never under
+ * and a fetch in flight that a visitor joins; where we request nothing (PRV-4) it goes to the origin's
+ * own `downloadUrl`. PRV-3's safe headers hold for both: active types never under
  * their own type, `nosniff`, a CSP sandbox for everything but PDF, the file name sanitized.
  */
 
@@ -85,6 +87,36 @@ describe('the document endpoint’s query (pure)', () => {
     expect(headers['content-disposition']).toBe(`${disposition}; filename="datei.bin"`);
     expect(headers['content-security-policy']).toBe(csp);
     expect(headers['x-content-type-options']).toBe('nosniff');
+  });
+
+  it.each<[string, { url: string; downloadUrl?: string }, Delivery, string]>([
+    [
+      'a view',
+      { url: 'https://ris.test/f/1.pdf', downloadUrl: 'https://ris.test/f/1.pdf?dl=1' },
+      'view',
+      'https://ris.test/f/1.pdf',
+    ],
+    [
+      'a download',
+      { url: 'https://ris.test/f/1.pdf', downloadUrl: 'https://ris.test/f/1.pdf?dl=1' },
+      'download',
+      'https://ris.test/f/1.pdf?dl=1',
+    ],
+    [
+      'a download, no downloadUrl recorded',
+      { url: 'https://ris.test/f/2.pdf' },
+      'download',
+      'https://ris.test/f/2.pdf',
+    ],
+    [
+      'a download, a downloadUrl that is no http(s) URL',
+      { url: 'https://ris.test/f/3.pdf', downloadUrl: 'javascript:alert(1)' },
+      'download',
+      'https://ris.test/f/3.pdf',
+    ],
+  ])('PRV-4: %s is sent to the origin’s own link', (_case, document, delivery, expected) => {
+    // act / assess
+    expect(originalUrlFor(document, delivery)).toBe(expected);
   });
 
   it('the Lambda adapter hands the Function URL’s query string to the handler (CloudFront forwards `download`)', () => {
@@ -206,6 +238,11 @@ describe('OParl File.downloadUrl: ?download=1 on the document endpoint', () => {
     bed = await startPreviewBed();
     council = await startFileCouncil();
     await putSource(bed, { sourceId: SRC, systemUrl: `${council.url}/oparl/v1/system` });
+    await putSource(bed, {
+      sourceId: 'dl-off',
+      systemUrl: 'https://ris-dl-off.test/oparl/v1/system',
+      fileFetching: false,
+    });
     await putBody(bed, SRC, { id: BODY_LISTED, listed: true });
     await putBody(bed, SRC, { id: BODY_UNLISTED, listed: false });
   }, 60_000);
@@ -327,6 +364,30 @@ describe('OParl File.downloadUrl: ?download=1 on the document endpoint', () => {
       expect(council.requests).toEqual([path]);
     },
   );
+
+  it('PRV-4: file fetching off — a download goes to the origin’s own downloadUrl, a view to its accessUrl; nothing requested', async () => {
+    // prepare
+    const accessUrl = 'https://ris-dl-off.test/files/9.pdf';
+    const downloadUrl = 'https://ris-dl-off.test/files/9.pdf?download=1';
+    const docId = await recordFile(bed, {
+      sourceId: 'dl-off',
+      bodyId: 'b',
+      url: accessUrl,
+      listed: true,
+      downloadUrl,
+    });
+    const fetchesBefore = bed.events.length;
+    // act
+    const view = await open(bed, docId, nextVisitor());
+    const download = await open(bed, docId, nextVisitor(), 'download=1');
+    // assess
+    expect(view.status).toBe(302);
+    expect(view.headers.get('location')).toBe(accessUrl);
+    expect(download.status).toBe(302);
+    expect(download.headers.get('location')).toBe(downloadUrl);
+    expect(download.headers.get('cache-control')).toBe('no-store');
+    expect(bed.events.length).toBe(fetchesBefore);
+  });
 
   it('a `download` value other than 1 → 400 before anything is read or requested; unknown parameters change nothing', async () => {
     // prepare
