@@ -54,7 +54,7 @@ import { type OptionalStackOutputKey, STACK_OUTPUT_ENV, type StackOutputKey } fr
 import { INCOMING_PREFIX } from '../shared/documents';
 import { GEO_OBJECT_PREFIX, GEO_REFRESH_HOUR, GEO_REFRESH_MINUTE } from '../shared/geo';
 import { API_BASE_HEADER, API_PREFIX, LIST_MAX_AGE_S, OBJECT_MAX_AGE_S } from '../shared/mirror-api';
-import { PREVIEW_STORED_REDIRECT_MAX_AGE_S } from '../shared/preview';
+import { PREVIEW_DOWNLOAD_PARAM, PREVIEW_STORED_REDIRECT_MAX_AGE_S } from '../shared/preview';
 import {
   DOCUMENTS_TABLE,
   LIST_INDEX,
@@ -713,23 +713,28 @@ export class IngestorStack extends Stack {
   }
 
   /**
-   * CloudFront in front of the preview. The cache key is the path alone (no query string, header or
-   * cookie: `/documents/{docId}` names the document, and a query string cannot bypass the cache), and
-   * the origin's Cache-Control decides: redirects to stored copies for PREVIEW_STORED_REDIRECT_MAX_AGE_S,
-   * fetched files (`private`) and our error pages (`no-store`) never. The visitor address reaches the
-   * function as CloudFront-Viewer-Address (PRV-2).
+   * CloudFront in front of the preview. The cache key is the path and PREVIEW_DOWNLOAD_PARAM alone (no
+   * other query string, no header or cookie: `/documents/{docId}` names the document, `download` whether
+   * it is a download — the two answers differ, a cached view's redirect must never answer a download —
+   * and no other parameter can bypass or split the cache), and the origin's Cache-Control decides:
+   * redirects to stored copies for PREVIEW_STORED_REDIRECT_MAX_AGE_S, fetched files (`private`) and our
+   * error pages (`no-store`) never. The function gets that one parameter and the visitor address as
+   * CloudFront-Viewer-Address (PRV-2).
    */
   private previewCdn(url: FunctionUrl): Distribution {
     const cachePolicy = new CachePolicy(this, 'PreviewCachePolicy', {
-      comment: 'Preview: path only; TTL from the origin, at most the stored-copy redirect age',
+      comment: 'Preview: path and download only; TTL from the origin, at most the stored-copy redirect age',
       defaultTtl: Duration.seconds(0),
       minTtl: Duration.seconds(0),
       maxTtl: Duration.seconds(PREVIEW_STORED_REDIRECT_MAX_AGE_S),
+      queryStringBehavior: CacheQueryStringBehavior.allowList(PREVIEW_DOWNLOAD_PARAM),
     });
     const originRequestPolicy = new OriginRequestPolicy(this, 'PreviewOriginRequestPolicy', {
-      comment: 'Preview: the viewer address for the PRV-2 visitor limit, nothing else',
+      comment: 'Preview: the viewer address for the PRV-2 visitor limit and download, nothing else',
       headerBehavior: OriginRequestHeaderBehavior.allowList('CloudFront-Viewer-Address'),
-      queryStringBehavior: OriginRequestQueryStringBehavior.none(),
+      // In the cache key already (so forwarded anyway); named here too, so the origin request says all
+      // the function may receive.
+      queryStringBehavior: OriginRequestQueryStringBehavior.allowList(PREVIEW_DOWNLOAD_PARAM),
     });
     const distribution = new Distribution(this, 'PreviewDistribution', {
       comment: 'mandari ingestor document preview (PRV-1…PRV-4)',

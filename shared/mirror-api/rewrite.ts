@@ -81,7 +81,9 @@ function rewriteReference(value: unknown, target: string, ctx: RewriteContext): 
 
 /**
  * `accessUrl`/`downloadUrl` → our document endpoint; the document id is the one the sync recorded. Both
- * point to the stored copy: the document endpoint serves one file per document.
+ * point to the one stored copy (the document endpoint serves one file per document), `downloadUrl` with
+ * `?download=1`: OParl's URL "to download the file" answers it as an attachment, a PDF included, where
+ * `accessUrl` shows a PDF inline. A File without a `downloadUrl` gets none (the property is optional).
  */
 function rewriteFileUrls(
   origin: Record<string, unknown>,
@@ -91,9 +93,9 @@ function rewriteFileUrls(
   const url = fileUrl(origin);
   // Without a document endpoint beside the API the origin's links are the only ones that lead anywhere.
   if (url === undefined || !ctx.urls.servesDocuments) return;
-  const ours = ctx.urls.document(documentId(url));
-  out.accessUrl = ours;
-  if (out.downloadUrl !== undefined) out.downloadUrl = ours;
+  const docId = documentId(url);
+  out.accessUrl = ctx.urls.document(docId);
+  if (out.downloadUrl !== undefined) out.downloadUrl = ctx.urls.download(docId);
 }
 
 function addBodyLists(out: Record<string, unknown>, originId: string | undefined, ctx: RewriteContext): void {

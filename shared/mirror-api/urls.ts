@@ -1,5 +1,6 @@
 import { LIST_CATALOGUE, type ListName } from '../engine';
 import { idHash } from '../mirror';
+import { PREVIEW_DOWNLOAD_PARAM, PREVIEW_DOWNLOAD_VALUE } from '../preview/constants';
 import { API_PREFIX, OPARL_VERSION_URL } from './constants';
 
 /**
@@ -48,13 +49,18 @@ export interface ApiUrls {
   /** The same URL from the id hash (an index row's sort key). */
   objectOfHash(sourceId: string, type: string, hash: string): string;
   list(sourceId: string, bodyOriginId: string, list: ListName): string;
+  /** `File.accessUrl`: the document endpoint, a PDF shown inline. */
   document(docId: string): string;
+  /** `File.downloadUrl`: the same document as a download, whatever its type (`?download=1`). */
+  download(docId: string): string;
   /** Whether `/documents/…` is served beside the API (the preview); else File links stay the origin's. */
   servesDocuments: boolean;
 }
 
 export function apiUrls(base: string, opts: { documents?: boolean } = {}): ApiUrls {
   const root = `${base.replace(/\/+$/, '')}${API_PREFIX}`;
+  // The preview's route (shared/preview): the stored copy, or its polite on-demand fetch.
+  const document = (docId: string) => `${base.replace(/\/+$/, '')}/documents/${docId}`;
   return {
     base,
     system: () => `${root}/system`,
@@ -62,8 +68,9 @@ export function apiUrls(base: string, opts: { documents?: boolean } = {}): ApiUr
     object: (sourceId, type, originId) => `${root}/${sourceId}/${type}/${idHash(originId)}`,
     objectOfHash: (sourceId, type, hash) => `${root}/${sourceId}/${type}/${hash}`,
     list: (sourceId, bodyOriginId, list) => `${root}/${sourceId}/body/${idHash(bodyOriginId)}/${list}`,
-    // The preview's route (shared/preview): the stored copy, or its polite on-demand fetch.
-    document: (docId) => `${base.replace(/\/+$/, '')}/documents/${docId}`,
+    document,
+    // The one query the preview reads; CloudFront keys its cache by it (infra/stack.ts).
+    download: (docId) => `${document(docId)}?${PREVIEW_DOWNLOAD_PARAM}=${PREVIEW_DOWNLOAD_VALUE}`,
     servesDocuments: opts.documents ?? true,
   };
 }

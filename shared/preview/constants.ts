@@ -52,3 +52,12 @@ export const PREVIEW_STORED_URL_TTL_S = 300;
  * PREVIEW_STORED_URL_TTL_S, so a cached redirect never points to an expired URL.
  */
 export const PREVIEW_STORED_REDIRECT_MAX_AGE_S = 60;
+/**
+ * OParl 1.1 `File.downloadUrl` is the URL "to download the file": the document endpoint's one query
+ * parameter, `?download=1`, delivers every type as an attachment — a PDF too, which without it is shown
+ * inline. The API links to it (shared/mirror-api/urls.ts); CloudFront keys its cache by it and forwards
+ * no other parameter (infra/stack.ts), so the two variants are cached apart and nothing else splits them.
+ */
+export const PREVIEW_DOWNLOAD_PARAM = 'download';
+/** The one value PREVIEW_DOWNLOAD_PARAM takes; any other is refused with 400 (delivery.ts says why). */
+export const PREVIEW_DOWNLOAD_VALUE = '1';

@@ -1,7 +1,11 @@
 import { IngestorError } from '../errors';
 import { PREVIEW_DEFAULT_RETRY_AFTER_S } from './constants';
 
-export const PREVIEW_ERROR_CODES = ['PREVIEW_NO_PLACE', 'PREVIEW_LIMITS_UNAVAILABLE'] as const;
+export const PREVIEW_ERROR_CODES = [
+  'PREVIEW_NO_PLACE',
+  'PREVIEW_LIMITS_UNAVAILABLE',
+  'PREVIEW_BAD_REQUEST',
+] as const;
 export type PreviewErrorCode = (typeof PREVIEW_ERROR_CODES)[number];
 
 /** Errors of the preview's own machinery; fetch failures keep the fetcher's types and codes. */
@@ -38,5 +42,12 @@ export class PreviewLimitsUnavailableError extends PreviewError {
       ...(cause === undefined ? {} : { cause }),
     });
     this.retryAt = retryAt;
+  }
+}
+
+/** A query the document endpoint does not answer as asked (a `download` value other than 1): HTTP 400. */
+export class PreviewBadRequestError extends PreviewError {
+  constructor(message: string) {
+    super('PREVIEW_BAD_REQUEST', message);
   }
 }

@@ -30,9 +30,11 @@ import {
   PREVIEW_STORED_REDIRECT_MAX_AGE_S,
 } from './constants';
 import { previewDecision } from './decide';
-import { PreviewLimitsUnavailableError, PreviewNoPlaceError } from './errors';
+import { deliveryAsked, originalUrlFor } from './delivery';
+import { PreviewBadRequestError, PreviewLimitsUnavailableError, PreviewNoPlaceError } from './errors';
 import { LocalPlaces, type PreviewLimits, type VisitorVerdict } from './limits';
 import {
+  badRequest,
   busy,
   errorPage,
   fileHeaders,
@@ -45,12 +47,14 @@ import {
   tooManyRequests,
 } from './respond';
 import { headStoredObject, presignStoredObject } from './stored-url';
-import type { PreviewRequest, PreviewResponse } from './types';
+import type { Delivery, PreviewRequest, PreviewResponse } from './types';
 
 /**
  * The preview endpoint's core (PRV-1 … PRV-4): `GET /documents/{docId}` over node-agnostic request and
  * response types. The document id is the Documents table key (SHA-256 of the file URL): only files
  * the sync recorded can be asked for, and only their recorded URL is ever fetched — no open proxy.
+ * `?download=1` (OParl's downloadUrl) changes the Content-Disposition of the answer and nothing else:
+ * the same decision, the same stored copy or fetch — a flight is shared by both kinds of visitor.
  */
 export interface PreviewDeps {
   doc: DynamoDBDocumentClient;
@@ -219,15 +223,21 @@ export function createPreviewHandler(deps: PreviewDeps): PreviewHandler {
   /**
    * A stored copy (PRV-3) is not streamed through the function: the visitor is redirected to a
    * short-lived presigned S3 URL carrying our safe Content-Type and Content-Disposition (from the
-   * object's stored headers). S3 serves the bytes, Range requests included.
+   * object's stored headers and what the visitor asked for). S3 serves the bytes, Range requests
+   * included. The disposition is inside the signature, so a view and a download are two URLs.
    */
-  async function redirectToStored(item: DocumentItem, key: string): Promise<PreviewResponse | undefined> {
+  async function redirectToStored(
+    item: DocumentItem,
+    key: string,
+    delivery: Delivery,
+  ): Promise<PreviewResponse | undefined> {
     const head = await headStoredObject(deps.s3, deps.bucket, key);
     if (head === undefined) return undefined;
     const contentType = head.contentType ?? item.contentType;
     const safe = fileHeaders(
       contentType,
       safeFileName(item.fetchedUrl ?? item.url, contentType, fallbackName(item)),
+      { delivery },
     );
     const location = await presignStoredObject(
       deps,
@@ -240,7 +250,8 @@ export function createPreviewHandler(deps: PreviewDeps): PreviewHandler {
     );
     return redirect(location, {
       'x-preview-source': 'stored',
-      // Shared caches (CloudFront) may answer the same redirect for a minute: the URL outlives it.
+      // Shared caches (CloudFront) may answer the same redirect for a minute: the URL outlives it. Its
+      // cache key holds `download`, so a view's redirect is never answered to a download or back.
       'cache-control': `public, max-age=${PREVIEW_STORED_REDIRECT_MAX_AGE_S}`,
     });
   }
@@ -371,12 +382,22 @@ export function createPreviewHandler(deps: PreviewDeps): PreviewHandler {
     item: DocumentItem,
     source: SourceConfig,
     storeIt: boolean,
+    delivery: Delivery,
   ): Promise<PreviewResponse> {
     const joined = flights.get(item.docId);
-    return subscribeTo(joined ?? startFlight(item, source, storeIt), item, joined !== undefined);
+    return subscribeTo(joined ?? startFlight(item, source, storeIt), item, joined !== undefined, delivery);
   }
 
-  async function subscribeTo(flight: Flight, item: DocumentItem, joined: boolean): Promise<PreviewResponse> {
+  /**
+   * One visitor's answer from a flight: the bytes are the flight's, the headers this visitor's own — a
+   * download joining a view's flight (or the reverse) gets the disposition it asked for.
+   */
+  async function subscribeTo(
+    flight: Flight,
+    item: DocumentItem,
+    joined: boolean,
+    delivery: Delivery,
+  ): Promise<PreviewResponse> {
     let head: FlightHead;
     try {
       head = await flight.head;
@@ -389,7 +410,8 @@ export function createPreviewHandler(deps: PreviewDeps): PreviewHandler {
         head.contentType,
         safeFileName(head.finalUrl, head.contentType, fallbackName(item)),
         {
-          'x-preview-source': joined ? 'coalesced' : 'fetched',
+          delivery,
+          extra: { 'x-preview-source': joined ? 'coalesced' : 'fetched' },
         },
       ),
       body: flight.subscribe(),
@@ -431,6 +453,15 @@ export function createPreviewHandler(deps: PreviewDeps): PreviewHandler {
         headers: { ...page(405, '', '').headers, allow: 'GET' },
       };
     }
+    // Like the method, the query is checked before anything is counted or read: it names no document.
+    let delivery: Delivery;
+    try {
+      delivery = deliveryAsked(request.query);
+    } catch (error) {
+      if (!(error instanceof PreviewBadRequestError)) throw error;
+      log('preview bad request', { code: error.code });
+      return badRequest();
+    }
     // PRV-2: counted before anything is read, so unknown ids cannot be probed faster either.
     let verdict: VisitorVerdict | undefined;
     try {
@@ -446,14 +477,14 @@ export function createPreviewHandler(deps: PreviewDeps): PreviewHandler {
     // A fetch of this document is under way in this instance: it was decided moments ago, join it
     // without reading anything (the bench goal: 100 visitors at once → 1 source request).
     const running = flights.get(docId);
-    if (running) return subscribeTo(running, running.item, true);
+    if (running) return subscribeTo(running, running.item, true, delivery);
 
     const item = await store.get(docId);
     if (item === undefined) return notFound();
     const [context, isTombstoned] = await Promise.all([contextOf(item), tombstoned(item)]);
     let decision = previewDecision(item, context.source, { ...context, tombstoned: isTombstoned });
     if (decision.kind === 'stored') {
-      const response = await redirectToStored(item, decision.key);
+      const response = await redirectToStored(item, decision.key, delivery);
       if (response) return response;
       // The record names a copy S3 does not have: decide as if it were not stored.
       const { storedKey: _drop, ...rest } = item;
@@ -472,12 +503,14 @@ export function createPreviewHandler(deps: PreviewDeps): PreviewHandler {
         return errorPage(decision.page, item.url);
       case 'original':
         // PRV-4: the visitor goes to the source; we request nothing.
-        return redirect(item.url, { 'x-preview-reason': decision.reason.replace(/[^\w -]/g, '') });
+        return redirect(originalUrlFor(item, delivery), {
+          'x-preview-reason': decision.reason.replace(/[^\w -]/g, ''),
+        });
       case 'fetch':
         if (!context.source) return notFound();
         // PRV-1 / PRV-2: no fetch without the limits (and the shared pace in the same Redis).
         if (limitsDown) return fetchErrorResponse(item, new PreviewLimitsUnavailableError());
-        return serveFetch(item, context.source, decision.store);
+        return serveFetch(item, context.source, decision.store, delivery);
     }
   }
 

@@ -1,7 +1,9 @@
 /** Document preview (SPEC PRV-1 … PRV-4): the endpoint's pure decision, limits, core and adapters. */
 export * from './constants';
 export { isHttpUrl, type PreviewFacts, previewDecision } from './decide';
+export { deliveryAsked, originalUrlFor } from './delivery';
 export * from './errors';
+export { previewRequestOf } from './function-url';
 export { createPreviewHandler, type PreviewDeps, type PreviewHandler } from './handler';
 export {
   createLocalPreviewLimits,
@@ -13,7 +15,7 @@ export {
   visitorOf,
 } from './limits';
 export { createPreviewListener, writeResponse } from './node-http';
-export { fileHeaders, retryAfterSeconds, safeFileName } from './respond';
+export { badRequest, fileHeaders, retryAfterSeconds, safeFileName } from './respond';
 export { createPreviewRuntime, type PreviewRuntime, type PreviewRuntimeOptions } from './runtime';
 export { headStoredObject, presignStoredObject } from './stored-url';
 export type * from './types';

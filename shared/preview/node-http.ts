@@ -16,6 +16,7 @@ export function createPreviewListener(
     const request: PreviewRequest = {
       method: req.method ?? 'GET',
       path: url.pathname,
+      query: url.searchParams,
       visitorAddress: opts.visitorOf?.(req) ?? req.socket.remoteAddress ?? 'unknown',
     };
     handler

@@ -1,10 +1,16 @@
-import { PREVIEW_DEFAULT_RETRY_AFTER_S, PREVIEW_MAX_RETRY_AFTER_S } from './constants';
-import type { ErrorPageKind, PreviewResponse } from './types';
+import {
+  PREVIEW_DEFAULT_RETRY_AFTER_S,
+  PREVIEW_DOWNLOAD_PARAM,
+  PREVIEW_DOWNLOAD_VALUE,
+  PREVIEW_MAX_RETRY_AFTER_S,
+} from './constants';
+import type { Delivery, ErrorPageKind, PreviewResponse } from './types';
 
 /**
  * Responses of the preview with safe headers only: nothing a source sent is ever rendered as HTML on
- * our origin — PDF is shown inline, everything else is an attachment, script-capable types become
- * `application/octet-stream`; `nosniff` everywhere; our own pages escape every value.
+ * our origin — PDF is shown inline unless asked for as a download, everything else is an attachment,
+ * script-capable types become `application/octet-stream`; `nosniff` everywhere; our own pages escape
+ * every value.
  */
 const BASE_HEADERS: Record<string, string> = {
   'x-content-type-options': 'nosniff',
@@ -19,7 +25,7 @@ const ACTIVE_TYPES =
 export function fileHeaders(
   contentType: string | undefined,
   fileName: string,
-  extra: Record<string, string> = {},
+  options: { delivery?: Delivery; extra?: Record<string, string> } = {},
 ): Record<string, string> {
   const mime = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   const pdf = mime === 'application/pdf';
@@ -29,14 +35,16 @@ export function fileHeaders(
     : wellFormed && !ACTIVE_TYPES.test(mime)
       ? mime
       : 'application/octet-stream';
+  // OParl's downloadUrl (`download`) is a download whatever the type; a view shows only a PDF inline.
+  const inline = pdf && (options.delivery ?? 'view') === 'view';
   return {
     ...BASE_HEADERS,
     'content-type': type,
-    'content-disposition': `${pdf ? 'inline' : 'attachment'}; filename="${fileName}"`,
+    'content-disposition': `${inline ? 'inline' : 'attachment'}; filename="${fileName}"`,
     // A PDF viewer needs its plugin; anything else is downloaded and may run nothing on our origin.
     ...(pdf ? {} : { 'content-security-policy': "default-src 'none'; sandbox" }),
     'cache-control': 'private, max-age=300',
-    ...extra,
+    ...(options.extra ?? {}),
   };
 }
 
@@ -110,6 +118,14 @@ export const busy = (retryAfterS: number, why: string): PreviewResponse =>
   page(503, 'Bitte später erneut versuchen', `Das Dokument kann gerade nicht abgerufen werden (${why}).`, {
     headers: { 'retry-after': String(retryAfterS) },
   });
+
+/** A query the endpoint does not answer as asked (PreviewBadRequestError): says what it takes. */
+export const badRequest = (): PreviewResponse =>
+  page(
+    400,
+    'Ungültige Anfrage',
+    `Der Parameter „${PREVIEW_DOWNLOAD_PARAM}“ kennt nur den Wert ${PREVIEW_DOWNLOAD_VALUE}: ?${PREVIEW_DOWNLOAD_PARAM}=${PREVIEW_DOWNLOAD_VALUE} lädt das Dokument herunter, ohne den Parameter wird ein PDF im Browser angezeigt.`,
+  );
 
 export const tooManyRequests = (retryAfterS: number): PreviewResponse =>
   page(429, 'Zu viele Anfragen', 'Bitte warten Sie einen Moment und versuchen Sie es erneut.', {

@@ -10,6 +10,22 @@ export interface PreviewRequest {
   path: string;
   /** The visitor's address as the platform saw it; only ever used as a salted hash (PRV-2). */
   visitorAddress: string;
+  /** The query string: only PREVIEW_DOWNLOAD_PARAM means anything (delivery.ts); absent = none. */
+  query?: URLSearchParams;
+}
+
+/**
+ * How the visitor asked for the file: `view` (the link of `File.accessUrl`: a PDF inline, every other
+ * type as an attachment) or `download` (`File.downloadUrl`, `?download=1`: every type as an attachment).
+ */
+export type Delivery = 'view' | 'download';
+
+/** The part of a Lambda Function URL event the preview reads (functions/preview.ts). */
+export interface PreviewFunctionUrlEvent {
+  rawPath: string;
+  rawQueryString?: string;
+  headers?: Record<string, string | undefined>;
+  requestContext: { http: { method: string; sourceIp: string } };
 }
 
 export interface PreviewResponse {

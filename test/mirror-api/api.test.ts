@@ -167,13 +167,15 @@ describe('OParl 1.1 API over the mirror (issue 16)', () => {
     }
   });
 
-  it('File.accessUrl points to our document endpoint, by the document id the sync recorded', async () => {
+  it('File.accessUrl points to our document endpoint, by the document id the sync recorded; downloadUrl to the same with ?download=1', async () => {
     const { objects } = await walkList(body.file as string);
     expect(objects.length).toBeGreaterThan(0);
     for (const file of objects) {
       const match = /\/documents\/([0-9a-f]{64})$/.exec(file.accessUrl as string);
       expect(match, String(file.accessUrl)).not.toBeNull();
       expect(new URL(file.accessUrl as string).origin).toBe(m.base);
+      // The council's files all carry a downloadUrl (demo/dataset.ts): "to download the file" (OParl 1.1).
+      expect(file.downloadUrl).toBe(`${file.accessUrl}?download=1`);
       const item = await bed.clients.doc.send(
         new GetCommand({ TableName: m.tables.documents, Key: { docId: match?.[1] } }),
       );

@@ -26,11 +26,12 @@ const DROPPED_LISTS: Record<string, string[]> = { organization: ['meeting', 'con
  * The content of an object as the API must carry it, either side of the API: every URL reduced to what
  * it names and the API's own additions removed, so that what A served (`served`) and what the council
  * gave A (`origin`) compare equal exactly when no content field was lost or changed.
- * - An API URL → the id hash of the object it names (`obj:<hash>`), a document URL → its document id,
- *   a list URL → its body hash and list; on the origin side a council URL in a reference → the hash
- *   of that id, a file's `accessUrl` and `downloadUrl` → the id of its one stored document (of
- *   `accessUrl`, else `downloadUrl`: docs/mirror-api.md). A council URL left in a served
- *   reference is kept as it is — and then differs.
+ * - An API URL → the id hash of the object it names (`obj:<hash>`), a document URL → its document id
+ *   (`doc:<id>`, its download link `download:<id>`), a list URL → its body hash and list; on the origin
+ *   side a council URL in a reference → the hash of that id, a file's `accessUrl` → the id of its one
+ *   stored document (of `accessUrl`, else `downloadUrl`: docs/mirror-api.md) and its `downloadUrl` → the
+ *   download of that document. A council URL left in a served reference is kept as it is — and then
+ *   differs.
  * - `mandari:*` vendor properties are dropped; a served object's `modified` is our commit time, so
  *   the origin's (`mandari:originModified`) stands in for it (embedded objects keep the origin's).
  * - `type` → the type's name (1.0 and 1.1 origins alike); lists the API drops are dropped at the origin,
@@ -62,9 +63,10 @@ function servedContent(
   }
   const file = side === 'origin' && type === 'file' ? fileUrl(value) : undefined;
   if (file !== undefined) {
-    // Both point to the one stored document of the file's URL (accessUrl, else downloadUrl).
+    // Both point to the one stored document of the file's URL (accessUrl, else downloadUrl): shown, and
+    // as a download.
     out.accessUrl = `doc:${documentId(file)}`;
-    if (out.downloadUrl !== undefined) out.downloadUrl = out.accessUrl;
+    if (out.downloadUrl !== undefined) out.downloadUrl = `download:${documentId(file)}`;
   }
   if (side === 'served' && top) {
     const originModified = value[ORIGIN_MODIFIED_PROPERTY];
@@ -79,6 +81,8 @@ function urlToken(s: string, apiBase: string, councilOrigin: string, side: strin
     const path = s.slice(apiBase.length);
     const doc = /^\/documents\/([0-9a-f]{64})$/.exec(path);
     if (doc) return `doc:${doc[1]}`;
+    const download = /^\/documents\/([0-9a-f]{64})\?download=1$/.exec(path);
+    if (download) return `download:${download[1]}`;
     const list = /^\/oparl\/v1\/[^/]+\/body\/([0-9a-f]{40})\/([A-Za-z]+)$/.exec(path);
     if (list) return `list:${list[1]}:${list[2]}`;
     const object = /^\/oparl\/v1\/[^/]+\/[a-z]+\/([0-9a-f]{40})$/.exec(path);

@@ -216,7 +216,7 @@ describe('URL scheme and rewriting (pure)', () => {
     const file = out.mainFile as Record<string, unknown>;
     expect(file.id).toBe(urls.object('ris-a', 'file', paper.mainFile.id));
     expect(file.accessUrl).toBe(`https://api.test/documents/${documentId(paper.mainFile.accessUrl)}`);
-    expect(file.downloadUrl).toBe(file.accessUrl);
+    expect(file.downloadUrl).toBe(`${file.accessUrl}?download=1`);
     expect(file.paper).toEqual([out.id]);
     // Deployed without a document endpoint (no preview): the origin's file links, not a dead route.
     const alone = rewriteObject(paper, 'paper', {

@@ -1,8 +1,11 @@
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { serveCommand } from '../../cli/commands/serve';
 import type { LocalRuntime } from '../../cli/local/runtime';
+import { fileKey } from '../../shared/documents/keys';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
-import { getJson, type ServedMirror, seedServedMirror } from './support';
+import { getJson, type ServedMirror, seedServedMirror, walkList } from './support';
 
 let bed: AwsTestbed;
 let m: ServedMirror;
@@ -18,7 +21,7 @@ afterAll(async () => {
 });
 
 describe('ingestor serve: the API beside the preview on one port (issue 16)', () => {
-  it('prints the System URL, serves /oparl/v1/system and hands /documents/… to the preview', async () => {
+  it('prints the System URL, serves /oparl/v1/system and hands /documents/… to the preview, query string included', async () => {
     const rt: LocalRuntime = { env: bed.env, clients: bed.clients, dataDir: '.', close: async () => {} };
     const stop = new AbortController();
     const written: string[] = [];
@@ -49,6 +52,38 @@ describe('ingestor serve: the API beside the preview on one port (issue 16)', ()
       const doc = await fetch(`${url}/documents/${'0'.repeat(64)}`);
       expect(doc.status).toBe(404);
       expect(await doc.text()).toContain('Dokument nicht gefunden');
+
+      // A File's two links on this port, its document stored as the document cache stores it: the
+      // preview sees `?download=1` (through the API's fallback) and signs an attachment, else inline.
+      const { objects } = await walkList((bodies.json.data as { file: string }[])[0]?.file as string);
+      const file = objects[0] as { accessUrl: string; downloadUrl: string };
+      const docId = new URL(file.accessUrl).pathname.split('/').pop() as string;
+      const key = fileKey(m.h.source.sourceId, docId);
+      await bed.clients.s3.send(
+        new PutObjectCommand({
+          Bucket: bed.env.BUCKET,
+          Key: key,
+          Body: '%PDF-1.7\n',
+          ContentType: 'application/pdf',
+        }),
+      );
+      await bed.clients.doc.send(
+        new UpdateCommand({
+          TableName: bed.env.DOCUMENTS_TABLE,
+          Key: { docId },
+          UpdateExpression: 'SET #s = :s, storedKey = :k',
+          ExpressionAttributeNames: { '#s': 'state' },
+          ExpressionAttributeValues: { ':s': 'stored', ':k': key },
+        }),
+      );
+      const signed = async (link: string) => {
+        const res = await fetch(link, { redirect: 'manual' });
+        expect(res.status, link).toBe(302);
+        return new URL(res.headers.get('location') ?? '').searchParams.get('response-content-disposition');
+      };
+      expect(file.downloadUrl).toBe(`${file.accessUrl}?download=1`);
+      expect(await signed(file.accessUrl)).toMatch(/^inline; filename="[^"]+\.pdf"$/);
+      expect(await signed(file.downloadUrl)).toMatch(/^attachment; filename="[^"]+\.pdf"$/);
     } finally {
       spy.mockRestore();
       stop.abort();

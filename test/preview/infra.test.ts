@@ -3,7 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IngestorFunction } from '../../infra/ingestor-function';
 import { IngestorStack, PREVIEW_MAX_INSTANCES } from '../../infra/stack';
-import { PREVIEW_STORED_REDIRECT_MAX_AGE_S } from '../../shared/preview/constants';
+import { PREVIEW_DOWNLOAD_PARAM, PREVIEW_STORED_REDIRECT_MAX_AGE_S } from '../../shared/preview/constants';
 import {
   cdkJsonContext,
   NO_BUNDLING,
@@ -58,30 +58,43 @@ describe('CDK: preview function', () => {
     expect(props?.Environment.Variables.INGESTOR_MAX_INSTANCES).toBe(String(4 + PREVIEW_MAX_INSTANCES));
   });
 
-  it('PRV: CloudFront in front — path-only cache key, TTL from the origin up to the stored-copy redirect age, viewer address forwarded (PRV-2)', () => {
-    template.hasResourceProperties('AWS::CloudFront::CachePolicy', {
-      CachePolicyConfig: Match.objectLike({
-        DefaultTTL: 0,
-        MinTTL: 0,
-        MaxTTL: PREVIEW_STORED_REDIRECT_MAX_AGE_S,
-        ParametersInCacheKeyAndForwardedToOrigin: Match.objectLike({
-          QueryStringsConfig: { QueryStringBehavior: 'none' },
-          HeadersConfig: { HeaderBehavior: 'none' },
-          CookiesConfig: { CookieBehavior: 'none' },
-        }),
-      }),
+  /** The preview's own resources by construct id (the stack holds the API's policies too). */
+  const logicalIdOf = (id: string) =>
+    stack.getLogicalId(stack.node.findChild(id).node.defaultChild as CfnElement);
+  const properties = (id: string) => template.toJSON().Resources[logicalIdOf(id)]?.Properties;
+
+  it('PRV: CloudFront in front — cache key the path and `download` alone (OParl File.downloadUrl), TTL from the origin up to the stored-copy redirect age, viewer address forwarded (PRV-2)', () => {
+    // The view and the download of a document are cached apart (a cached inline redirect never answers
+    // `?download=1`); no other parameter reaches the cache key or the function.
+    const onlyDownload = { QueryStringBehavior: 'whitelist', QueryStrings: [PREVIEW_DOWNLOAD_PARAM] };
+    expect(PREVIEW_DOWNLOAD_PARAM).toBe('download');
+    expect(properties('PreviewCachePolicy')?.CachePolicyConfig).toMatchObject({
+      DefaultTTL: 0,
+      MinTTL: 0,
+      MaxTTL: PREVIEW_STORED_REDIRECT_MAX_AGE_S,
+      ParametersInCacheKeyAndForwardedToOrigin: {
+        HeadersConfig: { HeaderBehavior: 'none' },
+        CookiesConfig: { CookieBehavior: 'none' },
+      },
     });
-    template.hasResourceProperties('AWS::CloudFront::OriginRequestPolicy', {
-      OriginRequestPolicyConfig: Match.objectLike({
-        HeadersConfig: { HeaderBehavior: 'whitelist', Headers: ['CloudFront-Viewer-Address'] },
-        QueryStringsConfig: { QueryStringBehavior: 'none' },
-      }),
+    expect(properties('PreviewOriginRequestPolicy')?.OriginRequestPolicyConfig).toMatchObject({
+      HeadersConfig: { HeaderBehavior: 'whitelist', Headers: ['CloudFront-Viewer-Address'] },
+      CookiesConfig: { CookieBehavior: 'none' },
     });
+    expect(
+      properties('PreviewCachePolicy')?.CachePolicyConfig.ParametersInCacheKeyAndForwardedToOrigin
+        .QueryStringsConfig,
+    ).toEqual(onlyDownload);
+    expect(properties('PreviewOriginRequestPolicy')?.OriginRequestPolicyConfig.QueryStringsConfig).toEqual(
+      onlyDownload,
+    );
     template.hasResourceProperties('AWS::CloudFront::Distribution', {
       DistributionConfig: Match.objectLike({
         DefaultCacheBehavior: Match.objectLike({
           ViewerProtocolPolicy: 'redirect-to-https',
           AllowedMethods: ['GET', 'HEAD'],
+          CachePolicyId: { Ref: logicalIdOf('PreviewCachePolicy') },
+          OriginRequestPolicyId: { Ref: logicalIdOf('PreviewOriginRequestPolicy') },
         }),
       }),
     });

@@ -102,7 +102,15 @@ export async function putBody(bed: PreviewBed, sourceId: string, body: { id: str
 /** A file as the sync records it (`pending`); returns its docId (the preview's id). */
 export async function recordFile(
   bed: PreviewBed,
-  fields: { sourceId: string; bodyId: string; url: string; listed: boolean; fileId?: string },
+  fields: {
+    sourceId: string;
+    bodyId: string;
+    url: string;
+    listed: boolean;
+    fileId?: string;
+    /** The File's own `downloadUrl` at the origin, when it has one. */
+    downloadUrl?: string;
+  },
 ): Promise<string> {
   await recordDocument(
     bed.aws.clients,
@@ -111,6 +119,7 @@ export async function recordFile(
       id: fields.fileId ?? `${fields.url}#file`,
       type: 'https://schema.oparl.org/1.1/File',
       accessUrl: fields.url,
+      ...(fields.downloadUrl === undefined ? {} : { downloadUrl: fields.downloadUrl }),
     },
     {
       sourceId: fields.sourceId,
@@ -162,8 +171,9 @@ export async function setFailureStreak(bed: PreviewBed, sourceId: string, failur
   });
 }
 
-export async function open(bed: PreviewBed, docId: string, visitor: string) {
-  const res = await fetch(`${bed.url}/documents/${docId}`, {
+/** One opening by `visitor`; `query` (without `?`) as a link carries it, e.g. OParl's `download=1`. */
+export async function open(bed: PreviewBed, docId: string, visitor: string, query = '') {
+  const res = await fetch(`${bed.url}/documents/${docId}${query === '' ? '' : `?${query}`}`, {
     headers: { 'x-test-visitor': visitor },
     redirect: 'manual',
   });
