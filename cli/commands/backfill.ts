@@ -1,6 +1,7 @@
 import { backfillListIndex } from '../../shared/mirror';
 import { SourceNotFoundError } from '../../shared/onboarding';
 import { loadAllSources } from '../../shared/store';
+import { type CompletionReport, completeTakedowns } from '../../shared/takedown';
 import type { LocalRuntime } from '../local/runtime';
 import { type CommandResult, UsageError } from '../output';
 
@@ -16,6 +17,10 @@ const BACKFILL_MAX_RATE = 1000;
  * before the OParl API (or for its first list index) their `byList` keys and small objects their inline
  * copy (shared/mirror backfill.ts), then recounts the API list counters (`pagination` counts).
  * Idempotent and paced; a dry run counts what it would write.
+ *
+ * First, OPT-5: it completes the takedowns a killed `tombstone` left half done (shared/takedown
+ * complete.ts) — before the recount, because a takedown's marks are what take the object out of its
+ * list's counter. Not paced: takedowns are few, and each is the command's own run, repeated.
  */
 export async function backfillIndexCommand(
   rt: LocalRuntime,
@@ -30,6 +35,15 @@ export async function backfillIndexCommand(
   if (values.source !== undefined && !all.includes(values.source))
     throw new SourceNotFoundError(values.source);
   const sourceIds = values.source === undefined ? all : [values.source];
+  const takedownDeps = {
+    clients: rt.clients,
+    tables: { sources: rt.env.SOURCES_TABLE, state: rt.env.STATE_TABLE, documents: rt.env.DOCUMENTS_TABLE },
+    bucket: rt.env.BUCKET,
+  };
+  const completions: CompletionReport[] = [];
+  for (const sourceId of sourceIds)
+    completions.push(await completeTakedowns(takedownDeps, sourceId, { dryRun: values.dryRun }));
+  const takedowns = takedownSummary(completions);
   const report = await backfillListIndex(
     rt.clients,
     { bucket: rt.env.BUCKET, stateTable: rt.env.STATE_TABLE },
@@ -38,8 +52,43 @@ export async function backfillIndexCommand(
   const verb = values.dryRun ? 'would update' : 'updated';
   return {
     text: [
+      takedownLine(takedowns, values.dryRun),
       `${report.scanned} index item(s) read in ${sourceIds.length} source(s); ${verb} ${report.updated} (${report.inlined} with an inline copy, ${report.moved} moved off the first list index)${report.raced > 0 ? `; ${report.raced} left to a newer sync write` : ''}; ${report.lists} list counter(s) checked, ${report.recounted} ${values.dryRun ? 'off' : 'recounted'}${report.legacyCounters > 0 ? `, ${report.legacyCounters} of the first list index ${values.dryRun ? 'to delete' : 'deleted'}` : ''}`,
     ],
-    json: { ...report, sources: sourceIds, dryRun: values.dryRun, rate },
+    json: { ...report, takedowns, sources: sourceIds, dryRun: values.dryRun, rate },
   };
+}
+
+/** The takedown completion of every source, summed, with the completed items named (json). */
+export interface TakedownSummary {
+  checked: number;
+  complete: number;
+  notMirrored: number;
+  /** Takedowns completed (or that would be, in a dry run). */
+  completed: number;
+  tombstoned: number;
+  documents: number;
+  items: (CompletionReport['completed'][number] & { sourceId: string })[];
+}
+
+function takedownSummary(reports: readonly CompletionReport[]): TakedownSummary {
+  const sum = (pick: (r: CompletionReport) => number) => reports.reduce((a, r) => a + pick(r), 0);
+  return {
+    checked: sum((r) => r.checked),
+    complete: sum((r) => r.complete),
+    notMirrored: sum((r) => r.notMirrored),
+    completed: sum((r) => r.completed.length),
+    tombstoned: sum((r) => r.tombstoned),
+    documents: sum((r) => r.documents),
+    items: reports.flatMap((r) => r.completed.map((c) => ({ sourceId: r.sourceId, ...c }))),
+  };
+}
+
+function takedownLine(t: TakedownSummary, dryRun: boolean): string {
+  const completed = dryRun
+    ? `${t.completed} interrupted, would complete`
+    : `${t.completed} interrupted and completed (${t.tombstoned} object(s) tombstoned, ${t.documents} document(s) flagged)`;
+  // Ids with nothing mirrored are named, not retried: the registry alone keeps them out (OPT-5).
+  const none = t.notMirrored > 0 ? `, ${t.notMirrored} with nothing mirrored to mark` : '';
+  return `takedowns (OPT-5): ${t.checked} checked, ${completed}${none}`;
 }

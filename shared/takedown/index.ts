@@ -1,4 +1,5 @@
 /** Opt-out and takedown (SPEC OPT-2, OPT-3, OPT-5): operator tombstones, the registry, lift and purge. */
+export * from './complete';
 export * from './constants';
 export * from './embedders';
 export * from './errors';

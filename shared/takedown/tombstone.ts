@@ -17,16 +17,31 @@ import type { TakedownMark } from './types';
  *    (a purge deletes the index entry, never this item);
  * 2. the mirror: index entry marked (every listing skips it, every sync commit of it fails), then the
  *    S3 record turned into a tombstone (see `sealTakenDown`);
- * 3. a body taken down is unlisted, and the Documents items are flagged (`takedownAt`);
+ * 3. a body taken down is unlisted (before step 2), the Documents items are flagged (`takedownAt`),
+ *    and then — last, as the sign that all is done — its record gets the mark (`takedown`);
  * 4. (`--ids`) the stored objects embedding a taken-down one are committed again without it
  *    (shared/takedown/embedders.ts).
  * Nothing is removed: the last live copy stays in `meta.lastGood` for audit, with who, when and why in
- * `meta.takedown`. A run killed after step 1 leaves the takedown in force; repeating the command (or
- * the next sync meeting the object) completes steps 2–3. Repeating is harmless (idempotent).
+ * `meta.takedown`. A run killed after step 1 leaves the takedown in force; repeating the command,
+ * `ingestor backfill-index` (`completeTakedowns`, complete.ts, with the original mark) or the next sync
+ * meeting the object completes steps 2–4. Repeating is harmless (idempotent).
  */
 
 /** Test seam: called once the registry items are written, before the mirror is touched. */
 export type AfterRecorded = () => Promise<void> | void;
+
+/** What `tombstoneBody` and `tombstoneIds` take besides their target. */
+export interface TombstoneOptions {
+  sourceId?: string;
+  by: string;
+  note?: string;
+  afterRecorded?: AfterRecorded;
+  /**
+   * The mark of a takedown recorded earlier, whose command this run completes (`completeTakedowns`):
+   * used instead of `by`/`note` and now, so the API's deletion time and the audit stay the takedown's.
+   */
+  mark?: TakedownMark;
+}
 
 export interface TakedownDeps {
   /** `changes`: the mirror's change feed, flushed before a command returns (issue 16). */
@@ -135,7 +150,9 @@ function flagDocuments(
   });
 }
 
-function markOf(deps: TakedownDeps, by: string, note: string | undefined): TakedownMark {
+function markOf(deps: TakedownDeps, options: TombstoneOptions): TakedownMark {
+  if (options.mark !== undefined) return options.mark;
+  const { by, note } = options;
   const at = (deps.now ?? (() => new Date()))().toISOString();
   return { at, by, ...(note !== undefined && note.trim() !== '' ? { note: note.trim() } : {}) };
 }
@@ -144,10 +161,10 @@ function markOf(deps: TakedownDeps, by: string, note: string | undefined): Taked
 export async function tombstoneBody(
   deps: TakedownDeps,
   slug: string,
-  options: { sourceId?: string; by: string; note?: string; afterRecorded?: AfterRecorded },
+  options: TombstoneOptions,
 ): Promise<TombstoneResult> {
   const { sourceId, body } = await resolveBody(deps.clients.doc, deps.tables, slug, options.sourceId);
-  const mark = markOf(deps, options.by, options.note);
+  const mark = markOf(deps, options);
   const result: TombstoneResult = {
     sourceIds: [sourceId],
     body: slug,
@@ -158,20 +175,25 @@ export async function tombstoneBody(
     documents: 0,
     embedders: 0,
   };
-  // OPT-5 first: the registry remembers the body whatever happens to the mirror afterwards.
-  await registryOf(deps).record({ sourceId, scope: 'body', id: body.id, type: 'body', mark });
+  // OPT-5 first: the registry remembers the body whatever happens to the mirror afterwards. Completing
+  // a recorded takedown records nothing anew: a `takedown lift` meanwhile stays lifted.
+  if (options.mark === undefined) {
+    await registryOf(deps).record({ sourceId, scope: 'body', id: body.id, type: 'body', mark });
+  }
   result.registered = [body.id];
   await options.afterRecorded?.();
+  const bodyRecord = (update: string, values: Record<string, unknown>) =>
+    deps.clients.doc.send(
+      new UpdateCommand({
+        TableName: deps.tables.state,
+        Key: { pk: sourcePartition(sourceId), sk: `BODY#${body.bodyKey}` },
+        UpdateExpression: update,
+        ConditionExpression: 'attribute_exists(sk)',
+        ExpressionAttributeValues: values,
+      }),
+    );
   // Unlisted next: from this moment the body is in no public listing, whatever follows (ONB-4, OPT-2).
-  await deps.clients.doc.send(
-    new UpdateCommand({
-      TableName: deps.tables.state,
-      Key: { pk: sourcePartition(sourceId), sk: `BODY#${body.bodyKey}` },
-      UpdateExpression: 'SET listed = :f, takedown = if_not_exists(takedown, :t)',
-      ConditionExpression: 'attribute_exists(sk)',
-      ExpressionAttributeValues: { ':f': false, ':t': mark },
-    }),
-  );
+  await bodyRecord('SET listed = :f', { ':f': false });
   const mirror = store(deps);
   for (const type of MIRROR_TYPES) {
     // Strongly consistent: an object a running sync created before our registry item must be seen.
@@ -184,6 +206,10 @@ export async function tombstoneBody(
     }
   }
   result.documents = await flagDocuments(deps, sourceId, { bodyId: body.id }, mark.at);
+  // The record's mark last, once everything above is done: it tells `completeTakedowns` (and an
+  // operator's `ingestor bodies`) that the takedown is complete; a run killed earlier leaves it off.
+  // `listed` again: an operator may have listed the body meanwhile (only the mark forbids that).
+  await bodyRecord('SET listed = :f, takedown = if_not_exists(takedown, :t)', { ':f': false, ':t': mark });
   await deps.clients.changes?.flush();
   return result;
 }
@@ -213,7 +239,7 @@ function hostOf(url: string): string | undefined {
 export async function tombstoneIds(
   deps: TakedownDeps,
   ids: readonly string[],
-  options: { sourceId?: string; by: string; note?: string; afterRecorded?: AfterRecorded },
+  options: TombstoneOptions,
 ): Promise<TombstoneResult> {
   const wanted = [...new Set(ids.map((id) => id.trim()).filter((id) => id !== ''))];
   if (wanted.length === 0) throw new TakedownError('TAKEDOWN_INVALID_INPUT', 'no ids given');
@@ -225,7 +251,7 @@ export async function tombstoneIds(
   if (options.sourceId !== undefined && sources.length === 0) {
     throw new TakedownError('TAKEDOWN_NOTHING_FOUND', `no source ${options.sourceId}`);
   }
-  const mark = markOf(deps, options.by, options.note);
+  const mark = markOf(deps, options);
   const registry = registryOf(deps);
   const recordedIn = new Set<string>();
   const record = async (sourceId: string, id: string, type?: string) => {
@@ -237,9 +263,10 @@ export async function tombstoneIds(
   for (const source of sources) {
     const host = 'host' in source ? source.host.toLowerCase() : undefined;
     for (const id of wanted) {
-      if (host !== undefined && hostOf(id) === host) {
-        await record(source.sourceId, id);
-      }
+      // Completing a recorded takedown (`options.mark`) records the ids themselves not anew — a
+      // `takedown lift` meanwhile stays lifted; embedded objects found below are recorded as ever.
+      if (options.mark !== undefined) recordedIn.add(`${source.sourceId}\n${id}`);
+      else if (host !== undefined && hostOf(id) === host) await record(source.sourceId, id);
     }
   }
   await options.afterRecorded?.();
