@@ -245,7 +245,7 @@ export const COMMANDS: CommandSpec[] = [
     name: 'backfill-index',
     synopsis: ['backfill-index [--source ID] [--rate N] [--dry-run]'],
     summary:
-      'gives index items from before the OParl API their list keys and inline copies (idempotent, paced)',
+      'completes interrupted takedowns, gives index items their list keys and inline copies, recounts the API lists (idempotent, paced)',
     runtime: true,
     bare: {
       args: [0, 0],

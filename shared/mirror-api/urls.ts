@@ -1,6 +1,6 @@
 import { LIST_CATALOGUE, type ListName } from '../engine';
 import { idHash } from '../mirror';
-import { PREVIEW_DOWNLOAD_PARAM, PREVIEW_DOWNLOAD_VALUE } from '../preview/constants';
+import { PREVIEW_DOWNLOAD_PARAM, PREVIEW_DOWNLOAD_VALUE } from '../preview';
 import { API_PREFIX, OPARL_VERSION_URL } from './constants';
 
 /**
