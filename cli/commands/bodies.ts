@@ -1,4 +1,5 @@
 import { type ListingOutcome, listBodies, setBodyListed } from '../../shared/onboarding';
+import { TakedownRegistry } from '../../shared/takedown';
 import type { LocalRuntime } from '../local/runtime';
 import { type CommandResult, UsageError } from '../output';
 
@@ -49,6 +50,10 @@ export async function bodiesCommand(
     ...(values.source !== undefined ? { sourceId: values.source } : {}),
     by: 'cli',
     allowTakedown: values.force === true,
+    // OPT-5: the registry item comes first and the record's mark last — refuse on either.
+    takenDownAt: async (sourceId, bodyId) =>
+      (await new TakedownRegistry(doc, tables.state).find(sourceId, [{ scope: 'body', id: bodyId }]))[0]?.mark
+        .at,
   });
   return {
     text: [

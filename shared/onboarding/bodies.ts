@@ -172,17 +172,29 @@ export interface ListingChange {
 
 export type ListingOutcome = 'now-listed' | 'now-unlisted' | 'already-listed' | 'already-unlisted';
 
-/** `bodies list|unlist <slug>` (ONB-4). A taken-down body (OPT-2) cannot be listed again by accident. */
+/**
+ * `bodies list|unlist <slug>` (ONB-4). A taken-down body (OPT-2) cannot be listed again by accident —
+ * neither one whose record carries the mark nor one the takedown registry holds (`takenDownAt`, asked
+ * by the caller: `tombstone --body` marks the record last, so while it runs, or after it was killed,
+ * only the registry knows).
+ */
 export async function setBodyListed(
   doc: DynamoDBDocumentClient,
   tables: BodyTables,
   slug: string,
   listed: boolean,
-  options: { sourceId?: string; by: string; now?: Date; allowTakedown?: boolean },
+  options: {
+    sourceId?: string;
+    by: string;
+    now?: Date;
+    allowTakedown?: boolean;
+    takenDownAt?: (sourceId: string, bodyId: string) => Promise<string | undefined>;
+  },
 ): Promise<ListingChange> {
   const { sourceId, body } = await resolveBody(doc, tables, slug, options.sourceId);
-  if (listed && body.takedown !== undefined && options.allowTakedown !== true) {
-    throw new BodyTakenDownError(slug, body.takedown.at);
+  if (listed && options.allowTakedown !== true) {
+    const at = body.takedown?.at ?? (await options.takenDownAt?.(sourceId, body.id));
+    if (at !== undefined) throw new BodyTakenDownError(slug, at);
   }
   const at = (options.now ?? new Date()).toISOString();
   const outcome: ListingOutcome =

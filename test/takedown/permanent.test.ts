@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { bodiesCommand } from '../../cli/commands/bodies';
 import { liftCommand, tombstoneCommand } from '../../cli/commands/takedown';
 import type { LocalRuntime } from '../../cli/local/runtime';
 import { embeddedObjects, isRecord } from '../../shared/engine';
@@ -291,6 +292,11 @@ describe('OPT-5: a takedown is permanent until an operator lifts it (OParl sync)
         (b) => b.slug === 'koeln',
       );
       expect(record?.listed).toBe(true);
+      // Nor can an operator list it again by accident: `bodies list` asks the registry too (--force can).
+      const rt: LocalRuntime = { env: t.bed.env, clients: t.bed.clients, dataDir: '', close: async () => {} };
+      await expect(bodiesCommand(rt, ['list', 'koeln'], { source: s.sourceId })).rejects.toMatchObject({
+        code: 'BODY_TAKEN_DOWN',
+      });
 
       // A fresh reader (a new process, nothing cached) — the serving instance's cache lasts BODIES_TTL_MS.
       const fresh = await serveApi(t.bed);
