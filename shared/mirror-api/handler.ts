@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { type BodyRecord, isRecord, LIST_CATALOGUE, type ListName, withoutEmbedded } from '../engine';
-import { idHash, listSort } from '../mirror';
+import { committedAtOfListSort, idHash, listSort } from '../mirror';
 import type { TakedownSet } from '../takedown';
 import { mapLimit } from '../util';
 import { LIST_MAX_AGE_S, OBJECT_MAX_AGE_S, OBJECT_READ_CONCURRENCY, OPARL_VERSION_URL } from './constants';
 import { MirrorApiIndexMissingError, MirrorApiRequestError } from './errors';
 import { decidePage, isFiltered, type ListQuery, listEnvelope, pageInMemory, parseListQuery } from './paging';
-import { committedAtOf, type MirrorReader } from './reader';
+import type { MirrorReader } from './reader';
 import { deletedStub, rewriteObject, takenDownStub } from './rewrite';
 import { type ApiRoute, apiUrls, parseApiPath, typeUrl } from './urls';
 
@@ -136,7 +136,7 @@ export function createMirrorApiHandler(deps: MirrorApiDeps): MirrorApiHandler {
     }));
     const decision = decidePage(rows, query);
     const data = await mapLimit(decision.show, OBJECT_READ_CONCURRENCY, async ({ row, asDeleted, bare }) => {
-      const committedAt = committedAtOf(row.sortKey);
+      const committedAt = committedAtOfListSort(row.sortKey);
       // Taken down: nothing of the object is read or shown, only that its id is gone.
       if (bare) return takenDownStub(type, urls.objectOfHash(sourceId, type, row.item.sk), committedAt);
       return entryObject(

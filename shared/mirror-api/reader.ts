@@ -2,7 +2,6 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { type BodyRecord, SyncStateStore } from '../engine';
 import type { MirrorIndexEntry, MirrorRecord } from '../mirror';
 import {
-  committedAtOfListSort,
   idHash,
   indexPartition,
   LIST_PARTITION_ATTRIBUTE,
@@ -51,9 +50,6 @@ export interface IndexRowItem {
   /** A small live object inline (shared/mirror `INLINE_ATTRIBUTE`): no S3 read for it. */
   o?: string;
 }
-
-/** The commit time a list row names (its sort key), ISO 8601 UTC. */
-export const committedAtOf = committedAtOfListSort;
 
 /** Values loaded per key and reused for BODIES_TTL_MS; a failed load is forgotten (the next request retries). */
 class Cached<T> {
@@ -160,22 +156,20 @@ export class MirrorReader {
    * must not leave the body public (OPT-5), and no sync repairs a record whose lists it skips.
    */
   async servedBodies(): Promise<SourceBody[]> {
-    const all = await this.allBodies();
     const served: SourceBody[] = [];
-    for (const b of all) {
-      if (!isServed(b.body)) continue;
-      if ((await this.takedowns(b.sourceId)).body(b.body.id) !== undefined) continue;
-      served.push(b);
-    }
+    for (const b of await this.allBodies()) if (await this.isBodyServed(b)) served.push(b);
     return served;
   }
 
   /** The body a route names, only while it is served (`servedBodies`). */
   async servedBody(sourceId: string, bodyHash: string): Promise<BodyRecord | undefined> {
     const all = await this.allBodies();
-    const body = all.find((b) => b.sourceId === sourceId && idHash(b.body.id) === bodyHash)?.body;
-    if (!body || !isServed(body)) return undefined;
-    return (await this.takedowns(sourceId)).body(body.id) === undefined ? body : undefined;
+    const named = all.find((b) => b.sourceId === sourceId && idHash(b.body.id) === bodyHash);
+    return named && (await this.isBodyServed(named)) ? named.body : undefined;
+  }
+
+  private async isBodyServed({ sourceId, body }: SourceBody): Promise<boolean> {
+    return isServed(body) && (await this.takedowns(sourceId)).body(body.id) === undefined;
   }
 
   async indexEntry(sourceId: string, type: string, hash: string): Promise<MirrorIndexEntry | undefined> {
