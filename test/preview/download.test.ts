@@ -19,8 +19,8 @@ import {
   putBody,
   putSource,
   recordFile,
+  recordStoredFile,
   startPreviewBed,
-  storeCopy,
 } from './support';
 
 /**
@@ -223,16 +223,13 @@ describe('OParl File.downloadUrl: ?download=1 on the document endpoint', () => {
   /** A document the sync recorded at `path` of the council (not stored: every opening fetches it). */
   const unstored = (path: string) =>
     recordFile(bed, { sourceId: SRC, bodyId: BODY_UNLISTED, url: `${council.url}${path}`, listed: false });
-  const stored = async (path: string, bytes: Buffer, contentType: string) => {
-    const docId = await recordFile(bed, {
-      sourceId: SRC,
-      bodyId: BODY_LISTED,
-      url: `${council.url}${path}`,
-      listed: true,
-    });
-    await storeCopy(bed, SRC, docId, bytes, contentType);
-    return docId;
-  };
+  const stored = (path: string, bytes: Buffer, contentType: string) =>
+    recordStoredFile(
+      bed,
+      { sourceId: SRC, bodyId: BODY_LISTED, url: `${council.url}${path}` },
+      bytes,
+      contentType,
+    );
 
   beforeAll(async () => {
     bed = await startPreviewBed();

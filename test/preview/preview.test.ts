@@ -19,10 +19,10 @@ import {
   putBody,
   putSource,
   recordFile,
+  recordStoredFile,
   setDocumentFields,
   setFailureStreak,
   startPreviewBed,
-  storeCopy,
   tombstoneFile,
 } from './support';
 
@@ -53,16 +53,13 @@ describe('document preview', () => {
     return `198.51.100.${visitor}`;
   };
   /** A document of the listed body with a stored copy of `bytes` under its own Content-Type. */
-  const storedDocument = async (path: string, bytes: Buffer, contentType: string) => {
-    const docId = await recordFile(bed, {
-      sourceId: SRC_A,
-      bodyId: BODY_LISTED,
-      url: `${a.url}${path}`,
-      listed: true,
-    });
-    await storeCopy(bed, SRC_A, docId, bytes, contentType);
-    return docId;
-  };
+  const storedDocument = (path: string, bytes: Buffer, contentType: string) =>
+    recordStoredFile(
+      bed,
+      { sourceId: SRC_A, bodyId: BODY_LISTED, url: `${a.url}${path}` },
+      bytes,
+      contentType,
+    );
 
   beforeAll(async () => {
     bed = await startPreviewBed();

@@ -215,3 +215,15 @@ export async function storeCopy(
   );
   await setDocumentFields(bed, docId, { state: 'stored', storedKey: key, size: bytes.length });
 }
+
+/** A listed body's file as the sync records it, with a stored copy of `bytes` under its own Content-Type. */
+export async function recordStoredFile(
+  bed: PreviewBed,
+  fields: { sourceId: string; bodyId: string; url: string },
+  bytes: Buffer,
+  contentType: string,
+): Promise<string> {
+  const docId = await recordFile(bed, { ...fields, listed: true });
+  await storeCopy(bed, fields.sourceId, docId, bytes, contentType);
+  return docId;
+}
