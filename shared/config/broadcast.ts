@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { hostKey } from '../util';
 import type { FieldProblem } from './errors';
 import { editTrailFields, fieldProblemsOf, rawSourceIdOf, sourceIdField } from './item-problems';
 import { flag, httpUrl } from './source';
@@ -90,7 +91,7 @@ export function parseBroadcastItem(raw: unknown): ParsedBroadcast {
     councilSourceId: item.councilSourceId,
     bodyId: item.bodyId,
     streamUrl: item.streamUrl,
-    host: new URL(item.streamUrl).hostname.toLowerCase(),
+    host: hostKey(item.streamUrl),
     format: item.livePointer === undefined ? 'hls' : 'json',
     active: item.active,
   };

@@ -8,6 +8,7 @@ import { loadHostIntervals } from '../pace';
 import type { SourceScheduleState } from '../schedule';
 import { getSourceState, loadAllSources } from '../store';
 import { TakedownRegistry, type TakedownSet } from '../takedown';
+import { hostKeyOrUndefined } from '../util';
 import { sourceGate } from './decide';
 import { bodyKeyOf } from './keys';
 import { DocumentsStore } from './store';
@@ -143,12 +144,9 @@ export function documentsStoreOf(deps: DocumentsDeps): DocumentsStore {
   return new DocumentsStore(deps.doc, deps.tables.documents);
 }
 
+/** The host key of a URL (shared/util `hostKey`, one spelling per host), '' if none. */
 export function hostOf(url: string): string {
-  try {
-    return new URL(url).hostname.toLowerCase();
-  } catch {
-    return '';
-  }
+  return hostKeyOrUndefined(url) ?? '';
 }
 
 /** Runs `work` for each group, at most `parallel` groups at a time, each group's items in order. */

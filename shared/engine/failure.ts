@@ -1,4 +1,5 @@
 import { FetchTimeoutError, HttpStatusError, type RunContext } from '../fetch';
+import { hostKeyOrUndefined } from '../util';
 import type { FailureKind, SyncFailure } from './types';
 
 /**
@@ -35,14 +36,6 @@ export type FetchFailureCode =
   | 'RUN_DEADLINE'
   | 'OTHER';
 
-function hostOf(url: string): string {
-  try {
-    return new URL(url).hostname.toLowerCase();
-  } catch {
-    return '';
-  }
-}
-
 /** A failed fetch as the engines branch on it, with the HTTP requests it cost. */
 export interface FetchFailure {
   failure: FetchFailureCode;
@@ -63,7 +56,7 @@ export function classifyFetchFailure(
   maxAttempts: number,
 ): FetchFailure | undefined {
   const code = (err as { code?: unknown }).code;
-  const host = hostOf(url);
+  const host = hostKeyOrUndefined(url) ?? '';
   if (err instanceof HttpStatusError) {
     // ID-4: the fetcher made the comparison request after this 403; 2xx there means we are blocked.
     if (err.status === 403 && runContext.comparison(host)?.state === 'blocked') {

@@ -1,5 +1,6 @@
 import { type AddressPolicy, assertLiteralHostAllowed } from '../net';
 import { type RequestScope, robotsVerdict, verdictError } from '../robots';
+import { hostKey } from '../util';
 import type { FetchPurpose } from './constants';
 import { CircuitOpenError, HostSlotTimeoutError, RunDeadlineError } from './errors';
 import type { Plan, Progress } from './plan';
@@ -42,7 +43,7 @@ export async function admit(
 ): Promise<number | undefined> {
   const { url } = progress;
   const { clock } = deps;
-  const host = url.hostname.toLowerCase();
+  const host = hostKey(url);
   assertLiteralHostAllowed(url.hostname, deps.addressPolicy);
   const runEndsAt = plan.runContext?.endsAtMs;
   if (runEndsAt !== undefined && clock.now() >= runEndsAt) throw new RunDeadlineError(url.href, runEndsAt);

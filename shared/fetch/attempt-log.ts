@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { AddressNotPublicError } from '../net';
+import { hostKey } from '../util';
 import { SendLateError } from './errors';
 import type { Plan } from './plan';
 import type { Clock } from './ports';
@@ -47,7 +48,7 @@ export function createAttemptLog(
   };
   const eventOf = (plan: Plan, sent: SentRequest) => ({
     sourceId: plan.source.sourceId,
-    host: sent.url.hostname.toLowerCase(),
+    host: hostKey(sent.url),
     url: sent.url.href,
     purpose: plan.purpose,
     method: plan.method,
@@ -57,7 +58,7 @@ export function createAttemptLog(
   });
   // The server's answers into the run's breaker (ERR-2) and series (ERR-3) — unless the plan is diagnosis (ID-4).
   const record = (plan: Plan, url: URL, outcome: AttemptOutcome) => {
-    if (plan.recordAttempts) plan.runContext?.recordAttempt(url.hostname.toLowerCase(), outcome, clock.now());
+    if (plan.recordAttempts) plan.runContext?.recordAttempt(hostKey(url), outcome, clock.now());
   };
   return {
     refused(plan, url, attempt, hop, error) {

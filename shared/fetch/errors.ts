@@ -1,4 +1,5 @@
 import { IngestorError } from '../errors';
+import { hostKeyOrUndefined } from '../util';
 import { isTransientStatus } from './constants';
 
 /**
@@ -42,16 +43,8 @@ export class FetchError extends IngestorError {
   ) {
     super(code, message, options);
     this.url = url;
-    this.host = hostOf(url);
+    this.host = hostKeyOrUndefined(url) ?? '';
     this.retryAt = options.retryAt;
-  }
-}
-
-function hostOf(url: string): string {
-  try {
-    return new URL(url).hostname.toLowerCase();
-  } catch {
-    return '';
   }
 }
 
@@ -90,7 +83,7 @@ export class FetchInputError extends FetchError {
 /** RATE-1 / PRV-1: no slot (or robots.txt) within the caller's wait budget; nothing was requested. */
 export class HostSlotTimeoutError extends FetchError {
   constructor(url: string, waitedMs: number, retryAt?: number) {
-    super('HOST_SLOT_TIMEOUT', url, `no slot for ${hostOf(url)} within ${waitedMs} ms`, {
+    super('HOST_SLOT_TIMEOUT', url, `no slot for ${hostKeyOrUndefined(url) ?? ''} within ${waitedMs} ms`, {
       retryable: true,
       ...(retryAt === undefined ? {} : { retryAt }),
     });
@@ -223,9 +216,14 @@ export class HtmlInsteadOfFileError extends FetchError {
 /** ERR-2: the run's breaker for this server is open; nothing was requested. */
 export class CircuitOpenError extends FetchError {
   constructor(url: string, retryAt: number) {
-    super('CIRCUIT_OPEN', url, `circuit open for ${hostOf(url)} until ${new Date(retryAt).toISOString()}`, {
-      retryable: true,
-      retryAt,
-    });
+    super(
+      'CIRCUIT_OPEN',
+      url,
+      `circuit open for ${hostKeyOrUndefined(url) ?? ''} until ${new Date(retryAt).toISOString()}`,
+      {
+        retryable: true,
+        retryAt,
+      },
+    );
   }
 }

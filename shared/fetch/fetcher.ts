@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { hostKey } from '../util';
 import { admit, waitError } from './admission';
 import {
   armBodyDeadline,
@@ -130,7 +131,7 @@ export function createPoliteFetcher(deps: PoliteFetcherDeps): PoliteFetcher {
     try {
       for (;;) {
         const url = progress.url;
-        const host = url.hostname.toLowerCase();
+        const host = hostKey(url);
         const hop = progress.hops.length;
         const crawlDelaySeconds = await admitHop(plan, progress, attempt);
         hostSlots.noteCrawlDelay(host, crawlDelaySeconds);

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { CRAWL_DELAY_CAP_SECONDS } from '../robots';
+import { hostKey } from '../util';
 import { MAX_SOURCE_INTERVAL_MS, MIN_HOST_INTERVAL_MS } from './constants';
 import { HostSlotTimeoutError } from './errors';
 import type { Plan, Progress } from './plan';
@@ -63,7 +64,7 @@ export function slotRequestFor(
   nowMs: number,
 ): SlotRequest {
   // OTH-2: a service fetch keeps the largest interval set for a council source on each hop's host.
-  const hopHostMs = plan.hostIntervalFor?.(progress.url.hostname.toLowerCase()) ?? 0;
+  const hopHostMs = plan.hostIntervalFor?.(hostKey(progress.url)) ?? 0;
   return {
     intervalMs: effectiveHostIntervalMs(
       plan.source,
@@ -100,7 +101,7 @@ export function createHostSlotTaker(slots: HostSlots, clock: Clock): HostSlotTak
   const notedCrawlDelays = new Map<string, { delayMs: number; at: number }>();
   return {
     async take(plan, progress, step, crawlDelaySeconds) {
-      const host = progress.url.hostname.toLowerCase();
+      const host = hostKey(progress.url);
       const request = slotRequestFor(plan, progress, crawlDelaySeconds, clock.now());
       const started = performance.now();
       try {

@@ -1,5 +1,6 @@
 import { AddressNotPublicError } from '../net';
 import { type RobotsFetchOutcome, RobotsUnreachableError } from '../robots';
+import { hostKey } from '../util';
 import { isTransientStatus, MAX_REDIRECTS } from './constants';
 import { FetchError, TooManyRedirectsError } from './errors';
 import type { Plan } from './plan';
@@ -86,7 +87,7 @@ export function createRobotsTxtFetch(deps: RobotsFetchDeps): RobotsTxtFetch {
         recordAttempts: false,
       },
     );
-    const host = request.robotsUrl.hostname.toLowerCase();
+    const host = hostKey(request.robotsUrl);
     const note = (attempt: AttemptOutcome) => runContext?.recordAttempt(host, attempt, deps.clock.now());
     try {
       const result = await deps.fetch(request.robotsUrl.href, plan);

@@ -7,6 +7,7 @@ import {
   type RobotsFetchOutcome,
   revalidationHeaders,
 } from '../robots';
+import { hostKey } from '../util';
 import { HostSlotTimeoutError } from './errors';
 import type { Clock, RobotsCacheStore } from './ports';
 import type { RunContext } from './run-context';
@@ -94,7 +95,7 @@ export function createRobotsGate(deps: RobotsGateDeps): RobotsGate {
 
   return {
     async entryFor(url, userAgent, deadline, context) {
-      const host = url.hostname.toLowerCase();
+      const host = hostKey(url);
       const agentKey = robotsAgentKey(userAgent);
       const cached = await deps.store.get(host, agentKey);
       if (cached && isFresh(cached, deps.clock.now())) return cached;

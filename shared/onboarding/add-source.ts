@@ -13,6 +13,7 @@ import { IngestorError } from '../errors';
 import { createRunContext, type FetchOptions, fetchSourceOf, type PoliteFetcher } from '../fetch';
 import { BODY_LIST_MAX_PAGES, bodyFieldsOf, parseOParlJson } from '../oparl';
 import { getSourceItem, putSourceItem } from '../store';
+import { hostKey } from '../util';
 
 /**
  * ONB-2 / ONB-3: adding a source. First the check — robots.txt (the polite fetcher asks it before the
@@ -200,7 +201,7 @@ export async function checkOParlSource(
       candidate === undefined ||
       visited.has(candidate) ||
       pageGoesBack(pageUrl, candidate) ||
-      new URL(candidate).hostname.toLowerCase() !== new URL(pageUrl).hostname.toLowerCase()
+      hostKey(candidate) !== hostKey(pageUrl)
     ) {
       next = undefined;
     } else {

@@ -1,12 +1,13 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SourceItem } from '../config';
 import { loadAllSources, putSourceItem } from '../store';
+import { hostKeyOrUndefined } from '../util';
 
 /**
  * OPT-4: "With several sources on one server, a change applies to all of them." The per-source knobs
  * a municipality can ask for — slower pace, slower cadence, a full-sync window, a minimum distance,
  * sliced mode, file fetching off, deactivation — are applied to every source on the same host
- * (lower-cased hostname, the SPEC's "server"). Activation is not such a knob: switching one source on
+ * (the SPEC's "server": one `hostKey`, whatever the spelling — trailing dot, case, port). Activation is not such a knob: switching one source on
  * never switches on its neighbours.
  */
 export const HOST_WIDE_KEYS = [
@@ -26,13 +27,9 @@ export function hostWideAssignments(assignments: readonly string[]): string[] {
   });
 }
 
+/** The host key (shared/util `hostKey`) of a raw item's systemUrl: `ris.example.de.` is `ris.example.de`. */
 function hostOfUrl(url: unknown): string | undefined {
-  if (typeof url !== 'string') return undefined;
-  try {
-    return new URL(url).hostname.toLowerCase();
-  } catch {
-    return undefined;
-  }
+  return typeof url === 'string' ? hostKeyOrUndefined(url) : undefined;
 }
 
 export interface SiblingUpdate {

@@ -14,6 +14,7 @@ import {
 } from '../fetch';
 import { robotsFetchPolicy } from '../robots';
 import { type DetectedProduct, decodeHtml, detectProduct } from '../scraper';
+import { hostKey } from '../util';
 import {
   PROBE_MAX_HOME_LINKS,
   PROBE_MAX_REQUESTS_PER_BODY,
@@ -322,7 +323,7 @@ async function probeOne(start: URL, deps: ProbeDeps): Promise<BodyProbe> {
   const { fetcher, meter } = deps;
   const say = deps.onProgress ?? (() => {});
   meter.startBody(PROBE_MAX_REQUESTS_PER_BODY);
-  const homeHost = start.hostname.toLowerCase();
+  const homeHost = hostKey(start);
   const disallowed: string[] = [];
   let oparl: ProbeOParl | null = null;
   let comparison: BodyProbe['comparison403'] = null;
@@ -395,7 +396,7 @@ async function probeOne(start: URL, deps: ProbeDeps): Promise<BodyProbe> {
         break;
       }
       try {
-        const host = new URL(candidate).hostname.toLowerCase();
+        const host = hostKey(candidate);
         const res = await fetcher.fetch(candidate, options('api', host, false));
         oparl = systemFrom(res.body.toString('utf8'), res.finalUrl);
         if (oparl !== null) {
@@ -420,7 +421,7 @@ function report(
   found: Pick<BodyProbe, 'oparl' | 'comparison403' | 'stoppedBy' | 'product'> & { disallowed: string[] },
 ): BodyProbe {
   const { meter } = deps;
-  const homeHost = start.hostname.toLowerCase();
+  const homeHost = hostKey(start);
   const robotsByHost = new Map<string, HostRobots>();
   const steps: ProbeStep[] = [];
   for (const event of meter.events) {

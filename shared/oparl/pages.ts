@@ -1,4 +1,5 @@
 import { type PageValidator, sha256Hex } from '../engine';
+import { hostKeyOrUndefined } from '../util';
 
 /** Page memory of a list walk: URL keys, the cycle guard and the conditional-request validators (B-1). */
 export const MAX_VALIDATORS_PER_LIST = 8;
@@ -9,12 +10,9 @@ export function urlKey(url: string): string {
   return sha256Hex(url).slice(0, 16);
 }
 
+/** The host key of a URL (shared/util `hostKey`: `ris.example.de.` is `ris.example.de`), '' if none. */
 export function hostOf(url: string): string {
-  try {
-    return new URL(url).hostname.toLowerCase();
-  } catch {
-    return '';
-  }
+  return hostKeyOrUndefined(url) ?? '';
 }
 
 /** Keeps the first and the last `VISITED_EDGE` page hashes: cycles go back to the start or a page ago. */

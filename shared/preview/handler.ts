@@ -20,6 +20,7 @@ import type { SourceScheduleState } from '../schedule';
 import { documentsRest, isSpared } from '../schedule';
 import { getSourceState, loadSource } from '../store';
 import { TakedownRegistry } from '../takedown';
+import { hostKey } from '../util';
 import {
   PREVIEW_CONTEXT_TTL_MS,
   PREVIEW_DOC_ID_PATTERN,
@@ -291,7 +292,7 @@ export function createPreviewHandler(deps: PreviewDeps): PreviewHandler {
         if (!releasePlace) throw new PreviewNoPlaceError(Date.now() + 1_000);
         releaseGlobal = await deps.limits.acquireGlobal();
         if (!releaseGlobal) throw new PreviewNoPlaceError(Date.now() + 1_000);
-        const host = new URL(item.url).hostname.toLowerCase();
+        const host = hostKey(item.url);
         const hostIntervalMs = deps.hostIntervalMs?.(host);
         result = await deps.fetcher.stream(item.url, {
           purpose: 'file',

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from '@upstash/redis';
+import { hostKey } from '../util';
 import { systemClock } from './clock';
 import {
   BUSY_POLL_JITTER_MS,
@@ -20,7 +21,6 @@ import {
 } from './constants';
 import { HostSlotTimeoutError, SlotOptionsError, SlotStoreUnavailableError } from './errors';
 import { HostGate } from './gate';
-import { hostKey } from './host-key';
 import { LocalSlotStore } from './local-store';
 import { RedisSlotStore } from './redis-store';
 import type { ReserveDecision, SlotStore, SlotToken } from './store';

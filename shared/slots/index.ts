@@ -2,7 +2,6 @@ export { systemClock } from './clock';
 export * from './constants';
 export * from './errors';
 export { createHostSlotsFromEnv, createSlotRedisClient } from './from-env';
-export { hostKey } from './host-key';
 export {
   createHostSlots,
   type HostSlotsOptions,

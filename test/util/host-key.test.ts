@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isIngestorError } from '../../shared/errors';
-import { hostKey } from '../../shared/slots';
+import { hostKey, hostKeyOrUndefined } from '../../shared/util';
 
 // SPEC: "Server / host" = hostname, lower-cased, without port — one pace per host (RATE-1), as one
 // robots.txt per host (ROB-5).
@@ -12,6 +12,7 @@ describe('hostKey', () => {
     ['HTTPS://Ris.Example.DE/oparl/v1/system?x=1#top', 'ris.example.de'],
     ['ris.example.de:8080', 'ris.example.de'],
     ['RIS.example.de.', 'ris.example.de'],
+    ['https://ris.example.de./oparl/v1/system', 'ris.example.de'],
     ['  ris.example.de  ', 'ris.example.de'],
     ['https://user@ris.example.de/', 'ris.example.de'],
     ['https://www.köln.de/', 'www.xn--kln-sna.de'],
@@ -25,14 +26,18 @@ describe('hostKey', () => {
     expect(hostKey(new URL('https://RIS.example.de:8443/a'))).toBe('ris.example.de');
   });
 
-  it.each(['', 'http://', 'http://exa mple.de/'])('rejects %j with SLOT_OPTIONS_INVALID', (input) => {
-    const error = (() => {
-      try {
-        hostKey(input);
-      } catch (e) {
-        return e;
-      }
-    })();
-    expect(isIngestorError(error, 'SLOT_OPTIONS_INVALID')).toBe(true);
-  });
+  it.each(['', 'http://', 'http://exa mple.de/'])(
+    'rejects %j with HOST_KEY_INVALID (and hostKeyOrUndefined gives undefined)',
+    (input) => {
+      const error = (() => {
+        try {
+          hostKey(input);
+        } catch (e) {
+          return e;
+        }
+      })();
+      expect(isIngestorError(error, 'HOST_KEY_INVALID')).toBe(true);
+      expect(hostKeyOrUndefined(input)).toBeUndefined();
+    },
+  );
 });
