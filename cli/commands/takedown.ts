@@ -60,6 +60,17 @@ export async function tombstoneCommand(
   if (result.notFound.length > 0) text.push(`  not in the mirror: ${result.notFound.join(', ')}`);
   if (result.registered.length > 0)
     text.push(`  in force until lifted (OPT-5): ${result.registered.length} takedown(s) recorded`);
+  const unrecorded = result.body === null ? ids.filter((id) => !result.registered.includes(id)) : [];
+  if (unrecorded.length > 0)
+    text.push(
+      `  NOT recorded — no source's systemUrl is on their host and no mirror holds them: ${unrecorded.join(', ')}`,
+    );
+  for (const invalid of result.invalidSources ?? []) {
+    text.push(
+      `  WARNING: Sources item ${invalid.sourceId} is invalid (${invalid.problems.map((p) => `${p.field}: ${p.message}`).join('; ')});` +
+        ' the takedown is recorded for it all the same and holds once the item is fixed (OPT-5)',
+    );
+  }
   if (result.body)
     text.push(`  physical deletion on request: ingestor purge-deleted --body ${result.body} (OPT-3)`);
   // --ids that matched nothing is an operator's typo worth an exit code; a body is marked in any case.

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { hostKey } from '../util';
 import type { FieldProblem } from './errors';
 import { editTrailFields, fieldProblemsOf, rawSourceIdOf, sourceIdField } from './item-problems';
 
@@ -99,7 +100,7 @@ export interface SourceConfig {
   sourceId: string;
   name?: string;
   systemUrl: string;
-  /** Lower-cased hostname without port: the unit of pace and robots.txt (SPEC "server"). */
+  /** `hostKey(systemUrl)` (shared/util): the unit of pace, robots.txt, host-wide settings, takedown ownership (SPEC "server"). */
   host: string;
   kind: (typeof SOURCE_KINDS)[number];
   adapter?: (typeof SCRAPER_ADAPTERS)[number];
@@ -198,7 +199,7 @@ export function parseSourceItem(raw: unknown): ParsedSource {
   const source: SourceConfig = {
     sourceId: item.sourceId,
     systemUrl: item.systemUrl,
-    host: new URL(item.systemUrl).hostname.toLowerCase(),
+    host: hostKey(item.systemUrl),
     kind: item.kind,
     active: item.active,
     requestIntervalSeconds,
@@ -230,8 +231,24 @@ export function salvageSourcePace(
   const interval = numeric.safeParse(item.requestIntervalSeconds);
   if (!url.success || !interval.success) return undefined;
   return {
-    host: new URL(url.data).hostname.toLowerCase(),
+    host: hostKey(url.data),
     requestIntervalSeconds: clampRequestInterval(interval.data, []),
+  };
+}
+
+/**
+ * OPT-5 (issue 25): who a broken item still says it is — its `sourceId` and the `hostKey` of its
+ * `systemUrl`, each read on its own and only if valid on its own. A takedown needs no more than this
+ * to know the owner of an id, so a typo elsewhere in the item (`requestIntervalSeconds: "five"`) never
+ * keeps a takedown from being recorded. Undefined fields could not be read: the item's problems say why.
+ */
+export function salvageSourceOwner(raw: unknown): { sourceId?: string; host?: string } {
+  const item = raw && typeof raw === 'object' ? (raw as Record<string, unknown>) : {};
+  const sourceId = sourceIdField.safeParse(item.sourceId);
+  const url = httpUrl.safeParse(item.systemUrl);
+  return {
+    ...(sourceId.success ? { sourceId: sourceId.data } : {}),
+    ...(url.success ? { host: hostKey(url.data) } : {}),
   };
 }
 

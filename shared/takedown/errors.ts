@@ -2,7 +2,10 @@ import { IngestorError } from '../errors';
 
 /** Errors of takedown (tombstone, purge). Each carries a stable `code`. */
 export class TakedownError extends IngestorError {
-  constructor(code: 'TAKEDOWN_NOTHING_FOUND' | 'TAKEDOWN_INVALID_INPUT', message: string) {
+  constructor(
+    code: 'TAKEDOWN_NOTHING_FOUND' | 'TAKEDOWN_INVALID_INPUT' | 'TAKEDOWN_OWNER_UNKNOWN',
+    message: string,
+  ) {
     super(code, message);
   }
 }

@@ -1,9 +1,11 @@
 import { QueryCommand, type QueryCommandOutput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type FieldProblem, type SourceConfig, salvageSourceOwner } from '../config';
 import { embeddedObjects, isRecord, sourcePartition } from '../engine';
 import { MIRROR_TYPES, type MirrorIndexEntry, MirrorStore } from '../mirror';
 import { resolveBody } from '../onboarding';
 import type { AwsClients } from '../store';
 import { loadAllSources } from '../store';
+import { hostKeyOrUndefined } from '../util';
 import { commitEmbeddersWithout, type TakenDownObject } from './embedders';
 import { TakedownError } from './errors';
 import { TakedownRegistry } from './registry';
@@ -66,6 +68,11 @@ export interface TombstoneResult {
   documents: number;
   /** OPT-5: stored objects committed again without a taken-down object they embedded (a paper's file). */
   embedders: number;
+  /**
+   * Issue 25: invalid Sources items the takedown was recorded for all the same (`--ids`), with their
+   * problems — no sync runs for them until fixed, and then the takedown holds.
+   */
+  invalidSources?: { sourceId: string; problems: FieldProblem[] }[];
 }
 
 function store(deps: TakedownDeps): MirrorStore {
@@ -218,13 +225,57 @@ function registryOf(deps: TakedownDeps): TakedownRegistry {
   return new TakedownRegistry(deps.clients.doc, deps.tables.state);
 }
 
-function hostOf(url: string): string | undefined {
-  try {
-    return new URL(url).hostname.toLowerCase();
-  } catch {
-    return undefined;
-  }
+/** A Sources item as a takedown sees it: who it is and which host it names, read leniently (OPT-5). */
+interface TakedownCandidate {
+  /** The item's key as stored (the mirror's partition), also for an item whose key is invalid. */
+  label: string;
+  /** The valid `sourceId`, undefined when the item's own key is broken (nothing can be recorded for it). */
+  sourceId?: string;
+  /** `hostKey(systemUrl)`, undefined when the systemUrl cannot be read. */
+  host?: string;
+  kind?: SourceConfig['kind'];
+  /** Set for an invalid item: its problems, per field, as `ingestor status` shows them. */
+  problems?: FieldProblem[];
 }
+
+/** Every Sources item, valid or not, with what a takedown needs of it (OPT-5: a typo never blocks one). */
+async function takedownCandidates(deps: TakedownDeps): Promise<TakedownCandidate[]> {
+  const { parsed, raw } = await loadAllSources(deps.clients.doc, deps.tables.sources);
+  return parsed.map((p): TakedownCandidate => {
+    if (p.ok)
+      return {
+        label: p.source.sourceId,
+        sourceId: p.source.sourceId,
+        host: p.source.host,
+        kind: p.source.kind,
+      };
+    const owner = salvageSourceOwner(raw.get(p.sourceId));
+    return { label: p.sourceId, ...owner, problems: p.problems };
+  });
+}
+
+/** `field: message; …` of an invalid item, for on-call. */
+function problemsText(problems: readonly FieldProblem[]): string {
+  return problems.map((p) => `${p.field}: ${p.message}`).join('; ');
+}
+
+/**
+ * OPT-5: the invalid items that might own `id` but for which nothing could be recorded — their host
+ * cannot be read (a broken systemUrl), or it is the id's host but their own key is broken.
+ */
+function blockingItems(candidates: readonly TakedownCandidate[], id: string): TakedownCandidate[] {
+  const host = hostKeyOrUndefined(id);
+  return candidates.filter(
+    (c) =>
+      c.problems !== undefined && (c.host === undefined || (c.sourceId === undefined && c.host === host)),
+  );
+}
+
+/** Logs a takedown decision loudly (one JSON line on stderr), as `takedown lift` does. */
+export type TakedownLog = (event: string, fields: Record<string, unknown>) => void;
+
+const warnLog: TakedownLog = (event, fields) =>
+  console.warn(JSON.stringify({ level: 'WARN', event, ...fields }));
 
 /**
  * `tombstone --ids <id,…>`: the objects with these OParl ids (URLs) — in every source, or in one —
@@ -232,22 +283,26 @@ function hostOf(url: string): string | undefined {
  * which would otherwise stay visible on their own.
  *
  * OPT-5: an id is recorded in the registry of every source it belongs to *before* the mirror is read —
- * each source (of `--source`, or all) on the id's host (an OParl id is a URL of its system) — so an
- * object a running sync is about to create for the first time, or one purged before, is covered too.
- * Sources where the id is found on another host get it recorded when found.
+ * each source (of `--source`, or all) on the id's host (`hostKey`: an OParl id is a URL of its system)
+ * — so an object a running sync is about to create for the first time, or one purged before, is
+ * covered too. Sources where the id is found on another host get it recorded when found.
+ *
+ * Issue 25: a Sources item made invalid by a hand edit still owns its host — its sourceId and
+ * systemUrl are read leniently (`salvageSourceOwner`), the takedown is recorded for it and logged
+ * loudly. Where an invalid item makes the owner of an id unknowable (its systemUrl or its key is the
+ * broken field) and no source holds the id, the command refuses with TAKEDOWN_OWNER_UNKNOWN naming the
+ * item and its fields — after recording everything it could (the safe outcome).
  */
 export async function tombstoneIds(
   deps: TakedownDeps,
   ids: readonly string[],
   options: TombstoneOptions,
+  log: TakedownLog = warnLog,
 ): Promise<TombstoneResult> {
   const wanted = [...new Set(ids.map((id) => id.trim()).filter((id) => id !== ''))];
   if (wanted.length === 0) throw new TakedownError('TAKEDOWN_INVALID_INPUT', 'no ids given');
-  const { parsed } = await loadAllSources(deps.clients.doc, deps.tables.sources);
-  const all = parsed.map((p) =>
-    p.ok ? { sourceId: p.source.sourceId, host: p.source.host, kind: p.source.kind } : p,
-  );
-  const sources = options.sourceId === undefined ? all : all.filter((s) => s.sourceId === options.sourceId);
+  const all = await takedownCandidates(deps);
+  const sources = options.sourceId === undefined ? all : all.filter((s) => s.label === options.sourceId);
   if (options.sourceId !== undefined && sources.length === 0) {
     throw new TakedownError('TAKEDOWN_NOTHING_FOUND', `no source ${options.sourceId}`);
   }
@@ -261,12 +316,13 @@ export async function tombstoneIds(
     await registry.record({ sourceId, scope: 'object', id, ...(type !== undefined ? { type } : {}), mark });
   };
   for (const source of sources) {
-    const host = 'host' in source ? source.host.toLowerCase() : undefined;
+    const { sourceId, host } = source;
+    if (sourceId === undefined) continue;
     for (const id of wanted) {
       // Completing a recorded takedown (`options.mark`) records the ids themselves not anew — a
       // `takedown lift` meanwhile stays lifted; embedded objects found below are recorded as ever.
-      if (options.mark !== undefined) recordedIn.add(`${source.sourceId}\n${id}`);
-      else if (host !== undefined && hostOf(id) === host) await record(source.sourceId, id);
+      if (options.mark !== undefined) recordedIn.add(`${sourceId}\n${id}`);
+      else if (host !== undefined && hostKeyOrUndefined(id) === host) await record(sourceId, id);
     }
   }
   await options.afterRecorded?.();
@@ -283,7 +339,7 @@ export async function tombstoneIds(
   };
   const found = new Set<string>();
   for (const source of sources) {
-    const { sourceId } = source;
+    const sourceId = source.label;
     const entries = await mirror.lookup(
       sourceId,
       wanted.flatMap((id) => MIRROR_TYPES.map((type) => ({ type, id }))),
@@ -327,7 +383,7 @@ export async function tombstoneIds(
       }
     }
     // Last: the objects that embed them (again on a repeated command, which completes a killed one).
-    result.embedders += await commitEmbeddersWithout(deps, source, takenDown);
+    result.embedders += await commitEmbeddersWithout(deps, { sourceId, kind: source.kind }, takenDown);
     result.sourceIds.push(sourceId);
     if (fileIds.size > 0) result.documents += await flagDocuments(deps, sourceId, { fileIds }, mark.at);
   }
@@ -341,5 +397,34 @@ export async function tombstoneIds(
   result.registered = wanted.filter((id) => registered.has(id));
   result.notFound = wanted.filter((id) => !found.has(id));
   await deps.clients.changes?.flush();
+  // Loudly: a takedown recorded for an item no sync can run until it is fixed — on-call must fix it,
+  // and the takedown then holds (the sync meets the registry item, OPT-5).
+  result.invalidSources = sources
+    .filter(
+      (s) => s.problems !== undefined && s.sourceId !== undefined && result.sourceIds.includes(s.sourceId),
+    )
+    .map((s) => ({ sourceId: s.label, problems: s.problems ?? [] }));
+  for (const invalid of result.invalidSources) {
+    log('TAKEDOWN RECORDED FOR AN INVALID SOURCES ITEM', {
+      sourceId: invalid.sourceId,
+      problems: problemsText(invalid.problems),
+      ids: wanted.filter((id) => recordedIn.has(`${invalid.sourceId}\n${id}`)),
+    });
+  }
+  const unowned = wanted.filter((id) => !registered.has(id));
+  const blocking = new Map<string, TakedownCandidate>();
+  for (const id of unowned) for (const c of blockingItems(sources, id)) blocking.set(c.label, c);
+  if (blocking.size > 0) {
+    const items = [...blocking.values()]
+      .map((c) => `Sources item "${c.label}" is invalid (${problemsText(c.problems ?? [])})`)
+      .join('; ');
+    log('TAKEDOWN NOT RECORDED: OWNER UNKNOWN', { ids: unowned, items: [...blocking.keys()] });
+    throw new TakedownError(
+      'TAKEDOWN_OWNER_UNKNOWN',
+      `takedown NOT recorded for ${unowned.join(', ')}: no source on their host and no mirror holds them, ` +
+        `and ${items}, so it may own them. Fix the item (ingestor status lists its problems) and run the ` +
+        `command again${result.registered.length > 0 ? ` (recorded meanwhile: ${result.registered.join(', ')})` : ''} (OPT-5).`,
+    );
+  }
   return result;
 }
