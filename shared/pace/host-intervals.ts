@@ -1,4 +1,5 @@
 import type { ParsedSource, SourceConfig } from '../config';
+import { hostKeyOrUndefined } from '../util';
 
 /**
  * RATE-2, pure: the largest interval configured for any source on a hostname applies to every fetch to
@@ -30,8 +31,13 @@ export interface HostIntervals {
 export function hostIntervalsOf(parsed: ParsedSource[], held: HeldPaces): HostIntervals {
   const byHostMs = new Map<string, number>();
   const hostOf = new Map<string, string>();
-  const count = (pace: SourcePace) =>
-    byHostMs.set(pace.host, Math.max(byHostMs.get(pace.host) ?? 0, pace.requestIntervalSeconds * 1000));
+  // One spelling per host (`hostKey`): a pace remembered in a State item before issue 25 may still
+  // carry a trailing dot or capitals, and must count for the same host as its siblings.
+  const keyOf = (host: string) => hostKeyOrUndefined(host) ?? host;
+  const count = (pace: SourcePace) => {
+    const host = keyOf(pace.host);
+    byHostMs.set(host, Math.max(byHostMs.get(host) ?? 0, pace.requestIntervalSeconds * 1000));
+  };
   for (const p of parsed) {
     if (p.ok) {
       hostOf.set(p.source.sourceId, p.source.host);
@@ -40,7 +46,7 @@ export function hostIntervalsOf(parsed: ParsedSource[], held: HeldPaces): HostIn
     }
     const paces = held.get(p.sourceId) ?? [];
     for (const pace of paces) count(pace);
-    if (paces[0] !== undefined) hostOf.set(p.sourceId, paces[0].host);
+    if (paces[0] !== undefined) hostOf.set(p.sourceId, keyOf(paces[0].host));
   }
   return { byHostMs, hostOf };
 }

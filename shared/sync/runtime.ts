@@ -10,6 +10,7 @@ import { DEFAULT_LEASE_MINUTES, scheduleSettingsFromEnv } from '../schedule';
 import { createScraperSyncEngine } from '../scraper';
 import { createHostSlotsFromEnv, RELEASE_LINGER_MS } from '../slots';
 import { type AwsClients, createAwsClients, loadAllSources } from '../store';
+import { hostKeyOrUndefined } from '../util';
 import type { SyncRunDeps } from './run';
 
 /**
@@ -199,7 +200,7 @@ export function createHostIntervalIndex(
       return host === undefined ? undefined : byHost.get(host);
     },
     forHost(host: string): number | undefined {
-      return byHost.get(host.toLowerCase());
+      return byHost.get(hostKeyOrUndefined(host) ?? host);
     },
   };
 }
