@@ -13,4 +13,5 @@ export {
   STACK_OUTPUT_ENV,
   type StackOutputKey,
 } from './stack-outputs';
+export { BROWSER_AGENT, USER_AGENT_CONTROL_CHARACTERS, userAgentProblem } from './user-agent';
 export { type WarmRuntime, warmRuntime } from './warm-runtime';

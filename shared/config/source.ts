@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { hostKey } from '../util';
 import type { FieldProblem } from './errors';
 import { editTrailFields, fieldProblemsOf, rawSourceIdOf, sourceIdField } from './item-problems';
+import { userAgentProblem } from './user-agent';
 
 /**
  * The Sources table item — what on-call engineers edit by hand in the DynamoDB console. It is read
@@ -60,8 +61,20 @@ const sourceItemSchema = z
     requestIntervalSeconds: numeric.optional(),
     /** DOC-1: off = no file of this source is fetched by any function. */
     fileFetching: flag.default(true),
-    /** ID-3: per-source User-Agent override (API, scraper and files alike). */
-    userAgent: z.string().trim().min(1).max(300).optional(),
+    /**
+     * ID-3: per-source User-Agent override (API, scraper and files alike). One line (a CR/LF would fail
+     * every request) and never a browser's agent (B-3): see `userAgentProblem`.
+     */
+    userAgent: z
+      .string({ error: 'must be a text' })
+      .trim()
+      .min(1)
+      .max(300)
+      .superRefine((value, ctx) => {
+        const problem = userAgentProblem(value);
+        if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+      })
+      .optional(),
     /** SCH-1 / OPT-4: slower cadence per period, in minutes; faster values are raised to the base. */
     cadenceMinutes: z
       .object({

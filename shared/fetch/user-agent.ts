@@ -1,4 +1,4 @@
-import type { IngestorEnv } from '../config';
+import { type IngestorEnv, USER_AGENT_CONTROL_CHARACTERS } from '../config';
 import { PRODUCT_TOKEN } from '../robots';
 import { DEFAULT_CONTACT, DEFAULT_INFO_URL } from './constants';
 import { PACKAGE_VERSION } from './version';
@@ -28,5 +28,5 @@ export function userAgentFromEnv(e: Pick<IngestorEnv, 'INGESTOR_USER_AGENT' | 'S
 
 /** A header value must not smuggle a second header or request (CR, LF, NUL and other controls). */
 export function isValidUserAgent(value: string): boolean {
-  return value.trim() !== '' && !/[\u0000-\u001f\u007f]/.test(value);
+  return value.trim() !== '' && !USER_AGENT_CONTROL_CHARACTERS.test(value);
 }
