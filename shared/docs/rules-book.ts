@@ -114,7 +114,7 @@ export function bookSections(c: RulesConstants): BookSection[] {
         ),
         r(
           'ID-3',
-          `One source may be given its own User-Agent, which then applies to its API, pages and files alike. robots.txt is fetched and read with that agent, and the rules for ${token} keep applying (ROB-3).`,
+          `One source may be given its own User-Agent, which then applies to its API, pages and files alike. robots.txt is fetched and read with that agent, and the rules for ${token} keep applying (ROB-3). The override is one line without control characters and never a browser's agent (a product token of a browser or engine — Mozilla/, AppleWebKit/, Chrome/, Safari/, Firefox/, Gecko/, Edg/, OPR/, Trident/ … — or \`like Gecko\`, \`MSIE \`; B-3): the Sources schema refuses both, naming the field.`,
         ),
         r(
           'ID-4',
@@ -182,7 +182,7 @@ export function bookSections(c: RulesConstants): BookSection[] {
         ),
         r(
           'RATE-2',
-          `A source can be made slower, up to ${seconds(c.rate.maxSourceIntervalSeconds)} between requests; anything below ${seconds(c.rate.minIntervalSeconds)} counts as ${seconds(c.rate.minIntervalSeconds)}. The largest interval set for any source on a hostname governs every fetch to that hostname, other fetches too, within ${dur(c.rate.hostIntervalRefreshMs)} of the change.`,
+          `A source can be made slower, up to ${seconds(c.rate.maxSourceIntervalSeconds)} between requests; anything below ${seconds(c.rate.minIntervalSeconds)} counts as ${seconds(c.rate.minIntervalSeconds)}. The largest interval set for any source on a hostname governs every fetch to that hostname, other fetches too, within ${dur(c.rate.hostIntervalRefreshMs)} of the change. A hostname is compared in one spelling: lower-cased, without port or trailing dot, international names in punycode (\`ris.example.de.\` is \`ris.example.de\`).`,
         ),
         r(
           'RATE-3',
@@ -485,7 +485,7 @@ export function bookSections(c: RulesConstants): BookSection[] {
         ),
         r(
           'OPT-5',
-          'A takedown lasts until an operator lifts it: no purge and no later sync, file pass, deletion check, photo pass or preview brings back the object, its body or its files — also when the takedown is issued while a sync of that source is running.',
+          "A takedown lasts until an operator lifts it: no purge and no later sync, file pass, deletion check, photo pass or preview brings back the object, its body or its files — also when the takedown is issued while a sync of that source is running, and also when the source's Sources item is invalid (a hand-edit typo): the takedown is recorded for the source that owns the id's host (or holds the id in its mirror) and logged loudly; where an invalid item makes the owner unknowable, `tombstone` refuses and names the item and the field.",
         ),
       ],
     },
@@ -560,8 +560,9 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
       'shared/fetch/robots-fetch.ts',
       'shared/fetch/types.ts',
       'shared/config/source.ts',
+      'shared/config/user-agent.ts',
     ],
-    tests: ['test/fetch/identity.test.ts'],
+    tests: ['test/fetch/identity.test.ts', 'test/config/user-agent.test.ts'],
   },
   'ID-4': {
     modules: ['shared/fetch/comparison.ts', 'shared/fetch/run-context.ts', 'shared/fetch/constants.ts'],
@@ -593,7 +594,12 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
   },
   'ROB-5': {
     modules: ['shared/robots/cache.ts', 'infra/stack.ts', 'shared/fetch/robots-gate.ts'],
-    tests: ['test/robots/parse.test.ts', 'test/robots/verdict.test.ts', 'test/fetch/robots.test.ts'],
+    tests: [
+      'test/robots/parse.test.ts',
+      'test/robots/verdict.test.ts',
+      'test/fetch/robots.test.ts',
+      'test/pace/host-spellings.test.ts',
+    ],
   },
   'ROB-6': {
     modules: ['shared/robots/cache.ts', 'shared/robots/verdict.ts', 'demo/robots.ts'],
@@ -625,8 +631,18 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
     tests: ['test/slots/local-slots.test.ts', 'test/fetch/redis-slots.test.ts', 'test/fetch/robots.test.ts'],
   },
   'RATE-2': {
-    modules: ['shared/sync/runtime.ts', 'shared/config/source.ts', 'shared/slots/constants.ts'],
-    tests: ['test/slots/local-slots.test.ts', 'test/cli/cli.test.ts', 'test/config/source.test.ts'],
+    modules: [
+      'shared/sync/runtime.ts',
+      'shared/config/source.ts',
+      'shared/slots/constants.ts',
+      'shared/util/host-key.ts',
+    ],
+    tests: [
+      'test/slots/local-slots.test.ts',
+      'test/cli/cli.test.ts',
+      'test/config/source.test.ts',
+      'test/pace/host-spellings.test.ts',
+    ],
   },
   'RATE-3': {
     modules: ['shared/scraper/engine.ts', 'shared/config/source.ts', 'shared/scraper/fetch.ts'],
@@ -965,7 +981,7 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
   },
   'OPT-4': {
     modules: ['cli/commands/sources.ts', 'shared/onboarding/host-knobs.ts', 'shared/config/source.ts'],
-    tests: ['test/onboarding/cli.test.ts'],
+    tests: ['test/onboarding/cli.test.ts', 'test/pace/host-spellings.test.ts'],
   },
   'OPT-5': {
     modules: [
@@ -974,6 +990,7 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
       'shared/takedown/seal.ts',
       'shared/takedown/lift.ts',
       'shared/takedown/embedders.ts',
+      'shared/takedown/tombstone.ts',
       'shared/engine/write.ts',
       'shared/mirror/store.ts',
     ],
@@ -983,6 +1000,7 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
       'test/takedown/permanent-documents.test.ts',
       'test/takedown/embedded.test.ts',
       'test/takedown/sync-race.test.ts',
+      'test/takedown/invalid-config.test.ts',
     ],
   },
   'OTH-1': {
@@ -1063,8 +1081,18 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
     tests: ['test/fetch/redis-slots.test.ts', 'test/fetch/robots.test.ts'],
   },
   'B-3': {
-    modules: ['shared/fetch/plan.ts', 'shared/fetch/types.ts', 'shared/fetch/user-agent.ts'],
-    tests: ['test/scraper/gate-detect.test.ts', 'test/fetch/identity.test.ts', 'test/scraper/engine.test.ts'],
+    modules: [
+      'shared/fetch/plan.ts',
+      'shared/fetch/types.ts',
+      'shared/fetch/user-agent.ts',
+      'shared/config/user-agent.ts',
+    ],
+    tests: [
+      'test/scraper/gate-detect.test.ts',
+      'test/fetch/identity.test.ts',
+      'test/scraper/engine.test.ts',
+      'test/config/user-agent.test.ts',
+    ],
   },
   'B-4': {
     modules: ['shared/mirror/types.ts', 'shared/oparl/index.ts'],
