@@ -5,6 +5,7 @@ import { HOSTILE_SCENARIOS } from './hostile';
 import { PREVIEW_SCENARIOS } from './preview';
 import { STACK_SCENARIOS } from './stack';
 import { TAKEDOWN_SCENARIOS } from './takedown';
+import { TRUST_SCENARIOS } from './trust';
 
 /** The catalogue, in the order of docs/reliability.md. */
 export const SCENARIOS: Scenario[] = [
@@ -14,4 +15,5 @@ export const SCENARIOS: Scenario[] = [
   ...FEED_SCENARIOS,
   ...PREVIEW_SCENARIOS,
   ...CONFIG_SCENARIOS,
+  ...TRUST_SCENARIOS,
 ];
