@@ -750,7 +750,12 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
   },
   'SCH-10': {
     modules: ['shared/oparl/engine.ts', 'shared/oparl/constants.ts', 'shared/engine/types.ts'],
-    tests: ['test/oparl/filters.test.ts', 'test/fake-council/faults.test.ts', 'test/oparl/decisions.test.ts'],
+    tests: [
+      'test/oparl/filters.test.ts',
+      'test/fake-council/faults.test.ts',
+      'test/oparl/decisions.test.ts',
+      'test/oparl/somacos.test.ts',
+    ],
   },
   'SCH-11': {
     modules: ['shared/oparl/list-errors.ts', 'shared/oparl/decisions.ts', 'demo/types.ts'],

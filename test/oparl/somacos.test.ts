@@ -24,6 +24,11 @@ const PAPERS = 150;
 interface SomacosServer {
   /** Papers modified at the server after the first sync (their numbers). */
   touched: Set<number>;
+  /**
+   * Answer a percent-encoded filter value (`%3A`, `%2B`) with an HTML 404, as a SOMACOS server was
+   * recorded doing (learnt from a public importer's test; only literal `:` and `+` were accepted).
+   */
+  refusesEncodedFilter?: boolean;
 }
 
 function somacosRoutes(state: SomacosServer) {
@@ -32,6 +37,13 @@ function somacosRoutes(state: SomacosServer) {
     const body = `${api}/bodies/0529`;
     const p = url.pathname;
     const page = Number(url.searchParams.get('page') ?? '1');
+    if (state.refusesEncodedFilter && /_(since|until)=[^&]*%(3A|2B)/i.test(url.search)) {
+      return {
+        status: 404,
+        headers: { 'content-type': 'text/html' },
+        body: '<html><head><title>404 Not Found</title></head><body>Not Found</body></html>',
+      };
+    }
     if (p === '/Oparl/system') {
       return json({
         id: `${base}/Oparl/system`,
@@ -134,6 +146,33 @@ describe('issue 26 point 5: a SOMACOS SessionNet OParl server (keep it so)', () 
       expect(after.get(`paper ${mini.base}/oparl/bodies/0529/papers/7`)).toMatchObject({
         name: 'Vorlage 7 (geändert)',
       });
+    } finally {
+      await mini.close();
+    }
+  });
+
+  it('SCH-10: a server answering the encoded filter with an HTML 404 is read without the filter — the change is mirrored, not taken for an empty page', async () => {
+    const state: SomacosServer = { touched: new Set(), refusesEncodedFilter: true };
+    const mini = await startMiniCouncil(somacosRoutes(state));
+    try {
+      const clock = new TestClock(T0);
+      const h = harness(bed, `${mini.base}/Oparl/system`, clock, 'somacos');
+      expect(await h.sync('full')).toMatchObject({ complete: true, failures: [] });
+
+      state.touched = new Set([7]);
+      clock.advance(40 * MIN);
+      const inc = await h.sync('incremental');
+      expect(inc).toMatchObject({ changed: true, objects: { new: 0, modified: 1, deleted: 0 } });
+      const paper = inc.lists.find((l) => l.list === 'paper');
+      expect(paper?.note ?? '').not.toMatch(/empty filtered page/);
+      const after = await liveMirror(h, ['paper']);
+      expect(after.get(`paper ${mini.base}/oparl/bodies/0529/papers/7`)).toMatchObject({
+        name: 'Vorlage 7 (geändert)',
+      });
+      // The filtered request was asked once and refused; the list was then read without the filter.
+      const paperRequests = h.fetcher.urls.filter((u) => u.includes('/papers')).slice(-3);
+      expect(paperRequests[0]).toContain('modified_since=');
+      expect(paperRequests.slice(1).every((u) => !u.includes('modified_since'))).toBe(true);
     } finally {
       await mini.close();
     }
