@@ -260,7 +260,7 @@ export function bookSections(c: RulesConstants): BookSection[] {
         ),
         r(
           'SCH-8',
-          `Every list is asked for changes only (\`modified_since\`), which costs one page per unchanged list. The body list is read across all its pages (\`links.next\`), at most ${num(c.lists.bodyListMaxPages)}.`,
+          `Every list is asked for changes only (\`modified_since\`), which costs one page per unchanged list. The body list is read across all its pages (\`links.next\`), at most ${num(c.lists.bodyListMaxPages)}; a page that repeats the one before it (a server serving the same page under every page number) ends it.`,
         ),
         r(
           'SCH-9',
@@ -724,7 +724,12 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
   },
   'SCH-3': {
     modules: ['shared/schedule/cadence.ts', 'shared/schedule/types.ts', 'shared/schedule/constants.ts'],
-    tests: ['test/schedule/cadence.test.ts', 'test/schedule/decide.test.ts', 'test/schedule/periods.test.ts'],
+    tests: [
+      'test/schedule/cadence.test.ts',
+      'test/schedule/decide.test.ts',
+      'test/schedule/periods.test.ts',
+      'test/oparl/deletion-stubs.test.ts',
+    ],
   },
   'SCH-4': {
     modules: ['shared/schedule/cadence.ts', 'shared/schedule/decide.ts', 'shared/schedule/simulate.ts'],
@@ -749,6 +754,7 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
   'SCH-8': {
     modules: ['shared/onboarding/add-source.ts', 'shared/oparl/constants.ts', 'shared/oparl/system.ts'],
     tests: [
+      'test/oparl/somacos.test.ts',
       'test/fake-council/dataset.test.ts',
       'test/fake-council/filters.test.ts',
       'test/fake-council/mutate.test.ts',
@@ -760,7 +766,12 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
   },
   'SCH-10': {
     modules: ['shared/oparl/engine.ts', 'shared/oparl/constants.ts', 'shared/engine/types.ts'],
-    tests: ['test/oparl/filters.test.ts', 'test/fake-council/faults.test.ts', 'test/oparl/decisions.test.ts'],
+    tests: [
+      'test/oparl/filters.test.ts',
+      'test/fake-council/faults.test.ts',
+      'test/oparl/decisions.test.ts',
+      'test/oparl/somacos.test.ts',
+    ],
   },
   'SCH-11': {
     modules: ['shared/oparl/list-errors.ts', 'shared/oparl/decisions.ts', 'demo/types.ts'],

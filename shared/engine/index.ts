@@ -35,6 +35,7 @@ export {
   type OParlObject,
   objectId,
   pageGoesBack,
+  pageIdentity,
   pageItems,
   pageNext,
   parseOParlTime,

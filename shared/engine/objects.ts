@@ -118,6 +118,17 @@ export function pageGoesBack(current: string, next: string): boolean {
   }
 }
 
+/**
+ * A page's identity for noticing a list that goes round without a cycle in its links: some servers
+ * (SOMACOS SessionNet of shared data centres, body lists) serve the same page under every `?page=n`,
+ * each linking to the next number. The ids of the page's objects, in order, as one digest; undefined
+ * for a page without objects (an empty page proves nothing).
+ */
+export function pageIdentity(items: readonly OParlObject[]): string | undefined {
+  const ids = items.map((i) => objectId(i)).filter((id): id is string => id !== undefined);
+  return ids.length === 0 ? undefined : sha256Hex(ids.join('\n')).slice(0, 32);
+}
+
 export interface EmbeddedObject {
   object: OParlObject;
   type: string;

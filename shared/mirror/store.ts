@@ -86,7 +86,9 @@ export function classifyChange(
   incoming: IncomingVersion,
   options: { embedded: boolean },
 ): ChangeKind {
-  if (incoming.deleted) return previous?.deleted ? 'unchanged' : 'deleted';
+  // OPT-2/SCH-3: a deletion stub (OParl 1.1 lists them in `modified_since` windows) changes only an
+  // object we hold live; of one we never held, or hold as a tombstone already, it records nothing.
+  if (incoming.deleted) return previous === undefined || previous.deleted ? 'unchanged' : 'deleted';
   if (previous === undefined) return 'new';
   if (previous.deleted) return 'modified';
   if (previous.hash === incoming.hash) return 'unchanged';

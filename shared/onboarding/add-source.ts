@@ -4,6 +4,7 @@ import {
   isRecord,
   type OParlObject,
   pageGoesBack,
+  pageIdentity,
   pageItems,
   pageNext,
   SyncStateStore,
@@ -177,6 +178,7 @@ export async function checkOParlSource(
   // SCH-8: the body list across all pages (links.next), at most 20; same host only, no cycles.
   let next: string | undefined = bodyListUrl;
   const visited = new Set<string>();
+  let lastPage: string | undefined;
   while (next !== undefined) {
     if (check.bodyListPages >= BODY_LIST_MAX_PAGES) {
       check.problem = `the body list has more than ${BODY_LIST_MAX_PAGES} pages; read the first ${BODY_LIST_MAX_PAGES} (SCH-8)`;
@@ -195,9 +197,15 @@ export async function checkOParlSource(
       return { check, bodies };
     }
     check.bodyListPages += 1;
-    for (const item of pageItems(page)) bodies.push({ item, pageUrl });
+    const items = pageItems(page);
+    // The same page again under the next number: the list goes round (SOMACOS); its copy adds nothing.
+    const identity = pageIdentity(items);
+    const repeats = identity !== undefined && identity === lastPage;
+    lastPage = identity;
+    if (!repeats) for (const item of items) bodies.push({ item, pageUrl });
     const candidate = pageNext(page, pageUrl);
     if (
+      repeats ||
       candidate === undefined ||
       visited.has(candidate) ||
       pageGoesBack(pageUrl, candidate) ||

@@ -58,7 +58,15 @@ export interface SyncCursor {
   /** Start of the full/sliced pass this run continues (ISO); equals startedAt for incremental runs. */
   passStartedAt: string;
   phase: 'system' | 'bodies' | 'lists' | 'filter-check' | 'finish';
-  bodyList?: { url: string | null; pages: number; visited: string[]; bodyKeys: string[]; failed?: boolean };
+  bodyList?: {
+    url: string | null;
+    pages: number;
+    visited: string[];
+    bodyKeys: string[];
+    failed?: boolean;
+    /** Digest of the last page's object ids: a page that repeats it ends the walk (SCH-8). */
+    lastPageIds?: string;
+  };
   bodyKeys: string[];
   bodyIndex: number;
   listIndex: number;

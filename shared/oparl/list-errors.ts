@@ -65,6 +65,11 @@ export async function onListError(
     return end('slow', `SCH-12: ${what}; skipped until ${task.marks.slow?.skipUntil}`);
   }
 
+  // SCH-10: a 404 to a filtered request that is not SD.NET's "no results" (below) — an HTML "Not Found",
+  // as SOMACOS servers answer a percent-encoded filter value — says nothing about changes. Taken for an
+  // empty page, every incremental would mirror nothing and report the list unchanged; it is handled as
+  // the filter rejected instead (read without it, compare ourselves).
+  let filterRefused = status !== undefined && filterSent && FILTER_REJECT_STATUSES.includes(status);
   if (status === 404) {
     if (task.mode === 'slices' && !entry.mandatory && !looksLikeNoResults(err.bodyText)) {
       // Not an empty slice but a list that is not there (SCH-11): no further slices are asked.
@@ -78,24 +83,25 @@ export async function onListError(
         return end('missing', 'SCH-11: still no results (404); next check in a day');
       }
       // SD.NET / Sternberg: an empty filtered page is a 404 with an error body or `[]`.
-      return end(undefined, 'empty filtered page answered 404');
-    }
-    if (!entry.mandatory) {
+      if (looksLikeNoResults(err.bodyText)) return end(undefined, 'empty filtered page answered 404');
+      filterRefused = true;
+    } else if (!entry.mandatory) {
       task.marks = markMissing(task.marks, run.nowMs(), 404);
       return end('missing', 'SCH-11: optional list answered 404');
+    } else {
+      if (looksLikeNoResults(err.bodyText)) return end(undefined, 'empty list answered 404');
+      run.frame.failure({
+        kind: 'other',
+        url: err.url,
+        list: entry.list,
+        status,
+        detail: 'mandatory list answered 404',
+      });
+      return end('failed', 'mandatory list answered 404');
     }
-    if (looksLikeNoResults(err.bodyText)) return end(undefined, 'empty list answered 404');
-    run.frame.failure({
-      kind: 'other',
-      url: err.url,
-      list: entry.list,
-      status,
-      detail: 'mandatory list answered 404',
-    });
-    return end('failed', 'mandatory list answered 404');
   }
 
-  if (status !== undefined && filterSent && FILTER_REJECT_STATUSES.includes(status)) {
+  if (filterRefused) {
     const evidence = `HTTP ${status} to a filtered request`;
     if (task.mode === 'slices') {
       task.marks = {

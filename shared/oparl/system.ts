@@ -4,6 +4,7 @@ import {
   type OParlObject,
   objectId,
   pageGoesBack,
+  pageIdentity,
   pageItems,
   pageNext,
   StopRun,
@@ -107,6 +108,16 @@ export async function phaseBodies(run: OParlRun): Promise<void> {
         if (key !== undefined) keys.push(key);
       }
       next = pageNext(parsed, res.url);
+      // SCH-8: some servers (SOMACOS SessionNet of shared data centres) serve the same page under every
+      // `?page=n`, each linking to the next number; without this the walk reads up to the page cap on
+      // every sync. The second copy of a page ends it like a cycle of links.
+      const digest = pageIdentity(items);
+      if (next !== undefined && digest !== undefined && digest === bl.lastPageIds) {
+        run.log('body-list-page-repeats', { url, next });
+        next = undefined;
+      }
+      if (digest === undefined) delete bl.lastPageIds;
+      else bl.lastPageIds = digest;
       const etag = res.headers.etag;
       const lastModified = res.headers['last-modified'];
       if (etag !== undefined || lastModified !== undefined) {

@@ -122,6 +122,44 @@ describe('OTH-4: OGC API Features and WFS from the demo council geoportal (same 
 });
 
 describe('OTH-4: counts per run and robustness', () => {
+  it('plans numbered in the NRW form (Münster-style planid, INSPIRE id DE_<AGS>_…) are stored, not skipped as no-number', async () => {
+    const k = kit();
+    const nrw = (planid: string, x: number, name: string) =>
+      planFeature('', x, 51.96, { planid, name, nummer: undefined });
+    const portal = await scriptedPortal(
+      ok(
+        collection([
+          nrw('DE_05515000_Albachten_7_A_', 7.52, 'Nördlich der B 51'),
+          nrw('DE_05515000_Albachten_7_B_', 7.521, 'Nördlich der B 51'),
+          nrw('DE_05515000__579__1', 7.62, 'Hafen, 1. Änderung'),
+          nrw('DE_05515000_St. Mauritz_8__2', 7.65, 'St. Mauritz 8, 2. Änderung'),
+          nrw('DE_05515000_Albachten__7_A_', 7.53, 'five fields: no number'),
+        ]),
+      ),
+    );
+    const deps = geoDeps(testbed, k);
+    const source = geoSource({ url: portal.url, numberProperty: 'planid', ags: '05515000' });
+
+    const report = await refreshGeoSource(deps, source);
+
+    expect(report).toMatchObject({ stored: 4, created: 4 });
+    expect(report.skipped).toEqual({ 'no-number': 1 });
+    const plans = await deps.store.plans(source.sourceId);
+    const byId = Object.fromEntries(plans.map((p) => [p.planId, p]));
+    expect(Object.keys(byId).sort()).toEqual([
+      'DE_05515000__579__1',
+      'DE_05515000__albachten7a',
+      'DE_05515000__albachten7b',
+      'DE_05515000__st-mauritz8__2',
+    ]);
+    expect(byId.DE_05515000__albachten7a).toMatchObject({ label: 'Albachten 7 A', key: 'albachten7a' });
+    expect(byId.DE_05515000__albachten7a?.change).toBeUndefined();
+    expect(byId.DE_05515000__579__1).toMatchObject({ label: '579', key: '579', change: '1' });
+    expect(byId['DE_05515000__st-mauritz8__2']).toMatchObject({ label: 'St. Mauritz 8', change: '2' });
+    const stored = await readJsonObject(testbed, geoObjectKey(source.sourceId));
+    expect((stored.features as unknown[]).length).toBe(4);
+  });
+
   it('a second run counts nothing new; a changed plan is updated, a vanished one deleted, a new one created', async () => {
     const k = kit();
     const portal = await scriptedPortal(

@@ -75,6 +75,13 @@ describe('classifyChange: new vs modified vs unchanged without reading S3', () =
     ],
     ['deleted entry → deleted (OPT-2)', prev, { hash: 'h3', deleted: true }, false, 'deleted'],
     [
+      'deletion stub of an object never held → unchanged (SCH-3: no invented change)',
+      undefined,
+      { hash: 'h3', deleted: true },
+      false,
+      'unchanged',
+    ],
+    [
       'deleted twice → unchanged',
       { ...prev, deleted: true },
       { hash: 'h3', deleted: true },
