@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeHtml } from '../../shared/scraper/decode';
 import { PageLayoutError } from '../../shared/scraper/errors';
 import { shapeMeeting, shapeOrganization } from '../../shared/scraper/oparl-shape';
+import { stubTasks } from '../../shared/scraper/page-objects';
 import { parseSessionNetCalendar } from '../../shared/scraper/sessionnet/calendar';
 import { parseSessionNetMeeting } from '../../shared/scraper/sessionnet/meeting';
 import {
@@ -31,7 +32,7 @@ const page = (variant: SessionNetLayout6Variant, file: string) =>
 const shapeCtx = { sourceId: 'sn-l6', bodyId: 'https://mirror.example/body/sn-l6' };
 
 describe('SessionNet Layout 6 — si0040 month calendar', () => {
-  it('ISSUE-26 / SCR-1: .asp — every meeting row with date, time, name, committee, room and cancelled flag', () => {
+  it('ISSUE-26: .asp — every meeting row with date, time, name, committee, room and cancelled flag', () => {
     const base = SITES.asp;
     const { rows } = parseSessionNetCalendar(
       page('asp', 'si0040_2025-11'),
@@ -94,7 +95,7 @@ describe('SessionNet Layout 6 — si0040 month calendar', () => {
     }
   });
 
-  it('ISSUE-26 / ERR-3: a month page with meeting rows of which none can be read is a layout error, never an empty month', () => {
+  it('ISSUE-26: a month page with meeting rows of which none can be read is a layout error, never an empty month', () => {
     // Hostile: the same page with its day numbers gone (a layout change moving them elsewhere).
     const html = page('asp', 'si0040_2025-11').replace(/<span class="weekday">\d+<\/span>/g, '');
     const url = `${SITES.asp}si0040.asp?__cjahr=2025&__cmonat=11&__canz=1`;
@@ -351,6 +352,17 @@ describe('SessionNet Layout 6 — gr0040 committees and kp0040 members', () => {
       .filter((o) => o.type === 'membership')
       .map((o) => o.id);
     expect(new Set(ids).size).toBe(8);
+  });
+
+  it('ISSUE-26: a member without a person page is a person stub no full scrape tries to fetch', () => {
+    const base = SITES.asp;
+    const org = parseSessionNetRoster(page('asp', 'kp0040_2'), `${base}kp0040.asp?__kgrnr=2`, 'committee');
+    const persons = shapeOrganization(org, shapeCtx).filter((o) => o.type === 'person');
+    expect(persons).toHaveLength(8);
+    // Only the pe0051 pages are asked; `…kp0040.asp?__kgrnr=2#person-…` is the roster again, not a page.
+    expect(stubTasks(persons, [], 'full').map((t) => ('url' in t ? t.url : undefined))).toEqual(
+      [501, 502, 503].map((k) => `${base}pe0051.asp?__kpenr=${k}`),
+    );
   });
 
   it('ISSUE-26: kp0040 .php — "stellv. Vorsitz" is a group of its own', () => {

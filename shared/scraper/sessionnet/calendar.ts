@@ -97,7 +97,7 @@ export function parseSessionNetCalendar(
     if (room) row.room = room;
     if (!rows.some((r) => r.key === key)) rows.push(row);
   });
-  // ERR-3: a meeting the table links but no row yielded (its day unreadable) would be lost silently —
+  // Issue 26: a meeting the table links but no row yielded (its day unreadable) would be lost silently —
   // a layout change at the vendor. The month is a failure then, never an empty or a partial month.
   const linked = new Set(
     table
