@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decodeHtml } from '../../shared/scraper/decode';
+import { detectProduct } from '../../shared/scraper/detect';
 import { PageLayoutError } from '../../shared/scraper/errors';
 import { shapeMeeting, shapeOrganization } from '../../shared/scraper/oparl-shape';
 import { stubTasks } from '../../shared/scraper/page-objects';
@@ -30,6 +31,19 @@ const page = (variant: SessionNetLayout6Variant, file: string) =>
   decodeHtml(sessionNetLayout6Page(variant, file)).text;
 
 const shapeCtx = { sourceId: 'sn-l6', bodyId: 'https://mirror.example/body/sn-l6' };
+
+describe('SessionNet Layout 6 — product detection (ONB-1)', () => {
+  it('ISSUE-26: the author meta of a 5.5.4 page names product, version and layout', () => {
+    for (const variant of ['asp', 'php'] as const) {
+      const detection = detectProduct({
+        url: `${SITES[variant]}si0040.${variant}`,
+        html: page(variant, 'si0040_2025-11'),
+      });
+      expect(detection).toMatchObject({ product: 'sessionnet', version: '5.5.4' });
+      expect(detection.evidence.some((e) => e.includes('Layout 6'))).toBe(true);
+    }
+  });
+});
 
 describe('SessionNet Layout 6 — si0040 month calendar', () => {
   it('ISSUE-26: .asp — every meeting row with date, time, name, committee, room and cancelled flag', () => {
