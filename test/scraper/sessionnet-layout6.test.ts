@@ -183,6 +183,16 @@ describe('SessionNet Layout 6 — si0057 meeting page', () => {
     ]);
   });
 
+  it('ISSUE-26: a page with agenda titles of which no item can be read is a layout error, never an empty agenda', () => {
+    // Hostile: the number cells renamed (a layout change); the titles are still there.
+    const html = page('asp', 'si0057_2103').replaceAll('class="tofnum"', 'class="tonr"');
+    expect(() => parseSessionNetMeeting(html, url)).toThrow(PageLayoutError);
+    // A meeting without agenda items (cancelled, agenda not yet published) stays an empty agenda.
+    expect(
+      parseSessionNetMeeting(page('asp', 'si0057_2104'), `${base}si0057.asp?__ksinr=2104`).agenda,
+    ).toEqual([]);
+  });
+
   it('ISSUE-26: shaped as OParl — name, start/end, committee name, location, files on the right owner', () => {
     const meeting = parseSessionNetMeeting(page('asp', 'si0057_2103'), url);
     const shaped = shapeMeeting(undefined, meeting, shapeCtx);

@@ -243,5 +243,15 @@ export function parseSessionNetMeeting(html: string, pageUrl: string): ParsedMee
     }
     meeting.agenda.push(item);
   });
+  // Agenda titles on the page but no item read (the number cell renamed, say): a layout change, which
+  // must be a failure — an empty agenda would replace the mirrored one silently.
+  const titles = $('td.tobetr, td.tolink').length;
+  if (meeting.agenda.length === 0 && titles > 0) {
+    throw new PageLayoutError(
+      page,
+      pageUrl,
+      `${titles} agenda title cell(s) but no agenda item with a number`,
+    );
+  }
   return meeting;
 }
