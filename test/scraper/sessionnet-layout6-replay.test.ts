@@ -11,6 +11,9 @@ import { liveIds, SCRAPE_START_MS, type ScraperHarness, scraperHarness } from '.
  * into the real local DynamoDB/S3 peers. In the repository, so it runs in every clone.
  */
 
+/** Calendar months of an incremental scrape from SCRAPE_START_MS: 2025-08 … 2026-05. */
+const MONTHS = 10;
+
 async function read(h: ScraperHarness, type: string, id: string): Promise<Record<string, unknown>> {
   const record: MirrorRecord | undefined = await h.mirror.read(h.source.sourceId, type, id);
   if (!record) throw new Error(`${type} ${id} not mirrored`);
@@ -82,6 +85,12 @@ describe('scraper engine: SessionNet 5.5.4 Layout 6 on loopback', () => {
       expect(site.maxInFlight).toBe(1);
       expect(h.clock.now() - SCRAPE_START_MS).toBeGreaterThanOrEqual(2_000 * (calls.length - 1));
       for (const call of calls) expect(call.userAgent).toMatch(/^mandari-ingestor\//);
+
+      // SCH-3: unchanged, the next incremental scrape reads the calendar months only and changes nothing.
+      site.resetCalls();
+      h.clock.advance(3_600_000);
+      const again = await h.scrape();
+      expect(again).toMatchObject({ complete: true, changed: false, requests: MONTHS });
     } finally {
       await h.close();
     }
