@@ -212,6 +212,20 @@ describe('SessionNet Layout 6 — si0057 meeting page', () => {
     });
   });
 
+  it('ISSUE-26: si0050 (the "Informationen" tab) — the same facts and documents, no agenda', () => {
+    const info = `${base}si0050.asp?__ksinr=2103`;
+    const meeting = parseSessionNetMeeting(page('asp', 'si0050_2103'), info);
+    expect(meeting).toMatchObject({
+      id: info,
+      name: 'Rat/07/2025',
+      date: '2025-11-13',
+      startTime: '17:00',
+      room: 'Rathaus, im Ratssaal',
+      agenda: [],
+    });
+    expect(meeting.files.map((f) => f.role)).toEqual(['invitation', 'resultsProtocol', 'auxiliary']);
+  });
+
   it('ISSUE-26: .php — a linked committee becomes the meeting organization', () => {
     const php = SITES.php;
     const meeting = parseSessionNetMeeting(page('php', 'si0057_4101'), `${php}si0057.php?__ksinr=4101`);
