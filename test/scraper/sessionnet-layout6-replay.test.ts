@@ -144,4 +144,31 @@ describe('scraper engine: SessionNet 5.5.4 Layout 6 on loopback', () => {
       await h.close();
     }
   }, 120_000);
+
+  it('ISSUE-26: a month page whose meeting rows cannot be read is a recorded failure, the run incomplete, nothing removed', async () => {
+    const { bed, site } = ris;
+    const base = site.layout6Urls.asp;
+    const h = scraperHarness(bed, base, 'sessionnet', { prefix: 'sn-l6-broken' });
+    try {
+      const meetings = [2101, 2102, 2103, 2104].map((k) => `${base}si0057.asp?__ksinr=${k}`);
+      expect(await h.scrape()).toMatchObject({ complete: true, failures: [] });
+      site.setLayout6DaysRemoved(true);
+      h.clock.advance(3_600_000);
+      const report = await h.scrape();
+      expect(report.complete).toBe(false);
+      expect(report.failures).toEqual([
+        expect.objectContaining({
+          kind: 'other',
+          url: `${base}si0040.asp?__cjahr=2025&__cmonat=11&__canz=1&__cselect=0`,
+          list: 'calendar',
+        }),
+      ]);
+      expect(String(report.failures[0]?.detail)).toMatch(/4 of 4 linked meeting/);
+      // Read as an empty month, its meetings would count as gone from it; as a failure, month and meetings stay.
+      expect(await liveIds(h.mirror, h.source.sourceId, 'meeting')).toEqual(meetings);
+    } finally {
+      site.setLayout6DaysRemoved(false);
+      await h.close();
+    }
+  }, 120_000);
 });

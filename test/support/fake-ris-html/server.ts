@@ -139,6 +139,8 @@ export interface FakeRisHtml {
   setCalendarChanged(on: boolean): void;
   setRemoved(district: AllrisDistrict | null): void;
   setGate(kind: GateKind | null): void;
+  /** Layout 6: the November calendar loses its day numbers (a vendor layout change). */
+  setLayout6DaysRemoved(on: boolean): void;
   resetCalls(): void;
   close(): Promise<void>;
 }
@@ -216,6 +218,7 @@ export async function startFakeRisHtml(options: FakeRisHtmlOptions = {}): Promis
   let calendarChanged = false;
   let removed: AllrisDistrict | null = null;
   let gate: GateKind | null = null;
+  let layout6DaysRemoved = false;
   const calls: RecordedRisCall[] = [];
   let inFlight = 0;
   let maxInFlight = 0;
@@ -469,7 +472,9 @@ export async function startFakeRisHtml(options: FakeRisHtmlOptions = {}): Promis
       res.end('<html><body><h1>Nicht gefunden</h1></body></html>');
       return;
     }
-    const body = sessionNetLayout6Page(variant, file);
+    let body = sessionNetLayout6Page(variant, file);
+    if (layout6DaysRemoved && file === 'si0040_2025-11')
+      body = Buffer.from(body.toString('utf8').replace(/<span class="weekday">\d+<\/span>/g, ''), 'utf8');
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': String(body.length) });
     res.end(body);
   }
@@ -543,6 +548,9 @@ export async function startFakeRisHtml(options: FakeRisHtmlOptions = {}): Promis
     },
     setGate: (kind) => {
       gate = kind;
+    },
+    setLayout6DaysRemoved: (on) => {
+      layout6DaysRemoved = on;
     },
     resetCalls: () => {
       calls.length = 0;
