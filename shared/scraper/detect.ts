@@ -47,10 +47,12 @@ export function detectProduct(page: FetchedPage): ProductDetection {
       version = m[1];
       evidence.push(`meta ${name}: ${content}`);
     }
-    if (name === 'generator' && /sessionnet/i.test(content)) {
+    // SessionNet 5.5 names itself in the author meta: "Somacos …, SessionNet Version 5.5.4 KP4 bi (Layout 6)".
+    if ((name === 'generator' || name === 'author') && /sessionnet/i.test(content)) {
       sessionnet += 3;
-      version ??= /(\d+(?:\.\d+)+)/.exec(content)?.[1];
-      evidence.push(`meta generator: ${content}`);
+      version ??=
+        /SessionNet\D{0,20}(\d+(?:\.\d+)+)/i.exec(content)?.[1] ?? /(\d+(?:\.\d+)+)/.exec(content)?.[1];
+      evidence.push(`meta ${name}: ${content}`);
     }
   });
   if ($('#allriscontainer').length > 0) {

@@ -151,6 +151,7 @@ function agendaItemObject(item: ParsedAgendaItem, meetingId: string): OParlObjec
     'mandari:paper': item.paper?.id,
     'mandari:paperReference': item.paper?.reference,
     'mandari:reporter': item.reporter,
+    'mandari:voteText': item.vote,
   });
 }
 
@@ -214,7 +215,9 @@ export function shapeMeeting(
     ],
     agendaItem: agendaItems,
     web: detail?.id ?? row?.detailUrl,
-    'mandari:organizationName': organization ? undefined : row?.organizationName,
+    'mandari:organizationName': organization
+      ? undefined
+      : (detail?.organizationName ?? row?.organizationName),
     'mandari:publicity': detail?.publicity,
   });
   out.unshift({ type: 'meeting', id, object: meeting, mode: 'owner' });
@@ -237,7 +240,7 @@ export function mergeAgendaItemDetail(item: OParlObject, detail: ParsedAgendaIte
     result: detail.result ?? item.result,
     resolutionText: detail.resolutionText,
     'mandari:minutesText': detail.minutesText,
-    'mandari:voteText': detail.voteText,
+    'mandari:voteText': detail.voteText ?? item['mandari:voteText'],
   });
 }
 
@@ -287,12 +290,16 @@ export function membershipId(organizationId: string, personKey: string): string 
 export function shapeOrganization(org: ParsedOrganization, ctx: ShapeContext): ShapedObject[] {
   const memberships = org.memberships.map((m) =>
     compact({
-      id: membershipId(org.id, m.person.key),
+      id: membershipId(org.id, m.key ?? m.person.key),
       type: typeUri('membership'),
       person: m.person.id,
       organization: org.id,
       role: m.role,
+      votingRight: m.votingRight,
+      startDate: m.startDate,
+      endDate: m.endDate,
       'mandari:onBehalfOfName': m.onBehalfOfName,
+      'mandari:membershipKind': m.kind,
     }),
   );
   const object = compact({
@@ -307,7 +314,9 @@ export function shapeOrganization(org: ParsedOrganization, ctx: ShapeContext): S
   });
   const out: ShapedObject[] = [{ type: 'organization', id: org.id, object, mode: 'owner' }];
   for (const m of memberships) out.push({ type: 'membership', id: m.id as string, object: m, mode: 'owner' });
-  for (const m of org.memberships) out.push(shapePersonStub(m.person, ctx));
+  for (const m of org.memberships)
+    if (!out.some((o) => o.type === 'person' && o.id === m.person.id))
+      out.push(shapePersonStub(m.person, ctx));
   return out;
 }
 

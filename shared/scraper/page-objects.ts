@@ -92,7 +92,10 @@ export function stubTasks(
         kind: o.object.organizationType === 'Fraktion' ? 'faction' : 'committee',
       });
     }
-    if (o.type === 'person' && kind === 'full') tasks.push({ op: 'person', url: o.id });
+    // A person without a page of their own has an id inside another page (`…#person-…`, a SessionNet
+    // member without a person link): there is nothing to fetch for them.
+    if (o.type === 'person' && kind === 'full' && !new URL(o.id).hash)
+      tasks.push({ op: 'person', url: o.id });
   }
   return tasks;
 }

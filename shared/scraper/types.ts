@@ -82,6 +82,8 @@ export interface ParsedAgendaItem {
   detailUrl?: string;
   /** SessionNet: "Berichterstatter: …". */
   reporter?: string;
+  /** The vote as the agenda prints it (SessionNet Layout 6 "Abstimmung: Ja: 30, Nein: 4"). */
+  vote?: string;
   files: ParsedFile[];
 }
 
@@ -93,6 +95,8 @@ export interface ParsedMeeting {
   startTime?: string;
   endTime?: string;
   organization?: Ref;
+  /** The committee's name where the page names it without a link (SessionNet Layout 6 `sigrname`). */
+  organizationName?: string;
   room?: string;
   address?: string;
   /** "öffentlich/nichtöffentlich" as printed. */
@@ -149,11 +153,24 @@ export interface ParsedPaper {
 export type OrganizationKind = 'committee' | 'faction' | 'other';
 
 export interface ParsedMembership {
+  /**
+   * The member. A person the roster does not link (SessionNet: sachkundige Bürger, beratende
+   * Mitglieder) has an id on the roster page itself (`…kp0040?__kgrnr=2#person-<name>`): kept, not lost.
+   */
   person: Ref;
-  /** "Vorsitzendes Mitglied", "Ständige Vertretung" … */
+  /** "Vorsitzendes Mitglied", "Ständige Vertretung", SessionNet's group heading ("Vorsitz") … */
   role?: string;
-  /** The faction a committee member sits for, as text ("SPD-Fraktion"). */
+  /** The faction or party a committee member sits for, as text ("SPD-Fraktion", "Fraktionslos"). */
   onBehalfOfName?: string;
+  /** Kind of membership as printed ("Ratsmitglied", "Sachk. Bürger/in (mit Stimmr.)", "Beratendes Mitglied"). */
+  kind?: string;
+  /** From the group: "mit Stimmrecht" true, "mit beratender Stimme" false; absent where it says neither. */
+  votingRight?: boolean;
+  /** ISO dates of an ended membership ("Mitgliedschaft beendet": von … bis …). */
+  startDate?: string;
+  endDate?: string;
+  /** Distinguishes two memberships of one person in one organization (an ended one beside a current one). */
+  key?: string;
 }
 
 export interface ParsedOrganization {

@@ -11,7 +11,7 @@ import {
   parseTimeRange,
   textOf,
 } from '../html';
-import type { FileRole, ParsedAgendaItem, ParsedFile, ParsedMeeting } from '../types';
+import type { FileRole, ParsedAgendaItem, ParsedFile, ParsedMeeting, Ref } from '../types';
 import {
   type SessionNetSite,
   sessionNetFileOf,
@@ -26,20 +26,34 @@ import {
  * SessionNet meeting page `si0057?__ksinr=` / `si0050?__ksinr=`: the meeting's document box
  * (`.smc-documents`, each document with a category badge — BM, PR, EL …) and the agenda table
  * (`td.tofnum` with the "Ö 1" badge, `td.tolink` title and reporter, `td.tostatus`, `td.todocs`).
+ * SessionNet 5.5 "Layout 6" (`.asp` KP4 and `.php` alike): the meeting's facts in `div.smc-table-row`
+ * cells (`siname` short name, `sigrname` committee, `siort`, `sidat`, `yytime`), agenda titles in
+ * `td.tobetr` (`.smc-card-header-title-simple`), the decision in `p.smc_field_smcdv0_box2_beschluss`
+ * ("Beschluss: …") and the vote in `…_abstimmung`, the paper in `td.tovo`, and each item's documents in
+ * its own `td.sidocs` document box — which is the item's, never the meeting's.
  * Documents are `getfile?id=&type=do` — stable ids and download addresses. Agenda items carry their own
  * id only where the page links `to0050?__ktonr=`; otherwise the id is the meeting URL plus the item
  * number as fragment (stable as long as the agenda keeps its numbering).
  */
 
 const REPORTER = /\s*[-–]?\s*Berichterstatter(?:in|\*in|:in)?\s*:\s*/i;
+/** The label SessionNet prints before a decision or a vote ("Beschluss:", "Abstimmung:"). */
+const FIELD_LABEL = /^[^:]{1,30}:\s*/;
+/** Where an agenda row keeps its documents: `td.todocs` (older layouts), `td.sidocs` (Layout 6). */
+const ITEM_DOCUMENTS = 'td.todocs, td.sidocs';
 
 function roleOfCategory(category: string | undefined, name: string): FileRole {
   const c = (category ?? '').toUpperCase();
   const n = name.toLowerCase();
-  if (c === 'EL' || n.includes('einladung') || n.includes('tagesordnung')) return 'invitation';
-  if (c === 'WP' || n.includes('wortprotokoll')) return 'verbatimProtocol';
-  if (c === 'PR' || c === 'NS' || n.includes('protokoll') || n.includes('niederschrift'))
-    return 'resultsProtocol';
+  // Layout-6 badges: TÖ/TN Tagesordnung (öffentlich/nicht öffentlich), NÖ/NN Niederschrift.
+  if (c === 'EL' || c === 'TÖ' || c === 'TN') return 'invitation';
+  if (c === 'WP') return 'verbatimProtocol';
+  if (c === 'PR' || c === 'NS' || c === 'NÖ' || c === 'NN') return 'resultsProtocol';
+  // "Anlage 1 zur Niederschrift" is an attachment, not the minutes its name mentions.
+  if (/^anlage\b/.test(n)) return 'auxiliary';
+  if (n.includes('einladung') || n.includes('tagesordnung')) return 'invitation';
+  if (n.includes('wortprotokoll')) return 'verbatimProtocol';
+  if (n.includes('protokoll') || n.includes('niederschrift')) return 'resultsProtocol';
   return 'auxiliary';
 }
 
@@ -84,6 +98,41 @@ function agendaTable($: CheerioAPI) {
     .first();
 }
 
+interface MeetingFacts {
+  name?: string;
+  date?: string;
+  startTime?: string;
+  endTime?: string;
+  room?: string;
+  organization?: Ref;
+  organizationName?: string;
+}
+
+/** Layout 6: the meeting's facts, one `div.smc-table-row` each, read by the value cell's class. */
+function layout6Facts($: CheerioAPI, site: SessionNetSite): MeetingFacts {
+  const cell = (cls: string) => $(`.smc-table-row > .smc-table-cell.${cls}`).first();
+  const facts: MeetingFacts = {};
+  const name = textOf(cell('siname'));
+  if (name) facts.name = name;
+  const date = parseGermanDate(textOf(cell('sidat')));
+  if (date) facts.date = date;
+  const time = parseTimeRange(textOf(cell('yytime')));
+  if (time.start) facts.startTime = time.start;
+  if (time.end) facts.endTime = time.end;
+  const room = textOf(cell('siort'));
+  if (room) facts.room = room;
+  const committee = cell('sigrname');
+  const committeeName = textOf(committee);
+  const link = committee
+    .find('a[href]')
+    .toArray()
+    .find((a) => sessionNetKeyOf($(a).attr('href'), 'organization') !== undefined);
+  const k = link ? sessionNetKeyOf($(link).attr('href'), 'organization') : undefined;
+  if (k) facts.organization = sessionNetRef(site, 'organization', k, committeeName || undefined);
+  else if (committeeName) facts.organizationName = committeeName;
+  return facts;
+}
+
 export function parseSessionNetMeeting(html: string, pageUrl: string): ParsedMeeting {
   const $ = loadHtml(html);
   const key = sessionNetKeyOf(pageUrl, 'meeting');
@@ -91,18 +140,28 @@ export function parseSessionNetMeeting(html: string, pageUrl: string): ParsedMee
   const site = sessionNetSiteOf(pageUrl);
   const page = pageName(pageUrl) === 'si0050' ? 'si0050' : 'si0057';
   const table = agendaTable($);
-  const documentBoxes = $('.smc-documents').filter((_, el) => $(el).closest('td.todocs').length === 0);
+  // The meeting's own documents: every box outside the agenda rows' document cells (those are the items').
+  const documentBoxes = $('.smc-documents').filter((_, el) => $(el).closest(ITEM_DOCUMENTS).length === 0);
   if (table.length === 0 && documentBoxes.length === 0 && $('[id^="smc_page_si005"]').length === 0) {
     throw new PageLayoutError(page, pageUrl, 'neither agenda table nor document box');
   }
   const title = textOf($('h1').first()) || textOf($('title').first());
+  const facts = layout6Facts($, site);
   const meeting: ParsedMeeting = {
     id: sessionNetUrl(site, 'meeting', key, page),
     key,
-    name: title,
+    // Layout 6 names the meeting in `siname` ("Rat/05/2012"); the heading adds committee, date and time.
+    name: facts.name || title,
     agenda: [],
     files: [],
   };
+  if (facts.name && title) meeting.headline = title;
+  if (facts.date) meeting.date = facts.date;
+  if (facts.startTime) meeting.startTime = facts.startTime;
+  if (facts.endTime) meeting.endTime = facts.endTime;
+  if (facts.room) meeting.room = facts.room;
+  if (facts.organization) meeting.organization = facts.organization;
+  else if (facts.organizationName) meeting.organizationName = facts.organizationName;
   // Meeting facts where the layout shows them (label/value rows, e.g. "Datum:", "Raum:").
   $('tr').each((_, tr) => {
     const cells = $(tr).children('td, th');
@@ -134,8 +193,10 @@ export function parseSessionNetMeeting(html: string, pageUrl: string): ParsedMee
     const numberCell = $(tr).children('td.tofnum');
     if (numberCell.length === 0) return;
     const number = textOf(numberCell) || undefined;
-    const titleCell = $(tr).children('td.tolink');
-    const lines = linesOf($, titleCell);
+    const titleCell = $(tr).children('td.tolink, td.tobetr');
+    const layout6Title = titleCell.find('.smc-card-header-title-simple, .smc-card-header-title').first();
+    // A Layout-6 title may break over lines (`<br />`, "…<br />hier: Satzungsbeschluss"): one line here.
+    const lines = layout6Title.length > 0 ? [linesOf($, layout6Title).join(' ')] : linesOf($, titleCell);
     let name = lines[0] ?? '';
     let reporter = lines.slice(1).find((l) => REPORTER.test(l));
     if (reporter) reporter = reporter.replace(REPORTER, '').trim();
@@ -160,13 +221,17 @@ export function parseSessionNetMeeting(html: string, pageUrl: string): ParsedMee
       name: name || `TOP ${number ?? order + 1}`,
       public: number === undefined || !/^N\b/.test(number),
       order: order++,
-      files: documentsIn($, $(tr).children('td.todocs'), site),
+      files: documentsIn($, $(tr).children(ITEM_DOCUMENTS), site),
     };
     if (number) item.number = number;
     if (reporter) item.reporter = reporter;
     if (itemKey) item.detailUrl = item.id;
-    const status = textOf($(tr).children('td.tostatus'));
+    const status =
+      textOf($(tr).children('td.tostatus')) ||
+      textOf(titleCell.find('.smc_field_smcdv0_box2_beschluss').first()).replace(FIELD_LABEL, '');
     if (status) item.result = status;
+    const vote = textOf(titleCell.find('.smc_field_smcdv0_box2_abstimmung').first()).replace(FIELD_LABEL, '');
+    if (vote) item.vote = vote;
     const paperLink = $(tr)
       .find('a[href]')
       .toArray()
@@ -178,5 +243,15 @@ export function parseSessionNetMeeting(html: string, pageUrl: string): ParsedMee
     }
     meeting.agenda.push(item);
   });
+  // Agenda titles on the page but no item read (the number cell renamed, say): a layout change, which
+  // must be a failure — an empty agenda would replace the mirrored one silently.
+  const titles = $('td.tobetr, td.tolink').length;
+  if (meeting.agenda.length === 0 && titles > 0) {
+    throw new PageLayoutError(
+      page,
+      pageUrl,
+      `${titles} agenda title cell(s) but no agenda item with a number`,
+    );
+  }
   return meeting;
 }

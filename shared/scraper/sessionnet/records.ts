@@ -13,18 +13,21 @@ import type {
   OrganizationKind,
   OrganizationListEntry,
   ParsedConsultation,
+  ParsedMembership,
   ParsedOrganization,
   ParsedPaper,
   ParsedPerson,
+  Ref,
 } from '../types';
 import { documentsIn } from './meeting';
-import { sessionNetKeyOf, sessionNetRef, sessionNetSiteOf, sessionNetUrl } from './urls';
+import { type SessionNetSite, sessionNetKeyOf, sessionNetRef, sessionNetSiteOf, sessionNetUrl } from './urls';
 
 /**
  * SessionNet papers (`vo0050?__kvonr=`), committees (`gr0040` list, `kp0040?__kgrnr=` members) and
  * persons (`pe0051?__kpenr=`). Layouts differ between SessionNet versions (tables in 4.x, `div.smc-table`
- * cells in "Layout 6"), so values are read by their labels ("Betreff:", "Vorlage-Art:" …) or by the
- * Layout-6 cell classes (`vobetr`, `voname`), and relations by their `__k…` links wherever they are.
+ * cells in "Layout 6"), so values are read by their labels ("Betreff:", "Vorlage-Art:" …; Layout 6 prints
+ * some with, some without the colon, in a `.smc-cell-head` cell) or by the Layout-6 cell classes
+ * (`vobetr`, `voname`, `vovaname`), and relations by their `__k…` links wherever they are.
  */
 
 /** Label → value from `<tr><td>Label:</td><td>value</td>` rows and Layout-6 `div.smc-table-row` cells. */
@@ -42,8 +45,10 @@ function labelled($: CheerioAPI): Map<string, { text: string; lines: string[] }>
   });
   $('.smc-table-row').each((_, row) => {
     const cells = $(row).children('.smc-table-cell');
-    if (cells.length >= 2 && /:\s*$/.test(cleanText(cells.first().text())))
-      take(cells.first().text(), cells.eq(1));
+    const head = cells.first();
+    // Layout 6 marks the label cell (`smc-cell-head`), with or without a colon ("Art", "Art:").
+    if (cells.length >= 2 && (head.hasClass('smc-cell-head') || /:\s*$/.test(cleanText(head.text()))))
+      take(head.text(), cells.eq(1));
   });
   return values;
 }
@@ -72,9 +77,10 @@ export function parseSessionNetPaper(html: string, pageUrl: string): ParsedPaper
     relatedPapers: [],
   };
   if (reference) paper.reference = reference;
-  const type = textOf($('.voart').first()) || values.get('vorlage-art')?.text || values.get('art')?.text;
+  const type =
+    textOf($('.voart, .vovaname').first()) || values.get('vorlage-art')?.text || values.get('art')?.text;
   if (type) paper.paperType = type;
-  const date = parseGermanDate(textOf($('.vodat').first()) || values.get('datum')?.text);
+  const date = parseGermanDate(textOf($('.vodat, .vodatum').first()) || values.get('datum')?.text);
   if (date) paper.date = date;
   const lead = values.get('federführend')?.text ?? values.get('federführendes amt')?.text;
   if (lead) paper.underDirectionOf = lead;
@@ -132,7 +138,15 @@ export function parseSessionNetOrganizationList(html: string, pageUrl: string): 
   return entries;
 }
 
-/** `kp0040?__kgrnr=`: the committee's name and its members (`pe0051?__kpenr=` links) with their role. */
+/**
+ * `kp0040?__kgrnr=`: the committee's name and its members with their role. Layout 6
+ * (`table#smc_page_kp0040_contenttable1`, `…2` for ended memberships): a heading row per group
+ * (`td.smcfield_puname` "Vorsitz:", "Ausschussmitglieder mit Stimmrecht:" …), then one row per member —
+ * `td.pename` (a `pe0051` link, or the bare name for members without a person page), `td.pepartei`
+ * (party or faction; a second, combined `pepartei` cell only serves small screens), `td.amname` (kind of
+ * membership), and in the ended table `td.mgadat` / `td.mgedat`. Older layouts: rows with a person link
+ * and the role and faction in the other cells.
+ */
 export function parseSessionNetRoster(
   html: string,
   pageUrl: string,
@@ -150,6 +164,10 @@ export function parseSessionNetRoster(
     kind: kind ?? kindOfOrganizationName(name),
     memberships: [],
   };
+  if ($('td.pename').length > 0) {
+    org.memberships = layout6Memberships($, site, org.id);
+    return org;
+  }
   $('tr, .smc-table-row, li').each((_, row) => {
     const link = $(row)
       .find('a[href]')
@@ -172,6 +190,79 @@ export function parseSessionNetRoster(
     org.memberships.push(membership);
   });
   return org;
+}
+
+/** "Hans Beispiel" → "hans-beispiel": the id of a member without a person page, stable while the name is. */
+function nameSlug(name: string): string {
+  return name
+    .toLowerCase()
+    .replace(/ä/g, 'ae')
+    .replace(/ö/g, 'oe')
+    .replace(/ü/g, 'ue')
+    .replace(/ß/g, 'ss')
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
+}
+
+/** Voting right from a group heading; undefined where the heading does not say ("Vorsitz"). */
+function votingRightOf(group: string | undefined): boolean | undefined {
+  if (!group) return undefined;
+  if (/beratende/i.test(group)) return false;
+  if (/mit\s+stimmrecht/i.test(group)) return true;
+  return undefined;
+}
+
+function layout6Memberships($: CheerioAPI, site: SessionNetSite, orgId: string): ParsedMembership[] {
+  const memberships: ParsedMembership[] = [];
+  $('table').each((_, table) => {
+    let group: string | undefined;
+    $(table)
+      .find('tr')
+      .each((_, tr) => {
+        const heading = $(tr).children('td.smcfield_puname');
+        if (heading.length > 0) {
+          group = textOf(heading).replace(/:$/, '').trim() || undefined;
+          return;
+        }
+        const nameCell = $(tr).children('td.pename');
+        if (nameCell.length === 0) return;
+        const personName = textOf(nameCell);
+        if (personName === '') return;
+        const link = nameCell
+          .find('a[href]')
+          .toArray()
+          .find((a) => sessionNetKeyOf($(a).attr('href'), 'person') !== undefined);
+        const personKey = link ? sessionNetKeyOf($(link).attr('href'), 'person') : undefined;
+        const slug = nameSlug(personName);
+        const person: Ref = personKey
+          ? sessionNetRef(site, 'person', personKey, personName)
+          : { id: `${orgId}#person-${slug}`, key: `name-${slug}`, name: personName };
+        // The first `pepartei` cell is the party alone; the combined one repeats it with the kind.
+        const party = textOf($(tr).children('td.pepartei').not('.smc-table-cell-block-991').first());
+        const kind = textOf($(tr).children('td.amname').first());
+        const startDate = parseGermanDate(
+          textOf($(tr).children('td.mgadat').not('.smc-table-cell-block-991').first()),
+        );
+        const endDate = parseGermanDate(textOf($(tr).children('td.mgedat').first()));
+        const votingRight = votingRightOf(group);
+        const m: ParsedMembership = {
+          person,
+          ...(group ? { role: group } : {}),
+          ...(party ? { onBehalfOfName: party } : {}),
+          ...(kind ? { kind } : {}),
+          ...(votingRight !== undefined ? { votingRight } : {}),
+          ...(startDate ? { startDate } : {}),
+          ...(endDate ? { endDate } : {}),
+        };
+        // A person listed twice (a current and an ended membership): the second gets its own key.
+        if (memberships.some((o) => (o.key ?? o.person.key) === person.key))
+          m.key = `${person.key}-${startDate ?? memberships.length}`;
+        memberships.push(m);
+      });
+  });
+  return memberships;
 }
 
 /** `pe0051?__kpenr=`: the person's name and the organizations linked from their page. */

@@ -1,8 +1,9 @@
 // The RIS HTML corpus outside the repository (found by test/support/corpus-dirs.ts; see the SOURCE.md
 // there): five Hamburg ALLRIS 3 districts (raw ISO-8859-1 bytes, as served) and two trimmed SessionNet
 // samples.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { risHtml } from '../corpus-dirs';
 
 export const risHtmlDir = risHtml().dir;
@@ -68,4 +69,28 @@ export function allrisManifest(): Record<string, ManifestEntry> {
     if (field?.[1] && field[2] !== undefined && current) current[field[1]] = field[2];
   }
   return out as unknown as Record<string, ManifestEntry>;
+}
+
+/** Variants of the SessionNet 5.5.4 "Layout 6" pages in the repository (test/fixtures/sessionnet-layout6). */
+export type SessionNetLayout6Variant = 'asp' | 'php';
+
+const layout6Dir = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '../../fixtures/sessionnet-layout6',
+);
+
+/**
+ * One page of the Layout-6 fixtures (their SOURCE.md says what they are: pages in the markup of real
+ * SessionNet 5.5.4 installations, `.asp` KP4 and `.php`, with placeholder content). In the repository,
+ * so the suites that use them run in every clone.
+ */
+export function sessionNetLayout6Page(variant: SessionNetLayout6Variant, file: string): Buffer {
+  return readFileSync(path.join(layout6Dir, variant, `${file}.html`));
+}
+
+/** The files of one variant (without `.html`), for the fake site. */
+export function sessionNetLayout6Files(variant: SessionNetLayout6Variant): string[] {
+  return readdirSync(path.join(layout6Dir, variant))
+    .filter((f) => f.endsWith('.html'))
+    .map((f) => f.slice(0, -'.html'.length));
 }

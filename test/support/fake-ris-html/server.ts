@@ -1,7 +1,7 @@
 // A fake council website on loopback for the scraper (issue 8): an ALLRIS 3 installation at
 // `allris.test` serving the captured Hamburg pages as raw ISO-8859-1 bytes (as the real servers do) and a
 // SessionNet installation at `sessionnet.test` serving the two trimmed samples plus small synthetic
-// pages. Hostnames reach 127.0.0.1 only through the explicit test resolver (shared/net).
+// pages, and two SessionNet 5.5.4 Layout-6 installations (.asp and .php) at `layout6.test`. Hostnames reach 127.0.0.1 only through the explicit test resolver (shared/net).
 //
 // Switches: a changed agenda (a "Nachtrags-TOP" with a new paper appears on a meeting page while its
 // calendar row stays the same), a changed calendar row, a removed meeting, a gate page instead of every
@@ -13,7 +13,11 @@ import {
   type AllrisPageFile,
   allrisManifest,
   allrisPage,
+  hasRisHtmlFixtures,
   type ManifestEntry,
+  type SessionNetLayout6Variant,
+  sessionNetLayout6Files,
+  sessionNetLayout6Page,
   sessionNetSample,
 } from './fixtures';
 import {
@@ -118,6 +122,12 @@ export interface FakeRisHtml {
   allrisUrl: string;
   /** `http://sessionnet.test:<port>/bi/` */
   sessionNetUrl: string;
+  /**
+   * SessionNet 5.5.4 "Layout 6" (test/fixtures/sessionnet-layout6): `http://layout6.test:<port>/bi/`
+   * (`.asp`, KP4) and `http://layout6.test:<port>/buergerinfo/` (`.php`). November 2025 has meetings,
+   * every other month is an empty month of the same layout.
+   */
+  layout6Urls: Record<SessionNetLayout6Variant, string>;
   readonly calls: RecordedRisCall[];
   /** Page requests (robots.txt excluded), optionally of one host. */
   pageCalls(host?: string): RecordedRisCall[];
@@ -129,6 +139,8 @@ export interface FakeRisHtml {
   setCalendarChanged(on: boolean): void;
   setRemoved(district: AllrisDistrict | null): void;
   setGate(kind: GateKind | null): void;
+  /** Layout 6: the November calendar loses its day numbers (a vendor layout change). */
+  setLayout6DaysRemoved(on: boolean): void;
   resetCalls(): void;
   close(): Promise<void>;
 }
@@ -184,7 +196,9 @@ function personName(roster: Buffer, key: string): string | undefined {
 }
 
 export async function startFakeRisHtml(options: FakeRisHtmlOptions = {}): Promise<FakeRisHtml> {
-  const districts = options.districts ?? ['harburg', 'eimsbuettel'];
+  // Without the RIS HTML corpus the ALLRIS installation has no district (its pages are captures from
+  // there); the Layout-6 SessionNet installations are in the repository and serve regardless.
+  const districts = hasRisHtmlFixtures() ? (options.districts ?? ['harburg', 'eimsbuettel']) : [];
   const manifest = allrisManifest();
   const entryOf = (d: AllrisDistrict) => manifest[d] as ManifestEntry;
   const pages = new Map<string, Buffer>();
@@ -204,6 +218,7 @@ export async function startFakeRisHtml(options: FakeRisHtmlOptions = {}): Promis
   let calendarChanged = false;
   let removed: AllrisDistrict | null = null;
   let gate: GateKind | null = null;
+  let layout6DaysRemoved = false;
   const calls: RecordedRisCall[] = [];
   let inFlight = 0;
   let maxInFlight = 0;
@@ -425,6 +440,45 @@ export async function startFakeRisHtml(options: FakeRisHtmlOptions = {}): Promis
     }
   }
 
+  const layout6Files = {
+    asp: new Set(sessionNetLayout6Files('asp')),
+    php: new Set(sessionNetLayout6Files('php')),
+  };
+  /** Layout 6: the fixture files served as they are, by page code and record number. */
+  function layout6(res: ServerResponse, url: URL) {
+    const variant: SessionNetLayout6Variant | undefined = url.pathname.startsWith('/bi/')
+      ? 'asp'
+      : url.pathname.startsWith('/buergerinfo/')
+        ? 'php'
+        : undefined;
+    const [code, ext] = (url.pathname.split('/').pop() ?? '').toLowerCase().split('.');
+    const q = (name: string) => url.searchParams.get(name) ?? '';
+    const file =
+      variant === undefined || ext !== variant
+        ? undefined
+        : code === 'si0040'
+          ? q('__cjahr') === '2025' && q('__cmonat') === '11'
+            ? 'si0040_2025-11'
+            : 'si0040_empty'
+          : code === 'si0057'
+            ? `si0057_${q('__ksinr')}`
+            : code === 'vo0050'
+              ? `vo0050_${q('__kvonr')}`
+              : code === 'kp0040'
+                ? `kp0040_${q('__kgrnr')}`
+                : code;
+    if (variant === undefined || file === undefined || !layout6Files[variant].has(file)) {
+      res.writeHead(404, { 'content-type': 'text/html; charset=utf-8' });
+      res.end('<html><body><h1>Nicht gefunden</h1></body></html>');
+      return;
+    }
+    let body = sessionNetLayout6Page(variant, file);
+    if (layout6DaysRemoved && file === 'si0040_2025-11')
+      body = Buffer.from(body.toString('utf8').replace(/<span class="weekday">\d+<\/span>/g, ''), 'utf8');
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': String(body.length) });
+    res.end(body);
+  }
+
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     const host = String(req.headers.host ?? '')
       .replace(/:\d+$/, '')
@@ -444,6 +498,7 @@ export async function startFakeRisHtml(options: FakeRisHtmlOptions = {}): Promis
     }
     if (host === 'allris.test') return allris(res, url);
     if (host === 'sessionnet.test') return sessionNet(res, url);
+    if (host === 'layout6.test') return layout6(res, url);
     res.writeHead(404, { 'content-type': 'text/plain' });
     res.end('unknown host');
   };
@@ -470,6 +525,10 @@ export async function startFakeRisHtml(options: FakeRisHtmlOptions = {}): Promis
     port,
     allrisUrl: `http://allris.test:${port}/bi/`,
     sessionNetUrl: `http://sessionnet.test:${port}/bi/`,
+    layout6Urls: {
+      asp: `http://layout6.test:${port}/bi/`,
+      php: `http://layout6.test:${port}/buergerinfo/`,
+    },
     calls,
     pageCalls: (host) =>
       calls.filter((c) => !c.path.startsWith('/robots.txt') && (host === undefined || c.host === host)),
@@ -489,6 +548,9 @@ export async function startFakeRisHtml(options: FakeRisHtmlOptions = {}): Promis
     },
     setGate: (kind) => {
       gate = kind;
+    },
+    setLayout6DaysRemoved: (on) => {
+      layout6DaysRemoved = on;
     },
     resetCalls: () => {
       calls.length = 0;
