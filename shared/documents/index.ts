@@ -45,5 +45,11 @@ export {
   textFailedChange,
   textRetryDelayMs,
 } from './text';
-export { DEFAULT_TEXT_BOUNDS, type TextBounds, TextExtractor } from './text-extractor';
+export {
+  DEFAULT_TEXT_BOUNDS,
+  TEXT_WORKER,
+  type TextBounds,
+  TextExtractor,
+  textWorkerEntry,
+} from './text-extractor';
 export type * from './types';

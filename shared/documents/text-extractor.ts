@@ -45,10 +45,13 @@ export const DEFAULT_TEXT_BOUNDS: TextBounds = {
  * `text-worker.mjs` next to it (infra/ingestor-function.ts). From source (tsx, vitest) this module is
  * a `.ts` file: Node 20 applies no loader hooks inside a worker, so the worker loads its TypeScript
  * sibling through tsx's CommonJS loader (resolved from here, whatever the working directory).
+ * TEXT_WORKER names both for the stack.
  */
+export const TEXT_WORKER = { entry: 'shared/documents/text-worker.ts', outfile: 'text-worker.mjs' } as const;
+
 export function textWorkerEntry(moduleUrl: string = import.meta.url): { entry: string | URL; eval: boolean } {
   if (!new URL(moduleUrl).pathname.endsWith('.ts')) {
-    return { entry: new URL('./text-worker.mjs', moduleUrl), eval: false };
+    return { entry: new URL(`./${TEXT_WORKER.outfile}`, moduleUrl), eval: false };
   }
   const source = fileURLToPath(new URL('./text-worker.ts', moduleUrl));
   const tsx = createRequire(moduleUrl).resolve('tsx/cjs/api');
@@ -64,7 +67,11 @@ export class TextExtractor {
   private nextId = 1;
   private readonly bounds: TextBounds;
 
-  constructor(bounds: Partial<TextBounds> = {}) {
+  /** `moduleUrl`: where the worker's entry is looked for (a test points it at a bundle). */
+  constructor(
+    bounds: Partial<TextBounds> = {},
+    private readonly moduleUrl: string = import.meta.url,
+  ) {
     this.bounds = { ...DEFAULT_TEXT_BOUNDS, ...bounds };
   }
 
@@ -151,7 +158,7 @@ export class TextExtractor {
   }
 
   private startWorker(): Promise<Worker> {
-    const { entry, eval: isCode } = textWorkerEntry();
+    const { entry, eval: isCode } = textWorkerEntry(this.moduleUrl);
     const worker = new Worker(entry, {
       eval: isCode,
       resourceLimits: { maxOldGenerationSizeMb: this.bounds.workerHeapMb },
