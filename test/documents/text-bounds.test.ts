@@ -72,8 +72,11 @@ describe('DOC-2: the real bounds fit the files function', () => {
 });
 
 describe('DOC-2: the text worker stops a poison file at its bound', () => {
-  const extractor = new TextExtractor();
-  afterAll(() => extractor.close());
+  let extractor: TextExtractor;
+  beforeAll(() => {
+    extractor = new TextExtractor();
+  });
+  afterAll(() => extractor?.close());
 
   it('a 20,000-page PDF is refused by the real page bound from its page tree (TEXT_TOO_MANY_PAGES)', async () => {
     expect(TEXT_MAX_PAGES).toBeLessThan(20_000);
