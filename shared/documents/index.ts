@@ -38,12 +38,14 @@ export {
 export { afterChange, DocumentsStore } from './store';
 export {
   RETRIED_TEXT_ERRORS,
+  type TextState,
   textAttemptChange,
   textAttemptsFor,
   textDoneChange,
   textDownloadFailedChange,
   textFailedChange,
   textRetryDelayMs,
+  textState,
 } from './text';
 export {
   DEFAULT_TEXT_BOUNDS,

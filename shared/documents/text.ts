@@ -125,6 +125,23 @@ export function textFailedChange(
   return RETRIED_TEXT_ERRORS.has(code) ? { ...done, outcome: 'gave-up' } : done;
 }
 
+/** Where a document's text stands, for `documents` (CLI) and status. */
+export type TextState = 'extracted' | 'no-text-layer' | 'failed' | 'retrying' | 'none';
+
+export function textState(
+  item: Pick<
+    DocumentItem,
+    'hasText' | 'textFor' | 'textError' | 'textAttempts' | 'textAttemptFor' | 'sha256'
+  >,
+): TextState {
+  if (item.hasText === true) return 'extracted';
+  if (item.textFor !== undefined && (item.sha256 === undefined || item.textFor === item.sha256)) {
+    return item.textError === undefined ? 'no-text-layer' : 'failed';
+  }
+  if ((item.textAttempts ?? 0) > 0 && item.textError !== undefined) return 'retrying';
+  return 'none';
+}
+
 /**
  * DOC-2: the document after its text attempt finished (text, no text layer, or a final failure):
  * `textFor` records the file version, so it is not read again until the file changes. The document

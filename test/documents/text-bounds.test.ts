@@ -1,6 +1,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { documentRow } from '../../cli/commands/documents';
 import { buildPdf } from '../../demo';
 import { buildDeflateBombPdf, buildManyPagesPdf } from '../../demo/poison-pdf';
 import { BUDGET_RESERVE_MS } from '../../functions/files';
@@ -207,7 +208,11 @@ describe('DOC-2: a files pass goes on past poison files (loopback file server, l
       expect(doc.textFor).toBe(doc.sha256);
       expect(doc.attemptShard).toMatch(/^sample#/);
     }
-    expect((await getDoc(bed, bomb)).textError).toBe('TEXT_MEMORY');
+    expect(documentRow(await getDoc(bed, bomb))).toMatchObject({
+      text: 'failed',
+      textError: 'TEXT_MEMORY',
+      textAttempts: 4,
+    });
     for (const path of ['/bomb.pdf', '/slow.pdf', '/pages.pdf', '/ok.pdf']) {
       expect(files.requests.get(path)).toBe(1);
     }
