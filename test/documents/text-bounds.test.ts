@@ -20,6 +20,9 @@ import {
   TEXT_RETRY_LADDER_MS,
   TEXT_WORKER_HEAP_MB,
   TextExtractor,
+  textAttemptChange,
+  textAttemptsFor,
+  textFailedChange,
   textKey,
 } from '../../shared/documents';
 import {
@@ -69,6 +72,68 @@ describe('DOC-2: the real bounds fit the files function', () => {
   it('the text ladder: 1 h, 1 d, 7 d, then the fourth attempt is the last', () => {
     expect(TEXT_RETRY_LADDER_MS).toEqual([HOUR, DAY, 7 * DAY]);
     expect(TEXT_MAX_ATTEMPTS).toBe(4);
+  });
+});
+
+describe('DOC-2: the text ladder as pure decisions (fake clock)', () => {
+  const now = new Date(Date.UTC(2026, 2, 2, 9));
+  const item = (fields: Partial<DocumentItem> = {}): DocumentItem => ({
+    docId: 'd1',
+    url: 'https://ris.example.de/files/1.pdf',
+    sourceId: 'src',
+    bodyId: 'https://ris.example.de/bodies/1',
+    firstSeenAt: now.toISOString(),
+    state: 'stored',
+    storedKey: 'files/src/d1',
+    sha256: 'v1',
+    attemptShard: 'text#src',
+    nextAttemptAt: now.toISOString(),
+    ...fields,
+  });
+
+  it('the attempt is recorded before reading: counted, interrupted until it ends, due after its rung', () => {
+    const first = textAttemptChange(item(), 'v1', now);
+    expect(first.set).toMatchObject({
+      textAttempts: 1,
+      textAttemptFor: 'v1',
+      textError: 'TEXT_INTERRUPTED',
+      nextAttemptAt: new Date(now.getTime() + HOUR).toISOString(),
+    });
+    const third = textAttemptChange(item({ textAttempts: 2, textAttemptFor: 'v1' }), 'v1', now);
+    expect(third.set).toMatchObject({
+      textAttempts: 3,
+      nextAttemptAt: new Date(now.getTime() + 7 * DAY).toISOString(),
+    });
+    // a new version of the file starts the ladder again
+    expect(
+      textAttemptChange(item({ textAttempts: 4, textAttemptFor: 'v0' }), 'v1', now).set.textAttempts,
+    ).toBe(1);
+    expect(textAttemptsFor({ textAttempts: 4, textAttemptFor: 'v0' }, 'v1')).toBe(0);
+  });
+
+  it('time and memory breaches climb the ladder until the fourth attempt; pages and corrupt files end at once', () => {
+    const tried = (attempts: number) => item({ textAttempts: attempts, textAttemptFor: 'v1' });
+    expect(textFailedChange(tried(1), 'TEXT_MEMORY', 'v1', now, true)).toMatchObject({
+      outcome: 'retrying',
+      set: { textError: 'TEXT_MEMORY', nextAttemptAt: new Date(now.getTime() + HOUR).toISOString() },
+    });
+    expect(textFailedChange(tried(2), 'TEXT_TIMEOUT', 'v1', now, true).set.nextAttemptAt).toBe(
+      new Date(now.getTime() + DAY).toISOString(),
+    );
+    const last = textFailedChange(tried(TEXT_MAX_ATTEMPTS), 'TEXT_TIMEOUT', 'v1', now, true);
+    expect(last).toMatchObject({
+      outcome: 'gave-up',
+      set: { textFor: 'v1', textError: 'TEXT_TIMEOUT', hasText: false },
+    });
+    expect(last.set.attemptShard).toMatch(/^sample#/);
+    for (const code of ['TEXT_TOO_MANY_PAGES', 'TEXT_EXTRACTION_FAILED', 'TEXT_UNSUPPORTED_TYPE']) {
+      expect(textFailedChange(tried(1), code, 'v1', now, true)).toMatchObject({
+        outcome: 'failed',
+        set: { textFor: 'v1' },
+      });
+    }
+    // DOC-2: a file downloaded for text only is not downloaded again for a retry
+    expect(textFailedChange(tried(1), 'TEXT_MEMORY', 'v1', now, false)).toMatchObject({ outcome: 'gave-up' });
   });
 });
 
