@@ -10,6 +10,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
     (await import('./sync-cost')).runSyncCostBench({ log: (l: string) => console.error(l) }),
   planner: async () => (await import('./planner')).runPlannerBench({ log: (l) => console.error(l) }),
   files: async () => (await import('./files')).runFilesBench({ log: (l: string) => console.error(l) }),
+  text: async () => (await import('./text')).runTextBench(),
   'scrape-cost': async () => (await import('./scrape-cost')).runScrapeCostBench(),
   preview: async () => (await import('./preview')).runPreviewBench(),
   'mirror-api': async () => (await import('./mirror-api')).runMirrorApiBench(),

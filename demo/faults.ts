@@ -24,6 +24,7 @@ const SHORT_CIRCUIT: ReadonlySet<FaultKind> = new Set([
   'redirect',
   'redirectChain',
   'redirectLoop',
+  'poisonPdf',
 ]);
 
 export function isShortCircuit(fault: Fault): boolean {

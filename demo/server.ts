@@ -18,6 +18,7 @@ import {
   requestMatches,
 } from './faults';
 import { geoportalReply } from './geoportal';
+import { buildDeflateBombPdf, buildManyPagesPdf } from './poison-pdf';
 import { ROBOTS_ALLOW_ALL } from './robots';
 import { streamReply } from './stream';
 import { parseFilterValue } from './time';
@@ -361,6 +362,14 @@ export async function startFakeCouncil(options: FakeCouncilOptions = {}): Promis
           fault.body ?? (fault.status >= 400 ? JSON.stringify({ error: `HTTP ${fault.status}` }) : '');
         return reply(fault.status, body, fault.contentType ?? guessContentType(body), fault.headers);
       }
+      case 'poisonPdf':
+        return reply(
+          200,
+          fault.inflatedBytes === undefined
+            ? buildManyPagesPdf(fault.pages ?? 20_000)
+            : buildDeflateBombPdf(fault.inflatedBytes),
+          'application/pdf',
+        );
       case 'redirect':
         return redirect(fault.status ?? 302, fault.location);
       case 'redirectChain': {

@@ -134,6 +134,11 @@ export type Fault =
   | { kind: 'gzip' }
   /** A small gzip body that inflates to `inflatedBytes` (default 64 MiB) of JSON whitespace. */
   | { kind: 'gzipBomb'; inflatedBytes?: number }
+  /**
+   * A poison PDF (DOC-2, issue 25) instead of the file: `pages` near-empty pages, or a FlateDecode
+   * bomb inflating to `inflatedBytes` (demo/poison-pdf.ts).
+   */
+  | { kind: 'poisonPdf'; pages?: number; inflatedBytes?: number }
   /** Raw (unescaped) control characters inside JSON strings. */
   | { kind: 'controlChars' }
   /** A JSON nesting bomb: `nested` (a field no OParl type has) of the first item becomes an array nested `depth` deep (default 10,000; ~20 KB). */

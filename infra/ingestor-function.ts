@@ -17,6 +17,38 @@ export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const ESM_REQUIRE_BANNER =
   "import{createRequire}from'module';const require=createRequire(import.meta.url);";
 
+/**
+ * A worker thread's entry bundled next to the function's `index.mjs` (same esbuild options), for code
+ * that starts a worker from `new URL('./<outfile>', import.meta.url)` — e.g. DOC-2's text worker.
+ */
+export interface WorkerEntry {
+  /** Relative to the repository root, e.g. `shared/documents/text-worker.ts`. */
+  entry: string;
+  /** File name next to `index.mjs`, e.g. `text-worker.mjs`. */
+  outfile: string;
+}
+
+/**
+ * The shell command that bundles a worker entry into the asset folder (run after the main bundle).
+ * Exported so a test can run exactly what the stack runs.
+ */
+export function workerBundleCommand(worker: WorkerEntry, inputDir: string, outputDir: string): string {
+  const esbuild = join(PROJECT_ROOT, 'node_modules', '.bin', 'esbuild');
+  return [
+    `"${esbuild}"`,
+    `"${join(inputDir, worker.entry)}"`,
+    '--bundle',
+    '--platform=node',
+    '--target=node22',
+    '--format=esm',
+    '--main-fields=module,main',
+    '--minify',
+    '--log-level=warning',
+    `--banner:js="${ESM_REQUIRE_BANNER}"`,
+    `--outfile="${join(outputDir, worker.outfile)}"`,
+  ].join(' ');
+}
+
 export interface IngestorFunctionProps {
   /** Handler module relative to the repository root, e.g. `functions/planner.ts` (exports `handler`). */
   entry: string;
@@ -29,6 +61,8 @@ export interface IngestorFunctionProps {
   /** Async invocations (Scheduler) older than this are dropped instead of run late. */
   maxEventAge?: Duration;
   retryAttempts?: number;
+  /** Worker-thread entries bundled next to `index.mjs`. */
+  workerEntries?: WorkerEntry[];
 }
 
 /**
@@ -86,6 +120,16 @@ export class IngestorFunction extends Construct {
         externalModules: [],
         charset: Charset.UTF8,
         logLevel: LogLevel.WARNING,
+        ...(props.workerEntries === undefined || props.workerEntries.length === 0
+          ? {}
+          : {
+              commandHooks: {
+                beforeBundling: () => [],
+                beforeInstall: () => [],
+                afterBundling: (inputDir: string, outputDir: string) =>
+                  (props.workerEntries ?? []).map((w) => workerBundleCommand(w, inputDir, outputDir)),
+              },
+            }),
       },
     });
 

@@ -51,7 +51,7 @@ import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { type OptionalStackOutputKey, STACK_OUTPUT_ENV, type StackOutputKey } from '../shared/config';
-import { INCOMING_PREFIX } from '../shared/documents';
+import { INCOMING_PREFIX, TEXT_WORKER } from '../shared/documents';
 import { GEO_OBJECT_PREFIX, GEO_REFRESH_HOUR, GEO_REFRESH_MINUTE } from '../shared/geo';
 import { API_BASE_HEADER, API_PREFIX, LIST_MAX_AGE_S, OBJECT_MAX_AGE_S } from '../shared/mirror-api';
 import { PREVIEW_DOWNLOAD_PARAM, PREVIEW_STORED_REDIRECT_MAX_AGE_S } from '../shared/preview';
@@ -64,7 +64,7 @@ import {
 } from '../shared/store';
 import { FUNCTION_MEMORY_MB, SYNC_BATCH_SIZE } from './function-sizes';
 import { grantBucketPrefixes, grantTable, grantTableReads } from './grants';
-import { IngestorFunction } from './ingestor-function';
+import { IngestorFunction, type WorkerEntry } from './ingestor-function';
 import { IngestorObservability } from './observability';
 import { DEFAULT_UPSTASH_SECRET_NAME, type IngestorSettings, UPSTASH_URL_PLACEHOLDER } from './settings';
 
@@ -178,6 +178,8 @@ export interface ScheduledFunctionOptions {
   timeout?: Duration;
   /** @default 1024 */
   memorySize?: number;
+  /** Worker-thread entries bundled next to the handler (infra/ingestor-function.ts). */
+  workerEntries?: WorkerEntry[];
 }
 
 /**
@@ -437,6 +439,7 @@ export class IngestorStack extends Stack {
       ...this.reserve(1),
       maxEventAge: Duration.minutes(15),
       retryAttempts: 0,
+      ...(options.workerEntries === undefined ? {} : { workerEntries: options.workerEntries }),
     });
     this.upstashSecret.grantRead(fn.role);
     this.countFetchingInstances(1);
@@ -464,6 +467,8 @@ export class IngestorStack extends Stack {
     const files = this.addScheduledFunction('Files', 'functions/files.ts', DOCUMENT_SCHEDULES.files, {
       description: 'Hourly: document cache and text extraction (DOC-1…DOC-7)',
       memorySize: FUNCTION_MEMORY_MB.files,
+      // DOC-2: pdf.js runs in a bounded worker thread (shared/documents/text-extractor.ts).
+      workerEntries: [TEXT_WORKER],
     });
     const deletionCheck = this.addScheduledFunction(
       'DeletionCheck',

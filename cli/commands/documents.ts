@@ -1,4 +1,10 @@
-import { type DocumentItem, DocumentsStore } from '../../shared/documents';
+import {
+  type DocumentItem,
+  DocumentsStore,
+  TEXT_MAX_ATTEMPTS,
+  type TextState,
+  textState,
+} from '../../shared/documents';
 import { loadAllSources } from '../../shared/store';
 import type { LocalRuntime } from '../local/runtime';
 import type { CommandResult } from '../output';
@@ -12,6 +18,11 @@ export interface DocumentRow {
   size: number | null;
   sha256: string | null;
   hasText: boolean;
+  /** DOC-2: extracted, no-text-layer, failed (given up), retrying (on the text ladder) or none yet. */
+  text: TextState;
+  /** Why the last text attempt failed (TEXT_TIMEOUT, TEXT_MEMORY, TEXT_TOO_MANY_PAGES …). */
+  textError: string | null;
+  textAttempts: number;
 }
 
 export function documentRow(item: DocumentItem): DocumentRow {
@@ -23,6 +34,9 @@ export function documentRow(item: DocumentItem): DocumentRow {
     size: item.size ?? null,
     sha256: item.sha256 ?? null,
     hasText: item.hasText === true,
+    text: textState(item),
+    textError: item.textError ?? null,
+    textAttempts: item.textAttempts ?? 0,
   };
 }
 
@@ -50,8 +64,19 @@ export async function documentsCommand(
       : items.map(
           (i) =>
             `${i.docId.slice(0, 12)}  ${i.state.padEnd(16)} attempts ${i.attempts ?? 0}` +
-            `${i.size === undefined ? '' : `  ${i.size} B`}${i.hasText ? '  text' : ''}` +
+            `${i.size === undefined ? '' : `  ${i.size} B`}${textNote(i)}` +
             `${i.nextAttemptAt === undefined ? '' : `  next ${i.nextAttemptAt}`}  ${i.url}`,
         );
   return { text, json: { documents: items.map(documentRow) } };
+}
+
+/** `  text`, or the text ladder's state: `  text retrying TEXT_MEMORY (attempt 2 of 4)`, `  text failed TEXT_TIMEOUT`. */
+function textNote(item: DocumentItem): string {
+  const state = textState(item);
+  if (state === 'extracted') return '  text';
+  if (state === 'retrying') {
+    return `  text retrying ${item.textError} (attempt ${item.textAttempts ?? 0} of ${TEXT_MAX_ATTEMPTS})`;
+  }
+  if (state === 'failed') return `  text failed ${item.textError}`;
+  return '';
 }

@@ -347,7 +347,9 @@ export function bookSections(c: RulesConstants): BookSection[] {
         ),
         r(
           'DOC-2',
-          `Text extraction: each newly recorded file without text is downloaded once, at most ${num(c.documents.textMaxFilesPerBody)} files per body and run and at most ${size(c.documents.textMaxFileBytes)} per file.`,
+          `Text extraction: each newly recorded file without text is downloaded once, at most ${num(c.documents.textMaxFilesPerBody)} files per body and run and at most ${size(c.documents.textMaxFileBytes)} per file. ` +
+            `Each file is read in a worker that is stopped after ${dur(c.documents.textTimeoutMs)}, when it adds more than ${size(c.documents.textMaxGrowthBytes)} of memory, or before reading above ${num(c.documents.textMaxPages)} pages; ` +
+            `the attempt is recorded before the file is read, and after a timeout, a memory breach or an interrupted attempt the text is tried again from our copy after ${list(c.documents.textRetryLadderMs.map(dur))}, then given up.`,
         ),
         r(
           'DOC-3',
@@ -850,9 +852,15 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
     tests: ['test/documents/cache.test.ts', 'test/config/source.test.ts', 'test/documents/decide.test.ts'],
   },
   'DOC-2': {
-    modules: ['shared/documents/text.ts', 'shared/documents/types.ts', 'shared/documents/constants.ts'],
+    modules: [
+      'shared/documents/text.ts',
+      'shared/documents/text-extractor.ts',
+      'shared/documents/types.ts',
+      'shared/documents/constants.ts',
+    ],
     tests: [
       'test/documents/limits-and-text.test.ts',
+      'test/documents/text-bounds.test.ts',
       'test/documents/cache.test.ts',
       'test/documents/decide.test.ts',
     ],

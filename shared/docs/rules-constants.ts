@@ -27,8 +27,12 @@ import {
   PHO_MAX_PERSONS_PER_BODY,
   PHO_PAUSE_MS,
   PHO_RECHECK_MS,
+  TEXT_EXTRACTION_TIMEOUT_MS,
   TEXT_MAX_FILE_BYTES,
   TEXT_MAX_FILES_PER_BODY,
+  TEXT_MAX_MEMORY_GROWTH_BYTES,
+  TEXT_MAX_PAGES,
+  TEXT_RETRY_LADDER_MS,
 } from '../documents';
 import {
   BREAKER_FAILURE_THRESHOLD,
@@ -199,6 +203,10 @@ export interface RulesConstants {
   documents: {
     textMaxFilesPerBody: number;
     textMaxFileBytes: number;
+    textTimeoutMs: number;
+    textMaxPages: number;
+    textMaxGrowthBytes: number;
+    textRetryLadderMs: readonly number[];
     cacheMaxFilesPerRun: number;
     cacheMaxFilesPerSource: number;
     cacheMaxFileBytes: number;
@@ -334,6 +342,10 @@ export function collectRulesConstants(): RulesConstants {
     documents: {
       textMaxFilesPerBody: TEXT_MAX_FILES_PER_BODY,
       textMaxFileBytes: TEXT_MAX_FILE_BYTES,
+      textTimeoutMs: TEXT_EXTRACTION_TIMEOUT_MS,
+      textMaxPages: TEXT_MAX_PAGES,
+      textMaxGrowthBytes: TEXT_MAX_MEMORY_GROWTH_BYTES,
+      textRetryLadderMs: [...TEXT_RETRY_LADDER_MS],
       cacheMaxFilesPerRun: CACHE_MAX_FILES_PER_RUN,
       cacheMaxFilesPerSource: CACHE_MAX_FILES_PER_SOURCE,
       cacheMaxFileBytes: CACHE_MAX_FILE_BYTES,

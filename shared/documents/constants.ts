@@ -53,6 +53,53 @@ export const TEXT_MAX_FILE_BYTES = 50 * 1000 * 1000;
  */
 export const TEXT_MAX_DOWNLOADS = DOC_RETRY_LADDER_MS.length + 1;
 
+/**
+ * DOC-2 bounds of one text extraction (issue 25). pdf.js reads each file in a worker thread
+ * (text-extractor.ts); the main thread stops the worker at the first breach, so one poison file costs
+ * at most these, and the pass goes on with the next file. One constant per bound:
+ *
+ * Time: a file started just before the pass's deadline must end within the files function's reserve
+ * (BUDGET_RESERVE_MS, 3 min, functions/files.ts) with its record written — 2 min leaves a minute for
+ * S3 and DynamoDB. Measured on main: 20,000 near-empty pages took 75 s; real council files (a few
+ * hundred pages) take a few seconds.
+ */
+export const TEXT_EXTRACTION_TIMEOUT_MS = 2 * MINUTE_MS;
+/**
+ * Pages: the longest council documents (budget plans) have a few thousand pages. The count is the
+ * page tree's own, known before any page is read, so a file above it costs nothing but its parse.
+ */
+export const TEXT_MAX_PAGES = 5_000;
+/**
+ * Memory, per file: the worker is stopped when reading one file has grown the process's resident
+ * memory by more than this since the file was handed over. A decompression bomb (1 MB inflating to
+ * GBs: 2.6 GB RSS on main) is stopped here. A heap bound alone would not do: pdf.js inflates streams
+ * into ArrayBuffers, which live outside the V8 heap. A legal 50 MB file needs far less (its parse
+ * stays within the worker heap below).
+ */
+export const TEXT_MAX_MEMORY_GROWTH_BYTES = 768 * 1000 * 1000;
+/**
+ * Memory, for the function: the worker is also stopped when the whole process passes this, whatever
+ * one file added — memory a stopped worker left to the allocator counts too. The files function has
+ * 1,536 MB (infra/function-sizes.ts); the 236 MB above this take the growth between two looks
+ * (TEXT_MEMORY_CHECK_MS), so the worker is stopped before Lambda ends the whole invocation.
+ */
+export const TEXT_MAX_PROCESS_RSS_BYTES = 1_300 * 1000 * 1000;
+/** How often the main thread looks at the process's resident memory while a file is read. */
+export const TEXT_MEMORY_CHECK_MS = 20;
+/**
+ * The worker's V8 heap (pdf.js's objects, the text): a second, hard bound inside the RSS bound; a
+ * breach ends the worker alone (ERR_WORKER_OUT_OF_MEMORY), never the function.
+ */
+export const TEXT_WORKER_HEAP_MB = 512;
+/**
+ * DOC-2: after a text attempt from our copy that timed out, breached memory or was interrupted (the
+ * invocation died while reading), the next attempt waits 1 h, then 1 d, then 7 d; the attempt after
+ * the last pause is the last one (TEXT_MAX_ATTEMPTS). The attempt is recorded before the file is read,
+ * so a killed invocation has moved the file back in the queue already.
+ */
+export const TEXT_RETRY_LADDER_MS: readonly number[] = [HOUR_MS, DAY_MS, 7 * DAY_MS];
+export const TEXT_MAX_ATTEMPTS = TEXT_RETRY_LADDER_MS.length + 1;
+
 /** DEL-1: documents the source changed, re-fetched per run. */
 export const DEL_MAX_REFETCHES_PER_RUN = 200;
 /** DEL-2: HEAD samples per listed body and run. */

@@ -12,6 +12,7 @@ import { hostKeyOrUndefined } from '../util';
 import { sourceGate } from './decide';
 import { bodyKeyOf } from './keys';
 import { DocumentsStore } from './store';
+import type { TextBounds } from './text-extractor';
 import type { DocumentChange, DocumentItem, OutcomeCounts, SourceGate } from './types';
 
 /** What every document function needs: clients, tables, the one polite fetcher, a clock for pacing. */
@@ -32,6 +33,8 @@ export interface PassOptions {
   now: Date;
   /** Wall-clock epoch ms after which no new work is started (Lambda budget). */
   deadlineMs?: number;
+  /** DOC-2: the text worker's bounds; only tests make them smaller (the defaults are the constants). */
+  textBounds?: Partial<TextBounds>;
   /** After each document or photo: how far the stage is (the CLI's progress line on a terminal). */
   onProgress?: (progress: PassProgress) => void;
 }

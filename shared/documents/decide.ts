@@ -208,6 +208,9 @@ const TEXT_FIELDS: (keyof DocumentItem)[] = [
   'textAt',
   'textFor',
   'textError',
+  'textAttempts',
+  'textAttemptFor',
+  'textAttemptAt',
 ];
 const QUEUE_FIELDS: (keyof DocumentItem)[] = ['attemptShard', 'nextAttemptAt'];
 

@@ -26,6 +26,7 @@ export {
   storeVerifiedCopy,
   type VerifiedCopy,
 } from './objects';
+export { type ExtractedText, extractPdfText, looksLikePdf } from './pdf-text';
 export { loadMarks, type PhotoCheck, type PhotosReport, photoMarkAfter, runPhotosPass } from './photos';
 export { routeIntake, unparkDocuments } from './route';
 export {
@@ -36,10 +37,21 @@ export {
 } from './runtime';
 export { afterChange, DocumentsStore } from './store';
 export {
-  type ExtractedText,
-  extractPdfText,
-  looksLikePdf,
+  RETRIED_TEXT_ERRORS,
+  type TextState,
+  textAttemptChange,
+  textAttemptsFor,
   textDoneChange,
   textDownloadFailedChange,
+  textFailedChange,
+  textRetryDelayMs,
+  textState,
 } from './text';
+export {
+  DEFAULT_TEXT_BOUNDS,
+  TEXT_WORKER,
+  type TextBounds,
+  TextExtractor,
+  textWorkerEntry,
+} from './text-extractor';
 export type * from './types';

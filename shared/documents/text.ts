@@ -1,7 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { createRunContext, type RunContext } from '../fetch';
-import { TEXT_MAX_DOWNLOADS, TEXT_MAX_FILE_BYTES, TEXT_MAX_FILES_PER_BODY } from './constants';
+import {
+  TEXT_MAX_ATTEMPTS,
+  TEXT_MAX_DOWNLOADS,
+  TEXT_MAX_FILE_BYTES,
+  TEXT_MAX_FILES_PER_BODY,
+  TEXT_RETRY_LADDER_MS,
+} from './constants';
 import {
   applyCounted,
   countOutcome,
@@ -23,90 +29,29 @@ import {
   storedPlacement,
   takenDownChange,
 } from './decide';
-import { ensureDomMatrix } from './dom-matrix';
-import { TextExtractionError, UnsupportedTextTypeError } from './errors';
+import { TextBoundError, TextExtractionError, TooManyPagesError, UnsupportedTextTypeError } from './errors';
 import { bodyKeyOf, shards, textKey } from './keys';
 import { deleteObjects, fetchSourceOf, putObject, readAll, readObject } from './objects';
+import type { ExtractedText } from './pdf-text';
 import { afterChange, type DocumentsStore } from './store';
+import { TextExtractor } from './text-extractor';
 import type { DocumentChange, DocumentItem, FetchOutcome, OutcomeCounts } from './types';
 
 /**
  * Text extraction (SPEC DOC-2): every newly recorded file without text is read once for its text, at
- * most 500 files per body and run and 50 MB per file, with pdfjs-dist (no shelling out). The file is
- * shared with the cache: a document whose copy we keep is read from S3, not fetched again; only
- * documents we do not keep (unlisted bodies, DOC-7 — their files are still fetched, ONB-4) are
- * downloaded for text. A PDF without a text layer (a scan) is marked `textLayer: false`.
+ * most 500 files per body and run and 50 MB per file, with pdfjs-dist (no shelling out) in a bounded
+ * worker thread (text-extractor.ts: time, pages, memory). The file is shared with the cache: a
+ * document whose copy we keep is read from S3, not fetched again; only documents we do not keep
+ * (unlisted bodies, DOC-7 — their files are still fetched, ONB-4) are downloaded for text. A PDF
+ * without a text layer (a scan) is marked `textLayer: false`.
+ *
+ * Poison files (issue 25): each attempt is recorded before the file is read (crash safety: an
+ * invocation killed while reading has already moved the file back in the queue, so the next pass does
+ * not pick it first). A time or memory breach, or an interrupted attempt, is tried again from our copy
+ * on the text ladder (1 h, 1 d, 7 d, then given up); a file above the page bound or that pdf.js cannot
+ * read is given up at once. A file downloaded for text only is read once (DOC-2: never downloaded
+ * twice for it), so its failures end its text attempts.
  */
-
-export interface ExtractedText {
-  text: string;
-  pages: number;
-  /** False when no page has a single non-blank text item (scanned PDF). */
-  textLayer: boolean;
-}
-
-type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
-let pdfjsLoading: Promise<PdfJs> | undefined;
-
-/** pdfjs with its worker's message handler in this thread: nothing to locate or spawn at runtime. */
-function loadPdfjs(): Promise<PdfJs> {
-  pdfjsLoading ??= (async () => {
-    ensureDomMatrix();
-    const worker = await import('pdfjs-dist/legacy/build/pdf.worker.mjs');
-    (globalThis as { pdfjsWorker?: unknown }).pdfjsWorker = worker;
-    return import('pdfjs-dist/legacy/build/pdf.mjs');
-  })();
-  return pdfjsLoading;
-}
-
-/** `%PDF-` within the first KiB (PDF 32000 §7.5.2 allows leading garbage). */
-export function looksLikePdf(bytes: Uint8Array): boolean {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.length, 1024)).includes('%PDF-');
-}
-
-/** The text of a PDF, pages separated by a form feed. Throws TEXT_UNSUPPORTED_TYPE / TEXT_EXTRACTION_FAILED. */
-export async function extractPdfText(bytes: Uint8Array, contentType?: string): Promise<ExtractedText> {
-  if (!looksLikePdf(bytes)) throw new UnsupportedTextTypeError(contentType);
-  const pdfjs = await loadPdfjs();
-  // pdfjs wants a plain Uint8Array and may take ownership of its memory: a file's own buffer is
-  // handed over as a view (no second 50 MB copy), a slice of a shared pool is copied.
-  const ownsMemory = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
-  const data = ownsMemory ? new Uint8Array(bytes.buffer, 0, bytes.byteLength) : new Uint8Array(bytes);
-  let doc: Awaited<ReturnType<PdfJs['getDocument']>['promise']> | undefined;
-  try {
-    doc = await pdfjs.getDocument({
-      data,
-      // No code generation from PDF content; fonts are not rendered, only their text is read.
-      isEvalSupported: false,
-      disableFontFace: true,
-      useSystemFonts: false,
-      verbosity: 0,
-    }).promise;
-    const pages: string[] = [];
-    let textLayer = false;
-    for (let n = 1; n <= doc.numPages; n++) {
-      const page = await doc.getPage(n);
-      const content = await page.getTextContent();
-      let text = '';
-      for (const item of content.items) {
-        if (!('str' in item)) continue;
-        text += item.str;
-        if (item.hasEOL) text += '\n';
-        if (item.str.trim() !== '') textLayer = true;
-      }
-      pages.push(text.trimEnd());
-      page.cleanup();
-    }
-    return { text: textLayer ? pages.join('\n\f') : '', pages: doc.numPages, textLayer };
-  } catch (error) {
-    throw new TextExtractionError(
-      `cannot read the PDF: ${error instanceof Error ? error.message : String(error)}`,
-      error,
-    );
-  } finally {
-    await doc?.destroy();
-  }
-}
 
 // ------------------------------------------------------------------------------- pure decisions
 
@@ -114,6 +59,88 @@ export async function extractPdfText(bytes: Uint8Array, contentType?: string): P
 export type TextResult =
   | { kind: 'text'; extracted: ExtractedText; forSha256: string }
   | { kind: 'failed'; code: string; forSha256: string };
+
+/** Failures worth another attempt: the worker breached a bound (a busy instance may be why) or died. */
+export const RETRIED_TEXT_ERRORS: ReadonlySet<string> = new Set([
+  'TEXT_TIMEOUT',
+  'TEXT_MEMORY',
+  'TEXT_INTERRUPTED',
+]);
+
+/** Text attempts started for this file version (a new version starts again at 0). */
+export function textAttemptsFor(item: Pick<DocumentItem, 'textAttempts' | 'textAttemptFor'>, sha256: string) {
+  return item.textAttemptFor === sha256 ? (item.textAttempts ?? 0) : 0;
+}
+
+/** The pause after the `attempts`-th text attempt that failed in a retried way. */
+export function textRetryDelayMs(attempts: number): number {
+  const ladder = TEXT_RETRY_LADDER_MS;
+  return ladder[Math.min(Math.max(0, attempts - 1), ladder.length - 1)] ?? 0;
+}
+
+/**
+ * DOC-2 crash safety (issue 25): the attempt about to start, written before the file is read. It is
+ * counted, and the record already says what a killed invocation leaves behind: interrupted, due again
+ * after the ladder's pause — so the next pass takes the other files first.
+ */
+export function textAttemptChange(item: DocumentItem, sha256: string, now: Date): DocumentChange {
+  const attempts = textAttemptsFor(item, sha256) + 1;
+  return {
+    set: {
+      textAttempts: attempts,
+      textAttemptFor: sha256,
+      textAttemptAt: now.toISOString(),
+      textError: 'TEXT_INTERRUPTED',
+      nextAttemptAt: new Date(now.getTime() + textRetryDelayMs(attempts)).toISOString(),
+    },
+    remove: [],
+    outcome: 'attempt',
+  };
+}
+
+/**
+ * DOC-2: an attempt of the version failed with `code`. From our copy, a retried failure waits on the
+ * ladder until TEXT_MAX_ATTEMPTS attempts were made; everything else (and any failure of a file
+ * downloaded for text only, `retry: false`) is final.
+ */
+export function textFailedChange(
+  item: DocumentItem,
+  code: string,
+  sha256: string,
+  now: Date,
+  retry: boolean,
+): DocumentChange {
+  const attempts = textAttemptsFor(item, sha256);
+  if (retry && RETRIED_TEXT_ERRORS.has(code) && attempts < TEXT_MAX_ATTEMPTS) {
+    return {
+      set: {
+        textError: code,
+        nextAttemptAt: new Date(now.getTime() + textRetryDelayMs(attempts)).toISOString(),
+      },
+      remove: [],
+      outcome: 'retrying',
+    };
+  }
+  const done = textDoneChange(item, { kind: 'failed', code, forSha256: sha256 }, now);
+  return RETRIED_TEXT_ERRORS.has(code) ? { ...done, outcome: 'gave-up' } : done;
+}
+
+/** Where a document's text stands, for `documents` (CLI) and status. */
+export type TextState = 'extracted' | 'no-text-layer' | 'failed' | 'retrying' | 'none';
+
+export function textState(
+  item: Pick<
+    DocumentItem,
+    'hasText' | 'textFor' | 'textError' | 'textAttempts' | 'textAttemptFor' | 'sha256'
+  >,
+): TextState {
+  if (item.hasText === true) return 'extracted';
+  if (item.textFor !== undefined && (item.sha256 === undefined || item.textFor === item.sha256)) {
+    return item.textError === undefined ? 'no-text-layer' : 'failed';
+  }
+  if ((item.textAttempts ?? 0) > 0 && item.textError !== undefined) return 'retrying';
+  return 'none';
+}
 
 /**
  * DOC-2: the document after its text attempt finished (text, no text layer, or a final failure):
@@ -203,9 +230,24 @@ export async function runTextPass(
   contexts: SourceContext[],
   options: PassOptions,
 ): Promise<OutcomeCounts> {
+  const extractor = new TextExtractor(options.textBounds);
+  try {
+    return await textPass(deps, store, contexts, options, extractor);
+  } finally {
+    await extractor.close();
+  }
+}
+
+async function textPass(
+  deps: DocumentsDeps,
+  store: DocumentsStore,
+  contexts: SourceContext[],
+  options: PassOptions,
+  extractor: TextExtractor,
+): Promise<OutcomeCounts> {
   const { now } = options;
   const counts: OutcomeCounts = {};
-  const pass: PassRun = { deps, store, now, counts };
+  const pass: TextRun = { deps, store, now, counts, extractor };
   for (const ctx of contexts) {
     // DOC-1: nothing for a source whose file fetching is off (the items wait in their queue).
     if (!ctx.gate.textFromCopy) continue;
@@ -216,6 +258,7 @@ export async function runTextPass(
     let done = 0;
     for (const item of due) {
       options.onProgress?.({ stage: 'text', done: done++, total: due.length, host: ctx.source.host });
+      // A file is started only before the deadline; TEXT_EXTRACTION_TIMEOUT_MS fits in the reserve.
       if (pastDeadline(options)) return counts;
       // DOC-2: at most 500 files per body and run.
       const taken = perBody.get(item.bodyId) ?? 0;
@@ -247,26 +290,75 @@ export async function runTextPass(
   return counts;
 }
 
+/** A text pass's working set: the pass's and the one bounded extractor its files share. */
+interface TextRun extends PassRun {
+  extractor: TextExtractor;
+}
+
+/**
+ * Crash safety: the attempt is recorded before the file is read (textAttemptChange). Returns the
+ * item as recorded, or undefined when another run moved it first.
+ */
+async function startAttempt(
+  run: TextRun,
+  item: DocumentItem,
+  sha256: string,
+  also: Partial<DocumentItem> = {},
+): Promise<DocumentItem | undefined> {
+  const attempt = textAttemptChange(item, sha256, run.now);
+  const change = { ...attempt, set: { ...attempt.set, ...also } };
+  // Not counted as an outcome: the attempt's end is.
+  if (!(await run.store.apply(item, change))) {
+    countOutcome(run.counts, 'moved-meanwhile');
+    return undefined;
+  }
+  return afterChange(item, change);
+}
+
 /** Text from our own copy in S3: the cache's download is reused (DOC-2 "downloaded once"). */
-async function textFromCopy(pass: PassRun, item: DocumentItem): Promise<void> {
-  const { deps, now } = pass;
+async function textFromCopy(run: TextRun, item: DocumentItem): Promise<void> {
+  const { deps, now } = run;
   if (!needsText(item) || item.sha256 === undefined || item.storedKey === undefined) {
-    await applyCounted(pass, item, { set: storedPlacement(item, now), remove: [], outcome: 'skipped' });
+    await applyCounted(run, item, { set: storedPlacement(item, now), remove: [], outcome: 'skipped' });
     return;
   }
+  const sha256 = item.sha256;
+  if (textAttemptsFor(item, sha256) >= TEXT_MAX_ATTEMPTS) {
+    // The last attempt never ended (the invocation died while reading): given up, not read again.
+    await applyCounted(
+      run,
+      item,
+      textFailedChange(item, item.textError ?? 'TEXT_INTERRUPTED', sha256, now, true),
+    );
+    return;
+  }
+  const started = await startAttempt(run, item, sha256);
+  if (started === undefined) return;
   const bytes = await readObject(deps.s3, deps.bucket, item.storedKey, TEXT_MAX_FILE_BYTES);
   const result: TextResult =
     bytes === undefined
-      ? { kind: 'failed', code: 'COPY_UNREADABLE', forSha256: item.sha256 }
-      : await extractSafely(bytes, item.contentType, item.sha256);
-  await finishText(pass, item, result);
+      ? { kind: 'failed', code: 'COPY_UNREADABLE', forSha256: sha256 }
+      : await extractSafely(run.extractor, bytes, item.contentType, sha256);
+  await finishText(run, started, result, true);
 }
 
 /** DOC-7 / ONB-4: a document we do not keep is downloaded (≤ 50 MB) for its text only. */
-async function textFromSource(run: SourceRun, item: DocumentItem): Promise<void> {
+async function textFromSource(run: TextRun & SourceRun, item: DocumentItem): Promise<void> {
   const { deps, ctx, now, runContext } = run;
   if (item.textFor !== undefined) {
     await applyCounted(run, item, { set: placementAfterText(item, now), remove: [], outcome: 'skipped' });
+    return;
+  }
+  if (item.textAttemptFor !== undefined && (item.textAttempts ?? 0) > 0) {
+    // An earlier invocation downloaded it and died while reading: never downloaded twice for text.
+    const failed = textFailedChange(
+      item,
+      item.textError ?? 'TEXT_INTERRUPTED',
+      item.textAttemptFor,
+      now,
+      false,
+    );
+    await applyCounted(run, item, failed);
     return;
   }
   let bytes: Buffer | undefined;
@@ -290,21 +382,29 @@ async function textFromSource(run: SourceRun, item: DocumentItem): Promise<void>
     return;
   }
   const sha256 = createHash('sha256').update(bytes).digest('hex');
-  const result = await extractSafely(bytes, contentType, sha256);
-  await finishText(run, { ...item, textDownloads: (item.textDownloads ?? 0) + 1 }, result, item);
+  // The download is counted with the attempt, before the file is read.
+  const started = await startAttempt(run, item, sha256, { textDownloads: (item.textDownloads ?? 0) + 1 });
+  if (started === undefined) return;
+  const result = await extractSafely(run.extractor, bytes, contentType, sha256);
+  await finishText(run, started, result, false);
 }
 
 async function extractSafely(
+  extractor: TextExtractor,
   bytes: Buffer,
   contentType: string | undefined,
   sha256: string,
 ): Promise<TextResult> {
   try {
-    return { kind: 'text', extracted: await extractPdfText(bytes, contentType), forSha256: sha256 };
+    return { kind: 'text', extracted: await extractor.extract(bytes, contentType), forSha256: sha256 };
   } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    if (error instanceof TextExtractionError || error instanceof UnsupportedTextTypeError) {
-      return { kind: 'failed', code: String(code), forSha256: sha256 };
+    if (
+      error instanceof TextExtractionError ||
+      error instanceof UnsupportedTextTypeError ||
+      error instanceof TooManyPagesError ||
+      error instanceof TextBoundError
+    ) {
+      return { kind: 'failed', code: error.code, forSha256: sha256 };
     }
     throw error;
   }
@@ -312,31 +412,32 @@ async function extractSafely(
 
 /**
  * Text object first, record second (the record never names a text object that is not there); a
- * text object the record no longer names is deleted after the record.
+ * text object the record no longer names is deleted after the record. `retry`: a retried failure
+ * waits on the ladder (our copy) instead of ending the attempts (a file downloaded for text only).
  */
 async function finishText(
   pass: PassRun,
   item: DocumentItem,
   result: TextResult,
-  asRead: DocumentItem = item,
+  retry: boolean,
 ): Promise<void> {
   const { deps, now } = pass;
-  const change = textDoneChange(item, result, now);
+  const change =
+    result.kind === 'failed'
+      ? textFailedChange(item, result.code, result.forSha256, now, retry)
+      : textDoneChange(item, result, now);
   const key = textKey(item.sourceId, item.docId);
   if (result.kind === 'text' && result.extracted.textLayer) {
     await putObject(deps, key, result.extracted.text, 'text/plain; charset=utf-8');
   }
   // OPT-5: taken down while the text was made — not recorded, a new text object not kept.
   if (await takenDownNow(deps, item)) {
-    if (asRead.textKey === undefined) await deleteObjects(deps.s3, deps.bucket, [key]);
-    await applyCounted(pass, asRead, takenDownChange());
+    if (item.textKey === undefined) await deleteObjects(deps.s3, deps.bucket, [key]);
+    await applyCounted(pass, item, takenDownChange());
     return;
   }
-  if (item.textDownloads !== asRead.textDownloads && item.textDownloads !== undefined) {
-    change.set.textDownloads = item.textDownloads;
-  }
-  const applied = await applyCounted(pass, asRead, change);
-  if (applied && change.set.textKey === undefined && asRead.textKey !== undefined) {
-    await deleteObjects(deps.s3, deps.bucket, [asRead.textKey]);
+  const applied = await applyCounted(pass, item, change);
+  if (applied && change.remove.includes('textKey') && item.textKey !== undefined) {
+    await deleteObjects(deps.s3, deps.bucket, [item.textKey]);
   }
 }

@@ -71,7 +71,15 @@ export interface DocumentItem {
   textAt?: string;
   /** SHA-256 of the file version whose text attempt finished (success or final failure). */
   textFor?: string;
+  /**
+   * Why the last text attempt failed: final with `textFor`, else the reason of the retry on the text
+   * ladder (`TEXT_TIMEOUT`, `TEXT_MEMORY`, `TEXT_INTERRUPTED` — written before the file is read).
+   */
   textError?: string;
+  /** Text attempts started for the version `textAttemptFor` (recorded before reading, issue 25). */
+  textAttempts?: number;
+  textAttemptFor?: string;
+  textAttemptAt?: string;
   /** Downloads made for text only (documents whose copy we do not keep, DOC-7). */
   textDownloads?: number;
 

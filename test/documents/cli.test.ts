@@ -81,7 +81,7 @@ describe('CLI: files, deletion-check, photos, documents, files clear', () => {
     expect(json.text).toEqual({ extracted: 1 });
   });
 
-  it('documents --json: url, state, attempts, nextAttemptAt, size, sha256, hasText', async () => {
+  it('documents --json: url, state, attempts, nextAttemptAt, size, sha256, hasText, text (DOC-2 ladder)', async () => {
     const { code, json } = await run(['documents', '--source', 'demo-cli', ...data()]);
     expect(code).toBe(0);
     const rows = json.documents as Record<string, unknown>[];
@@ -95,10 +95,21 @@ describe('CLI: files, deletion-check, photos, documents, files clear', () => {
         'size',
         'sha256',
         'hasText',
+        'text',
+        'textError',
+        'textAttempts',
       ]);
     }
     const stored = rows.find((r) => r.url === present);
-    expect(stored).toMatchObject({ state: 'stored', attempts: 1, hasText: true, size: expect.any(Number) });
+    expect(stored).toMatchObject({
+      state: 'stored',
+      attempts: 1,
+      hasText: true,
+      size: expect.any(Number),
+      text: 'extracted',
+      textError: null,
+      textAttempts: 1,
+    });
     expect(stored?.sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(rows.find((r) => r.url === missing)).toMatchObject({
       state: 'gone-provisional',

@@ -1,5 +1,3 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPdf } from '../../demo';
 import {
@@ -14,6 +12,7 @@ import { AffineMatrix } from '../../shared/documents/dom-matrix';
 import {
   buildScannedPdf,
   type DocumentsBed,
+  type FileServer,
   getDoc,
   keysUnder,
   objectExists,
@@ -21,74 +20,8 @@ import {
   putSource,
   recordFile,
   startDocumentsBed,
+  startFileServer,
 } from './support';
-
-/** A loopback file server that makes big bodies on the fly (never 81 MB in memory) and serves fixtures. */
-interface FileServer {
-  url(path: string): string;
-  /** Bytes written per path before the client went away or the body ended. */
-  sent: Map<string, number>;
-  close(): Promise<void>;
-}
-
-async function startFileServer(
-  fixtures: Record<string, { body: Buffer; type: string }>,
-): Promise<FileServer> {
-  const sent = new Map<string, number>();
-  const server: Server = createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0] ?? '/';
-    if (path === '/robots.txt') {
-      res.writeHead(200, { 'content-type': 'text/plain' });
-      res.end('User-agent: *\nAllow: /\n');
-      return;
-    }
-    const fixture = fixtures[path];
-    if (fixture) {
-      res.writeHead(200, { 'content-type': fixture.type, 'content-length': String(fixture.body.length) });
-      res.end(fixture.body);
-      return;
-    }
-    const big = /^\/big-(chunked|declared)-(\d+)\.pdf$/.exec(path);
-    if (!big) {
-      res.writeHead(404, { 'content-type': 'text/plain' });
-      res.end('not found');
-      return;
-    }
-    const total = Number(big[2]);
-    res.writeHead(200, {
-      'content-type': 'application/pdf',
-      ...(big[1] === 'declared' ? { 'content-length': String(total) } : {}),
-    });
-    const chunk = Buffer.alloc(64 * 1024, 0x20);
-    chunk.write('%PDF-1.4\n');
-    let written = 0;
-    const pump = () => {
-      while (written < total) {
-        const piece = chunk.subarray(0, Math.min(chunk.length, total - written));
-        written += piece.length;
-        sent.set(path, written);
-        if (!res.write(piece)) {
-          res.once('drain', pump);
-          return;
-        }
-      }
-      res.end();
-    };
-    res.on('close', () => res.removeAllListeners('drain'));
-    pump();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: (path) => `http://files.test:${port}${path}`,
-    sent,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 describe('DOC-2: text extraction with pdfjs-dist', () => {
   it('a PDF with a text layer: its text, page by page', async () => {

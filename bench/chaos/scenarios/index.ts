@@ -2,6 +2,7 @@ import type { Scenario } from '../scenario';
 import { CONFIG_SCENARIOS } from './config';
 import { FEED_SCENARIOS } from './feed';
 import { HOSTILE_SCENARIOS } from './hostile';
+import { POISON_PDF_SCENARIOS } from './poison-pdf';
 import { PREVIEW_SCENARIOS } from './preview';
 import { STACK_SCENARIOS } from './stack';
 import { TAKEDOWN_SCENARIOS } from './takedown';
@@ -16,4 +17,5 @@ export const SCENARIOS: Scenario[] = [
   ...PREVIEW_SCENARIOS,
   ...CONFIG_SCENARIOS,
   ...TRUST_SCENARIOS,
+  ...POISON_PDF_SCENARIOS,
 ];

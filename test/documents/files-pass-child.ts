@@ -1,0 +1,28 @@
+import { parseEnv } from '../../shared/config/env';
+import { createDocumentsRuntime, runFilesPass } from '../../shared/documents';
+import { createTestResolver } from '../../shared/net';
+import { createHostSlots } from '../../shared/slots';
+import { createAwsClients } from '../../shared/store';
+import { InstantClock } from '../fetch/support';
+
+/**
+ * One files pass in a process of its own, against the parent test's AWS peers and loopback file
+ * server — so the test can kill it (SIGKILL) the way Lambda ends an invocation, mid-extraction.
+ * argv: the peers' environment (JSON) and the pass's `now` (ISO). Prints `started` once ready.
+ */
+const [peersEnv, nowIso] = process.argv.slice(2);
+if (peersEnv === undefined || nowIso === undefined)
+  throw new Error('usage: files-pass-child <env json> <now>');
+const env = parseEnv({ ...JSON.parse(peersEnv), INGESTOR_ALLOW_LOOPBACK: 'true' });
+const clock = new InstantClock(Date.parse(nowIso));
+const runtime = await createDocumentsRuntime(env, {
+  clients: createAwsClients(env),
+  resolver: createTestResolver(),
+  slots: createHostSlots({ clock }),
+  clock,
+  sleep: clock.sleep,
+});
+process.stdout.write('started\n');
+const report = await runFilesPass(runtime.deps, { now: new Date(nowIso) });
+process.stdout.write(`${JSON.stringify(report)}\n`);
+await runtime.close();
