@@ -13,6 +13,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   'scrape-cost': async () => (await import('./scrape-cost')).runScrapeCostBench(),
   preview: async () => (await import('./preview')).runPreviewBench(),
   'mirror-api': async () => (await import('./mirror-api')).runMirrorApiBench(),
+  'api-flood': async () => (await import('./api-flood')).runApiFloodBench(),
   chaos: async () =>
     (await import('./chaos')).runChaosBench({
       only: process.env.CHAOS_ONLY?.split(',').filter(Boolean),
