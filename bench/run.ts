@@ -25,6 +25,8 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   cost: async () =>
     (await import('./cost')).runCostBench({
       ...(process.env.COST_SOURCES ? { sources: Number(process.env.COST_SOURCES) } : {}),
+      // COST_API_WAF=true: bill the API's rate-based WAF rule (issue 25 point 4).
+      ...(process.env.COST_API_WAF === 'true' ? { apiWaf: true } : {}),
       log: (l: string) => console.error(l),
     }),
 };

@@ -278,7 +278,7 @@ describe('a body taken down or unlisted is announced (issue 25 weak spot, OPT-2,
         );
         expect(filtered.status).toBe(200);
         const stubs = filtered.json.data as Obj[];
-        const idOf = (origin: string) => (before.get(origin)?.id as string).replace(api.base, fresh.base);
+        const idOf = (origin: string) => String(before.get(origin)?.id ?? '').replace(api.base, fresh.base);
         expect(stubs.map((s) => s.id).sort()).toEqual([idOf(second), idOf(third)].sort());
         for (const stub of stubs) {
           // Bare, as a takedown's: nothing of the body, only that its id is gone.
