@@ -49,7 +49,7 @@ const PAPERS = 120;
 const JUNK_REQUESTS = 1_000;
 
 /** A CDN cache by key: `public, max-age=N` answers kept N s (the bench runs well within them). */
-class CdnModel {
+export class CdnModel {
   private readonly cache = new Map<string, ApiResponse>();
   invocations = 0;
 
@@ -77,7 +77,7 @@ class CdnModel {
 }
 
 /** The junk mix: unknown parameters, known ones written differently, values the API refuses. */
-function junkUrls(base: string, listUrl: string): string[] {
+export function junkUrls(base: string, listUrl: string): string[] {
   const kinds = [
     (i: number) => `${base}/oparl/v1/body?utm_source=${i}`,
     (i: number) => `${base}/oparl/v1/body?limit=0x${(100 + (i % 50)).toString(16)}&r=${i}`,

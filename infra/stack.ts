@@ -274,7 +274,7 @@ export class IngestorStack extends Stack {
     this.reservedConcurrency = props.reservedConcurrency ?? false;
     if (!this.reservedConcurrency) {
       Annotations.of(this).addInfo(
-        'Reserved concurrency is off (a new account has too little to reserve): one planner and one run of each scheduled job at a time are then kept by leases and schedules, and the preview may exceed its intended instances; deploy with -c reservedConcurrency=true once the account allows it (docs/operations.md).',
+        'Reserved concurrency is off (a new account has too little to reserve): one planner and one run of each scheduled job at a time are then kept by leases and schedules, and the preview and the OParl API may exceed their intended instances (a flood of API misses can then take the sync’s share of the account’s pool: see -c apiWaf); deploy with -c reservedConcurrency=true once the account allows it (docs/operations.md).',
       );
     }
     if (upstashRestUrl === UPSTASH_URL_PLACEHOLDER) {

@@ -1,4 +1,5 @@
 import type { Scenario } from '../scenario';
+import { API_FLOOD_SCENARIOS } from './api-flood';
 import { CONFIG_SCENARIOS } from './config';
 import { FEED_SCENARIOS } from './feed';
 import { HOSTILE_SCENARIOS } from './hostile';
@@ -14,4 +15,5 @@ export const SCENARIOS: Scenario[] = [
   ...FEED_SCENARIOS,
   ...PREVIEW_SCENARIOS,
   ...CONFIG_SCENARIOS,
+  ...API_FLOOD_SCENARIOS,
 ];
