@@ -198,18 +198,12 @@ export class MirrorReader {
   }
 
   /**
-   * The bodies served: listed (ONB-4), not deleted, and not taken down — neither by the mark on the
-   * body record nor by the source's takedown registry. The registry is asked too because `tombstone
-   * --body` records the body there first and marks the record after: a command killed in between
-   * must not leave the body public (OPT-5), and no sync repairs a record whose lists it skips.
+   * The body a route names, only while it is served: listed (ONB-4), not deleted, and not taken down —
+   * neither by the mark on the body record nor by the source's takedown registry. The registry is asked
+   * too because `tombstone --body` records the body there first and marks the record after: a command
+   * killed in between must not leave the body public (OPT-5), and no sync repairs a record whose lists
+   * it skips (`bodyStanding`).
    */
-  async servedBodies(): Promise<SourceBody[]> {
-    const served: SourceBody[] = [];
-    for (const b of await this.allBodies()) if ((await this.standing(b)).kind === 'served') served.push(b);
-    return served;
-  }
-
-  /** The body a route names, only while it is served (`servedBodies`). */
   async servedBody(sourceId: string, bodyHash: string): Promise<BodyRecord | undefined> {
     const named = await this.namedBody(sourceId, bodyHash);
     return named && (await this.standing(named)).kind === 'served' ? named.body : undefined;
