@@ -7,7 +7,7 @@ import {
   type ScanCommandInput,
 } from '@aws-sdk/client-dynamodb';
 import { startFakeCouncil } from '../demo';
-import { FUNCTION_MEMORY_MB, SYNC_BATCH_SIZE } from '../infra/function-sizes';
+import { FUNCTION_MEMORY_MB, MIRROR_API_MAX_INSTANCES, SYNC_BATCH_SIZE } from '../infra/function-sizes';
 import { REQUEST_INTERVAL_MIN_SECONDS, SCRAPER_DEFAULT_INTERVAL_SECONDS } from '../shared/config';
 import { DEL_SERVER_SPACING_MS, HOSTS_IN_PARALLEL, PHO_RECHECK_MS } from '../shared/documents';
 import { INLINE_ITEM_MAX_BYTES, listCountKey } from '../shared/mirror';
@@ -22,6 +22,7 @@ import { ALLRIS_DISTRICTS, startFakeRisHtml } from '../test/support/fake-ris-htm
 import { ASSUMPTIONS } from './cost/assumptions';
 import { dynamoItemBytes, STORAGE_OVERHEAD_BYTES_PER_ITEM } from './cost/item-size';
 import {
+  apiFloodCeilingEurPerHour,
   cpuSlowdown,
   type MonthlyUsage,
   pacedRunSeconds,
@@ -369,6 +370,8 @@ interface PlannerProfile {
 
 export interface CostBenchOptions {
   sources?: number;
+  /** Issue 25 point 4: bill the API's rate-based WAF rule (`-c apiWaf=true`); off as in the stack. */
+  apiWaf?: boolean;
   log?: (line: string) => void;
 }
 
@@ -783,6 +786,10 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       cloudFrontOutGb: 0,
       cloudFrontRequests: visits,
     },
+    // Issue 25 point 4: one web ACL with one rate-based rule, every API request inspected — only when on.
+    ...(opts.apiWaf
+      ? { waf: { webAcls: 1, rules: 1, requests: sources * A.apiRequestsPerSourcePerWeek * WEEKS_PER_MONTH } }
+      : {}),
   };
   const cost = priceUsage(usage);
   // Before issue 18: one message per invocation, a log line per request.
@@ -875,6 +882,21 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
           USD_TO_EUR,
       ),
       measured: { oparlDemo: oparlIndex, scraperFakeRis: scraperIndex },
+    },
+    mirrorApi: {
+      waf: opts.apiWaf === true,
+      wafEurPerMonth: round(cost.services.waf?.eur ?? 0),
+      // The most a flood can cost per hour through the API function at its bound (reserved concurrency).
+      maxInstances: MIRROR_API_MAX_INSTANCES,
+      floodCeilingEurPerHour: round(
+        apiFloodCeilingEurPerHour({
+          instances: MIRROR_API_MAX_INSTANCES,
+          memoryMb: FUNCTION_MEMORY_MB.mirrorApi,
+          invocationSeconds: A.apiInvocationSeconds,
+          arch: 'arm64',
+        }),
+        3,
+      ),
     },
     comparison: { smallVmEurPerMonth: round(PRICES.smallVmMonth.usd * USD_TO_EUR) },
     prices: PRICES_READ_ON,

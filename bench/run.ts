@@ -14,6 +14,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   'scrape-cost': async () => (await import('./scrape-cost')).runScrapeCostBench(),
   preview: async () => (await import('./preview')).runPreviewBench(),
   'mirror-api': async () => (await import('./mirror-api')).runMirrorApiBench(),
+  'api-flood': async () => (await import('./api-flood')).runApiFloodBench(),
   chaos: async () =>
     (await import('./chaos')).runChaosBench({
       only: process.env.CHAOS_ONLY?.split(',').filter(Boolean),
@@ -25,6 +26,8 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   cost: async () =>
     (await import('./cost')).runCostBench({
       ...(process.env.COST_SOURCES ? { sources: Number(process.env.COST_SOURCES) } : {}),
+      // COST_API_WAF=true: bill the API's rate-based WAF rule (issue 25 point 4).
+      ...(process.env.COST_API_WAF === 'true' ? { apiWaf: true } : {}),
       log: (l: string) => console.error(l),
     }),
 };

@@ -42,3 +42,11 @@ export const FUNCTION_MEMORY_MB = {
  * SQS's largest batch without a batching window, so a message is never held back to fill one.
  */
 export const SYNC_BATCH_SIZE = 10;
+
+/**
+ * Issue 25 point 4: the OParl API's own bound on instances (reserved concurrency, with the stack's
+ * `reservedConcurrency`): a flood of cache misses is throttled at this many — CloudFront answers the
+ * excess with an error — and never takes the account's pool from the sync, whose SQS maximum
+ * concurrency stays as it is. The cost model bills the most this bound lets the API cost.
+ */
+export const MIRROR_API_MAX_INSTANCES = 10;

@@ -286,6 +286,21 @@ export class IngestorObservability extends Construct {
     );
   }
 
+  /**
+   * Issue 25 point 4: an alarm on a function's invocations (not only its errors) — above `threshold`
+   * per 5 minutes in two of three periods.
+   */
+  alarmOnInvocations(name: string, fn: IFunction, threshold: number): Alarm {
+    return this.alarm(`${name}Invocations`, {
+      metric: fn.metricInvocations({ period: Duration.minutes(5), statistic: 'Sum' }),
+      threshold,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+      description: `The ${name} function was invoked more than ${threshold} times in two of the last three 5-minute periods: a flood, or a CDN that stopped caching. See docs/operations.md#alarm-api-invocations.`,
+    });
+  }
+
   private alarm(
     id: string,
     props: {

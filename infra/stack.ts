@@ -7,6 +7,7 @@ import {
   Stack,
   type StackProps,
   TimeZone,
+  Token,
   Validations,
 } from 'aws-cdk-lib';
 import {
@@ -49,11 +50,18 @@ import { type CronOptionsWithTimezone, Schedule, ScheduleExpression } from 'aws-
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
 import { type OptionalStackOutputKey, STACK_OUTPUT_ENV, type StackOutputKey } from '../shared/config';
 import { INCOMING_PREFIX, TEXT_WORKER } from '../shared/documents';
 import { GEO_OBJECT_PREFIX, GEO_REFRESH_HOUR, GEO_REFRESH_MINUTE } from '../shared/geo';
-import { API_BASE_HEADER, API_PREFIX, LIST_MAX_AGE_S, OBJECT_MAX_AGE_S } from '../shared/mirror-api';
+import {
+  API_BASE_HEADER,
+  API_PREFIX,
+  API_QUERY_PARAMETERS,
+  LIST_MAX_AGE_S,
+  OBJECT_MAX_AGE_S,
+} from '../shared/mirror-api';
 import { PREVIEW_DOWNLOAD_PARAM, PREVIEW_STORED_REDIRECT_MAX_AGE_S } from '../shared/preview';
 import {
   DOCUMENTS_TABLE,
@@ -62,7 +70,10 @@ import {
   STATE_TABLE,
   type TableDefinition,
 } from '../shared/store';
-import { FUNCTION_MEMORY_MB, SYNC_BATCH_SIZE } from './function-sizes';
+import { FUNCTION_MEMORY_MB, MIRROR_API_MAX_INSTANCES, SYNC_BATCH_SIZE } from './function-sizes';
+
+export { MIRROR_API_MAX_INSTANCES };
+
 import { grantBucketPrefixes, grantTable, grantTableReads } from './grants';
 import { IngestorFunction, type WorkerEntry } from './ingestor-function';
 import { IngestorObservability } from './observability';
@@ -105,6 +116,17 @@ export interface IngestorStackProps extends StackProps, Partial<IngestorSettings
    */
   mirrorApi?: boolean;
   /**
+   * Issue 25 point 4: a rate-based AWS WAF rule on the API's distribution — each client address at most
+   * `apiWafRateLimit` requests per 5 minutes (`API_WAF_RATE_LIMIT`), then 403 until it slows down. A
+   * CloudFront web ACL lives in us-east-1: in a stack of that region it is created here, in any other
+   * in a companion stack `<stack>-api-waf` (us-east-1) whose ACL this stack reads through CDK's
+   * cross-region references. Also from context `-c apiWaf=true`. Billed by the cost model when on.
+   * @default false
+   */
+  apiWaf?: boolean;
+  /** Requests per 5 minutes per client address before the WAF rule blocks (context `apiWafRateLimit`). */
+  apiWafRateLimit?: number;
+  /**
    * Issue 16: the change feed — every committed mirror change as an EventBridge event. `default` (or
    * `true`) publishes on the account's default bus, any other name on a bus of that name created here;
    * unset or `false` = no feed. Also from context `-c changeFeed=…`. @default off
@@ -120,7 +142,23 @@ export const STACK_CONTEXT_KEYS = {
   broadcastFunction: 'broadcastFunction',
   mirrorApi: 'mirrorApi',
   changeFeed: 'changeFeed',
+  apiWaf: 'apiWaf',
+  apiWafRateLimit: 'apiWafRateLimit',
 } as const;
+
+/**
+ * Requests per 5 minutes one client address may send before the WAF rule blocks it (WAF's minimum is
+ * 10): 2,000 is ≈ 7 a second sustained — an OParl client walking every list at full speed stays below
+ * it (each page it waits for), a flood does not.
+ */
+export const API_WAF_RATE_LIMIT = 2_000;
+
+/**
+ * The API function's invocations per 5 minutes above which its alarm fires (two of three periods): the
+ * CDN answers repeated requests, so sustained misses at this rate (≈ 33 a second) are a flood, or a
+ * cache that stopped caching.
+ */
+export const MIRROR_API_INVOCATION_ALARM = 10_000;
 
 /** The EventBridge bus every account has; `-c changeFeed=true` means this one. */
 export const DEFAULT_EVENT_BUS = 'default';
@@ -142,6 +180,17 @@ export function changeFeedBus(value: unknown): string | undefined {
       `context ${STACK_CONTEXT_KEYS.changeFeed} must be true, default or a bus name, got "${text}"`,
     );
   return text;
+}
+
+/** The one region where AWS WAF accepts a web ACL for CloudFront (scope CLOUDFRONT). */
+export const WAF_CLOUDFRONT_REGION = 'us-east-1';
+
+/** Whether the API's WAF rule is asked for (prop, else context `apiWaf`); refuses other values. */
+function apiWafWanted(scope: Construct, props: IngestorStackProps): boolean {
+  const value = props.apiWaf ?? scope.node.tryGetContext(STACK_CONTEXT_KEYS.apiWaf) ?? false;
+  if (value === true || value === 'true') return true;
+  if (value === false || value === 'false') return false;
+  throw new Error(`context ${STACK_CONTEXT_KEYS.apiWaf} must be true or false, got "${String(value)}"`);
 }
 
 /**
@@ -206,20 +255,28 @@ export class IngestorStack extends Stack {
   mirrorApi: { function: IngestorFunction; distribution: Distribution } | undefined;
   /** The change feed's bus (when the feed is on, issue 16). */
   changeBus: IEventBus | undefined;
+  /** The API's rate-based web ACL (with `apiWaf`) and the stack that holds it (this one in us-east-1). */
+  apiWebAcl: { acl: CfnWebACL; stack: Stack } | undefined;
 
   private readonly functionEnvironment: Record<string, string>;
   /** Instance bounds of fetching functions besides the sync (scheduled batch jobs, later the preview). */
   private readonly otherFetcherInstances: number[] = [];
 
   constructor(scope: Construct, id: string, props: IngestorStackProps = {}) {
-    super(scope, id, props);
+    // A web ACL for CloudFront exists only in us-east-1: from another region the stack reads the
+    // companion stack's ACL through a cross-region reference, which must be enabled at construction.
+    const waf = apiWafWanted(scope, props);
+    super(scope, id, {
+      ...props,
+      ...(waf && props.env?.region !== WAF_CLOUDFRONT_REGION ? { crossRegionReferences: true } : {}),
+    });
     const maxConcurrentSyncs = checkInteger('maxConcurrentSyncs', props.maxConcurrentSyncs ?? 4, 1, 100);
     const fullSyncHour = checkInteger('fullSyncHour', props.fullSyncHour ?? 3, 0, 23);
     const upstashRestUrl = props.upstashRestUrl ?? UPSTASH_URL_PLACEHOLDER;
     this.reservedConcurrency = props.reservedConcurrency ?? false;
     if (!this.reservedConcurrency) {
       Annotations.of(this).addInfo(
-        'Reserved concurrency is off (a new account has too little to reserve): one planner and one run of each scheduled job at a time are then kept by leases and schedules, and the preview may exceed its intended instances; deploy with -c reservedConcurrency=true once the account allows it (docs/operations.md).',
+        'Reserved concurrency is off (a new account has too little to reserve): one planner and one run of each scheduled job at a time are then kept by leases and schedules, and the preview and the OParl API may exceed their intended instances (a flood of API misses can then take the sync’s share of the account’s pool: see -c apiWaf); deploy with -c reservedConcurrency=true once the account allows it (docs/operations.md).',
       );
     }
     if (upstashRestUrl === UPSTASH_URL_PLACEHOLDER) {
@@ -374,7 +431,10 @@ export class IngestorStack extends Stack {
     if (switchOn(props.previewFunction, STACK_CONTEXT_KEYS.previewFunction)) this.addPreviewFunction();
     if (switchOn(props.geoFunction, STACK_CONTEXT_KEYS.geoFunction)) this.addGeoFunction();
     if (switchOn(props.broadcastFunction, STACK_CONTEXT_KEYS.broadcastFunction)) this.addBroadcastFunction();
-    if (switchOn(props.mirrorApi, STACK_CONTEXT_KEYS.mirrorApi)) this.mirrorApi = this.addMirrorApi();
+    if (switchOn(props.mirrorApi, STACK_CONTEXT_KEYS.mirrorApi)) {
+      this.mirrorApi = this.addMirrorApi();
+      if (waf) this.apiWebAcl = this.addApiWaf(this.mirrorApi.distribution, props);
+    }
     const bus = changeFeedBus(props.changeFeed ?? this.node.tryGetContext(STACK_CONTEXT_KEYS.changeFeed));
     if (bus !== undefined) this.changeBus = this.addChangeFeed(bus);
 
@@ -384,11 +444,14 @@ export class IngestorStack extends Stack {
     });
 
     // Alarms (DLQ, source paused > 1 day, function errors) and the dashboard: docs/operations.md.
-    new IngestorObservability(this, 'Observability', {
+    const observability = new IngestorObservability(this, 'Observability', {
       syncQueue: this.syncQueue,
       deadLetterQueue: this.syncDeadLetterQueue,
       alarmTopicArn: this.node.tryGetContext('alarmTopicArn'),
     });
+    // Issue 25 point 4: a flood shows as invocations long before it shows as errors.
+    if (this.mirrorApi)
+      observability.alarmOnInvocations('MirrorApi', this.mirrorApi.function.fn, MIRROR_API_INVOCATION_ALARM);
 
     // Every table, bucket and queue by name; the keys of STACK_OUTPUT_ENV are what `ingestor --aws`
     // reads with DescribeStacks (typed: a renamed output here fails to compile).
@@ -609,6 +672,8 @@ export class IngestorStack extends Stack {
       description: 'OParl 1.1 API over the mirror, read-only (issue 16)',
       timeout: MIRROR_API_TIMEOUT,
       memorySize: FUNCTION_MEMORY_MB.mirrorApi,
+      // Issue 25 point 4: its own bound, so a flood cannot take the sync's share of the account's pool.
+      ...this.reserve(MIRROR_API_MAX_INSTANCES),
       // Only what it reads by: no queue, no Upstash, no Documents table.
       environment: {
         SOURCES_TABLE: this.tables.Sources.tableName,
@@ -650,26 +715,78 @@ export class IngestorStack extends Stack {
   }
 
   /**
-   * The API's CloudFront behaviour: cache key = path + every query string (no header, no cookie), TTL
+   * Issue 25 point 4: a rate-based rule per client address on the API's distribution (`apiWaf`). The
+   * ACL's scope is CLOUDFRONT, which AWS accepts only in us-east-1: created here when this stack is
+   * there, else in a companion stack in us-east-1 (same account), referenced across regions.
+   */
+  private addApiWaf(distribution: Distribution, props: IngestorStackProps): { acl: CfnWebACL; stack: Stack } {
+    const raw = props.apiWafRateLimit ?? this.node.tryGetContext(STACK_CONTEXT_KEYS.apiWafRateLimit);
+    const limit = checkInteger(
+      'apiWafRateLimit',
+      raw === undefined ? API_WAF_RATE_LIMIT : Number(raw),
+      10,
+      2_000_000_000,
+    );
+    const here = this.region === WAF_CLOUDFRONT_REGION;
+    const home = here
+      ? this
+      : new Stack(this.node.scope as Construct, `${this.node.id}ApiWaf`, {
+          stackName: `${this.stackName}-api-waf`,
+          description:
+            'mandari ingestor: rate-based WAF rule of the OParl API (CloudFront web ACLs live in us-east-1)',
+          env: {
+            ...(Token.isUnresolved(this.account) ? {} : { account: this.account }),
+            region: WAF_CLOUDFRONT_REGION,
+          },
+          crossRegionReferences: true,
+        });
+    const visibility = (name: string) => ({
+      cloudWatchMetricsEnabled: true,
+      metricName: name,
+      sampledRequestsEnabled: true,
+    });
+    const acl = new CfnWebACL(home, 'MirrorApiWebAcl', {
+      scope: 'CLOUDFRONT',
+      defaultAction: { allow: {} },
+      description: `OParl API: at most ${limit} requests per 5 minutes per client address`,
+      visibilityConfig: visibility('MirrorApiWebAcl'),
+      rules: [
+        {
+          name: 'MirrorApiRatePerAddress',
+          priority: 0,
+          action: { block: {} },
+          statement: { rateBasedStatement: { limit, aggregateKeyType: 'IP', evaluationWindowSec: 300 } },
+          visibilityConfig: visibility('MirrorApiRatePerAddress'),
+        },
+      ],
+    });
+    distribution.attachWebAclId(acl.attrArn);
+    return { acl, stack: home };
+  }
+
+  /**
+   * The API's CloudFront behaviour: cache key = path + the query strings the API reads (issue 25: any
+   * other name neither splits the cache nor reaches the function), no header, no cookie; TTL
    * from the API's Cache-Control (objects OBJECT_MAX_AGE_S, lists LIST_MAX_AGE_S), compressed JSON. A
    * viewer-request function names the public base URL for the ids (API_BASE_HEADER): the Function URL
    * only ever sees its own host.
    */
   private mirrorApiBehavior(url: FunctionUrl): BehaviorOptions {
     const cachePolicy = new CachePolicy(this, 'MirrorApiCachePolicy', {
-      comment: 'OParl API: path and full query string; TTL from the origin (lists 60 s, objects 300 s)',
+      comment:
+        'OParl API: path and the query strings it reads; TTL from the origin (lists 60 s, objects 300 s)',
       defaultTtl: Duration.seconds(0),
       minTtl: Duration.seconds(0),
       maxTtl: Duration.seconds(Math.max(OBJECT_MAX_AGE_S, LIST_MAX_AGE_S)),
-      queryStringBehavior: CacheQueryStringBehavior.all(),
+      queryStringBehavior: CacheQueryStringBehavior.allowList(...API_QUERY_PARAMETERS),
       headerBehavior: CacheHeaderBehavior.none(),
       enableAcceptEncodingGzip: true,
       enableAcceptEncodingBrotli: true,
     });
     const originRequestPolicy = new OriginRequestPolicy(this, 'MirrorApiOriginRequestPolicy', {
-      comment: 'OParl API: the query string and the public base URL, nothing else',
+      comment: 'OParl API: the query strings it reads and the public base URL, nothing else',
       headerBehavior: OriginRequestHeaderBehavior.allowList(API_BASE_HEADER),
-      queryStringBehavior: OriginRequestQueryStringBehavior.all(),
+      queryStringBehavior: OriginRequestQueryStringBehavior.allowList(...API_QUERY_PARAMETERS),
     });
     const baseUrl = new CloudFrontFunction(this, 'MirrorApiBaseUrl', {
       comment: 'Names the public base URL of the OParl API for its ids (overwrites any viewer value)',

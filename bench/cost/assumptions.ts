@@ -57,10 +57,18 @@ export const ASSUMPTIONS = {
   batchLongestRunFactor: 1.3,
   /** CloudWatch: metric series (name × dimension values), alarms and dashboards of the stack. */
   metricSeries: 20,
-  alarms: 8,
+  // Issue 25 point 4: + the API's invocation alarm.
+  alarms: 9,
   dashboards: 1,
   /** Logs are kept 30 days; stored size ≈ ingested × 0.15 (CloudWatch compresses archives). */
   logsStoredFraction: 0.15,
   /** Secrets read per cold start (the Upstash token); cold starts per month across functions. */
   coldStartsPerMonth: 3_000,
+  /**
+   * Issue 25 point 4: requests to the OParl API's distribution per source and week (what WAF inspects,
+   * each billed, cached or not): a few incremental clients polling each list, and browsers.
+   */
+  apiRequestsPerSourcePerWeek: 2_000,
+  /** A missed API request's billed time: one Query page and its objects (bench mirror-api: ≈ 30 ms, rounded up). */
+  apiInvocationSeconds: 0.1,
 } as const;

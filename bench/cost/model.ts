@@ -69,6 +69,11 @@ export interface MonthlyUsage {
   upstash: { commands: number };
   secrets: { secrets: number; apiCalls: number };
   dataTransfer: { internetOutGb: number; cloudFrontOutGb: number; cloudFrontRequests: number };
+  /**
+   * Issue 25 point 4: the API's rate-based WAF rule, only when deployed (`-c apiWaf=true`): web ACLs,
+   * rules, and the requests it inspects (every request to the API's distribution).
+   */
+  waf?: { webAcls: number; rules: number; requests: number };
 }
 
 export interface PricedItem {
@@ -139,6 +144,11 @@ export function priceUsage(
   add('dataTransfer', 'GB out to the internet', usage.dataTransfer.internetOutGb, 'dataOutGb');
   add('dataTransfer', 'CloudFront GB out', usage.dataTransfer.cloudFrontOutGb, 'cloudFrontOutGb');
   add('dataTransfer', 'CloudFront requests', usage.dataTransfer.cloudFrontRequests, 'cloudFrontHttpsRequest');
+  if (usage.waf) {
+    add('waf', 'web ACLs', usage.waf.webAcls, 'wafWebAclMonth');
+    add('waf', 'rules', usage.waf.rules, 'wafRuleMonth');
+    add('waf', 'requests', usage.waf.requests, 'wafRequest');
+  }
   const eurPerMonth = Object.values(services).reduce((sum, s) => sum + s.eur, 0);
   return { eurPerMonth, services };
 }
@@ -155,4 +165,23 @@ export function writeUnits(itemBytes: number): number {
 export function readUnits(bytes: number, consistent: boolean): number {
   const units = Math.max(1, Math.ceil(bytes / 4096));
   return consistent ? units : units / 2;
+}
+
+/**
+ * Issue 25 point 4: the most an anonymous flood can cost per hour through the API function at its
+ * concurrency bound — every instance busy all hour, each invocation `invocationSeconds` long — in
+ * Lambda GB-seconds and requests (EUR). The bound is what makes this a ceiling: without reserved
+ * concurrency a flood's bill grows with the account's whole pool. The reads it makes (DynamoDB, S3) are
+ * the bench's (`npm run bench -- api-flood`): zero for refused or cached junk.
+ */
+export function apiFloodCeilingEurPerHour(
+  bound: { instances: number; memoryMb: number; invocationSeconds: number; arch: 'arm64' | 'x86_64' },
+  prices: PriceTable = PRICES,
+  usdToEur: number = USD_TO_EUR,
+): number {
+  const seconds = bound.instances * 3600;
+  const gbs = gbSeconds(seconds, bound.memoryMb);
+  const invocations = seconds / bound.invocationSeconds;
+  const gbPrice = bound.arch === 'arm64' ? prices.lambdaGbSecondArm : prices.lambdaGbSecondX86;
+  return (gbs * gbPrice.usd + invocations * prices.lambdaRequest.usd) * usdToEur;
 }

@@ -147,6 +147,22 @@ export const PRICES = {
     per: 'HTTPS request, Europe',
     source: `Amazon CloudFront pricing (aws.amazon.com/cloudfront/pricing), $0.012 per 10,000, ${READ}`,
   },
+  /** Issue 25 point 4: the API's optional rate-based WAF rule (`-c apiWaf=true`): one web ACL, one rule. */
+  wafWebAclMonth: {
+    usd: 5,
+    per: 'month of one AWS WAF web ACL',
+    source: `AWS WAF pricing (aws.amazon.com/waf/pricing), web ACL $5.00 per month (prorated hourly), ${READ}`,
+  },
+  wafRuleMonth: {
+    usd: 1,
+    per: 'month of one AWS WAF rule',
+    source: `AWS WAF pricing (aws.amazon.com/waf/pricing), rule $1.00 per month (prorated hourly), ${READ}`,
+  },
+  wafRequest: {
+    usd: 0.6 / 1_000_000,
+    per: 'request inspected by AWS WAF',
+    source: `AWS WAF pricing (aws.amazon.com/waf/pricing), $0.60 per 1 million requests, ${READ}`,
+  },
   /** The comparison the issue asks for: mandari's own ingestor on one small always-on VM. */
   smallVmMonth: {
     usd: 0.0192 * 730,

@@ -67,6 +67,8 @@ export interface BodyRecord {
   slug: string;
   /** ONB-4: new bodies stay unlisted until an operator lists them. Never changed by the sync. */
   listed: boolean;
+  /** When an operator last listed or unlisted the body (shared/onboarding `setBodyListed`). */
+  listedChangedAt?: string;
   /** List URLs the Body offers, by our list name. */
   lists: Partial<Record<ListName, string>>;
   oparlVersion?: string;

@@ -41,3 +41,17 @@ export const OBJECT_READ_CONCURRENCY = 16;
  * host. Only CloudFront can call the URL (origin access control), so the header cannot be forged.
  */
 export const API_BASE_HEADER = 'x-mandari-api-base';
+
+/**
+ * The query parameters the API reads (issue 25 point 4, OParl 1.1 Filter and paging), in the order its
+ * links write them. Nothing else is part of a list's identity: the handler ignores other names, its links
+ * never carry them, and CloudFront's cache policy keys (and forwards) only these.
+ */
+export const API_QUERY_PARAMETERS: readonly string[] = [
+  'created_since',
+  'created_until',
+  'modified_since',
+  'modified_until',
+  'limit',
+  'cursor',
+];

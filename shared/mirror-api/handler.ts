@@ -5,8 +5,16 @@ import type { TakedownSet } from '../takedown';
 import { mapLimit } from '../util';
 import { LIST_MAX_AGE_S, OBJECT_MAX_AGE_S, OBJECT_READ_CONCURRENCY, OPARL_VERSION_URL } from './constants';
 import { MirrorApiIndexMissingError, MirrorApiRequestError } from './errors';
-import { decidePage, isFiltered, type ListQuery, listEnvelope, pageInMemory, parseListQuery } from './paging';
-import type { MirrorReader } from './reader';
+import {
+  createdWithin,
+  decidePage,
+  isFiltered,
+  type ListQuery,
+  listEnvelope,
+  pageInMemory,
+  parseListQuery,
+} from './paging';
+import type { MirrorReader, SourceBody } from './reader';
 import { deletedStub, rewriteObject, takenDownStub } from './rewrite';
 import { type ApiRoute, apiUrls, parseApiPath, typeUrl } from './urls';
 
@@ -49,14 +57,22 @@ export function createMirrorApiHandler(deps: MirrorApiDeps): MirrorApiHandler {
   const urls = apiUrls(deps.baseUrl, deps);
   const { reader } = deps;
 
-  async function bodyObject(
-    sourceId: string,
-    body: BodyRecord,
-  ): Promise<{ object: Record<string, unknown>; at: string }> {
-    const record = await reader.read({ sourceId, type: 'body', id: body.id });
-    const stored = record && isRecord(record.object) && record.meta.deleted !== true ? record.object : {};
+  /**
+   * A served body as the API shows it: its object inline from its index item (read with the bodies), else
+   * from S3; the body record is the fallback for a body whose own object was never mirrored (a scraped
+   * one). `at` = its standing's time (`bodyStanding`): the later of its commit and its listing.
+   */
+  async function bodyObject(b: SourceBody, at: string): Promise<Record<string, unknown>> {
+    const { sourceId, body, entry } = b;
+    let stored: Record<string, unknown> = {};
+    if (entry?.o !== undefined && entry.deleted !== true) {
+      const inline = JSON.parse(entry.o) as unknown;
+      if (isRecord(inline)) stored = inline;
+    } else if (entry !== undefined) {
+      const record = await reader.read({ sourceId, type: 'body', id: body.id });
+      if (record && isRecord(record.object) && record.meta.deleted !== true) stored = record.object;
+    }
     const origin = shown(stored, await reader.takedowns(sourceId));
-    // The body record is the fallback for a body whose own object was never mirrored (a scraped one).
     const merged: Record<string, unknown> = {
       ...origin,
       id: body.id,
@@ -65,11 +81,7 @@ export function createMirrorApiHandler(deps: MirrorApiDeps): MirrorApiHandler {
         ? { shortName: body.shortName }
         : {}),
     };
-    const at = record?.meta.fetchedAt ?? body.lastSeenAt;
-    return {
-      object: rewriteObject(merged, 'body', { urls, sourceId, lists: servedLists(body), committedAt: at }),
-      at,
-    };
+    return rewriteObject(merged, 'body', { urls, sourceId, lists: servedLists(body), committedAt: at });
   }
 
   function liveObject(
@@ -98,23 +110,41 @@ export function createMirrorApiHandler(deps: MirrorApiDeps): MirrorApiHandler {
     );
   }
 
-  async function bodies(request: ApiRequest, query: ListQuery): Promise<ApiResponse> {
-    const served = await reader.servedBodies();
-    const built = await mapLimit(served, OBJECT_READ_CONCURRENCY, async (b) => {
-      const { object, at } = await bodyObject(b.sourceId, b.body);
-      return {
-        sortKey: listSort(at, b.body.id),
+  /**
+   * The body list (issue 25 point 4): built from the bodies as cached (records and index items, one
+   * Query each per source) and paged before any object is read; only the page's bodies whose object is
+   * not inline are read from S3. Bodies that were public and are gone (taken down, unlisted, deleted at
+   * the origin) are rows too: a filtered list shows them as deletion stubs, an unfiltered one hides them.
+   */
+  async function bodies(query: ListQuery): Promise<ApiResponse> {
+    const rows = [];
+    for (const b of await reader.allBodies()) {
+      const standing = await reader.standing(b);
+      if (standing.kind === 'never') continue;
+      rows.push({
+        b,
+        at: standing.at,
+        sortKey: listSort(standing.at, b.body.id),
         key: idHash(b.body.id),
-        deleted: false,
-        takedown: false,
-        object,
-      };
+        deleted: standing.kind === 'gone',
+        // Taken down or unlisted: an operator's decision — the stub is bare, as a takedown's.
+        takedown: standing.kind === 'gone' && standing.why !== 'deleted',
+      });
+    }
+    const decision = pageInMemory(rows, query);
+    const data = await mapLimit(decision.show, OBJECT_READ_CONCURRENCY, async ({ row, asDeleted, bare }) => {
+      const id = urls.objectOfHash(row.b.sourceId, 'body', row.key);
+      if (bare) return takenDownStub('body', id, row.at);
+      if (asDeleted) return deletedStub('body', row.b.body.id, row.at, { urls, sourceId: row.b.sourceId });
+      return bodyObject(row.b, row.at);
     });
-    const decision = pageInMemory(built, query);
-    const data = decision.show.map((s) => s.row.object);
-    // Held in memory whole, every body shown: the counts are exact.
-    const counts = { entries: built.length, live: built.length };
-    return json(200, listEnvelope(selfUrl(request), decision, query, data, counts), LIST_MAX_AGE_S);
+    // Held in memory whole: the counts are exact (gone bodies fill pages, as hidden list entries do).
+    const counts = { entries: rows.length, live: rows.filter((r) => !r.deleted).length };
+    return json(
+      200,
+      listEnvelope(urls.bodies(), decision, query, data.filter(createdWithin(query)), counts),
+      LIST_MAX_AGE_S,
+    );
   }
 
   async function list(
@@ -122,7 +152,10 @@ export function createMirrorApiHandler(deps: MirrorApiDeps): MirrorApiHandler {
     query: ListQuery,
     { sourceId, bodyHash, list: listName }: Extract<ApiRoute, { kind: 'list' }>,
   ): Promise<ApiResponse> {
-    const body = await reader.servedBody(sourceId, bodyHash);
+    const named = await reader.namedBody(sourceId, bodyHash);
+    const standing = named && (await reader.standing(named));
+    if (named && standing?.kind === 'gone') return bodyGone(standing.at);
+    const body = standing?.kind === 'served' ? named?.body : undefined;
     if (!body || !servedLists(body).includes(listName)) return notFound();
     const type = LIST_CATALOGUE.find((l) => l.list === listName)?.type ?? listName;
     const items = await reader.listPage(sourceId, body.id, type, query);
@@ -146,15 +179,10 @@ export function createMirrorApiHandler(deps: MirrorApiDeps): MirrorApiHandler {
     });
     // Unfiltered only: a filtered list's size is unknown without reading it (docs/mirror-api.md, Lists).
     const counts = isFiltered(query) ? undefined : await reader.listCounts(sourceId, body.id, type);
+    const shownData = data.filter((d): d is Record<string, unknown> => d !== undefined);
     return json(
       200,
-      listEnvelope(
-        selfUrl(request),
-        decision,
-        query,
-        data.filter((d) => d !== undefined),
-        counts,
-      ),
+      listEnvelope(listUrl(request), decision, query, shownData.filter(createdWithin(query)), counts),
       LIST_MAX_AGE_S,
     );
   }
@@ -193,8 +221,11 @@ export function createMirrorApiHandler(deps: MirrorApiDeps): MirrorApiHandler {
 
   async function object(sourceId: string, type: string, hash: string): Promise<ApiResponse> {
     if (type === 'body') {
-      const body = await reader.servedBody(sourceId, hash);
-      return body ? json(200, (await bodyObject(sourceId, body)).object, OBJECT_MAX_AGE_S) : notFound();
+      const named = await reader.namedBody(sourceId, hash);
+      const standing = named && (await reader.standing(named));
+      if (named && standing?.kind === 'served')
+        return json(200, await bodyObject(named, standing.at), OBJECT_MAX_AGE_S);
+      return standing?.kind === 'gone' ? bodyGone(standing.at) : notFound();
     }
     const entry = await reader.indexEntry(sourceId, type, hash);
     if (!entry || entry.takedown !== undefined || entry.bodyId === undefined) return notFound();
@@ -221,7 +252,7 @@ export function createMirrorApiHandler(deps: MirrorApiDeps): MirrorApiHandler {
             response = await system();
             break;
           case 'bodies':
-            response = await bodies(request, parseListQuery(request.query));
+            response = await bodies(parseListQuery(request.query));
             break;
           case 'list':
             response = await list(request, parseListQuery(request.query), route);
@@ -234,7 +265,9 @@ export function createMirrorApiHandler(deps: MirrorApiDeps): MirrorApiHandler {
         }
       } catch (err) {
         if (err instanceof MirrorApiRequestError) {
-          return json(400, { error: err.code, message: err.message }, 0);
+          // A refusal depends on the URL alone: the CDN may keep it, so a repeated junk request costs
+          // no invocation (issue 25 point 4).
+          return json(400, { error: err.code, message: err.message }, OBJECT_MAX_AGE_S);
         }
         if (err instanceof MirrorApiIndexMissingError) {
           return json(503, { error: err.code, message: err.message }, 0);
@@ -245,10 +278,9 @@ export function createMirrorApiHandler(deps: MirrorApiDeps): MirrorApiHandler {
     },
   };
 
-  function selfUrl(request: ApiRequest): string {
-    const self = new URL(`${urls.base.replace(/\/+$/, '')}${request.path}`);
-    for (const [k, v] of request.query) self.searchParams.append(k, v);
-    return self.toString();
+  /** The list's URL without a query: its links carry the canonical query alone (`listEnvelope`). */
+  function listUrl(request: ApiRequest): string {
+    return `${urls.base.replace(/\/+$/, '')}${request.path}`;
   }
 }
 
@@ -278,6 +310,24 @@ function shown(object: Record<string, unknown>, hidden: TakedownSet): Record<str
 }
 
 const TEXT = { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' };
+
+/**
+ * A body that was public and is gone (taken down, unlisted, deleted at the origin): its URL and its
+ * lists answer 410 Gone — unlike 404 (never existed, a typo), a sign an incremental client can act on:
+ * drop the body and every object it holds of it. Cached like a list page, so a relisting shows soon.
+ */
+function bodyGone(since: string): ApiResponse {
+  return json(
+    410,
+    {
+      error: 'MIRROR_API_BODY_GONE',
+      message: 'this body is no longer served: drop it and its objects',
+      deleted: true,
+      modified: since,
+    },
+    LIST_MAX_AGE_S,
+  );
+}
 
 function notFound(): ApiResponse {
   return {

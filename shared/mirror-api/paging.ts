@@ -11,9 +11,15 @@ import { MirrorApiRequestError } from './errors';
  */
 export interface ListQuery {
   limit: number;
-  /** ISO 8601 UTC (normalised), inclusive. */
+  /** ISO 8601 UTC (normalised), inclusive: our commit time (`modified` as served). */
   modifiedSince?: string;
   modifiedUntil?: string;
+  /**
+   * ISO 8601 UTC (normalised), inclusive: the object's `created` as the origin gave it — or, without
+   * one (a scraped object, a deletion stub), its `modified` (`createdOf`).
+   */
+  createdSince?: string;
+  createdUntil?: string;
   cursor?: ListCursor;
 }
 
@@ -40,36 +46,114 @@ export function comparePositions(a: ListPosition, b: ListPosition): number {
   return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
 }
 
-function isoParam(params: URLSearchParams, name: string): string | undefined {
-  const raw = params.get(name);
-  if (raw === null) return undefined;
-  // OParl: an ISO 8601 date-time; a bare date is read as its midnight UTC.
-  const ms = Date.parse(raw);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(raw) || Number.isNaN(ms))
-    throw new MirrorApiRequestError(`${name} is not an ISO 8601 date-time: ${raw}`);
-  return new Date(ms).toISOString();
+/**
+ * ISO 8601 as OParl clients write it (issue 25 point 4: one reading, no lenient parse): a date, or a
+ * date-time to the minute, second or fraction, with `Z`, an offset (`+01:00`, `+0100`) or none (read
+ * as UTC). A `+` sent unencoded arrives as a space (form decoding) and is read as the `+` it was.
+ * Anything else — `2024-01-01junk`, `yesterday`, `2024-02-30` — is no date.
+ */
+const ISO_8601 =
+  /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+ -]\d{2}:?\d{2})?)?$/;
+
+/** Pure: the instant an ISO 8601 value names, as `toISOString()`; undefined when it is none. */
+export function canonicalInstant(raw: string): string | undefined {
+  const m = ISO_8601.exec(raw);
+  if (!m) return undefined;
+  const [, y, mo, d, h = '00', mi = '00', sec = '00', frac = '', zone = 'Z'] = m;
+  const fields = [y, mo, d, h, mi, sec].map(Number) as [number, number, number, number, number, number];
+  const [year, month, day, hour, minute, second] = fields;
+  const utc = Date.UTC(year, month - 1, day, hour, minute, second, Number(frac.padEnd(3, '0').slice(0, 3)));
+  // Day 30 of February, hour 25: Date.UTC rolls them over; the round trip refuses them.
+  const back = new Date(utc);
+  if (
+    hour > 23 ||
+    back.getUTCFullYear() !== year ||
+    back.getUTCMonth() !== month - 1 ||
+    back.getUTCDate() !== day ||
+    back.getUTCHours() !== hour ||
+    back.getUTCMinutes() !== minute ||
+    back.getUTCSeconds() !== second
+  )
+    return undefined;
+  let offsetMin = 0;
+  if (zone !== 'Z') {
+    const digits = zone.slice(1).replace(':', '');
+    const oh = Number(digits.slice(0, 2));
+    const om = Number(digits.slice(2));
+    if (oh > 23 || om > 59) return undefined;
+    offsetMin = (zone[0] === '-' ? -1 : 1) * (oh * 60 + om);
+  }
+  const ms = utc - offsetMin * 60_000;
+  // Beyond what a Date holds (±275,760 years) is no instant either.
+  return Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : undefined;
 }
 
+/** A parameter the API reads, given at most once: a second value would make the request ambiguous. */
+function single(params: URLSearchParams, name: string): string | undefined {
+  const values = params.getAll(name);
+  if (values.length > 1) throw new MirrorApiRequestError(`${name} is given ${values.length} times`);
+  return values[0];
+}
+
+function isoParam(params: URLSearchParams, name: string): string | undefined {
+  const raw = single(params, name);
+  if (raw === undefined) return undefined;
+  const instant = canonicalInstant(raw);
+  if (instant === undefined) throw new MirrorApiRequestError(`${name} is not an ISO 8601 date-time: ${raw}`);
+  return instant;
+}
+
+/** A page size in plain decimal (`50`, not `050`, `5e1`, `0x32`, `50.0`, `+50`). */
+const DECIMAL = /^[1-9][0-9]{0,8}$/;
+
+/**
+ * Pure: the list query a request asks for (OParl 1.1 Filter and paging), or MirrorApiRequestError (400)
+ * — before any read. Only `API_QUERY_PARAMETERS` are read; other names are ignored (CloudFront does not
+ * forward them either, so the API answers the same with or without a CDN). A known parameter's value
+ * is refused unless written as documented: one decimal spelling of a number, ISO 8601 dates (the links
+ * then carry their one canonical form, `canonicalSearch`).
+ */
 export function parseListQuery(params: URLSearchParams): ListQuery {
-  const rawLimit = params.get('limit');
+  const rawLimit = single(params, 'limit');
   let limit = PAGE_SIZE_DEFAULT;
-  if (rawLimit !== null) {
-    const n = Number(rawLimit);
-    if (!Number.isInteger(n) || n < 1)
-      throw new MirrorApiRequestError(`limit must be a positive integer: ${rawLimit}`);
+  if (rawLimit !== undefined) {
+    if (!DECIMAL.test(rawLimit))
+      throw new MirrorApiRequestError(`limit must be a positive integer in decimal: ${rawLimit}`);
     // Out-of-range sizes are clamped, as OParl lets a server choose its page size.
-    limit = Math.min(PAGE_SIZE_MAX, Math.max(PAGE_SIZE_MIN, n));
+    limit = Math.min(PAGE_SIZE_MAX, Math.max(PAGE_SIZE_MIN, Number(rawLimit)));
   }
   const query: ListQuery = { limit };
-  const since = isoParam(params, 'modified_since');
-  const until = isoParam(params, 'modified_until');
-  if (since !== undefined) query.modifiedSince = since;
-  if (until !== undefined) query.modifiedUntil = until;
-  if (since !== undefined && until !== undefined && since > until)
-    throw new MirrorApiRequestError('modified_since is after modified_until');
-  const cursor = params.get('cursor');
-  if (cursor !== null) query.cursor = decodeCursor(cursor);
+  const filters = [
+    ['created_since', 'created_until', 'createdSince', 'createdUntil'],
+    ['modified_since', 'modified_until', 'modifiedSince', 'modifiedUntil'],
+  ] as const;
+  for (const [sinceName, untilName, sinceKey, untilKey] of filters) {
+    const since = isoParam(params, sinceName);
+    const until = isoParam(params, untilName);
+    if (since !== undefined) query[sinceKey] = since;
+    if (until !== undefined) query[untilKey] = until;
+    if (since !== undefined && until !== undefined && since > until)
+      throw new MirrorApiRequestError(`${sinceName} is after ${untilName}`);
+  }
+  const cursor = single(params, 'cursor');
+  if (cursor !== undefined) query.cursor = decodeCursor(cursor);
   return query;
+}
+
+/**
+ * Pure: the one spelling of a list query (issue 25 point 4) — `API_QUERY_PARAMETERS` in their order,
+ * dates as `toISOString()`, `limit` only when not the default, the cursor when asked. `links.self`,
+ * `first` and `next` carry exactly this, so every client following them asks CloudFront the same URL.
+ */
+export function canonicalSearch(query: ListQuery, opts: { cursor?: ListCursor } = {}): URLSearchParams {
+  const out = new URLSearchParams();
+  if (query.createdSince !== undefined) out.set('created_since', query.createdSince);
+  if (query.createdUntil !== undefined) out.set('created_until', query.createdUntil);
+  if (query.modifiedSince !== undefined) out.set('modified_since', query.modifiedSince);
+  if (query.modifiedUntil !== undefined) out.set('modified_until', query.modifiedUntil);
+  if (query.limit !== PAGE_SIZE_DEFAULT) out.set('limit', String(query.limit));
+  if (opts.cursor !== undefined) out.set('cursor', encodeCursor(opts.cursor));
+  return out;
 }
 
 export function encodeCursor(cursor: ListCursor): string {
@@ -95,7 +179,13 @@ const isPage = (value: unknown): value is number => Number.isInteger(value) && (
  */
 export function decodeCursor(text: string): ListCursor {
   try {
-    const value = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as unknown;
+    const bytes = Buffer.from(text, 'base64url');
+    const json = bytes.toString('utf8');
+    // One spelling (issue 25 point 4): the decoder skips foreign characters and padding, so
+    // `<cursor>junk` would page like `<cursor>`; only the exact text this API wrote is a cursor.
+    if (bytes.toString('base64url') !== text) throw new MirrorApiRequestError('cursor is not canonical');
+    const value = JSON.parse(json) as unknown;
+    if (JSON.stringify(value) !== json) throw new MirrorApiRequestError('cursor is not canonical');
     if (Array.isArray(value)) {
       const [sort, key, page] = value as unknown[];
       if (
@@ -122,13 +212,61 @@ export function decodeCursor(text: string): ListCursor {
 
 /** A filtered list shows deletions (OParl 1.1: `deleted: true`); an unfiltered one only live objects. */
 export function isFiltered(query: ListQuery): boolean {
-  return query.modifiedSince !== undefined || query.modifiedUntil !== undefined;
+  return (
+    query.modifiedSince !== undefined ||
+    query.modifiedUntil !== undefined ||
+    query.createdSince !== undefined ||
+    query.createdUntil !== undefined
+  );
 }
 
-/** The sort-key range of the index Query (`ls` between lo and hi, both inclusive). */
+/**
+ * Pure: when an object served was created, for `created_since` / `created_until` — its `created` as the
+ * origin gave it, read as ISO 8601; without one (a scraped object, a deletion stub, a value that is no
+ * date) its `modified`, our commit time: it existed by then, and a created filter then finds a new
+ * object whenever its modified filter would.
+ */
+export function createdOf(object: Record<string, unknown>): string | undefined {
+  const created = typeof object.created === 'string' ? canonicalInstant(object.created) : undefined;
+  if (created !== undefined) return created;
+  return typeof object.modified === 'string' ? canonicalInstant(object.modified) : undefined;
+}
+
+/** Pure: a filter of served objects by the query's created range (inclusive); all pass without one. */
+export function createdWithin(query: ListQuery): (object: Record<string, unknown>) => boolean {
+  const { createdSince: since, createdUntil: until } = query;
+  if (since === undefined && until === undefined) return () => true;
+  return (object) => {
+    const created = createdOf(object);
+    if (created === undefined) return true;
+    return (since === undefined || created >= since) && (until === undefined || created <= until);
+  };
+}
+
+/**
+ * How far an origin's clock may run ahead of ours and `created_since` still find the object: an object
+ * is committed here after the origin created it, so `created ≥ X` implies our commit time ≥ X — give or
+ * take the origin's clock (and a `created` written in local time without an offset, ≤ 14 h off).
+ */
+export const CREATED_CLOCK_SLACK_MS = 24 * 3_600_000;
+
+/**
+ * The sort-key range of the index Query (`ls` between lo and hi, both inclusive). `created_since`
+ * narrows it too (less `CREATED_CLOCK_SLACK_MS`): what is created since X was committed since then, so
+ * an incremental client's created filter costs what its modified filter costs. `created_until` cannot
+ * narrow it (an old object may have changed yesterday): it is applied to the page (`matchesCreated`).
+ */
 export function sortRange(query: ListQuery): { lo?: string; hi?: string } {
   const range: { lo?: string; hi?: string } = {};
-  if (query.modifiedSince !== undefined) range.lo = listBound(query.modifiedSince);
+  const since = [
+    query.modifiedSince,
+    query.createdSince === undefined
+      ? undefined
+      : new Date(Math.max(0, Date.parse(query.createdSince) - CREATED_CLOCK_SLACK_MS)).toISOString(),
+  ].filter((t): t is string => t !== undefined);
+  // ISO strings of one form order as the instants they name: the later bound wins.
+  const latest = since.sort().at(-1);
+  if (latest !== undefined) range.lo = listBound(latest);
   // `~` sorts after every hex digit: the whole of the last millisecond is included.
   if (query.modifiedUntil !== undefined) range.hi = `${listBound(query.modifiedUntil)}#~`;
   return range;
@@ -213,22 +351,23 @@ export function pageCounts(
 
 /** The list's `links` and `pagination` (OParl 1.1 §list): first, self, next; the counts when known. */
 export function listEnvelope(
-  selfUrl: string,
+  listUrl: string,
   decision: Pick<PageDecision<IndexRow>, 'next' | 'page'>,
   query: ListQuery,
   data: unknown[],
   counts?: ListCounts,
 ): Record<string, unknown> {
-  const base = new URL(selfUrl);
-  base.searchParams.delete('cursor');
-  base.searchParams.delete('limit');
-  if (query.limit !== PAGE_SIZE_DEFAULT) base.searchParams.set('limit', String(query.limit));
-  const links: Record<string, string> = { first: base.toString(), self: selfUrl };
-  if (decision.next) {
-    const next = new URL(base);
-    next.searchParams.set('cursor', encodeCursor(decision.next));
-    links.next = next.toString();
-  }
+  // The links hold the canonical query only (issue 25 point 4): whatever else the request carried.
+  const at = (search: URLSearchParams) => {
+    const url = new URL(listUrl);
+    url.search = search.toString();
+    return url.toString();
+  };
+  const links: Record<string, string> = {
+    first: at(canonicalSearch(query)),
+    self: at(canonicalSearch(query, query.cursor ? { cursor: query.cursor } : {})),
+  };
+  if (decision.next) links.next = at(canonicalSearch(query, { cursor: decision.next }));
   return {
     data,
     pagination: { ...pageCounts(counts, query), elementsPerPage: query.limit, currentPage: decision.page },

@@ -33,7 +33,31 @@ export interface MirrorReaderConfig {
 export interface SourceBody {
   sourceId: string;
   body: BodyRecord;
+  /**
+   * The body's own mirror index item (`MIRROR#<source>#body`), read with the body records: its commit
+   * time, and the body object inline (`o`) when it fits — so the body list needs no S3 read per body.
+   * Absent for a body whose object was never mirrored (a scraped one).
+   */
+  entry?: BodyIndexItem;
 }
+
+/** What the body list reads of a body's index item. */
+export interface BodyIndexItem {
+  sk: string;
+  fetchedAt: string;
+  deleted: boolean;
+  o?: string;
+}
+
+/**
+ * Where a body stands in the API (issue 25 weak spot): served; gone — it was public once and is not
+ * any more (taken down, deleted at the origin, unlisted by an operator), since `at`; or never public
+ * (not listed yet, ONB-4), which the API does not name at all.
+ */
+export type BodyStanding =
+  | { kind: 'served'; at: string }
+  | { kind: 'gone'; at: string; why: 'takedown' | 'unlisted' | 'deleted' }
+  | { kind: 'never' };
 
 /**
  * A row of the `byList` index as projected: keys, two flags and the inline copy of a small object;
@@ -144,32 +168,56 @@ export class MirrorReader {
       if (!parsed.ok) continue;
       const sourceId = parsed.source.sourceId;
       const bodies = await new SyncStateStore(this.clients, this.config.tables.state, sourceId).getBodies();
-      for (const body of bodies) out.push({ sourceId, body });
+      const entries = bodies.length === 0 ? new Map() : await this.bodyEntries(sourceId);
+      for (const body of bodies) {
+        const entry = entries.get(idHash(body.id));
+        out.push(entry === undefined ? { sourceId, body } : { sourceId, body, entry });
+      }
     }
     return out;
   }
 
+  /** The source's body index items: one Query (more only past 1 MB), cached with the bodies. */
+  private async bodyEntries(sourceId: string): Promise<Map<string, BodyIndexItem>> {
+    const entries = new Map<string, BodyIndexItem>();
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const out = await this.clients.doc.send(
+        new QueryCommand({
+          TableName: this.config.tables.state,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': indexPartition(sourceId, 'body') },
+          ProjectionExpression: 'sk, fetchedAt, deleted, o',
+          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+        }),
+      );
+      for (const item of (out.Items ?? []) as BodyIndexItem[]) entries.set(item.sk, item);
+      startKey = out.LastEvaluatedKey;
+    } while (startKey);
+    return entries;
+  }
+
   /**
-   * The bodies served: listed (ONB-4), not deleted, and not taken down — neither by the mark on the
-   * body record nor by the source's takedown registry. The registry is asked too because `tombstone
-   * --body` records the body there first and marks the record after: a command killed in between
-   * must not leave the body public (OPT-5), and no sync repairs a record whose lists it skips.
+   * The body a route names, only while it is served: listed (ONB-4), not deleted, and not taken down —
+   * neither by the mark on the body record nor by the source's takedown registry. The registry is asked
+   * too because `tombstone --body` records the body there first and marks the record after: a command
+   * killed in between must not leave the body public (OPT-5), and no sync repairs a record whose lists
+   * it skips (`bodyStanding`).
    */
-  async servedBodies(): Promise<SourceBody[]> {
-    const served: SourceBody[] = [];
-    for (const b of await this.allBodies()) if (await this.isBodyServed(b)) served.push(b);
-    return served;
-  }
-
-  /** The body a route names, only while it is served (`servedBodies`). */
   async servedBody(sourceId: string, bodyHash: string): Promise<BodyRecord | undefined> {
-    const all = await this.allBodies();
-    const named = all.find((b) => b.sourceId === sourceId && idHash(b.body.id) === bodyHash);
-    return named && (await this.isBodyServed(named)) ? named.body : undefined;
+    const named = await this.namedBody(sourceId, bodyHash);
+    return named && (await this.standing(named)).kind === 'served' ? named.body : undefined;
   }
 
-  private async isBodyServed({ sourceId, body }: SourceBody): Promise<boolean> {
-    return isServed(body) && (await this.takedowns(sourceId)).body(body.id) === undefined;
+  /** The body a route names, whatever its standing. */
+  async namedBody(sourceId: string, bodyHash: string): Promise<SourceBody | undefined> {
+    const all = await this.allBodies();
+    return all.find((b) => b.sourceId === sourceId && idHash(b.body.id) === bodyHash);
+  }
+
+  /** A body's standing (`BodyStanding`), from its record, its index item and the takedown registry. */
+  async standing(b: SourceBody): Promise<BodyStanding> {
+    return bodyStanding(b, (await this.takedowns(b.sourceId)).body(b.body.id)?.at);
   }
 
   async indexEntry(sourceId: string, type: string, hash: string): Promise<MirrorIndexEntry | undefined> {
@@ -267,4 +315,23 @@ export class MirrorReader {
 
 export function isServed(body: BodyRecord): boolean {
   return body.listed && body.takedown === undefined && body.deleted !== true;
+}
+
+/**
+ * Pure: where a body stands (`BodyStanding`). Taken down by its mark or the registry's (`registryAt`),
+ * deleted at the origin (since its tombstone's commit), unlisted by an operator after it was listed
+ * (`listedChangedAt`: an unlisted body without one was never public) — or served, since the later of
+ * its object's commit and its (re)listing, so an incremental client meets a body that comes back.
+ */
+export function bodyStanding({ body, entry }: SourceBody, registryAt?: string): BodyStanding {
+  const takenDownAt = body.takedown?.at ?? registryAt;
+  if (takenDownAt !== undefined) return { kind: 'gone', at: takenDownAt, why: 'takedown' };
+  const committed = entry?.fetchedAt ?? body.lastSeenAt;
+  if (body.deleted === true) return { kind: 'gone', at: committed, why: 'deleted' };
+  if (!body.listed)
+    return body.listedChangedAt === undefined
+      ? { kind: 'never' }
+      : { kind: 'gone', at: body.listedChangedAt, why: 'unlisted' };
+  const listedAt = body.listedChangedAt;
+  return { kind: 'served', at: listedAt !== undefined && listedAt > committed ? listedAt : committed };
 }

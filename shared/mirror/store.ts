@@ -371,7 +371,8 @@ export class MirrorStore {
       ...entry,
       ...listKeys,
     };
-    if (!deleted && LIST_PARTITION_ATTRIBUTE in listKeys) {
+    // A body rides inline too (issue 25 point 4): the API's body list is then one Query per source.
+    if (!deleted && (LIST_PARTITION_ATTRIBUTE in listKeys || write.type === 'body')) {
       const inline = JSON.stringify(write.object);
       if (itemSizeBound({ ...item, o: inline }) <= INLINE_ITEM_MAX_BYTES) item.o = inline;
     }

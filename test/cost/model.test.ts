@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  apiFloodCeilingEurPerHour,
   cpuSlowdown,
   gbSeconds,
   type MonthlyUsage,
@@ -126,6 +127,33 @@ describe('cost model arithmetic (issue 18)', () => {
     const fixed = priceUsage(usage, prices, 0.5).services.upstash;
     expect(fixed?.items['fixed plan']?.eur).toBe(5);
     expect(fixed?.items.commands).toBeUndefined();
+  });
+
+  it('issue 25 point 4: bills the API’s WAF (web ACL, rule, per request) only when it is on', () => {
+    const usage = emptyUsage();
+    const prices = roundPrices({ wafWebAclMonth: 5, wafRuleMonth: 1, wafRequest: 0.000001 });
+    expect(priceUsage(usage, prices, 1).services.waf).toBeUndefined();
+    expect(priceUsage(usage, prices, 1).eurPerMonth).toBe(0);
+    // 1 ACL × 5 + 1 rule × 1 + 2,000,000 requests × 0.000001 = 8 USD → 4 EUR at 0.5.
+    usage.waf = { webAcls: 1, rules: 1, requests: 2_000_000 };
+    const waf = priceUsage(usage, prices, 0.5).services.waf;
+    expect(waf?.items['web ACLs']?.eur).toBe(2.5);
+    expect(waf?.items.rules?.eur).toBe(0.5);
+    expect(waf?.items.requests?.eur).toBeCloseTo(1, 10);
+    expect(waf?.eur).toBeCloseTo(4, 10);
+  });
+
+  it('issue 25 point 4: the API’s flood ceiling per hour is its bound busy all hour (GB-s and requests)', () => {
+    const prices = roundPrices({ lambdaGbSecondArm: 0.00001, lambdaRequest: 0.000001 });
+    // 10 instances × 3,600 s × 0.5 GB = 18,000 GB-s × 0.00001 = 0.18; 36,000 s ÷ 0.1 s = 360,000
+    // invocations × 0.000001 = 0.36 → 0.54 USD → 0.27 EUR at 0.5.
+    expect(
+      apiFloodCeilingEurPerHour(
+        { instances: 10, memoryMb: 512, invocationSeconds: 0.1, arch: 'arm64' },
+        prices,
+        0.5,
+      ),
+    ).toBeCloseTo(0.27, 10);
   });
 
   it('bills an x86 function at the x86 price', () => {

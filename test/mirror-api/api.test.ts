@@ -88,7 +88,7 @@ describe('OParl 1.1 API over the mirror (issue 16)', () => {
     }
   });
 
-  it('what the reader reads when, counted at its DynamoDB client: the bodies (a Scan of the Sources config table, one Query per source), the source’s takedown registry and the list’s counter on a cold start and every BODIES_TTL_MS; else one Query per list page, one GetItem per object; never a Scan of mirror data', async () => {
+  it('what the reader reads when, counted at its DynamoDB client: the bodies (a Scan of the Sources config table, two Queries per source: body records, body index items), the source’s takedown registry and the list’s counter on a cold start and every BODIES_TTL_MS; else one Query per list page, one GetItem per object; never a Scan of mirror data', async () => {
     let now = Date.parse('2025-01-01T00:00:00Z');
     const api = await serveApi(bed, () => now);
     try {
@@ -96,7 +96,13 @@ describe('OParl 1.1 API over the mirror (issue 16)', () => {
       const sources = await loadAllSources(bed.clients.doc, bed.env.SOURCES_TABLE);
       const bodiesLoad = [
         { command: 'Scan', table: bed.env.SOURCES_TABLE },
-        ...sources.parsed.filter((p) => p.ok).map(() => ({ command: 'Query', table: bed.env.STATE_TABLE })),
+        // Per source: its body records and its bodies' index items (issue 25: the body list from one read).
+        ...sources.parsed
+          .filter((p) => p.ok)
+          .flatMap(() => [
+            { command: 'Query', table: bed.env.STATE_TABLE },
+            { command: 'Query', table: bed.env.STATE_TABLE },
+          ]),
       ];
       expect(bodiesLoad.length).toBeGreaterThanOrEqual(2);
       // OPT-5: the source's takedown registry (one Query, cached as long as the bodies): whether the body

@@ -1,8 +1,20 @@
-import type { CfnElement } from 'aws-cdk-lib';
-import { Match, type Template } from 'aws-cdk-lib/assertions';
+import type { CfnElement, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { changeFeedBus, type IngestorStackProps, MIRROR_PREFIXES } from '../../infra/stack';
-import { API_BASE_HEADER, LIST_MAX_AGE_S, OBJECT_MAX_AGE_S } from '../../shared/mirror-api/constants';
+import {
+  API_WAF_RATE_LIMIT,
+  changeFeedBus,
+  type IngestorStackProps,
+  MIRROR_API_INVOCATION_ALARM,
+  MIRROR_API_MAX_INSTANCES,
+  MIRROR_PREFIXES,
+} from '../../infra/stack';
+import {
+  API_BASE_HEADER,
+  API_QUERY_PARAMETERS,
+  LIST_MAX_AGE_S,
+  OBJECT_MAX_AGE_S,
+} from '../../shared/mirror-api/constants';
 import { LEGACY_LIST_INDEX, LIST_INDEX } from '../../shared/store/tables';
 import { removeTempOutdirs, synthWithNag } from '../cdk/support';
 
@@ -109,7 +121,7 @@ describe('CDK: the OParl API over the mirror (issue 16)', () => {
     ]);
   });
 
-  it('behind CloudFront only (AWS_IAM Function URL with origin access control), cached by path and full query string, TTL from the API', () => {
+  it('behind CloudFront only (AWS_IAM Function URL with origin access control), cached by path and the query strings the API reads alone (issue 25 point 4), TTL from the API', () => {
     const { template } = alone;
     template.hasResourceProperties('AWS::Lambda::Url', { AuthType: 'AWS_IAM', InvokeMode: 'BUFFERED' });
     template.hasResourceProperties('AWS::CloudFront::CachePolicy', {
@@ -118,7 +130,7 @@ describe('CDK: the OParl API over the mirror (issue 16)', () => {
         DefaultTTL: 0,
         MaxTTL: Math.max(OBJECT_MAX_AGE_S, LIST_MAX_AGE_S),
         ParametersInCacheKeyAndForwardedToOrigin: Match.objectLike({
-          QueryStringsConfig: { QueryStringBehavior: 'all' },
+          QueryStringsConfig: { QueryStringBehavior: 'whitelist', QueryStrings: [...API_QUERY_PARAMETERS] },
           HeadersConfig: { HeaderBehavior: 'none' },
           CookiesConfig: { CookieBehavior: 'none' },
         }),
@@ -127,7 +139,7 @@ describe('CDK: the OParl API over the mirror (issue 16)', () => {
     template.hasResourceProperties('AWS::CloudFront::OriginRequestPolicy', {
       OriginRequestPolicyConfig: Match.objectLike({
         HeadersConfig: { HeaderBehavior: 'whitelist', Headers: [API_BASE_HEADER] },
-        QueryStringsConfig: { QueryStringBehavior: 'all' },
+        QueryStringsConfig: { QueryStringBehavior: 'whitelist', QueryStrings: [...API_QUERY_PARAMETERS] },
       }),
     });
     template.hasResourceProperties('AWS::CloudFront::Function', {
@@ -174,6 +186,85 @@ describe('CDK: the OParl API over the mirror (issue 16)', () => {
       Namespace: 'AWS/Lambda',
       Dimensions: [{ Name: 'FunctionName', Value: { Ref: fnId } }],
     });
+  });
+
+  it('issue 25 point 4: an alarm on its invocations, not only its errors', () => {
+    const { stack, template } = alone;
+    const fnId = stack.getLogicalId(stack.mirrorApi?.function.fn.node.defaultChild as CfnElement);
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'Invocations',
+      Namespace: 'AWS/Lambda',
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: MIRROR_API_INVOCATION_ALARM,
+      ComparisonOperator: 'GreaterThanThreshold',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: fnId } }],
+    });
+  });
+
+  it('issue 25 point 4: its own concurrency bound with reserved concurrency, the sync’s SQS maximum kept', () => {
+    const { stack, template, synthError } = synth({}, { previewFunction: false, reservedConcurrency: true });
+    expect(synthError).toBeUndefined();
+    const fnId = stack.getLogicalId(stack.mirrorApi?.function.fn.node.defaultChild as CfnElement);
+    expect(
+      template.findResources('AWS::Lambda::Function')[fnId]?.Properties.ReservedConcurrentExecutions,
+    ).toBe(MIRROR_API_MAX_INSTANCES);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      ScalingConfig: { MaximumConcurrency: stack.syncMaxConcurrency },
+    });
+  });
+
+  it('issue 25 point 4: no WAF unless asked; -c apiWaf=true puts a rate-based rule per address on the API distribution, its web ACL in us-east-1 (a companion stack from another region), cdk-nag clean', () => {
+    alone.template.resourceCountIs('AWS::WAFv2::WebACL', 0);
+    expect(alone.stack.apiWebAcl).toBeUndefined();
+    const rule = {
+      Scope: 'CLOUDFRONT',
+      DefaultAction: { Allow: {} },
+      Rules: [
+        Match.objectLike({
+          Action: { Block: {} },
+          Statement: {
+            RateBasedStatement: {
+              Limit: API_WAF_RATE_LIMIT,
+              AggregateKeyType: 'IP',
+              EvaluationWindowSec: 300,
+            },
+          },
+        }),
+      ],
+    };
+    // From eu-central-1: the ACL in a companion stack in us-east-1, read across regions.
+    const away = synth({ apiWaf: 'true' }, { previewFunction: false });
+    expect(away.synthError).toBeUndefined();
+    const home = away.stack.apiWebAcl?.stack;
+    expect(home?.region).toBe('us-east-1');
+    expect(home).not.toBe(away.stack);
+    away.template.resourceCountIs('AWS::WAFv2::WebACL', 0);
+    Template.fromStack(home as Stack).hasResourceProperties('AWS::WAFv2::WebACL', rule);
+    away.template.hasResourceProperties('AWS::CloudFront::Distribution', {
+      DistributionConfig: Match.objectLike({ WebACLId: Match.anyValue() }),
+    });
+    // In us-east-1: in the stack itself, its ARN on the distribution.
+    const east = synthWithNag(
+      'mirror-api-east',
+      'ApiEast',
+      {
+        documentFunctions: false,
+        previewFunction: false,
+        env: { account: '123456789012', region: 'us-east-1' },
+      },
+      { apiWaf: 'true', apiWafRateLimit: '500' },
+    );
+    expect(east.synthError).toBeUndefined();
+    expect(east.stack.apiWebAcl?.stack).toBe(east.stack);
+    east.template.hasResourceProperties('AWS::WAFv2::WebACL', {
+      ...rule,
+      Rules: [Match.objectLike({ Statement: { RateBasedStatement: Match.objectLike({ Limit: 500 }) } })],
+    });
+    east.template.hasResourceProperties('AWS::CloudFront::Distribution', {
+      DistributionConfig: Match.objectLike({ WebACLId: { 'Fn::GetAtt': [Match.anyValue(), 'Arn'] } }),
+    });
+    expect(() => synth({ apiWaf: 'yes' }, { previewFunction: false })).toThrow(/apiWaf/);
   });
 
   it('-c mirrorApi=false leaves it out', () => {

@@ -3,9 +3,14 @@ import { documentId } from '../../shared/engine';
 import { idHash, LIST_SORT_PATTERN, listSort, listSortOfHash } from '../../shared/mirror';
 import {
   apiUrls,
+  CREATED_CLOCK_SLACK_MS,
+  canonicalInstant,
+  canonicalSearch,
+  createdWithin,
   decidePage,
   decodeCursor,
   encodeCursor,
+  isFiltered,
   listEnvelope,
   MirrorApiRequestError,
   PAGE_SIZE_DEFAULT,
@@ -160,6 +165,68 @@ describe('page decision (pure)', () => {
     expect(pageCounts(undefined, q(''))).toBeUndefined();
     const env = listEnvelope('http://api.test/oparl/v1/x/body/h/paper', { page: 1 }, q(''), [], counts);
     expect(env.pagination).toEqual({ totalElements: 37, totalPages: 1, elementsPerPage: 50, currentPage: 1 });
+  });
+});
+
+describe('one spelling of a query, created filters (pure; issue 25 point 4, issue 26 point 3)', () => {
+  it('canonicalInstant: ISO 8601 as clients write it → toISOString; anything else → undefined', () => {
+    expect(canonicalInstant('2024-03-01')).toBe('2024-03-01T00:00:00.000Z');
+    expect(canonicalInstant('2024-03-01T01:00:00+01:00')).toBe('2024-03-01T00:00:00.000Z');
+    expect(canonicalInstant('2024-03-01T01:00:00 01:00')).toBe('2024-03-01T00:00:00.000Z');
+    expect(canonicalInstant('2024-03-01T01:00+0100')).toBe('2024-03-01T00:00:00.000Z');
+    expect(canonicalInstant('2024-02-29T23:30:00-01:00')).toBe('2024-03-01T00:30:00.000Z');
+    expect(canonicalInstant('2024-03-01T00:00:00.123456Z')).toBe('2024-03-01T00:00:00.123Z');
+    expect(canonicalInstant('2024-03-01T00:00:00')).toBe('2024-03-01T00:00:00.000Z');
+    for (const junk of [
+      '2024-01-01junk',
+      'yesterday',
+      '2024-02-30',
+      '2023-02-29',
+      '2024-01-01T24:00:00Z',
+      '2024-01-01T10:60Z',
+      '2024-01-01T10:00:00+25:00',
+      '20240101',
+      ' 2024-01-01',
+      '',
+    ])
+      expect(canonicalInstant(junk), junk).toBeUndefined();
+  });
+
+  it('parseListQuery refuses a second value and non-decimal sizes; canonicalSearch writes one order and form', () => {
+    expect(() => q('cursor=a&cursor=b')).toThrow(/2 times/);
+    expect(() => q('limit=0x64')).toThrow(MirrorApiRequestError);
+    expect(() => q('created_since=2024-02-01&created_until=2024-01-01')).toThrow(/created_since is after/);
+    const query = q('limit=20&modified_until=2024-12-31&created_since=2024-01-01T01:00:00%2B01:00&utm=1');
+    expect(query).toEqual({
+      limit: 20,
+      createdSince: '2024-01-01T00:00:00.000Z',
+      modifiedUntil: '2024-12-31T00:00:00.000Z',
+    });
+    expect(canonicalSearch(query).toString()).toBe(
+      'created_since=2024-01-01T00%3A00%3A00.000Z&modified_until=2024-12-31T00%3A00%3A00.000Z&limit=20',
+    );
+    expect(canonicalSearch(q('limit=50')).toString()).toBe('');
+    expect(isFiltered(q('created_until=2024-01-01'))).toBe(true);
+  });
+
+  it('created_since narrows the index range (less a day of clock slack); created_until does not', () => {
+    expect(sortRange(q('created_since=2024-07-02T00:00:00Z'))).toEqual({
+      lo: String(Date.parse('2024-07-02T00:00:00Z') - CREATED_CLOCK_SLACK_MS),
+    });
+    // The later of the two bounds wins.
+    expect(sortRange(q('created_since=2024-07-02&modified_since=2024-08-01'))).toEqual({
+      lo: String(Date.parse('2024-08-01T00:00:00Z')),
+    });
+    expect(sortRange(q('created_until=2024-07-02'))).toEqual({});
+  });
+
+  it('createdWithin: the origin created, else modified; bounds inclusive', () => {
+    const within = createdWithin(q('created_since=2024-01-10&created_until=2024-01-20'));
+    expect(within({ created: '2024-01-10T01:00:00+01:00', modified: '2025-01-01T00:00:00Z' })).toBe(true);
+    expect(within({ created: '2024-01-09T23:59:59Z', modified: '2024-01-15T00:00:00Z' })).toBe(false);
+    expect(within({ modified: '2024-01-20T00:00:00.000Z' })).toBe(true);
+    expect(within({ created: 'unbekannt', modified: '2024-01-21T00:00:00Z' })).toBe(false);
+    expect(createdWithin(q(''))({})).toBe(true);
   });
 });
 

@@ -133,7 +133,7 @@ corpusDescribe(oparlSchema())('mirror API output validates against the OParl 1.1
     expect(problems.slice(0, 20)).toEqual([]);
   });
 
-  it('System, body list, every list page (unfiltered and filtered) and every object by id validate', async () => {
+  it('System, body list, every list page (unfiltered, modified_since, and all four OParl 1.1 filters: created_since/until, modified_since/until) and every object by id validate', async () => {
     const problems: string[] = [];
     const system = await getJson(m.systemUrl);
     problems.push(...v.object(system.json, 'system'));
@@ -149,7 +149,12 @@ corpusDescribe(oparlSchema())('mirror API output validates against the OParl 1.1
       );
       expect(lists.length).toBeGreaterThanOrEqual(4);
       for (const [name, url] of lists) {
-        for (const start of [`${url}?limit=20`, `${url}?modified_since=2000-01-01T00:00:00Z`]) {
+        for (const start of [
+          `${url}?limit=20`,
+          `${url}?modified_since=2000-01-01T00:00:00Z`,
+          // OParl 1.1 Filter (issue 26 point 3): all four at once, each wide enough to keep everything.
+          `${url}?created_since=1990-01-01&created_until=2999-12-31T23:59:59%2B01:00&modified_since=2000-01-01T00:00:00Z&modified_until=2999-12-31`,
+        ]) {
           let next: string | undefined = start;
           while (next) {
             const page = await getJson(next);
@@ -167,6 +172,22 @@ corpusDescribe(oparlSchema())('mirror API output validates against the OParl 1.1
           }
         }
       }
+    }
+    // The body list under all four filters validates too.
+    const filteredBodies = await getJson(
+      `${system.json.body}?created_since=1990-01-01&created_until=2999-12-31&modified_since=2000-01-01&modified_until=2999-12-31`,
+    );
+    expect(filteredBodies.status).toBe(200);
+    expect((filteredBodies.json.data as Obj[]).length).toBe((bodies.json.data as Obj[]).length);
+    problems.push(...v.listPage(filteredBodies.json, 'bodies, four filters'));
+    // …and they filter: nothing of this mirror was created before 1990 (main ignored created_*: issue 26).
+    for (const [name, url] of Object.entries(((bodies.json.data as Obj[])[0] ?? {}) as Obj).filter(
+      ([k, x]) => typeof x === 'string' && /\/body\/[0-9a-f]{40}\/paper$/.test(x) && k !== 'id',
+    )) {
+      const none = await getJson(`${url}?created_until=1990-01-01`);
+      expect(none.status, name).toBe(200);
+      expect(none.json.data, name).toEqual([]);
+      problems.push(...v.listPage(none.json, `${name} created_until`));
     }
     expect(pages).toBeGreaterThan(10);
     expect(objects).toBeGreaterThan(100);

@@ -307,13 +307,11 @@ describe('OPT-5: a takedown is permanent until an operator lifts it (OParl sync)
         expect((list.json.data as { id: string }[]).map((b) => b.id)).not.toContain(
           `${freshBase}/body/${idHash(koeln.id)}`,
         );
-        for (const path of [
-          `/body/${idHash(koeln.id)}`,
-          `/body/${idHash(koeln.id)}/paper`,
-          `/paper/${idHash(paper.id)}`,
-        ]) {
-          expect((await getJson(`${freshBase}${path}`)).status, path).toBe(404);
+        // Gone, and said so (issue 25): the body's URL and lists answer 410, its objects 404.
+        for (const path of [`/body/${idHash(koeln.id)}`, `/body/${idHash(koeln.id)}/paper`]) {
+          expect((await getJson(`${freshBase}${path}`)).status, path).toBe(410);
         }
+        expect((await getJson(`${freshBase}/paper/${idHash(paper.id)}`)).status).toBe(404);
       } finally {
         await stopServer(fresh.server);
       }

@@ -1,4 +1,5 @@
 import type { Scenario } from '../scenario';
+import { API_FLOOD_SCENARIOS } from './api-flood';
 import { CONFIG_SCENARIOS } from './config';
 import { FEED_SCENARIOS } from './feed';
 import { HOSTILE_SCENARIOS } from './hostile';
@@ -18,4 +19,5 @@ export const SCENARIOS: Scenario[] = [
   ...CONFIG_SCENARIOS,
   ...TRUST_SCENARIOS,
   ...POISON_PDF_SCENARIOS,
+  ...API_FLOOD_SCENARIOS,
 ];
