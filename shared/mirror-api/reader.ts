@@ -2,7 +2,7 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { type BodyRecord, SyncStateStore } from '../engine';
 import type { MirrorIndexEntry, MirrorRecord } from '../mirror';
 import {
-  idHash,
+  apiIdHash,
   indexPartition,
   LIST_PARTITION_ATTRIBUTE,
   LIST_SORT_ATTRIBUTE,
@@ -164,7 +164,7 @@ export class MirrorReader {
   /** The body a route names, only while it is served (`servedBodies`). */
   async servedBody(sourceId: string, bodyHash: string): Promise<BodyRecord | undefined> {
     const all = await this.allBodies();
-    const named = all.find((b) => b.sourceId === sourceId && idHash(b.body.id) === bodyHash);
+    const named = all.find((b) => b.sourceId === sourceId && apiIdHash(b.body.id) === bodyHash);
     return named && (await this.isBodyServed(named)) ? named.body : undefined;
   }
 
