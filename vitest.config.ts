@@ -11,6 +11,8 @@ export default defineConfig({
       { name: 'corpus', description: 'needs a third-party corpus from INGESTOR_CORPORA_DIR or ../shared' },
     ],
     reporters: ['default', './test/support/corpus-reporter.ts'],
+    // Issue 25 point 5: mirror ids are keyed; every test process gets a key (and a file for its CLIs).
+    setupFiles: ['./test/support/api-id-key.ts'],
     projects: [
       {
         extends: true,

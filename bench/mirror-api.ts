@@ -1,6 +1,6 @@
 import { pathToFileURL } from 'node:url';
 import { contentHash } from '../shared/engine';
-import { idHash, MirrorStore } from '../shared/mirror';
+import { apiIdHash, MirrorStore } from '../shared/mirror';
 import { mapLimit } from '../shared/util';
 import { seedListedBody, serveApi } from '../test/mirror-api/support';
 import { startAwsTestbed } from '../test/support/aws';
@@ -129,7 +129,7 @@ export async function runMirrorApiBench(
     try {
       const walk = async (body: string) => {
         let next: string | undefined =
-          `${api.base}/oparl/v1/${sourceId}/body/${idHash(body)}/paper?limit=100`;
+          `${api.base}/oparl/v1/${sourceId}/body/${apiIdHash(body)}/paper?limit=100`;
         const ms: number[] = [];
         const before = { ...api.reader.consumed };
         let pages = 0;
@@ -160,7 +160,7 @@ export async function runMirrorApiBench(
       for (let i = 0; i < (opts.objects ?? 200); i += 1) {
         const id = ids[Math.floor((i * 7919) % ids.length)] as string;
         const t = performance.now();
-        const res = await fetch(`${api.base}/oparl/v1/${sourceId}/paper/${idHash(id)}`);
+        const res = await fetch(`${api.base}/oparl/v1/${sourceId}/paper/${apiIdHash(id)}`);
         await res.text();
         if (res.status !== 200) throw new Error(`object answered ${res.status}`);
         objectMs.push(performance.now() - t);

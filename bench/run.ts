@@ -1,4 +1,8 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { ensureApiIdKey, hasApiIdKey } from '../shared/config';
 
 /**
  * `npm run bench -- <name> [...]`: runs one benchmark (or all with no name) and prints its result as
@@ -32,7 +36,21 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
     }),
 };
 
+/**
+ * Issue 25 point 5: mirror ids are keyed. A bench is a deployment of its own: a fresh key, in this
+ * process and in a file its child processes (workers, peers, the CLI) read through the environment.
+ */
+async function benchApiIdKey(): Promise<void> {
+  if (hasApiIdKey()) return;
+  process.env.INGESTOR_API_ID_KEY_FILE ??= join(
+    await mkdtemp(join(tmpdir(), 'ingestor-bench-key-')),
+    'api-id-key',
+  );
+  await ensureApiIdKey({ INGESTOR_API_ID_KEY_FILE: process.env.INGESTOR_API_ID_KEY_FILE });
+}
+
 export async function runBench(names: string[]): Promise<Record<string, unknown>> {
+  await benchApiIdKey();
   const selected = names.length > 0 ? names : Object.keys(BENCHES);
   const results: Record<string, unknown> = {};
   for (const name of selected) {

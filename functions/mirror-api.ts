@@ -1,5 +1,5 @@
 import type { LambdaFunctionURLEvent, LambdaFunctionURLResult } from 'aws-lambda';
-import { env } from '../shared/config';
+import { ensureApiIdKey, env } from '../shared/config';
 import { createMirrorApiLambda } from '../shared/mirror-api';
 import { logger } from '../shared/observability';
 import { createAwsClients } from '../shared/store';
@@ -7,7 +7,7 @@ import { createAwsClients } from '../shared/store';
 /**
  * The OParl 1.1 API over the mirror (issue 16, docs/mirror-api.md) behind CloudFront: read-only — its
  * role may read the Sources table, the State table's mirror items and `byList` index, and `mirror/`
- * objects, nothing else. No secret, no fetch: it never reaches a council server.
+ * objects, and the key of its ids (one secret), nothing else. No fetch: it never reaches a council server.
  */
 const e = env();
 const api = createMirrorApiLambda(
@@ -18,6 +18,8 @@ const api = createMirrorApiLambda(
 
 export async function handler(event: LambdaFunctionURLEvent): Promise<LambdaFunctionURLResult> {
   try {
+    // Issue 25 point 5: the API's ids are keyed; the secret is read on the first request, then cached.
+    await ensureApiIdKey(e);
     const response = await api.handle(event);
     return { statusCode: response.status, headers: response.headers, body: response.body };
   } catch (error) {

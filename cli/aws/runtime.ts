@@ -1,4 +1,4 @@
-import { DEFAULT_STACK_NAME, parseEnv } from '../../shared/config';
+import { DEFAULT_STACK_NAME, ensureApiIdKey, parseEnv } from '../../shared/config';
 import { createAwsClients, destroyAwsClients } from '../../shared/store';
 import type { LocalRuntime } from '../local/runtime';
 import { requireSharedSlots } from './shared-slots';
@@ -29,6 +29,8 @@ export async function openAwsRuntime(opts: {
   }
   const env = parseEnv({ ...processEnv, ...fromStack, INGESTOR_ALLOW_LOOPBACK: 'false' });
   requireSharedSlots(opts.positionals, env, stackName);
+  // Issue 25 point 5: commands name mirror objects by the deployment's keyed ids, as the API does.
+  await ensureApiIdKey(env);
   const clients = createAwsClients(env);
   return {
     env,

@@ -53,6 +53,8 @@ export async function backfillIndexCommand(
   return {
     text: [
       takedownLine(takedowns, values.dryRun),
+      // Issue 25 point 5: the move to keyed ids comes first in each item's step.
+      `${report.rekeyed} index item(s) ${values.dryRun ? 'to move' : 'moved'} to keyed ids${report.superseded > 0 ? `, ${report.superseded} already rewritten by a sync (old copy dropped)` : ''}`,
       `${report.scanned} index item(s) read in ${sourceIds.length} source(s); ${verb} ${report.updated} (${report.inlined} with an inline copy, ${report.moved} moved off the first list index)${report.raced > 0 ? `; ${report.raced} left to a newer sync write` : ''}; ${report.lists} list counter(s) checked, ${report.recounted} ${values.dryRun ? 'off' : 'recounted'}${report.legacyCounters > 0 ? `, ${report.legacyCounters} of the first list index ${values.dryRun ? 'to delete' : 'deleted'}` : ''}`,
     ],
     json: { ...report, takedowns, sources: sourceIds, dryRun: values.dryRun, rate },

@@ -1,5 +1,6 @@
 import { addBroadcast, type BroadcastStatusRow, broadcastStatus } from '../../shared/broadcasts';
 import { BROADCAST_ITEM_KIND } from '../../shared/config';
+import { redactUrl, redactUrlsIn } from '../../shared/observability';
 import { setOtherItemActive } from '../../shared/store';
 import type { LocalRuntime } from '../local/runtime';
 import { type CommandResult, UsageError } from '../output';
@@ -76,6 +77,23 @@ async function add(rt: LocalRuntime, values: BroadcastsValues, now: Date): Promi
   };
 }
 
+/**
+ * A status row as the CLI shows it: the stream URL (an other fetch's, possibly with `?apikey=…`) and
+ * every text that may quote one (a config problem, an error) through the one redaction.
+ */
+export function shownStatusRow(r: BroadcastStatusRow): BroadcastStatusRow {
+  return {
+    ...r,
+    ...(r.streamUrl === undefined ? {} : { streamUrl: redactUrl(r.streamUrl) }),
+    ...(r.problems === undefined
+      ? {}
+      : { problems: r.problems.map((p) => ({ ...p, message: redactUrlsIn(p.message) })) }),
+    ...(r.lastError === undefined
+      ? {}
+      : { lastError: { ...r.lastError, text: redactUrlsIn(r.lastError.text) } }),
+  };
+}
+
 function statusLine(r: BroadcastStatusRow): string {
   if (!r.valid)
     return `${r.broadcastId}  INVALID: ${(r.problems ?? []).map((p) => `${p.field} ${p.message}`).join('; ')}`;
@@ -91,7 +109,7 @@ function statusLine(r: BroadcastStatusRow): string {
 }
 
 async function status(rt: LocalRuntime, now: Date): Promise<CommandResult> {
-  const rows = await broadcastStatus(rt.clients, tablesOf(rt), now);
+  const rows = (await broadcastStatus(rt.clients, tablesOf(rt), now)).map(shownStatusRow);
   return {
     text:
       rows.length === 0
@@ -115,7 +133,7 @@ async function poll(rt: LocalRuntime, values: BroadcastsValues, now: Date): Prom
         `broadcasts: ${report.broadcasts} (${report.invalid} invalid), requests ${report.requests}, live ${report.live}, errors ${report.errors}`,
         ...report.outcomes.map(
           (o) =>
-            `  ${o.broadcastId}: ${o.action} — ${o.reason}${o.live === undefined ? '' : o.live ? ' → live' : ' → not live'}${o.error ? ` → ${o.error}` : ''}`,
+            `  ${o.broadcastId}: ${o.action} — ${o.reason}${o.live === undefined ? '' : o.live ? ' → live' : ' → not live'}${o.error ? ` → ${redactUrlsIn(o.error)}` : ''}`,
         ),
       ],
       json: report,

@@ -3,6 +3,7 @@ import { GEO_ITEM_KIND, type GeoSourceItem, geoSourceIdFor, parseGeoSourceItem }
 import { IngestorError } from '../../shared/errors';
 import { createGeoRuntime, createGeoStore, type GeoRunSummary, loadGeoSources } from '../../shared/geo';
 import { MirrorStore } from '../../shared/mirror';
+import { redactUrlsIn } from '../../shared/observability';
 import { BodyNotFoundError, resolveBody } from '../../shared/onboarding';
 import { getSourceItem, putOtherItem, setOtherItemActive } from '../../shared/store';
 import type { LocalRuntime } from '../local/runtime';
@@ -190,13 +191,18 @@ export async function geoList(rt: LocalRuntime): Promise<CommandResult> {
   const text = rows.map(
     (r) =>
       `${r.id}  ${r.kind}  ${r.active ? 'active' : 'inactive'}  ${r.plans} plan(s)  last success: ${r.lastSuccessAt ?? 'never'}` +
-      (r.lastError ? `  last error: ${r.lastError.text} (${r.lastError.at})` : ''),
+      (r.lastError ? `  last error: ${redactUrlsIn(r.lastError.text)} (${r.lastError.at})` : ''),
   );
-  for (const bad of load.invalid)
+  // A problem may quote the service URL (and its `?apikey=…`): redacted like every other-fetch URL.
+  const invalid = load.invalid.map((bad) => ({
+    ...bad,
+    problems: bad.problems.map((p) => ({ ...p, message: redactUrlsIn(p.message) })),
+  }));
+  for (const bad of invalid)
     text.push(`${bad.sourceId}  invalid: ${bad.problems.map((p) => `${p.field} ${p.message}`).join('; ')}`);
   if (text.length === 0)
     text.push('no geo sources; add one with: ingestor geo add --body <slug> --kind … --url …');
-  return { text, json: { sources: rows, invalid: load.invalid } };
+  return { text, json: { sources: rows, invalid } };
 }
 
 /** OTH-3: switch a geo source on or off on its own (a municipality's request); nothing else changes. */

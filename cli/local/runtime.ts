@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { LOCAL_CHANGES_FILE } from '../../shared/changes';
-import { type IngestorEnv, parseEnv } from '../../shared/config';
+import { ensureApiIdKey, type IngestorEnv, parseEnv } from '../../shared/config';
 import { IngestorError } from '../../shared/errors';
 import { type AwsClients, createAwsClients, destroyAwsClients, provisionLocal } from '../../shared/store';
 
@@ -19,6 +19,9 @@ export interface LocalRuntime {
 
 export const DEFAULT_DATA_DIR = '.data';
 
+/** The local key of the mirror's ids (shared/config api-id-key.ts), in the data folder: never committed. */
+export const LOCAL_API_ID_KEY_FILE = 'api-id-key';
+
 export async function openLocalRuntime(opts: {
   dataDir?: string;
   allowLoopback?: boolean;
@@ -34,7 +37,10 @@ export async function openLocalRuntime(opts: {
     INGESTOR_ALLOW_LOOPBACK: opts.allowLoopback ? 'true' : 'false',
     // Issue 16: locally the change feed is a JSON lines file beside the peers' data.
     INGESTOR_CHANGE_FILE: process.env.INGESTOR_CHANGE_FILE || join(dataDir, LOCAL_CHANGES_FILE),
+    // Issue 25 point 5: the key of the mirror's ids, generated once beside the peers' data.
+    INGESTOR_API_ID_KEY_FILE: process.env.INGESTOR_API_ID_KEY_FILE || join(dataDir, LOCAL_API_ID_KEY_FILE),
   });
+  await ensureApiIdKey(base);
   const clients = createAwsClients(base);
   const queues = await provisionLocal(clients, base);
   return {

@@ -51,6 +51,12 @@ const envSchema = z.object({
   UPSTASH_REDIS_REST_URL: optionalString,
   UPSTASH_REDIS_REST_TOKEN: optionalString,
   UPSTASH_SECRET_ARN: optionalString,
+  /**
+   * Issue 25 point 5: where the key of the mirror's ids comes from (shared/config api-id-key.ts) — the
+   * secret the stack generates (AWS), or a file created once under the data folder (local mode).
+   */
+  INGESTOR_API_ID_KEY_SECRET_ARN: optionalString,
+  INGESTOR_API_ID_KEY_FILE: optionalString,
   /** Local mode only: endpoint of the local DynamoDB / S3 / SQS peers. Never set in AWS. */
   INGESTOR_DYNAMODB_ENDPOINT: optionalString,
   INGESTOR_S3_ENDPOINT: optionalString,

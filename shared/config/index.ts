@@ -1,3 +1,14 @@
+export {
+  API_ID_KEY_MIN_CHARS,
+  ApiIdKeyError,
+  type ApiIdKeySource,
+  apiIdKey,
+  ensureApiIdKey,
+  hasApiIdKey,
+  installApiIdKey,
+  parseApiIdKey,
+  resetApiIdKey,
+} from './api-id-key';
 export * from './broadcast';
 export * from './env';
 export * from './errors';

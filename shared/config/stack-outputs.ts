@@ -11,6 +11,8 @@ export const STACK_OUTPUT_ENV = {
   SyncQueueUrl: 'SYNC_QUEUE_URL',
   UpstashRestUrl: 'UPSTASH_REDIS_REST_URL',
   UpstashSecretArn: 'UPSTASH_SECRET_ARN',
+  /** The key of the mirror's ids (issue 25 point 5): the CLI reads it to name objects as the API does. */
+  ApiIdKeySecretArn: 'INGESTOR_API_ID_KEY_SECRET_ARN',
   /** Only when the change feed is on (`-c changeFeed=…`, issue 16). */
   ChangeBusName: 'INGESTOR_CHANGE_BUS',
 } as const;

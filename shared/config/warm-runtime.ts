@@ -1,9 +1,11 @@
+import { ensureApiIdKey } from './api-id-key';
 import type { IngestorEnv } from './env';
 import { upstashCredentials } from './secrets';
 
 /**
  * A function's runtime, kept for the life of a warm Lambda instance — but not a failed one, and not
  * one built with an Upstash token that has since been rotated:
+ * - the key of the mirror's ids is loaded (once per process) before the first build;
  * - a build that failed (e.g. the secret could not be read) is forgotten, so the next invocation
  *   builds again instead of failing until the instance is recycled;
  * - each invocation asks for the credentials (Powertools serves them from its cache, asking Secrets
@@ -47,6 +49,8 @@ export function warmRuntime<T extends { close(): Promise<void> }>(
         current = undefined;
       }
       if (!current) {
+        // Every function derives mirror ids (issue 25 point 5): the key is read once, before any build.
+        await ensureApiIdKey(env());
         const built: Built<T> = { token, runtime: make() };
         current = built;
         built.runtime.catch(() => {

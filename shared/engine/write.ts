@@ -1,6 +1,6 @@
 import {
+  apiIdHash,
   classifyChange,
-  idHash,
   lookupKey,
   type MirrorIndexEntry,
   MirrorStore,
@@ -322,7 +322,8 @@ export class MirrorWriter<M> {
     }
     if (o.type === 'meeting') {
       const day = sessionDayOf(incoming.object, this.deps.nowMs());
-      await this.deps.sessionDays.setMeetingDay(body.bodyKey, idHash(o.id).slice(0, 16), day);
+      // The meeting key is a prefix of its mirror index key (the keyed id): shared/broadcasts finds the meeting by it.
+      await this.deps.sessionDays.setMeetingDay(body.bodyKey, apiIdHash(o.id).slice(0, 16), day);
     }
   }
 }

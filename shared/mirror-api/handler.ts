@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type BodyRecord, isRecord, LIST_CATALOGUE, type ListName, withoutEmbedded } from '../engine';
-import { committedAtOfListSort, idHash, listSort } from '../mirror';
+import { apiIdHash, committedAtOfListSort, listSort } from '../mirror';
 import type { TakedownSet } from '../takedown';
 import { mapLimit } from '../util';
 import { LIST_MAX_AGE_S, OBJECT_MAX_AGE_S, OBJECT_READ_CONCURRENCY, OPARL_VERSION_URL } from './constants';
@@ -125,7 +125,7 @@ export function createMirrorApiHandler(deps: MirrorApiDeps): MirrorApiHandler {
         b,
         at: standing.at,
         sortKey: listSort(standing.at, b.body.id),
-        key: idHash(b.body.id),
+        key: apiIdHash(b.body.id),
         deleted: standing.kind === 'gone',
         // Taken down or unlisted: an operator's decision — the stub is bare, as a takedown's.
         takedown: standing.kind === 'gone' && standing.why !== 'deleted',
@@ -229,7 +229,7 @@ export function createMirrorApiHandler(deps: MirrorApiDeps): MirrorApiHandler {
     }
     const entry = await reader.indexEntry(sourceId, type, hash);
     if (!entry || entry.takedown !== undefined || entry.bodyId === undefined) return notFound();
-    if (!(await reader.servedBody(sourceId, idHash(entry.bodyId)))) return notFound();
+    if (!(await reader.servedBody(sourceId, apiIdHash(entry.bodyId)))) return notFound();
     const hidden = await reader.takedowns(sourceId);
     if (isTakenDown(entry, hash, hidden)) return notFound();
     const served = await entryObject(
@@ -295,7 +295,7 @@ function isTakenDown(entry: { takedown?: unknown }, hash: string, hidden: Takedo
   if (entry.takedown !== undefined) return true;
   let hashes = HASHES.get(hidden);
   if (hashes === undefined) {
-    hashes = new Set(hidden.objectIds().map(idHash));
+    hashes = new Set(hidden.objectIds().map(apiIdHash));
     HASHES.set(hidden, hashes);
   }
   return hashes.has(hash);

@@ -1,4 +1,4 @@
-import { LIST_SORT_PATTERN, listBound, listSortOfHash } from '../mirror';
+import { committedAtOfListSort, LIST_SORT_PATTERN, listBound, listSortOfHash } from '../mirror';
 import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, PAGE_SIZE_MIN } from './constants';
 import { MirrorApiRequestError } from './errors';
 
@@ -155,11 +155,28 @@ export function canonicalSearch(query: ListQuery, opts: { cursor?: ListCursor } 
   if (opts.cursor !== undefined) out.set('cursor', encodeCursor(opts.cursor));
   return out;
 }
+ * Marks a cursor over keyed ids (issue 25 point 5): its position's tie-break and id are `apiIdHash`es.
+ * A cursor without it was issued over the unkeyed ones, whose order within one millisecond
+ * `ingestor backfill-index` changes.
+ */
+const KEYED_CURSOR = 'k';
 
 export function encodeCursor(cursor: ListCursor): string {
-  return Buffer.from(JSON.stringify([cursor.after.sort, cursor.after.key, cursor.page]), 'utf8').toString(
-    'base64url',
-  );
+  return Buffer.from(
+    JSON.stringify([cursor.after.sort, cursor.after.key, cursor.page, KEYED_CURSOR]),
+    'utf8',
+  ).toString('base64url');
+}
+
+/**
+ * Where a cursor issued over the unkeyed ids goes on: at the start of its millisecond. The entries of
+ * that millisecond it had seen come again (at most one sync's page), none it had not seen is skipped —
+ * their order among themselves changed with the keys.
+ */
+function startOfMillisecond(sort: string, page: number): ListCursor {
+  // The lowest id hash: before every entry of that millisecond (a start key needs no item behind it).
+  const lowest = '0'.repeat(40);
+  return { after: { sort: listSortOfHash(committedAtOfListSort(sort), lowest), key: lowest }, page };
 }
 
 const ID_HASH = /^[0-9a-f]{40}$/;
@@ -187,9 +204,9 @@ export function decodeCursor(text: string): ListCursor {
     const value = JSON.parse(json) as unknown;
     if (JSON.stringify(value) !== json) throw new MirrorApiRequestError('cursor is not canonical');
     if (Array.isArray(value)) {
-      const [sort, key, page] = value as unknown[];
+      const [sort, key, page, keyed] = value as unknown[];
       if (
-        value.length === 3 &&
+        (value.length === 3 || (value.length === 4 && keyed === KEYED_CURSOR)) &&
         typeof sort === 'string' &&
         LIST_SORT_PATTERN.test(sort) &&
         typeof key === 'string' &&
@@ -197,11 +214,11 @@ export function decodeCursor(text: string): ListCursor {
         key.startsWith(sort.slice(sort.indexOf('#') + 1)) &&
         isPage(page)
       )
-        return { after: { sort, key }, page };
+        return value.length === 4 ? { after: { sort, key }, page } : startOfMillisecond(sort, page);
       const legacy = value.length === 2 && typeof sort === 'string' ? LEGACY_CURSOR_AFTER.exec(sort) : null;
       if (legacy && isPage(key)) {
-        const [, at, hash] = legacy as unknown as [string, string, string];
-        return { after: { sort: listSortOfHash(at, hash), key: hash }, page: key };
+        const [, at] = legacy as unknown as [string, string];
+        return startOfMillisecond(listSortOfHash(at, ''), key);
       }
     }
   } catch {

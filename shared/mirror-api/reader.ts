@@ -2,7 +2,7 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { type BodyRecord, SyncStateStore } from '../engine';
 import type { MirrorIndexEntry, MirrorRecord } from '../mirror';
 import {
-  idHash,
+  apiIdHash,
   indexPartition,
   LIST_PARTITION_ATTRIBUTE,
   LIST_SORT_ATTRIBUTE,
@@ -170,7 +170,7 @@ export class MirrorReader {
       const bodies = await new SyncStateStore(this.clients, this.config.tables.state, sourceId).getBodies();
       const entries = bodies.length === 0 ? new Map() : await this.bodyEntries(sourceId);
       for (const body of bodies) {
-        const entry = entries.get(idHash(body.id));
+        const entry = entries.get(apiIdHash(body.id));
         out.push(entry === undefined ? { sourceId, body } : { sourceId, body, entry });
       }
     }
@@ -212,7 +212,7 @@ export class MirrorReader {
   /** The body a route names, whatever its standing. */
   async namedBody(sourceId: string, bodyHash: string): Promise<SourceBody | undefined> {
     const all = await this.allBodies();
-    return all.find((b) => b.sourceId === sourceId && idHash(b.body.id) === bodyHash);
+    return all.find((b) => b.sourceId === sourceId && apiIdHash(b.body.id) === bodyHash);
   }
 
   /** A body's standing (`BodyStanding`), from its record, its index item and the takedown registry. */

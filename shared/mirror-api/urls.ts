@@ -1,5 +1,5 @@
 import { LIST_CATALOGUE, type ListName } from '../engine';
-import { idHash } from '../mirror';
+import { apiIdHash } from '../mirror';
 import { PREVIEW_DOWNLOAD_PARAM, PREVIEW_DOWNLOAD_VALUE } from '../preview';
 import { API_PREFIX, OPARL_VERSION_URL } from './constants';
 
@@ -65,9 +65,9 @@ export function apiUrls(base: string, opts: { documents?: boolean } = {}): ApiUr
     base,
     system: () => `${root}/system`,
     bodies: () => `${root}/body`,
-    object: (sourceId, type, originId) => `${root}/${sourceId}/${type}/${idHash(originId)}`,
+    object: (sourceId, type, originId) => `${root}/${sourceId}/${type}/${apiIdHash(originId)}`,
     objectOfHash: (sourceId, type, hash) => `${root}/${sourceId}/${type}/${hash}`,
-    list: (sourceId, bodyOriginId, list) => `${root}/${sourceId}/body/${idHash(bodyOriginId)}/${list}`,
+    list: (sourceId, bodyOriginId, list) => `${root}/${sourceId}/body/${apiIdHash(bodyOriginId)}/${list}`,
     document,
     // The one query the preview reads; CloudFront keys its cache by it (infra/stack.ts).
     download: (docId) => `${document(docId)}?${PREVIEW_DOWNLOAD_PARAM}=${PREVIEW_DOWNLOAD_VALUE}`,

@@ -1,3 +1,4 @@
+import { CopyObjectCommand, DeleteObjectCommand } from '@aws-sdk/client-s3';
 import {
   DeleteCommand,
   GetCommand,
@@ -9,17 +10,20 @@ import {
 import type { AwsClients } from '../store';
 import { LIST_INDEX } from '../store';
 import {
+  apiIdHash,
+  committedAtOfListSort,
   INLINE_ITEM_MAX_BYTES,
-  idHash,
   indexPartition,
   itemSizeBound,
   LEGACY_LIST_ATTRIBUTES,
   LIST_COUNT_PREFIX,
   LIST_PARTITION_ATTRIBUTE,
   LIST_SORT_ATTRIBUTE,
+  legacyMirrorKey,
   listCountKey,
   listPartition,
   listSort,
+  listSortOfHash,
   mirrorKey,
 } from './keys';
 import { MirrorStore, type MirrorStoreConfig } from './store';
@@ -46,6 +50,14 @@ import { MIRROR_TYPES, type MirrorIndexEntry } from './types';
  *   keys here. The rewrite is conditional on the counter read before the count, so a sync's `ADD`
  *   meanwhile is never lost (the list is counted again). Counters of the first index's lists (keyed by
  *   its long partition values) are deleted: nothing counts into them any more.
+ * - First of all, items written before the keyed ids (issue 25 point 5: sort key and S3 key the bare
+ *   SHA-256 of the origin id) move to the keyed id (`apiIdHash`): the record is copied to its new S3
+ *   key, the item put under its new sort key (list tie-break re-derived, commit time kept) only if no
+ *   newer write got there first, then the old item (only as read) and the old record are deleted. A
+ *   crash in between leaves both, and the next run finishes the move; counters need no move (a list's
+ *   key names source, body and type, not an object), and the recount below repairs what a sync counted
+ *   twice while both items existed. Old API ids then answer 404, like ids that never existed: no
+ *   redirect, which would need a table from the guessable hash to the new id and give the old one away.
  */
 export interface BackfillOptions {
   sourceIds: readonly string[];
@@ -74,6 +86,10 @@ export interface BackfillReport {
   recounted: number;
   /** Counters of the first index's lists deleted (or that would be, in a dry run). */
   legacyCounters: number;
+  /** Items moved from the unkeyed id hash to the keyed one (or that would be, in a dry run). */
+  rekeyed: number;
+  /** Items under the unkeyed hash a sync had written anew under the keyed one: the old one deleted. */
+  superseded: number;
 }
 
 /** Recount attempts of one list while syncs keep moving its counter; then it is left for the next run. */
@@ -104,6 +120,11 @@ export function backfillNeed(
   return listKeys || inline || legacy ? { listKeys, inline, legacy } : undefined;
 }
 
+/** Pure: whether an index item still sits under the unkeyed hash of its id (written before issue 25). */
+export function needsRekey(item: Pick<MirrorIndexEntry, 'id'> & { sk?: unknown }): boolean {
+  return item.sk !== apiIdHash(item.id);
+}
+
 /** A counter key's list part is a `listPartition` (16 hex); the first index's were `<source>#<hash>#<type>`. */
 const LIST_PARTITION_FORM = /^[0-9a-f]{16}$/;
 
@@ -126,6 +147,8 @@ export async function backfillListIndex(
     lists: 0,
     recounted: 0,
     legacyCounters: 0,
+    rekeyed: 0,
+    superseded: 0,
   };
   const start = now();
   let writes = 0;
@@ -147,8 +170,18 @@ export async function backfillListIndex(
             ExclusiveStartKey: startKey,
           }),
         );
-        for (const raw of page.Items ?? []) {
+        for (let raw of page.Items ?? []) {
           report.scanned += 1;
+          if (needsRekey(raw as BackfillItem)) {
+            const moved = await rekey(clients, config, sourceId, type, raw, paced, options.dryRun === true);
+            if (moved === 'superseded') {
+              report.superseded += 1;
+              continue;
+            }
+            report.rekeyed += 1;
+            if (options.dryRun) continue;
+            raw = moved;
+          }
           const item = raw as BackfillItem;
           if (item.lp !== undefined) lists.add(item.lp);
           const need = backfillNeed(item);
@@ -183,7 +216,7 @@ export async function backfillListIndex(
             await clients.doc.send(
               new UpdateCommand({
                 TableName: config.stateTable,
-                Key: { pk: indexPartition(sourceId, type), sk: idHash(item.id) },
+                Key: { pk: indexPartition(sourceId, type), sk: apiIdHash(item.id) },
                 UpdateExpression: clauses.join(' '),
                 // Only over the version read: a sync's newer write (or a takedown's mark) wins.
                 ConditionExpression: `fetchedAt = :fetchedAt AND deleted = :deleted AND ${
@@ -230,6 +263,89 @@ export async function backfillListIndex(
     }
   }
   return report;
+}
+
+/**
+ * Moves one index item (and its S3 record) from the unkeyed hash of its id to the keyed one; returns
+ * the item as now stored, or `superseded` when a sync had already written the object under its new key.
+ */
+async function rekey(
+  clients: Pick<AwsClients, 'doc' | 's3'>,
+  config: MirrorStoreConfig,
+  sourceId: string,
+  type: string,
+  raw: Record<string, unknown>,
+  paced: () => Promise<void>,
+  dryRun: boolean,
+): Promise<Record<string, unknown> | 'superseded'> {
+  const id = String(raw.id);
+  const hash = apiIdHash(id);
+  const moved: Record<string, unknown> = { ...raw, sk: hash };
+  if (typeof raw[LIST_SORT_ATTRIBUTE] === 'string')
+    moved[LIST_SORT_ATTRIBUTE] = listSortOfHash(committedAtOfListSort(raw[LIST_SORT_ATTRIBUTE]), hash);
+  if (dryRun) return moved;
+  const oldKey = legacyMirrorKey(sourceId, type, id);
+  // A sync that wrote the object under its new key meanwhile holds the newer record: never copy over it.
+  const newer = (
+    await clients.doc.send(
+      new GetCommand({ TableName: config.stateTable, Key: { pk: raw.pk, sk: hash }, ConsistentRead: true }),
+    )
+  ).Item;
+  let superseded = newer !== undefined;
+  if (!superseded) await copyRecord();
+  if (!superseded) {
+    await paced();
+    try {
+      await clients.doc.send(
+        new PutCommand({
+          TableName: config.stateTable,
+          Item: moved,
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+    } catch (error) {
+      if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+      superseded = true;
+    }
+  }
+  await paced();
+  try {
+    await clients.doc.send(
+      new DeleteCommand({
+        TableName: config.stateTable,
+        Key: { pk: raw.pk, sk: raw.sk },
+        // Only as read: anything that changed it meanwhile is left for the next run to look at.
+        ConditionExpression: 'fetchedAt = :fetchedAt',
+        ExpressionAttributeValues: { ':fetchedAt': raw.fetchedAt },
+      }),
+    );
+  } catch (error) {
+    if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+  }
+  await paced();
+  await clients.s3.send(new DeleteObjectCommand({ Bucket: config.bucket, Key: oldKey }));
+  return superseded ? 'superseded' : moved;
+
+  async function copyRecord(): Promise<void> {
+    await paced();
+    try {
+      await clients.s3.send(
+        new CopyObjectCommand({
+          Bucket: config.bucket,
+          CopySource: `${config.bucket}/${oldKey}`,
+          Key: mirrorKey(sourceId, type, id),
+        }),
+      );
+    } catch (error) {
+      // No record (a taken-down object's was purged): only the index item moves.
+      if (!isMissing(error)) throw error;
+    }
+  }
+}
+
+function isMissing(error: unknown): boolean {
+  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
+  return e.name === 'NoSuchKey' || e.name === 'NotFound' || e.$metadata?.httpStatusCode === 404;
 }
 
 /** The lists of a source that have a counter (one Query of its counter partition). */

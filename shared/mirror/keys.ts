@@ -1,4 +1,5 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
+import { apiIdKey } from '../config';
 
 /**
  * Deterministic S3 keys of the mirror (STYLE 4: idempotent by construction): the same object of the same
@@ -10,20 +11,45 @@ export const MIRROR_PREFIX = 'mirror';
 export const API_PREFIX = '/oparl/v1';
 
 /**
- * An object's path in the OParl API over the mirror: `/oparl/v1/<source>/<type>/<id hash>` — the id a
- * client knows it by (the change feed's `apiId`; the API prefixes its base URL).
+ * An object's path in the OParl API over the mirror: `/oparl/v1/<source>/<type>/<api id>` — the id a
+ * client knows it by (the change feed's `apiId`; the API prefixes its base URL). The id is keyed
+ * (`apiIdHash`, api-ids.ts): it names the object without revealing its origin id (OPT-5).
  */
 export function apiObjectPath(sourceId: string, type: string, id: string): string {
-  return `${API_PREFIX}/${sourceId}/${type}/${idHash(id)}`;
+  return `${API_PREFIX}/${sourceId}/${type}/${apiIdHash(id)}`;
 }
 
-/** First 40 hex characters of SHA-256(id): 160 bits, collision-free for any council's object count. */
+/** The length of an id hash: 160 bits, collision-free for any council's object count. */
+const ID_HASH_HEX = 40;
+
+/**
+ * The one derivation of a mirror id (issue 25 point 5, OPT-5): HMAC-SHA-256 of the origin id under the
+ * deployment's key (shared/config api-id-key.ts), first 40 hex. It is the API's id of the object, the
+ * mirror index's sort key, the list tie-break (`listSort`) and the S3 key (`mirrorKey`): one hash, so
+ * every URL still leads to its record without a lookup — and none of them tells the origin id to
+ * someone without the key (a takedown's stub shows only this).
+ */
+export function apiIdHash(originId: string): string {
+  return createHmac('sha256', apiIdKey()).update(originId).digest('hex').slice(0, ID_HASH_HEX);
+}
+
+/**
+ * First 40 hex characters of SHA-256(id), unkeyed: internal keys only that never reach a client (the
+ * takedown registry, a body's slot and session-day key, a photo's key). Never an API id: the mirror's
+ * index, list order, S3 keys and URLs use `apiIdHash`. It is also the mirror's key before issue 25
+ * (`legacyMirrorKey`), which `ingestor backfill-index` moves.
+ */
 export function idHash(id: string): string {
-  return createHash('sha256').update(id).digest('hex').slice(0, 40);
+  return createHash('sha256').update(id).digest('hex').slice(0, ID_HASH_HEX);
 }
 
-/** `mirror/<sourceId>/<type>/<sha256(id) first 40 hex>.json`, type = lower-case OParl type name. */
+/** `mirror/<sourceId>/<type>/<api id>.json`, type = lower-case OParl type name. */
 export function mirrorKey(sourceId: string, type: string, id: string): string {
+  return mirrorKeyOfHash(sourceId, type, apiIdHash(id));
+}
+
+/** The S3 key of a record written before the keyed ids (unkeyed SHA-256): what the migration moves. */
+export function legacyMirrorKey(sourceId: string, type: string, id: string): string {
   return mirrorKeyOfHash(sourceId, type, idHash(id));
 }
 
@@ -98,9 +124,9 @@ export function listBound(iso: string): string {
   return listTime(new Date(ms).toISOString());
 }
 
-/** `<epoch ms, 13 digits>#<first 12 hex of the id hash>`. */
+/** `<epoch ms, 13 digits>#<first 12 hex of the api id>`. */
 export function listSort(committedAt: string, id: string): string {
-  return listSortOfHash(committedAt, idHash(id));
+  return listSortOfHash(committedAt, apiIdHash(id));
 }
 
 export function listSortOfHash(committedAt: string, hash: string): string {

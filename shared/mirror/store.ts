@@ -12,9 +12,9 @@ import { IngestorError } from '../errors';
 import { DIMENSIONS, logger, METRICS, metrics } from '../observability';
 import type { AwsClients } from '../store';
 import {
+  apiIdHash,
   apiObjectPath,
   INLINE_ITEM_MAX_BYTES,
-  idHash,
   indexPartition,
   itemSizeBound,
   LIST_PARTITION_ATTRIBUTE,
@@ -187,9 +187,9 @@ export class MirrorStore {
     const found = new Map<string, MirrorIndexEntry>();
     const unique = new Map<string, { pk: string; sk: string }>();
     for (const ref of refs) {
-      unique.set(`${indexPartition(sourceId, ref.type)}|${idHash(ref.id)}`, {
+      unique.set(`${indexPartition(sourceId, ref.type)}|${apiIdHash(ref.id)}`, {
         pk: indexPartition(sourceId, ref.type),
-        sk: idHash(ref.id),
+        sk: apiIdHash(ref.id),
       });
     }
     const keys = [...unique.values()];
@@ -367,7 +367,7 @@ export class MirrorStore {
     // an operator's mark — a takedown issued while this sync ran wins over its later writes.
     const item: Record<string, unknown> = {
       pk: indexPartition(write.sourceId, write.type),
-      sk: idHash(write.id),
+      sk: apiIdHash(write.id),
       ...entry,
       ...listKeys,
     };
@@ -415,7 +415,7 @@ export class MirrorStore {
       const out = await this.clients.doc.send(
         new UpdateCommand({
           TableName: this.config.stateTable,
-          Key: { pk: indexPartition(entry.sourceId, entry.type), sk: idHash(entry.id) },
+          Key: { pk: indexPartition(entry.sourceId, entry.type), sk: apiIdHash(entry.id) },
           // The inline copy goes with the content: a taken-down object's text stays only in S3 (audit).
           UpdateExpression: `SET deleted = :d, takedown = :t${listed ? `, ${LIST_SORT_ATTRIBUTE} = :s` : ''} REMOVE o`,
           ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(takedown)',
@@ -445,7 +445,7 @@ export class MirrorStore {
    * change feed the entry is read first: the `purged` event (its body) is staged before the removal.
    */
   async purgeEntry(sourceId: string, type: string, id: string, at: string): Promise<void> {
-    const key = { pk: indexPartition(sourceId, type), sk: idHash(id) };
+    const key = { pk: indexPartition(sourceId, type), sk: apiIdHash(id) };
     const feed = this.clients.changes;
     let staged: ChangeEvent | undefined;
     if (feed) {

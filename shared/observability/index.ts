@@ -6,5 +6,6 @@ export { DIMENSIONS, METRIC_NAMESPACE, METRICS, PAUSED_TOO_LONG_HOURS } from './
 export { logger } from './logger';
 export { MetricsBuffer, metrics } from './metrics';
 export { emitPlannerMetrics, PAUSE_METRICS_EVERY_MINUTES } from './planner-metrics';
+export { REDACTED, redactUrl, redactUrlsIn } from './redact';
 export { logRequestEvent, recordSyncReport } from './request-log';
 export { logSlotEvent } from './slot-log';

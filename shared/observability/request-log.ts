@@ -3,6 +3,7 @@ import { robotsFetchPolicy } from '../robots';
 import { DIMENSIONS, METRICS } from './constants';
 import { logger } from './logger';
 import { type MetricsBuffer, metrics } from './metrics';
+import { redactUrl } from './redact';
 
 /**
  * Structured request log and request metrics, fed by the polite fetcher's `onRequest` event: one log
@@ -76,7 +77,8 @@ export function logRequestEvent(event: FetchEvent, targets: ObservabilityTargets
     {
       sourceId: event.sourceId,
       host: event.host,
-      url: event.url,
+      // An other fetch's URL may carry a credential (`?apikey=…`); a council's stays whole.
+      url: event.purpose === 'service' ? redactUrl(event.url) : event.url,
       purpose: event.purpose,
       method: event.method,
       outcome,

@@ -15,7 +15,7 @@ import {
 } from '../documents';
 import { SyncStateStore } from '../engine';
 import { type FetchStreamResult, HttpStatusError, type PoliteFetcher, RETRY_AFTER_STATUSES } from '../fetch';
-import { idHash, indexPartition } from '../mirror';
+import { apiIdHash, indexPartition } from '../mirror';
 import type { SourceScheduleState } from '../schedule';
 import { documentsRest, isSpared } from '../schedule';
 import { getSourceState, loadSource } from '../store';
@@ -210,7 +210,7 @@ export function createPreviewHandler(deps: PreviewDeps): PreviewHandler {
         : deps.doc.send(
             new GetCommand({
               TableName: deps.tables.state,
-              Key: { pk: indexPartition(item.sourceId, 'file'), sk: idHash(item.fileId) },
+              Key: { pk: indexPartition(item.sourceId, 'file'), sk: apiIdHash(item.fileId) },
             }),
           ),
       registry.find(item.sourceId, [

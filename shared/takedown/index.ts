@@ -4,6 +4,7 @@ export * from './constants';
 export * from './embedders';
 export * from './errors';
 export * from './guard';
+export * from './invalidation';
 export * from './lift';
 export * from './purge';
 export * from './registry';

@@ -1,6 +1,6 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { sourcePartition } from '../engine';
-import { idHash, indexPartition, MIRROR_TYPES, MirrorStore } from '../mirror';
+import { apiIdHash, indexPartition, MIRROR_TYPES, MirrorStore } from '../mirror';
 import { resolveBody } from '../onboarding';
 import { loadAllSources } from '../store';
 import { TakedownError } from './errors';
@@ -32,7 +32,7 @@ async function unmark(deps: TakedownDeps, sourceId: string, type: string, id: st
     .send(
       new UpdateCommand({
         TableName: deps.tables.state,
-        Key: { pk: indexPartition(sourceId, type), sk: idHash(id) },
+        Key: { pk: indexPartition(sourceId, type), sk: apiIdHash(id) },
         UpdateExpression: 'REMOVE takedown',
         ConditionExpression: 'attribute_exists(pk)',
       }),

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { putBroadcastItem } from '../../shared/broadcasts';
 import { BROADCAST_ITEM_KIND, resetEnvCache } from '../../shared/config';
 import { berlinDate, SyncStateStore } from '../../shared/engine';
-import { idHash, MirrorStore } from '../../shared/mirror';
+import { apiIdHash, idHash, MirrorStore } from '../../shared/mirror';
 import { ok, routes, startTestServer, type TestServer } from '../fetch/support';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
 
@@ -47,7 +47,7 @@ describe('functions/broadcasts.ts', () => {
     });
     await new SyncStateStore(bed.clients, bed.env.STATE_TABLE, 'ris-a').setMeetingDay(
       idHash(bodyId).slice(0, 16),
-      idHash(meetingId).slice(0, 16),
+      apiIdHash(meetingId).slice(0, 16),
       berlinDate(now - 5 * 60_000),
     );
     await putBroadcastItem(bed.clients, bed.env.SOURCES_TABLE, {

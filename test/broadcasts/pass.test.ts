@@ -14,7 +14,7 @@ import {
 import { BROADCAST_ITEM_KIND, type BroadcastItem } from '../../shared/config';
 import { berlinDate, SyncStateStore } from '../../shared/engine';
 import { MAX_REDIRECTS } from '../../shared/fetch';
-import { idHash, MirrorStore } from '../../shared/mirror';
+import { apiIdHash, idHash, MirrorStore } from '../../shared/mirror';
 import { createOtherFetch, OTHER_FETCH_ERROR_TEXTS } from '../../shared/other-fetch';
 import { putSourceItem } from '../../shared/store';
 import { createHostIntervalIndex } from '../../shared/sync/runtime';
@@ -101,7 +101,7 @@ async function mirrorMeeting(fields: {
   } else {
     await mirror.writeLive(write);
   }
-  const meetingKey = idHash(id).slice(0, 16);
+  const meetingKey = apiIdHash(id).slice(0, 16);
   if (fields.sessionDay !== false)
     await sessions.setMeetingDay(BODY_KEY, meetingKey, berlinDate(fields.startMs));
   return meetingKey;

@@ -12,6 +12,7 @@ import {
 import { putSourceItem } from '../../shared/store/sources';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
 import { type FakeCloudFormation, startFakeCloudFormation } from '../support/cloudformation';
+import { type FakeSecretsManager, startFakeSecretsManager } from '../support/secrets-manager';
 
 /**
  * The CLI's `--aws` mode without AWS: stack outputs come from a loopback server speaking CloudFormation's
@@ -24,7 +25,10 @@ const DEPLOYED = {
   DocumentsTableName: 'MandariIngestor-DocumentsTable5E6F-XYZ',
   MirrorBucketName: 'mandariingestor-mirrorbucket-xyz',
   SyncQueueUrl: 'https://sqs.eu-central-1.amazonaws.com/111122223333/MandariIngestor-SyncQueue-XYZ',
+  // Issue 25 point 5: the key of the mirror ids, read by `--aws` from the deployed secret.
+  ApiIdKeySecretArn: 'arn:aws:secretsmanager:eu-central-1:111122223333:secret:MandariIngestor-ApiIdKey-AbCd',
 };
+const API_ID_KEY = 'Kq3Wz8Xr1Tv6Nb4Mc9Ld2Fh7Gj5Hs0Pa3Ue8Yo1Iw6Ek4Rt9Sm2Zn7Xc5Vb0Qd';
 
 function runCli(args: string[], env: Record<string, string>) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
@@ -59,8 +63,10 @@ function runCli(args: string[], env: Record<string, string>) {
 describe('ingestor --aws', () => {
   let cfn: FakeCloudFormation;
   let aws: AwsTestbed;
+  let sm: FakeSecretsManager;
 
   beforeAll(async () => {
+    sm = await startFakeSecretsManager(DEPLOYED.ApiIdKeySecretArn, API_ID_KEY);
     cfn = await startFakeCloudFormation({
       [DEFAULT_STACK_NAME]: DEPLOYED,
       Shared: {
@@ -86,6 +92,7 @@ describe('ingestor --aws', () => {
   afterAll(async () => {
     await cfn?.close();
     await aws?.stop();
+    await sm?.close();
   });
 
   it('reads table, bucket, queue and Upstash names from the stack outputs (DescribeStacks)', async () => {
@@ -111,6 +118,7 @@ describe('ingestor --aws', () => {
       UPSTASH_REDIS_REST_URL: 'https://eu1-real.upstash.io',
       UPSTASH_SECRET_ARN:
         'arn:aws:secretsmanager:eu-central-1:111122223333:secret:mandari-ingestor/upstash-token',
+      INGESTOR_API_ID_KEY_SECRET_ARN: DEPLOYED.ApiIdKeySecretArn,
     });
     // Every output of the always-deployed parts; an optional part's output (the change feed's bus) is
     // absent when that part is not deployed, as here.
@@ -196,10 +204,14 @@ describe('ingestor --aws', () => {
     const out = await runCli(['status', '--aws', '--stack', DEFAULT_STACK_NAME, '--json'], {
       AWS_ENDPOINT_URL_CLOUDFORMATION: cfn.url,
       AWS_ENDPOINT_URL_DYNAMODB: aws.peers.dynamodbEndpoint,
+      AWS_ENDPOINT_URL_SECRETS_MANAGER: sm.url,
     });
     // assess
     expect(out.code, out.stderr).toBe(0);
     expect(out.stdout).toContain('stadt-deployed');
+    // The key of the deployment's ids, read once from its secret (issue 25 point 5), never printed.
+    expect(sm.requests).toBe(1);
+    expect(out.stdout + out.stderr).not.toContain(API_ID_KEY.slice(0, 12));
   }, 60_000);
 
   it('`--stack` without `--aws` is a usage error', async () => {

@@ -214,8 +214,8 @@ describe('OParl 1.1 API over the mirror (issue 16)', () => {
     const other = live.find((e) => e.type === 'paper' && e.bodyId !== bodyOriginId);
     expect(other).toBeDefined();
     const url = (body.id as string).replace(/\/body\/[0-9a-f]{40}$/, '');
-    const { idHash } = await import('../../shared/mirror');
-    expect((await fetch(`${url}/paper/${idHash(other?.id ?? '')}`)).status).toBe(404);
+    const { apiIdHash } = await import('../../shared/mirror');
+    expect((await fetch(`${url}/paper/${apiIdHash(other?.id ?? '')}`)).status).toBe(404);
   });
 
   it('modified_since: only what changed since, deletions as deleted: true without content (OPT-2); unfiltered lists omit them', async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentId, fileUrl, isRecord, LIST_CATALOGUE } from '../../shared/engine';
-import { idHash, MIRROR_TYPES } from '../../shared/mirror';
+import { apiIdHash, MIRROR_TYPES } from '../../shared/mirror';
 import { ORIGIN_MODIFIED_PROPERTY, typeOfUrl, VENDOR_PREFIX } from '../../shared/mirror-api';
 import { listBodies, setBodyListed } from '../../shared/onboarding';
 import { putSourceItem } from '../../shared/store/sources';
@@ -58,7 +58,7 @@ function servedContent(
   if (side === 'origin' && type === 'body' && typeof value.id === 'string') {
     // A body's list URLs and its System: the API's own (and only the lists it serves are shown).
     for (const l of LIST_CATALOGUE)
-      if (typeof out[l.bodyField] === 'string') out[l.bodyField] = `list:${idHash(value.id)}:${l.list}`;
+      if (typeof out[l.bodyField] === 'string') out[l.bodyField] = `list:${apiIdHash(value.id)}:${l.list}`;
     if (out.system !== undefined) out.system = 'system';
   }
   const file = side === 'origin' && type === 'file' ? fileUrl(value) : undefined;
@@ -91,7 +91,7 @@ function urlToken(s: string, apiBase: string, councilOrigin: string, side: strin
   }
   if (side !== 'origin' || KEPT_URLS.has(key) || !URL.canParse(s) || new URL(s).origin !== councilOrigin)
     return s;
-  return `obj:${idHash(s)}`;
+  return `obj:${apiIdHash(s)}`;
 }
 
 describe('dogfood: the ingestor mirrors its own mirror through the API (issue 16)', () => {

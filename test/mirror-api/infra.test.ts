@@ -78,7 +78,7 @@ describe('CDK: the OParl API over the mirror (issue 16)', () => {
     });
   });
 
-  it('read-only function: reads Sources (Scan), State (GetItem, Query) and only its byList index, and only mirror/ objects — no write, no secret, no queue', () => {
+  it('read-only function: reads Sources (Scan), State (GetItem, Query) and only its byList index, and only mirror/ objects — no write, no queue, and of Secrets Manager only GetSecretValue of its id key (issue 25 point 5)', () => {
     const { stack, template } = withPreview;
     const api = stack.mirrorApi;
     if (!api) throw new Error('no mirror API in the stack');
@@ -99,8 +99,17 @@ describe('CDK: the OParl API over the mirror (issue 16)', () => {
       .filter((r) => JSON.stringify(r).includes('/index/'));
     expect(JSON.stringify(indexArns)).toContain(`/index/${LIST_INDEX}`);
     expect(indexArns).toHaveLength(1);
+    // Issue 25 point 5: its ids are keyed — it reads that one secret, nothing else of Secrets Manager.
+    const secretStatements = statements.filter((s) =>
+      asArray(s.Action).some((a) => String(a).startsWith('secretsmanager:')),
+    );
+    expect(secretStatements.map((s) => [asArray(s.Action), s.Resource])).toEqual([
+      [['secretsmanager:GetSecretValue'], stack.resolve(stack.apiIdKey.secretArn)],
+    ]);
     // Its own log group is the one thing it writes (IngestorFunction).
-    for (const action of actions.filter((a) => !a.startsWith('logs:'))) {
+    for (const action of actions.filter(
+      (a) => !a.startsWith('logs:') && a !== 'secretsmanager:GetSecretValue',
+    )) {
       expect(action).not.toMatch(/Put|Update|Delete|BatchWrite|sqs:|secretsmanager:|events:|\*/);
     }
     const objectResources = statements
@@ -115,6 +124,7 @@ describe('CDK: the OParl API over the mirror (issue 16)', () => {
     expect(vars.sort()).toEqual([
       'BUCKET',
       'INGESTOR_API_DOCUMENTS',
+      'INGESTOR_API_ID_KEY_SECRET_ARN',
       'NODE_OPTIONS',
       'SOURCES_TABLE',
       'STATE_TABLE',

@@ -1,8 +1,8 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  apiIdHash,
   INLINE_ITEM_MAX_BYTES,
-  idHash,
   indexPartition,
   MirrorStore,
   type MirrorWrite,
@@ -44,7 +44,7 @@ afterAll(async () => {
   await bed.stop();
 });
 
-const list = () => `${api.base}/oparl/v1/${SOURCE}/body/${idHash(BODY)}/paper?limit=100`;
+const list = () => `${api.base}/oparl/v1/${SOURCE}/body/${apiIdHash(BODY)}/paper?limit=100`;
 
 describe('small objects inline in the list index (issue 16)', () => {
   it('a page of small objects: one Query, no S3 read; the one too large for an item comes from S3', async () => {
@@ -63,7 +63,7 @@ describe('small objects inline in the list index (issue 16)', () => {
       const out = await bed.clients.doc.send(
         new GetCommand({
           TableName: bed.env.STATE_TABLE,
-          Key: { pk: indexPartition(SOURCE, 'paper'), sk: idHash(paper(n).id) },
+          Key: { pk: indexPartition(SOURCE, 'paper'), sk: apiIdHash(paper(n).id) },
         }),
       );
       expect(Buffer.byteLength(JSON.stringify(out.Item))).toBeLessThanOrEqual(INLINE_ITEM_MAX_BYTES);
@@ -71,7 +71,7 @@ describe('small objects inline in the list index (issue 16)', () => {
       if (n === 30) expect(Buffer.byteLength(String(out.Item?.o))).toBeGreaterThan(2500);
     }
     const before = api.reader.consumed.objectReads;
-    const one = await getJson(`${api.base}/oparl/v1/${SOURCE}/paper/${idHash(paper(2).id)}`);
+    const one = await getJson(`${api.base}/oparl/v1/${SOURCE}/paper/${apiIdHash(paper(2).id)}`);
     expect(one.json).toMatchObject({ name: 'Vorlage 2' });
     expect(api.reader.consumed.objectReads).toBe(before);
   });
@@ -87,7 +87,7 @@ describe('small objects inline in the list index (issue 16)', () => {
     const out = await bed.clients.doc.send(
       new GetCommand({
         TableName: bed.env.STATE_TABLE,
-        Key: { pk: indexPartition(SOURCE, 'paper'), sk: idHash(paper(3).id) },
+        Key: { pk: indexPartition(SOURCE, 'paper'), sk: apiIdHash(paper(3).id) },
       }),
     );
     expect(out.Item?.o).toBeUndefined();

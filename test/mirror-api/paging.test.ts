@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { documentId } from '../../shared/engine';
-import { idHash, LIST_SORT_PATTERN, listSort, listSortOfHash } from '../../shared/mirror';
+import { apiIdHash, LIST_SORT_PATTERN, listSort, listSortOfHash } from '../../shared/mirror';
 import {
   apiUrls,
   CREATED_CLOCK_SLACK_MS,
@@ -82,16 +82,33 @@ describe('list query (pure)', () => {
     }
   });
 
-  it('a cursor of the first list index (`<ISO>#<id hash>`, page) goes on where it was', () => {
+  // Issue 25 point 5: ids are keyed now, and `ingestor backfill-index` re-derives every tie-break. A
+  // cursor issued over the unkeyed ids (both forms before it) goes on at the start of its millisecond:
+  // entries of that millisecond may come twice, none is skipped.
+  const startOfSecond = `${Date.parse('2024-07-01T10:00:00Z')}#${'0'.repeat(12)}`;
+  const lowest = '0'.repeat(40);
+
+  it('a cursor of the first list index (`<ISO>#<id hash>`, page) goes on at the start of its millisecond', () => {
     const legacy = Buffer.from(JSON.stringify([`2024-07-01T10:00:00.000Z#${hash}`, 4])).toString('base64url');
-    expect(decodeCursor(legacy)).toEqual({ after: { sort, key: hash }, page: 4 });
+    expect(decodeCursor(legacy)).toEqual({ after: { sort: startOfSecond, key: lowest }, page: 4 });
+  });
+
+  it('a cursor issued over the unkeyed ids (no key mark) goes on at the start of its millisecond; a keyed one where it was', () => {
+    const unkeyed = Buffer.from(JSON.stringify([sort, hash, 4])).toString('base64url');
+    expect(decodeCursor(unkeyed)).toEqual({ after: { sort: startOfSecond, key: lowest }, page: 4 });
+    const keyed = encodeCursor({ after: { sort, key: hash }, page: 4 });
+    expect(JSON.parse(Buffer.from(keyed, 'base64url').toString('utf8'))).toEqual([sort, hash, 4, 'k']);
+    expect(decodeCursor(keyed)).toEqual({ after: { sort, key: hash }, page: 4 });
+    // A mark other than ours is refused like any forged cursor.
+    const marked = Buffer.from(JSON.stringify([sort, hash, 4, 'x'])).toString('base64url');
+    expect(() => decodeCursor(marked)).toThrow(/cursor/);
   });
 });
 
 describe('page decision (pure)', () => {
   const row = (n: number, extra: { deleted?: boolean; takedown?: boolean; at?: number } = {}) => ({
     sortKey: listSort(`2024-07-01T10:00:${String(extra.at ?? n).padStart(2, '0')}.000Z`, `id${n}`),
-    key: idHash(`id${n}`),
+    key: apiIdHash(`id${n}`),
     deleted: extra.deleted ?? false,
     takedown: extra.takedown ?? false,
   });
@@ -235,12 +252,14 @@ describe('URL scheme and rewriting (pure)', () => {
 
   it('ids derive from the origin id alone and parse back to their route', () => {
     const url = urls.object('ris-a', 'paper', 'https://ris.example/oparl/paper/7');
-    expect(url).toBe(`https://api.test/oparl/v1/ris-a/paper/${idHash('https://ris.example/oparl/paper/7')}`);
+    expect(url).toBe(
+      `https://api.test/oparl/v1/ris-a/paper/${apiIdHash('https://ris.example/oparl/paper/7')}`,
+    );
     expect(parseApiPath(new URL(url).pathname)).toEqual({
       kind: 'object',
       sourceId: 'ris-a',
       type: 'paper',
-      hash: idHash('https://ris.example/oparl/paper/7'),
+      hash: apiIdHash('https://ris.example/oparl/paper/7'),
     });
     expect(parseApiPath('/oparl/v1/ris-a/body/' + 'a'.repeat(40) + '/paper')).toMatchObject({
       kind: 'list',

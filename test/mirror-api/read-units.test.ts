@@ -1,7 +1,7 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentHash } from '../../shared/engine';
-import { idHash, indexPartition, MirrorStore } from '../../shared/mirror';
+import { apiIdHash, indexPartition, MirrorStore } from '../../shared/mirror';
 import { MirrorReader, parseListQuery } from '../../shared/mirror-api';
 import { LEGACY_LIST_INDEX } from '../../shared/store';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
@@ -87,16 +87,16 @@ describe('read units of a list page (issue 16 goal)', () => {
   });
 
   it('the same entries under the first index’s long keys cost 4 read units', async () => {
-    const legacyList = `${WITHIN}#${idHash(BODY)}#${TYPE}`;
+    const legacyList = `${WITHIN}#${apiIdHash(BODY)}#${TYPE}`;
     for (const [n, id] of ids.entries()) {
       await bed.clients.doc.send(
         new UpdateCommand({
           TableName: bed.env.STATE_TABLE,
-          Key: { pk: indexPartition(WITHIN, TYPE), sk: idHash(id) },
+          Key: { pk: indexPartition(WITHIN, TYPE), sk: apiIdHash(id) },
           UpdateExpression: 'SET apiList = :l, apiListSort = :s',
           ExpressionAttributeValues: {
             ':l': legacyList,
-            ':s': `${new Date(T0 + (n + 1) * 1000).toISOString()}#${idHash(id)}`,
+            ':s': `${new Date(T0 + (n + 1) * 1000).toISOString()}#${apiIdHash(id)}`,
           },
         }),
       );

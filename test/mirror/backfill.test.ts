@@ -2,9 +2,9 @@ import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/li
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backfillIndexCommand } from '../../cli/commands/backfill';
 import {
+  apiIdHash,
   backfillListIndex,
   INLINE_ITEM_MAX_BYTES,
-  idHash,
   indexPartition,
   listCountKey,
   listPartition,
@@ -41,7 +41,7 @@ async function item(type: string, id: string, source = SOURCE): Promise<Record<s
   const out = await bed.clients.doc.send(
     new GetCommand({
       TableName: bed.env.STATE_TABLE,
-      Key: { pk: indexPartition(source, type), sk: idHash(id) },
+      Key: { pk: indexPartition(source, type), sk: apiIdHash(id) },
     }),
   );
   return out.Item ?? {};
@@ -52,7 +52,7 @@ async function makeOld(type: string, id: string): Promise<void> {
   await bed.clients.doc.send(
     new UpdateCommand({
       TableName: bed.env.STATE_TABLE,
-      Key: { pk: indexPartition(SOURCE, type), sk: idHash(id) },
+      Key: { pk: indexPartition(SOURCE, type), sk: apiIdHash(id) },
       UpdateExpression: 'REMOVE lp, ls, o',
     }),
   );
@@ -171,16 +171,16 @@ describe('backfill of the API list index (issue 16)', () => {
       goneEntry,
     );
     // The first release's shapes: `<source>#<40-hex body hash>#<type>` and `<ISO>#<40-hex id hash>`.
-    const legacyList = `${source}#${idHash(BODY)}#paper`;
+    const legacyList = `${source}#${apiIdHash(BODY)}#paper`;
     for (const [i, w] of writes.entries()) {
       await bed.clients.doc.send(
         new UpdateCommand({
           TableName: bed.env.STATE_TABLE,
-          Key: { pk: indexPartition(source, 'paper'), sk: idHash(w.id) },
+          Key: { pk: indexPartition(source, 'paper'), sk: apiIdHash(w.id) },
           UpdateExpression: 'REMOVE lp, ls SET apiList = :l, apiListSort = :s',
           ExpressionAttributeValues: {
             ':l': legacyList,
-            ':s': `${at(i === 2 ? 340 : 300 + 30 + i)}#${idHash(w.id)}`,
+            ':s': `${at(i === 2 ? 340 : 300 + 30 + i)}#${apiIdHash(w.id)}`,
           },
         }),
       );
@@ -214,7 +214,7 @@ describe('backfill of the API list index (issue 16)', () => {
     expect(await legacyRows()).toHaveLength(3);
     const api = await serveApi(bed);
     try {
-      const list = `${api.base}/oparl/v1/${source}/body/${idHash(BODY)}/paper`;
+      const list = `${api.base}/oparl/v1/${source}/body/${apiIdHash(BODY)}/paper`;
       const shown = async () => (await walkList(list)).objects.map((o) => o['mandari:originId']);
       expect(await shown()).toEqual([]);
       const run = () =>
@@ -258,7 +258,7 @@ describe('backfill of the API list index (issue 16)', () => {
     for (const w of olds) await makeOld('paper', w.id);
     const api = await serveApi(bed);
     try {
-      const list = `${api.base}/oparl/v1/${SOURCE}/body/${idHash(BODY)}/paper`;
+      const list = `${api.base}/oparl/v1/${SOURCE}/body/${apiIdHash(BODY)}/paper`;
       const shown = async () => (await walkList(list)).objects.map((o) => o['mandari:originId']);
       expect(await shown()).not.toContain(olds[0]?.id);
       const rt = { env: bed.env, clients: bed.clients, dataDir: '.', close: async () => {} };

@@ -7,7 +7,7 @@ import type { SourceItem } from '../../shared/config/source';
 import { bodyKeyOf, fileKey } from '../../shared/documents/keys';
 import { bodySk, documentId, recordDocument, sourcePartition } from '../../shared/engine';
 import type { FetchEvent } from '../../shared/fetch';
-import { idHash, indexPartition } from '../../shared/mirror/keys';
+import { apiIdHash, indexPartition } from '../../shared/mirror/keys';
 import { createTestResolver } from '../../shared/net';
 import { createPreviewListener, createPreviewRuntime, type PreviewRuntime } from '../../shared/preview';
 import { patchSourceState } from '../../shared/store/source-state';
@@ -151,7 +151,7 @@ export async function tombstoneFile(bed: PreviewBed, sourceId: string, fileId: s
       TableName: bed.aws.env.STATE_TABLE,
       Item: {
         pk: indexPartition(sourceId, 'file'),
-        sk: idHash(fileId),
+        sk: apiIdHash(fileId),
         sourceId,
         type: 'file',
         id: fileId,

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { backfillIndexCommand } from '../../cli/commands/backfill';
 import type { LocalRuntime } from '../../cli/local/runtime';
 import { embeddedObjects, isRecord } from '../../shared/engine';
-import { idHash, lookupKey, mirrorKey } from '../../shared/mirror';
+import { apiIdHash, lookupKey, mirrorKey } from '../../shared/mirror';
 import { listBodies, setBodyListed } from '../../shared/onboarding';
 import {
   byMark,
@@ -146,7 +146,7 @@ describe('OPT-5: `ingestor backfill-index` completes a killed tombstone (OParl s
     // A fresh API instance each time: the reader caches list counters (BODIES_TTL_MS).
     const served = () =>
       withApi(t.bed, async (api) => {
-        const list = `${api.base}/oparl/v1/${s.sourceId}/body/${idHash(koeln.id)}/paper`;
+        const list = `${api.base}/oparl/v1/${s.sourceId}/body/${apiIdHash(koeln.id)}/paper`;
         const { objects } = await walkList(list);
         const { totalElements } = (await getJson(list)).json.pagination as { totalElements: number };
         return { shown: objects.map((o) => o['mandari:originId']), totalElements };

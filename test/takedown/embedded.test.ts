@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { documentId, fileUrl, isRecord, withoutEmbedded } from '../../shared/engine';
-import { idHash, indexPartition, MirrorStore } from '../../shared/mirror';
+import { apiIdHash, indexPartition, MirrorStore } from '../../shared/mirror';
 import { apiUrls } from '../../shared/mirror-api';
 import { listBodies } from '../../shared/onboarding';
 import { createAwsClients, destroyAwsClients } from '../../shared/store';
@@ -296,7 +296,7 @@ describe('OPT-5: a taken-down embedded object disappears from the objects that e
         await bed.clients.doc.send(
           new GetCommand({
             TableName: bed.env.STATE_TABLE,
-            Key: { pk: indexPartition(sourceId, 'paper'), sk: idHash(write.id) },
+            Key: { pk: indexPartition(sourceId, 'paper'), sk: apiIdHash(write.id) },
           }),
         )
       ).Item;

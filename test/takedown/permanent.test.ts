@@ -3,7 +3,7 @@ import { bodiesCommand } from '../../cli/commands/bodies';
 import { liftCommand, tombstoneCommand } from '../../cli/commands/takedown';
 import type { LocalRuntime } from '../../cli/local/runtime';
 import { embeddedObjects, isRecord } from '../../shared/engine';
-import { idHash, mirrorKey } from '../../shared/mirror';
+import { apiIdHash, mirrorKey } from '../../shared/mirror';
 import { listBodies, setBodyListed } from '../../shared/onboarding';
 import type { OParlFetcher } from '../../shared/oparl/ports';
 import {
@@ -270,9 +270,9 @@ describe('OPT-5: a takedown is permanent until an operator lifts it (OParl sync)
     try {
       const base = `${api.base}/oparl/v1/${s.sourceId}`;
       const urls = {
-        body: `${base}/body/${idHash(koeln.id)}`,
-        papers: `${base}/body/${idHash(koeln.id)}/paper`,
-        paper: `${base}/paper/${idHash(paper.id)}`,
+        body: `${base}/body/${apiIdHash(koeln.id)}`,
+        papers: `${base}/body/${apiIdHash(koeln.id)}/paper`,
+        paper: `${base}/paper/${apiIdHash(paper.id)}`,
       };
       const bodyIds = async () => {
         const system = await getJson(`${api.base}/oparl/v1/system`);
@@ -305,13 +305,13 @@ describe('OPT-5: a takedown is permanent until an operator lifts it (OParl sync)
         const system = await getJson(`${fresh.base}/oparl/v1/system`);
         const list = await getJson(String(system.json.body));
         expect((list.json.data as { id: string }[]).map((b) => b.id)).not.toContain(
-          `${freshBase}/body/${idHash(koeln.id)}`,
+          `${freshBase}/body/${apiIdHash(koeln.id)}`,
         );
         // Gone, and said so (issue 25): the body's URL and lists answer 410, its objects 404.
-        for (const path of [`/body/${idHash(koeln.id)}`, `/body/${idHash(koeln.id)}/paper`]) {
+        for (const path of [`/body/${apiIdHash(koeln.id)}`, `/body/${apiIdHash(koeln.id)}/paper`]) {
           expect((await getJson(`${freshBase}${path}`)).status, path).toBe(410);
         }
-        expect((await getJson(`${freshBase}/paper/${idHash(paper.id)}`)).status).toBe(404);
+        expect((await getJson(`${freshBase}/paper/${apiIdHash(paper.id)}`)).status).toBe(404);
       } finally {
         await stopServer(fresh.server);
       }

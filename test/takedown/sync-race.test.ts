@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isRecord } from '../../shared/engine';
-import { idHash, indexPartition, mirrorKey } from '../../shared/mirror';
+import { apiIdHash, indexPartition, mirrorKey } from '../../shared/mirror';
 import { apiUrls } from '../../shared/mirror-api';
 import { listBodies } from '../../shared/onboarding';
 import { type AwsClients, createAwsClients, destroyAwsClients } from '../../shared/store';
@@ -146,7 +146,7 @@ describe('OPT-5: a takedown of an embedded file while a sync of its source runs'
     const keys: PaperKeys = {
       sourceId,
       pk: indexPartition(sourceId, 'paper'),
-      sk: idHash(String(paper.id)),
+      sk: apiIdHash(String(paper.id)),
       record: mirrorKey(sourceId, 'paper', String(paper.id)),
     };
     // What must appear in no stored copy of the paper: the file's id and its file name.
@@ -324,7 +324,7 @@ describe('OPT-5: the same race for a paper small enough for an inline copy in it
       const keys: PaperKeys = {
         sourceId,
         pk: indexPartition(sourceId, 'paper'),
-        sk: idHash(paper.id),
+        sk: apiIdHash(paper.id),
         record: mirrorKey(sourceId, 'paper', paper.id),
       };
       const inline = async () => {

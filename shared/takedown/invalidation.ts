@@ -1,0 +1,123 @@
+import { documentId } from '../engine';
+import { API_PREFIX, apiIdHash } from '../mirror';
+
+/**
+ * OPT-2 "at once" (issue 25 weak spot): the API and the preview sit behind CloudFront, which keeps an
+ * object for its `max-age` (300 s) and a list page for 60 s — a taken-down object stayed reachable
+ * from the cache for up to ~5.5 min after the takedown. A takedown therefore invalidates the paths it
+ * changed, through this small port: in AWS one CreateInvalidation per batch on the stack's
+ * distribution; locally (no CDN) nothing is cached and the port only records what it would have done.
+ *
+ * The path set (pure, `takedownPaths`):
+ * - each taken-down object by its id: `/oparl/v1/<source>/<type>/<api id>`;
+ * - each list it was in, every query variant (`modified_since`, `cursor` …): `…/body/<body id>/<list>*`;
+ * - each object committed again without it (an embedder: a paper without its file) by its id;
+ * - each of its files at the preview: `/documents/<docId>*` (shown and `?download=1`);
+ * - a body: the body list `/oparl/v1/body*` and everything under the source (`/oparl/v1/<source>/*`,
+ *   the body, its lists and every object of it — one wildcard rather than one path per object).
+ */
+export interface TakedownTarget {
+  sourceId: string;
+  /** Lower-case OParl type of the taken-down object. */
+  type: string;
+  /** Origin id. */
+  id: string;
+  /** Origin id of its body (its lists); absent for objects outside a body. */
+  bodyId?: string;
+  /** The body lists it was in (`paper`, `file`, …). */
+  lists?: readonly string[];
+  /** File URLs of it (its `accessUrl`s as the sync recorded them): the preview's documents. */
+  fileUrls?: readonly string[];
+}
+
+export interface TakedownChange {
+  objects?: readonly TakedownTarget[];
+  /** Objects committed again without a taken-down one they embedded. */
+  embedders?: readonly Pick<TakedownTarget, 'sourceId' | 'type' | 'id'>[];
+  /** A taken-down body. */
+  body?: { sourceId: string; id: string; fileUrls?: readonly string[] };
+}
+
+/** Pure: every CDN path a takedown changed, each once, in a stable order. */
+export function takedownPaths(change: TakedownChange): string[] {
+  const paths = new Set<string>();
+  const objectPath = (t: Pick<TakedownTarget, 'sourceId' | 'type' | 'id'>) =>
+    `${API_PREFIX}/${t.sourceId}/${t.type}/${apiIdHash(t.id)}`;
+  const documents = (urls: readonly string[] | undefined) => {
+    for (const url of urls ?? []) paths.add(`/documents/${documentId(url)}*`);
+  };
+  if (change.body) {
+    paths.add(`${API_PREFIX}/body*`);
+    paths.add(`${API_PREFIX}/${change.body.sourceId}/*`);
+    documents(change.body.fileUrls);
+  }
+  for (const t of change.objects ?? []) {
+    paths.add(objectPath(t));
+    if (t.bodyId !== undefined)
+      for (const list of t.lists ?? [])
+        paths.add(`${API_PREFIX}/${t.sourceId}/body/${apiIdHash(t.bodyId)}/${list}*`);
+    documents(t.fileUrls);
+  }
+  for (const e of change.embedders ?? []) paths.add(objectPath(e));
+  return [...paths].sort();
+}
+
+/** CloudFront: at most 3,000 paths per invalidation, of which at most 15 wildcards in progress. */
+export const INVALIDATION_MAX_PATHS = 3000;
+export const INVALIDATION_MAX_WILDCARDS = 15;
+
+/** Pure: the paths in batches CloudFront accepts (each within both bounds), in order. */
+export function invalidationBatches(paths: readonly string[]): string[][] {
+  const batches: string[][] = [];
+  let current: string[] = [];
+  let wildcards = 0;
+  for (const path of paths) {
+    const wild = path.endsWith('*');
+    if (current.length === INVALIDATION_MAX_PATHS || (wild && wildcards === INVALIDATION_MAX_WILDCARDS)) {
+      batches.push(current);
+      current = [];
+      wildcards = 0;
+    }
+    current.push(path);
+    if (wild) wildcards += 1;
+  }
+  if (current.length > 0) batches.push(current);
+  return batches;
+}
+
+/** The port: one call per batch; `reference` makes a retried call the same invalidation (idempotent). */
+export interface CdnInvalidator {
+  readonly kind: 'cloudfront' | 'none';
+  invalidate(paths: readonly string[], reference: string): Promise<void>;
+}
+
+export interface InvalidationReport {
+  /** `none` locally: nothing was cached, the paths are what a CDN would have been told. */
+  kind: CdnInvalidator['kind'];
+  paths: string[];
+  batches: number;
+}
+
+/** Invalidates a takedown's paths in batches; the report names them (the CLI prints it). */
+export async function invalidateTakedown(
+  invalidator: CdnInvalidator,
+  change: TakedownChange,
+  reference: string,
+): Promise<InvalidationReport> {
+  const paths = takedownPaths(change);
+  const batches = invalidationBatches(paths);
+  for (const [n, batch] of batches.entries()) await invalidator.invalidate(batch, `${reference}-${n}`);
+  return { kind: invalidator.kind, paths, batches: batches.length };
+}
+
+/** Local mode: no CDN in front — nothing to invalidate; the calls are kept for the report and tests. */
+export function recordingInvalidator(): CdnInvalidator & { calls: { paths: string[]; reference: string }[] } {
+  const calls: { paths: string[]; reference: string }[] = [];
+  return {
+    kind: 'none',
+    calls,
+    async invalidate(paths, reference) {
+      calls.push({ paths: [...paths], reference });
+    },
+  };
+}
