@@ -155,6 +155,8 @@ export function canonicalSearch(query: ListQuery, opts: { cursor?: ListCursor } 
   if (opts.cursor !== undefined) out.set('cursor', encodeCursor(opts.cursor));
   return out;
 }
+
+/**
  * Marks a cursor over keyed ids (issue 25 point 5): its position's tie-break and id are `apiIdHash`es.
  * A cursor without it was issued over the unkeyed ones, whose order within one millisecond
  * `ingestor backfill-index` changes.
