@@ -96,6 +96,18 @@ export interface SourceScheduleState {
   manualRequest?: ManualRequest;
   /** SCH-5: the lease of the sync running now. */
   running?: RunningSync;
+  /**
+   * RATE-9: the requests (and seconds) of the source's last runs, newest last, at most
+   * `RECENT_RUNS_KEPT`; the host model learns each run kind's expected requests from them.
+   */
+  recentRuns?: RecentRun[];
+}
+
+/** RATE-9: what one finished run asked of its host. */
+export interface RecentRun {
+  kind: SyncKind;
+  requests: number;
+  seconds: number;
 }
 
 /** What the sync function reports when a run ends. */
@@ -115,6 +127,8 @@ export interface RunOutcome {
   filterNotHonoured?: boolean;
   /** SCH-2: the source's session days as now mirrored; replaces the stored list when given. */
   sessionDays?: string[];
+  /** RATE-9: requests the run sent (all its invocations); the host model learns from it. */
+  requests?: number;
 }
 
 export interface CadenceDue {
