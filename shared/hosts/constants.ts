@@ -14,6 +14,11 @@ export const EXPECTED_FROM_LAST_RUNS = 3;
 /** RATE-4: never more sync runs on one host than requests it allows in flight. */
 export const MAX_RUNS_PER_HOST = MAX_IN_FLIGHT_PER_HOST;
 /**
+ * A second run on a host only when one run's request takes at least this many host intervals (a slow
+ * server): then one run leaves a third or more of the pace unused; below, a second run would only queue.
+ */
+export const SECOND_RUN_FROM = 1.5;
+/**
  * Item 5 of issue 27: other fetches (document passes, deletion checks, photos, previews) take their
  * share of a host's pace first, but never more than this share: the syncs keep at least half of it, so
  * a document backlog cannot starve the cadence (RATE-9: none is starved), and a pass whose host has no

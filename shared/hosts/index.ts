@@ -15,11 +15,13 @@
  * - `planHostFullSyncs(candidates: FullSyncCandidate[], hosts, nowMs, defaultWindowEndMs, runningRequests?)`
  *   → `{ byHost: Map<host, HostFullSyncPlan>, behind: Map<sourceId, reason> }` (FULL-3 per host).
  * - `otherFetchAllowed(model, requestsPerSecondInUse): boolean` — item 5: may another pass start.
+ * - `hostSourceInputOf(source, stateView, nowIso, settings): HostSourceInput` — a source's demand now.
  * - `saturationText(model)`, `isSaturated(model)`.
  */
 export * from './admission';
 export * from './constants';
 export * from './full-sync-budget';
+export * from './inputs';
 export * from './model';
 export * from './other-fetches';
 export * from './stretch';

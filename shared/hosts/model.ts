@@ -5,6 +5,7 @@ import {
   EXPECTED_FROM_LAST_RUNS,
   MAX_OTHER_FETCH_SHARE,
   MAX_RUNS_PER_HOST,
+  SECOND_RUN_FROM,
 } from './constants';
 
 /**
@@ -165,8 +166,9 @@ export function hostModelOf(
  * the interval); unknown latency counts as fast — one run.
  */
 function runLimitOf(intervalMs: number, perRequestMs: number): number {
-  // 5 % slack: a run measured at exactly the interval is pace-bound, not latency-bound.
-  return Math.min(MAX_RUNS_PER_HOST, Math.max(1, Math.ceil(perRequestMs / intervalMs - 0.05)));
+  // A pace-bound run measures a little over the interval (parsing, storing, the send allowance); only a
+  // run clearly slower than the pace leaves room for a second one.
+  return perRequestMs >= intervalMs * SECOND_RUN_FROM ? MAX_RUNS_PER_HOST : 1;
 }
 
 /**

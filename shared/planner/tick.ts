@@ -2,15 +2,32 @@ import { randomUUID } from 'node:crypto';
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ParsedSource, SourceConfig } from '../config';
+import {
+  admitRuns,
+  expectedRequests,
+  type HostModel,
+  type HostStateView,
+  hostModelsOf,
+  hostSourceInputOf,
+  hostStateView,
+  isSaturated,
+  planHostFullSyncs,
+  stretchDecision,
+} from '../hosts';
 import { paceOf } from '../pace';
 import type { ScheduleSettings, SourceDecision, SourceScheduleState } from '../schedule';
-import { decideSource, initialScheduleState, markSyncStarted, planSyncSlots } from '../schedule';
+import {
+  decideSource,
+  FULL_SYNC_DEFAULT_WINDOW_HOURS,
+  initialScheduleState,
+  markSyncStarted,
+} from '../schedule';
+import { hostKey } from '../slots';
 import {
   acquireSyncLease,
   idOf,
   listLeasedSourceStates,
   listSourceStates,
-  listStateSourceIds,
   loadAllSources,
   patchSourceState,
   releaseSyncLease,
@@ -46,12 +63,26 @@ export interface PlannedSource {
   started: boolean;
 }
 
+/** RATE-9: one host as this tick saw it (hosts that are saturated or have runs queued). */
+export interface PlannedHost {
+  host: string;
+  sources: number;
+  capacity: number;
+  demand: number;
+  utilisation: number;
+  stretch: number;
+  saturated: boolean;
+  queuedRuns: number;
+}
+
 export interface PlannerTickResult {
   at: string;
   sources: number;
   invalid: number;
   started: PlannedSource[];
   decisions: PlannedSource[];
+  /** RATE-9: the hosts that are saturated or have runs waiting for them (for the metric and the log). */
+  hosts: PlannedHost[];
 }
 
 export type StoredState = SourceStateItem<SourceScheduleState>;
@@ -85,6 +116,12 @@ export function scheduleStateOf(item: StoredState | undefined, now: Date): Sourc
 export interface PlannerCache {
   sources?: { loadedAtMs: number; parsed: ParsedSource[] };
   knownStateIds?: Set<string>;
+  /**
+   * RATE-9: per source, what the host model reads of its state (cadence, learnt requests). Filled by a
+   * cold instance's one read of all STATE items, then kept fresh from the items each tick reads anyway
+   * (a finished run makes its source due, so its new figures arrive with the next tick).
+   */
+  hostStates?: Map<string, HostStateView>;
 }
 
 export const DEFAULT_SOURCES_TTL_MS = 5 * 60_000;
@@ -104,7 +141,14 @@ export async function plannerTick(deps: PlannerDeps, now: Date): Promise<Planner
   const newRunId = deps.newRunId ?? randomUUID;
   const cache = deps.cache ?? {};
   const nowIso = now.toISOString();
-  const result: PlannerTickResult = { at: nowIso, sources: 0, invalid: 0, started: [], decisions: [] };
+  const result: PlannerTickResult = {
+    at: nowIso,
+    sources: 0,
+    invalid: 0,
+    started: [],
+    decisions: [],
+    hosts: [],
+  };
 
   // 1. Config: from the cache, or re-read; a changed or new source is made due at once.
   const ttl = deps.sourcesTtlMs ?? DEFAULT_SOURCES_TTL_MS;
@@ -119,7 +163,16 @@ export async function plannerTick(deps: PlannerDeps, now: Date): Promise<Planner
   }
   const parsed = cache.sources.parsed;
   result.sources = parsed.length;
-  cache.knownStateIds ??= await listStateSourceIds(deps.doc, deps.tables.state);
+  if (cache.knownStateIds === undefined || cache.hostStates === undefined) {
+    // A cold instance reads every STATE item once: which exist, and what the host model needs of each.
+    const all = await listSourceStates<SourceScheduleState>(deps.doc, deps.tables.state);
+    cache.knownStateIds = new Set(all.map((s) => s.sourceId));
+    cache.hostStates = new Map(
+      all.flatMap((s) =>
+        s.schedule === undefined ? [] : [[s.sourceId, hostStateView(s.schedule)] as const],
+      ),
+    );
+  }
   const becomeDue: SourceConfig[] = [];
   for (const p of parsed) {
     const id = idOf(p);
@@ -167,27 +220,90 @@ export async function plannerTick(deps: PlannerDeps, now: Date): Promise<Planner
     ]),
   ]);
   const stateById = new Map([...leased, ...due].map((s) => [s.sourceId, s]));
+  const hostStates = cache.hostStates ?? new Map<string, HostStateView>();
+  for (const item of due)
+    if (item.schedule !== undefined) hostStates.set(item.sourceId, hostStateView(item.schedule));
+
+  // RATE-9: one model per host key — capacity, demand, stretch, how many runs it keeps busy.
+  const hosts = hostModelsOf(
+    [...configById.values()]
+      .filter((s) => s.active)
+      .map((s) => hostSourceInputOf(s, hostStates.get(s.sourceId), nowIso, deps.settings)),
+    new Map(),
+    now.getTime(),
+  );
+  const hostOfSource = (source: SourceConfig) => hostKey(source.host);
 
   const candidates: { source: SourceConfig; decision: SourceDecision; state: SourceScheduleState }[] = [];
   for (const item of due) {
     const source = configById.get(item.sourceId);
     if (source === undefined) continue;
     const state = scheduleStateOf(item, now);
-    const decision = decideSource(source, state, nowIso, deps.settings);
+    // RATE-9: on a saturated host the cadence is stretched by the host's one factor.
+    const decision = stretchDecision(
+      decideSource(source, state, nowIso, deps.settings),
+      state.lastSyncEndedAt,
+      hosts.get(hostOfSource(source)),
+      nowIso,
+    );
     candidates.push({ source, decision, state });
   }
 
   const running = [...stateById.values()].filter(
     (s) => s.leaseUntil !== undefined && s.leaseUntil > now.toISOString(),
   );
-  const runningFull = running.filter((s) => s.leaseKind === 'full' || s.leaseKind === 'sliced').length;
-  // SCH-5 / FULL-3: the allocator may turn a full sync without a slot into the incremental that is due.
-  const allocation = planSyncSlots(
-    candidates.map((c) => c.decision),
-    running.length,
-    runningFull,
-    deps.settings,
+  const runningRuns = running.flatMap((s) => {
+    const source = configById.get(s.sourceId);
+    const kind = (s.leaseKind as 'incremental' | 'full' | 'sliced' | undefined) ?? 'incremental';
+    // A run of a source no longer configured still holds its slot; its host is unknown, so its own.
+    return [
+      { sourceId: s.sourceId, host: source === undefined ? `unknown:${s.sourceId}` : source.host, kind },
+    ];
+  });
+  // FULL-3 per host: tonight's full syncs that fit the host's window budget, oldest first.
+  const runningFullRequests = new Map<string, number>();
+  for (const r of runningRuns) {
+    if (r.kind === 'incremental' || r.host.startsWith('unknown:')) continue;
+    const key = hostKey(r.host);
+    runningFullRequests.set(
+      key,
+      (runningFullRequests.get(key) ?? 0) + expectedRequests(hostStates.get(r.sourceId), r.kind),
+    );
+  }
+  const fullPlans = planHostFullSyncs(
+    candidates
+      .filter(
+        (c) =>
+          c.decision.action === 'sync' &&
+          c.decision.kind !== 'incremental' &&
+          c.decision.trigger !== 'manual',
+      )
+      .map((c) => ({
+        decision: c.decision,
+        host: c.source.host,
+        expectedRequests: expectedRequests(c.state, c.decision.kind ?? 'full'),
+      })),
+    hosts,
+    now.getTime(),
+    now.getTime() + FULL_SYNC_DEFAULT_WINDOW_HOURS * 3_600_000,
+    runningFullRequests,
   );
+  // SCH-5 / FULL-3 / RATE-9: slots go to runs whose host can serve them now; a full sync without a slot
+  // (or without budget on its host tonight) may come back as the incremental that is due.
+  const allocation = admitRuns({
+    due: candidates.map((c) => ({
+      decision: c.decision,
+      host: c.source.host,
+      sessionDay:
+        hostSourceInputOf(c.source, hostStates.get(c.source.sourceId), nowIso, deps.settings).sessionDay ===
+        true,
+    })),
+    running: runningRuns,
+    hosts,
+    settings: deps.settings,
+    fullSyncBehind: fullPlans.behind,
+  });
+  result.hosts = plannedHosts(hosts, allocation.queuedByHost);
   const toStart = new Map(allocation.start.map((d) => [d.sourceId, d]));
   const waitingReason = new Map(allocation.waiting.map((w) => [w.sourceId, w.reason]));
 
@@ -271,6 +387,29 @@ export async function plannerTick(deps: PlannerDeps, now: Date): Promise<Planner
   result.started.sort((a, b) => a.sourceId.localeCompare(b.sourceId));
   await sendMessages(deps, outbox, result);
   return result;
+}
+
+/** RATE-9: the hosts worth reporting — saturated, or with runs waiting for them. */
+function plannedHosts(
+  hosts: ReadonlyMap<string, HostModel>,
+  queued: ReadonlyMap<string, number>,
+): PlannedHost[] {
+  const out: PlannedHost[] = [];
+  for (const m of hosts.values()) {
+    const queuedRuns = queued.get(m.host) ?? 0;
+    if (!isSaturated(m) && queuedRuns === 0) continue;
+    out.push({
+      host: m.host,
+      sources: m.sourceIds.length,
+      capacity: m.capacity,
+      demand: m.demand,
+      utilisation: m.utilisation,
+      stretch: m.stretch,
+      saturated: isSaturated(m),
+      queuedRuns,
+    });
+  }
+  return out.sort((a, b) => a.host.localeCompare(b.host));
 }
 
 /**
