@@ -29,7 +29,8 @@ export interface DueRun {
 /** A run that holds its lease now (SCH-5). */
 export interface RunningRun {
   sourceId: string;
-  host: string;
+  /** Undefined for a source no longer configured: its run still holds a slot (SCH-5), on no known host. */
+  host?: string;
   kind: SyncKind;
 }
 
@@ -77,6 +78,7 @@ export function admitRuns(input: AdmissionInput): Admission {
   const { settings } = input;
   const inFlight = new Map<string, number>();
   for (const r of input.running) {
+    if (r.host === undefined) continue;
     const key = hostKey(r.host);
     inFlight.set(key, (inFlight.get(key) ?? 0) + 1);
   }

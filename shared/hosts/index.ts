@@ -18,6 +18,9 @@
  * - `hostSourceInputOf(source, stateView, nowIso, settings): HostSourceInput` — a source's demand now.
  * - `saturationText(model)`, `isSaturated(model)`.
  */
+
+// One host key everywhere (RATE-2): re-exported so users of the host model key as it does.
+export { hostKey } from '../slots';
 export * from './admission';
 export * from './constants';
 export * from './full-sync-budget';

@@ -19,38 +19,34 @@ export function stretchDecision(
   model: HostModel | undefined,
   now: string,
 ): SourceDecision {
-  if (model === undefined || model.stretch <= 1) return decision;
+  if (model === undefined || model.stretch <= 1 || decision.action === 'skip') return decision;
   const sentence = saturationText(model);
-  const stretchable =
-    decision.kind === 'incremental' && decision.trigger === 'schedule' && decision.dueAt !== undefined;
-  if (decision.action !== 'sync' || !stretchable || lastSyncEndedAt === undefined) {
-    if (decision.action === 'skip') return decision;
-    return {
-      ...decision,
-      reason: `${decision.reason}; ${sentence}`,
-      ruleIds: unique([...decision.ruleIds, 'RATE-9']),
-    };
-  }
-  const ended = toBerlin(lastSyncEndedAt).toMillis();
-  const dueMs = toBerlin(decision.dueAt as string).toMillis();
-  const stretchedMs = ended + Math.max(0, dueMs - ended) * model.stretch;
-  const nowMs = toBerlin(now).toMillis();
-  if (stretchedMs <= nowMs) {
-    return {
-      ...decision,
-      reason: `${decision.reason}; ${sentence}`,
-      ruleIds: unique([...decision.ruleIds, 'RATE-9']),
-    };
-  }
-  const at = toIso(toBerlin(new Date(stretchedMs).toISOString()));
-  return {
+  const annotated: SourceDecision = {
     ...decision,
-    action: 'wait',
-    dueAt: at,
-    incrementalDue: false,
-    reason: `${sentence}: next incremental at ${at} (cadence had it due at ${decision.dueAt})`,
+    reason: `${decision.reason}; ${sentence}`,
     ruleIds: unique([...decision.ruleIds, 'RATE-9']),
   };
+  // Only the scheduled incremental cadence is stretched, measured from the end of the last sync (SCH-4).
+  const cadenceAt = decision.cadenceAt;
+  const scheduled =
+    decision.action === 'wait' || (decision.kind === 'incremental' && decision.trigger === 'schedule');
+  if (!scheduled || cadenceAt === undefined || lastSyncEndedAt === undefined) return annotated;
+  const ended = toBerlin(lastSyncEndedAt).toMillis();
+  const cadenceMs = toBerlin(cadenceAt).toMillis();
+  const stretchedMs = ended + Math.max(0, cadenceMs - ended) * model.stretch;
+  if (stretchedMs <= toBerlin(now).toMillis()) return annotated;
+  const at = toIso(toBerlin(new Date(stretchedMs).toISOString()));
+  const next = `${sentence}: next incremental at ${at} (the cadence alone: ${cadenceAt})`;
+  if (decision.action === 'wait') {
+    // A wait for something earlier than the cadence (a full-sync window opening) keeps its time.
+    const waitsForCadence = decision.dueAt === undefined || toBerlin(decision.dueAt).toMillis() >= cadenceMs;
+    return {
+      ...annotated,
+      ...(waitsForCadence ? { dueAt: at } : {}),
+      reason: waitsForCadence ? next : `${decision.reason}; ${next}`,
+    };
+  }
+  return { ...annotated, action: 'wait', dueAt: at, incrementalDue: false, reason: next };
 }
 
 function unique(ids: string[]): string[] {

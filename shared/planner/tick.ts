@@ -2,27 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ParsedSource, SourceConfig } from '../config';
-import {
-  admitRuns,
-  expectedRequests,
-  type HostModel,
-  type HostStateView,
-  hostModelsOf,
-  hostSourceInputOf,
-  hostStateView,
-  isSaturated,
-  planHostFullSyncs,
-  stretchDecision,
-} from '../hosts';
+import { type HostModel, type HostStateView, hostStateView, isSaturated } from '../hosts';
 import { paceOf } from '../pace';
-import type { ScheduleSettings, SourceDecision, SourceScheduleState } from '../schedule';
-import {
-  decideSource,
-  FULL_SYNC_DEFAULT_WINDOW_HOURS,
-  initialScheduleState,
-  markSyncStarted,
-} from '../schedule';
-import { hostKey } from '../slots';
+import type { ScheduleSettings, SourceDecision, SourceScheduleState, SyncKind } from '../schedule';
+import { initialScheduleState, markSyncStarted } from '../schedule';
 import {
   acquireSyncLease,
   idOf,
@@ -35,6 +18,7 @@ import {
 } from '../store';
 import type { SyncMessage } from '../sync';
 import { mapLimit } from '../util';
+import { planFleet } from './fleet';
 
 /**
  * One planner tick: load config and state, decide per source (pure, shared/schedule), take the leases
@@ -224,85 +208,25 @@ export async function plannerTick(deps: PlannerDeps, now: Date): Promise<Planner
   for (const item of due)
     if (item.schedule !== undefined) hostStates.set(item.sourceId, hostStateView(item.schedule));
 
-  // RATE-9: one model per host key — capacity, demand, stretch, how many runs it keeps busy.
-  const hosts = hostModelsOf(
-    [...configById.values()]
-      .filter((s) => s.active)
-      .map((s) => hostSourceInputOf(s, hostStates.get(s.sourceId), nowIso, deps.settings)),
-    new Map(),
-    now.getTime(),
-  );
-  const hostOfSource = (source: SourceConfig) => hostKey(source.host);
-
-  const candidates: { source: SourceConfig; decision: SourceDecision; state: SourceScheduleState }[] = [];
-  for (const item of due) {
-    const source = configById.get(item.sourceId);
-    if (source === undefined) continue;
-    const state = scheduleStateOf(item, now);
-    // RATE-9: on a saturated host the cadence is stretched by the host's one factor.
-    const decision = stretchDecision(
-      decideSource(source, state, nowIso, deps.settings),
-      state.lastSyncEndedAt,
-      hosts.get(hostOfSource(source)),
-      nowIso,
-    );
-    candidates.push({ source, decision, state });
-  }
-
   const running = [...stateById.values()].filter(
     (s) => s.leaseUntil !== undefined && s.leaseUntil > now.toISOString(),
   );
-  const runningRuns = running.flatMap((s) => {
-    const source = configById.get(s.sourceId);
-    const kind = (s.leaseKind as 'incremental' | 'full' | 'sliced' | undefined) ?? 'incremental';
-    // A run of a source no longer configured still holds its slot; its host is unknown, so its own.
-    return [
-      { sourceId: s.sourceId, host: source === undefined ? `unknown:${s.sourceId}` : source.host, kind },
-    ];
-  });
-  // FULL-3 per host: tonight's full syncs that fit the host's window budget, oldest first.
-  const runningFullRequests = new Map<string, number>();
-  for (const r of runningRuns) {
-    if (r.kind === 'incremental' || r.host.startsWith('unknown:')) continue;
-    const key = hostKey(r.host);
-    runningFullRequests.set(
-      key,
-      (runningFullRequests.get(key) ?? 0) + expectedRequests(hostStates.get(r.sourceId), r.kind),
-    );
-  }
-  const fullPlans = planHostFullSyncs(
-    candidates
-      .filter(
-        (c) =>
-          c.decision.action === 'sync' &&
-          c.decision.kind !== 'incremental' &&
-          c.decision.trigger !== 'manual',
-      )
-      .map((c) => ({
-        decision: c.decision,
-        host: c.source.host,
-        expectedRequests: expectedRequests(c.state, c.decision.kind ?? 'full'),
-      })),
-    hosts,
-    now.getTime(),
-    now.getTime() + FULL_SYNC_DEFAULT_WINDOW_HOURS * 3_600_000,
-    runningFullRequests,
-  );
-  // SCH-5 / FULL-3 / RATE-9: slots go to runs whose host can serve them now; a full sync without a slot
-  // (or without budget on its host tonight) may come back as the incremental that is due.
-  const allocation = admitRuns({
-    due: candidates.map((c) => ({
-      decision: c.decision,
-      host: c.source.host,
-      sessionDay:
-        hostSourceInputOf(c.source, hostStates.get(c.source.sourceId), nowIso, deps.settings).sessionDay ===
-        true,
+  const fleet = planFleet({
+    sources: [...configById.values()],
+    hostStateOf: (id) => hostStates.get(id),
+    due: due.flatMap((item) => {
+      const source = configById.get(item.sourceId);
+      return source === undefined ? [] : [{ source, state: scheduleStateOf(item, now) }];
+    }),
+    running: running.map((s) => ({
+      sourceId: s.sourceId,
+      kind: (s.leaseKind as SyncKind | undefined) ?? 'incremental',
+      source: configById.get(s.sourceId),
     })),
-    running: runningRuns,
-    hosts,
+    now,
     settings: deps.settings,
-    fullSyncBehind: fullPlans.behind,
   });
+  const { candidates, admission: allocation, hosts } = fleet;
   result.hosts = plannedHosts(hosts, allocation.queuedByHost);
   const toStart = new Map(allocation.start.map((d) => [d.sourceId, d]));
   const waitingReason = new Map(allocation.waiting.map((w) => [w.sourceId, w.reason]));

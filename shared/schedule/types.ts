@@ -160,6 +160,8 @@ export interface SourceDecision {
   dueAt?: string;
   /** FULL-3: a full sync that finds no slot falls back to this if its cadence is due now. */
   incrementalDue?: boolean;
+  /** SCH-4: when the incremental cadence is (or was) due; RATE-9 stretches it on a saturated host. */
+  cadenceAt?: string;
   /** FULL-3: a freed slot goes first to the oldest last (complete) full sync; absent = never. */
   lastFullSyncAt?: string;
   /** Human, for on-call. */

@@ -11,8 +11,8 @@ import {
   planHostFullSyncs,
   stretchDecision,
 } from '../../shared/hosts';
-import { applyRunOutcome, initialScheduleState, planSyncSlots } from '../../shared/schedule';
-import { iso, settings, syncDecision } from '../schedule/factories';
+import { applyRunOutcome, decideSource, initialScheduleState, planSyncSlots } from '../../shared/schedule';
+import { afterSync, iso, settings, source, syncDecision } from '../schedule/factories';
 
 const NOW = iso('2026-12-02 10:00');
 const NOW_MS = Date.parse(NOW);
@@ -292,7 +292,11 @@ describe('fair share on a saturated host (RATE-9)', () => {
 
   it('the host needs 2.3 requests/s of 1: every interval × 2.3, said in the reason', () => {
     expect(saturated?.stretch).toBeCloseTo(2.3);
-    const decision = syncDecision({ sourceId: 's1', dueAt: iso('2026-12-02 09:55') });
+    const decision = syncDecision({
+      sourceId: 's1',
+      dueAt: iso('2026-12-02 09:55'),
+      cadenceAt: iso('2026-12-02 09:55'),
+    });
     // Last sync ended 09:45, cadence 10 min → due 09:55; stretched: 09:45 + 23 min = 10:08.
     const stretched = stretchDecision(decision, iso('2026-12-02 09:45'), saturated, NOW);
     expect(stretched.action).toBe('wait');
@@ -305,7 +309,7 @@ describe('fair share on a saturated host (RATE-9)', () => {
 
   it('the same factor for every source, session days included; due once the stretched interval has passed', () => {
     const sessionCapped = stretchDecision(
-      syncDecision({ sourceId: 's2', dueAt: iso('2026-12-02 09:40') }),
+      syncDecision({ sourceId: 's2', dueAt: iso('2026-12-02 09:40'), cadenceAt: iso('2026-12-02 09:40') }),
       iso('2026-12-02 09:30'),
       saturated,
       NOW,
@@ -315,9 +319,26 @@ describe('fair share on a saturated host (RATE-9)', () => {
     expect(sessionCapped.reason).toMatch(/intervals × 2\.3/);
   });
 
+  it('a source still waiting for its cadence waits for the stretched time, with the decision of the real planner', () => {
+    const state = afterSync('2026-12-02 09:55', 0, 'weekdayDay');
+    const decision = decideSource(source({ sourceId: 's3' }), state, NOW, settings);
+    expect(decision).toMatchObject({ action: 'wait', cadenceAt: iso('2026-12-02 10:05') });
+    const stretched = stretchDecision(decision, state.lastSyncEndedAt, saturated, NOW);
+    // 09:55 + 10 min × 2.3 = 10:18.
+    expect(stretched.action).toBe('wait');
+    expect(Date.parse(stretched.dueAt ?? '')).toBe(Date.parse(iso('2026-12-02 10:18')));
+    expect(stretched.reason).toMatch(
+      /saturated: needs 2\.3 requests\/s of 1; intervals × 2\.3 \(RATE-9\): next incremental at/,
+    );
+  });
+
   it('a host with capacity stretches nothing; manual requests are never stretched (SCH-7)', () => {
     const calm = hostModelsOf([src('a', 'calm.example')]).get('calm.example');
-    const d = syncDecision({ sourceId: 'a', dueAt: iso('2026-12-02 09:55') });
+    const d = syncDecision({
+      sourceId: 'a',
+      dueAt: iso('2026-12-02 09:55'),
+      cadenceAt: iso('2026-12-02 09:55'),
+    });
     expect(stretchDecision(d, iso('2026-12-02 09:45'), calm, NOW)).toBe(d);
     const manual = syncDecision({ sourceId: 's1', trigger: 'manual', dueAt: NOW });
     expect(stretchDecision(manual, iso('2026-12-02 09:59'), saturated, NOW).action).toBe('sync');
