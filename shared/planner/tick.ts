@@ -211,6 +211,8 @@ export async function plannerTick(deps: PlannerDeps, now: Date): Promise<Planner
   const running = [...stateById.values()].filter(
     (s) => s.leaseUntil !== undefined && s.leaseUntil > now.toISOString(),
   );
+  // SCH-5 / FULL-3 / RATE-9: decisions, the stretch of saturated hosts, full syncs per host window and
+  // per-host admission — one pure picture, the same `status` and `hosts` show.
   const fleet = planFleet({
     sources: [...configById.values()],
     hostStateOf: (id) => hostStates.get(id),
