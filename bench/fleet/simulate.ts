@@ -64,8 +64,6 @@ interface HostEntry {
   fleet: FleetHost;
   sim: SimHost;
   runCount: number;
-  busySince: number;
-  busyMs: number;
   saturated: boolean;
   weekdayDayRequests: number;
 }
@@ -77,7 +75,7 @@ interface SimSource extends SimSourceView {
   changePtr: number;
   lastStartMs: number;
   dueTick: number;
-  waiting?: { decision: SourceDecision; sinceTick: number; busyAtSince: number; sinceMs: number };
+  waiting?: { decision: SourceDecision; sinceMs: number; slotBlockedMs: number };
   run?: SimRun;
   incrementalSyncs: number;
 }
@@ -85,10 +83,6 @@ interface SimSource extends SimSourceView {
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
-
-function busyAt(host: HostEntry, t: number): number {
-  return host.busyMs + (host.runCount > 0 ? t - host.busySince : 0);
-}
 
 export function simulateFleet(options: FleetSimOptions): FleetSimResult {
   const wallStart = performance.now();
@@ -112,11 +106,16 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
     weekdayDay: [] as [number, number][],
     changeWindows: [] as [number, number][],
     windowEnds: [] as number[],
+    fullWindows: [] as [number, number][],
   };
   const weekdays: string[] = [];
   for (let d: DateTime = firstDay; d.toMillis() < endMs; d = d.plus({ days: 1 })) {
     const at = (h: number) => d.set({ hour: h, minute: 0, second: 0, millisecond: 0 }).toMillis();
-    if (at(8) >= measureFrom && at(8) < endMs) landmarks.windowEnds.push(at(8));
+    // FULL-1: the default window, from INGESTOR_FULL_SYNC_HOUR for 5 h.
+    const windowStart = at(settings.fullSyncHour);
+    const windowEnd = windowStart + FULL_SYNC_DEFAULT_WINDOW_HOURS * HOUR;
+    landmarks.fullWindows.push([windowStart, windowEnd]);
+    if (windowEnd >= measureFrom && windowEnd < endMs) landmarks.windowEnds.push(windowEnd);
     if (d.weekday <= 5) {
       landmarks.weekdayDay.push([at(7), at(19)]);
       landmarks.changeWindows.push([at(8), at(18)]);
@@ -135,8 +134,6 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
         if (inWeekdayDay(sentAt)) entry.weekdayDayRequests += 1;
       }),
       runCount: 0,
-      busySince: 0,
-      busyMs: 0,
       // Saturated by the bench's own count: the unchanged incremental requests its sources' weekday
       // base cadence asks for exceed its pace (RATE-9's demand > capacity).
       saturated:
@@ -210,6 +207,8 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
   const m = {
     decisions: 0,
     starved: 0,
+    starvedInFullWindow: 0,
+    late: 0,
     runsIncremental: 0,
     runsFull: 0,
     requests: 0,
@@ -288,11 +287,7 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
       m.decisions += 1;
       if (perHost) decision = perHost.adjust(s, decision, nowIso);
       if (decision.action === 'sync') {
-        const since = s.waiting ?? {
-          sinceTick: tick,
-          sinceMs: nowMs,
-          busyAtSince: busyAt(s.host, nowMs),
-        };
+        const since = s.waiting ?? { sinceMs: nowMs, slotBlockedMs: 0 };
         s.waiting = { ...since, decision };
         waiting.add(s);
         // A waiting full sync may fall back to the incremental once that is due (FULL-3): look again then.
@@ -339,11 +334,13 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
 
     // 5. Is a due run on a free host (none of ours in flight there) left waiting?
     idleCondition = false;
+    const slotsFull = running.size >= settings.maxConcurrentSyncs;
     for (const s of waiting) {
-      if (s.host.runCount === 0) {
-        idleCondition = true;
-        break;
-      }
+      if (s.host.runCount !== 0) continue;
+      idleCondition = true;
+      // Until the next tick this run waits for a slot that other hosts' runs hold.
+      if (slotsFull && s.waiting) s.waiting.slotBlockedMs += tickMs;
+      else if (!slotsFull) break;
     }
     if (measuring && idleCondition) {
       m.idleWhileDueMs += Math.max(0, settings.maxConcurrentSyncs - running.size) * tickMs;
@@ -359,8 +356,10 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
   ): void {
     const kind = decision.kind ?? 'incremental';
     const w = s.waiting;
-    // Starvation (issue 27): a scheduled incremental that starts more than one interval after it became
-    // due, counting only the time its own host had none of our runs in flight.
+    // Issue 27: a scheduled incremental is late when it starts more than one interval after the planner
+    // first found it due (on a saturated host: after the RATE-9 stretch); it is starved when, for more
+    // than one interval of that wait, its own host had none of our runs in flight while every slot was
+    // taken — it waited for other hosts' runs.
     if (
       measuring &&
       w !== undefined &&
@@ -368,11 +367,12 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
       w.decision.kind === 'incremental' &&
       decision.trigger === 'schedule'
     ) {
-      const dueMs = decision.dueAt === undefined ? w.sinceMs : Date.parse(decision.dueAt);
-      const lateMs = nowMs - dueMs;
-      const hostBusyMs = busyAt(s.host, nowMs) - w.busyAtSince;
       const intervalMs = (s.state.intervalMinutes ?? settings.weekdayDayBaseMinutes) * MINUTE;
-      if (lateMs - hostBusyMs > intervalMs) m.starved += 1;
+      if (nowMs - w.sinceMs > intervalMs) m.late += 1;
+      if (w.slotBlockedMs > intervalMs) {
+        m.starved += 1;
+        if (landmarks.fullWindows.some(([a, b]) => nowMs >= a && nowMs < b)) m.starvedInFullWindow += 1;
+      }
     }
     waiting.delete(s);
     delete s.waiting;
@@ -401,7 +401,6 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
     s.lastStartMs = nowMs;
     running.add(run);
     const h = s.host;
-    if (h.runCount === 0) h.busySince = nowMs;
     h.runCount += 1;
     h.sim.add(run);
     activeHosts.add(h);
@@ -419,7 +418,6 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
     running.delete(run);
     const h = s.host;
     h.runCount -= 1;
-    if (h.runCount === 0) h.busyMs += endAt - h.busySince;
     const endedIso = toIso(toBerlin(new Date(endAt).toISOString()));
     const outcome: RunOutcome & { requests?: number } = {
       kind: run.kind,
@@ -486,6 +484,8 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
     spacingViolations,
     maxInFlightPerHost: maxInFlight,
     starvedSyncs: m.starved,
+    starvedSyncsInFullWindow: m.starvedInFullWindow,
+    lateSyncs: m.late,
     fairness: fairness === null ? null : round(fairness, 3),
     sourcesWithoutSyncOnSaturatedHosts: zeroSync,
     saturatedHostUtilisation: {

@@ -54,8 +54,15 @@ export interface FleetSimResult {
   spacingViolations: number;
   /** RATE-4 (≤ 2). */
   maxInFlightPerHost: number;
-  /** Incremental runs that started more than one interval late while their host was free. */
+  /**
+   * Scheduled incremental runs that waited more than one interval while their host had none of our runs
+   * in flight and every sync slot was taken (issue 27: late because of other hosts' runs).
+   */
   starvedSyncs: number;
+  /** Scheduled incremental runs that started more than one interval after they were due, any cause. */
+  lateSyncs: number;
+  /** Of those, started while the full-sync window was open (FULL-3 leaves incrementals one slot). */
+  starvedSyncsInFullWindow: number;
   /** Over saturated hosts, the worst max/min incremental syncs per source (null: a source had none). */
   fairness: number | null;
   sourcesWithoutSyncOnSaturatedHosts: number;
