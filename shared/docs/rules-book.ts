@@ -694,8 +694,16 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
       'shared/hosts/full-sync-budget.ts',
       'shared/planner/fleet.ts',
       'cli/commands/hosts.ts',
+      'shared/observability/host-metrics.ts',
+      'infra/observability.ts',
     ],
-    tests: ['test/hosts/hosts.test.ts', 'test/planner/hosts-loopback.test.ts', 'test/cli/hosts.test.ts'],
+    tests: [
+      'test/hosts/hosts.test.ts',
+      'test/planner/hosts-loopback.test.ts',
+      'test/cli/hosts.test.ts',
+      'test/observability/host-metrics.test.ts',
+      'test/cdk/observability.test.ts',
+    ],
   },
   'RED-1': {
     modules: ['shared/fetch/constants.ts', 'shared/fetch/errors.ts', 'shared/fetch/redirect.ts'],
