@@ -336,7 +336,9 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
     idleCondition = false;
     const slotsFull = running.size >= settings.maxConcurrentSyncs;
     for (const s of waiting) {
-      if (s.host.runCount !== 0) continue;
+      // Runnable: its host has none of our runs, and it can run as an incremental (a full sync without
+      // a full slot or without budget on its host tonight waits by FULL-3, not for lack of a slot).
+      if (s.host.runCount !== 0 || !runnableAsIncremental(s.waiting?.decision)) continue;
       idleCondition = true;
       // Until the next tick this run waits for a slot that other hosts' runs hold.
       if (slotsFull && s.waiting) s.waiting.slotBlockedMs += tickMs;
@@ -504,6 +506,10 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
     decisions: m.decisions,
     wallSeconds: round((performance.now() - wallStart) / 1000, 1),
   };
+}
+
+function runnableAsIncremental(decision: SourceDecision | undefined): boolean {
+  return decision !== undefined && (decision.kind === 'incremental' || decision.incrementalDue === true);
 }
 
 /** SCH-2: `sessionDaysPerWeek` distinct weekdays of the span. */

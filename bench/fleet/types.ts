@@ -68,7 +68,7 @@ export interface FleetSimResult {
   sourcesWithoutSyncOnSaturatedHosts: number;
   /** Mean over saturated hosts of the pace used on weekdays 07–19 (requests × interval / time). */
   saturatedHostUtilisation: { mean: number; min: number };
-  /** Slot-time idle or waiting for a host while a due run on a free host waited, of all slot-time. */
+  /** Slot-time idle or waiting for a host while a run that could start as an incremental on a free host waited, of all slot-time. */
   idleSlotShareWhileDue: number;
   billedWaitSecondsPerRequest: number;
   /** Share of (source, night) with a complete full sync within a day at the window's end (08:00). */
