@@ -1,10 +1,12 @@
 import type { SourceConfig } from '../config';
 import {
   cadenceIntervalMinutes,
-  isSessionCapped,
+  localDate,
+  type PeriodId,
   periodAt,
   type ScheduleSettings,
   type SourceScheduleState,
+  toBerlin,
 } from '../schedule';
 import { expectedRequests, type HostSourceInput, secondsPerRequestOf } from './model';
 
@@ -34,9 +36,11 @@ export function hostSourceInputOf(
   now: string,
   settings: ScheduleSettings,
 ): HostSourceInput {
-  const period = periodAt(now);
+  const { period, today, tomorrow } = clockOf(now);
   const quiet = state?.lastSyncPeriod === period ? (state.quietStreak ?? 0) : 0;
-  const sessionDay = isSessionCapped(now, state?.sessionDays ?? []);
+  // SCH-2 as `isSessionCapped`, with the two local dates computed once per tick, not once per source.
+  const days = state?.sessionDays ?? [];
+  const sessionDay = days.length > 0 && (days.includes(today) || days.includes(tomorrow));
   const input: HostSourceInput = {
     sourceId: source.sourceId,
     host: source.host,
@@ -48,4 +52,19 @@ export function hostSourceInputOf(
   const perRequest = secondsPerRequestOf(state);
   if (perRequest !== undefined) input.secondsPerRequest = perRequest;
   return input;
+}
+
+/** The period and the local dates of today and tomorrow at `now` (Europe/Berlin), kept for the last `now`. */
+let lastClock: { now: string; period: PeriodId; today: string; tomorrow: string } | undefined;
+
+function clockOf(now: string): { period: PeriodId; today: string; tomorrow: string } {
+  if (lastClock?.now === now) return lastClock;
+  const local = toBerlin(now);
+  lastClock = {
+    now,
+    period: periodAt(local),
+    today: localDate(local),
+    tomorrow: localDate(local.plus({ days: 1 })),
+  };
+  return lastClock;
 }

@@ -6,6 +6,7 @@ import {
   expectedRequests,
   type HostSourceInput,
   hostModelsOf,
+  hostSourceInputOf,
   isSaturated,
   otherFetchAllowed,
   planHostFullSyncs,
@@ -118,6 +119,32 @@ describe('the host model (RATE-9, RATE-1, RATE-2)', () => {
     const admission = admitRuns({ due: [due('a', 'h.example', 5)], running: [], hosts, settings });
     expect(admission.start).toEqual([]);
     expect(admission.waiting[0]?.reason).toMatch(/^host h\.example paused until .* \(RATE-8\): 1 run queued/);
+  });
+});
+
+describe('a source as the host model sees it (SCH-1…SCH-3, RATE-9)', () => {
+  it('its cadence interval now (unstretched), capped on a session day and the day before (SCH-2)', () => {
+    const config = { sourceId: 'a', host: 'h.example', requestIntervalSeconds: 1, cadenceMinutes: {} };
+    const quiet = { quietStreak: 9, sessionDays: [] as string[], lastSyncPeriod: 'weekdayDay' as const };
+    // Wednesday 10:00, nine quiet syncs: 10 → 20 → 40 → 80 min (SCH-3).
+    expect(hostSourceInputOf(config, quiet, NOW, settings)).toMatchObject({
+      intervalMinutes: 80,
+      sessionDay: false,
+    });
+    for (const day of ['2026-12-02', '2026-12-03']) {
+      expect(hostSourceInputOf(config, { ...quiet, sessionDays: [day] }, NOW, settings)).toMatchObject({
+        intervalMinutes: 10,
+        sessionDay: true,
+      });
+    }
+    expect(
+      hostSourceInputOf(config, { ...quiet, sessionDays: ['2026-12-04'] }, NOW, settings).sessionDay,
+    ).toBe(false);
+    // Never synced: the period's base and the documented default of requests.
+    expect(hostSourceInputOf(config, undefined, NOW, settings)).toMatchObject({
+      intervalMinutes: 10,
+      expectedIncrementalRequests: DEFAULT_EXPECTED_REQUESTS.incremental,
+    });
   });
 });
 
