@@ -61,9 +61,11 @@ export function planHostFullSyncs(
       byHost.set(c.host, plan);
     }
     const used = spent.get(c.host) ?? 0;
-    // The oldest full sync of a host always gets its chance (never starved); it may finish on a later
-    // night as FULL-4/FULL-6 allow.
-    if (plan.tonight.length === 0 || used + c.expectedRequests <= budget) {
+    // While none runs on the host, its oldest full sync always gets its chance (never starved, even on
+    // a saturated host); it may finish on a later night as FULL-4/FULL-6 allow. One that runs already
+    // had it: the next waits for budget.
+    const firstChance = plan.tonight.length === 0 && (runningRequests.get(c.host) ?? 0) === 0;
+    if (firstChance || used + c.expectedRequests <= budget) {
       plan.tonight.push(c.decision.sourceId);
       spent.set(c.host, used + c.expectedRequests);
       continue;

@@ -424,4 +424,38 @@ describe('full syncs per host: the window budget (FULL-3, RATE-9)', () => {
     );
     expect(admission.waiting[0]?.reason).toMatch(/^full sync behind: host capacity/);
   });
+
+  it('a saturated host has no spare budget: its oldest full sync gets its chance once, the next waits while it runs', () => {
+    const sources = Array.from({ length: 30 }, (_, i) =>
+      src(`s${i}`, 'busy.example', { expectedIncrementalRequests: 46 }),
+    );
+    const hosts = hostModelsOf(sources);
+    expect(hosts.get('busy.example')?.stretch).toBeGreaterThan(1);
+    const night = Date.parse(iso('2026-12-02 03:00'));
+    const candidate = (id: string, daysAgo: number) => ({
+      decision: syncDecision({
+        sourceId: id,
+        kind: 'full' as const,
+        lastFullSyncAt: new Date(night - daysAgo * 86_400_000).toISOString(),
+      }),
+      host: 'busy.example',
+      expectedRequests: 225,
+    });
+    const idle = planHostFullSyncs(
+      [candidate('s1', 9), candidate('s2', 3)],
+      hosts,
+      night,
+      night + 5 * 3_600_000,
+    );
+    expect(idle.byHost.get('busy.example')).toMatchObject({ budget: 0, tonight: ['s1'], nextNight: ['s2'] });
+    const whileRunning = planHostFullSyncs(
+      [candidate('s2', 3)],
+      hosts,
+      night + 600_000,
+      night + 5 * 3_600_000,
+      new Map([['busy.example', 225]]),
+    );
+    expect(whileRunning.byHost.get('busy.example')?.tonight).toEqual([]);
+    expect(whileRunning.behind.get('s2')).toMatch(/^full sync behind: host capacity/);
+  });
 });
