@@ -19,6 +19,11 @@ export interface HostRun {
   sent: number;
   /** Sum over its requests of (sent − ready), ms. */
   waitMs: number;
+  /**
+   * Of `waitMs`, the part spent behind other runs' requests on the host (their slot or in-flight place);
+   * the rest is the run's own pace (RATE-1 after its previous request), which no allocation avoids.
+   */
+  queuedMs?: number;
   /** Set when its last request has answered. */
   endAt?: number;
   /** Latency of request `i` (0-based), ms. */
@@ -41,6 +46,7 @@ export class SimHost {
   /** RATE-1: earliest instant of the next request. */
   private nextSlotAt = Number.NEGATIVE_INFINITY;
   private lastSendAt = Number.NEGATIVE_INFINITY;
+  private lastSender: HostRun | undefined;
   /** End instants of the requests that may still be open. */
   private open: number[] = [];
   readonly figures: HostFigures = { requests: 0, spacingViolations: 0, maxInFlight: 0 };
@@ -67,7 +73,14 @@ export class SimHost {
         if (run.requestsLeft > 0 && (next === undefined || run.readyAt < next.readyAt)) next = run;
       }
       if (next === undefined || next.readyAt > until) break;
-      const sentAt = Math.max(next.readyAt, this.nextSlotAt, this.placeFreeAt());
+      const placeAt = this.placeFreeAt();
+      const sentAt = Math.max(next.readyAt, this.nextSlotAt, placeAt);
+      // Waiting behind another run: the slot it waits for was set by another run's request, or a
+      // place is held by others.
+      const ownPaceAt = this.lastSender === next ? this.nextSlotAt : Number.NEGATIVE_INFINITY;
+      const queued = sentAt - Math.max(next.readyAt, ownPaceAt);
+      if (queued > 0) next.queuedMs = (next.queuedMs ?? 0) + queued;
+      this.lastSender = next;
       this.measure(sentAt);
       const endAt = sentAt + next.latencyOf(next.sent);
       this.open.push(endAt);

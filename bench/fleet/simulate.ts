@@ -213,6 +213,7 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
     runsFull: 0,
     requests: 0,
     waitMs: 0,
+    queuedMs: 0,
     slotMs: 0,
     idleWhileDueMs: 0,
     requestsByKind: new Map<string, { runs: number; requests: number }>(),
@@ -231,13 +232,13 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
 
     // 1. The hosts serve what was ready until now; runs whose last answer came are done.
     let waitBefore = 0;
-    for (const r of running) waitBefore += r.waitMs;
+    for (const r of running) waitBefore += r.queuedMs ?? 0;
     for (const h of activeHosts) {
       for (const r of h.sim.advance(nowMs)) finishing.push(r as SimRun);
       if (h.sim.runs.length === 0) activeHosts.delete(h);
     }
     let waitAfter = 0;
-    for (const r of running) waitAfter += r.waitMs;
+    for (const r of running) waitAfter += r.queuedMs ?? 0;
     if (measuring) {
       m.slotMs += settings.maxConcurrentSyncs * tickMs;
       // Slot time spent waiting for a host during the last tick, counted when a due run on a free host
@@ -437,6 +438,7 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
     if (run.measured) {
       m.requests += run.sent;
       m.waitMs += run.waitMs;
+      m.queuedMs += run.queuedMs ?? 0;
       const key = `${s.fleet.kind}.${run.kind === 'incremental' ? 'incremental' : 'full'}`;
       const k = m.requestsByKind.get(key) ?? { runs: 0, requests: 0 };
       k.runs += 1;
@@ -496,6 +498,7 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
     },
     idleSlotShareWhileDue: round(m.slotMs === 0 ? 0 : m.idleWhileDueMs / m.slotMs, 4),
     billedWaitSecondsPerRequest: round(m.requests === 0 ? 0 : m.waitMs / 1000 / m.requests, 3),
+    queuedWaitSecondsPerRequest: round(m.requests === 0 ? 0 : m.queuedMs / 1000 / m.requests, 3),
     fullSyncCoverage: {
       lone: round(share(m.coverage.lone), 3),
       hosting: round(share(m.coverage.hosting), 3),

@@ -68,9 +68,12 @@ export interface FleetSimResult {
   sourcesWithoutSyncOnSaturatedHosts: number;
   /** Mean over saturated hosts of the pace used on weekdays 07–19 (requests × interval / time). */
   saturatedHostUtilisation: { mean: number; min: number };
-  /** Slot-time idle or waiting for a host while a run that could start as an incremental on a free host waited, of all slot-time. */
+  /** Slot-time idle, or waiting behind other runs on a host, while a run that could start as an incremental on a free host waited, of all slot-time. */
   idleSlotShareWhileDue: number;
+  /** A run's wait for the host between ready and sent, per request (billed: the run holds its slot). */
   billedWaitSecondsPerRequest: number;
+  /** Of it, the wait behind other runs on the same host (the part an allocation can avoid). */
+  queuedWaitSecondsPerRequest: number;
   /** Share of (source, night) with a complete full sync within a day at the window's end (08:00). */
   fullSyncCoverage: { lone: number; hosting: number };
   runs: { incremental: number; full: number };

@@ -23,20 +23,25 @@ describe('fleet bench: simulated host (RATE-1, RATE-4)', () => {
     expect(sends).toEqual([0, 1000, 2000, 3000]);
     expect(done).toEqual([r]);
     expect(r.endAt).toBe(3300);
-    // The run was ready at 300, 1300, 2300 and sent at the next free moment: 3 × 700 ms waited.
+    // The run was ready at 300, 1300, 2300 and sent at the next free moment: 3 × 700 ms waited —
+    // its own pace, nobody else's (no queue wait).
     expect(r.waitMs).toBe(2100);
+    expect(r.queuedMs ?? 0).toBe(0);
   });
 
   it('a slow server: two runs share the pace, never more than two requests open (RATE-4)', () => {
     const sends: number[] = [];
     const host = new SimHost(1000, (t) => sends.push(t));
     // Three runs at once against a server answering in 3 s: the third waits for a place.
-    for (let i = 0; i < 3; i += 1) host.add(run(0, 5, 3000));
+    const runs3 = [run(0, 5, 3000), run(0, 5, 3000), run(0, 5, 3000)];
+    for (const r of runs3) host.add(r);
     host.advance(100_000);
     expect(host.figures.maxInFlight).toBe(2);
     expect(host.figures.spacingViolations).toBe(0);
     expect(host.figures.requests).toBe(15);
     expect(sends.slice(0, 4)).toEqual([0, 1000, 3000, 4000]);
+    // The third run's first request waited 3 s for a place and for the others' slots.
+    expect(runs3[2]?.queuedMs).toBeGreaterThanOrEqual(3000);
   });
 
   it('random runs and latencies: spacing ≥ the interval and ≤ 2 in flight, checked apart from the rule', () => {
