@@ -25,6 +25,11 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
       log: (l: string) => console.error(l),
     }),
   bundle: async () => (await import('./bundle')).runBundleBench(),
+  // FLEET_SOURCES=1000,10000 npm run bench -- fleet: more fleet sizes (default 1,000; see bench/fleet).
+  fleet: async () => {
+    const { runFleetBench, fleetBenchOptionsFromEnv } = await import('./fleet');
+    return runFleetBench({ ...fleetBenchOptionsFromEnv(process.env), log: (l: string) => console.error(l) });
+  },
   rss: async () => (await import('./rss')).runRssBench({ log: (l: string) => console.error(l) }),
   // COST_SOURCES=100000 npm run bench -- cost: another fleet size (default 1,000).
   cost: async () =>

@@ -1,6 +1,6 @@
 import type { ChangeFeed } from '../shared/changes';
 import { env } from '../shared/config';
-import { emitPlannerMetrics, logger } from '../shared/observability';
+import { emitPlannerMetrics, logger, metrics, putHostMetrics } from '../shared/observability';
 import { type PlannerDeps, type PlannerTickResult, plannerTick } from '../shared/planner';
 import { DEFAULT_LEASE_MINUTES, scheduleSettingsFromEnv } from '../shared/schedule';
 import { createAwsClients } from '../shared/store';
@@ -35,6 +35,9 @@ export const handler = async (): Promise<PlannerTickResult> => {
   deps ??= plannerDeps();
   const now = new Date();
   const result = await plannerTick(deps, now);
+  // RATE-9: saturated hosts as gauges every tick (the "host saturated" alarm reads them).
+  const saturatedHosts = putHostMetrics(result.hosts, metrics);
+  metrics.flush();
   // ERR-4/ERR-5 pauses as metrics; the "paused for more than a day" alarm reads them.
   const pauses = await emitPlannerMetrics(deps.doc, deps.tables, now);
   const redelivered = await drainChanges();
@@ -44,6 +47,16 @@ export const handler = async (): Promise<PlannerTickResult> => {
     started: result.started.map((s) => `${s.sourceId}:${s.kind}`),
     ...(pauses ? { paused: pauses.paused, longestPauseHours: pauses.longestPauseHours } : {}),
     ...(redelivered > 0 ? { changesRedelivered: redelivered } : {}),
+    // RATE-9: hosts whose pace binds (stretched cadence) or with runs waiting for them — host keys only.
+    ...(result.hosts.length > 0
+      ? {
+          saturatedHosts,
+          hosts: result.hosts.map(
+            (h) =>
+              `${h.host}: ${h.sources} sources, ×${Math.round(h.stretch * 100) / 100}, ${h.queuedRuns} queued`,
+          ),
+        }
+      : {}),
   });
   return result;
 };

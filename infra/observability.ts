@@ -18,6 +18,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct, type IConstruct } from 'constructs';
 import {
   DIMENSIONS,
+  HOST_SATURATED_ALARM_MINUTES,
   METRIC_NAMESPACE,
   METRICS,
   PAUSE_METRICS_EVERY_MINUTES,
@@ -52,6 +53,7 @@ export class IngestorObservability extends Construct {
   readonly pausedTooLongAlarm: Alarm;
   readonly storeOutageAlarm: Alarm;
   readonly slotFallbackAlarm: Alarm;
+  readonly hostSaturatedAlarm: Alarm;
   readonly functionErrorAlarms = new Map<string, Alarm>();
 
   private readonly notify: SnsAction | undefined;
@@ -104,6 +106,23 @@ export class IngestorObservability extends Construct {
       evaluationPeriods: 3,
       datapointsToAlarm: FUNCTION_ERROR_DATAPOINTS,
       description: `Sync messages were given back for redelivery because our DynamoDB, S3 or SQS failed after the SDK's retries, in ${FUNCTION_ERROR_DATAPOINTS} of the last three 5-minute periods. Ours, not the councils'. See docs/operations.md#alarm-store-outages.`,
+    });
+
+    // RATE-9: a host whose sources' cadence needs more than its pace, for a whole hour: every source on it
+    // runs stretched. The planner writes the gauge every minute (0 included); the hour's minimum > 0 means
+    // some host stayed saturated throughout.
+    const saturatedHosts = new Metric({
+      namespace: METRIC_NAMESPACE,
+      metricName: METRICS.saturatedHosts,
+      statistic: 'Minimum',
+      period: Duration.minutes(HOST_SATURATED_ALARM_MINUTES),
+    });
+    this.hostSaturatedAlarm = this.alarm('HostSaturated', {
+      metric: saturatedHosts,
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      description: `A council host stayed saturated for ${HOST_SATURATED_ALARM_MINUTES} minutes (RATE-9): its sources' cadence needs more requests than its pace allows, so every source on it runs with stretched intervals. See docs/operations.md#alarm-host-saturated.`,
     });
 
     // Any instance that lost the shared slot store paced alone (RATE-7) or stayed quiet: ours to look at.
@@ -207,6 +226,31 @@ export class IngestorObservability extends Construct {
           dlqVisible.with({ label: 'DLQ messages' }),
           storeOutages.with({ label: 'store outages (ours)' }),
           slotFallbacks.with({ label: 'slot store fallbacks' }),
+        ],
+      }),
+    );
+    this.dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Saturated hosts and their stretch factor (RATE-9)',
+        width: 24,
+        left: [
+          saturatedHosts.with({
+            statistic: 'Maximum',
+            period: Duration.minutes(5),
+            label: 'saturated hosts',
+          }),
+        ],
+        right: [
+          search(
+            `{${METRIC_NAMESPACE},${DIMENSIONS.host}} MetricName="${METRICS.hostStretch}"`,
+            'stretch ×',
+            'Maximum',
+          ),
+          search(
+            `{${METRIC_NAMESPACE},${DIMENSIONS.host}} MetricName="${METRICS.hostUtilisation}"`,
+            'utilisation',
+            'Maximum',
+          ),
         ],
       }),
     );

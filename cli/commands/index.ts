@@ -429,6 +429,15 @@ export const COMMANDS: CommandSpec[] = [
     run: async (ctx) => (await import('./status')).statusCommand(ctx.rt, ctx.args[0], new Date()),
   },
   {
+    name: 'hosts',
+    synopsis: ['hosts'],
+    summary:
+      'per host: sources, capacity, demand, utilisation, queued runs, stretch, full-sync backlog (RATE-9)',
+    runtime: true,
+    bare: { args: [0, 0] },
+    run: async (ctx) => (await import('./hosts')).hostsCommand(ctx.rt, new Date()),
+  },
+  {
     name: 'files',
     synopsis: ['files [--once]', 'files clear <fileId>'],
     summary: 'one document cache + text pass now (DOC-1…7); clear a file blocked by robots.txt (DOC-6)',

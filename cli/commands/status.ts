@@ -26,6 +26,9 @@ export async function statusCommand(
       `${s.sourceId}  [${state}]  ${s.action}${s.kind ? ` ${s.kind}` : ''}${s.nextDueAt ? `  next ${s.nextDueAt}` : ''}`,
     );
     text.push(`  why: ${s.reason}`);
+    // RATE-9: a stretched cadence or a full sync behind is said even when the decision names it already.
+    if (s.hostSaturated && !s.reason.includes(s.hostSaturated)) text.push(`  ${s.hostSaturated}`);
+    if (s.fullSyncBehind && !s.reason.includes(s.fullSyncBehind)) text.push(`  ${s.fullSyncBehind}`);
     if (s.paused) text.push(`  paused until ${s.paused.until}: ${s.paused.reason}`);
     if (s.running)
       text.push(`  running ${s.running.kind} since ${s.running.since} (lease until ${s.running.leaseUntil})`);

@@ -208,6 +208,10 @@ export function bookSections(c: RulesConstants): BookSection[] {
           'RATE-8',
           `(our addition) A 429 or 503 with \`Retry-After\` (seconds or an HTTP date) stops all requests to that host until then, for at most ${dur(c.rate.retryAfterCapMs)}, on top of every pause below; it never shortens one.`,
         ),
+        r(
+          'RATE-9',
+          `(our addition) One host, one budget. All sources on one host (RATE-2's key) and the other fetches to it share its pace. When their cadence asks for more requests than the pace serves, the pace wins: every source on that host is slowed by the same factor (demand ÷ capacity), session days included — on one host a session-day run starts first — and none is starved; \`status\` and \`ingestor hosts\` say so, and a metric per saturated host raises an alarm. Sync slots (SCH-5) go to runs whose host can serve them now: per host never more runs than its pace keeps busy (one, two for a server slower than the pace, never more than ${num(c.rate.maxInFlightPerHost)}), so a slot never waits for a busy host while a source on another host is due. A host's full syncs share its nightly window: those that do not fit wait for the next night, oldest first (FULL-3).`,
+        ),
       ],
     },
     {
@@ -698,6 +702,25 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
       'test/fetch/redis-slots.test.ts',
       'test/documents/decide.test.ts',
       'test/fake-council/faults.test.ts',
+    ],
+  },
+  'RATE-9': {
+    modules: [
+      'shared/hosts/model.ts',
+      'shared/hosts/admission.ts',
+      'shared/hosts/stretch.ts',
+      'shared/hosts/full-sync-budget.ts',
+      'shared/planner/fleet.ts',
+      'cli/commands/hosts.ts',
+      'shared/observability/host-metrics.ts',
+      'infra/observability.ts',
+    ],
+    tests: [
+      'test/hosts/hosts.test.ts',
+      'test/planner/hosts-loopback.test.ts',
+      'test/cli/hosts.test.ts',
+      'test/observability/host-metrics.test.ts',
+      'test/cdk/observability.test.ts',
     ],
   },
   'RED-1': {

@@ -172,6 +172,7 @@ export function renderRulesPage(c: RulesConstants): string {
     `- **RATE-6** Löschabgleich: zusätzlich mindestens ${dauer(c.rate.deletionCheckSpacingMs)} zwischen zwei Prüfungen an demselben Server innerhalb eines Laufs; die Nachprüfung per GET nach einer unklaren HEAD-Stichprobe läuft nur im gemeinsamen Takt.`,
     `- **RATE-7** Ohne den gemeinsamen Speicher drosselt jeder Prozess für sich und versucht es nach ${dauer(c.rate.sharedStoreRetryMs)} wieder mit Redis. In dieser Zeit verlängert jeder Prozess seinen Abstand um ${dauer(c.rate.fallbackSlackMs)} und vervielfacht ihn mit der Zahl der Instanzen, die höchstens gleichzeitig abrufen können; so bleibt auch dann die Grenze für alle zusammen gewahrt.`,
     `- **RATE-8** \`Retry-After\` bei HTTP 429 oder 503 (Sekunden oder Datum) beachten wir: Vorher geht keine Anfrage an diesen Server, höchstens ${dauer(c.rate.retryAfterCapMs)} lang und zusätzlich zu jeder Pause unten; eine Pause verkürzt es nie.`,
+    `- **RATE-9** Ein Server, ein Takt: Betreiben Sie als Rechenzentrum die Ratsinformationssysteme vieler Kommunen auf einem Server, teilen sich alle diese Kommunen seinen Takt — Sie sehen einen einzigen, gleichmäßigen Besucher, nie einen je Kommune. Reicht der Takt nicht für den gewünschten Abgleichrhythmus aller Kommunen, gilt der Takt: Wir gleichen dann jede Kommune auf diesem Server um denselben Faktor seltener ab, keine fällt heraus, und nachts verteilen wir die Vollabgleiche auf mehrere Nächte.`,
   );
 
   p('## Weiterleitungen (RED)');

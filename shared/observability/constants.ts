@@ -45,6 +45,18 @@ export const METRICS = {
    * means a drift that `ingestor backfill-index` repairs.
    */
   apiListCounts: 'ApiListCounts',
+  /**
+   * Planner, every tick (RATE-9): hosts whose sources' cadence needs more than the host's pace. Always
+   * written (0 included); the "host saturated" alarm reads it.
+   */
+  saturatedHosts: 'SaturatedHosts',
+  /**
+   * Planner, every tick, per saturated host (`Host` dimension — only saturated hosts, a handful of
+   * hosting centres, so the cardinality stays low): the RATE-9 stretch factor of its sources' intervals.
+   */
+  hostStretch: 'HostStretch',
+  /** Same hosts: demand ÷ capacity. */
+  hostUtilisation: 'HostUtilisation',
 } as const;
 
 export const DIMENSIONS = {
@@ -54,7 +66,15 @@ export const DIMENSIONS = {
   kind: 'Kind',
   pauseKind: 'PauseKind',
   switch: 'Switch',
+  /** RATE-9 metrics only, and only for saturated hosts (host key, RATE-2). */
+  host: 'Host',
 } as const;
 
 /** The alarm threshold of `LongestPauseHours`: a source paused (without success) for more than a day. */
 export const PAUSED_TOO_LONG_HOURS = 24;
+
+/**
+ * RATE-9: the "host saturated" alarm fires when some host stayed saturated for this long — a stretched
+ * cadence for a whole hour is the operator's to look at (more slots change nothing: the host's pace binds).
+ */
+export const HOST_SATURATED_ALARM_MINUTES = 60;

@@ -2,7 +2,14 @@
  * Logs and metrics: the structured logger, CloudWatch metrics, the request and slot logs, planner metrics. Other folders import this front door only
  * (test/repo/front-doors.test.ts).
  */
-export { DIMENSIONS, METRIC_NAMESPACE, METRICS, PAUSED_TOO_LONG_HOURS } from './constants';
+export {
+  DIMENSIONS,
+  HOST_SATURATED_ALARM_MINUTES,
+  METRIC_NAMESPACE,
+  METRICS,
+  PAUSED_TOO_LONG_HOURS,
+} from './constants';
+export { type HostMetricInput, putHostMetrics } from './host-metrics';
 export { logger } from './logger';
 export { MetricsBuffer, metrics } from './metrics';
 export { emitPlannerMetrics, PAUSE_METRICS_EVERY_MINUTES } from './planner-metrics';

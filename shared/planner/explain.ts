@@ -1,13 +1,17 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { ScheduleSettings, SourceScheduleState } from '../schedule';
-import { decideSource, sparedUntil } from '../schedule';
-import { listSourceStates, loadAllSources } from '../store';
+import type { SourceConfig } from '../config';
+import { hostKey, hostStateView, isSaturated, saturationText, type WaitingRun } from '../hosts';
+import type { ScheduleSettings, SourceDecision, SourceScheduleState, SyncKind } from '../schedule';
+import { sparedUntil } from '../schedule';
+import { listSourceStates, loadAllSources, type SourceStateItem } from '../store';
+import { type FleetPlan, planFleet } from './fleet';
 import { scheduleStateOf } from './tick';
 
 /**
  * What on-call looks at first: per source, whether it is active, what the planner would do now and
  * why, when it is next due, the last run and the failure streak. The same pure decision as the
- * planner's tick, so status never disagrees with what actually happens.
+ * planner's tick (`planFleet`: decision, RATE-9 stretch, per-host admission), so status never
+ * disagrees with what actually happens.
  */
 export interface SourceStatus {
   sourceId: string;
@@ -24,6 +28,40 @@ export interface SourceStatus {
   running: { kind: string; since: string; leaseUntil: string } | null;
   failureStreak: number;
   lastRun: Record<string, unknown> | null;
+  /** RATE-2: the host key the source's pace is kept under (null for an invalid item). */
+  host: string | null;
+  /** RATE-9: "host saturated: needs 2.3 requests/s of 1; intervals × 2.3", when its host is. */
+  hostSaturated: string | null;
+  /** FULL-3 / RATE-9: why its full sync is behind tonight, when it is. */
+  fullSyncBehind: string | null;
+}
+
+/** RATE-9: one host as `ingestor hosts` shows it. */
+export interface HostStatus {
+  host: string;
+  sources: string[];
+  /** Requests per second the host's pace serves, and of it what the syncs may use. */
+  paceRequestsPerSecond: number;
+  capacity: number;
+  /** Requests per second the sources' cadence asks for (unstretched). */
+  demand: number;
+  utilisation: number;
+  saturated: boolean;
+  /** RATE-9: every source's interval on the host × this. */
+  stretch: number;
+  /** How many runs at once keep the host busy (RATE-4: ≤ 2; 0 while paused). */
+  runLimit: number;
+  running: number;
+  /** Due runs waiting for this host (not for a slot). */
+  queuedRuns: number;
+  /** FULL-3: full syncs that go to a later night for lack of host capacity. */
+  fullSyncBacklog: string[];
+}
+
+export interface FleetStatus {
+  at: string;
+  sources: SourceStatus[];
+  hosts: HostStatus[];
 }
 
 export async function explainSources(
@@ -32,14 +70,45 @@ export async function explainSources(
   settings: ScheduleSettings,
   now: Date,
 ): Promise<SourceStatus[]> {
+  return (await explainFleet(doc, tables, settings, now)).sources;
+}
+
+/** Sources and hosts at `now`, from one read of the Sources table and the State items. */
+export async function explainFleet(
+  doc: DynamoDBDocumentClient,
+  tables: { sources: string; state: string },
+  settings: ScheduleSettings,
+  now: Date,
+): Promise<FleetStatus> {
   const [{ parsed }, states] = await Promise.all([
     loadAllSources(doc, tables.sources),
     listSourceStates<SourceScheduleState>(doc, tables.state),
   ]);
   const stateById = new Map(states.map((s) => [s.sourceId, s]));
-  return parsed.map((p): SourceStatus => {
+  const valid = parsed.flatMap((p) => (p.ok ? [p.source] : []));
+  const fleet = planFleet({
+    sources: valid,
+    hostStateOf: (id) => {
+      const schedule = stateById.get(id)?.schedule;
+      return schedule === undefined ? undefined : hostStateView(schedule);
+    },
+    // Every valid source is decided, as if all were due: a waiting one simply stays a wait.
+    due: valid.map((source) => ({ source, state: scheduleStateOf(stateById.get(source.sourceId), now) })),
+    running: valid.flatMap((source) => {
+      const lease = leaseOf(stateById.get(source.sourceId), now);
+      return lease === undefined ? [] : [{ sourceId: source.sourceId, kind: lease, source }];
+    }),
+    now,
+    settings,
+  });
+  const lookup: FleetLookup = {
+    fleet,
+    candidates: new Map(fleet.candidates.map((c) => [c.source.sourceId, c.decision])),
+    started: new Map(fleet.admission.start.map((d) => [d.sourceId, d])),
+    waiting: new Map(fleet.admission.waiting.map((w) => [w.sourceId, w])),
+  };
+  const sources = parsed.map((p): SourceStatus => {
     const item = stateById.get(p.ok ? p.source.sourceId : p.sourceId);
-    const lastRun = (item?.lastRun as Record<string, unknown> | undefined) ?? null;
     if (!p.ok) {
       return {
         sourceId: p.sourceId,
@@ -55,29 +124,87 @@ export async function explainSources(
         paused: null,
         running: null,
         failureStreak: item?.schedule?.failureStreak ?? 0,
-        lastRun,
+        lastRun: (item?.lastRun as Record<string, unknown> | undefined) ?? null,
+        host: null,
+        hostSaturated: null,
+        fullSyncBehind: null,
       };
     }
-    const state = scheduleStateOf(item, now);
-    const decision = decideSource(p.source, state, now.toISOString(), settings);
-    const spared = sparedUntil(state, now.toISOString());
-    return {
-      sourceId: p.source.sourceId,
-      valid: true,
-      active: p.source.active,
-      problems: [],
-      warnings: p.warnings,
-      action: decision.action,
-      kind: decision.kind ?? null,
-      nextDueAt: decision.action === 'sync' ? now.toISOString() : (decision.dueAt ?? null),
-      reason: decision.reason,
-      ruleIds: decision.ruleIds,
-      paused: spared.spared && spared.until ? { until: spared.until, reason: spared.reason } : null,
-      running: state.running
-        ? { kind: state.running.kind, since: state.running.startedAt, leaseUntil: state.running.leaseUntil }
-        : null,
-      failureStreak: state.failureStreak,
-      lastRun,
-    };
+    return statusOf(p.source, p.warnings, item, lookup, now);
   });
+  return { at: now.toISOString(), sources, hosts: hostStatuses(fleet) };
+}
+
+function leaseOf(item: SourceStateItem<SourceScheduleState> | undefined, now: Date): SyncKind | undefined {
+  if (item?.leaseUntil === undefined || item.leaseUntil <= now.toISOString()) return undefined;
+  return (item.leaseKind as SyncKind | undefined) ?? 'incremental';
+}
+
+/** The fleet plan by source id. */
+interface FleetLookup {
+  fleet: FleetPlan;
+  candidates: Map<string, SourceDecision>;
+  started: Map<string, SourceDecision>;
+  waiting: Map<string, WaitingRun>;
+}
+
+function statusOf(
+  source: SourceConfig,
+  warnings: { field: string; message: string }[],
+  item: SourceStateItem<SourceScheduleState> | undefined,
+  { fleet, candidates, started: startedById, waiting: waitingById }: FleetLookup,
+  now: Date,
+): SourceStatus {
+  const state = scheduleStateOf(item, now);
+  const started = startedById.get(source.sourceId);
+  const waiting = waitingById.get(source.sourceId);
+  // The decision as the tick would act on it: started as allocated, or waiting with admission's reason.
+  let decision = started ?? (candidates.get(source.sourceId) as SourceDecision);
+  if (waiting !== undefined) {
+    decision = { ...waiting.decision, action: 'wait', reason: waiting.reason, ruleIds: waiting.ruleIds };
+  }
+  const spared = sparedUntil(state, now.toISOString());
+  const host = hostKey(source.host);
+  const model = fleet.hosts.get(host);
+  return {
+    sourceId: source.sourceId,
+    valid: true,
+    active: source.active,
+    problems: [],
+    warnings,
+    action: decision.action,
+    kind: decision.kind ?? null,
+    nextDueAt:
+      decision.action === 'sync' || waiting !== undefined ? now.toISOString() : (decision.dueAt ?? null),
+    reason: decision.reason,
+    ruleIds: decision.ruleIds,
+    paused: spared.spared && spared.until ? { until: spared.until, reason: spared.reason } : null,
+    running: state.running
+      ? { kind: state.running.kind, since: state.running.startedAt, leaseUntil: state.running.leaseUntil }
+      : null,
+    failureStreak: state.failureStreak,
+    lastRun: (item?.lastRun as Record<string, unknown> | undefined) ?? null,
+    host,
+    hostSaturated: source.active && model !== undefined && isSaturated(model) ? saturationText(model) : null,
+    fullSyncBehind: fleet.fullPlans.behind.get(source.sourceId) ?? null,
+  };
+}
+
+function hostStatuses(fleet: FleetPlan): HostStatus[] {
+  return [...fleet.hosts.values()]
+    .map((m) => ({
+      host: m.host,
+      sources: m.sourceIds,
+      paceRequestsPerSecond: m.paceRequestsPerSecond,
+      capacity: m.capacity,
+      demand: m.demand,
+      utilisation: m.utilisation,
+      saturated: isSaturated(m),
+      stretch: m.stretch,
+      runLimit: m.runLimit,
+      running: fleet.runningByHost.get(m.host) ?? 0,
+      queuedRuns: fleet.admission.queuedByHost.get(m.host) ?? 0,
+      fullSyncBacklog: fleet.fullPlans.byHost.get(m.host)?.nextNight ?? [],
+    }))
+    .sort((a, b) => b.utilisation - a.utilisation || a.host.localeCompare(b.host));
 }

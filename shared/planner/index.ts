@@ -2,8 +2,16 @@
  * The planner: one tick (decide per source, lease, enqueue; it never fetches) and `explain` (status). Other folders import this front door only
  * (test/repo/front-doors.test.ts).
  */
-export { explainSources } from './explain';
 export {
+  explainFleet,
+  explainSources,
+  type FleetStatus,
+  type HostStatus,
+  type SourceStatus,
+} from './explain';
+export { type FleetInput, type FleetPlan, planFleet } from './fleet';
+export {
+  type PlannedHost,
   type PlannerCache,
   type PlannerDeps,
   type PlannerTickResult,

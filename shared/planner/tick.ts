@@ -2,15 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ParsedSource, SourceConfig } from '../config';
+import { type HostModel, type HostStateView, hostStateView, isSaturated } from '../hosts';
 import { paceOf } from '../pace';
-import type { ScheduleSettings, SourceDecision, SourceScheduleState } from '../schedule';
-import { decideSource, initialScheduleState, markSyncStarted, planSyncSlots } from '../schedule';
+import type { ScheduleSettings, SourceDecision, SourceScheduleState, SyncKind } from '../schedule';
+import { initialScheduleState, markSyncStarted } from '../schedule';
 import {
   acquireSyncLease,
   idOf,
   listLeasedSourceStates,
   listSourceStates,
-  listStateSourceIds,
   loadAllSources,
   patchSourceState,
   releaseSyncLease,
@@ -18,6 +18,7 @@ import {
 } from '../store';
 import type { SyncMessage } from '../sync';
 import { mapLimit } from '../util';
+import { planFleet } from './fleet';
 
 /**
  * One planner tick: load config and state, decide per source (pure, shared/schedule), take the leases
@@ -46,12 +47,26 @@ export interface PlannedSource {
   started: boolean;
 }
 
+/** RATE-9: one host as this tick saw it (hosts that are saturated or have runs queued). */
+export interface PlannedHost {
+  host: string;
+  sources: number;
+  capacity: number;
+  demand: number;
+  utilisation: number;
+  stretch: number;
+  saturated: boolean;
+  queuedRuns: number;
+}
+
 export interface PlannerTickResult {
   at: string;
   sources: number;
   invalid: number;
   started: PlannedSource[];
   decisions: PlannedSource[];
+  /** RATE-9: the hosts that are saturated or have runs waiting for them (for the metric and the log). */
+  hosts: PlannedHost[];
 }
 
 export type StoredState = SourceStateItem<SourceScheduleState>;
@@ -85,6 +100,12 @@ export function scheduleStateOf(item: StoredState | undefined, now: Date): Sourc
 export interface PlannerCache {
   sources?: { loadedAtMs: number; parsed: ParsedSource[] };
   knownStateIds?: Set<string>;
+  /**
+   * RATE-9: per source, what the host model reads of its state (cadence, learnt requests). Filled by a
+   * cold instance's one read of all STATE items, then kept fresh from the items each tick reads anyway
+   * (a finished run makes its source due, so its new figures arrive with the next tick).
+   */
+  hostStates?: Map<string, HostStateView>;
 }
 
 export const DEFAULT_SOURCES_TTL_MS = 5 * 60_000;
@@ -104,7 +125,14 @@ export async function plannerTick(deps: PlannerDeps, now: Date): Promise<Planner
   const newRunId = deps.newRunId ?? randomUUID;
   const cache = deps.cache ?? {};
   const nowIso = now.toISOString();
-  const result: PlannerTickResult = { at: nowIso, sources: 0, invalid: 0, started: [], decisions: [] };
+  const result: PlannerTickResult = {
+    at: nowIso,
+    sources: 0,
+    invalid: 0,
+    started: [],
+    decisions: [],
+    hosts: [],
+  };
 
   // 1. Config: from the cache, or re-read; a changed or new source is made due at once.
   const ttl = deps.sourcesTtlMs ?? DEFAULT_SOURCES_TTL_MS;
@@ -119,7 +147,16 @@ export async function plannerTick(deps: PlannerDeps, now: Date): Promise<Planner
   }
   const parsed = cache.sources.parsed;
   result.sources = parsed.length;
-  cache.knownStateIds ??= await listStateSourceIds(deps.doc, deps.tables.state);
+  if (cache.knownStateIds === undefined || cache.hostStates === undefined) {
+    // A cold instance reads every STATE item once: which exist, and what the host model needs of each.
+    const all = await listSourceStates<SourceScheduleState>(deps.doc, deps.tables.state);
+    cache.knownStateIds = new Set(all.map((s) => s.sourceId));
+    cache.hostStates = new Map(
+      all.flatMap((s) =>
+        s.schedule === undefined ? [] : [[s.sourceId, hostStateView(s.schedule)] as const],
+      ),
+    );
+  }
   const becomeDue: SourceConfig[] = [];
   for (const p of parsed) {
     const id = idOf(p);
@@ -167,27 +204,32 @@ export async function plannerTick(deps: PlannerDeps, now: Date): Promise<Planner
     ]),
   ]);
   const stateById = new Map([...leased, ...due].map((s) => [s.sourceId, s]));
-
-  const candidates: { source: SourceConfig; decision: SourceDecision; state: SourceScheduleState }[] = [];
-  for (const item of due) {
-    const source = configById.get(item.sourceId);
-    if (source === undefined) continue;
-    const state = scheduleStateOf(item, now);
-    const decision = decideSource(source, state, nowIso, deps.settings);
-    candidates.push({ source, decision, state });
-  }
+  const hostStates = cache.hostStates ?? new Map<string, HostStateView>();
+  for (const item of due)
+    if (item.schedule !== undefined) hostStates.set(item.sourceId, hostStateView(item.schedule));
 
   const running = [...stateById.values()].filter(
     (s) => s.leaseUntil !== undefined && s.leaseUntil > now.toISOString(),
   );
-  const runningFull = running.filter((s) => s.leaseKind === 'full' || s.leaseKind === 'sliced').length;
-  // SCH-5 / FULL-3: the allocator may turn a full sync without a slot into the incremental that is due.
-  const allocation = planSyncSlots(
-    candidates.map((c) => c.decision),
-    running.length,
-    runningFull,
-    deps.settings,
-  );
+  // SCH-5 / FULL-3 / RATE-9: decisions, the stretch of saturated hosts, full syncs per host window and
+  // per-host admission — one pure picture, the same `status` and `hosts` show.
+  const fleet = planFleet({
+    sources: [...configById.values()],
+    hostStateOf: (id) => hostStates.get(id),
+    due: due.flatMap((item) => {
+      const source = configById.get(item.sourceId);
+      return source === undefined ? [] : [{ source, state: scheduleStateOf(item, now) }];
+    }),
+    running: running.map((s) => ({
+      sourceId: s.sourceId,
+      kind: (s.leaseKind as SyncKind | undefined) ?? 'incremental',
+      source: configById.get(s.sourceId),
+    })),
+    now,
+    settings: deps.settings,
+  });
+  const { candidates, admission: allocation, hosts } = fleet;
+  result.hosts = plannedHosts(hosts, allocation.queuedByHost);
   const toStart = new Map(allocation.start.map((d) => [d.sourceId, d]));
   const waitingReason = new Map(allocation.waiting.map((w) => [w.sourceId, w.reason]));
 
@@ -271,6 +313,29 @@ export async function plannerTick(deps: PlannerDeps, now: Date): Promise<Planner
   result.started.sort((a, b) => a.sourceId.localeCompare(b.sourceId));
   await sendMessages(deps, outbox, result);
   return result;
+}
+
+/** RATE-9: the hosts worth reporting — saturated, or with runs waiting for them. */
+function plannedHosts(
+  hosts: ReadonlyMap<string, HostModel>,
+  queued: ReadonlyMap<string, number>,
+): PlannedHost[] {
+  const out: PlannedHost[] = [];
+  for (const m of hosts.values()) {
+    const queuedRuns = queued.get(m.host) ?? 0;
+    if (!isSaturated(m) && queuedRuns === 0) continue;
+    out.push({
+      host: m.host,
+      sources: m.sourceIds.length,
+      capacity: m.capacity,
+      demand: m.demand,
+      utilisation: m.utilisation,
+      stretch: m.stretch,
+      saturated: isSaturated(m),
+      queuedRuns,
+    });
+  }
+  return out.sort((a, b) => a.host.localeCompare(b.host));
 }
 
 /**

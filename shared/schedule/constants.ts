@@ -142,3 +142,6 @@ export function quietDoublingMinutes(baseMinutes: number, syncs = 13): number[] 
     Math.min(baseMinutes * 2 ** Math.floor(index / QUIET_SYNCS_PER_DOUBLING), ceilingMinutes),
   );
 }
+
+/** RATE-9: a source's state keeps this many of its last runs (requests and seconds) to learn from. */
+export const RECENT_RUNS_KEPT = 6;

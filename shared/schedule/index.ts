@@ -9,5 +9,5 @@ export * from './simulate';
 export * from './slots';
 export * from './sparing';
 export * from './state';
-export { toBerlin, toIso } from './time';
+export { localDate, toBerlin, toIso } from './time';
 export type * from './types';

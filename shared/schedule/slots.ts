@@ -27,7 +27,7 @@ function ms(iso: string | undefined, absent: number): number {
 }
 
 /** FULL-3: the oldest last full sync first; a source never fully synced before all others. */
-function byOldestFullSync(a: SourceDecision, b: SourceDecision): number {
+export function byOldestFullSync(a: SourceDecision, b: SourceDecision): number {
   return (
     ms(a.lastFullSyncAt, Number.NEGATIVE_INFINITY) - ms(b.lastFullSyncAt, Number.NEGATIVE_INFINITY) ||
     a.sourceId.localeCompare(b.sourceId)
@@ -35,7 +35,7 @@ function byOldestFullSync(a: SourceDecision, b: SourceDecision): number {
 }
 
 /** Manual requests first (someone is waiting for them), then the longest overdue. */
-function byUrgency(a: SourceDecision, b: SourceDecision): number {
+export function byUrgency(a: SourceDecision, b: SourceDecision): number {
   const manual = Number(b.trigger === 'manual') - Number(a.trigger === 'manual');
   return (
     manual ||
@@ -44,7 +44,7 @@ function byUrgency(a: SourceDecision, b: SourceDecision): number {
   );
 }
 
-function asIncrementalFallback(decision: SourceDecision, why: string): SourceDecision {
+export function asIncrementalFallback(decision: SourceDecision, why: string): SourceDecision {
   const fallback: SourceDecision = {
     ...decision,
     kind: 'incremental',

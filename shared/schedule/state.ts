@@ -1,5 +1,9 @@
 import { cadenceIntervalMinutes, isSessionCapped } from './cadence';
-import { DEFAULT_LEASE_MINUTES, FILTER_NOT_HONOURED_INCREMENTAL_ONLY_DAYS } from './constants';
+import {
+  DEFAULT_LEASE_MINUTES,
+  FILTER_NOT_HONOURED_INCREMENTAL_ONLY_DAYS,
+  RECENT_RUNS_KEPT,
+} from './constants';
 import { ScheduleError } from './errors';
 import { periodAt } from './periods';
 import { longerPause, pauseForRun } from './sparing';
@@ -154,6 +158,14 @@ export function applyRunOutcome(
   }
   if (outcome.sessionDays !== undefined) {
     next.sessionDays = normaliseSessionDays(outcome.sessionDays, localDate(endedAt));
+  }
+  if (outcome.requests !== undefined && outcome.requests > 0) {
+    // RATE-9: the host model learns each kind's expected requests from the source's own recent runs.
+    const seconds = Math.max(0, (endedAt.toMillis() - startedAt.toMillis()) / 1000);
+    next.recentRuns = [
+      ...(state.recentRuns ?? []),
+      { kind: outcome.kind, requests: outcome.requests, seconds },
+    ].slice(-RECENT_RUNS_KEPT);
   }
   if (cadence !== undefined) {
     next.intervalMinutes = cadenceIntervalMinutes(

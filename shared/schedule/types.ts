@@ -96,6 +96,18 @@ export interface SourceScheduleState {
   manualRequest?: ManualRequest;
   /** SCH-5: the lease of the sync running now. */
   running?: RunningSync;
+  /**
+   * RATE-9: the requests (and seconds) of the source's last runs, newest last, at most
+   * `RECENT_RUNS_KEPT`; the host model learns each run kind's expected requests from them.
+   */
+  recentRuns?: RecentRun[];
+}
+
+/** RATE-9: what one finished run asked of its host. */
+export interface RecentRun {
+  kind: SyncKind;
+  requests: number;
+  seconds: number;
 }
 
 /** What the sync function reports when a run ends. */
@@ -115,6 +127,8 @@ export interface RunOutcome {
   filterNotHonoured?: boolean;
   /** SCH-2: the source's session days as now mirrored; replaces the stored list when given. */
   sessionDays?: string[];
+  /** RATE-9: requests the run sent (all its invocations); the host model learns from it. */
+  requests?: number;
 }
 
 export interface CadenceDue {
@@ -146,6 +160,8 @@ export interface SourceDecision {
   dueAt?: string;
   /** FULL-3: a full sync that finds no slot falls back to this if its cadence is due now. */
   incrementalDue?: boolean;
+  /** SCH-4: when the incremental cadence is (or was) due; RATE-9 stretches it on a saturated host. */
+  cadenceAt?: string;
   /** FULL-3: a freed slot goes first to the oldest last (complete) full sync; absent = never. */
   lastFullSyncAt?: string;
   /** Human, for on-call. */

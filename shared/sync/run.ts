@@ -229,6 +229,7 @@ async function runClaimed(
     failures: report.failures,
     ...(report.filterNotHonoured ? { filterNotHonoured: true } : {}),
     ...(report.sessionDays ? { sessionDays: report.sessionDays } : {}),
+    requests: report.requests,
   };
   const item = await getSourceState<SourceScheduleState>(deps.doc, deps.tables.state, sourceId);
   const schedule = applyRunOutcome(item?.schedule ?? initialScheduleState(), outcome, endedAt.toISOString(), {

@@ -2,7 +2,12 @@ import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IngestorStack } from '../../infra/stack';
-import { METRIC_NAMESPACE, METRICS, PAUSED_TOO_LONG_HOURS } from '../../shared/observability/constants';
+import {
+  HOST_SATURATED_ALARM_MINUTES,
+  METRIC_NAMESPACE,
+  METRICS,
+  PAUSED_TOO_LONG_HOURS,
+} from '../../shared/observability/constants';
 import { cdkJsonContext, NO_BUNDLING, removeTempOutdirs, TEST_ENV, tempOutdir } from './support';
 
 // Wiring only (no esbuild): alarms and dashboard read the names the functions write.
@@ -52,6 +57,19 @@ describe('observability: alarms and dashboard', () => {
       Threshold: PAUSED_TOO_LONG_HOURS,
       ComparisonOperator: 'GreaterThanThreshold',
       TreatMissingData: 'notBreaching',
+    });
+  });
+
+  it('RATE-9: alarms when a host stays saturated for an hour (the planner’s SaturatedHosts gauge)', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: METRIC_NAMESPACE,
+      MetricName: METRICS.saturatedHosts,
+      Statistic: 'Minimum',
+      Period: HOST_SATURATED_ALARM_MINUTES * 60,
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+      AlarmActions: ['arn:aws:sns:eu-central-1:123456789012:oncall'],
     });
   });
 

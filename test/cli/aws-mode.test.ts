@@ -172,6 +172,7 @@ describe('ingestor --aws', () => {
     }
     for (const words of [
       ['status'],
+      ['hosts'],
       ['sources', 'list'],
       ['sources', 'set'],
       ['files', 'clear'],
@@ -212,6 +213,21 @@ describe('ingestor --aws', () => {
     // The key of the deployment's ids, read once from its secret (issue 25 point 5), never printed.
     expect(sm.requests).toBe(1);
     expect(out.stdout + out.stderr).not.toContain(API_ID_KEY.slice(0, 12));
+  }, 60_000);
+
+  it('RATE-9: `hosts --aws --json` reads the deployed tables: each host with its sources, capacity and demand', async () => {
+    const out = await runCli(['hosts', '--aws', '--stack', DEFAULT_STACK_NAME, '--json'], {
+      AWS_ENDPOINT_URL_CLOUDFORMATION: cfn.url,
+      AWS_ENDPOINT_URL_DYNAMODB: aws.peers.dynamodbEndpoint,
+    });
+    expect(out.code, out.stderr).toBe(0);
+    const json = JSON.parse(out.stdout.trim().split('\n').at(-1) ?? '{}') as {
+      hosts: { host: string; sources: string[]; capacity: number; demand: number }[];
+    };
+    expect(json.hosts).toEqual([
+      expect.objectContaining({ host: 'ris.stadt-deployed.de', sources: ['stadt-deployed'], capacity: 1 }),
+    ]);
+    expect(json.hosts[0]?.demand).toBeGreaterThan(0);
   }, 60_000);
 
   it('`--stack` without `--aws` is a usage error', async () => {

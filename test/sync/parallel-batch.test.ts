@@ -1,3 +1,4 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { getSourceState } from '../../shared/store/source-state';
 import { handleSyncBatch } from '../../shared/sync/batch';
@@ -14,9 +15,19 @@ import { captureLog, deliver, eventOf, NOW, oparlTestEngine, plan, runDepsOf, us
 describe('sync batch: several sources per invocation (issue 18)', () => {
   const first = 'parallel-a';
   const second = 'parallel-b';
-  const { bed } = useSourceBed(first, second);
+  const { bed, council } = useSourceBed(first, second);
 
   it('works the records of one batch concurrently, each to its own completed run', async () => {
+    // RATE-9: the planner starts one run per pace-bound host, so the second source names the same
+    // loopback council as `localhost` — another host key, as two councils on two servers would be.
+    const url = new URL(council.systemUrl);
+    url.hostname = 'localhost';
+    await bed.clients.doc.send(
+      new PutCommand({
+        TableName: bed.env.SOURCES_TABLE,
+        Item: { sourceId: second, systemUrl: url.toString(), active: true },
+      }),
+    );
     const tick = await plan(bed, NOW);
     expect(tick.started.map((s) => s.sourceId).sort()).toEqual([first, second]);
     const now = () => NOW;

@@ -18,12 +18,11 @@ export const CONFIG_SCENARIOS: Scenario[] = [
       const council = await ctx.council();
       ctx.owe(council, 3_000);
       const d = await ctx.deploy();
+      // RATE-9: the planner starts one run per pace-bound host, so the sibling is added (and started)
+      // after the slow source's run, once its item is broken.
       await d.addSource({ sourceId: 'src-slow', systemUrl: council.systemUrl, requestIntervalSeconds: 3 });
-      await d.addSource({ sourceId: 'src-b', systemUrl: `${council.systemUrl}?b` });
       await d.tick();
-      const messages = [await d.receive(), await d.receive()];
-      const slow = messages.find((m) => m?.body.includes('"src-slow"'));
-      const b = messages.find((m) => m?.body.includes('"src-b"'));
+      const slow = await d.receive();
       const first = await d.instance();
       await first.process(slow?.body ?? '');
       await d.ack(slow?.receiptHandle ?? '');
@@ -46,6 +45,9 @@ export const CONFIG_SCENARIOS: Scenario[] = [
       ctx.notes.expiredSlotKeys = keys.length;
       // …and those minutes pass at the server too: the sibling's first request comes > 3 s after the last.
       await new Promise((r) => setTimeout(r, 3_500));
+      await d.addSource({ sourceId: 'src-b', systemUrl: `${council.systemUrl}?b` });
+      await d.tick();
+      const b = await d.receive();
       const cold = await d.instance();
       const r = await cold.process(b?.body ?? '');
       await d.ack(b?.receiptHandle ?? '');

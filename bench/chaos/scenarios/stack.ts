@@ -1,3 +1,5 @@
+import { initialScheduleState } from '../../../shared/schedule';
+import { patchSourceState } from '../../../shared/store';
 import type { SyncRunResult } from '../../../shared/sync';
 import { BUDGET_RESERVE_MS } from '../../../shared/sync';
 import { startRedisPeer } from '../../../test/support/redis';
@@ -420,12 +422,22 @@ function redisOneInstance(mode: 'stall' | 'kill'): Scenario {
       const d = await ctx.deploy({ INGESTOR_MAX_INSTANCES: 2 });
       await d.addSource({ sourceId: 'src-a', systemUrl: council.systemUrl });
       await d.addSource({ sourceId: 'src-b', systemUrl: council.systemUrl });
+      // RATE-9: the planner starts a second run on one host only for a server slower than its pace; the
+      // sources' last runs say so (3 s per request at 1 s), so both start and two instances share the host.
+      for (const sourceId of ['src-a', 'src-b'])
+        await patchSourceState(d.admin.doc, d.env.STATE_TABLE, sourceId, {
+          schedule: {
+            ...initialScheduleState(),
+            recentRuns: [{ kind: 'incremental', requests: 10, seconds: 30 }],
+          },
+        });
       const proxy = await startTcpProxy({ port: Number(new URL(ctx.stack.redis.adapter.url).port) });
       ctx.onClose(() => proxy.close());
       const healthy = await d.instance();
       const cut = await d.instance({ redisUrl: proxy.url });
       await d.tick();
       const [m1, m2] = [await d.receive(), await d.receive()];
+      ctx.notes.started = [m1, m2].filter((m) => m !== undefined).length;
       const runs = [healthy.process(m1?.body ?? ''), cut.process(m2?.body ?? '')].map((p) =>
         p.catch((e: Error) => e),
       );

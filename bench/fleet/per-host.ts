@@ -1,0 +1,167 @@
+import {
+  admitRuns,
+  type DueRun,
+  expectedRequests,
+  type FullSyncCandidate,
+  type HostConditions,
+  type HostModel,
+  type HostSourceInput,
+  hostModelOf,
+  hostSourceInputOf,
+  hostStateView,
+  planHostFullSyncs,
+  type RunningRun,
+  stretchDecision,
+} from '../../shared/hosts';
+import { FULL_SYNC_DEFAULT_WINDOW_HOURS, type ScheduleSettings, toBerlin } from '../../shared/schedule';
+import { hostKey } from '../../shared/slots';
+import type { Fleet } from './model';
+import type { PerHostAdmission, SimSourceView, TickView } from './types';
+
+/**
+ * The per-host allocation (issue 27, RATE-9) as the planner makes it, from `shared/hosts`' pure API:
+ * the host model per host (`hostModelOf` over `hostSourceInputOf`: pace, Crawl-delay, demand learnt
+ * from the sources' recent runs), a fresh decision stretched on a saturated host (`stretchDecision`),
+ * tonight's full syncs fitted into each host's window budget (`planHostFullSyncs`, FULL-3 oldest first)
+ * and the slots admitted per host (`admitRuns`: SCH-5, RATE-4, no head-of-line blocking).
+ *
+ * The planner does not know the bench's latencies: the models learn from what the runs report
+ * (`requests` in the outcome → `recentRuns`). A source's demand is recomputed when its run ends and
+ * when a period or day begins (00:00, 07:00, 19:00) — the instants its interval may change.
+ *
+ * One shortcut, result-preserving: due runs whose host has no room at the tick's start are not handed
+ * to `admitRuns` (it would only mark them blocked — a host's room only shrinks during a pass), nor are
+ * their full-sync candidates (the window budget is per host).
+ */
+export function perHostAdmission(fleet: Fleet, settings: ScheduleSettings): PerHostAdmission {
+  // As the planner's tick: no host conditions known to it (Crawl-delay, pauses and other fetches are
+  // not fed to its model yet) — the simulated hosts still enforce their Crawl-delay.
+  const conditions = new Map<string, HostConditions>();
+  const sourcesOf = new Map<string, string[]>();
+  for (const s of fleet.sources) {
+    const key = hostKey(s.host);
+    const list = sourcesOf.get(key);
+    if (list) list.push(s.sourceId);
+    else sourcesOf.set(key, [s.sourceId]);
+  }
+  const inputs = new Map<string, HostSourceInput>();
+  const models = new Map<string, HostModel>();
+  const dirty = new Set<string>(sourcesOf.keys());
+  let inputsHour = Number.NaN;
+  let allInputsStale = true;
+  const views = new Map<string, SimSourceView>();
+
+  const inputOf = (view: SimSourceView, nowIso: string) =>
+    hostSourceInputOf(
+      {
+        sourceId: view.fleet.sourceId,
+        host: view.fleet.host,
+        requestIntervalSeconds: view.fleet.requestIntervalSeconds,
+        cadenceMinutes: {},
+      },
+      hostStateView(view.state),
+      nowIso,
+      settings,
+    );
+
+  const refresh = (nowMs: number, nowIso: string) => {
+    // A period or a day begins: every source's interval may change.
+    const hour = toBerlin(nowIso).hour;
+    if (hour !== inputsHour) {
+      if (hour === 0 || hour === 7 || hour === 19 || Number.isNaN(inputsHour)) allInputsStale = true;
+      inputsHour = hour;
+    }
+    if (allInputsStale) {
+      for (const view of views.values()) inputs.set(view.fleet.sourceId, inputOf(view, nowIso));
+      for (const key of sourcesOf.keys()) dirty.add(key);
+      allInputsStale = false;
+    }
+    for (const key of dirty) {
+      const list = (sourcesOf.get(key) ?? [])
+        .map((id) => inputs.get(id))
+        .filter((x): x is HostSourceInput => x !== undefined);
+      if (list.length > 0) models.set(key, hostModelOf(key, list, conditions.get(key) ?? {}, nowMs));
+    }
+    dirty.clear();
+  };
+
+  return {
+    register(view) {
+      views.set(view.fleet.sourceId, view);
+    },
+    adjust(view, decision, nowIso) {
+      refresh(Date.parse(nowIso), nowIso);
+      return stretchDecision(
+        decision,
+        view.state.lastSyncEndedAt,
+        models.get(hostKey(view.fleet.host)),
+        nowIso,
+      );
+    },
+    runEnded(view, nowIso) {
+      inputs.set(view.fleet.sourceId, inputOf(view, nowIso));
+      dirty.add(hostKey(view.fleet.host));
+    },
+    starts(tick: TickView) {
+      refresh(tick.nowMs, tick.nowIso);
+      const running: RunningRun[] = tick.running.map((r) => ({
+        sourceId: r.source.fleet.sourceId,
+        host: r.source.fleet.host,
+        kind: r.kind,
+      }));
+      const inFlight = new Map<string, number>();
+      const runningFullRequests = new Map<string, number>();
+      for (const r of tick.running) {
+        const key = hostKey(r.source.fleet.host);
+        inFlight.set(key, (inFlight.get(key) ?? 0) + 1);
+        if (r.kind !== 'incremental') {
+          runningFullRequests.set(
+            key,
+            (runningFullRequests.get(key) ?? 0) + expectedRequests(r.source.state, r.kind),
+          );
+        }
+      }
+      const hasRoom = (key: string) => (inFlight.get(key) ?? 0) < (models.get(key)?.runLimit ?? 1);
+      const due: DueRun[] = [];
+      const fullCandidates: FullSyncCandidate[] = [];
+      for (const w of tick.waiting) {
+        const key = hostKey(w.source.fleet.host);
+        if (!hasRoom(key)) continue;
+        due.push({
+          decision: w.decision,
+          host: w.source.fleet.host,
+          sessionDay: inputs.get(w.source.fleet.sourceId)?.sessionDay === true,
+        });
+        if (
+          w.decision.kind !== undefined &&
+          w.decision.kind !== 'incremental' &&
+          w.decision.trigger !== 'manual'
+        ) {
+          fullCandidates.push({
+            decision: w.decision,
+            host: w.source.fleet.host,
+            expectedRequests: expectedRequests(w.source.state, w.decision.kind),
+          });
+        }
+      }
+      if (due.length === 0) return [];
+      const plans =
+        fullCandidates.length === 0
+          ? undefined
+          : planHostFullSyncs(
+              fullCandidates,
+              models,
+              tick.nowMs,
+              tick.nowMs + FULL_SYNC_DEFAULT_WINDOW_HOURS * 3_600_000,
+              runningFullRequests,
+            );
+      return admitRuns({
+        due,
+        running,
+        hosts: models,
+        settings,
+        ...(plans ? { fullSyncBehind: plans.behind } : {}),
+      }).start;
+    },
+  };
+}

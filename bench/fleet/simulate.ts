@@ -1,0 +1,531 @@
+import type { DateTime } from 'luxon';
+import {
+  applyRunOutcome,
+  DEFAULT_LEASE_MINUTES,
+  decideSource,
+  FULL_SYNC_DEFAULT_WINDOW_HOURS,
+  initialScheduleState,
+  markSyncStarted,
+  nextSyncDue,
+  type RunOutcome,
+  resolveScheduleSettings,
+  type ScheduleSourceConfig,
+  type SourceDecision,
+  toBerlin,
+  toIso,
+} from '../../shared/schedule';
+import { ASSUMPTIONS } from '../cost/assumptions';
+import { todayStarts } from './allocation';
+import { type HostRun, SimHost } from './host';
+import {
+  buildFleet,
+  changeInstants,
+  type Fleet,
+  type FleetHost,
+  hostIntervalMs,
+  latencyMs,
+  RUN_REQUESTS,
+  runPlanOf,
+  seededRandom,
+} from './model';
+import { perHostAdmission } from './per-host';
+import type { FleetSimOptions, FleetSimResult, PerHostAdmission, SimSourceView } from './types';
+
+/**
+ * The fleet bench's discrete-event simulation (issue 27): a week of planner ticks on a simulated clock
+ * with the real decisions — `decideSource` (SCH-1…SCH-4 cadence, SCH-2 session days, SCH-3 quiet
+ * doubling, FULL windows, ERR sparing), `markSyncStarted` and `applyRunOutcome` — and the allocation
+ * under test: today's `planSyncSlots` or the per-host admission. Runs then fetch on `SimHost`s (RATE-1,
+ * RATE-4, Crawl-delay) with drawn server latencies. Nothing sleeps; a week at 10,000 sources is
+ * bounded by the decision code's CPU.
+ *
+ * How the planner is reproduced (shared/planner/tick.ts): every `tickSeconds` the due sources are
+ * decided; a `sync` decision waits for a slot until the allocation starts it (SCH-5: a slot is held
+ * from the run's start to its end, waits included); a `wait` decision is looked at again at its
+ * `dueAt`; a finished run makes its source due at its end (the sync function writes `dueAt = endedAt`).
+ * One shortcut, result-preserving: a waiting `sync` decision is not re-decided every tick but when its
+ * state changes or the local hour turns — with no failures, manual requests or own windows in this
+ * fleet, a waiting decision's fields change only at the default window's whole-hour edges.
+ * Not modelled: failures and pauses (ERR-4/5, RATE-8), other fetches (document passes, deletion checks —
+ * item 5 takes their share of a host's pace in the planner's host model), Lambda's 15-minute
+ * continuations (a run keeps its slot and lease to its end), SQS delivery delay (a run starts at its tick).
+ */
+
+interface SimRun extends HostRun {
+  source: SimSource;
+  kind: 'incremental' | 'full' | 'sliced';
+  startedAt: number;
+  startedIso: string;
+  changed: boolean;
+  measured: boolean;
+}
+
+interface HostEntry {
+  fleet: FleetHost;
+  sim: SimHost;
+  runCount: number;
+  saturated: boolean;
+  weekdayDayRequests: number;
+}
+
+interface SimSource extends SimSourceView {
+  config: ScheduleSourceConfig;
+  host: HostEntry;
+  changes: number[];
+  changePtr: number;
+  lastStartMs: number;
+  dueTick: number;
+  waiting?: { decision: SourceDecision; sinceMs: number; slotBlockedMs: number };
+  run?: SimRun;
+  incrementalSyncs: number;
+}
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+export function simulateFleet(options: FleetSimOptions): FleetSimResult {
+  const wallStart = performance.now();
+  const seed = options.seed ?? 27;
+  const days = options.days ?? 7;
+  const warmupHours = options.warmupHours ?? 24;
+  const tickMs = (options.tickSeconds ?? 60) * 1000;
+  const settings = resolveScheduleSettings({ maxConcurrentSyncs: options.slots });
+  const weekStart = toBerlin(options.weekStart ?? '2026-11-30T00:00');
+  const measureFrom = weekStart.toMillis();
+  const startMs = measureFrom - warmupHours * HOUR;
+  const endMs = measureFrom + days * DAY;
+  const random = seededRandom(seed + 1);
+  const fleet: Fleet = buildFleet(options.sources, seed);
+  const perHost: PerHostAdmission | undefined =
+    options.allocation === 'per-host' ? perHostAdmission(fleet, settings) : undefined;
+
+  // Local-time landmarks of the simulated span (luxon once per day, not per event).
+  const firstDay = weekStart.minus({ days: Math.ceil(warmupHours / 24) });
+  const landmarks = {
+    weekdayDay: [] as [number, number][],
+    changeWindows: [] as [number, number][],
+    windowEnds: [] as number[],
+    fullWindows: [] as [number, number][],
+  };
+  const weekdays: string[] = [];
+  for (let d: DateTime = firstDay; d.toMillis() < endMs; d = d.plus({ days: 1 })) {
+    const at = (h: number) => d.set({ hour: h, minute: 0, second: 0, millisecond: 0 }).toMillis();
+    // FULL-1: the default window, from INGESTOR_FULL_SYNC_HOUR for 5 h.
+    const windowStart = at(settings.fullSyncHour);
+    const windowEnd = windowStart + FULL_SYNC_DEFAULT_WINDOW_HOURS * HOUR;
+    landmarks.fullWindows.push([windowStart, windowEnd]);
+    if (windowEnd >= measureFrom && windowEnd < endMs) landmarks.windowEnds.push(windowEnd);
+    if (d.weekday <= 5) {
+      landmarks.weekdayDay.push([at(7), at(19)]);
+      landmarks.changeWindows.push([at(8), at(18)]);
+      weekdays.push(d.toISODate() as string);
+    }
+  }
+  const inWeekdayDay = (t: number) =>
+    t >= measureFrom && landmarks.weekdayDay.some(([a, b]) => t >= a && t < b);
+
+  const hosts = new Map<string, HostEntry>();
+  for (const h of fleet.hosts) {
+    const intervalMs = hostIntervalMs(h, fleet);
+    const entry: HostEntry = {
+      fleet: h,
+      sim: new SimHost(intervalMs, (sentAt) => {
+        if (inWeekdayDay(sentAt)) entry.weekdayDayRequests += 1;
+      }),
+      runCount: 0,
+      // Saturated by the bench's own count: the unchanged incremental requests its sources' weekday
+      // base cadence asks for exceed its pace (RATE-9's demand > capacity).
+      saturated:
+        (h.sourceIndexes.length * RUN_REQUESTS[h.kind].incremental) / (settings.weekdayDayBaseMinutes * 60) >
+        1000 / intervalMs,
+      weekdayDayRequests: 0,
+    };
+    hosts.set(h.host, entry);
+  }
+
+  // Steady start: synced before, the last run spread over the hour before, last night's full sync done.
+  const lastNight = firstDay.minus({ days: 1 }).set({ hour: 3 });
+  const lastWindowId = toIso(lastNight);
+  const sources: SimSource[] = fleet.sources.map((f) => {
+    const sessionDays = pickSessionDays(weekdays, random);
+    const ended = startMs - random() * HOUR;
+    const fullStart = lastNight.toMillis() + random() * 2 * HOUR;
+    const fullEnd = fullStart + 10 * MINUTE;
+    const iso = (ms: number) => toIso(toBerlin(new Date(ms).toISOString()));
+    const state = initialScheduleState({
+      sessionDays,
+      quietStreak: 3,
+      lastSyncStartedAt: iso(ended - 20_000),
+      lastSyncEndedAt: iso(ended),
+      lastSyncKind: 'incremental',
+      lastSyncPeriod: 'weekend',
+      lastSyncChanged: false,
+      lastSuccessAt: iso(ended),
+      fullSyncLastStartedAt: iso(fullStart),
+      fullSyncLastWindowId: lastWindowId,
+      fullSyncLastCompleteStartedAt: iso(fullStart),
+      fullSyncLastCompletedAt: iso(fullEnd),
+      fullSyncLastCompleteWindowId: lastWindowId,
+    });
+    return {
+      fleet: f,
+      config: {
+        sourceId: f.sourceId,
+        active: true,
+        cadenceMinutes: {},
+        fullSyncMinDays: 0,
+        fullSyncSliced: false,
+      },
+      state,
+      host: hosts.get(f.host) as HostEntry,
+      changes: changeInstants(landmarks.changeWindows, ASSUMPTIONS.changesPerWeekday, random),
+      changePtr: 0,
+      lastStartMs: ended - 20_000,
+      dueTick: 0,
+      incrementalSyncs: 0,
+    };
+  });
+
+  for (const s of sources) perHost?.register(s);
+
+  // Due buckets by tick index; a source sits in the bucket of its `dueTick` (stale entries skipped).
+  const buckets = new Map<number, SimSource[]>();
+  const tickOf = (ms: number) => Math.max(0, Math.ceil((ms - startMs) / tickMs));
+  const schedule = (s: SimSource, ms: number, currentTick: number) => {
+    s.dueTick = Math.max(currentTick + 1, tickOf(ms));
+    const b = buckets.get(s.dueTick);
+    if (b === undefined) buckets.set(s.dueTick, [s]);
+    else b.push(s);
+  };
+  buckets.set(0, [...sources]);
+
+  const waiting = new Set<SimSource>();
+  const running = new Set<SimRun>();
+  const finishing: SimRun[] = [];
+  const activeHosts = new Set<HostEntry>();
+  const m = {
+    decisions: 0,
+    starved: 0,
+    starvedInFullWindow: 0,
+    late: 0,
+    runsIncremental: 0,
+    runsFull: 0,
+    requests: 0,
+    waitMs: 0,
+    queuedMs: 0,
+    slotMs: 0,
+    idleWhileDueMs: 0,
+    requestsByKind: new Map<string, { runs: number; requests: number }>(),
+    coverage: { lone: [0, 0], hosting: [0, 0] } as Record<'lone' | 'hosting', [number, number]>,
+  };
+  let lastHour = -1;
+  let idleCondition = false;
+  let windowEndIdx = 0;
+  const totalTicks = Math.ceil((endMs - startMs) / tickMs);
+
+  for (let tick = 0; tick <= totalTicks; tick += 1) {
+    const nowMs = startMs + tick * tickMs;
+    const measuring = nowMs > measureFrom;
+    const now = toBerlin(new Date(nowMs).toISOString());
+    const nowIso = toIso(now);
+
+    // 1. The hosts serve what was ready until now; runs whose last answer came are done.
+    let waitBefore = 0;
+    for (const r of running) waitBefore += r.queuedMs ?? 0;
+    for (const h of activeHosts) {
+      for (const r of h.sim.advance(nowMs)) finishing.push(r as SimRun);
+      if (h.sim.runs.length === 0) activeHosts.delete(h);
+    }
+    let waitAfter = 0;
+    for (const r of running) waitAfter += r.queuedMs ?? 0;
+    if (measuring) {
+      m.slotMs += settings.maxConcurrentSyncs * tickMs;
+      // Slot time spent waiting for a host during the last tick, counted when a due run on a free host
+      // was left waiting at that tick (idle slots are counted below).
+      if (idleCondition) m.idleWhileDueMs += waitAfter - waitBefore;
+    }
+    finishing.sort((a, b) => (a.endAt as number) - (b.endAt as number));
+    while (finishing.length > 0 && (finishing[0]?.endAt as number) <= nowMs) {
+      const run = finishing.shift() as SimRun;
+      finishRun(run, tick);
+    }
+
+    // 2. Waiting decisions are decided afresh where they may change: at the default window's edges
+    // (whole hours) — and, per host, every hour (a host's stretch may have changed meanwhile).
+    const hour = now.hour;
+    const hourTurned = hour !== lastHour;
+    lastHour = hour;
+    const redecideWaiting =
+      hourTurned &&
+      (options.allocation === 'per-host' ||
+        hour === settings.fullSyncHour ||
+        hour === (settings.fullSyncHour + FULL_SYNC_DEFAULT_WINDOW_HOURS) % 24);
+
+    // FULL coverage at each window's end (08:00).
+    while (
+      windowEndIdx < landmarks.windowEnds.length &&
+      (landmarks.windowEnds[windowEndIdx] as number) <= nowMs
+    ) {
+      const at = landmarks.windowEnds[windowEndIdx] as number;
+      for (const s of sources) {
+        const last = s.state.fullSyncLastCompletedAt;
+        const covered = last !== undefined && Date.parse(last) >= at - DAY;
+        const c = m.coverage[s.fleet.hosting ? 'hosting' : 'lone'];
+        c[0] += covered ? 1 : 0;
+        c[1] += 1;
+      }
+      windowEndIdx += 1;
+    }
+
+    // 3. Decide the due sources (and, when the hour turned, the waiting ones again).
+    const due = buckets.get(tick) ?? [];
+    buckets.delete(tick);
+    const toDecide = new Set(due.filter((s) => s.dueTick === tick && s.run === undefined));
+    if (redecideWaiting) for (const s of waiting) toDecide.add(s);
+    for (const s of toDecide) {
+      let decision = decideSource(s.config, s.state, now, settings);
+      m.decisions += 1;
+      if (perHost) decision = perHost.adjust(s, decision, nowIso);
+      if (decision.action === 'sync') {
+        const since = s.waiting ?? { sinceMs: nowMs, slotBlockedMs: 0 };
+        s.waiting = { ...since, decision };
+        waiting.add(s);
+        // A waiting full sync may fall back to the incremental once that is due (FULL-3): look again then.
+        if (decision.kind !== 'incremental' && decision.incrementalDue === false) {
+          schedule(s, Date.parse(nextSyncDue(s.config, s.state, now, settings).at), tick);
+        }
+        continue;
+      }
+      waiting.delete(s);
+      delete s.waiting;
+      const dueMs = decision.dueAt === undefined ? Number.NaN : Date.parse(decision.dueAt);
+      schedule(s, dueMs > nowMs ? dueMs : nowMs + (decision.action === 'skip' ? HOUR : MINUTE), tick);
+    }
+
+    // 4. Allocate the slots.
+    let runningFull = 0;
+    for (const r of running) if (r.kind !== 'incremental') runningFull += 1;
+    let starts: SourceDecision[] = [];
+    const waitingList = waiting.size > 0 && running.size < settings.maxConcurrentSyncs ? [...waiting] : [];
+    if (waitingList.length > 0) {
+      if (options.allocation === 'today') {
+        starts = todayStarts(
+          waitingList.map((s) => s.waiting?.decision as SourceDecision),
+          running.size,
+          runningFull,
+          settings,
+        );
+      } else {
+        starts = (perHost as PerHostAdmission).starts({
+          nowMs,
+          nowIso,
+          waiting: waitingList.map((s) => ({ source: s, decision: s.waiting?.decision as SourceDecision })),
+          running: [...running].map((r) => ({ source: r.source, kind: r.kind })),
+          settings,
+        });
+      }
+    }
+    const byId = starts.length === 0 ? undefined : new Map(waitingList.map((s) => [s.fleet.sourceId, s]));
+    for (const decision of starts) {
+      const s = byId?.get(decision.sourceId);
+      if (s === undefined || s.run !== undefined) continue;
+      startRun(s, decision, nowMs, nowIso, measuring);
+    }
+
+    // 5. Is a due run on a free host (none of ours in flight there) left waiting?
+    idleCondition = false;
+    const slotsFull = running.size >= settings.maxConcurrentSyncs;
+    for (const s of waiting) {
+      // Runnable: its host has none of our runs, and it can run as an incremental (a full sync without
+      // a full slot or without budget on its host tonight waits by FULL-3, not for lack of a slot).
+      if (s.host.runCount !== 0 || !runnableAsIncremental(s.waiting?.decision)) continue;
+      idleCondition = true;
+      // Until the next tick this run waits for a slot that other hosts' runs hold.
+      if (slotsFull && s.waiting) s.waiting.slotBlockedMs += tickMs;
+      else if (!slotsFull) break;
+    }
+    if (measuring && idleCondition) {
+      m.idleWhileDueMs += Math.max(0, settings.maxConcurrentSyncs - running.size) * tickMs;
+    }
+  }
+
+  function startRun(
+    s: SimSource,
+    decision: SourceDecision,
+    nowMs: number,
+    nowIso: string,
+    measuring: boolean,
+  ): void {
+    const kind = decision.kind ?? 'incremental';
+    const w = s.waiting;
+    // Issue 27: a scheduled incremental is late when it starts more than one interval after the planner
+    // first found it due (on a saturated host: after the RATE-9 stretch); it is starved when, for more
+    // than one interval of that wait, its own host had none of our runs in flight while every slot was
+    // taken — it waited for other hosts' runs.
+    if (
+      measuring &&
+      w !== undefined &&
+      kind === 'incremental' &&
+      w.decision.kind === 'incremental' &&
+      decision.trigger === 'schedule'
+    ) {
+      const intervalMs = (s.state.intervalMinutes ?? settings.weekdayDayBaseMinutes) * MINUTE;
+      if (nowMs - w.sinceMs > intervalMs) m.late += 1;
+      if (w.slotBlockedMs > intervalMs) {
+        m.starved += 1;
+        if (landmarks.fullWindows.some(([a, b]) => nowMs >= a && nowMs < b)) m.starvedInFullWindow += 1;
+      }
+    }
+    waiting.delete(s);
+    delete s.waiting;
+    s.state = markSyncStarted(s.state, decision, nowIso, DEFAULT_LEASE_MINUTES);
+    let changed = false;
+    while (s.changePtr < s.changes.length && (s.changes[s.changePtr] as number) <= nowMs) {
+      changed = true;
+      s.changePtr += 1;
+    }
+    const plan = runPlanOf(s.fleet, kind, changed);
+    const latencies = Array.from({ length: plan.requests }, (_, i) => latencyMs(plan.pageOf(i), random));
+    const run: SimRun = {
+      source: s,
+      kind,
+      startedAt: nowMs,
+      startedIso: nowIso,
+      changed,
+      measured: measuring,
+      readyAt: nowMs,
+      requestsLeft: plan.requests,
+      sent: 0,
+      waitMs: 0,
+      latencyOf: (i) => latencies[i] as number,
+    };
+    s.run = run;
+    s.lastStartMs = nowMs;
+    running.add(run);
+    const h = s.host;
+    h.runCount += 1;
+    h.sim.add(run);
+    activeHosts.add(h);
+    if (measuring) {
+      if (kind === 'incremental') {
+        m.runsIncremental += 1;
+        s.incrementalSyncs += 1;
+      } else m.runsFull += 1;
+    }
+  }
+
+  function finishRun(run: SimRun, tick: number): void {
+    const s = run.source;
+    const endAt = run.endAt as number;
+    running.delete(run);
+    const h = s.host;
+    h.runCount -= 1;
+    const endedIso = toIso(toBerlin(new Date(endAt).toISOString()));
+    const outcome: RunOutcome & { requests?: number } = {
+      kind: run.kind,
+      startedAt: run.startedIso,
+      endedAt: endedIso,
+      changed: run.changed,
+      complete: true,
+      failed: false,
+      failures: [],
+      sessionDays: s.state.sessionDays,
+      requests: run.sent,
+    };
+    s.state = applyRunOutcome(s.state, outcome, endedIso, { config: s.config, settings });
+    delete s.run;
+    if (run.measured) {
+      m.requests += run.sent;
+      m.waitMs += run.waitMs;
+      m.queuedMs += run.queuedMs ?? 0;
+      const key = `${s.fleet.kind}.${run.kind === 'incremental' ? 'incremental' : 'full'}`;
+      const k = m.requestsByKind.get(key) ?? { runs: 0, requests: 0 };
+      k.runs += 1;
+      k.requests += run.sent;
+      m.requestsByKind.set(key, k);
+    }
+    perHost?.runEnded(s, endedIso);
+    // The sync function writes dueAt = endedAt: the planner decides it at its next tick.
+    schedule(s, endAt, tick - 1);
+  }
+
+  // Figures.
+  let spacingViolations = 0;
+  let maxInFlight = 0;
+  const saturatedUse: number[] = [];
+  let fairness: number | null = 1;
+  let zeroSync = 0;
+  const weekdayDayMs = landmarks.weekdayDay
+    .filter(([a]) => a >= measureFrom && a < endMs)
+    .reduce((sum, [a, b]) => sum + (b - a), 0);
+  for (const h of hosts.values()) {
+    spacingViolations += h.sim.figures.spacingViolations;
+    maxInFlight = Math.max(maxInFlight, h.sim.figures.maxInFlight);
+    if (!h.saturated) continue;
+    saturatedUse.push((h.weekdayDayRequests * h.sim.intervalMs) / weekdayDayMs);
+    const syncs = h.fleet.sourceIndexes.map((i) => (sources[i] as SimSource).incrementalSyncs);
+    const min = Math.min(...syncs);
+    const max = Math.max(...syncs);
+    zeroSync += syncs.filter((x) => x === 0).length;
+    if (min === 0) fairness = null;
+    else if (fairness !== null) fairness = Math.max(fairness, max / min);
+  }
+  const share = (c: [number, number]) => (c[1] === 0 ? 1 : c[0] / c[1]);
+  const perSource = (hosting: boolean) => {
+    const list = sources.filter((s) => s.fleet.hosting === hosting);
+    return list.length === 0 ? 0 : list.reduce((sum, s) => sum + s.incrementalSyncs, 0) / list.length;
+  };
+  const requestsPerRun: Record<string, number> = {};
+  for (const [k, v] of [...m.requestsByKind].sort()) requestsPerRun[k] = round(v.requests / v.runs, 1);
+  return {
+    sources: fleet.sources.length,
+    hosts: fleet.hosts.length,
+    hostingHosts: fleet.hosts.filter((h) => h.hosting).length,
+    saturatedHosts: saturatedUse.length,
+    allocation: options.allocation,
+    slots: settings.maxConcurrentSyncs,
+    spacingViolations,
+    maxInFlightPerHost: maxInFlight,
+    starvedSyncs: m.starved,
+    starvedSyncsInFullWindow: m.starvedInFullWindow,
+    lateSyncs: m.late,
+    fairness: fairness === null ? null : round(fairness, 3),
+    sourcesWithoutSyncOnSaturatedHosts: zeroSync,
+    saturatedHostUtilisation: {
+      mean: round(saturatedUse.reduce((a, b) => a + b, 0) / Math.max(1, saturatedUse.length), 3),
+      min: round(saturatedUse.length === 0 ? 0 : Math.min(...saturatedUse), 3),
+    },
+    idleSlotShareWhileDue: round(m.slotMs === 0 ? 0 : m.idleWhileDueMs / m.slotMs, 4),
+    billedWaitSecondsPerRequest: round(m.requests === 0 ? 0 : m.waitMs / 1000 / m.requests, 3),
+    queuedWaitSecondsPerRequest: round(m.requests === 0 ? 0 : m.queuedMs / 1000 / m.requests, 3),
+    fullSyncCoverage: {
+      lone: round(share(m.coverage.lone), 3),
+      hosting: round(share(m.coverage.hosting), 3),
+    },
+    runs: { incremental: m.runsIncremental, full: m.runsFull },
+    requestsPerRun,
+    incrementalSyncsPerSource: { lone: round(perSource(false), 1), hosting: round(perSource(true), 1) },
+    decisions: m.decisions,
+    wallSeconds: round((performance.now() - wallStart) / 1000, 1),
+  };
+}
+
+function runnableAsIncremental(decision: SourceDecision | undefined): boolean {
+  return decision !== undefined && (decision.kind === 'incremental' || decision.incrementalDue === true);
+}
+
+/** SCH-2: `sessionDaysPerWeek` distinct weekdays of the span. */
+function pickSessionDays(weekdays: readonly string[], random: () => number): string[] {
+  const pool = [...weekdays];
+  const out: string[] = [];
+  for (let i = 0; i < ASSUMPTIONS.sessionDaysPerWeek && pool.length > 0; i += 1) {
+    out.push(pool.splice(Math.floor(random() * pool.length), 1)[0] as string);
+  }
+  return out.sort();
+}
+
+function round(x: number, digits: number): number {
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
+}

@@ -1,0 +1,84 @@
+import type { ScheduleSettings, SourceDecision, SourceScheduleState } from '../../shared/schedule';
+import type { FleetSource } from './model';
+
+/** The fleet bench's shared types (simulation ↔ allocations). */
+export type Allocation = 'today' | 'per-host';
+
+export interface FleetSimOptions {
+  sources: number;
+  allocation: Allocation;
+  /** SCH-5 slots (INGESTOR_MAX_CONCURRENT_SYNCS). */
+  slots: number;
+  seed?: number;
+  /** Measured days (default 7, Monday 00:00 on). */
+  days?: number;
+  /** Simulated hours before the measured week (default 24: from the Sunday before). */
+  warmupHours?: number;
+  tickSeconds?: number;
+  /** Local Monday 00:00 the measured week starts (default 2026-11-30, no DST change in it). */
+  weekStart?: string;
+}
+
+/** What the per-host allocation sees at a tick and answers. */
+export interface PerHostAdmission {
+  /** A source of the fleet (its view stays current: the simulation updates its state in place). */
+  register(source: SimSourceView): void;
+  /** RATE-9 on a fresh decision (stretch on a saturated host); may turn `sync` into `wait`. */
+  adjust(source: SimSourceView, decision: SourceDecision, nowIso: string): SourceDecision;
+  starts(tick: TickView): SourceDecision[];
+  /** A source's run ended (its host's model may change). */
+  runEnded(source: SimSourceView, endedIso: string): void;
+}
+
+export interface SimSourceView {
+  fleet: FleetSource;
+  state: SourceScheduleState;
+}
+
+export interface TickView {
+  nowMs: number;
+  nowIso: string;
+  waiting: { source: SimSourceView; decision: SourceDecision }[];
+  running: { source: SimSourceView; kind: 'incremental' | 'full' | 'sliced' }[];
+  settings: ScheduleSettings;
+}
+
+export interface FleetSimResult {
+  sources: number;
+  hosts: number;
+  hostingHosts: number;
+  saturatedHosts: number;
+  allocation: Allocation;
+  slots: number;
+  /** RATE-1: sends closer than the host's interval (0). */
+  spacingViolations: number;
+  /** RATE-4 (≤ 2). */
+  maxInFlightPerHost: number;
+  /**
+   * Scheduled incremental runs that waited more than one interval while their host had none of our runs
+   * in flight and every sync slot was taken (issue 27: late because of other hosts' runs).
+   */
+  starvedSyncs: number;
+  /** Scheduled incremental runs that started more than one interval after they were due, any cause. */
+  lateSyncs: number;
+  /** Of those, started while the full-sync window was open (FULL-3 leaves incrementals one slot). */
+  starvedSyncsInFullWindow: number;
+  /** Over saturated hosts, the worst max/min incremental syncs per source (null: a source had none). */
+  fairness: number | null;
+  sourcesWithoutSyncOnSaturatedHosts: number;
+  /** Mean over saturated hosts of the pace used on weekdays 07–19 (requests × interval / time). */
+  saturatedHostUtilisation: { mean: number; min: number };
+  /** Slot-time idle, or waiting behind other runs on a host, while a run that could start as an incremental on a free host waited, of all slot-time. */
+  idleSlotShareWhileDue: number;
+  /** A run's wait for the host between ready and sent, per request (billed: the run holds its slot). */
+  billedWaitSecondsPerRequest: number;
+  /** Of it, the wait behind other runs on the same host (the part an allocation can avoid). */
+  queuedWaitSecondsPerRequest: number;
+  /** Share of (source, night) with a complete full sync within a day at the window's end (08:00). */
+  fullSyncCoverage: { lone: number; hosting: number };
+  runs: { incremental: number; full: number };
+  requestsPerRun: Record<string, number>;
+  incrementalSyncsPerSource: { lone: number; hosting: number };
+  decisions: number;
+  wallSeconds: number;
+}

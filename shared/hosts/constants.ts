@@ -1,0 +1,29 @@
+import { MAX_IN_FLIGHT_PER_HOST } from '../slots';
+
+/**
+ * RATE-9: the host model's numbers, as data.
+ *
+ * Expected requests of a run nobody has seen yet. An incremental OParl sync asks each list for what
+ * changed since the last run: about a dozen lists, one page each, plus robots.txt — issue 27 measured 65
+ * requests for four first runs (~16 each). A full sync of a mid-sized council system is ~225 pages
+ * (issue 27). After its first runs a source's own figures replace these (`RECENT_RUNS_KEPT`).
+ */
+export const DEFAULT_EXPECTED_REQUESTS = { incremental: 16, full: 225, sliced: 225 } as const;
+/** The last runs of one kind whose mean is the source's expected requests (recent beats old). */
+export const EXPECTED_FROM_LAST_RUNS = 3;
+/** RATE-4: never more sync runs on one host than requests it allows in flight. */
+export const MAX_RUNS_PER_HOST = MAX_IN_FLIGHT_PER_HOST;
+/**
+ * A second run on a host only when one run's request takes at least this many host intervals (a slow
+ * server): then one run leaves a third or more of the pace unused; below, a second run would only queue.
+ */
+export const SECOND_RUN_FROM = 1.5;
+/**
+ * Item 5 of issue 27: other fetches (document passes, deletion checks, photos, previews) take their
+ * share of a host's pace first, but never more than this share: the syncs keep at least half of it, so
+ * a document backlog cannot starve the cadence (RATE-9: none is starved), and a pass whose host has no
+ * budget left waits instead.
+ */
+export const MAX_OTHER_FETCH_SHARE = 0.5;
+/** A host whose utilisation reaches this is reported saturated (metric, alarm, `ingestor hosts`). */
+export const SATURATED_UTILISATION = 1;

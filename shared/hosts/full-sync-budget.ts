@@ -1,0 +1,80 @@
+import { byOldestFullSync, type SourceDecision } from '../schedule';
+import { hostKey } from '../slots';
+import { type HostModel, round } from './model';
+
+/**
+ * FULL-3 per host, RATE-9, pure: a host's full-sync window has a request budget — the window's seconds
+ * left × (capacity − the incremental demand meanwhile) — minus what the full syncs already running on it
+ * still need. The due full syncs are fitted oldest first (FULL-3's order); those that do not fit go to
+ * the next night, and status says why.
+ */
+
+export interface FullSyncCandidate {
+  decision: SourceDecision;
+  host: string;
+  /** `expectedRequests(state, kind)`. */
+  expectedRequests: number;
+}
+
+export interface HostFullSyncPlan {
+  host: string;
+  /** Requests the rest of tonight's window holds for full syncs. */
+  budget: number;
+  /** Source ids whose full sync fits tonight, oldest first. */
+  tonight: string[];
+  /** Source ids whose full sync goes to the next night, oldest first. */
+  nextNight: string[];
+}
+
+export interface FullSyncPlans {
+  byHost: Map<string, HostFullSyncPlan>;
+  /** Source id → the reason its full sync is behind (for `admitRuns`' `fullSyncBehind`). */
+  behind: Map<string, string>;
+}
+
+/**
+ * `windowEndMs` per decision: the decision's `deadline` (FULL-4/FULL-6) or, without one,
+ * `defaultWindowEndMs`. `runningRequests` per host key: what running full syncs still need.
+ */
+export function planHostFullSyncs(
+  candidates: readonly FullSyncCandidate[],
+  hosts: ReadonlyMap<string, HostModel>,
+  nowMs: number,
+  defaultWindowEndMs: number,
+  runningRequests: ReadonlyMap<string, number> = new Map(),
+): FullSyncPlans {
+  const byHost = new Map<string, HostFullSyncPlan>();
+  const behind = new Map<string, string>();
+  const sorted = [...candidates]
+    .map((c) => ({ ...c, host: hostKey(c.host) }))
+    .sort((a, b) => byOldestFullSync(a.decision, b.decision));
+  const spent = new Map<string, number>();
+  for (const c of sorted) {
+    const model = hosts.get(c.host);
+    const endMs = c.decision.deadline !== undefined ? Date.parse(c.decision.deadline) : defaultWindowEndMs;
+    const seconds = Math.max(0, (endMs - nowMs) / 1000);
+    const spare = model === undefined ? Number.POSITIVE_INFINITY : Math.max(0, model.capacity - model.demand);
+    const budget = seconds * spare - (runningRequests.get(c.host) ?? 0);
+    let plan = byHost.get(c.host);
+    if (plan === undefined) {
+      plan = { host: c.host, budget: Math.max(0, budget), tonight: [], nextNight: [] };
+      byHost.set(c.host, plan);
+    }
+    const used = spent.get(c.host) ?? 0;
+    // While none runs on the host, its oldest full sync always gets its chance (never starved, even on
+    // a saturated host); it may finish on a later night as FULL-4/FULL-6 allow. One that runs already
+    // had it: the next waits for budget.
+    const firstChance = plan.tonight.length === 0 && (runningRequests.get(c.host) ?? 0) === 0;
+    if (firstChance || used + c.expectedRequests <= budget) {
+      plan.tonight.push(c.decision.sourceId);
+      spent.set(c.host, used + c.expectedRequests);
+      continue;
+    }
+    plan.nextNight.push(c.decision.sourceId);
+    behind.set(
+      c.decision.sourceId,
+      `full sync behind: host capacity — host ${c.host}'s window holds ~${Math.round(Math.max(0, budget))} requests for full syncs, the ${plan.tonight.length} older ones need ${Math.round(used)} and this one ~${Math.round(c.expectedRequests)}; next night, oldest first (FULL-3, RATE-9; spare ${round(spare)} requests/s)`,
+    );
+  }
+  return { byHost, behind };
+}

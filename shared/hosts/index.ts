@@ -1,0 +1,30 @@
+/**
+ * Hosts (issue 27, RATE-9 "one host, one budget"), pure: the host model, per-host admission of sync
+ * runs, the fair-share stretch of a saturated host and the full-sync budget of a host's window.
+ * Time comes in as an argument; nothing here does I/O.
+ *
+ * Exported signatures (the fleet bench imports these):
+ * - `expectedRequests(state, kind): number` — a run's expected requests, learnt from the source's last
+ *   runs of that kind (`SourceScheduleState.recentRuns`), `DEFAULT_EXPECTED_REQUESTS` at first.
+ * - `secondsPerRequestOf(state): number | undefined` — learnt seconds per request.
+ * - `hostModelsOf(sources: HostSourceInput[], conditions?: Map<host, HostConditions>, nowMs?): Map<host, HostModel>`
+ *   — capacity (pace − other fetches' share), demand, utilisation, stretch, runLimit per host key.
+ * - `admitRuns({ due: DueRun[], running: RunningRun[], hosts, settings, fullSyncBehind? }): Admission`
+ *   — `{ start: SourceDecision[], waiting: WaitingRun[], queuedByHost }` (SCH-5, FULL-3, RATE-4, RATE-9).
+ * - `stretchDecision(decision, lastSyncEndedAt, model, nowIso): SourceDecision` — RATE-9 fair share.
+ * - `planHostFullSyncs(candidates: FullSyncCandidate[], hosts, nowMs, defaultWindowEndMs, runningRequests?)`
+ *   → `{ byHost: Map<host, HostFullSyncPlan>, behind: Map<sourceId, reason> }` (FULL-3 per host).
+ * - `otherFetchAllowed(model, requestsPerSecondInUse): boolean` — item 5: may another pass start.
+ * - `hostSourceInputOf(source, stateView, nowIso, settings): HostSourceInput` — a source's demand now.
+ * - `saturationText(model)`, `isSaturated(model)`.
+ */
+
+// One host key everywhere (RATE-2): re-exported so users of the host model key as it does.
+export { hostKey } from '../slots';
+export * from './admission';
+export * from './constants';
+export * from './full-sync-budget';
+export * from './inputs';
+export * from './model';
+export * from './other-fetches';
+export * from './stretch';

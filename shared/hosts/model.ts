@@ -1,0 +1,192 @@
+import type { RecentRun, SourceScheduleState, SyncKind } from '../schedule';
+import { CRAWL_DELAY_CAP_MS, hostKey, MIN_INTERVAL_MS } from '../slots';
+import {
+  DEFAULT_EXPECTED_REQUESTS,
+  EXPECTED_FROM_LAST_RUNS,
+  MAX_OTHER_FETCH_SHARE,
+  MAX_RUNS_PER_HOST,
+  SECOND_RUN_FROM,
+} from './constants';
+
+/**
+ * RATE-9, pure: the host model. Every source on one host key (RATE-2: lower-cased, no port, no trailing
+ * dot — `hostKey`) shares one pace; the model says how many requests per second that pace serves
+ * (capacity), how many the sources' cadence asks for (demand) and by which factor every source on a
+ * saturated host is slowed (stretch).
+ */
+
+/** What the model needs of one source. */
+export interface HostSourceInput {
+  sourceId: string;
+  /** Host name or URL; keyed with `hostKey`. */
+  host: string;
+  /** RATE-2: the source's own interval, seconds. */
+  requestIntervalSeconds: number;
+  /** The incremental interval its cadence asks for now (SCH-1…SCH-3, unstretched), minutes. */
+  intervalMinutes: number;
+  /** Expected requests of its next incremental run (`expectedRequests`). */
+  expectedIncrementalRequests: number;
+  /** SCH-2: a session day or the day before (served first on a saturated host). */
+  sessionDay?: boolean;
+  /** Learnt seconds per request of its recent runs (includes server latency), when known. */
+  secondsPerRequest?: number;
+}
+
+/** What is known of a host besides its sources (from the slot store and the other fetches). */
+export interface HostConditions {
+  /** ROB-10: Crawl-delay in force, ms. */
+  crawlDelayMs?: number;
+  /** RATE-8: no request before this instant (ms since epoch). */
+  pausedUntilMs?: number;
+  /** Item 5: requests per second other fetches (documents, deletion checks, photos, previews) ask of it. */
+  otherRequestsPerSecond?: number;
+  /** The server's answer time per request, ms, when measured (the bench knows it; the planner learns it). */
+  latencyMs?: number;
+}
+
+export interface HostModel {
+  host: string;
+  sourceIds: string[];
+  /** RATE-1/2, ROB-10: the host's interval between two requests, ms. */
+  intervalMs: number;
+  /** Requests per second the pace serves (1000 / intervalMs). */
+  paceRequestsPerSecond: number;
+  /**
+   * Of the pace, what other fetches take (item 5), capped at `MAX_OTHER_FETCH_SHARE`. Capacity is the
+   * pace (or, with a server slower than it, runLimit requests per answer time) minus this.
+   */
+  otherRequestsPerSecond: number;
+  /** Requests per second left for sync runs. */
+  capacity: number;
+  /** Requests per second the sources' cadence asks for (unstretched). */
+  demand: number;
+  /** demand / capacity. */
+  utilisation: number;
+  /** RATE-9: every source's interval on this host × this (≥ 1). */
+  stretch: number;
+  /** RATE-8: paused until (ISO), when a pause is in force now. */
+  pausedUntil?: string;
+  /** RATE-4 and the pace: how many sync runs at once keep this host busy (0 while paused). */
+  runLimit: number;
+}
+
+/** RATE-9: a run's expected requests, from the source's last runs of that kind; a default at first. */
+export function expectedRequests(
+  state: Pick<SourceScheduleState, 'recentRuns'> | undefined,
+  kind: SyncKind,
+): number {
+  const same = (state?.recentRuns ?? []).filter((r) => sameKind(r, kind)).slice(-EXPECTED_FROM_LAST_RUNS);
+  if (same.length === 0) return DEFAULT_EXPECTED_REQUESTS[kind];
+  return same.reduce((sum, r) => sum + r.requests, 0) / same.length;
+}
+
+/** Learnt seconds per request of the source's recent runs (undefined before its first run). */
+export function secondsPerRequestOf(
+  state: Pick<SourceScheduleState, 'recentRuns'> | undefined,
+): number | undefined {
+  const runs = (state?.recentRuns ?? []).slice(-EXPECTED_FROM_LAST_RUNS);
+  const requests = runs.reduce((sum, r) => sum + r.requests, 0);
+  if (requests === 0) return undefined;
+  return runs.reduce((sum, r) => sum + r.seconds, 0) / requests;
+}
+
+/** A sliced full sync is a full sync run in parts: both learn from each other. */
+function sameKind(run: RecentRun, kind: SyncKind): boolean {
+  return kind === 'incremental' ? run.kind === 'incremental' : run.kind !== 'incremental';
+}
+
+/**
+ * The model of every host the sources name, by host key. `conditions` is keyed by host key too
+ * (callers key with `hostKey`).
+ */
+export function hostModelsOf(
+  sources: readonly HostSourceInput[],
+  conditions: ReadonlyMap<string, HostConditions> = new Map(),
+  nowMs = Date.now(),
+): Map<string, HostModel> {
+  const byHost = new Map<string, HostSourceInput[]>();
+  for (const s of sources) {
+    const key = hostKey(s.host);
+    const list = byHost.get(key);
+    if (list) list.push(s);
+    else byHost.set(key, [s]);
+  }
+  const models = new Map<string, HostModel>();
+  for (const [host, list] of byHost)
+    models.set(host, hostModelOf(host, list, conditions.get(host) ?? {}, nowMs));
+  return models;
+}
+
+/** One host's model from its sources (all on `host`) and conditions. */
+export function hostModelOf(
+  host: string,
+  sources: readonly HostSourceInput[],
+  conditions: HostConditions,
+  nowMs: number,
+): HostModel {
+  // RATE-2: the largest interval of any source on the host; RATE-1 floor; ROB-10 Crawl-delay (≤ 60 s).
+  const intervalMs = Math.max(
+    MIN_INTERVAL_MS,
+    ...sources.map((s) => s.requestIntervalSeconds * 1000),
+    Math.min(conditions.crawlDelayMs ?? 0, CRAWL_DELAY_CAP_MS),
+  );
+  const pace = 1000 / intervalMs;
+  const perRequestMs = perRequestMsOf(sources, conditions.latencyMs);
+  const runLimit = runLimitOf(intervalMs, perRequestMs);
+  // A server slower than the pace caps what the runs can use: runLimit requests per answer time.
+  const usable = perRequestMs > intervalMs ? Math.min(pace, (runLimit * 1000) / perRequestMs) : pace;
+  const other = Math.min(Math.max(0, conditions.otherRequestsPerSecond ?? 0), usable * MAX_OTHER_FETCH_SHARE);
+  const capacity = usable - other;
+  const demand = sources.reduce(
+    (sum, s) => sum + s.expectedIncrementalRequests / (Math.max(1, s.intervalMinutes) * 60),
+    0,
+  );
+  const utilisation = demand / capacity;
+  const paused = conditions.pausedUntilMs !== undefined && conditions.pausedUntilMs > nowMs;
+  const model: HostModel = {
+    host,
+    sourceIds: sources.map((s) => s.sourceId).sort(),
+    intervalMs,
+    paceRequestsPerSecond: pace,
+    otherRequestsPerSecond: other,
+    capacity,
+    demand,
+    utilisation,
+    stretch: Math.max(1, utilisation),
+    runLimit: paused ? 0 : runLimit,
+  };
+  if (paused) model.pausedUntil = new Date(conditions.pausedUntilMs as number).toISOString();
+  return model;
+}
+
+/**
+ * RATE-4 and the pace: one run sends its requests one after another, so one run keeps a host busy unless
+ * the server answers slower than the host's interval; then a second run fills the gaps (never more than
+ * RATE-4's two in flight). Server latency is learnt from the sources' runs (seconds per request above
+ * the interval); unknown latency counts as fast — one run.
+ */
+function runLimitOf(intervalMs: number, perRequestMs: number): number {
+  // A pace-bound run measures a little over the interval (parsing, storing, the send allowance); only a
+  // run clearly slower than the pace leaves room for a second one.
+  return perRequestMs >= intervalMs * SECOND_RUN_FROM ? MAX_RUNS_PER_HOST : 1;
+}
+
+/**
+ * The time one request of a run takes, ms: the server latency when measured, else learnt — the fastest
+ * source's seconds per request (a run that shared the host waited for the others' slots too, which says
+ * nothing about the server; any excess only makes the model slower, never faster). 0 when unknown.
+ */
+function perRequestMsOf(sources: readonly HostSourceInput[], latencyMs?: number): number {
+  if (latencyMs !== undefined) return latencyMs;
+  const known = sources.map((s) => s.secondsPerRequest).filter((x): x is number => x !== undefined);
+  return known.length === 0 ? 0 : Math.min(...known) * 1000;
+}
+
+/** "host saturated: needs 2.3 requests/s of 1; intervals × 2.3" — the RATE-9 sentence for status. */
+export function saturationText(model: HostModel): string {
+  return `host ${model.host} saturated: needs ${round(model.demand)} requests/s of ${round(model.capacity)}; intervals × ${round(model.stretch)} (RATE-9)`;
+}
+
+export function round(x: number): number {
+  return Math.round(x * 100) / 100;
+}

@@ -1,0 +1,127 @@
+import type { SourceConfig } from '../config';
+import {
+  type Admission,
+  admitRuns,
+  expectedRequests,
+  type FullSyncPlans,
+  type HostModel,
+  type HostStateView,
+  hostKey,
+  hostModelsOf,
+  hostSourceInputOf,
+  planHostFullSyncs,
+  stretchDecision,
+} from '../hosts';
+import {
+  decideSource,
+  FULL_SYNC_DEFAULT_WINDOW_HOURS,
+  type ScheduleSettings,
+  type SourceDecision,
+  type SourceScheduleState,
+  type SyncKind,
+} from '../schedule';
+
+/**
+ * RATE-9, pure: the planner's picture of the fleet at `now` — one model per host, each due source's
+ * decision (stretched on a saturated host), tonight's full syncs per host and which runs start now.
+ * The tick and `status`/`hosts` both call it, so they never disagree.
+ */
+export interface FleetInput {
+  /** Every valid source (inactive ones are left out of the host demand). */
+  sources: readonly SourceConfig[];
+  /** What the host model reads of a source's state (undefined: never synced, or not known yet). */
+  hostStateOf: (sourceId: string) => HostStateView | undefined;
+  /** The sources to decide now, with their schedule state (lease in force applied). */
+  due: readonly { source: SourceConfig; state: SourceScheduleState }[];
+  /** Runs holding their lease; `source` undefined for a source no longer configured (it keeps its slot). */
+  running: readonly { sourceId: string; kind: SyncKind; source: SourceConfig | undefined }[];
+  now: Date;
+  settings: ScheduleSettings;
+}
+
+export interface FleetCandidate {
+  source: SourceConfig;
+  decision: SourceDecision;
+  state: SourceScheduleState;
+}
+
+export interface FleetPlan {
+  hosts: Map<string, HostModel>;
+  candidates: FleetCandidate[];
+  fullPlans: FullSyncPlans;
+  admission: Admission;
+  /** Runs holding their lease, per host key. */
+  runningByHost: Map<string, number>;
+}
+
+export function planFleet(input: FleetInput): FleetPlan {
+  const { now, settings } = input;
+  const nowIso = now.toISOString();
+  const inputs = new Map(
+    input.sources
+      .filter((s) => s.active)
+      .map((s) => [s.sourceId, hostSourceInputOf(s, input.hostStateOf(s.sourceId), nowIso, settings)]),
+  );
+  // RATE-9: one model per host key — capacity, demand, stretch, how many runs it keeps busy.
+  const hosts = hostModelsOf([...inputs.values()], new Map(), now.getTime());
+
+  const candidates: FleetCandidate[] = input.due.map(({ source, state }) => ({
+    source,
+    state,
+    // RATE-9: on a saturated host the cadence is stretched by the host's one factor.
+    decision: stretchDecision(
+      decideSource(source, state, nowIso, settings),
+      state.lastSyncEndedAt,
+      hosts.get(hostKey(source.host)),
+      nowIso,
+    ),
+  }));
+
+  const runningByHost = new Map<string, number>();
+  const runningFullRequests = new Map<string, number>();
+  for (const r of input.running) {
+    if (r.source === undefined) continue;
+    const key = hostKey(r.source.host);
+    runningByHost.set(key, (runningByHost.get(key) ?? 0) + 1);
+    if (r.kind === 'incremental') continue;
+    const needs = expectedRequests(input.hostStateOf(r.sourceId), r.kind);
+    runningFullRequests.set(key, (runningFullRequests.get(key) ?? 0) + needs);
+  }
+  // FULL-3 per host: tonight's scheduled full syncs that fit the host's window budget, oldest first.
+  const fullPlans = planHostFullSyncs(
+    candidates
+      .filter(
+        (c) =>
+          c.decision.action === 'sync' &&
+          c.decision.kind !== 'incremental' &&
+          c.decision.trigger !== 'manual',
+      )
+      .map((c) => ({
+        decision: c.decision,
+        host: c.source.host,
+        expectedRequests: expectedRequests(c.state, c.decision.kind ?? 'full'),
+      })),
+    hosts,
+    now.getTime(),
+    now.getTime() + FULL_SYNC_DEFAULT_WINDOW_HOURS * 3_600_000,
+    runningFullRequests,
+  );
+  // SCH-5 / FULL-3 / RATE-9: slots go to runs whose host can serve them now; a full sync without a slot
+  // (or without budget on its host tonight) may come back as the incremental that is due.
+  const admission = admitRuns({
+    due: candidates.map((c) => ({
+      decision: c.decision,
+      host: c.source.host,
+      sessionDay: inputs.get(c.source.sourceId)?.sessionDay === true,
+    })),
+    running: input.running.map((r) => ({
+      sourceId: r.sourceId,
+      kind: r.kind,
+      ...(r.source === undefined ? {} : { host: r.source.host }),
+    })),
+    hosts,
+    settings,
+    fullSyncBehind: fullPlans.behind,
+  });
+  return { hosts, candidates, fullPlans, admission, runningByHost };
+}

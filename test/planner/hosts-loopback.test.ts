@@ -1,0 +1,120 @@
+import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeCouncil, startFakeCouncil } from '../../demo';
+import { createTestResolver } from '../../shared/net';
+import { parseSyncMessage, type SyncMessage } from '../../shared/sync/message';
+import { runSyncMessage } from '../../shared/sync/run';
+import type { SyncRuntime } from '../../shared/sync/runtime';
+import { type AwsTestbed, startAwsTestbed } from '../support/aws';
+import { putActiveSource, startSyncRuntime } from '../support/sync-runtime';
+import { plan } from '../sync/support';
+
+/**
+ * Issue 27's loopback case (RATE-9, SCH-5, RATE-1/2/4): six council systems on one host (127.0.0.1,
+ * six ports — one host by RATE-2) and three on hosts of their own, all due at once, the default four
+ * sync slots. The real planner tick against the local peers (dynalite, fauxqs) must start the three
+ * lone hosts' syncs and one on the shared host; the real sync runtime (process-local slots, real clock)
+ * then runs the four, and the shared host never sees two requests closer than 1 s.
+ * The lone hosts are `lone-N.test` names the test resolver sends to loopback: the planner keys hosts by
+ * name (`hostKey`), so three names are three hosts exactly as 127.0.0.2/3/4 would be (the fake council
+ * listens on 127.0.0.1 only). The shared host's sources sort first (council-… before solo-…), so the
+ * due list's order alone would give it all four slots, as on the code before RATE-9.
+ */
+describe('issue 27: one host, one budget — the first tick serves the idle hosts', () => {
+  let bed: AwsTestbed;
+  let runtime: SyncRuntime;
+  const shared: FakeCouncil[] = [];
+  const lone: FakeCouncil[] = [];
+  /** A small council: one body, three lists of one object — a run of a few requests. */
+  const small = (hostname?: string) =>
+    startFakeCouncil({
+      bodies: ['Gemeinde'],
+      objectsPerList: 1,
+      missingLists: [
+        'agendaItem',
+        'membership',
+        'consultation',
+        'file',
+        'locationList',
+        'legislativeTerm',
+        'person',
+        'organization',
+      ],
+      ...(hostname === undefined ? {} : { hostname }),
+    });
+
+  beforeAll(async () => {
+    bed = await startAwsTestbed();
+    for (let i = 1; i <= 6; i += 1) shared.push(await small());
+    for (let i = 2; i <= 4; i += 1) lone.push(await small(`lone-${i}.test`));
+    runtime = await startSyncRuntime(bed, { resolver: createTestResolver() });
+    for (const [i, c] of shared.entries()) await putActiveSource(bed, `council-${i + 1}`, c.systemUrl);
+    for (const [i, c] of lone.entries()) await putActiveSource(bed, `solo-${i + 2}`, c.systemUrl);
+  }, 60_000);
+
+  afterAll(async () => {
+    await runtime?.close();
+    await Promise.all([bed?.stop(), ...shared.map((c) => c.close()), ...lone.map((c) => c.close())]);
+  });
+
+  async function takeMessages(n: number): Promise<SyncMessage[]> {
+    const out: SyncMessage[] = [];
+    while (out.length < n) {
+      const received = await bed.clients.sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl: bed.queues.syncQueueUrl,
+          MaxNumberOfMessages: 10,
+          WaitTimeSeconds: 1,
+        }),
+      );
+      if ((received.Messages ?? []).length === 0) break;
+      for (const raw of received.Messages ?? []) {
+        out.push(parseSyncMessage(raw.Body ?? ''));
+        await bed.clients.sqs.send(
+          new DeleteMessageCommand({ QueueUrl: bed.queues.syncQueueUrl, ReceiptHandle: raw.ReceiptHandle }),
+        );
+      }
+    }
+    return out;
+  }
+
+  it('RATE-9 / SCH-5: four slots → the three lone hosts and one run on the shared host; the rest wait with the reason', async () => {
+    expect(shared.every((c) => new URL(c.systemUrl).hostname === '127.0.0.1')).toBe(true);
+    expect(new Set(shared.map((c) => new URL(c.systemUrl).port)).size).toBe(6);
+
+    const tick = await plan(bed, new Date());
+    const started = tick.started.map((s) => s.sourceId).sort();
+    expect(started.filter((id) => id.startsWith('solo-'))).toEqual(['solo-2', 'solo-3', 'solo-4']);
+    expect(started.filter((id) => id.startsWith('council-'))).toHaveLength(1);
+    const waiting = tick.decisions.filter((d) => d.sourceId.startsWith('council-') && !d.started);
+    expect(waiting).toHaveLength(5);
+    for (const w of waiting) {
+      expect(w.action).toBe('wait');
+      expect(w.reason).toMatch(/host 127\.0\.0\.1 busy: 5 runs queued/);
+    }
+    expect(tick.hosts).toContainEqual(
+      expect.objectContaining({ host: '127.0.0.1', queuedRuns: 5, sources: 6 }),
+    );
+
+    // The four runs, at once, as four sync invocations would run them.
+    const messages = await takeMessages(4);
+    expect(messages.map((m) => m.sourceId).sort()).toEqual(started);
+    const results = await Promise.all(
+      messages.map((m) => runSyncMessage(runtime.runDeps, m, { deadlineMs: Date.now() + 120_000 })),
+    );
+    expect(results.map((r) => r.status)).toEqual(['done', 'done', 'done', 'done']);
+    expect(lone.every((c) => c.requests.length > 0)).toBe(true);
+
+    // RATE-1/RATE-2: the shared host, across its six ports, never two requests closer than 1 s. The slots
+    // pace departures; arrival adds event-loop jitter of this loaded process (nine servers and four runs
+    // in it), so 50 ms as in test/fetch/redis-slots.test.ts — the slots' own tests check exact spacing.
+    const arrivals = shared.flatMap((c) => c.requests.map((r) => r.at)).sort((a, b) => a - b);
+    expect(arrivals.length).toBeGreaterThan(2);
+    for (let i = 1; i < arrivals.length; i += 1) {
+      expect((arrivals[i] ?? 0) - (arrivals[i - 1] ?? 0)).toBeGreaterThanOrEqual(950);
+    }
+    // The next tick: the finished run freed the shared host, which serves one more of its queue.
+    const nextTick = await plan(bed, new Date());
+    expect(nextTick.started.map((s) => s.sourceId).filter((id) => id.startsWith('council-'))).toHaveLength(1);
+  }, 120_000);
+});
