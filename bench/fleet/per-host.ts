@@ -14,7 +14,7 @@ import {
   stretchDecision,
 } from '../../shared/hosts';
 import { FULL_SYNC_DEFAULT_WINDOW_HOURS, type ScheduleSettings, toBerlin } from '../../shared/schedule';
-import { hostKey } from '../../shared/slots';
+import { hostKey } from '../../shared/util';
 import type { Fleet } from './model';
 import type { PerHostAdmission, SimSourceView, TickView } from './types';
 

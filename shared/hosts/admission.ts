@@ -7,7 +7,7 @@ import {
   type SourceDecision,
   type SyncKind,
 } from '../schedule';
-import { hostKey } from '../slots';
+import { hostKey } from '../util';
 import type { HostModel } from './model';
 
 /**

@@ -1,5 +1,5 @@
 import { byOldestFullSync, type SourceDecision } from '../schedule';
-import { hostKey } from '../slots';
+import { hostKey } from '../util';
 import { type HostModel, round } from './model';
 
 /**

@@ -19,8 +19,6 @@
  * - `saturationText(model)`, `isSaturated(model)`.
  */
 
-// One host key everywhere (RATE-2): re-exported so users of the host model key as it does.
-export { hostKey } from '../slots';
 export * from './admission';
 export * from './constants';
 export * from './full-sync-budget';

@@ -1,5 +1,6 @@
 import type { RecentRun, SourceScheduleState, SyncKind } from '../schedule';
-import { CRAWL_DELAY_CAP_MS, hostKey, MIN_INTERVAL_MS } from '../slots';
+import { CRAWL_DELAY_CAP_MS, MIN_INTERVAL_MS } from '../slots';
+import { hostKey } from '../util';
 import {
   DEFAULT_EXPECTED_REQUESTS,
   EXPECTED_FROM_LAST_RUNS,

@@ -1,9 +1,10 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SourceConfig } from '../config';
-import { hostKey, hostStateView, isSaturated, saturationText, type WaitingRun } from '../hosts';
+import { hostStateView, isSaturated, saturationText, type WaitingRun } from '../hosts';
 import type { ScheduleSettings, SourceDecision, SourceScheduleState, SyncKind } from '../schedule';
 import { sparedUntil } from '../schedule';
 import { listSourceStates, loadAllSources, type SourceStateItem } from '../store';
+import { hostKey } from '../util';
 import { type FleetPlan, planFleet } from './fleet';
 import { scheduleStateOf } from './tick';
 

@@ -6,7 +6,6 @@ import {
   type FullSyncPlans,
   type HostModel,
   type HostStateView,
-  hostKey,
   hostModelsOf,
   hostSourceInputOf,
   planHostFullSyncs,
@@ -20,6 +19,7 @@ import {
   type SourceScheduleState,
   type SyncKind,
 } from '../schedule';
+import { hostKey } from '../util';
 
 /**
  * RATE-9, pure: the planner's picture of the fleet at `now` — one model per host, each due source's
