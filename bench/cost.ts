@@ -235,6 +235,8 @@ export interface RunProfile {
   /** The read and write units of items that grow with the source's objects (in the totals above). */
   objectReadUnits: number;
   objectWriteUnits: number;
+  /** Write units of mirror index items (each also written to its `byList` copy; issue 28). */
+  mirrorItemWriteUnits: number;
   writesBy?: Record<string, number>;
   readsBy?: Record<string, number>;
 }
@@ -262,6 +264,7 @@ async function measureRun(
     logBytes,
     objectReadUnits: m.objectReadUnits,
     objectWriteUnits: m.objectWriteUnits,
+    mirrorItemWriteUnits: m.writesBy['PutItem object-hash'] ?? 0,
     writesBy: m.writesBy,
     readsBy: m.readsBy,
   };
@@ -279,6 +282,7 @@ const scaled = (p: RunProfile, k: number): RunProfile => ({
   logBytes: p.logBytes * k,
   objectReadUnits: p.objectReadUnits * k,
   objectWriteUnits: p.objectWriteUnits * k,
+  mirrorItemWriteUnits: p.mirrorItemWriteUnits * k,
 });
 
 /**
@@ -295,6 +299,7 @@ const objectScaled = (p: RunProfile, k: number): RunProfile => ({
   s3BytesPut: p.s3BytesPut * k,
   objectReadUnits: p.objectReadUnits * k,
   objectWriteUnits: p.objectWriteUnits * k,
+  mirrorItemWriteUnits: p.mirrorItemWriteUnits * k,
 });
 
 /** Items of one kind as the local peer holds them: how many, and their DynamoDB size in all. */
@@ -682,7 +687,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
         sync.requests += count * p.requests;
         sync.readUnits += count * (p.readUnits + digestReads);
         sync.writeUnits += count * p.writeUnits;
-        sync.objectWrites += count * (p.writesBy?.['PutItem object-hash'] ?? 0);
+        sync.objectWrites += count * p.mirrorItemWriteUnits;
         sync.s3Puts += count * p.s3Puts;
         sync.s3Gets += count * p.s3Gets;
         sync.logBytes += count * p.logBytes;
@@ -791,11 +796,14 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       (sources * 20 * A.stateItemBytes + storedFiles * A.documentItemBytes + mirrorTableBytes) / 1e9;
     const dynamoIndexStorageGb = mirrorIndexBytes / 1e9;
     // The byList copy of every mirror item written is a write to the index too, billed in write units
-    // of the copy's size (issue 28): copies per item × units of an average copy.
+    // of the copy's size (issue 28): items written (their units ÷ an average item's units) × copies per
+    // item × units of an average copy.
     const listCopy = mirrorCopies[LIST_INDEX];
     const listCopyWriteUnits =
       listCopy && mirrorItems.perSource > 0
-        ? sync.objectWrites * (listCopy.perSource / mirrorItems.perSource) * writeUnits(listCopy.avgBytes)
+        ? (sync.objectWrites / writeUnits(mirrorItems.avgBytes)) *
+          (listCopy.perSource / mirrorItems.perSource) *
+          writeUnits(listCopy.avgBytes)
         : 0;
     const logBytesPerSync = sync.logBytes / sync.invocations + summaryLineBytes;
     const logsIngestedGb = (logBytesPerSync * sync.invocations) / 1e9;
