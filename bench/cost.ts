@@ -6,10 +6,18 @@ import {
   ScanCommand,
   type ScanCommandInput,
 } from '@aws-sdk/client-dynamodb';
-import { startFakeCouncil } from '../demo';
+import { LIST_KEYS, startFakeCouncil } from '../demo';
+import { BUDGET_RESERVE_MS as DELETION_BUDGET_RESERVE_MS } from '../functions/deletion-check';
 import { FUNCTION_MEMORY_MB, MIRROR_API_MAX_INSTANCES, SYNC_BATCH_SIZE } from '../infra/function-sizes';
+import { FILES_TO_GLACIER_IR_AFTER_DAYS } from '../infra/storage-classes';
 import { REQUEST_INTERVAL_MIN_SECONDS, SCRAPER_DEFAULT_INTERVAL_SECONDS } from '../shared/config';
-import { DEL_SERVER_SPACING_MS, HOSTS_IN_PARALLEL, PHO_RECHECK_MS } from '../shared/documents';
+import {
+  DEL_HOSTS_IN_PARALLEL,
+  DEL_SAMPLE_INTERVAL_MS,
+  deletionSampleFit,
+  HOSTS_IN_PARALLEL,
+  PHO_RECHECK_MS,
+} from '../shared/documents';
 import { INLINE_ITEM_MAX_BYTES, listCountKey } from '../shared/mirror';
 import { logger, logRequestEvent, MetricsBuffer } from '../shared/observability';
 import { plannerTick } from '../shared/planner';
@@ -21,17 +29,24 @@ import { type AwsTestbed, startAwsTestbed } from '../test/support/aws';
 import { ALLRIS_DISTRICTS, startFakeRisHtml } from '../test/support/fake-ris-html';
 import { ASSUMPTIONS } from './cost/assumptions';
 import { dynamoItemBytes, STORAGE_OVERHEAD_BYTES_PER_ITEM } from './cost/item-size';
+import { LEVER_VARIANTS, LEVERS_NOW, LEVERS_OFF, type Levers } from './cost/levers';
 import {
   apiFloodCeilingEurPerHour,
+  type CostBreakdown,
   cpuSlowdown,
+  emptyUsage,
+  expectedRequestSeconds,
+  type Latency,
   type MonthlyUsage,
   pacedRunSeconds,
   priceUsage,
   readUnits,
+  vmComparison,
   WEEKS_PER_MONTH,
   writeUnits,
 } from './cost/model';
 import { PRICES, PRICES_READ_ON, USD_TO_EUR } from './cost/prices';
+import { countStack, metricSeries } from './cost/stack-count';
 import { plannerBenchDeps, STEADY_T0, seedSteadySources } from './planner';
 
 /**
@@ -221,6 +236,8 @@ export interface RunProfile {
   /** The read and write units of items that grow with the source's objects (in the totals above). */
   objectReadUnits: number;
   objectWriteUnits: number;
+  /** Write units of mirror index items (each also written to its `byList` copy; issue 28). */
+  mirrorItemWriteUnits: number;
   writesBy?: Record<string, number>;
   readsBy?: Record<string, number>;
 }
@@ -248,6 +265,7 @@ async function measureRun(
     logBytes,
     objectReadUnits: m.objectReadUnits,
     objectWriteUnits: m.objectWriteUnits,
+    mirrorItemWriteUnits: m.writesBy['PutItem object-hash'] ?? 0,
     writesBy: m.writesBy,
     readsBy: m.readsBy,
   };
@@ -265,6 +283,7 @@ const scaled = (p: RunProfile, k: number): RunProfile => ({
   logBytes: p.logBytes * k,
   objectReadUnits: p.objectReadUnits * k,
   objectWriteUnits: p.objectWriteUnits * k,
+  mirrorItemWriteUnits: p.mirrorItemWriteUnits * k,
 });
 
 /**
@@ -281,6 +300,7 @@ const objectScaled = (p: RunProfile, k: number): RunProfile => ({
   s3BytesPut: p.s3BytesPut * k,
   objectReadUnits: p.objectReadUnits * k,
   objectWriteUnits: p.objectWriteUnits * k,
+  mirrorItemWriteUnits: p.mirrorItemWriteUnits * k,
 });
 
 /** Items of one kind as the local peer holds them: how many, and their DynamoDB size in all. */
@@ -391,7 +411,11 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
   try {
     // 1a. OParl: the demo council with the pages per list of a real list (see oparlObjectScale).
     const clock = new TestClock(Date.parse('2026-11-30T10:00:00+01:00'));
-    const fake = await startFakeCouncil({ now: clock.now, bodies: 1, objectsPerList: 150, pageSize: 10 });
+    // A real body's few legislative terms (issue 28: the demo's default of 150 was the fixture, not a body).
+    const objectsPerList = Object.fromEntries(
+      LIST_KEYS.map((key) => [key, key === 'legislativeTerm' ? A.legislativeTermsPerBody : 150]),
+    );
+    const fake = await startFakeCouncil({ now: clock.now, bodies: 1, objectsPerList, pageSize: 10 });
     try {
       const h = harness(bed, fake.systemUrl, clock, 'cost');
       const firstFull = await measureRun(meter, () => h.sync('full'));
@@ -533,7 +557,13 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       sessionDays,
       changeAt,
       fullSyncs: true,
-      syncSeconds: Math.round(pacedRunSeconds({ ...profiles.unchanged, intervalSeconds: interval })),
+      syncSeconds: Math.round(
+        pacedRunSeconds({
+          ...profiles.unchanged,
+          intervalSeconds: interval,
+          latency: kind === 'oparl' ? A.latency.oparlIncrementalPage : A.latency.scraperPage,
+        }),
+      ),
     });
     const changes = changeAt.map((c) => Date.parse(`${c}:00+01:00`));
     let previous = Number.NEGATIVE_INFINITY;
@@ -558,7 +588,9 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     }
     return sum;
   };
-  // A source of 1.5 bodies with 10× the demo's objects per page (see assumptions).
+  // A source of 1.5 bodies with 10× the demo's objects per page (see assumptions). The demo body embeds
+  // A.legislativeTermsPerBody terms (a real body's 3–8), so an incremental run looks up what a real one
+  // does; in a full run their few lookups are scaled with the objects (≤ 45 read units of ≈ 15,000).
   const oparlReal: KindProfiles = {
     firstFull: scaled(objectScaled(oparl.firstFull, A.oparlObjectScale), A.bodiesPerOparlSource),
     nightlyFull: scaled(objectScaled(oparl.nightlyFull, A.oparlObjectScale), A.bodiesPerOparlSource),
@@ -569,268 +601,517 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
   const scraperWeek = weekly('scraper', scraper);
   log(`week per source: oparl ${JSON.stringify(oparlWeek)}, scraper ${JSON.stringify(scraperWeek)}`);
 
-  // 3. Monthly quantities.
-  const perMonth = (perWeek: number) => perWeek * WEEKS_PER_MONTH;
-  const kinds = [
-    { n: sources * A.oparlShare, p: oparlReal, w: oparlWeek, interval: REQUEST_INTERVAL_MIN_SECONDS },
-    {
-      n: sources * (1 - A.oparlShare),
-      p: scraper,
-      w: scraperWeek,
-      interval: SCRAPER_DEFAULT_INTERVAL_SECONDS,
-    },
-  ];
-  const robotsPerWeek = 7; // robots.txt is re-read once a day per host (ROB cache lifetime 24 h)
-  // Work measured here on one core is stretched by the function's CPU share (model.ts cpuSlowdown).
-  const syncSlowdown = cpuSlowdown(FUNCTION_MEMORY_MB.sync);
-  const sync = {
-    invocations: 0,
-    seconds: 0,
-    /** CPU work of all runs at the sync function's CPU share (a batch shares one invocation's CPU). */
-    workSeconds: 0,
-    requests: 0,
-    readUnits: 0,
-    writeUnits: 0,
-    s3Puts: 0,
-    s3Gets: 0,
-    logBytes: 0,
+  // 2b. The stack as synthesised: functions, schedules, alarms, dashboards, metric names (issue 28).
+  const stack = countStack();
+  const series = metricSeries(stack, A.metricDimensionValues);
+  log(
+    `stack: ${stack.functions.length} functions, ${stack.schedules.length} schedules, ${stack.alarms} alarms, ${stack.dashboards} dashboards, ${series} metric series (synth ${stack.synthSeconds.toFixed(1)} s)`,
+  );
+  const memoryOf = (descriptionStart: string, fallback: number) =>
+    stack.functions.find((f) => f.description.startsWith(descriptionStart))?.memoryMb ?? fallback;
+  const deletionFunction = stack.functions.find((f) => f.description.includes('deletion check'));
+  // The schedules' invocations a month, from their expressions: rate(1 minute), hourly and daily crons.
+  const minutesPerMonth = WEEKS_PER_MONTH * 7 * 24 * 60;
+  const perMonthOf = (expression: string): number => {
+    if (/^rate\(1 minute\)$/.test(expression)) return minutesPerMonth;
+    const cron = /^cron\((\S+) (\S+) (\S+) (\S+) (\S+) (\S+)\)$/.exec(expression);
+    if (!cron) return 0;
+    const [, , hour, , , dayOfWeek] = cron;
+    if (dayOfWeek !== '?' && dayOfWeek !== '*') return WEEKS_PER_MONTH; // weekly
+    return hour === '*' ? minutesPerMonth / 60 : minutesPerMonth / 1440;
   };
-  const syncRequestLogBytes = { atInfo: 0 };
-  let storageS3Bytes = 0;
-  for (const k of kinds) {
-    const runs: [RunProfile, number][] = [
-      [k.p.nightlyFull, k.w.full],
-      [k.p.changed, k.w.changed],
-      [k.p.unchanged, k.w.unchanged],
-    ];
-    for (const [p, perWeek] of runs) {
-      const count = perMonth(perWeek) * k.n;
-      sync.invocations += count;
-      sync.seconds +=
-        count *
-        pacedRunSeconds({ ...p, workSeconds: p.workSeconds * syncSlowdown, intervalSeconds: k.interval });
-      sync.workSeconds += count * p.workSeconds * syncSlowdown;
-      sync.requests += count * p.requests;
-      sync.readUnits += count * p.readUnits;
-      sync.writeUnits += count * p.writeUnits;
-      sync.s3Puts += count * p.s3Puts;
-      sync.s3Gets += count * p.s3Gets;
-      sync.logBytes += count * p.logBytes;
-      syncRequestLogBytes.atInfo += count * p.requests * requestLogLineBytes;
-    }
-    const robots = perMonth(robotsPerWeek) * k.n;
-    sync.requests += robots;
-    sync.seconds += robots * k.interval;
-    storageS3Bytes += k.n * k.p.firstFull.s3BytesPut;
-  }
-  const syncsPerMinute = sync.invocations / (WEEKS_PER_MONTH * 7 * 24 * 60);
-  const ticks = WEEKS_PER_MONTH * 7 * 24 * 60;
-  const plannerSeconds =
-    (ticks * planner.tickSeconds + sync.invocations * planner.perStart.seconds) *
-    cpuSlowdown(FUNCTION_MEMORY_MB.planner);
+  const scheduledPerMonth = stack.schedules.reduce((sum, s) => sum + perMonthOf(s.expression), 0);
 
-  const filesPerMonth = perMonth(A.filesPerSourcePerWeek) * sources;
-  const hourlyRuns = WEEKS_PER_MONTH * 7 * 24;
-  const fileSeconds =
-    filesPerMonth *
-    pacedRunSeconds({
-      requests: 1,
+  // 3. Monthly quantities of a fleet of `sources`, with or without each lever (issue 28).
+  const bill = (sources: number, levers: Levers = LEVERS_NOW) => {
+    const perMonth = (perWeek: number) => perWeek * WEEKS_PER_MONTH;
+    const kinds = [
+      {
+        n: sources * A.oparlShare,
+        p: oparlReal,
+        w: oparlWeek,
+        interval: REQUEST_INTERVAL_MIN_SECONDS,
+        fullLatency: A.latency.oparlFullPage,
+        incrementalLatency: A.latency.oparlIncrementalPage,
+        lists: A.bodiesPerOparlSource * LIST_KEYS.length,
+        objects: oparlIndex.table.items * A.oparlObjectScale * A.bodiesPerOparlSource,
+      },
+      {
+        n: sources * (1 - A.oparlShare),
+        p: scraper,
+        w: scraperWeek,
+        interval: SCRAPER_DEFAULT_INTERVAL_SECONDS,
+        fullLatency: A.latency.scraperPage,
+        incrementalLatency: A.latency.scraperPage,
+        lists: 1,
+        objects: scraperIndex.table.items,
+      },
+    ];
+    const robotsPerWeek = 7; // robots.txt is re-read once a day per host (ROB cache lifetime 24 h)
+    // Work measured here on one core is stretched by the function's CPU share (model.ts cpuSlowdown).
+    const syncSlowdown = cpuSlowdown(FUNCTION_MEMORY_MB.sync);
+    const sync = {
+      invocations: 0,
+      seconds: 0,
+      workSeconds: 0,
+      requests: 0,
+      readUnits: 0,
+      writeUnits: 0,
+      s3Puts: 0,
+      s3Gets: 0,
+      logBytes: 0,
+      objectWrites: 0,
+    };
+    let storageS3Bytes = 0;
+    for (const k of kinds) {
+      const runs: [RunProfile, number, Latency][] = [
+        [k.p.nightlyFull, k.w.full, k.fullLatency],
+        [k.p.changed, k.w.changed, k.incrementalLatency],
+        [k.p.unchanged, k.w.unchanged, k.incrementalLatency],
+      ];
+      for (const [p, perWeek, latency] of runs) {
+        const count = perMonth(perWeek) * k.n;
+        // Per-list digest (what-if): a full run reads one digest per list instead of an index read
+        // per object (objectReadUnits of a full run are those reads).
+        const digestReads =
+          levers.listDigest && p === k.p.nightlyFull
+            ? k.lists * readUnits((k.objects / k.lists) * A.digestBytesPerObject, false) - p.objectReadUnits
+            : 0;
+        sync.invocations += count;
+        sync.seconds +=
+          count *
+          pacedRunSeconds({
+            ...p,
+            workSeconds: p.workSeconds * syncSlowdown,
+            intervalSeconds: k.interval,
+            ...(levers.latency ? { latency } : {}),
+          });
+        sync.workSeconds += count * p.workSeconds * syncSlowdown;
+        sync.requests += count * p.requests;
+        sync.readUnits += count * (p.readUnits + digestReads);
+        sync.writeUnits += count * p.writeUnits;
+        sync.objectWrites += count * p.mirrorItemWriteUnits;
+        sync.s3Puts += count * p.s3Puts;
+        sync.s3Gets += count * p.s3Gets;
+        sync.logBytes += count * p.logBytes;
+      }
+      const robots = perMonth(robotsPerWeek) * k.n;
+      sync.requests += robots;
+      sync.seconds +=
+        robots * (levers.latency ? expectedRequestSeconds(k.interval, A.latency.head) : k.interval);
+      storageS3Bytes += k.n * k.p.firstFull.s3BytesPut;
+    }
+    const syncsPerMinute = sync.invocations / minutesPerMonth;
+    const ticks = minutesPerMonth;
+    const plannerSeconds =
+      (ticks * planner.tickSeconds + sync.invocations * planner.perStart.seconds) *
+      cpuSlowdown(FUNCTION_MEMORY_MB.planner);
+
+    const filesPerMonth = perMonth(A.filesPerSourcePerWeek) * sources;
+    const hourlyRuns = minutesPerMonth / 60;
+    const fileSeconds =
+      filesPerMonth *
+      pacedRunSeconds({
+        requests: 1,
+        intervalSeconds: REQUEST_INTERVAL_MIN_SECONDS,
+        workSeconds: A.fileWorkSeconds * cpuSlowdown(FUNCTION_MEMORY_MB.files),
+        hostsInParallel: HOSTS_IN_PARALLEL,
+      });
+    // DEL-2: every stored file sampled once a week (HEAD); RATE-6: 2 s between two checks of a server
+    // (from the end of one to the start of the next, so the answer time adds), servers in parallel.
+    const storedFilesNow = sources * A.storedFilesPerSource;
+    const deletionRunSeconds = (deletionFunction?.timeoutS ?? 900) - DELETION_BUDGET_RESERVE_MS / 1000;
+    const headSeconds = levers.latency ? (A.latency.head.minSeconds + A.latency.head.maxSeconds) / 2 : 0;
+    const deletionFit = deletionSampleFit({
+      servers: sources,
+      storedFiles: storedFilesNow,
+      headSeconds,
+      runSeconds: deletionRunSeconds,
+      runEveryMs: 3_600_000,
+      serversAtOnce: levers.deletionServersAtOnce,
+    });
+    // Servers worked at once overlap their waits and share the function's CPU: a run lasts the longer
+    // of its waits and its CPU. One that does not fit stops at its deadline: billed its budget, and the
+    // interval every file is sampled at stretches in proportion (oldest due first).
+    const deletionMemoryMb = deletionFunction?.memoryMb ?? FUNCTION_MEMORY_MB.deletionCheck;
+    const deletionCpuPerRun =
+      deletionFit.samplesPerRun * A.deletionCpuSecondsPerCheck * cpuSlowdown(deletionMemoryMb);
+    const deletionWallPerRun = Math.max(deletionFit.secondsPerRun, deletionCpuPerRun);
+    const deletionSecondsPerRun = Math.min(deletionWallPerRun, deletionRunSeconds);
+    const deletionSampleIntervalMs =
+      DEL_SAMPLE_INTERVAL_MS * Math.max(1, deletionWallPerRun / deletionRunSeconds);
+    const headsPerMonth =
+      perMonth(A.storedFilesPerSource) * sources * (DEL_SAMPLE_INTERVAL_MS / deletionSampleIntervalMs);
+    const deletionSeconds = hourlyRuns * deletionSecondsPerRun;
+    // PHO-2: each person's photo re-checked every 30 days; ~60 persons per body.
+    const photosPerMonth = ((60 * 30 * 86_400_000) / PHO_RECHECK_MS) * sources;
+    const photoSeconds = pacedRunSeconds({
+      requests: photosPerMonth,
       intervalSeconds: REQUEST_INTERVAL_MIN_SECONDS,
-      workSeconds: A.fileWorkSeconds * cpuSlowdown(FUNCTION_MEMORY_MB.files),
+      workSeconds: photosPerMonth * 0.05 * cpuSlowdown(FUNCTION_MEMORY_MB.photos),
       hostsInParallel: HOSTS_IN_PARALLEL,
     });
-  // DEL-2: every stored file sampled once a week (HEAD), 2 s apart per server, HOSTS_IN_PARALLEL servers at once.
-  const headsPerMonth = perMonth(A.storedFilesPerSource) * sources;
-  const deletionSeconds = pacedRunSeconds({
-    requests: headsPerMonth,
-    intervalSeconds: DEL_SERVER_SPACING_MS / 1000,
-    workSeconds: headsPerMonth * 0.05 * cpuSlowdown(FUNCTION_MEMORY_MB.deletionCheck),
-    hostsInParallel: HOSTS_IN_PARALLEL,
-  });
-  // PHO-2: each person's photo re-checked every 30 days; ~60 persons per body.
-  const photosPerMonth = ((60 * 30 * 86_400_000) / PHO_RECHECK_MS) * sources;
-  const photoSeconds = pacedRunSeconds({
-    requests: photosPerMonth,
-    intervalSeconds: REQUEST_INTERVAL_MIN_SECONDS,
-    workSeconds: photosPerMonth * 0.05 * cpuSlowdown(FUNCTION_MEMORY_MB.photos),
-    hostsInParallel: HOSTS_IN_PARALLEL,
-  });
-  const visits = perMonth(A.previewVisitsPerSourcePerWeek) * sources;
-  const fetches = sync.requests + filesPerMonth + headsPerMonth + photosPerMonth;
+    const visits = perMonth(A.previewVisitsPerSourcePerWeek) * sources;
+    const fetches = sync.requests + filesPerMonth + headsPerMonth + photosPerMonth;
 
-  const storedFiles = sources * (A.storedFilesPerSource + A.filesPerSourcePerWeek * 4);
-  const s3StorageGb = (storageS3Bytes + storedFiles * (A.fileBytes + A.textBytesPerFile)) / 1e9;
-  // The mirror index, measured: the demo's counts scaled as its runs are (objectScaled, then by bodies),
-  // a scraped site's as measured. Its sizes are the demo's own items, so they follow the code (the inline
-  // bound INLINE_ITEM_MAX_BYTES, the keys) with no figure of their own here. The source's `system` and
-  // `body` items are scaled with the objects too: 2 of the demo's ≈ 1,500, an over-count below 0.2 %.
-  // Counters are per list (body × type): more bodies add lists, more objects per list do not.
-  type MirrorKind = { n: number; sample: MirrorIndexSample; objects: number; lists: number };
-  const mirrorKinds: MirrorKind[] = [
-    {
-      n: sources * A.oparlShare,
-      sample: oparlIndex,
-      objects: A.oparlObjectScale * A.bodiesPerOparlSource,
-      lists: A.bodiesPerOparlSource,
-    },
-    { n: sources * (1 - A.oparlShare), sample: scraperIndex, objects: 1, lists: 1 },
-  ];
-  const none: ItemSample = { items: 0, bytes: 0 };
-  const mirrorIndexNames = [...new Set(mirrorKinds.flatMap((k) => Object.keys(k.sample.indexes)))];
-  /** One kind of item over the fleet: items, their DynamoDB size, and what storage bills (+ overhead). */
-  const overFleet = (of: (k: MirrorKind) => ItemSample, scale: 'objects' | 'lists') => {
-    const items = mirrorKinds.reduce((sum, k) => sum + k.n * k[scale] * of(k).items, 0);
-    const bytes = mirrorKinds.reduce((sum, k) => sum + k.n * k[scale] * of(k).bytes, 0);
+    // Files: the history (older than the transition age) and a month of new ones.
+    const youngFiles = sources * A.filesPerSourcePerWeek * ((FILES_TO_GLACIER_IR_AFTER_DAYS / 7) as number);
+    const storedFiles =
+      sources * A.storedFilesPerSource + Math.min(youngFiles, sources * A.filesPerSourcePerWeek * 4);
+    const oldFiles = sources * A.storedFilesPerSource;
+    const fileGb = (files: number) => (files * A.fileBytes) / 1e9;
+    const textGb = (storedFiles * A.textBytesPerFile) / 1e9;
+    const s3StandardGb = levers.storageClasses
+      ? storageS3Bytes / 1e9 + textGb + fileGb(storedFiles - oldFiles)
+      : storageS3Bytes / 1e9 + textGb + fileGb(storedFiles);
+    const oldVisits = visits * A.previewOldFileShare;
+
+    // The mirror index, measured (see the comment of issue 18 above MirrorKind).
+    type MirrorKind = { n: number; sample: MirrorIndexSample; objects: number; lists: number };
+    const mirrorKinds: MirrorKind[] = [
+      {
+        n: sources * A.oparlShare,
+        sample: oparlIndex,
+        objects: A.oparlObjectScale * A.bodiesPerOparlSource,
+        lists: A.bodiesPerOparlSource,
+      },
+      { n: sources * (1 - A.oparlShare), sample: scraperIndex, objects: 1, lists: 1 },
+    ];
+    const none: ItemSample = { items: 0, bytes: 0 };
+    const mirrorIndexNames = [...new Set(mirrorKinds.flatMap((k) => Object.keys(k.sample.indexes)))];
+    const overFleet = (of: (k: MirrorKind) => ItemSample, scale: 'objects' | 'lists') => {
+      const items = mirrorKinds.reduce((sum, k) => sum + k.n * k[scale] * of(k).items, 0);
+      const bytes = mirrorKinds.reduce((sum, k) => sum + k.n * k[scale] * of(k).bytes, 0);
+      return {
+        perSource: items / sources,
+        avgBytes: items === 0 ? 0 : bytes / items,
+        storedBytes: bytes + items * STORAGE_OVERHEAD_BYTES_PER_ITEM,
+      };
+    };
+    const mirrorItems = overFleet((k) => k.sample.table, 'objects');
+    const mirrorCounters = overFleet((k) => k.sample.counters, 'lists');
+    const mirrorCopies = Object.fromEntries(
+      mirrorIndexNames.map((index) => [index, overFleet((k) => k.sample.indexes[index] ?? none, 'objects')]),
+    );
+    const mirrorTableBytes = mirrorItems.storedBytes + mirrorCounters.storedBytes;
+    const mirrorIndexBytes = Object.values(mirrorCopies).reduce((sum, c) => sum + c.storedBytes, 0);
+    const dynamoStorageGb =
+      (sources * 20 * A.stateItemBytes + storedFiles * A.documentItemBytes + mirrorTableBytes) / 1e9;
+    const dynamoIndexStorageGb = mirrorIndexBytes / 1e9;
+    // The byList copy of every mirror item written is a write to the index too, billed in write units
+    // of the copy's size (issue 28): items written (their units ÷ an average item's units) × copies per
+    // item × units of an average copy.
+    const listCopy = mirrorCopies[LIST_INDEX];
+    const listCopyWriteUnits =
+      listCopy && mirrorItems.perSource > 0
+        ? (sync.objectWrites / writeUnits(mirrorItems.avgBytes)) *
+          (listCopy.perSource / mirrorItems.perSource) *
+          writeUnits(listCopy.avgBytes)
+        : 0;
+    const logBytesPerSync = sync.logBytes / sync.invocations + summaryLineBytes;
+    const logsIngestedGb = (logBytesPerSync * sync.invocations) / 1e9;
+
+    // Several sources per sync invocation (SYNC_BATCH_SIZE, worked concurrently); an invocation lasts
+    // as long as its longest run, and at least as long as its runs' CPU work together.
+    const recordsPerInvocation = Math.max(1, Math.min(SYNC_BATCH_SIZE, syncsPerMinute / A.sqsPollers));
+    const syncInvocations = sync.invocations / recordsPerInvocation;
+    const syncSeconds = levers.payPerWork
+      ? // What-if: a worker overlaps the waits of A.workerHostsAtOnce hosts; CPU work is the floor.
+        Math.max(sync.seconds / A.workerHostsAtOnce, sync.workSeconds)
+      : Math.max(
+          (sync.seconds / recordsPerInvocation) * (recordsPerInvocation > 1 ? A.batchLongestRunFactor : 1),
+          sync.workSeconds,
+        );
+    const changes = perMonth(A.changesPerWeekday * 5) * sources;
+    const apiRequests = A.apiRequestsPerSourcePerMonth * sources;
+    const apiOrigin = apiRequests * (1 - A.apiCacheHitShare);
+    const broadcastRuns = minutesPerMonth;
+    const fn = (memoryMb: number, invocations: number, seconds: number) => ({
+      invocations,
+      seconds,
+      memoryMb,
+      arch: 'arm64' as const,
+    });
+    const usage: MonthlyUsage = {
+      lambda: {
+        planner: fn(FUNCTION_MEMORY_MB.planner, ticks, plannerSeconds),
+        sync: fn(FUNCTION_MEMORY_MB.sync, syncInvocations, syncSeconds),
+        files: fn(FUNCTION_MEMORY_MB.files, hourlyRuns, fileSeconds),
+        deletionCheck: fn(deletionMemoryMb, hourlyRuns, deletionSeconds),
+        photos: fn(FUNCTION_MEMORY_MB.photos, WEEKS_PER_MONTH, photoSeconds),
+        preview: fn(FUNCTION_MEMORY_MB.preview, visits, visits * A.previewFunctionSeconds),
+        geo: fn(
+          memoryOf('Daily: plan boundaries', FUNCTION_MEMORY_MB.geo),
+          minutesPerMonth / 1440,
+          (minutesPerMonth / 1440) * A.geoSecondsPerRun,
+        ),
+        broadcasts: fn(
+          memoryOf('Every minute: live broadcasts', FUNCTION_MEMORY_MB.broadcasts),
+          broadcastRuns,
+          broadcastRuns * A.broadcastSecondsPerRun,
+        ),
+        mirrorApi: fn(
+          memoryOf('OParl 1.1 API', FUNCTION_MEMORY_MB.mirrorApi),
+          apiOrigin,
+          apiOrigin * A.apiFunctionSeconds,
+        ),
+      },
+      sqs: {
+        // Planner sends (measured per start); Lambda's poller receives a batch and deletes it with one
+        // DeleteMessageBatch per invocation; idle long polls.
+        requests:
+          sync.invocations * planner.perStart.sqsRequests +
+          syncInvocations * 2 +
+          ticks * A.sqsIdleReceivesPerMinute,
+      },
+      dynamodb: {
+        readUnits:
+          sync.readUnits +
+          ticks * planner.tickReadUnits +
+          sync.invocations * planner.perStart.readUnits +
+          filesPerMonth * A.fileReads +
+          headsPerMonth * 0.5 +
+          broadcastRuns * A.broadcastReadUnitsPerRun +
+          apiOrigin * A.apiReadUnitsPerRequest,
+        writeUnits:
+          sync.writeUnits +
+          listCopyWriteUnits +
+          sync.invocations * planner.perStart.writeUnits +
+          filesPerMonth * A.fileWrites +
+          headsPerMonth,
+        storageGb: dynamoStorageGb,
+        indexStorageGb: dynamoIndexStorageGb,
+        pitr: true,
+      },
+      s3: {
+        putRequests: sync.s3Puts + filesPerMonth * 2,
+        getRequests: sync.s3Gets + (levers.storageClasses ? visits - oldVisits : visits) + filesPerMonth,
+        storageGb: s3StandardGb,
+        ...(levers.storageClasses
+          ? {
+              glacierIr: {
+                storageGb: fileGb(oldFiles),
+                getRequests: oldVisits,
+                retrievalGb: fileGb(oldVisits),
+                transitions: filesPerMonth,
+              },
+            }
+          : {}),
+      },
+      events: { published: changes * A.objectsPerChange * A.changeFeedEventsPerObject },
+      logs: { ingestedGb: logsIngestedGb, storedGb: logsIngestedGb * A.logsStoredFraction },
+      metrics: { series, alarms: stack.alarms, dashboards: stack.dashboards },
+      scheduler: { invocations: scheduledPerMonth },
+      upstash: { commands: fetches * A.upstashCommandsPerRequest },
+      secrets: { secrets: 1, apiCalls: A.coldStartsPerMonth },
+      dataTransfer: {
+        internetOutGb: (visits * A.fileBytes) / 1e9,
+        cloudFrontOutGb: (apiRequests * A.apiBytesPerResponse) / 1e9,
+        cloudFrontRequests: visits + apiRequests,
+      },
+      // Issue 25 point 4: one web ACL with one rate-based rule, every API request inspected — only when on.
+      ...(opts.apiWaf ? { waf: { webAcls: 1, rules: 1, requests: apiRequests } } : {}),
+    };
+    const cost = priceUsage(usage);
+
+    // Onboarding, a one-off (issue 28): every source's first full sync and its file history fetched.
+    const firstFulls = kinds.reduce(
+      (sum, k) => {
+        const p = k.p.firstFull;
+        sum.seconds +=
+          k.n *
+          pacedRunSeconds({
+            ...p,
+            workSeconds: p.workSeconds * syncSlowdown,
+            intervalSeconds: k.interval,
+            latency: k.fullLatency,
+          });
+        sum.readUnits += k.n * p.readUnits;
+        sum.writeUnits += k.n * p.writeUnits;
+        sum.s3Puts += k.n * p.s3Puts;
+        sum.requests += k.n * p.requests;
+        return sum;
+      },
+      { seconds: 0, readUnits: 0, writeUnits: 0, s3Puts: 0, requests: 0 },
+    );
+    const backfillFiles = sources * A.storedFilesPerSource;
+    const onboardingUsage: MonthlyUsage = {
+      ...emptyUsage(),
+      lambda: {
+        sync: fn(FUNCTION_MEMORY_MB.sync, sources, firstFulls.seconds),
+        files: fn(
+          FUNCTION_MEMORY_MB.files,
+          backfillFiles / 100,
+          backfillFiles *
+            pacedRunSeconds({
+              requests: 1,
+              intervalSeconds: REQUEST_INTERVAL_MIN_SECONDS,
+              workSeconds: A.fileWorkSeconds * cpuSlowdown(FUNCTION_MEMORY_MB.files),
+              hostsInParallel: HOSTS_IN_PARALLEL,
+            }),
+        ),
+      },
+      dynamodb: {
+        readUnits: firstFulls.readUnits + backfillFiles * A.fileReads,
+        writeUnits: firstFulls.writeUnits + backfillFiles * A.fileWrites,
+        storageGb: 0,
+        indexStorageGb: 0,
+        pitr: false,
+      },
+      s3: {
+        putRequests: firstFulls.s3Puts + backfillFiles * 2,
+        getRequests: 0,
+        storageGb: 0,
+        ...(levers.storageClasses
+          ? { glacierIr: { storageGb: 0, getRequests: 0, retrievalGb: 0, transitions: backfillFiles } }
+          : {}),
+      },
+      upstash: { commands: (firstFulls.requests + backfillFiles) * A.upstashCommandsPerRequest },
+    };
+    // Upstash is billed as its fixed plan in the month anyway; onboarding's commands add nothing then.
+    const onboardingCost = priceUsage({ ...onboardingUsage, upstash: { commands: 0 } });
     return {
-      perSource: items / sources,
-      avgBytes: items === 0 ? 0 : bytes / items,
-      storedBytes: bytes + items * STORAGE_OVERHEAD_BYTES_PER_ITEM,
+      usage,
+      cost,
+      onboarding: onboardingCost,
+      syncsPerMinute,
+      sync,
+      recordsPerInvocation,
+      deletionFit,
+      deletionRunSeconds,
+      deletion: {
+        waitSecondsPerRun: deletionFit.secondsPerRun,
+        cpuSecondsPerRun: deletionCpuPerRun,
+        sampleIntervalDays: deletionSampleIntervalMs / 86_400_000,
+      },
+      storedFiles,
+      oldFiles,
+      mirror: { mirrorItems, mirrorCounters, mirrorCopies, mirrorTableBytes, mirrorIndexBytes },
+      logBytesPerSync,
+      vm: vmComparison({
+        filesGb: fileGb(storedFiles),
+        databaseGb: A.vmDatabaseGb,
+        snapshotGb: A.vmDatabaseGb * A.vmSnapshotFactor,
+        egressGb: usage.dataTransfer.internetOutGb + usage.dataTransfer.cloudFrontOutGb,
+      }),
     };
   };
-  const mirrorItems = overFleet((k) => k.sample.table, 'objects');
-  const mirrorCounters = overFleet((k) => k.sample.counters, 'lists');
-  const mirrorCopies = Object.fromEntries(
-    mirrorIndexNames.map((index) => [index, overFleet((k) => k.sample.indexes[index] ?? none, 'objects')]),
-  );
-  const mirrorTableBytes = mirrorItems.storedBytes + mirrorCounters.storedBytes;
-  const mirrorIndexBytes = Object.values(mirrorCopies).reduce((sum, c) => sum + c.storedBytes, 0);
-  const dynamoStorageGb =
-    (sources * 20 * A.stateItemBytes + storedFiles * A.documentItemBytes + mirrorTableBytes) / 1e9;
-  const dynamoIndexStorageGb = mirrorIndexBytes / 1e9;
-  // Answered requests log at debug (shared/observability/request-log.ts): a steady-state run writes its
-  // summary line; before issue 18 every request wrote a line at info.
-  const logBytesPerSync = {
-    before: (sync.logBytes + syncRequestLogBytes.atInfo) / sync.invocations + summaryLineBytes,
-    after: sync.logBytes / sync.invocations + summaryLineBytes,
-  };
-  const logsIngestedGb = (logBytesPerSync.after * sync.invocations) / 1e9;
 
-  // Several sources per sync invocation (infra SYNC_BATCH_SIZE, worked concurrently): the planner's
-  // messages of a minute are picked up by the poller in batches; an invocation lasts as long as its
-  // longest run.
-  const recordsPerInvocation = Math.max(1, Math.min(SYNC_BATCH_SIZE, syncsPerMinute / A.sqsPollers));
-  // The runs of a batch share the invocation's CPU: it lasts at least as long as their work together.
-  const syncFunction = (perInvocation: number, longest: number) => ({
-    invocations: sync.invocations / perInvocation,
-    seconds: Math.max((sync.seconds / perInvocation) * longest, sync.workSeconds),
-    memoryMb: FUNCTION_MEMORY_MB.sync,
-    arch: 'arm64' as const,
-  });
-
-  const usage: MonthlyUsage = {
-    lambda: {
-      planner: {
-        invocations: ticks,
-        seconds: plannerSeconds,
-        memoryMb: FUNCTION_MEMORY_MB.planner,
-        arch: 'arm64',
-      },
-      sync: syncFunction(recordsPerInvocation, recordsPerInvocation > 1 ? A.batchLongestRunFactor : 1),
-      files: {
-        invocations: hourlyRuns,
-        seconds: fileSeconds,
-        memoryMb: FUNCTION_MEMORY_MB.files,
-        arch: 'arm64',
-      },
-      deletionCheck: {
-        invocations: hourlyRuns,
-        seconds: deletionSeconds,
-        memoryMb: FUNCTION_MEMORY_MB.deletionCheck,
-        arch: 'arm64',
-      },
-      photos: {
-        invocations: WEEKS_PER_MONTH,
-        seconds: photoSeconds,
-        memoryMb: FUNCTION_MEMORY_MB.photos,
-        arch: 'arm64',
-      },
-      preview: {
-        invocations: visits,
-        seconds: visits * A.previewFunctionSeconds,
-        memoryMb: FUNCTION_MEMORY_MB.preview,
-        arch: 'arm64',
-      },
-    },
-    sqs: {
-      // Planner sends (measured per start) + the poller's receive and delete of each message + idle polls.
-      requests: sync.invocations * (planner.perStart.sqsRequests + 2) + ticks * A.sqsIdleReceivesPerMinute,
-    },
-    dynamodb: {
-      readUnits:
-        sync.readUnits +
-        ticks * planner.tickReadUnits +
-        sync.invocations * planner.perStart.readUnits +
-        filesPerMonth * A.fileReads +
-        headsPerMonth * 0.5,
-      writeUnits:
-        sync.writeUnits +
-        sync.invocations * planner.perStart.writeUnits +
-        filesPerMonth * A.fileWrites +
-        headsPerMonth,
-      storageGb: dynamoStorageGb,
-      indexStorageGb: dynamoIndexStorageGb,
-      pitr: true,
-    },
-    s3: {
-      putRequests: sync.s3Puts + filesPerMonth * 2,
-      getRequests: sync.s3Gets + visits + filesPerMonth,
-      storageGb: s3StorageGb,
-    },
-    logs: { ingestedGb: logsIngestedGb, storedGb: logsIngestedGb * A.logsStoredFraction },
-    metrics: { series: A.metricSeries, alarms: A.alarms, dashboards: A.dashboards },
-    scheduler: { invocations: ticks + 2 * hourlyRuns + WEEKS_PER_MONTH },
-    upstash: { commands: fetches * A.upstashCommandsPerRequest },
-    secrets: { secrets: 1, apiCalls: A.coldStartsPerMonth },
-    dataTransfer: {
-      internetOutGb: (visits * A.fileBytes) / 1e9,
-      cloudFrontOutGb: 0,
-      cloudFrontRequests: visits,
-    },
-    // Issue 25 point 4: one web ACL with one rate-based rule, every API request inspected — only when on.
-    ...(opts.apiWaf
-      ? { waf: { webAcls: 1, rules: 1, requests: sources * A.apiRequestsPerSourcePerWeek * WEEKS_PER_MONTH } }
-      : {}),
-  };
-  const cost = priceUsage(usage);
-  // Before issue 18: one message per invocation, a log line per request.
-  const before = priceUsage({
-    ...usage,
-    lambda: { ...usage.lambda, sync: syncFunction(1, 1) },
-    logs: {
-      ingestedGb: (logBytesPerSync.before * sync.invocations) / 1e9,
-      storedGb: ((logBytesPerSync.before * sync.invocations) / 1e9) * A.logsStoredFraction,
-    },
-  });
   const round = (x: number, d = 2) => Number(x.toFixed(d));
-  const services: Record<string, unknown> = {};
-  for (const [name, svc] of Object.entries(cost.services)) {
-    services[name] = {
-      eur: round(svc.eur),
-      items: Object.fromEntries(
-        Object.entries(svc.items).map(([item, v]) => [
-          item,
-          { quantity: round(v.quantity, 3), unit: v.unit, eur: round(v.eur, 3) },
-        ]),
-      ),
+  const servicesOf = (cost: CostBreakdown) =>
+    Object.fromEntries(
+      Object.entries(cost.services).map(([name, svc]) => [
+        name,
+        {
+          eur: round(svc.eur),
+          items: Object.fromEntries(
+            Object.entries(svc.items).map(([item, v]) => [
+              item,
+              { quantity: round(v.quantity, 3), unit: v.unit, eur: round(v.eur, 3) },
+            ]),
+          ),
+        },
+      ]),
+    );
+  const now = bill(sources);
+  const { cost, mirror } = now;
+  // Before / after each lever at three fleet sizes (issue 28): the lever off, everything else as now.
+  const FLEETS = [1_000, 10_000, 100_000];
+  const leverRows = Object.entries(LEVER_VARIANTS).map(([lever, variant]) => ({
+    lever,
+    what: variant.what,
+    built: variant.built,
+    byFleet: FLEETS.map((n) => {
+      const off = bill(n, { ...LEVERS_NOW, ...variant.off });
+      const on = bill(n, { ...LEVERS_NOW, ...variant.on });
+      return {
+        sources: n,
+        offEur: round(off.cost.eurPerMonth),
+        onEur: round(on.cost.eurPerMonth),
+        offPer1000: round((off.cost.eurPerMonth / n) * 1000),
+        onPer1000: round((on.cost.eurPerMonth / n) * 1000),
+        offSampleDays: round(off.deletion.sampleIntervalDays, 1),
+        onSampleDays: round(on.deletion.sampleIntervalDays, 1),
+      };
+    }),
+  }));
+  const fleet = FLEETS.map((n) => {
+    const b = bill(n);
+    return {
+      sources: n,
+      eurPerMonth: round(b.cost.eurPerMonth),
+      eurPer1000Sources: round((b.cost.eurPerMonth / n) * 1000),
+      onboardingEur: round(b.onboarding.eurPerMonth),
+      deletionSampleIntervalDays: round(b.deletion.sampleIntervalDays, 1),
+      deletionSecondsPerRun: round(Math.max(b.deletion.waitSecondsPerRun, b.deletion.cpuSecondsPerRun), 0),
     };
-  }
+  });
+  const withoutLevers = bill(sources, LEVERS_OFF);
   return {
     sources,
     eurPerMonth: round(cost.eurPerMonth),
     eurPerMonthPer1000Sources: round((cost.eurPerMonth / sources) * 1000),
-    services,
+    services: servicesOf(cost),
+    fleet,
+    onboarding: {
+      what: 'one-off: every source’s first full sync and its stored file history fetched (files pass)',
+      eur: round(now.onboarding.eurPerMonth),
+      services: servicesOf(now.onboarding),
+    },
+    mirrorApi: {
+      waf: opts.apiWaf === true,
+      wafEurPerMonth: round(now.cost.services.waf?.eur ?? 0),
+      // The most a flood can cost per hour through the API function at its bound (reserved concurrency).
+      maxInstances: MIRROR_API_MAX_INSTANCES,
+      floodCeilingEurPerHour: round(
+        apiFloodCeilingEurPerHour({
+          instances: MIRROR_API_MAX_INSTANCES,
+          memoryMb: FUNCTION_MEMORY_MB.mirrorApi,
+          invocationSeconds: A.apiFunctionSeconds,
+          arch: 'arm64',
+        }),
+        3,
+      ),
+    },
+    comparison: {
+      smallVmEurPerMonth: round(PRICES.smallVmMonth.usd * USD_TO_EUR),
+      vmFilesOnDisk: Object.fromEntries(Object.entries(now.vm.filesOnDisk).map(([k, v]) => [k, round(v)])),
+      vmFilesInS3: Object.fromEntries(Object.entries(now.vm.filesInS3).map(([k, v]) => [k, round(v)])),
+      storedFilesGb: round((now.storedFiles * A.fileBytes) / 1e9, 0),
+    },
+    levers: leverRows,
+    modelBeforeIssue28: {
+      what: 'no council answer time, 4 servers at once for deletion HEADs, all files in S3 Standard (the rest as now)',
+      eurPerMonth: round(withoutLevers.cost.eurPerMonth),
+    },
+    stack: {
+      functions: stack.functions.map((f) => ({
+        description: f.description,
+        memoryMb: f.memoryMb,
+        arch: f.arch,
+      })),
+      schedules: stack.schedules.map((s) => s.expression),
+      alarms: stack.alarms,
+      dashboards: stack.dashboards,
+      customMetrics: stack.customMetrics,
+      metricSeries: series,
+      synthSeconds: round(stack.synthSeconds, 1),
+    },
+    deletionCheck: {
+      serversAtOnce: DEL_HOSTS_IN_PARALLEL,
+      runSeconds: now.deletionRunSeconds,
+      waitSecondsPerRun: round(now.deletion.waitSecondsPerRun, 0),
+      cpuSecondsPerRun: round(now.deletion.cpuSecondsPerRun, 0),
+      sampleIntervalDays: round(now.deletion.sampleIntervalDays, 1),
+    },
     week: {
       oparlPerSource: oparlWeek,
       scraperPerSource: scraperWeek,
-      syncsPerMinute: round(syncsPerMinute, 1),
-      // Runs in flight on average (Little's law): the planner's maxConcurrentSyncs (SCH-5) must exceed
-      // it, or the cadence above is not kept.
-      concurrentRunsNeeded: round(sync.seconds / (WEEKS_PER_MONTH * 7 * 86_400), 1),
-      // SCH-5's default (4) is for a handful of sources: the cadence above needs the stack's
-      // `maxConcurrentSyncs` (INGESTOR_MAX_CONCURRENT_SYNCS) at least this high; the bill does not
-      // depend on it (the same runs, waiting less), the cadence does.
+      syncsPerMinute: round(now.syncsPerMinute, 1),
+      // Runs in flight on average (Little's law): the planner's maxConcurrentSyncs (SCH-5) must exceed it.
+      concurrentRunsNeeded: round(now.sync.seconds / (WEEKS_PER_MONTH * 7 * 86_400), 1),
       maxConcurrentSyncsDefault: DEFAULT_MAX_CONCURRENT_SYNCS,
-      maxConcurrentSyncsToSet: Math.ceil((1.5 * sync.seconds) / (WEEKS_PER_MONTH * 7 * 86_400)),
+      maxConcurrentSyncsToSet: Math.ceil((1.5 * now.sync.seconds) / (WEEKS_PER_MONTH * 7 * 86_400)),
     },
     measured: {
       oparlDemo: oparl,
@@ -838,67 +1119,23 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       planner,
       requestLogLineBytes,
       summaryLineBytes,
-      logBytesPerSync: { before: round(logBytesPerSync.before, 0), after: round(logBytesPerSync.after, 0) },
+      logBytesPerSync: round(now.logBytesPerSync, 0),
     },
-    efficiency: {
-      syncRecordsPerInvocation: round(recordsPerInvocation, 1),
-      before: {
-        what: 'batch size 1 (one source per sync invocation), a log line per request at info',
-        eurPerMonth: round(before.eurPerMonth),
-        lambdaEur: round(before.services.lambda?.eur ?? 0),
-        logsEur: round(before.services.cloudwatchLogs?.eur ?? 0),
-      },
-      after: {
-        what: `batch size ${SYNC_BATCH_SIZE} worked concurrently, request lines at debug`,
-        eurPerMonth: round(cost.eurPerMonth),
-        lambdaEur: round(cost.services.lambda?.eur ?? 0),
-        logsEur: round(cost.services.cloudwatchLogs?.eur ?? 0),
-      },
-    },
+    efficiency: { syncRecordsPerInvocation: round(now.recordsPerInvocation, 1) },
     mirrorIndex: {
-      // The inline bound of the code measured (shared/mirror keys.ts): it sets how many items carry `o`.
       inlineItemMaxBytes: INLINE_ITEM_MAX_BYTES,
       overheadBytesPerItem: STORAGE_OVERHEAD_BYTES_PER_ITEM,
-      itemsPerSource: round(mirrorItems.perSource, 0),
-      avgItemBytes: round(mirrorItems.avgBytes, 0),
-      listIndexItemsPerSource: round(mirrorCopies[LIST_INDEX]?.perSource ?? 0, 0),
-      avgListIndexBytes: round(mirrorCopies[LIST_INDEX]?.avgBytes ?? 0, 0),
-      listCountersPerSource: round(mirrorCounters.perSource, 1),
-      avgListCounterBytes: round(mirrorCounters.avgBytes, 0),
-      indexes: Object.fromEntries(
-        Object.entries(mirrorCopies).map(([index, c]) => [
-          index,
-          { itemsPerSource: round(c.perSource, 0), avgBytes: round(c.avgBytes, 0) },
-        ]),
-      ),
-      tableGb: round(mirrorTableBytes / 1e9, 3),
-      indexGb: round(mirrorIndexBytes / 1e9, 3),
-      gb: round((mirrorTableBytes + mirrorIndexBytes) / 1e9, 3),
-      // Storage of table and index copies, PITR of the table part (as priceUsage bills them).
-      eurPerMonth: round(
-        ((mirrorTableBytes * (PRICES.dynamoStorageGbMonth.usd + PRICES.dynamoPitrGbMonth.usd) +
-          mirrorIndexBytes * PRICES.dynamoStorageGbMonth.usd) /
-          1e9) *
-          USD_TO_EUR,
-      ),
+      itemsPerSource: round(mirror.mirrorItems.perSource, 0),
+      avgItemBytes: round(mirror.mirrorItems.avgBytes, 0),
+      listIndexItemsPerSource: round(mirror.mirrorCopies[LIST_INDEX]?.perSource ?? 0, 0),
+      avgListIndexBytes: round(mirror.mirrorCopies[LIST_INDEX]?.avgBytes ?? 0, 0),
+      listCountersPerSource: round(mirror.mirrorCounters.perSource, 1),
+      avgListCounterBytes: round(mirror.mirrorCounters.avgBytes, 0),
+      tableGb: round(mirror.mirrorTableBytes / 1e9, 3),
+      indexGb: round(mirror.mirrorIndexBytes / 1e9, 3),
+      gb: round((mirror.mirrorTableBytes + mirror.mirrorIndexBytes) / 1e9, 3),
       measured: { oparlDemo: oparlIndex, scraperFakeRis: scraperIndex },
     },
-    mirrorApi: {
-      waf: opts.apiWaf === true,
-      wafEurPerMonth: round(cost.services.waf?.eur ?? 0),
-      // The most a flood can cost per hour through the API function at its bound (reserved concurrency).
-      maxInstances: MIRROR_API_MAX_INSTANCES,
-      floodCeilingEurPerHour: round(
-        apiFloodCeilingEurPerHour({
-          instances: MIRROR_API_MAX_INSTANCES,
-          memoryMb: FUNCTION_MEMORY_MB.mirrorApi,
-          invocationSeconds: A.apiInvocationSeconds,
-          arch: 'arm64',
-        }),
-        3,
-      ),
-    },
-    comparison: { smallVmEurPerMonth: round(PRICES.smallVmMonth.usd * USD_TO_EUR) },
     prices: PRICES_READ_ON,
     usdToEur: USD_TO_EUR,
     assumptions: ASSUMPTIONS,

@@ -45,6 +45,7 @@ import {
   BucketEncryption,
   type CfnBucket,
   ObjectOwnership,
+  StorageClass,
 } from 'aws-cdk-lib/aws-s3';
 import { type CronOptionsWithTimezone, Schedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
@@ -53,7 +54,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
 import { type OptionalStackOutputKey, STACK_OUTPUT_ENV, type StackOutputKey } from '../shared/config';
-import { INCOMING_PREFIX, TEXT_WORKER } from '../shared/documents';
+import { FILES_PREFIX, INCOMING_PREFIX, TEXT_WORKER } from '../shared/documents';
 import { GEO_OBJECT_PREFIX, GEO_REFRESH_HOUR, GEO_REFRESH_MINUTE } from '../shared/geo';
 import {
   API_BASE_HEADER,
@@ -78,6 +79,7 @@ import { grantBucketPrefixes, grantTable, grantTableReads } from './grants';
 import { IngestorFunction, type WorkerEntry } from './ingestor-function';
 import { IngestorObservability } from './observability';
 import { DEFAULT_UPSTASH_SECRET_NAME, type IngestorSettings, UPSTASH_URL_PLACEHOLDER } from './settings';
+import { FILES_TO_GLACIER_IR_AFTER_DAYS } from './storage-classes';
 
 /** Key prefixes of the mirror bucket; each function is granted only the prefixes it works on. */
 export const MIRROR_PREFIXES = { mirror: 'mirror/', files: 'files/', text: 'text/' } as const;
@@ -332,6 +334,19 @@ export class IngestorStack extends Stack {
           id: 'expire-incoming-files',
           prefix: INCOMING_PREFIX,
           expiration: Duration.days(1),
+        },
+        {
+          // Issue 28: stored copies of council files move to Glacier Instant Retrieval after
+          // FILES_TO_GLACIER_IR_AFTER_DAYS (why that class, and why a presigned GET still works:
+          // infra/storage-classes.ts). The files/ prefix only: texts and mirror records stay Standard.
+          id: 'files-to-glacier-instant-retrieval',
+          prefix: FILES_PREFIX,
+          transitions: [
+            {
+              storageClass: StorageClass.GLACIER_INSTANT_RETRIEVAL,
+              transitionAfter: Duration.days(FILES_TO_GLACIER_IR_AFTER_DAYS),
+            },
+          ],
         },
         // Tombstone expiry (OPT-2 keeps them "for audit") lands with the tombstone key / tag scheme.
       ],

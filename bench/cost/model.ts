@@ -20,8 +20,34 @@ export function pacedRunSeconds(run: {
   workSeconds: number;
   /** Hosts worked concurrently in one invocation (their waits overlap); default 1. */
   hostsInParallel?: number;
+  /** The council's answer time per request (issue 28); default none (the interval alone). */
+  latency?: Latency;
 }): number {
-  return (run.requests * run.intervalSeconds) / (run.hostsInParallel ?? 1) + run.workSeconds;
+  const perRequest = run.latency
+    ? expectedRequestSeconds(run.intervalSeconds, run.latency)
+    : run.intervalSeconds;
+  return (run.requests * perRequest) / (run.hostsInParallel ?? 1) + run.workSeconds;
+}
+
+/** A council's answer time, uniform between the bounds (seconds). */
+export interface Latency {
+  minSeconds: number;
+  maxSeconds: number;
+}
+
+/**
+ * Wall time of one request of a sequential run: slots are reserved start to start (RATE-1), and the
+ * run asks for the next one only after the answer, so a request takes max(interval, answer).
+ * For an answer uniform on [a, b]: E[max(i, L)] — i when i ≥ b, the mean (a + b) / 2 when i ≤ a, else
+ * (i·(i − a) + (b² − i²) / 2) / (b − a).
+ */
+export function expectedRequestSeconds(intervalSeconds: number, latency: Latency): number {
+  const { minSeconds: a, maxSeconds: b } = latency;
+  const i = intervalSeconds;
+  if (b <= a) return Math.max(i, a);
+  if (i >= b) return i;
+  if (i <= a) return (a + b) / 2;
+  return (i * (i - a) + (b * b - i * i) / 2) / (b - a);
 }
 
 /** Lambda gives a function one full vCPU at this much memory, and CPU in proportion below it. */
@@ -62,7 +88,15 @@ export interface MonthlyUsage {
     indexStorageGb: number;
     pitr: boolean;
   };
-  s3: { putRequests: number; getRequests: number; storageGb: number };
+  s3: {
+    putRequests: number;
+    getRequests: number;
+    storageGb: number;
+    /** Issue 28: file copies in Glacier Instant Retrieval (infra lifecycle rule), when the lever is on. */
+    glacierIr?: { storageGb: number; getRequests: number; retrievalGb: number; transitions: number };
+  };
+  /** Issue 28: the change feed's events on the event bus. */
+  events?: { published: number };
   logs: { ingestedGb: number; storedGb: number };
   metrics: { series: number; alarms: number; dashboards: number };
   scheduler: { invocations: number };
@@ -129,6 +163,14 @@ export function priceUsage(
   add('s3', 'PUT/LIST requests', usage.s3.putRequests, 's3PutRequest');
   add('s3', 'GET/HEAD requests', usage.s3.getRequests, 's3GetRequest');
   add('s3', 'storage GB-month', usage.s3.storageGb, 's3StorageGbMonth');
+  if (usage.s3.glacierIr) {
+    const g = usage.s3.glacierIr;
+    add('s3', 'Glacier IR storage GB-month', g.storageGb, 's3GlacierIrStorageGbMonth');
+    add('s3', 'Glacier IR GET requests', g.getRequests, 's3GlacierIrGetRequest');
+    add('s3', 'Glacier IR GB retrieved', g.retrievalGb, 's3GlacierIrRetrievalGb');
+    add('s3', 'transitions to Glacier IR', g.transitions, 's3TransitionToGlacierIr');
+  }
+  if (usage.events) add('eventbridge', 'change feed events', usage.events.published, 'eventBridgeEvent');
   add('cloudwatchLogs', 'GB ingested', usage.logs.ingestedGb, 'logsIngestGb');
   add('cloudwatchLogs', 'GB-month stored', usage.logs.storedGb, 'logsStorageGbMonth');
   add('cloudwatchMetrics', 'metric series', usage.metrics.series, 'metricMonth');
@@ -184,4 +226,54 @@ export function apiFloodCeilingEurPerHour(
   const invocations = seconds / bound.invocationSeconds;
   const gbPrice = bound.arch === 'arm64' ? prices.lambdaGbSecondArm : prices.lambdaGbSecondX86;
   return (gbs * gbPrice.usd + invocations * prices.lambdaRequest.usd) * usdToEur;
+}
+
+/**
+ * The same job on one always-on VM (issue 28, the honest comparison): a t4g.small, its gp3 disk for the
+ * files and the database, snapshots of the database, a public IPv4 address and the preview's egress —
+ * or with the files in S3 Standard instead of on the disk. Prices from prices.ts, in EUR a month.
+ */
+export function vmComparison(
+  input: { filesGb: number; databaseGb: number; snapshotGb: number; egressGb: number },
+  prices: PriceTable = PRICES,
+  usdToEur: number = USD_TO_EUR,
+): { filesOnDisk: Record<string, number>; filesInS3: Record<string, number> } {
+  const eur = (usd: number) => usd * usdToEur;
+  const common = {
+    't4g.small': eur(prices.smallVmMonth.usd),
+    snapshots: eur(input.snapshotGb * prices.ebsSnapshotGbMonth.usd),
+    'public IPv4': eur(prices.publicIpv4Month.usd),
+    egress: eur(input.egressGb * prices.dataOutGb.usd),
+  };
+  const withTotal = (parts: Record<string, number>) => ({
+    ...parts,
+    total: Object.values(parts).reduce((sum, x) => sum + x, 0),
+  });
+  return {
+    filesOnDisk: withTotal({
+      ...common,
+      'gp3 disk': eur((input.filesGb + input.databaseGb) * prices.ebsGp3GbMonth.usd),
+    }),
+    filesInS3: withTotal({
+      ...common,
+      'gp3 disk': eur(input.databaseGb * prices.ebsGp3GbMonth.usd),
+      'S3 Standard (files)': eur(input.filesGb * prices.s3StorageGbMonth.usd),
+    }),
+  };
+}
+
+/** A month with nothing in it: a base for a partial bill (e.g. the one-off onboarding). */
+export function emptyUsage(): MonthlyUsage {
+  return {
+    lambda: {},
+    sqs: { requests: 0 },
+    dynamodb: { readUnits: 0, writeUnits: 0, storageGb: 0, indexStorageGb: 0, pitr: false },
+    s3: { putRequests: 0, getRequests: 0, storageGb: 0 },
+    logs: { ingestedGb: 0, storedGb: 0 },
+    metrics: { series: 0, alarms: 0, dashboards: 0 },
+    scheduler: { invocations: 0 },
+    upstash: { commands: 0 },
+    secrets: { secrets: 0, apiCalls: 0 },
+    dataTransfer: { internetOutGb: 0, cloudFrontOutGb: 0, cloudFrontRequests: 0 },
+  };
 }

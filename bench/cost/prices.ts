@@ -169,6 +169,47 @@ export const PRICES = {
     per: 'month of one t4g.small (2 vCPU, 2 GiB) on demand, 730 h',
     source: `Amazon EC2 on-demand pricing (aws.amazon.com/ec2/pricing/on-demand), eu-central-1, t4g.small $0.0192/h, ${READ}`,
   },
+  // Issue 28 — storage classes, the change feed, and the VM comparison's parts.
+  s3GlacierIrStorageGbMonth: {
+    usd: 0.005,
+    per: 'GB-month, S3 Glacier Instant Retrieval',
+    source: `Amazon S3 pricing (aws.amazon.com/s3/pricing), eu-central-1, ${READ}`,
+  },
+  s3GlacierIrGetRequest: {
+    usd: 0.01 / 1000,
+    per: 'GET request, S3 Glacier Instant Retrieval',
+    source: `Amazon S3 pricing (aws.amazon.com/s3/pricing), eu-central-1, $0.01 per 1,000, ${READ}`,
+  },
+  s3GlacierIrRetrievalGb: {
+    usd: 0.03,
+    per: 'GB retrieved, S3 Glacier Instant Retrieval',
+    source: `Amazon S3 pricing (aws.amazon.com/s3/pricing), eu-central-1, ${READ}`,
+  },
+  s3TransitionToGlacierIr: {
+    usd: 0.02 / 1000,
+    per: 'lifecycle transition request into S3 Glacier Instant Retrieval',
+    source: `Amazon S3 pricing (aws.amazon.com/s3/pricing), lifecycle transitions, $0.02 per 1,000, ${READ}`,
+  },
+  eventBridgeEvent: {
+    usd: 1 / 1e6,
+    per: 'custom event published to an event bus',
+    source: `Amazon EventBridge pricing (aws.amazon.com/eventbridge/pricing), $1.00 per 1M, ${READ}`,
+  },
+  ebsGp3GbMonth: {
+    usd: 0.0952,
+    per: 'GB-month of EBS gp3 (baseline 3,000 IOPS, 125 MB/s included)',
+    source: `Amazon EBS pricing (aws.amazon.com/ebs/pricing), eu-central-1, ${READ}`,
+  },
+  ebsSnapshotGbMonth: {
+    usd: 0.054,
+    per: 'GB-month of EBS snapshot (standard tier)',
+    source: `Amazon EBS pricing (aws.amazon.com/ebs/pricing), eu-central-1, ${READ}`,
+  },
+  publicIpv4Month: {
+    usd: 0.005 * 730,
+    per: 'month of one public IPv4 address, 730 h',
+    source: `Amazon VPC pricing (aws.amazon.com/vpc/pricing), public IPv4 $0.005/h, ${READ}`,
+  },
 } as const satisfies Record<string, Price>;
 
 export type PriceName = keyof typeof PRICES;

@@ -158,3 +158,15 @@ export const DISABLE_MAX_ITEMS_PER_SOURCE = 2_000;
 
 /** Servers worked on at once by one run; within one server the work is sequential. */
 export const HOSTS_IN_PARALLEL = 4;
+/**
+ * Issue 28, RATE-6: servers the deletion check asks at once. Its samples and re-checks are HEADs (no
+ * body), so memory does not bound them; within one server the checks stay one after the other, at
+ * least DEL_SERVER_SPACING_MS apart. At 1,000 sources (≈ 12 samples per server and hour) a run then
+ * needs ≈ 1,000 × 12 × 2.3 s ÷ 100 ≈ 280 s of its 900 s (`deletionSampleFit` computes it).
+ */
+export const DEL_HOSTS_IN_PARALLEL = 100;
+/**
+ * Whole-file GETs in one deletion run at once (DEL-1 re-fetches, the GET after an unclear HEAD, the
+ * 30-day GET): as many as the files pass streams, so the function's memory stays as measured.
+ */
+export const DEL_BODIES_IN_PARALLEL = HOSTS_IN_PARALLEL;

@@ -1,6 +1,9 @@
 import { createRunContext, type RunContext } from '../fetch';
+import { createGate, type Gate } from '../util';
 import {
   CACHE_MAX_FILE_BYTES,
+  DEL_BODIES_IN_PARALLEL,
+  DEL_HOSTS_IN_PARALLEL,
   DEL_MAX_ERRORS_IN_ROW,
   DEL_MAX_RECHECKS_PER_RUN,
   DEL_MAX_REFETCHES_PER_RUN,
@@ -8,7 +11,6 @@ import {
   DEL_SAMPLES_PER_BODY,
   DEL_SERVER_SPACING_MS,
   DEL_SOURCE_REST_NEW_GONE,
-  HOSTS_IN_PARALLEL,
 } from './constants';
 import {
   countOutcome,
@@ -54,6 +56,8 @@ import type { DocumentChange, DocumentItem, FetchOutcome, OutcomeCounts } from '
  *   more than 10 newly gone documents rests for the rest of the run;
  * - DEL-5 it depends on file fetching (DOC-1) and ERR-6 only, not on the source being active;
  * - RATE-6 at least 2 s between two checks of one server within the run, on top of the shared pace.
+ * Many servers are asked at once (DEL_HOSTS_IN_PARALLEL: HEADs carry no body), each one's checks one
+ * after the other; whole-file GETs pass a narrower gate (DEL_BODIES_IN_PARALLEL) so memory stays bounded.
  */
 export interface DeletionReport {
   routed: OutcomeCounts;
@@ -92,6 +96,8 @@ interface RunState {
   newGone: Map<string, number>;
   resting: Set<string>;
   runContexts: Map<string, RunContext>;
+  /** Whole-file GETs in flight at once (DEL_BODIES_IN_PARALLEL). */
+  bodies: Gate;
 }
 
 export async function runDeletionCheck(deps: DocumentsDeps, options: PassOptions): Promise<DeletionReport> {
@@ -129,6 +135,7 @@ export async function runDeletionCheck(deps: DocumentsDeps, options: PassOptions
     newGone: new Map(),
     resting: new Set(),
     runContexts: new Map(),
+    bodies: createGate(DEL_BODIES_IN_PARALLEL),
   };
   const order: Record<TaskKind, number> = { refetch: 0, recheck: 1, sample: 2 };
   const byHost = new Map<string, Task[]>();
@@ -137,7 +144,7 @@ export async function runDeletionCheck(deps: DocumentsDeps, options: PassOptions
     byHost.set(host, [...(byHost.get(host) ?? []), task]);
   }
   let done = 0;
-  await forEachGroup(byHost, HOSTS_IN_PARALLEL, async (host, task) => {
+  await forEachGroup(byHost, DEL_HOSTS_IN_PARALLEL, async (host, task) => {
     try {
       await checkOne(host, task);
     } finally {
@@ -269,11 +276,13 @@ async function runTask(check: Check): Promise<string> {
 async function getIntoCopy({ deps, run, server, task }: Check) {
   const conditional = validatorsOf(task.item);
   run.requests += 1;
-  const outcome = await fetchFileToS3(
-    fileFetchContext(deps, run, task),
-    task.item.url,
-    fileKey(task.item.sourceId, task.item.docId),
-    { maxBytes: CACHE_MAX_FILE_BYTES, ...(conditional ? { conditional } : {}) },
+  const outcome = await run.bodies.run(() =>
+    fetchFileToS3(
+      fileFetchContext(deps, run, task),
+      task.item.url,
+      fileKey(task.item.sourceId, task.item.docId),
+      { maxBytes: CACHE_MAX_FILE_BYTES, ...(conditional ? { conditional } : {}) },
+    ),
   );
   const answer = answerOfOutcome(outcome);
   if (answer.kind === 'not-asked') run.requests -= 1;
@@ -307,8 +316,14 @@ async function askServer({ deps, run, server, task }: Check, method: 'HEAD' | 'G
         ...(result.lastModified === undefined ? {} : { lastModified: result.lastModified }),
       });
     } else {
-      const result = await deps.fetcher.stream(task.item.url, { ...common, maxBytes: CACHE_MAX_FILE_BYTES });
-      result.body.destroy();
+      const result = await run.bodies.run(async () => {
+        const streamed = await deps.fetcher.stream(task.item.url, {
+          ...common,
+          maxBytes: CACHE_MAX_FILE_BYTES,
+        });
+        streamed.body.destroy();
+        return streamed;
+      });
       answer = checkAnswerOfStatus(result.status, 'GET', {}, {});
     }
     run.requests += 1;

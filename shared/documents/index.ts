@@ -15,6 +15,7 @@ export {
 } from './context';
 export * from './decide';
 export { type DeletionReport, runDeletionCheck } from './deletion';
+export { type DeletionFit, type DeletionFitInput, deletionSampleFit } from './deletion-fit';
 export * from './errors';
 export * from './keys';
 export {

@@ -14,8 +14,9 @@ import {
   SYNC_TIMEOUT,
   SYNC_VISIBILITY_TIMEOUT,
 } from '../../infra/stack';
+import { FILES_TO_GLACIER_IR_AFTER_DAYS } from '../../infra/storage-classes';
 import { OPTIONAL_STACK_OUTPUTS, STACK_OUTPUT_ENV } from '../../shared/config/stack-outputs';
-import { INCOMING_PREFIX } from '../../shared/documents/keys';
+import { FILES_PREFIX, fileKey, INCOMING_PREFIX, textKey } from '../../shared/documents/keys';
 import { DEFAULT_LEASE_MINUTES } from '../../shared/schedule';
 import { TABLES } from '../../shared/store/tables';
 import { cdkJsonContext, NO_BUNDLING, removeTempOutdirs, TEST_ENV, tempOutdir } from './support';
@@ -185,6 +186,23 @@ describe('mirror bucket', () => {
         expect.objectContaining({ Prefix: INCOMING_PREFIX, ExpirationInDays: 1, Status: 'Enabled' }),
       ]),
     });
+  });
+
+  it('issue 28: stored file copies (files/ only) move to Glacier Instant Retrieval after N days; texts and mirror records stay Standard', () => {
+    const mirror = template.findResources('AWS::S3::Bucket')[logicalId(stack.mirrorBucket)];
+    const props = (mirror?.Properties ?? {}) as Json;
+    const rules = (props.LifecycleConfiguration as { Rules: Json[] }).Rules;
+    const transitioning = rules.filter((r) => r.Transitions !== undefined);
+    expect(transitioning).toEqual([
+      expect.objectContaining({
+        Prefix: FILES_PREFIX,
+        Status: 'Enabled',
+        Transitions: [{ StorageClass: 'GLACIER_IR', TransitionInDays: FILES_TO_GLACIER_IR_AFTER_DAYS }],
+      }),
+    ]);
+    // The one rule's prefix covers file copies, never the texts or the mirror records.
+    expect(textKey('s', 'd').startsWith(String(transitioning[0]?.Prefix))).toBe(false);
+    expect(fileKey('s', 'd').startsWith(String(transitioning[0]?.Prefix))).toBe(true);
   });
 
   it.each([

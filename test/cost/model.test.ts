@@ -2,15 +2,18 @@ import { describe, expect, it } from 'vitest';
 import {
   apiFloodCeilingEurPerHour,
   cpuSlowdown,
+  expectedRequestSeconds,
   gbSeconds,
   type MonthlyUsage,
   type PriceTable,
   pacedRunSeconds,
   priceUsage,
   readUnits,
+  vmComparison,
   writeUnits,
 } from '../../bench/cost/model';
 import { PRICES } from '../../bench/cost/prices';
+import { metricSeries, type StackCount } from '../../bench/cost/stack-count';
 
 /** A price table of round numbers, so the expected figures below are computed by hand. */
 function roundPrices(set: Partial<Record<keyof PriceTable, number>>): PriceTable {
@@ -169,5 +172,67 @@ describe('cost model arithmetic (issue 18)', () => {
       expect(p.source, name).toMatch(/pricing|Pricing/);
       expect(p.source, name).toMatch(/as known on \d{4}-\d{2}-\d{2}, to be re-checked/);
     }
+  });
+
+  it('issue 28: a request takes max(interval, the council’s answer), answers uniform between stated bounds', () => {
+    // answers always slower than the interval: their mean
+    expect(expectedRequestSeconds(1, { minSeconds: 1, maxSeconds: 3 })).toBe(2);
+    // always faster: the interval
+    expect(expectedRequestSeconds(2, { minSeconds: 0.3, maxSeconds: 1.5 })).toBe(2);
+    // straddling: E[max(1, U(0, 2))] = (1·1 + (4 − 1)/2) / 2 = 1.25
+    expect(expectedRequestSeconds(1, { minSeconds: 0, maxSeconds: 2 })).toBe(1.25);
+    expect(
+      pacedRunSeconds({
+        requests: 10,
+        intervalSeconds: 1,
+        workSeconds: 1,
+        latency: { minSeconds: 1, maxSeconds: 3 },
+      }),
+    ).toBe(21);
+  });
+
+  it('issue 28: bills Glacier Instant Retrieval storage, GETs, retrieval and transitions, and change feed events', () => {
+    const usage = emptyUsage();
+    usage.s3.glacierIr = { storageGb: 100, getRequests: 1000, retrievalGb: 10, transitions: 2000 };
+    usage.events = { published: 3 };
+    const prices = roundPrices({
+      s3GlacierIrStorageGbMonth: 1,
+      s3GlacierIrGetRequest: 2,
+      s3GlacierIrRetrievalGb: 3,
+      s3TransitionToGlacierIr: 4,
+      eventBridgeEvent: 5,
+    });
+    const cost = priceUsage(usage, prices, 1);
+    expect(cost.services.s3?.eur).toBe(100 + 2000 + 30 + 8000);
+    expect(cost.services.eventbridge?.eur).toBe(15);
+    expect(cost.eurPerMonth).toBe(10_145);
+  });
+
+  it('issue 28: the VM comparison adds its parts from the price table, with the files on disk or in S3', () => {
+    const prices = roundPrices({
+      smallVmMonth: 10,
+      ebsGp3GbMonth: 1,
+      ebsSnapshotGbMonth: 2,
+      publicIpv4Month: 3,
+      dataOutGb: 4,
+      s3StorageGbMonth: 0.5,
+    });
+    const vm = vmComparison({ filesGb: 100, databaseGb: 10, snapshotGb: 15, egressGb: 2 }, prices, 1);
+    expect(vm.filesOnDisk).toEqual({
+      't4g.small': 10,
+      snapshots: 30,
+      'public IPv4': 3,
+      egress: 8,
+      'gp3 disk': 110,
+      total: 161,
+    });
+    expect(vm.filesInS3.total).toBe(10 + 30 + 3 + 8 + 10 + 50);
+  });
+
+  it('issue 28: metric series are the products of each metric’s dimension values', () => {
+    const count = {
+      customMetrics: { Requests: ['Outcome'], SyncRuns: ['Kind', 'Outcome'], StoreOutages: [] },
+    } as unknown as StackCount;
+    expect(metricSeries(count, { Outcome: 6, Kind: 3 })).toBe(6 + 18 + 1);
   });
 });

@@ -1,0 +1,71 @@
+import { DEL_HOSTS_IN_PARALLEL, HOSTS_IN_PARALLEL } from '../../shared/documents';
+
+/**
+ * The switches the cost bench bills with (issue 28): what the code does now, and each lever's
+ * before/after. Levers marked `built: false` are what-ifs: the bench bills what they would save, the
+ * code does not do them (the per-list digest and the multi-run worker are other engineers' work).
+ */
+export interface Levers {
+  /** The council's answer time in a run's wall time (the corrected model; off = the model before). */
+  latency: boolean;
+  /** Servers the deletion check asks at once. */
+  deletionServersAtOnce: number;
+  /** File copies older than the transition age in Glacier Instant Retrieval. */
+  storageClasses: boolean;
+  /** What-if: a full sync reads one digest per list instead of an index read per object. */
+  listDigest: boolean;
+  /** What-if: one long-running worker overlaps the waits of many hosts. */
+  payPerWork: boolean;
+}
+
+export const LEVERS_NOW: Levers = {
+  latency: true,
+  deletionServersAtOnce: DEL_HOSTS_IN_PARALLEL,
+  storageClasses: true,
+  listDigest: false,
+  payPerWork: false,
+};
+
+/** The model and the code before issue 28's levers (latency left in: the model is corrected apart). */
+export const LEVERS_OFF: Levers = {
+  ...LEVERS_NOW,
+  latency: false,
+  deletionServersAtOnce: HOSTS_IN_PARALLEL,
+  storageClasses: false,
+};
+
+export const LEVER_VARIANTS: Record<
+  string,
+  { what: string; built: boolean; off: Partial<Levers>; on: Partial<Levers> }
+> = {
+  deletionCheck: {
+    what: `deletion check: ${HOSTS_IN_PARALLEL} → ${DEL_HOSTS_IN_PARALLEL} servers at once (HEADs)`,
+    built: true,
+    off: { deletionServersAtOnce: HOSTS_IN_PARALLEL },
+    on: { deletionServersAtOnce: DEL_HOSTS_IN_PARALLEL },
+  },
+  storageClasses: {
+    what: 'file copies older than 30 days in Glacier Instant Retrieval',
+    built: true,
+    off: { storageClasses: false },
+    on: { storageClasses: true },
+  },
+  listDigest: {
+    what: 'what-if (not built): full syncs read one digest per list, not an index read per object',
+    built: false,
+    off: { listDigest: false },
+    on: { listDigest: true },
+  },
+  bothWhatIfs: {
+    what: 'what-if (not built): the digest and the worker together',
+    built: false,
+    off: { listDigest: false, payPerWork: false },
+    on: { listDigest: true, payPerWork: true },
+  },
+  payPerWork: {
+    what: 'what-if (not built): a sync worker overlaps the waits of many hosts',
+    built: false,
+    off: { payPerWork: false },
+    on: { payPerWork: true },
+  },
+};
