@@ -1,4 +1,4 @@
-import { documentId } from '../engine';
+import { documentId, LIST_CATALOGUE } from '../engine';
 import { API_PREFIX, apiIdHash } from '../mirror';
 
 /**
@@ -32,8 +32,11 @@ export interface TakedownTarget {
 
 export interface TakedownChange {
   objects?: readonly TakedownTarget[];
-  /** Objects committed again without a taken-down one they embedded. */
-  embedders?: readonly Pick<TakedownTarget, 'sourceId' | 'type' | 'id'>[];
+  /**
+   * Objects committed again without a taken-down one they embedded: their own URL, and their lists
+   * (a list page carries each object inline, and the new commit moves it in `modified_since` order).
+   */
+  embedders?: readonly Pick<TakedownTarget, 'sourceId' | 'type' | 'id' | 'bodyId' | 'lists'>[];
   /** A taken-down body. */
   body?: { sourceId: string; id: string; fileUrls?: readonly string[] };
 }
@@ -51,15 +54,57 @@ export function takedownPaths(change: TakedownChange): string[] {
     paths.add(`${API_PREFIX}/${change.body.sourceId}/*`);
     documents(change.body.fileUrls);
   }
+  const lists = (t: Pick<TakedownTarget, 'sourceId' | 'bodyId' | 'lists'>) => {
+    if (t.bodyId === undefined) return;
+    for (const list of t.lists ?? [])
+      paths.add(`${API_PREFIX}/${t.sourceId}/body/${apiIdHash(t.bodyId)}/${list}*`);
+  };
   for (const t of change.objects ?? []) {
     paths.add(objectPath(t));
-    if (t.bodyId !== undefined)
-      for (const list of t.lists ?? [])
-        paths.add(`${API_PREFIX}/${t.sourceId}/body/${apiIdHash(t.bodyId)}/${list}*`);
+    lists(t);
     documents(t.fileUrls);
   }
-  for (const e of change.embedders ?? []) paths.add(objectPath(e));
+  for (const e of change.embedders ?? []) {
+    paths.add(objectPath(e));
+    lists(e);
+  }
   return [...paths].sort();
+}
+
+/** Pure: the body lists an object of this type is listed in (the API's `…/body/<id>/<list>`). */
+export function bodyListsOf(type: string): string[] {
+  return LIST_CATALOGUE.filter((entry) => entry.type === type).map((entry) => entry.list);
+}
+
+/** A takedown command's CDN outcome: what was invalidated, or why not (the takedown stands either way). */
+export type InvalidationOutcome =
+  | ({ ok: true } & InvalidationReport)
+  | { ok: false; kind: CdnInvalidator['kind']; paths: string[]; error: { code: string; message: string } };
+
+/**
+ * Invalidates after a takedown and never throws: the takedown is recorded before this runs, and a CDN
+ * that refuses must not undo or hide it (OPT-2). The failure comes back for the command to report
+ * loudly; repeating the command invalidates again.
+ */
+export async function invalidateAfterTakedown(
+  invalidator: CdnInvalidator,
+  change: TakedownChange,
+  reference: string,
+): Promise<InvalidationOutcome> {
+  try {
+    return { ok: true, ...(await invalidateTakedown(invalidator, change, reference)) };
+  } catch (error) {
+    const code = (error as { code?: unknown; name?: unknown }).code ?? (error as { name?: unknown }).name;
+    return {
+      ok: false,
+      kind: invalidator.kind,
+      paths: takedownPaths(change),
+      error: {
+        code: typeof code === 'string' ? code : 'CDN_INVALIDATION_FAILED',
+        message: error instanceof Error ? error.message : String(error),
+      },
+    };
+  }
 }
 
 /** CloudFront: at most 3,000 paths per invalidation, of which at most 15 wildcards in progress. */
