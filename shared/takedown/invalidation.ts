@@ -7,6 +7,7 @@ import { API_PREFIX, apiIdHash } from '../mirror';
  * from the cache for up to ~5.5 min after the takedown. A takedown therefore invalidates the paths it
  * changed, through this small port: in AWS one CreateInvalidation per batch on the stack's
  * distribution; locally (no CDN) nothing is cached and the port only records what it would have done.
+ * `ingestor tombstone` calls it (cli/commands/takedown.ts); the CloudFront adapter is cli/aws/cdn.ts.
  *
  * The path set (pure, `takedownPaths`):
  * - each taken-down object by its id: `/oparl/v1/<source>/<type>/<api id>`;

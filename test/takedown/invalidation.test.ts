@@ -15,7 +15,8 @@ import {
  * the lists it was in (every query variant), the objects committed again without it, its files at the
  * preview; for a body the body list and the source's whole subtree. There is no local CloudFront peer,
  * so the port is exercised with its local recording adapter (the one local mode uses); the AWS
- * adapter's CreateInvalidation is not part of this change (see the branch report).
+ * adapter's CreateInvalidation is tested in test/cli/cdn.test.ts, the command in
+ * invalidation-command.test.ts.
  */
 const SRC = 'ris-a';
 const BODY = 'https://ris.example.de/oparl/body/1';
