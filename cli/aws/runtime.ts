@@ -1,3 +1,4 @@
+import { CloudFrontClient } from '@aws-sdk/client-cloudfront';
 import { DEFAULT_STACK_NAME, ensureApiIdKey, parseEnv } from '../../shared/config';
 import { createAwsClients, destroyAwsClients } from '../../shared/store';
 import type { LocalRuntime } from '../local/runtime';
@@ -36,7 +37,7 @@ export async function openAwsRuntime(opts: {
   // OPT-2: a takedown invalidates the stack's distribution; a stack without one caches nothing.
   const cdn =
     env.INGESTOR_CDN_DISTRIBUTION_ID !== undefined
-      ? cloudFrontInvalidator(env.INGESTOR_CDN_DISTRIBUTION_ID)
+      ? cloudFrontInvalidator(env.INGESTOR_CDN_DISTRIBUTION_ID, new CloudFrontClient({ region: env.AWS_REGION }))
       : undefined;
   return {
     env,
