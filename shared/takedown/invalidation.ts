@@ -69,7 +69,30 @@ export function takedownPaths(change: TakedownChange): string[] {
     paths.add(objectPath(e));
     lists(e);
   }
-  return [...paths].sort();
+  return withinWildcardBound([...paths]);
+}
+
+/**
+ * Pure: CloudFront runs at most 15 wildcard paths at a time per distribution (more in progress are
+ * refused, TooManyInvalidationsInProgress) — a body with 40 documents, or five papers with their files,
+ * would fail after the first batch. Past the bound the wildcards are widened, cheapest first: every
+ * document at the preview (`/documents/*`; a stored copy is a cached redirect, refilled at once), then
+ * each source's whole API subtree instead of its lists and objects. One takedown then needs one batch
+ * unless it spans more than ~13 sources. Widening only invalidates more, never less.
+ */
+export function withinWildcardBound(paths: readonly string[]): string[] {
+  let out = [...new Set(paths)];
+  const wildcards = () => out.filter((p) => p.endsWith('*')).length;
+  if (wildcards() > INVALIDATION_MAX_WILDCARDS && out.some((p) => p.startsWith('/documents/'))) {
+    out = [...out.filter((p) => !p.startsWith('/documents/')), '/documents/*'];
+  }
+  if (wildcards() > INVALIDATION_MAX_WILDCARDS) {
+    const bodies = `${API_PREFIX}/body*`;
+    const inSource = (p: string) => p.startsWith(`${API_PREFIX}/`) && p !== bodies;
+    const sources = new Set(out.filter(inSource).map((p) => p.slice(API_PREFIX.length + 1).split('/')[0]));
+    out = [...out.filter((p) => !inSource(p)), ...[...sources].map((s) => `${API_PREFIX}/${s}/*`)];
+  }
+  return out.sort();
 }
 
 /** Pure: the body lists an object of this type is listed in (the API's `…/body/<id>/<list>`). */

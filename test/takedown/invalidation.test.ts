@@ -57,6 +57,36 @@ describe('CDN invalidation on takedown (OPT-2, OPT-5)', () => {
     );
   });
 
+  it('CloudFront runs ≤ 15 wildcards at a time: a body with 40 documents invalidates /documents/* instead of 40 wildcards', () => {
+    const fileUrls = Array.from({ length: 40 }, (_, i) => `https://ris.example.de/files/${i}.pdf`);
+    expect(takedownPaths({ body: { sourceId: SRC, id: BODY, fileUrls } })).toEqual([
+      '/documents/*',
+      '/oparl/v1/body*',
+      `/oparl/v1/${SRC}/*`,
+    ]);
+    // Within the bound nothing is widened.
+    expect(
+      takedownPaths({ body: { sourceId: SRC, id: BODY, fileUrls: fileUrls.slice(0, 13) } }),
+    ).toHaveLength(15);
+  });
+
+  it('past the bound with the documents widened, each source subtree replaces its lists and objects (one batch)', () => {
+    const objects = Array.from({ length: 20 }, (_, i) => ({
+      sourceId: i % 2 === 0 ? SRC : 'ris-b',
+      type: 'paper',
+      id: `${PAPER}-${i}`,
+      bodyId: `${BODY}-${i}`,
+      lists: ['paper'],
+      fileUrls: [`${FILE_URL}-${i}`],
+    }));
+    const paths = takedownPaths({
+      objects,
+      embedders: [{ sourceId: 'ris-c', type: 'meeting', id: MEETING }],
+    });
+    expect(paths).toEqual(['/documents/*', '/oparl/v1/ris-a/*', '/oparl/v1/ris-b/*', '/oparl/v1/ris-c/*']);
+    expect(invalidationBatches(paths)).toHaveLength(1);
+  });
+
   it('batches within CloudFront bounds: ≤ 3,000 paths and ≤ 15 wildcards each, order kept, nothing lost', () => {
     const exact = Array.from({ length: 6500 }, (_, i) => `/oparl/v1/s/paper/${String(i).padStart(5, '0')}`);
     const wild = Array.from({ length: 40 }, (_, i) => `/documents/${i}*`);
