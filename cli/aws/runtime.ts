@@ -37,7 +37,10 @@ export async function openAwsRuntime(opts: {
   // OPT-2: a takedown invalidates the stack's distribution; a stack without one caches nothing.
   const cdn =
     env.INGESTOR_CDN_DISTRIBUTION_ID !== undefined
-      ? cloudFrontInvalidator(env.INGESTOR_CDN_DISTRIBUTION_ID, new CloudFrontClient({ region: env.AWS_REGION }))
+      ? cloudFrontInvalidator(
+          env.INGESTOR_CDN_DISTRIBUTION_ID,
+          new CloudFrontClient({ region: env.AWS_REGION }),
+        )
       : undefined;
   return {
     env,
