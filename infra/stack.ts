@@ -503,6 +503,15 @@ export class IngestorStack extends Stack {
         description: `${STACK_OUTPUT_ENV[key as StackOutputKey]} of the functions and of ingestor --aws`,
       });
     }
+    // OPT-2 "at once": the one distribution (the preview's, which serves the API too, or the API's own)
+    // where `ingestor --aws tombstone` invalidates a takedown's paths with the operator's credentials.
+    const cdn = this.mirrorApi?.distribution ?? this.previewDistribution;
+    if (cdn) {
+      new CfnOutput(this, 'CdnDistributionId' satisfies StackOutputKey, {
+        value: cdn.distributionId,
+        description: `${STACK_OUTPUT_ENV.CdnDistributionId} of ingestor --aws (takedown invalidation)`,
+      });
+    }
     new CfnOutput(this, 'AccessLogBucketName', { value: this.accessLogBucket.bucketName });
     new CfnOutput(this, 'SyncDeadLetterQueueUrl', { value: this.syncDeadLetterQueue.queueUrl });
   }

@@ -1,6 +1,8 @@
+import { CloudFrontClient } from '@aws-sdk/client-cloudfront';
 import { DEFAULT_STACK_NAME, ensureApiIdKey, parseEnv } from '../../shared/config';
 import { createAwsClients, destroyAwsClients } from '../../shared/store';
 import type { LocalRuntime } from '../local/runtime';
+import { cloudFrontInvalidator } from './cdn';
 import { requireSharedSlots } from './shared-slots';
 import { createCloudFormationClient, readStackEnv } from './stack-outputs';
 
@@ -32,13 +34,23 @@ export async function openAwsRuntime(opts: {
   // Issue 25 point 5: commands name mirror objects by the deployment's keyed ids, as the API does.
   await ensureApiIdKey(env);
   const clients = createAwsClients(env);
+  // OPT-2: a takedown invalidates the stack's distribution; a stack without one caches nothing.
+  const cdn =
+    env.INGESTOR_CDN_DISTRIBUTION_ID !== undefined
+      ? cloudFrontInvalidator(
+          env.INGESTOR_CDN_DISTRIBUTION_ID,
+          new CloudFrontClient({ region: env.AWS_REGION }),
+        )
+      : undefined;
   return {
     env,
     clients,
     dataDir: '',
+    ...(cdn !== undefined ? { cdn } : {}),
     async close() {
       await clients.changes?.flush();
       destroyAwsClients(clients);
+      cdn?.destroy();
     },
   };
 }

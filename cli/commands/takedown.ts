@@ -1,6 +1,9 @@
 import {
+  type InvalidationOutcome,
+  invalidateAfterTakedown,
   liftTakedown,
   purgeDeleted,
+  recordingInvalidator,
   type TakedownDeps,
   tombstoneBody,
   tombstoneIds,
@@ -12,6 +15,12 @@ import { type CommandResult, UsageError } from '../output';
  * `tombstone --body <slug> | --ids <id,…>` (OPT-2) and `purge-deleted --body <slug> [--yes]` (OPT-3).
  * A tombstone hides at once and keeps everything for audit; the purge deletes physically, and only
  * with `--yes` — without it, it shows exactly what would go.
+ *
+ * OPT-2 "at once": after the takedown is recorded, `tombstone` invalidates the CDN paths it changed
+ * (`rt.cdn`: CloudFront with `--aws`; locally no CDN, the paths are recorded) and reports them. A failed
+ * invalidation never undoes the takedown: it is reported loudly with exit code 1, and running the
+ * command again (idempotent) invalidates again. `takedown lift` invalidates nothing: it shows nothing
+ * again by itself — the next sync commits the objects, and their cached 404/410 lasts ≤ 60 s.
  */
 
 function idsOf(values: { ids?: string[] }): string[] {
@@ -48,6 +57,12 @@ export async function tombstoneCommand(
     values.body !== undefined
       ? await tombstoneBody(depsOf(rt), values.body, options)
       : await tombstoneIds(depsOf(rt), ids, options);
+  // A new reference per run: a repeated command is a new invalidation (the CDN may have cached again).
+  const invalidation = await invalidateAfterTakedown(
+    rt.cdn ?? recordingInvalidator(),
+    result.change,
+    `takedown-${new Date().toISOString()}`,
+  );
   const total = Object.values(result.tombstoned).reduce((a, b) => a + b, 0);
   const text = [
     `tombstoned ${total} object(s)${result.body ? ` of body ${result.body}` : ''} in ${result.sourceIds.join(', ') || 'no source'}` +
@@ -73,9 +88,24 @@ export async function tombstoneCommand(
   }
   if (result.body)
     text.push(`  physical deletion on request: ingestor purge-deleted --body ${result.body} (OPT-3)`);
+  text.push(...invalidationText(invalidation));
   // --ids that matched nothing is an operator's typo worth an exit code; a body is marked in any case.
   const nothing = result.body === null && total + result.alreadyDeleted + result.registered.length === 0;
-  return { text, json: result, exitCode: nothing ? 1 : 0 };
+  return { text, json: { ...result, invalidation }, exitCode: nothing || !invalidation.ok ? 1 : 0 };
+}
+
+function invalidationText(outcome: InvalidationOutcome): string[] {
+  if (!outcome.ok) {
+    return [
+      `  WARNING: CDN INVALIDATION FAILED (${outcome.error.code}: ${outcome.error.message}) — the takedown` +
+        ` stands (recorded above), but cached copies of ${outcome.paths.length} path(s) may be served for up` +
+        ' to 5 min: run the same command again to invalidate again (OPT-2)',
+    ];
+  }
+  if (outcome.paths.length === 0) return [];
+  return outcome.kind === 'cloudfront'
+    ? [`  CDN: invalidated ${outcome.paths.length} path(s) in ${outcome.batches} CloudFront invalidation(s)`]
+    : [`  CDN: none in front locally — would invalidate ${outcome.paths.length} path(s) (see --json)`];
 }
 
 export async function purgeDeletedCommand(

@@ -4,6 +4,7 @@ import { LOCAL_CHANGES_FILE } from '../../shared/changes';
 import { ensureApiIdKey, type IngestorEnv, parseEnv } from '../../shared/config';
 import { IngestorError } from '../../shared/errors';
 import { type AwsClients, createAwsClients, destroyAwsClients, provisionLocal } from '../../shared/store';
+import type { CdnInvalidator } from '../../shared/takedown';
 
 /**
  * Local mode: the same handlers and library as in AWS, with the AWS services replaced by real-protocol
@@ -14,6 +15,11 @@ export interface LocalRuntime {
   env: IngestorEnv;
   clients: AwsClients;
   dataDir: string;
+  /**
+   * OPT-2 "at once": where a takedown invalidates cached copies — CloudFront with `--aws` (when the
+   * stack has a distribution); absent locally, where nothing caches (the command records the paths).
+   */
+  cdn?: CdnInvalidator;
   close(): Promise<void>;
 }
 

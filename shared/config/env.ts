@@ -68,6 +68,8 @@ const envSchema = z.object({
    * change is published to. Unset = no feed. The CDK stack sets it when the `changeFeed` context is on.
    */
   INGESTOR_CHANGE_BUS: optionalString,
+  /** `ingestor --aws` only (stack output CdnDistributionId): where a takedown invalidates (OPT-2). */
+  INGESTOR_CDN_DISTRIBUTION_ID: optionalString,
   /** Local mode: the change feed as a JSON lines file (`.data/changes.jsonl`). */
   INGESTOR_CHANGE_FILE: optionalString,
   /**

@@ -15,12 +15,20 @@ export const STACK_OUTPUT_ENV = {
   ApiIdKeySecretArn: 'INGESTOR_API_ID_KEY_SECRET_ARN',
   /** Only when the change feed is on (`-c changeFeed=…`, issue 16). */
   ChangeBusName: 'INGESTOR_CHANGE_BUS',
+  /**
+   * Only with a CloudFront distribution (the preview's or the API's): a takedown invalidates its paths
+   * there (OPT-2 "at once", `ingestor --aws tombstone`).
+   */
+  CdnDistributionId: 'INGESTOR_CDN_DISTRIBUTION_ID',
 } as const;
 
 export type StackOutputKey = keyof typeof STACK_OUTPUT_ENV;
 
 /** Outputs of optional parts of the stack: absent when the part is not deployed. */
-export const OPTIONAL_STACK_OUTPUTS = ['ChangeBusName'] as const satisfies readonly StackOutputKey[];
+export const OPTIONAL_STACK_OUTPUTS = [
+  'ChangeBusName',
+  'CdnDistributionId',
+] as const satisfies readonly StackOutputKey[];
 export type OptionalStackOutputKey = (typeof OPTIONAL_STACK_OUTPUTS)[number];
 
 /** The stack every deploy step and `--aws` use unless told otherwise (`--stack`). */

@@ -73,6 +73,11 @@ export async function commitEmbeddersWithout(
   deps: TakedownDeps,
   source: { sourceId: string; kind?: SourceConfig['kind'] },
   takenDown: readonly TakenDownObject[],
+  /**
+   * Told of each live object that embeds one of them — or did: a repeated command (after a failed CDN
+   * invalidation) finds the parents rewritten already and must name them again (invalidation.ts).
+   */
+  onEmbedder?: (entry: { type: string; id: string; bodyId?: string }) => void,
 ): Promise<number> {
   if (takenDown.length === 0) return 0;
   const { sourceId } = source;
@@ -98,6 +103,8 @@ export async function commitEmbeddersWithout(
   let committed = 0;
   let level: readonly TakenDownObject[] = takenDown;
   for (let depth = 0; level.length > 0 && depth < MAX_LEVELS; depth += 1) {
+    // Objects these were mirrored embedded in: they embedded them for sure, now or before a repeat.
+    const formerParents = new Set(level.flatMap((o) => (o.embeddedIn !== undefined ? [o.embeddedIn] : [])));
     const candidates = level.flatMap(embedderCandidates).filter((r) => !seen.has(lookupKey(r.type, r.id)));
     for (const r of candidates) seen.add(lookupKey(r.type, r.id));
     const next: TakenDownObject[] = [];
@@ -106,8 +113,24 @@ export async function commitEmbeddersWithout(
       const record = await mirror.readLive(sourceId, entry.type, entry.id);
       const object = record?.object;
       if (!record || !isRecord(object)) continue;
-      if (!embeddedObjects(object).some((e) => guard.covers({ id: e.id }) !== undefined)) continue;
+      const embeds = embeddedObjects(object).some((e) => guard.covers({ id: e.id }) !== undefined);
+      if (!embeds && !formerParents.has(entry.id)) continue;
+      onEmbedder?.({
+        type: entry.type,
+        id: entry.id,
+        ...(entry.bodyId !== undefined ? { bodyId: entry.bodyId } : {}),
+      });
       const { embeddedIn } = record.meta;
+      if (!embeds) {
+        // Rewritten by an earlier run of this takedown: named again, and who embeds it in turn.
+        next.push({
+          type: entry.type,
+          id: entry.id,
+          object,
+          ...(embeddedIn !== undefined ? { embeddedIn } : {}),
+        });
+        continue;
+      }
       const written = await writer.writePage({
         objects: [
           {

@@ -1,4 +1,4 @@
-import { documentId } from '../engine';
+import { documentId, LIST_CATALOGUE } from '../engine';
 import { API_PREFIX, apiIdHash } from '../mirror';
 
 /**
@@ -7,6 +7,7 @@ import { API_PREFIX, apiIdHash } from '../mirror';
  * from the cache for up to ~5.5 min after the takedown. A takedown therefore invalidates the paths it
  * changed, through this small port: in AWS one CreateInvalidation per batch on the stack's
  * distribution; locally (no CDN) nothing is cached and the port only records what it would have done.
+ * `ingestor tombstone` calls it (cli/commands/takedown.ts); the CloudFront adapter is cli/aws/cdn.ts.
  *
  * The path set (pure, `takedownPaths`):
  * - each taken-down object by its id: `/oparl/v1/<source>/<type>/<api id>`;
@@ -32,8 +33,11 @@ export interface TakedownTarget {
 
 export interface TakedownChange {
   objects?: readonly TakedownTarget[];
-  /** Objects committed again without a taken-down one they embedded. */
-  embedders?: readonly Pick<TakedownTarget, 'sourceId' | 'type' | 'id'>[];
+  /**
+   * Objects committed again without a taken-down one they embedded: their own URL, and their lists
+   * (a list page carries each object inline, and the new commit moves it in `modified_since` order).
+   */
+  embedders?: readonly Pick<TakedownTarget, 'sourceId' | 'type' | 'id' | 'bodyId' | 'lists'>[];
   /** A taken-down body. */
   body?: { sourceId: string; id: string; fileUrls?: readonly string[] };
 }
@@ -51,15 +55,80 @@ export function takedownPaths(change: TakedownChange): string[] {
     paths.add(`${API_PREFIX}/${change.body.sourceId}/*`);
     documents(change.body.fileUrls);
   }
+  const lists = (t: Pick<TakedownTarget, 'sourceId' | 'bodyId' | 'lists'>) => {
+    if (t.bodyId === undefined) return;
+    for (const list of t.lists ?? [])
+      paths.add(`${API_PREFIX}/${t.sourceId}/body/${apiIdHash(t.bodyId)}/${list}*`);
+  };
   for (const t of change.objects ?? []) {
     paths.add(objectPath(t));
-    if (t.bodyId !== undefined)
-      for (const list of t.lists ?? [])
-        paths.add(`${API_PREFIX}/${t.sourceId}/body/${apiIdHash(t.bodyId)}/${list}*`);
+    lists(t);
     documents(t.fileUrls);
   }
-  for (const e of change.embedders ?? []) paths.add(objectPath(e));
-  return [...paths].sort();
+  for (const e of change.embedders ?? []) {
+    paths.add(objectPath(e));
+    lists(e);
+  }
+  return withinWildcardBound([...paths]);
+}
+
+/**
+ * Pure: CloudFront runs at most 15 wildcard paths at a time per distribution (more in progress are
+ * refused, TooManyInvalidationsInProgress) — a body with 40 documents, or five papers with their files,
+ * would fail after the first batch. Past the bound the wildcards are widened, cheapest first: every
+ * document at the preview (`/documents/*`; a stored copy is a cached redirect, refilled at once), then
+ * each source's whole API subtree instead of its lists and objects. One takedown then needs one batch
+ * unless it spans more than ~13 sources. Widening only invalidates more, never less.
+ */
+export function withinWildcardBound(paths: readonly string[]): string[] {
+  let out = [...new Set(paths)];
+  const wildcards = () => out.filter((p) => p.endsWith('*')).length;
+  if (wildcards() > INVALIDATION_MAX_WILDCARDS && out.some((p) => p.startsWith('/documents/'))) {
+    out = [...out.filter((p) => !p.startsWith('/documents/')), '/documents/*'];
+  }
+  if (wildcards() > INVALIDATION_MAX_WILDCARDS) {
+    const bodies = `${API_PREFIX}/body*`;
+    const inSource = (p: string) => p.startsWith(`${API_PREFIX}/`) && p !== bodies;
+    const sources = new Set(out.filter(inSource).map((p) => p.slice(API_PREFIX.length + 1).split('/')[0]));
+    out = [...out.filter((p) => !inSource(p)), ...[...sources].map((s) => `${API_PREFIX}/${s}/*`)];
+  }
+  return out.sort();
+}
+
+/** Pure: the body lists an object of this type is listed in (the API's `…/body/<id>/<list>`). */
+export function bodyListsOf(type: string): string[] {
+  return LIST_CATALOGUE.filter((entry) => entry.type === type).map((entry) => entry.list);
+}
+
+/** A takedown command's CDN outcome: what was invalidated, or why not (the takedown stands either way). */
+export type InvalidationOutcome =
+  | ({ ok: true } & InvalidationReport)
+  | { ok: false; kind: CdnInvalidator['kind']; paths: string[]; error: { code: string; message: string } };
+
+/**
+ * Invalidates after a takedown and never throws: the takedown is recorded before this runs, and a CDN
+ * that refuses must not undo or hide it (OPT-2). The failure comes back for the command to report
+ * loudly; repeating the command invalidates again.
+ */
+export async function invalidateAfterTakedown(
+  invalidator: CdnInvalidator,
+  change: TakedownChange,
+  reference: string,
+): Promise<InvalidationOutcome> {
+  try {
+    return { ok: true, ...(await invalidateTakedown(invalidator, change, reference)) };
+  } catch (error) {
+    const code = (error as { code?: unknown; name?: unknown }).code ?? (error as { name?: unknown }).name;
+    return {
+      ok: false,
+      kind: invalidator.kind,
+      paths: takedownPaths(change),
+      error: {
+        code: typeof code === 'string' ? code : 'CDN_INVALIDATION_FAILED',
+        message: error instanceof Error ? error.message : String(error),
+      },
+    };
+  }
 }
 
 /** CloudFront: at most 3,000 paths per invalidation, of which at most 15 wildcards in progress. */

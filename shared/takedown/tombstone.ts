@@ -1,6 +1,6 @@
 import { QueryCommand, type QueryCommandOutput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type FieldProblem, type SourceConfig, salvageSourceOwner } from '../config';
-import { embeddedObjects, isRecord, sourcePartition } from '../engine';
+import { embeddedObjects, fileUrl, isRecord, sourcePartition } from '../engine';
 import { MIRROR_TYPES, type MirrorIndexEntry, MirrorStore } from '../mirror';
 import { resolveBody } from '../onboarding';
 import type { AwsClients } from '../store';
@@ -8,6 +8,7 @@ import { loadAllSources } from '../store';
 import { hostKeyOrUndefined } from '../util';
 import { commitEmbeddersWithout, type TakenDownObject } from './embedders';
 import { TakedownError } from './errors';
+import { bodyListsOf, type TakedownChange, type TakedownTarget } from './invalidation';
 import { TakedownRegistry } from './registry';
 import { type SealDeps, sealTakenDown } from './seal';
 import type { TakedownMark } from './types';
@@ -73,6 +74,11 @@ export interface TombstoneResult {
    * problems — no sync runs for them until fixed, and then the takedown holds.
    */
   invalidSources?: { sourceId: string; problems: FieldProblem[] }[];
+  /**
+   * OPT-2 "at once": what this run changed that a CDN may hold (shared/takedown invalidation.ts) —
+   * the objects with their body lists and file URLs, the objects committed again without them, a body.
+   */
+  change: TakedownChange;
 }
 
 function store(deps: TakedownDeps): MirrorStore {
@@ -139,8 +145,11 @@ function flagDocuments(
   sourceId: string,
   match: DocumentMatch,
   at: string,
+  urls?: Set<string>,
 ): Promise<number> {
   return forMatchingDocuments(deps, sourceId, match, async (item) => {
+    // The preview serves each by `documentId(url)`: the CDN paths to invalidate.
+    if (typeof item.url === 'string') urls?.add(item.url);
     await deps.clients.doc
       .send(
         new UpdateCommand({
@@ -181,6 +190,7 @@ export async function tombstoneBody(
     registered: [],
     documents: 0,
     embedders: 0,
+    change: {},
   };
   // OPT-5 first: the registry remembers the body whatever happens to the mirror afterwards. Completing
   // a recorded takedown records nothing anew: a `takedown lift` meanwhile stays lifted.
@@ -212,7 +222,9 @@ export async function tombstoneBody(
       }
     }
   }
-  result.documents = await flagDocuments(deps, sourceId, { bodyId: body.id }, mark.at);
+  const fileUrls = new Set<string>();
+  result.documents = await flagDocuments(deps, sourceId, { bodyId: body.id }, mark.at, fileUrls);
+  result.change = { body: { sourceId, id: body.id, fileUrls: [...fileUrls] } };
   // The record's mark last, once everything above is done: it tells `completeTakedowns` (and an
   // operator's `ingestor bodies`) that the takedown is complete; a run killed earlier leaves it off.
   // `listed` again: an operator may have listed the body meanwhile (only the mark forbids that).
@@ -336,7 +348,10 @@ export async function tombstoneIds(
     registered: [],
     documents: 0,
     embedders: 0,
+    change: {},
   };
+  const objects: TakedownTarget[] = [];
+  const embedders: Pick<TakedownTarget, 'sourceId' | 'type' | 'id' | 'bodyId' | 'lists'>[] = [];
   const found = new Set<string>();
   for (const source of sources) {
     const sourceId = source.label;
@@ -376,6 +391,14 @@ export async function tombstoneIds(
         }
       }
       if (entry.type === 'file') fileIds.add(entry.id);
+      const url = entry.type === 'file' && isRecord(live) ? fileUrl(live) : undefined;
+      objects.push({
+        sourceId,
+        type: entry.type,
+        id: entry.id,
+        ...(entry.bodyId !== undefined ? { bodyId: entry.bodyId, lists: bodyListsOf(entry.type) } : {}),
+        ...(url !== undefined ? { fileUrls: [url] } : {}),
+      });
       if (await tombstoneEntry(deps, entry, mark)) {
         result.tombstoned[entry.type] = (result.tombstoned[entry.type] ?? 0) + 1;
       } else {
@@ -383,9 +406,22 @@ export async function tombstoneIds(
       }
     }
     // Last: the objects that embed them (again on a repeated command, which completes a killed one).
-    result.embedders += await commitEmbeddersWithout(deps, { sourceId, kind: source.kind }, takenDown);
+    result.embedders += await commitEmbeddersWithout(deps, { sourceId, kind: source.kind }, takenDown, (e) =>
+      embedders.push({
+        sourceId,
+        type: e.type,
+        id: e.id,
+        ...(e.bodyId !== undefined ? { bodyId: e.bodyId, lists: bodyListsOf(e.type) } : {}),
+      }),
+    );
     result.sourceIds.push(sourceId);
-    if (fileIds.size > 0) result.documents += await flagDocuments(deps, sourceId, { fileIds }, mark.at);
+    if (fileIds.size > 0) {
+      const urls = new Set<string>();
+      result.documents += await flagDocuments(deps, sourceId, { fileIds }, mark.at, urls);
+      const target = objects.find((o) => o.sourceId === sourceId && o.type === 'file');
+      // Documents items name every URL the preview serves for these files; one target carries them.
+      if (target !== undefined) target.fileUrls = [...new Set([...(target.fileUrls ?? []), ...urls])];
+    }
   }
   // In force also where nothing is mirrored (yet, or any more after a purge).
   const registered = new Set<string>();
@@ -396,6 +432,7 @@ export async function tombstoneIds(
   }
   result.registered = wanted.filter((id) => registered.has(id));
   result.notFound = wanted.filter((id) => !found.has(id));
+  result.change = { objects, embedders };
   await deps.clients.changes?.flush();
   // Loudly: a takedown recorded for an item no sync can run until it is fixed — on-call must fix it,
   // and the takedown then holds (the sync meets the registry item, OPT-5).

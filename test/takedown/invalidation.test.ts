@@ -15,7 +15,8 @@ import {
  * the lists it was in (every query variant), the objects committed again without it, its files at the
  * preview; for a body the body list and the source's whole subtree. There is no local CloudFront peer,
  * so the port is exercised with its local recording adapter (the one local mode uses); the AWS
- * adapter's CreateInvalidation is not part of this change (see the branch report).
+ * adapter's CreateInvalidation is tested in test/cli/cdn.test.ts, the command in
+ * invalidation-command.test.ts.
  */
 const SRC = 'ris-a';
 const BODY = 'https://ris.example.de/oparl/body/1';
@@ -54,6 +55,36 @@ describe('CDN invalidation on takedown (OPT-2, OPT-5)', () => {
     expect(takedownPaths({ body: { sourceId: SRC, id: BODY, fileUrls: [FILE_URL] } })).toEqual(
       [`/oparl/v1/body*`, `/oparl/v1/${SRC}/*`, `/documents/${documentId(FILE_URL)}*`].sort(),
     );
+  });
+
+  it('CloudFront runs ≤ 15 wildcards at a time: a body with 40 documents invalidates /documents/* instead of 40 wildcards', () => {
+    const fileUrls = Array.from({ length: 40 }, (_, i) => `https://ris.example.de/files/${i}.pdf`);
+    expect(takedownPaths({ body: { sourceId: SRC, id: BODY, fileUrls } })).toEqual([
+      '/documents/*',
+      '/oparl/v1/body*',
+      `/oparl/v1/${SRC}/*`,
+    ]);
+    // Within the bound nothing is widened.
+    expect(
+      takedownPaths({ body: { sourceId: SRC, id: BODY, fileUrls: fileUrls.slice(0, 13) } }),
+    ).toHaveLength(15);
+  });
+
+  it('past the bound with the documents widened, each source subtree replaces its lists and objects (one batch)', () => {
+    const objects = Array.from({ length: 20 }, (_, i) => ({
+      sourceId: i % 2 === 0 ? SRC : 'ris-b',
+      type: 'paper',
+      id: `${PAPER}-${i}`,
+      bodyId: `${BODY}-${i}`,
+      lists: ['paper'],
+      fileUrls: [`${FILE_URL}-${i}`],
+    }));
+    const paths = takedownPaths({
+      objects,
+      embedders: [{ sourceId: 'ris-c', type: 'meeting', id: MEETING }],
+    });
+    expect(paths).toEqual(['/documents/*', '/oparl/v1/ris-a/*', '/oparl/v1/ris-b/*', '/oparl/v1/ris-c/*']);
+    expect(invalidationBatches(paths)).toHaveLength(1);
   });
 
   it('batches within CloudFront bounds: ≤ 3,000 paths and ≤ 15 wildcards each, order kept, nothing lost', () => {
