@@ -219,6 +219,7 @@ describe('ingestor --aws', () => {
     const out = await runCli(['hosts', '--aws', '--stack', DEFAULT_STACK_NAME, '--json'], {
       AWS_ENDPOINT_URL_CLOUDFORMATION: cfn.url,
       AWS_ENDPOINT_URL_DYNAMODB: aws.peers.dynamodbEndpoint,
+      AWS_ENDPOINT_URL_SECRETS_MANAGER: sm.url,
     });
     expect(out.code, out.stderr).toBe(0);
     const json = JSON.parse(out.stdout.trim().split('\n').at(-1) ?? '{}') as {

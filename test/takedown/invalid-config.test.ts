@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { tombstoneCommand } from '../../cli/commands/takedown';
 import type { LocalRuntime } from '../../cli/local/runtime';
 import { errorOutput } from '../../cli/output';
-import { idHash } from '../../shared/mirror';
+import { apiIdHash } from '../../shared/mirror';
 import { setBodyListed } from '../../shared/onboarding';
 import { TakedownRegistry } from '../../shared/takedown';
 import { getJson, serveApi, stopServer } from '../mirror-api/support';
@@ -91,12 +91,12 @@ describe('OPT-5: tombstone --ids while a Sources item is invalid (hand edit)', (
     const api = await serveApi(t.bed);
     try {
       const base = `${api.base}/oparl/v1/${s.sourceId}`;
-      expect((await getJson(`${base}/paper/${idHash(control)}`)).status).toBe(200);
-      expect((await getJson(`${base}/paper/${idHash(wanted)}`)).status).toBe(404);
-      const list = await getJson(`${base}/body/${idHash(koeln.id)}/paper?limit=1000`);
+      expect((await getJson(`${base}/paper/${apiIdHash(control)}`)).status).toBe(200);
+      expect((await getJson(`${base}/paper/${apiIdHash(wanted)}`)).status).toBe(404);
+      const list = await getJson(`${base}/body/${apiIdHash(koeln.id)}/paper?limit=1000`);
       const served = (list.json.data as { id: string }[]).map((p) => p.id);
-      expect(served).toContain(`${base}/paper/${idHash(control)}`);
-      expect(served).not.toContain(`${base}/paper/${idHash(wanted)}`);
+      expect(served).toContain(`${base}/paper/${apiIdHash(control)}`);
+      expect(served).not.toContain(`${base}/paper/${apiIdHash(wanted)}`);
     } finally {
       await stopServer(api.server);
     }
