@@ -1,6 +1,6 @@
 import { pathToFileURL } from 'node:url';
 import { contentHash } from '../shared/engine';
-import { idHash, MirrorStore } from '../shared/mirror';
+import { apiIdHash, MirrorStore } from '../shared/mirror';
 import {
   API_QUERY_PARAMETERS,
   type ApiRequest,
@@ -8,7 +8,7 @@ import {
   createMirrorApiHandler,
   MirrorReader,
 } from '../shared/mirror-api';
-import { createAwsClients, destroyAwsClients } from '../shared/store/clients';
+import { createAwsClients, destroyAwsClients } from '../shared/store';
 import { mapLimit } from '../shared/util';
 import { paperWrite, seedListedBody } from '../test/mirror-api/support';
 import { startAwsTestbed } from '../test/support/aws';
@@ -136,7 +136,7 @@ export async function runApiFloodBench(
     );
     log(`api-flood: ${BODIES} bodies, ${PAPERS} papers mirrored`);
     const base = 'https://api.flood.test';
-    const listUrl = `${base}/oparl/v1/${sourceId}/body/${idHash(first)}/paper`;
+    const listUrl = `${base}/oparl/v1/${sourceId}/body/${apiIdHash(first)}/paper`;
     const run = async (mode: 'full' | 'known'): Promise<ApiFloodModeResult> => {
       // A fresh instance: its own caches and client, so its calls are counted alone.
       const clients = createAwsClients(bed.env);

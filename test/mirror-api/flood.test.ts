@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentHash } from '../../shared/engine';
-import { idHash, MirrorStore } from '../../shared/mirror';
+import { apiIdHash, MirrorStore } from '../../shared/mirror';
 import { setBodyListed } from '../../shared/onboarding';
 import { tombstoneBody } from '../../shared/takedown';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
@@ -72,7 +72,7 @@ afterAll(async () => {
   await bed?.stop();
 });
 
-const listPath = (base: string) => `${base}/oparl/v1/${SOURCE}/body/${idHash(bodyIds[0] as string)}/paper`;
+const listPath = (base: string) => `${base}/oparl/v1/${SOURCE}/body/${apiIdHash(bodyIds[0] as string)}/paper`;
 
 describe('canonical queries (issue 25 point 4)', () => {
   it('a known parameter written differently, twice, or a value that is no date: 400 before any read, cacheable', async () => {
@@ -331,9 +331,11 @@ describe('a body taken down or unlisted is announced (issue 25 weak spot, OPT-2,
         try {
           const list = await getJson(`${last.base}/oparl/v1/body?modified_since=2000-01-01`);
           expect((list.json.data as Obj[]).map((b) => b.id)).not.toContain(
-            `${last.base}/oparl/v1/${SOURCE}/body/${idHash(fourth)}`,
+            `${last.base}/oparl/v1/${SOURCE}/body/${apiIdHash(fourth)}`,
           );
-          expect((await getJson(`${last.base}/oparl/v1/${SOURCE}/body/${idHash(fourth)}`)).status).toBe(404);
+          expect((await getJson(`${last.base}/oparl/v1/${SOURCE}/body/${apiIdHash(fourth)}`)).status).toBe(
+            404,
+          );
         } finally {
           await stopServer(last.server);
         }

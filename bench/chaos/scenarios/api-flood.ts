@@ -1,5 +1,5 @@
 import { createMirrorApiHandler, MirrorReader } from '../../../shared/mirror-api';
-import { createAwsClients, destroyAwsClients } from '../../../shared/store/clients';
+import { createAwsClients, destroyAwsClients } from '../../../shared/store';
 import { countCalls } from '../../../test/support/write-counter';
 import { CdnModel, junkUrls } from '../../api-flood';
 import type { Scenario } from '../scenario';
