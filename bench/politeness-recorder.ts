@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setPriority } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { seededRandom } from './random';
 
 /**
  * The loopback "RIS servers" of bench/politeness.ts, one per test hostname, in a process of their own:
@@ -33,17 +34,6 @@ export interface RecorderCollect {
   lagMaxMs: number;
 }
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 const arrivals = new Map<string, RecordedArrival[]>();
 const inFlight = new Map<string, number>();
 const servers: Server[] = [];
@@ -61,7 +51,7 @@ async function start(message: RecorderStart): Promise<{ ports: Record<string, nu
       // not root: measured at normal priority, and the result says so
     }
   }
-  const random = mulberry32(message.seed);
+  const random = seededRandom(message.seed);
   const ports: Record<string, number> = {};
   for (const hostname of message.hostnames) {
     arrivals.set(hostname, []);

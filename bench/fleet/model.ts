@@ -28,6 +28,7 @@
  *   (`fullSyncMinDays` 0: a full sync every night if it fits).
  */
 import { ASSUMPTIONS } from '../cost/assumptions';
+import { type Random, seededRandom } from '../random';
 
 export type SourceKind = 'oparl' | 'scraped';
 export type PageKind = 'small' | 'large' | 'html';
@@ -64,19 +65,7 @@ export const LATENCY_SECONDS: Record<PageKind, { min: number; mode: number; max:
   html: { min: 0.3, mode: 0.6, max: 1.5 },
 };
 
-/** A seeded PRNG (mulberry32): uniform in [0, 1). */
-export type Random = () => number;
-
-export function seededRandom(seed: number): Random {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+export { type Random, seededRandom } from '../random';
 
 /** A draw from the triangular distribution (min, mode, max) by inverse transform. */
 export function triangular(u: number, min: number, mode: number, max: number): number {

@@ -3,6 +3,7 @@ import {
   byOldestFullSync,
   byUrgency,
   fullSyncSlots,
+  fullSyncWaitReason,
   type ScheduleSettings,
   type SourceDecision,
   type SyncKind,
@@ -141,10 +142,7 @@ export function admitRuns(input: AdmissionInput): Admission {
       freeFullSlots -= 1;
       continue;
     }
-    const why =
-      freeSlots === 0
-        ? `all ${settings.maxConcurrentSyncs} sync slots busy (SCH-5): full sync waits while its window is open (FULL-3)`
-        : `no full-sync slot free (${fullSyncSlots(settings as ScheduleSettings)} of ${settings.maxConcurrentSyncs} in use by full syncs): full sync waits while its window is open (FULL-3)`;
+    const why = fullSyncWaitReason(freeSlots, settings as ScheduleSettings);
     if (c.decision.incrementalDue)
       incrementals.push({ ...c, decision: asIncrementalFallback(c.decision, why) });
     else

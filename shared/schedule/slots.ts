@@ -44,6 +44,13 @@ export function byUrgency(a: SourceDecision, b: SourceDecision): number {
   );
 }
 
+/** Why a full sync that is due waits for a slot (SCH-5 / FULL-3): all slots busy, or none kept for fulls free. */
+export function fullSyncWaitReason(freeSlots: number, settings: ScheduleSettings): string {
+  return freeSlots === 0
+    ? `all ${settings.maxConcurrentSyncs} sync slots busy (SCH-5): full sync waits while its window is open (FULL-3)`
+    : `no full-sync slot free (${fullSyncSlots(settings)} of ${settings.maxConcurrentSyncs} in use by full syncs): full sync waits while its window is open (FULL-3)`;
+}
+
 export function asIncrementalFallback(decision: SourceDecision, why: string): SourceDecision {
   const fallback: SourceDecision = {
     ...decision,
@@ -92,10 +99,7 @@ export function planSyncSlots(
       freeFullSlots -= 1;
       continue;
     }
-    const why =
-      freeSlots === 0
-        ? `all ${settings.maxConcurrentSyncs} sync slots busy (SCH-5): full sync waits while its window is open (FULL-3)`
-        : `no full-sync slot free (${fullSyncSlots(settings)} of ${settings.maxConcurrentSyncs} in use by full syncs): full sync waits while its window is open (FULL-3)`;
+    const why = fullSyncWaitReason(freeSlots, settings);
     if (decision.incrementalDue) {
       incrementals.push(asIncrementalFallback(decision, why));
     } else {

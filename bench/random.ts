@@ -1,0 +1,13 @@
+/** A seeded PRNG (mulberry32), uniform in [0, 1): benches that draw latencies or arrivals repeat with a seed. */
+export type Random = () => number;
+
+export function seededRandom(seed: number): Random {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
