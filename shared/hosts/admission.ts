@@ -86,8 +86,7 @@ export function admitRuns(input: AdmissionInput): Admission {
   let freeSlots = Math.max(0, settings.maxConcurrentSyncs - input.running.length);
   let freeFullSlots = Math.max(
     0,
-    fullSyncSlots(settings as ScheduleSettings) -
-      input.running.filter((r) => r.kind !== 'incremental').length,
+    fullSyncSlots(settings) - input.running.filter((r) => r.kind !== 'incremental').length,
   );
   const limitOf = (host: string) => input.hosts.get(host)?.runLimit ?? 1;
   const hostHasRoom = (host: string) => (inFlight.get(host) ?? 0) < limitOf(host);
@@ -142,7 +141,7 @@ export function admitRuns(input: AdmissionInput): Admission {
       freeFullSlots -= 1;
       continue;
     }
-    const why = fullSyncWaitReason(freeSlots, settings as ScheduleSettings);
+    const why = fullSyncWaitReason(freeSlots, settings);
     if (c.decision.incrementalDue)
       incrementals.push({ ...c, decision: asIncrementalFallback(c.decision, why) });
     else

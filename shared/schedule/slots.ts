@@ -4,7 +4,7 @@ import { toBerlin } from './time';
 import type { ScheduleSettings, SourceDecision } from './types';
 
 /** FULL-3: full syncs use at most all sync slots but one (default 3 of 4). */
-export function fullSyncSlots(settings: ScheduleSettings): number {
+export function fullSyncSlots(settings: Pick<ScheduleSettings, 'maxConcurrentSyncs'>): number {
   return Math.max(0, settings.maxConcurrentSyncs - SLOTS_KEPT_FOR_INCREMENTAL);
 }
 
@@ -45,7 +45,10 @@ export function byUrgency(a: SourceDecision, b: SourceDecision): number {
 }
 
 /** Why a full sync that is due waits for a slot (SCH-5 / FULL-3): all slots busy, or none kept for fulls free. */
-export function fullSyncWaitReason(freeSlots: number, settings: ScheduleSettings): string {
+export function fullSyncWaitReason(
+  freeSlots: number,
+  settings: Pick<ScheduleSettings, 'maxConcurrentSyncs'>,
+): string {
   return freeSlots === 0
     ? `all ${settings.maxConcurrentSyncs} sync slots busy (SCH-5): full sync waits while its window is open (FULL-3)`
     : `no full-sync slot free (${fullSyncSlots(settings)} of ${settings.maxConcurrentSyncs} in use by full syncs): full sync waits while its window is open (FULL-3)`;
