@@ -900,7 +900,11 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       },
       events: { published: changes * A.objectsPerChange * A.changeFeedEventsPerObject },
       logs: { ingestedGb: logsIngestedGb, storedGb: logsIngestedGb * A.logsStoredFraction },
-      metrics: { series, alarms: stack.alarms, dashboards: stack.dashboards },
+      metrics: {
+        series: levers.metricsOnlyAlarmed ? series : A.metricSeriesAllEmf,
+        alarms: stack.alarms,
+        dashboards: stack.dashboards,
+      },
       scheduler: { invocations: scheduledPerMonth },
       upstash: { commands: fetches * A.upstashCommandsPerRequest },
       secrets: { secrets: 1, apiCalls: A.coldStartsPerMonth },

@@ -1,11 +1,11 @@
-import { Aspects, Duration, type IAspect, Stack } from 'aws-cdk-lib';
+import { Aspects, Aws, Duration, type IAspect, Stack } from 'aws-cdk-lib';
 import {
   Alarm,
   ComparisonOperator,
+  ConcreteWidget,
   Dashboard,
   GraphWidget,
   type IMetric,
-  MathExpression,
   Metric,
   SingleValueWidget,
   TextWidget,
@@ -19,6 +19,7 @@ import { Construct, type IConstruct } from 'constructs';
 import {
   DIMENSIONS,
   HOST_SATURATED_ALARM_MINUTES,
+  METRIC_LOG_FIELD,
   METRIC_NAMESPACE,
   METRICS,
   PAUSE_METRICS_EVERY_MINUTES,
@@ -37,6 +38,48 @@ import { IngestorFunction } from './ingestor-function';
  * constants, so code and alarms cannot drift apart. Every IngestorFunction of the stack is watched,
  * also the ones added later (`addScheduledFunction`), through an aspect.
  */
+/**
+ * A Logs Insights widget over the log groups of every ingestor function — also those the stack adds after
+ * the dashboard (the list is read when the dashboard body is rendered, at synth). Issue 28: the dashboard's
+ * breakdowns (requests by outcome, syncs by kind …) come from the functions' metric log lines
+ * (`METRIC_LOG_FIELD`), not from custom metrics billed every month; a query is billed only when the
+ * dashboard is looked at (per GB scanned).
+ */
+class MetricLogWidget extends ConcreteWidget {
+  constructor(
+    private readonly logGroupNames: readonly string[],
+    private readonly props: {
+      title: string;
+      /** Logs Insights commands after the filter on the metric log lines. */
+      query: string;
+      view: 'table' | 'bar' | 'timeSeries';
+      width: number;
+      height?: number;
+    },
+  ) {
+    super(props.width, props.height ?? 6);
+  }
+
+  toJson(): unknown[] {
+    const sources = this.logGroupNames.map((name) => `SOURCE '${name}'`).join(' | ');
+    return [
+      {
+        type: 'log',
+        width: this.width,
+        height: this.height,
+        x: this.x,
+        y: this.y,
+        properties: {
+          title: this.props.title,
+          region: Aws.REGION,
+          view: this.props.view,
+          query: `${sources} | filter ${METRIC_LOG_FIELD} = '${METRIC_NAMESPACE}' | ${this.props.query}`,
+        },
+      },
+    ];
+  }
+}
+
 export interface IngestorObservabilityProps {
   syncQueue: IQueue;
   deadLetterQueue: IQueue;
@@ -58,6 +101,8 @@ export class IngestorObservability extends Construct {
 
   private readonly notify: SnsAction | undefined;
   private readonly functionWidgets: { errors: GraphWidget; invocations: GraphWidget; duration: GraphWidget };
+  /** Log groups of the watched functions: what the dashboard's metric log widgets query. */
+  private readonly logGroupNames: string[] = [];
 
   constructor(scope: Construct, id: string, props: IngestorObservabilityProps) {
     super(scope, id);
@@ -142,13 +187,9 @@ export class IngestorObservability extends Construct {
         'A function lost the shared slot store (Upstash Redis) and paced alone or stayed quiet (RATE-7). See docs/operations.md#alarm-slot-store-fallback.',
     });
 
-    const search = (expression: string, label: string, statistic = 'Sum') =>
-      new MathExpression({
-        expression: `SEARCH('${expression}', '${statistic}', 300)`,
-        usingMetrics: {},
-        label,
-        period: Duration.minutes(5),
-      });
+    // Dashboard-only figures come from the functions' metric log lines (issue 28: no custom metric).
+    const fromLogs = (props: ConstructorParameters<typeof MetricLogWidget>[1]) =>
+      new MetricLogWidget(this.logGroupNames, props);
     this.functionWidgets = {
       errors: new GraphWidget({ title: 'Function errors', width: 8, left: [] }),
       invocations: new GraphWidget({ title: 'Function invocations', width: 8, left: [] }),
@@ -161,63 +202,43 @@ export class IngestorObservability extends Construct {
     this.dashboard.addWidgets(
       new TextWidget({
         markdown:
-          '# mandari ingestor\nRequests, robots.txt, syncs and pauses (EMF metrics of the functions), queues and functions. Runbook: `docs/operations.md`.',
+          "# mandari ingestor\nAlarmed figures are custom metrics; requests, robots.txt, syncs, pauses, hosts and the feed come from the functions' metric log lines (Logs Insights, queried when this dashboard is open). Runbook: `docs/operations.md`.",
         width: 24,
         height: 2,
       }),
     );
     this.dashboard.addWidgets(
-      new GraphWidget({
+      fromLogs({
         title: 'Requests by outcome',
         width: 12,
-        left: [
-          search(`{${METRIC_NAMESPACE},${DIMENSIONS.outcome}} MetricName="${METRICS.requests}"`, 'Requests'),
-        ],
-        stacked: true,
+        view: 'bar',
+        query: `filter ispresent(${METRICS.requests}) | stats sum(${METRICS.requests}) as requests by ${DIMENSIONS.outcome} | sort requests desc`,
       }),
-      new GraphWidget({
-        title: 'robots.txt: fetch results and refused requests',
+      fromLogs({
+        title: 'robots.txt: fetch results (ROB-5/6/7) and refused requests (ROB-7/8)',
         width: 12,
-        left: [
-          search(
-            `{${METRIC_NAMESPACE},${DIMENSIONS.result}} MetricName="${METRICS.robotsFetches}"`,
-            'robots.txt',
-          ),
-        ],
-        right: [
-          search(
-            `{${METRIC_NAMESPACE},${DIMENSIONS.verdict}} MetricName="${METRICS.robotsVerdicts}"`,
-            'refused',
-          ),
-        ],
+        view: 'table',
+        query: `filter ispresent(${METRICS.robotsFetches}) or ispresent(${METRICS.robotsVerdicts}) | stats sum(${METRICS.robotsFetches}) as fetches, sum(${METRICS.robotsVerdicts}) as refused by ${DIMENSIONS.result}, ${DIMENSIONS.verdict}`,
       }),
     );
     this.dashboard.addWidgets(
-      new GraphWidget({
+      fromLogs({
         title: 'Sync runs by kind and outcome',
         width: 12,
-        left: [
-          search(
-            `{${METRIC_NAMESPACE},${DIMENSIONS.kind},${DIMENSIONS.outcome}} MetricName="${METRICS.syncRuns}"`,
-            'syncs',
-          ),
-        ],
-        stacked: true,
+        view: 'table',
+        query: `filter ispresent(${METRICS.syncRuns}) | stats sum(${METRICS.syncRuns}) as runs by ${DIMENSIONS.kind}, ${DIMENSIONS.outcome} | sort runs desc`,
+      }),
+      fromLogs({
+        title: 'Paused sources now (ERR-4/ERR-5)',
+        width: 4,
+        view: 'timeSeries',
+        query: `filter ispresent(${METRICS.pausedSources}) and not ispresent(${DIMENSIONS.pauseKind}) | stats max(${METRICS.pausedSources}) as paused by bin(15m)`,
       }),
       new GraphWidget({
-        title: 'Paused sources (ERR-4/ERR-5)',
-        width: 8,
-        left: [
-          new Metric({
-            namespace: METRIC_NAMESPACE,
-            metricName: METRICS.pausedSources,
-            statistic: 'Maximum',
-            period: Duration.minutes(15),
-            label: 'paused now',
-          }),
-        ],
-        right: [longestPause.with({ label: 'longest pause (h)' })],
-        rightAnnotations: [{ value: PAUSED_TOO_LONG_HOURS, label: 'alarm' }],
+        title: 'Longest pause (h)',
+        width: 4,
+        left: [longestPause.with({ label: 'longest pause (h)' })],
+        leftAnnotations: [{ value: PAUSED_TOO_LONG_HOURS, label: 'alarm' }],
       }),
       new SingleValueWidget({
         title: 'Alarms',
@@ -231,8 +252,8 @@ export class IngestorObservability extends Construct {
     );
     this.dashboard.addWidgets(
       new GraphWidget({
-        title: 'Saturated hosts and their stretch factor (RATE-9)',
-        width: 24,
+        title: 'Saturated hosts (RATE-9)',
+        width: 8,
         left: [
           saturatedHosts.with({
             statistic: 'Maximum',
@@ -240,18 +261,12 @@ export class IngestorObservability extends Construct {
             label: 'saturated hosts',
           }),
         ],
-        right: [
-          search(
-            `{${METRIC_NAMESPACE},${DIMENSIONS.host}} MetricName="${METRICS.hostStretch}"`,
-            'stretch ×',
-            'Maximum',
-          ),
-          search(
-            `{${METRIC_NAMESPACE},${DIMENSIONS.host}} MetricName="${METRICS.hostUtilisation}"`,
-            'utilisation',
-            'Maximum',
-          ),
-        ],
+      }),
+      fromLogs({
+        title: 'Saturated hosts: stretch factor and utilisation (RATE-9)',
+        width: 16,
+        view: 'table',
+        query: `filter ispresent(${METRICS.hostStretch}) | stats max(${METRICS.hostStretch}) as stretch, max(${METRICS.hostUtilisation}) as utilisation by ${DIMENSIONS.host} | sort stretch desc`,
       }),
     );
     this.dashboard.addWidgets(
@@ -271,43 +286,35 @@ export class IngestorObservability extends Construct {
       this.functionWidgets.invocations,
       this.functionWidgets.duration,
       // Issue 16: outboxed events are published late, undelivered ones failed a sync (and are retried).
-      new GraphWidget({
+      fromLogs({
         title: 'Change feed events by outcome',
         width: 8,
-        left: [
-          search(
-            `{${METRIC_NAMESPACE},${DIMENSIONS.outcome}} MetricName="${METRICS.changeFeedEvents}"`,
-            'events',
-          ),
-        ],
-        stacked: true,
+        view: 'bar',
+        query: `filter ispresent(${METRICS.changeFeedEvents}) | stats sum(${METRICS.changeFeedEvents}) as events by ${DIMENSIONS.outcome}`,
       }),
       // Issue 16: a list counter that drifted (a lost ADD, or one read below zero) — run backfill-index.
-      new GraphWidget({
+      fromLogs({
         title: 'API list counters off, by outcome',
         width: 8,
-        left: [
-          search(
-            `{${METRIC_NAMESPACE},${DIMENSIONS.outcome}} MetricName="${METRICS.apiListCounts}"`,
-            'counters',
-          ),
-        ],
-        stacked: true,
+        view: 'bar',
+        query: `filter ispresent(${METRICS.apiListCounts}) | stats sum(${METRICS.apiListCounts}) as counters by ${DIMENSIONS.outcome}`,
       }),
     );
 
     // Every ingestor function of the stack, also those added after this construct.
     const watcher: IAspect = {
       visit: (node: IConstruct) => {
-        if (node instanceof IngestorFunction) this.watchFunction(node.node.id, node.fn);
+        if (node instanceof IngestorFunction)
+          this.watchFunction(node.node.id, node.fn, node.logGroup.logGroupName);
       },
     };
     Aspects.of(Stack.of(this)).add(watcher);
   }
 
   /** Error alarm and dashboard lines for one function (idempotent per name). */
-  watchFunction(name: string, fn: IFunction): void {
+  watchFunction(name: string, fn: IFunction, logGroupName?: string): void {
     if (this.functionErrorAlarms.has(name)) return;
+    if (logGroupName !== undefined) this.logGroupNames.push(logGroupName);
     // No label on the alarm's metric: a label turns the alarm into a metric-math alarm.
     const errors = fn.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' });
     this.functionErrorAlarms.set(

@@ -107,6 +107,12 @@ export const ASSUMPTIONS = {
     string,
     number
   >,
+  /**
+   * Issue 28 "only the metrics an alarm reads": the custom metric series the stack had before, when every
+   * metric was EMF (counted from the synthesised stack at 444cf56 with the dimension values above: the
+   * dashboard's SEARCH expressions and plain widgets plus the alarms). The lever's "off" side.
+   */
+  metricSeriesAllEmf: 48,
   /** Storage classes: share of preview visits that read a file older than the transition age. */
   previewOldFileShare: 0.3,
   /** Pay per work (what-if): distinct hosts one long-running sync worker overlaps. */

@@ -14,6 +14,8 @@ export interface Levers {
   storageClasses: boolean;
   /** What-if: a full sync reads one digest per list instead of an index read per object. */
   listDigest: boolean;
+  /** Only the metrics an alarm reads are custom metrics; the dashboard reads the rest from logs. */
+  metricsOnlyAlarmed: boolean;
   /** What-if: one long-running worker overlaps the waits of many hosts. */
   payPerWork: boolean;
 }
@@ -23,6 +25,7 @@ export const LEVERS_NOW: Levers = {
   deletionServersAtOnce: DEL_HOSTS_IN_PARALLEL,
   storageClasses: true,
   listDigest: false,
+  metricsOnlyAlarmed: true,
   payPerWork: false,
 };
 
@@ -32,6 +35,7 @@ export const LEVERS_OFF: Levers = {
   latency: false,
   deletionServersAtOnce: HOSTS_IN_PARALLEL,
   storageClasses: false,
+  metricsOnlyAlarmed: false,
 };
 
 export const LEVER_VARIANTS: Record<
@@ -49,6 +53,12 @@ export const LEVER_VARIANTS: Record<
     built: true,
     off: { storageClasses: false },
     on: { storageClasses: true },
+  },
+  metricsOnlyAlarmed: {
+    what: 'custom metrics only for alarms; the dashboard reads the rest from the log lines',
+    built: true,
+    off: { metricsOnlyAlarmed: false },
+    on: { metricsOnlyAlarmed: true },
   },
   listDigest: {
     what: 'what-if (not built): full syncs read one digest per list, not an index read per object',

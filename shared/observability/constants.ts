@@ -59,6 +59,27 @@ export const METRICS = {
   hostUtilisation: 'HostUtilisation',
 } as const;
 
+/**
+ * The metrics an alarm reads (infra/observability.ts) — the only ones written as EMF, i.e. as CloudWatch
+ * custom metrics. Issue 28: every metric name × dimension value is a billed series (≈ $0.30 a month each,
+ * 48 series were ≈ €12 of a €175 bill at 1,000 sources) and a per-host dimension grows with the fleet. The
+ * dashboard's other graphs read the same figures from the log lines (`METRIC_LOG_FIELD`, Logs Insights:
+ * billed per GB scanned when someone looks, nothing otherwise), so nothing is lost to the operator.
+ */
+export const ALARMED_METRICS: ReadonlySet<string> = new Set([
+  METRICS.longestPauseHours,
+  METRICS.storeOutages,
+  METRICS.slotStoreFallback,
+  METRICS.saturatedHosts,
+]);
+
+/**
+ * Marks a log line of dashboard-only figures (no `_aws` directive, so CloudWatch makes no metric of it):
+ * `{"MetricLog":"MandariIngestor","Timestamp":…,<dimensions>,<name>:<value>}` — the dashboard's log
+ * widgets filter on this field.
+ */
+export const METRIC_LOG_FIELD = 'MetricLog';
+
 export const DIMENSIONS = {
   outcome: 'Outcome',
   result: 'Result',

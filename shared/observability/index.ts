@@ -3,15 +3,17 @@
  * (test/repo/front-doors.test.ts).
  */
 export {
+  ALARMED_METRICS,
   DIMENSIONS,
   HOST_SATURATED_ALARM_MINUTES,
+  METRIC_LOG_FIELD,
   METRIC_NAMESPACE,
   METRICS,
   PAUSED_TOO_LONG_HOURS,
 } from './constants';
 export { type HostMetricInput, putHostMetrics } from './host-metrics';
 export { logger } from './logger';
-export { MetricsBuffer, metrics } from './metrics';
+export { formatMetricLog, MetricsBuffer, metrics } from './metrics';
 export { emitPlannerMetrics, PAUSE_METRICS_EVERY_MINUTES } from './planner-metrics';
 export { REDACTED, redactUrl, redactUrlsIn } from './redact';
 export { logRequestEvent, recordSyncReport } from './request-log';

@@ -1,10 +1,14 @@
-import { METRIC_NAMESPACE } from './constants';
+import { ALARMED_METRICS, METRIC_LOG_FIELD, METRIC_NAMESPACE } from './constants';
 
 /**
  * CloudWatch Embedded Metric Format (EMF), written by hand: a log line with an `_aws` directive that
  * CloudWatch Logs turns into metrics — no API call, no extra package. Counts are summed in memory per
  * dimension set and written on `flush()` (one line per set and sync message, not one per request).
  * Outside Lambda nothing is written by default: the operator CLI's stdout is for people and `--json`.
+ *
+ * Issue 28 (fixed costs): only the metrics an alarm reads (`ALARMED_METRICS`) go out as EMF; the others
+ * are written as plain log lines of the same shape (`formatMetricLog`), which the dashboard reads through
+ * Logs Insights — a custom metric series is billed every month, a log line only once, when ingested.
  */
 
 export type MetricUnit = 'Count' | 'Seconds' | 'Milliseconds' | 'None';
@@ -56,6 +60,17 @@ export function formatEmf(input: EmfInput): string {
   return JSON.stringify(line);
 }
 
+/** One line of dashboard-only figures: the dimension set and the values as top-level fields, no `_aws`. */
+export function formatMetricLog(input: Omit<EmfInput, 'properties'>): string {
+  const line: Record<string, unknown> = {
+    [METRIC_LOG_FIELD]: input.namespace,
+    Timestamp: Math.round(input.timestampMs),
+  };
+  for (const name of Object.keys(input.dimensions).sort()) line[name] = input.dimensions[name];
+  for (const m of input.metrics) line[m.name] = m.value;
+  return JSON.stringify(line);
+}
+
 interface Pending {
   dimensions: Record<string, string>;
   values: Map<string, MetricValue>;
@@ -97,24 +112,35 @@ export class MetricsBuffer {
     this.entry(dimensions).values.set(name, { name, unit, value });
   }
 
-  /** Writes one line per dimension set (split at 100 metrics) and empties the buffer. Never throws. */
+  /**
+   * Writes per dimension set one EMF line of its alarmed metrics (split at 100) and one log line of the
+   * rest, and empties the buffer. Never throws.
+   */
   flush(): void {
     const timestampMs = this.now();
     for (const { dimensions, values } of this.pending.values()) {
       const all = [...values.values()];
-      for (let i = 0; i < all.length; i += EMF_MAX_METRICS) {
-        try {
-          this.write(
+      const alarmed = all.filter((m) => ALARMED_METRICS.has(m.name));
+      const logged = all.filter((m) => !ALARMED_METRICS.has(m.name));
+      const lines: string[] = [];
+      try {
+        for (let i = 0; i < alarmed.length; i += EMF_MAX_METRICS) {
+          lines.push(
             formatEmf({
               namespace: this.namespace,
               timestampMs,
               dimensions,
-              metrics: all.slice(i, i + EMF_MAX_METRICS),
+              metrics: alarmed.slice(i, i + EMF_MAX_METRICS),
             }),
           );
-        } catch {
-          // Metrics are diagnostics: a failing writer must not fail a sync.
         }
+        if (logged.length > 0)
+          lines.push(
+            formatMetricLog({ namespace: this.namespace, timestampMs, dimensions, metrics: logged }),
+          );
+        for (const line of lines) this.write(line);
+      } catch {
+        // Metrics are diagnostics: a failing writer must not fail a sync.
       }
     }
     this.pending.clear();

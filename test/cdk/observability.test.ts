@@ -3,7 +3,9 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IngestorStack } from '../../infra/stack';
 import {
+  ALARMED_METRICS,
   HOST_SATURATED_ALARM_MINUTES,
+  METRIC_LOG_FIELD,
   METRIC_NAMESPACE,
   METRICS,
   PAUSED_TOO_LONG_HOURS,
@@ -102,5 +104,25 @@ describe('observability: alarms and dashboard', () => {
     for (const name of Object.values(METRICS)) expect(body).toContain(name);
     expect(body).toContain('ApproximateAgeOfOldestMessage');
     template.hasResourceProperties('AWS::CloudWatch::Dashboard', { DashboardBody: Match.anyValue() });
+  });
+
+  it('issue 28: custom metrics are exactly the alarmed ones; the dashboard reads the others from every function’s logs', () => {
+    // Every custom metric series is billed each month: the stack may read a custom metric of its own
+    // namespace only in an alarm, and what an alarm reads is what the code writes as EMF.
+    const alarmed = Object.values(template.findResources('AWS::CloudWatch::Alarm'))
+      .filter((a) => a.Properties?.Namespace === METRIC_NAMESPACE)
+      .map((a) => String(a.Properties?.MetricName));
+    expect(new Set(alarmed)).toEqual(new Set(ALARMED_METRICS));
+    const dashboard = Object.values(template.findResources('AWS::CloudWatch::Dashboard'))[0];
+    const body = JSON.stringify(dashboard?.Properties?.DashboardBody);
+    // No SEARCH over the namespace (it would show only metrics that no longer exist).
+    expect(body).not.toMatch(new RegExp(`SEARCH\\(\\{${METRIC_NAMESPACE}`));
+    // The log widgets query the metric log lines of every ingestor function, the later-added one too.
+    const logGroups = Object.keys(template.findResources('AWS::Logs::LogGroup'));
+    expect(logGroups.length).toBeGreaterThanOrEqual(2);
+    for (const id of logGroups) expect(body).toContain(id);
+    expect(body).toContain(`filter ${METRIC_LOG_FIELD} = '${METRIC_NAMESPACE}'`);
+    for (const name of Object.values(METRICS).filter((m) => !ALARMED_METRICS.has(m)))
+      expect(body).toContain(`(${name})`);
   });
 });

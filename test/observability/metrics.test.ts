@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { FetchEvent } from '../../shared/fetch';
-import { METRIC_NAMESPACE, METRICS } from '../../shared/observability/constants';
+import {
+  ALARMED_METRICS,
+  METRIC_LOG_FIELD,
+  METRIC_NAMESPACE,
+  METRICS,
+} from '../../shared/observability/constants';
 import { formatEmf, MetricsBuffer } from '../../shared/observability/metrics';
 import { pauseMetrics, putPauseMetrics } from '../../shared/observability/planner-metrics';
 import {
@@ -81,6 +86,31 @@ describe('EMF metrics (no package: a log line CloudWatch turns into metrics)', (
     ]);
     targets.metrics.flush();
     expect(lines).toHaveLength(2);
+  });
+});
+
+describe('issue 28: only alarmed metrics are custom metrics (EMF); the rest are plain log lines', () => {
+  it('writes an alarmed metric as EMF and a dashboard-only one of the same set as a log line without _aws', () => {
+    const { lines, targets } = recorder();
+    targets.metrics.gauge(METRICS.longestPauseHours, {}, 30);
+    targets.metrics.gauge(METRICS.pausedSources, {}, 4, 'Count');
+    targets.metrics.count(METRICS.requests, { Outcome: '2xx' }, 5);
+    targets.metrics.flush();
+    const emf = lines.filter((l) => l._aws !== undefined);
+    const logged = lines.filter((l) => l._aws === undefined);
+    expect(emf).toHaveLength(1);
+    expect(emf[0]).toMatchObject({ [METRICS.longestPauseHours]: 30 });
+    expect(emf[0]).not.toHaveProperty(METRICS.pausedSources);
+    expect(logged).toEqual([
+      { [METRIC_LOG_FIELD]: METRIC_NAMESPACE, Timestamp: 1_700_000_000_000, [METRICS.pausedSources]: 4 },
+      { [METRIC_LOG_FIELD]: METRIC_NAMESPACE, Timestamp: 1_700_000_000_000, Outcome: '2xx', Requests: 5 },
+    ]);
+  });
+
+  it('the alarmed set is a subset of the metric names (a renamed metric cannot linger in it)', () => {
+    const names = new Set<string>(Object.values(METRICS));
+    for (const name of ALARMED_METRICS) expect(names.has(name)).toBe(true);
+    expect(ALARMED_METRICS.size).toBeLessThan(names.size);
   });
 });
 
@@ -184,7 +214,11 @@ describe('pause metrics (ERR-4, ERR-5) for the "paused for more than a day" alar
     const { lines, targets } = recorder();
     putPauseMetrics(result, targets.metrics);
     targets.metrics.flush();
-    expect(lines[0]).toMatchObject({ [METRICS.pausedSources]: 2, [METRICS.longestPauseHours]: 48 });
+    // The alarm's gauge as EMF (a custom metric), the dashboard's count as a log line of the same set.
+    expect(lines[0]).toMatchObject({ [METRICS.longestPauseHours]: 48 });
+    expect(lines[0]?._aws).toBeDefined();
+    expect(lines[1]).toMatchObject({ [METRICS.pausedSources]: 2 });
+    expect(lines[1]?._aws).toBeUndefined();
   });
 });
 
