@@ -117,6 +117,63 @@ describe('SessionNet Layout 6 — si0040 month calendar', () => {
   });
 });
 
+describe('SessionNet Layout 6 — si0040 rows without a meeting page (5.5.4 KP1 .php)', () => {
+  // The forms of a real 5.5.4 KP1 installation (see SOURCE.md): a meeting whose heading is plain text (no
+  // page of its own published), and an appointment cell `td.tename` ("Die Sitzung des … fällt aus.").
+  const base = SITES.php;
+  const url = `${base}si0040.php?__cjahr=2025&__cmonat=11&__canz=1&__cselect=0`;
+
+  it('ISSUE-26: a meeting without a page of its own is a calendar-only meeting — date, time, name, room, a stable id', () => {
+    const { rows } = parseSessionNetCalendar(page('php', 'si0040_2025-11_kp1'), url, 2025, 11);
+    expect(rows.map((r) => r.key)).toEqual(['4101', '2025-11-13 Seniorenbeirat', '4102']);
+    expect(rows[1]).toEqual({
+      meetingId: `${base}si0040.php?__cjahr=2025&__cmonat=11#2025-11-13%20Seniorenbeirat`,
+      key: '2025-11-13 Seniorenbeirat',
+      calendarOnly: true,
+      date: '2025-11-13',
+      startTime: '10:00',
+      name: 'Seniorenbeirat',
+      organizationName: 'Seniorenbeirat',
+      room: 'Rathaus, Sitzungssaal 3',
+      cancelled: false,
+    });
+    // The same page read again gives the same id: the row is the meeting's only address.
+    const again = parseSessionNetCalendar(page('php', 'si0040_2025-11_kp1'), url, 2025, 11);
+    expect(again.rows[1]?.meetingId).toBe(rows[1]?.meetingId);
+  });
+
+  it('ISSUE-26: a cancelled appointment (td.tename "… fällt aus.") is no meeting of its own and no failure', () => {
+    const { rows } = parseSessionNetCalendar(page('php', 'si0040_2025-11_kp1'), url, 2025, 11);
+    expect(rows.filter((r) => r.date === '2025-11-18')).toEqual([]);
+    expect(rows.some((r) => /Umweltausschuss/.test(r.name))).toBe(false);
+  });
+
+  it('ISSUE-26: a month with only rows without a meeting page is read, not an error and not an empty month', () => {
+    const { rows } = parseSessionNetCalendar(page('php', 'si0040_2025-11_kp1-unlinked'), url, 2025, 11);
+    expect(rows.map((r) => [r.key, r.calendarOnly, r.detailUrl])).toEqual([
+      ['2025-11-13 Seniorenbeirat', true, undefined],
+    ]);
+  });
+
+  it('ISSUE-26: two meetings without a page, same name, same day, keep two ids', () => {
+    // A second row on the 13th (its day cells empty, as SessionNet prints a day's further meetings).
+    const day14 =
+      '<tr><td data-label="&nbsp;" class="smc-table-cell-block-991 smc-table-cell-heading smc_fct_day_991"><span class="weekday">14</span>';
+    const second =
+      '<tr><td data-label="&nbsp;" class="smc-t-cn991 smc_fct_day"></td><td data-label="Sitzung" class="smc-t-cl991 silink"><div class="smc-el-h ">Seniorenbeirat</div><ul class="list-inline smc-detail-list"><li class="list-inline-item">14:00&nbsp;Uhr</li></ul></td></tr>\n';
+    const html = page('php', 'si0040_2025-11_kp1').replace(day14, second + day14);
+    const keys = parseSessionNetCalendar(html, url, 2025, 11).rows.map((r) => r.key);
+    expect(keys).toEqual(['4101', '2025-11-13 Seniorenbeirat', '2025-11-13 Seniorenbeirat (2)', '4102']);
+  });
+
+  it('ISSUE-26: meeting cells whose links name no meeting we can read are a layout error, never an empty month', () => {
+    // Hostile: the record parameter renamed (a vendor change) — every meeting cell still links somewhere.
+    const html = page('php', 'si0040_2025-11').replaceAll('si0057.php?__ksinr=', 'si0057.php?__ksitzung=');
+    expect(() => parseSessionNetCalendar(html, url, 2025, 11)).toThrow(PageLayoutError);
+    expect(() => parseSessionNetCalendar(html, url, 2025, 11)).toThrow(/2 meeting cell/);
+  });
+});
+
 describe('SessionNet Layout 6 — si0057 meeting page', () => {
   const base = SITES.asp;
   const url = `${base}si0057.asp?__ksinr=2103`;

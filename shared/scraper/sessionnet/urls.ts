@@ -63,6 +63,19 @@ export function sessionNetCalendarUrl(site: SessionNetSite, year: number, month:
   return `${site.base}${SESSIONNET_PAGES.calendar}.${site.extension}?__cjahr=${year}&__cmonat=${month}&__canz=1&__cselect=0`;
 }
 
+/**
+ * The id of a meeting the calendar lists without a page of its own: the month's calendar address and the
+ * row's key (its date and heading) as fragment — stable while the row keeps its day and name.
+ */
+export function sessionNetCalendarRowId(
+  site: SessionNetSite,
+  year: number,
+  month: number,
+  key: string,
+): string {
+  return `${site.base}${SESSIONNET_PAGES.calendar}.${site.extension}?__cjahr=${year}&__cmonat=${month}#${encodeURIComponent(key)}`;
+}
+
 /** `getfile.asp?id=1001&type=do`: a document's stable address. */
 export function sessionNetFileUrl(site: SessionNetSite, id: string, type = 'do'): string {
   return `${site.base}${SESSIONNET_PAGES.file}.${site.extension}?id=${id}&type=${type}`;
