@@ -205,4 +205,30 @@ describe('scraper engine: SessionNet 5.5.4 Layout 6 on loopback', () => {
       await h.close();
     }
   }, 120_000);
+  it("ISSUE-26: two bodies of one installation (__cpanr) — each source mirrors its own body's meetings only", async () => {
+    const { bed, site } = ris;
+    const base = site.layout6Urls.php;
+    const main = scraperHarness(bed, `${base}info.php`, 'sessionnet', { prefix: 'sn-l6-body1' });
+    const member = scraperHarness(bed, `${base}si0040.php?__cpanr=2`, 'sessionnet', {
+      prefix: 'sn-l6-body2',
+    });
+    try {
+      expect(await main.scrape()).toMatchObject({ complete: true, failures: [] });
+      site.resetCalls();
+      expect(await member.scrape()).toMatchObject({ complete: true, failures: [] });
+      expect(await liveIds(main.mirror, main.source.sourceId, 'meeting')).toEqual(
+        [4101, 4102].map((k) => `${base}si0057.php?__ksinr=${k}`),
+      );
+      expect(await liveIds(member.mirror, member.source.sourceId, 'meeting')).toEqual([
+        `${base}si0040.php?__cjahr=2025&__cmonat=11&__cpanr=2#2025-11-13%20Seniorenbeirat`,
+      ]);
+      // Every calendar month the member body's source asked named its body.
+      const months = site.pageCalls('layout6.test').filter((c) => c.path.includes('si0040.php'));
+      expect(months.length).toBeGreaterThan(0);
+      for (const c of months) expect(c.path).toContain('__cpanr=2');
+    } finally {
+      await main.close();
+      await member.close();
+    }
+  }, 180_000);
 });

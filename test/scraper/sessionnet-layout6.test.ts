@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { sessionNetAdapter } from '../../shared/scraper/adapter';
 import { decodeHtml } from '../../shared/scraper/decode';
 import { detectProduct } from '../../shared/scraper/detect';
 import { PageLayoutError } from '../../shared/scraper/errors';
@@ -171,6 +172,35 @@ describe('SessionNet Layout 6 — si0040 rows without a meeting page (5.5.4 KP1 
     const html = page('php', 'si0040_2025-11').replaceAll('si0057.php?__ksinr=', 'si0057.php?__ksitzung=');
     expect(() => parseSessionNetCalendar(html, url, 2025, 11)).toThrow(PageLayoutError);
     expect(() => parseSessionNetCalendar(html, url, 2025, 11)).toThrow(/2 meeting cell/);
+  });
+});
+
+describe('SessionNet Layout 6 — several bodies on one installation (Mandanten, __cpanr)', () => {
+  // A Samtgemeinde and its member municipalities share one installation; the filter bar ("Mandant
+  // auswählen", links `a.smcfiltermenumandant` with `__cpanr=N`) selects whose calendar and committees a
+  // page shows. A source is one body: its start URL names the Mandant, and every list it reads must too.
+  const base = SITES.php;
+
+  it('ISSUE-26: a start URL with __cpanr keeps the body in the calendar and committee list addresses', () => {
+    const adapter = sessionNetAdapter(`${base}si0040.php?__cpanr=2`);
+    expect(adapter.calendarUrl(2025, 11)).toBe(
+      `${base}si0040.php?__cjahr=2025&__cmonat=11&__canz=1&__cselect=0&__cpanr=2`,
+    );
+    expect(adapter.organizationListUrls(undefined)).toEqual([
+      { url: `${base}gr0040.php?__cpanr=2`, kind: 'committee' },
+    ]);
+    // Without a Mandant in the start URL: the installation's default view, as before.
+    expect(sessionNetAdapter(`${base}info.php`).calendarUrl(2025, 11)).toBe(
+      `${base}si0040.php?__cjahr=2025&__cmonat=11&__canz=1&__cselect=0`,
+    );
+  });
+
+  it('ISSUE-26: a calendar-only meeting of a body keeps the body in its id (the calendar address it came from)', () => {
+    const url = `${base}si0040.php?__cjahr=2025&__cmonat=11&__canz=1&__cselect=0&__cpanr=2`;
+    const { rows } = parseSessionNetCalendar(page('php', 'si0040_2025-11_kp1-unlinked'), url, 2025, 11);
+    expect(rows.map((r) => r.meetingId)).toEqual([
+      `${base}si0040.php?__cjahr=2025&__cmonat=11&__cpanr=2#2025-11-13%20Seniorenbeirat`,
+    ]);
   });
 });
 

@@ -461,7 +461,9 @@ export async function startFakeRisHtml(options: FakeRisHtmlOptions = {}): Promis
         ? undefined
         : code === 'si0040'
           ? q('__cjahr') === '2025' && q('__cmonat') === '11'
-            ? (layout6November ?? 'si0040_2025-11')
+            ? q('__cpanr') === '2'
+              ? 'si0040_2025-11_kp1-unlinked' // a second body (Mandant) of the installation
+              : (layout6November ?? 'si0040_2025-11')
             : 'si0040_empty'
           : code === 'si0057'
             ? `si0057_${q('__ksinr')}`
