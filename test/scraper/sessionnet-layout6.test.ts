@@ -335,6 +335,37 @@ describe('SessionNet Layout 6 — si0057 meeting page', () => {
     ]);
     expect(meeting.files.map((f) => f.name)).toEqual(['Einladung', 'Niederschrift öffentlich']);
   });
+
+  it('ISSUE-26: KP1 form — titles in td.tolink linking to0050?__ktonr= give the items their own ids, results and papers kept', () => {
+    // A real 5.5.4 KP1 agenda (see SOURCE.md) links each title to its item page: `td.tolink >
+    // div.smc-card-header-title-simple > a.smc_datatype_to[href=to0050.php?__ktonr=N]`, the decision box
+    // (`div.smc-table-cell-box-normal`) in the same cell. Our .php page rewritten into that form.
+    const php = SITES.php;
+    let n = 0;
+    const html = page('php', 'si0057_4101').replace(
+      /<td class="tobetr"><div class="margin-bottom smc-card-header-title-simple">([\s\S]*?)<\/div>/g,
+      (_, title: string) => {
+        n += 1;
+        return `<td class="tolink"><div class="margin-bottom smc-card-header-title-simple"><a  href="to0050.php?__ktonr=${770 + n}" title="Tagesordnungspunkt anzeigen: ${title.replace(/<br \/>/g, '\n')}" class="smce-a-u smc_datatype_to" >${title}</a></div>`;
+      },
+    );
+    expect(n).toBe(3);
+    const meeting = parseSessionNetMeeting(html, `${php}si0057.php?__ksinr=4101`);
+    const before = parseSessionNetMeeting(page('php', 'si0057_4101'), `${php}si0057.php?__ksinr=4101`);
+    expect(
+      meeting.agenda.map((i) => [i.id, i.number, i.name, i.result, i.paper?.id, i.files.length]),
+    ).toEqual(
+      before.agenda.map((i, k) => [
+        `${php}to0050.php?__ktonr=${771 + k}`,
+        i.number,
+        i.name,
+        i.result,
+        i.paper?.id,
+        i.files.length,
+      ]),
+    );
+    expect(meeting.files).toEqual(before.files);
+  });
 });
 
 describe('SessionNet Layout 6 — vo0050 paper', () => {
