@@ -156,6 +156,11 @@ describe('SessionNet Layout 6 — si0040 rows without a meeting page (5.5.4 KP1 
     ]);
   });
 
+  it('ISSUE-26: meetings without a page in rows without a readable day are a layout error, never an empty month', () => {
+    const html = page('php', 'si0040_2025-11_kp1-unlinked').replace(/<span class="weekday">\d+<\/span>/g, '');
+    expect(() => parseSessionNetCalendar(html, url, 2025, 11)).toThrow(PageLayoutError);
+  });
+
   it('ISSUE-26: two meetings without a page, same name, same day, keep two ids', () => {
     // A second row on the 13th (its day cells empty, as SessionNet prints a day's further meetings).
     const day14 =

@@ -55,7 +55,10 @@ export function parseSessionNetCalendar(
   }
   const site = sessionNetSiteOf(pageUrl);
   const rows: CalendarRow[] = [];
-  /** Meeting cells that link somewhere, but to no meeting we can read (a vendor change): never skipped. */
+  /**
+   * Meeting cells we cannot read — linking somewhere but to no meeting (no `__ksinr`), or a plain heading in
+   * a row with no readable day: a vendor change, never skipped.
+   */
   let unreadableCells = 0;
   let day: number | undefined;
   const dateOf = (d: number) => `${year}-${String(month).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
@@ -77,7 +80,10 @@ export function parseSessionNetCalendar(
             unreadableCells += 1;
             return;
           }
-          if (day === undefined || day < 1 || day > 31) return;
+          if (day === undefined || day < 1 || day > 31) {
+            unreadableCells += 1;
+            return;
+          }
           const idOf = (key: string) => sessionNetCalendarRowId(site, year, month, key);
           rows.push(calendarOnlyRow($, cell, dateOf(day), rows, idOf));
         });
@@ -123,7 +129,7 @@ export function parseSessionNetCalendar(
     throw new PageLayoutError(
       'si0040',
       pageUrl,
-      `${unreadableCells} meeting cell(s) link no meeting we can read (no __ksinr)`,
+      `${unreadableCells} meeting cell(s) we cannot read (a link without __ksinr, or no readable day)`,
     );
   }
   // Issue 26: a meeting the table links but no row yielded (its day unreadable) would be lost silently —
