@@ -46,6 +46,23 @@ describe('SessionNet Layout 6 — product detection (ONB-1)', () => {
   });
 });
 
+describe('SessionNet — the product fingerprint meta (ONB-1)', () => {
+  it('ISSUE-26: <meta name="sessionnet" content="V:050504.L:5"> alone names SessionNet 5.5.4', () => {
+    // Every SessionNet 5.x page carries it, also those without the author meta (error and logon pages of
+    // real installations print only this one); the version is two digits per part.
+    for (const [content, version] of [
+      ['V:050504.L:5', '5.5.4'],
+      ['V:050501', '5.5.1'],
+      ['V:051012', '5.10.12'],
+    ] as const) {
+      const html = `<!DOCTYPE html><html lang="de"><head><meta name="sessionnet" content="${content}"/><title>SessionNet</title></head><body></body></html>`;
+      const detection = detectProduct({ url: 'https://ris.musterstadt.example/bi/info.asp', html });
+      expect(detection).toMatchObject({ product: 'sessionnet', version });
+      expect(detection.evidence).toContain(`meta sessionnet: ${content}`);
+    }
+  });
+});
+
 describe('SessionNet Layout 6 — si0040 month calendar', () => {
   it('ISSUE-26: .asp — every meeting row with date, time, name, committee, room and cancelled flag', () => {
     const base = SITES.asp;
