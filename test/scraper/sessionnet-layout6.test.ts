@@ -173,6 +173,19 @@ describe('SessionNet Layout 6 — si0040 rows without a meeting page (5.5.4 KP1 
     ]);
   });
 
+  it('ISSUE-26: a meeting without a page whose heading links its committee keeps the committee', () => {
+    const html = page('php', 'si0040_2025-11_kp1').replace(
+      'Seniorenbeirat<!--SMCINFO',
+      '<a href="kp0040.php?__kgrnr=131&amp;">Seniorenbeirat</a><!--SMCINFO',
+    );
+    const row = parseSessionNetCalendar(html, url, 2025, 11).rows[1];
+    expect(row).toMatchObject({
+      key: '2025-11-13 Seniorenbeirat',
+      calendarOnly: true,
+      organization: { id: `${base}kp0040.php?__kgrnr=131`, key: '131', name: 'Seniorenbeirat' },
+    });
+  });
+
   it('ISSUE-26: meetings without a page in rows without a readable day are a layout error, never an empty month', () => {
     const html = page('php', 'si0040_2025-11_kp1-unlinked').replace(/<span class="weekday">\d+<\/span>/g, '');
     expect(() => parseSessionNetCalendar(html, url, 2025, 11)).toThrow(PageLayoutError);

@@ -4,6 +4,7 @@ import { cleanText, loadHtml, pageName, parseTimeRange, textOf } from '../html';
 import type { CalendarPage, CalendarRow } from '../types';
 import {
   sessionNetCalendarRowId,
+  sessionNetFileOf,
   sessionNetKeyOf,
   sessionNetRef,
   sessionNetSiteOf,
@@ -76,7 +77,15 @@ export function parseSessionNetCalendar(
         .each((_, td) => {
           const cell = $(td);
           if (textOf(cell) === '') return;
-          if (cell.find('a[href]').length > 0) {
+          // A committee or document link is fine; any other link was meant to be the meeting's.
+          const strayLink = cell
+            .find('a[href]')
+            .toArray()
+            .some((a) => {
+              const href = $(a).attr('href');
+              return sessionNetKeyOf(href, 'organization') === undefined && !sessionNetFileOf(href);
+            });
+          if (strayLink) {
             unreadableCells += 1;
             return;
           }
@@ -85,7 +94,11 @@ export function parseSessionNetCalendar(
             return;
           }
           const idOf = (key: string) => sessionNetCalendarRowId(site, year, month, key);
-          rows.push(calendarOnlyRow($, cell, dateOf(day), rows, idOf));
+          const row = calendarOnlyRow($, cell, dateOf(day), rows, idOf);
+          const committee = committeeLinkIn($, cell);
+          if (committee)
+            row.organization = sessionNetRef(site, 'organization', committee.key, committee.name);
+          rows.push(row);
         });
       return;
     }
@@ -104,22 +117,14 @@ export function parseSessionNetCalendar(
       cancelled: CANCELLED_MARKERS.test(name) || $(tr).find('.smc-cancelled, .abgesagt, del').length > 0,
     };
     const cell = $(link).closest('td');
-    const committeeLink = cell
-      .find('a[href]')
-      .toArray()
-      .find((a) => sessionNetKeyOf($(a).attr('href'), 'organization') !== undefined);
+    const committeeLink = committeeLinkIn($, cell);
     const headingNode = cell.find('.smc-el-h').first();
     // A heading that is the meeting link itself names the meeting, not its committee (Layout 6).
     const heading = headingNode.find(link).length > 0 ? '' : textOf(headingNode);
     const titled = DETAILS_TITLE.exec(cleanText($(link).attr('title')))?.[1];
     if (committeeLink) {
-      const k = sessionNetKeyOf($(committeeLink).attr('href'), 'organization') as string;
-      row.organization = sessionNetRef(
-        site,
-        'organization',
-        k,
-        textOf($(committeeLink)) || heading || undefined,
-      );
+      const name = committeeLink.name ?? (heading || undefined);
+      row.organization = sessionNetRef(site, 'organization', committeeLink.key, name);
     }
     if (heading || titled) row.organizationName = heading || titled;
     addDetails($, cell, row);
@@ -154,6 +159,15 @@ export function parseSessionNetCalendar(
 
 type Loaded = ReturnType<typeof loadHtml>;
 type Cell = ReturnType<Loaded>;
+
+/** The committee a meeting cell links (`kp0040?__kgrnr=`): its record number and the link's text. */
+function committeeLinkIn($: Loaded, cell: Cell): { key: string; name?: string } | undefined {
+  for (const a of cell.find('a[href]').toArray()) {
+    const key = sessionNetKeyOf($(a).attr('href'), 'organization');
+    if (key !== undefined) return { key, ...(textOf($(a)) ? { name: textOf($(a)) } : {}) };
+  }
+  return undefined;
+}
 
 /** Time and room from a meeting cell's detail list ("17:04-18:03 Uhr", room). */
 function addDetails($: Loaded, cell: Cell, row: CalendarRow): void {
