@@ -16,8 +16,8 @@ import {
 } from './sessionnet/records';
 import {
   isSessionNetNotPublic,
-  SESSIONNET_PAGES,
   sessionNetCalendarUrl,
+  sessionNetOrganizationListUrl,
   sessionNetSite,
 } from './sessionnet/urls';
 import type {
@@ -89,9 +89,7 @@ export function sessionNetAdapter(startUrl: string): ScrapeAdapter {
     parseCalendar: parseSessionNetCalendar,
     parseMeeting: parseSessionNetMeeting,
     parsePaper: parseSessionNetPaper,
-    organizationListUrls: () => [
-      { url: `${site.base}${SESSIONNET_PAGES.organizationList}.${site.extension}`, kind: 'committee' },
-    ],
+    organizationListUrls: () => [{ url: sessionNetOrganizationListUrl(site), kind: 'committee' }],
     parseOrganizationList: (html, pageUrl) => parseSessionNetOrganizationList(html, pageUrl),
     parseOrganization: (html, pageUrl, kind) => parseSessionNetRoster(html, pageUrl, kind),
     parsePerson: parseSessionNetPerson,

@@ -43,7 +43,12 @@ export function planMonth(input: {
       tasks.push(
         row.detailUrl ? { op: 'meeting', url: row.detailUrl, month, row } : { op: 'meeting-row', month, row },
       );
-      rows[row.key] = { h, u: row.meetingId, ...(row.detailUrl ? { f: nowIso } : {}) };
+      rows[row.key] = {
+        h,
+        u: row.meetingId,
+        ...(row.detailUrl ? { f: nowIso } : {}),
+        ...(row.calendarOnly ? { c: true as const } : {}),
+      };
     } else if (
       row.detailUrl &&
       !before.n &&
@@ -64,7 +69,8 @@ export function planMonth(input: {
     if (previous && before === undefined && !seen) plan.appeared.push(row.key);
   }
   for (const [key, mark] of Object.entries(previous?.rows ?? {})) {
-    if (rows[key] === undefined && mark.u) plan.vanished[key] = { url: mark.u, month };
+    if (rows[key] === undefined && mark.u)
+      plan.vanished[key] = { url: mark.u, month, ...(mark.c ? { calendarOnly: true as const } : {}) };
   }
   return plan;
 }
@@ -73,7 +79,13 @@ export function planMonth(input: {
 export function vanishedChecks(cursor: Pick<ScrapeCursor, 'vanished' | 'appeared'>): ScrapeTask[] {
   return Object.entries(cursor.vanished)
     .filter(([key]) => !cursor.appeared.includes(key))
-    .map(([key, v]) => ({ op: 'vanished-check', url: v.url, meetingKey: key, month: v.month }));
+    .map(([key, v]) => ({
+      op: 'vanished-check',
+      url: v.url,
+      meetingKey: key,
+      month: v.month,
+      ...(v.calendarOnly ? { calendarOnly: true as const } : {}),
+    }));
 }
 
 /** Reads one calendar month and puts its meeting tasks and its commit at the front of the stack. */

@@ -27,6 +27,8 @@ export interface FetchedPage {
 
 /** SessionNet page codes: two letters and four digits (`si0040`, `vo0050`, `kp0040`, `pe0051`). */
 const SESSIONNET_PAGE = /^(si|to|vo|kp|pe|gr|yw)\d{4}$/;
+/** The `sessionnet` meta of SessionNet 5.x: `V:050504` (major, minor, patch, two digits each), `.L:5` optional. */
+const SESSIONNET_FINGERPRINT = /^V:(\d{2})(\d{2})(\d{2})\b/i;
 /** ALLRIS 3 page codes: two letters and three digits, some with a suffix (`si010_e`, `to010`). */
 const ALLRIS_PAGE = /^(si|to|vo|au|fr|kp|pa|do|yw)\d{3}(_[a-z])?$/;
 
@@ -52,6 +54,17 @@ export function detectProduct(page: FetchedPage): ProductDetection {
       sessionnet += 3;
       version ??=
         /SessionNet\D{0,20}(\d+(?:\.\d+)+)/i.exec(content)?.[1] ?? /(\d+(?:\.\d+)+)/.exec(content)?.[1];
+      evidence.push(`meta ${name}: ${content}`);
+    }
+    // Every SessionNet 5.x page, error and logon pages too: `<meta name="sessionnet" content="V:050504.L:5">`
+    // — the version as two digits per part (05 05 04 → 5.5.4), then the layout.
+    const fingerprint = SESSIONNET_FINGERPRINT.exec(content);
+    if (name === 'sessionnet' && fingerprint) {
+      sessionnet += 3;
+      version ??= fingerprint
+        .slice(1, 4)
+        .map((part) => String(Number(part)))
+        .join('.');
       evidence.push(`meta ${name}: ${content}`);
     }
   });

@@ -72,8 +72,12 @@ export async function agendaItemTask(ctx: ScrapeContext, task: Task<'agenda-item
   return replaceFront(ctx, []);
 }
 
-/** A meeting left the calendar: its page decides — still there (moved) or gone (tombstone, OPT-2). */
+/**
+ * A meeting left the calendar: its page decides — still there (moved) or gone (tombstone, OPT-2). A
+ * calendar-only meeting has no page to ask (its id is the row's): the row was its only source, it is gone.
+ */
 export async function vanishedTask(ctx: ScrapeContext, task: Task<'vanished-check'>): Promise<void> {
+  if (task.calendarOnly) return tombstoneVanished(ctx, task.url);
   const outcome = await ctx.pages.read(task.url, 'meeting');
   if (outcome.kind === 'page') {
     try {
@@ -95,12 +99,17 @@ export async function vanishedTask(ctx: ScrapeContext, task: Task<'vanished-chec
     return replaceFront(ctx, []);
   }
   // Gone, not public any more, or an empty shell: the meeting and what its page owned are tombstoned.
-  const before = await ctx.state.getPage(task.url);
+  return tombstoneVanished(ctx, task.url);
+}
+
+/** The vanished meeting and what its page owned are tombstoned; its page is remembered as gone. */
+async function tombstoneVanished(ctx: ScrapeContext, url: string): Promise<void> {
+  const before = await ctx.state.getPage(url);
   const owned = Object.entries(before?.objects ?? {}).map(([id, o]) => ({ id, type: o.type }));
-  if (!owned.some((o) => o.id === task.url)) owned.push({ id: task.url, type: 'meeting' });
-  await ctx.tombstone(owned, task.url);
+  if (!owned.some((o) => o.id === url)) owned.push({ id: url, type: 'meeting' });
+  await ctx.tombstone(owned, url);
   await ctx.state.putPage({
-    url: task.url,
+    url,
     kind: 'meeting',
     objects: {},
     fetchedAt: ctx.nowIso(),

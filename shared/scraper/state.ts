@@ -39,6 +39,8 @@ export interface RowMark {
   u?: string;
   /** Its page answered "not public" (or was gone): no revisits until the row itself changes. */
   n?: true;
+  /** A calendar-only meeting (no page exists, `u` is the row's own id): when the row goes, the meeting is gone. */
+  c?: true;
 }
 
 export interface MonthState {
@@ -70,7 +72,7 @@ export type ScrapeTask =
   | { op: 'organization-list'; url: string; kind: OrganizationKind }
   | { op: 'organization'; url: string; kind: OrganizationKind }
   | { op: 'person'; url: string }
-  | { op: 'vanished-check'; url: string; meetingKey: string; month: string }
+  | { op: 'vanished-check'; url: string; meetingKey: string; month: string; calendarOnly?: true }
   | { op: 'commit-month'; month: string; rows: Record<string, RowMark> }
   | { op: 'commit-page'; state: PageState };
 
@@ -90,7 +92,7 @@ export interface ScrapeCursor {
   monthIndex: number;
   tasks: ScrapeTask[];
   /** Meetings that left a month's listing, by record number (checked at the end of the run). */
-  vanished: Record<string, { url: string; month: string }>;
+  vanished: Record<string, { url: string; month: string; calendarOnly?: true }>;
   /** Meetings that entered a month's listing this run (a vanished one may have moved). */
   appeared: string[];
   /** Organization pages asked in this run (a committee named on many meetings is read once). */

@@ -21,6 +21,11 @@ export interface CalendarRow {
   key: string;
   /** The meeting page with the agenda; absent when the calendar offers none (not published, private). */
   detailUrl?: string;
+  /**
+   * No page of the meeting exists at all (SessionNet rows whose heading links nowhere): `meetingId` is the
+   * calendar row's own address, never one to ask — when the row leaves the calendar, the meeting is gone.
+   */
+  calendarOnly?: true;
   /** Berlin local date, YYYY-MM-DD. */
   date: string;
   /** HH:MM, Berlin local time. */

@@ -94,6 +94,30 @@ describe('calendar month (planMonth, vanishedChecks)', () => {
     ]);
     expect(vanishedChecks({ vanished: p.vanished, appeared: ['old'] })).toEqual([]);
   });
+
+  it('ISSUE-26 / OPT-2: a calendar-only meeting (no page exists) is remembered so; when its row leaves, its check asks no page', () => {
+    const id = `${BASE}si0040.asp?__cjahr=2025&__cmonat=11#2025-11-13%20Beirat`;
+    const only = row('2025-11-13 Beirat', { meetingId: id, detailUrl: undefined, calendarOnly: true });
+    const first = plan([only]);
+    expect(first.tasks.map((t) => t.op)).toEqual(['meeting-row']);
+    expect(first.rows['2025-11-13 Beirat']).toEqual({ h: hashOf(only), u: id, c: true });
+    const previous: MonthState = {
+      month: '2025-11',
+      rows: first.rows,
+      fetchedAt: new Date(NOW).toISOString(),
+    };
+    const gone = plan([], previous);
+    expect(gone.vanished).toEqual({ '2025-11-13 Beirat': { url: id, month: '2025-11', calendarOnly: true } });
+    expect(vanishedChecks({ vanished: gone.vanished, appeared: [] })).toEqual([
+      {
+        op: 'vanished-check',
+        url: id,
+        meetingKey: '2025-11-13 Beirat',
+        month: '2025-11',
+        calendarOnly: true,
+      },
+    ]);
+  });
 });
 
 const meetingUrl = `${BASE}to010.asp?SILFDNR=1`;

@@ -171,4 +171,64 @@ describe('scraper engine: SessionNet 5.5.4 Layout 6 on loopback', () => {
       await h.close();
     }
   }, 120_000);
+  it('ISSUE-26 / OPT-2: a meeting without a page of its own is mirrored from its row; when the row goes, it is tombstoned without asking its id', async () => {
+    const { bed, site } = ris;
+    const base = site.layout6Urls.php;
+    const h = scraperHarness(bed, `${base}info.php`, 'sessionnet', { prefix: 'sn-l6-kp1' });
+    const linked = [4101, 4102].map((k) => `${base}si0057.php?__ksinr=${k}`);
+    const rowOnly = `${base}si0040.php?__cjahr=2025&__cmonat=11#2025-11-13%20Seniorenbeirat`;
+    try {
+      site.setLayout6November('si0040_2025-11_kp1');
+      expect(await h.scrape()).toMatchObject({ complete: true, failures: [] });
+      expect(await liveIds(h.mirror, h.source.sourceId, 'meeting')).toEqual([...linked, rowOnly].sort());
+      expect(await read(h, 'meeting', rowOnly)).toMatchObject({
+        name: 'Seniorenbeirat',
+        start: '2025-11-13T10:00:00+01:00',
+        'mandari:organizationName': 'Seniorenbeirat',
+        location: { room: 'Rathaus, Sitzungssaal 3' },
+      });
+      // The cancelled appointment ("Die Sitzung des Umweltausschusses fällt aus.") made no meeting.
+      expect(await liveIds(h.mirror, h.source.sourceId, 'meeting')).toHaveLength(3);
+
+      // The row leaves the calendar (its meeting got a page, or was dropped): the row was its only source.
+      site.setLayout6November(null);
+      site.resetCalls();
+      h.clock.advance(3_600_000);
+      expect(await h.scrape()).toMatchObject({ complete: true, failures: [] });
+      expect(await liveIds(h.mirror, h.source.sourceId, 'meeting')).toEqual(linked);
+      const asked = site.pageCalls('layout6.test').filter((c) => c.path.includes('__cmonat=11'));
+      expect(asked.map((c) => c.path)).toEqual([
+        '/buergerinfo/si0040.php?__cjahr=2025&__cmonat=11&__canz=1&__cselect=0',
+      ]);
+    } finally {
+      site.setLayout6November(null);
+      await h.close();
+    }
+  }, 120_000);
+  it("ISSUE-26: two bodies of one installation (__cpanr) — each source mirrors its own body's meetings only", async () => {
+    const { bed, site } = ris;
+    const base = site.layout6Urls.php;
+    const main = scraperHarness(bed, `${base}info.php`, 'sessionnet', { prefix: 'sn-l6-body1' });
+    const member = scraperHarness(bed, `${base}si0040.php?__cpanr=2`, 'sessionnet', {
+      prefix: 'sn-l6-body2',
+    });
+    try {
+      expect(await main.scrape()).toMatchObject({ complete: true, failures: [] });
+      site.resetCalls();
+      expect(await member.scrape()).toMatchObject({ complete: true, failures: [] });
+      expect(await liveIds(main.mirror, main.source.sourceId, 'meeting')).toEqual(
+        [4101, 4102].map((k) => `${base}si0057.php?__ksinr=${k}`),
+      );
+      expect(await liveIds(member.mirror, member.source.sourceId, 'meeting')).toEqual([
+        `${base}si0040.php?__cjahr=2025&__cmonat=11&__cpanr=2#2025-11-13%20Seniorenbeirat`,
+      ]);
+      // Every calendar month the member body's source asked named its body.
+      const months = site.pageCalls('layout6.test').filter((c) => c.path.includes('si0040.php'));
+      expect(months.length).toBeGreaterThan(0);
+      for (const c of months) expect(c.path).toContain('__cpanr=2');
+    } finally {
+      await main.close();
+      await member.close();
+    }
+  }, 180_000);
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { sessionNetAdapter } from '../../shared/scraper/adapter';
 import { decodeHtml } from '../../shared/scraper/decode';
 import { detectProduct } from '../../shared/scraper/detect';
 import { PageLayoutError } from '../../shared/scraper/errors';
@@ -41,6 +42,23 @@ describe('SessionNet Layout 6 — product detection (ONB-1)', () => {
       });
       expect(detection).toMatchObject({ product: 'sessionnet', version: '5.5.4' });
       expect(detection.evidence.some((e) => e.includes('Layout 6'))).toBe(true);
+    }
+  });
+});
+
+describe('SessionNet — the product fingerprint meta (ONB-1)', () => {
+  it('ISSUE-26: <meta name="sessionnet" content="V:050504.L:5"> alone names SessionNet 5.5.4', () => {
+    // Every SessionNet 5.x page carries it, also those without the author meta (error and logon pages of
+    // real installations print only this one); the version is two digits per part.
+    for (const [content, version] of [
+      ['V:050504.L:5', '5.5.4'],
+      ['V:050501', '5.5.1'],
+      ['V:051012', '5.10.12'],
+    ] as const) {
+      const html = `<!DOCTYPE html><html lang="de"><head><meta name="sessionnet" content="${content}"/><title>SessionNet</title></head><body></body></html>`;
+      const detection = detectProduct({ url: 'https://ris.musterstadt.example/bi/info.asp', html });
+      expect(detection).toMatchObject({ product: 'sessionnet', version });
+      expect(detection.evidence).toContain(`meta sessionnet: ${content}`);
     }
   });
 });
@@ -114,6 +132,110 @@ describe('SessionNet Layout 6 — si0040 month calendar', () => {
     const html = page('asp', 'si0040_2025-11').replace(/<span class="weekday">\d+<\/span>/g, '');
     const url = `${SITES.asp}si0040.asp?__cjahr=2025&__cmonat=11&__canz=1`;
     expect(() => parseSessionNetCalendar(html, url, 2025, 11)).toThrow(PageLayoutError);
+  });
+});
+
+describe('SessionNet Layout 6 — si0040 rows without a meeting page (5.5.4 KP1 .php)', () => {
+  // The forms of a real 5.5.4 KP1 installation (see SOURCE.md): a meeting whose heading is plain text (no
+  // page of its own published), and an appointment cell `td.tename` ("Die Sitzung des … fällt aus.").
+  const base = SITES.php;
+  const url = `${base}si0040.php?__cjahr=2025&__cmonat=11&__canz=1&__cselect=0`;
+
+  it('ISSUE-26: a meeting without a page of its own is a calendar-only meeting — date, time, name, room, a stable id', () => {
+    const { rows } = parseSessionNetCalendar(page('php', 'si0040_2025-11_kp1'), url, 2025, 11);
+    expect(rows.map((r) => r.key)).toEqual(['4101', '2025-11-13 Seniorenbeirat', '4102']);
+    expect(rows[1]).toEqual({
+      meetingId: `${base}si0040.php?__cjahr=2025&__cmonat=11#2025-11-13%20Seniorenbeirat`,
+      key: '2025-11-13 Seniorenbeirat',
+      calendarOnly: true,
+      date: '2025-11-13',
+      startTime: '10:00',
+      name: 'Seniorenbeirat',
+      organizationName: 'Seniorenbeirat',
+      room: 'Rathaus, Sitzungssaal 3',
+      cancelled: false,
+    });
+    // The same page read again gives the same id: the row is the meeting's only address.
+    const again = parseSessionNetCalendar(page('php', 'si0040_2025-11_kp1'), url, 2025, 11);
+    expect(again.rows[1]?.meetingId).toBe(rows[1]?.meetingId);
+  });
+
+  it('ISSUE-26: a cancelled appointment (td.tename "… fällt aus.") is no meeting of its own and no failure', () => {
+    const { rows } = parseSessionNetCalendar(page('php', 'si0040_2025-11_kp1'), url, 2025, 11);
+    expect(rows.filter((r) => r.date === '2025-11-18')).toEqual([]);
+    expect(rows.some((r) => /Umweltausschuss/.test(r.name))).toBe(false);
+  });
+
+  it('ISSUE-26: a month with only rows without a meeting page is read, not an error and not an empty month', () => {
+    const { rows } = parseSessionNetCalendar(page('php', 'si0040_2025-11_kp1-unlinked'), url, 2025, 11);
+    expect(rows.map((r) => [r.key, r.calendarOnly, r.detailUrl])).toEqual([
+      ['2025-11-13 Seniorenbeirat', true, undefined],
+    ]);
+  });
+
+  it('ISSUE-26: a meeting without a page whose heading links its committee keeps the committee', () => {
+    const html = page('php', 'si0040_2025-11_kp1').replace(
+      'Seniorenbeirat<!--SMCINFO',
+      '<a href="kp0040.php?__kgrnr=131&amp;">Seniorenbeirat</a><!--SMCINFO',
+    );
+    const row = parseSessionNetCalendar(html, url, 2025, 11).rows[1];
+    expect(row).toMatchObject({
+      key: '2025-11-13 Seniorenbeirat',
+      calendarOnly: true,
+      organization: { id: `${base}kp0040.php?__kgrnr=131`, key: '131', name: 'Seniorenbeirat' },
+    });
+  });
+
+  it('ISSUE-26: meetings without a page in rows without a readable day are a layout error, never an empty month', () => {
+    const html = page('php', 'si0040_2025-11_kp1-unlinked').replace(/<span class="weekday">\d+<\/span>/g, '');
+    expect(() => parseSessionNetCalendar(html, url, 2025, 11)).toThrow(PageLayoutError);
+  });
+
+  it('ISSUE-26: two meetings without a page, same name, same day, keep two ids', () => {
+    // A second row on the 13th (its day cells empty, as SessionNet prints a day's further meetings).
+    const day14 =
+      '<tr><td data-label="&nbsp;" class="smc-table-cell-block-991 smc-table-cell-heading smc_fct_day_991"><span class="weekday">14</span>';
+    const second =
+      '<tr><td data-label="&nbsp;" class="smc-t-cn991 smc_fct_day"></td><td data-label="Sitzung" class="smc-t-cl991 silink"><div class="smc-el-h ">Seniorenbeirat</div><ul class="list-inline smc-detail-list"><li class="list-inline-item">14:00&nbsp;Uhr</li></ul></td></tr>\n';
+    const html = page('php', 'si0040_2025-11_kp1').replace(day14, second + day14);
+    const keys = parseSessionNetCalendar(html, url, 2025, 11).rows.map((r) => r.key);
+    expect(keys).toEqual(['4101', '2025-11-13 Seniorenbeirat', '2025-11-13 Seniorenbeirat (2)', '4102']);
+  });
+
+  it('ISSUE-26: meeting cells whose links name no meeting we can read are a layout error, never an empty month', () => {
+    // Hostile: the record parameter renamed (a vendor change) — every meeting cell still links somewhere.
+    const html = page('php', 'si0040_2025-11').replaceAll('si0057.php?__ksinr=', 'si0057.php?__ksitzung=');
+    expect(() => parseSessionNetCalendar(html, url, 2025, 11)).toThrow(PageLayoutError);
+    expect(() => parseSessionNetCalendar(html, url, 2025, 11)).toThrow(/2 meeting cell/);
+  });
+});
+
+describe('SessionNet Layout 6 — several bodies on one installation (Mandanten, __cpanr)', () => {
+  // A Samtgemeinde and its member municipalities share one installation; the filter bar ("Mandant
+  // auswählen", links `a.smcfiltermenumandant` with `__cpanr=N`) selects whose calendar and committees a
+  // page shows. A source is one body: its start URL names the Mandant, and every list it reads must too.
+  const base = SITES.php;
+
+  it('ISSUE-26: a start URL with __cpanr keeps the body in the calendar and committee list addresses', () => {
+    const adapter = sessionNetAdapter(`${base}si0040.php?__cpanr=2`);
+    expect(adapter.calendarUrl(2025, 11)).toBe(
+      `${base}si0040.php?__cjahr=2025&__cmonat=11&__canz=1&__cselect=0&__cpanr=2`,
+    );
+    expect(adapter.organizationListUrls(undefined)).toEqual([
+      { url: `${base}gr0040.php?__cpanr=2`, kind: 'committee' },
+    ]);
+    // Without a Mandant in the start URL: the installation's default view, as before.
+    expect(sessionNetAdapter(`${base}info.php`).calendarUrl(2025, 11)).toBe(
+      `${base}si0040.php?__cjahr=2025&__cmonat=11&__canz=1&__cselect=0`,
+    );
+  });
+
+  it('ISSUE-26: a calendar-only meeting of a body keeps the body in its id (the calendar address it came from)', () => {
+    const url = `${base}si0040.php?__cjahr=2025&__cmonat=11&__canz=1&__cselect=0&__cpanr=2`;
+    const { rows } = parseSessionNetCalendar(page('php', 'si0040_2025-11_kp1-unlinked'), url, 2025, 11);
+    expect(rows.map((r) => r.meetingId)).toEqual([
+      `${base}si0040.php?__cjahr=2025&__cmonat=11&__cpanr=2#2025-11-13%20Seniorenbeirat`,
+    ]);
   });
 });
 
@@ -247,6 +369,37 @@ describe('SessionNet Layout 6 — si0057 meeting page', () => {
       ['Ö 3', 'Anfragen und Mitteilungen', undefined, 0],
     ]);
     expect(meeting.files.map((f) => f.name)).toEqual(['Einladung', 'Niederschrift öffentlich']);
+  });
+
+  it('ISSUE-26: KP1 form — titles in td.tolink linking to0050?__ktonr= give the items their own ids, results and papers kept', () => {
+    // A real 5.5.4 KP1 agenda (see SOURCE.md) links each title to its item page: `td.tolink >
+    // div.smc-card-header-title-simple > a.smc_datatype_to[href=to0050.php?__ktonr=N]`, the decision box
+    // (`div.smc-table-cell-box-normal`) in the same cell. Our .php page rewritten into that form.
+    const php = SITES.php;
+    let n = 0;
+    const html = page('php', 'si0057_4101').replace(
+      /<td class="tobetr"><div class="margin-bottom smc-card-header-title-simple">([\s\S]*?)<\/div>/g,
+      (_, title: string) => {
+        n += 1;
+        return `<td class="tolink"><div class="margin-bottom smc-card-header-title-simple"><a  href="to0050.php?__ktonr=${770 + n}" title="Tagesordnungspunkt anzeigen: ${title.replace(/<br \/>/g, '\n')}" class="smce-a-u smc_datatype_to" >${title}</a></div>`;
+      },
+    );
+    expect(n).toBe(3);
+    const meeting = parseSessionNetMeeting(html, `${php}si0057.php?__ksinr=4101`);
+    const before = parseSessionNetMeeting(page('php', 'si0057_4101'), `${php}si0057.php?__ksinr=4101`);
+    expect(
+      meeting.agenda.map((i) => [i.id, i.number, i.name, i.result, i.paper?.id, i.files.length]),
+    ).toEqual(
+      before.agenda.map((i, k) => [
+        `${php}to0050.php?__ktonr=${771 + k}`,
+        i.number,
+        i.name,
+        i.result,
+        i.paper?.id,
+        i.files.length,
+      ]),
+    );
+    expect(meeting.files).toEqual(before.files);
   });
 });
 

@@ -2,7 +2,14 @@ import { CANCELLED_MARKERS } from '../allris/calendar';
 import { PageLayoutError } from '../errors';
 import { cleanText, loadHtml, pageName, parseTimeRange, textOf } from '../html';
 import type { CalendarPage, CalendarRow } from '../types';
-import { sessionNetKeyOf, sessionNetRef, sessionNetSiteOf, sessionNetUrl } from './urls';
+import {
+  sessionNetCalendarRowId,
+  sessionNetFileOf,
+  sessionNetKeyOf,
+  sessionNetRef,
+  sessionNetSiteOf,
+  sessionNetUrl,
+} from './urls';
 
 /**
  * SessionNet month calendar `si0040?__cjahr=&__cmonat=&__canz=1` (`table#smc_page_si0040_contenttable1`):
@@ -12,10 +19,17 @@ import { sessionNetKeyOf, sessionNetRef, sessionNetSiteOf, sessionNetUrl } from 
  * heading holds the link itself (the meeting's long name) and the committee is named only in the link's
  * title, "Details anzeigen: <Gremium> <TT.MM.JJJJ>". The page itself does not say which month it shows in
  * every layout, so year and month come from the request.
+ *
+ * Rows without a meeting page (seen on a real 5.5.4 KP1 installation): a meeting cell whose heading is
+ * plain text — a meeting whose page is not published — is a calendar-only meeting, keyed by its date and
+ * heading; an appointment cell `td.tename` ("Termin", e.g. "Die Sitzung des … fällt aus.") is a free-text
+ * appointment, not a meeting (it names no record, and its committee only in the genitive), so it is no row.
  */
 
 /** The day cell of a calendar row, in every layout we know. */
 const DAY_CELL = 'td.siday, td.sidat, td.smc_fct_day';
+/** The cell that holds a meeting (link or plain heading); `td.tename` appointment cells are not meetings. */
+const MEETING_CELL = 'td.silink';
 /** Layout 6 link title: the committee, then the meeting's date. */
 const DETAILS_TITLE = /^Details anzeigen:\s*(.+?)\s+\d{1,2}\.\d{1,2}\.\d{4}$/;
 
@@ -42,7 +56,13 @@ export function parseSessionNetCalendar(
   }
   const site = sessionNetSiteOf(pageUrl);
   const rows: CalendarRow[] = [];
+  /**
+   * Meeting cells we cannot read — linking somewhere but to no meeting (no `__ksinr`), or a plain heading in
+   * a row with no readable day: a vendor change, never skipped.
+   */
+  let unreadableCells = 0;
   let day: number | undefined;
+  const dateOf = (d: number) => `${year}-${String(month).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
   table.find('tr').each((_, tr) => {
     const dayCell = $(tr).find(DAY_CELL).first();
     const dayMatch = /^(\d{1,2})\.?$/.exec(cleanText(dayCell.text()));
@@ -51,7 +71,38 @@ export function parseSessionNetCalendar(
       .find('a[href]')
       .toArray()
       .find((a) => sessionNetKeyOf($(a).attr('href'), 'meeting') !== undefined);
-    if (!link || day === undefined || day < 1 || day > 31) return;
+    if (!link) {
+      $(tr)
+        .find(MEETING_CELL)
+        .each((_, td) => {
+          const cell = $(td);
+          if (textOf(cell) === '') return;
+          // A committee or document link is fine; any other link was meant to be the meeting's.
+          const strayLink = cell
+            .find('a[href]')
+            .toArray()
+            .some((a) => {
+              const href = $(a).attr('href');
+              return sessionNetKeyOf(href, 'organization') === undefined && !sessionNetFileOf(href);
+            });
+          if (strayLink) {
+            unreadableCells += 1;
+            return;
+          }
+          if (day === undefined || day < 1 || day > 31) {
+            unreadableCells += 1;
+            return;
+          }
+          const idOf = (key: string) => sessionNetCalendarRowId(site, year, month, key);
+          const row = calendarOnlyRow($, cell, dateOf(day), rows, idOf);
+          const committee = committeeLinkIn($, cell);
+          if (committee)
+            row.organization = sessionNetRef(site, 'organization', committee.key, committee.name);
+          rows.push(row);
+        });
+      return;
+    }
+    if (day === undefined || day < 1 || day > 31) return;
     const href = $(link).attr('href') as string;
     const key = sessionNetKeyOf(href, 'meeting') as string;
     const page = pageName(href, pageUrl);
@@ -61,42 +112,31 @@ export function parseSessionNetCalendar(
       meetingId,
       key,
       detailUrl: meetingId,
-      date: `${year}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`,
+      date: dateOf(day),
       name,
       cancelled: CANCELLED_MARKERS.test(name) || $(tr).find('.smc-cancelled, .abgesagt, del').length > 0,
     };
     const cell = $(link).closest('td');
-    const committeeLink = cell
-      .find('a[href]')
-      .toArray()
-      .find((a) => sessionNetKeyOf($(a).attr('href'), 'organization') !== undefined);
+    const committeeLink = committeeLinkIn($, cell);
     const headingNode = cell.find('.smc-el-h').first();
     // A heading that is the meeting link itself names the meeting, not its committee (Layout 6).
     const heading = headingNode.find(link).length > 0 ? '' : textOf(headingNode);
     const titled = DETAILS_TITLE.exec(cleanText($(link).attr('title')))?.[1];
     if (committeeLink) {
-      const k = sessionNetKeyOf($(committeeLink).attr('href'), 'organization') as string;
-      row.organization = sessionNetRef(
-        site,
-        'organization',
-        k,
-        textOf($(committeeLink)) || heading || undefined,
-      );
+      const name = committeeLink.name ?? (heading || undefined);
+      row.organization = sessionNetRef(site, 'organization', committeeLink.key, name);
     }
     if (heading || titled) row.organizationName = heading || titled;
-    const details = cell
-      .find('.smc-detail-list li, ul li')
-      .toArray()
-      .map((li) => textOf($(li)))
-      .filter(Boolean);
-    const timeText = details.find((d) => /\d{1,2}[:.]\d{2}/.test(d));
-    const time = parseTimeRange(timeText);
-    if (time.start) row.startTime = time.start;
-    if (time.end) row.endTime = time.end;
-    const room = details.find((d) => d !== timeText);
-    if (room) row.room = room;
+    addDetails($, cell, row);
     if (!rows.some((r) => r.key === key)) rows.push(row);
   });
+  if (unreadableCells > 0) {
+    throw new PageLayoutError(
+      'si0040',
+      pageUrl,
+      `${unreadableCells} meeting cell(s) we cannot read (a link without __ksinr, or no readable day)`,
+    );
+  }
   // Issue 26: a meeting the table links but no row yielded (its day unreadable) would be lost silently —
   // a layout change at the vendor. The month is a failure then, never an empty or a partial month.
   const linked = new Set(
@@ -115,4 +155,59 @@ export function parseSessionNetCalendar(
     );
   }
   return { year, month, rows };
+}
+
+type Loaded = ReturnType<typeof loadHtml>;
+type Cell = ReturnType<Loaded>;
+
+/** The committee a meeting cell links (`kp0040?__kgrnr=`): its record number and the link's text. */
+function committeeLinkIn($: Loaded, cell: Cell): { key: string; name?: string } | undefined {
+  for (const a of cell.find('a[href]').toArray()) {
+    const key = sessionNetKeyOf($(a).attr('href'), 'organization');
+    if (key !== undefined) return { key, ...(textOf($(a)) ? { name: textOf($(a)) } : {}) };
+  }
+  return undefined;
+}
+
+/** Time and room from a meeting cell's detail list ("17:04-18:03 Uhr", room). */
+function addDetails($: Loaded, cell: Cell, row: CalendarRow): void {
+  const details = cell
+    .find('.smc-detail-list li, ul li')
+    .toArray()
+    .map((li) => textOf($(li)))
+    .filter(Boolean);
+  const timeText = details.find((d) => /\d{1,2}[:.]\d{2}/.test(d));
+  const time = parseTimeRange(timeText);
+  if (time.start) row.startTime = time.start;
+  if (time.end) row.endTime = time.end;
+  const room = details.find((d) => d !== timeText);
+  if (room) row.room = room;
+}
+
+/**
+ * A meeting cell with a plain heading: the meeting has no page, the row is all there is. Its key is the
+ * date and the heading (the committee), numbered when the same heading repeats on one day.
+ */
+function calendarOnlyRow(
+  $: Loaded,
+  cell: Cell,
+  date: string,
+  rows: readonly CalendarRow[],
+  idOf: (key: string) => string,
+): CalendarRow {
+  const heading = textOf(cell.find('.smc-el-h').first()) || textOf(cell);
+  const base = `${date} ${heading}`;
+  let key = base;
+  for (let n = 2; rows.some((r) => r.key === key); n += 1) key = `${base} (${n})`;
+  const row: CalendarRow = {
+    meetingId: idOf(key),
+    key,
+    calendarOnly: true,
+    date,
+    name: heading,
+    organizationName: heading,
+    cancelled: CANCELLED_MARKERS.test(heading),
+  };
+  addDetails($, cell, row);
+  return row;
 }

@@ -33,12 +33,31 @@ export interface SessionNetSite {
   base: string;
   /** `asp` or `php`. */
   extension: 'asp' | 'php';
+  /**
+   * The body (SessionNet "Mandant", `__cpanr`) when the installation serves several — a Samtgemeinde and
+   * its member municipalities: calendar and committee list show the selected body's only. Record pages
+   * (`__ksinr`, `__kvonr` …) are numbered across the installation and need no body.
+   */
+  body?: string;
 }
 
-/** Base directory and script extension from the start URL (`…/bi/info.php` → php; default asp). */
+/** The Mandant parameter: which body of a multi-body installation a list page shows. */
+export const SESSIONNET_BODY_PARAM = '__cpanr';
+
+/** Base directory, script extension and body from a URL (`…/bi/info.php?__cpanr=2` → php, body 2). */
 export function sessionNetSite(startUrl: string): SessionNetSite {
   const path = new URL(startUrl).pathname.toLowerCase();
-  return { base: baseDirectory(startUrl), extension: path.endsWith('.php') ? 'php' : 'asp' };
+  const body = queryParam(startUrl, SESSIONNET_BODY_PARAM);
+  return {
+    base: baseDirectory(startUrl),
+    extension: path.endsWith('.php') ? 'php' : 'asp',
+    ...(body !== undefined && /^\d{1,6}$/.test(body) ? { body } : {}),
+  };
+}
+
+/** `&__cpanr=N` (or `?…`) for a site that names its body, else nothing. */
+function bodyQuery(site: SessionNetSite, separator: '&' | '?'): string {
+  return site.body === undefined ? '' : `${separator}${SESSIONNET_BODY_PARAM}=${site.body}`;
 }
 
 export function sessionNetSiteOf(pageUrl: string): SessionNetSite {
@@ -58,9 +77,27 @@ export function sessionNetRef(site: SessionNetSite, kind: SessionNetKind, key: s
   return { id: sessionNetUrl(site, kind, key), key, ...(name ? { name } : {}) };
 }
 
-/** `si0040.asp?__cjahr=2025&__cmonat=10&__canz=1&__cselect=0`: one month, all committees. */
+/** `si0040.asp?__cjahr=2025&__cmonat=10&__canz=1&__cselect=0`: one month, all committees (of the body). */
 export function sessionNetCalendarUrl(site: SessionNetSite, year: number, month: number): string {
-  return `${site.base}${SESSIONNET_PAGES.calendar}.${site.extension}?__cjahr=${year}&__cmonat=${month}&__canz=1&__cselect=0`;
+  return `${site.base}${SESSIONNET_PAGES.calendar}.${site.extension}?__cjahr=${year}&__cmonat=${month}&__canz=1&__cselect=0${bodyQuery(site, '&')}`;
+}
+
+/** `gr0040.asp`: the committees (of the body). */
+export function sessionNetOrganizationListUrl(site: SessionNetSite): string {
+  return `${site.base}${SESSIONNET_PAGES.organizationList}.${site.extension}${bodyQuery(site, '?')}`;
+}
+
+/**
+ * The id of a meeting the calendar lists without a page of its own: the month's calendar address and the
+ * row's key (its date and heading) as fragment — stable while the row keeps its day and name.
+ */
+export function sessionNetCalendarRowId(
+  site: SessionNetSite,
+  year: number,
+  month: number,
+  key: string,
+): string {
+  return `${site.base}${SESSIONNET_PAGES.calendar}.${site.extension}?__cjahr=${year}&__cmonat=${month}${bodyQuery(site, '&')}#${encodeURIComponent(key)}`;
 }
 
 /** `getfile.asp?id=1001&type=do`: a document's stable address. */

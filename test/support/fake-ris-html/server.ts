@@ -141,6 +141,8 @@ export interface FakeRisHtml {
   setGate(kind: GateKind | null): void;
   /** Layout 6: the November calendar loses its day numbers (a vendor layout change). */
   setLayout6DaysRemoved(on: boolean): void;
+  /** Layout 6: the November calendar is served from another fixture file (`null`: `si0040_2025-11`). */
+  setLayout6November(file: string | null): void;
   resetCalls(): void;
   close(): Promise<void>;
 }
@@ -219,6 +221,7 @@ export async function startFakeRisHtml(options: FakeRisHtmlOptions = {}): Promis
   let removed: AllrisDistrict | null = null;
   let gate: GateKind | null = null;
   let layout6DaysRemoved = false;
+  let layout6November: string | null = null;
   const calls: RecordedRisCall[] = [];
   let inFlight = 0;
   let maxInFlight = 0;
@@ -458,7 +461,9 @@ export async function startFakeRisHtml(options: FakeRisHtmlOptions = {}): Promis
         ? undefined
         : code === 'si0040'
           ? q('__cjahr') === '2025' && q('__cmonat') === '11'
-            ? 'si0040_2025-11'
+            ? q('__cpanr') === '2'
+              ? 'si0040_2025-11_kp1-unlinked' // a second body (Mandant) of the installation
+              : (layout6November ?? 'si0040_2025-11')
             : 'si0040_empty'
           : code === 'si0057'
             ? `si0057_${q('__ksinr')}`
@@ -551,6 +556,9 @@ export async function startFakeRisHtml(options: FakeRisHtmlOptions = {}): Promis
     },
     setLayout6DaysRemoved: (on) => {
       layout6DaysRemoved = on;
+    },
+    setLayout6November: (file) => {
+      layout6November = file;
     },
     resetCalls: () => {
       calls.length = 0;
