@@ -377,6 +377,8 @@ async function sampleMirrorIndex(bed: AwsTestbed, sourceId: string): Promise<Mir
 interface KindProfiles {
   firstFull: RunProfile;
   nightlyFull: RunProfile;
+  /** Issue 28: a nightly full sync without the per-list digest (OParl only; the scraper has none). */
+  nightlyFullWithoutDigest?: RunProfile;
   unchanged: RunProfile;
   changed: RunProfile;
 }
@@ -434,7 +436,12 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       const changed = await measureRun(meter, () => h.sync('incremental'));
       clock.advance(12 * 3_600_000);
       const nightlyFull = await measureRun(meter, () => h.sync('full'));
-      oparl = { firstFull, nightlyFull, unchanged, changed };
+      // Issue 28: the same night without the per-list digest (an index read per object, as before).
+      clock.advance(24 * 3_600_000);
+      h.deps.listDigests = false;
+      const nightlyFullWithoutDigest = await measureRun(meter, () => h.sync('full'));
+      h.deps.listDigests = true;
+      oparl = { firstFull, nightlyFull, nightlyFullWithoutDigest, unchanged, changed };
       log(`oparl: ${JSON.stringify(oparl)}`);
       oparlIndex = await sampleMirrorIndex(bed, h.source.sourceId);
       log(`oparl mirror index: ${JSON.stringify(oparlIndex)}`);
@@ -594,6 +601,14 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
   const oparlReal: KindProfiles = {
     firstFull: scaled(objectScaled(oparl.firstFull, A.oparlObjectScale), A.bodiesPerOparlSource),
     nightlyFull: scaled(objectScaled(oparl.nightlyFull, A.oparlObjectScale), A.bodiesPerOparlSource),
+    ...(oparl.nightlyFullWithoutDigest
+      ? {
+          nightlyFullWithoutDigest: scaled(
+            objectScaled(oparl.nightlyFullWithoutDigest, A.oparlObjectScale),
+            A.bodiesPerOparlSource,
+          ),
+        }
+      : {}),
     unchanged: scaled(oparl.unchanged, A.bodiesPerOparlSource),
     changed: scaled(oparl.changed, A.bodiesPerOparlSource),
   };
@@ -633,8 +648,6 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
         interval: REQUEST_INTERVAL_MIN_SECONDS,
         fullLatency: A.latency.oparlFullPage,
         incrementalLatency: A.latency.oparlIncrementalPage,
-        lists: A.bodiesPerOparlSource * LIST_KEYS.length,
-        objects: oparlIndex.table.items * A.oparlObjectScale * A.bodiesPerOparlSource,
       },
       {
         n: sources * (1 - A.oparlShare),
@@ -643,8 +656,6 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
         interval: SCRAPER_DEFAULT_INTERVAL_SECONDS,
         fullLatency: A.latency.scraperPage,
         incrementalLatency: A.latency.scraperPage,
-        lists: 1,
-        objects: scraperIndex.table.items,
       },
     ];
     const robotsPerWeek = 7; // robots.txt is re-read once a day per host (ROB cache lifetime 24 h)
@@ -664,19 +675,17 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     };
     let storageS3Bytes = 0;
     for (const k of kinds) {
+      // Issue 28: the nightly full sync as measured with the per-list digest, or without it.
+      const nightlyFull = levers.listDigest
+        ? k.p.nightlyFull
+        : (k.p.nightlyFullWithoutDigest ?? k.p.nightlyFull);
       const runs: [RunProfile, number, Latency][] = [
-        [k.p.nightlyFull, k.w.full, k.fullLatency],
+        [nightlyFull, k.w.full, k.fullLatency],
         [k.p.changed, k.w.changed, k.incrementalLatency],
         [k.p.unchanged, k.w.unchanged, k.incrementalLatency],
       ];
       for (const [p, perWeek, latency] of runs) {
         const count = perMonth(perWeek) * k.n;
-        // Per-list digest (what-if): a full run reads one digest per list instead of an index read
-        // per object (objectReadUnits of a full run are those reads).
-        const digestReads =
-          levers.listDigest && p === k.p.nightlyFull
-            ? k.lists * readUnits((k.objects / k.lists) * A.digestBytesPerObject, false) - p.objectReadUnits
-            : 0;
         sync.invocations += count;
         sync.seconds +=
           count *
@@ -688,7 +697,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
           });
         sync.workSeconds += count * p.workSeconds * syncSlowdown;
         sync.requests += count * p.requests;
-        sync.readUnits += count * (p.readUnits + digestReads);
+        sync.readUnits += count * p.readUnits;
         sync.writeUnits += count * p.writeUnits;
         sync.objectWrites += count * p.mirrorItemWriteUnits;
         sync.s3Puts += count * p.s3Puts;
