@@ -19,6 +19,11 @@ import { apiIdHash, listSort, listTime } from './keys';
  *   after the digest's basis are forgotten before the first page (one Query per body and type) — but
  *   for the digest's own run's commits, which it names with their exact sort keys (`own`);
  * - the takedown registry: an object the run's takedowns cover is never trusted (the writer checks).
+ * Entries are recorded only for objects whose index item is in this body's list partition. What the
+ * Query cannot see is a later commit that takes an item out of `byList` — only the body phase commits
+ * without a body (objects embedded in a Body); its embedded copy replaces ours only when newer, so the
+ * list's older copy would be decided unchanged anyway (without `modified` on either side, the two
+ * copies would take turns today; with the digest the embedded one stays).
  */
 
 /** Bits of the id hash a digest keys by: 64, collision-free for any list (and a hit must match a version too). */

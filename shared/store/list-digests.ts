@@ -1,5 +1,11 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { GetObjectCommand, NoSuchKey, PutObjectCommand } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  NoSuchKey,
+  PutObjectCommand,
+} from '@aws-sdk/client-s3';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { AwsClients } from './clients';
 import { LIST_INDEX } from './tables';
@@ -71,6 +77,32 @@ export class ListDigestRepository {
       }),
     );
     return body.byteLength;
+  }
+
+  /**
+   * Removes every list digest of a source (the next full syncs rebuild them): for what a digest's
+   * staleness check cannot see — an index entry removed (a purge) of an object that may come back
+   * (`takedown lift`). Returns how many were removed.
+   */
+  async removeSource(sourceId: string): Promise<number> {
+    let removed = 0;
+    let token: string | undefined;
+    do {
+      const out = await this.clients.s3.send(
+        new ListObjectsV2Command({
+          Bucket: this.config.bucket,
+          Prefix: `${DIGEST_PREFIX}/${sourceId}/`,
+          ...(token ? { ContinuationToken: token } : {}),
+        }),
+      );
+      for (const object of out.Contents ?? []) {
+        if (object.Key === undefined) continue;
+        await this.clients.s3.send(new DeleteObjectCommand({ Bucket: this.config.bucket, Key: object.Key }));
+        removed += 1;
+      }
+      token = out.IsTruncated ? out.NextContinuationToken : undefined;
+    } while (token);
+    return removed;
   }
 
   /**
