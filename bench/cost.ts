@@ -22,7 +22,7 @@ import { INLINE_ITEM_MAX_BYTES, listCountKey } from '../shared/mirror';
 import { logger, logRequestEvent, MetricsBuffer } from '../shared/observability';
 import { plannerTick } from '../shared/planner';
 import { DEFAULT_MAX_CONCURRENT_SYNCS, simulateCadence } from '../shared/schedule';
-import { type AwsClients, LIST_INDEX, STATE_TABLE } from '../shared/store';
+import { type AwsClients, DIGEST_PREFIX, LIST_INDEX, STATE_TABLE } from '../shared/store';
 import { harness, TestClock } from '../test/oparl/support';
 import { scraperHarness } from '../test/scraper/support';
 import { type AwsTestbed, startAwsTestbed } from '../test/support/aws';
@@ -72,6 +72,9 @@ interface Meter {
   dynamoCalls: number;
   s3Puts: number;
   s3Gets: number;
+  /** Of those, calls per list, not per object (issue 28: the list digests): not scaled with objects. */
+  s3ListPuts: number;
+  s3ListGets: number;
   s3BytesPut: number;
   sqsRequests: number;
   /** DynamoDB write units by command and key prefix (what an unchanged run writes, and why). */
@@ -89,6 +92,8 @@ const zeroMeter = (): Meter => ({
   dynamoCalls: 0,
   s3Puts: 0,
   s3Gets: 0,
+  s3ListPuts: 0,
+  s3ListGets: 0,
   s3BytesPut: 0,
   sqsRequests: 0,
   writesBy: {},
@@ -179,13 +184,18 @@ function attachMeter(clients: AwsClients): { read(): Meter; reset(): void } {
   clients.s3.middlewareStack.add(
     (next, context) => async (args) => {
       const name = context.commandName ?? '';
-      const input = args.input as { Body?: unknown };
+      const input = args.input as { Body?: unknown; Key?: unknown };
+      const perList = String(input.Key ?? '').startsWith(`${DIGEST_PREFIX}/`);
       if (/^(Put|Copy|List|CreateMultipart|UploadPart|CompleteMultipart)/.test(name)) {
         m.s3Puts += 1;
+        if (perList) m.s3ListPuts += 1;
         const body = input.Body;
         if (typeof body === 'string') m.s3BytesPut += Buffer.byteLength(body);
         else if (body instanceof Uint8Array) m.s3BytesPut += body.byteLength;
-      } else m.s3Gets += 1;
+      } else {
+        m.s3Gets += 1;
+        if (perList) m.s3ListGets += 1;
+      }
       return next(args);
     },
     { step: 'initialize', name: 'costMeter' },
@@ -231,6 +241,9 @@ export interface RunProfile {
   writeUnits: number;
   s3Puts: number;
   s3Gets: number;
+  /** S3 calls per list (the list digests, issue 28), in s3Puts/s3Gets: not scaled with the objects. */
+  s3ListPuts: number;
+  s3ListGets: number;
   s3BytesPut: number;
   logBytes: number;
   /** The read and write units of items that grow with the source's objects (in the totals above). */
@@ -261,6 +274,8 @@ async function measureRun(
     writeUnits: m.writeUnits,
     s3Puts: m.s3Puts,
     s3Gets: m.s3Gets,
+    s3ListPuts: m.s3ListPuts,
+    s3ListGets: m.s3ListGets,
     s3BytesPut: m.s3BytesPut,
     logBytes,
     objectReadUnits: m.objectReadUnits,
@@ -279,6 +294,8 @@ const scaled = (p: RunProfile, k: number): RunProfile => ({
   writeUnits: p.writeUnits * k,
   s3Puts: p.s3Puts * k,
   s3Gets: p.s3Gets * k,
+  s3ListPuts: p.s3ListPuts * k,
+  s3ListGets: p.s3ListGets * k,
   s3BytesPut: p.s3BytesPut * k,
   logBytes: p.logBytes * k,
   objectReadUnits: p.objectReadUnits * k,
@@ -295,8 +312,9 @@ const objectScaled = (p: RunProfile, k: number): RunProfile => ({
   workSeconds: p.workSeconds * k,
   readUnits: p.readUnits + p.objectReadUnits * (k - 1),
   writeUnits: p.writeUnits + p.objectWriteUnits * (k - 1),
-  s3Puts: p.s3Puts * k,
-  s3Gets: p.s3Gets * k,
+  // A list's digest is one GET and at most one PUT whatever its objects: those calls are not scaled.
+  s3Puts: p.s3Puts * k - p.s3ListPuts * (k - 1),
+  s3Gets: p.s3Gets * k - p.s3ListGets * (k - 1),
   s3BytesPut: p.s3BytesPut * k,
   objectReadUnits: p.objectReadUnits * k,
   objectWriteUnits: p.objectWriteUnits * k,
@@ -377,6 +395,8 @@ async function sampleMirrorIndex(bed: AwsTestbed, sourceId: string): Promise<Mir
 interface KindProfiles {
   firstFull: RunProfile;
   nightlyFull: RunProfile;
+  /** Issue 28: a nightly full sync without the per-list digest (OParl only; the scraper has none). */
+  nightlyFullWithoutDigest?: RunProfile;
   unchanged: RunProfile;
   changed: RunProfile;
 }
@@ -434,7 +454,12 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       const changed = await measureRun(meter, () => h.sync('incremental'));
       clock.advance(12 * 3_600_000);
       const nightlyFull = await measureRun(meter, () => h.sync('full'));
-      oparl = { firstFull, nightlyFull, unchanged, changed };
+      // Issue 28: the same night without the per-list digest (an index read per object, as before).
+      clock.advance(24 * 3_600_000);
+      h.deps.listDigests = false;
+      const nightlyFullWithoutDigest = await measureRun(meter, () => h.sync('full'));
+      h.deps.listDigests = true;
+      oparl = { firstFull, nightlyFull, nightlyFullWithoutDigest, unchanged, changed };
       log(`oparl: ${JSON.stringify(oparl)}`);
       oparlIndex = await sampleMirrorIndex(bed, h.source.sourceId);
       log(`oparl mirror index: ${JSON.stringify(oparlIndex)}`);
@@ -594,6 +619,14 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
   const oparlReal: KindProfiles = {
     firstFull: scaled(objectScaled(oparl.firstFull, A.oparlObjectScale), A.bodiesPerOparlSource),
     nightlyFull: scaled(objectScaled(oparl.nightlyFull, A.oparlObjectScale), A.bodiesPerOparlSource),
+    ...(oparl.nightlyFullWithoutDigest
+      ? {
+          nightlyFullWithoutDigest: scaled(
+            objectScaled(oparl.nightlyFullWithoutDigest, A.oparlObjectScale),
+            A.bodiesPerOparlSource,
+          ),
+        }
+      : {}),
     unchanged: scaled(oparl.unchanged, A.bodiesPerOparlSource),
     changed: scaled(oparl.changed, A.bodiesPerOparlSource),
   };
@@ -633,8 +666,6 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
         interval: REQUEST_INTERVAL_MIN_SECONDS,
         fullLatency: A.latency.oparlFullPage,
         incrementalLatency: A.latency.oparlIncrementalPage,
-        lists: A.bodiesPerOparlSource * LIST_KEYS.length,
-        objects: oparlIndex.table.items * A.oparlObjectScale * A.bodiesPerOparlSource,
       },
       {
         n: sources * (1 - A.oparlShare),
@@ -643,8 +674,6 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
         interval: SCRAPER_DEFAULT_INTERVAL_SECONDS,
         fullLatency: A.latency.scraperPage,
         incrementalLatency: A.latency.scraperPage,
-        lists: 1,
-        objects: scraperIndex.table.items,
       },
     ];
     const robotsPerWeek = 7; // robots.txt is re-read once a day per host (ROB cache lifetime 24 h)
@@ -664,19 +693,17 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     };
     let storageS3Bytes = 0;
     for (const k of kinds) {
+      // Issue 28: the nightly full sync as measured with the per-list digest, or without it.
+      const nightlyFull = levers.listDigest
+        ? k.p.nightlyFull
+        : (k.p.nightlyFullWithoutDigest ?? k.p.nightlyFull);
       const runs: [RunProfile, number, Latency][] = [
-        [k.p.nightlyFull, k.w.full, k.fullLatency],
+        [nightlyFull, k.w.full, k.fullLatency],
         [k.p.changed, k.w.changed, k.incrementalLatency],
         [k.p.unchanged, k.w.unchanged, k.incrementalLatency],
       ];
       for (const [p, perWeek, latency] of runs) {
         const count = perMonth(perWeek) * k.n;
-        // Per-list digest (what-if): a full run reads one digest per list instead of an index read
-        // per object (objectReadUnits of a full run are those reads).
-        const digestReads =
-          levers.listDigest && p === k.p.nightlyFull
-            ? k.lists * readUnits((k.objects / k.lists) * A.digestBytesPerObject, false) - p.objectReadUnits
-            : 0;
         sync.invocations += count;
         sync.seconds +=
           count *
@@ -688,7 +715,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
           });
         sync.workSeconds += count * p.workSeconds * syncSlowdown;
         sync.requests += count * p.requests;
-        sync.readUnits += count * (p.readUnits + digestReads);
+        sync.readUnits += count * p.readUnits;
         sync.writeUnits += count * p.writeUnits;
         sync.objectWrites += count * p.mirrorItemWriteUnits;
         sync.s3Puts += count * p.s3Puts;

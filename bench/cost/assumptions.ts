@@ -117,8 +117,6 @@ export const ASSUMPTIONS = {
   previewOldFileShare: 0.3,
   /** Pay per work (what-if): distinct hosts one long-running sync worker overlaps. */
   workerHostsAtOnce: 50,
-  /** Per-list digest (what-if): bytes per object in a list's digest (id hash → version). */
-  digestBytesPerObject: 30,
   /**
    * CPU seconds of one deletion check (a HEAD through the fetcher, one conditional DynamoDB update) on
    * one full vCPU: ≈ 0.011 s measured once (2026-12-02, 30 samples of one demo council on the documents

@@ -53,6 +53,8 @@ export interface ListState {
   catchUpSince?: string;
   /** B-1: validators by page URL hash (few, newest kept). */
   validators?: Record<string, PageValidator>;
+  /** Issue 28: the stamp of the list's digest as last written (a digest with another is not trusted). */
+  digest?: string;
   updatedAt?: string;
 }
 

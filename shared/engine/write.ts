@@ -1,6 +1,8 @@
 import {
   apiIdHash,
   classifyChange,
+  digestVersion,
+  type ListDigest,
   lookupKey,
   type MirrorIndexEntry,
   MirrorStore,
@@ -131,6 +133,11 @@ export interface WritePage<T extends PageObject> {
   body: Pick<BodyRecord, 'id' | 'bodyKey' | 'listed'> | undefined;
   versioning: Versioning;
   scope?: WriteScope;
+  /**
+   * Issue 28: the list's digest (a full sync's): objects it knows as they arrive are neither read nor
+   * written; what the page decides or commits is recorded in it. Absent: every object is looked up.
+   */
+  digest?: ListDigest;
 }
 
 export interface PageWritten<T> {
@@ -174,11 +181,13 @@ export class MirrorWriter<M> {
 
   /** Mirrors one page's objects; returns how many changed and which were created. */
   async writePage<T extends PageObject>(page: WritePage<T>): Promise<PageWritten<T>> {
-    if (page.objects.length === 0) return { changed: 0, created: [] };
     const { sourceId, guard } = this.deps;
-    const index = await this.mirror.lookup(sourceId, page.objects);
+    const digest = page.digest;
+    const unknown = digest ? page.objects.filter((o) => !this.known(o, page, digest)) : page.objects;
+    if (unknown.length === 0) return { changed: 0, created: [] };
+    const index = await this.mirror.lookup(sourceId, unknown);
     const scope = page.scope ?? 'any';
-    const objects = page.objects.filter((o) => {
+    const objects = unknown.filter((o) => {
       const known = index.has(lookupKey(o.type, o.id));
       return scope === 'any' || (scope === 'known') === known;
     });
@@ -190,6 +199,32 @@ export class MirrorWriter<M> {
       changed: pass.changed,
       created: objects.filter((o) => pass.createdKeys.has(lookupKey(o.type, o.id))),
     };
+  }
+
+  /**
+   * Issue 28: the digest knows the object as it arrives — so the index holds it as the digest recorded
+   * (no commit since: the digest's opening forgot those) and the page would decide it unchanged again.
+   * Only objects of a body's list, whose commits the digest's staleness check sees (`byList`); never an
+   * object the takedowns cover (it must be met, OPT-5); the version compared is the one the commit path
+   * would compute (embedded objects taken down pruned first).
+   */
+  private known(o: PageObject, page: WritePage<PageObject>, digest: ListDigest): boolean {
+    if (page.body === undefined || o.type === 'body') return false;
+    const { guard } = this.deps;
+    const subject: WriteSubject = {
+      id: o.id,
+      bodyId: page.body.id,
+      ...(o.parentId !== undefined ? { parentId: o.parentId } : {}),
+    };
+    if (guard.covers(subject) !== undefined) {
+      // Never kept for it: a digest saved by this run must not name it (its entry may be purged unseen).
+      digest.forget(o.type, o.id);
+      return false;
+    }
+    const object = withoutEmbedded(o.object, (id) => guard.covers({ id }) !== undefined);
+    const fetchedAt = new Date(this.deps.nowMs()).toISOString();
+    const incoming = page.versioning(object === o.object ? o : { ...o, object }, fetchedAt);
+    return digest.trusts(o.type, o.id, digestVersion(incoming.hash, o.embedded === true));
   }
 
   /**
@@ -244,7 +279,7 @@ export class MirrorWriter<M> {
     await mapLimit(objects, WRITE_CONCURRENCY, async (o) => {
       const previous = index.get(lookupKey(o.type, o.id));
       // OPT-2: an operator's tombstone stands, whatever the source still publishes.
-      if (previous?.takedown !== undefined) return;
+      if (previous?.takedown !== undefined) return page.digest?.forget(o.type, o.id);
       const bodyId = o.type === 'body' ? o.id : page.body?.id;
       const subject: WriteSubject = {
         id: o.id,
@@ -266,7 +301,16 @@ export class MirrorWriter<M> {
         },
         { embedded: o.embedded === true && !options.again },
       );
-      if (kind === 'unchanged') return;
+      // Issue 28: what the digest may answer next time — only for an entry in this body's list
+      // partition (`byList`), where a later commit of it shows.
+      const version = digestVersion(incoming.hash, o.embedded === true);
+      const inList = page.body !== undefined && o.type !== 'body';
+      if (kind === 'unchanged') {
+        // Decided against the entry as last committed (its `fetchedAt` is its list sort key's time).
+        if (inList && previous !== undefined && previous.bodyId === bodyId)
+          page.digest?.record(o.type, o.id, version, previous.fetchedAt);
+        return;
+      }
       const write: MirrorWrite = {
         sourceId,
         type: o.type,
@@ -287,8 +331,10 @@ export class MirrorWriter<M> {
       if (entry === undefined) {
         // Taken down meanwhile (and sealed now): the objects of the page that embed it drop it too.
         takenDown.met(o.id);
+        page.digest?.forget(o.type, o.id);
         return;
       }
+      if (inList) page.digest?.record(o.type, o.id, version, entry.fetchedAt);
       if (previous === undefined) {
         pass.created.push({ entry, subject });
         pass.createdKeys.add(lookupKey(o.type, o.id));

@@ -1,4 +1,5 @@
 export * from './backfill';
+export * from './digest';
 export * from './keys';
 export * from './store';
 export * from './types';

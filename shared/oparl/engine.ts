@@ -3,6 +3,7 @@ import { runStart, StopRun, type SyncReport } from '../engine';
 import { IngestorError } from '../errors';
 import { continuePass, newCursor, type SyncCursor } from './cursor';
 import { phaseFilterCheck } from './filter-check';
+import { saveDigest } from './list-digest';
 import { phaseLists } from './lists';
 import { finish, stop } from './report';
 import { OParlRun, type SyncDeps, type SyncRunOptions } from './run-context';
@@ -72,7 +73,11 @@ async function execute(run: OParlRun): Promise<SyncReport> {
   try {
     await loop(run);
   } catch (err) {
-    if (err instanceof StopRun) return stop(run, err.reason);
+    if (err instanceof StopRun) {
+      // Issue 28: a list stopped half-way keeps what its digest learnt (the stamp goes with the cursor).
+      if (run.cursor.task) await saveDigest(run, run.cursor.task);
+      return stop(run, err.reason);
+    }
     throw err;
   }
   return finish(run);

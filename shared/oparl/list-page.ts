@@ -15,6 +15,7 @@ import { MAX_PAGES_PER_LIST, UNFILTERED_STOP_AFTER_UNCHANGED_PAGES } from './con
 import type { ListTask } from './cursor';
 import { clearMissing, clearSlow, outsideFilter } from './decisions';
 import { parseOParlJson } from './json';
+import { digestFor } from './list-digest';
 import { onListError } from './list-errors';
 import { nextStepUrl } from './list-task';
 import { hostOf, pruneValidators, rememberPage, urlKey } from './pages';
@@ -170,7 +171,13 @@ export async function readPage(run: OParlRun, task: ListTask, entry: ListEntry):
     startPrefetch(run, upcoming, entry.list, task.marks.validators?.[urlKey(upcoming)]);
   }
 
-  const changed = await run.processObjects(items, entry.type, res.url, await run.loadBody(task.bodyKey));
+  const changed = await run.processObjects(
+    items,
+    entry.type,
+    res.url,
+    await run.loadBody(task.bodyKey),
+    items.length > 0 ? await digestFor(run, task) : undefined,
+  );
   task.changed += changed;
   if (task.mode === 'unfiltered') {
     // SCH-10: without a working filter, stop after 5 pages in a row without change.

@@ -1,6 +1,7 @@
 import { type BodyRecord, LIST_CATALOGUE, type ListEntry, type ListReport, type ListState } from '../engine';
 import type { ListTask } from './cursor';
 import { planList } from './decisions';
+import { saveDigest } from './list-digest';
 import { dropPrefetch, readPage } from './list-page';
 import { newTask, setSlice } from './list-task';
 import type { OParlRun } from './run-context';
@@ -97,6 +98,8 @@ async function runTask(run: OParlRun, task: ListTask, entry: ListEntry): Promise
 
 async function finishTask(run: OParlRun, task: ListTask, entry: ListEntry, body: BodyRecord): Promise<void> {
   await dropPrefetch(run);
+  // Issue 28: the digest first, its stamp then in the marks written below.
+  await saveDigest(run, task);
   const outcome = task.outcome ?? 'done';
   let marks: ListState = { ...task.marks, updatedAt: run.nowIso() };
   if (outcome === 'done') {

@@ -19,8 +19,8 @@ import {
   typeName,
 } from '../engine';
 import { SERVER_ERROR_SERIES_LENGTH } from '../fetch';
-import { lookupKey } from '../mirror';
-import type { AwsClients } from '../store';
+import { type ListDigest, lookupKey } from '../mirror';
+import { type AwsClients, type ListDigestKey, ListDigestRepository } from '../store';
 import { TakedownGuard, type TakedownMark } from '../takedown';
 import { PAGE_TIMEOUT_MS } from './constants';
 import type { SyncCursor } from './cursor';
@@ -35,6 +35,8 @@ export interface SyncDeps {
   log?: (event: string, fields: Record<string, unknown>) => void;
   /** For the SCH-10 recheck pause; defaults to a timer. */
   sleep?: (ms: number) => Promise<void>;
+  /** Issue 28: full syncs read a digest per list instead of an index item per object (default on). */
+  listDigests?: boolean;
 }
 
 export interface SyncRunOptions {
@@ -75,6 +77,10 @@ export class OParlRun {
   /** OPT-5: the source's takedowns, checked before every write and re-checked at commit. */
   readonly takedowns: TakedownGuard;
   readonly bodies = new Map<string, BodyRecord>();
+  /** Issue 28: where the lists' digests are kept (list-digest.ts). */
+  readonly digests: ListDigestRepository;
+  /** The digest of the list being read in full, opened in this invocation. */
+  digest: { key: ListDigestKey; digest: ListDigest; openedAtMs: number } | undefined;
   system: SystemRecord | undefined;
   /** The next page, asked while the current one is written (see `readPage`). */
   prefetched:
@@ -97,6 +103,10 @@ export class OParlRun {
       source.sourceId,
       (event, fields) => this.log(event, fields),
     );
+    this.digests = new ListDigestRepository(deps.clients, {
+      bucket: deps.tables.bucket,
+      stateTable: deps.tables.state,
+    });
     this.writer = new MirrorWriter({
       clients: deps.clients,
       tables: deps.tables,
@@ -210,6 +220,7 @@ export class OParlRun {
     listType: string,
     pageUrl: string,
     body: BodyRecord | undefined,
+    digest?: ListDigest,
   ): Promise<number> {
     const byKey = new Map<string, PageObject>();
     for (const item of items) {
@@ -232,6 +243,7 @@ export class OParlRun {
       url: pageUrl,
       body,
       versioning: asPublished,
+      ...(digest ? { digest } : {}),
     });
     return written.changed;
   }

@@ -3,6 +3,13 @@
  * (test/repo/front-doors.test.ts).
  */
 export { type AwsClients, createAwsClients, destroyAwsClients } from './clients';
+export {
+  type CommittedKey,
+  DIGEST_PREFIX,
+  type ListDigestKey,
+  ListDigestRepository,
+  listDigestObjectKey,
+} from './list-digests';
 export { StoreUnavailableError, storeOutageOf } from './outage';
 export { type ProvisionedLocal, provisionLocal } from './provision';
 export {

@@ -2,7 +2,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { sourcePartition } from '../engine';
 import { apiIdHash, indexPartition, MIRROR_TYPES, MirrorStore } from '../mirror';
 import { resolveBody } from '../onboarding';
-import { loadAllSources } from '../store';
+import { ListDigestRepository, loadAllSources } from '../store';
 import { TakedownError } from './errors';
 import { TakedownRegistry, type TakedownScope } from './registry';
 import { type DocumentMatch, forMatchingDocuments, type TakedownDeps } from './tombstone';
@@ -56,6 +56,19 @@ async function unflagDocuments(deps: TakedownDeps, sourceId: string, match: Docu
   });
 }
 
+/**
+ * Issue 28: a lifted object may come back at the next sync, but a purge may have removed its index
+ * entry — a removal no list digest's staleness check sees, so a digest could still name the object as
+ * known. The sources' digests go; their next full syncs rebuild them from lookups.
+ */
+async function dropListDigests(deps: TakedownDeps, sourceIds: readonly string[]): Promise<void> {
+  const digests = new ListDigestRepository(deps.clients, {
+    bucket: deps.bucket,
+    stateTable: deps.tables.state,
+  });
+  for (const sourceId of sourceIds) await digests.removeSource(sourceId);
+}
+
 export async function liftTakedown(
   deps: TakedownDeps,
   target: { ids?: readonly string[]; body?: string; sourceId?: string; by: string },
@@ -89,6 +102,7 @@ export async function liftTakedown(
       }
     }
     await unflagDocuments(deps, sourceId, { bodyId: body.id });
+    await dropListDigests(deps, [sourceId]);
     return result;
   }
   const wanted = [...new Set((target.ids ?? []).map((id) => id.trim()).filter((id) => id !== ''))];
@@ -120,6 +134,7 @@ export async function liftTakedown(
     if (fileIds.size > 0) await unflagDocuments(deps, sourceId, { fileIds });
   }
   result.notTakenDown = wanted.filter((id) => !seen.has(id));
+  await dropListDigests(deps, result.sourceIds);
   return result;
 }
 
