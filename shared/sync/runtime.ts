@@ -1,3 +1,4 @@
+import { createFeedClients, type FeedClients } from '../changes';
 import type { IngestorEnv } from '../config';
 import { upstashCredentials } from '../config';
 import { syncTablesFromEnv } from '../engine';
@@ -9,7 +10,7 @@ import { loadHostIntervals } from '../pace';
 import { DEFAULT_LEASE_MINUTES, scheduleSettingsFromEnv } from '../schedule';
 import { createScraperSyncEngine } from '../scraper';
 import { createHostSlotsFromEnv, RELEASE_LINGER_MS } from '../slots';
-import { type AwsClients, createAwsClients, loadAllSources } from '../store';
+import { loadAllSources } from '../store';
 import { hostKeyOrUndefined } from '../util';
 import type { SyncRunDeps } from './run';
 
@@ -19,7 +20,7 @@ import type { SyncRunDeps } from './run';
  */
 export interface SyncRuntime {
   env: IngestorEnv;
-  clients: AwsClients;
+  clients: FeedClients;
   runDeps: SyncRunDeps;
   close(): Promise<void>;
 }
@@ -28,7 +29,7 @@ export interface SyncRuntime {
 export const HOST_INTERVAL_REFRESH_MS = 5 * 60_000;
 
 export interface SyncRuntimeOptions {
-  clients?: AwsClients;
+  clients?: FeedClients;
   /** Only the local demo and tests pass a resolver (e.g. `*.test` → loopback). */
   resolver?: HostResolver;
   onRequest?: (event: FetchEvent) => void;
@@ -41,7 +42,7 @@ export interface SyncRuntimeOptions {
  * interval index. Built once per process.
  */
 export interface FetchRuntime {
-  clients: AwsClients;
+  clients: FeedClients;
   slots: HostSlots;
   fetcher: PoliteFetcher & { close(): Promise<void> };
   hostIntervals: HostIntervalIndex;
@@ -51,7 +52,7 @@ export interface FetchRuntime {
 }
 
 export interface FetchRuntimeOptions {
-  clients?: AwsClients;
+  clients?: FeedClients;
   /** Only the local demo and tests pass a resolver (e.g. `*.test` → loopback). */
   resolver?: HostResolver;
   onRequest?: (event: FetchEvent) => void;
@@ -69,7 +70,7 @@ export async function createFetchRuntime(
   env: IngestorEnv,
   options: FetchRuntimeOptions = {},
 ): Promise<FetchRuntime> {
-  const clients = options.clients ?? createAwsClients(env);
+  const clients = options.clients ?? createFeedClients(env);
   const credentials = await upstashCredentials(env);
   const baseSlots = createHostSlotsFromEnv(env, {
     ...(credentials ? { token: credentials.token } : {}),
@@ -180,7 +181,7 @@ export interface HostIntervalIndex {
 }
 
 export function createHostIntervalIndex(
-  clients: AwsClients,
+  clients: FeedClients,
   env: IngestorEnv,
   nowMs: () => number = Date.now,
 ): HostIntervalIndex {
