@@ -11,12 +11,13 @@ import { DEFAULT_LEASE_MINUTES, scheduleSettingsFromEnv } from '../schedule';
 import { createScraperSyncEngine } from '../scraper';
 import { createHostSlotsFromEnv, RELEASE_LINGER_MS } from '../slots';
 import { loadAllSources } from '../store';
+import { takedownGuards } from '../takedown';
 import { hostKeyOrUndefined } from '../util';
 import type { SyncRunDeps } from './run';
 
 /**
  * The composition root of the sync function: clients, slots (Upstash when configured, else
- * process-local), the polite fetcher and the OParl engine, built once per process (cold start).
+ * process-local), the polite fetcher, the takedown guards and the engines, built once per process (cold start).
  */
 export interface SyncRuntime {
   env: IngestorEnv;
@@ -115,10 +116,14 @@ export async function createSyncRuntime(
     ...options,
     releaseLingerMs: RELEASE_LINGER_MS,
   });
+  const tables = syncTablesFromEnv(env);
+  // OPT-5: the kinds take the takedown guard as a port; it is built here, over the same clients.
+  const takedowns = takedownGuards({ clients, bucket: tables.bucket, stateTable: tables.state });
   const oparlEngine = createOParlSyncEngine({
     fetcher,
     clients,
-    tables: syncTablesFromEnv(env),
+    tables,
+    takedowns,
     hostIntervalMs: (sourceId) => hostIntervals.forSource(sourceId),
     log: (event, fields) => logger.info(event, fields),
   });
@@ -126,7 +131,8 @@ export async function createSyncRuntime(
   const scraperEngine = createScraperSyncEngine({
     fetcher,
     clients,
-    tables: syncTablesFromEnv(env),
+    tables,
+    takedowns,
     hostIntervalMs: (sourceId) => hostIntervals.forSource(sourceId),
     log: (event, fields) => logger.info(event, fields),
   });

@@ -14,6 +14,7 @@ import {
   type OParlResponse,
 } from '../../shared/oparl/ports';
 import { putSourceItem } from '../../shared/store/sources';
+import { takedownGuards } from '../../shared/takedown';
 import type { AwsTestbed } from '../support/aws';
 
 /** Thrown by the test port to simulate an instance killed mid-run (not a typed fetch failure). */
@@ -160,6 +161,11 @@ export function harness(
     fetcher,
     clients: bed.clients,
     tables: syncTablesFromEnv(bed.env),
+    takedowns: takedownGuards({
+      clients: bed.clients,
+      bucket: bed.env.BUCKET,
+      stateTable: bed.env.STATE_TABLE,
+    }),
     now: clock.now,
     sleep: async (ms) => clock.advance(ms),
   };
