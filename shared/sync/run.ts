@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { SourceConfig } from '../config';
 import type { EngineReport, SyncEngine } from '../engine';
 import { isIngestorError } from '../errors';
-import type { FailureKind, RunOutcome, ScheduleSettings, SourceScheduleState, SyncKind } from '../schedule';
+import type { RunOutcome, ScheduleSettings, SourceScheduleState } from '../schedule';
 import { applyRunOutcome, initialScheduleState } from '../schedule';
 import {
   claimSyncRun,
