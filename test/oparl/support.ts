@@ -161,11 +161,13 @@ export function harness(
     fetcher,
     clients: bed.clients,
     tables: syncTablesFromEnv(bed.env),
-    takedowns: takedownGuards({
-      clients: bed.clients,
-      bucket: bed.env.BUCKET,
-      stateTable: bed.env.STATE_TABLE,
-    }),
+    // Over the run's clients as they are when it starts (a test may give the sync clients of its own,
+    // test/takedown/sync-race.test.ts), as the composition root builds the guard on the engine's clients.
+    takedowns: (sourceId, log) =>
+      takedownGuards({ clients: deps.clients, bucket: bed.env.BUCKET, stateTable: bed.env.STATE_TABLE })(
+        sourceId,
+        log,
+      ),
     now: clock.now,
     sleep: async (ms) => clock.advance(ms),
   };
