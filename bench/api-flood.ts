@@ -1,4 +1,5 @@
 import { pathToFileURL } from 'node:url';
+import { createFeedClients, destroyFeedClients } from '../shared/changes';
 import { contentHash } from '../shared/engine';
 import { apiIdHash, MirrorStore } from '../shared/mirror';
 import {
@@ -8,7 +9,6 @@ import {
   createMirrorApiHandler,
   MirrorReader,
 } from '../shared/mirror-api';
-import { createAwsClients, destroyAwsClients } from '../shared/store';
 import { mapLimit } from '../shared/util';
 import { paperWrite, seedListedBody } from '../test/mirror-api/support';
 import { startAwsTestbed } from '../test/support/aws';
@@ -139,7 +139,7 @@ export async function runApiFloodBench(
     const listUrl = `${base}/oparl/v1/${sourceId}/body/${apiIdHash(first)}/paper`;
     const run = async (mode: 'full' | 'known'): Promise<ApiFloodModeResult> => {
       // A fresh instance: its own caches and client, so its calls are counted alone.
-      const clients = createAwsClients(bed.env);
+      const clients = createFeedClients(bed.env);
       const calls = countCalls(clients.dynamo);
       try {
         const reader = new MirrorReader(clients, {
@@ -183,7 +183,7 @@ export async function runApiFloodBench(
         const pages = await walk('b');
         return { ...result, linkWalk: { pages, invocations: cdn.invocations - w0 } };
       } finally {
-        destroyAwsClients(clients);
+        destroyFeedClients(clients);
       }
     };
     const full = await run('full');

@@ -8,11 +8,11 @@ import { CreateBucketCommand, HeadObjectCommand, S3Client } from '@aws-sdk/clien
 import {
   CACHE_MAX_FILE_BYTES,
   fetchFileToS3,
-  fileKey,
   UPLOAD_PART_BYTES,
   UPLOAD_QUEUE_SIZE,
 } from '../shared/documents';
 import { createMemoryRobotsStore, createPoliteFetcher } from '../shared/fetch';
+import { fileKey } from '../shared/mirror';
 import { createGuardedAgent, createTestResolver } from '../shared/net';
 import { createHostSlots } from '../shared/slots';
 

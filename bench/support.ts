@@ -1,18 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { createFeedClients, destroyFeedClients, type FeedClients } from '../shared/changes';
 import { type IngestorEnv, parseEnv } from '../shared/config';
-import {
-  type AwsClients,
-  createAwsClients,
-  destroyAwsClients,
-  type ProvisionedLocal,
-  provisionLocal,
-} from '../shared/store';
+import { type ProvisionedLocal, provisionLocal } from '../shared/store';
 
 /** Local AWS peers in a child process (see peers-process.ts), provisioned, with clients in this one. */
 export interface RemotePeers {
   env: IngestorEnv;
-  clients: AwsClients;
+  clients: FeedClients;
   queues: ProvisionedLocal;
   stop(): Promise<void>;
 }
@@ -31,14 +26,14 @@ export async function startRemotePeers(): Promise<RemotePeers> {
     child.once('exit', (code) => reject(new Error(`peers process exited with ${code}`)));
   });
   const base = parseEnv(JSON.parse(line) as Record<string, string>);
-  const clients = createAwsClients(base);
+  const clients = createFeedClients(base);
   const queues = await provisionLocal(clients, base);
   return {
     env: { ...base, SYNC_QUEUE_URL: queues.syncQueueUrl },
     clients,
     queues,
     async stop() {
-      destroyAwsClients(clients);
+      destroyFeedClients(clients);
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.stdin?.end();
       await exited;

@@ -5,6 +5,7 @@ import { createMemoryRobotsStore, createPoliteFetcher, createRunContext } from '
 import { createGuardedAgent, createTestResolver } from '../shared/net';
 import { politeFetcherPort, type SyncDeps, syncSource } from '../shared/oparl';
 import { createHostSlots, PACE_MARGIN_MS } from '../shared/slots';
+import { takedownGuards } from '../shared/takedown';
 import { harness, TestClock, testSource } from '../test/oparl/support';
 import { startAwsTestbed } from '../test/support/aws';
 
@@ -123,6 +124,11 @@ export async function runSyncCostBench(opts: SyncCostOptions = {}): Promise<Sync
         fetcher: politeFetcherPort({ fetcher, source, runContext: createRunContext(source.sourceId) }),
         clients: bed.clients,
         tables: syncTablesFromEnv(bed.env),
+        takedowns: takedownGuards({
+          clients: bed.clients,
+          bucket: bed.env.BUCKET,
+          stateTable: bed.env.STATE_TABLE,
+        }),
         now: () => new Date(),
       };
       const report = await syncSource(deps, source, { kind: 'full', runId: 'bench-paced' });

@@ -1,8 +1,8 @@
 import type { LambdaFunctionURLEvent, LambdaFunctionURLResult } from 'aws-lambda';
+import { createFeedClients } from '../shared/changes';
 import { ensureApiIdKey, env } from '../shared/config';
 import { createMirrorApiLambda } from '../shared/mirror-api';
 import { logger } from '../shared/observability';
-import { createAwsClients } from '../shared/store';
 
 /**
  * The OParl 1.1 API over the mirror (issue 16, docs/mirror-api.md) behind CloudFront: read-only — its
@@ -11,7 +11,7 @@ import { createAwsClients } from '../shared/store';
  */
 const e = env();
 const api = createMirrorApiLambda(
-  createAwsClients(e),
+  createFeedClients(e),
   { bucket: e.BUCKET, tables: { sources: e.SOURCES_TABLE, state: e.STATE_TABLE } },
   { documents: e.INGESTOR_API_DOCUMENTS },
 );

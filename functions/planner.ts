@@ -1,9 +1,8 @@
-import type { ChangeFeed } from '../shared/changes';
+import { type ChangeFeed, createFeedClients } from '../shared/changes';
 import { env } from '../shared/config';
-import { emitPlannerMetrics, logger, metrics, putHostMetrics } from '../shared/observability';
-import { type PlannerDeps, type PlannerTickResult, plannerTick } from '../shared/planner';
+import { logger, metrics, putHostMetrics } from '../shared/observability';
+import { emitPlannerMetrics, type PlannerDeps, type PlannerTickResult, plannerTick } from '../shared/planner';
 import { DEFAULT_LEASE_MINUTES, scheduleSettingsFromEnv } from '../shared/schedule';
-import { createAwsClients } from '../shared/store';
 
 /** Planner Lambda (EventBridge Scheduler, every minute): decide, lease, enqueue. It never fetches. */
 let deps: PlannerDeps | undefined;
@@ -17,7 +16,7 @@ let changes: ChangeFeed | undefined;
 function plannerDeps(): PlannerDeps {
   const e = env();
   if (!e.SYNC_QUEUE_URL) throw new Error('SYNC_QUEUE_URL is not set');
-  const clients = createAwsClients(e);
+  const clients = createFeedClients(e);
   changes = clients.changes;
   return {
     doc: clients.doc,

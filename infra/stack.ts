@@ -54,8 +54,9 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
 import { type OptionalStackOutputKey, STACK_OUTPUT_ENV, type StackOutputKey } from '../shared/config';
-import { FILES_PREFIX, INCOMING_PREFIX, TEXT_WORKER } from '../shared/documents';
+import { TEXT_WORKER } from '../shared/documents';
 import { GEO_OBJECT_PREFIX, GEO_REFRESH_HOUR, GEO_REFRESH_MINUTE } from '../shared/geo';
+import { FILES_PREFIX, INCOMING_PREFIX } from '../shared/mirror';
 import {
   API_BASE_HEADER,
   API_PREFIX,

@@ -5,21 +5,14 @@ import {
   SendMessageCommand,
 } from '@aws-sdk/client-sqs';
 import { SYNC_TIMEOUT, SYNC_VISIBILITY_TIMEOUT } from '../../infra/stack';
+import { createFeedClients, destroyFeedClients, type FeedClients } from '../../shared/changes';
 import type { IngestorEnv } from '../../shared/config';
 import { resetUpstashCredentialsCache } from '../../shared/config';
 import { createTestResolver } from '../../shared/net';
 import { type PlannerTickResult, plannerTick } from '../../shared/planner';
 import type { SourceScheduleState } from '../../shared/schedule';
 import { DEFAULT_LEASE_MINUTES, scheduleSettingsFromEnv } from '../../shared/schedule';
-import {
-  type AwsClients,
-  createAwsClients,
-  destroyAwsClients,
-  getSourceState,
-  provisionLocal,
-  putSourceItem,
-  type SourceStateItem,
-} from '../../shared/store';
+import { getSourceState, provisionLocal, putSourceItem, type SourceStateItem } from '../../shared/store';
 import type { SyncRunResult } from '../../shared/sync';
 import { createSyncRuntime, processSyncBody, type SyncLog, type SyncRuntime } from '../../shared/sync';
 import { type AwsFaults, injectAwsFaults } from '../../test/support/aws-faults';
@@ -53,7 +46,7 @@ export class ChaosClock {
 
 export interface Instance {
   runtime: SyncRuntime;
-  clients: AwsClients;
+  clients: FeedClients;
   faults: AwsFaults;
   /**
    * The sync function's body (`processSyncBody`): parse, budget (remaining − BUDGET_RESERVE_MS, every
@@ -67,7 +60,7 @@ export interface Deployment {
   name: string;
   env: IngestorEnv;
   /** Clean clients of the harness (inspection, setup): never instrumented. */
-  admin: AwsClients;
+  admin: FeedClients;
   queueUrl: string;
   clock: ChaosClock;
   addSource(item: { sourceId: string; systemUrl: string } & Record<string, unknown>): Promise<void>;
@@ -154,7 +147,7 @@ async function deploy(
       await putSourceItem(admin.doc, deployed.SOURCES_TABLE, { active: true, ...item });
     },
     async instance(opts = {}) {
-      const clients = createAwsClients(deployed);
+      const clients = createFeedClients(deployed);
       const faults = injectAwsFaults(clients);
       const instanceEnv: IngestorEnv = opts.noRedis
         ? { ...deployed, UPSTASH_REDIS_REST_URL: undefined, UPSTASH_REDIS_REST_TOKEN: undefined }
@@ -173,7 +166,7 @@ async function deploy(
         async close() {
           // A frozen (crashed) instance's clients never answer again; its sockets go with it.
           if (!faults.frozen) await runtime.close().catch(() => undefined);
-          destroyAwsClients(clients);
+          destroyFeedClients(clients);
         },
       };
       instances.push(instance);

@@ -1,6 +1,6 @@
 import { CloudFrontClient } from '@aws-sdk/client-cloudfront';
+import { createFeedClients, destroyFeedClients } from '../../shared/changes';
 import { DEFAULT_STACK_NAME, ensureApiIdKey, parseEnv } from '../../shared/config';
-import { createAwsClients, destroyAwsClients } from '../../shared/store';
 import type { LocalRuntime } from '../local/runtime';
 import { cloudFrontInvalidator } from './cdn';
 import { requireSharedSlots } from './shared-slots';
@@ -33,7 +33,7 @@ export async function openAwsRuntime(opts: {
   requireSharedSlots(opts.positionals, env, stackName);
   // Issue 25 point 5: commands name mirror objects by the deployment's keyed ids, as the API does.
   await ensureApiIdKey(env);
-  const clients = createAwsClients(env);
+  const clients = createFeedClients(env);
   // OPT-2: a takedown invalidates the stack's distribution; a stack without one caches nothing.
   const cdn =
     env.INGESTOR_CDN_DISTRIBUTION_ID !== undefined
@@ -49,7 +49,7 @@ export async function openAwsRuntime(opts: {
     ...(cdn !== undefined ? { cdn } : {}),
     async close() {
       await clients.changes?.flush();
-      destroyAwsClients(clients);
+      destroyFeedClients(clients);
       cdn?.destroy();
     },
   };

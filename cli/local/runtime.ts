@@ -1,9 +1,14 @@
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { LOCAL_CHANGES_FILE } from '../../shared/changes';
+import {
+  createFeedClients,
+  destroyFeedClients,
+  type FeedClients,
+  LOCAL_CHANGES_FILE,
+} from '../../shared/changes';
 import { ensureApiIdKey, type IngestorEnv, parseEnv } from '../../shared/config';
 import { IngestorError } from '../../shared/errors';
-import { type AwsClients, createAwsClients, destroyAwsClients, provisionLocal } from '../../shared/store';
+import { provisionLocal } from '../../shared/store';
 import type { CdnInvalidator } from '../../shared/takedown';
 
 /**
@@ -13,7 +18,7 @@ import type { CdnInvalidator } from '../../shared/takedown';
  */
 export interface LocalRuntime {
   env: IngestorEnv;
-  clients: AwsClients;
+  clients: FeedClients;
   dataDir: string;
   /**
    * OPT-2 "at once": where a takedown invalidates cached copies — CloudFront with `--aws` (when the
@@ -47,7 +52,7 @@ export async function openLocalRuntime(opts: {
     INGESTOR_API_ID_KEY_FILE: process.env.INGESTOR_API_ID_KEY_FILE || join(dataDir, LOCAL_API_ID_KEY_FILE),
   });
   await ensureApiIdKey(base);
-  const clients = createAwsClients(base);
+  const clients = createFeedClients(base);
   const queues = await provisionLocal(clients, base);
   return {
     env: { ...base, SYNC_QUEUE_URL: queues.syncQueueUrl },
@@ -55,7 +60,7 @@ export async function openLocalRuntime(opts: {
     dataDir,
     async close() {
       await clients.changes?.flush();
-      destroyAwsClients(clients);
+      destroyFeedClients(clients);
       await peers.stop();
     },
   };

@@ -1,8 +1,8 @@
+import { createFeedClients, type FeedClients } from '../changes';
 import type { IngestorEnv } from '../config';
 import { MirrorStore } from '../mirror';
 import type { HostResolver } from '../net';
 import { createOtherFetch } from '../other-fetch';
-import { type AwsClients, createAwsClients } from '../store';
 import { createFetchRuntime } from '../sync';
 import type { BroadcastDeps, BroadcastFetch } from './run';
 
@@ -18,7 +18,7 @@ export interface BroadcastRuntime {
 }
 
 export interface BroadcastRuntimeOptions {
-  clients?: AwsClients;
+  clients?: FeedClients;
   /** Only the local demo and tests pass a resolver (e.g. `*.test` → loopback). */
   resolver?: HostResolver;
 }
@@ -27,7 +27,7 @@ export function createBroadcastRuntime(
   env: IngestorEnv,
   options: BroadcastRuntimeOptions = {},
 ): BroadcastRuntime {
-  const clients = options.clients ?? createAwsClients(env);
+  const clients = options.clients ?? createFeedClients(env);
   let fetchRuntime: ReturnType<typeof createFetchRuntime> | undefined;
   const fetch = async (): Promise<BroadcastFetch> => {
     fetchRuntime ??= createFetchRuntime(env, {

@@ -11,5 +11,6 @@ export {
   OUTBOX_PARTITION,
 } from './constants';
 export { ChangeFeed, type ChangeFeedOptions, ChangeFeedUndeliveredError } from './feed';
+export { createFeedClients, destroyFeedClients, type FeedClients, withChangeFeed } from './from-env';
 export { batches, eventBridgeSink, fileSink } from './sinks';
 export type { ChangeEvent, ChangeEventKind, ChangeSink, FlushReport } from './types';

@@ -1,4 +1,5 @@
 import { createRunContext, type RunContext } from '../fetch';
+import { fileKey } from '../mirror';
 import {
   CACHE_MAX_FILE_BYTES,
   CACHE_MAX_FILES_PER_RUN,
@@ -23,7 +24,7 @@ import {
   takenDownNow,
 } from './context';
 import { cacheChange, disableChange, takenDownChange, unlistedChange } from './decide';
-import { fileKey, shards } from './keys';
+import { shards } from './keys';
 import { deleteObjects, fetchFileToS3, fetchSourceOf } from './objects';
 import { routeIntake, unparkDocuments } from './route';
 import { runTextPass } from './text';

@@ -1,5 +1,6 @@
 import type { SourceConfig } from '../config';
 import { isTransientStatus } from '../fetch';
+import { fileKey } from '../mirror';
 import type { SourceScheduleState } from '../schedule';
 import { documentsRest, isSpared } from '../schedule';
 import {
@@ -14,7 +15,7 @@ import {
   GONE_STATUSES,
   TEXT_MAX_FILE_BYTES,
 } from './constants';
-import { bodyKeyOf, fileKey, shards } from './keys';
+import { bodyKeyOf, shards } from './keys';
 import type { DocumentChange, DocumentItem, FailureClass, FetchOutcome, SourceGate } from './types';
 
 /**

@@ -1,4 +1,5 @@
 import { createRunContext, type RunContext } from '../fetch';
+import { fileKey, textKey } from '../mirror';
 import { createGate, type Gate } from '../util';
 import {
   CACHE_MAX_FILE_BYTES,
@@ -39,7 +40,7 @@ import {
   sampleChange,
   takenDownChange,
 } from './decide';
-import { fileKey, shards, textKey } from './keys';
+import { shards } from './keys';
 import { deleteObjects, type FileFetchContext, fetchFileToS3, fetchSourceOf } from './objects';
 import { routeIntake } from './route';
 import { afterChange, type DocumentsStore } from './store';

@@ -10,9 +10,9 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { FetchSource, PoliteFetcher, RunContext } from '../fetch';
+import { incomingKey } from '../mirror';
 import { UPLOAD_PART_BYTES, UPLOAD_QUEUE_SIZE } from './constants';
 import { outcomeOfError } from './decide';
-import { incomingKey } from './keys';
 import type { FetchOutcome } from './types';
 
 /**

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { PutCommand, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { textValue } from '../engine';
 import { createRunContext, type RunContext } from '../fetch';
-import { idHash, MirrorStore } from '../mirror';
+import { idHash, MirrorStore, photoKey } from '../mirror';
 import {
   GONE_STATUSES,
   PHO_MAX_BYTES,
@@ -26,7 +26,7 @@ import {
   photoUrl,
   selectPersonsForPhotos,
 } from './decide';
-import { bodyKeyOf, photoKey, photoPartition } from './keys';
+import { bodyKeyOf, photoPartition } from './keys';
 import { fetchSourceOf, putObject } from './objects';
 import type { FetchOutcome, OutcomeCounts } from './types';
 

@@ -1,11 +1,11 @@
 import type { Context } from 'aws-lambda';
+import { createFeedClients, type FeedClients } from '../changes';
 import type { IngestorEnv } from '../config';
 import { env, upstashCredentials, warmRuntime } from '../config';
 import { createPoliteFetcherFromEnv, type FetchEvent, type HostSlots } from '../fetch';
 import type { HostResolver } from '../net';
 import { logger } from '../observability';
 import { createHostSlotsFromEnv } from '../slots';
-import { type AwsClients, createAwsClients } from '../store';
 import type { DocumentsDeps, PassOptions } from './context';
 
 /**
@@ -16,13 +16,13 @@ import type { DocumentsDeps, PassOptions } from './context';
  */
 export interface DocumentsRuntime {
   env: IngestorEnv;
-  clients: AwsClients;
+  clients: FeedClients;
   deps: DocumentsDeps;
   close(): Promise<void>;
 }
 
 export interface DocumentsRuntimeOptions {
-  clients?: AwsClients;
+  clients?: FeedClients;
   /** Only the local demo and tests pass a resolver (e.g. `*.test` → loopback). */
   resolver?: HostResolver;
   /** Tests pass slots on a fake clock; otherwise from the environment. */
@@ -37,7 +37,7 @@ export async function createDocumentsRuntime(
   env: IngestorEnv,
   options: DocumentsRuntimeOptions = {},
 ): Promise<DocumentsRuntime> {
-  const clients = options.clients ?? createAwsClients(env);
+  const clients = options.clients ?? createFeedClients(env);
   let slots = options.slots;
   if (!slots) {
     const credentials = await upstashCredentials(env);

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { createRunContext, type RunContext } from '../fetch';
+import { textKey } from '../mirror';
 import {
   TEXT_MAX_ATTEMPTS,
   TEXT_MAX_DOWNLOADS,
@@ -30,7 +31,7 @@ import {
   takenDownChange,
 } from './decide';
 import { TextBoundError, TextExtractionError, TooManyPagesError, UnsupportedTextTypeError } from './errors';
-import { bodyKeyOf, shards, textKey } from './keys';
+import { bodyKeyOf, shards } from './keys';
 import { deleteObjects, fetchSourceOf, putObject, readAll, readObject } from './objects';
 import type { ExtractedText } from './pdf-text';
 import { afterChange, type DocumentsStore } from './store';

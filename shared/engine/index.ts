@@ -15,6 +15,7 @@ export {
   WRITE_CONCURRENCY,
   ZONE,
 } from './constants';
+export type { EngineBudget, EngineMessage, EngineReport, SyncEngine } from './contract';
 export { type DocumentFields, documentId, fileUrl, recordDocument } from './documents';
 export {
   classifyFetchFailure,
@@ -103,8 +104,10 @@ export {
   type PageObject,
   PageTakedowns,
   type PageWritten,
+  type SourceTakedowns,
   sessionDayOf,
   stampedWhenSeen,
+  type TakedownGuardFactory,
   type Versioning,
   type WritePage,
   type WriteScope,

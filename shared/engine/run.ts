@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import type { IngestorEnv } from '../config';
-import type { EngineReport } from '../sync';
 import { ZONE } from './constants';
+import type { EngineReport } from './contract';
 import { robotsForbadeAll } from './failure';
 import type { StoredCursor } from './state';
 import type { SyncFailure, SyncReport } from './types';

@@ -79,6 +79,24 @@ export interface MirrorGuard<M> {
   }): Promise<void>;
 }
 
+/**
+ * OPT-5: a source's takedowns as one run of a kind sees them — the `MirrorGuard` its writer checks,
+ * read once before the run's first write (`load`), and asked whether a body is taken down (`body`:
+ * such a body is neither fetched nor written). shared/takedown `TakedownGuard` is the one in use; the
+ * composition root gives it as a `TakedownGuardFactory`, since takedown/ builds on the engine and the
+ * kinds therefore never build it themselves.
+ */
+export interface SourceTakedowns<M = unknown> extends MirrorGuard<M> {
+  load(): Promise<void>;
+  body(bodyId: string | undefined): M | undefined;
+}
+
+/** The takedown guard of one run of `sourceId`; its events go to the run's log. */
+export type TakedownGuardFactory<M = unknown> = (
+  sourceId: string,
+  log: (event: string, fields: Record<string, unknown>) => void,
+) => SourceTakedowns<M>;
+
 /** The version of an object a page holds, as compared with the mirror's and written. */
 export interface IncomingObject {
   /** The object as written (a kind may stamp it). */

@@ -7,10 +7,9 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { ChangeEvent, ChangeEventKind } from '../changes';
+import type { ChangeEvent, ChangeEventKind, FeedClients } from '../changes';
 import { IngestorError } from '../errors';
 import { DIMENSIONS, logger, METRICS, metrics } from '../observability';
-import type { AwsClients } from '../store';
 import {
   apiIdHash,
   apiObjectPath,
@@ -174,7 +173,7 @@ const BATCH_GET_MAX = 100;
 
 export class MirrorStore {
   constructor(
-    private readonly clients: Pick<AwsClients, 'doc' | 's3' | 'changes'>,
+    private readonly clients: Pick<FeedClients, 'doc' | 's3' | 'changes'>,
     private readonly config: MirrorStoreConfig,
   ) {}
 

@@ -1,5 +1,5 @@
 /**
- * Logs and metrics: the structured logger, CloudWatch metrics, the request and slot logs, planner metrics. Other folders import this front door only
+ * Logs and metrics: the structured logger, CloudWatch metrics, the request log, the pause metrics. Other folders import this front door only
  * (test/repo/front-doors.test.ts).
  */
 export {
@@ -14,7 +14,13 @@ export {
 export { type HostMetricInput, putHostMetrics } from './host-metrics';
 export { logger } from './logger';
 export { formatMetricLog, MetricsBuffer, metrics } from './metrics';
-export { emitPlannerMetrics, PAUSE_METRICS_EVERY_MINUTES } from './planner-metrics';
+export {
+  PAUSE_METRICS_EVERY_MINUTES,
+  type PausedSource,
+  type PauseInput,
+  type PauseMetrics,
+  pauseMetrics,
+  putPauseMetrics,
+} from './planner-metrics';
 export { REDACTED, redactUrl, redactUrlsIn } from './redact';
-export { logRequestEvent, recordSyncReport } from './request-log';
-export { logSlotEvent } from './slot-log';
+export { logRequestEvent, type ObservabilityTargets, recordSyncReport } from './request-log';

@@ -1,13 +1,12 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SourceScheduleState } from '../schedule';
-import { listSourceStates, loadAllSources } from '../store';
 import { DIMENSIONS, METRICS } from './constants';
-import { type MetricsBuffer, metrics as processMetrics } from './metrics';
+import type { MetricsBuffer } from './metrics';
 
 /**
  * The planner's pause metrics (ERR-4 / ERR-5): how many active sources are paused now, by kind, and
  * how long the longest of them has gone without a successful sync. The "source paused for more than a
- * day" alarm (infra/observability.ts) reads `LongestPauseHours`. Pure core + a thin loader.
+ * day" alarm (infra/observability.ts) reads `LongestPauseHours`. Pure: the planner reads the tables
+ * (shared/planner `emitPlannerMetrics`).
  */
 
 export interface PauseInput {
@@ -78,46 +77,3 @@ export function putPauseMetrics(result: PauseMetrics, target: MetricsBuffer): vo
  * own reads small) pays it every this-many minutes only. The alarm reads the maximum over an hour.
  */
 export const PAUSE_METRICS_EVERY_MINUTES = 15;
-
-/**
- * Planner tick: on every 15th minute reads Sources and STATE items, writes the gauges and flushes.
- * Returns the numbers for the tick's log line (undefined on other ticks). Never throws: metrics must
- * not break planning.
- */
-export async function emitPlannerMetrics(
-  doc: DynamoDBDocumentClient,
-  tables: { sources: string; state: string },
-  now: Date,
-  {
-    target = processMetrics,
-    everyMinutes = PAUSE_METRICS_EVERY_MINUTES,
-  }: { target?: MetricsBuffer; everyMinutes?: number } = {},
-): Promise<PauseMetrics | undefined> {
-  if (Math.floor(now.getTime() / 60_000) % everyMinutes !== 0) return undefined;
-  try {
-    const [{ parsed }, states] = await Promise.all([
-      loadAllSources(doc, tables.sources),
-      listSourceStates<SourceScheduleState>(doc, tables.state),
-    ]);
-    const stateById = new Map(states.map((s) => [s.sourceId, s]));
-    const result = pauseMetrics(
-      parsed.flatMap((p) =>
-        p.ok
-          ? [
-              {
-                sourceId: p.source.sourceId,
-                active: p.source.active,
-                schedule: stateById.get(p.source.sourceId)?.schedule,
-              },
-            ]
-          : [],
-      ),
-      now,
-    );
-    putPauseMetrics(result, target);
-    target.flush();
-    return result;
-  } catch {
-    return undefined;
-  }
-}

@@ -107,7 +107,7 @@ export function logRequestEvent(event: FetchEvent, targets: ObservabilityTargets
   }
 }
 
-/** The part of the engine's report the sync metric reads (shared/sync/run.ts `EngineReport`). */
+/** The part of the engine's report the sync metric reads (shared/engine `EngineReport`). */
 export interface SyncReportLike {
   kind: string;
   continued: boolean;

@@ -12,16 +12,17 @@ import {
   type PageValidator,
   RunFrame,
   runEndingKind,
+  type SourceTakedowns,
   StopRun,
   type SyncKind,
   type SyncTables,
   type SystemRecord,
+  type TakedownGuardFactory,
   typeName,
 } from '../engine';
 import { SERVER_ERROR_SERIES_LENGTH } from '../fetch';
 import { type ListDigest, lookupKey } from '../mirror';
 import { type AwsClients, type ListDigestKey, ListDigestRepository } from '../store';
-import { TakedownGuard, type TakedownMark } from '../takedown';
 import { PAGE_TIMEOUT_MS } from './constants';
 import type { SyncCursor } from './cursor';
 import { OParlFetchError, type OParlFetcher, type OParlResponse } from './ports';
@@ -33,6 +34,8 @@ export interface SyncDeps {
   tables: SyncTables;
   now(): Date;
   log?: (event: string, fields: Record<string, unknown>) => void;
+  /** OPT-5: the source's takedown guard for this run (shared/takedown `takedownGuards`). */
+  takedowns: TakedownGuardFactory;
   /** For the SCH-10 recheck pause; defaults to a timer. */
   sleep?: (ms: number) => Promise<void>;
   /** Issue 28: full syncs read a digest per list instead of an index item per object (default on). */
@@ -73,9 +76,9 @@ export class OParlRun {
   readonly frame: RunFrame<SyncCursor>;
   readonly state: OParlStateStore;
   /** The mirror write path every source kind shares (lookup, takedown guard, classify, commit). */
-  readonly writer: MirrorWriter<TakedownMark>;
+  readonly writer: MirrorWriter<unknown>;
   /** OPT-5: the source's takedowns, checked before every write and re-checked at commit. */
-  readonly takedowns: TakedownGuard;
+  readonly takedowns: SourceTakedowns;
   readonly bodies = new Map<string, BodyRecord>();
   /** Issue 28: where the lists' digests are kept (list-digest.ts). */
   readonly digests: ListDigestRepository;
@@ -98,11 +101,7 @@ export class OParlRun {
       // FULL-4: only a full or sliced pass stays open at its window's end; an incremental run finishes.
       options.kind === 'incremental' ? { ...options, windowEndMs: undefined } : options,
     );
-    this.takedowns = new TakedownGuard(
-      { clients: deps.clients, bucket: deps.tables.bucket, stateTable: deps.tables.state },
-      source.sourceId,
-      (event, fields) => this.log(event, fields),
-    );
+    this.takedowns = deps.takedowns(source.sourceId, (event, fields) => this.log(event, fields));
     this.digests = new ListDigestRepository(deps.clients, {
       bucket: deps.tables.bucket,
       stateTable: deps.tables.state,

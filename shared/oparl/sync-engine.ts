@@ -1,13 +1,12 @@
-import { engineReportOf, runEndOf, type SyncTables } from '../engine';
+import { engineReportOf, runEndOf, type SyncEngine, type SyncTables } from '../engine';
 import type { PoliteFetcher } from '../fetch';
 import { createRunContext } from '../fetch';
 import type { AwsClients } from '../store';
-import type { SyncEngine } from '../sync';
 import { type SyncDeps, syncSource } from './engine';
 import { politeFetcherPort } from './polite-port';
 
 /**
- * Wiring for the sync function (shared/sync/run.ts `SyncEngine`): one polite fetcher per process, one
+ * Wiring for the sync function (shared/engine `SyncEngine`): one polite fetcher per process, one
  * run context (breaker, 5xx series, ID-4) per invocation, the engine per message. The message's
  * `deadline` is the own window end (FULL-4/6); the budget's `deadlineMs` the invocation's time budget.
  */
@@ -17,6 +16,8 @@ export interface OParlEngineDeps {
   tables: SyncTables;
   now?: () => Date;
   log?: SyncDeps['log'];
+  /** OPT-5: the source's takedown guard per run (shared/takedown `takedownGuards`). */
+  takedowns: SyncDeps['takedowns'];
   /** RATE-2: the largest interval of any source on the source's host, ms. */
   hostIntervalMs?: (sourceId: string) => number | undefined;
 }
@@ -36,6 +37,7 @@ export function createOParlSyncEngine(deps: OParlEngineDeps): SyncEngine {
         clients: deps.clients,
         tables: deps.tables,
         now: deps.now ?? (() => new Date()),
+        takedowns: deps.takedowns,
         ...(deps.log ? { log: deps.log } : {}),
       },
       source,

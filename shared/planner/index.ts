@@ -10,6 +10,7 @@ export {
   type SourceStatus,
 } from './explain';
 export { type FleetInput, type FleetPlan, planFleet } from './fleet';
+export { emitPlannerMetrics } from './pause-metrics';
 export {
   type PlannedHost,
   type PlannerCache,

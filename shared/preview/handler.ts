@@ -9,13 +9,12 @@ import {
   cacheChange,
   DocumentsStore,
   fetchSourceOf,
-  fileKey,
   GONE_STATUSES,
   storeVerifiedCopy,
 } from '../documents';
 import { SyncStateStore } from '../engine';
 import { type FetchStreamResult, HttpStatusError, type PoliteFetcher, RETRY_AFTER_STATUSES } from '../fetch';
-import { apiIdHash, indexPartition } from '../mirror';
+import { apiIdHash, fileKey, indexPartition } from '../mirror';
 import type { SourceScheduleState } from '../schedule';
 import { documentsRest, isSpared } from '../schedule';
 import { getSourceState, loadSource } from '../store';

@@ -6,15 +6,15 @@ import {
   RunFrame,
   runEndOf,
   runStart,
+  type SourceTakedowns,
   StopRun,
+  type SyncEngine,
   SyncStateStore,
   slugify,
   stampedWhenSeen,
 } from '../engine';
 import { createRunContext } from '../fetch';
 import { idHash } from '../mirror';
-import type { SyncEngine } from '../sync';
-import { TakedownGuard, type TakedownMark } from '../takedown';
 import { adapterFor, type ScrapeAdapter } from './adapter';
 import { readMonth } from './calendar';
 import { SCRAPE_POLICY, type ScrapePolicy } from './constants';
@@ -96,7 +96,7 @@ class ScrapeRun {
   private readonly state: ScrapeStateStore;
   private readonly syncState: SyncStateStore;
   /** OPT-5: the source's takedowns, checked before every write and re-checked at commit. */
-  private readonly takedowns: TakedownGuard;
+  private readonly takedowns: SourceTakedowns;
   private body!: BodyRecord;
   /** What the kinds of work are given (`context.ts`). */
   private readonly context: ScrapeContext;
@@ -118,11 +118,7 @@ class ScrapeRun {
       run,
     );
     this.syncState = new SyncStateStore(deps.clients, deps.tables.state, source.sourceId);
-    this.takedowns = new TakedownGuard(
-      { clients: deps.clients, bucket: deps.tables.bucket, stateTable: deps.tables.state },
-      source.sourceId,
-      (event, fields) => this.log(event, fields),
-    );
+    this.takedowns = deps.takedowns(source.sourceId, (event, fields) => this.log(event, fields));
     this.context = this.contextOf(
       new PageReader(this.frame, pages, (event, fields) => this.log(event, fields)),
     );
@@ -245,7 +241,7 @@ class ScrapeRun {
   }
 
   /** The mirror write path every source kind shares; pages of HTML carry no `modified` of their own. */
-  private get writer(): MirrorWriter<TakedownMark> {
+  private get writer(): MirrorWriter<unknown> {
     this.mirrorWriter ??= new MirrorWriter({
       clients: this.deps.clients,
       tables: this.deps.tables,
@@ -258,7 +254,7 @@ class ScrapeRun {
     return this.mirrorWriter;
   }
 
-  private mirrorWriter: MirrorWriter<TakedownMark> | undefined;
+  private mirrorWriter: MirrorWriter<unknown> | undefined;
 
   /** Owner objects: written when their content differs from the mirror's (hash without `modified`). */
   private async writeOwned(objects: ShapedObject[], pageUrl: string): Promise<void> {

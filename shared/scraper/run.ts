@@ -1,8 +1,13 @@
 import type { SourceConfig } from '../config';
-import { engineReportOf, type SyncFailure, type SyncTables } from '../engine';
+import {
+  type EngineReport,
+  engineReportOf,
+  type SyncFailure,
+  type SyncTables,
+  type TakedownGuardFactory,
+} from '../engine';
 import type { PoliteFetcher } from '../fetch';
 import type { AwsClients } from '../store';
-import type { EngineReport } from '../sync';
 import { type ScrapePolicy, scrapeMonths } from './constants';
 import type { ScrapeCursor } from './state';
 
@@ -17,6 +22,8 @@ export interface ScraperEngineDeps {
   tables: SyncTables;
   now?: () => Date;
   log?: (event: string, fields: Record<string, unknown>) => void;
+  /** OPT-5: the source's takedown guard for this run (shared/takedown `takedownGuards`). */
+  takedowns: TakedownGuardFactory;
   /** RATE-2: the largest interval of any source on the source's host, ms. */
   hostIntervalMs?: (sourceId: string) => number | undefined;
   policy?: Partial<ScrapePolicy>;

@@ -1,6 +1,6 @@
 import { Redis } from '@upstash/redis';
 import type { IngestorEnv } from '../config';
-import { logSlotEvent } from '../observability';
+import { logSlotEvent } from './event-log';
 import { createHostSlots, type HostSlotsOptions, type PacedHostSlots } from './host-slots';
 
 /**
@@ -26,7 +26,7 @@ export function createHostSlotsFromEnv(
   env: IngestorEnv,
   opts: Omit<HostSlotsOptions, 'redis' | 'maxInstances'> & { token?: string } = {},
 ): PacedHostSlots {
-  // Every switch to and from the RATE-7 fallback is logged and counted (shared/observability).
+  // Every switch to and from the RATE-7 fallback is logged and counted (`event-log.ts`).
   const { token = env.UPSTASH_REDIS_REST_TOKEN, onEvent = logSlotEvent, ...options } = opts;
   const rest = { ...options, onEvent };
   if (!env.UPSTASH_REDIS_REST_URL || !token) return createHostSlots(rest);

@@ -1,6 +1,7 @@
 export { systemClock } from './clock';
 export * from './constants';
 export * from './errors';
+export { logSlotEvent, SLOT_EVENT_CODES } from './event-log';
 export { createHostSlotsFromEnv, createSlotRedisClient } from './from-env';
 export {
   createHostSlots,

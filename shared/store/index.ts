@@ -2,7 +2,7 @@
  * DynamoDB: clients, tables, provisioning, the Sources table and the schedule state (leases, claims), store outages. Other folders import this front door only
  * (test/repo/front-doors.test.ts).
  */
-export { type AwsClients, createAwsClients, destroyAwsClients } from './clients';
+export { type AwsClients, awsClientBase, createAwsClients, destroyAwsClients } from './clients';
 export {
   type CommittedKey,
   DIGEST_PREFIX,

@@ -4,7 +4,7 @@
  */
 export { BUDGET_RESERVE_MS, handleSyncBatch, processSyncBody, type SyncLog } from './batch';
 export type { SyncMessage } from './message';
-export { type EngineReport, runSyncMessage, type SyncEngine, type SyncRunResult } from './run';
+export { runSyncMessage, type SyncRunResult } from './run';
 export {
   createFetchRuntime,
   createSyncRuntime,

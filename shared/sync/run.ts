@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { SourceConfig } from '../config';
+import type { EngineReport, SyncEngine } from '../engine';
 import { isIngestorError } from '../errors';
-import type { FailureKind, RunOutcome, ScheduleSettings, SourceScheduleState, SyncKind } from '../schedule';
+import type { RunOutcome, ScheduleSettings, SourceScheduleState } from '../schedule';
 import { applyRunOutcome, initialScheduleState } from '../schedule';
 import {
   claimSyncRun,
@@ -20,51 +20,10 @@ import { type DuplicateKind, duplicateDelivery } from './duplicate';
 import type { SyncMessage } from './message';
 
 /**
- * One sync message, end to end: check the source and the lease, run the engine within the time budget,
- * then either hand over to a continuation message (lease kept) or record the outcome in the schedule
- * state and release the lease in the same conditional write. Never throws for a problem of the source
- * itself — that is an outcome the planner learns from; it throws only when our store fails
- * (`StoreUnavailableError`, issue 13), so the message is redelivered. A duplicate or stale delivery of a
- * message is dropped without touching anything (`duplicate`).
- */
-export interface EngineReport {
-  kind: SyncKind;
-  requests: number;
-  changed: boolean;
-  complete: boolean;
-  /** The engine stopped for the time budget with its cursor saved: continue in a new invocation. */
-  continued: boolean;
-  objects: { new: number; modified: number; deleted: number };
-  failures: FailureKind[];
-  failureDetails?: string[];
-  sessionDays?: string[];
-  filterNotHonoured?: boolean;
-}
-
-/**
  * Of the time kept back after `deadlineMs` (BUDGET_RESERVE_MS, shared/sync/batch.ts), this much stays
  * after every request has ended — cut if need be: the checkpoint and the hand-over (issue 13).
  */
 export const CHECKPOINT_RESERVE_MS = 15_000;
-
-/**
- * The engine's time: `deadlineMs` — no request starts later; `requestsEndMs` — every request has
- * ended by then, the one in flight included (its socket is closed), so the run always reaches its
- * checkpoint before the invocation ends (issue 13).
- */
-export interface EngineBudget {
-  deadlineMs: number;
-  requestsEndMs?: number;
-  runStartedAt: Date;
-  /** Aborted when the operator interrupts (Ctrl-C): the engine stops at its next checkpoint. */
-  signal?: AbortSignal;
-}
-
-export type SyncEngine = (
-  source: SourceConfig,
-  message: SyncMessage,
-  budget: EngineBudget,
-) => Promise<EngineReport>;
 
 export interface SyncRunDeps {
   doc: DynamoDBDocumentClient;
@@ -97,6 +56,14 @@ export type SyncRunResult =
       duplicate?: DuplicateKind;
     };
 
+/**
+ * One sync message, end to end: check the source and the lease, run the engine within the time budget,
+ * then either hand over to a continuation message (lease kept) or record the outcome in the schedule
+ * state and release the lease in the same conditional write. Never throws for a problem of the source
+ * itself — that is an outcome the planner learns from; it throws only when our store fails
+ * (`StoreUnavailableError`, issue 13), so the message is redelivered. A duplicate or stale delivery of a
+ * message is dropped without touching anything (`duplicate`).
+ */
 export async function runSyncMessage(
   deps: SyncRunDeps,
   message: SyncMessage,

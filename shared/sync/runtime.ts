@@ -1,3 +1,4 @@
+import { createFeedClients, type FeedClients } from '../changes';
 import type { IngestorEnv } from '../config';
 import { upstashCredentials } from '../config';
 import { syncTablesFromEnv } from '../engine';
@@ -9,17 +10,18 @@ import { loadHostIntervals } from '../pace';
 import { DEFAULT_LEASE_MINUTES, scheduleSettingsFromEnv } from '../schedule';
 import { createScraperSyncEngine } from '../scraper';
 import { createHostSlotsFromEnv, RELEASE_LINGER_MS } from '../slots';
-import { type AwsClients, createAwsClients, loadAllSources } from '../store';
+import { loadAllSources } from '../store';
+import { takedownGuards } from '../takedown';
 import { hostKeyOrUndefined } from '../util';
 import type { SyncRunDeps } from './run';
 
 /**
  * The composition root of the sync function: clients, slots (Upstash when configured, else
- * process-local), the polite fetcher and the OParl engine, built once per process (cold start).
+ * process-local), the polite fetcher, the takedown guards and the engines, built once per process (cold start).
  */
 export interface SyncRuntime {
   env: IngestorEnv;
-  clients: AwsClients;
+  clients: FeedClients;
   runDeps: SyncRunDeps;
   close(): Promise<void>;
 }
@@ -28,7 +30,7 @@ export interface SyncRuntime {
 export const HOST_INTERVAL_REFRESH_MS = 5 * 60_000;
 
 export interface SyncRuntimeOptions {
-  clients?: AwsClients;
+  clients?: FeedClients;
   /** Only the local demo and tests pass a resolver (e.g. `*.test` → loopback). */
   resolver?: HostResolver;
   onRequest?: (event: FetchEvent) => void;
@@ -41,7 +43,7 @@ export interface SyncRuntimeOptions {
  * interval index. Built once per process.
  */
 export interface FetchRuntime {
-  clients: AwsClients;
+  clients: FeedClients;
   slots: HostSlots;
   fetcher: PoliteFetcher & { close(): Promise<void> };
   hostIntervals: HostIntervalIndex;
@@ -51,7 +53,7 @@ export interface FetchRuntime {
 }
 
 export interface FetchRuntimeOptions {
-  clients?: AwsClients;
+  clients?: FeedClients;
   /** Only the local demo and tests pass a resolver (e.g. `*.test` → loopback). */
   resolver?: HostResolver;
   onRequest?: (event: FetchEvent) => void;
@@ -69,7 +71,7 @@ export async function createFetchRuntime(
   env: IngestorEnv,
   options: FetchRuntimeOptions = {},
 ): Promise<FetchRuntime> {
-  const clients = options.clients ?? createAwsClients(env);
+  const clients = options.clients ?? createFeedClients(env);
   const credentials = await upstashCredentials(env);
   const baseSlots = createHostSlotsFromEnv(env, {
     ...(credentials ? { token: credentials.token } : {}),
@@ -114,10 +116,14 @@ export async function createSyncRuntime(
     ...options,
     releaseLingerMs: RELEASE_LINGER_MS,
   });
+  const tables = syncTablesFromEnv(env);
+  // OPT-5: the kinds take the takedown guard as a port; it is built here, over the same clients.
+  const takedowns = takedownGuards({ clients, bucket: tables.bucket, stateTable: tables.state });
   const oparlEngine = createOParlSyncEngine({
     fetcher,
     clients,
-    tables: syncTablesFromEnv(env),
+    tables,
+    takedowns,
     hostIntervalMs: (sourceId) => hostIntervals.forSource(sourceId),
     log: (event, fields) => logger.info(event, fields),
   });
@@ -125,7 +131,8 @@ export async function createSyncRuntime(
   const scraperEngine = createScraperSyncEngine({
     fetcher,
     clients,
-    tables: syncTablesFromEnv(env),
+    tables,
+    takedowns,
     hostIntervalMs: (sourceId) => hostIntervals.forSource(sourceId),
     log: (event, fields) => logger.info(event, fields),
   });
@@ -180,7 +187,7 @@ export interface HostIntervalIndex {
 }
 
 export function createHostIntervalIndex(
-  clients: AwsClients,
+  clients: FeedClients,
   env: IngestorEnv,
   nowMs: () => number = Date.now,
 ): HostIntervalIndex {

@@ -1,4 +1,4 @@
-import { embeddedObjects, isRecord } from '../engine';
+import { embeddedObjects, isRecord, type TakedownGuardFactory } from '../engine';
 import { type MirrorIndexEntry, MirrorStore, MirrorTakenDownError } from '../mirror';
 import { TakedownRegistry, TakedownSet, type TakedownSubject } from './registry';
 import { type SealDeps, sealTakenDown } from './seal';
@@ -125,4 +125,12 @@ export class TakedownGuard {
       if (child.takedown === undefined || !child.deleted) await this.seal(child, mark);
     }
   }
+}
+
+/**
+ * The sync's takedown guards (engine `TakedownGuardFactory`): one `TakedownGuard` per run of a source,
+ * over the clients, bucket and State table the composition root holds (shared/sync `createSyncRuntime`).
+ */
+export function takedownGuards(deps: SealDeps): TakedownGuardFactory<TakedownMark> {
+  return (sourceId, log) => new TakedownGuard(deps, sourceId, log);
 }

@@ -1,8 +1,7 @@
 import { DeleteObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
 import { DeleteCommand, QueryCommand, type QueryCommandOutput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { fileKey, photoKey, textKey } from '../documents';
 import { sourcePartition } from '../engine';
-import { MirrorStore, mirrorKey } from '../mirror';
+import { fileKey, MirrorStore, mirrorKey, photoKey, textKey } from '../mirror';
 import { resolveBody } from '../onboarding';
 import { FILE_COPY_PREFIX, PURGE_ORDER, TEXT_COPY_PREFIX } from './constants';
 import type { TakedownDeps } from './tombstone';

@@ -1,12 +1,12 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
+import type { FeedClients } from '../changes';
 import type { MirrorIndexEntry, MirrorRecord } from '../mirror';
 import { MirrorStore, mirrorKey } from '../mirror';
-import type { AwsClients } from '../store';
 import { TAKEDOWN_TAG } from './constants';
 import type { TakedownMark, TakedownMeta } from './types';
 
 export interface SealDeps {
-  clients: Pick<AwsClients, 'doc' | 's3' | 'changes'>;
+  clients: Pick<FeedClients, 'doc' | 's3' | 'changes'>;
   bucket: string;
   stateTable: string;
 }

@@ -1,9 +1,9 @@
 import { QueryCommand, type QueryCommandOutput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { FeedClients } from '../changes';
 import { type FieldProblem, type SourceConfig, salvageSourceOwner } from '../config';
 import { embeddedObjects, fileUrl, isRecord, sourcePartition } from '../engine';
 import { MIRROR_TYPES, type MirrorIndexEntry, MirrorStore } from '../mirror';
 import { resolveBody } from '../onboarding';
-import type { AwsClients } from '../store';
 import { loadAllSources } from '../store';
 import { hostKeyOrUndefined } from '../util';
 import { commitEmbeddersWithout, type TakenDownObject } from './embedders';
@@ -48,7 +48,7 @@ export interface TombstoneOptions {
 
 export interface TakedownDeps {
   /** `changes`: the mirror's change feed, flushed before a command returns (issue 16). */
-  clients: Pick<AwsClients, 'doc' | 's3' | 'changes'>;
+  clients: Pick<FeedClients, 'doc' | 's3' | 'changes'>;
   tables: { sources: string; state: string; documents: string };
   bucket: string;
   now?: () => Date;

@@ -16,7 +16,7 @@ import {
 } from '../../infra/stack';
 import { FILES_TO_GLACIER_IR_AFTER_DAYS } from '../../infra/storage-classes';
 import { OPTIONAL_STACK_OUTPUTS, STACK_OUTPUT_ENV } from '../../shared/config/stack-outputs';
-import { FILES_PREFIX, fileKey, INCOMING_PREFIX, textKey } from '../../shared/documents/keys';
+import { FILES_PREFIX, fileKey, INCOMING_PREFIX, textKey } from '../../shared/mirror/keys';
 import { DEFAULT_LEASE_MINUTES } from '../../shared/schedule';
 import { TABLES } from '../../shared/store/tables';
 import { cdkJsonContext, NO_BUNDLING, removeTempOutdirs, TEST_ENV, tempOutdir } from './support';

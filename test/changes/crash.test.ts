@@ -6,6 +6,9 @@ import type { FakeCouncil } from '../../demo';
 import {
   type ChangeEvent,
   ChangeFeed,
+  createFeedClients,
+  destroyFeedClients,
+  type FeedClients,
   fileSink,
   OUTBOX_DRAIN_INTERVAL_MS,
   OUTBOX_PARTITION,
@@ -13,7 +16,6 @@ import {
 import { resetEnvCache } from '../../shared/config';
 import { apiObjectPath, type MirrorIndexEntry } from '../../shared/mirror';
 import { listBodies } from '../../shared/onboarding';
-import { type AwsClients, createAwsClients, destroyAwsClients } from '../../shared/store';
 import { purgeDeleted, type TakedownDeps, tombstoneIds } from '../../shared/takedown';
 import { type Harness, syncedTwoBodyCouncil } from '../oparl/support';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
@@ -32,7 +34,7 @@ const file = join(tmpdir(), `changes-crash-${process.pid}-${Date.now()}.jsonl`);
 let bed: AwsTestbed;
 let council: FakeCouncil;
 let h: Harness;
-const open: AwsClients[] = [];
+const open: FeedClients[] = [];
 
 beforeAll(async () => {
   bed = await startAwsTestbed({ INGESTOR_CHANGE_FILE: file });
@@ -43,13 +45,13 @@ beforeAll(async () => {
   await bed.clients.changes?.flush();
 }, 120_000);
 afterAll(async () => {
-  for (const clients of open) destroyAwsClients(clients);
+  for (const clients of open) destroyFeedClients(clients);
   await council?.close();
   await bed?.stop();
   await rm(file, { force: true });
 });
 
-function deps(clients: AwsClients): TakedownDeps {
+function deps(clients: FeedClients): TakedownDeps {
   return {
     clients,
     tables: {
@@ -62,8 +64,8 @@ function deps(clients: AwsClients): TakedownDeps {
 }
 
 /** A new process: its own clients and change feed, built as every entry point builds them. */
-function process_(): { clients: AwsClients; faults: AwsFaults } {
-  const clients = createAwsClients(bed.env);
+function process_(): { clients: FeedClients; faults: AwsFaults } {
+  const clients = createFeedClients(bed.env);
   open.push(clients);
   return { clients, faults: injectAwsFaults(clients) };
 }

@@ -143,7 +143,7 @@ describe('change feed faults: a failed publish loses nothing and never passes si
     });
     faults = injectAwsFaults(bed.clients);
     if (!bed.clients.events) throw new Error('no EventBridge client although INGESTOR_CHANGE_BUS is set');
-    // The feed as createAwsClients builds it, with a metrics buffer the test reads.
+    // The feed as createFeedClients builds it, with a metrics buffer the test reads.
     feed = new ChangeFeed({
       sink: eventBridgeSink(bed.clients.events, 'ingestor-changes'),
       outbox: { doc: bed.clients.doc, table: bed.env.STATE_TABLE },

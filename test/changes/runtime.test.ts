@@ -50,12 +50,8 @@ describe('change feed in the sync function', () => {
     const report = await rt.runDeps.engine(
       source,
       {
-        sourceId: source.sourceId,
         runId: 'run-1',
         kind: 'full',
-        trigger: 'manual',
-        continuation: 0,
-        startedAt: new Date().toISOString(),
       },
       { deadlineMs: Date.now() + 120_000, runStartedAt: new Date() },
     );

@@ -9,13 +9,12 @@ import {
   CACHE_MAX_FILES_PER_RUN,
   DOC_RETRY_LADDER_MS,
   DOC_RETRY_WEEKLY_MS,
-  fileKey,
   type PassProgress,
   roundRobin,
   runFilesPass,
   shards,
-  textKey,
 } from '../../shared/documents';
+import { fileKey, textKey } from '../../shared/mirror';
 import {
   DAY,
   type DocumentsBed,

@@ -4,12 +4,11 @@ import {
   DEL_SAMPLE_INTERVAL_MS,
   DEL_SAMPLES_PER_BODY,
   type DeletionReport,
-  fileKey,
   runDeletionCheck,
   runFilesPass,
   shards,
-  textKey,
 } from '../../shared/documents';
+import { fileKey, textKey } from '../../shared/mirror';
 import {
   DAY,
   type DocumentsBed,

@@ -1,8 +1,8 @@
+import { createFeedClients } from '../../shared/changes';
 import { parseEnv } from '../../shared/config/env';
 import { createDocumentsRuntime, runFilesPass } from '../../shared/documents';
 import { createTestResolver } from '../../shared/net';
 import { createHostSlots } from '../../shared/slots';
-import { createAwsClients } from '../../shared/store';
 import { InstantClock } from '../fetch/support';
 
 /**
@@ -16,7 +16,7 @@ if (peersEnv === undefined || nowIso === undefined)
 const env = parseEnv({ ...JSON.parse(peersEnv), INGESTOR_ALLOW_LOOPBACK: 'true' });
 const clock = new InstantClock(Date.parse(nowIso));
 const runtime = await createDocumentsRuntime(env, {
-  clients: createAwsClients(env),
+  clients: createFeedClients(env),
   resolver: createTestResolver(),
   slots: createHostSlots({ clock }),
   clock,

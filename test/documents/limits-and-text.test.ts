@@ -3,12 +3,11 @@ import { buildPdf } from '../../demo';
 import {
   CACHE_MAX_FILE_BYTES,
   extractPdfText,
-  fileKey,
   runFilesPass,
   TEXT_MAX_FILE_BYTES,
-  textKey,
 } from '../../shared/documents';
 import { AffineMatrix } from '../../shared/documents/dom-matrix';
+import { fileKey, textKey } from '../../shared/mirror';
 import {
   buildScannedPdf,
   type DocumentsBed,

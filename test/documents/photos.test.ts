@@ -5,13 +5,12 @@ import {
   PHO_MAX_PERSONS_PER_BODY,
   PHO_PAUSE_MS,
   PHO_RECHECK_MS,
-  photoKey,
   photoUrl,
   runPhotosPass,
   selectPersonsForPhotos,
 } from '../../shared/documents';
 import { bodyKeyOf } from '../../shared/documents/keys';
-import { MirrorStore } from '../../shared/mirror';
+import { MirrorStore, photoKey } from '../../shared/mirror';
 import { routes, startTestServer, type TestServer } from '../fetch/support';
 import {
   DAY,

@@ -2,14 +2,8 @@ import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Fault } from '../../demo';
 import { type FakeCouncil, startFakeCouncil } from '../../demo';
-import {
-  type DocumentItem,
-  fileKey,
-  INCOMING_PREFIX,
-  runDeletionCheck,
-  runFilesPass,
-  shards,
-} from '../../shared/documents';
+import { type DocumentItem, runDeletionCheck, runFilesPass, shards } from '../../shared/documents';
+import { fileKey, INCOMING_PREFIX } from '../../shared/mirror';
 import {
   type DocumentsBed,
   getDoc,

@@ -23,8 +23,8 @@ import {
   textAttemptChange,
   textAttemptsFor,
   textFailedChange,
-  textKey,
 } from '../../shared/documents';
+import { textKey } from '../../shared/mirror';
 import {
   DAY,
   type DocumentsBed,

@@ -1,5 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFeedClients, destroyFeedClients, type FeedClients } from '../../shared/changes';
 import {
   asPublished,
   documentId,
@@ -14,7 +15,6 @@ import {
   syncTablesFromEnv,
 } from '../../shared/engine';
 import { lookupKey, type MirrorIndexEntry, MirrorStore } from '../../shared/mirror';
-import { type AwsClients, createAwsClients, destroyAwsClients } from '../../shared/store';
 import { TakedownGuard, TakedownRegistry } from '../../shared/takedown';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
 import { countCalls } from '../support/write-counter';
@@ -90,7 +90,7 @@ describe('MirrorWriter: one page of objects into the mirror', () => {
    * A writer of a fresh source with a real takedown guard, a settable clock and its totals; writer and
    * guard on the testbed's clients unless given others.
    */
-  async function writerFor(clients: Pick<AwsClients, 'doc' | 's3'> = bed.clients) {
+  async function writerFor(clients: Pick<FeedClients, 'doc' | 's3'> = bed.clients) {
     n += 1;
     const sourceId = `writer-${n}`;
     const clock = { ms: T0 };
@@ -270,7 +270,7 @@ describe('MirrorWriter: one page of objects into the mirror', () => {
 
   it('OPT-5 cost: a page that committed objects embedding others reads the registry once more — an unchanged page, or one of objects embedding nothing, none; a file marked before the lookup leaves its paper at the first commit, one recorded after it at a second', async () => {
     // Writer and guard on clients of their own, so the calls counted are exactly the page's.
-    const clients: AwsClients = createAwsClients(bed.env);
+    const clients: FeedClients = createFeedClients(bed.env);
     try {
       const counted = countCalls(clients.dynamo);
       const paperId = 'https://ris.example/paper/1';
@@ -328,7 +328,7 @@ describe('MirrorWriter: one page of objects into the mirror', () => {
       // Counted once: the commit again is no change of the source's.
       expect(w2.totals).toMatchObject({ new: 3, modified: 1 });
     } finally {
-      destroyAwsClients(clients);
+      destroyFeedClients(clients);
     }
   });
 });

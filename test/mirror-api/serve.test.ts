@@ -3,7 +3,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { serveCommand } from '../../cli/commands/serve';
 import type { LocalRuntime } from '../../cli/local/runtime';
-import { fileKey } from '../../shared/documents/keys';
+import { fileKey } from '../../shared/mirror/keys';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
 import { getJson, type ServedMirror, seedServedMirror, walkList } from './support';
 

@@ -2,13 +2,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { FakeCouncil } from '../../demo';
+import { createFeedClients, destroyFeedClients } from '../../shared/changes';
 import { bodySk, contentHash, SyncStateStore, sourcePartition } from '../../shared/engine';
 import type { MirrorWrite } from '../../shared/mirror';
 import { createMirrorApiHandler, createMirrorApiListener, MirrorReader } from '../../shared/mirror-api';
 import { setBodyListed } from '../../shared/onboarding';
 import { bodyKeyOf } from '../../shared/oparl';
 import { putSourceItem } from '../../shared/store';
-import { createAwsClients, destroyAwsClients } from '../../shared/store/clients';
 import { type Harness, syncedTwoBodyCouncil, type TestClock } from '../oparl/support';
 import type { AwsTestbed } from '../support/aws';
 import { countCalls } from '../support/write-counter';
@@ -43,7 +43,7 @@ export async function serveApi(
   base: string;
   dynamoCalls: ReturnType<typeof countCalls>;
 }> {
-  const clients = createAwsClients(bed.env);
+  const clients = createFeedClients(bed.env);
   const dynamoCalls = countCalls(clients.dynamo);
   const reader = new MirrorReader(
     clients,
@@ -52,7 +52,7 @@ export async function serveApi(
   );
   let listener: ReturnType<typeof createMirrorApiListener> | undefined;
   const server = createServer((req, res) => listener?.(req, res));
-  server.on('close', () => destroyAwsClients(clients));
+  server.on('close', () => destroyFeedClients(clients));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   listener = createMirrorApiListener(createMirrorApiHandler({ reader, baseUrl: base }));

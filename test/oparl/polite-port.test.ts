@@ -4,6 +4,7 @@ import { syncTablesFromEnv } from '../../shared/engine';
 import { createRunContext } from '../../shared/fetch';
 import { type SyncDeps, syncSource } from '../../shared/oparl/engine';
 import { politeFetcherPort } from '../../shared/oparl/polite-port';
+import { takedownGuards } from '../../shared/takedown';
 import { type Kit, makeKit } from '../fetch/support';
 import { useAwsTestbed } from '../support/aws';
 import { testSource, uniqueSourceId } from './support';
@@ -24,6 +25,11 @@ describe('the engine through the polite fetcher', () => {
       fetcher,
       clients: bed.clients,
       tables: syncTablesFromEnv(bed.env),
+      takedowns: takedownGuards({
+        clients: bed.clients,
+        bucket: bed.env.BUCKET,
+        stateTable: bed.env.STATE_TABLE,
+      }),
       now: () => new Date(kit.clock.now()),
       sleep: async (ms) => kit.clock.advance(ms),
     };

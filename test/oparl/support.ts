@@ -14,6 +14,7 @@ import {
   type OParlResponse,
 } from '../../shared/oparl/ports';
 import { putSourceItem } from '../../shared/store/sources';
+import { takedownGuards } from '../../shared/takedown';
 import type { AwsTestbed } from '../support/aws';
 
 /** Thrown by the test port to simulate an instance killed mid-run (not a typed fetch failure). */
@@ -160,6 +161,13 @@ export function harness(
     fetcher,
     clients: bed.clients,
     tables: syncTablesFromEnv(bed.env),
+    // Over the run's clients as they are when it starts (a test may give the sync clients of its own,
+    // test/takedown/sync-race.test.ts), as the composition root builds the guard on the engine's clients.
+    takedowns: (sourceId, log) =>
+      takedownGuards({ clients: deps.clients, bucket: bed.env.BUCKET, stateTable: bed.env.STATE_TABLE })(
+        sourceId,
+        log,
+      ),
     now: clock.now,
     sleep: async (ms) => clock.advance(ms),
   };

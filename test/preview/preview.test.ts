@@ -1,8 +1,8 @@
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeCouncil, startFakeCouncil } from '../../demo';
-import { fileKey } from '../../shared/documents/keys';
 import { DocumentsStore } from '../../shared/documents/store';
+import { fileKey } from '../../shared/mirror/keys';
 import {
   PREVIEW_LINGER_MS,
   PREVIEW_STORED_REDIRECT_MAX_AGE_S,

@@ -3,7 +3,7 @@ import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeCouncil, startFakeCouncil } from '../../demo';
 import { parseEnv } from '../../shared/config/env';
-import { fileKey } from '../../shared/documents/keys';
+import { fileKey } from '../../shared/mirror/keys';
 import { createTestResolver } from '../../shared/net';
 import {
   createPreviewRuntime,

@@ -391,12 +391,8 @@ withRisHtml('scraper engine: gate pages, time budget, full scrape', () => {
       const report = await createScraperSyncEngine(h.deps)(
         h.source,
         {
-          sourceId: h.source.sourceId,
           runId: `${h.source.sourceId}-full`,
           kind: 'full',
-          trigger: 'schedule',
-          continuation: 0,
-          startedAt: started.toISOString(),
           deadline: new Date(started.getTime() - HOUR).toISOString(),
         },
         { deadlineMs: started.getTime() + 24 * HOUR, runStartedAt: started },

@@ -36,14 +36,7 @@ withRisHtml('sync runtime: scraper sources go to the scraper engine', () => {
     const now = new Date();
     const report = await runtime.runDeps.engine(
       source,
-      {
-        sourceId: source.sourceId,
-        runId: `${source.sourceId}-1`,
-        kind: 'incremental',
-        trigger: 'schedule',
-        continuation: 0,
-        startedAt: now.toISOString(),
-      },
+      { runId: `${source.sourceId}-1`, kind: 'incremental' },
       { deadlineMs: Date.now() + 60_000, runStartedAt: now },
     );
     expect(report).toMatchObject({

@@ -2,11 +2,13 @@
 // on a fake clock with process-local slots (test/fetch/support.ts `makeKit`) — the 2 s scraper pace
 // (RATE-3) is kept in virtual time, so a 30-request scrape takes no 60 s of wall time — against the
 // fake RIS website on loopback and the real local DynamoDB/S3 peers.
+
 import type { SourceConfig } from '../../shared/config/source';
 import { syncTablesFromEnv } from '../../shared/engine';
 import { MirrorStore } from '../../shared/mirror';
 import { type ScrapeReport, type ScraperEngineDeps, scrapeSource } from '../../shared/scraper';
 import type { ScrapePolicy } from '../../shared/scraper/constants';
+import { takedownGuards } from '../../shared/takedown';
 import { InstantClock, type Kit, makeKit } from '../fetch/support';
 import type { AwsTestbed } from '../support/aws';
 
@@ -73,6 +75,13 @@ export function scraperHarness(
     fetcher: kit.fetcher,
     clients: bed.clients,
     tables: syncTablesFromEnv(bed.env),
+    // Over the run's clients as they are when it starts (a test may give the sync clients of its own,
+    // test/takedown/sync-race.test.ts), as the composition root builds the guard on the engine's clients.
+    takedowns: (sourceId, log) =>
+      takedownGuards({ clients: deps.clients, bucket: bed.env.BUCKET, stateTable: bed.env.STATE_TABLE })(
+        sourceId,
+        log,
+      ),
     now: () => new Date(clock.now()),
     ...(options.policy ? { policy: options.policy } : {}),
   };

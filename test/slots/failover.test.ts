@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MetricsBuffer } from '../../shared/observability/metrics';
-import { logSlotEvent, SLOT_EVENT_CODES } from '../../shared/observability/slot-log';
 import {
   type AcquireResult,
   createHostSlots,
@@ -9,6 +8,7 @@ import {
   SHARED_STORE_RETRY_MS,
   type SlotEvent,
 } from '../../shared/slots';
+import { logSlotEvent, SLOT_EVENT_CODES } from '../../shared/slots/event-log';
 import { createTestRedisClient, type RedisPeer, startRedisPeer } from '../support/redis';
 import { FakeClock, settle } from './fake-clock';
 import { granted, KEY_PREFIX, liveLeases } from './redis-helpers';

@@ -1,4 +1,4 @@
-import type { AwsClients } from '../../shared/store/clients';
+import type { FeedClients } from '../../shared/changes';
 
 /**
  * Fault injection into our own stack: an AWS SDK client middleware that fails chosen calls before they
@@ -91,7 +91,7 @@ function serviceError(service: Service, kind: AwsFaultKind, command: string): Er
  * Installs the middleware on every client of `clients` (build a fresh set per simulated instance). The
  * document client sends through the DynamoDB client's middleware stack, so it is covered too.
  */
-export function injectAwsFaults(clients: AwsClients): AwsFaults {
+export function injectAwsFaults(clients: FeedClients): AwsFaults {
   let rules: Rule[] = [];
   let frozen = false;
   let crashPoints: Omit<AwsFaultRule, 'kind' | 'times'>[] = [];

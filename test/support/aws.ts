@@ -1,14 +1,14 @@
 import { afterAll, beforeAll } from 'vitest';
 import { type AwsPeers, startAwsPeers } from '../../cli/local/peers';
+import { createFeedClients, destroyFeedClients, type FeedClients } from '../../shared/changes';
 import { type IngestorEnv, parseEnv } from '../../shared/config/env';
-import { type AwsClients, createAwsClients, destroyAwsClients } from '../../shared/store/clients';
 import { type ProvisionedLocal, provisionLocal } from '../../shared/store/provision';
 
 /** Local AWS peers with tables, bucket and queues provisioned: one call in `beforeAll`, one in `afterAll`. */
 export interface AwsTestbed {
   peers: AwsPeers;
   env: IngestorEnv;
-  clients: AwsClients;
+  clients: FeedClients;
   queues: ProvisionedLocal;
   stop(): Promise<void>;
 }
@@ -16,7 +16,7 @@ export interface AwsTestbed {
 export async function startAwsTestbed(extraEnv: Record<string, string> = {}): Promise<AwsTestbed> {
   const peers = await startAwsPeers();
   const env = parseEnv({ ...peers.env, ...extraEnv });
-  const clients = createAwsClients(env);
+  const clients = createFeedClients(env);
   const queues = await provisionLocal(clients, env);
   return {
     peers,
@@ -24,7 +24,7 @@ export async function startAwsTestbed(extraEnv: Record<string, string> = {}): Pr
     clients,
     queues,
     async stop() {
-      destroyAwsClients(clients);
+      destroyFeedClients(clients);
       await peers.stop();
     },
   };

@@ -2,7 +2,7 @@ import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AwsClients, createAwsClients, destroyAwsClients } from '../../shared/store/clients';
+import { createFeedClients, destroyFeedClients, type FeedClients } from '../../shared/changes';
 import { useAwsTestbed } from './aws';
 import { injectAwsFaults } from './aws-faults';
 import { type RedisPeer, startRedisPeer } from './redis';
@@ -12,10 +12,10 @@ import { startTcpProxy } from './tcp-proxy';
 // they are told to fail, the way AWS and a network would, and nothing else.
 describe('injectAwsFaults: SDK middleware in front of the real peers', () => {
   const bed = useAwsTestbed();
-  let clients: AwsClients;
+  let clients: FeedClients;
 
   it('fails matching attempts inside the SDK retry loop: two throttled attempts are absorbed, a persistent fault surfaces typed', async () => {
-    clients = createAwsClients(bed.env);
+    clients = createFeedClients(bed.env);
     const faults = injectAwsFaults(clients);
     const key = { pk: { S: 'x' }, sk: { S: 'y' } };
     const absorbed = faults.fail({ service: 'dynamodb', command: /GetItem/, kind: 'throttle', times: 2 });
@@ -43,11 +43,11 @@ describe('injectAwsFaults: SDK middleware in front of the real peers', () => {
     expect((s3err as Error).name).toBe('InternalError');
     expect(s3.hits).toBeGreaterThanOrEqual(1);
     expect(faults.failed.s3).toBe(s3.hits);
-    destroyAwsClients(clients);
+    destroyFeedClients(clients);
   });
 
   it('freeze(): every later call hangs and reaches no peer (a dead instance)', async () => {
-    clients = createAwsClients(bed.env);
+    clients = createFeedClients(bed.env);
     const faults = injectAwsFaults(clients);
     faults.freeze();
     const outcome = await Promise.race([
@@ -55,7 +55,7 @@ describe('injectAwsFaults: SDK middleware in front of the real peers', () => {
       new Promise((resolve) => setTimeout(() => resolve('still pending'), 300)),
     ]);
     expect(outcome).toBe('still pending');
-    destroyAwsClients(clients);
+    destroyFeedClients(clients);
   });
 });
 

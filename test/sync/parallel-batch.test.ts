@@ -1,8 +1,8 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import type { SyncEngine } from '../../shared/engine';
 import { getSourceState } from '../../shared/store/source-state';
 import { handleSyncBatch } from '../../shared/sync/batch';
-import type { SyncEngine } from '../../shared/sync/run';
 import { loopbackFetcher } from '../oparl/support';
 import { captureLog, deliver, eventOf, NOW, oparlTestEngine, plan, runDepsOf, useSourceBed } from './support';
 

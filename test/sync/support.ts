@@ -5,12 +5,14 @@ import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll } from 'vitest';
+import type { SyncEngine } from '../../shared/engine';
 import { engineReportOf, syncTablesFromEnv } from '../../shared/engine';
 import { syncSource } from '../../shared/oparl/engine';
 import type { OParlFetcher } from '../../shared/oparl/ports';
 import { plannerTick } from '../../shared/planner/tick';
 import { DEFAULT_LEASE_MINUTES, DEFAULT_SCHEDULE_SETTINGS } from '../../shared/schedule';
-import type { SyncEngine, SyncRunDeps } from '../../shared/sync/run';
+import type { SyncRunDeps } from '../../shared/sync/run';
+import { takedownGuards } from '../../shared/takedown';
 import { type MiniCouncil, oneBodySystem, startMiniCouncil } from '../oparl/mini-council';
 import { type AwsTestbed, lateBound, startAwsTestbed } from '../support/aws';
 
@@ -58,12 +60,26 @@ export function useSourceBed(...sourceIds: string[]): SourceBed {
 export function oparlTestEngine(bed: AwsTestbed, fetcher: OParlFetcher, now: () => Date): SyncEngine {
   return async (source, message, budget) =>
     engineReportOf(
-      await syncSource({ fetcher, clients: bed.clients, tables: syncTablesFromEnv(bed.env), now }, source, {
-        kind: message.kind,
-        runId: message.runId,
-        deadlineMs: budget.deadlineMs,
-        startedAt: budget.runStartedAt,
-      }),
+      await syncSource(
+        {
+          fetcher,
+          clients: bed.clients,
+          tables: syncTablesFromEnv(bed.env),
+          takedowns: takedownGuards({
+            clients: bed.clients,
+            bucket: bed.env.BUCKET,
+            stateTable: bed.env.STATE_TABLE,
+          }),
+          now,
+        },
+        source,
+        {
+          kind: message.kind,
+          runId: message.runId,
+          deadlineMs: budget.deadlineMs,
+          startedAt: budget.runStartedAt,
+        },
+      ),
     );
 }
 

@@ -1,10 +1,10 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createFeedClients, destroyFeedClients } from '../../shared/changes';
 import { documentId, fileUrl, isRecord, withoutEmbedded } from '../../shared/engine';
 import { apiIdHash, indexPartition, MirrorStore } from '../../shared/mirror';
 import { apiUrls } from '../../shared/mirror-api';
 import { listBodies } from '../../shared/onboarding';
-import { createAwsClients, destroyAwsClients } from '../../shared/store';
 import { liftTakedown, purgeDeleted, TAKEDOWN_TAG, tombstoneIds } from '../../shared/takedown';
 import {
   getJson,
@@ -251,7 +251,7 @@ describe('OPT-5: a taken-down embedded object disappears from the objects that e
 
   it('OPT-5: tombstone crashes right after committing the file’s tombstone (before its paper) — the API hides the file at once, re-running rewrites the paper', async () => {
     const { m, bodyId, paper, main, traces, sourceId } = await seedPaper('emb-crash');
-    const clients = createAwsClients(bed.env);
+    const clients = createFeedClients(bed.env);
     try {
       const faults = injectAwsFaults(clients);
       // The file's sealed record (tagged as a takedown) lands; the process dies before hearing back.
@@ -272,7 +272,7 @@ describe('OPT-5: a taken-down embedded object disappears from the objects that e
       copies = await everyCopy(m, m.base, 'paper', paper, bodyId);
       expectGone(copies, traces);
     } finally {
-      destroyAwsClients(clients);
+      destroyFeedClients(clients);
     }
   });
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseEnv } from '../../shared/config/env';
 import { runDeletionCheck, runFilesPass, runPhotosPass } from '../../shared/documents';
-import { fileKey, textKey } from '../../shared/documents/keys';
 import { deleteObjects } from '../../shared/documents/objects';
 import { embeddedObjects, isRecord } from '../../shared/engine';
+import { fileKey, textKey } from '../../shared/mirror/keys';
 import { createTestResolver } from '../../shared/net';
 import { setBodyListed } from '../../shared/onboarding';
 import { createPreviewRuntime, type PreviewRuntime } from '../../shared/preview';

@@ -1,10 +1,10 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createFeedClients, destroyFeedClients, type FeedClients } from '../../shared/changes';
 import { isRecord } from '../../shared/engine';
 import { apiIdHash, indexPartition, mirrorKey } from '../../shared/mirror';
 import { apiUrls } from '../../shared/mirror-api';
 import { listBodies } from '../../shared/onboarding';
-import { type AwsClients, createAwsClients, destroyAwsClients } from '../../shared/store';
 import { putSourceItem } from '../../shared/store/sources';
 import { takedownPartition, tombstoneIds } from '../../shared/takedown';
 import { getJson, type ServedMirror, seedServedMirror } from '../mirror-api/support';
@@ -105,9 +105,9 @@ const CASES = TOMBSTONES.flatMap((tombstone) =>
 describe('OPT-5: a takedown of an embedded file while a sync of its source runs', () => {
   const bed = useAwsTestbed();
   const served: ServedMirror[] = [];
-  const own: AwsClients[] = [];
+  const own: FeedClients[] = [];
   afterAll(async () => {
-    for (const clients of own) destroyAwsClients(clients);
+    for (const clients of own) destroyFeedClients(clients);
     await Promise.all(served.map((s) => s.close()));
   });
   let n = 0;
@@ -140,7 +140,7 @@ describe('OPT-5: a takedown of an embedded file while a sync of its source runs'
     });
     const paper = (await m.h.mirror.read(sourceId, 'paper', String(paperId)))?.object as Obj;
     const file = paper.mainFile as Obj;
-    const clients = createAwsClients(bed.env);
+    const clients = createFeedClients(bed.env);
     own.push(clients);
     m.h.deps.clients = clients;
     const keys: PaperKeys = {
@@ -263,7 +263,7 @@ describe('OPT-5: a takedown of an embedded file while a sync of its source runs'
     expect(leaked((await storedPaper(s)).s3, s.traces)).toEqual(s.traces);
 
     // The message is delivered again, to a live instance.
-    const clients = createAwsClients(bed.env);
+    const clients = createFeedClients(bed.env);
     own.push(clients);
     s.m.h.deps.clients = clients;
     expect((await s.m.h.sync('incremental', { runId })).complete).toBe(true);
@@ -278,10 +278,10 @@ describe('OPT-5: a takedown of an embedded file while a sync of its source runs'
 
 describe('OPT-5: the same race for a paper small enough for an inline copy in its index item', () => {
   const bed = useAwsTestbed();
-  const own: AwsClients[] = [];
+  const own: FeedClients[] = [];
   const councils: { close(): Promise<void> }[] = [];
   afterAll(async () => {
-    for (const clients of own) destroyAwsClients(clients);
+    for (const clients of own) destroyFeedClients(clients);
     await Promise.all(councils.map((c) => c.close()));
   });
 
@@ -341,7 +341,7 @@ describe('OPT-5: the same race for a paper small enough for an inline copy in it
       };
       expect(await inline()).toMatchObject({ mainFile: { id: paper.mainFile.id } });
       name = 'Antrag (geändert)';
-      const clients = createAwsClients(bed.env);
+      const clients = createFeedClients(bed.env);
       own.push(clients);
       h.deps.clients = clients;
 

@@ -1,5 +1,5 @@
+import { createFeedClients, destroyFeedClients } from '../../../shared/changes';
 import { createMirrorApiHandler, MirrorReader } from '../../../shared/mirror-api';
-import { createAwsClients, destroyAwsClients } from '../../../shared/store';
 import { countCalls } from '../../../test/support/write-counter';
 import { CdnModel, junkUrls } from '../../api-flood';
 import type { Scenario } from '../scenario';
@@ -21,8 +21,8 @@ export const API_FLOOD_SCENARIOS: Scenario[] = [
     async run(ctx) {
       const { council, d, instance } = await syncedSource(ctx);
       await listBody(d, await bodySlug(d));
-      const clients = createAwsClients(d.env);
-      ctx.onClose(async () => destroyAwsClients(clients));
+      const clients = createFeedClients(d.env);
+      ctx.onClose(async () => destroyFeedClients(clients));
       const calls = countCalls(clients.dynamo);
       const reader = new MirrorReader(clients, {
         bucket: d.env.BUCKET,

@@ -4,9 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { purgeDeletedCommand, tombstoneCommand } from '../../../cli/commands/takedown';
 import type { LocalRuntime } from '../../../cli/local/runtime';
-import type { ChangeEvent, ChangeEventKind } from '../../../shared/changes';
+import {
+  type ChangeEvent,
+  type ChangeEventKind,
+  createFeedClients,
+  destroyFeedClients,
+} from '../../../shared/changes';
 import { apiObjectPath, MIRROR_TYPES, type MirrorIndexEntry, MirrorStore } from '../../../shared/mirror';
-import { createAwsClients, destroyAwsClients } from '../../../shared/store';
 import { type AwsFaults, injectAwsFaults, untilCrashed } from '../../../test/support/aws-faults';
 import type { Scenario, ScenarioContext } from '../scenario';
 import { CHAOS_T0, type Deployment } from '../stack';
@@ -33,11 +37,11 @@ interface OperatorProcess {
 
 /** An operator's CLI process on the deployment, with its own clients and change feed. */
 function operatorProcess(d: Deployment): OperatorProcess {
-  const clients = createAwsClients(d.env);
+  const clients = createFeedClients(d.env);
   const faults = injectAwsFaults(clients);
   return {
     faults,
-    runtime: { env: d.env, clients, dataDir: '', close: async () => destroyAwsClients(clients) },
+    runtime: { env: d.env, clients, dataDir: '', close: async () => destroyFeedClients(clients) },
   };
 }
 

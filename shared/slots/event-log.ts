@@ -1,11 +1,8 @@
-import type { SlotEvent } from '../slots';
-import { DIMENSIONS, METRICS } from './constants';
-import { logger } from './logger';
-import { metrics } from './metrics';
-import type { ObservabilityTargets } from './request-log';
+import { DIMENSIONS, logger, METRICS, metrics, type ObservabilityTargets } from '../observability';
+import type { SlotEvent } from './types';
 
 /**
- * Structured log lines and metrics for the host slots' operational events (shared/slots `SlotEvent`):
+ * Structured log lines and metrics for the host slots' operational events (`SlotEvent`):
  * every switch to and from the RATE-7 fallback is a warning with a stable `code` and a count of
  * `SlotStoreFallback` by `Switch`. Errors are told by their code and kind only — a store error's
  * message may carry parts of a request, and the Upstash token never goes near a log.
