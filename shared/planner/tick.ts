@@ -244,6 +244,7 @@ export async function plannerTick(deps: PlannerDeps, now: Date): Promise<Planner
     let message: SyncMessage | undefined;
     if (startDecision) {
       const lane = lanes.get(source.sourceId);
+      // The lease (SCH-5) and the start in one conditional write, the FULL-2 window recorded with it.
       message = await startRun(deps, {
         source,
         decision: startDecision,
