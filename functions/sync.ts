@@ -1,6 +1,6 @@
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { env, warmRuntime } from '../shared/config';
-import type { SyncRunResult } from '../shared/sync';
+import type { SyncBodyResult } from '../shared/sync';
 import {
   createSyncRuntime,
   handleSyncBatch,
@@ -10,7 +10,8 @@ import {
 
 /**
  * Sync Lambda (SQS sync queue, up to 10 messages per batch worked concurrently): one message = one
- * source's sync run or its continuation.
+ * source's sync run or its continuation, then the runs of its host lane (the host's waiting sources, one
+ * after another while time allows).
  * Partial batch responses: a store failure redelivers only its own message (shared/sync/batch.ts).
  */
 
@@ -27,7 +28,7 @@ export async function processSyncBody(
   body: string,
   remainingMs: number,
   signal?: AbortSignal,
-): Promise<SyncRunResult> {
+): Promise<SyncBodyResult> {
   const rt = await runtime.get();
   return processBody({ runDeps: rt.runDeps }, body, remainingMs, signal);
 }

@@ -13,7 +13,7 @@ export type { Allocation, FleetSimOptions, FleetSimResult } from './types';
  *
  * Knobs (environment): FLEET_SOURCES (comma-separated sizes, default 1000), FLEET_DAYS (default 7),
  * FLEET_SLOTS_PER_1000 (SCH-5 slots per 1,000 sources, default 64), FLEET_ALLOCATIONS (default
- * "today,per-host"), FLEET_SEED.
+ * "today,per-host,lanes" — `lanes`: the per-host admission with host lanes), FLEET_SEED.
  */
 export interface FleetBenchOptions {
   sizes?: number[];
@@ -58,7 +58,7 @@ export function fleetBenchOptionsFromEnv(env: NodeJS.ProcessEnv): FleetBenchOpti
   if (env.FLEET_ALLOCATIONS) {
     options.allocations = env.FLEET_ALLOCATIONS.split(',')
       .map((x) => x.trim())
-      .filter((x): x is Allocation => x === 'today' || x === 'per-host');
+      .filter((x): x is Allocation => x === 'today' || x === 'per-host' || x === 'lanes');
   }
   return options;
 }
@@ -67,7 +67,7 @@ export async function runFleetBench(options: FleetBenchOptions = {}): Promise<Fl
   const sizes = options.sizes ?? [1000];
   const days = options.days ?? 7;
   const slotsPer1000 = options.slotsPer1000 ?? DEFAULT_SLOTS_PER_1000;
-  const allocations = options.allocations ?? ['today', 'per-host'];
+  const allocations = options.allocations ?? ['today', 'per-host', 'lanes'];
   const seed = options.seed ?? 27;
   const runs: FleetSimResult[] = [];
   for (const sources of sizes) {

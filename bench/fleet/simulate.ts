@@ -17,6 +17,7 @@ import {
 import { ASSUMPTIONS } from '../cost/assumptions';
 import { todayStarts } from './allocation';
 import { type HostRun, SimHost } from './host';
+import { type LaneCandidate, laneSuccessor, newLane, type SimLane } from './lanes';
 import {
   buildFleet,
   changeInstants,
@@ -58,6 +59,8 @@ interface SimRun extends HostRun {
   startedIso: string;
   changed: boolean;
   measured: boolean;
+  /** Allocation `lanes`: the host lane this run belongs to. */
+  lane?: SimLane;
 }
 
 interface HostEntry {
@@ -97,8 +100,10 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
   const endMs = measureFrom + days * DAY;
   const random = seededRandom(seed + 1);
   const fleet: Fleet = buildFleet(options.sources, seed);
+  // `lanes` is the per-host admission plus host lanes at the runs' ends (./lanes.ts).
+  const lanes = options.allocation === 'lanes';
   const perHost: PerHostAdmission | undefined =
-    options.allocation === 'per-host' ? perHostAdmission(fleet, settings) : undefined;
+    options.allocation === 'per-host' || lanes ? perHostAdmission(fleet, settings) : undefined;
 
   // Local-time landmarks of the simulated span (luxon once per day, not per event).
   const firstDay = weekStart.minus({ days: Math.ceil(warmupHours / 24) });
@@ -249,6 +254,7 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
     while (finishing.length > 0 && (finishing[0]?.endAt as number) <= nowMs) {
       const run = finishing.shift() as SimRun;
       finishRun(run, tick);
+      if (run.lane !== undefined) continueLane(run, nowMs);
     }
 
     // 2. Waiting decisions are decided afresh where they may change: at the default window's edges
@@ -258,7 +264,7 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
     lastHour = hour;
     const redecideWaiting =
       hourTurned &&
-      (options.allocation === 'per-host' ||
+      (perHost !== undefined ||
         hour === settings.fullSyncHour ||
         hour === (settings.fullSyncHour + FULL_SYNC_DEFAULT_WINDOW_HOURS) % 24);
 
@@ -330,7 +336,7 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
     for (const decision of starts) {
       const s = byId?.get(decision.sourceId);
       if (s === undefined || s.run !== undefined) continue;
-      startRun(s, decision, nowMs, nowIso, measuring);
+      startRun(s, decision, nowMs, nowIso, measuring, lanes ? newLane(nowMs, decision) : undefined);
     }
 
     // 5. Is a due run on a free host (none of ours in flight there) left waiting?
@@ -356,6 +362,7 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
     nowMs: number,
     nowIso: string,
     measuring: boolean,
+    lane?: SimLane,
   ): void {
     const kind = decision.kind ?? 'incremental';
     const w = s.waiting;
@@ -399,6 +406,7 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
       sent: 0,
       waitMs: 0,
       latencyOf: (i) => latencies[i] as number,
+      ...(lane ? { lane } : {}),
     };
     s.run = run;
     s.lastStartMs = nowMs;
@@ -413,6 +421,29 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
         s.incrementalSyncs += 1;
       } else m.runsFull += 1;
     }
+  }
+
+  /**
+   * Host lanes: the run ended at `endAt`; its invocation starts the next waiting run of its host there and
+   * then (same slot), which the host serves up to `nowMs` — it may end within this tick and go on.
+   */
+  function continueLane(run: SimRun, nowMs: number): void {
+    const endAt = run.endAt as number;
+    const h = run.source.host;
+    const candidates: LaneCandidate<SimSource>[] = [];
+    for (const i of h.fleet.sourceIndexes) {
+      const s = sources[i] as SimSource;
+      if (s.run === undefined && s.waiting !== undefined && waiting.has(s))
+        candidates.push({ source: s, decision: s.waiting.decision, sinceMs: s.waiting.sinceMs });
+    }
+    const lane = run.lane as SimLane;
+    const next = laneSuccessor(lane, endAt, candidates);
+    if (next === undefined) return;
+    lane.taken += 1;
+    const atIso = toIso(toBerlin(new Date(endAt).toISOString()));
+    startRun(next.source, next.decision, endAt, atIso, endAt > measureFrom, lane);
+    for (const r of h.sim.advance(nowMs)) finishing.push(r as SimRun);
+    finishing.sort((a, b) => (a.endAt as number) - (b.endAt as number));
   }
 
   function finishRun(run: SimRun, tick: number): void {

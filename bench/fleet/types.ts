@@ -2,7 +2,8 @@ import type { ScheduleSettings, SourceDecision, SourceScheduleState } from '../.
 import type { FleetSource } from './model';
 
 /** The fleet bench's shared types (simulation ↔ allocations). */
-export type Allocation = 'today' | 'per-host';
+/** `lanes`: the per-host admission with host lanes (a run that ends hands its slot to its host's next waiting run). */
+export type Allocation = 'today' | 'per-host' | 'lanes';
 
 export interface FleetSimOptions {
   sources: number;

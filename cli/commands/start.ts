@@ -131,20 +131,23 @@ export async function startCommand(
       rt,
       async (body) => {
         progress.step('sync');
-        const result = await sync.processSyncBody(body, 15 * 60_000, interrupt.signal);
-        if (result.status === 'dropped') {
-          say(`sync ${result.sourceId}: dropped (${result.reason})`);
-          return;
+        const head = await sync.processSyncBody(body, 15 * 60_000, interrupt.signal);
+        // Host lanes: the runs of the same host the invocation started after the message's own run.
+        for (const result of [head, ...(head.laneRuns ?? [])]) {
+          if (result.status === 'dropped') {
+            say(`sync ${result.sourceId}: dropped (${result.reason})`);
+            continue;
+          }
+          const { report } = result;
+          const objects = report.objects.new + report.objects.modified + report.objects.deleted;
+          totals.objects += objects;
+          if (result.status === 'done') totals.syncs += 1;
+          say(
+            `sync ${result.sourceId} (${report.kind}) ${result.status}${result === head ? '' : ' (host lane)'}: ${report.requests} requests, ` +
+              `${report.objects.new} new, ${report.objects.modified} modified, ${report.objects.deleted} deleted` +
+              `${report.complete ? '' : ' (incomplete)'}${report.failures.length > 0 ? `; failures: ${report.failures.join(', ')}` : ''}`,
+          );
         }
-        const { report } = result;
-        const objects = report.objects.new + report.objects.modified + report.objects.deleted;
-        totals.objects += objects;
-        if (result.status === 'done') totals.syncs += 1;
-        say(
-          `sync ${result.sourceId} (${report.kind}) ${result.status}: ${report.requests} requests, ` +
-            `${report.objects.new} new, ${report.objects.modified} modified, ${report.objects.deleted} deleted` +
-            `${report.complete ? '' : ' (incomplete)'}${report.failures.length > 0 ? `; failures: ${report.failures.join(', ')}` : ''}`,
-        );
       },
       interrupt.signal,
     );

@@ -17,12 +17,15 @@
  * - `otherFetchAllowed(model, requestsPerSecondInUse): boolean` — item 5: may another pass start.
  * - `hostSourceInputOf(source, stateView, nowIso, settings): HostSourceInput` — a source's demand now.
  * - `saturationText(model)`, `isSaturated(model)`.
+ * - `lanesOf(admission, hostOf, nowIso): Map<sourceId, Lane>` — per admitted run, its host's runs
+ *   waiting for the busy host (issues 27/28 host lanes; the sync function runs them one after another).
  */
 
 export * from './admission';
 export * from './constants';
 export * from './full-sync-budget';
 export * from './inputs';
+export * from './lanes';
 export * from './model';
 export * from './other-fetches';
 export * from './stretch';

@@ -2,12 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ParsedSource, SourceConfig } from '../config';
-import { type HostModel, type HostStateView, hostStateView, isSaturated } from '../hosts';
+import { type HostModel, type HostStateView, hostStateView, isSaturated, lanesOf } from '../hosts';
 import { paceOf } from '../pace';
-import type { ScheduleSettings, SourceDecision, SourceScheduleState, SyncKind } from '../schedule';
-import { initialScheduleState, markSyncStarted } from '../schedule';
+import type { ScheduleSettings, SourceScheduleState, SyncKind } from '../schedule';
+import { initialScheduleState } from '../schedule';
 import {
-  acquireSyncLease,
   idOf,
   listLeasedSourceStates,
   listSourceStates,
@@ -16,7 +15,7 @@ import {
   releaseSyncLease,
   type SourceStateItem,
 } from '../store';
-import type { SyncMessage } from '../sync';
+import { type SyncMessage, startRun } from '../sync';
 import { mapLimit } from '../util';
 import { planFleet } from './fleet';
 
@@ -232,6 +231,9 @@ export async function plannerTick(deps: PlannerDeps, now: Date): Promise<Planner
   result.hosts = plannedHosts(hosts, allocation.queuedByHost);
   const toStart = new Map(allocation.start.map((d) => [d.sourceId, d]));
   const waitingReason = new Map(allocation.waiting.map((w) => [w.sourceId, w.reason]));
+  // Host lanes: each started run carries its host's runs that wait only for the busy host; its sync
+  // invocation starts them one after another as the run ends (shared/sync/lane.ts).
+  const lanes = lanesOf(allocation, (id) => configById.get(id)?.host, nowIso);
 
   // Independent per-source writes (lease, decision) fan out; each is one conditional item write.
   const outbox: Outgoing[] = [];
@@ -241,7 +243,16 @@ export async function plannerTick(deps: PlannerDeps, now: Date): Promise<Planner
     const startDecision = toStart.get(source.sourceId);
     let message: SyncMessage | undefined;
     if (startDecision) {
-      message = await takeLease(deps, { source, decision: startDecision, state, now, runId: newRunId() });
+      const lane = lanes.get(source.sourceId);
+      // The lease (SCH-5) and the start in one conditional write, the FULL-2 window recorded with it.
+      message = await startRun(deps, {
+        source,
+        decision: startDecision,
+        state,
+        now,
+        runId: newRunId(),
+        ...(lane ? { lane } : {}),
+      });
       started = message !== undefined;
       finalDecision = started
         ? startDecision
@@ -336,61 +347,6 @@ function plannedHosts(
     });
   }
   return out.sort((a, b) => a.host.localeCompare(b.host));
-}
-
-/**
- * Take the source's lease and record the start in the same conditional write (schedule state with the
- * FULL-2 window, next due time, decision); the message is sent afterwards in a batch.
- */
-/** A sync the planner starts: for which source, on which decision and state, when, as which run. */
-interface SyncStart {
-  source: SourceConfig;
-  decision: SourceDecision;
-  state: SourceScheduleState;
-  now: Date;
-  runId: string;
-}
-
-async function takeLease(
-  deps: PlannerDeps,
-  { source, decision, state, now, runId }: SyncStart,
-): Promise<SyncMessage | undefined> {
-  const kind = decision.kind ?? 'incremental';
-  const trigger = decision.trigger ?? 'schedule';
-  const until = new Date(now.getTime() + deps.leaseMinutes * 60_000);
-  // FULL-2: the window is recorded at the start, so a run that dies is not retried in the same window.
-  const schedule = markSyncStarted(state, decision, now.toISOString(), deps.leaseMinutes);
-  const taken = await acquireSyncLease(deps.doc, deps.tables.state, source.sourceId, {
-    runId,
-    kind,
-    until,
-    now,
-    extra: {
-      schedule,
-      // RATE-2: the pace this run fetches with (also recorded by a cold planner that sees no change).
-      lastValidPace: paceOf(source),
-      // If the run dies, the source is decided again when its lease has expired.
-      dueAt: until.toISOString(),
-      lastDecision: {
-        action: 'sync',
-        kind,
-        reason: decision.reason,
-        decidedAt: now.toISOString(),
-        ruleIds: decision.ruleIds,
-      },
-    },
-  });
-  if (!taken) return undefined;
-  return {
-    sourceId: source.sourceId,
-    runId,
-    kind,
-    trigger,
-    continuation: 0,
-    startedAt: now.toISOString(),
-    ...(decision.deadline ? { deadline: decision.deadline } : {}),
-    ...(decision.windowId ? { windowId: decision.windowId } : {}),
-  };
 }
 
 interface Outgoing {

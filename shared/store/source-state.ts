@@ -229,6 +229,11 @@ export interface SyncLeaseRequest {
   until: Date;
   now: Date;
   extra?: Record<string, unknown>;
+  /**
+   * Host lanes: take the lease only while the source's stored due time is no later than this — a lane
+   * entry whose source ran or was decided again since the lane was planned is stale and is skipped.
+   */
+  dueBy?: Date;
 }
 
 /**
@@ -249,7 +254,9 @@ function syncLeaseUpdate(table: string, sourceId: string, lease: SyncLeaseReques
       extraSets +
       // A dead run's claim goes with its lease.
       ` REMOVE ${CLAIM_ATTRIBUTES.join(', ')}`,
-    ConditionExpression: 'attribute_not_exists(leaseUntil) OR leaseUntil < :now',
+    ConditionExpression:
+      '(attribute_not_exists(leaseUntil) OR leaseUntil < :now)' +
+      (lease.dueBy === undefined ? '' : ' AND dueAt <= :dueBy'),
     ...(extraSets === '' ? {} : { ExpressionAttributeNames: extra.names }),
     ExpressionAttributeValues: {
       ...extra.values,
@@ -261,6 +268,7 @@ function syncLeaseUpdate(table: string, sourceId: string, lease: SyncLeaseReques
       ':shard': PLANNER_SHARD,
       ':leaseShard': LEASE_SHARD,
       ':step': 0,
+      ...(lease.dueBy === undefined ? {} : { ':dueBy': lease.dueBy.toISOString() }),
       ...(lease.extra?.dueAt === undefined ? { ':epoch': new Date(0).toISOString() } : {}),
     },
   };

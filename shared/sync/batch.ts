@@ -3,7 +3,8 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { isIngestorError } from '../errors';
 import { logger, METRICS, type MetricsBuffer, metrics as processMetrics } from '../observability';
 import { storeOutageOf } from '../store';
-import { parseSyncMessage } from './message';
+import { type LanePosition, type LaneStep, runLane } from './lane';
+import { parseSyncMessage, type SyncMessage } from './message';
 import { runSyncMessage, type SyncRunDeps, type SyncRunResult } from './run';
 
 /**
@@ -35,13 +36,16 @@ const defaultLog: SyncLog = {
   error: (message, fields) => logger.error(message, fields),
 };
 
+/** The message's run, and the runs its host lane started after it in the same invocation. */
+export type SyncBodyResult = SyncRunResult & { laneRuns?: SyncRunResult[] };
+
 export async function processSyncBody(
   deps: SyncBatchDeps,
   body: string,
   remainingMs: number,
   /** The local runner's Ctrl-C (`npm start`): the run ends at its next checkpoint. */
   signal?: AbortSignal,
-): Promise<SyncRunResult> {
+): Promise<SyncBodyResult> {
   const log = deps.log ?? defaultLog;
   let message: ReturnType<typeof parseSyncMessage>;
   try {
@@ -79,6 +83,41 @@ export async function processSyncBody(
     }
     throw err;
   }
+  const lane = message.lane;
+  logResult(
+    log,
+    message,
+    result,
+    lane !== undefined && lane.entries.length > 0
+      ? { host: lane.host, position: 0, left: lane.entries.length }
+      : undefined,
+  );
+  const laneRuns: SyncRunResult[] = [];
+  if (result.status === 'done' && lane !== undefined && lane.entries.length > 0) {
+    await runLane(
+      deps.runDeps,
+      lane,
+      {
+        deadlineMs: startMs + Math.max(0, remainingMs - BUDGET_RESERVE_MS),
+        endsAtMs: startMs + remainingMs,
+        ...(signal ? { signal } : {}),
+      },
+      (step) => {
+        if (step.status === 'ran') laneRuns.push(step.result);
+        logLaneStep(deps, log, step);
+      },
+    );
+  }
+  return laneRuns.length > 0 ? { ...result, laneRuns } : result;
+}
+
+/** The log of one run's message: a duplicate dropped, a clock behind, and always "sync message done". */
+function logResult(
+  log: SyncLog,
+  message: Pick<SyncMessage, 'runId' | 'continuation'>,
+  result: SyncRunResult,
+  lane?: LanePosition,
+): void {
   if (result.status === 'dropped' && result.duplicate !== undefined) {
     log.info('duplicate sync message dropped', {
       code: 'SYNC_DUPLICATE_DELIVERY',
@@ -87,8 +126,9 @@ export async function processSyncBody(
       runId: message.runId,
       continuation: message.continuation,
       reason: result.reason,
+      ...(lane ? { lane } : {}),
     });
-    return result;
+    return;
   }
   if (result.status === 'done' && result.clockSkewMs !== undefined) {
     log.warn('sync instance clock behind the run start: run ended at its start', {
@@ -107,8 +147,40 @@ export async function processSyncBody(
           objects: result.report.objects,
           failures: result.report.failures,
         }),
+    // Host lanes: which host's queue this run came from, its place in it and how many wait behind it.
+    ...(lane ? { lane } : {}),
   });
-  return result;
+}
+
+function logLaneStep(deps: SyncBatchDeps, log: SyncLog, step: LaneStep): void {
+  switch (step.status) {
+    case 'ran':
+      // A lane run is started in place: its first message (continuation 0) never went through the queue.
+      logResult(log, { runId: step.runId, continuation: 0 }, step.result, step.lane);
+      return;
+    case 'skipped':
+      log.info('lane entry skipped', { sourceId: step.sourceId, reason: step.reason, lane: step.lane });
+      return;
+    case 'left':
+      log.info('lane left for the planner', {
+        lane: { host: step.host, left: step.left },
+        reason: step.reason,
+        sourceIds: step.sourceIds,
+      });
+      return;
+    case 'store-outage': {
+      const buffer = deps.metrics ?? processMetrics;
+      buffer.count(METRICS.storeOutages);
+      buffer.flush();
+      log.error('store unavailable, lane left for the planner', {
+        code: 'STORE_UNAVAILABLE',
+        ...(storeOutageOf(step.error) ?? {}),
+        sourceId: step.sourceId,
+        lane: { host: step.host },
+      });
+      return;
+    }
+  }
 }
 
 /** One batch: every record through `processSyncBody`; a thrown record becomes a batch item failure. */

@@ -1,9 +1,17 @@
 /**
- * The sync function: one SQS batch, one run per message (claim, engine, outcome, lease), and its runtime. Other folders import this front door only
+ * The sync function: one SQS batch, one run per message (claim, engine, outcome, lease) and its host
+ * lane (the host's waiting runs, one after another), starting a run (`startRun`, also the planner's), and its runtime. Other folders import this front door only
  * (test/repo/front-doors.test.ts).
  */
-export { BUDGET_RESERVE_MS, handleSyncBatch, processSyncBody, type SyncLog } from './batch';
-export type { SyncMessage } from './message';
+export {
+  BUDGET_RESERVE_MS,
+  handleSyncBatch,
+  processSyncBody,
+  type SyncBodyResult,
+  type SyncLog,
+} from './batch';
+export { LANE_START_MIN_MS, type LaneStep, runLane } from './lane';
+export type { SyncLane, SyncMessage } from './message';
 export { runSyncMessage, type SyncRunResult } from './run';
 export {
   createFetchRuntime,
@@ -12,3 +20,4 @@ export {
   type SyncRuntime,
   type SyncRuntimeOptions,
 } from './runtime';
+export { idleScheduleState, type RunStart, type RunStartDeps, startRun } from './start';

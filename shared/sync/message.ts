@@ -7,6 +7,29 @@ import { IngestorError } from '../errors';
  * runs out. A redelivered or duplicated message is harmless: the lease admits only its own runId, and
  * each message of the run only one invocation at a time (`claimSyncRun`, issue 13).
  */
+/** One waiting run of a host lane (`shared/hosts` `LaneEntry`): the planner's decision for it. */
+const laneEntrySchema = z.object({
+  sourceId: z.string().min(1),
+  kind: z.enum(['incremental', 'full', 'sliced']),
+  trigger: z.enum(['schedule', 'manual']).default('schedule'),
+  reason: z.string(),
+  ruleIds: z.array(z.string()),
+  deadline: z.string().optional(),
+  windowId: z.string().optional(),
+  dueAt: z.string().optional(),
+});
+
+/**
+ * Host lanes (issues 27/28): the host's runs that wait only because it is busy; when this run ends
+ * `done`, the same invocation starts them one after another (`runLane`). Optional: a message without a
+ * lane (older planners, the CLI) is a single run as before.
+ */
+const laneSchema = z.object({
+  host: z.string().min(1),
+  plannedAt: z.string(),
+  entries: z.array(laneEntrySchema),
+});
+
 export const syncMessageSchema = z.object({
   sourceId: z.string().min(1),
   runId: z.string().min(1),
@@ -19,9 +42,12 @@ export const syncMessageSchema = z.object({
   continuation: z.number().int().min(0).default(0),
   /** When the run started (first message), for the report and SCH-9 windows. */
   startedAt: z.string(),
+  /** Host lanes: carried on by continuations, so the lane goes on where the run ends. */
+  lane: laneSchema.optional(),
 });
 
 export type SyncMessage = z.output<typeof syncMessageSchema>;
+export type SyncLane = NonNullable<SyncMessage['lane']>;
 
 export class SyncMessageError extends IngestorError {
   constructor(message: string) {

@@ -1,0 +1,81 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { SourceConfig } from '../config';
+import { paceOf } from '../pace';
+import { markSyncStarted, type SourceDecision, type SourceScheduleState } from '../schedule';
+import { acquireSyncLease } from '../store';
+import type { SyncLane, SyncMessage } from './message';
+
+/**
+ * Starting a run, the one way both the planner and a host lane (shared/sync/lane.ts) do it: take the
+ * source's lease (SCH-5) and record the start in the same conditional write — schedule state with the
+ * FULL-2 window, next due time, decision. The run's first message is returned; the caller sends it (the
+ * planner, in a batch) or runs it in place (a lane). `undefined`: another run holds the lease — or, for
+ * a lane entry (`dueBy`), the source is no longer due as planned — and nothing was written.
+ */
+export interface RunStartDeps {
+  doc: DynamoDBDocumentClient;
+  tables: { state: string };
+  /** How long a sync lease lasts before another run may take over (an instance may die). */
+  leaseMinutes: number;
+}
+
+export interface RunStart {
+  source: SourceConfig;
+  decision: Pick<SourceDecision, 'kind' | 'trigger' | 'reason' | 'ruleIds' | 'deadline' | 'windowId'>;
+  /** The schedule state as the pure core sees it (no lease in force). */
+  state: SourceScheduleState;
+  now: Date;
+  runId: string;
+  /** A lane entry: only while the source's stored due time is no later than this (the lane's plan). */
+  dueBy?: Date;
+  /** The lane the run carries on (its host's runs still waiting). */
+  lane?: SyncLane;
+}
+
+export async function startRun(deps: RunStartDeps, start: RunStart): Promise<SyncMessage | undefined> {
+  const { source, decision, state, now, runId } = start;
+  const kind = decision.kind ?? 'incremental';
+  const trigger = decision.trigger ?? 'schedule';
+  const until = new Date(now.getTime() + deps.leaseMinutes * 60_000);
+  // FULL-2: the window is recorded at the start, so a run that dies is not retried in the same window.
+  const schedule = markSyncStarted(state, decision, now.toISOString(), deps.leaseMinutes);
+  const taken = await acquireSyncLease(deps.doc, deps.tables.state, source.sourceId, {
+    runId,
+    kind,
+    until,
+    now,
+    ...(start.dueBy ? { dueBy: start.dueBy } : {}),
+    extra: {
+      schedule,
+      // RATE-2: the pace this run fetches with (also recorded by a cold planner that sees no change).
+      lastValidPace: paceOf(source),
+      // If the run dies, the source is decided again when its lease has expired.
+      dueAt: until.toISOString(),
+      lastDecision: {
+        action: 'sync',
+        kind,
+        reason: decision.reason,
+        decidedAt: now.toISOString(),
+        ruleIds: decision.ruleIds,
+      },
+    },
+  });
+  if (!taken) return undefined;
+  return {
+    sourceId: source.sourceId,
+    runId,
+    kind,
+    trigger,
+    continuation: 0,
+    startedAt: now.toISOString(),
+    ...(decision.deadline ? { deadline: decision.deadline } : {}),
+    ...(decision.windowId ? { windowId: decision.windowId } : {}),
+    ...(start.lane && start.lane.entries.length > 0 ? { lane: start.lane } : {}),
+  };
+}
+
+/** A stored schedule state with no lease in force, as `startRun` wants it (a lane entry's source). */
+export function idleScheduleState(schedule: SourceScheduleState): SourceScheduleState {
+  const { running: _ended, ...rest } = schedule;
+  return rest;
+}
