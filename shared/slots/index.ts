@@ -1,7 +1,7 @@
 export { systemClock } from './clock';
 export * from './constants';
 export * from './errors';
-export { createHostSlotsFromEnv, createSlotRedisClient } from './from-env';
+export { createHostLedgerFromEnv, createHostSlotsFromEnv, createSlotRedisClient } from './from-env';
 export {
   createHostSlots,
   type HostSlotsOptions,
@@ -10,5 +10,14 @@ export {
   PacedHostSlots,
   reserveHostSlot,
 } from './host-slots';
+export {
+  type FloorNote,
+  type HostFloor,
+  type HostLedger,
+  type HostLedgerReading,
+  LocalHostLedger,
+  processHostLedger,
+  RedisHostLedger,
+} from './ledger';
 export { HOST_KEY_SUFFIXES, hostKeys } from './scripts';
 export type * from './types';
