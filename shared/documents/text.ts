@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { createRunContext, type RunContext } from '../fetch';
+import { ADMIT_ALL, type PassAdmission } from './admission';
 import {
   TEXT_MAX_ATTEMPTS,
   TEXT_MAX_DOWNLOADS,
@@ -12,6 +13,7 @@ import {
   applyCounted,
   countOutcome,
   type DocumentsDeps,
+  hostOf,
   isTakenDown,
   type PassOptions,
   type PassRun,
@@ -229,10 +231,11 @@ export async function runTextPass(
   store: DocumentsStore,
   contexts: SourceContext[],
   options: PassOptions,
+  admission: PassAdmission = ADMIT_ALL,
 ): Promise<OutcomeCounts> {
   const extractor = new TextExtractor(options.textBounds);
   try {
-    return await textPass(deps, store, contexts, options, extractor);
+    return await textPass(deps, store, contexts, options, extractor, admission);
   } finally {
     await extractor.close();
   }
@@ -244,6 +247,7 @@ async function textPass(
   contexts: SourceContext[],
   options: PassOptions,
   extractor: TextExtractor,
+  admission: PassAdmission,
 ): Promise<OutcomeCounts> {
   const { now } = options;
   const counts: OutcomeCounts = {};
@@ -269,6 +273,9 @@ async function textPass(
           await applyCounted(pass, item, takenDownChange());
         } else if (item.storedKey !== undefined) {
           await textFromCopy(pass, item);
+        } else if (ctx.gate.textFromSource && !admission.allows(hostOf(item.url))) {
+          // Item 5 of issue 27: its host is busy with syncs; the document stays due for the next pass.
+          countOutcome(counts, 'download-host-busy');
         } else if (ctx.gate.textFromSource) {
           runContext ??= createRunContext(ctx.source.sourceId);
           await textFromSource({ ...pass, ctx, runContext }, item);

@@ -3,7 +3,7 @@
  * (test/repo/front-doors.test.ts).
  */
 
-export { type HostConditionsRead, hostConditionsOf, readHostConditions } from './conditions';
+export { type HostConditionsRead, readHostConditions } from './conditions';
 export {
   explainFleet,
   explainSources,
