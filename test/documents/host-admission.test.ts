@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeCouncil, startFakeCouncil } from '../../demo';
-import { runFilesPass, shards } from '../../shared/documents';
+import { runDeletionCheck, runFilesPass, shards } from '../../shared/documents';
 import { MIN_OTHER_FETCH_SHARE } from '../../shared/hosts';
 import { RedisHostLedger } from '../../shared/slots';
 import { createTestRedisClient, type RedisPeer, startRedisPeer } from '../support/redis';
@@ -8,6 +8,7 @@ import {
   type DocumentsBed,
   fileRequests,
   getDoc,
+  HOUR,
   putBody,
   putSource,
   recordFile,
@@ -99,6 +100,27 @@ describe('the files pass asks the host budget before it starts a host', () => {
     expect(hosted).toMatchObject({ state: 'pending', attemptShard: shards.cache('hosted-2') });
     expect(hosted.storedKey).toBeUndefined();
     expect((await getDoc(bed, loneId)).storedKey).toBeDefined();
+    expect(fileRequests(lone.requests)).toHaveLength(1);
+  }, 60_000);
+
+  it('RATE-9 / RATE-1: the deletion check skips the filled host too (its re-fetch stays due) and checks the lone one', async () => {
+    // The sync saw both stored files change (DEL-1): each is due for a conditional re-fetch.
+    const modified = '2026-03-02T12:00:00+01:00';
+    await recordFile(bed, { sourceId: 'hosted-1', bodyId: HOSTED_BODY, url: hostedFile(1), modified });
+    await recordFile(bed, { sourceId: 'lone-1', bodyId: LONE_BODY, url: loneFile(1), modified });
+    bed.clock.advance(HOUR);
+    hosting.clearRequests();
+    lone.clearRequests();
+
+    const report = await runDeletionCheck(bed.deps, { now: bed.now() });
+
+    expect(report.routed['to-refetch']).toBe(2);
+    expect(report.checks['refetch:host-busy']).toBe(1);
+    expect(report.checks['refetch:not-modified']).toBe(1);
+    expect(report.busyHosts.map((b) => [b.host, b.ruleIds])).toEqual([
+      ['hosting.test', ['RATE-9', 'RATE-1']],
+    ]);
+    expect(fileRequests(hosting.requests)).toEqual([]);
     expect(fileRequests(lone.requests)).toHaveLength(1);
   }, 60_000);
 });
