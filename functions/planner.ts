@@ -1,8 +1,9 @@
 import { type ChangeFeed, createFeedClients } from '../shared/changes';
-import { env } from '../shared/config';
+import { env, upstashCredentials } from '../shared/config';
 import { logger, metrics, putHostMetrics } from '../shared/observability';
 import { emitPlannerMetrics, type PlannerDeps, type PlannerTickResult, plannerTick } from '../shared/planner';
 import { DEFAULT_LEASE_MINUTES, scheduleSettingsFromEnv } from '../shared/schedule';
+import { createHostLedgerFromEnv } from '../shared/slots';
 
 /** Planner Lambda (EventBridge Scheduler, every minute): decide, lease, enqueue. It never fetches. */
 let deps: PlannerDeps | undefined;
@@ -13,10 +14,19 @@ let deps: PlannerDeps | undefined;
  */
 let changes: ChangeFeed | undefined;
 
-function plannerDeps(): PlannerDeps {
+async function plannerDeps(): Promise<PlannerDeps> {
   const e = env();
   if (!e.SYNC_QUEUE_URL) throw new Error('SYNC_QUEUE_URL is not set');
   const clients = createFeedClients(e);
+  // RATE-8 / ROB-10 / item 5 of issue 27: the host ledger the fetchers' slots write (Upstash, or in
+  // `npm start` this process's own): one read per tick for every host's pause, Crawl-delay and share.
+  // An unreadable secret must not stop the planner (it never fetches): it then plans without the ledger.
+  const credentials = await upstashCredentials(e).catch((error: unknown) => {
+    logger.warn('host ledger off: Upstash credentials unreadable', {
+      code: (error as { code?: string }).code ?? 'ERROR',
+    });
+    return null;
+  });
   changes = clients.changes;
   return {
     doc: clients.doc,
@@ -27,11 +37,14 @@ function plannerDeps(): PlannerDeps {
     leaseMinutes: DEFAULT_LEASE_MINUTES,
     // A warm instance keeps the parsed Sources table between ticks (re-read every 5 minutes).
     cache: {},
+    ...(credentials === null
+      ? {}
+      : { hostLedger: createHostLedgerFromEnv(e, credentials ? { token: credentials.token } : {}) }),
   };
 }
 
 export const handler = async (): Promise<PlannerTickResult> => {
-  deps ??= plannerDeps();
+  deps ??= await plannerDeps();
   const now = new Date();
   const result = await plannerTick(deps, now);
   // RATE-9: saturated hosts as gauges every tick (the "host saturated" alarm reads them).
@@ -46,13 +59,19 @@ export const handler = async (): Promise<PlannerTickResult> => {
     started: result.started.map((s) => `${s.sourceId}:${s.kind}`),
     ...(pauses ? { paused: pauses.paused, longestPauseHours: pauses.longestPauseHours } : {}),
     ...(redelivered > 0 ? { changesRedelivered: redelivered } : {}),
+    // The tick planned without pauses, Crawl-delays and other fetches' shares (the slots still keep them).
+    ...(result.hostLedgerUnavailable ? { hostLedgerUnavailable: result.hostLedgerUnavailable } : {}),
     // RATE-9: hosts whose pace binds (stretched cadence) or with runs waiting for them — host keys only.
     ...(result.hosts.length > 0
       ? {
           saturatedHosts,
           hosts: result.hosts.map(
             (h) =>
-              `${h.host}: ${h.sources} sources, ×${Math.round(h.stretch * 100) / 100}, ${h.queuedRuns} queued`,
+              `${h.host}: ${h.sources} sources, ×${Math.round(h.stretch * 100) / 100}, ${h.queuedRuns} queued` +
+              (h.otherRequestsPerSecond > 0
+                ? `, other fetches ${Math.round(h.otherRequestsPerSecond * 100) / 100}/s`
+                : '') +
+              (h.pausedUntil ? `, paused until ${h.pausedUntil} (RATE-8)` : ''),
           ),
         }
       : {}),

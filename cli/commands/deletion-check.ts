@@ -20,6 +20,7 @@ export async function deletionCheckCommand(
         `deletion check: ${countsLine(report.checks)} (${report.requests} requests)`,
         ...report.restingSources.map((s) => `  ${s.sourceId} rested: ${s.newGone} newly gone (DEL-4)`),
         ...report.stoppedServers.map((s) => `  ${s.host} not asked further: ${s.reason}`),
+        ...report.busyHosts.map((b) => `  ${b.host} skipped: ${b.reason}`),
       ],
       json: {
         checks: report.checks,
@@ -28,6 +29,7 @@ export async function deletionCheckCommand(
         restingSources: report.restingSources,
         stoppedServers: report.stoppedServers,
         invalidSources: report.invalidSources,
+        busyHosts: report.busyHosts,
       },
     };
   } finally {

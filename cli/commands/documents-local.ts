@@ -48,8 +48,10 @@ export function createLocalDocumentPasses(
         lastHourly = now.getTime();
         const files = await runFilesPass(deps, pass(now));
         say(`files: ${countsLine(files.files)}; text: ${countsLine(files.text)}`);
+        for (const b of files.busyHosts) say(`files: ${b.host} skipped: ${b.reason}`);
         const deletion = await runDeletionCheck(deps, pass(new Date()));
         say(`deletion check: ${countsLine(deletion.checks)} (${deletion.requests} requests)`);
+        for (const b of deletion.busyHosts) say(`deletion check: ${b.host} skipped: ${b.reason}`);
       }
       const slot = latestPhotosSlot(now).toMillis();
       if (slot > photosSlot) {

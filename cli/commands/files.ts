@@ -54,6 +54,8 @@ export async function filesCommand(
         `text: ${countsLine(report.text)}`,
         ...(Object.keys(report.routed).length > 0 ? [`routed: ${countsLine(report.routed)}`] : []),
         ...report.sources.map((s) => `  ${s.sourceId}: ${s.selected} selected (${s.gate})`),
+        // Item 5 of issue 27: hosts this pass left to the syncs (or paused), and why.
+        ...report.busyHosts.map((b) => `  ${b.host} skipped: ${b.reason}`),
       ],
       json: {
         files: report.files,
@@ -62,6 +64,7 @@ export async function filesCommand(
         unparked: report.unparked,
         sources: report.sources,
         invalidSources: report.invalidSources,
+        busyHosts: report.busyHosts,
       },
     };
   } finally {

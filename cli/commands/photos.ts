@@ -18,12 +18,14 @@ export async function photosCommand(rt: LocalRuntime, now: Date, json = false): 
           (b) => `  ${b.sourceId} ${b.bodyId}: ${b.checked} of ${b.due} due (${b.persons} persons)`,
         ),
         ...report.skippedSources.map((s) => `  ${s.sourceId} skipped: ${s.reason}`),
+        ...report.busyHosts.map((b) => `  ${b.host} skipped: ${b.reason}`),
       ],
       json: {
         photos: report.photos,
         bodies: report.bodies,
         skippedSources: report.skippedSources,
         invalidSources: report.invalidSources,
+        busyHosts: report.busyHosts,
       },
     };
   } finally {

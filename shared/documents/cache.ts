@@ -1,5 +1,6 @@
 import { createRunContext, type RunContext } from '../fetch';
 import { fileKey } from '../mirror';
+import { type BusyHost, passAdmission } from './admission';
 import {
   CACHE_MAX_FILE_BYTES,
   CACHE_MAX_FILES_PER_RUN,
@@ -49,12 +50,16 @@ export interface FilesPassReport {
   text: OutcomeCounts;
   sources: { sourceId: string; selected: number; gate: string; ruleIds: string[] }[];
   invalidSources: string[];
+  /** Item 5 of issue 27: hosts this pass skipped (sync runs first, RATE-8 pauses), and why. */
+  busyHosts: BusyHost[];
 }
 
 export async function runFilesPass(deps: DocumentsDeps, options: PassOptions): Promise<FilesPassReport> {
   const { now } = options;
   const store = documentsStoreOf(deps);
   const { contexts, invalid } = await loadSourceContexts(deps, now);
+  // Item 5 of issue 27: per host, whether this pass may fetch there (RATE-9, RATE-8).
+  const admission = await passAdmission(deps.hostBudget, contexts, now);
   const routed = await routeIntake(deps, store, now);
   const unparked = await unparkDocuments(store, contexts, now);
   const files: OutcomeCounts = {};
@@ -107,6 +112,11 @@ export async function runFilesPass(deps: DocumentsDeps, options: PassOptions): P
       countOutcome(files, 'not-started');
       return;
     }
+    if (!admission.allows(hostOf(item.url))) {
+      // Its host is busy with syncs or paused: untouched, the document stays due for the next pass.
+      countOutcome(files, 'host-busy');
+      return;
+    }
     let runContext = runContexts.get(item.sourceId);
     if (!runContext) {
       runContext = createRunContext(item.sourceId);
@@ -121,7 +131,9 @@ export async function runFilesPass(deps: DocumentsDeps, options: PassOptions): P
     }
   }
 
-  const text = await runTextPass(deps, store, contexts, options);
+  const text = await runTextPass(deps, store, contexts, options, admission);
+  // The pass's requests into the host ledger: the planner's and the next pass's other-fetch share.
+  await deps.hostBudget?.record();
   const report: FilesPassReport = {
     routed,
     unparked,
@@ -134,8 +146,9 @@ export async function runFilesPass(deps: DocumentsDeps, options: PassOptions): P
       ruleIds: c.gate.ruleIds,
     })),
     invalidSources: invalid,
+    busyHosts: admission.busy,
   };
-  deps.log?.('files pass', { files, text, routed, unparked });
+  deps.log?.('files pass', { files, text, routed, unparked, busyHosts: admission.busy.length });
   return report;
 }
 

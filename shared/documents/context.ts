@@ -4,11 +4,13 @@ import type { SourceConfig } from '../config';
 import type { BodyRecord } from '../engine';
 import { SyncStateStore } from '../engine';
 import type { PoliteFetcher, RunContext } from '../fetch';
+import { type HostStateView, hostStateView } from '../hosts';
 import { loadHostIntervals } from '../pace';
 import type { SourceScheduleState } from '../schedule';
 import { getSourceState, loadAllSources } from '../store';
 import { TakedownRegistry, type TakedownSet } from '../takedown';
 import { hostKeyOrUndefined } from '../util';
+import type { HostBudget } from './admission';
 import { sourceGate } from './decide';
 import { bodyKeyOf } from './keys';
 import { DocumentsStore } from './store';
@@ -26,6 +28,11 @@ export interface DocumentsDeps {
   clock: { now(): number };
   sleep(ms: number): Promise<void>;
   log?: (event: string, fields: Record<string, unknown>) => void;
+  /**
+   * Item 5 of issue 27: the host budget the passes are admitted against (and their requests recorded
+   * in). Absent — a test on its own slots — every host is admitted, as before.
+   */
+  hostBudget?: HostBudget;
 }
 
 export interface PassOptions {
@@ -56,6 +63,8 @@ export interface SourceContext {
   hostIntervalMs: number;
   /** OPT-5: the source's takedown registry, read once per run (it outlives a purge and a lost flag). */
   takedowns: TakedownSet;
+  /** RATE-9: what the host model reads of the source's schedule state (its syncs' demand). */
+  hostState?: HostStateView;
 }
 
 export interface LoadedContexts {
@@ -91,6 +100,7 @@ export async function loadSourceContexts(deps: DocumentsDeps, now: Date): Promis
       bodies: new Map(bodies.map((b) => [b.id, b])),
       hostIntervalMs: hostIntervals.get(source.host) ?? source.requestIntervalSeconds * 1000,
       takedowns: await registry.load(source.sourceId),
+      ...(state?.schedule === undefined ? {} : { hostState: hostStateView(state.schedule) }),
     });
   }
   return { contexts, invalid };

@@ -1,6 +1,7 @@
 import { createRunContext, type RunContext } from '../fetch';
 import { fileKey, textKey } from '../mirror';
 import { createGate, type Gate } from '../util';
+import { type BusyHost, passAdmission } from './admission';
 import {
   CACHE_MAX_FILE_BYTES,
   DEL_BODIES_IN_PARALLEL,
@@ -71,6 +72,8 @@ export interface DeletionReport {
   /** DEL-4: servers asked nothing more in this run. */
   stoppedServers: { host: string; reason: string }[];
   invalidSources: string[];
+  /** Item 5 of issue 27: servers this run did not start on (sync runs first, RATE-8 pauses), and why. */
+  busyHosts: BusyHost[];
 }
 
 type TaskKind = 'refetch' | 'recheck' | 'sample';
@@ -106,6 +109,8 @@ export async function runDeletionCheck(deps: DocumentsDeps, options: PassOptions
   const nowIso = now.toISOString();
   const store = documentsStoreOf(deps);
   const { contexts, invalid } = await loadSourceContexts(deps, now);
+  // Item 5 of issue 27: per server, whether this check may start there (RATE-9, RATE-8).
+  const admission = await passAdmission(deps.hostBudget, contexts, now);
   const routed = await routeIntake(deps, store, now);
 
   const tasks: Task[] = [];
@@ -158,6 +163,8 @@ export async function runDeletionCheck(deps: DocumentsDeps, options: PassOptions
     if (pastDeadline(options)) return countOutcome(run.checks, `${label}:not-started`);
     if (run.resting.has(task.item.sourceId)) return countOutcome(run.checks, `${label}:source-resting`);
     if (server.stopped) return countOutcome(run.checks, `${label}:server-stopped`);
+    // Its server is busy with syncs or paused: nothing asked, the document stays due for the next run.
+    if (!admission.allows(host)) return countOutcome(run.checks, `${label}:host-busy`);
     // OPT-2: a document taken down is not fetched again (its copy goes with purge-deleted, OPT-3).
     if (isTakenDown(task.ctx, task.item)) {
       return countOutcome(run.checks, `${label}:${await applyOutcome(store, task.item, takenDownChange())}`);
@@ -183,7 +190,10 @@ export async function runDeletionCheck(deps: DocumentsDeps, options: PassOptions
       .filter(([, s]) => s.stopped)
       .map(([host, s]) => ({ host, reason: s.stopReason ?? 'stopped' })),
     invalidSources: invalid,
+    busyHosts: admission.busy,
   };
+  // The run's requests into the host ledger: the planner's and the next pass's other-fetch share.
+  await deps.hostBudget?.record();
   deps.log?.('deletion check', { ...report });
   return report;
 }

@@ -3,6 +3,14 @@
  * cache with text extraction, the deletion check and person photos, over the Documents table's
  * `byNextAttempt` queues (keys.ts) and the polite fetcher.
  */
+export {
+  ADMIT_ALL,
+  type BusyHost,
+  HostBudget,
+  type HostBudgetDeps,
+  PassAdmission,
+  passAdmission,
+} from './admission';
 export { type FilesPassReport, roundRobin, runFilesPass } from './cache';
 export * from './constants';
 export {

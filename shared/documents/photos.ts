@@ -3,6 +3,7 @@ import { PutCommand, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-
 import { textValue } from '../engine';
 import { createRunContext, type RunContext } from '../fetch';
 import { idHash, MirrorStore, photoKey } from '../mirror';
+import { type BusyHost, type PassAdmission, passAdmission } from './admission';
 import {
   GONE_STATUSES,
   PHO_MAX_BYTES,
@@ -13,6 +14,7 @@ import {
 import {
   countOutcome,
   type DocumentsDeps,
+  hostOf,
   loadSourceContexts,
   type PassOptions,
   pastDeadline,
@@ -45,6 +47,8 @@ export interface PhotosReport {
   bodies: { sourceId: string; bodyId: string; persons: number; due: number; checked: number }[];
   skippedSources: { sourceId: string; reason: string; ruleIds: string[] }[];
   invalidSources: string[];
+  /** Item 5 of issue 27: photo servers this run did not start on (sync runs first, RATE-8), and why. */
+  busyHosts: BusyHost[];
 }
 
 /** One person's photo as checked: whose, at which URL, and the mark of the check before (if any). */
@@ -103,7 +107,15 @@ export async function runPhotosPass(deps: DocumentsDeps, options: PassOptions): 
     { doc: deps.doc, s3: deps.s3 },
     { bucket: deps.bucket, stateTable: deps.tables.state },
   );
-  const report: PhotosReport = { photos: {}, bodies: [], skippedSources: [], invalidSources: invalid };
+  // Item 5 of issue 27: per photo server, whether this run may fetch there (RATE-9, RATE-8).
+  const admission = await passAdmission(deps.hostBudget, contexts, now);
+  const report: PhotosReport = {
+    photos: {},
+    bodies: [],
+    skippedSources: [],
+    invalidSources: invalid,
+    busyHosts: admission.busy,
+  };
   let first = true;
   for (const ctx of contexts) {
     if (Object.keys(ctx.source.photoUrlPatterns).length === 0) continue;
@@ -124,7 +136,7 @@ export async function runPhotosPass(deps: DocumentsDeps, options: PassOptions): 
       const pattern = photoPatternFor(ctx.source.photoUrlPatterns, body);
       if (pattern === undefined) continue;
       const bodyKey = bodyKeyOf(body.id);
-      const photos: BodyPhotos = { deps, ctx, runContext, mirror, pattern, bodyKey, now };
+      const photos: BodyPhotos = { deps, ctx, runContext, mirror, pattern, bodyKey, now, admission };
       const marks = await loadMarks(deps, ctx.source.sourceId, bodyKey);
       const persons: { id: string }[] = [];
       for await (const entry of mirror.listLive(ctx.source.sourceId, 'person', { bodyId: body.id })) {
@@ -145,7 +157,10 @@ export async function runPhotosPass(deps: DocumentsDeps, options: PassOptions): 
       report.bodies.push(line);
       for (const [done, person] of due.entries()) {
         options.onProgress?.({ stage: 'photos', done, total: due.length, host: ctx.source.host });
-        if (pastDeadline(options)) return report;
+        if (pastDeadline(options)) {
+          await deps.hostBudget?.record();
+          return report;
+        }
         // PHO-1: 0.1 s between two photos, on top of the host pace the fetcher keeps.
         if (!first) await deps.sleep(PHO_PAUSE_MS);
         first = false;
@@ -155,7 +170,9 @@ export async function runPhotosPass(deps: DocumentsDeps, options: PassOptions): 
       }
     }
   }
-  deps.log?.('photos pass', { photos: report.photos });
+  // The run's requests into the host ledger: the planner's and the next pass's other-fetch share.
+  await deps.hostBudget?.record();
+  deps.log?.('photos pass', { photos: report.photos, busyHosts: report.busyHosts.length });
   return report;
 }
 
@@ -168,6 +185,7 @@ interface BodyPhotos {
   pattern: string;
   bodyKey: string;
   now: Date;
+  admission: PassAdmission;
 }
 
 async function photoOne(
@@ -186,6 +204,9 @@ async function photoOne(
   let outcome: FetchOutcome;
   if (url === undefined) {
     outcome = { kind: 'failed', code: 'PHOTO_URL_INCOMPLETE' };
+  } else if (!photos.admission.allows(hostOf(url))) {
+    // Its server is busy with syncs or paused: nothing asked, nothing noted (PHO-2: next run).
+    return 'not-noted:HOST_BUSY';
   } else {
     outcome = await fetchPhoto(photos, { personId, url, previous });
   }

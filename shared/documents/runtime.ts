@@ -5,7 +5,10 @@ import { env, upstashCredentials, warmRuntime } from '../config';
 import { createPoliteFetcherFromEnv, type FetchEvent, type HostSlots } from '../fetch';
 import type { HostResolver } from '../net';
 import { logger } from '../observability';
-import { createHostSlotsFromEnv } from '../slots';
+import { scheduleSettingsFromEnv } from '../schedule';
+import { createHostSlotsFromEnv, type HostLedger } from '../slots';
+import { type AwsClients, createAwsClients } from '../store';
+import { HostBudget } from './admission';
 import type { DocumentsDeps, PassOptions } from './context';
 
 /**
@@ -27,6 +30,11 @@ export interface DocumentsRuntimeOptions {
   resolver?: HostResolver;
   /** Tests pass slots on a fake clock; otherwise from the environment. */
   slots?: HostSlots;
+  /**
+   * Item 5 of issue 27: the host ledger the passes are admitted against and record their requests in.
+   * Default: the ledger of the slots built from the environment; with `slots` given, none unless passed.
+   */
+  ledger?: HostLedger;
   /** Pacing clock and sleep (RATE-6, PHO-1 pause); tests pass a fake clock. */
   clock?: { now(): number };
   sleep?: (ms: number) => Promise<void>;
@@ -39,13 +47,20 @@ export async function createDocumentsRuntime(
 ): Promise<DocumentsRuntime> {
   const clients = options.clients ?? createFeedClients(env);
   let slots = options.slots;
+  let ledger = options.ledger;
   if (!slots) {
     const credentials = await upstashCredentials(env);
     const fromEnv = createHostSlotsFromEnv(env, credentials ? { token: credentials.token } : {});
     // In the init phase: place the Redis clock before the first reservation (no-op without Redis).
     await fromEnv.warmUp();
     slots = fromEnv;
+    ledger ??= fromEnv.ledger;
   }
+  const log = (event: string, fields: Record<string, unknown>) => logger.info(event, fields);
+  const hostBudget =
+    ledger === undefined
+      ? undefined
+      : new HostBudget({ ledger, settings: scheduleSettingsFromEnv(env), log });
   const clock = options.clock ?? { now: () => Date.now() };
   const fetcher = createPoliteFetcherFromEnv(env, {
     slots,
@@ -55,6 +70,8 @@ export async function createDocumentsRuntime(
     onRequest: (event) => {
       // Outcome per request: source, host, status or error code — never headers or bodies.
       logger.debug('request', { ...event });
+      // Item 5: every request of a pass counts towards the other fetches' share of its host.
+      if (event.kind === 'request') hostBudget?.count(event.host);
       options.onRequest?.(event);
     },
     onRobotsStoreError: (error, operation) =>
@@ -73,7 +90,8 @@ export async function createDocumentsRuntime(
         new Promise<void>((resolve) => {
           setTimeout(resolve, ms);
         })),
-    log: (event, fields) => logger.info(event, fields),
+    log,
+    ...(hostBudget === undefined ? {} : { hostBudget }),
   };
   return {
     env,

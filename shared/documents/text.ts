@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { createRunContext, type RunContext } from '../fetch';
 import { textKey } from '../mirror';
+import { ADMIT_ALL, type PassAdmission } from './admission';
 import {
   TEXT_MAX_ATTEMPTS,
   TEXT_MAX_DOWNLOADS,
@@ -13,6 +14,7 @@ import {
   applyCounted,
   countOutcome,
   type DocumentsDeps,
+  hostOf,
   isTakenDown,
   type PassOptions,
   type PassRun,
@@ -230,10 +232,11 @@ export async function runTextPass(
   store: DocumentsStore,
   contexts: SourceContext[],
   options: PassOptions,
+  admission: PassAdmission = ADMIT_ALL,
 ): Promise<OutcomeCounts> {
   const extractor = new TextExtractor(options.textBounds);
   try {
-    return await textPass(deps, store, contexts, options, extractor);
+    return await textPass(deps, store, contexts, options, extractor, admission);
   } finally {
     await extractor.close();
   }
@@ -245,6 +248,7 @@ async function textPass(
   contexts: SourceContext[],
   options: PassOptions,
   extractor: TextExtractor,
+  admission: PassAdmission,
 ): Promise<OutcomeCounts> {
   const { now } = options;
   const counts: OutcomeCounts = {};
@@ -270,6 +274,9 @@ async function textPass(
           await applyCounted(pass, item, takenDownChange());
         } else if (item.storedKey !== undefined) {
           await textFromCopy(pass, item);
+        } else if (ctx.gate.textFromSource && !admission.allows(hostOf(item.url))) {
+          // Item 5 of issue 27: its host is busy with syncs; the document stays due for the next pass.
+          countOutcome(counts, 'download-host-busy');
         } else if (ctx.gate.textFromSource) {
           runContext ??= createRunContext(ctx.source.sourceId);
           await textFromSource({ ...pass, ctx, runContext }, item);

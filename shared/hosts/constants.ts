@@ -25,5 +25,13 @@ export const SECOND_RUN_FROM = 1.5;
  * budget left waits instead.
  */
 export const MAX_OTHER_FETCH_SHARE = 0.5;
+/**
+ * Sync runs first: a pass starts on a host only while the syncs' demand leaves room for it — except that
+ * below this share of the pace other fetches are always admitted, so that on a host the syncs saturate a
+ * document backlog still drains (RATE-9: none is starved). A tenth of a 1 s pace is 360 requests an hour:
+ * an hourly files pass's DOC-3 share of one host (200 files a source) gets through within the hour, while
+ * the syncs keep nine tenths.
+ */
+export const MIN_OTHER_FETCH_SHARE = 0.1;
 /** A host whose utilisation reaches this is reported saturated (metric, alarm, `ingestor hosts`). */
 export const SATURATED_UTILISATION = 1;

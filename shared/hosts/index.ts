@@ -14,7 +14,9 @@
  * - `stretchDecision(decision, lastSyncEndedAt, model, nowIso): SourceDecision` — RATE-9 fair share.
  * - `planHostFullSyncs(candidates: FullSyncCandidate[], hosts, nowMs, defaultWindowEndMs, runningRequests?)`
  *   → `{ byHost: Map<host, HostFullSyncPlan>, behind: Map<sourceId, reason> }` (FULL-3 per host).
- * - `otherFetchAllowed(model, requestsPerSecondInUse): boolean` — item 5: may another pass start.
+ * - `otherFetchAdmission(model, requestsPerSecondInUse): { allowed, reason, ruleIds }` — item 5: may
+ *   another pass start on the host (sync runs first; MIN_OTHER_FETCH_SHARE: never starved);
+ *   `otherFetchAllowed` is its boolean. `hostConditionsOf(ledgerReading)` — the host ledger as conditions.
  * - `hostSourceInputOf(source, stateView, nowIso, settings): HostSourceInput` — a source's demand now.
  * - `saturationText(model)`, `isSaturated(model)`.
  * - `lanesOf(admission, hostOf, nowIso): Map<sourceId, Lane>` — per admitted run, its host's runs
@@ -22,6 +24,7 @@
  */
 
 export * from './admission';
+export * from './conditions';
 export * from './constants';
 export * from './full-sync-budget';
 export * from './inputs';

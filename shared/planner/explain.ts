@@ -1,10 +1,12 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SourceConfig } from '../config';
-import { hostStateView, isSaturated, saturationText, type WaitingRun } from '../hosts';
+import { type HostConditions, hostStateView, isSaturated, saturationText, type WaitingRun } from '../hosts';
 import type { ScheduleSettings, SourceDecision, SourceScheduleState, SyncKind } from '../schedule';
 import { sparedUntil } from '../schedule';
+import type { HostLedger } from '../slots';
 import { listSourceStates, loadAllSources, type SourceStateItem } from '../store';
 import { hostKey } from '../util';
+import { readHostConditions } from './conditions';
 import { type FleetPlan, planFleet } from './fleet';
 import { scheduleStateOf } from './tick';
 
@@ -57,12 +59,20 @@ export interface HostStatus {
   queuedRuns: number;
   /** FULL-3: full syncs that go to a later night for lack of host capacity. */
   fullSyncBacklog: string[];
+  /** Item 5 of issue 27: requests per second other fetches take of the pace (at most their share). */
+  otherRequestsPerSecond: number;
+  /** RATE-8: paused until (ISO), while a Retry-After pause is in force. */
+  pausedUntil: string | null;
+  /** ROB-10: the Crawl-delay in force, ms (it sets the pace when above the sources' intervals). */
+  crawlDelayMs: number | null;
 }
 
 export interface FleetStatus {
   at: string;
   sources: SourceStatus[];
   hosts: HostStatus[];
+  /** The host ledger could not be read (its error code): pauses and other fetches' shares are unknown. */
+  hostLedgerUnavailable?: string;
 }
 
 export async function explainSources(
@@ -70,8 +80,9 @@ export async function explainSources(
   tables: { sources: string; state: string },
   settings: ScheduleSettings,
   now: Date,
+  hostLedger?: HostLedger,
 ): Promise<SourceStatus[]> {
-  return (await explainFleet(doc, tables, settings, now)).sources;
+  return (await explainFleet(doc, tables, settings, now, hostLedger)).sources;
 }
 
 /** Sources and hosts at `now`, from one read of the Sources table and the State items. */
@@ -80,10 +91,12 @@ export async function explainFleet(
   tables: { sources: string; state: string },
   settings: ScheduleSettings,
   now: Date,
+  hostLedger?: HostLedger,
 ): Promise<FleetStatus> {
-  const [{ parsed }, states] = await Promise.all([
+  const [{ parsed }, states, ledger] = await Promise.all([
     loadAllSources(doc, tables.sources),
     listSourceStates<SourceScheduleState>(doc, tables.state),
+    readHostConditions(hostLedger),
   ]);
   const stateById = new Map(states.map((s) => [s.sourceId, s]));
   const valid = parsed.flatMap((p) => (p.ok ? [p.source] : []));
@@ -101,6 +114,7 @@ export async function explainFleet(
     }),
     now,
     settings,
+    conditions: ledger.conditions,
   });
   const lookup: FleetLookup = {
     fleet,
@@ -133,7 +147,12 @@ export async function explainFleet(
     }
     return statusOf(p.source, p.warnings, item, lookup, now);
   });
-  return { at: now.toISOString(), sources, hosts: hostStatuses(fleet) };
+  return {
+    at: now.toISOString(),
+    sources,
+    hosts: hostStatuses(fleet, ledger.conditions),
+    ...(ledger.unavailable === undefined ? {} : { hostLedgerUnavailable: ledger.unavailable }),
+  };
 }
 
 function leaseOf(item: SourceStateItem<SourceScheduleState> | undefined, now: Date): SyncKind | undefined {
@@ -191,7 +210,7 @@ function statusOf(
   };
 }
 
-function hostStatuses(fleet: FleetPlan): HostStatus[] {
+function hostStatuses(fleet: FleetPlan, conditions: ReadonlyMap<string, HostConditions>): HostStatus[] {
   return [...fleet.hosts.values()]
     .map((m) => ({
       host: m.host,
@@ -206,6 +225,9 @@ function hostStatuses(fleet: FleetPlan): HostStatus[] {
       running: fleet.runningByHost.get(m.host) ?? 0,
       queuedRuns: fleet.admission.queuedByHost.get(m.host) ?? 0,
       fullSyncBacklog: fleet.fullPlans.byHost.get(m.host)?.nextNight ?? [],
+      otherRequestsPerSecond: m.otherRequestsPerSecond,
+      pausedUntil: m.pausedUntil ?? null,
+      crawlDelayMs: conditions.get(m.host)?.crawlDelayMs ?? null,
     }))
     .sort((a, b) => b.utilisation - a.utilisation || a.host.localeCompare(b.host));
 }

@@ -4,6 +4,7 @@ import {
   admitRuns,
   expectedRequests,
   type FullSyncPlans,
+  type HostConditions,
   type HostModel,
   type HostStateView,
   hostModelsOf,
@@ -37,6 +38,11 @@ export interface FleetInput {
   running: readonly { sourceId: string; kind: SyncKind; source: SourceConfig | undefined }[];
   now: Date;
   settings: ScheduleSettings;
+  /**
+   * Per host key, what the host ledger says besides its sources: RATE-8 pause, ROB-10 Crawl-delay, the
+   * other fetches' share (item 5 of issue 27). Absent: none known.
+   */
+  conditions?: ReadonlyMap<string, HostConditions>;
 }
 
 export interface FleetCandidate {
@@ -63,7 +69,7 @@ export function planFleet(input: FleetInput): FleetPlan {
       .map((s) => [s.sourceId, hostSourceInputOf(s, input.hostStateOf(s.sourceId), nowIso, settings)]),
   );
   // RATE-9: one model per host key — capacity, demand, stretch, how many runs it keeps busy.
-  const hosts = hostModelsOf([...inputs.values()], new Map(), now.getTime());
+  const hosts = hostModelsOf([...inputs.values()], input.conditions ?? new Map(), now.getTime());
 
   const candidates: FleetCandidate[] = input.due.map(({ source, state }) => ({
     source,

@@ -2,6 +2,8 @@
  * The planner: one tick (decide per source, lease, enqueue; it never fetches) and `explain` (status). Other folders import this front door only
  * (test/repo/front-doors.test.ts).
  */
+
+export { type HostConditionsRead, readHostConditions } from './conditions';
 export {
   explainFleet,
   explainSources,

@@ -6,6 +6,7 @@ import { type HostModel, type HostStateView, hostStateView, isSaturated, lanesOf
 import { paceOf } from '../pace';
 import type { ScheduleSettings, SourceScheduleState, SyncKind } from '../schedule';
 import { initialScheduleState } from '../schedule';
+import type { HostLedger } from '../slots';
 import {
   idOf,
   listLeasedSourceStates,
@@ -17,6 +18,7 @@ import {
 } from '../store';
 import { type SyncMessage, startRun } from '../sync';
 import { mapLimit } from '../util';
+import { readHostConditions } from './conditions';
 import { planFleet } from './fleet';
 
 /**
@@ -35,6 +37,11 @@ export interface PlannerDeps {
   cache?: PlannerCache;
   sourcesTtlMs?: number;
   newRunId?: () => string;
+  /**
+   * RATE-8 / ROB-10 / item 5 of issue 27: the host ledger (pauses, Crawl-delays, other fetches' use),
+   * read once per tick. Without it the host model knows only the sources' own intervals.
+   */
+  hostLedger?: HostLedger;
 }
 
 export interface PlannedSource {
@@ -56,6 +63,10 @@ export interface PlannedHost {
   stretch: number;
   saturated: boolean;
   queuedRuns: number;
+  /** Item 5: requests per second other fetches take of its pace (capped at their share). */
+  otherRequestsPerSecond: number;
+  /** RATE-8: paused until (ISO), when a pause is in force. */
+  pausedUntil?: string;
 }
 
 export interface PlannerTickResult {
@@ -66,6 +77,8 @@ export interface PlannerTickResult {
   decisions: PlannedSource[];
   /** RATE-9: the hosts that are saturated or have runs waiting for them (for the metric and the log). */
   hosts: PlannedHost[];
+  /** The host ledger could not be read (its error code): this tick planned without pauses and shares. */
+  hostLedgerUnavailable?: string;
 }
 
 export type StoredState = SourceStateItem<SourceScheduleState>;
@@ -207,6 +220,9 @@ export async function plannerTick(deps: PlannerDeps, now: Date): Promise<Planner
   for (const item of due)
     if (item.schedule !== undefined) hostStates.set(item.sourceId, hostStateView(item.schedule));
 
+  // RATE-8 / ROB-10 / item 5: one read of the host ledger for every host's pause, Crawl-delay and share.
+  const ledger = await readHostConditions(deps.hostLedger);
+  if (ledger.unavailable !== undefined) result.hostLedgerUnavailable = ledger.unavailable;
   const running = [...stateById.values()].filter(
     (s) => s.leaseUntil !== undefined && s.leaseUntil > now.toISOString(),
   );
@@ -226,6 +242,7 @@ export async function plannerTick(deps: PlannerDeps, now: Date): Promise<Planner
     })),
     now,
     settings: deps.settings,
+    conditions: ledger.conditions,
   });
   const { candidates, admission: allocation, hosts } = fleet;
   result.hosts = plannedHosts(hosts, allocation.queuedByHost);
@@ -344,6 +361,8 @@ function plannedHosts(
       stretch: m.stretch,
       saturated: isSaturated(m),
       queuedRuns,
+      otherRequestsPerSecond: m.otherRequestsPerSecond,
+      ...(m.pausedUntil === undefined ? {} : { pausedUntil: m.pausedUntil }),
     });
   }
   return out.sort((a, b) => a.host.localeCompare(b.host));

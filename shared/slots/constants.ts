@@ -70,3 +70,9 @@ export const BUSY_POLL_MAX_MS = 2_000;
 export const BUSY_POLL_JITTER_MS = 40;
 /** A waiter polls this long after the earliest holder's send: most answers are done by then. */
 export const HOLDER_ANSWER_AIM_MS = 60;
+/**
+ * Item 5 of issue 27: other fetches' requests per host are counted in buckets of this length; their use
+ * is read over the last bucket and the current one (10–20 minutes). Long enough to see an hourly pass
+ * that runs for a few minutes, short enough that its share is given back soon after it ends.
+ */
+export const OTHER_FETCH_BUCKET_MS = 10 * 60_000;

@@ -13,6 +13,7 @@ export const SLOT_EVENT_CODES = {
   fallbackRetryFailed: 'SLOTS_FALLBACK_RETRY_FAILED',
   fallbackLeft: 'SLOTS_FALLBACK_LEFT',
   releaseFailed: 'SLOTS_RELEASE_FAILED',
+  ledgerFailed: 'SLOTS_LEDGER_FAILED',
 } as const;
 
 /** Switches are warnings, unlike the request log's info lines. */
@@ -56,6 +57,14 @@ export function logSlotEvent(event: SlotEvent, targets: ObservabilityTargets = d
     case 'release-failed':
       targets.log('slot release failed', {
         code: SLOT_EVENT_CODES.releaseFailed,
+        host: event.host,
+        ...errorFields(event.error),
+      });
+      return;
+    case 'ledger-failed':
+      // The planner then plans without this note (RATE-8 / ROB-10 stay enforced by the slot keys).
+      targets.log('host ledger write failed', {
+        code: SLOT_EVENT_CODES.ledgerFailed,
         host: event.host,
         ...errorFields(event.error),
       });

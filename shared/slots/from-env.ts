@@ -2,6 +2,7 @@ import { Redis } from '@upstash/redis';
 import type { IngestorEnv } from '../config';
 import { logSlotEvent } from './event-log';
 import { createHostSlots, type HostSlotsOptions, type PacedHostSlots } from './host-slots';
+import { type HostLedger, processHostLedger, RedisHostLedger } from './ledger';
 
 /**
  * The Upstash client as the slot store needs it: exact strings, and no long network retry ladder —
@@ -35,4 +36,15 @@ export function createHostSlotsFromEnv(
     redis: createSlotRedisClient({ url: env.UPSTASH_REDIS_REST_URL, token }),
     maxInstances: env.INGESTOR_MAX_INSTANCES,
   });
+}
+
+/**
+ * The host ledger for a reader that holds no slots (the planner): shared through Upstash when configured
+ * (the same keys the functions' slots write), else this process's own (`npm start`: planner, sync and
+ * passes in one process).
+ */
+export function createHostLedgerFromEnv(env: IngestorEnv, opts: { token?: string } = {}): HostLedger {
+  const token = opts.token ?? env.UPSTASH_REDIS_REST_TOKEN;
+  if (!env.UPSTASH_REDIS_REST_URL || !token) return processHostLedger();
+  return new RedisHostLedger(createSlotRedisClient({ url: env.UPSTASH_REDIS_REST_URL, token }));
 }

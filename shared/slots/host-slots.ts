@@ -21,6 +21,7 @@ import {
 } from './constants';
 import { HostSlotTimeoutError, SlotOptionsError, SlotStoreUnavailableError } from './errors';
 import { HostGate } from './gate';
+import { type FloorNote, type HostLedger, processHostLedger, RedisHostLedger } from './ledger';
 import { LocalSlotStore } from './local-store';
 import { RedisSlotStore } from './redis-store';
 import type { ReserveDecision, SlotStore, SlotToken } from './store';
@@ -58,6 +59,11 @@ export interface HostSlotsOptions {
    * root sets RELEASE_LINGER_MS and calls `flushReleases()` before an invocation ends.
    */
   releaseLingerMs?: number;
+  /**
+   * Where this process's RATE-8 pauses and Crawl-delays are copied for the planner (and where its passes
+   * record their requests): with `redis`, the shared ledger under `keyPrefix`; without, the process's own.
+   */
+  ledger?: HostLedger;
 }
 
 export interface HostSlotsStats {
@@ -136,6 +142,8 @@ export class PacedHostSlots implements HostSlots {
   private fallbackSince = Number.NEGATIVE_INFINITY;
   private fallbackQuietUntilMs = Number.NEGATIVE_INFINITY;
   private readonly releaseLingerMs: number;
+  /** RATE-9 / item 5: the fleet-wide copy of this process's floors, and its other fetches' use. */
+  readonly ledger: HostLedger;
   /** Released leases whose Redis release waits for this process's next reservation of the host. */
   private readonly lingering = new Map<string, { leaseId: string; timer: NodeJS.Timeout }[]>();
   private inFallback = false;
@@ -164,8 +172,10 @@ export class PacedHostSlots implements HostSlots {
         timeoutMs: opts.storeTimeoutMs,
       });
       this.local = new LocalSlotStore(this.clock, maxInstances);
+      this.ledger = opts.ledger ?? new RedisHostLedger(opts.redis, opts.keyPrefix);
     } else {
       this.local = new LocalSlotStore(this.clock, 1);
+      this.ledger = opts.ledger ?? processHostLedger();
     }
   }
 
@@ -207,6 +217,7 @@ export class PacedHostSlots implements HostSlots {
     // Always kept locally too, so a later fallback still honours it.
     await this.local.noteRetryAfter(key, capped);
     await this.onShared((store) => store.noteRetryAfter(key, capped));
+    await this.noteInLedger(key, { kind: 'pause', delayMs: capped });
   }
 
   async noteCrawlDelay(
@@ -220,6 +231,21 @@ export class PacedHostSlots implements HostSlots {
     if (capped <= 0 || validMs <= 0) return;
     await this.local.noteCrawlDelay(key, capped, validMs);
     await this.onShared((store) => store.noteCrawlDelay(key, capped, validMs));
+    await this.noteInLedger(key, { kind: 'crawl-delay', delayMs: capped, validForMs: validMs });
+  }
+
+  /**
+   * RATE-8 / ROB-10 for the planner (issue 27): the floor's fleet-wide copy. The slot keys above already
+   * enforce it; a copy that fails only leaves the planner blind to it, as before — never a failed fetch.
+   */
+  private async noteInLedger(host: string, note: FloorNote): Promise<void> {
+    // In the RATE-7 fallback the shared ledger is as unreachable as the slot store: nothing to wait for.
+    if (this.shared && this.currentStore() !== this.shared) return;
+    try {
+      await this.ledger.noteFloor(host, note);
+    } catch (error) {
+      this.onEvent({ type: 'ledger-failed', host, error });
+    }
   }
 
   async hostState(host: string | URL): Promise<HostSlotState> {

@@ -2,7 +2,7 @@ export { systemClock } from './clock';
 export * from './constants';
 export * from './errors';
 export { logSlotEvent, SLOT_EVENT_CODES } from './event-log';
-export { createHostSlotsFromEnv, createSlotRedisClient } from './from-env';
+export { createHostLedgerFromEnv, createHostSlotsFromEnv, createSlotRedisClient } from './from-env';
 export {
   createHostSlots,
   type HostSlotsOptions,
@@ -11,5 +11,14 @@ export {
   PacedHostSlots,
   reserveHostSlot,
 } from './host-slots';
+export {
+  type FloorNote,
+  type HostFloor,
+  type HostLedger,
+  type HostLedgerReading,
+  LocalHostLedger,
+  processHostLedger,
+  RedisHostLedger,
+} from './ledger';
 export { HOST_KEY_SUFFIXES, hostKeys } from './scripts';
 export type * from './types';

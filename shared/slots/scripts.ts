@@ -194,3 +194,63 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local function num(key) return tonumber(redis.call('GET', key) or '-1') end
 return {now, num(KEYS[1]), redis.call('ZCOUNT', KEYS[2], '(' .. now, '+inf'), num(KEYS[3]), num(KEYS[4]), num(KEYS[5])}
 `;
+
+/**
+ * note-host-floor — the fleet-wide copy of a RATE-8 pause or ROB-10 Crawl-delay (see ledger.ts), in one
+ * hash: field `pause:<host>` or `crawl:<host>` → "value:expiresAt" (Redis clock, ms). Same rule as
+ * RAISE_FLOOR_SCRIPT: a note only raises a floor in force (a pause is never shortened; a lower
+ * Crawl-delay takes over when the higher one expires). Expired fields are dropped on every note (notes
+ * are rare: a robots.txt fetch a day per host, a 429/503), so the hash holds only what is in force.
+ *
+ * KEYS[1] the floors hash
+ * ARGV[1] field   ARGV[2] 'until' (value = now + ARGV[3], expires then) or 'value' (ARGV[3], for ARGV[4] ms)
+ * Reply 1 when written, 0 when a larger floor stays.
+ */
+export const NOTE_HOST_FLOOR_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local value, expires
+if ARGV[2] == 'until' then
+  value = now + tonumber(ARGV[3])
+  expires = value
+else
+  value = tonumber(ARGV[3])
+  expires = now + tonumber(ARGV[4])
+end
+if expires <= now then return 0 end
+local all = redis.call('HGETALL', KEYS[1])
+for i = 1, #all, 2 do
+  local v, e = string.match(all[i + 1], '^(%-?%d+):(%-?%d+)$')
+  if e == nil or tonumber(e) <= now then
+    redis.call('HDEL', KEYS[1], all[i])
+  elseif all[i] == ARGV[1] then
+    if tonumber(v) > value or (tonumber(v) == value and ARGV[2] == 'until') then return 0 end
+  end
+end
+redis.call('HSET', KEYS[1], ARGV[1], value .. ':' .. expires)
+if redis.call('PTTL', KEYS[1]) < expires - now then redis.call('PEXPIRE', KEYS[1], expires - now) end
+return 1
+`;
+
+/**
+ * record-other-fetches — item 5 of issue 27: requests other fetches sent, per host, into the current
+ * time bucket (OTHER_FETCH_BUCKET_MS; the caller names it). One call per pass flush, whatever the hosts.
+ *
+ * KEYS[1] the bucket's hash   ARGV[1] its TTL, ms   ARGV[2], ARGV[3], … host, requests (pairs)
+ */
+export const RECORD_OTHER_FETCHES_SCRIPT = `
+for i = 2, #ARGV, 2 do redis.call('HINCRBY', KEYS[1], ARGV[i], ARGV[i + 1]) end
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return 1
+`;
+
+/**
+ * read-host-ledger — everything the planner reads of all hosts, in one round trip.
+ * KEYS[1] floors hash, KEYS[2] last bucket, KEYS[3] current bucket.
+ * Reply {now (Redis clock, ms), floors, last bucket, current bucket} (each a flat field/value list).
+ */
+export const READ_HOST_LEDGER_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+return {now, redis.call('HGETALL', KEYS[1]), redis.call('HGETALL', KEYS[2]), redis.call('HGETALL', KEYS[3])}
+`;

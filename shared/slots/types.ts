@@ -106,5 +106,7 @@ export type SlotEvent =
   /** The shared store answered again: the process left the fallback after `fallbackMs`. */
   | { type: 'shared-store-restored'; fallbackMs: number }
   | { type: 'release-failed'; host: string; error: unknown }
+  /** The host ledger's copy of a floor (RATE-8 / ROB-10, for the planner) could not be written. */
+  | { type: 'ledger-failed'; host: string; error: unknown }
   /** A slot given up because the send would have left later than its allowance (PACE_MARGIN_MS). */
   | { type: 'slot-forfeited'; host: string; wokeLateMs: number; uncertaintyMs: number };

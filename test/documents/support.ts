@@ -17,7 +17,7 @@ import type { BodyRecord } from '../../shared/engine';
 import { bodySk, documentId, recordDocument, sourcePartition } from '../../shared/engine';
 import type { FetchEvent } from '../../shared/fetch';
 import { createTestResolver } from '../../shared/net';
-import { createHostSlots } from '../../shared/slots';
+import { createHostSlots, type HostLedger } from '../../shared/slots';
 import { patchSourceState } from '../../shared/store/source-state';
 import { putSourceItem } from '../../shared/store/sources';
 import { InstantClock } from '../fetch/support';
@@ -46,7 +46,9 @@ export interface DocumentsBed {
   close(): Promise<void>;
 }
 
-export async function startDocumentsBed(options: { startMs?: number } = {}): Promise<DocumentsBed> {
+export async function startDocumentsBed(
+  options: { startMs?: number; ledger?: HostLedger } = {},
+): Promise<DocumentsBed> {
   const aws = await startAwsTestbed();
   const clock = new InstantClock(options.startMs ?? T0);
   const events: FetchEvent[] = [];
@@ -56,6 +58,8 @@ export async function startDocumentsBed(options: { startMs?: number } = {}): Pro
     clients: aws.clients,
     resolver: createTestResolver(),
     slots: createHostSlots({ clock }),
+    // Item 5 of issue 27: with a ledger the passes are admitted per host (else every host, as before).
+    ...(options.ledger ? { ledger: options.ledger } : {}),
     clock,
     sleep: clock.sleep,
     onRequest: (event) => {
