@@ -5,6 +5,7 @@ import {
   decideSource,
   FULL_SYNC_DEFAULT_WINDOW_HOURS,
   initialScheduleState,
+  isoOfMs,
   markSyncStarted,
   nextSyncDue,
   type RunOutcome,
@@ -152,7 +153,7 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
     const ended = startMs - random() * HOUR;
     const fullStart = lastNight.toMillis() + random() * 2 * HOUR;
     const fullEnd = fullStart + 10 * MINUTE;
-    const iso = (ms: number) => toIso(toBerlin(new Date(ms).toISOString()));
+    const iso = (ms: number) => isoOfMs(Math.trunc(ms));
     const state = initialScheduleState({
       sessionDays,
       quietStreak: 3,
@@ -227,8 +228,9 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
   for (let tick = 0; tick <= totalTicks; tick += 1) {
     const nowMs = startMs + tick * tickMs;
     const measuring = nowMs > measureFrom;
-    const now = toBerlin(new Date(nowMs).toISOString());
-    const nowIso = toIso(now);
+    // The decisions read instants as stored ISO strings (parsed once, then epoch milliseconds).
+    const nowIso = isoOfMs(nowMs);
+    const now = toBerlin(nowIso);
 
     // 1. The hosts serve what was ready until now; runs whose last answer came are done.
     let waitBefore = 0;
@@ -284,7 +286,7 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
     const toDecide = new Set(due.filter((s) => s.dueTick === tick && s.run === undefined));
     if (redecideWaiting) for (const s of waiting) toDecide.add(s);
     for (const s of toDecide) {
-      let decision = decideSource(s.config, s.state, now, settings);
+      let decision = decideSource(s.config, s.state, nowIso, settings);
       m.decisions += 1;
       if (perHost) decision = perHost.adjust(s, decision, nowIso);
       if (decision.action === 'sync') {
@@ -293,7 +295,7 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
         waiting.add(s);
         // A waiting full sync may fall back to the incremental once that is due (FULL-3): look again then.
         if (decision.kind !== 'incremental' && decision.incrementalDue === false) {
-          schedule(s, Date.parse(nextSyncDue(s.config, s.state, now, settings).at), tick);
+          schedule(s, Date.parse(nextSyncDue(s.config, s.state, nowIso, settings).at), tick);
         }
         continue;
       }
@@ -421,7 +423,7 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
     running.delete(run);
     const h = s.host;
     h.runCount -= 1;
-    const endedIso = toIso(toBerlin(new Date(endAt).toISOString()));
+    const endedIso = isoOfMs(Math.trunc(endAt));
     const outcome: RunOutcome & { requests?: number } = {
       kind: run.kind,
       startedAt: run.startedIso,

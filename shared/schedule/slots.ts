@@ -1,6 +1,6 @@
 import { SLOTS_KEPT_FOR_INCREMENTAL } from './constants';
 import { DEFAULT_SCHEDULE_SETTINGS } from './settings';
-import { toBerlin } from './time';
+import { msOf } from './time';
 import type { ScheduleSettings, SourceDecision } from './types';
 
 /** FULL-3: full syncs use at most all sync slots but one (default 3 of 4). */
@@ -23,7 +23,7 @@ export interface SlotAllocation {
 }
 
 function ms(iso: string | undefined, absent: number): number {
-  return iso === undefined ? absent : toBerlin(iso).toMillis();
+  return iso === undefined ? absent : msOf(iso);
 }
 
 /** FULL-3: the oldest last full sync first; a source never fully synced before all others. */
