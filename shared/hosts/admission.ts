@@ -8,7 +8,7 @@ import {
   type SourceDecision,
   type SyncKind,
 } from '../schedule';
-import { hostKey } from '../util';
+import { hostKeyOf as hostKey } from './key';
 import type { HostModel } from './model';
 
 /**

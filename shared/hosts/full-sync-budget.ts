@@ -1,5 +1,5 @@
 import { byOldestFullSync, type SourceDecision } from '../schedule';
-import { hostKey } from '../util';
+import { hostKeyOf as hostKey } from './key';
 import { type HostModel, round } from './model';
 
 /**

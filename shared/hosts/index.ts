@@ -23,6 +23,7 @@ export * from './admission';
 export * from './constants';
 export * from './full-sync-budget';
 export * from './inputs';
+export * from './key';
 export * from './model';
 export * from './other-fetches';
 export * from './stretch';

@@ -1,6 +1,5 @@
 import type { RecentRun, SourceScheduleState, SyncKind } from '../schedule';
 import { CRAWL_DELAY_CAP_MS, MIN_INTERVAL_MS } from '../slots';
-import { hostKey } from '../util';
 import {
   DEFAULT_EXPECTED_REQUESTS,
   EXPECTED_FROM_LAST_RUNS,
@@ -8,6 +7,7 @@ import {
   MAX_RUNS_PER_HOST,
   SECOND_RUN_FROM,
 } from './constants';
+import { hostKeyOf as hostKey } from './key';
 
 /**
  * RATE-9, pure: the host model. Every source on one host key (RATE-2: lower-cased, no port, no trailing

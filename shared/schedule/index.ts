@@ -1,5 +1,5 @@
 export * from './cadence';
-export { isoOfMs } from './calendar';
+export { dayOfIndex, isoOfMs, type LocalDay, localDayAt } from './calendar';
 export * from './constants';
 export * from './decide';
 export * from './errors';
