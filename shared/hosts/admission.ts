@@ -2,12 +2,12 @@ import {
   asIncrementalFallback,
   byOldestFullSync,
   byUrgency,
-  fullSyncSlots,
   fullSyncWaitReason,
   type ScheduleSettings,
   type SourceDecision,
   type SyncKind,
 } from '../schedule';
+import { fullSyncSlotsFor } from './full-sync-budget';
 import { hostKeyOf as hostKey } from './key';
 import type { HostModel } from './model';
 
@@ -84,10 +84,9 @@ export function admitRuns(input: AdmissionInput): Admission {
     inFlight.set(key, (inFlight.get(key) ?? 0) + 1);
   }
   let freeSlots = Math.max(0, settings.maxConcurrentSyncs - input.running.length);
-  let freeFullSlots = Math.max(
-    0,
-    fullSyncSlots(settings) - input.running.filter((r) => r.kind !== 'incremental').length,
-  );
+  // FULL-3: full syncs leave the incrementals the slots their demand needs (at least one).
+  const fullSlots = fullSyncSlotsFor(input.hosts, settings).full;
+  let freeFullSlots = Math.max(0, fullSlots - input.running.filter((r) => r.kind !== 'incremental').length);
   const limitOf = (host: string) => input.hosts.get(host)?.runLimit ?? 1;
   const hostHasRoom = (host: string) => (inFlight.get(host) ?? 0) < limitOf(host);
   const take = (host: string) => inFlight.set(host, (inFlight.get(host) ?? 0) + 1);
@@ -141,7 +140,7 @@ export function admitRuns(input: AdmissionInput): Admission {
       freeFullSlots -= 1;
       continue;
     }
-    const why = fullSyncWaitReason(freeSlots, settings);
+    const why = fullSyncWaitReason(freeSlots, settings, fullSlots);
     if (c.decision.incrementalDue)
       incrementals.push({ ...c, decision: asIncrementalFallback(c.decision, why) });
     else

@@ -27,3 +27,11 @@ export const SECOND_RUN_FROM = 1.5;
 export const MAX_OTHER_FETCH_SHARE = 0.5;
 /** A host whose utilisation reaches this is reported saturated (metric, alarm, `ingestor hosts`). */
 export const SATURATED_UTILISATION = 1;
+/**
+ * FULL-3 per host: in the full-sync window the slots kept for incremental syncs follow their demand (the
+ * slots their runs hold on average, `HostModel.incrementalSlots`) times this headroom — runs do not come
+ * evenly (07:00 makes every source due at once), and at the bare mean a queue would build at each peak.
+ */
+export const INCREMENTAL_SLOT_HEADROOM = 1.25;
+/** FULL-3: however large the incremental demand, full syncs keep this many slots (when there are two). */
+export const MIN_FULL_SYNC_SLOTS = 1;

@@ -1,4 +1,10 @@
-import { byOldestFullSync, type SourceDecision } from '../schedule';
+import {
+  byOldestFullSync,
+  type ScheduleSettings,
+  SLOTS_KEPT_FOR_INCREMENTAL,
+  type SourceDecision,
+} from '../schedule';
+import { INCREMENTAL_SLOT_HEADROOM, MIN_FULL_SYNC_SLOTS } from './constants';
 import { hostKeyOf as hostKey } from './key';
 import { type HostModel, round } from './model';
 
@@ -77,4 +83,30 @@ export function planHostFullSyncs(
     );
   }
   return { byHost, behind };
+}
+
+export interface FullSyncSlots {
+  /** Slots full syncs may hold at most (running ones included). */
+  full: number;
+  /** Slots kept for incremental syncs: at least FULL-3's one, more as their demand needs. */
+  keptForIncrementals: number;
+}
+
+/**
+ * FULL-3 with RATE-9's host model, pure: full syncs use at most all sync slots but those the incremental
+ * syncs need — their demand over every host (`HostModel.incrementalSlots`, with headroom), at least
+ * FULL-3's one. A fixed one slot starved the incrementals once the night's full syncs held the rest and
+ * 07:00 made every source due (fleet bench: 562 late runs, all in the window). Full syncs keep
+ * `MIN_FULL_SYNC_SLOTS`, so a busy day never stops the safety net; the host budget orders them.
+ */
+export function fullSyncSlotsFor(
+  hosts: ReadonlyMap<string, HostModel>,
+  settings: Pick<ScheduleSettings, 'maxConcurrentSyncs'>,
+): FullSyncSlots {
+  let need = 0;
+  for (const model of hosts.values()) need += model.incrementalSlots;
+  const max = settings.maxConcurrentSyncs;
+  const kept = Math.max(SLOTS_KEPT_FOR_INCREMENTAL, Math.ceil(need * INCREMENTAL_SLOT_HEADROOM - 1e-9));
+  const full = Math.max(Math.min(MIN_FULL_SYNC_SLOTS, max - SLOTS_KEPT_FOR_INCREMENTAL), max - kept, 0);
+  return { full, keptForIncrementals: max - full };
 }

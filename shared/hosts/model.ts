@@ -69,6 +69,12 @@ export interface HostModel {
   pausedUntil?: string;
   /** RATE-4 and the pace: how many sync runs at once keep this host busy (0 while paused). */
   runLimit: number;
+  /**
+   * FULL-3, SCH-5: the sync slots its incremental runs hold on average (Little's law: demand × the
+   * seconds one request of a run takes — the pace or the server's answer, whichever is slower — capped
+   * at `runLimit`).
+   */
+  incrementalSlots: number;
 }
 
 /** RATE-9: a run's expected requests, from the source's last runs of that kind; a default at first. */
@@ -155,6 +161,7 @@ export function hostModelOf(
     utilisation,
     stretch: Math.max(1, utilisation),
     runLimit: paused ? 0 : runLimit,
+    incrementalSlots: Math.min(paused ? 0 : runLimit, (demand * Math.max(intervalMs, perRequestMs)) / 1000),
   };
   if (paused) model.pausedUntil = new Date(conditions.pausedUntilMs as number).toISOString();
   return model;

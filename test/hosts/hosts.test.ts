@@ -4,6 +4,7 @@ import {
   DEFAULT_EXPECTED_REQUESTS,
   type DueRun,
   expectedRequests,
+  fullSyncSlotsFor,
   type HostSourceInput,
   hostModelsOf,
   hostSourceInputOf,
@@ -307,6 +308,46 @@ describe('admission per host (RATE-9, SCH-5, RATE-4)', () => {
     expect(admission.start.map((d) => d.sourceId)).toEqual(['f2', 'f4', 'f3']);
     expect(admission.waiting.find((w) => w.sourceId === 'f1')?.reason).toMatch(/^host h1 busy/);
     expect(admission.waiting.find((w) => w.sourceId === 'f5')?.reason).toMatch(/no full-sync slot free/);
+  });
+
+  it('FULL-3, SCH-5, RATE-9: in the window the slots kept for incrementals follow their demand, not a fixed one', () => {
+    // 60 councils on hosts of their own at the weekday 10-minute cadence, 1.5 s a request (learnt):
+    // 60 × 16 requests × 1.5 s / 600 s = 2.4 slots held by incremental runs on average.
+    const lone = Array.from({ length: 60 }, (_, i) =>
+      src(`l${i}`, `l${i}.example`, { secondsPerRequest: 1.5 }),
+    );
+    const fullHosts = [1, 2, 3].map((i) => src(`f${i}`, `f${i}.example`, { intervalMinutes: 60 }));
+    const day = hostModelsOf([...lone, ...fullHosts]);
+    const full = (id: string, daysAgo: number): DueRun => ({
+      decision: syncDecision({
+        sourceId: id,
+        kind: 'full',
+        incrementalDue: false,
+        lastFullSyncAt: new Date(NOW_MS - daysAgo * 86_400_000).toISOString(),
+        dueAt: NOW,
+      }),
+      host: `${id}.example`,
+    });
+    const dueNow = [
+      full('f1', 3),
+      full('f2', 2),
+      full('f3', 1),
+      due('l1', 'l1.example', 2),
+      due('l2', 'l2.example', 1),
+    ];
+    const admission = admitRuns({ due: dueNow, running: [], hosts: day, settings });
+    // Both incrementals on hosts with capacity start; one slot is left for full syncs, the oldest first.
+    expect(admission.start.map((d) => d.sourceId).sort()).toEqual(['f1', 'l1', 'l2']);
+    expect(fullSyncSlotsFor(day, settings)).toEqual({ full: 1, keptForIncrementals: 3 });
+    expect(admission.waiting.find((w) => w.sourceId === 'f2')?.reason).toMatch(
+      /no full-sync slot free \(1 of 4 in use by full syncs, 3 kept for incremental syncs by their demand\).*FULL-3/,
+    );
+    // At night the same councils ask every hour: 0.4 slots — FULL-3's one slot is kept, as published.
+    const night = hostModelsOf([...lone.map((s) => ({ ...s, intervalMinutes: 60 })), ...fullHosts]);
+    expect(fullSyncSlotsFor(night, settings)).toEqual({ full: 3, keptForIncrementals: 1 });
+    // However busy the day, full syncs keep one slot (the safety net, FULL-1).
+    const busy = hostModelsOf(lone.map((s) => ({ ...s, intervalMinutes: 1 })));
+    expect(fullSyncSlotsFor(busy, settings).full).toBe(1);
   });
 });
 
