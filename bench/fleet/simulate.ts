@@ -79,6 +79,8 @@ interface SimSource extends SimSourceView {
   waiting?: { decision: SourceDecision; sinceMs: number; slotBlockedMs: number };
   run?: SimRun;
   incrementalSyncs: number;
+  /** Measured syncs of any kind (issue 27's fairness counts syncs; SCH-4 counts from the end of any). */
+  syncs: number;
 }
 
 const MINUTE = 60_000;
@@ -185,6 +187,7 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
       lastStartMs: ended - 20_000,
       dueTick: 0,
       incrementalSyncs: 0,
+      syncs: 0,
     };
   });
 
@@ -410,6 +413,7 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
     h.sim.add(run);
     activeHosts.add(h);
     if (measuring) {
+      s.syncs += 1;
       if (kind === 'incremental') {
         m.runsIncremental += 1;
         s.incrementalSyncs += 1;
@@ -457,6 +461,7 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
   let maxInFlight = 0;
   const saturatedUse: number[] = [];
   let fairness: number | null = 1;
+  let incrementalFairness: number | null = 1;
   let zeroSync = 0;
   const weekdayDayMs = landmarks.weekdayDay
     .filter(([a]) => a >= measureFrom && a < endMs)
@@ -466,12 +471,11 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
     maxInFlight = Math.max(maxInFlight, h.sim.figures.maxInFlight);
     if (!h.saturated) continue;
     saturatedUse.push((h.weekdayDayRequests * h.sim.intervalMs) / weekdayDayMs);
-    const syncs = h.fleet.sourceIndexes.map((i) => (sources[i] as SimSource).incrementalSyncs);
-    const min = Math.min(...syncs);
-    const max = Math.max(...syncs);
+    const syncs = h.fleet.sourceIndexes.map((i) => (sources[i] as SimSource).syncs);
+    const incrementals = h.fleet.sourceIndexes.map((i) => (sources[i] as SimSource).incrementalSyncs);
     zeroSync += syncs.filter((x) => x === 0).length;
-    if (min === 0) fairness = null;
-    else if (fairness !== null) fairness = Math.max(fairness, max / min);
+    fairness = worse(fairness, syncs);
+    incrementalFairness = worse(incrementalFairness, incrementals);
   }
   const share = (c: [number, number]) => (c[1] === 0 ? 1 : c[0] / c[1]);
   const perSource = (hosting: boolean) => {
@@ -493,6 +497,7 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
     starvedSyncsInFullWindow: m.starvedInFullWindow,
     lateSyncs: m.late,
     fairness: fairness === null ? null : round(fairness, 3),
+    incrementalFairness: incrementalFairness === null ? null : round(incrementalFairness, 3),
     sourcesWithoutSyncOnSaturatedHosts: zeroSync,
     saturatedHostUtilisation: {
       mean: round(saturatedUse.reduce((a, b) => a + b, 0) / Math.max(1, saturatedUse.length), 3),
@@ -511,6 +516,13 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
     decisions: m.decisions,
     wallSeconds: round((performance.now() - wallStart) / 1000, 1),
   };
+}
+
+/** Max/min of a host's per-source counts, kept when worse than `so far` (null: a source had none). */
+function worse(soFar: number | null, counts: readonly number[]): number | null {
+  const min = Math.min(...counts);
+  if (soFar === null || min === 0) return null;
+  return Math.max(soFar, Math.max(...counts) / min);
 }
 
 function runnableAsIncremental(decision: SourceDecision | undefined): boolean {

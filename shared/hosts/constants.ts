@@ -35,3 +35,5 @@ export const SATURATED_UTILISATION = 1;
 export const INCREMENTAL_SLOT_HEADROOM = 1.25;
 /** FULL-3: however large the incremental demand, full syncs keep this many slots (when there are two). */
 export const MIN_FULL_SYNC_SLOTS = 1;
+/** The planner runs once a minute (infra's schedule): a slot freed by a run ending is given at the next tick. */
+export const PLANNER_TICK_SECONDS = 60;
