@@ -160,7 +160,7 @@ export function perHostAdmission(fleet: Fleet, settings: ScheduleSettings): PerH
         running,
         hosts: models,
         settings,
-        ...(plans ? { fullSyncBehind: plans.behind } : {}),
+        ...(plans ? { fullSyncBehind: plans.behind, fullSyncSlotsNeeded: plans.slotsNeeded } : {}),
       }).start;
     },
   };

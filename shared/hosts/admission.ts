@@ -43,6 +43,8 @@ export interface AdmissionInput {
   settings: Pick<ScheduleSettings, 'maxConcurrentSyncs'>;
   /** FULL-3 per host (`planHostFullSyncs`): source id → why its full sync is behind tonight. */
   fullSyncBehind?: ReadonlyMap<string, string>;
+  /** FULL-3: the slots tonight's full syncs need (`FullSyncPlans.slotsNeeded`); shares short slots. */
+  fullSyncSlotsNeeded?: number;
 }
 
 export interface WaitingRun {
@@ -85,7 +87,7 @@ export function admitRuns(input: AdmissionInput): Admission {
   }
   let freeSlots = Math.max(0, settings.maxConcurrentSyncs - input.running.length);
   // FULL-3: full syncs leave the incrementals the slots their demand needs (at least one).
-  const fullSlots = fullSyncSlotsFor(input.hosts, settings).full;
+  const fullSlots = fullSyncSlotsFor(input.hosts, settings, input.fullSyncSlotsNeeded).full;
   let freeFullSlots = Math.max(0, fullSlots - input.running.filter((r) => r.kind !== 'incremental').length);
   const limitOf = (host: string) => input.hosts.get(host)?.runLimit ?? 1;
   const hostHasRoom = (host: string) => (inFlight.get(host) ?? 0) < limitOf(host);

@@ -75,6 +75,8 @@ export interface HostModel {
    * `runLimit`.
    */
   incrementalSlots: number;
+  /** The seconds one request of a run takes on this host: the pace or the server's answer, the slower. */
+  secondsPerRunRequest: number;
 }
 
 /** RATE-9: a run's expected requests, from the source's last runs of that kind; a default at first. */
@@ -162,6 +164,7 @@ export function hostModelOf(
     stretch: Math.max(1, utilisation),
     runLimit: paused ? 0 : runLimit,
     incrementalSlots: Math.min(paused ? 0 : runLimit, incrementalSlotsOf(sources, intervalMs, perRequestMs)),
+    secondsPerRunRequest: Math.max(intervalMs, perRequestMs) / 1000,
   };
   if (paused) model.pausedUntil = new Date(conditions.pausedUntilMs as number).toISOString();
   return model;
