@@ -6,6 +6,7 @@ import {
   type HostConditions,
   type HostModel,
   type HostSourceInput,
+  hostKeyOf as hostKey,
   hostModelOf,
   hostSourceInputOf,
   hostStateView,
@@ -14,7 +15,6 @@ import {
   stretchDecision,
 } from '../../shared/hosts';
 import { FULL_SYNC_DEFAULT_WINDOW_HOURS, type ScheduleSettings, toBerlin } from '../../shared/schedule';
-import { hostKey } from '../../shared/util';
 import type { Fleet } from './model';
 import type { PerHostAdmission, SimSourceView, TickView } from './types';
 
@@ -160,7 +160,7 @@ export function perHostAdmission(fleet: Fleet, settings: ScheduleSettings): PerH
         running,
         hosts: models,
         settings,
-        ...(plans ? { fullSyncBehind: plans.behind } : {}),
+        ...(plans ? { fullSyncBehind: plans.behind, fullSyncSlotsNeeded: plans.slotsNeeded } : {}),
       }).start;
     },
   };

@@ -5,6 +5,7 @@ import {
   decideSource,
   FULL_SYNC_DEFAULT_WINDOW_HOURS,
   initialScheduleState,
+  isoOfMs,
   markSyncStarted,
   nextSyncDue,
   type RunOutcome,
@@ -81,6 +82,8 @@ interface SimSource extends SimSourceView {
   waiting?: { decision: SourceDecision; sinceMs: number; slotBlockedMs: number };
   run?: SimRun;
   incrementalSyncs: number;
+  /** Measured syncs of any kind (issue 27's fairness counts syncs; SCH-4 counts from the end of any). */
+  syncs: number;
 }
 
 const MINUTE = 60_000;
@@ -157,7 +160,7 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
     const ended = startMs - random() * HOUR;
     const fullStart = lastNight.toMillis() + random() * 2 * HOUR;
     const fullEnd = fullStart + 10 * MINUTE;
-    const iso = (ms: number) => toIso(toBerlin(new Date(ms).toISOString()));
+    const iso = (ms: number) => isoOfMs(Math.trunc(ms));
     const state = initialScheduleState({
       sessionDays,
       quietStreak: 3,
@@ -189,6 +192,7 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
       lastStartMs: ended - 20_000,
       dueTick: 0,
       incrementalSyncs: 0,
+      syncs: 0,
     };
   });
 
@@ -232,8 +236,9 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
   for (let tick = 0; tick <= totalTicks; tick += 1) {
     const nowMs = startMs + tick * tickMs;
     const measuring = nowMs > measureFrom;
-    const now = toBerlin(new Date(nowMs).toISOString());
-    const nowIso = toIso(now);
+    // The decisions read instants as stored ISO strings (parsed once, then epoch milliseconds).
+    const nowIso = isoOfMs(nowMs);
+    const now = toBerlin(nowIso);
 
     // 1. The hosts serve what was ready until now; runs whose last answer came are done.
     let waitBefore = 0;
@@ -290,7 +295,7 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
     const toDecide = new Set(due.filter((s) => s.dueTick === tick && s.run === undefined));
     if (redecideWaiting) for (const s of waiting) toDecide.add(s);
     for (const s of toDecide) {
-      let decision = decideSource(s.config, s.state, now, settings);
+      let decision = decideSource(s.config, s.state, nowIso, settings);
       m.decisions += 1;
       if (perHost) decision = perHost.adjust(s, decision, nowIso);
       if (decision.action === 'sync') {
@@ -299,7 +304,7 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
         waiting.add(s);
         // A waiting full sync may fall back to the incremental once that is due (FULL-3): look again then.
         if (decision.kind !== 'incremental' && decision.incrementalDue === false) {
-          schedule(s, Date.parse(nextSyncDue(s.config, s.state, now, settings).at), tick);
+          schedule(s, Date.parse(nextSyncDue(s.config, s.state, nowIso, settings).at), tick);
         }
         continue;
       }
@@ -416,6 +421,7 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
     h.sim.add(run);
     activeHosts.add(h);
     if (measuring) {
+      s.syncs += 1;
       if (kind === 'incremental') {
         m.runsIncremental += 1;
         s.incrementalSyncs += 1;
@@ -452,7 +458,7 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
     running.delete(run);
     const h = s.host;
     h.runCount -= 1;
-    const endedIso = toIso(toBerlin(new Date(endAt).toISOString()));
+    const endedIso = isoOfMs(Math.trunc(endAt));
     const outcome: RunOutcome & { requests?: number } = {
       kind: run.kind,
       startedAt: run.startedIso,
@@ -486,6 +492,7 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
   let maxInFlight = 0;
   const saturatedUse: number[] = [];
   let fairness: number | null = 1;
+  let incrementalFairness: number | null = 1;
   let zeroSync = 0;
   const weekdayDayMs = landmarks.weekdayDay
     .filter(([a]) => a >= measureFrom && a < endMs)
@@ -495,12 +502,11 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
     maxInFlight = Math.max(maxInFlight, h.sim.figures.maxInFlight);
     if (!h.saturated) continue;
     saturatedUse.push((h.weekdayDayRequests * h.sim.intervalMs) / weekdayDayMs);
-    const syncs = h.fleet.sourceIndexes.map((i) => (sources[i] as SimSource).incrementalSyncs);
-    const min = Math.min(...syncs);
-    const max = Math.max(...syncs);
+    const syncs = h.fleet.sourceIndexes.map((i) => (sources[i] as SimSource).syncs);
+    const incrementals = h.fleet.sourceIndexes.map((i) => (sources[i] as SimSource).incrementalSyncs);
     zeroSync += syncs.filter((x) => x === 0).length;
-    if (min === 0) fairness = null;
-    else if (fairness !== null) fairness = Math.max(fairness, max / min);
+    fairness = worse(fairness, syncs);
+    incrementalFairness = worse(incrementalFairness, incrementals);
   }
   const share = (c: [number, number]) => (c[1] === 0 ? 1 : c[0] / c[1]);
   const perSource = (hosting: boolean) => {
@@ -522,6 +528,7 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
     starvedSyncsInFullWindow: m.starvedInFullWindow,
     lateSyncs: m.late,
     fairness: fairness === null ? null : round(fairness, 3),
+    incrementalFairness: incrementalFairness === null ? null : round(incrementalFairness, 3),
     sourcesWithoutSyncOnSaturatedHosts: zeroSync,
     saturatedHostUtilisation: {
       mean: round(saturatedUse.reduce((a, b) => a + b, 0) / Math.max(1, saturatedUse.length), 3),
@@ -540,6 +547,13 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
     decisions: m.decisions,
     wallSeconds: round((performance.now() - wallStart) / 1000, 1),
   };
+}
+
+/** Max/min of a host's per-source counts, kept when worse than `so far` (null: a source had none). */
+function worse(soFar: number | null, counts: readonly number[]): number | null {
+  const min = Math.min(...counts);
+  if (soFar === null || min === 0) return null;
+  return Math.max(soFar, Math.max(...counts) / min);
 }
 
 function runnableAsIncremental(decision: SourceDecision | undefined): boolean {

@@ -62,10 +62,15 @@ export interface FleetSimResult {
   starvedSyncs: number;
   /** Scheduled incremental runs that started more than one interval after they were due, any cause. */
   lateSyncs: number;
-  /** Of those, started while the full-sync window was open (FULL-3 leaves incrementals one slot). */
+  /** Of the starved, those started while the full-sync window was open (FULL-3). */
   starvedSyncsInFullWindow: number;
-  /** Over saturated hosts, the worst max/min incremental syncs per source (null: a source had none). */
+  /** Over saturated hosts, the worst max/min syncs (any kind) per source (null: a source had none). */
   fairness: number | null;
+  /**
+   * The same over incremental syncs only: a source whose full sync ran that night has one incremental
+   * fewer (its full sync took its turn on the host, and SCH-4 counts the interval from its end).
+   */
+  incrementalFairness: number | null;
   sourcesWithoutSyncOnSaturatedHosts: number;
   /** Mean over saturated hosts of the pace used on weekdays 07–19 (requests × interval / time). */
   saturatedHostUtilisation: { mean: number; min: number };

@@ -2,13 +2,13 @@ import {
   asIncrementalFallback,
   byOldestFullSync,
   byUrgency,
-  fullSyncSlots,
   fullSyncWaitReason,
   type ScheduleSettings,
   type SourceDecision,
   type SyncKind,
 } from '../schedule';
-import { hostKey } from '../util';
+import { fullSyncSlotsFor } from './full-sync-budget';
+import { hostKeyOf as hostKey } from './key';
 import type { HostModel } from './model';
 
 /**
@@ -43,6 +43,8 @@ export interface AdmissionInput {
   settings: Pick<ScheduleSettings, 'maxConcurrentSyncs'>;
   /** FULL-3 per host (`planHostFullSyncs`): source id → why its full sync is behind tonight. */
   fullSyncBehind?: ReadonlyMap<string, string>;
+  /** FULL-3: the slots tonight's full syncs need (`FullSyncPlans.slotsNeeded`); shares short slots. */
+  fullSyncSlotsNeeded?: number;
 }
 
 export interface WaitingRun {
@@ -84,10 +86,9 @@ export function admitRuns(input: AdmissionInput): Admission {
     inFlight.set(key, (inFlight.get(key) ?? 0) + 1);
   }
   let freeSlots = Math.max(0, settings.maxConcurrentSyncs - input.running.length);
-  let freeFullSlots = Math.max(
-    0,
-    fullSyncSlots(settings) - input.running.filter((r) => r.kind !== 'incremental').length,
-  );
+  // FULL-3: full syncs leave the incrementals the slots their demand needs (at least one).
+  const fullSlots = fullSyncSlotsFor(input.hosts, settings, input.fullSyncSlotsNeeded).full;
+  let freeFullSlots = Math.max(0, fullSlots - input.running.filter((r) => r.kind !== 'incremental').length);
   const limitOf = (host: string) => input.hosts.get(host)?.runLimit ?? 1;
   const hostHasRoom = (host: string) => (inFlight.get(host) ?? 0) < limitOf(host);
   const take = (host: string) => inFlight.set(host, (inFlight.get(host) ?? 0) + 1);
@@ -141,7 +142,7 @@ export function admitRuns(input: AdmissionInput): Admission {
       freeFullSlots -= 1;
       continue;
     }
-    const why = fullSyncWaitReason(freeSlots, settings);
+    const why = fullSyncWaitReason(freeSlots, settings, fullSlots);
     if (c.decision.incrementalDue)
       incrementals.push({ ...c, decision: asIncrementalFallback(c.decision, why) });
     else

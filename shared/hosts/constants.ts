@@ -35,3 +35,13 @@ export const MAX_OTHER_FETCH_SHARE = 0.5;
 export const MIN_OTHER_FETCH_SHARE = 0.1;
 /** A host whose utilisation reaches this is reported saturated (metric, alarm, `ingestor hosts`). */
 export const SATURATED_UTILISATION = 1;
+/**
+ * FULL-3 per host: in the full-sync window the slots kept for incremental syncs follow their demand (the
+ * slots their runs hold on average, `HostModel.incrementalSlots`) times this headroom — runs do not come
+ * evenly (07:00 makes every source due at once), and at the bare mean a queue would build at each peak.
+ */
+export const INCREMENTAL_SLOT_HEADROOM = 1.25;
+/** FULL-3: however large the incremental demand, full syncs keep this many slots (when there are two). */
+export const MIN_FULL_SYNC_SLOTS = 1;
+/** The planner runs once a minute (infra's schedule): a slot freed by a run ending is given at the next tick. */
+export const PLANNER_TICK_SECONDS = 60;

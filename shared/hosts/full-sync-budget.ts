@@ -1,5 +1,11 @@
-import { byOldestFullSync, type SourceDecision } from '../schedule';
-import { hostKey } from '../util';
+import {
+  byOldestFullSync,
+  type ScheduleSettings,
+  SLOTS_KEPT_FOR_INCREMENTAL,
+  type SourceDecision,
+} from '../schedule';
+import { INCREMENTAL_SLOT_HEADROOM, MIN_FULL_SYNC_SLOTS } from './constants';
+import { hostKeyOf as hostKey } from './key';
 import { type HostModel, round } from './model';
 
 /**
@@ -24,12 +30,20 @@ export interface HostFullSyncPlan {
   tonight: string[];
   /** Source ids whose full sync goes to the next night, oldest first. */
   nextNight: string[];
+  /** Slots tonight's full syncs on this host need until the window ends (see `FullSyncPlans`). */
+  slotsNeeded: number;
 }
 
 export interface FullSyncPlans {
   byHost: Map<string, HostFullSyncPlan>;
   /** Source id → the reason its full sync is behind (for `admitRuns`' `fullSyncBehind`). */
   behind: Map<string, string>;
+  /**
+   * FULL-3: the sync slots tonight's full syncs (those that fit, and those running) need to end within
+   * the window — per host their requests × seconds per request ÷ the window's seconds left, at most the
+   * runs the host keeps busy (for `admitRuns`' `fullSyncSlotsNeeded`).
+   */
+  slotsNeeded: number;
 }
 
 /**
@@ -57,7 +71,7 @@ export function planHostFullSyncs(
     const budget = seconds * spare - (runningRequests.get(c.host) ?? 0);
     let plan = byHost.get(c.host);
     if (plan === undefined) {
-      plan = { host: c.host, budget: Math.max(0, budget), tonight: [], nextNight: [] };
+      plan = { host: c.host, budget: Math.max(0, budget), tonight: [], nextNight: [], slotsNeeded: 0 };
       byHost.set(c.host, plan);
     }
     const used = spent.get(c.host) ?? 0;
@@ -68,6 +82,10 @@ export function planHostFullSyncs(
     if (firstChance || used + c.expectedRequests <= budget) {
       plan.tonight.push(c.decision.sourceId);
       spent.set(c.host, used + c.expectedRequests);
+      // What tonight's fitted full syncs (and the running ones) hold of the slots until the window ends.
+      const requests = used + c.expectedRequests + (runningRequests.get(c.host) ?? 0);
+      const perRequest = model?.secondsPerRunRequest ?? 1;
+      plan.slotsNeeded = Math.min(model?.runLimit ?? 1, (requests * perRequest) / Math.max(1, seconds));
       continue;
     }
     plan.nextNight.push(c.decision.sourceId);
@@ -76,5 +94,45 @@ export function planHostFullSyncs(
       `full sync behind: host capacity — host ${c.host}'s window holds ~${Math.round(Math.max(0, budget))} requests for full syncs, the ${plan.tonight.length} older ones need ${Math.round(used)} and this one ~${Math.round(c.expectedRequests)}; next night, oldest first (FULL-3, RATE-9; spare ${round(spare)} requests/s)`,
     );
   }
-  return { byHost, behind };
+  let slotsNeeded = 0;
+  for (const plan of byHost.values()) slotsNeeded += plan.slotsNeeded;
+  for (const [host, requests] of runningRequests) {
+    if (byHost.has(host)) continue;
+    const model = hosts.get(host);
+    const seconds = Math.max(1, (defaultWindowEndMs - nowMs) / 1000);
+    slotsNeeded += Math.min(model?.runLimit ?? 1, (requests * (model?.secondsPerRunRequest ?? 1)) / seconds);
+  }
+  return { byHost, behind, slotsNeeded };
+}
+
+export interface FullSyncSlots {
+  /** Slots full syncs may hold at most (running ones included). */
+  full: number;
+  /** Slots kept for incremental syncs: at least FULL-3's one, more as their demand needs. */
+  keptForIncrementals: number;
+}
+
+/**
+ * FULL-3 with RATE-9's host model, pure: full syncs use at most all sync slots but those the incremental
+ * syncs need — their demand over every host (`HostModel.incrementalSlots`, with headroom), at least
+ * FULL-3's one. A fixed one slot starved the incrementals once the night's full syncs held the rest and
+ * 07:00 made every source due (fleet bench: 562 late runs, all in the window). Full syncs keep
+ * `MIN_FULL_SYNC_SLOTS`, so a busy day never stops the safety net; the host budget orders them.
+ */
+export function fullSyncSlotsFor(
+  hosts: ReadonlyMap<string, HostModel>,
+  settings: Pick<ScheduleSettings, 'maxConcurrentSyncs'>,
+  fullSyncSlotsNeeded?: number,
+): FullSyncSlots {
+  let need = 0;
+  for (const model of hosts.values()) need += model.incrementalSlots;
+  const max = settings.maxConcurrentSyncs;
+  let wanted = need * INCREMENTAL_SLOT_HEADROOM;
+  const fullNeed = fullSyncSlotsNeeded ?? 0;
+  // Too few slots for both: each demand gets its share of them, so neither the cadence nor the night's
+  // safety net is starved (RATE-9's reading: all slowed by one factor).
+  if (fullNeed > 0 && wanted + fullNeed > max) wanted = (max * wanted) / (wanted + fullNeed);
+  const kept = Math.max(SLOTS_KEPT_FOR_INCREMENTAL, Math.ceil(wanted - 1e-9));
+  const full = Math.max(Math.min(MIN_FULL_SYNC_SLOTS, max - SLOTS_KEPT_FOR_INCREMENTAL), max - kept, 0);
+  return { full, keptForIncrementals: max - full };
 }

@@ -28,6 +28,7 @@ export * from './conditions';
 export * from './constants';
 export * from './full-sync-budget';
 export * from './inputs';
+export * from './key';
 export * from './lanes';
 export * from './model';
 export * from './other-fetches';

@@ -1,12 +1,13 @@
 import type { SourceConfig } from '../config';
 import {
   cadenceIntervalMinutes,
-  localDate,
+  dayOfIndex,
+  localDayAt,
+  msOf,
   type PeriodId,
-  periodAt,
+  periodAtMs,
   type ScheduleSettings,
   type SourceScheduleState,
-  toBerlin,
 } from '../schedule';
 import { expectedRequests, type HostSourceInput, secondsPerRequestOf } from './model';
 
@@ -59,12 +60,8 @@ let lastClock: { now: string; period: PeriodId; today: string; tomorrow: string 
 
 function clockOf(now: string): { period: PeriodId; today: string; tomorrow: string } {
   if (lastClock?.now === now) return lastClock;
-  const local = toBerlin(now);
-  lastClock = {
-    now,
-    period: periodAt(local),
-    today: localDate(local),
-    tomorrow: localDate(local.plus({ days: 1 })),
-  };
+  const ms = msOf(now);
+  const day = localDayAt(ms);
+  lastClock = { now, period: periodAtMs(ms), today: day.date, tomorrow: dayOfIndex(day.index + 1).date };
   return lastClock;
 }

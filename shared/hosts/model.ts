@@ -1,13 +1,14 @@
 import type { RecentRun, SourceScheduleState, SyncKind } from '../schedule';
 import { CRAWL_DELAY_CAP_MS, MIN_INTERVAL_MS } from '../slots';
-import { hostKey } from '../util';
 import {
   DEFAULT_EXPECTED_REQUESTS,
   EXPECTED_FROM_LAST_RUNS,
   MAX_OTHER_FETCH_SHARE,
   MAX_RUNS_PER_HOST,
+  PLANNER_TICK_SECONDS,
   SECOND_RUN_FROM,
 } from './constants';
+import { hostKeyOf as hostKey } from './key';
 
 /**
  * RATE-9, pure: the host model. Every source on one host key (RATE-2: lower-cased, no port, no trailing
@@ -69,6 +70,13 @@ export interface HostModel {
   pausedUntil?: string;
   /** RATE-4 and the pace: how many sync runs at once keep this host busy (0 while paused). */
   runLimit: number;
+  /**
+   * FULL-3, SCH-5: the sync slots its incremental runs hold on average (`incrementalSlotsOf`), capped at
+   * `runLimit`.
+   */
+  incrementalSlots: number;
+  /** The seconds one request of a run takes on this host: the pace or the server's answer, the slower. */
+  secondsPerRunRequest: number;
 }
 
 /** RATE-9: a run's expected requests, from the source's last runs of that kind; a default at first. */
@@ -155,9 +163,32 @@ export function hostModelOf(
     utilisation,
     stretch: Math.max(1, utilisation),
     runLimit: paused ? 0 : runLimit,
+    incrementalSlots: Math.min(paused ? 0 : runLimit, incrementalSlotsOf(sources, intervalMs, perRequestMs)),
+    secondsPerRunRequest: Math.max(intervalMs, perRequestMs) / 1000,
   };
   if (paused) model.pausedUntil = new Date(conditions.pausedUntilMs as number).toISOString();
   return model;
+}
+
+/**
+ * FULL-3, SCH-5: the slots the sources' incremental runs hold on average (Little's law: runs per second ×
+ * how long each holds its slot). A run holds it for its requests × the time one takes (the pace or the
+ * server's answer, whichever is slower) — and a freed slot is handed on only at the next planner tick, so
+ * a short run holds it one tick, a longer one half a tick more on average.
+ */
+function incrementalSlotsOf(
+  sources: readonly HostSourceInput[],
+  intervalMs: number,
+  perRequestMs: number,
+): number {
+  const perRequestSeconds = Math.max(intervalMs, perRequestMs) / 1000;
+  let slots = 0;
+  for (const s of sources) {
+    const runSeconds = s.expectedIncrementalRequests * perRequestSeconds;
+    const holdSeconds = Math.max(PLANNER_TICK_SECONDS, runSeconds + PLANNER_TICK_SECONDS / 2);
+    slots += holdSeconds / (Math.max(1, s.intervalMinutes) * 60);
+  }
+  return slots;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { type SourceDecision, toBerlin, toIso } from '../schedule';
+import { isoOfMs, msOf, type SourceDecision } from '../schedule';
 import { type HostModel, saturationText } from './model';
 
 /**
@@ -31,15 +31,16 @@ export function stretchDecision(
   const scheduled =
     decision.action === 'wait' || (decision.kind === 'incremental' && decision.trigger === 'schedule');
   if (!scheduled || cadenceAt === undefined || lastSyncEndedAt === undefined) return annotated;
-  const ended = toBerlin(lastSyncEndedAt).toMillis();
-  const cadenceMs = toBerlin(cadenceAt).toMillis();
+  const ended = msOf(lastSyncEndedAt);
+  const cadenceMs = msOf(cadenceAt);
   const stretchedMs = ended + Math.max(0, cadenceMs - ended) * model.stretch;
-  if (stretchedMs <= toBerlin(now).toMillis()) return annotated;
-  const at = toIso(toBerlin(new Date(stretchedMs).toISOString()));
+  if (stretchedMs <= msOf(now)) return annotated;
+  // Whole milliseconds, as `new Date(ms)` keeps them.
+  const at = isoOfMs(Math.trunc(stretchedMs));
   const next = `${sentence}: next incremental at ${at} (the cadence alone: ${cadenceAt})`;
   if (decision.action === 'wait') {
     // A wait for something earlier than the cadence (a full-sync window opening) keeps its time.
-    const waitsForCadence = decision.dueAt === undefined || toBerlin(decision.dueAt).toMillis() >= cadenceMs;
+    const waitsForCadence = decision.dueAt === undefined || msOf(decision.dueAt) >= cadenceMs;
     return {
       ...annotated,
       ...(waitsForCadence ? { dueAt: at } : {}),

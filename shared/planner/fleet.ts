@@ -128,6 +128,7 @@ export function planFleet(input: FleetInput): FleetPlan {
     hosts,
     settings,
     fullSyncBehind: fullPlans.behind,
+    fullSyncSlotsNeeded: fullPlans.slotsNeeded,
   });
   return { hosts, candidates, fullPlans, admission, runningByHost };
 }

@@ -1,12 +1,12 @@
-import type { DateTime } from 'luxon';
+import { dayOfIndex, isoOfMs, localDayAt } from './calendar';
 import {
   type PeriodId,
   QUIET_CEILING_MINUTES,
   QUIET_SYNCS_PER_DOUBLING,
   SESSION_DAY_CAP_MINUTES,
 } from './constants';
-import { baseIntervalMinutes, periodAt, periodBoundaries, periodLabel } from './periods';
-import { formatForReason, laterOf, localDate, toBerlin, toIso } from './time';
+import { baseIntervalMinutes, periodAtMs, periodBoundariesMs, periodLabel } from './periods';
+import { msOf, reasonTime } from './time';
 import type {
   CadenceDue,
   Instant,
@@ -20,8 +20,14 @@ type CadenceConfig = Pick<ScheduleSourceConfig, 'cadenceMinutes'>;
 /** SCH-2: a session day or the day before one (weekends included). */
 export function isSessionCapped(instant: Instant, sessionDays: readonly string[]): boolean {
   if (sessionDays.length === 0) return false;
-  const local = toBerlin(instant);
-  return sessionDays.includes(localDate(local)) || sessionDays.includes(localDate(local.plus({ days: 1 })));
+  return sessionCappedAtMs(msOf(instant), sessionDays);
+}
+
+/** `isSessionCapped` on epoch milliseconds: the local date or the next one is a session day. */
+export function sessionCappedAtMs(ms: number, sessionDays: readonly string[]): boolean {
+  if (sessionDays.length === 0) return false;
+  const day = localDayAt(ms);
+  return sessionDays.includes(day.date) || sessionDays.includes(dayOfIndex(day.index + 1).date);
 }
 
 /**
@@ -78,21 +84,34 @@ function quietText(quietStreak: number): string {
  */
 export function nextSyncDue(
   config: CadenceConfig,
-  state: Pick<
-    SourceScheduleState,
-    'lastSyncStartedAt' | 'lastSyncEndedAt' | 'lastSyncPeriod' | 'quietStreak' | 'sessionDays'
-  >,
+  state: CadenceState,
   now: Instant,
   settings: ScheduleSettings,
 ): CadenceDue {
-  const nowLocal = toBerlin(now, 'now');
+  return nextSyncDueMs(config, state, msOf(now, 'now'), settings);
+}
+
+type CadenceState = Pick<
+  SourceScheduleState,
+  'lastSyncStartedAt' | 'lastSyncEndedAt' | 'lastSyncPeriod' | 'quietStreak' | 'sessionDays'
+>;
+
+const MINUTE_MS = 60_000;
+
+/** `nextSyncDue` with `now` in epoch milliseconds (the planner's decisions, issue 27). */
+export function nextSyncDueMs(
+  config: CadenceConfig,
+  state: CadenceState,
+  nowMs: number,
+  settings: ScheduleSettings,
+): CadenceDue {
   const sessionDays = state.sessionDays ?? [];
 
   if (state.lastSyncEndedAt === undefined) {
-    const period = periodAt(nowLocal);
-    const sessionCapped = isSessionCapped(nowLocal, sessionDays);
+    const period = periodAtMs(nowMs);
+    const sessionCapped = sessionCappedAtMs(nowMs, sessionDays);
     return {
-      at: toIso(nowLocal),
+      at: isoOfMs(nowMs),
       intervalMinutes: cadenceIntervalMinutes(config, settings, period, 0, sessionCapped),
       period,
       quietStreak: 0,
@@ -102,19 +121,19 @@ export function nextSyncDue(
     };
   }
 
-  const endedAt = toBerlin(state.lastSyncEndedAt, 'lastSyncEndedAt');
-  const startedAt = state.lastSyncStartedAt === undefined ? endedAt : toBerlin(state.lastSyncStartedAt);
-  const lastPeriod = state.lastSyncPeriod ?? periodAt(startedAt);
+  const endedMs = msOf(state.lastSyncEndedAt, 'lastSyncEndedAt');
+  const startedMs = state.lastSyncStartedAt === undefined ? endedMs : msOf(state.lastSyncStartedAt);
+  const lastPeriod = state.lastSyncPeriod ?? periodAtMs(startedMs);
   const quietStreak = state.quietStreak ?? 0;
-  const sessionCapped = isSessionCapped(startedAt, sessionDays);
+  const sessionCapped = sessionCappedAtMs(startedMs, sessionDays);
   const runningMinutes = cadenceIntervalMinutes(config, settings, lastPeriod, quietStreak, sessionCapped);
 
-  let at: DateTime = endedAt.plus({ minutes: runningMinutes });
-  let earlyStart: { at: DateTime; period: PeriodId; minutes: number; capped: boolean } | undefined;
+  let atMs = endedMs + runningMinutes * MINUTE_MS;
+  let earlyStart: { period: PeriodId; minutes: number } | undefined;
   // Boundaries from the previous sync's start: a period that began while it ran still counts (due at once).
-  for (const boundary of periodBoundaries(startedAt, at)) {
-    const period = periodAt(boundary);
-    const capped = isSessionCapped(boundary, sessionDays);
+  for (const boundary of periodBoundariesMs(startedMs, atMs)) {
+    const period = periodAtMs(boundary);
+    const capped = sessionCappedAtMs(boundary, sessionDays);
     // A sync in another period starts that period's doubling afresh (SCH-3), so compare with its base.
     const freshMinutes = cadenceIntervalMinutes(
       config,
@@ -124,14 +143,14 @@ export function nextSyncDue(
       capped,
     );
     if (freshMinutes < runningMinutes) {
-      at = laterOf(boundary, endedAt);
-      earlyStart = { at: boundary, period, minutes: freshMinutes, capped };
+      atMs = Math.max(boundary, endedMs);
+      earlyStart = { period, minutes: freshMinutes };
       break;
     }
   }
 
-  const when = formatForReason(at, nowLocal);
-  const isDue = at.toMillis() <= nowLocal.toMillis();
+  const when = reasonTime(atMs, nowMs);
+  const isDue = atMs <= nowMs;
   let reason: string;
   const ruleIds = ['SCH-4'];
   if (earlyStart !== undefined) {
@@ -152,9 +171,9 @@ export function nextSyncDue(
     if (sessionCapped) ruleIds.push('SCH-2');
   }
   return {
-    at: toIso(at),
+    at: isoOfMs(atMs),
     intervalMinutes: runningMinutes,
-    period: periodAt(at),
+    period: periodAtMs(atMs),
     quietStreak,
     sessionCapped,
     reason,

@@ -1,9 +1,10 @@
-import { nextSyncDue } from './cadence';
-import { type FullSyncVerdict, manualFullSync, scheduledFullSync } from './full-sync';
+import { nextSyncDueMs } from './cadence';
+import { isoOfMs } from './calendar';
+import { type FullSyncVerdict, manualFullSyncMs, scheduledFullSyncMs } from './full-sync';
 import { DEFAULT_SCHEDULE_SETTINGS } from './settings';
-import { sparedUntil } from './sparing';
-import { runningAt } from './state';
-import { earlierOf, formatForReason, toBerlin, toIso } from './time';
+import { sparedUntilMs } from './sparing';
+import { runningAtMs } from './state';
+import { msOf, reasonTime } from './time';
 import type {
   DecideOptions,
   Instant,
@@ -35,7 +36,7 @@ export function decideSource(
   settings: ScheduleSettings = DEFAULT_SCHEDULE_SETTINGS,
   options: DecideOptions = {},
 ): SourceDecision {
-  const nowLocal = toBerlin(now, 'now');
+  const nowMs = msOf(now, 'now');
   const common: Pick<SourceDecision, 'sourceId' | 'lastFullSyncAt'> = { sourceId: config.sourceId };
   if (state.fullSyncLastCompletedAt !== undefined) common.lastFullSyncAt = state.fullSyncLastCompletedAt;
 
@@ -49,13 +50,13 @@ export function decideSource(
   }
 
   const scheduledFull = options.scheduledFullSyncs ?? true;
-  const running = runningAt(state, nowLocal);
+  const running = runningAtMs(state, nowMs);
   if (running !== undefined) {
-    const leaseText = formatForReason(toBerlin(running.leaseUntil), nowLocal);
+    const leaseText = reasonTime(msOf(running.leaseUntil), nowMs);
     if (running.kind === 'incremental') {
       let reason = `running incremental sync (lease until ${leaseText})`;
       const ruleIds = ['SCH-5'];
-      if (scheduledFull && scheduledFullSync(config, state, nowLocal, settings).due) {
+      if (scheduledFull && scheduledFullSyncMs(config, state, nowMs, settings).due) {
         reason += '; the full sync follows right after it (FULL-1)';
         ruleIds.push('FULL-1');
       }
@@ -72,9 +73,9 @@ export function decideSource(
   const expiredLease =
     state.running === undefined
       ? ''
-      : `; the lease of the ${state.running.kind} run started ${formatForReason(toBerlin(state.running.startedAt), nowLocal)} expired`;
+      : `; the lease of the ${state.running.kind} run started ${reasonTime(msOf(state.running.startedAt), nowMs)} expired`;
 
-  const sparing = sparedUntil(state, nowLocal);
+  const sparing = sparedUntilMs(state, nowMs);
   if (sparing.spared) {
     const request = state.manualRequest;
     const ruleIds = [...sparing.ruleIds, 'SCH-7'];
@@ -90,15 +91,15 @@ export function decideSource(
     };
   }
 
-  const cadence = nextSyncDue(config, state, nowLocal, settings);
-  const cadenceAt = toBerlin(cadence.at);
-  const incrementalDue = cadenceAt.toMillis() <= nowLocal.toMillis();
+  const cadence = nextSyncDueMs(config, state, nowMs, settings);
+  const cadenceAtMs = msOf(cadence.at);
+  const incrementalDue = cadenceAtMs <= nowMs;
 
   const request = state.manualRequest;
   if (request !== undefined) {
-    const requested = `manual ${request.kind} request of ${formatForReason(toBerlin(request.requestedAt), nowLocal)}`;
+    const requested = `manual ${request.kind} request of ${reasonTime(msOf(request.requestedAt), nowMs)}`;
     if (request.kind === 'full') {
-      const verdict = manualFullSync(config, state, nowLocal, settings);
+      const verdict = manualFullSyncMs(config, state, nowMs, settings);
       const decision: SourceDecision = {
         ...common,
         action: 'sync',
@@ -127,7 +128,7 @@ export function decideSource(
 
   let full: FullSyncVerdict | undefined;
   if (scheduledFull) {
-    full = scheduledFullSync(config, state, nowLocal, settings);
+    full = scheduledFullSyncMs(config, state, nowMs, settings);
     if (full.due) {
       const decision: SourceDecision = {
         ...common,
@@ -160,18 +161,18 @@ export function decideSource(
   }
 
   // Wait until the earlier of the next incremental and the next possible full sync.
-  let dueAt = cadenceAt;
+  let dueAtMs = cadenceAtMs;
   let reason = cadence.reason;
   const ruleIds = [...cadence.ruleIds];
   if (full !== undefined && !full.due) {
-    dueAt = earlierOf(dueAt, toBerlin(full.nextPossibleAt));
+    dueAtMs = Math.min(dueAtMs, msOf(full.nextPossibleAt));
     reason += `; ${full.reason}`;
     ruleIds.push(...full.ruleIds);
   }
   return {
     ...common,
     action: 'wait',
-    dueAt: toIso(dueAt),
+    dueAt: isoOfMs(dueAtMs),
     cadenceAt: cadence.at,
     incrementalDue: false,
     reason: `${reason}${expiredLease}`,

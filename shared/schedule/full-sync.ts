@@ -1,16 +1,6 @@
-import type { DateTime } from 'luxon';
+import { atLocalMs, clockText, dayOfIndex, isoOfMs, type LocalDay, localDayAt } from './calendar';
 import { FULL_SYNC_DEFAULT_WINDOW_HOURS } from './constants';
-import {
-  atLocalTime,
-  calendarDaysBetween,
-  formatForReason,
-  localDate,
-  minutesOfDay,
-  remember,
-  startOfLocalDate,
-  toBerlin,
-  toIso,
-} from './time';
+import { calendarDaysBetween, localDateAfter, minutesOfDay, msOf, reasonTime, remember } from './time';
 import type { Instant, ScheduleSettings, ScheduleSourceConfig, SourceScheduleState, SyncKind } from './types';
 
 type FullSyncConfig = Pick<ScheduleSourceConfig, 'fullSyncWindow' | 'fullSyncMinDays' | 'fullSyncSliced'>;
@@ -36,16 +26,18 @@ export interface FullSyncWindow {
 }
 
 interface WindowTimes {
-  start: DateTime;
-  end: DateTime;
+  startMs: number;
+  endMs: number;
   own: boolean;
+  /** `describe` of it, made once. */
+  described?: FullSyncWindow;
 }
 
 /** Window times per day, hour setting and own window: the same for most sources on a tick (issue 18). */
 const WINDOWS = new Map<string, WindowTimes>();
 
-function windowOn(day: DateTime, config: FullSyncConfig, settings: ScheduleSettings): WindowTimes {
-  return remember(WINDOWS, `${day.toMillis()}|${windowKey(config, settings)}`, () =>
+function windowOn(day: LocalDay, config: FullSyncConfig, settings: ScheduleSettings): WindowTimes {
+  return remember(WINDOWS, `${day.index}|${windowKey(config, settings)}`, () =>
     computeWindowOn(day, config, settings),
   );
 }
@@ -53,18 +45,21 @@ function windowOn(day: DateTime, config: FullSyncConfig, settings: ScheduleSetti
 /** What a source's window depends on: the full-sync hour setting and its own window. */
 function windowKey(config: FullSyncConfig, settings: ScheduleSettings): string {
   const own = config.fullSyncWindow;
-  return `${settings.fullSyncHour}|${own === undefined ? '' : `${own.start}-${own.end}`}`;
+  return own === undefined
+    ? String(settings.fullSyncHour)
+    : `${settings.fullSyncHour}|${own.start}-${own.end}`;
 }
 
-function computeWindowOn(day: DateTime, config: FullSyncConfig, settings: ScheduleSettings): WindowTimes {
+function computeWindowOn(day: LocalDay, config: FullSyncConfig, settings: ScheduleSettings): WindowTimes {
+  const nextDay = dayOfIndex(day.index + 1);
   if (config.fullSyncWindow !== undefined) {
     // FULL-4: an own window may cross midnight — an end at or before the start is on the next day.
     const from = minutesOfDay(config.fullSyncWindow.start);
     const to = minutesOfDay(config.fullSyncWindow.end);
-    const endDay = to.total > from.total ? day : day.plus({ days: 1 });
+    const endDay = to.total > from.total ? day : nextDay;
     return {
-      start: atLocalTime(day, from.hour, from.minute),
-      end: atLocalTime(endDay, to.hour, to.minute),
+      startMs: atLocalMs(day, from.hour, from.minute),
+      endMs: atLocalMs(endDay, to.hour, to.minute),
       own: true,
     };
   }
@@ -72,58 +67,44 @@ function computeWindowOn(day: DateTime, config: FullSyncConfig, settings: Schedu
   // two DST nights the window is an hour shorter or longer rather than ending at an odd hour.
   const endHour = settings.fullSyncHour + FULL_SYNC_DEFAULT_WINDOW_HOURS;
   return {
-    start: atLocalTime(day, settings.fullSyncHour),
-    end: endHour < 24 ? atLocalTime(day, endHour) : atLocalTime(day.plus({ days: 1 }), endHour - 24),
+    startMs: atLocalMs(day, settings.fullSyncHour),
+    endMs: endHour < 24 ? atLocalMs(day, endHour) : atLocalMs(nextDay, endHour - 24),
     own: false,
   };
 }
 
 function describe(times: WindowTimes): FullSyncWindow {
-  return {
-    id: toIso(times.start),
-    start: toIso(times.start),
-    end: toIso(times.end),
+  times.described ??= {
+    id: isoOfMs(times.startMs),
+    start: isoOfMs(times.startMs),
+    end: isoOfMs(times.endMs),
     own: times.own,
-    label: `${times.own ? 'own' : 'default'} window ${times.start.toFormat('HH:mm')}–${times.end.toFormat('HH:mm')}`,
+    label: `${times.own ? 'own' : 'default'} window ${clockText(times.startMs)}–${clockText(times.endMs)}`,
   };
+  // A copy: callers may keep and change what they get.
+  return { ...times.described };
 }
 
-/** The window open at an instant, or null: every source with the default window asks it for `now`. */
-const OPEN_WINDOWS = new Map<string, WindowTimes | null>();
-
+/** The window open at an instant, if any: yesterday's may still be open after midnight. */
 function windowTimesAt(
   config: FullSyncConfig,
   settings: ScheduleSettings,
-  at: DateTime,
+  atMs: number,
 ): WindowTimes | undefined {
-  const open = remember(
-    OPEN_WINDOWS,
-    `${at.toMillis()}|${windowKey(config, settings)}`,
-    () => computeWindowTimesAt(config, settings, at) ?? null,
-  );
-  return open ?? undefined;
-}
-
-function computeWindowTimesAt(
-  config: FullSyncConfig,
-  settings: ScheduleSettings,
-  at: DateTime,
-): WindowTimes | undefined {
-  const today = at.startOf('day');
-  // Yesterday's window may still be open after midnight.
-  for (const day of [today.minus({ days: 1 }), today]) {
+  const today = localDayAt(atMs);
+  for (const day of [dayOfIndex(today.index - 1), today]) {
     const times = windowOn(day, config, settings);
-    if (times.start.toMillis() <= at.toMillis() && at.toMillis() < times.end.toMillis()) return times;
+    if (times.startMs <= atMs && atMs < times.endMs) return times;
   }
   return undefined;
 }
 
-function nextWindowTimes(config: FullSyncConfig, settings: ScheduleSettings, after: DateTime): WindowTimes {
-  let day = after.startOf('day');
+function nextWindowTimes(config: FullSyncConfig, settings: ScheduleSettings, afterMs: number): WindowTimes {
+  let day = localDayAt(afterMs);
   for (;;) {
     const times = windowOn(day, config, settings);
-    if (times.start.toMillis() > after.toMillis()) return times;
-    day = day.plus({ days: 1 });
+    if (times.startMs > afterMs) return times;
+    day = dayOfIndex(day.index + 1);
   }
 }
 
@@ -133,7 +114,7 @@ export function fullSyncWindowAt(
   settings: ScheduleSettings,
   now: Instant,
 ): FullSyncWindow | undefined {
-  const times = windowTimesAt(config, settings, toBerlin(now, 'now'));
+  const times = windowTimesAt(config, settings, msOf(now, 'now'));
   return times === undefined ? undefined : describe(times);
 }
 
@@ -143,7 +124,7 @@ export function nextFullSyncWindow(
   settings: ScheduleSettings,
   after: Instant,
 ): FullSyncWindow {
-  return describe(nextWindowTimes(config, settings, toBerlin(after, 'after')));
+  return describe(nextWindowTimes(config, settings, msOf(after, 'after')));
 }
 
 /** Local date the minimum distance counts from: the date of the window the last complete run started in. */
@@ -152,7 +133,7 @@ function lastCompleteDate(state: FullSyncState): string | undefined {
     state.fullSyncLastCompleteWindowId ??
     state.fullSyncLastCompleteStartedAt ??
     state.fullSyncLastCompletedAt;
-  return reference === undefined ? undefined : localDate(toBerlin(reference, 'last complete full sync'));
+  return reference === undefined ? undefined : localDayAt(msOf(reference, 'last complete full sync')).date;
 }
 
 /**
@@ -167,14 +148,14 @@ function minDistance(
   const lastDate = lastCompleteDate(state);
   if (config.fullSyncMinDays <= 0 || lastDate === undefined) return { met: true };
   if (calendarDaysBetween(lastDate, candidateDate) >= config.fullSyncMinDays) return { met: true };
-  const earliestDate = localDate(startOfLocalDate(lastDate).plus({ days: config.fullSyncMinDays }));
+  const earliestDate = localDateAfter(lastDate, config.fullSyncMinDays);
   return { met: false, lastDate, earliestDate };
 }
 
-function incrementalOnly(state: FullSyncState, now: DateTime): DateTime | undefined {
+function incrementalOnly(state: FullSyncState, nowMs: number): number | undefined {
   if (state.incrementalOnlyUntil === undefined) return undefined;
-  const until = toBerlin(state.incrementalOnlyUntil, 'incrementalOnlyUntil');
-  return until.toMillis() > now.toMillis() ? until : undefined;
+  const until = msOf(state.incrementalOnlyUntil, 'incrementalOnlyUntil');
+  return until > nowMs ? until : undefined;
 }
 
 /**
@@ -185,19 +166,19 @@ function nextEligibleStart(
   config: FullSyncConfig,
   state: FullSyncState,
   settings: ScheduleSettings,
-  from: DateTime,
-): DateTime {
-  const open = windowTimesAt(config, settings, from);
-  let times = open ?? nextWindowTimes(config, settings, from);
+  fromMs: number,
+): number {
+  const open = windowTimesAt(config, settings, fromMs);
+  let times = open ?? nextWindowTimes(config, settings, fromMs);
   // minDays ≤ 365 (config) bounds the walk; the extra days cover FULL-2 and a window crossing midnight.
   for (let step = 0; step < 400; step += 1) {
     const usable =
-      toIso(times.start) !== state.fullSyncLastWindowId &&
-      minDistance(config, state, localDate(times.start)).met;
-    if (usable) return times === open ? from : times.start;
-    times = nextWindowTimes(config, settings, times.start);
+      isoOfMs(times.startMs) !== state.fullSyncLastWindowId &&
+      minDistance(config, state, localDayAt(times.startMs).date).met;
+    if (usable) return times === open ? fromMs : times.startMs;
+    times = nextWindowTimes(config, settings, times.startMs);
   }
-  return times.start;
+  return times.startMs;
 }
 
 export type FullSyncVerdict =
@@ -222,49 +203,58 @@ export function scheduledFullSync(
   now: Instant,
   settings: ScheduleSettings,
 ): FullSyncVerdict {
-  const nowLocal = toBerlin(now, 'now');
-  const blockedUntil = incrementalOnly(state, nowLocal);
+  return scheduledFullSyncMs(config, state, msOf(now, 'now'), settings);
+}
+
+/** `scheduledFullSync` with `now` in epoch milliseconds. */
+export function scheduledFullSyncMs(
+  config: FullSyncConfig,
+  state: FullSyncState,
+  nowMs: number,
+  settings: ScheduleSettings,
+): FullSyncVerdict {
+  const blockedUntil = incrementalOnly(state, nowMs);
   if (blockedUntil !== undefined) {
     const next = nextEligibleStart(config, state, settings, blockedUntil);
     return {
       due: false,
-      reason: `full syncs run as incremental syncs until ${formatForReason(blockedUntil, nowLocal)} (the server did not honour the filter, FULL-7)`,
+      reason: `full syncs run as incremental syncs until ${reasonTime(blockedUntil, nowMs)} (the server did not honour the filter, FULL-7)`,
       ruleIds: ['FULL-7'],
-      nextPossibleAt: toIso(next),
+      nextPossibleAt: isoOfMs(next),
     };
   }
-  const open = windowTimesAt(config, settings, nowLocal);
+  const open = windowTimesAt(config, settings, nowMs);
   if (open === undefined) {
-    const next = nextEligibleStart(config, state, settings, nowLocal);
+    const next = nextEligibleStart(config, state, settings, nowMs);
     const label = config.fullSyncWindow === undefined ? 'full-sync window' : 'own full-sync window';
     return {
       due: false,
-      reason: `${label} closed (opens ${formatForReason(next, nowLocal)})`,
+      reason: `${label} closed (opens ${reasonTime(next, nowMs)})`,
       ruleIds: [config.fullSyncWindow === undefined ? 'FULL-1' : 'FULL-4'],
-      nextPossibleAt: toIso(next),
+      nextPossibleAt: isoOfMs(next),
     };
   }
   const window = describe(open);
   if (state.fullSyncLastWindowId === window.id) {
-    const next = nextEligibleStart(config, state, settings, open.end);
+    const next = nextEligibleStart(config, state, settings, open.endMs);
     return {
       due: false,
-      reason: `full sync already started in this ${window.label} (once per window, FULL-2); next from ${formatForReason(next, nowLocal)}`,
+      reason: `full sync already started in this ${window.label} (once per window, FULL-2); next from ${reasonTime(next, nowMs)}`,
       ruleIds: ['FULL-2'],
-      nextPossibleAt: toIso(next),
+      nextPossibleAt: isoOfMs(next),
     };
   }
-  const distance = minDistance(config, state, localDate(open.start));
+  const distance = minDistance(config, state, localDayAt(open.startMs).date);
   if (!distance.met) {
-    const next = nextEligibleStart(config, state, settings, open.end);
+    const next = nextEligibleStart(config, state, settings, open.endMs);
     return {
       due: false,
-      reason: `minimum distance ${config.fullSyncMinDays} days since the last complete full sync (${distance.lastDate}) not reached (FULL-4); next from ${formatForReason(next, nowLocal)}`,
+      reason: `minimum distance ${config.fullSyncMinDays} days since the last complete full sync (${distance.lastDate}) not reached (FULL-4); next from ${reasonTime(next, nowMs)}`,
       ruleIds: ['FULL-4'],
-      nextPossibleAt: toIso(next),
+      nextPossibleAt: isoOfMs(next),
     };
   }
-  const endText = formatForReason(open.end, nowLocal);
+  const endText = reasonTime(open.endMs, nowMs);
   if (config.fullSyncSliced) {
     return {
       due: true,
@@ -315,25 +305,34 @@ export function manualFullSync(
   now: Instant,
   settings: ScheduleSettings,
 ): ManualFullSyncVerdict {
-  const nowLocal = toBerlin(now, 'now');
-  const blockedUntil = incrementalOnly(state, nowLocal);
+  return manualFullSyncMs(config, state, msOf(now, 'now'), settings);
+}
+
+/** `manualFullSync` with `now` in epoch milliseconds. */
+export function manualFullSyncMs(
+  config: FullSyncConfig,
+  state: FullSyncState,
+  nowMs: number,
+  settings: ScheduleSettings,
+): ManualFullSyncVerdict {
+  const blockedUntil = incrementalOnly(state, nowMs);
   if (blockedUntil !== undefined) {
     return {
       kind: 'incremental',
-      reason: `manual full sync runs as an incremental sync until ${formatForReason(blockedUntil, nowLocal)} (filter not honoured, FULL-7)`,
+      reason: `manual full sync runs as an incremental sync until ${reasonTime(blockedUntil, nowMs)} (filter not honoured, FULL-7)`,
       ruleIds: ['FULL-8', 'FULL-7'],
     };
   }
-  const open = windowTimesAt(config, settings, nowLocal);
+  const open = windowTimesAt(config, settings, nowMs);
   if (config.fullSyncWindow !== undefined && open === undefined) {
-    const next = nextWindowTimes(config, settings, nowLocal);
+    const next = nextWindowTimes(config, settings, nowMs);
     return {
       kind: 'incremental',
-      reason: `manual full sync: own window closed (opens ${formatForReason(next.start, nowLocal)}), incremental instead (FULL-8)`,
+      reason: `manual full sync: own window closed (opens ${reasonTime(next.startMs, nowMs)}), incremental instead (FULL-8)`,
       ruleIds: ['FULL-8', 'FULL-4'],
     };
   }
-  const distance = minDistance(config, state, localDate(open?.start ?? nowLocal));
+  const distance = minDistance(config, state, localDayAt(open?.startMs ?? nowMs).date);
   if (!distance.met) {
     return {
       kind: 'incremental',
@@ -355,7 +354,7 @@ export function manualFullSync(
       kind: 'sliced',
       windowId: window.id,
       deadline: window.end,
-      reason: `manual sliced full sync in the ${window.label}, ending with it at ${formatForReason(open.end, nowLocal)} (FULL-6, FULL-8)`,
+      reason: `manual sliced full sync in the ${window.label}, ending with it at ${reasonTime(open.endMs, nowMs)} (FULL-6, FULL-8)`,
       ruleIds: ['FULL-8', 'FULL-6', 'FULL-5'],
     };
   }
@@ -365,7 +364,7 @@ export function manualFullSync(
       kind: 'full',
       windowId: window.id,
       deadline: window.end,
-      reason: `manual full sync in the ${window.label}, no further page after ${formatForReason(open.end, nowLocal)} (FULL-8, FULL-4)`,
+      reason: `manual full sync in the ${window.label}, no further page after ${reasonTime(open.endMs, nowMs)} (FULL-8, FULL-4)`,
       ruleIds: ['FULL-8', 'FULL-4'],
     };
   }

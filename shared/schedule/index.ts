@@ -1,4 +1,5 @@
 export * from './cadence';
+export { dayOfIndex, isoOfMs, type LocalDay, localDayAt } from './calendar';
 export * from './constants';
 export * from './decide';
 export * from './errors';
@@ -9,5 +10,5 @@ export * from './simulate';
 export * from './slots';
 export * from './sparing';
 export * from './state';
-export { localDate, toBerlin, toIso } from './time';
+export { localDate, msOf, toBerlin, toIso } from './time';
 export type * from './types';

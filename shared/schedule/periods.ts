@@ -1,6 +1,7 @@
 import type { DateTime } from 'luxon';
+import { atLocalMs, dayOfIndex, localDayAt, localHourOf } from './calendar';
 import { CADENCE_PERIODS, type PeriodId, WEEKDAY_DAY_END_HOUR, WEEKDAY_DAY_START_HOUR } from './constants';
-import { atLocalTime, toBerlin } from './time';
+import { msOf, toBerlin } from './time';
 import type { Instant, ScheduleSettings, ScheduleSourceConfig } from './types';
 
 const PERIOD_LABELS: Readonly<Record<PeriodId, string>> = {
@@ -18,11 +19,14 @@ export function periodLabel(period: PeriodId): string {
  * count as weekdays, so there is no holiday calendar on purpose.
  */
 export function periodAt(instant: Instant): PeriodId {
-  const local = toBerlin(instant);
-  if (local.weekday >= 6) return 'weekend';
-  return local.hour >= WEEKDAY_DAY_START_HOUR && local.hour < WEEKDAY_DAY_END_HOUR
-    ? 'weekdayDay'
-    : 'weekdayNight';
+  return periodAtMs(msOf(instant));
+}
+
+/** `periodAt` on epoch milliseconds. */
+export function periodAtMs(ms: number): PeriodId {
+  if (localDayAt(ms).weekday >= 6) return 'weekend';
+  const hour = localHourOf(ms);
+  return hour >= WEEKDAY_DAY_START_HOUR && hour < WEEKDAY_DAY_END_HOUR ? 'weekdayDay' : 'weekdayNight';
 }
 
 /** SCH-1: the published base of a period; INGESTOR_INTERVAL replaces the weekday-daytime one. */
@@ -52,28 +56,19 @@ export function baseIntervalMinutes(
  * 00:00, 07:00 and 19:00 of every day, strictly after `after` and strictly before `before`.
  */
 export function periodBoundaries(after: DateTime, before: DateTime): DateTime[] {
-  const from = toBerlin(after);
-  const to = toBerlin(before);
-  const afterMs = from.toMillis();
-  const beforeMs = to.toMillis();
-  if (beforeMs <= afterMs) return [];
-  const boundaries: DateTime[] = [];
-  if (from.hasSame(to, 'day')) {
-    // Fast path (the common case): within one local date only 07:00 and 19:00 can lie in between, and
-    // the wall clock is monotonic around them (DST changes happen at 02:00/03:00).
-    for (const hour of [WEEKDAY_DAY_START_HOUR, WEEKDAY_DAY_END_HOUR]) {
-      const afterIt = from.hour < hour;
-      const beforeIt =
-        to.hour > hour || (to.hour === hour && (to.minute > 0 || to.second > 0 || to.millisecond > 0));
-      if (afterIt && beforeIt) boundaries.push(atLocalTime(from, hour));
-    }
-    return boundaries;
-  }
-  for (let day = from.startOf('day'); day.toMillis() < beforeMs; day = day.plus({ days: 1 })) {
-    for (const hour of [0, WEEKDAY_DAY_START_HOUR, WEEKDAY_DAY_END_HOUR]) {
-      const boundary = atLocalTime(day, hour);
-      const ms = boundary.toMillis();
-      if (ms > afterMs && ms < beforeMs) boundaries.push(boundary);
+  return periodBoundariesMs(msOf(after), msOf(before)).map((ms) => toBerlin(new Date(ms).toISOString()));
+}
+
+const BOUNDARY_HOURS = [0, WEEKDAY_DAY_START_HOUR, WEEKDAY_DAY_END_HOUR] as const;
+
+/** `periodBoundaries` on epoch milliseconds: each local day's 00:00, 07:00 and 19:00 in (after, before). */
+export function periodBoundariesMs(afterMs: number, beforeMs: number): number[] {
+  const boundaries: number[] = [];
+  if (beforeMs <= afterMs) return boundaries;
+  for (let day = localDayAt(afterMs); day.startMs < beforeMs; day = dayOfIndex(day.index + 1)) {
+    for (const hour of BOUNDARY_HOURS) {
+      const ms = atLocalMs(day, hour);
+      if (ms > afterMs && ms < beforeMs) boundaries.push(ms);
     }
   }
   return boundaries;

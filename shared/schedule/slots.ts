@@ -1,6 +1,6 @@
 import { SLOTS_KEPT_FOR_INCREMENTAL } from './constants';
 import { DEFAULT_SCHEDULE_SETTINGS } from './settings';
-import { toBerlin } from './time';
+import { msOf } from './time';
 import type { ScheduleSettings, SourceDecision } from './types';
 
 /** FULL-3: full syncs use at most all sync slots but one (default 3 of 4). */
@@ -23,7 +23,7 @@ export interface SlotAllocation {
 }
 
 function ms(iso: string | undefined, absent: number): number {
-  return iso === undefined ? absent : toBerlin(iso).toMillis();
+  return iso === undefined ? absent : msOf(iso);
 }
 
 /** FULL-3: the oldest last full sync first; a source never fully synced before all others. */
@@ -48,10 +48,17 @@ export function byUrgency(a: SourceDecision, b: SourceDecision): number {
 export function fullSyncWaitReason(
   freeSlots: number,
   settings: Pick<ScheduleSettings, 'maxConcurrentSyncs'>,
+  fullSlots: number = fullSyncSlots(settings),
 ): string {
+  const max = settings.maxConcurrentSyncs;
+  // RATE-9's admission may keep more than one slot for incrementals, by their demand (FULL-3).
+  const kept =
+    max - fullSlots > SLOTS_KEPT_FOR_INCREMENTAL
+      ? `, ${max - fullSlots} kept for incremental syncs by their demand`
+      : '';
   return freeSlots === 0
-    ? `all ${settings.maxConcurrentSyncs} sync slots busy (SCH-5): full sync waits while its window is open (FULL-3)`
-    : `no full-sync slot free (${fullSyncSlots(settings)} of ${settings.maxConcurrentSyncs} in use by full syncs): full sync waits while its window is open (FULL-3)`;
+    ? `all ${max} sync slots busy (SCH-5): full sync waits while its window is open (FULL-3)`
+    : `no full-sync slot free (${fullSlots} of ${max} in use by full syncs${kept}): full sync waits while its window is open (FULL-3)`;
 }
 
 export function asIncrementalFallback(decision: SourceDecision, why: string): SourceDecision {

@@ -1,3 +1,4 @@
+import { isoOfMs } from './calendar';
 import {
   DOCUMENTS_REST_FROM_FAILED_RUN,
   type FailureKind,
@@ -5,7 +6,7 @@ import {
   type FirstTimePauseKind,
   SPARING_LADDER,
 } from './constants';
-import { formatForReason, toBerlin, toIso } from './time';
+import { msOf, reasonTime } from './time';
 import type { Instant, SchedulePause, SourceScheduleState } from './types';
 
 /**
@@ -35,7 +36,7 @@ export function pauseForRun(
   failures: readonly FailureKind[],
   endedAt: Instant,
 ): SchedulePause | undefined {
-  const end = toBerlin(endedAt, 'endedAt');
+  const endMs = msOf(endedAt, 'endedAt');
   let best: Omit<SchedulePause, 'until'> | undefined;
   const ladderMinutes = failureStreakPauseMinutes(failureStreak);
   if (ladderMinutes > 0) {
@@ -55,7 +56,7 @@ export function pauseForRun(
     }
   }
   if (best === undefined) return undefined;
-  return { ...best, until: toIso(end.plus({ minutes: best.minutes })) };
+  return { ...best, until: isoOfMs(endMs + best.minutes * 60_000) };
 }
 
 /** Of two pauses the one lasting longer applies (ERR-5); a pause is never shortened. */
@@ -65,7 +66,7 @@ export function longerPause(
 ): SchedulePause | undefined {
   if (current === undefined) return next;
   if (next === undefined) return current;
-  return toBerlin(next.until).toMillis() > toBerlin(current.until).toMillis() ? next : current;
+  return msOf(next.until) > msOf(current.until) ? next : current;
 }
 
 export interface SparingVerdict {
@@ -81,17 +82,21 @@ export interface SparingVerdict {
  * a manual request.
  */
 export function sparedUntil(state: Pick<SourceScheduleState, 'pause'>, now: Instant): SparingVerdict {
-  const nowLocal = toBerlin(now, 'now');
+  return sparedUntilMs(state, msOf(now, 'now'));
+}
+
+/** `sparedUntil` with `now` in epoch milliseconds. */
+export function sparedUntilMs(state: Pick<SourceScheduleState, 'pause'>, nowMs: number): SparingVerdict {
   const pause = state.pause;
   if (pause === undefined) return { spared: false, reason: 'not paused', ruleIds: [] };
-  const until = toBerlin(pause.until, 'pause.until');
-  if (until.toMillis() <= nowLocal.toMillis()) {
-    return { spared: false, reason: `pause ended at ${formatForReason(until, nowLocal)}`, ruleIds: [] };
+  const until = msOf(pause.until, 'pause.until');
+  if (until <= nowMs) {
+    return { spared: false, reason: `pause ended at ${reasonTime(until, nowMs)}`, ruleIds: [] };
   }
   return {
     spared: true,
     until: pause.until,
-    reason: `paused until ${formatForReason(until, nowLocal)} because of ${pause.because}`,
+    reason: `paused until ${reasonTime(until, nowMs)} because of ${pause.because}`,
     ruleIds: [...pause.ruleIds],
   };
 }

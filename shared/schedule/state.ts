@@ -1,13 +1,14 @@
-import { cadenceIntervalMinutes, isSessionCapped } from './cadence';
+import { cadenceIntervalMinutes, sessionCappedAtMs } from './cadence';
+import { isoOfMs, localDayAt } from './calendar';
 import {
   DEFAULT_LEASE_MINUTES,
   FILTER_NOT_HONOURED_INCREMENTAL_ONLY_DAYS,
   RECENT_RUNS_KEPT,
 } from './constants';
 import { ScheduleError } from './errors';
-import { periodAt } from './periods';
+import { periodAtMs } from './periods';
 import { longerPause, pauseForRun } from './sparing';
-import { isLocalDate, localDate, toBerlin, toIso, toIsoAfterMinutes } from './time';
+import { isLocalDate, msOf, toBerlin, toIso } from './time';
 import type {
   Instant,
   RunningSync,
@@ -40,9 +41,17 @@ export function runningAt(
 ): RunningSync | undefined {
   const running = state.running;
   if (running === undefined) return undefined;
-  return toBerlin(running.leaseUntil, 'running.leaseUntil').toMillis() > toBerlin(now, 'now').toMillis()
-    ? running
-    : undefined;
+  return runningAtMs(state, msOf(now, 'now'));
+}
+
+/** `runningAt` with `now` in epoch milliseconds. */
+export function runningAtMs(
+  state: Pick<SourceScheduleState, 'running'>,
+  nowMs: number,
+): RunningSync | undefined {
+  const running = state.running;
+  if (running === undefined) return undefined;
+  return msOf(running.leaseUntil, 'running.leaseUntil') > nowMs ? running : undefined;
 }
 
 /**
@@ -59,12 +68,12 @@ export function markSyncStarted(
   if (decision.kind === undefined) {
     throw new ScheduleError('SCHEDULE_INVALID_OPTIONS', 'markSyncStarted needs a sync decision with a kind');
   }
-  const nowLocal = toBerlin(now, 'now');
+  const nowMs = msOf(now, 'now');
   const running: RunningSync = {
     kind: decision.kind,
     trigger: decision.trigger ?? 'schedule',
-    startedAt: toIso(nowLocal),
-    leaseUntil: toIsoAfterMinutes(nowLocal, leaseMinutes),
+    startedAt: isoOfMs(nowMs),
+    leaseUntil: isoOfMs(nowMs + leaseMinutes * 60_000),
   };
   if (decision.windowId !== undefined) running.windowId = decision.windowId;
   if (decision.deadline !== undefined) running.deadline = decision.deadline;
@@ -106,21 +115,21 @@ export function applyRunOutcome(
   now: Instant,
   cadence?: { config: Pick<ScheduleSourceConfig, 'cadenceMinutes'>; settings: ScheduleSettings },
 ): SourceScheduleState {
-  const nowLocal = toBerlin(now, 'now');
-  const startedAt = toBerlin(outcome.startedAt, 'outcome.startedAt');
-  const endedAt = toBerlin(outcome.endedAt, 'outcome.endedAt');
-  if (endedAt.toMillis() < startedAt.toMillis()) {
+  const nowMs = msOf(now, 'now');
+  const startedAt = msOf(outcome.startedAt, 'outcome.startedAt');
+  const endedAt = msOf(outcome.endedAt, 'outcome.endedAt');
+  if (endedAt < startedAt) {
     throw new ScheduleError('SCHEDULE_INVALID_TIME', 'outcome.endedAt lies before outcome.startedAt');
   }
-  const period = periodAt(startedAt);
+  const period = periodAtMs(startedAt);
   const previousQuiet = state.quietStreak ?? 0;
   const quietStreak = outcome.changed ? 0 : state.lastSyncPeriod === period ? previousQuiet + 1 : 1;
   const failureStreak = outcome.failed ? (state.failureStreak ?? 0) + 1 : 0;
 
   const next: SourceScheduleState = {
     ...state,
-    lastSyncStartedAt: toIso(startedAt),
-    lastSyncEndedAt: toIso(endedAt),
+    lastSyncStartedAt: isoOfMs(startedAt),
+    lastSyncEndedAt: isoOfMs(endedAt),
     lastSyncKind: outcome.kind,
     lastSyncPeriod: period,
     lastSyncChanged: outcome.changed,
@@ -128,40 +137,37 @@ export function applyRunOutcome(
     failureStreak,
   };
   delete next.running;
-  if (!outcome.failed) next.lastSuccessAt = toIso(endedAt);
+  if (!outcome.failed) next.lastSuccessAt = isoOfMs(endedAt);
 
   const standing =
-    state.pause !== undefined && toBerlin(state.pause.until, 'pause.until').toMillis() > nowLocal.toMillis()
-      ? state.pause
-      : undefined;
-  const pause = longerPause(standing, pauseForRun(failureStreak, outcome.failures, endedAt));
+    state.pause !== undefined && msOf(state.pause.until, 'pause.until') > nowMs ? state.pause : undefined;
+  const pause = longerPause(standing, pauseForRun(failureStreak, outcome.failures, outcome.endedAt));
   if (pause === undefined) delete next.pause;
   else next.pause = pause;
 
   if (outcome.kind !== 'incremental') {
     next.fullSyncInProgress = false;
-    next.fullSyncLastStartedAt = toIso(startedAt);
+    next.fullSyncLastStartedAt = isoOfMs(startedAt);
     if (outcome.complete && !outcome.failed && !outcome.filterNotHonoured) {
-      next.fullSyncLastCompleteStartedAt = toIso(startedAt);
-      next.fullSyncLastCompletedAt = toIso(endedAt);
+      next.fullSyncLastCompleteStartedAt = isoOfMs(startedAt);
+      next.fullSyncLastCompletedAt = isoOfMs(endedAt);
       const windowId = state.running?.kind === outcome.kind ? state.running.windowId : undefined;
       if (windowId === undefined) delete next.fullSyncLastCompleteWindowId;
       else next.fullSyncLastCompleteWindowId = windowId;
     }
   }
   if (outcome.filterNotHonoured) {
-    const until = endedAt.plus({ days: FILTER_NOT_HONOURED_INCREMENTAL_ONLY_DAYS });
-    const current =
-      state.incrementalOnlyUntil === undefined ? undefined : toBerlin(state.incrementalOnlyUntil);
-    if (current === undefined || until.toMillis() > current.toMillis())
-      next.incrementalOnlyUntil = toIso(until);
+    // Calendar days (luxon): 30 days later at the same wall-clock time, across a DST change too.
+    const until = toBerlin(outcome.endedAt).plus({ days: FILTER_NOT_HONOURED_INCREMENTAL_ONLY_DAYS });
+    const current = state.incrementalOnlyUntil === undefined ? undefined : msOf(state.incrementalOnlyUntil);
+    if (current === undefined || until.toMillis() > current) next.incrementalOnlyUntil = toIso(until);
   }
   if (outcome.sessionDays !== undefined) {
-    next.sessionDays = normaliseSessionDays(outcome.sessionDays, localDate(endedAt));
+    next.sessionDays = normaliseSessionDays(outcome.sessionDays, localDayAt(endedAt).date);
   }
   if (outcome.requests !== undefined && outcome.requests > 0) {
     // RATE-9: the host model learns each kind's expected requests from the source's own recent runs.
-    const seconds = Math.max(0, (endedAt.toMillis() - startedAt.toMillis()) / 1000);
+    const seconds = Math.max(0, (endedAt - startedAt) / 1000);
     next.recentRuns = [
       ...(state.recentRuns ?? []),
       { kind: outcome.kind, requests: outcome.requests, seconds },
@@ -173,7 +179,7 @@ export function applyRunOutcome(
       cadence.settings,
       period,
       quietStreak,
-      isSessionCapped(startedAt, next.sessionDays ?? []),
+      sessionCappedAtMs(startedAt, next.sessionDays ?? []),
     );
   }
   return next;

@@ -1,5 +1,5 @@
-import { DateTime, IANAZone } from 'luxon';
-import { TIME_ZONE } from './constants';
+import { DateTime } from 'luxon';
+import { BERLIN_ZONE, clockText, dayIndexOfDate, dayOfIndex, isoOfMs, localDayAt } from './calendar';
 import { ScheduleError } from './errors';
 import type { Instant } from './types';
 
@@ -9,35 +9,9 @@ import type { Instant } from './types';
  * intervals ("10 min") are elapsed time.
  */
 
+export { BERLIN_ZONE } from './calendar';
+
 const LOCAL_DATE = /^\d{4}-\d{2}-\d{2}$/;
-
-const HOUR_MS = 3_600_000;
-/** 1990-01-01: from here on every Europe/Berlin offset change falls on a whole UTC hour. */
-const WHOLE_HOUR_TRANSITIONS_FROM_MS = Date.UTC(1990, 0, 1);
-
-/**
- * Europe/Berlin with its offsets memoised per UTC hour. luxon asks Intl for the offset of every
- * DateTime it creates, which made a simulated year take tens of seconds; the offset can only change
- * on a whole UTC hour (01:00 UTC since 1981), so one lookup per hour gives identical results.
- */
-class HourCachedZone extends IANAZone {
-  readonly #offsets = new Map<number, number>();
-
-  override offset(ts: number): number {
-    if (ts < WHOLE_HOUR_TRANSITIONS_FROM_MS) return super.offset(ts);
-    const hour = Math.floor(ts / HOUR_MS);
-    let minutes = this.#offsets.get(hour);
-    if (minutes === undefined) {
-      if (this.#offsets.size > 200_000) this.#offsets.clear();
-      minutes = super.offset(ts);
-      this.#offsets.set(hour, minutes);
-    }
-    return minutes;
-  }
-}
-
-/** The zone object every schedule computation uses (same rules as the string TIME_ZONE). */
-export const BERLIN_ZONE = new HourCachedZone(TIME_ZONE);
 
 /**
  * Parsed ISO strings (issue 18: parsing is most of a planner decision's CPU, and one tick parses the
@@ -53,10 +27,10 @@ const FULL_ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d{1,3})?
 /**
  * The stored form read through the millisecond clock instead of luxon's ISO parser (issue 18: each
  * source's own last-sync times miss the cache, and luxon's parser was most of a decision's CPU). Same
- * instant, same zone; anything else — and any field out of range, which `Date.parse` would roll over
- * (Feb 30, 24:00) where luxon refuses it — goes to luxon's parser.
+ * instant; anything else — and any field out of range, which `Date.parse` would roll over (Feb 30,
+ * 24:00) where luxon refuses it — is undefined here and goes to luxon's parser.
  */
-function fromFullIso(value: string): DateTime | undefined {
+function fullIsoMs(value: string): number | undefined {
   const m = FULL_ISO.exec(value);
   if (m === null) return undefined;
   const field = (group: number) => Number(m[group] ?? 0);
@@ -80,17 +54,21 @@ function fromFullIso(value: string): DateTime | undefined {
     offsetHour <= 14 &&
     offsetMinute <= 59;
   const ms = inRange ? Date.parse(value) : Number.NaN;
-  return Number.isNaN(ms) ? undefined : DateTime.fromMillis(ms, { zone: BERLIN_ZONE });
+  return Number.isNaN(ms) ? undefined : ms;
 }
 
 /** Parse an instant into Europe/Berlin; a string without offset is read as local time. */
 export function toBerlin(value: Instant, what = 'time'): DateTime {
   const cached = typeof value === 'string' ? PARSED.get(value) : undefined;
   if (cached !== undefined) return cached;
-  const parsed =
-    typeof value === 'string'
-      ? (fromFullIso(value) ?? DateTime.fromISO(value, { zone: BERLIN_ZONE }))
-      : value.setZone(BERLIN_ZONE);
+  let parsed: DateTime;
+  if (typeof value === 'string') {
+    const ms = fullIsoMs(value);
+    parsed =
+      ms === undefined
+        ? DateTime.fromISO(value, { zone: BERLIN_ZONE })
+        : DateTime.fromMillis(ms, { zone: BERLIN_ZONE });
+  } else parsed = value.setZone(BERLIN_ZONE);
   if (!parsed.isValid) {
     throw new ScheduleError('SCHEDULE_INVALID_TIME', `${what} is not a valid ISO time: ${String(value)}`);
   }
@@ -99,6 +77,23 @@ export function toBerlin(value: Instant, what = 'time'): DateTime {
     PARSED.set(value, parsed);
   }
   return parsed;
+}
+
+const MS_BY_TEXT = new Map<string, number>();
+
+/**
+ * An instant as epoch milliseconds, validated as `toBerlin` validates it (issue 27: the decisions only
+ * compare and add instants, so they need no DateTime; the stored form is read without luxon).
+ */
+export function msOf(value: Instant, what = 'time'): number {
+  if (typeof value !== 'string') return value.isValid ? value.toMillis() : toBerlin(value, what).toMillis();
+  let ms = MS_BY_TEXT.get(value);
+  if (ms === undefined) {
+    ms = fullIsoMs(value) ?? toBerlin(value, what).toMillis();
+    if (MS_BY_TEXT.size >= PARSED_MAX) MS_BY_TEXT.clear();
+    MS_BY_TEXT.set(value, ms);
+  }
+  return ms;
 }
 
 /**
@@ -116,20 +111,16 @@ export function remember<K, V>(map: Map<K, V>, key: K, compute: () => V): V {
   return value;
 }
 
-const ISO_BY_MS = new Map<number, string>();
-const DATE_BY_MS = new Map<number, string>();
+function checkValid(value: DateTime): void {
+  if (!value.isValid)
+    throw new ScheduleError('SCHEDULE_INVALID_TIME', `invalid time: ${value.invalidReason}`);
+}
 
 /** ISO with the Berlin offset and no milliseconds, e.g. 2026-12-02T07:00:00+01:00 — the stored form. */
 export function toIso(value: DateTime): string {
-  if (!value.isValid)
-    throw new ScheduleError('SCHEDULE_INVALID_TIME', `invalid time: ${value.invalidReason}`);
+  checkValid(value);
   // The text depends on the instant alone: the zone is always Europe/Berlin.
-  return remember(ISO_BY_MS, value.toMillis(), () => {
-    const text = value.setZone(BERLIN_ZONE).toISO({ suppressMilliseconds: true });
-    if (text === null)
-      throw new ScheduleError('SCHEDULE_INVALID_TIME', `invalid time: ${value.invalidReason}`);
-    return text;
-  });
+  return isoOfMs(value.toMillis());
 }
 
 /**
@@ -138,22 +129,16 @@ export function toIso(value: DateTime): string {
  * arithmetic, whatever the DST change in between — so the instant is the same.
  */
 export function toIsoAfterMinutes(value: DateTime, minutes: number): string {
-  const ms = value.toMillis() + minutes * MINUTE_MS;
-  return ISO_BY_MS.get(ms) ?? toIso(DateTime.fromMillis(ms, { zone: BERLIN_ZONE }));
+  checkValid(value);
+  return isoOfMs(value.toMillis() + minutes * MINUTE_MS);
 }
 
 const MINUTE_MS = 60_000;
 
 /** Local calendar date 'YYYY-MM-DD'. */
 export function localDate(value: DateTime): string {
-  if (!value.isValid)
-    throw new ScheduleError('SCHEDULE_INVALID_TIME', `invalid time: ${value.invalidReason}`);
-  return remember(DATE_BY_MS, value.toMillis(), () => {
-    const text = value.setZone(BERLIN_ZONE).toISODate();
-    if (text === null)
-      throw new ScheduleError('SCHEDULE_INVALID_TIME', `invalid time: ${value.invalidReason}`);
-    return text;
-  });
+  checkValid(value);
+  return localDayAt(value.toMillis()).date;
 }
 
 /** Start of a local date given as 'YYYY-MM-DD'. */
@@ -167,8 +152,20 @@ export function startOfLocalDate(date: string, what = 'date'): DateTime {
   return toBerlin(date, what).startOf('day');
 }
 
+/** `startOfLocalDate`'s checks, without making the DateTime (memoised per text). */
+function checkLocalDate(date: string, what = 'date'): void {
+  if (!isLocalDate(date)) startOfLocalDate(date, what);
+}
+
+const LOCAL_DATES = new Map<string, boolean>();
+
 export function isLocalDate(value: string): boolean {
-  return LOCAL_DATE.test(value) && DateTime.fromISO(value, { zone: BERLIN_ZONE }).isValid;
+  // Memoised: every run's outcome checks the source's session days (issue 27).
+  return remember(
+    LOCAL_DATES,
+    value,
+    () => LOCAL_DATE.test(value) && DateTime.fromISO(value, { zone: BERLIN_ZONE }).isValid,
+  );
 }
 
 /** The instant of a wall-clock time on the local day of `day` (a DST gap shifts it forward). */
@@ -182,28 +179,30 @@ export function atLocalTime(day: DateTime, hour: number, minute = 0): DateTime {
 
 /** Whole calendar days from local date `from` to local date `to` (DST days count as one day). */
 export function calendarDaysBetween(from: string, to: string): number {
-  return Math.round(startOfLocalDate(to).diff(startOfLocalDate(from), 'days').days);
+  checkLocalDate(from);
+  checkLocalDate(to);
+  return dayIndexOfDate(to) - dayIndexOfDate(from);
 }
 
-export function laterOf(a: DateTime, b: DateTime): DateTime {
-  return a.toMillis() >= b.toMillis() ? a : b;
-}
-
-export function earlierOf(a: DateTime, b: DateTime): DateTime {
-  return a.toMillis() <= b.toMillis() ? a : b;
+/** The local date `days` calendar days after the local date `date` (validated). */
+export function localDateAfter(date: string, days: number): string {
+  checkLocalDate(date);
+  return dayOfIndex(dayIndexOfDate(date) + days).date;
 }
 
 /** "14:20" when on the same local day as `now`, else "2026-12-03 14:20" — for reasons read by on-call. */
 export function formatForReason(value: DateTime, now: DateTime): string {
-  const local = value.setZone(BERLIN_ZONE);
-  const sameDay = localDate(local) === localDate(now);
-  return remember(sameDay ? CLOCK_BY_MS : STAMP_BY_MS, local.toMillis(), () =>
-    local.toFormat(sameDay ? 'HH:mm' : 'yyyy-MM-dd HH:mm'),
-  );
+  checkValid(value);
+  checkValid(now);
+  return reasonTime(value.toMillis(), now.toMillis());
 }
 
-const CLOCK_BY_MS = new Map<number, string>();
-const STAMP_BY_MS = new Map<number, string>();
+/** `formatForReason` on epoch milliseconds. */
+export function reasonTime(ms: number, nowMs: number): string {
+  const day = localDayAt(ms);
+  const clock = clockText(ms);
+  return day.index === localDayAt(nowMs).index ? clock : `${day.date} ${clock}`;
+}
 
 /** "HH:MM" → minutes after midnight (config already validated the format). */
 export function minutesOfDay(hhmm: string): { hour: number; minute: number; total: number } {

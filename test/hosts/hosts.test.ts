@@ -4,6 +4,7 @@ import {
   DEFAULT_EXPECTED_REQUESTS,
   type DueRun,
   expectedRequests,
+  fullSyncSlotsFor,
   type HostSourceInput,
   hostModelsOf,
   hostSourceInputOf,
@@ -307,6 +308,51 @@ describe('admission per host (RATE-9, SCH-5, RATE-4)', () => {
     expect(admission.start.map((d) => d.sourceId)).toEqual(['f2', 'f4', 'f3']);
     expect(admission.waiting.find((w) => w.sourceId === 'f1')?.reason).toMatch(/^host h1 busy/);
     expect(admission.waiting.find((w) => w.sourceId === 'f5')?.reason).toMatch(/no full-sync slot free/);
+  });
+
+  it('FULL-3, SCH-5, RATE-9: in the window the slots kept for incrementals follow their demand, not a fixed one', () => {
+    // 60 councils on hosts of their own at the weekday 10-minute cadence, 1.5 s a request (learnt): a run
+    // of 16 requests takes 24 s and holds its slot until the next planner tick, 60 × 60 s / 600 s = 6.
+    const lone = Array.from({ length: 60 }, (_, i) =>
+      src(`l${i}`, `l${i}.example`, { secondsPerRequest: 1.5 }),
+    );
+    const fullHosts = [1, 2, 3].map((i) => src(`f${i}`, `f${i}.example`, { intervalMinutes: 60 }));
+    const day = hostModelsOf([...lone, ...fullHosts]);
+    const full = (id: string, daysAgo: number): DueRun => ({
+      decision: syncDecision({
+        sourceId: id,
+        kind: 'full',
+        incrementalDue: false,
+        lastFullSyncAt: new Date(NOW_MS - daysAgo * 86_400_000).toISOString(),
+        dueAt: NOW,
+      }),
+      host: `${id}.example`,
+    });
+    const dueNow = [
+      full('f1', 3),
+      full('f2', 2),
+      full('f3', 1),
+      due('l1', 'l1.example', 2),
+      due('l2', 'l2.example', 1),
+    ];
+    const admission = admitRuns({ due: dueNow, running: [], hosts: day, settings });
+    // Both incrementals on hosts with capacity start; one slot is left for full syncs, the oldest first.
+    expect(admission.start.map((d) => d.sourceId).sort()).toEqual(['f1', 'l1', 'l2']);
+    expect(fullSyncSlotsFor(day, settings)).toEqual({ full: 1, keptForIncrementals: 3 });
+    expect(admission.waiting.find((w) => w.sourceId === 'f2')?.reason).toMatch(
+      /no full-sync slot free \(1 of 4 in use by full syncs, 3 kept for incremental syncs by their demand\).*FULL-3/,
+    );
+    // At night 20 of them ask every hour: 20 × 60 s / 3600 s = 0.33 slots — FULL-3's one is kept, as published.
+    const night = hostModelsOf([...lone.slice(0, 20).map((s) => ({ ...s, intervalMinutes: 60 }))]);
+    expect(fullSyncSlotsFor(night, settings)).toEqual({ full: 3, keptForIncrementals: 1 });
+    // Eight slots, too few for both the day's incrementals (≈ 6 × 1.25) and tonight's full syncs (3):
+    // each gets its share — 6 and 2 — instead of the full syncs only the one they always keep.
+    const eight = { maxConcurrentSyncs: 8 };
+    expect(fullSyncSlotsFor(day, eight)).toEqual({ full: 1, keptForIncrementals: 7 });
+    expect(fullSyncSlotsFor(day, eight, 3)).toEqual({ full: 2, keptForIncrementals: 6 });
+    // However busy the day, full syncs keep one slot (the safety net, FULL-1).
+    const busy = hostModelsOf(lone.map((s) => ({ ...s, intervalMinutes: 1 })));
+    expect(fullSyncSlotsFor(busy, settings).full).toBe(1);
   });
 });
 

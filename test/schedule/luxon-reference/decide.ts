@@ -1,0 +1,180 @@
+import { DEFAULT_SCHEDULE_SETTINGS } from '../../../shared/schedule/settings';
+import type {
+  DecideOptions,
+  Instant,
+  ScheduleSettings,
+  ScheduleSourceConfig,
+  SourceDecision,
+  SourceScheduleState,
+} from '../../../shared/schedule/types';
+import { nextSyncDue } from './cadence';
+import { type FullSyncVerdict, manualFullSync, scheduledFullSync } from './full-sync';
+import { sparedUntil } from './sparing';
+import { runningAt } from './state';
+import { earlierOf, formatForReason, toBerlin, toIso } from './time';
+
+function unique(ids: readonly string[]): string[] {
+  return [...new Set(ids)];
+}
+
+/**
+ * The planner's decision for one source at `now` — pure: `(config, state, now) → decision + reason`.
+ * Order of precedence, each step citing its rule:
+ * 1. inactive → skip (ERR-7, ONB-3);
+ * 2. a sync of the source holds its lease → wait (SCH-5; a running full sync rests the incrementals, FULL-1);
+ * 3. paused → wait, also with a manual request (ERR-4/ERR-5, SCH-7);
+ * 4. a manual request → sync now (SCH-7; a manual full sync as FULL-8 allows);
+ * 5. a scheduled full sync whose window is open → sync full/sliced (FULL-1/2/4/6/7);
+ * 6. the incremental cadence (SCH-1…SCH-4) → sync or wait until it is due.
+ * Slots (SCH-5, FULL-3) are allocated afterwards across sources by `allocateSyncSlots`.
+ */
+export function decideSource(
+  config: ScheduleSourceConfig,
+  state: SourceScheduleState,
+  now: Instant,
+  settings: ScheduleSettings = DEFAULT_SCHEDULE_SETTINGS,
+  options: DecideOptions = {},
+): SourceDecision {
+  const nowLocal = toBerlin(now, 'now');
+  const common: Pick<SourceDecision, 'sourceId' | 'lastFullSyncAt'> = { sourceId: config.sourceId };
+  if (state.fullSyncLastCompletedAt !== undefined) common.lastFullSyncAt = state.fullSyncLastCompletedAt;
+
+  if (!config.active) {
+    return {
+      ...common,
+      action: 'skip',
+      reason: 'inactive: only active sources are synced (ERR-7, ONB-3)',
+      ruleIds: ['ERR-7', 'ONB-3'],
+    };
+  }
+
+  const scheduledFull = options.scheduledFullSyncs ?? true;
+  const running = runningAt(state, nowLocal);
+  if (running !== undefined) {
+    const leaseText = formatForReason(toBerlin(running.leaseUntil), nowLocal);
+    if (running.kind === 'incremental') {
+      let reason = `running incremental sync (lease until ${leaseText})`;
+      const ruleIds = ['SCH-5'];
+      if (scheduledFull && scheduledFullSync(config, state, nowLocal, settings).due) {
+        reason += '; the full sync follows right after it (FULL-1)';
+        ruleIds.push('FULL-1');
+      }
+      return { ...common, action: 'wait', dueAt: running.leaseUntil, reason, ruleIds };
+    }
+    return {
+      ...common,
+      action: 'wait',
+      dueAt: running.leaseUntil,
+      reason: `running ${running.kind === 'sliced' ? 'sliced ' : ''}full sync (lease until ${leaseText}); incremental syncs of this source rest meanwhile (FULL-1)`,
+      ruleIds: ['SCH-5', 'FULL-1'],
+    };
+  }
+  const expiredLease =
+    state.running === undefined
+      ? ''
+      : `; the lease of the ${state.running.kind} run started ${formatForReason(toBerlin(state.running.startedAt), nowLocal)} expired`;
+
+  const sparing = sparedUntil(state, nowLocal);
+  if (sparing.spared) {
+    const request = state.manualRequest;
+    const ruleIds = [...sparing.ruleIds, 'SCH-7'];
+    return {
+      ...common,
+      action: 'wait',
+      dueAt: sparing.until,
+      reason:
+        request === undefined
+          ? `${sparing.reason}; not synced while spared (SCH-7)`
+          : `${sparing.reason}; the manual ${request.kind} request waits — sparing wins (SCH-7)`,
+      ruleIds: unique(ruleIds),
+    };
+  }
+
+  const cadence = nextSyncDue(config, state, nowLocal, settings);
+  const cadenceAt = toBerlin(cadence.at);
+  const incrementalDue = cadenceAt.toMillis() <= nowLocal.toMillis();
+
+  const request = state.manualRequest;
+  if (request !== undefined) {
+    const requested = `manual ${request.kind} request of ${formatForReason(toBerlin(request.requestedAt), nowLocal)}`;
+    if (request.kind === 'full') {
+      const verdict = manualFullSync(config, state, nowLocal, settings);
+      const decision: SourceDecision = {
+        ...common,
+        action: 'sync',
+        kind: verdict.kind,
+        trigger: 'manual',
+        dueAt: request.requestedAt,
+        incrementalDue,
+        reason: `${requested}: ${verdict.reason}${expiredLease}`,
+        ruleIds: unique(['SCH-7', ...verdict.ruleIds]),
+      };
+      if (verdict.windowId !== undefined) decision.windowId = verdict.windowId;
+      if (verdict.deadline !== undefined) decision.deadline = verdict.deadline;
+      return decision;
+    }
+    return {
+      ...common,
+      action: 'sync',
+      kind: 'incremental',
+      trigger: 'manual',
+      dueAt: request.requestedAt,
+      incrementalDue,
+      reason: `${requested}: incremental now; robots.txt, host pace and full-sync windows still apply (SCH-7)${expiredLease}`,
+      ruleIds: ['SCH-7'],
+    };
+  }
+
+  let full: FullSyncVerdict | undefined;
+  if (scheduledFull) {
+    full = scheduledFullSync(config, state, nowLocal, settings);
+    if (full.due) {
+      const decision: SourceDecision = {
+        ...common,
+        action: 'sync',
+        kind: full.kind,
+        trigger: 'schedule',
+        windowId: full.windowId,
+        dueAt: full.windowId,
+        incrementalDue,
+        reason: `${full.reason}${expiredLease}`,
+        ruleIds: full.ruleIds,
+      };
+      if (full.deadline !== undefined) decision.deadline = full.deadline;
+      return decision;
+    }
+  }
+
+  if (incrementalDue) {
+    return {
+      ...common,
+      action: 'sync',
+      kind: 'incremental',
+      trigger: 'schedule',
+      dueAt: cadence.at,
+      cadenceAt: cadence.at,
+      incrementalDue,
+      reason: `${cadence.reason}${expiredLease}`,
+      ruleIds: cadence.ruleIds,
+    };
+  }
+
+  // Wait until the earlier of the next incremental and the next possible full sync.
+  let dueAt = cadenceAt;
+  let reason = cadence.reason;
+  const ruleIds = [...cadence.ruleIds];
+  if (full !== undefined && !full.due) {
+    dueAt = earlierOf(dueAt, toBerlin(full.nextPossibleAt));
+    reason += `; ${full.reason}`;
+    ruleIds.push(...full.ruleIds);
+  }
+  return {
+    ...common,
+    action: 'wait',
+    dueAt: toIso(dueAt),
+    cadenceAt: cadence.at,
+    incrementalDue: false,
+    reason: `${reason}${expiredLease}`,
+    ruleIds: unique(ruleIds),
+  };
+}

@@ -1,0 +1,180 @@
+import {
+  DEFAULT_LEASE_MINUTES,
+  FILTER_NOT_HONOURED_INCREMENTAL_ONLY_DAYS,
+  RECENT_RUNS_KEPT,
+} from '../../../shared/schedule/constants';
+import { ScheduleError } from '../../../shared/schedule/errors';
+import type {
+  Instant,
+  RunningSync,
+  RunOutcome,
+  ScheduleSettings,
+  ScheduleSourceConfig,
+  SourceDecision,
+  SourceScheduleState,
+} from '../../../shared/schedule/types';
+import { cadenceIntervalMinutes, isSessionCapped } from './cadence';
+import { periodAt } from './periods';
+import { longerPause, pauseForRun } from './sparing';
+import { isLocalDate, localDate, toBerlin, toIso, toIsoAfterMinutes } from './time';
+
+/** The state of a source never synced: first incremental due at once. */
+export function initialScheduleState(overrides: Partial<SourceScheduleState> = {}): SourceScheduleState {
+  return {
+    schemaVersion: 1,
+    quietStreak: 0,
+    failureStreak: 0,
+    fullSyncInProgress: false,
+    sessionDays: [],
+    ...overrides,
+  };
+}
+
+/** Alias of `initialScheduleState` (the name the planner uses). */
+export const freshScheduleState = initialScheduleState;
+
+/** Whether the lease of a running sync is still valid at `now` (SCH-5). */
+export function runningAt(
+  state: Pick<SourceScheduleState, 'running'>,
+  now: Instant,
+): RunningSync | undefined {
+  const running = state.running;
+  if (running === undefined) return undefined;
+  return toBerlin(running.leaseUntil, 'running.leaseUntil').toMillis() > toBerlin(now, 'now').toMillis()
+    ? running
+    : undefined;
+}
+
+/**
+ * The state to write (conditionally, with the lease) when the planner starts a sync for a `sync`
+ * decision. FULL-2: the window id is recorded at the start, so an aborted run — even one whose process
+ * died — is not retried in the same window.
+ */
+export function markSyncStarted(
+  state: SourceScheduleState,
+  decision: Pick<SourceDecision, 'kind' | 'trigger' | 'windowId' | 'deadline'>,
+  now: Instant,
+  leaseMinutes: number = DEFAULT_LEASE_MINUTES,
+): SourceScheduleState {
+  if (decision.kind === undefined) {
+    throw new ScheduleError('SCHEDULE_INVALID_OPTIONS', 'markSyncStarted needs a sync decision with a kind');
+  }
+  const nowLocal = toBerlin(now, 'now');
+  const running: RunningSync = {
+    kind: decision.kind,
+    trigger: decision.trigger ?? 'schedule',
+    startedAt: toIso(nowLocal),
+    leaseUntil: toIsoAfterMinutes(nowLocal, leaseMinutes),
+  };
+  if (decision.windowId !== undefined) running.windowId = decision.windowId;
+  if (decision.deadline !== undefined) running.deadline = decision.deadline;
+  const next: SourceScheduleState = { ...state, running };
+  const request = state.manualRequest;
+  // A request is answered by the run started for it, and a pending 'sync' by any run.
+  if (
+    request !== undefined &&
+    (running.trigger === 'manual' || request.kind === 'sync' || running.kind !== 'incremental')
+  ) {
+    delete next.manualRequest;
+  }
+  if (running.kind !== 'incremental') {
+    next.fullSyncInProgress = true;
+    next.fullSyncLastStartedAt = running.startedAt;
+    if (running.windowId !== undefined) next.fullSyncLastWindowId = running.windowId;
+  }
+  return next;
+}
+
+/** Validated, sorted, de-duplicated session days from today on (older ones no longer cap anything). */
+function normaliseSessionDays(days: readonly string[], today: string): string[] {
+  return [...new Set(days.filter((day) => isLocalDate(day) && day >= today))].sort();
+}
+
+/**
+ * The state after a sync run ended. Pure bookkeeping for:
+ * - SCH-3 quiet doubling: every sync counts, the first of a period included; a change resets the
+ *   streak, and a sync in another period than the previous one starts it afresh at 1.
+ * - ERR-4/ERR-5 failure streak and pauses (the longer wins, an existing pause is never shortened);
+ *   a run that did not fail ends the streak (ERR-6 documents may work again).
+ * - FULL-2/FULL-4 full-sync bookkeeping and FULL-7 (30 days incremental-only after the filter was not
+ *   honoured).
+ * `cadence` only fills the display copy `intervalMinutes`; decisions recompute the interval.
+ */
+export function applyRunOutcome(
+  state: SourceScheduleState,
+  outcome: RunOutcome,
+  now: Instant,
+  cadence?: { config: Pick<ScheduleSourceConfig, 'cadenceMinutes'>; settings: ScheduleSettings },
+): SourceScheduleState {
+  const nowLocal = toBerlin(now, 'now');
+  const startedAt = toBerlin(outcome.startedAt, 'outcome.startedAt');
+  const endedAt = toBerlin(outcome.endedAt, 'outcome.endedAt');
+  if (endedAt.toMillis() < startedAt.toMillis()) {
+    throw new ScheduleError('SCHEDULE_INVALID_TIME', 'outcome.endedAt lies before outcome.startedAt');
+  }
+  const period = periodAt(startedAt);
+  const previousQuiet = state.quietStreak ?? 0;
+  const quietStreak = outcome.changed ? 0 : state.lastSyncPeriod === period ? previousQuiet + 1 : 1;
+  const failureStreak = outcome.failed ? (state.failureStreak ?? 0) + 1 : 0;
+
+  const next: SourceScheduleState = {
+    ...state,
+    lastSyncStartedAt: toIso(startedAt),
+    lastSyncEndedAt: toIso(endedAt),
+    lastSyncKind: outcome.kind,
+    lastSyncPeriod: period,
+    lastSyncChanged: outcome.changed,
+    quietStreak,
+    failureStreak,
+  };
+  delete next.running;
+  if (!outcome.failed) next.lastSuccessAt = toIso(endedAt);
+
+  const standing =
+    state.pause !== undefined && toBerlin(state.pause.until, 'pause.until').toMillis() > nowLocal.toMillis()
+      ? state.pause
+      : undefined;
+  const pause = longerPause(standing, pauseForRun(failureStreak, outcome.failures, endedAt));
+  if (pause === undefined) delete next.pause;
+  else next.pause = pause;
+
+  if (outcome.kind !== 'incremental') {
+    next.fullSyncInProgress = false;
+    next.fullSyncLastStartedAt = toIso(startedAt);
+    if (outcome.complete && !outcome.failed && !outcome.filterNotHonoured) {
+      next.fullSyncLastCompleteStartedAt = toIso(startedAt);
+      next.fullSyncLastCompletedAt = toIso(endedAt);
+      const windowId = state.running?.kind === outcome.kind ? state.running.windowId : undefined;
+      if (windowId === undefined) delete next.fullSyncLastCompleteWindowId;
+      else next.fullSyncLastCompleteWindowId = windowId;
+    }
+  }
+  if (outcome.filterNotHonoured) {
+    const until = endedAt.plus({ days: FILTER_NOT_HONOURED_INCREMENTAL_ONLY_DAYS });
+    const current =
+      state.incrementalOnlyUntil === undefined ? undefined : toBerlin(state.incrementalOnlyUntil);
+    if (current === undefined || until.toMillis() > current.toMillis())
+      next.incrementalOnlyUntil = toIso(until);
+  }
+  if (outcome.sessionDays !== undefined) {
+    next.sessionDays = normaliseSessionDays(outcome.sessionDays, localDate(endedAt));
+  }
+  if (outcome.requests !== undefined && outcome.requests > 0) {
+    // RATE-9: the host model learns each kind's expected requests from the source's own recent runs.
+    const seconds = Math.max(0, (endedAt.toMillis() - startedAt.toMillis()) / 1000);
+    next.recentRuns = [
+      ...(state.recentRuns ?? []),
+      { kind: outcome.kind, requests: outcome.requests, seconds },
+    ].slice(-RECENT_RUNS_KEPT);
+  }
+  if (cadence !== undefined) {
+    next.intervalMinutes = cadenceIntervalMinutes(
+      cadence.config,
+      cadence.settings,
+      period,
+      quietStreak,
+      isSessionCapped(startedAt, next.sessionDays ?? []),
+    );
+  }
+  return next;
+}
