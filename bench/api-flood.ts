@@ -10,8 +10,8 @@ import {
 } from '../shared/mirror-api';
 import { createAwsClients, destroyAwsClients } from '../shared/store';
 import { mapLimit } from '../shared/util';
-import { paperWrite, seedListedBody } from '../test/mirror-api/support';
 import { startAwsTestbed } from '../test/support/aws';
+import { paperWrite, seedListedBody } from '../test/support/mirror-api';
 import { countCalls } from '../test/support/write-counter';
 
 /**

@@ -3,7 +3,7 @@ import { createDocumentsRuntime, runFilesPass } from '../../shared/documents';
 import { createTestResolver } from '../../shared/net';
 import { createHostSlots } from '../../shared/slots';
 import { createAwsClients } from '../../shared/store';
-import { InstantClock } from '../fetch/support';
+import { InstantClock } from '../support/fetch-kit';
 
 /**
  * One files pass in a process of its own, against the parent test's AWS peers and loopback file
