@@ -1,7 +1,29 @@
 import { defineConfig } from 'vitest/config';
 
-// Two projects: the fast suite (unit + integration against local peers) and the slow CDK suite,
-// which imports aws-cdk-lib (~10 s) and synthesises templates with esbuild bundling.
+// Three projects: the fast suite (unit + integration against local peers) in two parts, and the slow CDK
+// suite, which imports aws-cdk-lib (~10 s) and synthesises templates with esbuild bundling.
+// `npm run test:unit` runs both parts of the fast suite (`--project default --project default-shared`).
+
+/**
+ * Test folders whose files share one module context (`isolate: false`): their tests keep no state in
+ * modules or in the process (no spies, stubbed env, fake timers, installed keys or cached function
+ * wiring) and close what they start, so running them in one process changes nothing but the time.
+ * A folder joins when its files pass together with `--isolate=false`; the rest keep a process per file.
+ */
+const SHARED_CONTEXT_FOLDERS = [
+  'bench-fleet',
+  'cost',
+  'docs',
+  'fake-council',
+  'fetch',
+  'hosts',
+  'net',
+  'robots',
+  'schedule',
+  'scraper',
+  'util',
+];
+
 export default defineConfig({
   test: {
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
@@ -19,7 +41,25 @@ export default defineConfig({
         test: {
           name: 'default',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/cdk/**', 'test/**/infra.test.ts'],
+          exclude: [
+            'test/cdk/**',
+            'test/**/infra.test.ts',
+            ...SHARED_CONTEXT_FOLDERS.map((f) => `test/${f}/**`),
+          ],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'default-shared',
+          include: SHARED_CONTEXT_FOLDERS.map((f) => `test/${f}/**/*.test.ts`),
+          exclude: ['test/**/infra.test.ts'],
+          // One worker process runs file after file with the modules it already loaded: a fresh process
+          // per file costs ≈ 1.2 s of CPU (vitest, the setup file, the SDK), more than most of these
+          // files' tests together (issue 29 item 5).
+          isolate: false,
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },

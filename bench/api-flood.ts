@@ -10,8 +10,8 @@ import {
   MirrorReader,
 } from '../shared/mirror-api';
 import { mapLimit } from '../shared/util';
-import { paperWrite, seedListedBody } from '../test/mirror-api/support';
 import { startAwsTestbed } from '../test/support/aws';
+import { paperWrite, seedListedBody } from '../test/support/mirror-api';
 import { countCalls } from '../test/support/write-counter';
 
 /**

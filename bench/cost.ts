@@ -23,10 +23,10 @@ import { logger, logRequestEvent, MetricsBuffer } from '../shared/observability'
 import { plannerTick } from '../shared/planner';
 import { DEFAULT_MAX_CONCURRENT_SYNCS, simulateCadence } from '../shared/schedule';
 import { type AwsClients, DIGEST_PREFIX, LIST_INDEX, STATE_TABLE } from '../shared/store';
-import { harness, TestClock } from '../test/oparl/support';
-import { scraperHarness } from '../test/scraper/support';
 import { type AwsTestbed, startAwsTestbed } from '../test/support/aws';
 import { ALLRIS_DISTRICTS, startFakeRisHtml } from '../test/support/fake-ris-html';
+import { harness, TestClock } from '../test/support/oparl-harness';
+import { scraperHarness } from '../test/support/scraper-harness';
 import { ASSUMPTIONS } from './cost/assumptions';
 import { dynamoItemBytes, STORAGE_OVERHEAD_BYTES_PER_ITEM } from './cost/item-size';
 import { LEVER_VARIANTS, LEVERS_NOW, LEVERS_OFF, type Levers } from './cost/levers';

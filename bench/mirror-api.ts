@@ -2,8 +2,8 @@ import { pathToFileURL } from 'node:url';
 import { contentHash } from '../shared/engine';
 import { apiIdHash, MirrorStore } from '../shared/mirror';
 import { mapLimit } from '../shared/util';
-import { seedListedBody, serveApi } from '../test/mirror-api/support';
 import { startAwsTestbed } from '../test/support/aws';
+import { seedListedBody, serveApi } from '../test/support/mirror-api';
 
 /**
  * `npm run bench -- mirror-api`: the OParl API over a mirror holding one body with 20,000 papers

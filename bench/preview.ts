@@ -9,7 +9,7 @@ import {
   putSource,
   recordFile,
   startPreviewBed,
-} from '../test/preview/support';
+} from '../test/support/preview-bed';
 
 /**
  * `npx tsx bench/preview.ts` (or `npm run bench -- preview` once registered in bench/run.ts): the

@@ -8,7 +8,7 @@ import { startRemotePeers } from './support';
 const maxRssMb = () => process.resourceUsage().maxRSS / 1024;
 
 const [scenario, systemUrl] = process.argv.slice(2);
-const { harness, TestClock } = await import('../test/oparl/support');
+const { harness, TestClock } = await import('../test/support/oparl-harness');
 const { plannerTick } = await import('../shared/planner');
 const peers = await startRemotePeers();
 const bed = { ...peers, env: peers.env } as unknown as Parameters<typeof harness>[0];

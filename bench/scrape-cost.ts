@@ -1,7 +1,7 @@
 import { pathToFileURL } from 'node:url';
-import { scraperHarness } from '../test/scraper/support';
 import { startAwsTestbed } from '../test/support/aws';
 import { ALLRIS_DISTRICTS, startFakeRisHtml } from '../test/support/fake-ris-html';
+import { scraperHarness } from '../test/support/scraper-harness';
 
 /**
  * Scrape-cost bench (issue 8): what a council server pays for our scraper, in HTTP requests (robots.txt

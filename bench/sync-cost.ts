@@ -6,8 +6,8 @@ import { createGuardedAgent, createTestResolver } from '../shared/net';
 import { politeFetcherPort, type SyncDeps, syncSource } from '../shared/oparl';
 import { createHostSlots, PACE_MARGIN_MS } from '../shared/slots';
 import { takedownGuards } from '../shared/takedown';
-import { harness, TestClock, testSource } from '../test/oparl/support';
 import { startAwsTestbed } from '../test/support/aws';
+import { harness, TestClock, testSource } from '../test/support/oparl-harness';
 
 /**
  * Sync-cost bench (issue 4): what a council server pays for our sync.

@@ -7,7 +7,6 @@ import type { HostResolver } from '../net';
 import { logger } from '../observability';
 import { scheduleSettingsFromEnv } from '../schedule';
 import { createHostSlotsFromEnv, type HostLedger } from '../slots';
-import { type AwsClients, createAwsClients } from '../store';
 import { HostBudget } from './admission';
 import type { DocumentsDeps, PassOptions } from './context';
 

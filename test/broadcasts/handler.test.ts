@@ -3,8 +3,8 @@ import { putBroadcastItem } from '../../shared/broadcasts';
 import { BROADCAST_ITEM_KIND, resetEnvCache } from '../../shared/config';
 import { berlinDate, SyncStateStore } from '../../shared/engine';
 import { apiIdHash, idHash, MirrorStore } from '../../shared/mirror';
-import { ok, routes, startTestServer, type TestServer } from '../fetch/support';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
+import { ok, routes, startTestServer, type TestServer } from '../support/fetch-kit';
 
 /**
  * The Lambda handler as deployed (functions/broadcasts.ts): environment only, real peers (dynalite,

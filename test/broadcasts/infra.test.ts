@@ -10,7 +10,7 @@ import {
   synthWithNag,
   TEST_ENV,
   tempOutdir,
-} from '../cdk/support';
+} from '../support/cdk';
 
 /**
  * OTH-5: the broadcast poller in the stack — every minute, one instance at a time, stale events dropped,

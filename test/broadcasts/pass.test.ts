@@ -18,6 +18,7 @@ import { apiIdHash, idHash, MirrorStore } from '../../shared/mirror';
 import { createOtherFetch, OTHER_FETCH_ERROR_TEXTS } from '../../shared/other-fetch';
 import { putSourceItem } from '../../shared/store';
 import { createHostIntervalIndex } from '../../shared/sync/runtime';
+import { type AwsTestbed, startAwsTestbed } from '../support/aws';
 import {
   closeAfterEach,
   type Handler,
@@ -27,8 +28,7 @@ import {
   startTestServer,
   status,
   type TestServer,
-} from '../fetch/support';
-import { type AwsTestbed, startAwsTestbed } from '../support/aws';
+} from '../support/fetch-kit';
 
 /**
  * OTH-5 end to end on real peers: dynalite (Sources, State: session days, mirror index, broadcast

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STACK_OUTPUT_ENV } from '../../shared/config';
-import { removeTempOutdirs, synthWithNag } from './support';
+import { removeTempOutdirs, synthWithNag } from '../support/cdk';
 
 /**
  * OPT-2 "at once" (issue 25): `ingestor --aws tombstone` invalidates a takedown's paths on the stack's

@@ -4,7 +4,7 @@ import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../infra/create-app';
 import type { IngestorStack } from '../../infra/stack';
-import { cdkJsonContext, NO_BUNDLING, removeTempOutdirs, tempOutdir } from './support';
+import { cdkJsonContext, NO_BUNDLING, removeTempOutdirs, tempOutdir } from '../support/cdk';
 
 /** One violation as CDK's validation report (cdk.out/validation-report.json) records it. */
 interface Finding {

@@ -10,7 +10,7 @@ import {
   METRICS,
   PAUSED_TOO_LONG_HOURS,
 } from '../../shared/observability/constants';
-import { cdkJsonContext, NO_BUNDLING, removeTempOutdirs, TEST_ENV, tempOutdir } from './support';
+import { cdkJsonContext, NO_BUNDLING, removeTempOutdirs, TEST_ENV, tempOutdir } from '../support/cdk';
 
 // Wiring only (no esbuild): alarms and dashboard read the names the functions write.
 let template: Template;

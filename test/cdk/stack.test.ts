@@ -19,7 +19,7 @@ import { OPTIONAL_STACK_OUTPUTS, STACK_OUTPUT_ENV } from '../../shared/config/st
 import { FILES_PREFIX, fileKey, INCOMING_PREFIX, textKey } from '../../shared/mirror/keys';
 import { DEFAULT_LEASE_MINUTES } from '../../shared/schedule';
 import { TABLES } from '../../shared/store/tables';
-import { cdkJsonContext, NO_BUNDLING, removeTempOutdirs, TEST_ENV, tempOutdir } from './support';
+import { cdkJsonContext, NO_BUNDLING, removeTempOutdirs, TEST_ENV, tempOutdir } from '../support/cdk';
 
 type Json = Record<string, unknown>;
 interface Statement {

@@ -17,9 +17,9 @@ import { resetEnvCache } from '../../shared/config';
 import { apiObjectPath, type MirrorIndexEntry } from '../../shared/mirror';
 import { listBodies } from '../../shared/onboarding';
 import { purgeDeleted, type TakedownDeps, tombstoneIds } from '../../shared/takedown';
-import { type Harness, syncedTwoBodyCouncil } from '../oparl/support';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
 import { type AwsFaults, injectAwsFaults, untilCrashed } from '../support/aws-faults';
+import { type Harness, syncedTwoBodyCouncil } from '../support/oparl-harness';
 
 /**
  * Issue 16, OPT-3/OPT-5: a takedown's or a purge's change event survives the death of the process

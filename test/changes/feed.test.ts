@@ -23,11 +23,11 @@ import {
 } from '../../shared/mirror';
 import { METRICS, MetricsBuffer } from '../../shared/observability';
 import { awsPurgeStore, sealTakenDown } from '../../shared/takedown';
-import { paperWrite } from '../mirror-api/support';
-import { syncedTwoBodyCouncil } from '../oparl/support';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
 import { type AwsFaults, injectAwsFaults } from '../support/aws-faults';
 import { type EventBridgePeer, PUT_EVENTS_MAX, startEventBridgePeer } from '../support/eventbridge';
+import { paperWrite } from '../support/mirror-api';
+import { syncedTwoBodyCouncil } from '../support/oparl-harness';
 
 const SOURCE = 'feed-src';
 const BODY = 'https://ris.test/oparl/body/1';

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChangeEvent } from '../../shared/changes';
 import type { SyncRuntime } from '../../shared/sync/runtime';
-import { json, type MiniCouncil, oneBodySystem, startMiniCouncil } from '../oparl/mini-council';
-import { testSource } from '../oparl/support';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
+import { json, type MiniCouncil, oneBodySystem, startMiniCouncil } from '../support/mini-council';
+import { testSource } from '../support/oparl-harness';
 import { startSyncRuntime } from '../support/sync-runtime';
 
 /**

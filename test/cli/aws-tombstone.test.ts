@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_STACK_NAME } from '../../shared/config';
 import { listBodies } from '../../shared/onboarding';
-import { seedListedBody } from '../mirror-api/support';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
 import { lastJson, spawnCli } from '../support/cli-process';
 import { type FakeCloudFormation, startFakeCloudFormation } from '../support/cloudformation';
 import { type FakeCloudFront, startFakeCloudFront } from '../support/cloudfront';
+import { seedListedBody } from '../support/mirror-api';
 import { type FakeSecretsManager, startFakeSecretsManager } from '../support/secrets-manager';
 
 /**

@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openLocalRuntime } from '../../cli/local/runtime';
 import { type ChangeEvent, LOCAL_CHANGES_FILE } from '../../shared/changes';
 import { MirrorStore } from '../../shared/mirror';
-import { getJson, paperWrite, seedListedBody } from '../mirror-api/support';
 import { runCliInProcess } from '../support/cli-in-process';
 import { spawnCli } from '../support/cli-process';
+import { getJson, paperWrite, seedListedBody } from '../support/mirror-api';
 import { freePort } from '../support/redis';
 
 /**

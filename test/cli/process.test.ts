@@ -97,7 +97,7 @@ describe('ingestor as a process: help, version, exit codes', () => {
     const { scripts } = JSON.parse(await readFile('package.json', 'utf8')) as {
       scripts: Record<string, string>;
     };
-    expect(scripts['test:unit']).toBe('vitest run --project default');
+    expect(scripts['test:unit']).toBe('vitest run --project default --project default-shared');
     expect(scripts['test:cdk']).toBe('vitest run --project cdk');
     expect(scripts.test).toMatch(/npm run test:unit && npm run test:cdk/);
   });

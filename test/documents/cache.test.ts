@@ -28,7 +28,7 @@ import {
   recordFile,
   setFailureStreak,
   startDocumentsBed,
-} from './support';
+} from '../support/documents-bed';
 
 /**
  * The document cache against the fake council on loopback (real HTTP, robots.txt, S3 and DynamoDB

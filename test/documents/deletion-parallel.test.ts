@@ -24,7 +24,7 @@ import {
   putSource,
   recordFile,
   startDocumentsBed,
-} from './support';
+} from '../support/documents-bed';
 
 /**
  * Issue 28, lever "a deletion check that fits" (DEL-2, RATE-6): many servers are sampled at once, each

@@ -20,7 +20,7 @@ import {
   recordFile,
   setFailureStreak,
   startDocumentsBed,
-} from './support';
+} from '../support/documents-bed';
 
 /**
  * The deletion check against fake councils on loopback, on a fake clock (SPEC DEL-1 … DEL-5, RATE-6,

@@ -3,7 +3,7 @@ import { parseEnv } from '../../shared/config/env';
 import { createDocumentsRuntime, runFilesPass } from '../../shared/documents';
 import { createTestResolver } from '../../shared/net';
 import { createHostSlots } from '../../shared/slots';
-import { InstantClock } from '../fetch/support';
+import { InstantClock } from '../support/fetch-kit';
 
 /**
  * One files pass in a process of its own, against the parent test's AWS peers and loopback file

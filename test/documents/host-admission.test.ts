@@ -3,7 +3,6 @@ import { type FakeCouncil, startFakeCouncil } from '../../demo';
 import { runDeletionCheck, runFilesPass, shards } from '../../shared/documents';
 import { MIN_OTHER_FETCH_SHARE } from '../../shared/hosts';
 import { RedisHostLedger } from '../../shared/slots';
-import { createTestRedisClient, type RedisPeer, startRedisPeer } from '../support/redis';
 import {
   type DocumentsBed,
   fileRequests,
@@ -13,7 +12,8 @@ import {
   putSource,
   recordFile,
   startDocumentsBed,
-} from './support';
+} from '../support/documents-bed';
+import { createTestRedisClient, type RedisPeer, startRedisPeer } from '../support/redis';
 
 /**
  * Issue 27 item 5 (RATE-9 "one host, one budget", RATE-1): the files pass is admitted per host against

@@ -3,7 +3,7 @@ import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IngestorFunction } from '../../infra/ingestor-function';
 import type { IngestorStack } from '../../infra/stack';
-import { removeTempOutdirs, synthWithNag } from '../cdk/support';
+import { removeTempOutdirs, synthWithNag } from '../support/cdk';
 
 /**
  * The three document functions in the stack (issue 6): Berlin schedules (hourly, hourly, Mondays

@@ -20,7 +20,7 @@ import {
   recordFile,
   startDocumentsBed,
   startFileServer,
-} from './support';
+} from '../support/documents-bed';
 
 describe('DOC-2: text extraction with pdfjs-dist', () => {
   it('a PDF with a text layer: its text, page by page', async () => {

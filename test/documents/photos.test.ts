@@ -11,7 +11,6 @@ import {
 } from '../../shared/documents';
 import { bodyKeyOf } from '../../shared/documents/keys';
 import { MirrorStore, photoKey } from '../../shared/mirror';
-import { routes, startTestServer, type TestServer } from '../fetch/support';
 import {
   DAY,
   type DocumentsBed,
@@ -20,7 +19,8 @@ import {
   putSource,
   setFailureStreak,
   startDocumentsBed,
-} from './support';
+} from '../support/documents-bed';
+import { routes, startTestServer, type TestServer } from '../support/fetch-kit';
 
 /** Person photos (SPEC PHO-1 … PHO-3) against a photo server on loopback, on a fake clock. */
 describe('person photos', () => {

@@ -13,7 +13,7 @@ import {
   putSource,
   recordFile,
   startDocumentsBed,
-} from './support';
+} from '../support/documents-bed';
 
 /**
  * Issue 13, defect 4: a re-fetch must never replace or remove the copy we hold with an invalid answer

@@ -37,7 +37,7 @@ import {
   recordFile,
   startDocumentsBed,
   startFileServer,
-} from './support';
+} from '../support/documents-bed';
 
 /**
  * Issue 25 point 3 (DOC-2): PDF text extraction runs in a bounded worker — time, pages, memory — and a

@@ -8,8 +8,8 @@ import { parseSyncMessage, type SyncMessage } from '../../shared/sync/message';
 import { CHECKPOINT_RESERVE_MS, runSyncMessage, type SyncRunResult } from '../../shared/sync/run';
 import type { SyncRuntime } from '../../shared/sync/runtime';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
+import { plan } from '../support/sync-bed';
 import { putActiveSource, startSyncRuntime } from '../support/sync-runtime';
-import { plan } from '../sync/support';
 
 /**
  * Issue 13 (10): one slow request must not outlive the invocation. The sync runtime as the function

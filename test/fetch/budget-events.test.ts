@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type FakeCouncil, startFakeCouncil } from '../../demo';
 import { createHostSlots } from '../../shared/slots';
-import { api, closeAfterEach, InstantClock, rejectionOf } from './support';
+import { api, closeAfterEach, InstantClock, rejectionOf } from '../support/fetch-kit';
 
 const { cleanups, kit } = closeAfterEach();
 

@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryRobotsStore, createPoliteFetcher, createRunContext } from '../../shared/fetch';
 import { createGuardedAgent, createTestResolver } from '../../shared/net';
 import { createHostSlots, isSlotLease } from '../../shared/slots';
+import { api, closeAfterEach, ok, rejectionOf, routes, startTestServer } from '../support/fetch-kit';
 import { type RedisPeer, startRedisPeer } from '../support/redis';
-import { api, closeAfterEach, ok, rejectionOf, routes, startTestServer } from './support';
 
 /**
  * Issue 13 (2): a tarpit answer — status and headers at once, then one byte every 150 ms — must not

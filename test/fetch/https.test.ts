@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { describe, expect, it } from 'vitest';
-import { api, closeAfterEach, rejectionOf } from './support';
+import { api, closeAfterEach, rejectionOf } from '../support/fetch-kit';
 
 // Council servers speak HTTPS: the guarded connector must hand TLS the server name (SNI and the
 // certificate check) although it resolves names itself, and judge the address after the handshake too.

@@ -18,7 +18,7 @@ import {
   SOURCE,
   startTestServer,
   type TestServer,
-} from './support';
+} from '../support/fetch-kit';
 
 const { cleanups } = closeAfterEach();
 

@@ -1,7 +1,15 @@
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { createHostSlots, type PacedHostSlots } from '../../shared/slots';
-import { api, closeAfterEach, InstantClock, ok, rejectionOf, routes, startTestServer } from './support';
+import {
+  api,
+  closeAfterEach,
+  InstantClock,
+  ok,
+  rejectionOf,
+  routes,
+  startTestServer,
+} from '../support/fetch-kit';
 
 const { cleanups, kit, council } = closeAfterEach();
 

@@ -11,7 +11,7 @@ import {
   routes,
   startTestServer,
   status,
-} from './support';
+} from '../support/fetch-kit';
 
 const { cleanups, kit, council } = closeAfterEach();
 

@@ -8,8 +8,8 @@ import {
 } from '../../shared/fetch';
 import { createGuardedAgent, createTestResolver } from '../../shared/net';
 import { createHostSlots } from '../../shared/slots';
+import { api } from '../support/fetch-kit';
 import { type RedisPeer, startRedisPeer } from '../support/redis';
-import { api } from './support';
 
 // Integration with the real shared slots: redis-server behind the Upstash REST adapter, two
 // fetchers standing for two function instances (each with its own slots client and robots memory,

@@ -11,7 +11,7 @@ import {
 } from '../../shared/fetch';
 import { nextCacheEntry, type RobotsCacheEntry } from '../../shared/robots';
 import { useAwsTestbed } from '../support/aws';
-import { api, InstantClock, makeKit } from './support';
+import { api, InstantClock, makeKit } from '../support/fetch-kit';
 
 const HOUR = 60 * 60 * 1000;
 const T0 = Date.UTC(2026, 9, 16, 8, 0, 0);

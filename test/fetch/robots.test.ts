@@ -13,7 +13,7 @@ import {
   SOURCE,
   startTestServer,
   status,
-} from './support';
+} from '../support/fetch-kit';
 
 const HOUR = 60 * 60 * 1000;
 const { cleanups, kit } = closeAfterEach();

@@ -11,7 +11,7 @@ import {
   rejectionOf,
   routes,
   startTestServer,
-} from './support';
+} from '../support/fetch-kit';
 
 // RATE-1 holds where the server sees it: the slot's time is checked when the request is about to be
 // written to a connected socket, not only when the slot was granted. Connection set-up (DNS, TCP,

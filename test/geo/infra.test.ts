@@ -4,7 +4,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IngestorFunction } from '../../infra/ingestor-function';
 import { IngestorStack } from '../../infra/stack';
-import { cdkJsonContext, NO_BUNDLING, removeTempOutdirs, TEST_ENV, tempOutdir } from '../cdk/support';
+import { cdkJsonContext, NO_BUNDLING, removeTempOutdirs, TEST_ENV, tempOutdir } from '../support/cdk';
 
 /**
  * The geo function in the stack (issue 17, OTH-4): a daily Europe/Berlin schedule, counted as a fetcher

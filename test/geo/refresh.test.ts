@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { startFakeCouncil } from '../../demo';
 import { GEO_ERROR_TEXTS, geoObjectKey, refreshGeoSource } from '../../shared/geo';
 import { OTHER_FETCH_ERROR_TEXTS } from '../../shared/other-fetch';
-import { closeAfterEach, type Handler, ok, routes, startTestServer, status } from '../fetch/support';
 import { useAwsTestbed } from '../support/aws';
+import { closeAfterEach, type Handler, ok, routes, startTestServer, status } from '../support/fetch-kit';
 import { collection, geoDeps, geoSource, planFeature, readJsonObject } from './support';
 
 /**

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { parseGeoSourceItem } from '../../shared/config';
 import { loadGeoSources, refreshGeoSource, runGeoRefresh } from '../../shared/geo';
 import { loadAllSources } from '../../shared/store';
-import { closeAfterEach, ok, routes, startTestServer } from '../fetch/support';
 import { useAwsTestbed } from '../support/aws';
+import { closeAfterEach, ok, routes, startTestServer } from '../support/fetch-kit';
 import { collection, geoDeps, geoSource, planFeature } from './support';
 
 const { cleanups, kit } = closeAfterEach();

@@ -3,8 +3,8 @@ import { type GeoSourceConfig, type GeoSourceItem, parseGeoSourceItem } from '..
 import { createGeoStore, type GeoRefreshDeps } from '../../shared/geo';
 import { MirrorStore } from '../../shared/mirror';
 import { type CouncilHostIntervals, createOtherFetch } from '../../shared/other-fetch';
-import type { Kit } from '../fetch/support';
 import type { AwsTestbed } from '../support/aws';
+import type { Kit } from '../support/fetch-kit';
 
 /** Geo refresh wiring for tests: the real stores on the local AWS peers, the fetcher of a test kit. */
 

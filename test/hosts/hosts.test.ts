@@ -14,7 +14,7 @@ import {
   stretchDecision,
 } from '../../shared/hosts';
 import { applyRunOutcome, decideSource, initialScheduleState, planSyncSlots } from '../../shared/schedule';
-import { afterSync, iso, settings, source, syncDecision } from '../schedule/factories';
+import { afterSync, iso, settings, source, syncDecision } from '../support/schedule-factories';
 
 const NOW = iso('2026-12-02 10:00');
 const NOW_MS = Date.parse(NOW);

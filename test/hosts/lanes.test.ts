@@ -9,7 +9,7 @@ import {
   waitsOnlyForBusyHost,
 } from '../../shared/hosts';
 import { parseSyncMessage } from '../../shared/sync/message';
-import { iso, settings, syncDecision } from '../schedule/factories';
+import { iso, settings, syncDecision } from '../support/schedule-factories';
 
 /**
  * Host lanes (issues 27/28), pure: from the admission, per admitted run the queue of its host's runs that

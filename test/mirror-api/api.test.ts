@@ -5,8 +5,8 @@ import { BODIES_TTL_MS } from '../../shared/mirror-api/constants';
 import { LIST_INDEX, loadAllSources } from '../../shared/store';
 import { tombstoneIds } from '../../shared/takedown';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
-import { liveEntries } from '../takedown/support';
-import { getJson, type ServedMirror, seedServedMirror, serveApi, walkList } from './support';
+import { getJson, type ServedMirror, seedServedMirror, serveApi, walkList } from '../support/mirror-api';
+import { liveEntries } from '../support/takedown';
 
 type Obj = Record<string, unknown>;
 

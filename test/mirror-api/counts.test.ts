@@ -3,8 +3,8 @@ import { backfillListIndex, LIST_COUNT_PREFIX } from '../../shared/mirror';
 import { liftTakedown, purgeDeleted, tombstoneIds } from '../../shared/takedown';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
 import { injectAwsFaults } from '../support/aws-faults';
-import { takedownDepsOf } from '../takedown/support';
-import { getJson, type ServedMirror, seedServedMirror, walkList, withApi } from './support';
+import { getJson, type ServedMirror, seedServedMirror, walkList, withApi } from '../support/mirror-api';
+import { takedownDepsOf } from '../support/takedown';
 
 type Obj = Record<string, unknown>;
 

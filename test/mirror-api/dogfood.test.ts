@@ -4,14 +4,14 @@ import { apiIdHash, MIRROR_TYPES } from '../../shared/mirror';
 import { ORIGIN_MODIFIED_PROPERTY, typeOfUrl, VENDOR_PREFIX } from '../../shared/mirror-api';
 import { listBodies, setBodyListed } from '../../shared/onboarding';
 import { putSourceItem } from '../../shared/store/sources';
-import { harness } from '../oparl/support';
-import { scraperHarness } from '../scraper/support';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
 import { corpusDescribe, oparlSchema, risHtml } from '../support/corpora';
 import { type FakeRisHtml, startFakeRisHtml } from '../support/fake-ris-html';
+import { getJson, type ServedMirror, seedServedMirror, walkList } from '../support/mirror-api';
+import { harness } from '../support/oparl-harness';
 import { oparlValidator } from '../support/oparl-validator';
-import { liveEntries } from '../takedown/support';
-import { getJson, type ServedMirror, seedServedMirror, walkList } from './support';
+import { scraperHarness } from '../support/scraper-harness';
+import { liveEntries } from '../support/takedown';
 
 const HOUR = 60 * 60_000;
 /** Types reached through a body's lists (the System and the Body itself are compared apart). */
@@ -206,7 +206,7 @@ corpusDescribe(risHtml())('a scraped ALLRIS source read through the API (issue 1
         by: 'test',
       });
 
-      const { serveApi } = await import('./support');
+      const { serveApi } = await import('../support/mirror-api');
       const api = await serveApi(bed);
       const prior = close;
       close = async () => {

@@ -4,8 +4,8 @@ import { apiIdHash, MirrorStore } from '../../shared/mirror';
 import { setBodyListed } from '../../shared/onboarding';
 import { tombstoneBody } from '../../shared/takedown';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
-import { takedownDepsOf } from '../takedown/support';
-import { getJson, paperWrite, seedListedBody, serveApi, stopServer } from './support';
+import { getJson, paperWrite, seedListedBody, serveApi, stopServer } from '../support/mirror-api';
+import { takedownDepsOf } from '../support/takedown';
 
 type Obj = Record<string, unknown>;
 

@@ -16,7 +16,7 @@ import {
   OBJECT_MAX_AGE_S,
 } from '../../shared/mirror-api/constants';
 import { LEGACY_LIST_INDEX, LIST_INDEX } from '../../shared/store/tables';
-import { removeTempOutdirs, synthWithNag } from '../cdk/support';
+import { removeTempOutdirs, synthWithNag } from '../support/cdk';
 
 /**
  * Issue 16 in the stack: the OParl API from a read-only function behind CloudFront (cache by query

@@ -9,7 +9,7 @@ import {
 } from '../../shared/mirror';
 import { sealTakenDown } from '../../shared/takedown';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
-import { getJson, paperWrite, seedListedBody, serveApi, stopServer } from './support';
+import { getJson, paperWrite, seedListedBody, serveApi, stopServer } from '../support/mirror-api';
 
 /**
  * Issue 16 bench goal: a list page is one Query, and objects come from the index item itself (inline,

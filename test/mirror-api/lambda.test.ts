@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMirrorApiLambda } from '../../shared/mirror-api';
 import { API_BASE_HEADER } from '../../shared/mirror-api/constants';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
-import { getJson, type ServedMirror, seedServedMirror } from './support';
+import { getJson, type ServedMirror, seedServedMirror } from '../support/mirror-api';
 
 /**
  * The API's Lambda adapter (functions/mirror-api.ts behind CloudFront, issue 16): Function URL events

@@ -5,7 +5,7 @@ import { serveCommand } from '../../cli/commands/serve';
 import type { LocalRuntime } from '../../cli/local/runtime';
 import { fileKey } from '../../shared/mirror/keys';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
-import { getJson, type ServedMirror, seedServedMirror, walkList } from './support';
+import { getJson, type ServedMirror, seedServedMirror, walkList } from '../support/mirror-api';
 
 let bed: AwsTestbed;
 let m: ServedMirror;

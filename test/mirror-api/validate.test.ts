@@ -3,9 +3,9 @@ import { LIST_CATALOGUE } from '../../shared/engine';
 import { tombstoneIds } from '../../shared/takedown';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
 import { corpusDescribe, oparlSchema } from '../support/corpora';
+import { getJson, type ServedMirror, seedServedMirror, walkList } from '../support/mirror-api';
 import { type OParlValidator, oparlValidator } from '../support/oparl-validator';
-import { takedownDepsOf } from '../takedown/support';
-import { getJson, type ServedMirror, seedServedMirror, walkList } from './support';
+import { takedownDepsOf } from '../support/takedown';
 
 type Obj = Record<string, unknown>;
 const HOUR = 60 * 60_000;

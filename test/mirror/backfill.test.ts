@@ -15,8 +15,8 @@ import {
 } from '../../shared/mirror';
 import { LEGACY_LIST_INDEX } from '../../shared/store';
 import { sealTakenDown } from '../../shared/takedown';
-import { paperWrite, seedListedBody, serveApi, walkList } from '../mirror-api/support';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
+import { paperWrite, seedListedBody, serveApi, walkList } from '../support/mirror-api';
 
 /**
  * Issue 16 maintenance: index items written before the `byList` attributes (and the inline copy)

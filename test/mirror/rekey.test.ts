@@ -16,9 +16,9 @@ import {
   needsRekey,
 } from '../../shared/mirror';
 import { tombstoneIds } from '../../shared/takedown';
-import { getJson, paperWrite, seedListedBody, walkList, withApi } from '../mirror-api/support';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
-import { takedownDepsOf } from '../takedown/support';
+import { getJson, paperWrite, seedListedBody, walkList, withApi } from '../support/mirror-api';
+import { takedownDepsOf } from '../support/takedown';
 
 /**
  * Issue 25 point 5: the migration of an existing mirror to keyed ids, part of `ingestor backfill-index`.

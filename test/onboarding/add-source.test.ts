@@ -5,7 +5,7 @@ import { SyncStateStore } from '../../shared/engine';
 import { addSource, listBodies, setBodyListed } from '../../shared/onboarding';
 import { getSourceItem, putSourceItem } from '../../shared/store/sources';
 import { useAwsTestbed } from '../support/aws';
-import { makeFetchKit } from './support';
+import { makeFetchKit } from '../support/probe-kit';
 
 describe('sources add (ONB-2, ONB-3, ONB-4)', () => {
   const bed = useAwsTestbed();

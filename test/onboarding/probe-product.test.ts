@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { probeBodies } from '../../shared/onboarding';
 import { corpusDescribe, risHtml } from '../support/corpora';
 import { type FakeRisHtml, startFakeRisHtml } from '../support/fake-ris-html/server';
-import { makeProbeKit, type ProbeKit } from './support';
+import { makeProbeKit, type ProbeKit } from '../support/probe-kit';
 
 /** Suites on the captured RIS pages (outside the repository): skipped without that corpus. */
 const withRisHtml = corpusDescribe(risHtml());

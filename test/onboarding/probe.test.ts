@@ -8,7 +8,7 @@ import {
   probeBodies,
   systemFrom,
 } from '../../shared/onboarding';
-import { makeProbeKit, type ProbeKit } from './support';
+import { makeProbeKit, type ProbeKit } from '../support/probe-kit';
 
 const councils: FakeCouncil[] = [];
 const kits: ProbeKit[] = [];

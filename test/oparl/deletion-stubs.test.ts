@@ -11,9 +11,9 @@ import { getSourceState } from '../../shared/store/source-state';
 import { processSyncBody } from '../../shared/sync/batch';
 import type { SyncRunResult } from '../../shared/sync/run';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
-import { deliver, NOW, oparlTestEngine, plan, runDepsOf } from '../sync/support';
-import { json, type MiniCouncil, oneBodySystem, startMiniCouncil } from './mini-council';
-import { loopbackFetcher } from './support';
+import { json, type MiniCouncil, oneBodySystem, startMiniCouncil } from '../support/mini-council';
+import { loopbackFetcher } from '../support/oparl-harness';
+import { deliver, NOW, oparlTestEngine, plan, runDepsOf } from '../support/sync-bed';
 
 /**
  * Issue 26 point 2 (SCH-3, OPT-2): OParl 1.1 lists filtered by `modified_since` carry `deleted: true`

@@ -3,7 +3,7 @@ import { type FakeCouncil, LIST_KEYS, type ListKey } from '../../demo';
 import { SyncStateStore } from '../../shared/engine';
 import { OParlFetchError } from '../../shared/oparl/ports';
 import { useAwsTestbed } from '../support/aws';
-import { councilOnClock, harness } from './support';
+import { councilOnClock, harness } from '../support/oparl-harness';
 
 const T0 = Date.parse('2024-07-01T10:00:00+02:00');
 const MIN = 60_000;

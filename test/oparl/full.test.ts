@@ -4,7 +4,7 @@ import { SyncStateStore } from '../../shared/engine';
 import { MIRROR_TYPES } from '../../shared/mirror';
 import { timeSlices } from '../../shared/oparl/windows';
 import { useAwsTestbed } from '../support/aws';
-import { councilOnClock, harness, liveMirror, TestClock } from './support';
+import { councilOnClock, harness, liveMirror, TestClock } from '../support/oparl-harness';
 
 // Data from mid-2009 to February 2011; "now" in March 2011 keeps the slice count small (16).
 const NOW = Date.parse('2011-03-01T04:00:00+01:00');

@@ -6,9 +6,9 @@ import { LIST_INDEX } from '../../shared/store';
 import { putSourceItem } from '../../shared/store/sources';
 import { tombstoneIds } from '../../shared/takedown';
 import { useAwsTestbed } from '../support/aws';
+import { councilOnClock, type Harness, harness, SimulatedCrash } from '../support/oparl-harness';
+import { takedownDepsOf } from '../support/takedown';
 import { countCalls, countWrites } from '../support/write-counter';
-import { takedownDepsOf } from '../takedown/support';
-import { councilOnClock, type Harness, harness, SimulatedCrash } from './support';
 
 const T0 = Date.parse('2026-11-30T03:00:00+01:00');
 const NIGHT = 86_400_000;

@@ -5,7 +5,7 @@ import { MAX_PAGE_JSON_DEPTH, MAX_PAGE_JSON_OBJECTS } from '../../shared/oparl/c
 import { parseOParlJson } from '../../shared/oparl/json';
 import { pauseForRun } from '../../shared/schedule/sparing';
 import { useAwsTestbed } from '../support/aws';
-import { harness, liveMirror, TestClock } from './support';
+import { harness, liveMirror, TestClock } from '../support/oparl-harness';
 
 /**
  * Issue 13, defect 5: a JSON nesting bomb (a ~20 KB list page with a 10,000-deep array) overflowed the

@@ -5,9 +5,9 @@ import { createRunContext } from '../../shared/fetch';
 import { type SyncDeps, syncSource } from '../../shared/oparl/engine';
 import { politeFetcherPort } from '../../shared/oparl/polite-port';
 import { takedownGuards } from '../../shared/takedown';
-import { type Kit, makeKit } from '../fetch/support';
 import { useAwsTestbed } from '../support/aws';
-import { testSource, uniqueSourceId } from './support';
+import { type Kit, makeKit } from '../support/fetch-kit';
+import { testSource, uniqueSourceId } from '../support/oparl-harness';
 
 // The production path: engine → politeFetcherPort → polite fetcher (robots.txt, pace, retries, ID-4)
 // → the fake council on a `.test` hostname, with the fetcher's real pacing code on virtual time.

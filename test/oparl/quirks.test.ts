@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { SyncStateStore } from '../../shared/engine';
 import { MIRROR_TYPES } from '../../shared/mirror';
 import { useAwsTestbed } from '../support/aws';
-import { json, oneBodySystem, startMiniCouncil } from './mini-council';
-import { councilOnClock, harness, liveMirror, TestClock } from './support';
+import { json, oneBodySystem, startMiniCouncil } from '../support/mini-council';
+import { councilOnClock, harness, liveMirror, TestClock } from '../support/oparl-harness';
 
 const T0 = Date.parse('2024-07-01T10:00:00+02:00');
 const MIN = 60_000;

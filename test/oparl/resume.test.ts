@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeCouncil, startFakeCouncil } from '../../demo';
 import { MIRROR_TYPES } from '../../shared/mirror';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
-import { type Harness, harness, SimulatedCrash, TestClock } from './support';
+import { type Harness, harness, SimulatedCrash, TestClock } from '../support/oparl-harness';
 
 const T0 = Date.parse('2024-07-01T10:00:00+02:00');
 

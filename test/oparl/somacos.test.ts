@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { SyncStateStore } from '../../shared/engine';
 import { addSource } from '../../shared/onboarding';
-import { makeFetchKit } from '../onboarding/support';
 import { useAwsTestbed } from '../support/aws';
-import { json, type MiniReply, startMiniCouncil } from './mini-council';
-import { harness, liveMirror, TestClock } from './support';
+import { json, type MiniReply, startMiniCouncil } from '../support/mini-council';
+import { harness, liveMirror, TestClock } from '../support/oparl-harness';
+import { makeFetchKit } from '../support/probe-kit';
 
 /**
  * Issue 26 point 5, keep it so: SOMACOS SessionNet's OParl module ("Schnittstelle OParl 1.0", vendor

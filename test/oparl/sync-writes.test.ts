@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeCouncil, startFakeCouncil } from '../../demo';
 import { CHECKPOINT_MAX_UNSAVED_REQUESTS, MARK_REFRESH_MS } from '../../shared/engine';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
+import { harness, TestClock } from '../support/oparl-harness';
 import { countWrites } from '../support/write-counter';
-import { harness, TestClock } from './support';
 
 const T0 = Date.parse('2026-11-30T10:00:00+01:00');
 

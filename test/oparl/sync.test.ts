@@ -4,7 +4,7 @@ import { type FakeCouncil, startFakeCouncil } from '../../demo';
 import { SyncStateStore } from '../../shared/engine';
 import { MIRROR_TYPES } from '../../shared/mirror';
 import { useAwsTestbed } from '../support/aws';
-import { harness, liveMirror, TestClock } from './support';
+import { harness, liveMirror, TestClock } from '../support/oparl-harness';
 
 const T0 = Date.parse('2024-07-01T10:00:00+02:00');
 const MIN = 60_000;

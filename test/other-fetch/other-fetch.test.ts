@@ -7,6 +7,7 @@ import {
 } from '../../shared/other-fetch';
 import { putSourceItem } from '../../shared/store';
 import { createHostIntervalIndex, HOST_INTERVAL_REFRESH_MS } from '../../shared/sync/runtime';
+import { useAwsTestbed } from '../support/aws';
 import {
   api,
   closeAfterEach,
@@ -18,8 +19,7 @@ import {
   startTestServer,
   status,
   type TestServer,
-} from '../fetch/support';
-import { useAwsTestbed } from '../support/aws';
+} from '../support/fetch-kit';
 
 /**
  * Other fetches (OTH-1…3) through the polite fetcher's `service` mode, against loopback servers

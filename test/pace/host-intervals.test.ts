@@ -5,9 +5,9 @@ import { hostIntervalsOf } from '../../shared/pace';
 import { createHostSlots } from '../../shared/slots';
 import { getSourceState } from '../../shared/store/source-state';
 import { createHostIntervalIndex, HOST_INTERVAL_REFRESH_MS } from '../../shared/sync/runtime';
-import { closeAfterEach, InstantClock, makeKit, ok, routes, startTestServer } from '../fetch/support';
 import { useAwsTestbed } from '../support/aws';
-import { NOW, plan } from '../sync/support';
+import { closeAfterEach, InstantClock, makeKit, ok, routes, startTestServer } from '../support/fetch-kit';
+import { NOW, plan } from '../support/sync-bed';
 
 closeAfterEach();
 

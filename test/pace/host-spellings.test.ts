@@ -5,9 +5,9 @@ import type { LocalRuntime } from '../../cli/local/runtime';
 import { createHostSlots } from '../../shared/slots';
 import { createHostIntervalIndex } from '../../shared/sync/runtime';
 import { TakedownRegistry, tombstoneIds } from '../../shared/takedown';
-import { closeAfterEach, InstantClock, makeKit, ok, routes, startTestServer } from '../fetch/support';
 import { useAwsTestbed } from '../support/aws';
-import { takedownDepsOf } from '../takedown/support';
+import { closeAfterEach, InstantClock, makeKit, ok, routes, startTestServer } from '../support/fetch-kit';
+import { takedownDepsOf } from '../support/takedown';
 
 closeAfterEach();
 

@@ -6,8 +6,8 @@ import { parseSyncMessage, type SyncMessage } from '../../shared/sync/message';
 import { runSyncMessage } from '../../shared/sync/run';
 import type { SyncRuntime } from '../../shared/sync/runtime';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
+import { plan } from '../support/sync-bed';
 import { putActiveSource, startSyncRuntime } from '../support/sync-runtime';
-import { plan } from '../sync/support';
 
 /**
  * Issue 27's loopback case (RATE-9, SCH-5, RATE-1/2/4): six council systems on one host (127.0.0.1,

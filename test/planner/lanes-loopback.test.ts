@@ -8,8 +8,8 @@ import { parseSyncMessage, type SyncMessage } from '../../shared/sync/message';
 import type { SyncRuntime } from '../../shared/sync/runtime';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
 import { type RedisPeer, startRedisPeer } from '../support/redis';
+import { captureLog, deliver, plan } from '../support/sync-bed';
 import { putActiveSource, startSyncRuntime } from '../support/sync-runtime';
-import { captureLog, deliver, plan } from '../sync/support';
 
 /**
  * Host lanes (issues 27/28) on issue 27's loopback case: six council systems on one host (127.0.0.1, six

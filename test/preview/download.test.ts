@@ -11,7 +11,6 @@ import {
   PreviewBadRequestError,
   previewRequestOf,
 } from '../../shared/preview';
-import { countCalls } from '../support/write-counter';
 import {
   followStored,
   open,
@@ -21,7 +20,8 @@ import {
   recordFile,
   recordStoredFile,
   startPreviewBed,
-} from './support';
+} from '../support/preview-bed';
+import { countCalls } from '../support/write-counter';
 
 /**
  * OParl 1.1 `File.downloadUrl` is the URL "to download the file": the API links it as

@@ -7,8 +7,8 @@ import { UPLOAD_PART_BYTES } from '../../shared/documents/constants';
 import { DocumentsStore } from '../../shared/documents/store';
 import { fileKey } from '../../shared/mirror/keys';
 import { tombstoneIds } from '../../shared/takedown';
-import { takedownDepsOf } from '../takedown/support';
-import { type PreviewBed, putBody, putSource, recordFile, startPreviewBed } from './support';
+import { type PreviewBed, putBody, putSource, recordFile, startPreviewBed } from '../support/preview-bed';
+import { takedownDepsOf } from '../support/takedown';
 
 /**
  * PRV-3 with DOC-5's write path: what the preview fetched reaches a document's live key only as a

@@ -11,7 +11,7 @@ import {
   synthWithNag,
   TEST_ENV,
   tempOutdir,
-} from '../cdk/support';
+} from '../support/cdk';
 
 /**
  * The preview function in the stack (issue 9): CloudFront before a Function URL streaming responses, counted

@@ -10,7 +10,6 @@ import {
   presignStoredObject,
 } from '../../shared/preview';
 import { createHostSlots, type SlotLease } from '../../shared/slots';
-import { createTestRedisClient } from '../support/redis';
 import {
   fileRequests,
   followStored,
@@ -24,7 +23,8 @@ import {
   setFailureStreak,
   startPreviewBed,
   tombstoneFile,
-} from './support';
+} from '../support/preview-bed';
+import { createTestRedisClient } from '../support/redis';
 
 /**
  * The preview endpoint against real local peers (DynamoDB, S3), a real redis-server behind the Upstash

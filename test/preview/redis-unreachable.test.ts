@@ -13,9 +13,16 @@ import {
 } from '../../shared/preview';
 import type { PreviewResponse } from '../../shared/preview/types';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
+import {
+  fileRequests,
+  type PreviewBed,
+  putBody,
+  putSource,
+  recordFile,
+  setDocumentFields,
+} from '../support/preview-bed';
 import { type RedisPeer, startRedisPeer } from '../support/redis';
 import { type StallProxy, startStallProxy } from '../support/stall-proxy';
-import { fileRequests, type PreviewBed, putBody, putSource, recordFile, setDocumentFields } from './support';
 
 /**
  * The preview with its Redis (PRV-2 limits, host slots) unreachable: a real redis-server behind the

@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PREVIEW_MAX_WAIT_MS } from '../../shared/preview';
-import { routes, startTestServer, type TestServer } from '../fetch/support';
-import { open, type PreviewBed, putBody, putSource, recordFile, startPreviewBed } from './support';
+import { routes, startTestServer, type TestServer } from '../support/fetch-kit';
+import {
+  open,
+  type PreviewBed,
+  putBody,
+  putSource,
+  recordFile,
+  startPreviewBed,
+} from '../support/preview-bed';
 
 /**
  * Issue 13 (2) and PRV-1 in the preview: a document whose server answers 500 at once and then trickles

@@ -7,7 +7,7 @@ import {
   type PeriodId,
   sessionCapMinutes,
 } from '../../shared/schedule';
-import { afterSync, iso, local, settings, source } from './factories';
+import { afterSync, iso, local, settings, source } from '../support/schedule-factories';
 
 /** Due time after one sync; `now` is right after it, so nothing is due yet. */
 function dueAfter(

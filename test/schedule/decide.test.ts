@@ -9,7 +9,7 @@ import {
   markSyncStarted,
   ScheduleError,
 } from '../../shared/schedule';
-import { afterSync, iso, settings, source } from './factories';
+import { afterSync, iso, settings, source } from '../support/schedule-factories';
 
 describe('decideSource — one decision with a reason for on-call', () => {
   it('SCH-1: a source never synced is due at once', () => {

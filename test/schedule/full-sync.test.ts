@@ -12,7 +12,7 @@ import {
   type SourceScheduleState,
   scheduledFullSync,
 } from '../../shared/schedule';
-import { afterSync, iso, local, settings, source } from './factories';
+import { afterSync, iso, local, settings, source } from '../support/schedule-factories';
 
 /** A quiet night state whose next incremental is well after `at`, so only full-sync rules decide. */
 function quietNight(overrides: Partial<SourceScheduleState> = {}): SourceScheduleState {

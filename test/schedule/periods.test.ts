@@ -11,7 +11,7 @@ import {
   scheduleSettingsFromEnv,
   sparingLadderMinutes,
 } from '../../shared/schedule';
-import { afterSync, iso, local, settings, source } from './factories';
+import { afterSync, iso, local, settings, source } from '../support/schedule-factories';
 
 describe('SCH-1 periods and base intervals', () => {
   it.each<[string, string, PeriodId]>([

@@ -6,7 +6,7 @@ import {
   planSyncSlots,
   resolveScheduleSettings,
 } from '../../shared/schedule';
-import { afterSync, iso, settings, source, syncDecision } from './factories';
+import { afterSync, iso, settings, source, syncDecision } from '../support/schedule-factories';
 
 const full = (sourceId: string, lastFullSyncAt: string | undefined, incrementalDue = false) =>
   syncDecision({

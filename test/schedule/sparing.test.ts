@@ -12,7 +12,7 @@ import {
   type SourceScheduleState,
   sparedUntil,
 } from '../../shared/schedule';
-import { afterSync, iso, minutesBetween, settings, source } from './factories';
+import { afterSync, iso, minutesBetween, settings, source } from '../support/schedule-factories';
 
 function run(endedLocal: string, failed: boolean, failures: FailureKind[] = []): RunOutcome {
   return {

@@ -6,8 +6,8 @@ import { createScraperSyncEngine, engineReportOfScrape, type ScrapeReport } from
 import { corpusDescribe, risHtml } from '../support/corpora';
 import { EXTRA_MEETINGS, type GateKind, NACHTRAG, type RecordedRisCall } from '../support/fake-ris-html';
 import { useRisSiteBed } from '../support/ris-site-bed';
+import { liveIds, SCRAPE_START_MS, type ScraperHarness, scraperHarness } from '../support/scraper-harness';
 import { countWrites } from '../support/write-counter';
-import { liveIds, SCRAPE_START_MS, type ScraperHarness, scraperHarness } from './support';
 
 /** Suites on the captured RIS pages (outside the repository): skipped without that corpus. */
 const withRisHtml = corpusDescribe(risHtml());

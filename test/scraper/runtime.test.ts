@@ -3,8 +3,8 @@ import { createTestResolver } from '../../shared/net';
 import type { SyncRuntime } from '../../shared/sync/runtime';
 import { corpusDescribe, risHtml } from '../support/corpora';
 import { useRisSiteBed } from '../support/ris-site-bed';
+import { scraperSource, uniqueScraperId } from '../support/scraper-harness';
 import { startSyncRuntime } from '../support/sync-runtime';
-import { scraperSource, uniqueScraperId } from './support';
 
 /** Suites on the captured RIS pages (outside the repository): skipped without that corpus. */
 const withRisHtml = corpusDescribe(risHtml());

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { MirrorRecord } from '../../shared/mirror';
 import { useRisSiteBed } from '../support/ris-site-bed';
-import { liveIds, SCRAPE_START_MS, type ScraperHarness, scraperHarness } from './support';
+import { liveIds, SCRAPE_START_MS, type ScraperHarness, scraperHarness } from '../support/scraper-harness';
 
 /**
  * A SessionNet 5.5.4 "Layout 6" installation replayed end to end (issue 26 point 4): the pages of

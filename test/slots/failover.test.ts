@@ -11,7 +11,7 @@ import {
 import { logSlotEvent, SLOT_EVENT_CODES } from '../../shared/slots/event-log';
 import { createTestRedisClient, type RedisPeer, startRedisPeer } from '../support/redis';
 import { FakeClock, settle } from './fake-clock';
-import { granted, KEY_PREFIX, liveLeases } from './redis-helpers';
+import { granted, KEY_PREFIX, liveLeases } from '../support/slot-instances';
 
 const MAX_INSTANCES = 3;
 

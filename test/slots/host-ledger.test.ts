@@ -6,9 +6,9 @@ import {
   type PacedHostSlots,
   RedisHostLedger,
 } from '../../shared/slots';
-import { InstantClock } from '../fetch/support';
+import { InstantClock } from '../support/fetch-kit';
 import { createTestRedisClient, type RedisPeer, startRedisPeer } from '../support/redis';
-import { instance, KEY_PREFIX } from './redis-helpers';
+import { instance, KEY_PREFIX } from '../support/slot-instances';
 
 /**
  * Issue 27 item 5: the planner reads every host's RATE-8 pause, ROB-10 Crawl-delay and other fetches'

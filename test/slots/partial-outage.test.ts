@@ -7,7 +7,7 @@ import { createHostSlots, MIN_INTERVAL_MS, type PacedHostSlots, type SlotEvent }
 import { logSlotEvent, SLOT_EVENT_CODES } from '../../shared/slots/event-log';
 import { createTestRedisClient, type RedisPeer, startRedisPeer } from '../support/redis';
 import { type StallProxy, startStallProxy } from '../support/stall-proxy';
-import { KEY_PREFIX, sleep } from './redis-helpers';
+import { KEY_PREFIX, sleep } from '../support/slot-instances';
 
 /**
  * Issue 13 (6): a partial Redis outage. Two slot instances on one host and one real redis-server

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AcquireResult, MIN_INTERVAL_MS, PACE_MARGIN_MS, type PacedHostSlots } from '../../shared/slots';
 import { RedisSlotStore } from '../../shared/slots/redis-store';
 import { type RedisPeer, startRedisPeer } from '../support/redis';
-import { granted, KEY_PREFIX, liveLeases, sleep, warmInstance } from './redis-helpers';
+import { granted, KEY_PREFIX, liveLeases, sleep, warmInstance } from '../support/slot-instances';
 
 // The shared store with real time and a real redis-server. The 1 s floor of RATE-1 stays in force here
 // (there is no test-only override), so these few tests wait one or two real seconds each.

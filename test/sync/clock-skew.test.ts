@@ -3,8 +3,17 @@ import type { SourceScheduleState } from '../../shared/schedule/types';
 import { getSourceState } from '../../shared/store/source-state';
 import { handleSyncBatch } from '../../shared/sync/batch';
 import { runEndedAt } from '../../shared/sync/run';
-import { loopbackFetcher } from '../oparl/support';
-import { captureLog, deliver, eventOf, NOW, oparlTestEngine, plan, runDepsOf, useSourceBed } from './support';
+import { loopbackFetcher } from '../support/oparl-harness';
+import {
+  captureLog,
+  deliver,
+  eventOf,
+  NOW,
+  oparlTestEngine,
+  plan,
+  runDepsOf,
+  useSourceBed,
+} from '../support/sync-bed';
 
 /**
  * Found by the chaos bench (`clock-jump-back-mid-run`): the planner stamps a run's start with its clock,

@@ -4,8 +4,8 @@ import type { SourceScheduleState } from '../../shared/schedule/types';
 import { getSourceState } from '../../shared/store/source-state';
 import { parseSyncMessage, type SyncMessage } from '../../shared/sync/message';
 import { runSyncMessage } from '../../shared/sync/run';
-import { loopbackFetcher, TestClock } from '../oparl/support';
-import { NOW, oparlTestEngine, plan, runDepsOf, useSourceBed } from './support';
+import { loopbackFetcher, TestClock } from '../support/oparl-harness';
+import { NOW, oparlTestEngine, plan, runDepsOf, useSourceBed } from '../support/sync-bed';
 
 /**
  * RATE-9 (issue 27, item 5): the host model learns a source's expected requests from its own recent

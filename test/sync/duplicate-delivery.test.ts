@@ -4,8 +4,17 @@ import type { SourceScheduleState } from '../../shared/schedule/types';
 import { getSourceState } from '../../shared/store/source-state';
 import { handleSyncBatch } from '../../shared/sync/batch';
 import { duplicateDelivery } from '../../shared/sync/duplicate';
-import { loopbackFetcher } from '../oparl/support';
-import { captureLog, deliver, eventOf, NOW, oparlTestEngine, plan, runDepsOf, useSourceBed } from './support';
+import { loopbackFetcher } from '../support/oparl-harness';
+import {
+  captureLog,
+  deliver,
+  eventOf,
+  NOW,
+  oparlTestEngine,
+  plan,
+  runDepsOf,
+  useSourceBed,
+} from '../support/sync-bed';
 
 /**
  * Issue 13, defect 3: SQS delivers at least once. Two concurrent deliveries of one sync message must

@@ -6,9 +6,17 @@ import { getSourceState } from '../../shared/store/source-state';
 import { BUDGET_RESERVE_MS, processSyncBody } from '../../shared/sync/batch';
 import { LANE_START_MIN_MS } from '../../shared/sync/lane';
 import { parseSyncMessage, type SyncMessage } from '../../shared/sync/message';
-import { loopbackFetcher } from '../oparl/support';
 import type { AwsTestbed } from '../support/aws';
-import { captureLog, deliver, NOW, oparlTestEngine, plan, runDepsOf, useSourceBed } from './support';
+import { loopbackFetcher } from '../support/oparl-harness';
+import {
+  captureLog,
+  deliver,
+  NOW,
+  oparlTestEngine,
+  plan,
+  runDepsOf,
+  useSourceBed,
+} from '../support/sync-bed';
 
 /**
  * Host lanes in the sync function (issues 27/28; SCH-5, RATE-9): the sources of one council share its

@@ -3,8 +3,17 @@ import { describe, expect, it } from 'vitest';
 import type { SyncEngine } from '../../shared/engine';
 import { getSourceState } from '../../shared/store/source-state';
 import { handleSyncBatch } from '../../shared/sync/batch';
-import { loopbackFetcher } from '../oparl/support';
-import { captureLog, deliver, eventOf, NOW, oparlTestEngine, plan, runDepsOf, useSourceBed } from './support';
+import { loopbackFetcher } from '../support/oparl-harness';
+import {
+  captureLog,
+  deliver,
+  eventOf,
+  NOW,
+  oparlTestEngine,
+  plan,
+  runDepsOf,
+  useSourceBed,
+} from '../support/sync-bed';
 
 /**
  * Issue 18: Lambda bills a sync's wall time, and most of it is the politeness wait (RATE-1). With a

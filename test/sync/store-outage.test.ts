@@ -4,8 +4,8 @@ import { MetricsBuffer } from '../../shared/observability/metrics';
 import type { SourceScheduleState } from '../../shared/schedule/types';
 import { getSourceState } from '../../shared/store/source-state';
 import { handleSyncBatch } from '../../shared/sync/batch';
-import { loopbackFetcher } from '../oparl/support';
 import type { AwsTestbed } from '../support/aws';
+import { loopbackFetcher } from '../support/oparl-harness';
 import {
   captureLog,
   deliver,
@@ -16,7 +16,7 @@ import {
   plan,
   runDepsOf,
   useSourceBed,
-} from './support';
+} from '../support/sync-bed';
 
 /**
  * Issue 13, defect 8: our own outages must not be blamed on the council. DynamoDB throttling or an S3

@@ -14,7 +14,7 @@ import {
   tombstoneBody,
   tombstoneIds,
 } from '../../shared/takedown';
-import { getJson, walkList, withApi } from '../mirror-api/support';
+import { getJson, walkList, withApi } from '../support/mirror-api';
 import {
   beforeFirstWriteTo,
   documentsOf,
@@ -23,7 +23,7 @@ import {
   liveEntries,
   type SeededSource,
   seededTestbed,
-} from './support';
+} from '../support/takedown';
 
 /**
  * OPT-5 "re-running completes the rest", without an operator repeating the command: `ingestor

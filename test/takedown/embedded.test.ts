@@ -6,6 +6,8 @@ import { apiIdHash, indexPartition, MirrorStore } from '../../shared/mirror';
 import { apiUrls } from '../../shared/mirror-api';
 import { listBodies } from '../../shared/onboarding';
 import { liftTakedown, purgeDeleted, TAKEDOWN_TAG, tombstoneIds } from '../../shared/takedown';
+import { useAwsTestbed } from '../support/aws';
+import { injectAwsFaults, untilCrashed } from '../support/aws-faults';
 import {
   getJson,
   paperWrite,
@@ -14,10 +16,8 @@ import {
   seedServedMirror,
   walkList,
   withApi,
-} from '../mirror-api/support';
-import { useAwsTestbed } from '../support/aws';
-import { injectAwsFaults, untilCrashed } from '../support/aws-faults';
-import { killedAfterRecorded, liveEntries, takedownDepsOf } from './support';
+} from '../support/mirror-api';
+import { killedAfterRecorded, liveEntries, takedownDepsOf } from '../support/takedown';
 
 /**
  * OPT-5 for embedded objects: a File or an AgendaItem taken down by id disappears from the objects

@@ -6,8 +6,8 @@ import { errorOutput } from '../../cli/output';
 import { apiIdHash } from '../../shared/mirror';
 import { setBodyListed } from '../../shared/onboarding';
 import { TakedownRegistry } from '../../shared/takedown';
-import { getJson, serveApi, stopServer } from '../mirror-api/support';
-import { seededTestbed } from './support';
+import { getJson, serveApi, stopServer } from '../support/mirror-api';
+import { seededTestbed } from '../support/takedown';
 
 /**
  * Issue 25 point 1, OPT-5: a municipality's takedown never depends on a config typo. A Sources item

@@ -5,7 +5,13 @@ import { documentId, fileUrl, isRecord, LIST_CATALOGUE } from '../../shared/engi
 import type { MirrorIndexEntry } from '../../shared/mirror';
 import { apiUrls } from '../../shared/mirror-api';
 import { type CdnInvalidator, type InvalidationOutcome, recordingInvalidator } from '../../shared/takedown';
-import { documentsOf, indexEntries, liveEntries, type SeededSource, seededTestbed } from './support';
+import {
+  documentsOf,
+  indexEntries,
+  liveEntries,
+  type SeededSource,
+  seededTestbed,
+} from '../support/takedown';
 
 /**
  * OPT-2 "at once" (issue 25 weak spot): `ingestor tombstone` invalidates the CDN paths its takedown

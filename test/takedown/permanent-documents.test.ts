@@ -9,7 +9,7 @@ import { setBodyListed } from '../../shared/onboarding';
 import { createPreviewRuntime, type PreviewRuntime } from '../../shared/preview';
 import { putSourceItem } from '../../shared/store/sources';
 import { purgeDeleted, tombstoneBody, tombstoneIds } from '../../shared/takedown';
-import { type DocumentsBed, keysUnder, startDocumentsBed } from '../documents/support';
+import { type DocumentsBed, keysUnder, startDocumentsBed } from '../support/documents-bed';
 import {
   beforeFirstWriteTo,
   documentsOf,
@@ -18,7 +18,7 @@ import {
   type SeededSource,
   seedSyncedSource,
   setDocument,
-} from './support';
+} from '../support/takedown';
 
 /**
  * OPT-5 for the functions that fetch files: the document cache and text extraction (files pass), the

@@ -2,11 +2,11 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { listBodies } from '../../shared/onboarding';
 import { putSourceItem } from '../../shared/store/sources';
 import { purgeDeleted, tombstoneBody, tombstoneIds } from '../../shared/takedown';
-import { liveIds, type ScraperHarness, scraperHarness } from '../scraper/support';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
 import { corpusDescribe, risHtml } from '../support/corpora';
 import { type FakeRisHtml, startFakeRisHtml } from '../support/fake-ris-html';
-import { takedownDepsOf } from './support';
+import { liveIds, type ScraperHarness, scraperHarness } from '../support/scraper-harness';
+import { takedownDepsOf } from '../support/takedown';
 
 /**
  * OPT-5 for a scraped source (no OParl API): the real scraper engine and polite fetcher (virtual

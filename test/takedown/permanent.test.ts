@@ -14,8 +14,8 @@ import {
   tombstoneBody,
   tombstoneIds,
 } from '../../shared/takedown';
-import { getJson, serveApi, stopServer } from '../mirror-api/support';
-import { SimulatedCrash } from '../oparl/support';
+import { getJson, serveApi, stopServer } from '../support/mirror-api';
+import { SimulatedCrash } from '../support/oparl-harness';
 import {
   beforeFirstWriteTo,
   documentsOf,
@@ -24,7 +24,7 @@ import {
   liveEntries,
   type SeededSource,
   seededTestbed,
-} from './support';
+} from '../support/takedown';
 
 /**
  * OPT-5: a takedown is permanent until an operator lifts it — through a purge, later syncs, a

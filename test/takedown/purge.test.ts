@@ -9,7 +9,13 @@ import {
   tombstoneIds,
 } from '../../shared/takedown';
 import { type AwsTestbed, useAwsTestbed } from '../support/aws';
-import { documentsOf, indexEntries, liveEntries, type SeededSource, seedSyncedSource } from './support';
+import {
+  documentsOf,
+  indexEntries,
+  liveEntries,
+  type SeededSource,
+  seedSyncedSource,
+} from '../support/takedown';
 
 async function exists(bed: AwsTestbed, key: string): Promise<boolean> {
   try {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { idHash, MirrorStore } from '../../shared/mirror';
 import { tombstoneIds } from '../../shared/takedown';
-import { getJson, paperWrite, seedListedBody, serveApi, stopServer } from '../mirror-api/support';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
-import { takedownDepsOf } from './support';
+import { getJson, paperWrite, seedListedBody, serveApi, stopServer } from '../support/mirror-api';
+import { takedownDepsOf } from '../support/takedown';
 
 /**
  * Issue 25 point 5 (OPT-5, OPT-2): a taken-down object's deletion stub is "bare" — no origin id,

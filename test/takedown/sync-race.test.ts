@@ -7,12 +7,12 @@ import { apiUrls } from '../../shared/mirror-api';
 import { listBodies } from '../../shared/onboarding';
 import { putSourceItem } from '../../shared/store/sources';
 import { takedownPartition, tombstoneIds } from '../../shared/takedown';
-import { getJson, type ServedMirror, seedServedMirror } from '../mirror-api/support';
-import { json, oneBodySystem, startMiniCouncil } from '../oparl/mini-council';
-import { harness, TestClock } from '../oparl/support';
 import { useAwsTestbed } from '../support/aws';
 import { injectAwsFaults, untilCrashed } from '../support/aws-faults';
-import { killedAfterRecorded, type PagePoint, pauseAt, takedownDepsOf } from './support';
+import { json, oneBodySystem, startMiniCouncil } from '../support/mini-council';
+import { getJson, type ServedMirror, seedServedMirror } from '../support/mirror-api';
+import { harness, TestClock } from '../support/oparl-harness';
+import { killedAfterRecorded, type PagePoint, pauseAt, takedownDepsOf } from '../support/takedown';
 
 /**
  * OPT-5, the race of a takedown with a sync that is already running: an embedded object (a paper's

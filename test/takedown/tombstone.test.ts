@@ -6,7 +6,13 @@ import { listBodies, setBodyListed } from '../../shared/onboarding';
 import { PURGE_ORDER, tombstoneBody, tombstoneIds } from '../../shared/takedown';
 import type { TakedownMeta } from '../../shared/takedown/types';
 import { useAwsTestbed } from '../support/aws';
-import { documentsOf, indexEntries, liveEntries, type SeededSource, seedSyncedSource } from './support';
+import {
+  documentsOf,
+  indexEntries,
+  liveEntries,
+  type SeededSource,
+  seedSyncedSource,
+} from '../support/takedown';
 
 describe('tombstone (OPT-2): gone from every output at once, kept for audit', () => {
   const bed = useAwsTestbed();

@@ -10,7 +10,7 @@ import {
 import { planFor } from '../../../shared/fetch/plan';
 import { CRAWL_DELAY_CAP_SECONDS } from '../../../shared/robots';
 import { createHostSlots } from '../../../shared/slots';
-import { InstantClock, recordingSlots } from '../support';
+import { InstantClock, recordingSlots } from '../../support/fetch-kit';
 
 /**
  * The host slot of a hop: its interval, its lease's life, and taking / moving it in the real

@@ -12,8 +12,8 @@ import { createTestResolver } from '../../shared/net';
 import { createPreviewListener, createPreviewRuntime, type PreviewRuntime } from '../../shared/preview';
 import { patchSourceState } from '../../shared/store/source-state';
 import { putSourceItem } from '../../shared/store/sources';
-import { type AwsTestbed, startAwsTestbed } from '../support/aws';
-import { type RedisPeer, startRedisPeer } from '../support/redis';
+import { type AwsTestbed, startAwsTestbed } from './aws';
+import { type RedisPeer, startRedisPeer } from './redis';
 
 /**
  * Test kit of the preview: local AWS peers, a real redis-server behind the Upstash REST adapter (host

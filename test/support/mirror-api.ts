@@ -9,9 +9,9 @@ import { createMirrorApiHandler, createMirrorApiListener, MirrorReader } from '.
 import { setBodyListed } from '../../shared/onboarding';
 import { bodyKeyOf } from '../../shared/oparl';
 import { putSourceItem } from '../../shared/store';
-import { type Harness, syncedTwoBodyCouncil, type TestClock } from '../oparl/support';
-import type { AwsTestbed } from '../support/aws';
-import { countCalls } from '../support/write-counter';
+import type { AwsTestbed } from './aws';
+import { type Harness, syncedTwoBodyCouncil, type TestClock } from './oparl-harness';
+import { countCalls } from './write-counter';
 
 export const T0 = Date.parse('2024-07-01T10:00:00+02:00');
 

@@ -20,8 +20,8 @@ import { createTestResolver } from '../../shared/net';
 import { createHostSlots, type HostLedger } from '../../shared/slots';
 import { patchSourceState } from '../../shared/store/source-state';
 import { putSourceItem } from '../../shared/store/sources';
-import { InstantClock } from '../fetch/support';
-import { type AwsTestbed, startAwsTestbed } from '../support/aws';
+import { type AwsTestbed, startAwsTestbed } from './aws';
+import { InstantClock } from './fetch-kit';
 
 /**
  * Test kit of the document functions: the local AWS peers, and one documents runtime whose host

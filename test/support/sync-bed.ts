@@ -13,8 +13,8 @@ import { plannerTick } from '../../shared/planner/tick';
 import { DEFAULT_LEASE_MINUTES, DEFAULT_SCHEDULE_SETTINGS } from '../../shared/schedule';
 import type { SyncRunDeps } from '../../shared/sync/run';
 import { takedownGuards } from '../../shared/takedown';
-import { type MiniCouncil, oneBodySystem, startMiniCouncil } from '../oparl/mini-council';
-import { type AwsTestbed, lateBound, startAwsTestbed } from '../support/aws';
+import { type AwsTestbed, lateBound, startAwsTestbed } from './aws';
+import { type MiniCouncil, oneBodySystem, startMiniCouncil } from './mini-council';
 
 /** Monday 2026-11-30 10:00 Europe/Berlin: weekday daytime, outside the default full-sync window. */
 export const NOW = new Date('2026-11-30T09:00:00Z');

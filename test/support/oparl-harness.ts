@@ -15,7 +15,7 @@ import {
 } from '../../shared/oparl/ports';
 import { putSourceItem } from '../../shared/store/sources';
 import { takedownGuards } from '../../shared/takedown';
-import type { AwsTestbed } from '../support/aws';
+import type { AwsTestbed } from './aws';
 
 /** Thrown by the test port to simulate an instance killed mid-run (not a typed fetch failure). */
 export class SimulatedCrash extends Error {}

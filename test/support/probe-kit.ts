@@ -2,7 +2,7 @@ import { createMemoryRobotsStore, createPoliteFetcher, type PoliteFetcher } from
 import { createGuardedAgent, createTestResolver } from '../../shared/net';
 import { createProbeMeter, type ProbeMeter } from '../../shared/onboarding';
 import { createHostSlots } from '../../shared/slots';
-import { InstantClock } from '../fetch/support';
+import { InstantClock } from './fetch-kit';
 
 /**
  * A polite fetcher on virtual time (the real local slots on an instant clock, so the 1 s pace costs no

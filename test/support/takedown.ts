@@ -7,8 +7,8 @@ import { fileKey, textKey } from '../../shared/mirror/keys';
 import { listBodies } from '../../shared/onboarding';
 import type { AwsClients } from '../../shared/store';
 import type { TakedownDeps } from '../../shared/takedown';
-import { type Harness, syncedTwoBodyCouncil } from '../oparl/support';
-import { type AwsTestbed, startAwsTestbed } from '../support/aws';
+import { type AwsTestbed, startAwsTestbed } from './aws';
+import { type Harness, syncedTwoBodyCouncil } from './oparl-harness';
 
 const T0 = Date.parse('2024-07-01T10:00:00+02:00');
 

@@ -9,8 +9,8 @@ import { MirrorStore } from '../../shared/mirror';
 import { type ScrapeReport, type ScraperEngineDeps, scrapeSource } from '../../shared/scraper';
 import type { ScrapePolicy } from '../../shared/scraper/constants';
 import { takedownGuards } from '../../shared/takedown';
-import { InstantClock, type Kit, makeKit } from '../fetch/support';
-import type { AwsTestbed } from '../support/aws';
+import type { AwsTestbed } from './aws';
+import { InstantClock, type Kit, makeKit } from './fetch-kit';
 
 /** Two weeks before the captured meetings (Monday 3 November 2025): they are "near today". */
 export const SCRAPE_START_MS = Date.parse('2025-10-20T08:00:00Z');

@@ -6,7 +6,7 @@ import {
   type PacedHostSlots,
   type SlotLease,
 } from '../../shared/slots';
-import { createTestRedisClient, type RedisPeer } from '../support/redis';
+import { createTestRedisClient, type RedisPeer } from './redis';
 
 export const KEY_PREFIX = 'test:slots:';
 
