@@ -1,47 +1,18 @@
-import { idHash } from '../mirror';
-
 /**
- * Deterministic S3 keys and index shards of the document functions (STYLE 4: idempotent by
- * construction). The key of a document's copy follows from its `docId` alone, so the table always
- * knows where an object of a document would be — an upload interrupted before its record is
- * overwritten or deleted by the next run, never orphaned.
+ * The document functions' S3 keys (`files/…`, `text/…`, photos) live in shared/store keys.ts (issue 29
+ * item 1: one home for every key); re-exported here for the document functions' users.
  */
-export const FILES_PREFIX = 'files/';
-export const TEXT_PREFIX = 'text/';
-
-/** `files/<sourceId>/<docId>`: the stored copy of a document (DOC-3). */
-export function fileKey(sourceId: string, docId: string): string {
-  return `${FILES_PREFIX}${sourceId}/${docId}`;
-}
-
-/**
- * `files/_incoming/…`: where a fetched file lands until it is known to be a valid file (DOC-5: an
- * empty or HTML answer never replaces a copy we hold). Under `files/` so every grant on the copies
- * covers it; `_` cannot begin a source id, so it never meets a copy's key. A run that dies before
- * promoting leaves an object here that the next fetch of that document overwrites, and the bucket's
- * lifecycle rule on this prefix removes what no run comes back for.
- */
-export const INCOMING_PREFIX = `${FILES_PREFIX}_incoming/`;
-
-/** The incoming key of a copy's key (`files/<sourceId>/<docId>` → `files/_incoming/<sourceId>/<docId>`). */
-export function incomingKey(key: string): string {
-  if (!key.startsWith(FILES_PREFIX) || key.startsWith(INCOMING_PREFIX)) {
-    throw new Error(`not a copy's key: ${key}`);
-  }
-  return `${INCOMING_PREFIX}${key.slice(FILES_PREFIX.length)}`;
-}
-
-/** `text/<sourceId>/<docId>.txt`: the extracted text (DOC-2). */
-export function textKey(sourceId: string, docId: string): string {
-  return `${TEXT_PREFIX}${sourceId}/${docId}.txt`;
-}
-
-/** `files/<sourceId>/photos/<hash of the person id>`: a person photo (PHO-1). */
-export function photoKey(sourceId: string, personId: string): string {
-  return `${FILES_PREFIX}${sourceId}/photos/${idHash(personId)}`;
-}
 
 export { bodyKeyOf } from '../oparl';
+export {
+  FILES_PREFIX,
+  fileKey,
+  INCOMING_PREFIX,
+  incomingKey,
+  photoKey,
+  TEXT_PREFIX,
+  textKey,
+} from '../store';
 
 /**
  * Shards of the `byNextAttempt` index: one queue per function and source (per body where a rule

@@ -22,6 +22,7 @@ import {
   listCountKey,
   listPartition,
   listSort,
+  lookupKey,
   mirrorKey,
 } from './keys';
 import type { ChangeKind, MirrorIndexEntry, MirrorMeta, MirrorRecord } from './types';
@@ -164,10 +165,6 @@ export function countDelta(
   add(before, -1);
   add(after, 1);
   return [...changes.values()].filter((c) => c.entries !== 0 || c.live !== 0);
-}
-
-export function lookupKey(type: string, id: string): string {
-  return `${type}\n${id}`;
 }
 
 const BATCH_GET_MAX = 100;
