@@ -84,7 +84,7 @@ export class MirrorIndex {
   async *query(
     sourceId: string,
     type: string,
-    options: { bodyId?: string; consistent?: boolean } = {},
+    options: { bodyId?: string; consistent?: boolean; projection?: string } = {},
   ): AsyncGenerator<IndexItem> {
     let startKey: Record<string, unknown> | undefined;
     do {
@@ -99,6 +99,7 @@ export class MirrorIndex {
                 FilterExpression: 'bodyId = :body',
                 ExpressionAttributeValues: { ':pk': indexPartition(sourceId, type), ':body': options.bodyId },
               }),
+          ...(options.projection !== undefined ? { ProjectionExpression: options.projection } : {}),
           ...(startKey ? { ExclusiveStartKey: startKey } : {}),
         }),
       );
@@ -212,6 +213,75 @@ export class MirrorIndex {
     );
   }
 
+  // --- The OParl API's reads (shared/mirror-api reader.ts): with the read units they consumed ---
+
+  /** One item by its id hash (the API's id), eventually consistent. */
+  async getByHash(
+    sourceId: string,
+    type: string,
+    hash: string,
+  ): Promise<{ item: IndexItem | undefined; units: number | undefined }> {
+    const out = await this.ctx.doc.send(
+      new GetCommand({
+        TableName: this.ctx.table,
+        Key: { pk: indexPartition(sourceId, type), sk: hash },
+        ReturnConsumedCapacity: 'TOTAL',
+      }),
+    );
+    return { item: out.Item, units: out.ConsumedCapacity?.CapacityUnits };
+  }
+
+  /**
+   * One page of an API list (`byList`): partition `list`, list sort keys within `lo`/`hi` (either may
+   * be open), at most `limit` rows, after the row `after` names (its list sort key and its id hash).
+   */
+  async listPage(
+    sourceId: string,
+    type: string,
+    page: { list: string; lo?: string; hi?: string; limit: number; after?: { sort: string; key: string } },
+  ): Promise<{ items: IndexItem[]; units: number | undefined }> {
+    const { lo, hi, after } = page;
+    const values: Record<string, unknown> = { ':p': page.list };
+    let condition = '#lp = :p';
+    if (lo !== undefined && hi !== undefined) {
+      condition += ' AND #ls BETWEEN :lo AND :hi';
+      values[':lo'] = lo;
+      values[':hi'] = hi;
+    } else if (lo !== undefined) {
+      condition += ' AND #ls >= :lo';
+      values[':lo'] = lo;
+    } else if (hi !== undefined) {
+      condition += ' AND #ls <= :hi';
+      values[':hi'] = hi;
+    }
+    const out = await this.ctx.doc.send(
+      new QueryCommand({
+        TableName: this.ctx.table,
+        IndexName: LIST_INDEX,
+        KeyConditionExpression: condition,
+        ExpressionAttributeNames: {
+          '#lp': LIST_PARTITION_ATTRIBUTE,
+          ...(lo === undefined && hi === undefined ? {} : { '#ls': LIST_SORT_ATTRIBUTE }),
+        },
+        ExpressionAttributeValues: values,
+        Limit: page.limit,
+        ReturnConsumedCapacity: 'TOTAL',
+        ...(after === undefined
+          ? {}
+          : {
+              // An index's start key is its own keys and the table's: the cursor carries both sort keys.
+              ExclusiveStartKey: {
+                [LIST_PARTITION_ATTRIBUTE]: page.list,
+                [LIST_SORT_ATTRIBUTE]: after.sort,
+                pk: indexPartition(sourceId, type),
+                sk: after.key,
+              },
+            }),
+      }),
+    );
+    return { items: out.Items ?? [], units: out.ConsumedCapacity?.CapacityUnits };
+  }
+
   // --- Maintenance (`ingestor backfill-index`, shared/mirror backfill.ts) ---
 
   /**
@@ -316,10 +386,18 @@ export class MirrorIndex {
     return out;
   }
 
-  /** One list's counter item as stored (strongly consistent), or undefined. */
-  async listCount(sourceId: string, list: string): Promise<IndexItem | undefined> {
+  /** One list's counter item as stored, or undefined (strongly consistent unless asked otherwise). */
+  async listCount(
+    sourceId: string,
+    list: string,
+    options: { consistent?: boolean } = { consistent: true },
+  ): Promise<IndexItem | undefined> {
     const out = await this.ctx.doc.send(
-      new GetCommand({ TableName: this.ctx.table, Key: listCountKey(sourceId, list), ConsistentRead: true }),
+      new GetCommand({
+        TableName: this.ctx.table,
+        Key: listCountKey(sourceId, list),
+        ...(options.consistent ? { ConsistentRead: true } : {}),
+      }),
     );
     return out.Item;
   }
