@@ -72,10 +72,19 @@ export class MirrorIndex {
     return found;
   }
 
-  /** One object's item (strongly consistent), or undefined. */
-  async get(sourceId: string, type: string, id: string): Promise<IndexItem | undefined> {
+  /** One object's item, or undefined (strongly consistent unless asked otherwise). */
+  async get(
+    sourceId: string,
+    type: string,
+    id: string,
+    options: { consistent?: boolean } = { consistent: true },
+  ): Promise<IndexItem | undefined> {
     const out = await this.ctx.doc.send(
-      new GetCommand({ TableName: this.ctx.table, Key: indexKey(sourceId, type, id), ConsistentRead: true }),
+      new GetCommand({
+        TableName: this.ctx.table,
+        Key: indexKey(sourceId, type, id),
+        ...(options.consistent ? { ConsistentRead: true } : {}),
+      }),
     );
     return out.Item;
   }

@@ -6,6 +6,7 @@ import {
   NoSuchKey,
   PutObjectCommand,
 } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { BucketContext } from './context';
 
 /** What S3 answers for a key that holds nothing (the SDK's names differ by operation). */
@@ -65,6 +66,41 @@ export class BucketObjects {
       contentType: 'application/json; charset=utf-8',
       ...options,
     });
+  }
+
+  /** The object's stored Content-Type (a HEAD), or undefined when the key holds nothing. */
+  async head(key: string): Promise<{ contentType: string | undefined } | undefined> {
+    try {
+      const out = await this.ctx.s3.send(new HeadObjectCommand({ Bucket: this.ctx.bucket, Key: key }));
+      return { contentType: out.ContentType };
+    } catch (error) {
+      if (isMissingObject(error)) return undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * A presigned GET of the object whose response headers are fixed in the signature
+   * (`response-content-*`): nobody can change them without breaking the URL.
+   */
+  presignGet(
+    key: string,
+    response: { contentType: string; contentDisposition: string },
+    options: { expiresInS: number; signedAt?: Date },
+  ): Promise<string> {
+    return getSignedUrl(
+      this.ctx.s3,
+      new GetObjectCommand({
+        Bucket: this.ctx.bucket,
+        Key: key,
+        ResponseContentType: response.contentType,
+        ResponseContentDisposition: response.contentDisposition,
+      }),
+      {
+        expiresIn: options.expiresInS,
+        ...(options.signedAt === undefined ? {} : { signingDate: options.signedAt }),
+      },
+    );
   }
 
   /** Whether the key holds an object (a HEAD). */

@@ -43,12 +43,6 @@ const REMAINING = [
   // The local runner's SQS consumer (`npm start`): a queue repository in the store is the next step.
   'cli/commands/start.ts',
   // Not moved yet (issue 29 item 1, in this order).
-  'shared/changes/feed.ts',
-  'shared/mirror/store.ts',
-  'shared/mirror/backfill.ts',
-  'shared/mirror-api/reader.ts',
-  'shared/preview/handler.ts',
-  'shared/preview/stored-url.ts',
   'shared/geo/store.ts',
   'shared/broadcasts/store.ts',
   'shared/broadcasts/meetings.ts',
