@@ -11,6 +11,7 @@ export { type AwsClients, createAwsClients, destroyAwsClients } from './clients'
 export { type BucketContext, isConditionFailure, type TableContext, unlessConditionFails } from './context';
 export { DocumentItems } from './document-items';
 export { FeedOutbox, OUTBOX_PARTITION, type OutboxEvent } from './feed-outbox';
+export { createGeoItems, type GeoItemsContext } from './geo-items';
 export * from './keys';
 export { heldCondition, type IndexItem, indexKey, MirrorIndex, TAKEN_DOWN } from './mirror-index';
 export { type MirrorRecordKind, MirrorRecords } from './mirror-records';

@@ -1,5 +1,5 @@
 import { createHash, createHmac } from 'node:crypto';
-import { apiIdKey } from '../config';
+import { apiIdKey, GEO_ID_PREFIX } from '../config';
 
 /**
  * Every key of the tables and the bucket, in one place (issue 29 item 1): the State table's partitions
@@ -257,4 +257,16 @@ export function textKey(sourceId: string, docId: string): string {
 /** `files/<sourceId>/photos/<hash of the person id>`: a person photo (PHO-1). */
 export function photoKey(sourceId: string, personId: string): string {
   return `${FILES_PREFIX}${sourceId}/photos/${idHash(personId)}`;
+}
+
+/**
+ * OTH-4: a geo source's stock — the FeatureCollection in S3 (`geo/<body>/plans.geojson`) and the State
+ * table's partition `GEO#<sourceId>`: `PLAN#<planId>` per plan, `PAPER#<paper id>` per linked paper,
+ * and the run state `STATE` (shared/store geo-items.ts).
+ */
+export const GEO_OBJECT_PREFIX = 'geo';
+export const geoPartition = (sourceId: string) => `GEO#${sourceId}`;
+
+export function geoObjectKey(sourceId: string): string {
+  return `${GEO_OBJECT_PREFIX}/${sourceId.slice(GEO_ID_PREFIX.length)}/plans.geojson`;
 }
