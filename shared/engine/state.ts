@@ -1,7 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { IngestorError } from '../errors';
-import { type AwsClients, bodySk, slugSk, sourcePartition } from '../store';
+import { type AwsClients, bodySk, sessionSk, slugSk, sourcePartition } from '../store';
 import { stableStringify } from './objects';
 import type { BodyRecord, SystemRecord } from './types';
 
@@ -17,11 +17,10 @@ import type { BodyRecord, SystemRecord } from './types';
  * `bodyKey` = first 16 hex of SHA-256(body id): stable whatever the body's name does.
  */
 // The keys live in shared/store keys.ts (one home for every key, issue 29 item 1).
-export { bodySk, slugSk, sourcePartition };
+export { bodySk, sessionSk, slugSk, sourcePartition };
 
 export const SK_SYSTEM = 'OPARL#SYSTEM';
 export const cursorSk = (kind: string) => `CURSOR#${kind}`;
-export const sessionSk = (bodyKey: string) => `SESSION#${bodyKey}`;
 
 /**
  * An unchanged list mark or body is rewritten at most this often, only to move its times

@@ -1,6 +1,6 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { TableContext } from './context';
-import { bodySk, slugSk, sourcePartition } from './keys';
+import { bodySk, sessionSk, slugSk, sourcePartition } from './keys';
 
 /**
  * The operator's writes to a body's `BODY#` record and the reads of its `SLUG#` reservation (State
@@ -21,6 +21,17 @@ export class BodyRecords {
     );
     const bodyKey = out.Item?.bodyKey;
     return typeof bodyKey === 'string' ? bodyKey : undefined;
+  }
+
+  /** SCH-2: the body's `SESSION#` item (`m_<meetingKey>` = its Berlin date), as stored; {} when none. */
+  async sessionDays(sourceId: string, bodyKey: string): Promise<Record<string, unknown>> {
+    const out = await this.ctx.doc.send(
+      new GetCommand({
+        TableName: this.ctx.table,
+        Key: { pk: sourcePartition(sourceId), sk: sessionSk(bodyKey) },
+      }),
+    );
+    return out.Item ?? {};
   }
 
   /** ONB-4: `bodies list|unlist`, with who changed it and when. */

@@ -192,6 +192,8 @@ export function sourcePartition(sourceId: string): string {
 
 /** `BODY#<bodyKey>`: one body's record (ONB-4), `bodyKey` = first 16 hex of SHA-256(body id). */
 export const bodySk = (bodyKey: string) => `BODY#${bodyKey}`;
+/** `SESSION#<bodyKey>`: a body's upcoming meeting days, one attribute `m_<meetingKey>` each (SCH-2). */
+export const sessionSk = (bodyKey: string) => `SESSION#${bodyKey}`;
 /** `SLUG#<slug>`: the reservation that makes a body's slug unique per source. */
 export const slugSk = (slug: string) => `SLUG#${slug}`;
 
@@ -270,3 +272,12 @@ export const geoPartition = (sourceId: string) => `GEO#${sourceId}`;
 export function geoObjectKey(sourceId: string): string {
   return `${GEO_OBJECT_PREFIX}/${sourceId.slice(GEO_ID_PREFIX.length)}/plans.geojson`;
 }
+
+/**
+ * OTH-5: a broadcast's partition `BROADCAST#<broadcastId>` (State table): `STATUS`, and
+ * `MEETING#<meetingKey>` per meeting (shared/store broadcast-items.ts).
+ */
+export const broadcastPartition = (broadcastId: string) => `BROADCAST#${broadcastId}`;
+export const BROADCAST_STATUS_SK = 'STATUS';
+export const BROADCAST_MEETING_PREFIX = 'MEETING#';
+export const broadcastMeetingSk = (meetingKey: string) => `${BROADCAST_MEETING_PREFIX}${meetingKey}`;

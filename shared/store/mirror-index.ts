@@ -89,6 +89,18 @@ export class MirrorIndex {
     return out.Item;
   }
 
+  /** The items of one source and type whose id hash begins with `prefix` (one Query page). */
+  async withHashPrefix(sourceId: string, type: string, prefix: string): Promise<IndexItem[]> {
+    const out = await this.ctx.doc.send(
+      new QueryCommand({
+        TableName: this.ctx.table,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :key)',
+        ExpressionAttributeValues: { ':pk': indexPartition(sourceId, type), ':key': prefix },
+      }),
+    );
+    return out.Items ?? [];
+  }
+
   /** Every item of one source and type, optionally only a body's (filtered in DynamoDB). */
   async *query(
     sourceId: string,
