@@ -1,9 +1,4 @@
-import {
-  berlinDate,
-  isRecord,
-  type OParlObject,
-  parseOParlTime,
-} from '../engine';
+import { berlinDate, isRecord, type OParlObject, parseOParlTime } from '../engine';
 import type { MirrorIndexEntry, MirrorStore } from '../mirror';
 import { type AwsClients, BodyRecords, MirrorIndex } from '../store';
 import { candidateDays } from './decide';
