@@ -1,14 +1,6 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import {
-  berlinDate,
-  isRecord,
-  type OParlObject,
-  parseOParlTime,
-  sessionSk,
-  sourcePartition,
-} from '../engine';
-import { indexPartition, type MirrorIndexEntry, type MirrorStore } from '../mirror';
-import type { AwsClients } from '../store';
+import { berlinDate, isRecord, type OParlObject, parseOParlTime } from '../engine';
+import type { MirrorIndexEntry, MirrorStore } from '../mirror';
+import { type AwsClients, BodyRecords, MirrorIndex } from '../store';
 import { candidateDays } from './decide';
 import type { ScheduledMeeting } from './types';
 
@@ -52,14 +44,12 @@ export async function sessionMeetingKeys(
   body: BodyRef,
   days: string[],
 ): Promise<string[]> {
-  const out = await deps.clients.doc.send(
-    new GetCommand({
-      TableName: deps.stateTable,
-      Key: { pk: sourcePartition(body.councilSourceId), sk: sessionSk(body.bodyKey) },
-    }),
+  const item = await new BodyRecords({ doc: deps.clients.doc, table: deps.stateTable }).sessionDays(
+    body.councilSourceId,
+    body.bodyKey,
   );
   const wanted = new Set(days);
-  return Object.entries(out.Item ?? {})
+  return Object.entries(item)
     .filter(([attr, date]) => attr.startsWith('m_') && typeof date === 'string' && wanted.has(date))
     .map(([attr]) => attr.slice(2));
 }
@@ -70,17 +60,11 @@ async function meetingEntry(
   body: BodyRef,
   meetingKey: string,
 ): Promise<MirrorIndexEntry | undefined> {
-  const out = await deps.clients.doc.send(
-    new QueryCommand({
-      TableName: deps.stateTable,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :key)',
-      ExpressionAttributeValues: {
-        ':pk': indexPartition(body.councilSourceId, 'meeting'),
-        ':key': meetingKey,
-      },
-    }),
-  );
-  const entries = (out.Items ?? []) as unknown as MirrorIndexEntry[];
+  const entries = (await new MirrorIndex({ doc: deps.clients.doc, table: deps.stateTable }).withHashPrefix(
+    body.councilSourceId,
+    'meeting',
+    meetingKey,
+  )) as unknown as MirrorIndexEntry[];
   // 64 bits of hash prefix: a second meeting of the same prefix is not expected; the body decides.
   return entries.find((e) => e.bodyId === undefined || e.bodyId === body.bodyId);
 }

@@ -2,7 +2,13 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type BroadcastConfig, type BroadcastItem, parseBroadcastItem } from '../config';
 import { SourcePartitionItems } from '../engine';
 import { IngestorError } from '../errors';
-import { type AwsClients, putOtherItem } from '../store';
+import {
+  type AwsClients,
+  BROADCAST_STATUS_SK,
+  broadcastMeetingSk,
+  broadcastPartition,
+  putOtherItem,
+} from '../store';
 import { BROADCAST_POLL_INTERVAL_MS } from './constants';
 import type { KnownMeeting } from './meetings';
 import type { BroadcastMeetingRecord, BroadcastStatus } from './types';
@@ -14,9 +20,11 @@ import type { BroadcastMeetingRecord, BroadcastStatus } from './types';
  * - `MEETING#<meetingKey>` per meeting: live now, first / last seen live, stream URL
  * Every write is one single-item update (dynalite has no transactions; none are needed).
  */
-export const broadcastPartition = (broadcastId: string) => `BROADCAST#${broadcastId}`;
-const STATUS_SK = 'STATUS';
-const meetingSk = (meetingKey: string) => `MEETING#${meetingKey}`;
+// The keys live in shared/store keys.ts (one home for every key, issue 29 item 1).
+export { broadcastPartition };
+
+const STATUS_SK = BROADCAST_STATUS_SK;
+const meetingSk = broadcastMeetingSk;
 
 export type StoredBroadcastStatus = BroadcastStatus & { known?: Record<string, KnownMeeting> };
 

@@ -13,7 +13,7 @@ export const CHANGE_DETAIL_TYPE = 'Mirror object changed';
  * Events a publish could not deliver wait in the State table under this partition (the outbox) until a
  * later flush delivers them. One partition: it holds only undelivered events, normally none.
  */
-export const OUTBOX_PARTITION = 'CHANGES#OUTBOX';
+export { OUTBOX_PARTITION } from '../store';
 
 /**
  * How often a process looks into the outbox even when it outboxed nothing itself (another instance may

@@ -1,8 +1,7 @@
-import { createHash } from 'node:crypto';
-import { DeleteCommand, type DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { IngestorError } from '../errors';
 import { DIMENSIONS, logger, METRICS, type MetricsBuffer, metrics as processMetrics } from '../observability';
-import { CHANGE_BATCH_MAX, OUTBOX_DRAIN_INTERVAL_MS, OUTBOX_DRAIN_MAX, OUTBOX_PARTITION } from './constants';
+import { FeedOutbox, type TableContext } from '../store';
+import { CHANGE_BATCH_MAX, OUTBOX_DRAIN_INTERVAL_MS, OUTBOX_DRAIN_MAX } from './constants';
 import type { ChangeEvent, ChangeSink, FlushReport } from './types';
 
 /**
@@ -23,16 +22,10 @@ export class ChangeFeedUndeliveredError extends IngestorError {
 
 export interface ChangeFeedOptions {
   sink: ChangeSink;
-  /** The State table holds the outbox (`OUTBOX_PARTITION`). */
-  outbox: { doc: DynamoDBDocumentClient; table: string };
+  /** The State table holds the outbox (shared/store `FeedOutbox`, partition `OUTBOX_PARTITION`). */
+  outbox: TableContext;
   now?: () => number;
   metrics?: MetricsBuffer;
-}
-
-/** Deterministic outbox key: outboxing the same event twice keeps one item. */
-function outboxSk(event: ChangeEvent): string {
-  const digest = createHash('sha256').update(JSON.stringify(event)).digest('hex').slice(0, 24);
-  return `${event.at}#${digest}`;
 }
 
 /**
@@ -61,8 +54,10 @@ export class ChangeFeed {
   private readonly staged = new Set<string>();
   private readonly now: () => number;
   private readonly metrics: MetricsBuffer;
+  private readonly outbox: FeedOutbox<ChangeEvent>;
 
   constructor(private readonly options: ChangeFeedOptions) {
+    this.outbox = new FeedOutbox(options.outbox);
     this.now = options.now ?? Date.now;
     this.metrics = options.metrics ?? processMetrics;
   }
@@ -77,13 +72,13 @@ export class ChangeFeed {
    */
   async stage(event: ChangeEvent): Promise<void> {
     await this.putOutbox(event);
-    this.staged.add(outboxSk(event));
+    this.staged.add(this.outbox.keyOf(event));
   }
 
   /** The staged event's commit did certainly not happen (its condition failed): no change to publish. */
   async unstage(event: ChangeEvent): Promise<void> {
     await this.deleteOutbox(event);
-    this.staged.delete(outboxSk(event));
+    this.staged.delete(this.outbox.keyOf(event));
   }
 
   /** Called after a commit; sends a full batch at once. */
@@ -100,21 +95,22 @@ export class ChangeFeed {
     const undelivered = new Set(failed);
     // Staged events wait in the outbox until the sink took them; then they leave it.
     for (const event of events) {
-      const sk = outboxSk(event);
+      const sk = this.outbox.keyOf(event);
       if (undelivered.has(event) || !this.staged.has(sk)) continue;
       this.staged.delete(sk);
       await this.forget(event);
     }
     if (failed.length > 0) {
       try {
-        for (const event of failed) if (!this.staged.has(outboxSk(event))) await this.putOutbox(event);
+        for (const event of failed)
+          if (!this.staged.has(this.outbox.keyOf(event))) await this.putOutbox(event);
       } catch (error) {
         this.buffer.unshift(...failed);
         this.count('undelivered', failed.length);
         throw new ChangeFeedUndeliveredError(failed.length, error);
       }
       // In the outbox now (put above, or staged before the commit): the outbox's drain delivers them.
-      for (const event of failed) this.staged.delete(outboxSk(event));
+      for (const event of failed) this.staged.delete(this.outbox.keyOf(event));
       this.outboxPending = true;
       report.outboxed = failed.length;
       this.count('outboxed', failed.length);
@@ -142,16 +138,7 @@ export class ChangeFeed {
 
   /** Events waiting in the outbox (oldest first), at most `limit`. */
   async outboxed(limit = OUTBOX_DRAIN_MAX): Promise<ChangeEvent[]> {
-    const out = await this.options.outbox.doc.send(
-      new QueryCommand({
-        TableName: this.options.outbox.table,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': OUTBOX_PARTITION },
-        ConsistentRead: true,
-        Limit: limit,
-      }),
-    );
-    return (out.Items ?? []).map((item) => item.event as ChangeEvent);
+    return this.outbox.oldest(limit);
   }
 
   private async redeliver(): Promise<number> {
@@ -175,12 +162,7 @@ export class ChangeFeed {
   }
 
   private async putOutbox(event: ChangeEvent): Promise<void> {
-    await this.options.outbox.doc.send(
-      new PutCommand({
-        TableName: this.options.outbox.table,
-        Item: { pk: OUTBOX_PARTITION, sk: outboxSk(event), event },
-      }),
-    );
+    await this.outbox.put(event);
   }
 
   /**
@@ -200,12 +182,7 @@ export class ChangeFeed {
   }
 
   private async deleteOutbox(event: ChangeEvent): Promise<void> {
-    await this.options.outbox.doc.send(
-      new DeleteCommand({
-        TableName: this.options.outbox.table,
-        Key: { pk: OUTBOX_PARTITION, sk: outboxSk(event) },
-      }),
-    );
+    await this.outbox.remove(event);
   }
 
   private count(outcome: string, n: number): void {

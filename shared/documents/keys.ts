@@ -1,8 +1,18 @@
 /**
- * Index shards and photo marks of the document functions. The S3 keys of the copies (`fileKey`,
- * `textKey`, `photoKey`, `incomingKey`) are the bucket layout's: shared/mirror `keys.ts`.
+ * The document functions' S3 keys (`files/…`, `text/…`, photos) live in shared/store keys.ts (issue 29
+ * item 1: one home for every key); re-exported here for the document functions' users.
  */
+
 export { bodyKeyOf } from '../oparl';
+export {
+  FILES_PREFIX,
+  fileKey,
+  INCOMING_PREFIX,
+  incomingKey,
+  photoKey,
+  TEXT_PREFIX,
+  textKey,
+} from '../store';
 
 /**
  * Shards of the `byNextAttempt` index: one queue per function and source (per body where a rule

@@ -1,7 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { IngestorError } from '../errors';
-import type { AwsClients } from '../store';
+import { type AwsClients, bodySk, sessionSk, slugSk, sourcePartition } from '../store';
 import { stableStringify } from './objects';
 import type { BodyRecord, SystemRecord } from './types';
 
@@ -16,15 +16,11 @@ import type { BodyRecord, SystemRecord } from './types';
  * The mirror index lives in its own partitions (`MIRROR#…`, see shared/mirror/store.ts).
  * `bodyKey` = first 16 hex of SHA-256(body id): stable whatever the body's name does.
  */
-export function sourcePartition(sourceId: string): string {
-  return `SOURCE#${sourceId}`;
-}
+// The keys live in shared/store keys.ts (one home for every key, issue 29 item 1).
+export { bodySk, sessionSk, slugSk, sourcePartition };
 
 export const SK_SYSTEM = 'OPARL#SYSTEM';
-export const bodySk = (bodyKey: string) => `BODY#${bodyKey}`;
 export const cursorSk = (kind: string) => `CURSOR#${kind}`;
-export const sessionSk = (bodyKey: string) => `SESSION#${bodyKey}`;
-export const slugSk = (slug: string) => `SLUG#${slug}`;
 
 /**
  * An unchanged list mark or body is rewritten at most this often, only to move its times

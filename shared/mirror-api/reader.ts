@@ -1,19 +1,8 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { type BodyRecord, SyncStateStore } from '../engine';
 import type { MirrorIndexEntry, MirrorRecord } from '../mirror';
-import {
-  apiIdHash,
-  indexPartition,
-  LIST_PARTITION_ATTRIBUTE,
-  LIST_SORT_ATTRIBUTE,
-  listCountKey,
-  listPartition,
-  MirrorStore,
-  mirrorKeyOfHash,
-} from '../mirror';
+import { apiIdHash, listPartition, MirrorStore, mirrorKeyOfHash } from '../mirror';
 import { DIMENSIONS, logger, METRICS, metrics } from '../observability';
-import type { AwsClients } from '../store';
-import { LIST_INDEX, loadAllSources } from '../store';
+import { type AwsClients, LIST_INDEX, loadAllSources, MirrorIndex } from '../store';
 import { TakedownRegistry, type TakedownSet } from '../takedown';
 import { BODIES_TTL_MS } from './constants';
 import { MirrorApiIndexMissingError } from './errors';
@@ -96,6 +85,7 @@ class Cached<T> {
 
 export class MirrorReader {
   private readonly mirror: MirrorStore;
+  private readonly index: MirrorIndex;
   private readonly registry: TakedownRegistry;
   private readonly bodies: Cached<SourceBody[]>;
   private readonly takedownSets: Cached<TakedownSet>;
@@ -112,6 +102,7 @@ export class MirrorReader {
     now: () => number = Date.now,
   ) {
     this.mirror = new MirrorStore(clients, { bucket: config.bucket, stateTable: config.tables.state });
+    this.index = new MirrorIndex({ doc: clients.doc, table: config.tables.state });
     this.registry = new TakedownRegistry(clients.doc, config.tables.state);
     this.bodies = new Cached(now);
     this.takedownSets = new Cached(now);
@@ -147,12 +138,10 @@ export class MirrorReader {
     const list = listPartition(sourceId, bodyId, type);
     return this.listCounters.get(list, async () => {
       this.consumed.countReads += 1;
-      const out = await this.clients.doc.send(
-        new GetCommand({ TableName: this.config.tables.state, Key: listCountKey(sourceId, list) }),
-      );
-      if (out.Item === undefined) return undefined;
-      const entries = Number(out.Item.entries ?? 0);
-      const live = Number(out.Item.live ?? 0);
+      const item = await this.index.listCount(sourceId, list, { consistent: false });
+      if (item === undefined) return undefined;
+      const entries = Number(item.entries ?? 0);
+      const live = Number(item.live ?? 0);
       if (entries < 0 || live < 0) {
         logger.warn('API list counter below zero, clamped (run backfill-index)', { list, entries, live });
         metrics.count(METRICS.apiListCounts, { [DIMENSIONS.outcome]: 'negative' });
@@ -180,20 +169,8 @@ export class MirrorReader {
   /** The source's body index items: one Query (more only past 1 MB), cached with the bodies. */
   private async bodyEntries(sourceId: string): Promise<Map<string, BodyIndexItem>> {
     const entries = new Map<string, BodyIndexItem>();
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const out = await this.clients.doc.send(
-        new QueryCommand({
-          TableName: this.config.tables.state,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': indexPartition(sourceId, 'body') },
-          ProjectionExpression: 'sk, fetchedAt, deleted, o',
-          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-        }),
-      );
-      for (const item of (out.Items ?? []) as BodyIndexItem[]) entries.set(item.sk, item);
-      startKey = out.LastEvaluatedKey;
-    } while (startKey);
+    for await (const item of this.index.query(sourceId, 'body', { projection: 'sk, fetchedAt, deleted, o' }))
+      entries.set(String(item.sk), item as unknown as BodyIndexItem);
     return entries;
   }
 
@@ -221,15 +198,9 @@ export class MirrorReader {
   }
 
   async indexEntry(sourceId: string, type: string, hash: string): Promise<MirrorIndexEntry | undefined> {
-    const out = await this.clients.doc.send(
-      new GetCommand({
-        TableName: this.config.tables.state,
-        Key: { pk: indexPartition(sourceId, type), sk: hash },
-        ReturnConsumedCapacity: 'TOTAL',
-      }),
-    );
-    this.count(out.ConsumedCapacity?.CapacityUnits);
-    return out.Item as MirrorIndexEntry | undefined;
+    const { item, units } = await this.index.getByHash(sourceId, type, hash);
+    this.count(units);
+    return item as MirrorIndexEntry | undefined;
   }
 
   /**
@@ -239,54 +210,17 @@ export class MirrorReader {
    */
   async listPage(sourceId: string, bodyId: string, type: string, query: ListQuery): Promise<IndexRowItem[]> {
     const { lo, hi } = sortRange(query);
-    const partition = listPartition(sourceId, bodyId, type);
-    const values: Record<string, unknown> = { ':p': partition };
-    let condition = '#lp = :p';
-    if (lo !== undefined && hi !== undefined) {
-      condition += ' AND #ls BETWEEN :lo AND :hi';
-      values[':lo'] = lo;
-      values[':hi'] = hi;
-    } else if (lo !== undefined) {
-      condition += ' AND #ls >= :lo';
-      values[':lo'] = lo;
-    } else if (hi !== undefined) {
-      condition += ' AND #ls <= :hi';
-      values[':hi'] = hi;
-    }
     const after = query.cursor?.after;
-    const pk = indexPartition(sourceId, type);
-    const out = await this.query(
-      new QueryCommand({
-        TableName: this.config.tables.state,
-        IndexName: LIST_INDEX,
-        KeyConditionExpression: condition,
-        ExpressionAttributeNames: {
-          '#lp': LIST_PARTITION_ATTRIBUTE,
-          ...(lo === undefined && hi === undefined ? {} : { '#ls': LIST_SORT_ATTRIBUTE }),
-        },
-        ExpressionAttributeValues: values,
-        Limit: query.limit + 1,
-        ReturnConsumedCapacity: 'TOTAL',
-        ...(after === undefined
-          ? {}
-          : {
-              // An index's start key is its own keys and the table's: the cursor carries both sort keys.
-              ExclusiveStartKey: {
-                [LIST_PARTITION_ATTRIBUTE]: partition,
-                [LIST_SORT_ATTRIBUTE]: after.sort,
-                pk,
-                sk: after.key,
-              },
-            }),
-      }),
-    );
-    this.count(out.ConsumedCapacity?.CapacityUnits);
-    return (out.Items ?? []) as IndexRowItem[];
-  }
-
-  private async query(command: QueryCommand) {
+    const list = listPartition(sourceId, bodyId, type);
+    let page: Awaited<ReturnType<MirrorIndex['listPage']>>;
     try {
-      return await this.clients.doc.send(command);
+      page = await this.index.listPage(sourceId, type, {
+        list,
+        ...(lo !== undefined ? { lo } : {}),
+        ...(hi !== undefined ? { hi } : {}),
+        limit: query.limit + 1,
+        ...(after !== undefined ? { after } : {}),
+      });
     } catch (err) {
       const e = err as { name?: string; message?: string };
       if (e.name === 'ValidationException' && /index/i.test(e.message ?? '')) {
@@ -294,6 +228,8 @@ export class MirrorReader {
       }
       throw err;
     }
+    this.count(page.units);
+    return page.items as unknown as IndexRowItem[];
   }
 
   read(entry: Pick<MirrorIndexEntry, 'sourceId' | 'type' | 'id'>): Promise<MirrorRecord | undefined> {

@@ -1,26 +1,13 @@
-import { CopyObjectCommand, DeleteObjectCommand } from '@aws-sdk/client-s3';
-import {
-  DeleteCommand,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  type QueryCommandOutput,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
-import type { AwsClients } from '../store';
-import { LIST_INDEX } from '../store';
+import { type AwsClients, BucketObjects, isMissingObject, MirrorIndex } from '../store';
 import {
   apiIdHash,
   committedAtOfListSort,
   INLINE_ITEM_MAX_BYTES,
-  indexPartition,
   itemSizeBound,
   LEGACY_LIST_ATTRIBUTES,
-  LIST_COUNT_PREFIX,
   LIST_PARTITION_ATTRIBUTE,
   LIST_SORT_ATTRIBUTE,
   legacyMirrorKey,
-  listCountKey,
   listPartition,
   listSort,
   listSortOfHash,
@@ -138,6 +125,8 @@ export async function backfillListIndex(
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   // Not `changes`: a backfill commits no change of any object (nothing to publish).
   const mirror = new MirrorStore({ doc: clients.doc, s3: clients.s3 }, config);
+  const index = new MirrorIndex({ doc: clients.doc, table: config.stateTable });
+  const objects = new BucketObjects({ s3: clients.s3, bucket: config.bucket });
   const report: BackfillReport = {
     scanned: 0,
     updated: 0,
@@ -160,91 +149,62 @@ export async function backfillListIndex(
   for (const sourceId of options.sourceIds) {
     const lists = new Set<string>();
     for (const type of MIRROR_TYPES) {
-      let startKey: QueryCommandOutput['LastEvaluatedKey'];
-      do {
-        const page = await clients.doc.send(
-          new QueryCommand({
-            TableName: config.stateTable,
-            KeyConditionExpression: 'pk = :pk',
-            ExpressionAttributeValues: { ':pk': indexPartition(sourceId, type) },
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        for (let raw of page.Items ?? []) {
-          report.scanned += 1;
-          if (needsRekey(raw as BackfillItem)) {
-            const moved = await rekey(clients, config, sourceId, type, raw, paced, options.dryRun === true);
-            if (moved === 'superseded') {
-              report.superseded += 1;
-              continue;
-            }
-            report.rekeyed += 1;
-            if (options.dryRun) continue;
-            raw = moved;
+      for await (const read of index.query(sourceId, type)) {
+        let raw = read;
+        report.scanned += 1;
+        if (needsRekey(raw as unknown as BackfillItem)) {
+          const moved = await rekey(index, objects, sourceId, type, raw, paced, options.dryRun === true);
+          if (moved === 'superseded') {
+            report.superseded += 1;
+            continue;
           }
-          const item = raw as BackfillItem;
-          if (item.lp !== undefined) lists.add(item.lp);
-          const need = backfillNeed(item);
-          if (!need) continue;
-          const set: Record<string, unknown> = {};
-          if (need.listKeys) {
-            const at = (item.takedown as { at?: string } | undefined)?.at ?? item.fetchedAt;
-            const list = listPartition(sourceId, item.bodyId as string, type);
-            set[LIST_PARTITION_ATTRIBUTE] = list;
-            set[LIST_SORT_ATTRIBUTE] = listSort(at, item.id);
-            lists.add(list);
-          }
-          if (need.inline) {
-            const record = await mirror.readKey(mirrorKey(sourceId, type, item.id));
-            const inline = record && record.meta.deleted !== true ? JSON.stringify(record.object) : undefined;
-            if (inline !== undefined && itemSizeBound({ ...raw, ...set, o: inline }) <= INLINE_ITEM_MAX_BYTES)
-              set.o = inline;
-          }
-          const remove = need.legacy ? LEGACY_LIST_ATTRIBUTES.filter((name) => item[name] !== undefined) : [];
-          if (Object.keys(set).length === 0 && remove.length === 0) continue;
-          report.updated += 1;
-          if (remove.length > 0) report.moved += 1;
-          if (set.o !== undefined) report.inlined += 1;
+          report.rekeyed += 1;
           if (options.dryRun) continue;
-          await paced();
-          const names = Object.keys(set);
-          const clauses = [
-            ...(names.length > 0 ? [`SET ${names.map((n) => `#${n} = :${n}`).join(', ')}`] : []),
-            ...(remove.length > 0 ? [`REMOVE ${remove.map((n) => `#${n}`).join(', ')}`] : []),
-          ];
-          try {
-            await clients.doc.send(
-              new UpdateCommand({
-                TableName: config.stateTable,
-                Key: { pk: indexPartition(sourceId, type), sk: apiIdHash(item.id) },
-                UpdateExpression: clauses.join(' '),
-                // Only over the version read: a sync's newer write (or a takedown's mark) wins.
-                ConditionExpression: `fetchedAt = :fetchedAt AND deleted = :deleted AND ${
-                  item.takedown === undefined
-                    ? 'attribute_not_exists(takedown)'
-                    : 'attribute_exists(takedown)'
-                }`,
-                ExpressionAttributeNames: Object.fromEntries([...names, ...remove].map((n) => [`#${n}`, n])),
-                ExpressionAttributeValues: {
-                  ...Object.fromEntries(names.map((n) => [`:${n}`, set[n]])),
-                  ':fetchedAt': item.fetchedAt,
-                  ':deleted': item.deleted,
-                },
-              }),
-            );
-          } catch (error) {
-            if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
-            report.updated -= 1;
-            if (remove.length > 0) report.moved -= 1;
-            if (set.o !== undefined) report.inlined -= 1;
-            report.raced += 1;
-          }
+          raw = moved;
         }
-        startKey = page.LastEvaluatedKey;
-      } while (startKey);
+        const item = raw as unknown as BackfillItem;
+        if (item.lp !== undefined) lists.add(item.lp);
+        const need = backfillNeed(item);
+        if (!need) continue;
+        const set: Record<string, unknown> = {};
+        if (need.listKeys) {
+          const at = (item.takedown as { at?: string } | undefined)?.at ?? item.fetchedAt;
+          const list = listPartition(sourceId, item.bodyId as string, type);
+          set[LIST_PARTITION_ATTRIBUTE] = list;
+          set[LIST_SORT_ATTRIBUTE] = listSort(at, item.id);
+          lists.add(list);
+        }
+        if (need.inline) {
+          const record = await mirror.readKey(mirrorKey(sourceId, type, item.id));
+          const inline = record && record.meta.deleted !== true ? JSON.stringify(record.object) : undefined;
+          if (inline !== undefined && itemSizeBound({ ...raw, ...set, o: inline }) <= INLINE_ITEM_MAX_BYTES)
+            set.o = inline;
+        }
+        const remove = need.legacy ? LEGACY_LIST_ATTRIBUTES.filter((name) => item[name] !== undefined) : [];
+        if (Object.keys(set).length === 0 && remove.length === 0) continue;
+        report.updated += 1;
+        if (remove.length > 0) report.moved += 1;
+        if (set.o !== undefined) report.inlined += 1;
+        if (options.dryRun) continue;
+        await paced();
+        // Only over the version read: a sync's newer write (or a takedown's mark) wins.
+        const updated = await index.updateAsRead(
+          sourceId,
+          type,
+          item.id,
+          { set, remove },
+          { fetchedAt: item.fetchedAt, deleted: item.deleted, takenDown: item.takedown !== undefined },
+        );
+        if (!updated) {
+          report.updated -= 1;
+          if (remove.length > 0) report.moved -= 1;
+          if (set.o !== undefined) report.inlined -= 1;
+          report.raced += 1;
+        }
+      }
     }
     // Lists with a counter but no entries left (all purged) are recounted too: to zero.
-    for (const list of await counterLists(clients, config.stateTable, sourceId)) {
+    for (const list of await index.counterLists(sourceId)) {
       if (LIST_PARTITION_FORM.test(list)) {
         lists.add(list);
         continue;
@@ -252,14 +212,11 @@ export async function backfillListIndex(
       report.legacyCounters += 1;
       if (options.dryRun) continue;
       await paced();
-      await clients.doc.send(
-        new DeleteCommand({ TableName: config.stateTable, Key: listCountKey(sourceId, list) }),
-      );
+      await index.deleteListCount(sourceId, list);
     }
     for (const list of [...lists].sort()) {
       report.lists += 1;
-      if (await recountList(clients, config.stateTable, sourceId, list, paced, options.dryRun === true))
-        report.recounted += 1;
+      if (await recountList(index, sourceId, list, paced, options.dryRun === true)) report.recounted += 1;
     }
   }
   return report;
@@ -270,8 +227,8 @@ export async function backfillListIndex(
  * the item as now stored, or `superseded` when a sync had already written the object under its new key.
  */
 async function rekey(
-  clients: Pick<AwsClients, 'doc' | 's3'>,
-  config: MirrorStoreConfig,
+  index: MirrorIndex,
+  objects: BucketObjects,
   sourceId: string,
   type: string,
   raw: Record<string, unknown>,
@@ -286,172 +243,49 @@ async function rekey(
   if (dryRun) return moved;
   const oldKey = legacyMirrorKey(sourceId, type, id);
   // A sync that wrote the object under its new key meanwhile holds the newer record: never copy over it.
-  const newer = (
-    await clients.doc.send(
-      new GetCommand({ TableName: config.stateTable, Key: { pk: raw.pk, sk: hash }, ConsistentRead: true }),
-    )
-  ).Item;
-  let superseded = newer !== undefined;
+  let superseded = await index.holds(raw, hash);
   if (!superseded) await copyRecord();
   if (!superseded) {
     await paced();
-    try {
-      await clients.doc.send(
-        new PutCommand({
-          TableName: config.stateTable,
-          Item: moved,
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
-    } catch (error) {
-      if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
-      superseded = true;
-    }
+    superseded = !(await index.putMoved(moved));
   }
   await paced();
-  try {
-    await clients.doc.send(
-      new DeleteCommand({
-        TableName: config.stateTable,
-        Key: { pk: raw.pk, sk: raw.sk },
-        // Only as read: anything that changed it meanwhile is left for the next run to look at.
-        ConditionExpression: 'fetchedAt = :fetchedAt',
-        ExpressionAttributeValues: { ':fetchedAt': raw.fetchedAt },
-      }),
-    );
-  } catch (error) {
-    if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
-  }
+  // Only as read: anything that changed it meanwhile is left for the next run to look at.
+  await index.deleteAsRead(raw);
   await paced();
-  await clients.s3.send(new DeleteObjectCommand({ Bucket: config.bucket, Key: oldKey }));
+  await objects.delete(oldKey);
   return superseded ? 'superseded' : moved;
 
   async function copyRecord(): Promise<void> {
     await paced();
     try {
-      await clients.s3.send(
-        new CopyObjectCommand({
-          Bucket: config.bucket,
-          CopySource: `${config.bucket}/${oldKey}`,
-          Key: mirrorKey(sourceId, type, id),
-        }),
-      );
+      await objects.copy(oldKey, mirrorKey(sourceId, type, id));
     } catch (error) {
       // No record (a taken-down object's was purged): only the index item moves.
-      if (!isMissing(error)) throw error;
+      if (!isMissingObject(error)) throw error;
     }
   }
 }
 
-function isMissing(error: unknown): boolean {
-  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
-  return e.name === 'NoSuchKey' || e.name === 'NotFound' || e.$metadata?.httpStatusCode === 404;
-}
-
-/** The lists of a source that have a counter (one Query of its counter partition). */
-async function counterLists(
-  clients: Pick<AwsClients, 'doc'>,
-  table: string,
-  sourceId: string,
-): Promise<string[]> {
-  const { pk } = listCountKey(sourceId, '');
-  const out: string[] = [];
-  let startKey: QueryCommandOutput['LastEvaluatedKey'];
-  do {
-    const page = await clients.doc.send(
-      new QueryCommand({
-        TableName: table,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': pk },
-        ProjectionExpression: 'sk',
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) out.push(String(item.sk).slice(LIST_COUNT_PREFIX.length + 1));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return out;
-}
-
 /**
- * Sets one list's counter to what its `byList` partition holds: entries = every item (the Query's
- * ScannedCount), live = those neither deleted nor taken down (its Count after the filter). Returns
- * whether the counter was off.
+ * Sets one list's counter to what its `byList` partition holds (shared/store `MirrorIndex.countList`).
+ * Returns whether the counter was off.
  */
 async function recountList(
-  clients: Pick<AwsClients, 'doc'>,
-  table: string,
+  index: MirrorIndex,
   sourceId: string,
   list: string,
   paced: () => Promise<void>,
   dryRun: boolean,
 ): Promise<boolean> {
-  const key = listCountKey(sourceId, list);
   for (let attempt = 0; attempt < RECOUNT_ATTEMPTS; attempt++) {
-    const held = (
-      await clients.doc.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: true }))
-    ).Item;
-    let entries = 0;
-    let live = 0;
-    let startKey: QueryCommandOutput['LastEvaluatedKey'];
-    do {
-      await paced();
-      const page = await clients.doc.send(
-        new QueryCommand({
-          TableName: table,
-          IndexName: LIST_INDEX,
-          KeyConditionExpression: '#lp = :p',
-          FilterExpression: 'deleted <> :t AND attribute_not_exists(takedown)',
-          ExpressionAttributeNames: { '#lp': LIST_PARTITION_ATTRIBUTE },
-          ExpressionAttributeValues: { ':p': list, ':t': true },
-          Select: 'COUNT',
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      entries += page.ScannedCount ?? 0;
-      live += page.Count ?? 0;
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+    const held = await index.listCount(sourceId, list);
+    const { entries, live } = await index.countList(list, paced);
     if (held?.entries === entries && held?.live === live) return false;
     if (dryRun) return true;
     await paced();
-    try {
-      await clients.doc.send(
-        new PutCommand({
-          TableName: table,
-          Item: { ...key, entries, live },
-          // Only over the counter we read: an ADD of a sync meanwhile means counting again.
-          ...heldCondition(held),
-        }),
-      );
-      return true;
-    } catch (error) {
-      if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
-    }
+    // Only over the counter we read: an ADD of a sync meanwhile means counting again.
+    if (await index.putListCount(sourceId, list, { entries, live }, held)) return true;
   }
   return false;
-}
-
-/**
- * Pure: the condition that the counter is still the one read — absent, or each number as it was, a
- * missing number (an item an operator edited by hand) as missing.
- */
-export function heldCondition(held: Record<string, unknown> | undefined): {
-  ConditionExpression: string;
-  ExpressionAttributeValues?: Record<string, unknown>;
-} {
-  if (held === undefined) return { ConditionExpression: 'attribute_not_exists(pk)' };
-  const clauses: string[] = [];
-  const values: Record<string, unknown> = {};
-  for (const name of ['entries', 'live'] as const) {
-    if (held[name] === undefined) clauses.push(`attribute_not_exists(${name})`);
-    else {
-      clauses.push(`${name} = :${name}`);
-      values[`:${name}`] = held[name];
-    }
-  }
-  return {
-    ConditionExpression: clauses.join(' AND '),
-    ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
-  };
 }

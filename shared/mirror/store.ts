@@ -1,24 +1,13 @@
-import { GetObjectCommand, NoSuchKey, PutObjectCommand } from '@aws-sdk/client-s3';
-import {
-  BatchGetCommand,
-  DeleteCommand,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
 import type { ChangeEvent, ChangeEventKind, FeedClients } from '../changes';
 import { IngestorError } from '../errors';
 import { DIMENSIONS, logger, METRICS, metrics } from '../observability';
+import { indexKey, MirrorIndex, MirrorRecords, TAKEN_DOWN } from '../store';
 import {
-  apiIdHash,
   apiObjectPath,
   INLINE_ITEM_MAX_BYTES,
-  indexPartition,
   itemSizeBound,
   LIST_PARTITION_ATTRIBUTE,
   LIST_SORT_ATTRIBUTE,
-  listCountKey,
   listPartition,
   listSort,
   mirrorKey,
@@ -165,17 +154,21 @@ export function countDelta(
   return [...changes.values()].filter((c) => c.entries !== 0 || c.live !== 0);
 }
 
-export function lookupKey(type: string, id: string): string {
-  return `${type}\n${id}`;
-}
-
-const BATCH_GET_MAX = 100;
-
+/**
+ * The mirror's write and read paths over its two stores (shared/store `MirrorIndex`, `MirrorRecords`):
+ * what a commit means (order, counts, the change feed), not how an item is keyed or sent.
+ */
 export class MirrorStore {
+  private readonly index: MirrorIndex;
+  private readonly records: MirrorRecords;
+
   constructor(
     private readonly clients: Pick<FeedClients, 'doc' | 's3' | 'changes'>,
-    private readonly config: MirrorStoreConfig,
-  ) {}
+    config: MirrorStoreConfig,
+  ) {
+    this.index = new MirrorIndex({ doc: clients.doc, table: config.stateTable });
+    this.records = new MirrorRecords({ s3: clients.s3, bucket: config.bucket });
+  }
 
   /** Index entries of the given objects, keyed by `lookupKey(type, id)`; absent = never mirrored. */
   async lookup(
@@ -183,37 +176,7 @@ export class MirrorStore {
     refs: { type: string; id: string }[],
     options: { consistent?: boolean } = {},
   ): Promise<Map<string, MirrorIndexEntry>> {
-    const found = new Map<string, MirrorIndexEntry>();
-    const unique = new Map<string, { pk: string; sk: string }>();
-    for (const ref of refs) {
-      unique.set(`${indexPartition(sourceId, ref.type)}|${apiIdHash(ref.id)}`, {
-        pk: indexPartition(sourceId, ref.type),
-        sk: apiIdHash(ref.id),
-      });
-    }
-    const keys = [...unique.values()];
-    for (let i = 0; i < keys.length; i += BATCH_GET_MAX) {
-      let pending: Record<string, unknown>[] = keys.slice(i, i + BATCH_GET_MAX);
-      for (let attempt = 0; pending.length > 0; attempt++) {
-        if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** attempt)));
-        const out = await this.clients.doc.send(
-          new BatchGetCommand({
-            RequestItems: {
-              [this.config.stateTable]: {
-                Keys: pending,
-                ...(options.consistent ? { ConsistentRead: true } : {}),
-              },
-            },
-          }),
-        );
-        for (const item of out.Responses?.[this.config.stateTable] ?? []) {
-          const entry = item as unknown as MirrorIndexEntry;
-          found.set(lookupKey(entry.type, entry.id), entry);
-        }
-        pending = (out.UnprocessedKeys?.[this.config.stateTable]?.Keys as Record<string, unknown>[]) ?? [];
-      }
-    }
-    return found;
+    return (await this.index.lookup(sourceId, refs, options)) as unknown as Map<string, MirrorIndexEntry>;
   }
 
   /** Writes a live object (new or modified). */
@@ -270,15 +233,8 @@ export class MirrorStore {
   }
 
   /** The record under one S3 key (`mirrorKey`), tombstones included; absent = undefined. */
-  async readKey(key: string): Promise<MirrorRecord | undefined> {
-    try {
-      const out = await this.clients.s3.send(new GetObjectCommand({ Bucket: this.config.bucket, Key: key }));
-      const text = await out.Body?.transformToString('utf-8');
-      return text === undefined ? undefined : (JSON.parse(text) as MirrorRecord);
-    } catch (err) {
-      if (err instanceof NoSuchKey || (err as { name?: string }).name === 'NoSuchKey') return undefined;
-      throw err;
-    }
+  readKey(key: string): Promise<MirrorRecord | undefined> {
+    return this.records.readKey<MirrorRecord>(key);
   }
 
   /** OPT-2: the record only when it is live; a tombstone reads as absent. */
@@ -307,39 +263,13 @@ export class MirrorStore {
     type: string,
     options: { bodyId?: string; consistent?: boolean } = {},
   ): AsyncGenerator<MirrorIndexEntry> {
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const out = await this.clients.doc.send(
-        new QueryCommand({
-          TableName: this.config.stateTable,
-          KeyConditionExpression: 'pk = :pk',
-          ...(options.consistent ? { ConsistentRead: true } : {}),
-          ...(options.bodyId === undefined
-            ? { ExpressionAttributeValues: { ':pk': indexPartition(sourceId, type) } }
-            : {
-                FilterExpression: 'bodyId = :body',
-                ExpressionAttributeValues: { ':pk': indexPartition(sourceId, type), ':body': options.bodyId },
-              }),
-          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-        }),
-      );
-      for (const item of out.Items ?? []) yield item as unknown as MirrorIndexEntry;
-      startKey = out.LastEvaluatedKey;
-    } while (startKey);
+    for await (const item of this.index.query(sourceId, type, options))
+      yield item as unknown as MirrorIndexEntry;
   }
 
   private async putRecord(write: MirrorWrite, record: MirrorRecord, tombstone: boolean): Promise<void> {
-    await this.clients.s3.send(
-      new PutObjectCommand({
-        Bucket: this.config.bucket,
-        Key: mirrorKey(write.sourceId, write.type, write.id),
-        Body: JSON.stringify(record),
-        ContentType: 'application/json; charset=utf-8',
-        Metadata: tombstone ? { deleted: 'true' } : {},
-        // DESIGN: a lifecycle rule on this tag can age tombstones out; live objects carry no tag.
-        ...(tombstone ? { Tagging: 'mirror=tombstone' } : {}),
-      }),
-    );
+    // DESIGN: a lifecycle rule on the tombstone's tag can age tombstones out; live objects carry no tag.
+    await this.records.write(write.sourceId, write.type, write.id, record, tombstone ? 'tombstone' : 'live');
   }
 
   private async putIndex(write: MirrorWrite, deleted: boolean): Promise<MirrorIndexEntry> {
@@ -364,34 +294,17 @@ export class MirrorStore {
           };
     // Deterministic key and full value: repeating this write is harmless (idempotent). OPT-5: never over
     // an operator's mark — a takedown issued while this sync ran wins over its later writes.
-    const item: Record<string, unknown> = {
-      pk: indexPartition(write.sourceId, write.type),
-      sk: apiIdHash(write.id),
-      ...entry,
-      ...listKeys,
-    };
+    const item: Record<string, unknown> = { ...entry, ...listKeys };
     // A body rides inline too (issue 25 point 4): the API's body list is then one Query per source.
     if (!deleted && (LIST_PARTITION_ATTRIBUTE in listKeys || write.type === 'body')) {
       const inline = JSON.stringify(write.object);
-      if (itemSizeBound({ ...item, o: inline }) <= INLINE_ITEM_MAX_BYTES) item.o = inline;
+      // The bound counts the table's keys too: the item as stored.
+      const stored = { ...indexKey(write.sourceId, write.type, write.id), ...item, o: inline };
+      if (itemSizeBound(stored) <= INLINE_ITEM_MAX_BYTES) item.o = inline;
     }
-    let old: Record<string, unknown> | undefined;
-    try {
-      const out = await this.clients.doc.send(
-        new PutCommand({
-          TableName: this.config.stateTable,
-          Item: item,
-          ConditionExpression: 'attribute_not_exists(takedown)',
-          // The replaced item tells new from modified, and what the list counts lose, at the commit
-          // itself: ReturnValues costs no read unit (DynamoDB charges a Put by the larger item anyway).
-          ReturnValues: 'ALL_OLD',
-        }),
-      );
-      old = out.Attributes;
-    } catch (error) {
-      if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
-      throw new MirrorTakenDownError(write.sourceId, write.type, write.id);
-    }
+    const committed = await this.index.commit(write.sourceId, write.type, write.id, item);
+    if (committed === TAKEN_DOWN) throw new MirrorTakenDownError(write.sourceId, write.type, write.id);
+    const old = committed.old;
     await this.count(write.sourceId, countDelta(old, item));
     await this.publish(deleted ? 'deleted' : old !== undefined ? 'modified' : 'new', entry, write.fetchedAt);
     return entry;
@@ -409,30 +322,18 @@ export class MirrorStore {
     const event = this.changeEvent('takendown', entry, mark.at);
     // Durable before the commit: a crash before the flush must not lose the takedown for the feed.
     await this.clients.changes?.stage(event);
-    let old: Record<string, unknown> | undefined;
-    try {
-      const out = await this.clients.doc.send(
-        new UpdateCommand({
-          TableName: this.config.stateTable,
-          Key: { pk: indexPartition(entry.sourceId, entry.type), sk: apiIdHash(entry.id) },
-          // The inline copy goes with the content: a taken-down object's text stays only in S3 (audit).
-          UpdateExpression: `SET deleted = :d, takedown = :t${listed ? `, ${LIST_SORT_ATTRIBUTE} = :s` : ''} REMOVE o`,
-          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(takedown)',
-          ExpressionAttributeValues: {
-            ':d': true,
-            ':t': mark,
-            ...(listed ? { ':s': listSort(mark.at, entry.id) } : {}),
-          },
-          // The item as it was at the mark (the caller's copy may be stale): live or not for the counts.
-          ReturnValues: 'ALL_OLD',
-        }),
-      );
-      old = out.Attributes;
-    } catch (error) {
-      if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+    const marked = await this.index.markTakenDown(
+      entry.sourceId,
+      entry.type,
+      entry.id,
+      { ...mark },
+      listed ? listSort(mark.at, entry.id) : undefined,
+    );
+    if (marked === undefined) {
       await this.clients.changes?.unstage(event);
       return false;
     }
+    const old = marked.old;
     // The mark keeps the entry in its list partition (moved to the mark's time), hidden.
     await this.count(entry.sourceId, countDelta(old, old && { ...old, deleted: true, takedown: mark }));
     await this.clients.changes?.record(event);
@@ -444,21 +345,15 @@ export class MirrorStore {
    * change feed the entry is read first: the `purged` event (its body) is staged before the removal.
    */
   async purgeEntry(sourceId: string, type: string, id: string, at: string): Promise<void> {
-    const key = { pk: indexPartition(sourceId, type), sk: apiIdHash(id) };
     const feed = this.clients.changes;
     let staged: ChangeEvent | undefined;
     if (feed) {
-      const current = await this.clients.doc.send(
-        new GetCommand({ TableName: this.config.stateTable, Key: key, ConsistentRead: true }),
-      );
-      if (current.Item === undefined) return;
-      staged = this.changeEvent('purged', current.Item as MirrorIndexEntry, at);
+      const current = await this.index.get(sourceId, type, id);
+      if (current === undefined) return;
+      staged = this.changeEvent('purged', current as unknown as MirrorIndexEntry, at);
       await feed.stage(staged);
     }
-    const out = await this.clients.doc.send(
-      new DeleteCommand({ TableName: this.config.stateTable, Key: key, ReturnValues: 'ALL_OLD' }),
-    );
-    const old = out.Attributes as MirrorIndexEntry | undefined;
+    const old = (await this.index.remove(sourceId, type, id)) as MirrorIndexEntry | undefined;
     await this.count(sourceId, countDelta(old, undefined));
     if (!feed || !staged) return;
     // Removed meanwhile by another purge: that one published it.
@@ -477,14 +372,7 @@ export class MirrorStore {
   private async count(sourceId: string, changes: CountDelta[]): Promise<void> {
     for (const change of changes) {
       try {
-        await this.clients.doc.send(
-          new UpdateCommand({
-            TableName: this.config.stateTable,
-            Key: listCountKey(sourceId, change.list),
-            UpdateExpression: 'ADD entries :e, live :l',
-            ExpressionAttributeValues: { ':e': change.entries, ':l': change.live },
-          }),
-        );
+        await this.index.addToListCount(sourceId, change.list, change);
       } catch (error) {
         logger.warn('API list count not updated (drifts until backfill-index)', {
           sourceId,

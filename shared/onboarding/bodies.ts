@@ -1,8 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { GetCommand, QueryCommand, type QueryCommandOutput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { BodyRecord } from '../engine';
-import { SyncStateStore, sourcePartition } from '../engine';
-import { loadAllSources } from '../store';
+import { SyncStateStore } from '../engine';
+import { BodyRecords, DocumentItems, loadAllSources } from '../store';
 import { BodyAmbiguousError, BodyNotFoundError, BodyTakenDownError, SourceNotFoundError } from './errors';
 
 /**
@@ -87,16 +86,10 @@ export async function resolveBody(
   const ids = await sourceIds(doc, tables.sources);
   if (sourceId !== undefined && !ids.includes(sourceId)) throw new SourceNotFoundError(sourceId);
   const found: ResolvedBody[] = [];
+  const records = new BodyRecords({ doc, table: tables.state });
   for (const id of sourceId === undefined ? ids : [sourceId]) {
-    const reservation = await doc.send(
-      new GetCommand({
-        TableName: tables.state,
-        Key: { pk: sourcePartition(id), sk: `SLUG#${slug}` },
-        ConsistentRead: true,
-      }),
-    );
-    const bodyKey = reservation.Item?.bodyKey;
-    if (typeof bodyKey !== 'string') continue;
+    const bodyKey = await records.reservedBodyKey(id, slug);
+    if (bodyKey === undefined) continue;
     const body = (await new SyncStateStore({ doc }, tables.state, id).getBody(bodyKey)) as
       | StoredBody
       | undefined;
@@ -123,39 +116,12 @@ export async function setDocumentsListed(
   listed: boolean,
 ): Promise<number> {
   let updated = 0;
-  let startKey: QueryCommandOutput['LastEvaluatedKey'];
-  do {
-    const page = await doc.send(
-      new QueryCommand({
-        TableName: documentsTable,
-        IndexName: 'bySource',
-        KeyConditionExpression: 'sourceId = :s',
-        FilterExpression: 'bodyId = :b',
-        ExpressionAttributeValues: { ':s': sourceId, ':b': bodyId },
-        ProjectionExpression: 'docId',
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      await doc
-        .send(
-          new UpdateCommand({
-            TableName: documentsTable,
-            Key: { docId: item.docId },
-            UpdateExpression: 'SET #l = :l',
-            ConditionExpression: 'attribute_exists(docId)',
-            ExpressionAttributeNames: { '#l': 'listed' },
-            ExpressionAttributeValues: { ':l': listed },
-          }),
-        )
-        .catch((error: unknown) => {
-          // Deleted meanwhile (purge): nothing to flag.
-          if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
-        });
-      updated += 1;
-    }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  const documents = new DocumentItems({ doc, table: documentsTable });
+  for await (const item of documents.ofSource(sourceId, { bodyId, docIdOnly: true })) {
+    // Deleted meanwhile (purge): nothing to flag.
+    await documents.setListed(item.docId, listed);
+    updated += 1;
+  }
   return updated;
 }
 
@@ -205,15 +171,11 @@ export async function setBodyListed(
       : listed
         ? 'now-listed'
         : 'now-unlisted';
-  await doc.send(
-    new UpdateCommand({
-      TableName: tables.state,
-      Key: { pk: sourcePartition(sourceId), sk: `BODY#${body.bodyKey}` },
-      UpdateExpression: 'SET listed = :l, listedChangedAt = :at, listedChangedBy = :by',
-      ConditionExpression: 'attribute_exists(sk)',
-      ExpressionAttributeValues: { ':l': listed, ':at': at, ':by': options.by },
-    }),
-  );
+  await new BodyRecords({ doc, table: tables.state }).setListed(sourceId, body.bodyKey, {
+    listed,
+    at,
+    by: options.by,
+  });
   const documents = await setDocumentsListed(doc, tables.documents, { sourceId, bodyId: body.id }, listed);
   return { sourceId, slug, name: body.name, listed, outcome, documents };
 }

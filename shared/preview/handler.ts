@@ -1,6 +1,6 @@
 import { PassThrough, Readable } from 'node:stream';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SourceConfig } from '../config';
 import type { DocumentItem } from '../documents';
 import {
@@ -14,10 +14,9 @@ import {
 } from '../documents';
 import { SyncStateStore } from '../engine';
 import { type FetchStreamResult, HttpStatusError, type PoliteFetcher, RETRY_AFTER_STATUSES } from '../fetch';
-import { apiIdHash, fileKey, indexPartition } from '../mirror';
 import type { SourceScheduleState } from '../schedule';
 import { documentsRest, isSpared } from '../schedule';
-import { getSourceState, loadSource } from '../store';
+import { fileKey, getSourceState, loadSource, MirrorIndex } from '../store';
 import { TakedownRegistry } from '../takedown';
 import { hostKey } from '../util';
 import {
@@ -158,6 +157,7 @@ export function createPreviewHandler(deps: PreviewDeps): PreviewHandler {
   const flights = new Map<string, Flight>();
   const store = new DocumentsStore(deps.doc, deps.tables.documents);
   const registry = new TakedownRegistry(deps.doc, deps.tables.state);
+  const mirrorIndex = new MirrorIndex({ doc: deps.doc, table: deps.tables.state });
   const now = deps.now ?? (() => new Date());
   const cache = new Map<string, { at: number; value: Promise<unknown> }>();
   const log = deps.log ?? (() => undefined);
@@ -206,18 +206,13 @@ export function createPreviewHandler(deps: PreviewDeps): PreviewHandler {
     const [index, takedowns] = await Promise.all([
       item.fileId === undefined
         ? undefined
-        : deps.doc.send(
-            new GetCommand({
-              TableName: deps.tables.state,
-              Key: { pk: indexPartition(item.sourceId, 'file'), sk: apiIdHash(item.fileId) },
-            }),
-          ),
+        : mirrorIndex.get(item.sourceId, 'file', item.fileId, { consistent: false }),
       registry.find(item.sourceId, [
         { scope: 'object', id: item.fileId ?? item.docId },
         { scope: 'body', id: item.bodyId },
       ]),
     ]);
-    return index?.Item?.deleted === true || takedowns.length > 0;
+    return index?.deleted === true || takedowns.length > 0;
   }
 
   /**

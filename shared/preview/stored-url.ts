@@ -1,6 +1,6 @@
-import { GetObjectCommand, HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { type BucketAccess, isMissingObject } from '../documents';
+import type { S3Client } from '@aws-sdk/client-s3';
+import type { BucketAccess } from '../documents';
+import { BucketObjects } from '../store';
 import { PREVIEW_STORED_URL_TTL_S } from './constants';
 
 /**
@@ -19,13 +19,7 @@ export async function headStoredObject(
   bucket: string,
   key: string,
 ): Promise<StoredObjectHead | undefined> {
-  try {
-    const out = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
-    return { contentType: out.ContentType };
-  } catch (error) {
-    if (isMissingObject(error)) return undefined;
-    throw error;
-  }
+  return new BucketObjects({ s3, bucket }).head(key);
 }
 
 export async function presignStoredObject(
@@ -40,14 +34,8 @@ export async function presignStoredObject(
       `a stored copy's URL lives at most ${PREVIEW_STORED_URL_TTL_S} s, got ${expiresInS}`,
     );
   }
-  return getSignedUrl(
-    s3,
-    new GetObjectCommand({
-      Bucket: bucket,
-      Key: key,
-      ResponseContentType: response.contentType,
-      ResponseContentDisposition: response.contentDisposition,
-    }),
-    { expiresIn: expiresInS, ...(options.signedAt === undefined ? {} : { signingDate: options.signedAt }) },
-  );
+  return new BucketObjects({ s3, bucket }).presignGet(key, response, {
+    expiresInS,
+    ...(options.signedAt === undefined ? {} : { signedAt: options.signedAt }),
+  });
 }

@@ -1,8 +1,18 @@
 /**
- * DynamoDB: clients, tables, provisioning, the Sources table and the schedule state (leases, claims), store outages. Other folders import this front door only
+ * Every table, the bucket and the queues (issue 29 item 1): clients, tables, provisioning, every key
+ * (keys.ts), and typed repositories with named operations — the Sources table, the schedule state
+ * (leases, claims), the takedown registry, bodies' records, Documents items, the mirror's index and
+ * records, the bucket's objects — and store outages. Domain code calls these and never builds an
+ * `@aws-sdk` command (test/repo/store-owns-storage.test.ts). Other folders import this front door only
  * (test/repo/front-doors.test.ts).
  */
+export { BodyRecords } from './body-records';
 export { type AwsClients, awsClientBase, createAwsClients, destroyAwsClients } from './clients';
+export { type BucketContext, isConditionFailure, type TableContext, unlessConditionFails } from './context';
+export { DocumentItems } from './document-items';
+export { FeedOutbox, OUTBOX_PARTITION, type OutboxEvent } from './feed-outbox';
+export { createGeoItems, type GeoItemsContext } from './geo-items';
+export * from './keys';
 export {
   type CommittedKey,
   DIGEST_PREFIX,
@@ -10,6 +20,9 @@ export {
   ListDigestRepository,
   listDigestObjectKey,
 } from './list-digests';
+export { heldCondition, type IndexItem, indexKey, MirrorIndex, TAKEN_DOWN } from './mirror-index';
+export { type MirrorRecordKind, MirrorRecords } from './mirror-records';
+export { BucketObjects, isMissingObject, type PutOptions } from './objects';
 export { StoreUnavailableError, storeOutageOf } from './outage';
 export { type ProvisionedLocal, provisionLocal } from './provision';
 export {
@@ -46,3 +59,4 @@ export {
   STATE_TABLE,
   type TableDefinition,
 } from './tables';
+export { type TakedownItem, type TakedownItemMark, TakedownItems, type TakedownScope } from './takedowns';

@@ -6,6 +6,7 @@ import {
   UpdateCommand,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
+import { sourcePartition } from './keys';
 
 /**
  * The machine-written `STATE` item of a source in the State table: scheduling state (owned by
@@ -21,7 +22,8 @@ export const PLANNER_SHARD = 'planner';
 /** Present only while a sync holds the lease: the sparse `byLease` index lists running syncs. */
 export const LEASE_SHARD = 'lease';
 
-export const sourcePk = (sourceId: string) => `SOURCE#${sourceId}`;
+/** The source's partition (keys.ts `sourcePartition`). */
+export const sourcePk = sourcePartition;
 
 export interface SourceStateItem<Schedule = Record<string, unknown>> {
   pk: string;

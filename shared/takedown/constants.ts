@@ -19,12 +19,5 @@ export const PURGE_ORDER: readonly (typeof MIRROR_TYPES)[number][] = [
   'body',
 ];
 
-/** Key prefixes of our copies (infra/stack.ts MIRROR_PREFIXES): document files and extracted texts. */
-export const FILE_COPY_PREFIX = 'files/';
-export const TEXT_COPY_PREFIX = 'text/';
-
-/**
- * S3 tag of an operator tombstone. Distinct from the sync's `mirror=tombstone` on purpose: a lifecycle
- * rule that ages out source tombstones must not silently drop the audit copy of a takedown (OPT-2).
- */
-export const TAKEDOWN_TAG = 'mirror=takedown';
+/** S3 tag of an operator tombstone (shared/store keys.ts says why it is not the sync's). */
+export { TAKEDOWN_TAG } from '../store';

@@ -1,8 +1,6 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { sourcePartition } from '../engine';
-import { apiIdHash, indexPartition, MIRROR_TYPES, MirrorStore } from '../mirror';
+import { MIRROR_TYPES, MirrorStore } from '../mirror';
 import { resolveBody } from '../onboarding';
-import { ListDigestRepository, loadAllSources } from '../store';
+import { BodyRecords, DocumentItems, ListDigestRepository, loadAllSources, MirrorIndex } from '../store';
 import { TakedownError } from './errors';
 import { TakedownRegistry, type TakedownScope } from './registry';
 import { type DocumentMatch, forMatchingDocuments, type TakedownDeps } from './tombstone';
@@ -23,36 +21,20 @@ export interface LiftResult {
   notTakenDown: string[];
 }
 
-function isConditionFailure(error: unknown): boolean {
-  return (error as { name?: string }).name === 'ConditionalCheckFailedException';
-}
-
 async function unmark(deps: TakedownDeps, sourceId: string, type: string, id: string): Promise<void> {
-  await deps.clients.doc
-    .send(
-      new UpdateCommand({
-        TableName: deps.tables.state,
-        Key: { pk: indexPartition(sourceId, type), sk: apiIdHash(id) },
-        UpdateExpression: 'REMOVE takedown',
-        ConditionExpression: 'attribute_exists(pk)',
-      }),
-    )
-    .catch((error: unknown) => {
-      if (!isConditionFailure(error)) throw error;
-    });
+  await new MirrorIndex({ doc: deps.clients.doc, table: deps.tables.state }).removeTakedownMark(
+    sourceId,
+    type,
+    id,
+  );
 }
 
 /** Removes `takedownAt` from the source's Documents items of the body or of these files. */
 async function unflagDocuments(deps: TakedownDeps, sourceId: string, match: DocumentMatch): Promise<void> {
+  const documents = new DocumentItems({ doc: deps.clients.doc, table: deps.tables.documents });
   await forMatchingDocuments(deps, sourceId, match, async (item) => {
     if (item.takedownAt === undefined) return;
-    await deps.clients.doc.send(
-      new UpdateCommand({
-        TableName: deps.tables.documents,
-        Key: { docId: item.docId },
-        UpdateExpression: 'REMOVE takedownAt',
-      }),
-    );
+    await documents.removeTakedownFlag(item.docId);
   });
 }
 
@@ -86,13 +68,9 @@ export async function liftTakedown(
   if (target.body !== undefined) {
     const { sourceId, body } = await resolveBody(deps.clients.doc, deps.tables, target.body, target.sourceId);
     if (await registry.remove(sourceId, 'body', body.id)) lifted(sourceId, 'body', body.id);
-    await deps.clients.doc.send(
-      new UpdateCommand({
-        TableName: deps.tables.state,
-        Key: { pk: sourcePartition(sourceId), sk: `BODY#${body.bodyKey}` },
-        UpdateExpression: 'REMOVE takedown',
-        ConditionExpression: 'attribute_exists(sk)',
-      }),
+    await new BodyRecords({ doc: deps.clients.doc, table: deps.tables.state }).removeTakedown(
+      sourceId,
+      body.bodyKey,
     );
     // Every marked entry of the body, or the next sync's commits would fail their condition again.
     const mirror = new MirrorStore(deps.clients, { bucket: deps.bucket, stateTable: deps.tables.state });

@@ -1,9 +1,17 @@
-import { DeleteObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
-import { DeleteCommand, QueryCommand, type QueryCommandOutput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { sourcePartition } from '../engine';
-import { fileKey, MirrorStore, mirrorKey, photoKey, textKey } from '../mirror';
+import { MirrorStore } from '../mirror';
 import { resolveBody } from '../onboarding';
-import { FILE_COPY_PREFIX, PURGE_ORDER, TEXT_COPY_PREFIX } from './constants';
+import {
+  BodyRecords,
+  BucketObjects,
+  DocumentItems,
+  FILES_PREFIX,
+  fileKey,
+  MirrorRecords,
+  photoKey,
+  TEXT_PREFIX,
+  textKey,
+} from '../store';
+import { PURGE_ORDER } from './constants';
 import type { TakedownDeps } from './tombstone';
 import type { PurgeCounts } from './types';
 
@@ -61,8 +69,8 @@ export interface PurgeStore {
 }
 
 function copyKind(key: string): PurgeCopy['kind'] | undefined {
-  if (key.startsWith(FILE_COPY_PREFIX)) return 'file';
-  if (key.startsWith(TEXT_COPY_PREFIX)) return 'text';
+  if (key.startsWith(FILES_PREFIX)) return 'file';
+  if (key.startsWith(TEXT_PREFIX)) return 'text';
   return undefined;
 }
 
@@ -138,8 +146,11 @@ export async function executePurge(store: PurgeStore, plan: PurgePlan): Promise<
 
 /** The AWS implementation of the port (S3 bucket, State and Documents tables). */
 export function awsPurgeStore(deps: TakedownDeps): PurgeStore {
-  const { doc, s3 } = deps.clients;
   const mirror = new MirrorStore(deps.clients, { bucket: deps.bucket, stateTable: deps.tables.state });
+  const bucket = { s3: deps.clients.s3, bucket: deps.bucket };
+  const objects = new BucketObjects(bucket);
+  const records = new MirrorRecords(bucket);
+  const documents = new DocumentItems({ doc: deps.clients.doc, table: deps.tables.documents });
   return {
     async *listDeleted(sourceId, type, bodyId) {
       for await (const entry of mirror.listAll(sourceId, type, { bodyId })) {
@@ -148,52 +159,22 @@ export function awsPurgeStore(deps: TakedownDeps): PurgeStore {
     },
     async documentsOfBody(sourceId, bodyId) {
       const refs: DocumentRef[] = [];
-      let startKey: QueryCommandOutput['LastEvaluatedKey'];
-      do {
-        const page = await doc.send(
-          new QueryCommand({
-            TableName: deps.tables.documents,
-            IndexName: 'bySource',
-            KeyConditionExpression: 'sourceId = :s',
-            FilterExpression: 'bodyId = :b',
-            ExpressionAttributeValues: { ':s': sourceId, ':b': bodyId },
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        for (const item of page.Items ?? []) {
-          const docId = String(item.docId);
-          const keys = new Set<string>([fileKey(sourceId, docId), textKey(sourceId, docId)]);
-          keysNamedBy(item, keys);
-          refs.push({
-            docId,
-            ...(typeof item.fileId === 'string' ? { fileId: item.fileId } : {}),
-            keys: [...keys],
-          });
-        }
-        startKey = page.LastEvaluatedKey;
-      } while (startKey);
+      for await (const item of documents.ofSource(sourceId, { bodyId })) {
+        const docId = String(item.docId);
+        const keys = new Set<string>([fileKey(sourceId, docId), textKey(sourceId, docId)]);
+        keysNamedBy(item, keys);
+        refs.push({
+          docId,
+          ...(typeof item.fileId === 'string' ? { fileId: item.fileId } : {}),
+          keys: [...keys],
+        });
+      }
       return refs;
     },
-    async exists(key) {
-      try {
-        await s3.send(new HeadObjectCommand({ Bucket: deps.bucket, Key: key }));
-        return true;
-      } catch (error) {
-        const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
-        if (e.name === 'NotFound' || e.name === 'NoSuchKey' || e.$metadata?.httpStatusCode === 404)
-          return false;
-        throw error;
-      }
-    },
-    async deleteKey(key) {
-      await s3.send(new DeleteObjectCommand({ Bucket: deps.bucket, Key: key }));
-    },
-    async deleteDocument(docId) {
-      await doc.send(new DeleteCommand({ TableName: deps.tables.documents, Key: { docId } }));
-    },
-    async deleteMirrorRecord(sourceId, type, id) {
-      await s3.send(new DeleteObjectCommand({ Bucket: deps.bucket, Key: mirrorKey(sourceId, type, id) }));
-    },
+    exists: (key) => objects.exists(key),
+    deleteKey: (key) => objects.delete(key),
+    deleteDocument: (docId) => documents.delete(docId),
+    deleteMirrorRecord: (sourceId, type, id) => records.delete(sourceId, type, id),
     async deleteIndexEntry(sourceId, type, id) {
       // Through the mirror store: the removal is a committed change (`purged` on the change feed).
       await mirror.purgeEntry(sourceId, type, id, (deps.now ?? (() => new Date()))().toISOString());
@@ -224,14 +205,13 @@ export async function purgeDeleted(
     await deps.clients.changes?.flush();
     const at = (deps.now ?? (() => new Date()))().toISOString();
     // The BODY# record stays (it is how the slug still resolves); it notes the purge for audit.
-    await deps.clients.doc.send(
-      new UpdateCommand({
-        TableName: deps.tables.state,
-        Key: { pk: sourcePartition(sourceId), sk: `BODY#${body.bodyKey}` },
-        UpdateExpression: 'SET lastPurgeAt = :at, lastPurgeBy = :by',
-        ConditionExpression: 'attribute_exists(sk)',
-        ExpressionAttributeValues: { ':at': at, ':by': options.by ?? 'cli' },
-      }),
+    await new BodyRecords({ doc: deps.clients.doc, table: deps.tables.state }).notePurge(
+      sourceId,
+      body.bodyKey,
+      {
+        at,
+        by: options.by ?? 'cli',
+      },
     );
   }
   return { body: slug, sourceId, dryRun: !options.yes, counts: plan.counts, documents: plan.documents };

@@ -1,8 +1,7 @@
-import { PutObjectCommand } from '@aws-sdk/client-s3';
 import type { FeedClients } from '../changes';
 import type { MirrorIndexEntry, MirrorRecord } from '../mirror';
-import { MirrorStore, mirrorKey } from '../mirror';
-import { TAKEDOWN_TAG } from './constants';
+import { MirrorStore } from '../mirror';
+import { MirrorRecords } from '../store';
 import type { TakedownMark, TakedownMeta } from './types';
 
 export interface SealDeps {
@@ -55,15 +54,12 @@ export async function sealTakenDown(
     meta.lastGoodFetchedAt = before.meta.fetchedAt;
     meta.lastGoodSourceUrl = before.meta.sourceUrl;
   }
-  await deps.clients.s3.send(
-    new PutObjectCommand({
-      Bucket: deps.bucket,
-      Key: mirrorKey(entry.sourceId, entry.type, entry.id),
-      Body: JSON.stringify({ object: before?.object ?? { id: entry.id }, meta }),
-      ContentType: 'application/json; charset=utf-8',
-      Metadata: { deleted: 'true', takedown: 'true' },
-      Tagging: TAKEDOWN_TAG,
-    }),
+  await new MirrorRecords({ s3: deps.clients.s3, bucket: deps.bucket }).write(
+    entry.sourceId,
+    entry.type,
+    entry.id,
+    { object: before?.object ?? { id: entry.id }, meta },
+    'takedown',
   );
   return wasLive;
 }

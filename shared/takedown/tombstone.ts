@@ -1,10 +1,9 @@
-import { QueryCommand, type QueryCommandOutput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { FeedClients } from '../changes';
 import { type FieldProblem, type SourceConfig, salvageSourceOwner } from '../config';
-import { embeddedObjects, fileUrl, isRecord, sourcePartition } from '../engine';
+import { embeddedObjects, fileUrl, isRecord } from '../engine';
 import { MIRROR_TYPES, type MirrorIndexEntry, MirrorStore } from '../mirror';
 import { resolveBody } from '../onboarding';
-import { loadAllSources } from '../store';
+import { BodyRecords, DocumentItems, loadAllSources } from '../store';
 import { hostKeyOrUndefined } from '../util';
 import { commitEmbeddersWithout, type TakenDownObject } from './embedders';
 import { TakedownError } from './errors';
@@ -98,6 +97,10 @@ async function tombstoneEntry(
   return sealTakenDown(sealDeps(deps), entry, mark);
 }
 
+function documentItems(deps: TakedownDeps): DocumentItems {
+  return new DocumentItems({ doc: deps.clients.doc, table: deps.tables.documents });
+}
+
 /** Which Documents items of a source a takedown (or its lift) concerns: its body's, or its files'. */
 export interface DocumentMatch {
   bodyId?: string;
@@ -112,27 +115,14 @@ export async function forMatchingDocuments(
   each: (item: Record<string, unknown>) => Promise<void>,
 ): Promise<number> {
   let matched = 0;
-  let startKey: QueryCommandOutput['LastEvaluatedKey'];
-  do {
-    const page = await deps.clients.doc.send(
-      new QueryCommand({
-        TableName: deps.tables.documents,
-        IndexName: 'bySource',
-        KeyConditionExpression: 'sourceId = :s',
-        ExpressionAttributeValues: { ':s': sourceId },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      const hit =
-        (match.bodyId !== undefined && item.bodyId === match.bodyId) ||
-        (match.fileIds !== undefined && typeof item.fileId === 'string' && match.fileIds.has(item.fileId));
-      if (!hit) continue;
-      await each(item);
-      matched += 1;
-    }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  for await (const item of documentItems(deps).ofSource(sourceId)) {
+    const hit =
+      (match.bodyId !== undefined && item.bodyId === match.bodyId) ||
+      (match.fileIds !== undefined && typeof item.fileId === 'string' && match.fileIds.has(item.fileId));
+    if (!hit) continue;
+    await each(item);
+    matched += 1;
+  }
   return matched;
 }
 
@@ -150,19 +140,7 @@ function flagDocuments(
   return forMatchingDocuments(deps, sourceId, match, async (item) => {
     // The preview serves each by `documentId(url)`: the CDN paths to invalidate.
     if (typeof item.url === 'string') urls?.add(item.url);
-    await deps.clients.doc
-      .send(
-        new UpdateCommand({
-          TableName: deps.tables.documents,
-          Key: { docId: item.docId },
-          UpdateExpression: 'SET listed = :f, takedownAt = if_not_exists(takedownAt, :at)',
-          ConditionExpression: 'attribute_exists(docId)',
-          ExpressionAttributeValues: { ':f': false, ':at': at },
-        }),
-      )
-      .catch((error: unknown) => {
-        if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
-      });
+    await documentItems(deps).flagTakenDown(item.docId, at);
   });
 }
 
@@ -199,18 +177,9 @@ export async function tombstoneBody(
   }
   result.registered = [body.id];
   await options.afterRecorded?.();
-  const bodyRecord = (update: string, values: Record<string, unknown>) =>
-    deps.clients.doc.send(
-      new UpdateCommand({
-        TableName: deps.tables.state,
-        Key: { pk: sourcePartition(sourceId), sk: `BODY#${body.bodyKey}` },
-        UpdateExpression: update,
-        ConditionExpression: 'attribute_exists(sk)',
-        ExpressionAttributeValues: values,
-      }),
-    );
+  const bodyRecords = new BodyRecords({ doc: deps.clients.doc, table: deps.tables.state });
   // Unlisted next: from this moment the body is in no public listing, whatever follows (ONB-4, OPT-2).
-  await bodyRecord('SET listed = :f', { ':f': false });
+  await bodyRecords.unlist(sourceId, body.bodyKey);
   const mirror = store(deps);
   for (const type of MIRROR_TYPES) {
     // Strongly consistent: an object a running sync created before our registry item must be seen.
@@ -228,7 +197,7 @@ export async function tombstoneBody(
   // The record's mark last, once everything above is done: it tells `completeTakedowns` (and an
   // operator's `ingestor bodies`) that the takedown is complete; a run killed earlier leaves it off.
   // `listed` again: an operator may have listed the body meanwhile (only the mark forbids that).
-  await bodyRecord('SET listed = :f, takedown = if_not_exists(takedown, :t)', { ':f': false, ':t': mark });
+  await bodyRecords.markTakenDown(sourceId, body.bodyKey, { ...mark });
   await deps.clients.changes?.flush();
   return result;
 }

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { explainFleet, plannerTick } from '../../shared/planner';
 import { DEFAULT_LEASE_MINUTES, DEFAULT_SCHEDULE_SETTINGS } from '../../shared/schedule';
 import { type PacedHostSlots, RedisHostLedger } from '../../shared/slots';
-import { instance, KEY_PREFIX } from '../support/slot-instances';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
 import { createTestRedisClient, type RedisPeer, startRedisPeer } from '../support/redis';
+import { instance, KEY_PREFIX } from '../support/slot-instances';
 import { putActiveSource } from '../support/sync-runtime';
 
 /**

@@ -10,8 +10,8 @@ import {
 } from '../../shared/slots';
 import { logSlotEvent, SLOT_EVENT_CODES } from '../../shared/slots/event-log';
 import { createTestRedisClient, type RedisPeer, startRedisPeer } from '../support/redis';
-import { FakeClock, settle } from './fake-clock';
 import { granted, KEY_PREFIX, liveLeases } from '../support/slot-instances';
+import { FakeClock, settle } from './fake-clock';
 
 const MAX_INSTANCES = 3;
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Clock, createHostSlots, MIN_INTERVAL_MS, type PacedHostSlots } from '../../shared/slots';
 import { createTestRedisClient, type RedisPeer, startRedisPeer } from '../support/redis';
-import { FakeClock } from './fake-clock';
 import { granted, KEY_PREFIX } from '../support/slot-instances';
+import { FakeClock } from './fake-clock';
 
 const MAX_INSTANCES = 4;
 const HOST = 'phases.test';

@@ -6,8 +6,8 @@ import { MetricsBuffer } from '../../shared/observability/metrics';
 import { createHostSlots, MIN_INTERVAL_MS, type PacedHostSlots, type SlotEvent } from '../../shared/slots';
 import { logSlotEvent, SLOT_EVENT_CODES } from '../../shared/slots/event-log';
 import { createTestRedisClient, type RedisPeer, startRedisPeer } from '../support/redis';
-import { type StallProxy, startStallProxy } from '../support/stall-proxy';
 import { KEY_PREFIX, sleep } from '../support/slot-instances';
+import { type StallProxy, startStallProxy } from '../support/stall-proxy';
 
 /**
  * Issue 13 (6): a partial Redis outage. Two slot instances on one host and one real redis-server

@@ -7,7 +7,15 @@ import {
   systemClock,
 } from '../../shared/slots';
 import { type RedisPeer, startRedisPeer } from '../support/redis';
-import { granted, instance, KEY_PREFIX, liveLeases, sleep, snapshot, warmInstance } from '../support/slot-instances';
+import {
+  granted,
+  instance,
+  KEY_PREFIX,
+  liveLeases,
+  sleep,
+  snapshot,
+  warmInstance,
+} from '../support/slot-instances';
 
 const DAY_MS = 24 * 3_600_000;
 

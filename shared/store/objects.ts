@@ -1,0 +1,128 @@
+import {
+  CopyObjectCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  NoSuchKey,
+  PutObjectCommand,
+} from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { BucketContext } from './context';
+
+/** What S3 answers for a key that holds nothing (the SDK's names differ by operation). */
+export function isMissingObject(error: unknown): boolean {
+  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
+  return (
+    error instanceof NoSuchKey ||
+    e.name === 'NoSuchKey' ||
+    e.name === 'NotFound' ||
+    e.$metadata?.httpStatusCode === 404
+  );
+}
+
+export interface PutOptions {
+  contentType?: string;
+  metadata?: Record<string, string>;
+  /** S3 tagging, URL-encoded (`mirror=tombstone`). */
+  tagging?: string;
+}
+
+/** The bucket's objects by key: the few operations every folder needs, absent keys as `undefined`. */
+export class BucketObjects {
+  constructor(private readonly ctx: BucketContext) {}
+
+  /** The object's text (UTF-8); undefined when there is none. */
+  async readText(key: string): Promise<string | undefined> {
+    try {
+      const out = await this.ctx.s3.send(new GetObjectCommand({ Bucket: this.ctx.bucket, Key: key }));
+      return await out.Body?.transformToString('utf-8');
+    } catch (error) {
+      if (error instanceof NoSuchKey || (error as { name?: string }).name === 'NoSuchKey') return undefined;
+      throw error;
+    }
+  }
+
+  /** The object's JSON, parsed; undefined when there is none. */
+  async readJson<T>(key: string): Promise<T | undefined> {
+    const text = await this.readText(key);
+    return text === undefined ? undefined : (JSON.parse(text) as T);
+  }
+
+  async put(key: string, body: string | Uint8Array, options: PutOptions = {}): Promise<void> {
+    await this.ctx.s3.send(
+      new PutObjectCommand({
+        Bucket: this.ctx.bucket,
+        Key: key,
+        Body: body,
+        ...(options.contentType !== undefined ? { ContentType: options.contentType } : {}),
+        ...(options.metadata !== undefined ? { Metadata: options.metadata } : {}),
+        ...(options.tagging !== undefined ? { Tagging: options.tagging } : {}),
+      }),
+    );
+  }
+
+  async putJson(key: string, value: unknown, options: Omit<PutOptions, 'contentType'> = {}): Promise<void> {
+    await this.put(key, JSON.stringify(value), {
+      contentType: 'application/json; charset=utf-8',
+      ...options,
+    });
+  }
+
+  /** The object's stored Content-Type (a HEAD), or undefined when the key holds nothing. */
+  async head(key: string): Promise<{ contentType: string | undefined } | undefined> {
+    try {
+      const out = await this.ctx.s3.send(new HeadObjectCommand({ Bucket: this.ctx.bucket, Key: key }));
+      return { contentType: out.ContentType };
+    } catch (error) {
+      if (isMissingObject(error)) return undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * A presigned GET of the object whose response headers are fixed in the signature
+   * (`response-content-*`): nobody can change them without breaking the URL.
+   */
+  presignGet(
+    key: string,
+    response: { contentType: string; contentDisposition: string },
+    options: { expiresInS: number; signedAt?: Date },
+  ): Promise<string> {
+    return getSignedUrl(
+      this.ctx.s3,
+      new GetObjectCommand({
+        Bucket: this.ctx.bucket,
+        Key: key,
+        ResponseContentType: response.contentType,
+        ResponseContentDisposition: response.contentDisposition,
+      }),
+      {
+        expiresIn: options.expiresInS,
+        ...(options.signedAt === undefined ? {} : { signingDate: options.signedAt }),
+      },
+    );
+  }
+
+  /** Whether the key holds an object (a HEAD). */
+  async exists(key: string): Promise<boolean> {
+    try {
+      await this.ctx.s3.send(new HeadObjectCommand({ Bucket: this.ctx.bucket, Key: key }));
+      return true;
+    } catch (error) {
+      if (isMissingObject(error)) return false;
+      throw error;
+    }
+  }
+
+  /** Deletes the object; deleting an absent key succeeds (S3), so repeating is harmless. */
+  async delete(key: string): Promise<void> {
+    await this.ctx.s3.send(new DeleteObjectCommand({ Bucket: this.ctx.bucket, Key: key }));
+  }
+
+  /** Server-side copy within the bucket (metadata and tags go with it). */
+  async copy(from: string, to: string): Promise<void> {
+    await this.ctx.s3.send(
+      new CopyObjectCommand({ Bucket: this.ctx.bucket, CopySource: `${this.ctx.bucket}/${from}`, Key: to }),
+    );
+  }
+}
