@@ -1,18 +1,9 @@
 /**
- * The document functions' S3 keys (`files/…`, `text/…`, photos) live in shared/store keys.ts (issue 29
- * item 1: one home for every key); re-exported here for the document functions' users.
+ * Index shards and photo marks of the document functions. The S3 keys of the copies (`fileKey`,
+ * `textKey`, `photoKey`, `incomingKey`) have one home, shared/store keys.ts (issue 29 item 1).
  */
 
 export { bodyKeyOf } from '../oparl';
-export {
-  FILES_PREFIX,
-  fileKey,
-  INCOMING_PREFIX,
-  incomingKey,
-  photoKey,
-  TEXT_PREFIX,
-  textKey,
-} from '../store';
 
 /**
  * Shards of the `byNextAttempt` index: one queue per function and source (per body where a rule
