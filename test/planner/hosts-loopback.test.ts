@@ -25,21 +25,16 @@ describe('issue 27: one host, one budget — the first tick serves the idle host
   let runtime: SyncRuntime;
   const shared: FakeCouncil[] = [];
   const lone: FakeCouncil[] = [];
-  /** A small council: one body, three lists of one object — a run of a few requests. */
+  /**
+   * A small council: one body, OParl 1.0's four lists of one object — a run of seven paced requests
+   * (robots.txt, system, bodies, four lists). Lists declared but missing would cost two requests each
+   * (the filtered ask, then the unfiltered one), a second apiece on the shared host, and prove nothing here.
+   */
   const small = (hostname?: string) =>
     startFakeCouncil({
       bodies: ['Gemeinde'],
       objectsPerList: 1,
-      missingLists: [
-        'agendaItem',
-        'membership',
-        'consultation',
-        'file',
-        'locationList',
-        'legislativeTerm',
-        'person',
-        'organization',
-      ],
+      oparlVersion: '1.0',
       ...(hostname === undefined ? {} : { hostname }),
     });
 
