@@ -33,7 +33,9 @@ describe('thin slice: planner → queue → sync → S3 and DynamoDB', () => {
         bodies: ['Stadt Kleinstadt'],
         objectsPerList: 3,
         pageSize: 10,
-        missingLists: ['agendaItem', 'membership', 'consultation', 'file', 'locationList', 'legislativeTerm'],
+        // OParl 1.0's four lists: seven paced requests (a declared-but-missing list costs two: the
+        // filtered ask, then the unfiltered one).
+        oparlVersion: '1.0',
       }),
     ]);
     runtime = await startSyncRuntime(bed, {
