@@ -8,8 +8,9 @@ import { lastJson, spawnCli } from '../support/cli-process';
 /**
  * `npm start -- --once` as an operator runs it: a separate process on a fresh data folder mirrors the
  * bundled demo council system at the real pace (a full sync, then the files) and ends with the JSON
- * summary as its last line. The demo is cut to 4 objects per list and body (`--demo-objects`): the
- * same lists and requests of the sync, a third of the files to fetch at one request per second.
+ * summary as its last line. The demo is cut to 2 objects per list and body (`--demo-objects`): the
+ * same lists and requests of the sync (each list fits one page either way), a sixth of the files to
+ * fetch at one request per second.
  */
 describe('npm start -- --once', () => {
   let dir: string;
@@ -26,7 +27,7 @@ describe('npm start -- --once', () => {
       '--once',
       '--json',
       '--demo-objects',
-      '4',
+      '2',
       '--data',
       join(dir, 'data'),
     ]);
@@ -42,8 +43,8 @@ describe('npm start -- --once', () => {
     // FULL-8: the first start asks for a manual full sync, not the 7-day incremental window.
     expect(stderr).toMatch(/sync demo \(full\) done/);
     expect(summary.firstStart).toBe(true);
-    // All of all three bodies' lists: 4 objects per list and body.
-    expect(summary.demo?.objectsByType).toMatchObject({ body: 3, meeting: 12, paper: 12, file: 12 });
+    // All of all three bodies' lists: 2 objects per list and body.
+    expect(summary.demo?.objectsByType).toMatchObject({ body: 3, meeting: 6, paper: 6, file: 6 });
     // ONB-4 / DOC-7: the bodies were listed, so the files pass stored the files and extracted text.
     expect(stderr).toMatch(
       /listed the demo's bodies \(ONB-4\): beispielkreis, luetjenburg-sued, musterstadt/,
