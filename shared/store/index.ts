@@ -7,6 +7,7 @@
  * (test/repo/front-doors.test.ts).
  */
 export { BodyRecords } from './body-records';
+export { BroadcastItems, type BroadcastMeetingReading } from './broadcast-items';
 export { type AwsClients, awsClientBase, createAwsClients, destroyAwsClients } from './clients';
 export { type BucketContext, isConditionFailure, type TableContext, unlessConditionFails } from './context';
 export { DocumentItems } from './document-items';
@@ -24,6 +25,7 @@ export { heldCondition, type IndexItem, indexKey, MirrorIndex, TAKEN_DOWN } from
 export { type MirrorRecordKind, MirrorRecords } from './mirror-records';
 export { BucketObjects, isMissingObject, type PutOptions } from './objects';
 export { StoreUnavailableError, storeOutageOf } from './outage';
+export { PartitionItems, SourceSyncItems, withoutKeys } from './partition-items';
 export { type ProvisionedLocal, provisionLocal } from './provision';
 export {
   acquireSyncLease,
