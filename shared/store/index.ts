@@ -11,6 +11,13 @@ export { BroadcastItems, type BroadcastMeetingReading } from './broadcast-items'
 export { type AwsClients, awsClientBase, createAwsClients, destroyAwsClients } from './clients';
 export { type BucketContext, isConditionFailure, type TableContext, unlessConditionFails } from './context';
 export { DocumentItems } from './document-items';
+export {
+  BY_NEXT_ATTEMPT,
+  BY_SOURCE,
+  type DocumentPosition,
+  DocumentQueue,
+  type SourceSideChange,
+} from './document-queue';
 export { FeedOutbox, OUTBOX_PARTITION, type OutboxEvent } from './feed-outbox';
 export { createGeoItems, type GeoItemsContext } from './geo-items';
 export * from './keys';
@@ -26,6 +33,7 @@ export { type MirrorRecordKind, MirrorRecords } from './mirror-records';
 export { BucketObjects, isMissingObject, type PutOptions } from './objects';
 export { StoreUnavailableError, storeOutageOf } from './outage';
 export { PartitionItems, SourceSyncItems, withoutKeys } from './partition-items';
+export { PhotoMarks } from './photo-marks';
 export { type ProvisionedLocal, provisionLocal } from './provision';
 export {
   acquireSyncLease,

@@ -281,6 +281,11 @@ export function photoKey(sourceId: string, personId: string): string {
   return `${FILES_PREFIX}${sourceId}/photos/${idHash(personId)}`;
 }
 
+/** State table partition of the photo marks of one body (PHO-2); sort key = hash of the person id. */
+export function photoPartition(sourceId: string, bodyKey: string): string {
+  return `PHOTO#${sourceId}#${bodyKey}`;
+}
+
 /**
  * OTH-4: a geo source's stock — the FeatureCollection in S3 (`geo/<body>/plans.geojson`) and the State
  * table's partition `GEO#<sourceId>`: `PLAN#<planId>` per plan, `PAPER#<paper id>` per linked paper,
