@@ -30,7 +30,7 @@ export {
 } from './list-digests';
 export { heldCondition, type IndexItem, indexKey, MirrorIndex, TAKEN_DOWN } from './mirror-index';
 export { type MirrorRecordKind, MirrorRecords } from './mirror-records';
-export { BucketObjects, isMissingObject, type PutOptions } from './objects';
+export { BucketObjects, isMissingKey, isMissingObject, type PutOptions, type UploadOptions } from './objects';
 export { StoreUnavailableError, storeOutageOf } from './outage';
 export { PartitionItems, SourceSyncItems, withoutKeys } from './partition-items';
 export { PhotoMarks } from './photo-marks';
