@@ -35,6 +35,7 @@ export { StoreUnavailableError, storeOutageOf } from './outage';
 export { PartitionItems, SourceSyncItems, withoutKeys } from './partition-items';
 export { PhotoMarks } from './photo-marks';
 export { type ProvisionedLocal, provisionLocal } from './provision';
+export { RobotsCacheObjects } from './robots-cache';
 export {
   acquireSyncLease,
   claimSyncRun,

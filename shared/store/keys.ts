@@ -286,6 +286,14 @@ export function photoPartition(sourceId: string, bodyKey: string): string {
   return `PHOTO#${sourceId}#${bodyKey}`;
 }
 
+/** ROB-5: the shared robots.txt cache's prefix in the bucket (shared/store robots-cache.ts). */
+export const ROBOTS_PREFIX = 'robots/';
+
+/** S3 key of one robots.txt cache entry: `robots/<host>/<agent-token>.json` (both lower-cased, URL-encoded). */
+export function robotsObjectKey(host: string, agentToken: string, prefix = ROBOTS_PREFIX): string {
+  return `${prefix}${encodeURIComponent(host.toLowerCase())}/${encodeURIComponent(agentToken.toLowerCase())}.json`;
+}
+
 /**
  * OTH-4: a geo source's stock — the FeatureCollection in S3 (`geo/<body>/plans.geojson`) and the State
  * table's partition `GEO#<sourceId>`: `PLAN#<planId>` per plan, `PAPER#<paper id>` per linked paper,

@@ -37,8 +37,6 @@ const REMAINING = [
   'shared/changes/sinks.ts',
   // The local runner's SQS consumer (`npm start`): a queue repository in the store is the next step.
   'cli/commands/start.ts',
-  // Not moved yet (issue 29 item 1, in this order).
-  'shared/fetch/robots-store.ts',
 ];
 
 const IMPORT = /\bimport\s+(type\s+)?\{([^}]*)\}\s*from\s*['"](@aws-sdk\/[^'"]+)['"]/g;
