@@ -18,6 +18,7 @@ export {
   DocumentQueue,
   type SourceSideChange,
 } from './document-queue';
+export { type BusEvent, EventBus } from './event-bus';
 export { FeedOutbox, OUTBOX_PARTITION, type OutboxEvent } from './feed-outbox';
 export { createGeoItems, type GeoItemsContext } from './geo-items';
 export * from './keys';
