@@ -9,7 +9,13 @@
 export { BodyRecords } from './body-records';
 export { BroadcastItems, type BroadcastMeetingReading } from './broadcast-items';
 export { type AwsClients, awsClientBase, createAwsClients, destroyAwsClients } from './clients';
-export { type BucketContext, isConditionFailure, type TableContext, unlessConditionFails } from './context';
+export {
+  type BucketContext,
+  isConditionFailure,
+  type StoreTables,
+  type TableContext,
+  unlessConditionFails,
+} from './context';
 export { DocumentItems } from './document-items';
 export {
   BY_NEXT_ATTEMPT,
