@@ -35,7 +35,14 @@ export {
   ListDigestRepository,
   listDigestObjectKey,
 } from './list-digests';
-export { heldCondition, type IndexItem, indexKey, MirrorIndex, TAKEN_DOWN } from './mirror-index';
+export {
+  heldCondition,
+  type IndexItem,
+  indexKey,
+  MirrorIndex,
+  type MirrorObjectRef,
+  TAKEN_DOWN,
+} from './mirror-index';
 export { type MirrorRecordKind, MirrorRecords } from './mirror-records';
 export { BucketObjects, isMissingKey, isMissingObject, type PutOptions, type UploadOptions } from './objects';
 export { StoreUnavailableError, storeOutageOf } from './outage';
