@@ -38,8 +38,7 @@ export async function broadcastsCommand(
     if (id === undefined) throw new UsageError(`usage: ingestor broadcasts ${sub} <id>`);
     const active = sub === 'activate';
     await setOtherItemActive(
-      rt.clients.doc,
-      rt.env.SOURCES_TABLE,
+      { doc: rt.clients.doc, table: rt.env.SOURCES_TABLE },
       { sourceId: id, itemKind: BROADCAST_ITEM_KIND },
       active,
       { by: `ingestor broadcasts ${sub}`, now },

@@ -208,8 +208,7 @@ export async function geoList(rt: LocalRuntime): Promise<CommandResult> {
 /** OTH-3: switch a geo source on or off on its own (a municipality's request); nothing else changes. */
 export async function geoSetActive(rt: LocalRuntime, id: string, active: boolean): Promise<CommandResult> {
   await setOtherItemActive(
-    rt.clients.doc,
-    rt.env.SOURCES_TABLE,
+    { doc: rt.clients.doc, table: rt.env.SOURCES_TABLE },
     { sourceId: id, itemKind: GEO_ITEM_KIND },
     active,
     { by: `ingestor geo ${active ? 'activate' : 'deactivate'}`, now: new Date() },

@@ -25,7 +25,7 @@ export async function requestCommand(
     return { text: [`not requested: ${reason}`], json: { sourceId, requested: false, reason }, exitCode: 1 };
   }
   const request = { kind: full ? ('full' as const) : ('sync' as const), requestedAt: now.toISOString() };
-  await requestManualSync(rt.clients.doc, rt.env.STATE_TABLE, sourceId, request, {
+  await requestManualSync({ doc: rt.clients.doc, table: rt.env.STATE_TABLE }, sourceId, request, {
     ...initialScheduleState(),
   });
   const item = await getSourceState<SourceScheduleState>(rt.clients.doc, rt.env.STATE_TABLE, sourceId);

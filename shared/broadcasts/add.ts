@@ -1,6 +1,6 @@
 import { BROADCAST_ITEM_KIND, type BroadcastItem } from '../config';
 import { resolveBody } from '../onboarding';
-import type { AwsClients } from '../store';
+import type { AwsClients, StoreTables } from '../store';
 import { putBroadcastItem } from './store';
 
 /**
@@ -25,7 +25,7 @@ export interface AddBroadcastInput {
 
 export async function addBroadcast(
   clients: Pick<AwsClients, 'doc'>,
-  tables: { sources: string; state: string },
+  tables: Pick<StoreTables, 'sources' | 'state'>,
   input: AddBroadcastInput,
 ): Promise<{ id: string; active: boolean; body: string; councilSourceId: string; format: string }> {
   const { sourceId, body } = await resolveBody(clients.doc, tables, input.body, input.councilSourceId);

@@ -7,7 +7,7 @@ import {
 import type { MirrorStore } from '../mirror';
 import { idHash } from '../mirror';
 import { type OtherFetch, otherFetchErrorText } from '../other-fetch';
-import type { AwsClients } from '../store';
+import type { AwsClients, StoreTables } from '../store';
 import { loadAllSources } from '../store';
 import { mapLimit } from '../util';
 import {
@@ -33,7 +33,7 @@ export type BroadcastFetch = Pick<OtherFetch, 'fetch'>;
 
 export interface BroadcastDeps {
   clients: Pick<AwsClients, 'doc'>;
-  tables: { sources: string; state: string };
+  tables: Pick<StoreTables, 'sources' | 'state'>;
   mirror: Pick<MirrorStore, 'readKey'>;
   /** Built lazily: a pass with no open window never builds the fetcher. */
   fetch: () => BroadcastFetch | Promise<BroadcastFetch>;

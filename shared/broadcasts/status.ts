@@ -1,5 +1,5 @@
 import type { FieldProblem } from '../config';
-import type { AwsClients } from '../store';
+import type { AwsClients, StoreTables } from '../store';
 import { BROADCAST_POLL_INTERVAL_MS } from './constants';
 import { idOfBroadcast, loadBroadcasts } from './run';
 import { BroadcastStore } from './store';
@@ -34,7 +34,7 @@ function isFresh(checkedAt: string, now: Date): boolean {
 
 export async function broadcastStatus(
   clients: Pick<AwsClients, 'doc'>,
-  tables: { sources: string; state: string },
+  tables: Pick<StoreTables, 'sources' | 'state'>,
   now: Date,
 ): Promise<BroadcastStatusRow[]> {
   const rows: BroadcastStatusRow[] = [];

@@ -1,6 +1,7 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { EventBus } from '../store';
 import { CHANGE_BATCH_MAX, CHANGE_DETAIL_TYPE, CHANGE_EVENT_SOURCE } from './constants';
 import type { ChangeEvent, ChangeSink } from './types';
 
@@ -17,26 +18,23 @@ export function batches<T>(items: readonly T[], size = CHANGE_BATCH_MAX): T[][] 
  * call that failed after the SDK's retries) come back as undelivered.
  */
 export function eventBridgeSink(client: EventBridgeClient, busName: string): ChangeSink {
+  const bus = new EventBus(client, busName);
   return {
     name: `eventbridge:${busName}`,
     async deliver(events) {
       const failed: ChangeEvent[] = [];
       for (const batch of batches(events)) {
         try {
-          const out = await client.send(
-            new PutEventsCommand({
-              Entries: batch.map((event) => ({
-                EventBusName: busName,
-                Source: CHANGE_EVENT_SOURCE,
-                DetailType: CHANGE_DETAIL_TYPE,
-                Time: new Date(event.at),
-                Detail: JSON.stringify(event),
-              })),
-            }),
+          const refused = await bus.put(
+            batch.map((event) => ({
+              source: CHANGE_EVENT_SOURCE,
+              detailType: CHANGE_DETAIL_TYPE,
+              time: new Date(event.at),
+              detail: JSON.stringify(event),
+            })),
           );
-          if ((out.FailedEntryCount ?? 0) === 0) continue;
           batch.forEach((event, i) => {
-            if (out.Entries?.[i]?.ErrorCode !== undefined) failed.push(event);
+            if (refused[i]) failed.push(event);
           });
         } catch {
           failed.push(...batch);

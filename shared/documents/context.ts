@@ -7,7 +7,7 @@ import type { PoliteFetcher, RunContext } from '../fetch';
 import { type HostStateView, hostStateView } from '../hosts';
 import { loadHostIntervals } from '../pace';
 import type { SourceScheduleState } from '../schedule';
-import { getSourceState, loadAllSources } from '../store';
+import { getSourceState, loadAllSources, type StoreTables } from '../store';
 import { TakedownRegistry, type TakedownSet } from '../takedown';
 import { hostKeyOrUndefined } from '../util';
 import type { HostBudget } from './admission';
@@ -21,7 +21,7 @@ import type { DocumentChange, DocumentItem, OutcomeCounts, SourceGate } from './
 export interface DocumentsDeps {
   doc: DynamoDBDocumentClient;
   s3: S3Client;
-  tables: { sources: string; state: string; documents: string };
+  tables: StoreTables;
   bucket: string;
   fetcher: PoliteFetcher;
   /** Pacing clock (RATE-6 spacing, PHO-1 pause), epoch ms. Decisions take the pass's `now` instead. */

@@ -30,7 +30,5 @@ export const shards = {
   unlisted: (sourceId: string, bodyKey: string) => `parked#${sourceId}#unlisted#${bodyKey}`,
 } as const;
 
-/** State table partition of the photo marks of one body (PHO-2); sort key = hash of the person id. */
-export function photoPartition(sourceId: string, bodyKey: string): string {
-  return `PHOTO#${sourceId}#${bodyKey}`;
-}
+/** State table partition of the photo marks of one body (PHO-2): its home is shared/store keys.ts. */
+export { photoPartition } from '../store';

@@ -1,16 +1,9 @@
 import { createHash } from 'node:crypto';
 import { pipeline, type Readable, Transform, type TransformCallback } from 'node:stream';
-import {
-  CopyObjectCommand,
-  DeleteObjectCommand,
-  GetObjectCommand,
-  NoSuchKey,
-  PutObjectCommand,
-  type S3Client,
-} from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { FetchSource, PoliteFetcher, RunContext } from '../fetch';
 import { incomingKey } from '../mirror';
+import { BucketObjects, isMissingKey } from '../store';
 import { UPLOAD_PART_BYTES, UPLOAD_QUEUE_SIZE } from './constants';
 import { outcomeOfError } from './decide';
 import type { FetchOutcome } from './types';
@@ -59,21 +52,12 @@ export async function uploadStream(
   const tail = pipeline(body, counter, (error) => {
     if (error) sourceError ??= error;
   }) as unknown as Readable;
-  const upload = new Upload({
-    client: s3,
-    params: {
-      Bucket: bucket,
-      Key: key,
-      Body: tail,
-      ...(contentType === undefined ? {} : { ContentType: contentType }),
-    },
-    partSize: UPLOAD_PART_BYTES,
-    queueSize: UPLOAD_QUEUE_SIZE,
-    // The default: a failed multipart upload is aborted, its parts removed.
-    leavePartsOnError: false,
-  });
   try {
-    await upload.done();
+    await new BucketObjects({ s3, bucket }).upload(key, tail, {
+      ...(contentType === undefined ? {} : { contentType }),
+      partSize: UPLOAD_PART_BYTES,
+      queueSize: UPLOAD_QUEUE_SIZE,
+    });
   } catch (error) {
     body.destroy();
     counter.destroy();
@@ -85,7 +69,8 @@ export async function uploadStream(
 
 export async function deleteObjects(s3: S3Client, bucket: string, keys: string[]): Promise<void> {
   // DeleteObject of a missing key succeeds: deleting is idempotent.
-  for (const key of keys) await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+  const objects = new BucketObjects({ s3, bucket });
+  for (const key of keys) await objects.delete(key);
 }
 
 /** The whole object, at most `maxBytes` (text extraction needs the file in memory: ≤ 50 MB, DOC-2). */
@@ -95,15 +80,16 @@ export async function readObject(
   key: string,
   maxBytes: number,
 ): Promise<Buffer | undefined> {
+  const out = await new BucketObjects({ s3, bucket }).openRead(key);
+  if (out === undefined) return undefined;
+  if (out.contentLength !== undefined && out.contentLength > maxBytes) {
+    (out.body as Readable | undefined)?.destroy();
+    return undefined;
+  }
   try {
-    const out = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
-    if (out.ContentLength !== undefined && out.ContentLength > maxBytes) {
-      (out.Body as Readable | undefined)?.destroy();
-      return undefined;
-    }
-    return await readAll(out.Body as Readable, maxBytes);
+    return await readAll(out.body, maxBytes);
   } catch (err) {
-    if (isMissingObject(err)) return undefined;
+    if (isMissingKey(err)) return undefined;
     throw err;
   }
 }
@@ -112,10 +98,7 @@ export async function readObject(
  * S3's "no such object": NoSuchKey from GET, NotFound (a bare 404) from HEAD. Not any 404: a missing
  * bucket (NoSuchBucket) is a misconfiguration and stays an error.
  */
-export function isMissingObject(error: unknown): boolean {
-  const name = (error as { name?: string } | undefined)?.name;
-  return error instanceof NoSuchKey || name === 'NoSuchKey' || name === 'NotFound';
-}
+export const isMissingObject = isMissingKey;
 
 /** Reads a stream into one buffer; undefined when it passes `maxBytes`. */
 export async function readAll(stream: Readable, maxBytes: number): Promise<Buffer | undefined> {
@@ -138,7 +121,7 @@ export async function putObject(
   body: string | Buffer,
   contentType: string,
 ): Promise<void> {
-  await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: contentType }));
+  await new BucketObjects({ s3, bucket }).put(key, body, { contentType });
 }
 
 export { fetchSourceOf } from '../fetch';
@@ -260,15 +243,7 @@ export async function storeVerifiedCopy(
  * the copy leaves only the incoming object behind (overwritten by the next fetch, or expired).
  */
 async function promote(s3: S3Client, bucket: string, from: string, to: string): Promise<void> {
-  await s3.send(
-    new CopyObjectCommand({
-      Bucket: bucket,
-      Key: to,
-      CopySource: encodeURI(`${bucket}/${from}`),
-      MetadataDirective: 'COPY',
-    }),
-  );
-  await deleteObjects(s3, bucket, [from]);
+  await new BucketObjects({ s3, bucket }).move(from, to);
 }
 
 /** Errors raised by the fetcher's body stream carry a code and the URL; S3 errors do not. */

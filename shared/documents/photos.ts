@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { PutCommand, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { textValue } from '../engine';
 import { createRunContext, type RunContext } from '../fetch';
-import { idHash, MirrorStore, photoKey } from '../mirror';
+import { MirrorStore, photoKey } from '../mirror';
+import { PhotoMarks } from '../store';
 import { type BusyHost, type PassAdmission, passAdmission } from './admission';
 import {
   GONE_STATUSES,
@@ -28,7 +28,7 @@ import {
   photoUrl,
   selectPersonsForPhotos,
 } from './decide';
-import { bodyKeyOf, photoPartition } from './keys';
+import { bodyKeyOf } from './keys';
 import { fetchSourceOf, putObject } from './objects';
 import type { FetchOutcome, OutcomeCounts } from './types';
 
@@ -212,12 +212,7 @@ async function photoOne(
   }
   const mark = photoMarkAfter({ personId, url: url ?? pattern, previous }, outcome, now);
   if (mark === undefined) return `not-noted:${outcomeCode(outcome)}`;
-  await deps.doc.send(
-    new PutCommand({
-      TableName: deps.tables.state,
-      Item: { pk: photoPartition(ctx.source.sourceId, bodyKey), sk: idHash(personId), ...mark },
-    }),
-  );
+  await photoMarksOf(deps).put(ctx.source.sourceId, bodyKey, personId, mark);
   return mark.result;
 }
 
@@ -271,6 +266,11 @@ async function fetchPhoto(
   }
 }
 
+/** The State table's photo marks (shared/store). */
+function photoMarksOf(deps: DocumentsDeps): PhotoMarks {
+  return new PhotoMarks({ doc: deps.doc, table: deps.tables.state });
+}
+
 /** The marks of one body, by person id. */
 export async function loadMarks(
   deps: DocumentsDeps,
@@ -278,21 +278,7 @@ export async function loadMarks(
   bodyKey: string,
 ): Promise<Map<string, PhotoMark>> {
   const marks = new Map<string, PhotoMark>();
-  let startKey: QueryCommandOutput['LastEvaluatedKey'];
-  do {
-    const page = await deps.doc.send(
-      new QueryCommand({
-        TableName: deps.tables.state,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': photoPartition(sourceId, bodyKey) },
-        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      const mark = item as unknown as PhotoMark;
-      marks.set(mark.personId, mark);
-    }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  for (const mark of await photoMarksOf(deps).ofBody<PhotoMark>(sourceId, bodyKey))
+    marks.set(mark.personId, mark);
   return marks;
 }

@@ -1,6 +1,4 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { AwsClients } from '../store';
+import { type AwsClients, DocumentQueue } from '../store';
 import { type OParlObject, sha256Hex, textValue } from './objects';
 
 /**
@@ -33,13 +31,6 @@ export function documentId(url: string): string {
   return sha256Hex(url);
 }
 
-function isConditionFailure(err: unknown): boolean {
-  return (
-    err instanceof ConditionalCheckFailedException ||
-    (err as { name?: string }).name === 'ConditionalCheckFailedException'
-  );
-}
-
 /** Returns 'created', 'changed' (source changed a known file) or 'unchanged'. */
 export async function recordDocument(
   clients: Pick<AwsClients, 'doc'>,
@@ -53,7 +44,7 @@ export async function recordDocument(
   const docId = documentId(url);
   const sourceModified = textValue(file.modified) ?? '';
   const sourceSha1 = textValue(file.sha1Checksum) ?? textValue(file.sha512Checksum) ?? '';
-  const item: Record<string, unknown> = {
+  const item: Record<string, unknown> & { docId: string } = {
     docId,
     url,
     sourceId: fields.sourceId,
@@ -71,36 +62,14 @@ export async function recordDocument(
   if (downloadUrl !== undefined) item.downloadUrl = downloadUrl;
   const mimeType = textValue(file.mimeType);
   if (mimeType !== undefined) item.mimeType = mimeType;
-  try {
-    await clients.doc.send(
-      new PutCommand({ TableName: table, Item: item, ConditionExpression: 'attribute_not_exists(docId)' }),
-    );
-    return 'created';
-  } catch (err) {
-    if (!isConditionFailure(err)) throw err;
-  }
-  try {
-    // Known file: note that the source changed it, never touch state / attempts / S3 keys. It goes back
-    // to the document functions' intake (`due`), which re-queues it by its state (DEL-1 re-fetch).
-    await clients.doc.send(
-      new UpdateCommand({
-        TableName: table,
-        Key: { docId },
-        UpdateExpression:
-          'SET sourceModified = :m, sourceChecksum = :c, sourceChangedAt = :now, attemptShard = :due, nextAttemptAt = :now',
-        ConditionExpression:
-          'attribute_exists(docId) AND (attribute_not_exists(sourceModified) OR sourceModified <> :m OR sourceChecksum <> :c)',
-        ExpressionAttributeValues: {
-          ':m': sourceModified,
-          ':c': sourceSha1,
-          ':now': fields.nowIso,
-          ':due': 'due',
-        },
-      }),
-    );
-    return 'changed';
-  } catch (err) {
-    if (!isConditionFailure(err)) throw err;
-    return 'unchanged';
-  }
+  const queue = new DocumentQueue({ doc: clients.doc, table });
+  if (await queue.addNew(item)) return 'created';
+  // Known file: note that the source changed it, never touch state / attempts / S3 keys. It goes back
+  // to the document functions' intake (`due`), which re-queues it by its state (DEL-1 re-fetch).
+  const changed = await queue.noteSourceChange(docId, {
+    sourceModified,
+    sourceChecksum: sourceSha1,
+    atIso: fields.nowIso,
+  });
+  return changed ? 'changed' : 'unchanged';
 }

@@ -70,7 +70,6 @@ export {
   CursorConflictError,
   cursorSk,
   MARK_REFRESH_MS,
-  putLockedCursor,
   refreshDue,
   SK_SYSTEM,
   SourcePartitionItems,

@@ -1,7 +1,15 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { IngestorError } from '../errors';
-import { type AwsClients, bodySk, sessionSk, slugSk, sourcePartition } from '../store';
+import {
+  type AwsClients,
+  bodySk,
+  cursorSk,
+  SourceSyncItems,
+  SYSTEM_SK,
+  sessionSk,
+  slugSk,
+  sourcePartition,
+  withoutKeys,
+} from '../store';
 import { stableStringify } from './objects';
 import type { BodyRecord, SystemRecord } from './types';
 
@@ -17,10 +25,9 @@ import type { BodyRecord, SystemRecord } from './types';
  * `bodyKey` = first 16 hex of SHA-256(body id): stable whatever the body's name does.
  */
 // The keys live in shared/store keys.ts (one home for every key, issue 29 item 1).
-export { bodySk, sessionSk, slugSk, sourcePartition };
+export { bodySk, cursorSk, sessionSk, slugSk, sourcePartition };
 
-export const SK_SYSTEM = 'OPARL#SYSTEM';
-export const cursorSk = (kind: string) => `CURSOR#${kind}`;
+export const SK_SYSTEM = SYSTEM_SK;
 
 /**
  * An unchanged list mark or body is rewritten at most this often, only to move its times
@@ -46,18 +53,7 @@ export class CursorConflictError extends IngestorError {
 }
 
 /** An item as stored, without its table keys. */
-export function strip<T>(item: Record<string, unknown> | undefined): T | undefined {
-  if (!item) return undefined;
-  const { pk: _pk, sk: _sk, ...rest } = item;
-  return rest as T;
-}
-
-function isConditionFailure(err: unknown): boolean {
-  return (
-    err instanceof ConditionalCheckFailedException ||
-    (err as { name?: string }).name === 'ConditionalCheckFailedException'
-  );
-}
+export const strip = withoutKeys;
 
 /**
  * Items of one source's partition `SOURCE#<sourceId>` of the State table: read one, write one, list a
@@ -65,15 +61,15 @@ function isConditionFailure(err: unknown): boolean {
  */
 export class SourcePartitionItems {
   private puts = 0;
+  /** The partition's items in the store (shared/store): every read and write goes through it. */
+  protected readonly items: SourceSyncItems;
 
   constructor(
-    protected readonly clients: Pick<AwsClients, 'doc'>,
-    protected readonly table: string,
+    clients: Pick<AwsClients, 'doc'>,
+    table: string,
     protected readonly sourceId: string,
-  ) {}
-
-  protected get pk(): string {
-    return sourcePartition(this.sourceId);
+  ) {
+    this.items = new SourceSyncItems({ doc: clients.doc, table }, sourceId);
   }
 
   /**
@@ -84,37 +80,31 @@ export class SourcePartitionItems {
     return this.puts;
   }
 
-  protected async get<T>(sk: string): Promise<T | undefined> {
-    const out = await this.clients.doc.send(
-      new GetCommand({ TableName: this.table, Key: { pk: this.pk, sk }, ConsistentRead: true }),
-    );
-    return strip<T>(out.Item);
+  protected get<T>(sk: string): Promise<T | undefined> {
+    return this.items.get<T>(sk);
   }
 
   protected async put(sk: string, item: object): Promise<void> {
-    await this.clients.doc.send(
-      new PutCommand({ TableName: this.table, Item: { pk: this.pk, sk, ...item } }),
-    );
+    await this.items.put(sk, item);
     this.puts += 1;
   }
 
-  protected async queryPrefix<T>(prefix: string): Promise<T[]> {
-    const items: T[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const out = await this.clients.doc.send(
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': this.pk, ':prefix': prefix },
-          ConsistentRead: true,
-          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-        }),
-      );
-      for (const item of out.Items ?? []) items.push(strip<T>(item) as T);
-      startKey = out.LastEvaluatedKey;
-    } while (startKey);
-    return items;
+  protected queryPrefix<T>(prefix: string): Promise<T[]> {
+    return this.items.listPrefix<T>(prefix);
+  }
+
+  /**
+   * A run's cursor item with an optimistic lock on `seq` (created when `previousSeq` is undefined): a
+   * duplicate invocation of the same source fails with `conflict()` instead of interleaving pages.
+   * Shared by the OParl and the scraper engine.
+   */
+  protected async putLockedCursor(
+    sk: string,
+    cursor: StoredCursor,
+    previousSeq: number | undefined,
+    conflict: () => Error,
+  ): Promise<void> {
+    if (!(await this.items.putLocked(sk, cursor, previousSeq))) throw conflict();
   }
 }
 
@@ -141,13 +131,9 @@ export class SyncStateStore extends SourcePartitionItems {
     // A kind's items that travel with the cursor first (OParl: the run's list reports): a cursor never
     // counts what is not stored.
     await this.beforeCursorWrite();
-    await putLockedCursor(
-      this.clients,
-      this.table,
-      { pk: this.pk, sk: cursorSk(cursor.kind), ...cursor },
-      previousSeq,
-      () => new CursorConflictError(this.sourceId, cursor.kind),
-    );
+    await this.putLockedCursor(cursorSk(cursor.kind), cursor, previousSeq, () => {
+      return new CursorConflictError(this.sourceId, cursor.kind);
+    });
   }
 
   /** Hook for a kind's store: what must be written before (with) the next cursor write. */
@@ -160,9 +146,7 @@ export class SyncStateStore extends SourcePartitionItems {
   }
 
   async putSystem(record: SystemRecord): Promise<void> {
-    await this.clients.doc.send(
-      new PutCommand({ TableName: this.table, Item: { pk: this.pk, sk: SK_SYSTEM, ...record } }),
-    );
+    await this.items.put(SK_SYSTEM, record);
   }
 
   // --- bodies -------------------------------------------------------------------------------------
@@ -193,97 +177,38 @@ export class SyncStateStore extends SourcePartitionItems {
     if (!existing) {
       const slug = await this.reserveSlug(slugBase, fields.bodyKey);
       const created: BodyRecord = { ...fields, slug, listed: false, firstSeenAt: fields.lastSeenAt };
-      try {
-        await this.clients.doc.send(
-          new PutCommand({
-            TableName: this.table,
-            Item: { pk: this.pk, sk: bodySk(fields.bodyKey), ...created },
-            ConditionExpression: 'attribute_not_exists(sk)',
-          }),
-        );
-        return created;
-      } catch (err) {
-        if (!isConditionFailure(err)) throw err;
-        // Created meanwhile (a resumed run): fall through to the refresh below.
-      }
+      if (await this.items.createBody(fields.bodyKey, created)) return created;
+      // Created meanwhile (a resumed run): fall through to the refresh below.
     }
-    const names: Record<string, string> = {
-      '#name': 'name',
-      '#lists': 'lists',
-      '#seen': 'lastSeenAt',
+    const set: Record<string, unknown> = {
+      name: fields.name,
+      lists: fields.lists,
+      lastSeenAt: fields.lastSeenAt,
     };
-    const values: Record<string, unknown> = {
-      ':name': fields.name,
-      ':lists': fields.lists,
-      ':seen': fields.lastSeenAt,
-    };
-    const sets = ['#name = :name', '#lists = :lists', '#seen = :seen'];
-    const removes: string[] = [];
+    const remove: string[] = [];
     for (const [attr, value] of [
       ['shortName', fields.shortName],
       ['oparlVersion', fields.oparlVersion],
       ['deleted', fields.deleted],
     ] as const) {
-      names[`#${attr}`] = attr;
-      if (value === undefined) removes.push(`#${attr}`);
-      else {
-        sets.push(`#${attr} = :${attr}`);
-        values[`:${attr}`] = value;
-      }
+      if (value === undefined) remove.push(attr);
+      else set[attr] = value;
     }
-    const out = await this.clients.doc.send(
-      new UpdateCommand({
-        TableName: this.table,
-        Key: { pk: this.pk, sk: bodySk(fields.bodyKey) },
-        UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-        ConditionExpression: 'attribute_exists(sk)',
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return strip<BodyRecord>(out.Attributes) as BodyRecord;
+    return this.items.refreshBody<BodyRecord>(fields.bodyKey, set, remove);
   }
 
   /** Takes `base`, else `base-2`, `base-3` … — a conditional put per try, so two bodies never share one. */
   private async reserveSlug(base: string, bodyKey: string): Promise<string> {
     for (let n = 1; n < 1000; n++) {
       const slug = n === 1 ? base : `${base}-${n}`;
-      try {
-        await this.clients.doc.send(
-          new PutCommand({
-            TableName: this.table,
-            Item: { pk: this.pk, sk: slugSk(slug), bodyKey },
-            ConditionExpression: 'attribute_not_exists(sk) OR bodyKey = :bodyKey',
-            ExpressionAttributeValues: { ':bodyKey': bodyKey },
-          }),
-        );
-        return slug;
-      } catch (err) {
-        if (!isConditionFailure(err)) throw err;
-      }
+      if (await this.items.reserveSlug(slug, bodyKey)) return slug;
     }
     throw new IngestorError('SLUG_EXHAUSTED', `no free slug for ${base}`);
   }
 
+  /** SCH-9: only ever moves forward — a resumed older run must not roll the window back. */
   async markBodyComplete(bodyKey: string, startedAt: string, full: boolean): Promise<void> {
-    await this.clients.doc
-      .send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: { pk: this.pk, sk: bodySk(bodyKey) },
-          // Only ever moves forward: a resumed older run must not roll the window back (SCH-9).
-          UpdateExpression: full ? 'SET #c = :s, #f = :s' : 'SET #c = :s',
-          ConditionExpression: 'attribute_exists(sk) AND (attribute_not_exists(#c) OR #c < :s)',
-          ExpressionAttributeNames: full
-            ? { '#c': 'lastCompleteSyncStart', '#f': 'lastCompleteFullSyncStart' }
-            : { '#c': 'lastCompleteSyncStart' },
-          ExpressionAttributeValues: { ':s': startedAt },
-        }),
-      )
-      .catch((err) => {
-        if (!isConditionFailure(err)) throw err;
-      });
+    await this.items.advanceBodyComplete(bodyKey, startedAt, full);
   }
 
   // --- session days (SCH-2) -----------------------------------------------------------------------
@@ -293,31 +218,12 @@ export class SyncStateStore extends SourcePartitionItems {
    * of a shared map, so repeating an update is harmless.
    */
   async setMeetingDay(bodyKey: string, meetingKey: string, date: string | undefined): Promise<void> {
-    const attr = `m_${meetingKey}`;
-    await this.clients.doc.send(
-      new UpdateCommand({
-        TableName: this.table,
-        Key: { pk: this.pk, sk: sessionSk(bodyKey) },
-        UpdateExpression: date === undefined ? 'SET bodyKey = :b REMOVE #m' : 'SET bodyKey = :b, #m = :d',
-        ExpressionAttributeNames: { '#m': attr },
-        ExpressionAttributeValues: date === undefined ? { ':b': bodyKey } : { ':b': bodyKey, ':d': date },
-      }),
-    );
+    await this.items.setMeetingDay(bodyKey, meetingKey, date);
   }
 
   /** Drops meeting days that lie in the past (they never count again). */
   async pruneMeetingDays(bodyKey: string, meetingKeys: string[]): Promise<void> {
-    for (let i = 0; i < meetingKeys.length; i += 50) {
-      const chunk = meetingKeys.slice(i, i + 50);
-      await this.clients.doc.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: { pk: this.pk, sk: sessionSk(bodyKey) },
-          UpdateExpression: `REMOVE ${chunk.map((_, j) => `#m${j}`).join(', ')}`,
-          ExpressionAttributeNames: Object.fromEntries(chunk.map((k, j) => [`#m${j}`, `m_${k}`])),
-        }),
-      );
-    }
+    await this.items.removeMeetingDays(bodyKey, meetingKeys);
   }
 
   /** Meeting days of every body, by body key; past days pruned by the caller. */
@@ -366,32 +272,4 @@ function bodyChanged(
       deleted: b.deleted,
     });
   return pick(existing) !== pick(fields);
-}
-
-/**
- * A run's cursor item with an optimistic lock on `seq` (created when `previousSeq` is undefined): a
- * duplicate invocation of the same source fails with `conflict()` instead of interleaving pages.
- * Shared by the OParl and the scraper engine.
- */
-export async function putLockedCursor(
-  clients: Pick<AwsClients, 'doc'>,
-  table: string,
-  item: Record<string, unknown> & { pk: string; sk: string },
-  previousSeq: number | undefined,
-  conflict: () => Error,
-): Promise<void> {
-  try {
-    await clients.doc.send(
-      new PutCommand({
-        TableName: table,
-        Item: item,
-        ...(previousSeq === undefined
-          ? { ConditionExpression: 'attribute_not_exists(sk)' }
-          : { ConditionExpression: 'seq = :seq', ExpressionAttributeValues: { ':seq': previousSeq } }),
-      }),
-    );
-  } catch (err) {
-    if (isConditionFailure(err)) throw conflict();
-    throw err;
-  }
 }

@@ -1,5 +1,6 @@
-import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { isFresh, nextRobotsFetchAt, type RobotsCacheEntry } from '../robots';
+import { RobotsCacheObjects, robotsObjectKey } from '../store';
 import type { Clock, RobotsCacheStore } from './ports';
 
 /**
@@ -33,10 +34,8 @@ export function createMemoryRobotsStore(): RobotsCacheStore & { readonly size: n
   };
 }
 
-/** S3 key of one entry: `robots/<host>/<agent-token>.json` (both lower-cased, URL-encoded). */
-export function robotsObjectKey(host: string, agentToken: string, prefix = 'robots/'): string {
-  return `${prefix}${encodeURIComponent(host.toLowerCase())}/${encodeURIComponent(agentToken.toLowerCase())}.json`;
-}
+/** S3 key of one entry: `robots/<host>/<agent-token>.json` — its home is shared/store keys.ts. */
+export { robotsObjectKey };
 
 /** Accepts only entries of the shape shared/robots writes; anything else counts as missing (refetch). */
 export function isRobotsCacheEntry(value: unknown): value is RobotsCacheEntry {
@@ -72,32 +71,14 @@ export interface S3RobotsStoreOptions {
 
 /** The shared store: one JSON object per (host, agent token) in the mirror bucket. */
 export function createS3RobotsStore(options: S3RobotsStoreOptions): RobotsCacheStore {
-  const { s3, bucket } = options;
-  const prefix = options.prefix ?? 'robots/';
+  const objects = new RobotsCacheObjects({ s3: options.s3, bucket: options.bucket }, options.prefix);
   return {
     async get(host, agentToken) {
-      try {
-        const result = await s3.send(
-          new GetObjectCommand({ Bucket: bucket, Key: robotsObjectKey(host, agentToken, prefix) }),
-        );
-        const text = (await result.Body?.transformToString('utf-8')) ?? '';
-        const parsed: unknown = JSON.parse(text);
-        return isRobotsCacheEntry(parsed) ? parsed : undefined;
-      } catch (error) {
-        const name = (error as { name?: string }).name;
-        if (name === 'NoSuchKey' || name === 'NotFound' || error instanceof SyntaxError) return undefined;
-        throw error;
-      }
+      const stored = await objects.read(host, agentToken);
+      return isRobotsCacheEntry(stored) ? stored : undefined;
     },
     async put(host, agentToken, entry) {
-      await s3.send(
-        new PutObjectCommand({
-          Bucket: bucket,
-          Key: robotsObjectKey(host, agentToken, prefix),
-          Body: JSON.stringify(entry),
-          ContentType: 'application/json',
-        }),
-      );
+      await objects.write(host, agentToken, entry);
     },
   };
 }

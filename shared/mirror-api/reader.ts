@@ -2,7 +2,7 @@ import { type BodyRecord, SyncStateStore } from '../engine';
 import type { MirrorIndexEntry, MirrorRecord } from '../mirror';
 import { apiIdHash, listPartition, MirrorStore, mirrorKeyOfHash } from '../mirror';
 import { DIMENSIONS, logger, METRICS, metrics } from '../observability';
-import { type AwsClients, LIST_INDEX, loadAllSources, MirrorIndex } from '../store';
+import { type AwsClients, LIST_INDEX, loadAllSources, MirrorIndex, type StoreTables } from '../store';
 import { TakedownRegistry, type TakedownSet } from '../takedown';
 import { BODIES_TTL_MS } from './constants';
 import { MirrorApiIndexMissingError } from './errors';
@@ -16,7 +16,7 @@ import { type ListCounts, type ListQuery, sortRange } from './paging';
  */
 export interface MirrorReaderConfig {
   bucket: string;
-  tables: { sources: string; state: string };
+  tables: Pick<StoreTables, 'sources' | 'state'>;
 }
 
 export interface SourceBody {

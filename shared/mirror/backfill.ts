@@ -189,9 +189,7 @@ export async function backfillListIndex(
         await paced();
         // Only over the version read: a sync's newer write (or a takedown's mark) wins.
         const updated = await index.updateAsRead(
-          sourceId,
-          type,
-          item.id,
+          { sourceId, type, id: item.id },
           { set, remove },
           { fetchedAt: item.fetchedAt, deleted: item.deleted, takenDown: item.takedown !== undefined },
         );

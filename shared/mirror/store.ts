@@ -269,7 +269,11 @@ export class MirrorStore {
 
   private async putRecord(write: MirrorWrite, record: MirrorRecord, tombstone: boolean): Promise<void> {
     // DESIGN: a lifecycle rule on the tombstone's tag can age tombstones out; live objects carry no tag.
-    await this.records.write(write.sourceId, write.type, write.id, record, tombstone ? 'tombstone' : 'live');
+    await this.records.write(
+      { sourceId: write.sourceId, type: write.type, id: write.id },
+      record,
+      tombstone ? 'tombstone' : 'live',
+    );
   }
 
   private async putIndex(write: MirrorWrite, deleted: boolean): Promise<MirrorIndexEntry> {
@@ -323,9 +327,7 @@ export class MirrorStore {
     // Durable before the commit: a crash before the flush must not lose the takedown for the feed.
     await this.clients.changes?.stage(event);
     const marked = await this.index.markTakenDown(
-      entry.sourceId,
-      entry.type,
-      entry.id,
+      { sourceId: entry.sourceId, type: entry.type, id: entry.id },
       { ...mark },
       listed ? listSort(mark.at, entry.id) : undefined,
     );

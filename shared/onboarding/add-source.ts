@@ -13,7 +13,7 @@ import {
 import { IngestorError } from '../errors';
 import { createRunContext, type FetchOptions, fetchSourceOf, type PoliteFetcher } from '../fetch';
 import { BODY_LIST_MAX_PAGES, bodyFieldsOf, parseOParlJson } from '../oparl';
-import { getSourceItem, putSourceItem } from '../store';
+import { getSourceItem, putSourceItem, type StoreTables } from '../store';
 import { hostKey } from '../util';
 
 /**
@@ -28,7 +28,7 @@ import { hostKey } from '../util';
 
 export interface AddSourceDeps {
   doc: DynamoDBDocumentClient;
-  tables: { sources: string; state: string };
+  tables: Pick<StoreTables, 'sources' | 'state'>;
   fetcher: PoliteFetcher;
   /** RATE-2: the largest interval (ms) configured for any source on `host`. */
   hostIntervalMs?: (host: string) => number | undefined;

@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { BodyRecord } from '../engine';
 import { SyncStateStore } from '../engine';
-import { BodyRecords, DocumentItems, loadAllSources } from '../store';
+import { BodyRecords, DocumentItems, loadAllSources, type StoreTables } from '../store';
 import { BodyAmbiguousError, BodyNotFoundError, BodyTakenDownError, SourceNotFoundError } from './errors';
 
 /**
@@ -26,11 +26,8 @@ export interface BodyRow {
   firstSeenAt: string;
 }
 
-export interface BodyTables {
-  sources: string;
-  state: string;
-  documents: string;
-}
+/** The tables an operator's body command reads and writes (all three). */
+export type BodyTables = StoreTables;
 
 /** `BODY#` records may carry the operator's takedown mark next to the sync's fields. */
 export type StoredBody = BodyRecord & { takedown?: { at: string; by: string; note?: string } };

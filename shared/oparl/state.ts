@@ -1,4 +1,3 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import {
   type ListName,
   type ListReport,
@@ -7,6 +6,7 @@ import {
   SyncStateStore,
   stableStringify,
 } from '../engine';
+import { listSk as listItemSk, runListSk } from '../store';
 
 /**
  * The OParl kind's own items of the source partition `SOURCE#<sourceId>` (State table), beside the
@@ -15,8 +15,9 @@ import {
  * - `RUNLIST#<kind>#<n>`       list reports n, n+1 … of the current run of that kind, written together
  *                              with the cursor (overwritten by the next run; `runId` tells whose)
  */
-export const listSk = (bodyKey: string, list: ListName) => `LIST#${bodyKey}#${list}`;
-export const runListSk = (kind: string, index: number) => `RUNLIST#${kind}#${String(index).padStart(6, '0')}`;
+// The keys live in shared/store keys.ts (one home for every key, issue 29 item 1).
+export const listSk = (bodyKey: string, list: ListName) => listItemSk(bodyKey, list);
+export { runListSk };
 
 /** List reports per `RUNLIST#` item (a report is ~250 bytes; an item may hold 400 KB). */
 export const RUN_LIST_REPORTS_PER_ITEM = 100;
@@ -49,18 +50,11 @@ export class OParlStateStore extends SyncStateStore {
       const chunk = pending.slice(i, i + RUN_LIST_REPORTS_PER_ITEM);
       const first = chunk[0] as (typeof pending)[number];
       // One run and kind per store (the engine's run); an item's key is its first report's index.
-      await this.clients.doc.send(
-        new PutCommand({
-          TableName: this.table,
-          Item: {
-            pk: this.pk,
-            sk: runListSk(first.kind, first.index),
-            runId: first.runId,
-            index: first.index,
-            reports: chunk.map((c) => c.report),
-          },
-        }),
-      );
+      await this.items.put(runListSk(first.kind, first.index), {
+        runId: first.runId,
+        index: first.index,
+        reports: chunk.map((c) => c.report),
+      });
     }
   }
 
@@ -112,9 +106,7 @@ export class OParlStateStore extends SyncStateStore {
     ) {
       return;
     }
-    await this.clients.doc.send(
-      new PutCommand({ TableName: this.table, Item: { pk: this.pk, sk, ...state } }),
-    );
+    await this.items.put(sk, state);
     this.knownMarks.set(sk, next);
   }
 }

@@ -8,7 +8,7 @@ import {
   putPauseMetrics,
 } from '../observability';
 import type { SourceScheduleState } from '../schedule';
-import { listSourceStates, loadAllSources } from '../store';
+import { listSourceStates, loadAllSources, type StoreTables } from '../store';
 
 /**
  * Planner tick: on every 15th minute reads Sources and STATE items, writes the pause gauges (ERR-4 /
@@ -18,7 +18,7 @@ import { listSourceStates, loadAllSources } from '../store';
  */
 export async function emitPlannerMetrics(
   doc: DynamoDBDocumentClient,
-  tables: { sources: string; state: string },
+  tables: Pick<StoreTables, 'sources' | 'state'>,
   now: Date,
   {
     target = processMetrics,

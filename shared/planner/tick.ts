@@ -177,7 +177,7 @@ export async function plannerTick(deps: PlannerDeps, now: Date): Promise<Planner
       const reason = `invalid config: ${p.problems.map((x) => `${x.field} ${x.message}`).join('; ')}`;
       result.decisions.push({ sourceId: id, action: 'skip', reason, started: false });
       if (changedIds.has(id) || !cache.knownStateIds.has(id)) {
-        await patchSourceState(deps.doc, deps.tables.state, id, {
+        await patchSourceState({ doc: deps.doc, table: deps.tables.state }, id, {
           configProblems: p.problems,
           dueAt: new Date(now.getTime() + IDLE_RECHECK_MS).toISOString(),
           lastDecision: { action: 'skip', reason, decidedAt: nowIso, ruleIds: [] },
@@ -191,8 +191,7 @@ export async function plannerTick(deps: PlannerDeps, now: Date): Promise<Planner
   await mapLimit(becomeDue, STORE_CONCURRENCY, async (source) => {
     // RATE-2: the pace of a new or changed valid item is remembered, should the item break later.
     await patchSourceState(
-      deps.doc,
-      deps.tables.state,
+      { doc: deps.doc, table: deps.tables.state },
       source.sourceId,
       { dueAt: nowIso, lastValidPace: paceOf(source) },
       ['configProblems'],
@@ -320,8 +319,7 @@ export async function plannerTick(deps: PlannerDeps, now: Date): Promise<Planner
       previous?.configProblems !== undefined
     ) {
       await patchSourceState(
-        deps.doc,
-        deps.tables.state,
+        { doc: deps.doc, table: deps.tables.state },
         source.sourceId,
         {
           dueAt: nextDueAt,
@@ -403,10 +401,15 @@ async function sendMessages(deps: PlannerDeps, outbox: Outgoing[], result: Plann
       batch.filter((_, i) => failedIds.has(String(i))),
       STORE_CONCURRENCY,
       async (o) => {
-        await releaseSyncLease(deps.doc, deps.tables.state, o.message.sourceId, o.message.runId, {
-          schedule: o.state,
-          dueAt: result.at,
-        });
+        await releaseSyncLease(
+          { doc: deps.doc, table: deps.tables.state },
+          o.message.sourceId,
+          o.message.runId,
+          {
+            schedule: o.state,
+            dueAt: result.at,
+          },
+        );
         o.planned.started = false;
         o.planned.action = 'wait';
         o.planned.reason = `${o.planned.reason}; the sync message could not be sent, the lease was given back`;

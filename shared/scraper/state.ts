@@ -1,14 +1,11 @@
-import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import {
   CursorConflictError,
-  putLockedCursor,
   refreshDue,
   SourcePartitionItems,
   type SyncFailure,
-  sha256Hex,
   stableStringify,
-  strip,
 } from '../engine';
+import { scrapeCursorSk, scrapeMonthSk, scrapePageSk, scrapeUrlKey } from '../store';
 import type { MirrorTypeName } from './oparl-shape';
 import type { CalendarRow, OrganizationKind } from './types';
 
@@ -23,13 +20,11 @@ import type { CalendarRow, OrganizationKind } from './types';
  * point of a page. Body, slug and session-day items are the OParl engine's (`SyncStateStore`).
  */
 
-export const cursorKey = (kind: string) => `SCRAPE#CURSOR#${kind}`;
-export const monthKey = (month: string) => `SCRAPE#MONTH#${month}`;
-export const pageStateKey = (url: string) => `SCRAPE#PAGE#${urlKey(url)}`;
-
-export function urlKey(url: string): string {
-  return sha256Hex(url).slice(0, 24);
-}
+// The keys live in shared/store keys.ts (one home for every key, issue 29 item 1).
+export const cursorKey = scrapeCursorSk;
+export const monthKey = scrapeMonthSk;
+export const pageStateKey = scrapePageSk;
+export const urlKey = scrapeUrlKey;
 
 /** One calendar row as remembered: content hash, when its meeting page was last read (ISO), its URL. */
 export interface RowMark {
@@ -119,13 +114,9 @@ export class ScrapeStateStore extends SourcePartitionItems {
 
   /** Optimistic lock on `seq`, as the OParl cursor: a duplicate invocation stops here. */
   async putCursor(cursor: ScrapeCursor, previousSeq: number | undefined): Promise<void> {
-    await putLockedCursor(
-      this.clients,
-      this.table,
-      { pk: this.pk, sk: cursorKey(cursor.kind), ...cursor },
-      previousSeq,
-      () => new CursorConflictError(this.sourceId, `scrape ${cursor.kind}`),
-    );
+    await this.putLockedCursor(cursorKey(cursor.kind), cursor, previousSeq, () => {
+      return new CursorConflictError(this.sourceId, `scrape ${cursor.kind}`);
+    });
   }
 
   /** Months as read, to tell an unchanged month (issue 18: most scrapes change no row). */
@@ -165,23 +156,8 @@ export class ScrapeStateStore extends SourcePartitionItems {
   /** Page states of several URLs in one round trip (which organizations were never read). */
   async getPages(urls: string[]): Promise<Map<string, PageState>> {
     const found = new Map<string, PageState>();
-    const unique = [...new Set(urls)];
-    for (let i = 0; i < unique.length; i += 100) {
-      let pending: Record<string, unknown>[] = unique
-        .slice(i, i + 100)
-        .map((url) => ({ pk: this.pk, sk: pageStateKey(url) }));
-      for (let attempt = 0; pending.length > 0; attempt++) {
-        if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** attempt)));
-        const out = await this.clients.doc.send(
-          new BatchGetCommand({ RequestItems: { [this.table]: { Keys: pending, ConsistentRead: true } } }),
-        );
-        for (const item of out.Responses?.[this.table] ?? []) {
-          const state = strip<PageState>(item);
-          if (state) found.set(state.url, state);
-        }
-        pending = (out.UnprocessedKeys?.[this.table]?.Keys as Record<string, unknown>[]) ?? [];
-      }
-    }
+    for (const state of await this.items.getMany<PageState>(urls.map(pageStateKey)))
+      found.set(state.url, state);
     return found;
   }
 }

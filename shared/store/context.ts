@@ -10,6 +10,17 @@ export interface TableContext {
   table: string;
 }
 
+/**
+ * The physical names of the three tables (from the environment: SOURCES_TABLE, STATE_TABLE,
+ * DOCUMENTS_TABLE), declared once: a module that needs some of them takes
+ * `Pick<StoreTables, 'sources' | 'state'>` (issue 29 item 4).
+ */
+export interface StoreTables {
+  sources: string;
+  state: string;
+  documents: string;
+}
+
 /** What a repository of the bucket needs. */
 export interface BucketContext {
   s3: S3Client;

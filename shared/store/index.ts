@@ -7,9 +7,24 @@
  * (test/repo/front-doors.test.ts).
  */
 export { BodyRecords } from './body-records';
+export { BroadcastItems, type BroadcastMeetingReading } from './broadcast-items';
 export { type AwsClients, awsClientBase, createAwsClients, destroyAwsClients } from './clients';
-export { type BucketContext, isConditionFailure, type TableContext, unlessConditionFails } from './context';
+export {
+  type BucketContext,
+  isConditionFailure,
+  type StoreTables,
+  type TableContext,
+  unlessConditionFails,
+} from './context';
 export { DocumentItems } from './document-items';
+export {
+  BY_NEXT_ATTEMPT,
+  BY_SOURCE,
+  type DocumentPosition,
+  DocumentQueue,
+  type SourceSideChange,
+} from './document-queue';
+export { type BusEvent, EventBus } from './event-bus';
 export { FeedOutbox, OUTBOX_PARTITION, type OutboxEvent } from './feed-outbox';
 export { createGeoItems, type GeoItemsContext } from './geo-items';
 export * from './keys';
@@ -20,11 +35,21 @@ export {
   ListDigestRepository,
   listDigestObjectKey,
 } from './list-digests';
-export { heldCondition, type IndexItem, indexKey, MirrorIndex, TAKEN_DOWN } from './mirror-index';
+export {
+  heldCondition,
+  type IndexItem,
+  indexKey,
+  MirrorIndex,
+  type MirrorObjectRef,
+  TAKEN_DOWN,
+} from './mirror-index';
 export { type MirrorRecordKind, MirrorRecords } from './mirror-records';
-export { BucketObjects, isMissingObject, type PutOptions } from './objects';
+export { BucketObjects, isMissingKey, isMissingObject, type PutOptions, type UploadOptions } from './objects';
 export { StoreUnavailableError, storeOutageOf } from './outage';
+export { PartitionItems, SourceSyncItems, withoutKeys } from './partition-items';
+export { PhotoMarks } from './photo-marks';
 export { type ProvisionedLocal, provisionLocal } from './provision';
+export { RobotsCacheObjects } from './robots-cache';
 export {
   acquireSyncLease,
   claimSyncRun,

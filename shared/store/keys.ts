@@ -197,6 +197,26 @@ export const sessionSk = (bodyKey: string) => `SESSION#${bodyKey}`;
 /** `SLUG#<slug>`: the reservation that makes a body's slug unique per source. */
 export const slugSk = (slug: string) => `SLUG#${slug}`;
 
+/** `OPARL#SYSTEM`: the System of a source — body list URL, last filter check (SCH-10), validators (B-1). */
+export const SYSTEM_SK = 'OPARL#SYSTEM';
+/** `CURSOR#<kind>`: the sync's run cursor of one kind (incremental / full / sliced). */
+export const cursorSk = (kind: string) => `CURSOR#${kind}`;
+/** `LIST#<bodyKey>#<list>`: the OParl kind's marks of one list of a body (shared/oparl/state.ts). */
+export const listSk = (bodyKey: string, list: string) => `LIST#${bodyKey}#${list}`;
+/** `RUNLIST#<kind>#<n>`: list reports n, n+1 … of the current run of that kind (six digits). */
+export const runListSk = (kind: string, index: number) => `RUNLIST#${kind}#${String(index).padStart(6, '0')}`;
+
+/**
+ * The scraper's sort-key family in the source partition (shared/scraper/state.ts): `SCRAPE#CURSOR#<kind>`,
+ * `SCRAPE#MONTH#<yyyy-mm>`, `SCRAPE#PAGE#<urlKey>` (`urlKey` = first 24 hex of SHA-256(url)).
+ */
+export const scrapeCursorSk = (kind: string) => `SCRAPE#CURSOR#${kind}`;
+export const scrapeMonthSk = (month: string) => `SCRAPE#MONTH#${month}`;
+export function scrapeUrlKey(url: string): string {
+  return createHash('sha256').update(url).digest('hex').slice(0, 24);
+}
+export const scrapePageSk = (url: string) => `SCRAPE#PAGE#${scrapeUrlKey(url)}`;
+
 /**
  * OPT-5: the takedown registry's partition of a source (`TAKEDOWN#<sourceId>`), read whole with one
  * Query; sort key `OBJECT#<idHash(id)>` or `BODY#<idHash(bodyId)>` (shared/store takedowns.ts).
@@ -259,6 +279,19 @@ export function textKey(sourceId: string, docId: string): string {
 /** `files/<sourceId>/photos/<hash of the person id>`: a person photo (PHO-1). */
 export function photoKey(sourceId: string, personId: string): string {
   return `${FILES_PREFIX}${sourceId}/photos/${idHash(personId)}`;
+}
+
+/** State table partition of the photo marks of one body (PHO-2); sort key = hash of the person id. */
+export function photoPartition(sourceId: string, bodyKey: string): string {
+  return `PHOTO#${sourceId}#${bodyKey}`;
+}
+
+/** ROB-5: the shared robots.txt cache's prefix in the bucket (shared/store robots-cache.ts). */
+export const ROBOTS_PREFIX = 'robots/';
+
+/** S3 key of one robots.txt cache entry: `robots/<host>/<agent-token>.json` (both lower-cased, URL-encoded). */
+export function robotsObjectKey(host: string, agentToken: string, prefix = ROBOTS_PREFIX): string {
+  return `${prefix}${encodeURIComponent(host.toLowerCase())}/${encodeURIComponent(agentToken.toLowerCase())}.json`;
 }
 
 /**

@@ -35,6 +35,13 @@ export function indexKey(sourceId: string, type: string, id: string): { pk: stri
 /** An index write refused because the item carries an operator's takedown mark (OPT-5). */
 export const TAKEN_DOWN = Symbol('taken down');
 
+/** One object of the mirror: its source, OParl type (lower-case) and origin id. */
+export interface MirrorObjectRef {
+  sourceId: string;
+  type: string;
+  id: string;
+}
+
 export class MirrorIndex {
   constructor(private readonly ctx: TableContext) {}
 
@@ -163,9 +170,7 @@ export class MirrorIndex {
    * was (`old`), or undefined when there was none or it carried a mark already.
    */
   async markTakenDown(
-    sourceId: string,
-    type: string,
-    id: string,
+    { sourceId, type, id }: MirrorObjectRef,
     mark: Record<string, unknown>,
     listSort?: string,
   ): Promise<{ old: IndexItem | undefined } | undefined> {
@@ -310,9 +315,7 @@ export class MirrorIndex {
    * presence of a takedown mark): a sync's newer write, or a takedown's mark, wins. False when it did.
    */
   async updateAsRead(
-    sourceId: string,
-    type: string,
-    id: string,
+    { sourceId, type, id }: MirrorObjectRef,
     change: { set: Record<string, unknown>; remove: readonly string[] },
     asRead: { fetchedAt: unknown; deleted: unknown; takenDown: boolean },
   ): Promise<boolean> {

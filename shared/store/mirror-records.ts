@@ -1,5 +1,6 @@
 import type { BucketContext } from './context';
 import { mirrorKey, TAKEDOWN_TAG, TOMBSTONE_TAG } from './keys';
+import type { MirrorObjectRef } from './mirror-index';
 import { BucketObjects } from './objects';
 
 /**
@@ -37,9 +38,7 @@ export class MirrorRecords {
 
   /** Writes the record under its deterministic key: repeating overwrites (STYLE 4). */
   async write(
-    sourceId: string,
-    type: string,
-    id: string,
+    { sourceId, type, id }: MirrorObjectRef,
     record: unknown,
     kind: MirrorRecordKind,
   ): Promise<void> {

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import {
   CopyObjectCommand,
   DeleteObjectCommand,
@@ -6,6 +7,7 @@ import {
   NoSuchKey,
   PutObjectCommand,
 } from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { BucketContext } from './context';
 
@@ -25,6 +27,22 @@ export interface PutOptions {
   metadata?: Record<string, string>;
   /** S3 tagging, URL-encoded (`mirror=tombstone`). */
   tagging?: string;
+}
+
+/**
+ * S3's "no such object" in the strict sense: NoSuchKey from GET, NotFound (a bare 404) from HEAD — not
+ * any 404: a missing bucket (NoSuchBucket) is a misconfiguration and stays an error.
+ */
+export function isMissingKey(error: unknown): boolean {
+  const name = (error as { name?: string } | undefined)?.name;
+  return error instanceof NoSuchKey || name === 'NoSuchKey' || name === 'NotFound';
+}
+
+/** How a stream of unknown length is uploaded: in parts of `partSize` bytes, `queueSize` at once. */
+export interface UploadOptions {
+  contentType?: string;
+  partSize: number;
+  queueSize: number;
 }
 
 /** The bucket's objects by key: the few operations every folder needs, absent keys as `undefined`. */
@@ -124,5 +142,57 @@ export class BucketObjects {
     await this.ctx.s3.send(
       new CopyObjectCommand({ Bucket: this.ctx.bucket, CopySource: `${this.ctx.bucket}/${from}`, Key: to }),
     );
+  }
+
+  /**
+   * Streams `body` to `key` with a multipart upload (never the whole body in memory; a PutObject of a
+   * stream of unknown length fails). A failed upload is aborted and its parts removed: nothing is left
+   * under `key`. Rejects with the upload's error.
+   */
+  async upload(key: string, body: Readable, options: UploadOptions): Promise<void> {
+    const upload = new Upload({
+      client: this.ctx.s3,
+      params: {
+        Bucket: this.ctx.bucket,
+        Key: key,
+        Body: body,
+        ...(options.contentType === undefined ? {} : { ContentType: options.contentType }),
+      },
+      partSize: options.partSize,
+      queueSize: options.queueSize,
+      // The default, said aloud: a failed multipart upload is aborted, its parts removed.
+      leavePartsOnError: false,
+    });
+    await upload.done();
+  }
+
+  /**
+   * The object's body as a stream and its stored length, or undefined when the key holds nothing
+   * (strictly: `isMissingKey`). The caller reads or destroys the stream.
+   */
+  async openRead(key: string): Promise<{ body: Readable; contentLength: number | undefined } | undefined> {
+    try {
+      const out = await this.ctx.s3.send(new GetObjectCommand({ Bucket: this.ctx.bucket, Key: key }));
+      return { body: out.Body as Readable, contentLength: out.ContentLength };
+    } catch (error) {
+      if (isMissingKey(error)) return undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * Copy, then delete: `to` changes in one step from its old object to `from`'s (metadata copied). A
+   * crash after the copy leaves only `from` behind.
+   */
+  async move(from: string, to: string): Promise<void> {
+    await this.ctx.s3.send(
+      new CopyObjectCommand({
+        Bucket: this.ctx.bucket,
+        Key: to,
+        CopySource: encodeURI(`${this.ctx.bucket}/${from}`),
+        MetadataDirective: 'COPY',
+      }),
+    );
+    await this.delete(from);
   }
 }

@@ -6,6 +6,7 @@ import {
   UpdateCommand,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
+import type { TableContext } from './context';
 import { sourcePartition } from './keys';
 
 /**
@@ -193,8 +194,7 @@ function attributeClauses(
 
 /** Set attributes of the STATE item (creating it), without touching the lease. */
 export async function patchSourceState(
-  doc: DynamoDBDocumentClient,
-  table: string,
+  { doc, table }: TableContext,
   sourceId: string,
   patch: Partial<Omit<SourceStateItem, 'pk' | 'sk' | 'leaseRunId' | 'leaseUntil' | 'leaseKind'>>,
   remove: string[] = [],
@@ -337,8 +337,7 @@ export async function claimSyncRun(
  * continuation message sent for it, so a late redelivery of this message is stale.
  */
 export async function releaseSyncClaim(
-  doc: DynamoDBDocumentClient,
-  table: string,
+  { doc, table }: TableContext,
   sourceId: string,
   claim: SyncRunClaim,
   nextStep?: number,
@@ -361,8 +360,7 @@ export async function releaseSyncClaim(
  * record the run's results in the same write.
  */
 export async function releaseSyncLease(
-  doc: DynamoDBDocumentClient,
-  table: string,
+  { doc, table }: TableContext,
   sourceId: string,
   run: string | SyncRunClaim,
   patch: Record<string, unknown> = {},
@@ -398,8 +396,7 @@ export async function releaseSyncLease(
  * One update of the nested attribute: a concurrent write of other schedule fields is not lost.
  */
 export async function requestManualSync(
-  doc: DynamoDBDocumentClient,
-  table: string,
+  { doc, table }: TableContext,
   sourceId: string,
   request: { kind: 'sync' | 'full'; requestedAt: string },
   initialSchedule: object,

@@ -16,6 +16,7 @@ import {
   type SourceItem,
 } from '../config';
 import { IngestorError } from '../errors';
+import type { TableContext } from './context';
 
 /**
  * The Sources table: config that on-call edits by hand. Reads always go through `parseSourceItem`,
@@ -144,8 +145,7 @@ export class OtherItemNotFoundError extends IngestorError {
  * invalid item stays skipped by its run however `active` is set.
  */
 export async function setOtherItemActive(
-  doc: DynamoDBDocumentClient,
-  table: string,
+  { doc, table }: TableContext,
   target: { sourceId: string; itemKind: OtherItemKind },
   active: boolean,
   trail: { by: string; now: Date },

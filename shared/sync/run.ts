@@ -102,7 +102,7 @@ export async function runSyncMessage(
     // Ours, not the source's: no outcome, no failure (ERR-4). The lease stays with the run and the
     // claim is given back so the redelivery proceeds at once — should this write fail too, the claim
     // ends with this invocation's time, before SQS redelivers.
-    await releaseSyncClaim(deps.doc, deps.tables.state, sourceId, claim).catch(() => false);
+    await releaseSyncClaim({ doc: deps.doc, table: deps.tables.state }, sourceId, claim).catch(() => false);
     throw err instanceof StoreUnavailableError ? err : new StoreUnavailableError(outage, err);
   }
 }
@@ -120,16 +120,18 @@ async function runClaimed(
       parsed === undefined
         ? 'source no longer exists'
         : `invalid config: ${parsed.problems.map((p) => `${p.field} ${p.message}`).join('; ')}`;
-    await releaseSyncLease(deps.doc, deps.tables.state, sourceId, claim);
+    await releaseSyncLease({ doc: deps.doc, table: deps.tables.state }, sourceId, claim);
     if (parsed !== undefined && !parsed.ok) {
-      await patchSourceState(deps.doc, deps.tables.state, sourceId, { configProblems: parsed.problems });
+      await patchSourceState({ doc: deps.doc, table: deps.tables.state }, sourceId, {
+        configProblems: parsed.problems,
+      });
     }
     return { status: 'dropped', sourceId, reason };
   }
   const source = parsed.source;
   // ERR-7: deactivated while queued. A manual run (CLI) may sync an inactive source once (ONB-3).
   if (!source.active && message.trigger !== 'manual') {
-    await releaseSyncLease(deps.doc, deps.tables.state, sourceId, claim);
+    await releaseSyncLease({ doc: deps.doc, table: deps.tables.state }, sourceId, claim);
     return { status: 'dropped', sourceId, reason: 'source is inactive (ERR-7)' };
   }
 
@@ -148,7 +150,7 @@ async function runClaimed(
     if (storeOutageOf(err) !== undefined) throw err;
     if (isIngestorError(err, 'SYNC_CURSOR_CONFLICT')) {
       // Another invocation advanced this run's cursor: it owns the run; this one leaves everything to it.
-      await releaseSyncClaim(deps.doc, deps.tables.state, sourceId, claim);
+      await releaseSyncClaim({ doc: deps.doc, table: deps.tables.state }, sourceId, claim);
       return {
         status: 'dropped',
         sourceId,
@@ -178,9 +180,12 @@ async function runClaimed(
     );
     // Hand the run over, so a late redelivery of this message is stale. Best effort: the continuation
     // takes over by its later step anyway.
-    await releaseSyncClaim(deps.doc, deps.tables.state, sourceId, claim, next.continuation).catch(
-      () => false,
-    );
+    await releaseSyncClaim(
+      { doc: deps.doc, table: deps.tables.state },
+      sourceId,
+      claim,
+      next.continuation,
+    ).catch(() => false);
     return { status: 'continued', sourceId, report, continuation: next.continuation };
   }
 
@@ -203,7 +208,7 @@ async function runClaimed(
     config: source,
     settings: deps.settings,
   });
-  await releaseSyncLease(deps.doc, deps.tables.state, sourceId, claim, {
+  await releaseSyncLease({ doc: deps.doc, table: deps.tables.state }, sourceId, claim, {
     schedule,
     // The planner decides again at its next tick.
     dueAt: endedAt.toISOString(),

@@ -2,7 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SourceConfig } from '../config';
 import { paceOf } from '../pace';
 import { markSyncStarted, type SourceDecision, type SourceScheduleState } from '../schedule';
-import { acquireSyncLease } from '../store';
+import { acquireSyncLease, type StoreTables } from '../store';
 import type { SyncLane, SyncMessage } from './message';
 
 /**
@@ -14,7 +14,7 @@ import type { SyncLane, SyncMessage } from './message';
  */
 export interface RunStartDeps {
   doc: DynamoDBDocumentClient;
-  tables: { state: string };
+  tables: Pick<StoreTables, 'state'>;
   /** How long a sync lease lasts before another run may take over (an instance may die). */
   leaseMinutes: number;
 }

@@ -55,9 +55,7 @@ export async function sealTakenDown(
     meta.lastGoodSourceUrl = before.meta.sourceUrl;
   }
   await new MirrorRecords({ s3: deps.clients.s3, bucket: deps.bucket }).write(
-    entry.sourceId,
-    entry.type,
-    entry.id,
+    { sourceId: entry.sourceId, type: entry.type, id: entry.id },
     { object: before?.object ?? { id: entry.id }, meta },
     'takedown',
   );

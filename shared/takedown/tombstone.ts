@@ -3,7 +3,7 @@ import { type FieldProblem, type SourceConfig, salvageSourceOwner } from '../con
 import { embeddedObjects, fileUrl, isRecord } from '../engine';
 import { MIRROR_TYPES, type MirrorIndexEntry, MirrorStore } from '../mirror';
 import { resolveBody } from '../onboarding';
-import { BodyRecords, DocumentItems, loadAllSources } from '../store';
+import { BodyRecords, DocumentItems, loadAllSources, type StoreTables } from '../store';
 import { hostKeyOrUndefined } from '../util';
 import { commitEmbeddersWithout, type TakenDownObject } from './embedders';
 import { TakedownError } from './errors';
@@ -48,7 +48,7 @@ export interface TombstoneOptions {
 export interface TakedownDeps {
   /** `changes`: the mirror's change feed, flushed before a command returns (issue 16). */
   clients: Pick<FeedClients, 'doc' | 's3' | 'changes'>;
-  tables: { sources: string; state: string; documents: string };
+  tables: StoreTables;
   bucket: string;
   now?: () => Date;
 }

@@ -33,7 +33,7 @@ describe('ingestor hosts / status (RATE-9)', () => {
         });
         // Each synced a minute ago: its cadence is not due yet, and stretched further.
         const ended = new Date(Date.now() - 60_000).toISOString();
-        await patchSourceState(rt.clients.doc, rt.env.STATE_TABLE, sourceId, {
+        await patchSourceState({ doc: rt.clients.doc, table: rt.env.STATE_TABLE }, sourceId, {
           schedule: { ...initialScheduleState(), lastSyncStartedAt: ended, lastSyncEndedAt: ended },
           dueAt: ended,
         });

@@ -36,7 +36,7 @@ describe('planner tick against the local peers', () => {
     await source('inactive', { active: false });
     await source('broken', { requestIntervalSeconds: 'fast' });
     await source('paused');
-    await patchSourceState(bed.clients.doc, bed.env.STATE_TABLE, 'paused', {
+    await patchSourceState({ doc: bed.clients.doc, table: bed.env.STATE_TABLE }, 'paused', {
       schedule: {
         ...initialScheduleState(),
         failureStreak: 1,
@@ -190,11 +190,11 @@ describe('manual requests through the State flag (SCH-7, FULL-8)', () => {
         }),
       );
     }
-    await patchSourceState(bed.clients.doc, bed.env.STATE_TABLE, 'asked', {
+    await patchSourceState({ doc: bed.clients.doc, table: bed.env.STATE_TABLE }, 'asked', {
       schedule: justSynced,
       dueAt: '2026-11-30T09:09:00.000Z',
     });
-    await patchSourceState(bed.clients.doc, bed.env.STATE_TABLE, 'spared', {
+    await patchSourceState({ doc: bed.clients.doc, table: bed.env.STATE_TABLE }, 'spared', {
       schedule: {
         ...justSynced,
         failureStreak: 3,
@@ -217,15 +217,13 @@ describe('manual requests through the State flag (SCH-7, FULL-8)', () => {
     expect(quiet.started).toEqual([]);
 
     await requestManualSync(
-      bed.clients.doc,
-      bed.env.STATE_TABLE,
+      { doc: bed.clients.doc, table: bed.env.STATE_TABLE },
       'asked',
       { kind: 'sync', requestedAt: at.toISOString() },
       initialScheduleState(),
     );
     await requestManualSync(
-      bed.clients.doc,
-      bed.env.STATE_TABLE,
+      { doc: bed.clients.doc, table: bed.env.STATE_TABLE },
       'spared',
       { kind: 'sync', requestedAt: at.toISOString() },
       initialScheduleState(),

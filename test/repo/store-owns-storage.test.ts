@@ -30,24 +30,11 @@ const OWNERS = [
  * storage into shared/store removes its line (the last test fails while a moved file stays listed).
  */
 const REMAINING = [
-  // Being changed by the "digest" engineer (per-list digest, issue 28): moved after that lands.
-  'shared/engine/state.ts',
-  'shared/engine/documents.ts',
-  'shared/oparl/state.ts',
-  'shared/scraper/state.ts',
   // SQS sends of the planner and the sync's continuations, being changed by the "lanes" engineer.
   'shared/planner/tick.ts',
   'shared/sync/run.ts',
-  // The change feed's EventBridge sink: the feed's wiring leaves store/clients (issue 29 item 2) first.
-  'shared/changes/sinks.ts',
   // The local runner's SQS consumer (`npm start`): a queue repository in the store is the next step.
   'cli/commands/start.ts',
-  // Not moved yet (issue 29 item 1, in this order).
-  'shared/broadcasts/store.ts',
-  'shared/documents/objects.ts',
-  'shared/documents/photos.ts',
-  'shared/documents/store.ts',
-  'shared/fetch/robots-store.ts',
 ];
 
 const IMPORT = /\bimport\s+(type\s+)?\{([^}]*)\}\s*from\s*['"](@aws-sdk\/[^'"]+)['"]/g;

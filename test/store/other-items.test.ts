@@ -89,7 +89,7 @@ describe('OTH-3: setOtherItemActive, the one switch for geo and broadcast items'
     expect(parses(kind, item)).toBe(true);
     await putOtherItem(bed.clients.doc, table(), item, { mustNotExist: true });
 
-    await setOtherItemActive(bed.clients.doc, table(), item, false, {
+    await setOtherItemActive({ doc: bed.clients.doc, table: table() }, item, false, {
       by: 'ingestor test deactivate',
       now: NOW,
     });
@@ -103,7 +103,7 @@ describe('OTH-3: setOtherItemActive, the one switch for geo and broadcast items'
     expect(parses(kind, off)).toBe(true);
 
     const later = new Date(NOW.getTime() + 60_000);
-    await setOtherItemActive(bed.clients.doc, table(), item, true, {
+    await setOtherItemActive({ doc: bed.clients.doc, table: table() }, item, true, {
       by: 'ingestor test activate',
       now: later,
     });
@@ -121,7 +121,7 @@ describe('OTH-3: setOtherItemActive, the one switch for geo and broadcast items'
       const sourceId = `${kind}-never-added-${counter++}`;
 
       const error = await notFound(
-        setOtherItemActive(bed.clients.doc, table(), { sourceId, itemKind: kind }, false, {
+        setOtherItemActive({ doc: bed.clients.doc, table: table() }, { sourceId, itemKind: kind }, false, {
           by: 'test',
           now: NOW,
         }),
@@ -142,7 +142,7 @@ describe('OTH-3: setOtherItemActive, the one switch for geo and broadcast items'
       await bed.clients.doc.send(new DeleteCommand({ TableName: table(), Key: { sourceId: item.sourceId } }));
 
       const error = await notFound(
-        setOtherItemActive(bed.clients.doc, table(), item, true, { by: 'test', now: NOW }),
+        setOtherItemActive({ doc: bed.clients.doc, table: table() }, item, true, { by: 'test', now: NOW }),
       );
 
       expect(error.code).toBe(code);
@@ -163,7 +163,10 @@ describe('OTH-3: setOtherItemActive, the one switch for geo and broadcast items'
 
     const switchOff = (sourceId: string, itemKind: OtherItemKind) =>
       notFound(
-        setOtherItemActive(bed.clients.doc, table(), { sourceId, itemKind }, false, { by: 'test', now: NOW }),
+        setOtherItemActive({ doc: bed.clients.doc, table: table() }, { sourceId, itemKind }, false, {
+          by: 'test',
+          now: NOW,
+        }),
       );
     const asBroadcast = await switchOff(geo.sourceId, BROADCAST_ITEM_KIND);
     const councilAsGeo = await switchOff(council.sourceId, GEO_ITEM_KIND);
@@ -178,7 +181,10 @@ describe('OTH-3: setOtherItemActive, the one switch for geo and broadcast items'
     expect(parseGeoSourceItem(broken).ok).toBe(false);
     await putOtherItem(bed.clients.doc, table(), broken, { mustNotExist: true });
 
-    await setOtherItemActive(bed.clients.doc, table(), broken, false, { by: 'test', now: NOW });
+    await setOtherItemActive({ doc: bed.clients.doc, table: table() }, broken, false, {
+      by: 'test',
+      now: NOW,
+    });
 
     expect(await read(broken.sourceId)).toMatchObject({
       active: false,

@@ -68,8 +68,12 @@ describe('source STATE item and sync lease (SCH-5)', () => {
         now: plus(121_000),
       }),
     ).toBe(true);
-    expect(await releaseSyncLease(doc, table(), 'src-1', 'r1', { lastRun: { ok: true } })).toBe(false);
-    expect(await releaseSyncLease(doc, table(), 'src-1', 'r3', { lastRun: { ok: true } })).toBe(true);
+    expect(await releaseSyncLease({ doc, table: table() }, 'src-1', 'r1', { lastRun: { ok: true } })).toBe(
+      false,
+    );
+    expect(await releaseSyncLease({ doc, table: table() }, 'src-1', 'r3', { lastRun: { ok: true } })).toBe(
+      true,
+    );
     const item = await getSourceState(doc, table(), 'src-1');
     expect(item?.leaseRunId).toBeUndefined();
     expect(item?.lastRun).toEqual({ ok: true });
@@ -109,24 +113,38 @@ describe('source STATE item and sync lease (SCH-5)', () => {
     expect(await claim(0, 'twin', 1000)).toBe(false);
     // Message 0 hands over to its continuation; a late copy of message 0 is stale from then on.
     expect(
-      await releaseSyncClaim(doc, table(), 'src-claims', { runId: 'run', step: 0, holder: 'a' }, 1),
+      await releaseSyncClaim(
+        { doc, table: table() },
+        'src-claims',
+        { runId: 'run', step: 0, holder: 'a' },
+        1,
+      ),
     ).toBe(true);
     expect(await claim(0, 'late', 2000)).toBe(false);
     expect(await claim(1, 'b', 3000)).toBe(true);
     // A continuation takes over even before the sender handed over (it sends first, then hands over).
     expect(await claim(2, 'c', 4000)).toBe(true);
     expect(
-      await releaseSyncClaim(doc, table(), 'src-claims', { runId: 'run', step: 1, holder: 'b' }, 2),
+      await releaseSyncClaim(
+        { doc, table: table() },
+        'src-claims',
+        { runId: 'run', step: 1, holder: 'b' },
+        2,
+      ),
     ).toBe(false);
     // The holder of message 2 dies: once its invocation's time is up, the redelivery claims.
     expect(await claim(2, 'redelivery', 30_000)).toBe(false);
     expect(await claim(2, 'redelivery', 64_001)).toBe(true);
     // Only the claimant ends the run.
-    expect(await releaseSyncLease(doc, table(), 'src-claims', { runId: 'run', step: 2, holder: 'c' })).toBe(
-      false,
-    );
     expect(
-      await releaseSyncLease(doc, table(), 'src-claims', { runId: 'run', step: 2, holder: 'redelivery' }),
+      await releaseSyncLease({ doc, table: table() }, 'src-claims', { runId: 'run', step: 2, holder: 'c' }),
+    ).toBe(false);
+    expect(
+      await releaseSyncLease({ doc, table: table() }, 'src-claims', {
+        runId: 'run',
+        step: 2,
+        holder: 'redelivery',
+      }),
     ).toBe(true);
     const item = await getSourceState(doc, table(), 'src-claims');
     expect(item?.leaseRunId).toBeUndefined();
@@ -142,10 +160,10 @@ describe('source STATE item and sync lease (SCH-5)', () => {
       until: plus(60_000),
       now: t0,
     });
-    await patchSourceState(doc, table(), 'src-2', {
+    await patchSourceState({ doc, table: table() }, 'src-2', {
       lastDecision: { action: 'wait', reason: 'cadence', decidedAt: t0.toISOString() },
     });
-    await patchSourceState(doc, table(), 'src-3', { dueAt: plus(3_600_000).toISOString() });
+    await patchSourceState({ doc, table: table() }, 'src-3', { dueAt: plus(3_600_000).toISOString() });
     const item = await getSourceState(doc, table(), 'src-2');
     expect(item?.leaseRunId).toBe('x');
     expect(item?.lastDecision?.reason).toBe('cadence');

@@ -120,7 +120,7 @@ export async function putBody(
 
 /** ERR-6: the source's sync failed `failureStreak` runs in a row. */
 export async function setFailureStreak(bed: DocumentsBed, sourceId: string, failureStreak: number) {
-  await patchSourceState(bed.aws.clients.doc, bed.aws.env.STATE_TABLE, sourceId, {
+  await patchSourceState({ doc: bed.aws.clients.doc, table: bed.aws.env.STATE_TABLE }, sourceId, {
     schedule: { schemaVersion: 1, quietStreak: 0, failureStreak, fullSyncInProgress: false, sessionDays: [] },
   });
 }

@@ -166,7 +166,7 @@ export async function tombstoneFile(bed: PreviewBed, sourceId: string, fileId: s
 
 /** ERR-6: the source's sync failed `failureStreak` runs in a row. */
 export async function setFailureStreak(bed: PreviewBed, sourceId: string, failureStreak: number) {
-  await patchSourceState(bed.aws.clients.doc, bed.aws.env.STATE_TABLE, sourceId, {
+  await patchSourceState({ doc: bed.aws.clients.doc, table: bed.aws.env.STATE_TABLE }, sourceId, {
     schedule: { schemaVersion: 1, quietStreak: 0, failureStreak, fullSyncInProgress: false, sessionDays: [] },
   });
 }

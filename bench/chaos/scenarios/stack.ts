@@ -425,7 +425,7 @@ function redisOneInstance(mode: 'stall' | 'kill'): Scenario {
       // RATE-9: the planner starts a second run on one host only for a server slower than its pace; the
       // sources' last runs say so (3 s per request at 1 s), so both start and two instances share the host.
       for (const sourceId of ['src-a', 'src-b'])
-        await patchSourceState(d.admin.doc, d.env.STATE_TABLE, sourceId, {
+        await patchSourceState({ doc: d.admin.doc, table: d.env.STATE_TABLE }, sourceId, {
           schedule: {
             ...initialScheduleState(),
             recentRuns: [{ kind: 'incremental', requests: 10, seconds: 30 }],

@@ -1,0 +1,262 @@
+import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type TableContext, unlessConditionFails } from './context';
+import { bodySk, sessionSk, slugSk, sourcePartition } from './keys';
+
+/** Keys per BatchGetItem (DynamoDB's limit). */
+const BATCH_GET_MAX = 100;
+/** Attributes named in one meeting-day removal (keeps an update expression small). */
+const MEETING_DAYS_PER_UPDATE = 50;
+
+/** An item as stored, without its table keys. */
+export function withoutKeys<T>(item: Record<string, unknown> | undefined): T | undefined {
+  if (!item) return undefined;
+  const { pk: _pk, sk: _sk, ...rest } = item;
+  return rest as T;
+}
+
+/** `SET a = :a, … REMOVE b, …` over attribute names of the caller's choosing (`#a0`, `:a0` …). */
+function setAndRemove(
+  set: Record<string, unknown>,
+  remove: readonly string[],
+): { expression: string; names: Record<string, string>; values: Record<string, unknown> } {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const sets: string[] = [];
+  const removes: string[] = [];
+  let n = 0;
+  for (const [attr, value] of Object.entries(set)) {
+    names[`#a${n}`] = attr;
+    values[`:a${n}`] = value;
+    sets.push(`#a${n} = :a${n}`);
+    n += 1;
+  }
+  for (const attr of remove) {
+    names[`#a${n}`] = attr;
+    removes.push(`#a${n}`);
+    n += 1;
+  }
+  const expression = [
+    sets.length > 0 ? `SET ${sets.join(', ')}` : '',
+    removes.length > 0 ? `REMOVE ${removes.join(', ')}` : '',
+  ]
+    .filter((part) => part !== '')
+    .join(' ');
+  return { expression, names, values };
+}
+
+/**
+ * The items of one State table partition (`SOURCE#<sourceId>`, `BROADCAST#<id>` …), by sort key: read
+ * one (strongly consistent), write one, list a sort-key family, read many. The partition's owners
+ * (shared/engine's sync state, shared/broadcasts) decide what to write; this only stores it.
+ */
+export class PartitionItems {
+  constructor(
+    protected readonly ctx: TableContext,
+    readonly pk: string,
+  ) {}
+
+  /** The item without its keys; undefined when there is none. */
+  async get<T>(sk: string): Promise<T | undefined> {
+    const out = await this.ctx.doc.send(
+      new GetCommand({ TableName: this.ctx.table, Key: { pk: this.pk, sk }, ConsistentRead: true }),
+    );
+    return withoutKeys<T>(out.Item);
+  }
+
+  /** Writes (replaces) the item. */
+  async put(sk: string, item: object): Promise<void> {
+    await this.ctx.doc.send(
+      new PutCommand({ TableName: this.ctx.table, Item: { pk: this.pk, sk, ...item } }),
+    );
+  }
+
+  /** Creates the item unless it exists; false when it does (nothing written then). */
+  putNew(sk: string, item: object): Promise<boolean> {
+    return unlessConditionFails(
+      this.ctx.doc.send(
+        new PutCommand({
+          TableName: this.ctx.table,
+          Item: { pk: this.pk, sk, ...item },
+          ConditionExpression: 'attribute_not_exists(sk)',
+        }),
+      ),
+    );
+  }
+
+  /**
+   * Writes an item under an optimistic lock on `seq`: created when `previousSeq` is undefined, else
+   * replaced only while its `seq` is still `previousSeq`. False when someone else wrote it first.
+   */
+  putLocked(sk: string, item: object & { seq: number }, previousSeq: number | undefined): Promise<boolean> {
+    return unlessConditionFails(
+      this.ctx.doc.send(
+        new PutCommand({
+          TableName: this.ctx.table,
+          Item: { pk: this.pk, sk, ...item },
+          ...(previousSeq === undefined
+            ? { ConditionExpression: 'attribute_not_exists(sk)' }
+            : { ConditionExpression: 'seq = :seq', ExpressionAttributeValues: { ':seq': previousSeq } }),
+        }),
+      ),
+    );
+  }
+
+  /** Every item whose sort key begins with `prefix`, without keys, in sort-key order (strongly consistent). */
+  async listPrefix<T>(prefix: string): Promise<T[]> {
+    const items: T[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const out = await this.ctx.doc.send(
+        new QueryCommand({
+          TableName: this.ctx.table,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': this.pk, ':prefix': prefix },
+          ConsistentRead: true,
+          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+        }),
+      );
+      for (const item of out.Items ?? []) items.push(withoutKeys<T>(item) as T);
+      startKey = out.LastEvaluatedKey;
+    } while (startKey);
+    return items;
+  }
+
+  /**
+   * The items of several sort keys (absent ones left out, no order), 100 keys per round trip; keys
+   * DynamoDB leaves unprocessed are asked again after a short backoff.
+   */
+  async getMany<T>(sks: readonly string[]): Promise<T[]> {
+    const found: T[] = [];
+    const unique = [...new Set(sks)];
+    const { table } = this.ctx;
+    for (let i = 0; i < unique.length; i += BATCH_GET_MAX) {
+      let pending: Record<string, unknown>[] = unique
+        .slice(i, i + BATCH_GET_MAX)
+        .map((sk) => ({ pk: this.pk, sk }));
+      for (let attempt = 0; pending.length > 0; attempt++) {
+        if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** attempt)));
+        const out = await this.ctx.doc.send(
+          new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: true } } }),
+        );
+        for (const item of out.Responses?.[table] ?? []) found.push(withoutKeys<T>(item) as T);
+        pending = (out.UnprocessedKeys?.[table]?.Keys as Record<string, unknown>[]) ?? [];
+      }
+    }
+    return found;
+  }
+
+  /**
+   * Sets and removes attributes of an existing item (never creates one) and answers the item as it
+   * reads after the write, without keys; throws when the item does not exist.
+   */
+  async updateExisting<T>(
+    sk: string,
+    set: Record<string, unknown>,
+    remove: readonly string[] = [],
+  ): Promise<T> {
+    const { expression, names, values } = setAndRemove(set, remove);
+    const out = await this.ctx.doc.send(
+      new UpdateCommand({
+        TableName: this.ctx.table,
+        Key: { pk: this.pk, sk },
+        UpdateExpression: expression,
+        ExpressionAttributeNames: names,
+        ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
+        ConditionExpression: 'attribute_exists(sk)',
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return withoutKeys<T>(out.Attributes) as T;
+  }
+}
+
+/**
+ * A source's partition of the State table (`SOURCE#<sourceId>`, keys.ts `sourcePartition`) as the
+ * sync keeps it: besides the plain item operations, the conditional writes of bodies, slugs and
+ * session days (shared/engine/state.ts decides when to make them).
+ */
+export class SourceSyncItems extends PartitionItems {
+  constructor(ctx: TableContext, sourceId: string) {
+    super(ctx, sourcePartition(sourceId));
+  }
+
+  /** ONB-4: creates a body's `BODY#` record unless it exists; false when it does (nothing written). */
+  createBody(bodyKey: string, record: object): Promise<boolean> {
+    return this.putNew(bodySk(bodyKey), record);
+  }
+
+  /** Refreshes fields of an existing body's record; answers the record as stored after the write. */
+  refreshBody<T>(bodyKey: string, set: Record<string, unknown>, remove: readonly string[]): Promise<T> {
+    return this.updateExisting<T>(bodySk(bodyKey), set, remove);
+  }
+
+  /**
+   * Reserves `slug` (its `SLUG#` item) for `bodyKey` — taken when free or already this body's. False
+   * when another body holds it.
+   */
+  reserveSlug(slug: string, bodyKey: string): Promise<boolean> {
+    return unlessConditionFails(
+      this.ctx.doc.send(
+        new PutCommand({
+          TableName: this.ctx.table,
+          Item: { pk: this.pk, sk: slugSk(slug), bodyKey },
+          ConditionExpression: 'attribute_not_exists(sk) OR bodyKey = :bodyKey',
+          ExpressionAttributeValues: { ':bodyKey': bodyKey },
+        }),
+      ),
+    );
+  }
+
+  /**
+   * SCH-9: moves a body's `lastCompleteSyncStart` (and with `full` its `lastCompleteFullSyncStart`)
+   * forward to `startedAt` — never back (a resumed older run must not roll the window back), and
+   * never onto a body that does not exist. False when nothing moved.
+   */
+  advanceBodyComplete(bodyKey: string, startedAt: string, full: boolean): Promise<boolean> {
+    return unlessConditionFails(
+      this.ctx.doc.send(
+        new UpdateCommand({
+          TableName: this.ctx.table,
+          Key: { pk: this.pk, sk: bodySk(bodyKey) },
+          UpdateExpression: full ? 'SET #c = :s, #f = :s' : 'SET #c = :s',
+          ConditionExpression: 'attribute_exists(sk) AND (attribute_not_exists(#c) OR #c < :s)',
+          ExpressionAttributeNames: full
+            ? { '#c': 'lastCompleteSyncStart', '#f': 'lastCompleteFullSyncStart' }
+            : { '#c': 'lastCompleteSyncStart' },
+          ExpressionAttributeValues: { ':s': startedAt },
+        }),
+      ),
+    );
+  }
+
+  /**
+   * SCH-2: one meeting's day (`m_<meetingKey>` = Berlin date) on a body's session item, set or (date
+   * undefined) removed on its own — no read-modify-write of a shared map, so repeating is harmless.
+   */
+  async setMeetingDay(bodyKey: string, meetingKey: string, date: string | undefined): Promise<void> {
+    await this.ctx.doc.send(
+      new UpdateCommand({
+        TableName: this.ctx.table,
+        Key: { pk: this.pk, sk: sessionSk(bodyKey) },
+        UpdateExpression: date === undefined ? 'SET bodyKey = :b REMOVE #m' : 'SET bodyKey = :b, #m = :d',
+        ExpressionAttributeNames: { '#m': `m_${meetingKey}` },
+        ExpressionAttributeValues: date === undefined ? { ':b': bodyKey } : { ':b': bodyKey, ':d': date },
+      }),
+    );
+  }
+
+  /** SCH-2: removes meetings' days from a body's session item. */
+  async removeMeetingDays(bodyKey: string, meetingKeys: readonly string[]): Promise<void> {
+    for (let i = 0; i < meetingKeys.length; i += MEETING_DAYS_PER_UPDATE) {
+      const chunk = meetingKeys.slice(i, i + MEETING_DAYS_PER_UPDATE);
+      await this.ctx.doc.send(
+        new UpdateCommand({
+          TableName: this.ctx.table,
+          Key: { pk: this.pk, sk: sessionSk(bodyKey) },
+          UpdateExpression: `REMOVE ${chunk.map((_, j) => `#m${j}`).join(', ')}`,
+          ExpressionAttributeNames: Object.fromEntries(chunk.map((k, j) => [`#m${j}`, `m_${k}`])),
+        }),
+      );
+    }
+  }
+}
