@@ -35,13 +35,8 @@ const REMAINING = [
   'shared/engine/documents.ts',
   'shared/oparl/state.ts',
   'shared/scraper/state.ts',
-  // SQS sends of the planner and the sync's continuations, being changed by the "lanes" engineer.
-  'shared/planner/tick.ts',
-  'shared/sync/run.ts',
   // The change feed's EventBridge sink: the feed's wiring leaves store/clients (issue 29 item 2) first.
   'shared/changes/sinks.ts',
-  // The local runner's SQS consumer (`npm start`): a queue repository in the store is the next step.
-  'cli/commands/start.ts',
   // Not moved yet (issue 29 item 1, in this order).
   'shared/broadcasts/store.ts',
   'shared/documents/objects.ts',
