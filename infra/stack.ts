@@ -72,7 +72,12 @@ import {
   STATE_TABLE,
   type TableDefinition,
 } from '../shared/store';
-import { FUNCTION_MEMORY_MB, MIRROR_API_MAX_INSTANCES, SYNC_BATCH_SIZE } from './function-sizes';
+import {
+  FUNCTION_MEMORY_MB,
+  MIRROR_API_MAX_INSTANCES,
+  SYNC_BATCH_SIZE,
+  SYNC_BATCHING_WINDOW_SECONDS,
+} from './function-sizes';
 
 export { MIRROR_API_MAX_INSTANCES };
 
@@ -424,7 +429,7 @@ export class IngestorStack extends Stack {
 
     this.sync = new IngestorFunction(this, 'Sync', {
       entry: 'functions/sync.ts',
-      description: "Runs one source's sync per queue message, continuing through its own queue",
+      description: 'Sync worker: runs of distinct hosts at once from the queue, continuing through it',
       timeout: SYNC_TIMEOUT,
       memorySize: FUNCTION_MEMORY_MB.sync,
       environment: this.functionEnvironment,
@@ -435,6 +440,7 @@ export class IngestorStack extends Stack {
     this.sync.fn.addEventSource(
       new SqsEventSource(this.syncQueue, {
         batchSize: SYNC_BATCH_SIZE,
+        maxBatchingWindow: Duration.seconds(SYNC_BATCHING_WINDOW_SECONDS),
         maxConcurrency: this.syncMaxConcurrency,
         reportBatchItemFailures: true,
       }),
@@ -449,6 +455,8 @@ export class IngestorStack extends Stack {
       [MIRROR_PREFIXES.mirror, ROBOTS_PREFIX],
       'readWrite',
     );
+    // Continuations go back to the queue; the worker's own receive, delete and give-back (visibility 0)
+    // are the event source's consume grant (receive, delete, change visibility) on this queue only.
     this.syncQueue.grantSendMessages(this.sync.role);
     this.upstashSecret.grantRead(this.sync.role);
     this.grantApiIdKey(this.sync.role);
