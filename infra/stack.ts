@@ -72,6 +72,7 @@ import {
   STATE_TABLE,
   type TableDefinition,
 } from '../shared/store';
+import { WORKER_RUNS_AT_ONCE } from '../shared/sync';
 import {
   FUNCTION_MEMORY_MB,
   MIRROR_API_MAX_INSTANCES,
@@ -255,7 +256,7 @@ export class IngestorStack extends Stack {
   readonly apiIdKey: Secret;
   readonly planner: IngestorFunction;
   readonly sync: IngestorFunction;
-  /** The sync event source's maximum concurrency: the settings' value, raised to SQS's minimum. */
+  /** The sync event source's maximum concurrency: SCH-5's slots ÷ the worker's runs, at least SQS's minimum. */
   readonly syncMaxConcurrency: number;
   /** Whether functions get reserved concurrency (IngestorSettings.reservedConcurrency). */
   readonly reservedConcurrency: boolean;
@@ -295,9 +296,15 @@ export class IngestorStack extends Stack {
         `UPSTASH_REDIS_REST_URL is the placeholder ${UPSTASH_URL_PLACEHOLDER}: deploy with -c upstashRestUrl=https://<your-db>.upstash.io`,
       );
     }
-    // SCH-5 is enforced by the planner (it enqueues at most maxConcurrentSyncs); the event source
-    // bound is the backstop and cannot go below SQS's minimum of 2.
-    this.syncMaxConcurrency = Math.max(maxConcurrentSyncs, SQS_MIN_MAX_CONCURRENCY);
+    // SCH-5 is enforced by the planner (it enqueues at most maxConcurrentSyncs). Issue 28: each sync
+    // invocation is a worker with up to WORKER_RUNS_AT_ONCE runs of distinct hosts, taking messages from
+    // the queue itself while it has room — so the event source needs only enough invocations to hold the
+    // slots' runs; more would split the runs across invocations each billed for its own waits. Never
+    // below SQS's minimum of 2.
+    this.syncMaxConcurrency = Math.max(
+      Math.ceil(maxConcurrentSyncs / WORKER_RUNS_AT_ONCE),
+      SQS_MIN_MAX_CONCURRENCY,
+    );
 
     // Typed by the definitions' logical names: a fourth definition without a table here fails to compile.
     this.tables = {

@@ -50,11 +50,17 @@ export const WORKER_RUNS_PER_HOST = 1;
 export const WORKER_START_MIN_MS = BUDGET_RESERVE_MS + LANE_START_MIN_MS;
 
 /**
- * Long-poll wait of the worker's own receives: long enough that SQS looks at all its servers (a short
- * poll may answer empty while messages wait), short enough that an empty queue costs a second, not the
- * invocation's tail. Runs in flight go on meanwhile.
+ * Long-poll wait of the worker's last look before it ends (nothing in flight): long enough that SQS
+ * looks at all its servers (a short poll may answer empty while messages wait), short enough that an
+ * empty queue costs a second of billed time, not more.
  */
 export const WORKER_RECEIVE_WAIT_SECONDS = 1;
+
+/**
+ * Long-poll wait while runs are in flight: the runs go on meanwhile, so the wait is free; a new message
+ * is taken within this. Short, because a poll still open when the last run ends is billed to its end.
+ */
+export const WORKER_POLL_WAIT_SECONDS = 5;
 
 /** The named queue operations the worker uses (shared/store `SyncQueue`). */
 export type SyncQueuePort = Pick<SyncQueue, 'receive' | 'delete' | 'changeVisibility'>;
@@ -138,7 +144,12 @@ export async function runSyncWorker(
     void run.finally(() => running.delete(run));
   };
 
-  let lookAgain = deps.queue !== undefined;
+  // One receive at a time. While runs are in flight and there is room, the worker keeps a long poll
+  // open, so what the planner sends is taken here while the event source's few invocations are busy
+  // (infra: its maximum concurrency is SCH-5's slots ÷ WORKER_RUNS_AT_ONCE). With nothing in flight it
+  // looks once more and ends on an empty answer: an idle invocation is not billed to wait.
+  let poll: Promise<QueuedMessage[]> | undefined;
+  let idleLookEmpty = false;
   for (;;) {
     if (timeLeft()) {
       for (const m of [...held]) {
@@ -150,20 +161,24 @@ export async function runSyncWorker(
       await giveBack(deps, held.splice(0), report);
     }
     const room = WORKER_RUNS_AT_ONCE - running.size - held.length;
-    if (deps.queue && room > 0 && lookAgain && timeLeft()) {
-      // Look once per ended run: an empty queue is not polled again until something changed.
-      lookAgain = false;
-      const got = await receive(deps.queue, room, log);
-      if (got.length > 0) {
-        report.received += got.length;
-        held.push(...got.map((m) => ({ ...m, from: 'queue' as const, host: workerHostOf(m) })));
-        lookAgain = true;
-        continue;
-      }
+    const idle = running.size === 0;
+    if (deps.queue && poll === undefined && room > 0 && timeLeft() && !(idle && idleLookEmpty)) {
+      poll = receive(deps.queue, room, idle ? WORKER_RECEIVE_WAIT_SECONDS : WORKER_POLL_WAIT_SECONDS, log);
     }
-    if (running.size === 0) break;
-    await Promise.race(running);
-    lookAgain = deps.queue !== undefined;
+    if (idle && poll === undefined) break;
+    const looked = poll;
+    const settled = await Promise.race([
+      ...[...running].map((r) => r.then(() => undefined)),
+      ...(looked ? [looked] : []),
+    ]);
+    if (looked === undefined || settled === undefined) continue;
+    poll = undefined;
+    const got = await looked;
+    idleLookEmpty = got.length === 0 && running.size === 0;
+    if (got.length > 0) {
+      report.received += got.length;
+      held.push(...got.map((m) => ({ ...m, from: 'queue' as const, host: workerHostOf(m) })));
+    }
   }
   await giveBack(deps, held.splice(0), report);
   log.info('sync worker done', {
@@ -176,9 +191,14 @@ export async function runSyncWorker(
   return report;
 }
 
-async function receive(queue: SyncQueuePort, room: number, log: SyncLog): Promise<QueuedMessage[]> {
+async function receive(
+  queue: SyncQueuePort,
+  room: number,
+  waitSeconds: number,
+  log: SyncLog,
+): Promise<QueuedMessage[]> {
   try {
-    return await queue.receive({ max: room, waitSeconds: WORKER_RECEIVE_WAIT_SECONDS });
+    return await queue.receive({ max: room, waitSeconds });
   } catch (error) {
     // The queue is ours; a failed look only ends the refill early, the runs in flight go on.
     log.warn('sync worker could not receive from the queue', {

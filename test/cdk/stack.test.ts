@@ -319,7 +319,8 @@ describe('functions', () => {
       UPSTASH_REDIS_REST_URL: UPSTASH_URL,
       INGESTOR_MAX_CONCURRENT_SYNCS: '4',
       INGESTOR_FULL_SYNC_HOUR: '3',
-      INGESTOR_MAX_INSTANCES: '4',
+      // RATE-7: the sync invocations that may fetch at once — 2 workers hold SCH-5's 4 runs (issue 28).
+      INGESTOR_MAX_INSTANCES: '2',
       INGESTOR_USER_AGENT: 'mandari-ingestor/0.1.0 (+https://mandari.de/ingestor/; ops@example.org)',
       NODE_OPTIONS: '--enable-source-maps',
     });
@@ -360,7 +361,8 @@ describe('functions', () => {
       BatchSize: 10,
       MaximumBatchingWindowInSeconds: 2,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
-      ScalingConfig: { MaximumConcurrency: 4 },
+      // Issue 28: SCH-5's 4 slots fit in one worker of 10 runs; SQS's minimum is 2.
+      ScalingConfig: { MaximumConcurrency: 2 },
     });
   });
 
@@ -591,7 +593,11 @@ describe('settings and extension points', () => {
     });
   };
 
-  it('maxConcurrentSyncs 1 keeps SCH-5 in the env and raises the SQS cap to its minimum of 2', () => {
+  it('maxConcurrentSyncs 1 keeps SCH-5 in the env and raises the SQS cap to its minimum of 2; 25 slots need 3 workers of 10 (issue 28)', () => {
+    Template.fromStack(unbundled({ maxConcurrentSyncs: 25 })).hasResourceProperties(
+      'AWS::Lambda::EventSourceMapping',
+      { ScalingConfig: { MaximumConcurrency: 3 } },
+    );
     const variant = unbundled({ maxConcurrentSyncs: 1 });
     const t = Template.fromStack(variant);
     t.hasResourceProperties('AWS::Lambda::EventSourceMapping', { ScalingConfig: { MaximumConcurrency: 2 } });
@@ -634,12 +640,12 @@ describe('settings and extension points', () => {
       FunctionName: Match.absent(),
       ReservedConcurrentExecutions: 1,
       Timeout: 900,
-      Environment: { Variables: Match.objectLike({ INGESTOR_MAX_INSTANCES: '5' }) },
+      Environment: { Variables: Match.objectLike({ INGESTOR_MAX_INSTANCES: '3' }) },
     });
-    // The sync's own variable counts the new fetcher too (4 sync instances + 1).
+    // The sync's own variable counts the new fetcher too (2 sync instances + 1).
     const syncId = variant.getLogicalId(variant.sync.fn.node.defaultChild as CfnElement);
     const sync = t.findResources('AWS::Lambda::Function')[syncId];
-    expect(sync?.Properties.Environment.Variables.INGESTOR_MAX_INSTANCES).toBe('5');
+    expect(sync?.Properties.Environment.Variables.INGESTOR_MAX_INSTANCES).toBe('3');
   });
 });
 

@@ -11,6 +11,7 @@ import { startRun } from '../../shared/sync/start';
 import {
   handleSyncBatch,
   type SyncQueuePort,
+  WORKER_POLL_WAIT_SECONDS,
   WORKER_RUNS_PER_HOST,
   WORKER_START_MIN_MS,
 } from '../../shared/sync/worker';
@@ -150,7 +151,7 @@ describe('sync worker: runs of distinct hosts overlap in one invocation (issue 2
 
 describe('sync worker: refill, give back, crash (issue 28; SCH-5)', () => {
   const ids = ['wk-a', 'wk-b', 'wk-c', 'wk-d'];
-  const { bed } = useSourceBed(...ids);
+  const { bed, council } = useSourceBed(...ids);
   let clock = NOW;
   const now = () => clock;
 
@@ -190,7 +191,7 @@ describe('sync worker: refill, give back, crash (issue 28; SCH-5)', () => {
     return { opened, open };
   }
 
-  it('SCH-5: when a run ends the worker looks again and runs what arrived meanwhile, deleting it when done', async () => {
+  it('SCH-5: while a run is in flight the worker keeps looking and runs what arrives meanwhile, deleting it when done', async () => {
     const queue = queueOf(bed);
     await queue.send(JSON.stringify(await started('wk-a')));
     const a = await take(bed, 'wk-a');
@@ -202,10 +203,16 @@ describe('sync worker: refill, give back, crash (issue 28; SCH-5)', () => {
       eventOf(recordOf(a)),
       () => 15 * 60_000,
     );
-    // wk-a is in flight and the worker found the queue empty; wk-b's message arrives only now.
+    // wk-a is in flight (held at its gate) and the queue was empty; wk-b's message arrives only now,
+    // and runs beside wk-a — before wk-a ends.
     await expect.poll(() => runs, { timeout: 5_000 }).toEqual(['wk-a']);
     await new Promise((r) => setTimeout(r, 1_500));
+    // Another host: the same loopback council named `localhost` (RATE-2 keys hosts by name).
+    const url = new URL(council.systemUrl);
+    url.hostname = 'localhost';
+    await putActiveSource(bed, 'wk-b', url.toString());
     await queue.send(JSON.stringify(await started('wk-b')));
+    await expect.poll(() => runs, { timeout: 10_000 }).toEqual(['wk-a', 'wk-b']);
     g.open();
     expect((await worker).batchItemFailures).toEqual([]);
     expect(runs).toEqual(['wk-a', 'wk-b']);
@@ -271,8 +278,11 @@ describe('sync worker: refill, give back, crash (issue 28; SCH-5)', () => {
     const runs: string[] = [];
     const never = new Promise<void>(() => {});
     const taken: QueuedMessage[] = [];
+    // A frozen instance's clients never answer again: after the crash its queue port hangs.
+    let frozen = false;
     const seen: SyncQueuePort = {
       receive: async (o) => {
+        if (frozen) return new Promise<QueuedMessage[]>(() => {});
         const got = await queue.receive(o);
         taken.push(...got);
         return got;
@@ -290,6 +300,7 @@ describe('sync worker: refill, give back, crash (issue 28; SCH-5)', () => {
       () => 15 * 60_000,
     );
     await expect.poll(() => runs, { timeout: 5_000 }).toEqual(['wk-a']);
+    frozen = true;
     // Meanwhile another invocation finds nothing to take: the message is invisible while it may still run.
     const other = await handleSyncBatch(
       { runDeps: runDepsOf(bed, gatedEngine(new Map(), runs), now), queue, log: captureLog().log },
@@ -300,8 +311,10 @@ describe('sync worker: refill, give back, crash (issue 28; SCH-5)', () => {
     expect(runs).toEqual(['wk-a']);
 
     // The visibility timeout (longer than the invocation may live) passes: SQS hands it out again.
+    // (The dead instance's last long poll, if one was open, has ended by now: WORKER_POLL_WAIT_SECONDS.)
     const [lost] = await queue.receive({ max: 10, waitSeconds: 1, visibilitySeconds: 0 });
     expect(lost).toBeUndefined();
+    await new Promise((r) => setTimeout(r, WORKER_POLL_WAIT_SECONDS * 1_000));
     expect(taken).toHaveLength(1);
     await queue.changeVisibility(taken[0]?.receiptHandle ?? '', 0);
     clock = new Date(clock.getTime() + 20 * 60_000);
