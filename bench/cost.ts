@@ -23,6 +23,7 @@ import { logger, logRequestEvent, MetricsBuffer } from '../shared/observability'
 import { plannerTick } from '../shared/planner';
 import { DEFAULT_MAX_CONCURRENT_SYNCS, simulateCadence } from '../shared/schedule';
 import { type AwsClients, DIGEST_PREFIX, LIST_INDEX, STATE_TABLE } from '../shared/store';
+import { BUDGET_RESERVE_MS, WORKER_RUNS_AT_ONCE, WORKER_START_MIN_MS } from '../shared/sync';
 import { type AwsTestbed, startAwsTestbed } from '../test/support/aws';
 import { ALLRIS_DISTRICTS, startFakeRisHtml } from '../test/support/fake-ris-html';
 import { harness, TestClock } from '../test/support/oparl-harness';
@@ -47,6 +48,7 @@ import {
 } from './cost/model';
 import { PRICES, PRICES_READ_ON, USD_TO_EUR } from './cost/prices';
 import { countStack, metricSeries } from './cost/stack-count';
+import { simulateWorker, type WorkerModelResult } from './cost/worker-model';
 import { plannerBenchDeps, STEADY_T0, seedSteadySources } from './planner';
 
 /**
@@ -85,6 +87,11 @@ interface Meter {
   objectReadUnits: number;
   objectWriteUnits: number;
 }
+
+/** infra/stack.ts SYNC_TIMEOUT, in seconds (the CDK module is not loaded for one number). */
+const SYNC_TIMEOUT_SECONDS = 15 * 60;
+/** Minutes of run stream the worker model simulates per fleet (after 30 minutes' warm-up). */
+const WORKER_MODEL_MINUTES = 180;
 
 const zeroMeter = (): Meter => ({
   readUnits: 0,
@@ -655,6 +662,40 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
   };
   const scheduledPerMonth = stack.schedules.reduce((sum, s) => sum + perMonthOf(s.expression), 0);
 
+  // Issue 28: the sync worker's packing of a run stream (pure simulation, memoised per stream).
+  const workerRuns = new Map<string, WorkerModelResult>();
+  const workerOf = (
+    runs: { seconds: number; weight: number }[],
+    runSecondsPerMonth: number,
+    runsPerMonth: number,
+  ): WorkerModelResult => {
+    const secondsPerMonth = minutesPerMonth * 60;
+    const slots = Math.max(
+      DEFAULT_MAX_CONCURRENT_SYNCS,
+      Math.ceil((1.5 * runSecondsPerMonth) / secondsPerMonth),
+    );
+    const key = JSON.stringify([runs, runsPerMonth, slots]);
+    let result = workerRuns.get(key);
+    if (result === undefined) {
+      result = simulateWorker({
+        runsPerMinute: runsPerMonth / minutesPerMonth,
+        runs,
+        runsAtOnce: WORKER_RUNS_AT_ONCE,
+        // infra/stack.ts: SCH-5's slots ÷ the worker's runs, at least SQS's minimum of 2.
+        maxInvocations: Math.max(2, Math.ceil(slots / WORKER_RUNS_AT_ONCE)),
+        slots,
+        batchSize: SYNC_BATCH_SIZE,
+        // infra SYNC_TIMEOUT (15 minutes) less what the worker keeps back.
+        startBySeconds: (SYNC_TIMEOUT_SECONDS * 1000 - WORKER_START_MIN_MS) / 1000,
+        runBudgetSeconds: (SYNC_TIMEOUT_SECONDS * 1000 - BUDGET_RESERVE_MS) / 1000,
+        minutes: WORKER_MODEL_MINUTES,
+        warmupMinutes: 30,
+      });
+      workerRuns.set(key, result);
+    }
+    return result;
+  };
+
   // 3. Monthly quantities of a fleet of `sources`, with or without each lever (issue 28).
   const bill = (sources: number, levers: Levers = LEVERS_NOW) => {
     const perMonth = (perWeek: number) => perWeek * WEEKS_PER_MONTH;
@@ -692,6 +733,8 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       objectWrites: 0,
     };
     let storageS3Bytes = 0;
+    /** Issue 28: the fleet's run stream for the worker model — each run's wall seconds alone, and how often. */
+    const runMix: { seconds: number; weight: number }[] = [];
     for (const k of kinds) {
       // Issue 28: the nightly full sync as measured with the per-list digest, or without it.
       const nightlyFull = levers.listDigest
@@ -704,15 +747,15 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       ];
       for (const [p, perWeek, latency] of runs) {
         const count = perMonth(perWeek) * k.n;
+        const runSeconds = pacedRunSeconds({
+          ...p,
+          workSeconds: p.workSeconds * syncSlowdown,
+          intervalSeconds: k.interval,
+          ...(levers.latency ? { latency } : {}),
+        });
         sync.invocations += count;
-        sync.seconds +=
-          count *
-          pacedRunSeconds({
-            ...p,
-            workSeconds: p.workSeconds * syncSlowdown,
-            intervalSeconds: k.interval,
-            ...(levers.latency ? { latency } : {}),
-          });
+        sync.seconds += count * runSeconds;
+        if (count > 0) runMix.push({ seconds: runSeconds, weight: count });
         sync.workSeconds += count * p.workSeconds * syncSlowdown;
         sync.requests += count * p.requests;
         sync.readUnits += count * p.readUnits;
@@ -838,13 +881,19 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     const logBytesPerSync = sync.logBytes / sync.invocations + summaryLineBytes;
     const logsIngestedGb = (logBytesPerSync * sync.invocations) / 1e9;
 
-    // Several sources per sync invocation (SYNC_BATCH_SIZE, worked concurrently); an invocation lasts
-    // as long as its longest run, and at least as long as its runs' CPU work together.
+    // Before issue 28's worker: several sources per sync invocation (SYNC_BATCH_SIZE, worked
+    // concurrently), split among the event source's pollers; an invocation lasts as long as its longest
+    // run, and at least as long as its runs' CPU work together.
     const recordsPerInvocation = Math.max(1, Math.min(SYNC_BATCH_SIZE, syncsPerMinute / A.sqsPollers));
-    const syncInvocations = sync.invocations / recordsPerInvocation;
-    const syncSeconds = levers.payPerWork
-      ? // What-if: a worker overlaps the waits of A.workerHostsAtOnce hosts; CPU work is the floor.
-        Math.max(sync.seconds / A.workerHostsAtOnce, sync.workSeconds)
+    // The worker as built (shared/sync/worker.ts, bench/cost/worker-model.ts): runs of distinct hosts
+    // share few invocations that refill from the queue; the run stream is this bill's own run counts
+    // and durations, SCH-5's slots set as this bench advises (1.5 × the runs in flight on average).
+    const worker = levers.payPerWork ? workerOf(runMix, sync.seconds, sync.invocations) : undefined;
+    const syncInvocations = worker
+      ? sync.invocations * worker.invocationsPerRun
+      : sync.invocations / recordsPerInvocation;
+    const syncSeconds = worker
+      ? Math.max(sync.seconds * worker.billedPerRunSecond, sync.workSeconds)
       : Math.max(
           (sync.seconds / recordsPerInvocation) * (recordsPerInvocation > 1 ? A.batchLongestRunFactor : 1),
           sync.workSeconds,
@@ -1008,6 +1057,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       syncsPerMinute,
       sync,
       recordsPerInvocation,
+      worker,
       deletionFit,
       deletionRunSeconds,
       deletion: {
@@ -1152,7 +1202,21 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       summaryLineBytes,
       logBytesPerSync: round(now.logBytesPerSync, 0),
     },
-    efficiency: { syncRecordsPerInvocation: round(now.recordsPerInvocation, 1) },
+    efficiency: {
+      syncRecordsPerInvocation: round(now.recordsPerInvocation, 1),
+      // Issue 28: the sync worker as built (bench/cost/worker-model.ts), at this fleet size.
+      ...(now.worker
+        ? {
+            worker: {
+              billedPerRunSecond: round(now.worker.billedPerRunSecond, 3),
+              invocationsPerRun: round(now.worker.invocationsPerRun, 3),
+              meanRunsInFlight: round(now.worker.meanRunsInFlight, 1),
+              meanInvocationsAlive: round(now.worker.meanInvocationsAlive, 2),
+              meanQueueWaitSeconds: round(now.worker.meanQueueWaitSeconds, 1),
+            },
+          }
+        : {}),
+    },
     mirrorIndex: {
       inlineItemMaxBytes: INLINE_ITEM_MAX_BYTES,
       overheadBytesPerItem: STORAGE_OVERHEAD_BYTES_PER_ITEM,

@@ -9,10 +9,10 @@ import {
 } from '../shared/sync';
 
 /**
- * Sync Lambda (SQS sync queue, up to 10 messages per batch worked concurrently): one message = one
- * source's sync run or its continuation, then the runs of its host lane (the host's waiting sources, one
- * after another while time allows).
- * Partial batch responses: a store failure redelivers only its own message (shared/sync/batch.ts).
+ * Sync Lambda (SQS sync queue): the sync worker (shared/sync/worker.ts). The event's messages (up to
+ * SYNC_BATCH_SIZE) and whatever it takes from the queue itself while time is left run at once, one run
+ * per host; one message = one source's sync run or its continuation, then its host lane.
+ * Partial batch responses: a store failure redelivers only its own message.
  */
 
 // Kept while the instance is warm; a failed build or a rotated Upstash token builds anew.
@@ -35,5 +35,7 @@ export async function processSyncBody(
 
 export const handler = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
   const rt = await runtime.get();
-  return handleSyncBatch({ runDeps: rt.runDeps }, event, () => context.getRemainingTimeInMillis(), context);
+  return handleSyncBatch({ runDeps: rt.runDeps, queue: rt.queue }, event, () =>
+    context.getRemainingTimeInMillis(),
+  );
 };

@@ -35,13 +35,23 @@ export const FUNCTION_MEMORY_MB = {
 } as const;
 
 /**
- * Sync messages per invocation (issue 18). The records of a batch run concurrently (Powertools'
- * BatchProcessor, shared/sync/batch.ts): their politeness waits overlap instead of being billed one
- * after another, and the invocation lasts as long as its longest run. Each source's host pace stays
- * global through the slot store; a failed record is a partial batch failure, redelivered alone. Ten is
- * SQS's largest batch without a batching window, so a message is never held back to fill one.
+ * Sync messages per invocation (issues 18, 28). The event's records are the sync worker's first
+ * messages (shared/sync/worker.ts): they run at once, one run per host, and the worker refills from the
+ * queue itself up to WORKER_RUNS_AT_ONCE (10) while time is left, so waits of many hosts overlap and are
+ * billed once. Each source's host pace stays global through the slot store; a failed record is a partial
+ * batch failure, redelivered alone. Ten: SQS's largest batch without a window, and the worker's bound.
  */
 export const SYNC_BATCH_SIZE = 10;
+
+/**
+ * Issue 28: how long the event source gathers messages before it invokes the sync. A planner tick sends
+ * its runs' messages in one burst (SendMessageBatch calls of ten, four at once: tens of milliseconds), and
+ * without a window the event source's pollers split such a burst across several invocations, each billed
+ * for its own run's wait. Two seconds gather one tick's burst into one invocation — whose worker overlaps
+ * those runs — at the price of starting a run two seconds later, nothing beside a one-minute tick. Longer
+ * would only delay: the worker takes whatever arrives later from the queue itself.
+ */
+export const SYNC_BATCHING_WINDOW_SECONDS = 2;
 
 /**
  * Issue 25 point 4: the OParl API's own bound on instances (reserved concurrency, with the stack's

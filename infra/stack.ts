@@ -72,7 +72,13 @@ import {
   STATE_TABLE,
   type TableDefinition,
 } from '../shared/store';
-import { FUNCTION_MEMORY_MB, MIRROR_API_MAX_INSTANCES, SYNC_BATCH_SIZE } from './function-sizes';
+import { WORKER_RUNS_AT_ONCE } from '../shared/sync';
+import {
+  FUNCTION_MEMORY_MB,
+  MIRROR_API_MAX_INSTANCES,
+  SYNC_BATCH_SIZE,
+  SYNC_BATCHING_WINDOW_SECONDS,
+} from './function-sizes';
 
 export { MIRROR_API_MAX_INSTANCES };
 
@@ -250,7 +256,7 @@ export class IngestorStack extends Stack {
   readonly apiIdKey: Secret;
   readonly planner: IngestorFunction;
   readonly sync: IngestorFunction;
-  /** The sync event source's maximum concurrency: the settings' value, raised to SQS's minimum. */
+  /** The sync event source's maximum concurrency: SCH-5's slots ÷ the worker's runs, at least SQS's minimum. */
   readonly syncMaxConcurrency: number;
   /** Whether functions get reserved concurrency (IngestorSettings.reservedConcurrency). */
   readonly reservedConcurrency: boolean;
@@ -290,9 +296,15 @@ export class IngestorStack extends Stack {
         `UPSTASH_REDIS_REST_URL is the placeholder ${UPSTASH_URL_PLACEHOLDER}: deploy with -c upstashRestUrl=https://<your-db>.upstash.io`,
       );
     }
-    // SCH-5 is enforced by the planner (it enqueues at most maxConcurrentSyncs); the event source
-    // bound is the backstop and cannot go below SQS's minimum of 2.
-    this.syncMaxConcurrency = Math.max(maxConcurrentSyncs, SQS_MIN_MAX_CONCURRENCY);
+    // SCH-5 is enforced by the planner (it enqueues at most maxConcurrentSyncs). Issue 28: each sync
+    // invocation is a worker with up to WORKER_RUNS_AT_ONCE runs of distinct hosts, taking messages from
+    // the queue itself while it has room — so the event source needs only enough invocations to hold the
+    // slots' runs; more would split the runs across invocations each billed for its own waits. Never
+    // below SQS's minimum of 2.
+    this.syncMaxConcurrency = Math.max(
+      Math.ceil(maxConcurrentSyncs / WORKER_RUNS_AT_ONCE),
+      SQS_MIN_MAX_CONCURRENCY,
+    );
 
     // Typed by the definitions' logical names: a fourth definition without a table here fails to compile.
     this.tables = {
@@ -424,7 +436,7 @@ export class IngestorStack extends Stack {
 
     this.sync = new IngestorFunction(this, 'Sync', {
       entry: 'functions/sync.ts',
-      description: "Runs one source's sync per queue message, continuing through its own queue",
+      description: 'Sync worker: runs of distinct hosts at once from the queue, continuing through it',
       timeout: SYNC_TIMEOUT,
       memorySize: FUNCTION_MEMORY_MB.sync,
       environment: this.functionEnvironment,
@@ -435,6 +447,7 @@ export class IngestorStack extends Stack {
     this.sync.fn.addEventSource(
       new SqsEventSource(this.syncQueue, {
         batchSize: SYNC_BATCH_SIZE,
+        maxBatchingWindow: Duration.seconds(SYNC_BATCHING_WINDOW_SECONDS),
         maxConcurrency: this.syncMaxConcurrency,
         reportBatchItemFailures: true,
       }),
@@ -449,6 +462,8 @@ export class IngestorStack extends Stack {
       [MIRROR_PREFIXES.mirror, ROBOTS_PREFIX],
       'readWrite',
     );
+    // Continuations go back to the queue; the worker's own receive, delete and give-back (visibility 0)
+    // are the event source's consume grant (receive, delete, change visibility) on this queue only.
     this.syncQueue.grantSendMessages(this.sync.role);
     this.upstashSecret.grantRead(this.sync.role);
     this.grantApiIdKey(this.sync.role);

@@ -115,8 +115,6 @@ export const ASSUMPTIONS = {
   metricSeriesAllEmf: 48,
   /** Storage classes: share of preview visits that read a file older than the transition age. */
   previewOldFileShare: 0.3,
-  /** Pay per work (what-if): distinct hosts one long-running sync worker overlaps. */
-  workerHostsAtOnce: 50,
   /**
    * CPU seconds of one deletion check (a HEAD through the fetcher, one conditional DynamoDB update) on
    * one full vCPU: ≈ 0.011 s measured once (2026-12-02, 30 samples of one demo council on the documents

@@ -1,8 +1,7 @@
-import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { DEMO_OBJECTS_PER_LIST, type FakeCouncil, startDemoCouncil } from '../../demo';
 import { resetEnvCache } from '../../shared/config';
 import type { FetchEvent } from '../../shared/fetch';
-import { getSourceItem, loadAllSources, putSourceItem } from '../../shared/store';
+import { getSourceItem, loadAllSources, putSourceItem, SyncQueue } from '../../shared/store';
 import type { LocalRuntime } from '../local/runtime';
 import { type LocalServePort, startLocalServePort } from '../local/serve-port';
 import { type CommandResult, EXIT_INTERRUPTED, UsageError } from '../output';
@@ -267,24 +266,14 @@ export async function drainQueue(
   handle: (body: string) => Promise<void>,
   signal?: AbortSignal,
 ): Promise<number> {
-  const queueUrl = rt.env.SYNC_QUEUE_URL as string;
+  const queue = new SyncQueue({ sqs: rt.clients.sqs, queueUrl: rt.env.SYNC_QUEUE_URL as string });
   let handled = 0;
   for (;;) {
     if (signal?.aborted) return handled;
-    const res = await rt.clients.sqs.send(
-      new ReceiveMessageCommand({
-        QueueUrl: queueUrl,
-        MaxNumberOfMessages: 1,
-        WaitTimeSeconds: 1,
-        VisibilityTimeout: 900,
-      }),
-    );
-    const message = res.Messages?.[0];
+    const [message] = await queue.receive({ max: 1, waitSeconds: 1, visibilitySeconds: 900 });
     if (!message) return handled;
-    await handle(message.Body ?? '');
-    await rt.clients.sqs.send(
-      new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle }),
-    );
+    await handle(message.body);
+    await queue.delete(message.receiptHandle);
     handled += 1;
   }
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ParsedSource, SourceConfig } from '../config';
 import { type HostModel, type HostStateView, hostStateView, isSaturated, lanesOf } from '../hosts';
@@ -15,6 +15,8 @@ import {
   patchSourceState,
   releaseSyncLease,
   type SourceStateItem,
+  SQS_BATCH_MAX,
+  SyncQueue,
 } from '../store';
 import { type SyncMessage, startRun } from '../sync';
 import { mapLimit } from '../util';
@@ -372,9 +374,6 @@ interface Outgoing {
   planned: PlannedSource;
 }
 
-/** SQS accepts at most 10 messages per batch. */
-const SQS_BATCH = 10;
-
 /**
  * Send the sync messages of the leases taken this tick, ten per call. A message that cannot be sent
  * gives its lease back at once (nobody would release it before it expires) and its source waits.
@@ -382,17 +381,15 @@ const SQS_BATCH = 10;
 async function sendMessages(deps: PlannerDeps, outbox: Outgoing[], result: PlannerTickResult): Promise<void> {
   let firstError: unknown;
   const batches: Outgoing[][] = [];
-  for (let i = 0; i < outbox.length; i += SQS_BATCH) batches.push(outbox.slice(i, i + SQS_BATCH));
+  for (let i = 0; i < outbox.length; i += SQS_BATCH_MAX) batches.push(outbox.slice(i, i + SQS_BATCH_MAX));
+  const queue = new SyncQueue({ sqs: deps.sqs, queueUrl: deps.syncQueueUrl });
   await mapLimit(batches, 4, async (batch) => {
     let failedIds: Set<string>;
     try {
-      const sent = await deps.sqs.send(
-        new SendMessageBatchCommand({
-          QueueUrl: deps.syncQueueUrl,
-          Entries: batch.map((o, i) => ({ Id: String(i), MessageBody: JSON.stringify(o.message) })),
-        }),
+      const sent = await queue.sendBatch(
+        batch.map((o, i) => ({ id: String(i), body: JSON.stringify(o.message) })),
       );
-      failedIds = new Set((sent.Failed ?? []).map((f) => f.Id ?? ''));
+      failedIds = new Set(sent.failedIds);
     } catch (err) {
       firstError ??= err;
       failedIds = new Set(batch.map((_, i) => String(i)));

@@ -76,6 +76,7 @@ export {
   type SourcesLoad,
   setOtherItemActive,
 } from './sources';
+export { type QueueContext, type QueuedMessage, SQS_BATCH_MAX, SyncQueue } from './sync-queue';
 export {
   DOCUMENTS_TABLE,
   LEGACY_LIST_INDEX,

@@ -1,5 +1,3 @@
-import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { isIngestorError } from '../errors';
 import { logger, METRICS, type MetricsBuffer, metrics as processMetrics } from '../observability';
 import { storeOutageOf } from '../store';
@@ -8,11 +6,11 @@ import { parseSyncMessage, type SyncMessage } from './message';
 import { runSyncMessage, type SyncRunDeps, type SyncRunResult } from './run';
 
 /**
- * The sync function's work on one SQS batch (infra SYNC_BATCH_SIZE messages, worked concurrently so
- * their politeness waits overlap — issue 18): parse, run, log. Partial batch responses:
- * a message that could not finish because our own store failed (issue 13) is reported as a batch item
- * failure — SQS redelivers it after the visibility timeout — and counted as ours (`StoreOutages`), never
- * as a failure of the source. Everything else the source did is an outcome, not an error.
+ * The sync function's work on one message: parse, run (and its host lane), log. The worker
+ * (shared/sync/worker.ts) keeps several of these in flight. A message that could not finish because our
+ * own store failed (issue 13) throws — SQS redelivers it after the visibility timeout — and is counted as
+ * ours (`StoreOutages`), never as a failure of the source. Everything else the source did is an outcome,
+ * not an error.
  */
 
 /** Time kept back from the invocation's budget for the last page, the checkpoint and the hand-over. */
@@ -30,7 +28,7 @@ export interface SyncBatchDeps {
   metrics?: MetricsBuffer;
 }
 
-const defaultLog: SyncLog = {
+export const defaultSyncLog: SyncLog = {
   info: (message, fields) => logger.info(message, fields),
   warn: (message, fields) => logger.warn(message, fields),
   error: (message, fields) => logger.error(message, fields),
@@ -46,7 +44,7 @@ export async function processSyncBody(
   /** The local runner's Ctrl-C (`npm start`): the run ends at its next checkpoint. */
   signal?: AbortSignal,
 ): Promise<SyncBodyResult> {
-  const log = deps.log ?? defaultLog;
+  const log = deps.log ?? defaultSyncLog;
   let message: ReturnType<typeof parseSyncMessage>;
   try {
     message = parseSyncMessage(body);
@@ -181,25 +179,4 @@ function logLaneStep(deps: SyncBatchDeps, log: SyncLog, step: LaneStep): void {
       return;
     }
   }
-}
-
-/** One batch: every record through `processSyncBody`; a thrown record becomes a batch item failure. */
-export async function handleSyncBatch(
-  deps: SyncBatchDeps,
-  event: SQSEvent,
-  remainingMs: () => number,
-  context?: Context,
-): Promise<SQSBatchResponse> {
-  return processPartialResponse(
-    event,
-    async (record: SQSRecord) => {
-      await processSyncBody(deps, record.body, remainingMs());
-    },
-    // Per batch: the processor keeps the batch's records and failures.
-    new BatchProcessor(EventType.SQS),
-    // Records run in parallel (the processor's default). When every record fails it is a full-batch
-    // failure: report it, do not throw (which would look like a crash of the function, not like our
-    // store's outage).
-    { throwOnFullBatchFailure: false, ...(context ? { context } : {}) },
-  );
 }

@@ -1,11 +1,10 @@
 /**
- * The sync function: one SQS batch, one run per message (claim, engine, outcome, lease) and its host
+ * The sync function: a worker keeping runs of distinct hosts in flight (refilled from the queue), one run per message (claim, engine, outcome, lease) and its host
  * lane (the host's waiting runs, one after another), starting a run (`startRun`, also the planner's), and its runtime. Other folders import this front door only
  * (test/repo/front-doors.test.ts).
  */
 export {
   BUDGET_RESERVE_MS,
-  handleSyncBatch,
   processSyncBody,
   type SyncBodyResult,
   type SyncLog,
@@ -21,3 +20,14 @@ export {
   type SyncRuntimeOptions,
 } from './runtime';
 export { idleScheduleState, type RunStart, type RunStartDeps, startRun } from './start';
+export {
+  handleSyncBatch,
+  runSyncWorker,
+  type SyncQueuePort,
+  type SyncWorkerDeps,
+  type SyncWorkerReport,
+  WORKER_RUNS_AT_ONCE,
+  WORKER_RUNS_PER_HOST,
+  WORKER_START_MIN_MS,
+  type WorkerMessage,
+} from './worker';

@@ -44,6 +44,11 @@ export const syncMessageSchema = z.object({
   startedAt: z.string(),
   /** Host lanes: carried on by continuations, so the lane goes on where the run ends. */
   lane: laneSchema.optional(),
+  /**
+   * RATE-2: the source's host key when the run started, so the sync worker (shared/sync/worker.ts) keeps
+   * one run per host in flight without a read first. Optional: older messages are keyed by their source.
+   */
+  host: z.string().min(1).optional(),
 });
 
 export type SyncMessage = z.output<typeof syncMessageSchema>;

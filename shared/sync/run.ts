@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { EngineReport, SyncEngine } from '../engine';
 import { isIngestorError } from '../errors';
@@ -13,6 +13,7 @@ import {
   releaseSyncClaim,
   releaseSyncLease,
   StoreUnavailableError,
+  SyncQueue,
   type SyncRunClaim,
   storeOutageOf,
 } from '../store';
@@ -175,9 +176,7 @@ async function runClaimed(
 
   if (report.continued) {
     const next: SyncMessage = { ...message, continuation: message.continuation + 1 };
-    await deps.sqs.send(
-      new SendMessageCommand({ QueueUrl: deps.syncQueueUrl, MessageBody: JSON.stringify(next) }),
-    );
+    await new SyncQueue({ sqs: deps.sqs, queueUrl: deps.syncQueueUrl }).send(JSON.stringify(next));
     // Hand the run over, so a late redelivery of this message is stale. Best effort: the continuation
     // takes over by its later step anyway.
     await releaseSyncClaim(

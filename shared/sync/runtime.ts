@@ -10,7 +10,7 @@ import { loadHostIntervals } from '../pace';
 import { DEFAULT_LEASE_MINUTES, scheduleSettingsFromEnv } from '../schedule';
 import { createScraperSyncEngine } from '../scraper';
 import { createHostSlotsFromEnv, RELEASE_LINGER_MS } from '../slots';
-import { loadAllSources } from '../store';
+import { loadAllSources, SyncQueue } from '../store';
 import { takedownGuards } from '../takedown';
 import { hostKeyOrUndefined } from '../util';
 import type { SyncRunDeps } from './run';
@@ -23,6 +23,8 @@ export interface SyncRuntime {
   env: IngestorEnv;
   clients: FeedClients;
   runDeps: SyncRunDeps;
+  /** The sync queue the worker refills from (shared/sync/worker.ts). */
+  queue: SyncQueue;
   close(): Promise<void>;
 }
 
@@ -169,7 +171,13 @@ export async function createSyncRuntime(
     leaseMinutes: DEFAULT_LEASE_MINUTES,
     settings: scheduleSettingsFromEnv(env),
   };
-  return { env, clients, runDeps, close };
+  return {
+    env,
+    clients,
+    runDeps,
+    queue: new SyncQueue({ sqs: clients.sqs, queueUrl: env.SYNC_QUEUE_URL }),
+    close,
+  };
 }
 
 /**

@@ -68,6 +68,7 @@ export async function startRun(deps: RunStartDeps, start: RunStart): Promise<Syn
     trigger,
     continuation: 0,
     startedAt: now.toISOString(),
+    host: source.host,
     ...(decision.deadline ? { deadline: decision.deadline } : {}),
     ...(decision.windowId ? { windowId: decision.windowId } : {}),
     ...(start.lane && start.lane.entries.length > 0 ? { lane: start.lane } : {}),

@@ -4,6 +4,7 @@ import { App, type CfnElement, Duration, Token } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, DEFAULT_TAGS } from '../../infra/create-app';
+import { SYNC_BATCH_SIZE } from '../../infra/function-sizes';
 import { ESM_REQUIRE_BANNER, type IngestorFunction, PROJECT_ROOT } from '../../infra/ingestor-function';
 import { UPSTASH_URL_PLACEHOLDER } from '../../infra/settings';
 import {
@@ -19,6 +20,7 @@ import { OPTIONAL_STACK_OUTPUTS, STACK_OUTPUT_ENV } from '../../shared/config/st
 import { FILES_PREFIX, fileKey, INCOMING_PREFIX, textKey } from '../../shared/mirror/keys';
 import { DEFAULT_LEASE_MINUTES } from '../../shared/schedule';
 import { TABLES } from '../../shared/store/tables';
+import { WORKER_RUNS_AT_ONCE } from '../../shared/sync';
 import { cdkJsonContext, NO_BUNDLING, removeTempOutdirs, TEST_ENV, tempOutdir } from '../support/cdk';
 
 type Json = Record<string, unknown>;
@@ -317,7 +319,8 @@ describe('functions', () => {
       UPSTASH_REDIS_REST_URL: UPSTASH_URL,
       INGESTOR_MAX_CONCURRENT_SYNCS: '4',
       INGESTOR_FULL_SYNC_HOUR: '3',
-      INGESTOR_MAX_INSTANCES: '4',
+      // RATE-7: the sync invocations that may fetch at once — 2 workers hold SCH-5's 4 runs (issue 28).
+      INGESTOR_MAX_INSTANCES: '2',
       INGESTOR_USER_AGENT: 'mandari-ingestor/0.1.0 (+https://mandari.de/ingestor/; ops@example.org)',
       NODE_OPTIONS: '--enable-source-maps',
     });
@@ -348,14 +351,18 @@ describe('functions', () => {
     });
   });
 
-  it('sync consumes the queue ten messages per invocation (worked concurrently, issue 18) with partial batch failures and a concurrency cap', () => {
+  it('sync consumes the queue ten messages per invocation (the worker runs them at once, issues 18/28), a tick’s burst gathered for 2 s, with partial batch failures and a concurrency cap', () => {
     template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
+    // The worker runs up to WORKER_RUNS_AT_ONCE: a larger batch would be handed over and not run.
+    expect(SYNC_BATCH_SIZE).toBeLessThanOrEqual(WORKER_RUNS_AT_ONCE);
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       EventSourceArn: stack.resolve(stack.syncQueue.queueArn),
       FunctionName: { Ref: logicalId(stack.sync.fn) },
       BatchSize: 10,
+      MaximumBatchingWindowInSeconds: 2,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
-      ScalingConfig: { MaximumConcurrency: 4 },
+      // Issue 28: SCH-5's 4 slots fit in one worker of 10 runs; SQS's minimum is 2.
+      ScalingConfig: { MaximumConcurrency: 2 },
     });
   });
 
@@ -436,8 +443,21 @@ describe('IAM: least privilege', () => {
       's3:PutObject',
     ]);
     expect(objectResources.sort()).toEqual([mirrorObjects, robotsObjects].sort());
-    expect(actionsOn(statements, stack.resolve(stack.syncQueue.queueArn))).toEqual(
-      expect.arrayContaining(['sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:DeleteMessage']),
+    // Issue 28: the worker receives, deletes and gives back (visibility 0) itself — on the sync queue
+    // only, and nothing more (no purge, no queue changes).
+    expect([...new Set(actionsOn(statements, stack.resolve(stack.syncQueue.queueArn)))].sort()).toEqual([
+      'sqs:ChangeMessageVisibility',
+      'sqs:DeleteMessage',
+      'sqs:GetQueueAttributes',
+      'sqs:GetQueueUrl',
+      'sqs:ReceiveMessage',
+      'sqs:SendMessage',
+    ]);
+    const sqsResources = statements
+      .filter((s) => asArray(s.Action).some((a) => a.startsWith('sqs:')))
+      .flatMap((s) => asArray(s.Resource));
+    expect(new Set(sqsResources.map((r) => JSON.stringify(r)))).toEqual(
+      new Set([JSON.stringify(stack.resolve(stack.syncQueue.queueArn))]),
     );
   });
 
@@ -573,7 +593,11 @@ describe('settings and extension points', () => {
     });
   };
 
-  it('maxConcurrentSyncs 1 keeps SCH-5 in the env and raises the SQS cap to its minimum of 2', () => {
+  it('maxConcurrentSyncs 1 keeps SCH-5 in the env and raises the SQS cap to its minimum of 2; 25 slots need 3 workers of 10 (issue 28)', () => {
+    Template.fromStack(unbundled({ maxConcurrentSyncs: 25 })).hasResourceProperties(
+      'AWS::Lambda::EventSourceMapping',
+      { ScalingConfig: { MaximumConcurrency: 3 } },
+    );
     const variant = unbundled({ maxConcurrentSyncs: 1 });
     const t = Template.fromStack(variant);
     t.hasResourceProperties('AWS::Lambda::EventSourceMapping', { ScalingConfig: { MaximumConcurrency: 2 } });
@@ -616,12 +640,12 @@ describe('settings and extension points', () => {
       FunctionName: Match.absent(),
       ReservedConcurrentExecutions: 1,
       Timeout: 900,
-      Environment: { Variables: Match.objectLike({ INGESTOR_MAX_INSTANCES: '5' }) },
+      Environment: { Variables: Match.objectLike({ INGESTOR_MAX_INSTANCES: '3' }) },
     });
-    // The sync's own variable counts the new fetcher too (4 sync instances + 1).
+    // The sync's own variable counts the new fetcher too (2 sync instances + 1).
     const syncId = variant.getLogicalId(variant.sync.fn.node.defaultChild as CfnElement);
     const sync = t.findResources('AWS::Lambda::Function')[syncId];
-    expect(sync?.Properties.Environment.Variables.INGESTOR_MAX_INSTANCES).toBe('5');
+    expect(sync?.Properties.Environment.Variables.INGESTOR_MAX_INSTANCES).toBe('3');
   });
 });
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { SourceScheduleState } from '../../shared/schedule/types';
 import { getSourceState } from '../../shared/store/source-state';
-import { handleSyncBatch } from '../../shared/sync/batch';
 import { runEndedAt } from '../../shared/sync/run';
+import { handleSyncBatch } from '../../shared/sync/worker';
 import { loopbackFetcher } from '../support/oparl-harness';
 import {
   captureLog,

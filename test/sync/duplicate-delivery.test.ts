@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { OParlFetcher } from '../../shared/oparl/ports';
 import type { SourceScheduleState } from '../../shared/schedule/types';
 import { getSourceState } from '../../shared/store/source-state';
-import { handleSyncBatch } from '../../shared/sync/batch';
 import { duplicateDelivery } from '../../shared/sync/duplicate';
+import { handleSyncBatch } from '../../shared/sync/worker';
 import { loopbackFetcher } from '../support/oparl-harness';
 import {
   captureLog,

@@ -2,7 +2,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import type { SyncEngine } from '../../shared/engine';
 import { getSourceState } from '../../shared/store/source-state';
-import { handleSyncBatch } from '../../shared/sync/batch';
+import { handleSyncBatch } from '../../shared/sync/worker';
 import { loopbackFetcher } from '../support/oparl-harness';
 import {
   captureLog,

@@ -3,7 +3,7 @@ import { METRICS } from '../../shared/observability/constants';
 import { MetricsBuffer } from '../../shared/observability/metrics';
 import type { SourceScheduleState } from '../../shared/schedule/types';
 import { getSourceState } from '../../shared/store/source-state';
-import { handleSyncBatch } from '../../shared/sync/batch';
+import { handleSyncBatch } from '../../shared/sync/worker';
 import type { AwsTestbed } from '../support/aws';
 import { loopbackFetcher } from '../support/oparl-harness';
 import {
