@@ -12,6 +12,7 @@ export {
   type SourceStatus,
 } from './explain';
 export { type FleetInput, type FleetPlan, planFleet } from './fleet';
+export { decideManualSync, type ManualSyncAsk, type ManualSyncDecision } from './manual';
 export { emitPlannerMetrics } from './pause-metrics';
 export {
   type PlannedHost,
