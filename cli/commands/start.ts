@@ -7,6 +7,7 @@ import type { LocalRuntime } from '../local/runtime';
 import { type LocalServePort, startLocalServePort } from '../local/serve-port';
 import { type CommandResult, EXIT_INTERRUPTED, UsageError } from '../output';
 import { createProgress } from '../progress';
+import type { StartInput } from '.';
 import { createLocalBroadcastPasses, scheduleDemoMeetingNow } from './broadcasts-local';
 import { createLocalDocumentPasses } from './documents-local';
 import { createLocalGeoPass, type LocalGeoSummary } from './geo-local';
@@ -43,7 +44,7 @@ export interface StartSummary {
 
 export async function startCommand(
   rt: LocalRuntime,
-  opts: { once: boolean; json: boolean; allowLoopback: boolean; demoObjects?: string },
+  opts: StartInput & { json: boolean; allowLoopback: boolean },
 ): Promise<CommandResult> {
   const demoObjects = demoObjectsOf(opts.demoObjects);
   const progress = createProgress({ json: opts.json });
@@ -221,16 +222,15 @@ export async function startCommand(
   }
 }
 
-/** `--demo-objects N`: a whole number from 1 to the demo's own size. */
-function demoObjectsOf(value: string | undefined): number {
+/** `--demo-objects N` (a whole number ≥ 1, the parser's check): at most the demo's own size. */
+function demoObjectsOf(value: number | undefined): number {
   if (value === undefined) return DEMO_OBJECTS_PER_LIST;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > DEMO_OBJECTS_PER_LIST) {
+  if (value > DEMO_OBJECTS_PER_LIST) {
     throw new UsageError(
       `--demo-objects must be a whole number from 1 to ${DEMO_OBJECTS_PER_LIST}: ${value}`,
     );
   }
-  return n;
+  return value;
 }
 
 async function startDemoOnStablePort(objectsPerList: number): Promise<FakeCouncil> {
