@@ -3,6 +3,7 @@
  * (test/repo/front-doors.test.ts).
  */
 
+export { composePlanner, type PlannerComposition } from './compose';
 export { type HostConditionsRead, readHostConditions } from './conditions';
 export {
   explainFleet,
