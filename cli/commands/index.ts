@@ -203,6 +203,7 @@ const SIMULATE_CADENCE = {
 export type StartInput = InputOf<typeof START>;
 export type GeoAddInput = InputOf<typeof GEO_ADD>;
 export type BackfillInput = InputOf<typeof BACKFILL>;
+export type SyncInput = InputOf<typeof SYNC>;
 export type ServeInput = InputOf<typeof SERVE>;
 export type RobotsCheckInput = InputOf<typeof ROBOTS_CHECK>;
 export type SimulateCadenceInput = InputOf<typeof SIMULATE_CADENCE>;

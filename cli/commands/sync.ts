@@ -11,6 +11,7 @@ import { createSyncRuntime, runSyncMessage, startRun } from '../../shared/sync';
 import type { LocalRuntime } from '../local/runtime';
 import { type CommandResult, EXIT_FAILED, EXIT_INTERRUPTED, UsageError } from '../output';
 import { createProgress, type Progress } from '../progress';
+import type { SyncInput } from '.';
 
 /** A manual CLI run has no Lambda budget; an hour is far more than any single run needs locally. */
 const LOCAL_RUN_BUDGET_MS = 60 * 60_000;
@@ -24,11 +25,9 @@ const LOCAL_RUN_BUDGET_MS = 60 * 60_000;
  */
 export async function syncCommand(
   rt: LocalRuntime,
-  opts: { url?: string; full: boolean; json: boolean },
+  opts: SyncInput & { json: boolean },
   now: Date,
 ): Promise<CommandResult> {
-  if (opts.url === undefined)
-    throw new UsageError('usage: ingestor sync --url <systemUrl> [--full] [--data DIR] [--allow-loopback]');
   const progress = createProgress({ json: opts.json });
   const say = progress.say;
   const { doc } = rt.clients;
