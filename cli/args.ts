@@ -2,18 +2,28 @@ import { parseArgs } from 'node:util';
 import { UsageError } from './output';
 
 /**
- * One parser for every command: a command names its options in a table (type and a line of help),
- * `node:util` parseArgs checks them strictly, so an unknown option, a missing value or a stray argument
- * is a usage error (exit 2) before anything is opened or fetched. Imports nothing heavy: `--help` and
- * usage errors must answer without loading the AWS SDK or the local stand-ins.
+ * One parser for every command: a command declares its options in a table (type, required, a line of
+ * help), and this parser reads a command line against it once — strictly, so an unknown option, a
+ * missing value, a bad number or a stray argument is a usage error (exit 2) before anything is opened
+ * or fetched — into the command's typed input (`InputOf`: `--demo-objects 3` → `{ demoObjects: 3 }`).
+ * Imports nothing heavy: `--help` and usage errors must answer without loading the AWS SDK or the local
+ * stand-ins.
  */
 export interface OptionSpec {
-  type: 'string' | 'boolean';
+  /** `flag`: present or not (false when absent); `string`: its text; `number`: a finite number. */
+  type: 'flag' | 'string' | 'number';
   multiple?: boolean;
   short?: string;
+  /** The command cannot run without it (a usage error, not a runtime one). */
+  required?: boolean;
+  /** A `number` must be a whole number. */
+  integer?: boolean;
+  /** A `number`'s smallest and largest accepted value. */
+  min?: number;
+  max?: number;
   /** Shown in `--help`: `VALUE  what it does`. */
   help: string;
-  /** Placeholder of a string option's value in help (`--port P`). */
+  /** Placeholder of a value in help (`--port P`). */
   value?: string;
 }
 
@@ -25,69 +35,180 @@ export type Arity = readonly [number, number];
 export interface ArgsSpec {
   options?: OptionTable;
   args?: Arity;
-  /** Options without which the command cannot run (a usage error, not a runtime one). */
-  required?: string[];
+}
+
+/** `demo-objects` → `demoObjects`: the input's key of an option. */
+type CamelCase<S extends string> = S extends `${infer Head}-${infer Tail}`
+  ? `${Head}${Capitalize<CamelCase<Tail>>}`
+  : S;
+type ValueOf<O extends OptionSpec> = O['type'] extends 'flag'
+  ? boolean
+  : O['type'] extends 'number'
+    ? O['multiple'] extends true
+      ? number[]
+      : number
+    : O['multiple'] extends true
+      ? string[]
+      : string;
+/** Options always in the input: flags (false when absent) and required options. */
+type PresentKeys<T extends OptionTable> = {
+  [K in keyof T]: T[K]['type'] extends 'flag' ? K : T[K]['required'] extends true ? K : never;
+}[keyof T];
+
+/** The typed input a command gets from its option table. */
+export type InputOf<T extends OptionTable> = {
+  [K in PresentKeys<T> as CamelCase<K & string>]: ValueOf<T[K]>;
+} & {
+  [K in Exclude<keyof T, PresentKeys<T>> as CamelCase<K & string>]?: ValueOf<T[K]>;
+};
+
+/** A parsed input before its command's table types it (`InputOf`). */
+export type Input = Record<string, string | number | boolean | string[] | number[] | undefined>;
+
+/** What was wrong with a command line; `ArgsError.problem`, in `--json` as `problem`. */
+export type ArgsProblem =
+  | 'unknown-command'
+  | 'no-command'
+  | 'unknown-subcommand'
+  | 'missing-subcommand'
+  | 'unknown-option'
+  | 'missing-value'
+  | 'bad-number'
+  | 'missing-option'
+  | 'arguments'
+  | 'conflicting-options';
+
+/** A usage error (exit 2, code `CLI_USAGE`) that says which rule of the table the line broke. */
+export class ArgsError extends UsageError {
+  constructor(
+    readonly problem: ArgsProblem,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 export const HELP_OPTIONS: OptionTable = {
-  help: { type: 'boolean', short: 'h', help: 'this help' },
-  json: { type: 'boolean', help: 'one JSON object as the last line of stdout (errors too)' },
+  help: { type: 'flag', short: 'h', help: 'this help' },
+  json: { type: 'flag', help: 'one JSON object as the last line of stdout (errors too)' },
 };
 
 /** Commands that work on state: local mode (`--data`, `--allow-loopback`) or the deployed resources. */
 export const RUNTIME_OPTIONS: OptionTable = {
   data: { type: 'string', value: 'DIR', help: 'local state folder (default .data)' },
-  'allow-loopback': { type: 'boolean', help: 'local mode may reach 127.0.0.1 (the demo, tests)' },
+  'allow-loopback': { type: 'flag', help: 'local mode may reach 127.0.0.1 (the demo, tests)' },
   aws: {
-    type: 'boolean',
+    type: 'flag',
     help: "the deployed stack's tables, bucket and queue, named by its outputs (fetching commands need its Upstash, RATE-1/RATE-4)",
   },
   stack: { type: 'string', value: 'NAME', help: 'the stack of --aws (default MandariIngestor)' },
 };
 
 export interface ParsedArgs {
-  values: Record<string, string | boolean | string[] | undefined>;
+  /** By option name as typed (`demo-objects`), numbers converted, flags false when absent. */
+  values: Input;
   positionals: string[];
 }
 
-/** Strict parse against `table`; parseArgs' own errors become usage errors with its message. */
-export function parseStrict(argv: string[], table: OptionTable): ParsedArgs {
+function nodeOptions(
+  table: OptionTable,
+): Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }> {
   const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }> = {};
   for (const [name, o] of Object.entries(table)) {
     options[name] = {
-      type: o.type,
+      type: o.type === 'flag' ? 'boolean' : 'string',
       ...(o.multiple ? { multiple: true } : {}),
       ...(o.short ? { short: o.short } : {}),
     };
   }
+  return options;
+}
+
+/** `--name`'s text as a number under its spec, or an `ArgsError('bad-number')`. */
+function numberOf(name: string, text: string, spec: OptionSpec): number {
+  const n = text.trim() === '' ? Number.NaN : Number(text);
+  const range =
+    spec.min !== undefined && spec.max !== undefined
+      ? ` from ${spec.min} to ${spec.max}`
+      : spec.min !== undefined
+        ? ` ≥ ${spec.min}`
+        : spec.max !== undefined
+          ? ` ≤ ${spec.max}`
+          : '';
+  const wanted = `${spec.integer ? 'a whole number' : 'a number'}${range}`;
+  if (
+    !Number.isFinite(n) ||
+    (spec.integer && !Number.isInteger(n)) ||
+    (spec.min !== undefined && n < spec.min) ||
+    (spec.max !== undefined && n > spec.max)
+  ) {
+    throw new ArgsError('bad-number', `--${name} must be ${wanted}, got "${text}"`);
+  }
+  return n;
+}
+
+/**
+ * Strict parse against `table`: parseArgs' own errors become `ArgsError`s, numbers are converted and
+ * checked, flags are false when absent, required options present. `what` names the command in messages.
+ */
+export function parseStrict(argv: string[], table: OptionTable, what = 'the command'): ParsedArgs {
+  let raw: {
+    values: Record<string, string | boolean | (string | boolean)[] | undefined>;
+    positionals: string[];
+  };
   try {
-    const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
-    return { values: values as ParsedArgs['values'], positionals };
+    raw = parseArgs({ args: argv, options: nodeOptions(table), allowPositionals: true, strict: true });
   } catch (error) {
     const code = (error as { code?: string }).code ?? '';
     const message = (error as Error).message;
     // parseArgs explains the `--` escape at length; the option's name is what the operator needs.
     const unknown = /^Unknown option '([^']+)'/.exec(message);
-    if (unknown) throw new UsageError(`unknown option ${unknown[1]}`);
-    if (code.startsWith('ERR_PARSE_ARGS')) throw new UsageError(message);
+    if (unknown) throw new ArgsError('unknown-option', `unknown option ${unknown[1]}`);
+    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') throw new ArgsError('missing-value', message);
+    if (code.startsWith('ERR_PARSE_ARGS')) throw new ArgsError('unknown-option', message);
     throw error;
   }
+  const values: Input = {};
+  for (const [name, spec] of Object.entries(table)) {
+    const value = raw.values[name];
+    if (spec.type === 'flag') values[name] = value === true;
+    else if (value === undefined) {
+      if (spec.required) throw new ArgsError('missing-option', `${what} needs --${name}`);
+    } else if (spec.type === 'number') {
+      values[name] = Array.isArray(value)
+        ? value.map((v) => numberOf(name, String(v), spec))
+        : numberOf(name, String(value), spec);
+    } else values[name] = value as string | string[];
+  }
+  return { values, positionals: raw.positionals };
+}
+
+/** The options of `table` by their input keys (`demo-objects` → `demoObjects`), flags included. */
+export function inputOf<T extends OptionTable>(table: T, values: Input): InputOf<T> {
+  const input: Input = {};
+  for (const name of Object.keys(table)) {
+    const value = values[name];
+    if (value !== undefined) input[name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())] = value;
+  }
+  return input as InputOf<T>;
 }
 
 /** The first positional, options read leniently (unknown ones are refused later, by `parseStrict`). */
 export function firstPositional(argv: string[], table: OptionTable): string | undefined {
   const options: Record<string, { type: 'string' | 'boolean' }> = {};
-  for (const [name, o] of Object.entries(table)) options[name] = { type: o.type };
+  for (const [name, o] of Object.entries(table))
+    options[name] = { type: o.type === 'flag' ? 'boolean' : 'string' };
   return parseArgs({ args: argv, options, allowPositionals: true, strict: false }).positionals[0];
 }
 
 export function checkArity(positionals: string[], arity: Arity, what: string): void {
   const [min, max] = arity;
   if (positionals.length < min) {
-    throw new UsageError(`${what} needs ${min === max ? min : `at least ${min}`} argument(s)`);
+    throw new ArgsError('arguments', `${what} needs ${min === max ? min : `at least ${min}`} argument(s)`);
   }
   if (positionals.length > max) {
-    throw new UsageError(
+    throw new ArgsError(
+      'arguments',
       `${what} takes ${max === 0 ? 'no' : `at most ${max}`} argument(s); got "${positionals.slice(max).join(' ')}"`,
     );
   }
@@ -96,8 +217,8 @@ export function checkArity(positionals: string[], arity: Arity, what: string): v
 /** Help lines for an option table: `  --port P   document preview port`. */
 export function optionLines(table: OptionTable): string[] {
   const rows = Object.entries(table).map(([name, o]) => [
-    `--${name}${o.type === 'string' ? ` ${o.value ?? 'VALUE'}` : ''}${o.multiple ? ' …' : ''}${o.short ? `, -${o.short}` : ''}`,
-    o.help,
+    `--${name}${o.type === 'flag' ? '' : ` ${o.value ?? (o.type === 'number' ? 'N' : 'VALUE')}`}${o.multiple ? ' …' : ''}${o.short ? `, -${o.short}` : ''}`,
+    `${o.help}${o.required ? ' (required)' : ''}`,
   ]);
   const width = Math.max(0, ...rows.map(([left]) => (left as string).length));
   return rows.map(([left, right]) => `  ${(left as string).padEnd(width)}  ${right}`);

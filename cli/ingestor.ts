@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import {
+  ArgsError,
   type ArgsSpec,
   checkArity,
   firstPositional,
@@ -35,7 +36,8 @@ function usage(): string {
   return lines.join('\n');
 }
 
-function commandHelp(c: CommandSpec): string {
+/** `ingestor <command> --help`, generated from the command's declarations in the table. */
+export function commandHelp(c: CommandSpec): string {
   const lines = [
     ...c.synopsis.map((s, i) => `${i === 0 ? 'usage: ' : '       '}ingestor ${s}`),
     '',
@@ -87,12 +89,12 @@ interface Invocation {
 export function parseInvocation(argv: string[]): Invocation | { global: 'help' | 'version' | 'none' } {
   const at = commandIndex(argv);
   if (at < 0) {
-    const { values } = parseStrict(argv, { ...HELP_OPTIONS, version: { type: 'boolean', help: '' } });
+    const { values } = parseStrict(argv, { ...HELP_OPTIONS, version: { type: 'flag', help: '' } });
     return { global: values.version ? 'version' : values.help ? 'help' : 'none' };
   }
   const name = argv[at] as string;
   const command = findCommand(name);
-  if (!command) throw new UsageError(`unknown command "${name}"`);
+  if (!command) throw new ArgsError('unknown-command', `unknown command "${name}"`);
   const rest = [...argv.slice(0, at), ...argv.slice(at + 1)];
   const common = { ...HELP_OPTIONS, ...(command.runtime ? RUNTIME_OPTIONS : {}) };
   // The subcommand decides which options apply; find it with a lenient look first, knowing every
@@ -109,27 +111,25 @@ export function parseInvocation(argv: string[]): Invocation | { global: 'help' |
   }
   if (!spec || (command.subcommands && first !== undefined && sub === undefined)) {
     const known = Object.keys(command.subcommands ?? {}).join('|');
-    throw new UsageError(
-      first === undefined
-        ? `${name} needs a subcommand: ${known}`
-        : `unknown subcommand "${name} ${first}" (known: ${known})`,
-    );
+    throw first === undefined
+      ? new ArgsError('missing-subcommand', `${name} needs a subcommand: ${known}`)
+      : new ArgsError('unknown-subcommand', `unknown subcommand "${name} ${first}" (known: ${known})`);
   }
-  const parsed = parseStrict(rest, { ...common, ...(spec.options ?? {}) });
+  const what = sub ? `${name} ${sub}` : name;
+  const parsed = parseStrict(rest, { ...common, ...(spec.options ?? {}) }, what);
   const args = parsed.positionals;
-  checkArity(sub === undefined ? args : args.slice(1), spec.args ?? [0, 0], sub ? `${name} ${sub}` : name);
-  for (const option of spec.required ?? []) {
-    if (parsed.values[option] === undefined) {
-      throw new UsageError(`${sub ? `${name} ${sub}` : name} needs --${option}`);
-    }
-  }
+  checkArity(sub === undefined ? args : args.slice(1), spec.args ?? [0, 0], what);
   if (parsed.values.aws === true && (parsed.values.data !== undefined || parsed.values['allow-loopback'])) {
-    throw new UsageError(
+    throw new ArgsError(
+      'conflicting-options',
       '--aws works on the deployed resources; --data and --allow-loopback are local mode only',
     );
   }
   if (parsed.values.stack !== undefined && parsed.values.aws !== true) {
-    throw new UsageError('--stack names the deployed stack of --aws; local mode has none');
+    throw new ArgsError(
+      'conflicting-options',
+      '--stack names the deployed stack of --aws; local mode has none',
+    );
   }
   return { command, ctx: { args, values: parsed.values, json: parsed.values.json === true }, help: false };
 }
@@ -149,7 +149,7 @@ export async function main(argv: string[]): Promise<number> {
         process.stdout.write(`${usage()}\n`);
         return 0;
       }
-      throw new UsageError('no command given');
+      throw new ArgsError('no-command', 'no command given');
     }
     const { command, ctx } = invocation;
     json = ctx.json;

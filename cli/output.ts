@@ -43,7 +43,12 @@ const SYSTEM_ERRORS: Record<string, string> = {
 /** A failure as the operator reads it: one clear line, and the JSON object of `--json`. */
 export function errorOutput(err: unknown): { text: string; object: Record<string, unknown> } {
   if (isIngestorError(err)) {
-    return { text: `error: ${err.message}`, object: { error: err.code, message: err.message } };
+    // A usage error says which rule of the command table the line broke (`ArgsError.problem`).
+    const problem = (err as { problem?: unknown }).problem;
+    return {
+      text: `error: ${err.message}`,
+      object: { error: err.code, message: err.message, ...(typeof problem === 'string' ? { problem } : {}) },
+    };
   }
   const e = err as { code?: unknown; path?: unknown; syscall?: unknown; message?: unknown };
   const code = typeof e?.code === 'string' ? e.code : 'ERROR';

@@ -1,50 +1,24 @@
-import { type ChangeFeed, createFeedClients } from '../shared/changes';
-import { env, upstashCredentials } from '../shared/config';
+import type { ChangeFeed } from '../shared/changes';
+import { env } from '../shared/config';
 import { logger, metrics, putHostMetrics } from '../shared/observability';
-import { emitPlannerMetrics, type PlannerDeps, type PlannerTickResult, plannerTick } from '../shared/planner';
-import { DEFAULT_LEASE_MINUTES, scheduleSettingsFromEnv } from '../shared/schedule';
-import { createHostLedgerFromEnv } from '../shared/slots';
+import {
+  composePlanner,
+  emitPlannerMetrics,
+  type PlannerDeps,
+  type PlannerTickResult,
+  plannerTick,
+} from '../shared/planner';
 
-/** Planner Lambda (EventBridge Scheduler, every minute): decide, lease, enqueue. It never fetches. */
-let deps: PlannerDeps | undefined;
 /**
- * Issue 16: the change feed's outbox is drained here too, so events a dead sync or operator command
- * left there go out within minutes even while no sync runs. `drain` is a no-op until due (the first
- * tick of an instance, then every OUTBOX_DRAIN_INTERVAL_MS): one Query of a normally empty partition.
+ * Planner Lambda (EventBridge Scheduler, every minute): decide, lease, enqueue. It never fetches. Wired
+ * once per instance by `composePlanner` (shared/planner/compose.ts).
  */
+let deps: PlannerDeps | undefined;
+/** `drain` is a no-op until due (the first tick of an instance, then every OUTBOX_DRAIN_INTERVAL_MS). */
 let changes: ChangeFeed | undefined;
 
-async function plannerDeps(): Promise<PlannerDeps> {
-  const e = env();
-  if (!e.SYNC_QUEUE_URL) throw new Error('SYNC_QUEUE_URL is not set');
-  const clients = createFeedClients(e);
-  // RATE-8 / ROB-10 / item 5 of issue 27: the host ledger the fetchers' slots write (Upstash, or in
-  // `npm start` this process's own): one read per tick for every host's pause, Crawl-delay and share.
-  // An unreadable secret must not stop the planner (it never fetches): it then plans without the ledger.
-  const credentials = await upstashCredentials(e).catch((error: unknown) => {
-    logger.warn('host ledger off: Upstash credentials unreadable', {
-      code: (error as { code?: string }).code ?? 'ERROR',
-    });
-    return null;
-  });
-  changes = clients.changes;
-  return {
-    doc: clients.doc,
-    sqs: clients.sqs,
-    tables: { sources: e.SOURCES_TABLE, state: e.STATE_TABLE },
-    syncQueueUrl: e.SYNC_QUEUE_URL,
-    settings: scheduleSettingsFromEnv(e),
-    leaseMinutes: DEFAULT_LEASE_MINUTES,
-    // A warm instance keeps the parsed Sources table between ticks (re-read every 5 minutes).
-    cache: {},
-    ...(credentials === null
-      ? {}
-      : { hostLedger: createHostLedgerFromEnv(e, credentials ? { token: credentials.token } : {}) }),
-  };
-}
-
 export const handler = async (): Promise<PlannerTickResult> => {
-  deps ??= await plannerDeps();
+  if (deps === undefined) ({ deps, changes } = await composePlanner(env()));
   const now = new Date();
   const result = await plannerTick(deps, now);
   // RATE-9: saturated hosts as gauges every tick (the "host saturated" alarm reads them).

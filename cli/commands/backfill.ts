@@ -4,6 +4,7 @@ import { loadAllSources } from '../../shared/store';
 import { type CompletionReport, completeTakedowns } from '../../shared/takedown';
 import type { LocalRuntime } from '../local/runtime';
 import { type CommandResult, UsageError } from '../output';
+import type { BackfillInput } from '.';
 
 /**
  * Updates per second by default: a few percent of what on-demand tables take in a burst, so syncs
@@ -24,10 +25,11 @@ const BACKFILL_MAX_RATE = 1000;
  */
 export async function backfillIndexCommand(
   rt: LocalRuntime,
-  values: { source?: string; rate?: string; dryRun: boolean },
+  values: BackfillInput,
   deps: { now?: () => number; sleep?: (ms: number) => Promise<void> } = {},
 ): Promise<CommandResult> {
-  const rate = values.rate === undefined ? BACKFILL_DEFAULT_RATE : Number(values.rate);
+  // The parser made it a whole number ≥ 1 (cli/commands/index.ts); the ceiling is the backfill's own.
+  const rate = values.rate ?? BACKFILL_DEFAULT_RATE;
   if (!Number.isInteger(rate) || rate < 1 || rate > BACKFILL_MAX_RATE)
     throw new UsageError(`--rate must be a whole number from 1 to ${BACKFILL_MAX_RATE}, got ${values.rate}`);
   const { parsed } = await loadAllSources(rt.clients.doc, rt.env.SOURCES_TABLE);

@@ -8,6 +8,7 @@ import { BodyNotFoundError, resolveBody } from '../../shared/onboarding';
 import { getSourceItem, putOtherItem, setOtherItemActive } from '../../shared/store';
 import type { LocalRuntime } from '../local/runtime';
 import { type CommandResult, UsageError } from '../output';
+import type { GeoAddInput } from '.';
 
 /**
  * `geo add|refresh|list|activate|deactivate` (issue 17, OTH-3/OTH-4): geo sources of plan boundaries.
@@ -16,22 +17,8 @@ import { type CommandResult, UsageError } from '../output';
  * municipality's request (OTH-3) — and an inactive source is never fetched.
  */
 
-export interface GeoAddOptions {
-  body: string;
-  kind: string;
-  url: string;
-  source?: string;
-  layer?: string;
-  params?: string[];
-  filter?: string;
-  numberProperty?: string;
-  titleProperty?: string;
-  linkProperty?: string;
-  attribution?: string;
-  licenseUrl?: string;
-  ags?: string;
-  activate: boolean;
-}
+/** `geo add`'s options, as the command table declares them (cli/commands/index.ts). */
+export type GeoAddOptions = GeoAddInput;
 
 /** XPlanung's names (BP_Plan `nummer`, `name`) are the defaults. */
 export const GEO_DEFAULT_NUMBER_PROPERTY = 'nummer';
@@ -90,7 +77,7 @@ async function councilBodyOf(rt: LocalRuntime, slug: string, sourceId: string | 
 export async function geoAdd(rt: LocalRuntime, o: GeoAddOptions): Promise<CommandResult> {
   const sourceId = geoSourceIdFor(o.body);
   const council = await councilBodyOf(rt, o.body, o.source);
-  const params = paramsOf(o.params);
+  const params = paramsOf(o.param);
   const filter = filterOf(o.filter);
   const now = new Date().toISOString();
   const item: GeoSourceItem = {

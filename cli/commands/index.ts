@@ -1,17 +1,21 @@
-import type { ArgsSpec, OptionTable, ParsedArgs } from '../args';
+import { type ArgsSpec, type Input, type InputOf, inputOf, type OptionTable } from '../args';
 import type { LocalRuntime } from '../local/runtime';
 import type { CommandResult } from '../output';
 
 /**
- * The operator CLI's command table: per command its synopsis, its options (one table each, checked
- * strictly by `cli/args.ts`) and a runner that imports the command's module only when it runs. Nothing
- * here may import a command module or the local stand-ins at load time — `ingestor --help` and every
- * usage error answer from this table alone.
+ * The operator CLI's command table, the one place a command is declared: its synopsis, its options
+ * (typed flag / string / number, required, a line of help — `ingestor --help` and `ingestor <cmd>
+ * --help` are generated from them) and its module, imported only when the command runs. `cli/args.ts`
+ * parses a command line against these declarations once, into the command's typed input
+ * (`InputOf<table>`), which the command's module takes as it is: nothing here converts an argument.
+ * Nothing here may import a command module or the local stand-ins at load time — `ingestor --help` and
+ * every usage error answer from this table alone.
  */
 export interface RunContext {
   /** Positionals after the command name (a subcommand included). */
   args: string[];
-  values: ParsedArgs['values'];
+  /** The parsed options by name (`demo-objects`); a command reads them through `inputOf(TABLE, …)`. */
+  values: Input;
   json: boolean;
   /** Opened for `runtime` commands only (local peers under `--data`, or `--aws`). */
   rt: LocalRuntime;
@@ -30,27 +34,179 @@ export interface CommandSpec {
   run(ctx: RunContext): Promise<CommandResult>;
 }
 
-const str = (ctx: RunContext, name: string): string | undefined => {
-  const v = ctx.values[name];
-  return typeof v === 'string' ? v : undefined;
-};
-const flag = (ctx: RunContext, name: string): boolean => ctx.values[name] === true;
-const list = (ctx: RunContext, name: string): string[] | undefined => {
-  const v = ctx.values[name];
-  return Array.isArray(v) ? v : undefined;
-};
-/** `{ key: value }` when the option is set, `{}` otherwise (exactOptionalPropertyTypes). */
-const opt = <K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } =>
-  (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+/** The typed input of `table` in this invocation. */
+const input = <T extends OptionTable>(table: T, ctx: RunContext): InputOf<T> => inputOf(table, ctx.values);
+/** `--allow-loopback` of the runtime options, for the commands that fetch in local mode. */
+const allowLoopback = (ctx: RunContext): boolean => ctx.values['allow-loopback'] === true;
 
-const SOURCE: OptionTable = { source: { type: 'string', value: 'ID', help: 'only this source' } };
-const ONCE: OptionTable = { once: { type: 'boolean', help: 'one pass now (the default; kept for scripts)' } };
-const FULL: OptionTable = {
-  full: { type: 'boolean', help: 'a full sync (FULL-8: own window, minimum distance)' },
-};
-const ONLY: OptionTable = {
-  only: { type: 'boolean', help: 'this source only, not the other sources on its server (OPT-4)' },
-};
+const SOURCE = {
+  source: { type: 'string', value: 'ID', help: 'only this source' },
+} as const satisfies OptionTable;
+const ONCE = {
+  once: { type: 'flag', help: 'one pass now (the default; kept for scripts)' },
+} as const satisfies OptionTable;
+const FULL = {
+  full: { type: 'flag', help: 'a full sync (FULL-8: own window, minimum distance)' },
+} as const satisfies OptionTable;
+const ONLY = {
+  only: { type: 'flag', help: 'this source only, not the other sources on its server (OPT-4)' },
+} as const satisfies OptionTable;
+
+const START = {
+  once: { type: 'flag', help: 'one planner tick, drain the queue, print a JSON summary, exit' },
+  'demo-objects': {
+    type: 'number',
+    integer: true,
+    min: 1,
+    value: 'N',
+    help: 'objects per list and body of the bundled demo (1…12, default 12): a shorter first start',
+  },
+} as const satisfies OptionTable;
+
+const SOURCES_ADD = {
+  id: { type: 'string', value: 'ID', help: 'source id (default: from the host name)' },
+  name: { type: 'string', value: 'NAME', help: 'display name' },
+  kind: { type: 'string', value: 'KIND', help: 'oparl (default) or scraper' },
+  adapter: { type: 'string', value: 'A', help: 'scraper adapter (allris3, sessionnet)' },
+} as const satisfies OptionTable;
+const SOURCES_IMPORT = {
+  activate: { type: 'flag', help: 'store the checked sources active (ONB-3)' },
+} as const satisfies OptionTable;
+
+const GEO_ADD = {
+  body: {
+    type: 'string',
+    required: true,
+    value: 'SLUG',
+    help: 'the body the plans belong to (its slug, ONB-4)',
+  },
+  source: { type: 'string', value: 'ID', help: 'the council source of the body, when the slug is in two' },
+  kind: { type: 'string', required: true, value: 'KIND', help: 'ogc-api-features or wfs' },
+  url: {
+    type: 'string',
+    required: true,
+    value: 'URL',
+    help: 'OGC API landing page or items URL; WFS service URL',
+  },
+  layer: { type: 'string', value: 'L', help: 'collection id (OGC API) or TYPENAMES (WFS)' },
+  param: { type: 'string', value: 'k=v', multiple: true, help: 'an extra query parameter' },
+  filter: { type: 'string', value: 'prop=v1,v2', help: 'only features with one of these values' },
+  'number-property': { type: 'string', value: 'P', help: 'plan number property (default nummer)' },
+  'title-property': { type: 'string', value: 'P', help: 'plan title property (default name)' },
+  'link-property': { type: 'string', value: 'P', help: 'document link property (http(s) only)' },
+  attribution: { type: 'string', value: 'T', help: 'attribution text of the data' },
+  'license-url': { type: 'string', value: 'U', help: 'licence URL of the data' },
+  ags: { type: 'string', value: 'AGS', help: '8-digit municipality key for plan ids (default: the body)' },
+  activate: { type: 'flag', help: 'store it active (default inactive)' },
+} as const satisfies OptionTable;
+const GEO_REFRESH = {
+  id: { type: 'string', value: 'ID', help: 'only this geo source' },
+  ...ONCE,
+} as const satisfies OptionTable;
+
+const BODIES_LIST = {
+  ...SOURCE,
+  force: { type: 'flag', help: 'list a body that was taken down' },
+} as const satisfies OptionTable;
+
+const OBJECTS = {
+  ...SOURCE,
+  body: { type: 'string', value: 'SLUG', help: 'only this body' },
+  type: { type: 'string', value: 'T', help: 'only this type (paper, meeting, agendaitem …)' },
+  since: { type: 'string', value: 'ISO', help: 'only objects committed at or after this time' },
+} as const satisfies OptionTable;
+
+const BACKFILL = {
+  ...SOURCE,
+  rate: {
+    type: 'number',
+    integer: true,
+    min: 1,
+    value: 'N',
+    help: 'updates per second at most (default: a pace syncs never notice)',
+  },
+  'dry-run': { type: 'flag', help: 'count what would be written, write nothing' },
+} as const satisfies OptionTable;
+
+const TOMBSTONE = {
+  body: { type: 'string', value: 'SLUG', help: 'every object of this body' },
+  ids: { type: 'string', value: 'ID,…', multiple: true, help: 'these OParl ids' },
+  ...SOURCE,
+  note: { type: 'string', value: 'TEXT', help: 'why (kept with the tombstone)' },
+} as const satisfies OptionTable;
+const PURGE = {
+  body: { type: 'string', required: true, value: 'SLUG', help: 'the body whose tombstoned objects go' },
+  ...SOURCE,
+  yes: { type: 'flag', help: 'delete (without it: a preview)' },
+} as const satisfies OptionTable;
+const LIFT = {
+  body: { type: 'string', value: 'SLUG', help: 'the body taken down' },
+  ids: { type: 'string', value: 'ID,…', multiple: true, help: 'these OParl ids' },
+  ...SOURCE,
+} as const satisfies OptionTable;
+
+const SYNC = {
+  url: { type: 'string', required: true, value: 'URL', help: "the source's OParl System URL" },
+  ...FULL,
+} as const satisfies OptionTable;
+
+const BROADCASTS_ADD = {
+  body: { type: 'string', value: 'SLUG', help: 'the body whose meetings are broadcast (see `bodies`)' },
+  url: { type: 'string', value: 'URL', help: "an HLS playlist, or the provider's JSON status endpoint" },
+  'live-pointer': {
+    type: 'string',
+    value: 'P',
+    help: 'JSON status: RFC 6901 pointer to the live flag (e.g. /live); without it the URL is HLS',
+  },
+  'stream-pointer': { type: 'string', value: 'P', help: 'JSON status: RFC 6901 pointer to the stream URL' },
+  activate: { type: 'flag', help: 'poll it from now on (default: stored inactive, ONB-3)' },
+  ...SOURCE,
+  id: { type: 'string', value: 'ID', help: 'the new source id (default broadcast-<slug>)' },
+} as const satisfies OptionTable;
+const BROADCASTS_POLL = {
+  id: { type: 'string', value: 'ID', help: 'only this broadcast source' },
+} as const satisfies OptionTable;
+
+const SERVE = {
+  port: {
+    type: 'number',
+    integer: true,
+    min: 0,
+    max: 65_535,
+    value: 'P',
+    help: 'port (default: a free one)',
+  },
+} as const satisfies OptionTable;
+
+const ROBOTS_CHECK = {
+  'robots-file': { type: 'string', value: 'F', help: 'the robots.txt (needed for a 2xx status)' },
+  agent: { type: 'string', required: true, value: 'UA', help: 'the full User-Agent' },
+  status: {
+    type: 'number',
+    integer: true,
+    min: 100,
+    max: 599,
+    value: 'CODE',
+    help: 'HTTP status of robots.txt (default 200)',
+  },
+} as const satisfies OptionTable;
+
+const SIMULATE_CADENCE = {
+  from: { type: 'string', required: true, value: 'ISO', help: 'start, local time Europe/Berlin' },
+  days: { type: 'number', required: true, integer: true, min: 1, value: 'N', help: 'days to simulate' },
+  'session-day': { type: 'string', value: 'YYYY-MM-DD', multiple: true, help: 'a session day' },
+  'change-at': { type: 'string', value: 'ISO', multiple: true, help: 'the source changes at' },
+  'sync-seconds': { type: 'number', min: 0, value: 'S', help: 'how long each sync takes' },
+} as const satisfies OptionTable;
+
+/** The option tables by command, for the command modules' input types (`InputOf<…>`). */
+export type StartInput = InputOf<typeof START>;
+export type GeoAddInput = InputOf<typeof GEO_ADD>;
+export type BackfillInput = InputOf<typeof BACKFILL>;
+export type SyncInput = InputOf<typeof SYNC>;
+export type ServeInput = InputOf<typeof SERVE>;
+export type RobotsCheckInput = InputOf<typeof ROBOTS_CHECK>;
+export type SimulateCadenceInput = InputOf<typeof SIMULATE_CADENCE>;
 
 export const COMMANDS: CommandSpec[] = [
   {
@@ -58,23 +214,12 @@ export const COMMANDS: CommandSpec[] = [
     synopsis: ['start [--once] [--demo-objects N]'],
     summary: 'the whole pipeline locally (npm start); the bundled demo council when no source is set up',
     runtime: true,
-    bare: {
-      args: [0, 0],
-      options: {
-        once: { type: 'boolean', help: 'one planner tick, drain the queue, print a JSON summary, exit' },
-        'demo-objects': {
-          type: 'string',
-          value: 'N',
-          help: 'objects per list and body of the bundled demo (1…12, default 12): a shorter first start',
-        },
-      },
-    },
+    bare: { args: [0, 0], options: START },
     run: async (ctx) =>
       (await import('./start')).startCommand(ctx.rt, {
-        once: flag(ctx, 'once'),
+        ...input(START, ctx),
         json: ctx.json,
-        allowLoopback: flag(ctx, 'allow-loopback'),
-        ...opt('demoObjects', str(ctx, 'demo-objects')),
+        allowLoopback: allowLoopback(ctx),
       }),
   },
   {
@@ -90,19 +235,8 @@ export const COMMANDS: CommandSpec[] = [
     subcommands: {
       list: { args: [0, 0] },
       show: { args: [1, 1] },
-      add: {
-        args: [1, 1],
-        options: {
-          id: { type: 'string', value: 'ID', help: 'source id (default: from the host name)' },
-          name: { type: 'string', value: 'NAME', help: 'display name' },
-          kind: { type: 'string', value: 'KIND', help: 'oparl (default) or scraper' },
-          adapter: { type: 'string', value: 'A', help: 'scraper adapter (allris3, sessionnet)' },
-        },
-      },
-      import: {
-        args: [1, 1],
-        options: { activate: { type: 'boolean', help: 'store the checked sources active (ONB-3)' } },
-      },
+      add: { args: [1, 1], options: SOURCES_ADD },
+      import: { args: [1, 1], options: SOURCES_IMPORT },
       set: { args: [2, Number.POSITIVE_INFINITY], options: ONLY },
       activate: { args: [1, 1] },
       deactivate: { args: [1, 1], options: ONLY },
@@ -110,7 +244,12 @@ export const COMMANDS: CommandSpec[] = [
     run: async (ctx) =>
       (await import('./sources')).sourcesCommand(ctx.rt, {
         positionals: ctx.args,
-        values: ctx.values as Record<string, string | boolean | undefined>,
+        values: {
+          ...input(SOURCES_ADD, ctx),
+          ...input(SOURCES_IMPORT, ctx),
+          ...input(ONLY, ctx),
+          json: ctx.json,
+        },
       }),
   },
   {
@@ -125,38 +264,8 @@ export const COMMANDS: CommandSpec[] = [
       'plan boundaries from geo services (OTH-4): add a geo source, refresh now, list; switch one off (OTH-3)',
     runtime: true,
     subcommands: {
-      add: {
-        args: [0, 0],
-        required: ['body', 'kind', 'url'],
-        options: {
-          body: { type: 'string', value: 'SLUG', help: 'the body the plans belong to (its slug, ONB-4)' },
-          source: {
-            type: 'string',
-            value: 'ID',
-            help: 'the council source of the body, when the slug is in two',
-          },
-          kind: { type: 'string', value: 'KIND', help: 'ogc-api-features or wfs' },
-          url: { type: 'string', value: 'URL', help: 'OGC API landing page or items URL; WFS service URL' },
-          layer: { type: 'string', value: 'L', help: 'collection id (OGC API) or TYPENAMES (WFS)' },
-          param: { type: 'string', value: 'k=v', multiple: true, help: 'an extra query parameter' },
-          filter: { type: 'string', value: 'prop=v1,v2', help: 'only features with one of these values' },
-          'number-property': { type: 'string', value: 'P', help: 'plan number property (default nummer)' },
-          'title-property': { type: 'string', value: 'P', help: 'plan title property (default name)' },
-          'link-property': { type: 'string', value: 'P', help: 'document link property (http(s) only)' },
-          attribution: { type: 'string', value: 'T', help: 'attribution text of the data' },
-          'license-url': { type: 'string', value: 'U', help: 'licence URL of the data' },
-          ags: {
-            type: 'string',
-            value: 'AGS',
-            help: '8-digit municipality key for plan ids (default: the body)',
-          },
-          activate: { type: 'boolean', help: 'store it active (default inactive)' },
-        },
-      },
-      refresh: {
-        args: [0, 0],
-        options: { id: { type: 'string', value: 'ID', help: 'only this geo source' }, ...ONCE },
-      },
+      add: { args: [0, 0], options: GEO_ADD },
+      refresh: { args: [0, 0], options: GEO_REFRESH },
       list: { args: [0, 0] },
       activate: { args: [1, 1] },
       deactivate: { args: [1, 1] },
@@ -168,28 +277,13 @@ export const COMMANDS: CommandSpec[] = [
       if (sub === 'activate' || sub === 'deactivate')
         return geo.geoSetActive(ctx.rt, id as string, sub === 'activate');
       if (sub === 'refresh') {
+        const { id: only } = input(GEO_REFRESH, ctx);
         return geo.geoRefresh(ctx.rt, {
-          ...opt('id', str(ctx, 'id')),
-          allowLoopback: flag(ctx, 'allow-loopback'),
+          ...(only === undefined ? {} : { id: only }),
+          allowLoopback: allowLoopback(ctx),
         });
       }
-      // `required` above: the parser refused a line without them.
-      return geo.geoAdd(ctx.rt, {
-        body: str(ctx, 'body') as string,
-        kind: str(ctx, 'kind') as string,
-        url: str(ctx, 'url') as string,
-        activate: flag(ctx, 'activate'),
-        ...opt('source', str(ctx, 'source')),
-        ...opt('layer', str(ctx, 'layer')),
-        ...opt('params', list(ctx, 'param')),
-        ...opt('filter', str(ctx, 'filter')),
-        ...opt('numberProperty', str(ctx, 'number-property')),
-        ...opt('titleProperty', str(ctx, 'title-property')),
-        ...opt('linkProperty', str(ctx, 'link-property')),
-        ...opt('attribution', str(ctx, 'attribution')),
-        ...opt('licenseUrl', str(ctx, 'license-url')),
-        ...opt('ags', str(ctx, 'ags')),
-      });
+      return geo.geoAdd(ctx.rt, input(GEO_ADD, ctx));
     },
   },
   {
@@ -207,39 +301,18 @@ export const COMMANDS: CommandSpec[] = [
     runtime: true,
     bare: { args: [0, 0], options: SOURCE },
     subcommands: {
-      list: {
-        args: [1, 1],
-        options: { ...SOURCE, force: { type: 'boolean', help: 'list a body that was taken down' } },
-      },
+      list: { args: [1, 1], options: BODIES_LIST },
       unlist: { args: [1, 1], options: SOURCE },
     },
-    run: async (ctx) =>
-      (await import('./bodies')).bodiesCommand(ctx.rt, ctx.args, {
-        ...opt('source', str(ctx, 'source')),
-        force: flag(ctx, 'force'),
-      }),
+    run: async (ctx) => (await import('./bodies')).bodiesCommand(ctx.rt, ctx.args, input(BODIES_LIST, ctx)),
   },
   {
     name: 'objects',
     synopsis: ['objects [--source ID] [--body SLUG] [--type T] [--since ISO]'],
     summary: 'what the mirror holds, from its index: type, live/deleted/taken down, commit time, origin id',
     runtime: true,
-    bare: {
-      args: [0, 0],
-      options: {
-        ...SOURCE,
-        body: { type: 'string', value: 'SLUG', help: 'only this body' },
-        type: { type: 'string', value: 'T', help: 'only this type (paper, meeting, agendaitem …)' },
-        since: { type: 'string', value: 'ISO', help: 'only objects committed at or after this time' },
-      },
-    },
-    run: async (ctx) =>
-      (await import('./objects')).objectsCommand(ctx.rt, {
-        ...opt('source', str(ctx, 'source')),
-        ...opt('body', str(ctx, 'body')),
-        ...opt('type', str(ctx, 'type')),
-        ...opt('since', str(ctx, 'since')),
-      }),
+    bare: { args: [0, 0], options: OBJECTS },
+    run: async (ctx) => (await import('./objects')).objectsCommand(ctx.rt, input(OBJECTS, ctx)),
   },
   {
     name: 'backfill-index',
@@ -247,90 +320,33 @@ export const COMMANDS: CommandSpec[] = [
     summary:
       'completes interrupted takedowns, gives index items their list keys and inline copies, recounts the API lists (idempotent, paced)',
     runtime: true,
-    bare: {
-      args: [0, 0],
-      options: {
-        ...SOURCE,
-        rate: {
-          type: 'string',
-          value: 'N',
-          help: 'updates per second at most (default: a pace syncs never notice)',
-        },
-        'dry-run': { type: 'boolean', help: 'count what would be written, write nothing' },
-      },
-    },
-    run: async (ctx) =>
-      (await import('./backfill')).backfillIndexCommand(ctx.rt, {
-        ...opt('source', str(ctx, 'source')),
-        ...opt('rate', str(ctx, 'rate')),
-        dryRun: flag(ctx, 'dry-run'),
-      }),
+    bare: { args: [0, 0], options: BACKFILL },
+    run: async (ctx) => (await import('./backfill')).backfillIndexCommand(ctx.rt, input(BACKFILL, ctx)),
   },
   {
     name: 'tombstone',
     synopsis: ['tombstone --body <slug> | --ids <id,…> [--source ID] [--note TEXT]'],
     summary: 'hide a body or objects at once, keep them for audit (OPT-2)',
     runtime: true,
-    bare: {
-      args: [0, 0],
-      options: {
-        body: { type: 'string', value: 'SLUG', help: 'every object of this body' },
-        ids: { type: 'string', value: 'ID,…', multiple: true, help: 'these OParl ids' },
-        ...SOURCE,
-        note: { type: 'string', value: 'TEXT', help: 'why (kept with the tombstone)' },
-      },
-    },
-    run: async (ctx) =>
-      (await import('./takedown')).tombstoneCommand(ctx.rt, {
-        ...opt('body', str(ctx, 'body')),
-        ...opt('ids', list(ctx, 'ids')),
-        ...opt('source', str(ctx, 'source')),
-        ...opt('note', str(ctx, 'note')),
-      }),
+    bare: { args: [0, 0], options: TOMBSTONE },
+    run: async (ctx) => (await import('./takedown')).tombstoneCommand(ctx.rt, input(TOMBSTONE, ctx)),
   },
   {
     name: 'purge-deleted',
     synopsis: ['purge-deleted --body <slug> [--source ID] [--yes]'],
     summary: 'shows what would be deleted physically; deletes with --yes (OPT-3)',
     runtime: true,
-    bare: {
-      args: [0, 0],
-      required: ['body'],
-      options: {
-        body: { type: 'string', value: 'SLUG', help: 'the body whose tombstoned objects go' },
-        ...SOURCE,
-        yes: { type: 'boolean', help: 'delete (without it: a preview)' },
-      },
-    },
-    run: async (ctx) =>
-      (await import('./takedown')).purgeDeletedCommand(ctx.rt, {
-        ...opt('body', str(ctx, 'body')),
-        ...opt('source', str(ctx, 'source')),
-        yes: flag(ctx, 'yes'),
-      }),
+    bare: { args: [0, 0], options: PURGE },
+    run: async (ctx) => (await import('./takedown')).purgeDeletedCommand(ctx.rt, input(PURGE, ctx)),
   },
   {
     name: 'takedown',
     synopsis: ['takedown lift --body <slug> | --ids <id,…> [--source ID]'],
     summary: 'ends a takedown (logged loudly); the next sync may mirror the objects again (OPT-5)',
     runtime: true,
-    subcommands: {
-      lift: {
-        args: [0, 0],
-        options: {
-          body: { type: 'string', value: 'SLUG', help: 'the body taken down' },
-          ids: { type: 'string', value: 'ID,…', multiple: true, help: 'these OParl ids' },
-          ...SOURCE,
-        },
-      },
-    },
+    subcommands: { lift: { args: [0, 0], options: LIFT } },
     run: async (ctx) =>
-      (await import('./takedown')).liftCommand(ctx.rt, {
-        positionals: ctx.args,
-        ...opt('body', str(ctx, 'body')),
-        ...opt('ids', list(ctx, 'ids')),
-        ...opt('source', str(ctx, 'source')),
-      }),
+      (await import('./takedown')).liftCommand(ctx.rt, { positionals: ctx.args, ...input(LIFT, ctx) }),
   },
   {
     name: 'sync',
@@ -338,17 +354,9 @@ export const COMMANDS: CommandSpec[] = [
     summary:
       'one manual sync now (an unknown URL becomes an inactive source, ONB-3); Ctrl-C stops at a checkpoint',
     runtime: true,
-    bare: {
-      args: [0, 0],
-      required: ['url'],
-      options: { url: { type: 'string', value: 'URL', help: "the source's OParl System URL" }, ...FULL },
-    },
+    bare: { args: [0, 0], options: SYNC },
     run: async (ctx) =>
-      (await import('./sync')).syncCommand(
-        ctx.rt,
-        { ...opt('url', str(ctx, 'url')), full: flag(ctx, 'full'), json: ctx.json },
-        new Date(),
-      ),
+      (await import('./sync')).syncCommand(ctx.rt, { ...input(SYNC, ctx), json: ctx.json }, new Date()),
   },
   {
     name: 'broadcasts',
@@ -359,39 +367,9 @@ export const COMMANDS: CommandSpec[] = [
     summary: 'live broadcasts of council meetings (OTH-5): add a stream per body, its status, one poll now',
     runtime: true,
     subcommands: {
-      add: {
-        args: [0, 0],
-        options: {
-          body: {
-            type: 'string',
-            value: 'SLUG',
-            help: 'the body whose meetings are broadcast (see `bodies`)',
-          },
-          url: {
-            type: 'string',
-            value: 'URL',
-            help: "an HLS playlist, or the provider's JSON status endpoint",
-          },
-          'live-pointer': {
-            type: 'string',
-            value: 'P',
-            help: 'JSON status: RFC 6901 pointer to the live flag (e.g. /live); without it the URL is HLS',
-          },
-          'stream-pointer': {
-            type: 'string',
-            value: 'P',
-            help: 'JSON status: RFC 6901 pointer to the stream URL',
-          },
-          activate: { type: 'boolean', help: 'poll it from now on (default: stored inactive, ONB-3)' },
-          ...SOURCE,
-          id: { type: 'string', value: 'ID', help: 'the new source id (default broadcast-<slug>)' },
-        },
-      },
+      add: { args: [0, 0], options: BROADCASTS_ADD },
       status: { args: [0, 0] },
-      poll: {
-        args: [0, 0],
-        options: { id: { type: 'string', value: 'ID', help: 'only this broadcast source' } },
-      },
+      poll: { args: [0, 0], options: BROADCASTS_POLL },
       activate: { args: [1, 1] },
       deactivate: { args: [1, 1] },
     },
@@ -399,15 +377,7 @@ export const COMMANDS: CommandSpec[] = [
       (await import('./broadcasts')).broadcastsCommand(
         ctx.rt,
         ctx.args,
-        {
-          ...opt('body', str(ctx, 'body')),
-          ...opt('url', str(ctx, 'url')),
-          ...opt('livePointer', str(ctx, 'live-pointer')),
-          ...opt('streamPointer', str(ctx, 'stream-pointer')),
-          ...opt('source', str(ctx, 'source')),
-          ...opt('id', str(ctx, 'id')),
-          activate: flag(ctx, 'activate'),
-        },
+        input(BROADCASTS_ADD, ctx),
         new Date(),
       ),
   },
@@ -418,7 +388,7 @@ export const COMMANDS: CommandSpec[] = [
     runtime: true,
     bare: { args: [1, 1], options: FULL },
     run: async (ctx) =>
-      (await import('./request')).requestCommand(ctx.rt, ctx.args[0], flag(ctx, 'full'), new Date()),
+      (await import('./request')).requestCommand(ctx.rt, ctx.args[0], input(FULL, ctx).full, new Date()),
   },
   {
     name: 'status',
@@ -453,8 +423,13 @@ export const COMMANDS: CommandSpec[] = [
     summary: 'documents: state, attempts, next attempt, size, hash, text',
     runtime: true,
     bare: { args: [0, 0], options: SOURCE },
-    run: async (ctx) =>
-      (await import('./documents')).documentsCommand(ctx.rt, opt('sourceId', str(ctx, 'source'))),
+    run: async (ctx) => {
+      const { source } = input(SOURCE, ctx);
+      return (await import('./documents')).documentsCommand(
+        ctx.rt,
+        source === undefined ? {} : { sourceId: source },
+      );
+    },
   },
   {
     name: 'deletion-check',
@@ -478,14 +453,11 @@ export const COMMANDS: CommandSpec[] = [
     summary:
       'on localhost: the document preview GET /documents/{docId} (PRV-1…4) and the OParl API /oparl/v1/system',
     runtime: true,
-    bare: {
-      args: [0, 0],
-      options: { port: { type: 'string', value: 'P', help: 'port (default: a free one)' } },
-    },
+    bare: { args: [0, 0], options: SERVE },
     run: async (ctx) =>
       (await import('./serve')).serveCommand(ctx.rt, {
-        ...opt('port', str(ctx, 'port')),
-        allowLoopback: flag(ctx, 'allow-loopback'),
+        ...input(SERVE, ctx),
+        allowLoopback: allowLoopback(ctx),
       }),
   },
   {
@@ -493,19 +465,9 @@ export const COMMANDS: CommandSpec[] = [
     synopsis: ['robots check --robots-file F --agent UA [--status CODE] <url>'],
     summary: "the fetcher's robots.txt verdict for one URL, no network (ROB-1…)",
     runtime: false,
-    subcommands: {
-      check: {
-        args: [1, 1],
-        required: ['agent'],
-        options: {
-          'robots-file': { type: 'string', value: 'F', help: 'the robots.txt (required for a 2xx status)' },
-          agent: { type: 'string', value: 'UA', help: 'the full User-Agent' },
-          status: { type: 'string', value: 'CODE', help: 'HTTP status of robots.txt (default 200)' },
-        },
-      },
-    },
+    subcommands: { check: { args: [1, 1], options: ROBOTS_CHECK } },
     run: async (ctx) =>
-      (await import('./robots')).robotsCommand(ctx.args, ctx.values as Record<string, never>, new Date()),
+      (await import('./robots')).robotsCommand(ctx.args[1] as string, input(ROBOTS_CHECK, ctx), new Date()),
   },
   {
     name: 'simulate',
@@ -514,21 +476,8 @@ export const COMMANDS: CommandSpec[] = [
     ],
     summary: "the planner's cadence decisions over simulated time (SCH-6: 131 a quiet week)",
     runtime: false,
-    subcommands: {
-      cadence: {
-        args: [0, 0],
-        required: ['from', 'days'],
-        options: {
-          from: { type: 'string', value: 'ISO', help: 'start, local time Europe/Berlin' },
-          days: { type: 'string', value: 'N', help: 'days to simulate' },
-          'session-day': { type: 'string', value: 'YYYY-MM-DD', multiple: true, help: 'a session day' },
-          'change-at': { type: 'string', value: 'ISO', multiple: true, help: 'the source changes at' },
-          'sync-seconds': { type: 'string', value: 'S', help: 'how long each sync takes' },
-        },
-      },
-    },
-    run: async (ctx) =>
-      (await import('./simulate')).simulateCommand(ctx.args, ctx.values as Record<string, never>),
+    subcommands: { cadence: { args: [0, 0], options: SIMULATE_CADENCE } },
+    run: async (ctx) => (await import('./simulate')).simulateCommand(input(SIMULATE_CADENCE, ctx)),
   },
 ];
 

@@ -1,5 +1,5 @@
+import { createFetchRuntime } from '../../shared/fetch-runtime';
 import { createProbeMeter, probeBodies } from '../../shared/onboarding';
-import { createFetchRuntime } from '../../shared/sync';
 import type { LocalRuntime } from '../local/runtime';
 import { type CommandResult, progress, UsageError } from '../output';
 

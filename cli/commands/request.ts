@@ -1,6 +1,6 @@
-import { scheduleStateOf } from '../../shared/planner';
+import { decideManualSync } from '../../shared/planner';
 import type { SourceScheduleState } from '../../shared/schedule';
-import { decideSource, initialScheduleState, scheduleSettingsFromEnv } from '../../shared/schedule';
+import { initialScheduleState, scheduleSettingsFromEnv } from '../../shared/schedule';
 import { getSourceState, loadSource, requestManualSync } from '../../shared/store';
 import type { LocalRuntime } from '../local/runtime';
 import { type CommandResult, UsageError } from '../output';
@@ -28,13 +28,15 @@ export async function requestCommand(
   await requestManualSync({ doc: rt.clients.doc, table: rt.env.STATE_TABLE }, sourceId, request, {
     ...initialScheduleState(),
   });
-  const item = await getSourceState<SourceScheduleState>(rt.clients.doc, rt.env.STATE_TABLE, sourceId);
-  const decision = decideSource(
-    parsed.source,
-    scheduleStateOf(item, now),
-    now.toISOString(),
-    scheduleSettingsFromEnv(rt.env),
-  );
+  const stored = await getSourceState<SourceScheduleState>(rt.clients.doc, rt.env.STATE_TABLE, sourceId);
+  // What the planner's tick will decide of the stored flag (SCH-7, FULL-8).
+  const { decision } = decideManualSync({
+    source: parsed.source,
+    stored,
+    request,
+    now,
+    settings: scheduleSettingsFromEnv(rt.env),
+  });
   const willRun = decision.action === 'sync';
   return {
     text: [

@@ -1,26 +1,21 @@
 import { readFile } from 'node:fs/promises';
 import { robotsCheck } from '../../shared/robots';
 import { type CommandResult, UsageError } from '../output';
+import type { RobotsCheckInput } from '.';
 
 /**
  * `robots check --robots-file F --agent UA [--status CODE] <url>`: the fetcher's own verdict code on a
  * robots.txt the operator has at hand (e.g. one a municipality sent), no network.
  */
 export async function robotsCommand(
-  positionals: string[],
-  values: { 'robots-file'?: string; agent?: string; status?: string },
+  url: string,
+  values: RobotsCheckInput,
   now: Date,
 ): Promise<CommandResult> {
-  const [sub, url] = positionals;
-  if (sub !== 'check' || url === undefined || values.agent === undefined) {
-    throw new UsageError(
-      'usage: ingestor robots check --robots-file F --agent "<User-Agent>" [--status CODE] <url>',
-    );
-  }
-  const status = values.status === undefined ? 200 : Number(values.status);
+  const status = values.status ?? 200;
   // A 4xx/5xx robots.txt has no body that matters; a 200 needs the file.
   let robotsText: Buffer | null = null;
-  if (values['robots-file'] !== undefined) robotsText = await readFile(values['robots-file']);
+  if (values.robotsFile !== undefined) robotsText = await readFile(values.robotsFile);
   else if (status >= 200 && status < 300) throw new UsageError('--robots-file is required for a 2xx status');
   const result = robotsCheck({ robotsText, status, agent: values.agent, url, now });
   const json = {

@@ -1,6 +1,7 @@
 import type { LocalRuntime } from '../local/runtime';
 import { startLocalServePort } from '../local/serve-port';
-import { type CommandResult, UsageError } from '../output';
+import type { CommandResult } from '../output';
+import type { ServeInput } from '.';
 
 /**
  * `ingestor serve --data DIR [--port P] [--allow-loopback]`: on one localhost port the preview endpoint
@@ -9,12 +10,10 @@ import { type CommandResult, UsageError } from '../output';
  */
 export async function serveCommand(
   rt: LocalRuntime,
-  opts: { port?: string; allowLoopback: boolean; signal?: AbortSignal; onListening?: (url: string) => void },
+  opts: ServeInput & { allowLoopback: boolean; signal?: AbortSignal; onListening?: (url: string) => void },
 ): Promise<CommandResult> {
-  const port = opts.port === undefined ? 0 : Number.parseInt(opts.port, 10);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535)
-    throw new UsageError(`invalid --port ${opts.port}`);
-  const served = await startLocalServePort(rt, { port, allowLoopback: opts.allowLoopback });
+  // A whole number 0…65535 (the parser's check); 0: a free port.
+  const served = await startLocalServePort(rt, { port: opts.port ?? 0, allowLoopback: opts.allowLoopback });
   const { url } = served;
   process.stdout.write(`preview listening on ${url}/documents/{docId}\n`);
   process.stdout.write(`OParl API over the mirror: ${served.systemUrl}\n`);

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
+import { createFetchRuntime } from '../../shared/fetch-runtime';
 import { type AddSourceResult, addSource, readImportFile } from '../../shared/onboarding';
-import { createFetchRuntime } from '../../shared/sync';
 import type { LocalRuntime } from '../local/runtime';
 import { type CommandResult, UsageError } from '../output';
 import { createProgress, type Progress } from '../progress';

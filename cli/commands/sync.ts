@@ -1,19 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { parseSourceItem, type SourceConfig, sourceIdFromUrl } from '../../shared/config';
-import { scheduleStateOf } from '../../shared/planner';
-import type { SourceScheduleState } from '../../shared/schedule';
+import { decideManualSync, type ManualSyncDecision } from '../../shared/planner';
 import {
   DEFAULT_LEASE_MINUTES,
-  decideSource,
-  markSyncStarted,
+  type SourceScheduleState,
   scheduleSettingsFromEnv,
 } from '../../shared/schedule';
-import { acquireSyncLease, getSourceState, loadAllSources, putSourceItem } from '../../shared/store';
-import type { SyncMessage } from '../../shared/sync';
-import { createSyncRuntime, runSyncMessage } from '../../shared/sync';
+import { getSourceState, loadAllSources, putSourceItem } from '../../shared/store';
+import { createSyncRuntime, runSyncMessage, startRun } from '../../shared/sync';
 import type { LocalRuntime } from '../local/runtime';
 import { type CommandResult, EXIT_FAILED, EXIT_INTERRUPTED, UsageError } from '../output';
 import { createProgress, type Progress } from '../progress';
+import type { SyncInput } from '.';
 
 /** A manual CLI run has no Lambda budget; an hour is far more than any single run needs locally. */
 const LOCAL_RUN_BUDGET_MS = 60 * 60_000;
@@ -27,28 +25,24 @@ const LOCAL_RUN_BUDGET_MS = 60 * 60_000;
  */
 export async function syncCommand(
   rt: LocalRuntime,
-  opts: { url?: string; full: boolean; json: boolean },
+  opts: SyncInput & { json: boolean },
   now: Date,
 ): Promise<CommandResult> {
-  if (opts.url === undefined)
-    throw new UsageError('usage: ingestor sync --url <systemUrl> [--full] [--data DIR] [--allow-loopback]');
   const progress = createProgress({ json: opts.json });
   const say = progress.say;
   const { doc } = rt.clients;
   const source = await findOrCreateSource(rt, opts.url, say);
 
-  const item = await getSourceState<SourceScheduleState>(doc, rt.env.STATE_TABLE, source.sourceId);
-  const state: SourceScheduleState = {
-    ...scheduleStateOf(item, now),
-    manualRequest: { kind: opts.full ? 'full' : 'sync', requestedAt: now.toISOString() },
-  };
-  // The one run a tool may give an inactive source (ONB-3); everything else as for a manual request.
-  const decision = decideSource(
-    { ...source, active: true },
-    state,
-    now.toISOString(),
-    scheduleSettingsFromEnv(rt.env),
-  );
+  const stored = await getSourceState<SourceScheduleState>(doc, rt.env.STATE_TABLE, source.sourceId);
+  // The planner's own decision of a manual request (SCH-7, FULL-8); the one run a tool may give an
+  // inactive source (ONB-3) is the only difference.
+  const { state, decision } = decideManualSync({
+    source: { ...source, active: true },
+    stored,
+    request: { kind: opts.full ? 'full' : 'sync', requestedAt: now.toISOString() },
+    now,
+    settings: scheduleSettingsFromEnv(rt.env),
+  });
   if (decision.action !== 'sync' || decision.kind === undefined) {
     return {
       text: [`not synced: ${decision.reason}`],
@@ -67,22 +61,16 @@ export async function syncCommand(
   };
   process.on('SIGINT', onSigint);
   try {
-    return await runLeased(
-      rt,
-      { source, decision: { ...decision, kind: decision.kind }, state, now },
-      { progress, signal: interrupt.signal },
-    );
+    return await runLeased(rt, { source, decision, state, now }, { progress, signal: interrupt.signal });
   } finally {
     process.off('SIGINT', onSigint);
     progress.end();
   }
 }
 
-/** The sync this command runs: the source, the decision to run it, its schedule state, the start time. */
-interface LeasedSync {
+/** The sync this command runs: the source, the planner's decision to run it and its state, the start time. */
+interface LeasedSync extends ManualSyncDecision {
   source: SourceConfig;
-  decision: ReturnType<typeof decideSource> & { kind: SyncMessage['kind'] };
-  state: SourceScheduleState;
   now: Date;
 }
 
@@ -91,33 +79,18 @@ async function runLeased(
   { source, decision, state, now }: LeasedSync,
   opts: { progress: Progress; signal: AbortSignal },
 ): Promise<CommandResult> {
-  const { doc } = rt.clients;
-  const runId = randomUUID();
-  const started = markSyncStarted(state, decision, now.toISOString(), DEFAULT_LEASE_MINUTES);
-  const taken = await acquireSyncLease(doc, rt.env.STATE_TABLE, source.sourceId, {
-    runId,
-    kind: decision.kind,
-    until: new Date(now.getTime() + DEFAULT_LEASE_MINUTES * 60_000),
-    now,
-    extra: { schedule: started },
-  });
-  if (!taken) {
+  // SCH-5 / FULL-2: the planner's start — lease and start record in one conditional write.
+  const message = await startRun(
+    { doc: rt.clients.doc, tables: { state: rt.env.STATE_TABLE }, leaseMinutes: DEFAULT_LEASE_MINUTES },
+    { source, decision, state, now, runId: randomUUID() },
+  );
+  if (message === undefined) {
     return {
       text: ['not synced: another run holds the lease of this source (SCH-5)'],
       json: { sourceId: source.sourceId, synced: false, reason: 'lease held by another run (SCH-5)' },
       exitCode: 1,
     };
   }
-  const message: SyncMessage = {
-    sourceId: source.sourceId,
-    runId,
-    kind: decision.kind,
-    trigger: 'manual',
-    continuation: 0,
-    startedAt: now.toISOString(),
-    ...(decision.deadline ? { deadline: decision.deadline } : {}),
-    ...(decision.windowId ? { windowId: decision.windowId } : {}),
-  };
   const runtime = await createSyncRuntime(rt.env, {
     clients: rt.clients,
     onRequest: opts.progress.request,

@@ -1,9 +1,9 @@
 import { createFeedClients, type FeedClients } from '../changes';
 import type { IngestorEnv } from '../config';
+import { createFetchRuntime } from '../fetch-runtime';
 import { MirrorStore } from '../mirror';
 import type { HostResolver } from '../net';
 import { createOtherFetch } from '../other-fetch';
-import { createFetchRuntime } from '../sync';
 import type { BroadcastDeps, BroadcastFetch } from './run';
 
 /**

@@ -50,6 +50,7 @@ import {
   RETRY_PAUSES_MS,
   SERVER_ERROR_SERIES_LENGTH,
 } from '../fetch';
+import { HOST_INTERVAL_REFRESH_MS } from '../fetch-runtime';
 import { GEO_ERROR_TEXTS, GEO_REFRESH_HOUR, GEO_REFRESH_MINUTE } from '../geo';
 import { PROBE_MAX_REQUESTS_PER_BODY, PROBE_OPARL_PATHS, PROBE_PAUSE_BETWEEN_BODIES_MS } from '../onboarding';
 import {
@@ -101,7 +102,6 @@ import {
   WEEKDAY_DAY_START_HOUR,
 } from '../schedule';
 import { FALLBACK_GRID_SLACK_MS, MAX_IN_FLIGHT_PER_HOST, SHARED_STORE_RETRY_MS } from '../slots';
-import { HOST_INTERVAL_REFRESH_MS } from '../sync';
 
 /**
  * Every number the published rules page (docs/abrufregeln.md) states, gathered from the constants the

@@ -1,5 +1,5 @@
 import type { SourceConfig } from '../config';
-import type { FailureKind, SyncKind } from './types';
+import type { FailureKind, SyncKind } from '../schedule';
 
 /**
  * The contract between the sync function (shared/sync: claim, budget, outcome, lease) and an engine

@@ -1,6 +1,7 @@
 import { FetchTimeoutError, HttpStatusError, type RunContext } from '../fetch';
+import type { FailureKind } from '../schedule';
 import { hostKeyOrUndefined } from '../util';
-import type { FailureKind, SyncFailure } from './types';
+import type { SyncFailure } from './types';
 
 /**
  * Failure classification shared by every source kind: the polite fetcher's typed errors as failure

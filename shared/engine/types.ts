@@ -1,12 +1,8 @@
+import type { FailureKind, SyncKind } from '../schedule';
 import type { ListName } from './constants';
-
-export type SyncKind = 'incremental' | 'full' | 'sliced';
 
 /** SCH-10: what we know of a list's `modified_since` support. */
 export type FilterFinding = 'unknown' | 'supported' | 'rejected' | 'ignored';
-
-/** Failure kinds the planner branches on (ERR-5 pauses); everything else is `other`. */
-export type FailureKind = 'ua-blocked' | '5xx-series' | 'robots-unreachable' | 'robots-forbids-all' | 'other';
 
 export interface SyncFailure {
   kind: FailureKind;

@@ -1,10 +1,10 @@
 import type { IngestorEnv } from '../config';
 import type { FetchEvent } from '../fetch';
+import { createFetchRuntime } from '../fetch-runtime';
 import { MirrorStore } from '../mirror';
 import type { HostResolver } from '../net';
 import { createOtherFetch } from '../other-fetch';
 import type { AwsClients } from '../store';
-import { createFetchRuntime } from '../sync';
 import { type GeoRunSummary, runGeoRefresh } from './run';
 import { createGeoStore } from './store';
 

@@ -54,215 +54,15 @@ export function servedLists(body: BodyRecord): ListName[] {
 }
 
 export function createMirrorApiHandler(deps: MirrorApiDeps): MirrorApiHandler {
-  const urls = apiUrls(deps.baseUrl, deps);
-  const { reader } = deps;
-
-  /**
-   * A served body as the API shows it: its object inline from its index item (read with the bodies), else
-   * from S3; the body record is the fallback for a body whose own object was never mirrored (a scraped
-   * one). `at` = its standing's time (`bodyStanding`): the later of its commit and its listing.
-   */
-  async function bodyObject(b: SourceBody, at: string): Promise<Record<string, unknown>> {
-    const { sourceId, body, entry } = b;
-    let stored: Record<string, unknown> = {};
-    if (entry?.o !== undefined && entry.deleted !== true) {
-      const inline = JSON.parse(entry.o) as unknown;
-      if (isRecord(inline)) stored = inline;
-    } else if (entry !== undefined) {
-      const record = await reader.read({ sourceId, type: 'body', id: body.id });
-      if (record && isRecord(record.object) && record.meta.deleted !== true) stored = record.object;
-    }
-    const origin = shown(stored, await reader.takedowns(sourceId));
-    const merged: Record<string, unknown> = {
-      ...origin,
-      id: body.id,
-      name: typeof origin.name === 'string' ? origin.name : body.name,
-      ...(body.shortName !== undefined && origin.shortName === undefined
-        ? { shortName: body.shortName }
-        : {}),
-    };
-    return rewriteObject(merged, 'body', { urls, sourceId, lists: servedLists(body), committedAt: at });
-  }
-
-  function liveObject(
-    object: unknown,
-    type: string,
-    sourceId: string,
-    committedAt: string,
-    hidden: TakedownSet,
-  ): Record<string, unknown> | undefined {
-    return isRecord(object)
-      ? rewriteObject(shown(object, hidden), type, { urls, sourceId, committedAt })
-      : undefined;
-  }
-
-  async function system(): Promise<ApiResponse> {
-    return json(
-      200,
-      {
-        id: urls.system(),
-        type: typeUrl('system'),
-        oparlVersion: OPARL_VERSION_URL,
-        name: 'mandari mirror of council information systems',
-        body: urls.bodies(),
-      },
-      OBJECT_MAX_AGE_S,
-    );
-  }
-
-  /**
-   * The body list (issue 25 point 4): built from the bodies as cached (records and index items, one
-   * Query each per source) and paged before any object is read; only the page's bodies whose object is
-   * not inline are read from S3. Bodies that were public and are gone (taken down, unlisted, deleted at
-   * the origin) are rows too: a filtered list shows them as deletion stubs, an unfiltered one hides them.
-   */
-  async function bodies(query: ListQuery): Promise<ApiResponse> {
-    const rows = [];
-    for (const b of await reader.allBodies()) {
-      const standing = await reader.standing(b);
-      if (standing.kind === 'never') continue;
-      rows.push({
-        b,
-        at: standing.at,
-        sortKey: listSort(standing.at, b.body.id),
-        key: apiIdHash(b.body.id),
-        deleted: standing.kind === 'gone',
-        // Taken down or unlisted: an operator's decision — the stub is bare, as a takedown's.
-        takedown: standing.kind === 'gone' && standing.why !== 'deleted',
-      });
-    }
-    const decision = pageInMemory(rows, query);
-    const data = await mapLimit(decision.show, OBJECT_READ_CONCURRENCY, async ({ row, asDeleted, bare }) => {
-      const id = urls.objectOfHash(row.b.sourceId, 'body', row.key);
-      if (bare) return takenDownStub('body', id, row.at);
-      if (asDeleted) return deletedStub('body', row.b.body.id, row.at, { urls, sourceId: row.b.sourceId });
-      return bodyObject(row.b, row.at);
-    });
-    // Held in memory whole: the counts are exact (gone bodies fill pages, as hidden list entries do).
-    const counts = { entries: rows.length, live: rows.filter((r) => !r.deleted).length };
-    return json(
-      200,
-      listEnvelope(urls.bodies(), decision, query, data.filter(createdWithin(query)), counts),
-      LIST_MAX_AGE_S,
-    );
-  }
-
-  async function list(
-    request: ApiRequest,
-    query: ListQuery,
-    { sourceId, bodyHash, list: listName }: Extract<ApiRoute, { kind: 'list' }>,
-  ): Promise<ApiResponse> {
-    const named = await reader.namedBody(sourceId, bodyHash);
-    const standing = named && (await reader.standing(named));
-    if (named && standing?.kind === 'gone') return bodyGone(standing.at);
-    const body = standing?.kind === 'served' ? named?.body : undefined;
-    if (!body || !servedLists(body).includes(listName)) return notFound();
-    const type = LIST_CATALOGUE.find((l) => l.list === listName)?.type ?? listName;
-    const items = await reader.listPage(sourceId, body.id, type, query);
-    const hidden = await reader.takedowns(sourceId);
-    const rows = items.map((item) => ({
-      item,
-      sortKey: item.ls,
-      key: item.sk,
-      deleted: item.deleted,
-      takedown: isTakenDown(item, item.sk, hidden),
-    }));
-    const decision = decidePage(rows, query);
-    const data = await mapLimit(decision.show, OBJECT_READ_CONCURRENCY, async ({ row, asDeleted, bare }) => {
-      const committedAt = committedAtOfListSort(row.sortKey);
-      // Taken down: nothing of the object is read or shown, only that its id is gone.
-      if (bare) return takenDownStub(type, urls.objectOfHash(sourceId, type, row.item.sk), committedAt);
-      return entryObject(
-        { sourceId, type, hash: row.item.sk, committedAt, inline: row.item.o, hidden },
-        asDeleted,
-      );
-    });
-    // Unfiltered only: a filtered list's size is unknown without reading it (docs/mirror-api.md, Lists).
-    const counts = isFiltered(query) ? undefined : await reader.listCounts(sourceId, body.id, type);
-    const shownData = data.filter((d): d is Record<string, unknown> => d !== undefined);
-    return json(
-      200,
-      listEnvelope(listUrl(request), decision, query, shownData.filter(createdWithin(query)), counts),
-      LIST_MAX_AGE_S,
-    );
-  }
-
-  type Entry = {
-    sourceId: string;
-    type: string;
-    hash: string;
-    committedAt: string;
-    inline?: string;
-    /** OPT-5: the source's takedowns, dropped from embedded values. */
-    hidden: TakedownSet;
-  };
-
-  /**
-   * One index entry as served: its tombstone stub, or the live object — from the index item when it
-   * carries the object inline, else read from S3 by hash.
-   */
-  async function entryObject(entry: Entry, asDeleted: boolean): Promise<Record<string, unknown> | undefined> {
-    if (!asDeleted && entry.inline !== undefined)
-      return liveObject(
-        JSON.parse(entry.inline),
-        entry.type,
-        entry.sourceId,
-        entry.committedAt,
-        entry.hidden,
-      );
-    const record = await reader.readByHash(entry.sourceId, entry.type, entry.hash);
-    // A record missing behind an index item (a purge in progress) is left out, not served half.
-    if (!record) return undefined;
-    if (asDeleted)
-      return deletedStub(entry.type, record.meta.id, entry.committedAt, { urls, sourceId: entry.sourceId });
-    if (record.meta.deleted === true) return undefined;
-    return liveObject(record.object, record.meta.type, record.meta.sourceId, entry.committedAt, entry.hidden);
-  }
-
-  async function object(sourceId: string, type: string, hash: string): Promise<ApiResponse> {
-    if (type === 'body') {
-      const named = await reader.namedBody(sourceId, hash);
-      const standing = named && (await reader.standing(named));
-      if (named && standing?.kind === 'served')
-        return json(200, await bodyObject(named, standing.at), OBJECT_MAX_AGE_S);
-      return standing?.kind === 'gone' ? bodyGone(standing.at) : notFound();
-    }
-    const entry = await reader.indexEntry(sourceId, type, hash);
-    if (!entry || entry.takedown !== undefined || entry.bodyId === undefined) return notFound();
-    if (!(await reader.servedBody(sourceId, apiIdHash(entry.bodyId)))) return notFound();
-    const hidden = await reader.takedowns(sourceId);
-    if (isTakenDown(entry, hash, hidden)) return notFound();
-    const served = await entryObject(
-      { sourceId, type, hash, committedAt: entry.fetchedAt, inline: entry.o, hidden },
-      entry.deleted,
-    );
-    return served ? json(200, served, OBJECT_MAX_AGE_S) : notFound();
-  }
-
+  const ctx: ApiContext = { urls: apiUrls(deps.baseUrl, deps), reader: deps.reader };
   return {
     async handle(request) {
       if (request.method !== 'GET' && request.method !== 'HEAD') {
         return { status: 405, headers: { allow: 'GET, HEAD', ...TEXT }, body: 'method not allowed\n' };
       }
-      const route = parseApiPath(request.path);
       let response: ApiResponse;
       try {
-        switch (route.kind) {
-          case 'system':
-            response = await system();
-            break;
-          case 'bodies':
-            response = await bodies(parseListQuery(request.query));
-            break;
-          case 'list':
-            response = await list(request, parseListQuery(request.query), route);
-            break;
-          case 'object':
-            response = await object(route.sourceId, route.type, route.hash);
-            break;
-          default:
-            response = notFound();
-        }
+        response = await routed(ctx, request);
       } catch (err) {
         if (err instanceof MirrorApiRequestError) {
           // A refusal depends on the URL alone: the CDN may keep it, so a repeated junk request costs
@@ -277,11 +77,233 @@ export function createMirrorApiHandler(deps: MirrorApiDeps): MirrorApiHandler {
       return conditional(response, request);
     },
   };
+}
 
-  /** The list's URL without a query: its links carry the canonical query alone (`listEnvelope`). */
-  function listUrl(request: ApiRequest): string {
-    return `${urls.base.replace(/\/+$/, '')}${request.path}`;
+/** What every view of the API reads: its URLs and the mirror. */
+interface ApiContext {
+  urls: ReturnType<typeof apiUrls>;
+  reader: MirrorReader;
+}
+
+/** The view of a request's route (its errors are the handler's to answer). */
+async function routed(ctx: ApiContext, request: ApiRequest): Promise<ApiResponse> {
+  const route = parseApiPath(request.path);
+  switch (route.kind) {
+    case 'system':
+      return system(ctx);
+    case 'bodies':
+      return bodies(ctx, parseListQuery(request.query));
+    case 'list':
+      return list(ctx, request, parseListQuery(request.query), route);
+    case 'object':
+      return object(ctx, route.sourceId, route.type, route.hash);
+    default:
+      return notFound();
   }
+}
+
+/**
+ * A served body as the API shows it: its object inline from its index item (read with the bodies), else
+ * from S3; the body record is the fallback for a body whose own object was never mirrored (a scraped
+ * one). `at` = its standing's time (`bodyStanding`): the later of its commit and its listing.
+ */
+async function bodyObject(ctx: ApiContext, b: SourceBody, at: string): Promise<Record<string, unknown>> {
+  const { urls, reader } = ctx;
+  const { sourceId, body, entry } = b;
+  let stored: Record<string, unknown> = {};
+  if (entry?.o !== undefined && entry.deleted !== true) {
+    const inline = JSON.parse(entry.o) as unknown;
+    if (isRecord(inline)) stored = inline;
+  } else if (entry !== undefined) {
+    const record = await reader.read({ sourceId, type: 'body', id: body.id });
+    if (record && isRecord(record.object) && record.meta.deleted !== true) stored = record.object;
+  }
+  const origin = shown(stored, await reader.takedowns(sourceId));
+  const merged: Record<string, unknown> = {
+    ...origin,
+    id: body.id,
+    name: typeof origin.name === 'string' ? origin.name : body.name,
+    ...(body.shortName !== undefined && origin.shortName === undefined ? { shortName: body.shortName } : {}),
+  };
+  return rewriteObject(merged, 'body', { urls, sourceId, lists: servedLists(body), committedAt: at });
+}
+
+interface LiveObject {
+  object: unknown;
+  type: string;
+  sourceId: string;
+  committedAt: string;
+  /** OPT-5: the source's takedowns, dropped from embedded values. */
+  hidden: TakedownSet;
+}
+
+/** A live object as served: the source's takedowns dropped from it, its URLs rewritten. */
+function liveObject(
+  { urls }: ApiContext,
+  { object, type, sourceId, committedAt, hidden }: LiveObject,
+): Record<string, unknown> | undefined {
+  return isRecord(object)
+    ? rewriteObject(shown(object, hidden), type, { urls, sourceId, committedAt })
+    : undefined;
+}
+
+async function system({ urls }: ApiContext): Promise<ApiResponse> {
+  return json(
+    200,
+    {
+      id: urls.system(),
+      type: typeUrl('system'),
+      oparlVersion: OPARL_VERSION_URL,
+      name: 'mandari mirror of council information systems',
+      body: urls.bodies(),
+    },
+    OBJECT_MAX_AGE_S,
+  );
+}
+
+/**
+ * The body list (issue 25 point 4): built from the bodies as cached (records and index items, one
+ * Query each per source) and paged before any object is read; only the page's bodies whose object is
+ * not inline are read from S3. Bodies that were public and are gone (taken down, unlisted, deleted at
+ * the origin) are rows too: a filtered list shows them as deletion stubs, an unfiltered one hides them.
+ */
+async function bodies(ctx: ApiContext, query: ListQuery): Promise<ApiResponse> {
+  const { urls, reader } = ctx;
+  const rows = [];
+  for (const b of await reader.allBodies()) {
+    const standing = await reader.standing(b);
+    if (standing.kind === 'never') continue;
+    rows.push({
+      b,
+      at: standing.at,
+      sortKey: listSort(standing.at, b.body.id),
+      key: apiIdHash(b.body.id),
+      deleted: standing.kind === 'gone',
+      // Taken down or unlisted: an operator's decision — the stub is bare, as a takedown's.
+      takedown: standing.kind === 'gone' && standing.why !== 'deleted',
+    });
+  }
+  const decision = pageInMemory(rows, query);
+  const data = await mapLimit(decision.show, OBJECT_READ_CONCURRENCY, async ({ row, asDeleted, bare }) => {
+    const id = urls.objectOfHash(row.b.sourceId, 'body', row.key);
+    if (bare) return takenDownStub('body', id, row.at);
+    if (asDeleted) return deletedStub('body', row.b.body.id, row.at, { urls, sourceId: row.b.sourceId });
+    return bodyObject(ctx, row.b, row.at);
+  });
+  // Held in memory whole: the counts are exact (gone bodies fill pages, as hidden list entries do).
+  const counts = { entries: rows.length, live: rows.filter((r) => !r.deleted).length };
+  return json(
+    200,
+    listEnvelope(urls.bodies(), decision, query, data.filter(createdWithin(query)), counts),
+    LIST_MAX_AGE_S,
+  );
+}
+
+async function list(
+  ctx: ApiContext,
+  request: ApiRequest,
+  query: ListQuery,
+  { sourceId, bodyHash, list: listName }: Extract<ApiRoute, { kind: 'list' }>,
+): Promise<ApiResponse> {
+  const { urls, reader } = ctx;
+  const named = await reader.namedBody(sourceId, bodyHash);
+  const standing = named && (await reader.standing(named));
+  if (named && standing?.kind === 'gone') return bodyGone(standing.at);
+  const body = standing?.kind === 'served' ? named?.body : undefined;
+  if (!body || !servedLists(body).includes(listName)) return notFound();
+  const type = LIST_CATALOGUE.find((l) => l.list === listName)?.type ?? listName;
+  const items = await reader.listPage(sourceId, body.id, type, query);
+  const hidden = await reader.takedowns(sourceId);
+  const rows = items.map((item) => ({
+    item,
+    sortKey: item.ls,
+    key: item.sk,
+    deleted: item.deleted,
+    takedown: isTakenDown(item, item.sk, hidden),
+  }));
+  const decision = decidePage(rows, query);
+  const data = await mapLimit(decision.show, OBJECT_READ_CONCURRENCY, async ({ row, asDeleted, bare }) => {
+    const committedAt = committedAtOfListSort(row.sortKey);
+    // Taken down: nothing of the object is read or shown, only that its id is gone.
+    if (bare) return takenDownStub(type, urls.objectOfHash(sourceId, type, row.item.sk), committedAt);
+    return entryObject(
+      ctx,
+      { sourceId, type, hash: row.item.sk, committedAt, inline: row.item.o, hidden },
+      asDeleted,
+    );
+  });
+  // Unfiltered only: a filtered list's size is unknown without reading it (docs/mirror-api.md, Lists).
+  const counts = isFiltered(query) ? undefined : await reader.listCounts(sourceId, body.id, type);
+  const shownData = data.filter((d): d is Record<string, unknown> => d !== undefined);
+  return json(
+    200,
+    listEnvelope(listUrl(urls, request), decision, query, shownData.filter(createdWithin(query)), counts),
+    LIST_MAX_AGE_S,
+  );
+}
+
+type Entry = {
+  sourceId: string;
+  type: string;
+  hash: string;
+  committedAt: string;
+  inline?: string;
+  /** OPT-5: the source's takedowns, dropped from embedded values. */
+  hidden: TakedownSet;
+};
+
+/**
+ * One index entry as served: its tombstone stub, or the live object — from the index item when it
+ * carries the object inline, else read from S3 by hash.
+ */
+async function entryObject(
+  ctx: ApiContext,
+  entry: Entry,
+  asDeleted: boolean,
+): Promise<Record<string, unknown> | undefined> {
+  const { urls, reader } = ctx;
+  if (!asDeleted && entry.inline !== undefined)
+    return liveObject(ctx, { ...entry, object: JSON.parse(entry.inline) });
+  const record = await reader.readByHash(entry.sourceId, entry.type, entry.hash);
+  // A record missing behind an index item (a purge in progress) is left out, not served half.
+  if (!record) return undefined;
+  if (asDeleted)
+    return deletedStub(entry.type, record.meta.id, entry.committedAt, { urls, sourceId: entry.sourceId });
+  if (record.meta.deleted === true) return undefined;
+  return liveObject(ctx, {
+    object: record.object,
+    type: record.meta.type,
+    sourceId: record.meta.sourceId,
+    committedAt: entry.committedAt,
+    hidden: entry.hidden,
+  });
+}
+
+async function object(ctx: ApiContext, sourceId: string, type: string, hash: string): Promise<ApiResponse> {
+  const { reader } = ctx;
+  if (type === 'body') {
+    const named = await reader.namedBody(sourceId, hash);
+    const standing = named && (await reader.standing(named));
+    if (named && standing?.kind === 'served')
+      return json(200, await bodyObject(ctx, named, standing.at), OBJECT_MAX_AGE_S);
+    return standing?.kind === 'gone' ? bodyGone(standing.at) : notFound();
+  }
+  const entry = await reader.indexEntry(sourceId, type, hash);
+  if (!entry || entry.takedown !== undefined || entry.bodyId === undefined) return notFound();
+  if (!(await reader.servedBody(sourceId, apiIdHash(entry.bodyId)))) return notFound();
+  const hidden = await reader.takedowns(sourceId);
+  if (isTakenDown(entry, hash, hidden)) return notFound();
+  const served = await entryObject(
+    ctx,
+    { sourceId, type, hash, committedAt: entry.fetchedAt, inline: entry.o, hidden },
+    entry.deleted,
+  );
+  return served ? json(200, served, OBJECT_MAX_AGE_S) : notFound();
+}
+
+/** The list's URL without a query: its links carry the canonical query alone (`listEnvelope`). */
+function listUrl(urls: ApiContext['urls'], request: ApiRequest): string {
+  return `${urls.base.replace(/\/+$/, '')}${request.path}`;
 }
 
 const HASHES = new WeakMap<TakedownSet, Set<string>>();

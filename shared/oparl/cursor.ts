@@ -1,4 +1,5 @@
-import type { ListName, ListReport, ListState, SyncFailure, SyncKind, SyncReport } from '../engine';
+import type { ListName, ListReport, ListState, SyncFailure, SyncReport } from '../engine';
+import type { SyncKind } from '../schedule';
 
 export type { ListReport };
 

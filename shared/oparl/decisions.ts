@@ -1,4 +1,5 @@
-import type { FilterFinding, ListEntry, ListState, SyncKind } from '../engine';
+import type { FilterFinding, ListEntry, ListState } from '../engine';
+import type { SyncKind } from '../schedule';
 import { FILTER_TOLERANCE_MS, MISSING_LIST_RECHECK_MS, SLOW_LIST_SKIP_HOURS } from './constants';
 import { catchUpChunks, changeWindow, type TimeSlice, timeSlices } from './windows';
 

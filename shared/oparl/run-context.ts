@@ -14,7 +14,6 @@ import {
   runEndingKind,
   type SourceTakedowns,
   StopRun,
-  type SyncKind,
   type SyncTables,
   type SystemRecord,
   type TakedownGuardFactory,
@@ -22,6 +21,7 @@ import {
 } from '../engine';
 import { SERVER_ERROR_SERIES_LENGTH } from '../fetch';
 import { type ListDigest, lookupKey } from '../mirror';
+import type { SyncKind } from '../schedule';
 import { type AwsClients, type ListDigestKey, ListDigestRepository } from '../store';
 import { PAGE_TIMEOUT_MS } from './constants';
 import type { SyncCursor } from './cursor';

@@ -18,7 +18,7 @@ export const OTHER_FETCH_INTERVAL_SECONDS = REQUEST_INTERVAL_MIN_SECONDS;
 
 /**
  * RATE-2 / OTH-2: the largest interval configured for any council source on a hostname, active or not
- * (`createHostIntervalIndex` of shared/sync re-reads the Sources table at most every 5 minutes).
+ * (`createHostIntervalIndex` of shared/fetch-runtime re-reads the Sources table at most every 5 minutes).
  */
 export interface CouncilHostIntervals {
   refresh(): Promise<void>;

@@ -3,6 +3,7 @@
  * (test/repo/front-doors.test.ts).
  */
 
+export { composePlanner, type PlannerComposition } from './compose';
 export { type HostConditionsRead, readHostConditions } from './conditions';
 export {
   explainFleet,
@@ -12,6 +13,7 @@ export {
   type SourceStatus,
 } from './explain';
 export { type FleetInput, type FleetPlan, planFleet } from './fleet';
+export { decideManualSync, type ManualSyncAsk, type ManualSyncDecision } from './manual';
 export { emitPlannerMetrics } from './pause-metrics';
 export {
   type PlannedHost,

@@ -1,11 +1,11 @@
 import type { IngestorEnv } from '../config';
 import { upstashCredentials } from '../config';
 import type { FetchEvent } from '../fetch';
+import { createFetchRuntime } from '../fetch-runtime';
 import type { HostResolver } from '../net';
 import { logger } from '../observability';
 import { createSlotRedisClient } from '../slots';
 import type { AwsClients } from '../store';
-import { createFetchRuntime } from '../sync';
 import { createPreviewHandler, type PreviewDeps, type PreviewHandler } from './handler';
 import { createLocalPreviewLimits, createRedisPreviewLimits, type PreviewLimits } from './limits';
 

@@ -77,6 +77,10 @@ export const SPARING_LADDER = {
   maxPauseMinutes: 360,
 } as const;
 
+/**
+ * Failure kinds the planner branches on (ERR-5 pauses); everything else is `other`. The one home of the
+ * word: the engine reports them (`EngineReport.failures`, `SyncFailure.kind`) in these terms.
+ */
 export type FailureKind = 'ua-blocked' | '5xx-series' | 'robots-unreachable' | 'robots-forbids-all' | 'other';
 export type FirstTimePauseKind = Exclude<FailureKind, 'other'>;
 

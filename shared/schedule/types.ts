@@ -7,6 +7,7 @@ export type { FailureKind, FirstTimePauseKind, PeriodId } from './constants';
 /** An instant: a luxon DateTime or an ISO string (with offset, or local Europe/Berlin without). */
 export type Instant = DateTime | string;
 
+/** What a run covers; the one home of the word (the engine's runs and reports use it too). */
 export type SyncKind = 'incremental' | 'full' | 'sliced';
 export type SyncTrigger = 'schedule' | 'manual';
 

@@ -1,6 +1,7 @@
 /**
  * The sync function: a worker keeping runs of distinct hosts in flight (refilled from the queue), one run per message (claim, engine, outcome, lease) and its host
- * lane (the host's waiting runs, one after another), starting a run (`startRun`, also the planner's), and its runtime. Other folders import this front door only
+ * lane (the host's waiting runs, one after another), starting a run (`startRun`, also the planner's), and its runtime (the fetch runtime it builds on is
+ * `shared/fetch-runtime`'s). Other folders import this front door only
  * (test/repo/front-doors.test.ts).
  */
 export {
@@ -12,13 +13,7 @@ export {
 export { LANE_START_MIN_MS, type LaneStep, runLane } from './lane';
 export type { SyncLane, SyncMessage } from './message';
 export { runSyncMessage, type SyncRunResult } from './run';
-export {
-  createFetchRuntime,
-  createSyncRuntime,
-  HOST_INTERVAL_REFRESH_MS,
-  type SyncRuntime,
-  type SyncRuntimeOptions,
-} from './runtime';
+export { createSyncRuntime, type SyncRuntime, type SyncRuntimeOptions } from './runtime';
 export { idleScheduleState, type RunStart, type RunStartDeps, startRun } from './start';
 export {
   handleSyncBatch,

@@ -14,10 +14,10 @@ import {
 import { BROADCAST_ITEM_KIND, type BroadcastItem } from '../../shared/config';
 import { berlinDate, SyncStateStore } from '../../shared/engine';
 import { MAX_REDIRECTS } from '../../shared/fetch';
+import { createHostIntervalIndex } from '../../shared/fetch-runtime';
 import { apiIdHash, idHash, MirrorStore } from '../../shared/mirror';
 import { createOtherFetch, OTHER_FETCH_ERROR_TEXTS } from '../../shared/other-fetch';
 import { putSourceItem } from '../../shared/store';
-import { createHostIntervalIndex } from '../../shared/sync/runtime';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
 import {
   closeAfterEach,

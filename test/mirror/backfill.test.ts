@@ -263,14 +263,14 @@ describe('backfill of the API list index (issue 16)', () => {
       expect(await shown()).not.toContain(olds[0]?.id);
       const rt = { env: bed.env, clients: bed.clients, dataDir: '.', close: async () => {} };
       const noSleep = { sleep: async () => {} };
-      const dry = await backfillIndexCommand(rt, { dryRun: true, rate: '1000' }, noSleep);
+      const dry = await backfillIndexCommand(rt, { dryRun: true, rate: 1000 }, noSleep);
       expect(dry.json).toMatchObject({ updated: 3, dryRun: true });
       expect(await shown()).not.toContain(olds[0]?.id);
-      const real = await backfillIndexCommand(rt, { source: SOURCE, dryRun: false, rate: '1000' }, noSleep);
+      const real = await backfillIndexCommand(rt, { source: SOURCE, dryRun: false, rate: 1000 }, noSleep);
       expect(real.json).toMatchObject({ updated: 3, inlined: 3 });
       expect(real.text.join('\n')).toContain('updated 3');
       expect(await shown()).toEqual(expect.arrayContaining(olds.map((w) => w.id)));
-      await expect(backfillIndexCommand(rt, { dryRun: false, rate: '0' })).rejects.toThrow(/--rate/);
+      await expect(backfillIndexCommand(rt, { dryRun: false, rate: 0 })).rejects.toThrow(/--rate/);
     } finally {
       await new Promise<void>((resolve) => api.server.close(() => resolve()));
       api.server.closeAllConnections();

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { createRunContext } from '../../shared/fetch';
+import { createHostIntervalIndex, HOST_INTERVAL_REFRESH_MS } from '../../shared/fetch-runtime';
 import {
   type CouncilHostIntervals,
   createOtherFetch,
   OTHER_FETCH_INTERVAL_SECONDS,
 } from '../../shared/other-fetch';
 import { putSourceItem } from '../../shared/store';
-import { createHostIntervalIndex, HOST_INTERVAL_REFRESH_MS } from '../../shared/sync/runtime';
 import { useAwsTestbed } from '../support/aws';
 import {
   api,

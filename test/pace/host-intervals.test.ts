@@ -1,10 +1,10 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { parseSourceItem, salvageSourcePace } from '../../shared/config/source';
+import { createHostIntervalIndex, HOST_INTERVAL_REFRESH_MS } from '../../shared/fetch-runtime';
 import { hostIntervalsOf } from '../../shared/pace';
 import { createHostSlots } from '../../shared/slots';
 import { getSourceState } from '../../shared/store/source-state';
-import { createHostIntervalIndex, HOST_INTERVAL_REFRESH_MS } from '../../shared/sync/runtime';
 import { useAwsTestbed } from '../support/aws';
 import { closeAfterEach, InstantClock, makeKit, ok, routes, startTestServer } from '../support/fetch-kit';
 import { NOW, plan } from '../support/sync-bed';

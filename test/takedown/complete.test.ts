@@ -106,7 +106,7 @@ describe('OPT-5: `ingestor backfill-index` completes a killed tombstone (OParl s
   const rt = () =>
     ({ env: t.bed.env, clients: t.bed.clients, dataDir: '.', close: async () => {} }) as LocalRuntime;
   const backfill = (s: SeededSource, dryRun = false) =>
-    backfillIndexCommand(rt(), { source: s.sourceId, dryRun, rate: '1000' }, { sleep: async () => {} });
+    backfillIndexCommand(rt(), { source: s.sourceId, dryRun, rate: 1000 }, { sleep: async () => {} });
   /** The operator's command at TAKEN_DOWN_AT, killed right after its registry item. */
   const killedIds = (s: SeededSource, ids: string[]) =>
     killedAfterRecorded((afterRecorded) =>
