@@ -42,6 +42,8 @@ export interface PreviewHostBudget {
   count(host: string): void;
   /** The counted requests into the ledger (one store call); a failing store only loses the counts. */
   record(): Promise<void>;
+  /** Loads the sources per host ahead of the first fetch (cold start), so no visitor waits for it. */
+  warm(): Promise<void>;
 }
 
 export function createPreviewHostBudget(deps: PreviewHostBudgetDeps): PreviewHostBudget {
@@ -73,6 +75,9 @@ export function createPreviewHostBudget(deps: PreviewHostBudgetDeps): PreviewHos
   return {
     async admit(host, now) {
       const key = hostKey(host);
+      // The ledger and the sources side by side: both come out of the visitor's PRV-1 budget.
+      const onHostLoad = sourcesByHost().then((byHost) => byHost.get(key) ?? []);
+      onHostLoad.catch(() => undefined);
       let conditions: HostConditions = {};
       try {
         conditions = hostConditionsOf(await deps.ledger.read()).get(key) ?? {};
@@ -83,13 +88,16 @@ export function createPreviewHostBudget(deps: PreviewHostBudgetDeps): PreviewHos
         return { allowed: true, reason: `host ledger unreadable (${code})`, ruleIds: ['RATE-7'] };
       }
       const nowIso = now.toISOString();
-      const onHost = (await sourcesByHost()).get(key) ?? [];
+      const onHost = await onHostLoad;
       const inputs = onHost.map((s) => hostSourceInputOf(s, undefined, nowIso, deps.settings));
       const model = hostModelOf(key, inputs, conditions, now.getTime());
       return otherFetchAdmission(model, conditions.otherRequestsPerSecond ?? 0);
     },
     count: (host) => meter.count(host),
     record: () => meter.record(),
+    warm: async () => {
+      await sourcesByHost();
+    },
   };
 }
 

@@ -309,29 +309,30 @@ export function createPreviewHandler(deps: PreviewDeps): PreviewHandler {
     flight.head = (async (): Promise<FlightHead> => {
       let result: FetchStreamResult;
       try {
-        // RATE-9 / RATE-1 (issue 27 item 5): the host's budget first — no place taken, nothing asked,
-        // when its syncs and other fetches leave no room for another fetch (or it is paused, RATE-8).
-        if (deps.hostBudget) {
-          const admission = await deps.hostBudget.admit(item.url, now());
-          if (!admission.allowed) {
-            log('preview host busy', {
-              docId: item.docId,
-              sourceId: item.sourceId,
-              host: hostKey(item.url),
-              reason: admission.reason,
-              ruleIds: admission.ruleIds,
-            });
-            throw new PreviewHostBusyError(
-              admission.reason,
-              Date.now() + PREVIEW_HOST_BUSY_RETRY_AFTER_S * 1000,
-            );
-          }
-        }
+        // RATE-9 / RATE-1 (issue 27 item 5): may this host take another fetch now? Asked side by side
+        // with the places (one ledger read), since both come out of the visitor's PRV-1 budget.
+        const admitting = deps.hostBudget?.admit(item.url, now());
+        admitting?.catch(() => undefined);
         // PRV-1: the concurrency place is part of the 5 s budget; PRV-2: four per instance, global cap.
         releasePlace = await places.acquire(deadline);
         if (!releasePlace) throw new PreviewNoPlaceError(Date.now() + 1_000);
         releaseGlobal = await deps.limits.acquireGlobal();
         if (!releaseGlobal) throw new PreviewNoPlaceError(Date.now() + 1_000);
+        const admission = await admitting;
+        if (admission !== undefined && !admission.allowed) {
+          // Nothing asked of the host: its syncs and other fetches leave no room, or it is paused (RATE-8).
+          log('preview host busy', {
+            docId: item.docId,
+            sourceId: item.sourceId,
+            host: hostKey(item.url),
+            reason: admission.reason,
+            ruleIds: admission.ruleIds,
+          });
+          throw new PreviewHostBusyError(
+            admission.reason,
+            Date.now() + PREVIEW_HOST_BUSY_RETRY_AFTER_S * 1000,
+          );
+        }
         const host = hostKey(item.url);
         const hostIntervalMs = deps.hostIntervalMs?.(host);
         result = await deps.fetcher.stream(item.url, {

@@ -67,7 +67,11 @@ export async function createPreviewRuntime(
   }
   const { hostIntervals } = fetchRuntime;
   // RATE-2: start with the host intervals known; refreshed in the background at most every 5 minutes.
-  await hostIntervals.refresh().catch(() => undefined);
+  // RATE-9: the sources per host the host budget judges a fetch by, loaded in the same cold start.
+  await Promise.all([
+    hostIntervals.refresh().catch(() => undefined),
+    hostBudget.warm().catch(() => undefined),
+  ]);
   const handler = createPreviewHandler({
     doc: fetchRuntime.clients.doc,
     s3: fetchRuntime.clients.s3,
