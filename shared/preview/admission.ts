@@ -19,7 +19,8 @@ import { PREVIEW_HOST_SOURCES_TTL_MS } from './constants';
  * counted in the same host ledger. The preview does fetch from the council (PRV-1: a document we have not
  * stored is streamed from its source), so it must not be admitted blind either.
  *
- * Per fetch: one ledger read (pauses, Crawl-delays, other fetches' use — one store call) and the host's
+ * Per fetch: one read of the host's ledger fields (pause, Crawl-delay, other fetches' use — one small
+ * store call) and the host's
  * model from the sources on it. The sources' cadence is the syncs' demand, counted as for a source's
  * first run (`hostSourceInputOf` without state: the period's base interval, the default expected
  * requests) — a preview reads no State item per source on the host; the planner, which does, still plans
@@ -80,7 +81,8 @@ export function createPreviewHostBudget(deps: PreviewHostBudgetDeps): PreviewHos
       onHostLoad.catch(() => undefined);
       let conditions: HostConditions = {};
       try {
-        conditions = hostConditionsOf(await deps.ledger.read()).get(key) ?? {};
+        // One host's fields, not the whole ledger (~450 KB at 10,000 hosts).
+        conditions = hostConditionsOf(await deps.ledger.readHost(key)).get(key) ?? {};
       } catch (error) {
         // As the passes: blind rather than no preview — the host slots still keep every pace and pause.
         const code = (error as { code?: string }).code ?? 'ERROR';
