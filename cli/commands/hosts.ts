@@ -1,7 +1,7 @@
 import { upstashCredentials } from '../../shared/config';
 import { explainFleet, type HostStatus } from '../../shared/planner';
 import { scheduleSettingsFromEnv } from '../../shared/schedule';
-import { createHostLedgerFromEnv } from '../../shared/slots';
+import { createHostLedgerFromEnv, type HostLedger } from '../../shared/slots';
 import type { LocalRuntime } from '../local/runtime';
 import type { CommandResult } from '../output';
 
@@ -11,24 +11,40 @@ import type { CommandResult } from '../output';
  * or with `--aws` from the deployed tables. It reads only; it never fetches.
  */
 export async function hostsCommand(rt: LocalRuntime, now: Date): Promise<CommandResult> {
-  // RATE-8 / ROB-10 / item 5: pauses, Crawl-delays and other fetches' shares from the host ledger
-  // (Upstash with --aws; locally this process's own, empty: the local passes run inside `npm start`).
-  const credentials = await upstashCredentials(rt.env).catch(() => null);
+  const ledger = await hostLedgerOf(rt);
   const fleet = await explainFleet(
     rt.clients.doc,
     { sources: rt.env.SOURCES_TABLE, state: rt.env.STATE_TABLE },
     scheduleSettingsFromEnv(rt.env),
     now,
-    credentials === null
-      ? undefined
-      : createHostLedgerFromEnv(rt.env, credentials ? { token: credentials.token } : {}),
+    ledger,
   );
   const text = fleet.hosts.length === 0 ? ['no hosts (no valid active source)'] : [];
-  if (credentials === null || fleet.hostLedgerUnavailable !== undefined)
+  if (ledger === undefined || fleet.hostLedgerUnavailable !== undefined)
     text.push("host ledger unreadable: pauses (RATE-8), Crawl-delays and other fetches' shares unknown");
   for (const h of fleet.hosts) text.push(...hostLines(h));
   return { text, json: { at: fleet.at, hosts: fleet.hosts } };
 }
+
+/**
+ * RATE-8 / ROB-10 / item 5: the host ledger `status` and `hosts` plan with, as the planner does — pauses,
+ * Crawl-delays and other fetches' shares (Upstash with --aws; locally this process's own, empty: the
+ * local passes run inside `npm start`). Undefined when the Upstash token cannot be read.
+ */
+export async function hostLedgerOf(rt: LocalRuntime): Promise<HostLedger | undefined> {
+  const credentials = await upstashCredentials(rt.env).catch(() => null);
+  if (credentials === null) return undefined;
+  return createHostLedgerFromEnv(rt.env, credentials ? { token: credentials.token } : {});
+}
+
+/** What the host's waiting runs wait for, in the words of the rule that holds them. */
+const WAITING_LINES: Record<HostStatus['waiting'][number]['waitingFor'], string | undefined> = {
+  host: 'queued for the busy host (RATE-9, RATE-4)',
+  'paused-host': 'waiting for the paused host (RATE-8)',
+  slot: 'waiting for a free sync slot (SCH-5)',
+  // Said by the full-sync backlog line.
+  'full-sync-budget': undefined,
+};
 
 function hostLines(h: HostStatus): string[] {
   const lines = [
@@ -36,6 +52,14 @@ function hostLines(h: HostStatus): string[] {
     `  pace ${fixed(h.paceRequestsPerSecond)} requests/s${h.crawlDelayMs !== null ? ` (Crawl-delay ${h.crawlDelayMs / 1000} s, ROB-10)` : ''}; other fetches ${fixed(h.otherRequestsPerSecond)} requests/s (documents, deletion check, photos, preview; RATE-9); runs ${h.running} of ${h.runLimit} it keeps busy (RATE-4)${h.queuedRuns > 0 ? `; ${h.queuedRuns} run${h.queuedRuns === 1 ? '' : 's'} queued` : ''}`,
     `  sources: ${h.sources.join(', ')}`,
   ];
+  if (h.saturated)
+    lines.push(
+      `  stretched (RATE-9): every source here syncs at its interval × ${fixed(h.stretch)} — the host's pace wins, none is starved`,
+    );
+  for (const [kind, words] of Object.entries(WAITING_LINES)) {
+    const ids = h.waiting.filter((w) => w.waitingFor === kind).map((w) => w.sourceId);
+    if (words !== undefined && ids.length > 0) lines.push(`  ${words}: ${ids.join(', ')}`);
+  }
   if (h.pausedUntil !== null)
     lines.push(`  paused until ${h.pausedUntil} (RATE-8 Retry-After): no run starts`);
   if (h.fullSyncBacklog.length > 0)

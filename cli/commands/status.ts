@@ -2,6 +2,7 @@ import { explainSources } from '../../shared/planner';
 import { scheduleSettingsFromEnv } from '../../shared/schedule';
 import type { LocalRuntime } from '../local/runtime';
 import type { CommandResult } from '../output';
+import { hostLedgerOf } from './hosts';
 
 /** `status [<sourceId>]`: why each source waits, runs or is paused — the planner's own decision. */
 export async function statusCommand(
@@ -14,6 +15,8 @@ export async function statusCommand(
     { sources: rt.env.SOURCES_TABLE, state: rt.env.STATE_TABLE },
     scheduleSettingsFromEnv(rt.env),
     now,
+    // The same host ledger as the planner and `hosts`: a paused host or other fetches' share is said here too.
+    await hostLedgerOf(rt),
   );
   const rows = sourceId === undefined ? all : all.filter((s) => s.sourceId === sourceId);
   if (sourceId !== undefined && rows.length === 0) {

@@ -210,7 +210,7 @@ export function bookSections(c: RulesConstants): BookSection[] {
         ),
         r(
           'RATE-9',
-          `(our addition) One host, one budget. All sources on one host (RATE-2's key) and the other fetches to it share its pace. When their cadence asks for more requests than the pace serves, the pace wins: every source on that host is slowed by the same factor (demand ÷ capacity), session days included — on one host a session-day run starts first — and none is starved; \`status\` and \`ingestor hosts\` say so, and a metric per saturated host raises an alarm. Sync slots (SCH-5) go to runs whose host can serve them now: per host never more runs than its pace keeps busy (one, two for a server slower than the pace, never more than ${num(c.rate.maxInFlightPerHost)}), so a slot never waits for a busy host while a source on another host is due. A host's full syncs share its nightly window: those that do not fit wait for the next night, oldest first (FULL-3). The document passes (files and text, deletion check, photos) are admitted per host against the same budget: not while the host is paused (RATE-8), never beyond half its pace, and on a host the syncs fill only while they use less than a tenth of it — syncs go first, documents still drain; a host skipped stays due for the next pass, and the pass's report says why. The planner reads every host's pause, Crawl-delay and the other fetches' use from one shared ledger per tick.`,
+          `(our addition) One host, one budget. All sources on one host (RATE-2's key) and the other fetches to it share its pace. When their cadence asks for more requests than the pace serves, the pace wins: every source on that host is slowed by the same factor (demand ÷ capacity), session days included — on one host a session-day run starts first — and none is starved; \`status\` and \`ingestor hosts\` say so, and a metric per saturated host raises an alarm. Sync slots (SCH-5) go to runs whose host can serve them now: per host never more runs than its pace keeps busy (one, two for a server slower than the pace, never more than ${num(c.rate.maxInFlightPerHost)}), so a slot never waits for a busy host while a source on another host is due. A host's full syncs share its nightly window: those that do not fit wait for the next night, oldest first (FULL-3). The document passes (files and text, deletion check, photos) are admitted per host against the same budget: not while the host is paused (RATE-8), never beyond half its pace, and on a host the syncs fill only while they use less than a tenth of it — syncs go first, documents still drain; a host skipped stays due for the next pass, and the pass's report says why. The preview's on-demand fetch is admitted the same way; refused, it answers 503 with Retry-After (PRV-1) and asks nothing. Every request of these fetches is counted per host in one shared ledger. The planner reads every host's pause, Crawl-delay and the other fetches' use from one shared ledger per tick.`,
         ),
       ],
     },
@@ -714,6 +714,7 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
       'shared/planner/fleet.ts',
       'shared/hosts/other-fetches.ts',
       'shared/documents/admission.ts',
+      'shared/preview/admission.ts',
       'shared/slots/ledger.ts',
       'cli/commands/hosts.ts',
       'shared/observability/host-metrics.ts',
@@ -723,6 +724,9 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
       'test/hosts/hosts.test.ts',
       'test/hosts/other-fetch-admission.test.ts',
       'test/documents/host-admission.test.ts',
+      'test/documents/photos-admission.test.ts',
+      'test/preview/host-budget.test.ts',
+      'test/cli/explain-hosts.test.ts',
       'test/planner/host-ledger.test.ts',
       'test/slots/host-ledger.test.ts',
       'test/sync/continued-run.test.ts',
@@ -775,7 +779,12 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
   },
   'SCH-5': {
     modules: ['shared/schedule/slots.ts', 'shared/schedule/decide.ts', 'shared/planner/tick.ts'],
-    tests: ['test/schedule/slots.test.ts', 'test/store/source-state.test.ts', 'test/planner/tick.test.ts'],
+    tests: [
+      'test/schedule/slots.test.ts',
+      'test/store/source-state.test.ts',
+      'test/planner/tick.test.ts',
+      'test/sync/lane-race.test.ts',
+    ],
   },
   'SCH-6': {
     modules: ['shared/schedule/simulate.ts', 'cli/commands/simulate.ts', 'shared/schedule/constants.ts'],

@@ -47,12 +47,24 @@ export interface AdmissionInput {
   fullSyncSlotsNeeded?: number;
 }
 
+/**
+ * What a waiting run waits for, set where the admission decides (so nobody has to read it back from
+ * rule ids or reason texts): its busy host (RATE-9 / RATE-4 — the only wait a host lane takes over), its
+ * paused host (RATE-8), a free sync slot (SCH-5) or tonight's full-sync budget (FULL-3).
+ */
+export type WaitingFor =
+  | { kind: 'host'; host: string }
+  | { kind: 'paused-host'; host: string; until?: string }
+  | { kind: 'slot' }
+  | { kind: 'full-sync-budget'; host: string };
+
 export interface WaitingRun {
   sourceId: string;
   host: string;
   decision: SourceDecision;
   reason: string;
   ruleIds: string[];
+  waitingFor: WaitingFor;
 }
 
 export interface Admission {
@@ -125,6 +137,7 @@ export function admitRuns(input: AdmissionInput): Admission {
         decision: c.decision,
         reason: behind,
         ruleIds: ['FULL-3', 'RATE-9'],
+        waitingFor: { kind: 'full-sync-budget', host: c.host },
       });
   }
 
@@ -152,6 +165,7 @@ export function admitRuns(input: AdmissionInput): Admission {
         decision: c.decision,
         reason: why,
         ruleIds: ['FULL-3', 'SCH-5'],
+        waitingFor: { kind: 'slot' },
       });
   }
 
@@ -190,6 +204,7 @@ export function admitRuns(input: AdmissionInput): Admission {
         decision: next.decision,
         reason: `all ${settings.maxConcurrentSyncs} sync slots busy (SCH-5)`,
         ruleIds: ['SCH-5'],
+        waitingFor: { kind: 'slot' },
       });
     }
   }
@@ -204,12 +219,20 @@ export function admitRuns(input: AdmissionInput): Admission {
       c.hostBlocked === 'paused'
         ? `host ${c.host} paused until ${model?.pausedUntil ?? '?'} (RATE-8): ${runs}`
         : `host ${c.host} busy: ${runs}; ${inFlight.get(c.host) ?? 0} of ${limitOf(c.host)} run${limitOf(c.host) === 1 ? '' : 's'} its pace keeps busy already (RATE-9, RATE-4)`;
+    const paused = c.hostBlocked === 'paused';
     waiting.push({
       sourceId: c.decision.sourceId,
       host: c.host,
       decision: c.decision,
       reason,
-      ruleIds: c.hostBlocked === 'paused' ? ['RATE-8', 'RATE-9'] : ['RATE-9', 'RATE-4', 'SCH-5'],
+      ruleIds: paused ? ['RATE-8', 'RATE-9'] : ['RATE-9', 'RATE-4', 'SCH-5'],
+      waitingFor: paused
+        ? {
+            kind: 'paused-host',
+            host: c.host,
+            ...(model?.pausedUntil === undefined ? {} : { until: model.pausedUntil }),
+          }
+        : { kind: 'host', host: c.host },
     });
   }
   return { start, waiting, queuedByHost };

@@ -48,11 +48,11 @@ export const MAX_LANE_ENTRIES = Math.floor((14 * 60) / DEFAULT_EXPECTED_REQUESTS
 
 /**
  * A waiting run that waits only because its host is busy (RATE-9 / RATE-4), not for a slot (SCH-5),
- * not for a paused host (RATE-8) and not for tonight's full-sync budget (FULL-3). The admission marks
- * exactly that wait with RATE-4 (the host's runs in flight).
+ * not for a paused host (RATE-8) and not for tonight's full-sync budget (FULL-3): the admission's
+ * typed `waitingFor`.
  */
-export function waitsOnlyForBusyHost(w: Pick<WaitingRun, 'ruleIds'>): boolean {
-  return w.ruleIds.includes('RATE-4') && !w.ruleIds.includes('RATE-8') && !w.ruleIds.includes('FULL-3');
+export function waitsOnlyForBusyHost(w: Pick<WaitingRun, 'waitingFor'>): boolean {
+  return w.waitingFor.kind === 'host';
 }
 
 function entryOf(d: SourceDecision): LaneEntry {

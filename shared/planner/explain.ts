@@ -1,6 +1,13 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SourceConfig } from '../config';
-import { type HostConditions, hostStateView, isSaturated, saturationText, type WaitingRun } from '../hosts';
+import {
+  type HostConditions,
+  hostStateView,
+  isSaturated,
+  saturationText,
+  type WaitingFor,
+  type WaitingRun,
+} from '../hosts';
 import type { ScheduleSettings, SourceDecision, SourceScheduleState, SyncKind } from '../schedule';
 import { sparedUntil } from '../schedule';
 import type { HostLedger } from '../slots';
@@ -57,6 +64,11 @@ export interface HostStatus {
   running: number;
   /** Due runs waiting for this host (not for a slot). */
   queuedRuns: number;
+  /**
+   * Every due run of the host's sources that does not start now, with what it waits for (the admission's
+   * `waitingFor`: its busy or paused host, a free sync slot, tonight's full-sync budget) and why.
+   */
+  waiting: { sourceId: string; waitingFor: WaitingFor['kind']; reason: string }[];
   /** FULL-3: full syncs that go to a later night for lack of host capacity. */
   fullSyncBacklog: string[];
   /** Item 5 of issue 27: requests per second other fetches take of the pace (at most their share). */
@@ -211,6 +223,13 @@ function statusOf(
 }
 
 function hostStatuses(fleet: FleetPlan, conditions: ReadonlyMap<string, HostConditions>): HostStatus[] {
+  const waitingByHost = new Map<string, HostStatus['waiting']>();
+  for (const w of fleet.admission.waiting) {
+    const list = waitingByHost.get(w.host) ?? [];
+    list.push({ sourceId: w.sourceId, waitingFor: w.waitingFor.kind, reason: w.reason });
+    waitingByHost.set(w.host, list);
+  }
+  for (const list of waitingByHost.values()) list.sort((a, b) => a.sourceId.localeCompare(b.sourceId));
   return [...fleet.hosts.values()]
     .map((m) => ({
       host: m.host,
@@ -224,6 +243,7 @@ function hostStatuses(fleet: FleetPlan, conditions: ReadonlyMap<string, HostCond
       runLimit: m.runLimit,
       running: fleet.runningByHost.get(m.host) ?? 0,
       queuedRuns: fleet.admission.queuedByHost.get(m.host) ?? 0,
+      waiting: waitingByHost.get(m.host) ?? [],
       fullSyncBacklog: fleet.fullPlans.byHost.get(m.host)?.nextNight ?? [],
       otherRequestsPerSecond: m.otherRequestsPerSecond,
       pausedUntil: m.pausedUntil ?? null,

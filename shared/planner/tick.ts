@@ -262,13 +262,18 @@ export async function plannerTick(deps: PlannerDeps, now: Date): Promise<Planner
     let message: SyncMessage | undefined;
     if (startDecision) {
       const lane = lanes.get(source.sourceId);
-      // The lease (SCH-5) and the start in one conditional write, the FULL-2 window recorded with it.
+      // The lease (SCH-5) and the start in one conditional write, the FULL-2 window recorded with it —
+      // only while the source's due time is still the one this tick read: a host lane may have run it
+      // since (lease taken and given back, due time moved to the run's end), and a second run now would
+      // fetch the same again.
+      const readDueAt = stateById.get(source.sourceId)?.dueAt;
       message = await startRun(deps, {
         source,
         decision: startDecision,
         state,
         now,
         runId: newRunId(),
+        dueBy: readDueAt === undefined ? now : new Date(readDueAt),
         ...(lane ? { lane } : {}),
       });
       started = message !== undefined;
@@ -277,7 +282,7 @@ export async function plannerTick(deps: PlannerDeps, now: Date): Promise<Planner
         : {
             ...startDecision,
             action: 'wait',
-            reason: `${startDecision.reason}; another run holds the lease (SCH-5)`,
+            reason: `${startDecision.reason}; another run holds the lease or ran it since this tick read it (SCH-5)`,
           };
     } else if (decision.action === 'sync') {
       finalDecision = {
@@ -302,6 +307,9 @@ export async function plannerTick(deps: PlannerDeps, now: Date): Promise<Planner
       // The lease write recorded decision and due time already.
       return;
     }
+    // The lease was lost: the run that holds it (or ran meanwhile) wrote the state after this tick read
+    // it — its due time and decision stand; this tick's are stale.
+    if (startDecision) return;
     const previous = stateById.get(source.sourceId);
     // Every decided item gets its next due time, so the next ticks do not read it again before then:
     // a waiting one when its decision may change; one waiting only for a free slot stays due.

@@ -61,3 +61,15 @@ export const PREVIEW_STORED_REDIRECT_MAX_AGE_S = 60;
 export const PREVIEW_DOWNLOAD_PARAM = 'download';
 /** The one value PREVIEW_DOWNLOAD_PARAM takes; any other is refused with 400 (delivery.ts says why). */
 export const PREVIEW_DOWNLOAD_VALUE = '1';
+
+/**
+ * RATE-9 (issue 27 item 5): a preview refused because its host has no budget left asks the visitor to
+ * come back after this long — the host ledger counts other fetches over minutes (OTHER_FETCH_BUCKET_MS),
+ * so a retry within seconds would only be refused again.
+ */
+export const PREVIEW_HOST_BUSY_RETRY_AFTER_S = 60;
+/**
+ * RATE-9: the sources on a host (their cadence is the syncs' demand a preview is judged against) are
+ * re-read at most this often per process — RATE-2's five minutes for a config change to reach fetches.
+ */
+export const PREVIEW_HOST_SOURCES_TTL_MS = 5 * 60_000;

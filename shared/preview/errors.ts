@@ -5,6 +5,7 @@ export const PREVIEW_ERROR_CODES = [
   'PREVIEW_NO_PLACE',
   'PREVIEW_LIMITS_UNAVAILABLE',
   'PREVIEW_BAD_REQUEST',
+  'PREVIEW_HOST_BUSY',
 ] as const;
 export type PreviewErrorCode = (typeof PREVIEW_ERROR_CODES)[number];
 
@@ -49,5 +50,22 @@ export class PreviewLimitsUnavailableError extends PreviewError {
 export class PreviewBadRequestError extends PreviewError {
   constructor(message: string) {
     super('PREVIEW_BAD_REQUEST', message);
+  }
+}
+
+/**
+ * RATE-9 / RATE-1 (issue 27 item 5): the document's host has no budget left for another fetch now — its
+ * syncs fill the pace and other fetches use their share, or it is paused (RATE-8). Nothing was requested;
+ * PRV-1 answers 503 with Retry-After rather than add to the host's load. `reason` is for the log only.
+ */
+export class PreviewHostBusyError extends PreviewError {
+  readonly retryAt: number;
+
+  constructor(
+    readonly reason: string,
+    retryAt: number,
+  ) {
+    super('PREVIEW_HOST_BUSY', 'the host has no budget left for a preview fetch now', { retryable: true });
+    this.retryAt = retryAt;
   }
 }

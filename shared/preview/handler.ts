@@ -19,9 +19,11 @@ import { documentsRest, isSpared } from '../schedule';
 import { fileKey, getSourceState, loadSource, MirrorIndex } from '../store';
 import { TakedownRegistry } from '../takedown';
 import { hostKey } from '../util';
+import type { PreviewHostBudget } from './admission';
 import {
   PREVIEW_CONTEXT_TTL_MS,
   PREVIEW_DOC_ID_PATTERN,
+  PREVIEW_HOST_BUSY_RETRY_AFTER_S,
   PREVIEW_LINGER_MAX_BYTES,
   PREVIEW_LINGER_MS,
   PREVIEW_MAX_FETCHES_PER_INSTANCE,
@@ -30,7 +32,12 @@ import {
 } from './constants';
 import { previewDecision } from './decide';
 import { deliveryAsked, originalUrlFor } from './delivery';
-import { PreviewBadRequestError, PreviewLimitsUnavailableError, PreviewNoPlaceError } from './errors';
+import {
+  PreviewBadRequestError,
+  PreviewHostBusyError,
+  PreviewLimitsUnavailableError,
+  PreviewNoPlaceError,
+} from './errors';
 import { LocalPlaces, type PreviewLimits, type VisitorVerdict } from './limits';
 import {
   badRequest,
@@ -64,6 +71,11 @@ export interface PreviewDeps {
   limits: PreviewLimits;
   /** RATE-2: the largest interval of any source on a host, ms. */
   hostIntervalMs?: (host: string) => number | undefined;
+  /**
+   * RATE-9 (issue 27 item 5): the host budget an on-demand fetch is admitted against and its requests
+   * counted in. Without it every host is admitted (the host slots still keep every pace).
+   */
+  hostBudget?: PreviewHostBudget;
   log?: (event: string, fields: Record<string, unknown>) => void;
   /** Overrides for tests and the bench; defaults are the PRV numbers. */
   maxWaitMs?: number;
@@ -95,10 +107,23 @@ class Flight {
   error: unknown;
   head!: Promise<FlightHead>;
   after: Promise<void> = Promise.resolve();
+  /** The flight's requests are in the host ledger (RATE-9): the leader's invocation waits for it too. */
+  readonly recorded: Promise<void>;
+  private markRecorded!: () => void;
   private wake: (() => void) | undefined;
   private changed: Promise<void> = this.renew();
 
-  constructor(readonly item: DocumentItem) {}
+  constructor(readonly item: DocumentItem) {
+    this.recorded = new Promise<void>((resolve) => {
+      this.markRecorded = resolve;
+    });
+  }
+
+  recordedBy(recording: Promise<void> | undefined): void {
+    const done = this.markRecorded;
+    if (recording === undefined) done();
+    else recording.then(done, done);
+  }
 
   private renew(): Promise<void> {
     const p = new Promise<void>((resolve) => {
@@ -148,6 +173,7 @@ const NO_SLOT_CODES = new Set([
   'ROBOTS_UNREACHABLE',
   'PREVIEW_NO_PLACE',
   'PREVIEW_LIMITS_UNAVAILABLE',
+  'PREVIEW_HOST_BUSY',
 ]);
 
 export function createPreviewHandler(deps: PreviewDeps): PreviewHandler {
@@ -267,6 +293,8 @@ export function createPreviewHandler(deps: PreviewDeps): PreviewHandler {
       if (error !== undefined) flight.error = error;
       flight.done = true;
       flight.notify();
+      // RATE-9: this fetch's requests (robots.txt, hops, the file) into the host ledger.
+      flight.recordedBy(deps.hostBudget?.record());
       const forget = () => {
         if (flights.get(item.docId) === flight) flights.delete(item.docId);
       };
@@ -281,11 +309,30 @@ export function createPreviewHandler(deps: PreviewDeps): PreviewHandler {
     flight.head = (async (): Promise<FlightHead> => {
       let result: FetchStreamResult;
       try {
+        // RATE-9 / RATE-1 (issue 27 item 5): may this host take another fetch now? Asked side by side
+        // with the places (one ledger read), since both come out of the visitor's PRV-1 budget.
+        const admitting = deps.hostBudget?.admit(item.url, now());
+        admitting?.catch(() => undefined);
         // PRV-1: the concurrency place is part of the 5 s budget; PRV-2: four per instance, global cap.
         releasePlace = await places.acquire(deadline);
         if (!releasePlace) throw new PreviewNoPlaceError(Date.now() + 1_000);
         releaseGlobal = await deps.limits.acquireGlobal();
         if (!releaseGlobal) throw new PreviewNoPlaceError(Date.now() + 1_000);
+        const admission = await admitting;
+        if (admission !== undefined && !admission.allowed) {
+          // Nothing asked of the host: its syncs and other fetches leave no room, or it is paused (RATE-8).
+          log('preview host busy', {
+            docId: item.docId,
+            sourceId: item.sourceId,
+            host: hostKey(item.url),
+            reason: admission.reason,
+            ruleIds: admission.ruleIds,
+          });
+          throw new PreviewHostBusyError(
+            admission.reason,
+            Date.now() + PREVIEW_HOST_BUSY_RETRY_AFTER_S * 1000,
+          );
+        }
         const host = hostKey(item.url);
         const hostIntervalMs = deps.hostIntervalMs?.(host);
         result = await deps.fetcher.stream(item.url, {
@@ -410,8 +457,9 @@ export function createPreviewHandler(deps: PreviewDeps): PreviewHandler {
         },
       ),
       body: flight.subscribe(),
-      // Only the leader's invocation waits for the upload (a Lambda instance serves one request).
-      ...(joined ? {} : { after: flight.after }),
+      // Only the leader's invocation waits for the upload and the ledger record (a Lambda instance
+      // serves one request).
+      ...(joined ? {} : { after: Promise.all([flight.after, flight.recorded]).then(() => undefined) }),
     };
   }
 

@@ -4,8 +4,10 @@ import type { FetchEvent } from '../fetch';
 import { createFetchRuntime } from '../fetch-runtime';
 import type { HostResolver } from '../net';
 import { logger } from '../observability';
-import { createSlotRedisClient } from '../slots';
-import type { AwsClients } from '../store';
+import { scheduleSettingsFromEnv } from '../schedule';
+import { createHostLedgerFromEnv, createSlotRedisClient, type HostLedger } from '../slots';
+import { type AwsClients, loadAllSources } from '../store';
+import { createPreviewHostBudget, type PreviewHostBudget } from './admission';
 import { createPreviewHandler, type PreviewDeps, type PreviewHandler } from './handler';
 import { createLocalPreviewLimits, createRedisPreviewLimits, type PreviewLimits } from './limits';
 
@@ -24,6 +26,11 @@ export interface PreviewRuntimeOptions {
   resolver?: HostResolver;
   onRequest?: (event: FetchEvent) => void;
   limits?: PreviewLimits;
+  /**
+   * RATE-9 (issue 27 item 5): the host ledger previews are admitted against and counted in. Default:
+   * the one the slots use (Upstash when configured, else this process's own).
+   */
+  ledger?: HostLedger;
   overrides?: Pick<PreviewDeps, 'maxWaitMs' | 'maxFetchesPerInstance' | 'lingerMs' | 'now'>;
 }
 
@@ -31,15 +38,28 @@ export async function createPreviewRuntime(
   env: IngestorEnv,
   options: PreviewRuntimeOptions = {},
 ): Promise<PreviewRuntime> {
+  const credentials = await upstashCredentials(env);
+  const token = credentials?.token ?? env.UPSTASH_REDIS_REST_TOKEN;
+  let hostBudget: PreviewHostBudget | undefined;
   const fetchRuntime = await createFetchRuntime(env, {
     ...(options.clients ? { clients: options.clients } : {}),
     ...(options.resolver ? { resolver: options.resolver } : {}),
-    ...(options.onRequest ? { onRequest: options.onRequest } : {}),
+    onRequest: (event) => {
+      // RATE-9: every request of a preview counts towards the other fetches' share of its host.
+      if (event.kind === 'request') hostBudget?.count(event.host);
+      options.onRequest?.(event);
+    },
+  });
+  const { doc } = fetchRuntime.clients;
+  hostBudget = createPreviewHostBudget({
+    ledger: options.ledger ?? createHostLedgerFromEnv(env, token ? { token } : {}),
+    settings: scheduleSettingsFromEnv(env),
+    loadSources: async () =>
+      (await loadAllSources(doc, env.SOURCES_TABLE)).parsed.flatMap((p) => (p.ok ? [p.source] : [])),
+    log: (event, fields) => logger.info(event, fields),
   });
   let limits = options.limits;
   if (!limits) {
-    const credentials = await upstashCredentials(env);
-    const token = credentials?.token ?? env.UPSTASH_REDIS_REST_TOKEN;
     limits =
       env.UPSTASH_REDIS_REST_URL && token
         ? createRedisPreviewLimits(createSlotRedisClient({ url: env.UPSTASH_REDIS_REST_URL, token }))
@@ -47,7 +67,11 @@ export async function createPreviewRuntime(
   }
   const { hostIntervals } = fetchRuntime;
   // RATE-2: start with the host intervals known; refreshed in the background at most every 5 minutes.
-  await hostIntervals.refresh().catch(() => undefined);
+  // RATE-9: the sources per host the host budget judges a fetch by, loaded in the same cold start.
+  await Promise.all([
+    hostIntervals.refresh().catch(() => undefined),
+    hostBudget.warm().catch(() => undefined),
+  ]);
   const handler = createPreviewHandler({
     doc: fetchRuntime.clients.doc,
     s3: fetchRuntime.clients.s3,
@@ -55,6 +79,7 @@ export async function createPreviewRuntime(
     tables: { sources: env.SOURCES_TABLE, state: env.STATE_TABLE, documents: env.DOCUMENTS_TABLE },
     fetcher: fetchRuntime.fetcher,
     limits,
+    hostBudget,
     hostIntervalMs: (host) => {
       void hostIntervals.refresh().catch(() => undefined);
       return hostIntervals.forHost(host);

@@ -9,8 +9,8 @@ import type { SyncLane, SyncMessage } from './message';
  * Starting a run, the one way both the planner and a host lane (shared/sync/lane.ts) do it: take the
  * source's lease (SCH-5) and record the start in the same conditional write — schedule state with the
  * FULL-2 window, next due time, decision. The run's first message is returned; the caller sends it (the
- * planner, in a batch) or runs it in place (a lane). `undefined`: another run holds the lease — or, for
- * a lane entry (`dueBy`), the source is no longer due as planned — and nothing was written.
+ * planner, in a batch) or runs it in place (a lane). `undefined`: another run holds the lease — or, with
+ * `dueBy`, the source is no longer due as planned — and nothing was written.
  */
 export interface RunStartDeps {
   doc: DynamoDBDocumentClient;
@@ -26,7 +26,10 @@ export interface RunStart {
   state: SourceScheduleState;
   now: Date;
   runId: string;
-  /** A lane entry: only while the source's stored due time is no later than this (the lane's plan). */
+  /**
+   * Only while the source's stored due time is no later than this: a lane entry's plan, or the due time
+   * the planner's tick read (a lane may have run the source since; a finished run moves it to its end).
+   */
   dueBy?: Date;
   /** The lane the run carries on (its host's runs still waiting). */
   lane?: SyncLane;

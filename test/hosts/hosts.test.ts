@@ -120,6 +120,11 @@ describe('the host model (RATE-9, RATE-1, RATE-2)', () => {
     const admission = admitRuns({ due: [due('a', 'h.example', 5)], running: [], hosts, settings });
     expect(admission.start).toEqual([]);
     expect(admission.waiting[0]?.reason).toMatch(/^host h\.example paused until .* \(RATE-8\): 1 run queued/);
+    expect(admission.waiting[0]?.waitingFor).toEqual({
+      kind: 'paused-host',
+      host: 'h.example',
+      until: new Date(until).toISOString(),
+    });
   });
 });
 

@@ -93,10 +93,16 @@ describe('host lanes (RATE-9, SCH-5, RATE-4)', () => {
     const lanes = lanesOf(admission, (id) => (id === 'c' ? 'other.example' : 'busy.example'), NOW);
     expect(lanes.get('a')?.entries.map((e) => e.sourceId)).toEqual(['b']);
     expect([...lanes.values()].flatMap((l) => l.entries.map((e) => e.sourceId))).not.toContain('c');
-    expect(waitsOnlyForBusyHost({ ruleIds: ['SCH-5'] })).toBe(false);
-    expect(waitsOnlyForBusyHost({ ruleIds: ['RATE-8', 'RATE-9'] })).toBe(false);
-    expect(waitsOnlyForBusyHost({ ruleIds: ['FULL-3', 'RATE-9'] })).toBe(false);
-    expect(waitsOnlyForBusyHost({ ruleIds: ['RATE-9', 'RATE-4', 'SCH-5'] })).toBe(true);
+    // The wait is typed where the admission decides it: b waits for its host, c for a slot.
+    const waitingFor = new Map(admission.waiting.map((w) => [w.sourceId, w.waitingFor]));
+    expect(waitingFor.get('b')).toEqual({ kind: 'host', host: 'busy.example' });
+    expect(waitingFor.get('c')).toEqual({ kind: 'slot' });
+    expect(waitsOnlyForBusyHost({ waitingFor: { kind: 'slot' } })).toBe(false);
+    expect(waitsOnlyForBusyHost({ waitingFor: { kind: 'paused-host', host: 'busy.example' } })).toBe(false);
+    expect(waitsOnlyForBusyHost({ waitingFor: { kind: 'full-sync-budget', host: 'busy.example' } })).toBe(
+      false,
+    );
+    expect(waitsOnlyForBusyHost({ waitingFor: { kind: 'host', host: 'busy.example' } })).toBe(true);
   });
 
   it('RATE-4: a slow host with two runs deals its queue out in turn — no source in two lanes', () => {
@@ -131,6 +137,7 @@ describe('host lanes (RATE-9, SCH-5, RATE-4)', () => {
           decision: fullDecision('b', 30),
           reason: 'host slow.example busy: 2 runs queued',
           ruleIds: ['RATE-9', 'RATE-4', 'SCH-5'],
+          waitingFor: { kind: 'host' as const, host: 'slow.example' },
         },
         {
           sourceId: 'c',
@@ -138,6 +145,7 @@ describe('host lanes (RATE-9, SCH-5, RATE-4)', () => {
           decision: syncDecision({ sourceId: 'c' }),
           reason: 'host slow.example busy: 2 runs queued',
           ruleIds: ['RATE-9', 'RATE-4', 'SCH-5'],
+          waitingFor: { kind: 'host' as const, host: 'slow.example' },
         },
       ],
     };

@@ -75,6 +75,27 @@ describe('host ledger: what the planner reads of all hosts at once', () => {
     expect(otherRequestsPerSecond.get('photos.example')).toBeCloseTo((docs * 12) / 360, 6);
     expect(otherRequestsPerSecond.has('paused.example')).toBe(false);
   });
+
+  it("RATE-9 item 5: one host read alone (a preview's admission) is that host's part of the whole reading, in one small call", async () => {
+    await sync.noteCrawlDelay('docs.example', 5_000);
+    const whole = await planner.read();
+    const calls = peer.adapter.requestCount();
+    const one = await planner.readHost('https://DOCS.example:8443/files/1.pdf');
+    expect(peer.adapter.requestCount() - calls).toBeLessThanOrEqual(2); // EVALSHA (+ EVAL the first time)
+    expect([...one.floors]).toEqual([['docs.example', whole.floors.get('docs.example')]]);
+    expect(one.floors.get('docs.example')).toEqual({ crawlDelayMs: 5_000 });
+    expect([...one.otherRequestsPerSecond.keys()]).toEqual(['docs.example']);
+    expect(one.otherRequestsPerSecond.get('docs.example')).toBeCloseTo(
+      whole.otherRequestsPerSecond.get('docs.example') ?? 0,
+      3,
+    );
+    // A pause, and a host nobody wrote to.
+    expect((await planner.readHost('paused.example')).floors.get('paused.example')?.pausedUntilMs).toBe(
+      whole.floors.get('paused.example')?.pausedUntilMs,
+    );
+    const none = await planner.readHost('nobody.example');
+    expect(none.floors.size + none.otherRequestsPerSecond.size).toBe(0);
+  });
 });
 
 describe('host ledger in local mode (npm start: planner, sync and passes in one process)', () => {
@@ -95,6 +116,9 @@ describe('host ledger in local mode (npm start: planner, sync and passes in one 
     expect((await ledger.read()).floors.get('local.example')).toEqual({ crawlDelayMs: 4_000 });
     // Two buckets later the other fetches' use is forgotten.
     expect((await ledger.read()).otherRequestsPerSecond.get('local.example')).toBeGreaterThan(0);
+    const one = await ledger.readHost('LOCAL.example');
+    expect(one.floors.get('local.example')).toEqual({ crawlDelayMs: 4_000 });
+    expect(one.otherRequestsPerSecond.get('local.example')).toBeGreaterThan(0);
     clock.timeMs += 2 * OTHER_FETCH_BUCKET_MS;
     expect((await ledger.read()).otherRequestsPerSecond.has('local.example')).toBe(false);
   });
