@@ -638,7 +638,7 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
   },
   'RATE-2': {
     modules: [
-      'shared/sync/runtime.ts',
+      'shared/fetch-runtime/host-intervals.ts',
       'shared/config/source.ts',
       'shared/slots/constants.ts',
       'shared/util/host-key.ts',
@@ -1071,7 +1071,7 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
     modules: [
       'shared/other-fetch/fetch.ts',
       'shared/fetch/host-slot.ts',
-      'shared/sync/runtime.ts',
+      'shared/fetch-runtime/host-intervals.ts',
       'cli/aws/shared-slots.ts',
     ],
     tests: ['test/other-fetch/other-fetch.test.ts', 'test/geo/infra.test.ts'],
