@@ -3,6 +3,7 @@ import {
   type AttributeValue,
   type DynamoDBClient,
   GetItemCommand,
+  PutItemCommand,
   QueryCommand,
   type QueryCommandInput,
   ScanCommand,
@@ -183,8 +184,17 @@ function attachMeter(
   clients: AwsClients,
   shapes: Record<string, TableShape>,
   peekClient: DynamoDBClient,
-): { read(): Meter; reset(): void } {
+): {
+  read(): Meter;
+  reset(): void;
+  /** Off: writes sized by what they send (no reads around them), e.g. while a tick's wall time is timed. */
+  peeking(on: boolean): void;
+  /** Reads made around writes since the last reset (their CPU is not the run's work). */
+  peeks(): number;
+} {
   let m = zeroMeter();
+  let peekOn = true;
+  let peekCount = 0;
   const peeked = new WeakMap<object, AttrItem | undefined>();
   const keyOf = (table: string, item: AttrItem): AttrItem => {
     const shape = shapes[table];
@@ -196,7 +206,8 @@ function attachMeter(
     );
   };
   const peek = async (table: string, key: AttrItem): Promise<AttrItem | undefined> => {
-    if (!shapes[table] || Object.keys(key).length === 0) return undefined;
+    if (!peekOn || !shapes[table] || Object.keys(key).length === 0) return undefined;
+    peekCount += 1;
     const out = await peekClient.send(
       new GetItemCommand({ TableName: table, Key: key, ConsistentRead: true }),
     );
@@ -336,7 +347,12 @@ function attachMeter(
     }),
     reset: () => {
       m = zeroMeter();
+      peekCount = 0;
     },
+    peeking: (on) => {
+      peekOn = on;
+    },
+    peeks: () => peekCount,
   };
 }
 
@@ -380,6 +396,9 @@ export interface RunProfile {
   readsBy?: Record<string, number>;
 }
 
+/** CPU seconds of one read the meter makes around a write (calibrated per bench, `calibratePeek`). */
+let peekCpuSeconds = 0;
+
 async function measureRun(
   meter: ReturnType<typeof attachMeter>,
   run: () => Promise<{ requests: number }>,
@@ -390,7 +409,8 @@ async function measureRun(
   const started = process.cpuUsage();
   const { result, logBytes } = await logBytesOf(run);
   const cpu = process.cpuUsage(started);
-  const workSeconds = (cpu.user + cpu.system) / 1e6;
+  // The meter's own reads around writes are not the run's work.
+  const workSeconds = Math.max(0, (cpu.user + cpu.system) / 1e6 - meter.peeks() * peekCpuSeconds);
   const m = meter.read();
   return {
     requests: result.requests,
@@ -704,6 +724,23 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     },
     peekClients.dynamo,
   );
+  // What one of the meter's reads costs in CPU (client and local peer, in this process): a present item
+  // of about a State item's size, read as the meter reads.
+  {
+    const Key = { pk: { S: 'SOURCE#cost-calibration' }, sk: { S: 'STATE' } };
+    await peekClients.dynamo.send(
+      new PutItemCommand({ TableName: bed.env.STATE_TABLE, Item: { ...Key, pad: { S: 'x'.repeat(1_000) } } }),
+    );
+    const CALLS = 200;
+    const started = process.cpuUsage();
+    for (let i = 0; i < CALLS; i += 1)
+      await peekClients.dynamo.send(
+        new GetItemCommand({ TableName: bed.env.STATE_TABLE, Key, ConsistentRead: true }),
+      );
+    const cpu = process.cpuUsage(started);
+    peekCpuSeconds = (cpu.user + cpu.system) / 1e6 / CALLS;
+    log(`meter: ${(peekCpuSeconds * 1000).toFixed(2)} ms CPU a read around a write (subtracted from work)`);
+  }
   let oparl: KindProfiles;
   let scraper: KindProfiles;
   let planner: PlannerProfile;
@@ -829,6 +866,8 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     // 1e. The planner: a warm tick with starts, and one right after with none (its fixed cost).
     const t0 = STEADY_T0;
     await seedSteadySources(bed.clients.doc, bed.env, 200, t0);
+    // The tick is timed by the wall clock: no reads around its writes (a run's writes are measured above).
+    meter.peeking(false);
     const deps = plannerBenchDeps(bed, 1_000);
     const tick = async (at: number) => {
       meter.reset();
