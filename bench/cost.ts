@@ -1,11 +1,17 @@
 import { pathToFileURL } from 'node:url';
 import {
   type AttributeValue,
+  type DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
   QueryCommand,
   type QueryCommandInput,
   ScanCommand,
   type ScanCommandInput,
 } from '@aws-sdk/client-dynamodb';
+import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { LIST_KEYS, startFakeCouncil } from '../demo';
 import { BUDGET_RESERVE_MS as DELETION_BUDGET_RESERVE_MS } from '../functions/deletion-check';
 import { FUNCTION_MEMORY_MB, MIRROR_API_MAX_INSTANCES, SYNC_BATCH_SIZE } from '../infra/function-sizes';
@@ -18,18 +24,45 @@ import {
   HOSTS_IN_PARALLEL,
   PHO_RECHECK_MS,
 } from '../shared/documents';
+import { engineReportOf } from '../shared/engine';
 import { INLINE_ITEM_MAX_BYTES, listCountKey } from '../shared/mirror';
 import { logger, logRequestEvent, MetricsBuffer } from '../shared/observability';
+import { syncSource } from '../shared/oparl';
 import { plannerTick } from '../shared/planner';
-import { DEFAULT_MAX_CONCURRENT_SYNCS, simulateCadence } from '../shared/schedule';
-import { type AwsClients, DIGEST_PREFIX, LIST_INDEX, STATE_TABLE } from '../shared/store';
-import { BUDGET_RESERVE_MS, WORKER_RUNS_AT_ONCE, WORKER_START_MIN_MS } from '../shared/sync';
+import {
+  DEFAULT_LEASE_MINUTES,
+  DEFAULT_MAX_CONCURRENT_SYNCS,
+  DEFAULT_SCHEDULE_SETTINGS,
+  simulateCadence,
+} from '../shared/schedule';
+import {
+  type AwsClients,
+  createAwsClients,
+  DIGEST_PREFIX,
+  DOCUMENTS_TABLE,
+  destroyAwsClients,
+  LIST_INDEX,
+  SOURCES_TABLE,
+  STATE_TABLE,
+} from '../shared/store';
+import {
+  BUDGET_RESERVE_MS,
+  runSyncMessage,
+  type SyncMessage,
+  WORKER_RUNS_AT_ONCE,
+  WORKER_START_MIN_MS,
+} from '../shared/sync';
 import { type AwsTestbed, startAwsTestbed } from '../test/support/aws';
 import { ALLRIS_DISTRICTS, startFakeRisHtml } from '../test/support/fake-ris-html';
 import { harness, TestClock } from '../test/support/oparl-harness';
 import { scraperHarness } from '../test/support/scraper-harness';
 import { ASSUMPTIONS } from './cost/assumptions';
-import { dynamoItemBytes, STORAGE_OVERHEAD_BYTES_PER_ITEM } from './cost/item-size';
+import {
+  dynamoItemBytes,
+  STORAGE_OVERHEAD_BYTES_PER_ITEM,
+  type TableShape,
+  writeChangeUnits,
+} from './cost/item-size';
 import { LEVER_VARIANTS, LEVERS_NOW, LEVERS_OFF, type Levers } from './cost/levers';
 import {
   apiFloodCeilingEurPerHour,
@@ -44,9 +77,8 @@ import {
   readUnits,
   vmComparison,
   WEEKS_PER_MONTH,
-  writeUnits,
 } from './cost/model';
-import { PRICES, PRICES_READ_ON, USD_TO_EUR } from './cost/prices';
+import { PRICES, PRICES_READ_ON, UPSTASH_FIXED_BANDWIDTH_GB, USD_TO_EUR } from './cost/prices';
 import { countStack, metricSeries } from './cost/stack-count';
 import { simulateWorker, type WorkerModelResult } from './cost/worker-model';
 import { plannerBenchDeps, STEADY_T0, seedSteadySources } from './planner';
@@ -81,6 +113,8 @@ interface Meter {
   sqsRequests: number;
   /** DynamoDB write units by command and key prefix (what an unchanged run writes, and why). */
   writesBy: Record<string, number>;
+  /** Writes (table or index copy) by the same labels: what they would cost at < 1 KB each. */
+  writeCallsBy: Record<string, number>;
   /** DynamoDB read units by command and key prefix. */
   readsBy: Record<string, number>;
   /** Units of items that grow with the objects of a source (mirror index, documents, session days). */
@@ -104,6 +138,7 @@ const zeroMeter = (): Meter => ({
   s3BytesPut: 0,
   sqsRequests: 0,
   writesBy: {},
+  writeCallsBy: {},
   readsBy: {},
   objectReadUnits: 0,
   objectWriteUnits: 0,
@@ -125,13 +160,117 @@ const OBJECT_FAMILIES = new Set(['MIRROR', 'DOCUMENT', 'documentId', 'SESSION', 
 const bytesOf = (v: unknown): number => (v === undefined ? 0 : Buffer.byteLength(JSON.stringify(v)));
 
 /** Counts every call of the clients (a middleware on the real SDK clients; the peers are real). */
-function attachMeter(clients: AwsClients): { read(): Meter; reset(): void } {
+type AttrItem = Record<string, AttributeValue>;
+
+const ATTRIBUTE_TYPES = new Set(['S', 'N', 'B', 'BOOL', 'NULL', 'M', 'L', 'SS', 'NS', 'BS']);
+
+/** An item or key as the low-level client sends it (the document client's plain values marshalled). */
+function asAttributes(item: Record<string, unknown> | undefined): AttrItem {
+  if (item === undefined) return {};
+  const first = Object.values(item)[0];
+  const marshalled =
+    typeof first === 'object' &&
+    first !== null &&
+    Object.keys(first).length === 1 &&
+    ATTRIBUTE_TYPES.has(Object.keys(first)[0] as string);
+  return marshalled
+    ? (item as AttrItem)
+    : marshall(item, { removeUndefinedValues: true, convertClassInstanceToMap: false });
+}
+
+/** A write's family for the meter: the sort key's prefix (one label for the mirror's id hashes). */
+function writeFamily(item: AttrItem | undefined): string {
+  const rawSk = item?.sk?.S ?? '';
+  if (/^[0-9a-f]{40}$/.test(rawSk)) return 'object-hash';
+  if (rawSk !== '') return rawSk.split(/[#:]/)[0] ?? '?';
+  return keyFamily(item as Record<string, unknown> | undefined);
+}
+
+/**
+ * Counts every call of the clients (a middleware on the real SDK clients; the peers are real). A write
+ * is billed as DynamoDB bills it (issue 28, bench/cost/item-size.ts `writeChangeUnits`): the larger of
+ * the item before and after — read around the write through `peekClient`, which the meter does not
+ * count — and the copies in the table's global indexes (`shapes`, by table name).
+ */
+function attachMeter(
+  clients: AwsClients,
+  shapes: Record<string, TableShape>,
+  peekClient: DynamoDBClient,
+): {
+  read(): Meter;
+  reset(): void;
+  /** Off: writes sized by what they send (no reads around them), e.g. while a tick's wall time is timed. */
+  peeking(on: boolean): void;
+  /** Reads made around writes since the last reset (their CPU is not the run's work). */
+  peeks(): number;
+} {
   let m = zeroMeter();
+  let peekOn = true;
+  let peekCount = 0;
+  const peeked = new WeakMap<object, AttrItem | undefined>();
+  const keyOf = (table: string, item: AttrItem): AttrItem => {
+    const shape = shapes[table];
+    if (!shape) return item;
+    return Object.fromEntries(
+      [shape.partitionKey, shape.sortKey]
+        .filter((k): k is string => k !== undefined && item[k] !== undefined)
+        .map((k) => [k, item[k] as AttributeValue]),
+    );
+  };
+  const peek = async (table: string, key: AttrItem): Promise<AttrItem | undefined> => {
+    if (!peekOn || !shapes[table] || Object.keys(key).length === 0) return undefined;
+    peekCount += 1;
+    const out = await peekClient.send(
+      new GetItemCommand({ TableName: table, Key: key, ConsistentRead: true }),
+    );
+    return out.Item;
+  };
+  const indexOf = (table: string, index: string) =>
+    shapes[table]?.globalIndexes.find((i) => i.indexName === index);
+  const indexKeyOf = (table: string, index: string) => indexOf(table, index)?.partitionKey ?? '';
+  const indexSortOf = (table: string, index: string) => indexOf(table, index)?.sortKey ?? '';
+  const write = (op: string, table: string, before: AttrItem | undefined, after: AttrItem | undefined) => {
+    const units = writeChangeUnits(before, after, shapes[table] ?? { partitionKey: 'pk', globalIndexes: [] });
+    const family = writeFamily(after ?? before);
+    const add = (label: string, n: number, copies = 1) => {
+      m.writeUnits += n;
+      m.writesBy[label] = (m.writesBy[label] ?? 0) + n;
+      m.writeCallsBy[label] = (m.writeCallsBy[label] ?? 0) + copies;
+      if (OBJECT_FAMILIES.has(family)) m.objectWriteUnits += n;
+    };
+    add(`${op} ${family}`, units.table);
+    for (const [index, n] of Object.entries(units.indexes)) {
+      // An index key that changed is two copies written (the old deleted, the new put).
+      const keys = [indexKeyOf(table, index), indexSortOf(table, index)];
+      const inIndex = (x: AttrItem | undefined) => keys.every((k) => x?.[k] !== undefined);
+      const keyMoved =
+        inIndex(before) &&
+        inIndex(after) &&
+        keys.some((k) => JSON.stringify(before?.[k]) !== JSON.stringify(after?.[k]));
+      add(`${op} ${family} → ${index}`, n, keyMoved ? 2 : 1);
+    }
+  };
   clients.dynamo.middlewareStack.add(
     (next, context) => async (args) => {
-      const out = await next(args);
       const name = context.commandName ?? '';
       const input = args.input as Record<string, unknown>;
+      if (/^(Put|Update|Delete)/.test(name)) {
+        const table = String(input.TableName ?? '');
+        const key = asAttributes((input.Item ?? input.Key) as Record<string, unknown>);
+        peeked.set(args, await peek(table, keyOf(table, key)));
+      }
+      let out: Awaited<ReturnType<typeof next>>;
+      try {
+        out = await next(args);
+      } catch (error) {
+        // A write refused by its condition still consumes the units of the item it was checked on.
+        if (peeked.has(args)) {
+          m.dynamoCalls += 1;
+          const before = peeked.get(args);
+          write(`${name.replace(/Command$/, '')} (refused)`, String(input.TableName ?? ''), before, before);
+        }
+        throw error;
+      }
       const output = out.output as unknown as Record<string, unknown>;
       m.dynamoCalls += 1;
       // A BatchGet names its consistency per table, inside RequestItems.
@@ -164,25 +303,22 @@ function attachMeter(clients: AwsClients): { read(): Meter; reset(): void } {
         for (const items of Object.values(responses))
           for (const i of items) read(keyFamily(i), readUnits(bytesOf(i), consistent));
       } else if (/^BatchWrite/.test(name)) {
+        // Puts of new items (the mirror's first sync): nothing before them.
         const req = (input.RequestItems ?? {}) as Record<string, { PutRequest?: { Item: unknown } }[]>;
-        for (const list of Object.values(req))
-          for (const r of list) m.writeUnits += writeUnits(bytesOf(r.PutRequest?.Item));
+        for (const [table, list] of Object.entries(req))
+          for (const r of list) {
+            const item = r.PutRequest?.Item as Record<string, unknown> | undefined;
+            if (item) write('BatchWriteItem', table, undefined, asAttributes(item));
+          }
       } else if (/^(Put|Update|Delete)/.test(name)) {
-        // A write is billed on the larger of the item before and after; the item written (or, for an
-        // update, the attributes it sets) stands for it.
-        const units = writeUnits(bytesOf(input.Item ?? input.ExpressionAttributeValues ?? input.Key));
-        m.writeUnits += units;
-        const key = (input.Item ?? input.Key) as Record<string, { S?: string }> | undefined;
-        const rawSk = String(key?.sk?.S ?? key?.sk ?? '');
-        // Object index items are keyed by a content hash: one label for all of them.
-        const sk = /^[0-9a-f]{40}$/.test(rawSk)
-          ? 'object-hash'
-          : rawSk === ''
-            ? keyFamily(key as Record<string, unknown> | undefined)
-            : rawSk.split(/[#:]/)[0];
-        const label = `${name.replace(/Command$/, '')} ${sk}`;
-        m.writesBy[label] = (m.writesBy[label] ?? 0) + units;
-        if (OBJECT_FAMILIES.has(sk ?? '')) m.objectWriteUnits += units;
+        const key = asAttributes((input.Item ?? input.Key) as Record<string, unknown>);
+        const item = input.Item ? key : undefined;
+        const table = String(input.TableName ?? '');
+        // Issue 28: billed as DynamoDB bills it — the larger of the item before and after, and the
+        // copies in the table's global indexes — so the item is read before and after, unmetered.
+        const before = peeked.get(args);
+        const after = /^Delete/.test(name) ? undefined : (item ?? (await peek(table, keyOf(table, key))));
+        write(name.replace(/Command$/, ''), table, before, after ?? (before ? undefined : keyOf(table, key)));
       }
       return out;
     },
@@ -215,10 +351,20 @@ function attachMeter(clients: AwsClients): { read(): Meter; reset(): void } {
     { step: 'initialize', name: 'costMeter' },
   );
   return {
-    read: () => ({ ...m, writesBy: { ...m.writesBy }, readsBy: { ...m.readsBy } }),
+    read: () => ({
+      ...m,
+      writesBy: { ...m.writesBy },
+      writeCallsBy: { ...m.writeCallsBy },
+      readsBy: { ...m.readsBy },
+    }),
     reset: () => {
       m = zeroMeter();
+      peekCount = 0;
     },
+    peeking: (on) => {
+      peekOn = on;
+    },
+    peeks: () => peekCount,
   };
 }
 
@@ -262,6 +408,9 @@ export interface RunProfile {
   readsBy?: Record<string, number>;
 }
 
+/** CPU seconds of one read the meter makes around a write (calibrated per bench, `calibratePeek`). */
+let peekCpuSeconds = 0;
+
 async function measureRun(
   meter: ReturnType<typeof attachMeter>,
   run: () => Promise<{ requests: number }>,
@@ -272,7 +421,8 @@ async function measureRun(
   const started = process.cpuUsage();
   const { result, logBytes } = await logBytesOf(run);
   const cpu = process.cpuUsage(started);
-  const workSeconds = (cpu.user + cpu.system) / 1e6;
+  // The meter's own reads around writes are not the run's work.
+  const workSeconds = Math.max(0, (cpu.user + cpu.system) / 1e6 - meter.peeks() * peekCpuSeconds);
   const m = meter.read();
   return {
     requests: result.requests,
@@ -293,8 +443,23 @@ async function measureRun(
   };
 }
 
+/** Write units by label (`<op> <family>[ → <index>]`) × k — only the families that grow with objects, if asked. */
+function scaleWritesBy(
+  w: Record<string, number> | undefined,
+  k: number,
+  objectsOnly = false,
+): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(w ?? {}).map(([label, units]) => {
+      const family = label.split(' ')[1] ?? '';
+      return [label, !objectsOnly || OBJECT_FAMILIES.has(family) ? units * k : units];
+    }),
+  );
+}
+
 /** A run `k` times over (more bodies: every quantity, requests too). */
 const scaled = (p: RunProfile, k: number): RunProfile => ({
+  writesBy: scaleWritesBy(p.writesBy, k),
   requests: p.requests * k,
   workSeconds: p.workSeconds * k,
   readUnits: p.readUnits * k,
@@ -316,6 +481,7 @@ const scaled = (p: RunProfile, k: number): RunProfile => ({
  */
 const objectScaled = (p: RunProfile, k: number): RunProfile => ({
   ...p,
+  writesBy: scaleWritesBy(p.writesBy, k, true),
   workSeconds: p.workSeconds * k,
   readUnits: p.readUnits + p.objectReadUnits * (k - 1),
   writeUnits: p.writeUnits + p.objectWriteUnits * (k - 1),
@@ -399,6 +565,138 @@ async function sampleMirrorIndex(bed: AwsTestbed, sourceId: string): Promise<Mir
   return { table, indexes, counters };
 }
 
+/** Issue 28: what one run costs beside its engine's work: the planner's start and the message's path. */
+interface RunLifecycleProfile {
+  /** Write units of the lease taken, the claim and the release with the outcome (table and indexes). */
+  writeUnits: number;
+  /** Read units of the message's path outside the engine (source config, state before the outcome). */
+  readUnits: number;
+  writesBy: Record<string, number>;
+  /** Table writes and index copies written a run: its write units if every one were < 1 KB. */
+  writeCopies: number;
+  runs: number;
+}
+
+const meterDiff = (a: Meter, b: Meter) => {
+  const writesBy: Record<string, number> = {};
+  for (const [k, v] of Object.entries(b.writesBy)) {
+    const d = v - (a.writesBy[k] ?? 0);
+    if (d !== 0) writesBy[k] = d;
+  }
+  const copies = (x: Meter) => Object.values(x.writeCallsBy).reduce((n, c) => n + c, 0);
+  return {
+    writeUnits: b.writeUnits - a.writeUnits,
+    readUnits: b.readUnits - a.readUnits,
+    writesBy,
+    writeCopies: copies(b) - copies(a),
+  };
+};
+
+/**
+ * Unchanged incremental runs of the demo council, each started by a real planner tick and run by the
+ * real message path (`runSyncMessage`): the meter before and after the tick, the message and the
+ * engine inside it tells the run's own writes and reads from the engine's. The first runs only bring
+ * the STATE item to its steady size; the last `measured` are averaged.
+ */
+async function measureRunLifecycle(
+  bed: AwsTestbed,
+  meter: ReturnType<typeof attachMeter>,
+  systemUrl: string,
+  clock: TestClock,
+  log: (line: string) => void,
+): Promise<RunLifecycleProfile> {
+  const h = harness(bed, systemUrl, clock, 'cost-run');
+  const { sourceId } = h.source;
+  await bed.clients.doc.send(
+    new PutCommand({ TableName: bed.env.SOURCES_TABLE, Item: { sourceId, systemUrl, active: true } }),
+  );
+  const tables = { sources: bed.env.SOURCES_TABLE, state: bed.env.STATE_TABLE };
+  let inEngine = { writeUnits: 0, readUnits: 0, writesBy: {} as Record<string, number>, writeCopies: 0 };
+  const runDeps = {
+    doc: bed.clients.doc,
+    sqs: bed.clients.sqs,
+    tables,
+    syncQueueUrl: bed.queues.syncQueueUrl,
+    now: clock.now,
+    leaseMinutes: DEFAULT_LEASE_MINUTES,
+    settings: DEFAULT_SCHEDULE_SETTINGS,
+    engine: async (source, message, budget) => {
+      const before = meter.read();
+      const report = engineReportOf(
+        await syncSource(h.deps, source, {
+          kind: message.kind,
+          runId: message.runId,
+          deadlineMs: budget.deadlineMs,
+          startedAt: budget.runStartedAt,
+        }),
+      );
+      inEngine = meterDiff(before, meter.read());
+      return report;
+    },
+  } satisfies Parameters<typeof runSyncMessage>[0];
+  const planDeps = {
+    doc: bed.clients.doc,
+    sqs: bed.clients.sqs,
+    tables,
+    syncQueueUrl: bed.queues.syncQueueUrl,
+    settings: DEFAULT_SCHEDULE_SETTINGS,
+    leaseMinutes: DEFAULT_LEASE_MINUTES,
+  };
+  const CYCLES = 6;
+  const measured = 3;
+  const sum: RunLifecycleProfile = { writeUnits: 0, readUnits: 0, writesBy: {}, writeCopies: 0, runs: 0 };
+  for (let cycle = 0; cycle < CYCLES; cycle += 1) {
+    clock.advance(30 * 60_000);
+    meter.reset();
+    const tick = await plannerTick(planDeps, clock.now());
+    const afterTick = meter.read();
+    const received = await bed.clients.sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: bed.queues.syncQueueUrl,
+        MaxNumberOfMessages: 10,
+        WaitTimeSeconds: 1,
+      }),
+    );
+    for (const m of received.Messages ?? []) {
+      await bed.clients.sqs.send(
+        new DeleteMessageCommand({ QueueUrl: bed.queues.syncQueueUrl, ReceiptHandle: m.ReceiptHandle }),
+      );
+      const message = JSON.parse(m.Body ?? '{}') as SyncMessage;
+      if (message.sourceId !== sourceId) continue;
+      const beforeMessage = meter.read();
+      const result = await runSyncMessage(runDeps, message, { deadlineMs: clock.ms + 3_600_000 });
+      if (result.status !== 'done') throw new Error(`lifecycle run ${result.status}`);
+      const path = meterDiff(beforeMessage, meter.read());
+      if (cycle < CYCLES - measured) continue;
+      const tickCopies = Object.values(afterTick.writeCallsBy).reduce((n, c) => n + c, 0);
+      const own = {
+        writeUnits: afterTick.writeUnits + path.writeUnits - inEngine.writeUnits,
+        readUnits: path.readUnits - inEngine.readUnits,
+      };
+      sum.writeCopies += tickCopies + path.writeCopies - inEngine.writeCopies;
+      sum.writeUnits += own.writeUnits;
+      sum.readUnits += own.readUnits;
+      sum.runs += 1;
+      for (const [k, v] of Object.entries({ ...afterTick.writesBy }))
+        sum.writesBy[k] = (sum.writesBy[k] ?? 0) + v;
+      for (const [k, v] of Object.entries(path.writesBy)) {
+        const d = v - (inEngine.writesBy[k] ?? 0);
+        if (d !== 0) sum.writesBy[k] = (sum.writesBy[k] ?? 0) + d;
+      }
+    }
+    if (tick.started.length === 0) log(`lifecycle: no run started at ${clock.now().toISOString()}`);
+  }
+  if (sum.runs === 0) throw new Error('lifecycle: no run measured');
+  const per = (x: number) => x / Math.max(1, sum.runs);
+  return {
+    writeUnits: per(sum.writeUnits),
+    readUnits: per(sum.readUnits),
+    writesBy: Object.fromEntries(Object.entries(sum.writesBy).map(([k, v]) => [k, per(v)])),
+    writeCopies: per(sum.writeCopies),
+    runs: sum.runs,
+  };
+}
+
 interface KindProfiles {
   firstFull: RunProfile;
   nightlyFull: RunProfile;
@@ -427,12 +725,40 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
   const log = opts.log ?? (() => {});
   const A = ASSUMPTIONS;
   const bed = await startAwsTestbed();
-  const meter = attachMeter(bed.clients);
+  // The meter reads items around a write through clients of its own (not counted).
+  const peekClients = createAwsClients(bed.env);
+  const meter = attachMeter(
+    bed.clients,
+    {
+      [bed.env.STATE_TABLE]: STATE_TABLE,
+      [bed.env.SOURCES_TABLE]: SOURCES_TABLE,
+      [bed.env.DOCUMENTS_TABLE]: DOCUMENTS_TABLE,
+    },
+    peekClients.dynamo,
+  );
+  // What one of the meter's reads costs in CPU (client and local peer, in this process): a present item
+  // of about a State item's size, read as the meter reads.
+  {
+    const Key = { pk: { S: 'SOURCE#cost-calibration' }, sk: { S: 'STATE' } };
+    await peekClients.dynamo.send(
+      new PutItemCommand({ TableName: bed.env.STATE_TABLE, Item: { ...Key, pad: { S: 'x'.repeat(1_000) } } }),
+    );
+    const CALLS = 200;
+    const started = process.cpuUsage();
+    for (let i = 0; i < CALLS; i += 1)
+      await peekClients.dynamo.send(
+        new GetItemCommand({ TableName: bed.env.STATE_TABLE, Key, ConsistentRead: true }),
+      );
+    const cpu = process.cpuUsage(started);
+    peekCpuSeconds = (cpu.user + cpu.system) / 1e6 / CALLS;
+    log(`meter: ${(peekCpuSeconds * 1000).toFixed(2)} ms CPU a read around a write (subtracted from work)`);
+  }
   let oparl: KindProfiles;
   let scraper: KindProfiles;
   let planner: PlannerProfile;
   let oparlIndex: MirrorIndexSample;
   let scraperIndex: MirrorIndexSample;
+  let lifecycle: RunLifecycleProfile;
   let requestLogLineBytes = 0;
   let summaryLineBytes = 0;
   try {
@@ -468,6 +794,19 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       h.deps.listDigests = true;
       oparl = { firstFull, nightlyFull, nightlyFullWithoutDigest, unchanged, changed };
       log(`oparl: ${JSON.stringify(oparl)}`);
+
+      // 1a'. Issue 28: a run's own State writes beside the engine's — the planner's lease, the
+      // message's claim, the outcome with the lease's release (SCH-5) — on the STATE item as it is
+      // after a few runs (schedule, last decision, last run), through the real planner and sync path.
+      // On a weekday morning of its own clock (daytime cadence), after the council's last change.
+      lifecycle = await measureRunLifecycle(
+        bed,
+        meter,
+        fake.systemUrl,
+        new TestClock(Math.max(clock.ms, Date.parse('2026-12-09T09:00:00+01:00'))),
+        log,
+      );
+      log(`run lifecycle: ${JSON.stringify(lifecycle)}`);
       oparlIndex = await sampleMirrorIndex(bed, h.source.sourceId);
       log(`oparl mirror index: ${JSON.stringify(oparlIndex)}`);
     } finally {
@@ -539,6 +878,8 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     // 1e. The planner: a warm tick with starts, and one right after with none (its fixed cost).
     const t0 = STEADY_T0;
     await seedSteadySources(bed.clients.doc, bed.env, 200, t0);
+    // The tick is timed by the wall clock: no reads around its writes (a run's writes are measured above).
+    meter.peeking(false);
     const deps = plannerBenchDeps(bed, 1_000);
     const tick = async (at: number) => {
       meter.reset();
@@ -563,6 +904,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     };
     log(`planner: ${JSON.stringify(planner)}`);
   } finally {
+    destroyAwsClients(peekClients);
     await bed.stop();
   }
 
@@ -719,7 +1061,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     ];
     const robotsPerWeek = 7; // robots.txt is re-read once a day per host (ROB cache lifetime 24 h)
     // Work measured here on one core is stretched by the function's CPU share (model.ts cpuSlowdown).
-    const syncSlowdown = cpuSlowdown(FUNCTION_MEMORY_MB.sync);
+    const syncSlowdown = cpuSlowdown(levers.syncMemoryMb);
     const sync = {
       invocations: 0,
       seconds: 0,
@@ -731,6 +1073,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       s3Gets: 0,
       logBytes: 0,
       objectWrites: 0,
+      writesBy: {} as Record<string, number>,
     };
     let storageS3Bytes = 0;
     /** Issue 28: the fleet's run stream for the worker model — each run's wall seconds alone, and how often. */
@@ -760,6 +1103,8 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
         sync.requests += count * p.requests;
         sync.readUnits += count * p.readUnits;
         sync.writeUnits += count * p.writeUnits;
+        for (const [label, units] of Object.entries(p.writesBy ?? {}))
+          sync.writesBy[label] = (sync.writesBy[label] ?? 0) + count * units;
         sync.objectWrites += count * p.mirrorItemWriteUnits;
         sync.s3Puts += count * p.s3Puts;
         sync.s3Gets += count * p.s3Gets;
@@ -823,6 +1168,8 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     });
     const visits = perMonth(A.previewVisitsPerSourcePerWeek) * sources;
     const fetches = sync.requests + filesPerMonth + headsPerMonth + photosPerMonth;
+    const upstashCommands =
+      fetches * A.upstashCommandsPerRequest + sync.invocations * A.upstashCommandsPerRun + minutesPerMonth;
 
     // Files: the history (older than the transition age) and a month of new ones.
     const youngFiles = sources * A.filesPerSourcePerWeek * ((FILES_TO_GLACIER_IR_AFTER_DAYS / 7) as number);
@@ -868,16 +1215,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     const dynamoStorageGb =
       (sources * 20 * A.stateItemBytes + storedFiles * A.documentItemBytes + mirrorTableBytes) / 1e9;
     const dynamoIndexStorageGb = mirrorIndexBytes / 1e9;
-    // The byList copy of every mirror item written is a write to the index too, billed in write units
-    // of the copy's size (issue 28): items written (their units ÷ an average item's units) × copies per
-    // item × units of an average copy.
-    const listCopy = mirrorCopies[LIST_INDEX];
-    const listCopyWriteUnits =
-      listCopy && mirrorItems.perSource > 0
-        ? (sync.objectWrites / writeUnits(mirrorItems.avgBytes)) *
-          (listCopy.perSource / mirrorItems.perSource) *
-          writeUnits(listCopy.avgBytes)
-        : 0;
+    // The byList copies of the mirror items written are measured with them (the meter bills index writes).
     const logBytesPerSync = sync.logBytes / sync.invocations + summaryLineBytes;
     const logsIngestedGb = (logBytesPerSync * sync.invocations) / 1e9;
 
@@ -911,7 +1249,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     const usage: MonthlyUsage = {
       lambda: {
         planner: fn(FUNCTION_MEMORY_MB.planner, ticks, plannerSeconds),
-        sync: fn(FUNCTION_MEMORY_MB.sync, syncInvocations, syncSeconds),
+        sync: fn(levers.syncMemoryMb, syncInvocations, syncSeconds),
         files: fn(FUNCTION_MEMORY_MB.files, hourlyRuns, fileSeconds),
         deletionCheck: fn(deletionMemoryMb, hourlyRuns, deletionSeconds),
         photos: fn(FUNCTION_MEMORY_MB.photos, WEEKS_PER_MONTH, photoSeconds),
@@ -945,16 +1283,16 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
           sync.readUnits +
           ticks * planner.tickReadUnits +
           sync.invocations * planner.perStart.readUnits +
+          sync.invocations * lifecycle.readUnits +
           filesPerMonth * A.fileReads +
           headsPerMonth * 0.5 +
           broadcastRuns * A.broadcastReadUnitsPerRun +
           apiOrigin * A.apiReadUnitsPerRequest,
         writeUnits:
           sync.writeUnits +
-          listCopyWriteUnits +
-          sync.invocations * planner.perStart.writeUnits +
+          sync.invocations * (levers.stateUnderOneKb ? lifecycle.writeCopies : lifecycle.writeUnits) +
           filesPerMonth * A.fileWrites +
-          headsPerMonth,
+          headsPerMonth * A.deletionWriteUnitsPerCheck,
         storageGb: dynamoStorageGb,
         indexStorageGb: dynamoIndexStorageGb,
         pitr: true,
@@ -982,7 +1320,8 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
         dashboards: stack.dashboards,
       },
       scheduler: { invocations: scheduledPerMonth },
-      upstash: { commands: fetches * A.upstashCommandsPerRequest },
+      // The planner's host ledger is one script a tick (shared/slots ledger.ts).
+      upstash: { commands: upstashCommands },
       secrets: { secrets: 1, apiCalls: A.coldStartsPerMonth },
       dataTransfer: {
         internetOutGb: (visits * A.fileBytes) / 1e9,
@@ -1018,7 +1357,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     const onboardingUsage: MonthlyUsage = {
       ...emptyUsage(),
       lambda: {
-        sync: fn(FUNCTION_MEMORY_MB.sync, sources, firstFulls.seconds),
+        sync: fn(levers.syncMemoryMb, sources, firstFulls.seconds),
         files: fn(
           FUNCTION_MEMORY_MB.files,
           backfillFiles / 100,
@@ -1050,9 +1389,18 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     };
     // Upstash is billed as its fixed plan in the month anyway; onboarding's commands add nothing then.
     const onboardingCost = priceUsage({ ...onboardingUsage, upstash: { commands: 0 } });
+    // Issue 28: the month's write units by item family and operation (index copies apart).
+    const writesByFamily: Record<string, number> = { ...sync.writesBy };
+    const lifecycleScale = levers.stateUnderOneKb ? lifecycle.writeCopies / lifecycle.writeUnits : 1;
+    for (const [label, units] of Object.entries(lifecycle.writesBy))
+      writesByFamily[`run: ${label}`] = sync.invocations * units * lifecycleScale;
+    writesByFamily['documents: file stored (assumed)'] = filesPerMonth * A.fileWrites;
+    writesByFamily['documents: deletion check sample (assumed)'] =
+      headsPerMonth * A.deletionWriteUnitsPerCheck;
     return {
       usage,
       cost,
+      writesByFamily,
       onboarding: onboardingCost,
       syncsPerMinute,
       sync,
@@ -1095,6 +1443,31 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       ]),
     );
   const now = bill(sources);
+  // Issue 28: Upstash pay-as-you-go against the fixed plan for the month's commands (the model bills
+  // the cheaper), and the fixed plan's bandwidth bound.
+  const upstashOf = (b: ReturnType<typeof bill>) => {
+    const commands = b.usage.upstash.commands;
+    const bandwidthGb = (commands * A.upstashBytesPerCommand) / 1e9;
+    return {
+      millionCommandsPerMonth: round(commands / 1e6, 2),
+      payAsYouGoEur: round(commands * PRICES.upstashCommand.usd * USD_TO_EUR),
+      fixedPlanEur: round(PRICES.upstashFixedMonth.usd * USD_TO_EUR),
+      bandwidthGb: round(bandwidthGb, 1),
+      fixedPlanBandwidthGb: UPSTASH_FIXED_BANDWIDTH_GB,
+    };
+  };
+  // Issue 28: the write units of the month by item family and operation, largest first (million WRU).
+  const dynamoWritesOf = (b: ReturnType<typeof bill>) => {
+    const total = b.usage.dynamodb.writeUnits;
+    const rows = Object.entries(b.writesByFamily)
+      .filter(([, units]) => units > 0)
+      .sort((x, y) => y[1] - x[1]);
+    return {
+      millionWruPerMonth: round(total / 1e6, 2),
+      eurPerMonth: round(b.cost.services.dynamodb?.items['write request units']?.eur ?? 0),
+      byFamily: Object.fromEntries(rows.map(([label, units]) => [label, round(units / 1e6, 3)])),
+    };
+  };
   const { cost, mirror } = now;
   // Before / after each lever at three fleet sizes (issue 28): the lever off, everything else as now.
   const FLEETS = [1_000, 10_000, 100_000];
@@ -1134,6 +1507,8 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     eurPerMonthPer1000Sources: round((cost.eurPerMonth / sources) * 1000),
     services: servicesOf(cost),
     fleet,
+    dynamoWrites: dynamoWritesOf(now),
+    upstash: upstashOf(now),
     onboarding: {
       what: 'one-off: every source’s first full sync and its stored file history fetched (files pass)',
       eur: round(now.onboarding.eurPerMonth),

@@ -10,7 +10,7 @@
  * | function | bundle import | work adds | size | why this size |
  * |---|---|---|---|---|
  * | planner | 63 MB | 109 MB for two ticks over 10,000 sources (cached config, due items) | 512 | CPU-bound: below 1,769 MB a function gets that share of a vCPU, so its bill is the same at any size below; 512 keeps a 10,000-source tick inside its 60 s |
- * | sync | 100 MB | 14 MB for a batch of 10 demo full syncs (10 objects a page; real pages of 100 → ≈ 140 MB) | 512 | wait-bound (the host's pace): the bill is ∝ memory, ≈ 2× the ≈ 240 MB estimated peak |
+ * | sync | 101 MB | issue 28, 2026-12-02: 5 MB of live heap for 10 demo full syncs side by side at real pages of 100 objects (`RSS_ONLY=sync RSS_PAGE_SIZE=100 RSS_OBJECTS_PER_LIST=100 npm run bench -- rss`: 35 → 40 MB live, sampled every 5 ms) ≈ 0.5 MB a run in flight | 256 | wait-bound (the host's pace): the bill is ∝ memory. ≈ 106 MB for a batch of 10, ≈ 126 MB if one invocation keeps 50 runs in flight (the cost model's pay-per-work worker, an assumption: no worker constant yet): ≥ 2× either. Was 512 (2× a ≈ 240 MB estimate, not measured) |
  * | files | 101 MB | a 50 MB PDF and pdf.js's parse of it in the text worker, bounded: ≤ 768 MB per file, stopped at 1,300 MB for the process (DOC-2, shared/documents/constants.ts) | 1536 | the text worker's process bound plus the growth between two looks (test/documents/text-bounds.test.ts) |
  * | deletionCheck | 92 MB | HEAD requests, no bodies; whole-file GETs 4 at once | 512 | issue 28: 100 servers at once overlap their RATE-6 waits, so CPU binds — ≈ 0.011 s a check on one vCPU (upper bound, local peers in the process) × ≈ 11,900 checks a run at 1,000 sources ≈ 820–930 s at 256 MB (over the 780 s a run may use), ≈ 410 s at 512 |
  * | photos | 95 MB | one photo at a time | 256 | wait-bound (the host's pace) |
@@ -18,7 +18,7 @@
  */
 export const FUNCTION_MEMORY_MB = {
   planner: 512,
-  sync: 512,
+  sync: 256,
   // Text extraction holds a file of up to 50 MB and pdfjs's parse of it in a worker stopped at
   // TEXT_MAX_PROCESS_RSS_BYTES (1,300 MB) of this (DOC-2; checked by test/documents/text-bounds.test.ts).
   files: 1536,

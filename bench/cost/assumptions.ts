@@ -41,8 +41,19 @@ export const ASSUMPTIONS = {
    */
   stateItemBytes: 1_500,
   documentItemBytes: 800,
-  /** Upstash commands per paced request: the politeness bench's round-trip figure (≤ 2). */
-  upstashCommandsPerRequest: 2,
+  /**
+   * Upstash commands per paced request (issue 28, RATE-1/RATE-4): the check-and-reserve is one script
+   * (EVALSHA, one command; shared/slots scripts.ts RESERVE_SLOT_SCRIPT) and the previous request's
+   * release rides along with it (test/slots/redis-rules.test.ts "one round trip per request", real
+   * redis-server); a run's last release goes alone (`upstashCommandsPerRun`). Was 2, the bound.
+   */
+  upstashCommandsPerRequest: 1,
+  upstashCommandsPerRun: 1,
+  /**
+   * Bytes on the wire per command (REST: the script's 6 keys and 8 arguments out, 6–7 numbers back,
+   * HTTP framing apart) — against the fixed plan's monthly bandwidth. An estimate, not measured.
+   */
+  upstashBytesPerCommand: 700,
   /**
    * Lambda's SQS poller long-polls an idle queue: ~5 pollers × 20 s polls ≈ 15 ReceiveMessage calls a
    * minute, billed as SQS requests whether or not a message comes.
@@ -123,6 +134,14 @@ export const ASSUMPTIONS = {
    * RATE-6 waits and its CPU at the function's share of a vCPU.
    */
   deletionCpuSecondsPerCheck: 0.01,
+  /**
+   * Issue 28, write units of one deletion-check sample (DEL-2), derived from the index rule, not
+   * measured: the sample moves the document's `nextAttemptAt` (shared/documents decide.ts
+   * `sampleChange`): 1 in the table (a document item is < 1 KB), 2 in `byNextAttempt` (its sort key
+   * changes: the old copy deleted, the new one put) and 1 in `bySource` (both project every attribute,
+   * shared/store tables.ts). The model counted 1 before.
+   */
+  deletionWriteUnitsPerCheck: 4,
   /** The VM comparison: the database beside the files on one disk, snapshots of it. */
   vmDatabaseGb: 40,
   /** Snapshot size ÷ the database (incremental daily snapshots kept a week). */

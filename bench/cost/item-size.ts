@@ -61,3 +61,70 @@ export function dynamoItemBytes(item: Record<string, AttributeValue>): number {
     0,
   );
 }
+
+/** A table's keys and global indexes, as shared/store tables.ts describes them. */
+export interface TableShape {
+  partitionKey: string;
+  sortKey?: string;
+  globalIndexes: { indexName: string; partitionKey: string; sortKey: string; include?: string[] }[];
+}
+
+type Item = Record<string, AttributeValue>;
+
+/** Write units of `bytes`: one per started KB, at least one (a write that changes nothing still costs). */
+const unitsOf = (bytes: number): number => Math.max(1, Math.ceil(bytes / 1024));
+
+/**
+ * Issue 28: what one write really costs, table and global indexes, from the item before and after it
+ * (undefined = absent). The table bills the larger of the two; each global index whose copy changes
+ * bills a write of the projected copy — two when an index key changes (the old copy deleted, the new
+ * one put), one when the item enters or leaves the index or a projected attribute changes, none
+ * otherwise ("Global secondary indexes", writes: docs.aws.amazon.com/amazondynamodb/latest/
+ * developerguide/GSI.html#GSI.Writes; as known on the date above, to be re-checked). An index without
+ * `include` projects every attribute.
+ */
+export function writeChangeUnits(
+  before: Item | undefined,
+  after: Item | undefined,
+  table: TableShape,
+): { table: number; indexes: Record<string, number> } {
+  const tableUnits = unitsOf(
+    Math.max(before ? dynamoItemBytes(before) : 0, after ? dynamoItemBytes(after) : 0),
+  );
+  const indexes: Record<string, number> = {};
+  const tableKeys = [table.partitionKey, ...(table.sortKey ? [table.sortKey] : [])];
+  for (const index of table.globalIndexes) {
+    const inIndex = (item: Item | undefined): item is Item =>
+      item?.[index.partitionKey] !== undefined && item[index.sortKey] !== undefined;
+    const projected = (item: Item): Item =>
+      index.include === undefined
+        ? item
+        : Object.fromEntries(
+            Object.entries(item).filter(([name]) =>
+              [...tableKeys, index.partitionKey, index.sortKey, ...(index.include ?? [])].includes(name),
+            ),
+          );
+    const same = (a: AttributeValue | undefined, b: AttributeValue | undefined) =>
+      JSON.stringify(a) === JSON.stringify(b);
+    let units = 0;
+    const was = inIndex(before) ? projected(before) : undefined;
+    const is = inIndex(after) ? projected(after) : undefined;
+    if (was && is) {
+      const keyChanged =
+        !same(was[index.partitionKey], is[index.partitionKey]) ||
+        !same(was[index.sortKey], is[index.sortKey]);
+      if (keyChanged) units = unitsOf(dynamoItemBytes(was)) + unitsOf(dynamoItemBytes(is));
+      else if (!sameItem(was, is)) units = unitsOf(Math.max(dynamoItemBytes(was), dynamoItemBytes(is)));
+    } else if (was) units = unitsOf(dynamoItemBytes(was));
+    else if (is) units = unitsOf(dynamoItemBytes(is));
+    if (units > 0) indexes[index.indexName] = units;
+  }
+  return { table: tableUnits, indexes };
+}
+
+/** Two items equal attribute by attribute (order apart). */
+function sameItem(a: Item, b: Item): boolean {
+  const names = new Set([...Object.keys(a), ...Object.keys(b)]);
+  for (const name of names) if (JSON.stringify(a[name]) !== JSON.stringify(b[name])) return false;
+  return true;
+}

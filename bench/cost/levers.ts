@@ -1,3 +1,4 @@
+import { FUNCTION_MEMORY_MB } from '../../infra/function-sizes';
 import { DEL_HOSTS_IN_PARALLEL, HOSTS_IN_PARALLEL } from '../../shared/documents';
 
 /**
@@ -20,7 +21,17 @@ export interface Levers {
   metricsOnlyAlarmed: boolean;
   /** The sync worker (shared/sync/worker.ts): runs of distinct hosts share few refilling invocations. */
   payPerWork: boolean;
+  /** The sync function's memory (MB): its bill is ∝ memory, its CPU work stretches below 1,769 MB. */
+  syncMemoryMb: number;
+  /**
+   * What-if: a source's STATE item (and so its `byDue`/`byLease` copies) kept under 1 KB while leased —
+   * each of a run's lease, claim and release writes then 1 unit per copy instead of 2.
+   */
+  stateUnderOneKb: boolean;
 }
+
+/** The sync's size before issue 28 (2× an estimated peak, infra/function-sizes.ts). */
+export const SYNC_MEMORY_MB_BEFORE = 512;
 
 export const LEVERS_NOW: Levers = {
   latency: true,
@@ -29,6 +40,8 @@ export const LEVERS_NOW: Levers = {
   listDigest: true,
   metricsOnlyAlarmed: true,
   payPerWork: true,
+  syncMemoryMb: FUNCTION_MEMORY_MB.sync,
+  stateUnderOneKb: false,
 };
 
 /** The model and the code before issue 28's levers (latency left in: the model is corrected apart). */
@@ -40,6 +53,7 @@ export const LEVERS_OFF: Levers = {
   listDigest: false,
   metricsOnlyAlarmed: false,
   payPerWork: false,
+  syncMemoryMb: SYNC_MEMORY_MB_BEFORE,
 };
 
 export const LEVER_VARIANTS: Record<
@@ -69,6 +83,18 @@ export const LEVER_VARIANTS: Record<
     built: true,
     off: { listDigest: false },
     on: { listDigest: true },
+  },
+  syncMemory: {
+    what: `sync function memory ${SYNC_MEMORY_MB_BEFORE} → ${FUNCTION_MEMORY_MB.sync} MB (measured peak, npm run bench -- rss)`,
+    built: true,
+    off: { syncMemoryMb: SYNC_MEMORY_MB_BEFORE },
+    on: { syncMemoryMb: FUNCTION_MEMORY_MB.sync },
+  },
+  stateUnderOneKb: {
+    what: 'what-if (not built): the STATE item under 1 KB while leased (its lease, claim and release writes and their index copies 1 unit each)',
+    built: false,
+    off: { stateUnderOneKb: false },
+    on: { stateUnderOneKb: true },
   },
   payPerWork: {
     what: 'sync worker: runs of distinct hosts share few invocations that refill from the queue',

@@ -213,3 +213,6 @@ export const PRICES = {
 } as const satisfies Record<string, Price>;
 
 export type PriceName = keyof typeof PRICES;
+
+/** The Fixed 250 MB plan's monthly bandwidth (GB), from the same page as `upstashFixedMonth`. */
+export const UPSTASH_FIXED_BANDWIDTH_GB = 50;

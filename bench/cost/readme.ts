@@ -79,6 +79,16 @@ export interface CostResult {
     dashboards: number;
     metricSeries: number;
   };
+  /** Issue 28: the month's DynamoDB write units by item family and operation (million WRU). */
+  dynamoWrites?: { millionWruPerMonth: number; eurPerMonth: number; byFamily: Record<string, number> };
+  /** Issue 28: Upstash pay-as-you-go against the fixed plan for the month's commands. */
+  upstash?: {
+    millionCommandsPerMonth: number;
+    payAsYouGoEur: number;
+    fixedPlanEur: number;
+    bandwidthGb: number;
+    fixedPlanBandwidthGb: number;
+  };
   prices: string;
   usdToEur: number;
 }
@@ -97,10 +107,14 @@ export function summaryOf(full: CostResult): CostResult {
     'modelBeforeIssue28',
     'deletionCheck',
     'stack',
+    'dynamoWrites',
+    'upstash',
     'prices',
     'usdToEur',
   ];
-  const summary = Object.fromEntries(keep.map((k) => [k, full[k]])) as unknown as CostResult;
+  const summary = Object.fromEntries(
+    keep.filter((k) => full[k] !== undefined).map((k) => [k, full[k]]),
+  ) as unknown as CostResult;
   const { functions, schedules, alarms, dashboards, metricSeries } = full.stack;
   summary.onboarding = { what: full.onboarding.what, eur: full.onboarding.eur };
   summary.stack = { functions, schedules, alarms, dashboards, metricSeries };
@@ -188,6 +202,31 @@ export function renderCostSection(r: CostResult): string {
     `Deletion check at ${num(r.sources)} sources, ${r.deletionCheck.serversAtOnce} servers at once: ` +
       `≈ ${num(r.deletionCheck.waitSecondsPerRun)} s of RATE-6 waits and ≈ ${num(r.deletionCheck.cpuSecondsPerRun)} s of CPU a run ` +
       `of the ${num(r.deletionCheck.runSeconds)} s it may use; every stored file sampled every ${num(r.deletionCheck.sampleIntervalDays)} days (DEL-2).`,
+  );
+  if (r.dynamoWrites) {
+    const w = r.dynamoWrites;
+    lines.push(
+      '',
+      `DynamoDB write units at ${num(r.sources)} sources: ${num(w.millionWruPerMonth)} M a month (€${eur(w.eurPerMonth)}), ` +
+        'billed as DynamoDB bills them (the larger of the item before and after, and every global index copy written), largest first:',
+      '',
+      '| operation and item family (→ index copy) | million WRU / month |',
+      '|---|---|',
+      ...Object.entries(w.byFamily)
+        .slice(0, 10)
+        .map(([label, m]) => `| ${label} | ${num(m)} |`),
+    );
+  }
+  if (r.upstash) {
+    const u = r.upstash;
+    lines.push(
+      '',
+      `Upstash: ${num(u.millionCommandsPerMonth)} M commands a month (one script per request, RATE-1/RATE-4): ` +
+        `pay-as-you-go €${eur(u.payAsYouGoEur)}, the fixed plan €${eur(u.fixedPlanEur)} (billed: the cheaper); ` +
+        `≈ ${num(u.bandwidthGb)} GB of its ${num(u.fixedPlanBandwidthGb)} GB bandwidth.`,
+    );
+  }
+  lines.push(
     '',
     `Before issue 28's corrections and levers (${r.modelBeforeIssue28.what}) the same month bills €${eur(r.modelBeforeIssue28.eurPerMonth)}.`,
     '',

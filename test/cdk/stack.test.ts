@@ -343,10 +343,10 @@ describe('functions', () => {
     });
   });
 
-  it('sync: 15 minutes, 512 MB (measured peak RSS, infra/function-sizes.ts), recursive loop allowed for continuation messages', () => {
+  it('sync: 15 minutes, 256 MB (measured peak RSS, infra/function-sizes.ts), recursive loop allowed for continuation messages', () => {
     expect(functionResource(stack.sync)).toMatchObject({
       Timeout: 900,
-      MemorySize: 512,
+      MemorySize: 256,
       RecursiveLoop: 'Allow',
     });
   });
