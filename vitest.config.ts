@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 // Three projects: the fast suite (unit + integration against local peers) in two parts, and the slow CDK
@@ -24,8 +25,16 @@ const SHARED_CONTEXT_FOLDERS = [
   'util',
 ];
 
+/**
+ * Test files at once. Vitest's default (cores − 1) is one on the 2-core CI machine, yet much of the fast
+ * suite waits rather than computes: paced requests 1 s apart (RATE-1), local peers answering. Two
+ * workers there overlap one file's waits with another's work; bigger machines keep vitest's default.
+ */
+const MAX_WORKERS = Math.max(2, availableParallelism() - 1);
+
 export default defineConfig({
   test: {
+    maxWorkers: MAX_WORKERS,
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     // Tests that need a third-party corpus outside the repository (test/support/corpora.ts) carry this
     // tag; the corpus reporter prints one line when they were skipped.
@@ -56,7 +65,7 @@ export default defineConfig({
           name: 'default-shared',
           include: SHARED_CONTEXT_FOLDERS.map((f) => `test/${f}/**/*.test.ts`),
           exclude: ['test/**/infra.test.ts'],
-          // One worker process runs file after file with the modules it already loaded: a fresh process
+          // A worker process runs file after file with the modules it already loaded: a fresh process
           // per file costs ≈ 1.2 s of CPU (vitest, the setup file, the SDK), more than most of these
           // files' tests together (issue 29 item 5).
           isolate: false,
@@ -69,6 +78,10 @@ export default defineConfig({
         test: {
           name: 'cdk',
           include: ['test/cdk/**/*.test.ts', 'test/**/infra.test.ts'],
+          // aws-cdk-lib and cdk-nag take ≈ 10 s of CPU to import; a process per file paid that eleven
+          // times. The CDK tests keep no state in modules (each builds its own App; the one env variable
+          // a test clears is put back), so each worker imports them once (issue 29 item 5).
+          isolate: false,
           testTimeout: 180_000,
           hookTimeout: 180_000,
         },

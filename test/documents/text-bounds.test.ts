@@ -48,6 +48,27 @@ import {
  */
 const MB = 1000 * 1000;
 
+/**
+ * The poison PDFs, each built once for the file (the 20,000-page one takes ≈ 0.5 s): the extractor tests
+ * take a copy, since the extractor transfers the bytes to its worker (the original would be detached).
+ */
+const poison = (() => {
+  const built = new Map<string, Buffer>();
+  const once = (name: string, build: () => Buffer) => () => {
+    const cached = built.get(name);
+    if (cached !== undefined) return cached;
+    const bytes = build();
+    built.set(name, bytes);
+    return bytes;
+  };
+  return {
+    slow: once('slow', () => buildManyPagesPdf(20_000)),
+    crash: once('crash', () => buildManyPagesPdf(4_000)),
+    bomb: once('bomb', () => buildDeflateBombPdf(1000 * MB)),
+  };
+})();
+const copyOf = (bytes: Buffer): Buffer => Buffer.from(bytes);
+
 describe('DOC-2: the real bounds fit the files function', () => {
   it('a file started just before the deadline ends within the function reserve, with a minute for its record', () => {
     expect(TEXT_EXTRACTION_TIMEOUT_MS + 60_000).toBeLessThanOrEqual(BUDGET_RESERVE_MS);
@@ -146,7 +167,7 @@ describe('DOC-2: the text worker stops a poison file at its bound', () => {
 
   it('a 20,000-page PDF is refused by the real page bound from its page tree (TEXT_TOO_MANY_PAGES)', async () => {
     expect(TEXT_MAX_PAGES).toBeLessThan(20_000);
-    await expect(extractor.extract(buildManyPagesPdf(20_000))).rejects.toMatchObject({
+    await expect(extractor.extract(copyOf(poison.slow()))).rejects.toMatchObject({
       code: 'TEXT_TOO_MANY_PAGES',
     });
     // the same worker reads the next file
@@ -163,7 +184,7 @@ describe('DOC-2: the text worker stops a poison file at its bound', () => {
       last = at;
     }, 10);
     try {
-      await expect(slow.extract(buildManyPagesPdf(4_000))).rejects.toMatchObject({ code: 'TEXT_TIMEOUT' });
+      await expect(slow.extract(copyOf(poison.crash()))).rejects.toMatchObject({ code: 'TEXT_TIMEOUT' });
     } finally {
       clearInterval(tick);
     }
@@ -175,7 +196,7 @@ describe('DOC-2: the text worker stops a poison file at its bound', () => {
   });
 
   it('a decompression bomb (0.5 MB inflating to 1 GB) is stopped at the memory bound (TEXT_MEMORY)', async () => {
-    const bomb = buildDeflateBombPdf(1000 * MB);
+    const bomb = copyOf(poison.bomb());
     expect(bomb.length).toBeLessThan(MB);
     const before = process.memoryUsage.rss();
     const hungry = new TextExtractor({ maxGrowthBytes: 300 * MB, timeoutMs: 60_000 });
@@ -208,12 +229,12 @@ describe('DOC-2: a files pass goes on past poison files (loopback file server, l
   beforeAll(async () => {
     bed = await startDocumentsBed();
     files = await startFileServer({
-      '/bomb.pdf': { body: buildDeflateBombPdf(1000 * MB), type: 'application/pdf' },
+      '/bomb.pdf': { body: poison.bomb(), type: 'application/pdf' },
       '/pages.pdf': { body: buildManyPagesPdf(30_001), type: 'application/pdf' },
-      '/slow.pdf': { body: buildManyPagesPdf(20_000), type: 'application/pdf' },
+      '/slow.pdf': { body: poison.slow(), type: 'application/pdf' },
       '/ok.pdf': { body: buildPdf(['Beschlussvorlage 2026/7']), type: 'application/pdf' },
       '/later.pdf': { body: buildPdf(['Niederschrift der Sitzung']), type: 'application/pdf' },
-      '/crash.pdf': { body: buildManyPagesPdf(4_000), type: 'application/pdf' },
+      '/crash.pdf': { body: poison.crash(), type: 'application/pdf' },
     });
     await putSource(bed, { sourceId: SOURCE, systemUrl: files.url('/oparl/v1/system') });
     await putBody(bed, SOURCE, { id: BODY, listed: true });
