@@ -36,7 +36,7 @@ describe('status and hosts name the reason of every waiting or stretched source 
       ...(opts.intervalSeconds === undefined ? {} : { requestIntervalSeconds: opts.intervalSeconds }),
     });
     const ended = new Date(NOW.getTime() - opts.syncedMinutesAgo * 60_000).toISOString();
-    await patchSourceState(bed.clients.doc, bed.env.STATE_TABLE, sourceId, {
+    await patchSourceState({ doc: bed.clients.doc, table: bed.env.STATE_TABLE }, sourceId, {
       schedule: {
         ...initialScheduleState(),
         lastSyncStartedAt: ended,

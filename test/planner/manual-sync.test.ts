@@ -60,13 +60,12 @@ describe('a manual request: the one decision of the planner and the CLI (SCH-7, 
       const parsed = parseSourceItem(item);
       if (!parsed.ok) throw new Error(`bad fixture ${sourceId}`);
       sources.set(sourceId, parsed.source);
-      await patchSourceState(bed.clients.doc, bed.env.STATE_TABLE, sourceId, {
+      await patchSourceState({ doc: bed.clients.doc, table: bed.env.STATE_TABLE }, sourceId, {
         schedule,
         dueAt: '2026-11-30T10:00:00.000Z',
       });
       await requestManualSync(
-        bed.clients.doc,
-        bed.env.STATE_TABLE,
+        { doc: bed.clients.doc, table: bed.env.STATE_TABLE },
         sourceId,
         request,
         initialScheduleState(),
