@@ -6,10 +6,11 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { type TableContext, unlessConditionFails } from './context';
+import { DocumentItems } from './document-items';
 
 /** The Documents table's queue index (`byNextAttempt`: `attemptShard` + `nextAttemptAt`, tables.ts). */
 export const BY_NEXT_ATTEMPT = 'byNextAttempt';
-/** The Documents table's source index (`bySource`: `sourceId` + `docId`). */
+/** The Documents table's source index (`bySource`: `sourceId` + `docId`; read by `DocumentItems`). */
 export const BY_SOURCE = 'bySource';
 /** The intake shard: the sync puts new and changed documents here (shared/documents keys.ts). */
 const INTAKE_SHARD = 'due';
@@ -81,20 +82,7 @@ export class DocumentQueue {
 
   /** Every item of a source (`bySource`); a page is read when the caller has handled the one before. */
   async *ofSource<T>(sourceId: string): AsyncGenerator<T> {
-    let startKey: QueryCommandOutput['LastEvaluatedKey'];
-    do {
-      const page = await this.ctx.doc.send(
-        new QueryCommand({
-          TableName: this.ctx.table,
-          IndexName: BY_SOURCE,
-          KeyConditionExpression: 'sourceId = :s',
-          ExpressionAttributeValues: { ':s': sourceId },
-          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-        }),
-      );
-      for (const item of page.Items ?? []) yield item as T;
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+    for await (const item of new DocumentItems(this.ctx).ofSource(sourceId)) yield item as T;
   }
 
   /**
