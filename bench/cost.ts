@@ -1010,23 +1010,38 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     runs: { seconds: number; weight: number }[],
     runSecondsPerMonth: number,
     runsPerMonth: number,
+    refill: boolean,
   ): WorkerModelResult => {
     const secondsPerMonth = minutesPerMonth * 60;
+    const runsPerMinute = runsPerMonth / minutesPerMonth;
+    // SCH-5's slots as they must be set: the runs in flight on average (× 1.5) and a tick's burst —
+    // the planner starts a minute's due runs at once, so slots of 1.5 × the mean alone would hold them
+    // back and the backlog would grow (week.maxConcurrentSyncsToSet is that lower figure).
     const slots = Math.max(
       DEFAULT_MAX_CONCURRENT_SYNCS,
-      Math.ceil((1.5 * runSecondsPerMonth) / secondsPerMonth),
+      Math.ceil((1.5 * runSecondsPerMonth) / secondsPerMonth + runsPerMinute),
     );
-    const key = JSON.stringify([runs, runsPerMonth, slots]);
+    const key = JSON.stringify([runs, runsPerMonth, slots, refill]);
     let result = workerRuns.get(key);
     if (result === undefined) {
       result = simulateWorker({
-        runsPerMinute: runsPerMonth / minutesPerMonth,
+        runsPerMinute,
         runs,
         runsAtOnce: WORKER_RUNS_AT_ONCE,
-        // infra/stack.ts: SCH-5's slots ÷ the worker's runs, at least SQS's minimum of 2.
-        maxInvocations: Math.max(2, Math.ceil(slots / WORKER_RUNS_AT_ONCE)),
         slots,
-        batchSize: SYNC_BATCH_SIZE,
+        refill,
+        ...(refill
+          ? {
+              // infra/stack.ts: SCH-5's slots ÷ the worker's runs, at least SQS's minimum of 2; the
+              // batching window gathers a tick's burst into full batches.
+              maxInvocations: Math.max(2, Math.ceil(slots / WORKER_RUNS_AT_ONCE)),
+              batchSize: SYNC_BATCH_SIZE,
+            }
+          : {
+              // Before: the event source's cap was the slots; a tick's burst split among its pollers.
+              maxInvocations: Math.max(2, slots),
+              batchSize: Math.max(1, Math.min(SYNC_BATCH_SIZE, Math.round(runsPerMinute / A.sqsPollers))),
+            }),
         // infra SYNC_TIMEOUT (15 minutes) less what the worker keeps back.
         startBySeconds: (SYNC_TIMEOUT_SECONDS * 1000 - WORKER_START_MIN_MS) / 1000,
         runBudgetSeconds: (SYNC_TIMEOUT_SECONDS * 1000 - BUDGET_RESERVE_MS) / 1000,
@@ -1219,23 +1234,15 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     const logBytesPerSync = sync.logBytes / sync.invocations + summaryLineBytes;
     const logsIngestedGb = (logBytesPerSync * sync.invocations) / 1e9;
 
-    // Before issue 28's worker: several sources per sync invocation (SYNC_BATCH_SIZE, worked
-    // concurrently), split among the event source's pollers; an invocation lasts as long as its longest
-    // run, and at least as long as its runs' CPU work together.
+    // Several sources per sync invocation, both sides simulated from this bill's own run stream (bench/
+    // cost/worker-model.ts): before issue 28, a batch per invocation (a tick's burst split among the
+    // event source's pollers), lasting until its longest run ends; as built, the sync worker — runs of
+    // distinct hosts in few invocations that refill from the queue (shared/sync/worker.ts). Billed sync
+    // seconds = Σ invocations' wall time, at least the runs' CPU work together.
     const recordsPerInvocation = Math.max(1, Math.min(SYNC_BATCH_SIZE, syncsPerMinute / A.sqsPollers));
-    // The worker as built (shared/sync/worker.ts, bench/cost/worker-model.ts): runs of distinct hosts
-    // share few invocations that refill from the queue; the run stream is this bill's own run counts
-    // and durations, SCH-5's slots set as this bench advises (1.5 × the runs in flight on average).
-    const worker = levers.payPerWork ? workerOf(runMix, sync.seconds, sync.invocations) : undefined;
-    const syncInvocations = worker
-      ? sync.invocations * worker.invocationsPerRun
-      : sync.invocations / recordsPerInvocation;
-    const syncSeconds = worker
-      ? Math.max(sync.seconds * worker.billedPerRunSecond, sync.workSeconds)
-      : Math.max(
-          (sync.seconds / recordsPerInvocation) * (recordsPerInvocation > 1 ? A.batchLongestRunFactor : 1),
-          sync.workSeconds,
-        );
+    const worker = workerOf(runMix, sync.seconds, sync.invocations, levers.payPerWork);
+    const syncInvocations = sync.invocations * worker.invocationsPerRun;
+    const syncSeconds = Math.max(sync.seconds * worker.billedPerRunSecond, sync.workSeconds);
     const changes = perMonth(A.changesPerWeekday * 5) * sources;
     const apiRequests = A.apiRequestsPerSourcePerMonth * sources;
     const apiOrigin = apiRequests * (1 - A.apiCacheHitShare);
@@ -1582,7 +1589,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       // Issue 28: the sync worker as built (bench/cost/worker-model.ts), at this fleet size.
       ...(now.worker
         ? {
-            worker: {
+            [LEVERS_NOW.payPerWork ? 'worker' : 'batches']: {
               billedPerRunSecond: round(now.worker.billedPerRunSecond, 3),
               invocationsPerRun: round(now.worker.invocationsPerRun, 3),
               meanRunsInFlight: round(now.worker.meanRunsInFlight, 1),

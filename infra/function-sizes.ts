@@ -37,9 +37,9 @@ export const FUNCTION_MEMORY_MB = {
 /**
  * Sync messages per invocation (issues 18, 28). The event's records are the sync worker's first
  * messages (shared/sync/worker.ts): they run at once, one run per host, and the worker refills from the
- * queue itself up to WORKER_RUNS_AT_ONCE (10) while time is left, so waits of many hosts overlap and are
+ * queue itself up to WORKER_RUNS_AT_ONCE (20) while time is left, so waits of many hosts overlap and are
  * billed once. Each source's host pace stays global through the slot store; a failed record is a partial
- * batch failure, redelivered alone. Ten: SQS's largest batch without a window, and the worker's bound.
+ * batch failure, redelivered alone. Ten: SQS's largest batch without a window; the worker takes the rest.
  */
 export const SYNC_BATCH_SIZE = 10;
 

@@ -61,11 +61,6 @@ export const ASSUMPTIONS = {
   sqsIdleReceivesPerMinute: 15,
   /** Lambda's SQS pollers sharing a minute's messages (a batch holds what one poll returns). */
   sqsPollers: 5,
-  /**
-   * A batch's invocation lasts as long as its longest run; runs of one kind differ in lists and
-   * pages, so the billed time of a batch is taken as its mean run × this.
-   */
-  batchLongestRunFactor: 1.3,
   /** CloudWatch: metric series (name × dimension values), alarms and dashboards of the stack. */
   metricSeries: 20,
   // Issue 25 point 4: + the API's invocation alarm.

@@ -30,8 +30,10 @@ export interface WorkerModelInput {
   maxInvocations: number;
   /** SCH-5: runs leased at once (in flight or queued). */
   slots: number;
-  /** Messages handed to a new invocation (SYNC_BATCH_SIZE). */
+  /** Messages handed to a new invocation (SYNC_BATCH_SIZE; before the worker, what one poller's share held). */
   batchSize: number;
+  /** The worker takes queued messages itself (as built); false: the batch-per-invocation before it. */
+  refill: boolean;
   /** No run starts later into an invocation than this (timeout − WORKER_START_MIN_MS). */
   startBySeconds: number;
   /** A run's requests end by this far into its invocation (timeout − BUDGET_RESERVE_MS). */
@@ -134,9 +136,15 @@ export function simulateWorker(input: WorkerModelInput): WorkerModelResult {
       for (let i = 0; i < admitted; i += 1) queue.push({ seconds: drawRun(), at: t });
     }
     // Live workers take what is queued while they have room and time to start it.
-    for (const inv of alive) {
-      while (queue.length > 0 && inv.runs.length < input.runsAtOnce && t - inv.start <= input.startBySeconds)
-        startRun(inv, t);
+    if (input.refill) {
+      for (const inv of alive) {
+        while (
+          queue.length > 0 &&
+          inv.runs.length < input.runsAtOnce &&
+          t - inv.start <= input.startBySeconds
+        )
+          startRun(inv, t);
+      }
     }
     // The event source starts invocations for the rest, up to its maximum concurrency.
     while (queue.length > 0 && alive.length < input.maxInvocations) {

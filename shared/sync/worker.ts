@@ -28,12 +28,16 @@ import { parseSyncMessage } from './message';
  */
 
 /**
- * Runs in flight in one invocation. Ten: SQS's largest batch (the event source hands over up to ten at
- * once, infra SYNC_BATCH_SIZE), and the measured memory of ten demo full syncs side by side fits the
- * function's size with room (infra/function-sizes.ts). Above it the invocation's CPU (512 MB ≈ 0.29 vCPU)
- * and memory bind before the waits do, and SCH-5's slots (4 by default) rarely leave more to run.
+ * Runs in flight in one invocation. Twenty: the bill of a run is its invocation's wall time shared with
+ * the runs beside it, and a planner tick starts its due runs at once, so an invocation lasts about its
+ * longest run — twenty runs share it about half as dearly as ten (bench/cost/worker-model.ts: billed
+ * ≈ 0.11 of the runs' seconds at 1,000 sources with 20, ≈ 0.17 with 10). What bounds it: memory — the
+ * bundle's ≈ 100 MB plus ≈ 14 MB per run of real 100-object pages (10 demo full syncs measured 14 MB with
+ * 10-object pages, infra/function-sizes.ts): 20 full syncs ≈ 380 MB of the sync's 512 MB; and CPU — an
+ * unchanged incremental run works ≈ 0.5 s at 512 MB (≈ 0.29 vCPU) over its ≈ 22 s, so twenty take about
+ * half the function's share. Runs beyond SCH-5's slots never come: the planner leases no more.
  */
-export const WORKER_RUNS_AT_ONCE = 10;
+export const WORKER_RUNS_AT_ONCE = 20;
 
 /**
  * Runs of one host in flight in one invocation. One: runs of one host share its pace (RATE-1/RATE-2),

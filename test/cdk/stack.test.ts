@@ -361,7 +361,7 @@ describe('functions', () => {
       BatchSize: 10,
       MaximumBatchingWindowInSeconds: 2,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
-      // Issue 28: SCH-5's 4 slots fit in one worker of 10 runs; SQS's minimum is 2.
+      // Issue 28: SCH-5's 4 slots fit in one worker of 20 runs; SQS's minimum is 2.
       ScalingConfig: { MaximumConcurrency: 2 },
     });
   });
@@ -593,8 +593,8 @@ describe('settings and extension points', () => {
     });
   };
 
-  it('maxConcurrentSyncs 1 keeps SCH-5 in the env and raises the SQS cap to its minimum of 2; 25 slots need 3 workers of 10 (issue 28)', () => {
-    Template.fromStack(unbundled({ maxConcurrentSyncs: 25 })).hasResourceProperties(
+  it('maxConcurrentSyncs 1 keeps SCH-5 in the env and raises the SQS cap to its minimum of 2; 45 slots need 3 workers of 20 (issue 28)', () => {
+    Template.fromStack(unbundled({ maxConcurrentSyncs: 45 })).hasResourceProperties(
       'AWS::Lambda::EventSourceMapping',
       { ScalingConfig: { MaximumConcurrency: 3 } },
     );

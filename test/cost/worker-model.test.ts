@@ -12,6 +12,7 @@ const base: WorkerModelInput = {
   maxInvocations: 2,
   slots: 20,
   batchSize: 10,
+  refill: true,
   startBySeconds: 810,
   runBudgetSeconds: 840,
   minutes: 240,
@@ -29,6 +30,10 @@ describe('the sync worker cost model (issue 28)', () => {
     const single = simulateWorker({ ...base, runsAtOnce: 1, batchSize: 1, maxInvocations: 100 });
     expect(single.billedPerRunSecond).toBeCloseTo(1, 5);
     const worker = simulateWorker(base);
+    // Before the worker: batches of what a tick's burst gave each poller, no refill.
+    const batches = simulateWorker({ ...base, refill: false, batchSize: 2, maxInvocations: 20 });
+    expect(batches.billedPerRunSecond).toBeGreaterThan(0.45);
+    expect(worker.billedPerRunSecond).toBeLessThan(batches.billedPerRunSecond / 1.5);
     // ≈ 6 runs in flight in one or two invocations.
     expect(worker.billedPerRunSecond).toBeLessThan(0.35);
     expect(worker.meanInvocationsAlive).toBeLessThanOrEqual(2);
