@@ -7,7 +7,7 @@ import {
   type SourceDecision,
   type SyncKind,
 } from '../schedule';
-import { fullSyncSlotsFor } from './full-sync-budget';
+import { fullSyncSlotsFor, slotsShortText } from './full-sync-budget';
 import { hostKeyOf as hostKey } from './key';
 import type { HostModel } from './model';
 
@@ -58,6 +58,8 @@ export interface WaitingRun {
 export interface Admission {
   /** Start these now (a full decision may come back as an incremental, FULL-3). */
   start: SourceDecision[];
+  /** SCH-5: the slots the fleet needs now (`FullSyncSlots.needed`); more than the settings': short. */
+  slotsNeeded: number;
   waiting: WaitingRun[];
   /** Per host key: due runs that wait for their host (not for a slot). */
   queuedByHost: Map<string, number>;
@@ -87,7 +89,11 @@ export function admitRuns(input: AdmissionInput): Admission {
   }
   let freeSlots = Math.max(0, settings.maxConcurrentSyncs - input.running.length);
   // FULL-3: full syncs leave the incrementals the slots their demand needs (at least one).
-  const fullSlots = fullSyncSlotsFor(input.hosts, settings, input.fullSyncSlotsNeeded).full;
+  const slotShares = fullSyncSlotsFor(input.hosts, settings, input.fullSyncSlotsNeeded);
+  const fullSlots = slotShares.full;
+  // SCH-5: a run waiting for a slot says when the slots are short of the demand (the sizing signal).
+  const short = slotsShortText(slotShares, settings.maxConcurrentSyncs);
+  const slotWait = `all ${settings.maxConcurrentSyncs} sync slots busy (SCH-5)${short ? `; ${short}` : ''}`;
   let freeFullSlots = Math.max(0, fullSlots - input.running.filter((r) => r.kind !== 'incremental').length);
   const limitOf = (host: string) => input.hosts.get(host)?.runLimit ?? 1;
   const hostHasRoom = (host: string) => (inFlight.get(host) ?? 0) < limitOf(host);
@@ -188,7 +194,7 @@ export function admitRuns(input: AdmissionInput): Admission {
         sourceId: next.decision.sourceId,
         host: next.host,
         decision: next.decision,
-        reason: `all ${settings.maxConcurrentSyncs} sync slots busy (SCH-5)`,
+        reason: slotWait,
         ruleIds: ['SCH-5'],
       });
     }
@@ -212,5 +218,5 @@ export function admitRuns(input: AdmissionInput): Admission {
       ruleIds: c.hostBlocked === 'paused' ? ['RATE-8', 'RATE-9'] : ['RATE-9', 'RATE-4', 'SCH-5'],
     });
   }
-  return { start, waiting, queuedByHost };
+  return { start, waiting, queuedByHost, slotsNeeded: slotShares.needed };
 }

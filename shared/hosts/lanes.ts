@@ -10,6 +10,7 @@ import {
 import { hostKey } from '../util';
 import type { Admission, WaitingRun } from './admission';
 import { DEFAULT_EXPECTED_REQUESTS } from './constants';
+import type { HostModel } from './model';
 
 /**
  * Host lanes (issues 27 and 28), pure. The admission gives each host one run per planner tick; a
@@ -116,6 +117,7 @@ export function lanesOf(
   admission: Pick<Admission, 'start' | 'waiting'>,
   hostOf: (sourceId: string) => string | undefined,
   nowIso: string,
+  replan?: LaneReplanInput,
 ): Map<string, Lane> {
   const waitingByHost = new Map<string, WaitingRun[]>();
   for (const w of admission.waiting) {
@@ -129,7 +131,7 @@ export function lanesOf(
     const host = hostOf(d.sourceId);
     if (host === undefined) continue;
     const key = hostKey(host);
-    if (!waitingByHost.has(key)) continue;
+    if (!waitingByHost.has(key) && (replan?.poolOf(key).length ?? 0) <= 1) continue;
     const heads = headsByHost.get(key);
     if (heads) heads.push(d);
     else headsByHost.set(key, [d]);
@@ -137,9 +139,24 @@ export function lanesOf(
   const lanes = new Map<string, Lane>();
   for (const [host, heads] of headsByHost) {
     const queue = (waitingByHost.get(host) ?? []).map((w) => w.decision).sort(byUrgency);
+    const model = replan?.hosts.get(host);
     const built = heads.map((head) => ({
       head,
-      lane: { host, plannedAt: nowIso, entries: [] as LaneEntry[] },
+      lane: {
+        host,
+        plannedAt: nowIso,
+        entries: [] as LaneEntry[],
+        ...(replan
+          ? {
+              // The head itself is in the pool too: it may come due again while the lane lives.
+              pool: replan.poolOf(host),
+              kind: (head.kind ?? 'incremental') === 'incremental' ? 'incremental' : 'full',
+              ...(model && model.stretch > 1
+                ? { stretch: { factor: model.stretch, demand: model.demand, capacity: model.capacity } }
+                : {}),
+            }
+          : {}),
+      } as Lane,
     }));
     let turn = 0;
     for (const d of queue) {
@@ -154,9 +171,42 @@ export function lanesOf(
         break;
       }
     }
-    for (const { head, lane } of built) if (lane.entries.length > 0) lanes.set(head.sourceId, lane);
+    for (const { head, lane } of built)
+      if (lane.entries.length > 0 || (lane.pool?.length ?? 0) > 1) lanes.set(head.sourceId, lane);
   }
   return lanes;
+}
+
+/** What the planner hands `lanesOf` so that its lanes re-plan (issue 27). */
+export interface LaneReplanInput {
+  hosts: ReadonlyMap<string, Pick<HostModel, 'demand' | 'capacity' | 'stretch'>>;
+  /** The host's active sources with when each is expected due (`lanePoolOf`). */
+  poolOf: (hostKey: string) => LanePoolEntry[];
+}
+
+/** A host's source as the planner knows it, for the lane's pool. */
+export interface LanePoolSource {
+  sourceId: string;
+  /** SCH-4: the end of its last sync (the cadence counts from it). */
+  lastSyncEndedAt?: string;
+  /** Its cadence interval now (unstretched), minutes (`HostSourceInput.intervalMinutes`). */
+  intervalMinutes: number;
+  /** Due now (the planner decided it `sync` this tick): read at the first re-plan. */
+  dueNow?: boolean;
+}
+
+/**
+ * The lane's pool, pure: each source with when it is expected due — the end of its last sync plus its
+ * interval × RATE-9's factor (as `stretchDecision` measures), none for a source due now or never synced
+ * (read at once). A hint only: the lane decides from the state it reads, so a wrong guess costs a read
+ * (too early) or a later turn (too late — the lane's life is short, and the planner admits it after).
+ */
+export function lanePoolOf(sources: readonly LanePoolSource[], stretch: number): LanePoolEntry[] {
+  return sources.map((s) => {
+    if (s.dueNow || s.lastSyncEndedAt === undefined) return { sourceId: s.sourceId };
+    const dueMs = msOf(s.lastSyncEndedAt) + s.intervalMinutes * 60_000 * Math.max(1, stretch);
+    return { sourceId: s.sourceId, dueAt: new Date(Math.trunc(dueMs)).toISOString() };
+  });
 }
 
 /**

@@ -51,6 +51,7 @@ export {
   type SourcesLoad,
   setOtherItemActive,
 } from './sources';
+export { sendSyncQueueMessage } from './sync-queue';
 export {
   DOCUMENTS_TABLE,
   LEGACY_LIST_INDEX,
