@@ -549,11 +549,6 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
     const incrementals = h.fleet.sourceIndexes.map((i) => (sources[i] as SimSource).incrementalSyncs);
     zeroSync += syncs.filter((x) => x === 0).length;
     fairness = worse(fairness, syncs);
-    if (process.env.FLEET_DEBUG) {
-      const hist = new Map<number, number>();
-      for (const x of syncs) hist.set(x, (hist.get(x) ?? 0) + 1);
-      console.error(h.fleet.host, h.fleet.kind, JSON.stringify([...hist].sort((a, b) => a[0] - b[0])));
-    }
     incrementalFairness = worse(incrementalFairness, incrementals);
   }
   const share = (c: [number, number]) => (c[1] === 0 ? 1 : c[0] / c[1]);

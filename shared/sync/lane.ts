@@ -172,7 +172,8 @@ async function replanLane(
     const move = laneStepAt({
       nowMs: now.getTime(),
       plannedAtMs,
-      deadlineMs: budget.deadlineMs,
+      // The budget runs on the real clock, the schedule on `deps.now()`: the time left, on the latter.
+      deadlineMs: now.getTime() + (budget.deadlineMs - Date.now()),
       minStartMs: LANE_START_MIN_MS,
       aborted: budget.signal?.aborted === true,
       canHandOn: true,
@@ -204,7 +205,7 @@ async function replanLane(
     }
     const { source, decision, state } = picked;
     const rest: SyncLane = { ...lane, entries: [], pool: [...pool.values()] };
-    const at: LanePosition = { host: lane.host, position, left: 0 };
+    const at: LanePosition = { host: lane.host, position, left: Math.max(0, (picked.due ?? 1) - 1) };
     let message: SyncMessage | undefined;
     let result: SyncRunResult;
     try {
@@ -251,6 +252,8 @@ interface Picked {
   source: SourceConfig;
   decision: SourceDecision;
   state: SourceScheduleState;
+  /** How many of the host's sources were due (this one included), for the log's `left`. */
+  due?: number;
 }
 
 /** Reads the pool's sources due by `now`, decides them and returns the fair pick (`nextLaneRun`). */
@@ -308,7 +311,8 @@ async function pickNext(
   });
   const candidates = read.filter((c): c is LaneCandidate & Picked => c !== undefined);
   const decision = nextLaneRun(candidates, laneKind);
-  return candidates.find((c) => c.decision === decision);
+  const picked = candidates.find((c) => c.decision === decision);
+  return picked === undefined ? undefined : { ...picked, due: candidates.length };
 }
 
 function recheckLater(pool: Map<string, LanePoolEntry>, sourceId: string, now: Date): void {
