@@ -1,6 +1,6 @@
 import type { ChangeFeed } from '../shared/changes';
 import { env } from '../shared/config';
-import { logger, metrics, putHostMetrics } from '../shared/observability';
+import { logger, metrics, putHostMetrics, putSlotMetrics } from '../shared/observability';
 import {
   composePlanner,
   emitPlannerMetrics,
@@ -23,6 +23,9 @@ export const handler = async (): Promise<PlannerTickResult> => {
   const result = await plannerTick(deps, now);
   // RATE-9: saturated hosts as gauges every tick (the "host saturated" alarm reads them).
   const saturatedHosts = putHostMetrics(result.hosts, metrics);
+  // SCH-5 sizing (issue 27): how many sync slots the demand needs beyond the configured ones.
+  if (result.slotsNeeded !== undefined)
+    putSlotMetrics(result.slotsNeeded, deps.settings.maxConcurrentSyncs, metrics);
   metrics.flush();
   // ERR-4/ERR-5 pauses as metrics; the "paused for more than a day" alarm reads them.
   const pauses = await emitPlannerMetrics(deps.doc, deps.tables, now);
@@ -33,6 +36,8 @@ export const handler = async (): Promise<PlannerTickResult> => {
     started: result.started.map((s) => `${s.sourceId}:${s.kind}`),
     ...(pauses ? { paused: pauses.paused, longestPauseHours: pauses.longestPauseHours } : {}),
     ...(redelivered > 0 ? { changesRedelivered: redelivered } : {}),
+    // SCH-5 sizing (issue 27): the demand needs more sync slots than configured.
+    ...(result.slotsShort ? { slotsShort: result.slotsShort, slotsNeeded: result.slotsNeeded } : {}),
     // The tick planned without pauses, Crawl-delays and other fetches' shares (the slots still keep them).
     ...(result.hostLedgerUnavailable ? { hostLedgerUnavailable: result.hostLedgerUnavailable } : {}),
     // RATE-9: hosts whose pace binds (stretched cadence) or with runs waiting for them — host keys only.

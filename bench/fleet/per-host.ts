@@ -3,6 +3,7 @@ import {
   type DueRun,
   expectedRequests,
   type FullSyncCandidate,
+  fullSyncSlotsFor,
   type HostConditions,
   type HostModel,
   type HostSourceInput,
@@ -50,6 +51,7 @@ export function perHostAdmission(fleet: Fleet, settings: ScheduleSettings): PerH
   let inputsHour = Number.NaN;
   let allInputsStale = true;
   const views = new Map<string, SimSourceView>();
+  let slotsNeeded = 0;
 
   const inputOf = (view: SimSourceView, nowIso: string) =>
     hostSourceInputOf(
@@ -101,6 +103,12 @@ export function perHostAdmission(fleet: Fleet, settings: ScheduleSettings): PerH
     runEnded(view, nowIso) {
       inputs.set(view.fleet.sourceId, inputOf(view, nowIso));
       dirty.add(hostKey(view.fleet.host));
+    },
+    slotsNeeded() {
+      return slotsNeeded;
+    },
+    resetSlotsNeeded() {
+      slotsNeeded = 0;
     },
     starts(tick: TickView) {
       refresh(tick.nowMs, tick.nowIso);
@@ -155,6 +163,9 @@ export function perHostAdmission(fleet: Fleet, settings: ScheduleSettings): PerH
               tick.nowMs + FULL_SYNC_DEFAULT_WINDOW_HOURS * 3_600_000,
               runningFullRequests,
             );
+      // SCH-5's slot-sizing signal, as the planner computes it (`FullSyncSlots.needed`).
+      const needed = fullSyncSlotsFor(models, settings, plans?.slotsNeeded).needed;
+      if (needed > slotsNeeded) slotsNeeded = needed;
       return admitRuns({
         due,
         running,

@@ -1,4 +1,5 @@
 import type { DateTime } from 'luxon';
+import { fullSyncCreditMs } from '../../shared/hosts';
 import {
   applyRunOutcome,
   DEFAULT_LEASE_MINUTES,
@@ -18,7 +19,7 @@ import {
 import { ASSUMPTIONS } from '../cost/assumptions';
 import { todayStarts } from './allocation';
 import { type HostRun, SimHost } from './host';
-import { type LaneCandidate, laneSuccessor, newLane, type SimLane } from './lanes';
+import { laneSuccessor, newLane, type SimLane, type SimLaneCandidate } from './lanes';
 import {
   buildFleet,
   changeInstants,
@@ -79,6 +80,8 @@ interface SimSource extends SimSourceView {
   changePtr: number;
   lastStartMs: number;
   dueTick: number;
+  /** The instant it is due (its bucket is the first tick at or after it). */
+  dueMs: number;
   waiting?: { decision: SourceDecision; sinceMs: number; slotBlockedMs: number };
   run?: SimRun;
   incrementalSyncs: number;
@@ -191,6 +194,7 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
       changePtr: 0,
       lastStartMs: ended - 20_000,
       dueTick: 0,
+      dueMs: startMs,
       incrementalSyncs: 0,
       syncs: 0,
     };
@@ -203,6 +207,7 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
   const tickOf = (ms: number) => Math.max(0, Math.ceil((ms - startMs) / tickMs));
   const schedule = (s: SimSource, ms: number, currentTick: number) => {
     s.dueTick = Math.max(currentTick + 1, tickOf(ms));
+    s.dueMs = ms;
     const b = buckets.get(s.dueTick);
     if (b === undefined) buckets.set(s.dueTick, [s]);
     else b.push(s);
@@ -218,6 +223,7 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
     starved: 0,
     starvedInFullWindow: 0,
     late: 0,
+    handOns: 0,
     runsIncremental: 0,
     runsFull: 0,
     requests: 0,
@@ -236,6 +242,7 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
   for (let tick = 0; tick <= totalTicks; tick += 1) {
     const nowMs = startMs + tick * tickMs;
     const measuring = nowMs > measureFrom;
+    if (tick > 0 && nowMs - tickMs <= measureFrom && measuring) perHost?.resetSlotsNeeded();
     // The decisions read instants as stored ISO strings (parsed once, then epoch milliseconds).
     const nowIso = isoOfMs(nowMs);
     const now = toBerlin(nowIso);
@@ -318,7 +325,9 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
     let runningFull = 0;
     for (const r of running) if (r.kind !== 'incremental') runningFull += 1;
     let starts: SourceDecision[] = [];
-    const waitingList = waiting.size > 0 && running.size < settings.maxConcurrentSyncs ? [...waiting] : [];
+    // The per-host admission is asked with the slots full too: it measures the slots the fleet needs.
+    const asked = perHost !== undefined || running.size < settings.maxConcurrentSyncs;
+    const waitingList = waiting.size > 0 && asked ? [...waiting] : [];
     if (waitingList.length > 0) {
       if (options.allocation === 'today') {
         starts = todayStarts(
@@ -430,24 +439,58 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
   }
 
   /**
-   * Host lanes: the run ended at `endAt`; its invocation starts the next waiting run of its host there and
-   * then (same slot), which the host serves up to `nowMs` — it may end within this tick and go on.
+   * Host lanes: the run ended at `endAt`; its invocation re-plans the host there and then — the host's
+   * sources due by `endAt`, decided afresh (a waiting one keeps the decision it waits with; one whose due
+   * instant passed since its last decision is decided at `endAt`, as the lane reads and decides it) — and
+   * starts the one `nextLaneRun` picks (same slot), which the host serves up to `nowMs`: it may end within
+   * this tick and go on.
    */
   function continueLane(run: SimRun, nowMs: number): void {
     const endAt = run.endAt as number;
     const h = run.source.host;
-    const candidates: LaneCandidate<SimSource>[] = [];
+    const candidates: SimLaneCandidate<SimSource>[] = [];
+    let atIso: string | undefined;
     for (const i of h.fleet.sourceIndexes) {
       const s = sources[i] as SimSource;
-      if (s.run === undefined && s.waiting !== undefined && waiting.has(s))
-        candidates.push({ source: s, decision: s.waiting.decision, sinceMs: s.waiting.sinceMs });
+      if (s.run !== undefined) continue;
+      if (s.waiting === undefined && s.dueMs <= endAt) {
+        atIso ??= isoOfMs(Math.trunc(endAt));
+        let decision = decideSource(s.config, s.state, atIso, settings);
+        m.decisions += 1;
+        if (perHost) decision = perHost.adjust(s, decision, atIso);
+        if (decision.action !== 'sync') {
+          const dueMs = decision.dueAt === undefined ? Number.NaN : Date.parse(decision.dueAt);
+          const skip = decision.action === 'skip';
+          schedule(s, dueMs > endAt ? dueMs : endAt + (skip ? HOUR : MINUTE), tickOf(nowMs));
+          continue;
+        }
+        s.waiting = { decision, sinceMs: endAt, slotBlockedMs: 0 };
+        waiting.add(s);
+      }
+      if (s.waiting === undefined) continue;
+      candidates.push({
+        source: s,
+        decision: s.waiting.decision,
+        fullSyncCreditMs: fullSyncCreditMs(s.state),
+      });
     }
     const lane = run.lane as SimLane;
     const next = laneSuccessor(lane, endAt, candidates);
     if (next === undefined) return;
-    lane.taken += 1;
-    const atIso = toIso(toBerlin(new Date(endAt).toISOString()));
-    startRun(next.source, next.decision, endAt, atIso, endAt > measureFrom, lane);
+    if (next.handOn) {
+      lane.invocationStartMs = next.startMs;
+      lane.handOns += 1;
+      if (run.measured) m.handOns += 1;
+    }
+    const startIso = isoOfMs(Math.trunc(next.startMs));
+    startRun(
+      next.candidate.source,
+      next.candidate.decision,
+      next.startMs,
+      startIso,
+      next.startMs > measureFrom,
+      lane,
+    );
     for (const r of h.sim.advance(nowMs)) finishing.push(r as SimRun);
     finishing.sort((a, b) => (a.endAt as number) - (b.endAt as number));
   }
@@ -544,6 +587,8 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
     runs: { incremental: m.runsIncremental, full: m.runsFull },
     requestsPerRun,
     incrementalSyncsPerSource: { lone: round(perSource(false), 1), hosting: round(perSource(true), 1) },
+    slotsNeeded: perHost ? perHost.slotsNeeded() : null,
+    laneHandOns: m.handOns,
     decisions: m.decisions,
     wallSeconds: round((performance.now() - wallStart) / 1000, 1),
   };

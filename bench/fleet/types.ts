@@ -27,6 +27,10 @@ export interface PerHostAdmission {
   /** RATE-9 on a fresh decision (stretch on a saturated host); may turn `sync` into `wait`. */
   adjust(source: SimSourceView, decision: SourceDecision, nowIso: string): SourceDecision;
   starts(tick: TickView): SourceDecision[];
+  /** SCH-5: the most slots the fleet needed at a tick so far (`FullSyncSlots.needed`). */
+  slotsNeeded(): number;
+  /** Forget the figure so far (the warm-up ends). */
+  resetSlotsNeeded(): void;
   /** A source's run ended (its host's model may change). */
   runEnded(source: SimSourceView, endedIso: string): void;
 }
@@ -85,6 +89,13 @@ export interface FleetSimResult {
   runs: { incremental: number; full: number };
   requestsPerRun: Record<string, number>;
   incrementalSyncsPerSource: { lone: number; hosting: number };
+  /**
+   * SCH-5: the most sync slots the planner's demand model said the fleet needed at a measured tick
+   * (`FullSyncSlots.needed`; null for today's allocation). Above `slots`: the slots are short.
+   */
+  slotsNeeded: number | null;
+  /** Host lanes: invocations a lane handed on to (its time short, the next run in a new message). */
+  laneHandOns: number;
   decisions: number;
   wallSeconds: number;
 }

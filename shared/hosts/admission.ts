@@ -7,7 +7,7 @@ import {
   type SourceDecision,
   type SyncKind,
 } from '../schedule';
-import { fullSyncSlotsFor } from './full-sync-budget';
+import { fullSyncSlotsFor, slotsShortText } from './full-sync-budget';
 import { hostKeyOf as hostKey } from './key';
 import type { HostModel } from './model';
 
@@ -70,6 +70,8 @@ export interface WaitingRun {
 export interface Admission {
   /** Start these now (a full decision may come back as an incremental, FULL-3). */
   start: SourceDecision[];
+  /** SCH-5: the slots the fleet needs now (`FullSyncSlots.needed`); more than the settings': short. */
+  slotsNeeded: number;
   waiting: WaitingRun[];
   /** Per host key: due runs that wait for their host (not for a slot). */
   queuedByHost: Map<string, number>;
@@ -99,7 +101,11 @@ export function admitRuns(input: AdmissionInput): Admission {
   }
   let freeSlots = Math.max(0, settings.maxConcurrentSyncs - input.running.length);
   // FULL-3: full syncs leave the incrementals the slots their demand needs (at least one).
-  const fullSlots = fullSyncSlotsFor(input.hosts, settings, input.fullSyncSlotsNeeded).full;
+  const slotShares = fullSyncSlotsFor(input.hosts, settings, input.fullSyncSlotsNeeded);
+  const fullSlots = slotShares.full;
+  // SCH-5: a run waiting for a slot says when the slots are short of the demand (the sizing signal).
+  const short = slotsShortText(slotShares, settings.maxConcurrentSyncs);
+  const slotWait = `all ${settings.maxConcurrentSyncs} sync slots busy (SCH-5)${short ? `; ${short}` : ''}`;
   let freeFullSlots = Math.max(0, fullSlots - input.running.filter((r) => r.kind !== 'incremental').length);
   const limitOf = (host: string) => input.hosts.get(host)?.runLimit ?? 1;
   const hostHasRoom = (host: string) => (inFlight.get(host) ?? 0) < limitOf(host);
@@ -202,7 +208,7 @@ export function admitRuns(input: AdmissionInput): Admission {
         sourceId: next.decision.sourceId,
         host: next.host,
         decision: next.decision,
-        reason: `all ${settings.maxConcurrentSyncs} sync slots busy (SCH-5)`,
+        reason: slotWait,
         ruleIds: ['SCH-5'],
         waitingFor: { kind: 'slot' },
       });
@@ -235,5 +241,5 @@ export function admitRuns(input: AdmissionInput): Admission {
         : { kind: 'host', host: c.host },
     });
   }
-  return { start, waiting, queuedByHost };
+  return { start, waiting, queuedByHost, slotsNeeded: slotShares.needed };
 }

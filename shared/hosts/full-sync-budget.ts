@@ -110,6 +110,12 @@ export interface FullSyncSlots {
   full: number;
   /** Slots kept for incremental syncs: at least FULL-3's one, more as their demand needs. */
   keptForIncrementals: number;
+  /**
+   * SCH-5: the slots the fleet needs now — the incremental syncs' (Little's law over every host, with
+   * headroom) plus tonight's full syncs' — whole slots. Above `maxConcurrentSyncs` the slots are short
+   * (`slotsShortText`): the demand shares them, and some runs start late by SCH-5, not by any host.
+   */
+  needed: number;
 }
 
 /**
@@ -129,10 +135,25 @@ export function fullSyncSlotsFor(
   const max = settings.maxConcurrentSyncs;
   let wanted = need * INCREMENTAL_SLOT_HEADROOM;
   const fullNeed = fullSyncSlotsNeeded ?? 0;
+  const needed = Math.ceil(wanted + fullNeed - 1e-9);
   // Too few slots for both: each demand gets its share of them, so neither the cadence nor the night's
   // safety net is starved (RATE-9's reading: all slowed by one factor).
   if (fullNeed > 0 && wanted + fullNeed > max) wanted = (max * wanted) / (wanted + fullNeed);
   const kept = Math.max(SLOTS_KEPT_FOR_INCREMENTAL, Math.ceil(wanted - 1e-9));
   const full = Math.max(Math.min(MIN_FULL_SYNC_SLOTS, max - SLOTS_KEPT_FOR_INCREMENTAL), max - kept, 0);
-  return { full, keptForIncrementals: max - full };
+  return { full, keptForIncrementals: max - full, needed };
+}
+
+/**
+ * SCH-5's slot-sizing signal: "sync slots short: demand needs 71 of 64 (SCH-5)", or undefined when the
+ * slots suffice. The planner writes it each tick (`SlotsShort`, status) so an operator learns to raise
+ * INGESTOR_MAX_CONCURRENT_SYNCS instead of finding late runs: in the full-sync window the incremental
+ * cadence and the night's full syncs together may need more slots than there are (FULL-3 shares them).
+ */
+export function slotsShortText(
+  slots: Pick<FullSyncSlots, 'needed'>,
+  maxConcurrentSyncs: number,
+): string | undefined {
+  if (slots.needed <= maxConcurrentSyncs) return undefined;
+  return `sync slots short: demand needs ${slots.needed} of ${maxConcurrentSyncs} (SCH-5; raise INGESTOR_MAX_CONCURRENT_SYNCS)`;
 }

@@ -1,7 +1,16 @@
-import { byUrgency, type SourceDecision, type SyncKind, type SyncTrigger } from '../schedule';
+import {
+  byOldestFullSync,
+  byUrgency,
+  msOf,
+  type SourceDecision,
+  type SourceScheduleState,
+  type SyncKind,
+  type SyncTrigger,
+} from '../schedule';
 import { hostKey } from '../util';
 import type { Admission, WaitingRun } from './admission';
 import { DEFAULT_EXPECTED_REQUESTS } from './constants';
+import type { HostModel } from './model';
 
 /**
  * Host lanes (issues 27 and 28), pure. The admission gives each host one run per planner tick; a
@@ -27,15 +36,44 @@ export interface LaneEntry {
   dueAt?: string;
 }
 
+/**
+ * One source of the lane's host the lane looks at again when a run ends (issue 27: re-planning): when
+ * the planner expects it to be due. Only a hint of when to read its state: whether it runs is decided
+ * afresh from that state (`nextLaneRun`).
+ */
+export interface LanePoolEntry {
+  sourceId: string;
+  /** When it is expected due (the cadence, RATE-9's stretch applied); a missing one is read at once. */
+  dueAt?: string;
+}
+
+/** RATE-9's stretch as the planner saw the host (the lane decides with it; `stretchDecision`). */
+export interface LaneStretch {
+  factor: number;
+  demand: number;
+  capacity: number;
+}
+
 export interface Lane {
   /** The RATE-2 host key all entries share. */
   host: string;
   /**
    * The planner tick that built the lane. An entry runs only while its source's stored due time is no
    * later than this: a source that ran (or was decided again) since has a later due time — stale.
+   * A lane with a `pool` re-plans instead (its starts are checked against the instant they are decided).
    */
   plannedAt: string;
   entries: LaneEntry[];
+  /**
+   * Re-planning (issue 27): every other active source of the host, each with when it is expected due.
+   * When a run ends, the lane reads the state of those due by then, decides them afresh and starts the
+   * one `nextLaneRun` picks — not only the runs that waited when the lane was planned. Absent in lanes of
+   * older planners: those run their entries as planned.
+   */
+  pool?: LanePoolEntry[];
+  /** The slot's kind (FULL-3): a full lane may start full syncs, an incremental lane only incrementals. */
+  kind?: 'incremental' | 'full';
+  stretch?: LaneStretch;
 }
 
 /**
@@ -79,6 +117,7 @@ export function lanesOf(
   admission: Pick<Admission, 'start' | 'waiting'>,
   hostOf: (sourceId: string) => string | undefined,
   nowIso: string,
+  replan?: LaneReplanInput,
 ): Map<string, Lane> {
   const waitingByHost = new Map<string, WaitingRun[]>();
   for (const w of admission.waiting) {
@@ -92,7 +131,7 @@ export function lanesOf(
     const host = hostOf(d.sourceId);
     if (host === undefined) continue;
     const key = hostKey(host);
-    if (!waitingByHost.has(key)) continue;
+    if (!waitingByHost.has(key) && (replan?.poolOf(key).length ?? 0) <= 1) continue;
     const heads = headsByHost.get(key);
     if (heads) heads.push(d);
     else headsByHost.set(key, [d]);
@@ -100,9 +139,24 @@ export function lanesOf(
   const lanes = new Map<string, Lane>();
   for (const [host, heads] of headsByHost) {
     const queue = (waitingByHost.get(host) ?? []).map((w) => w.decision).sort(byUrgency);
+    const model = replan?.hosts.get(host);
     const built = heads.map((head) => ({
       head,
-      lane: { host, plannedAt: nowIso, entries: [] as LaneEntry[] },
+      lane: {
+        host,
+        plannedAt: nowIso,
+        entries: [] as LaneEntry[],
+        ...(replan
+          ? {
+              // The head itself is in the pool too: it may come due again while the lane lives.
+              pool: replan.poolOf(host),
+              kind: (head.kind ?? 'incremental') === 'incremental' ? 'incremental' : 'full',
+              ...(model && model.stretch > 1
+                ? { stretch: { factor: model.stretch, demand: model.demand, capacity: model.capacity } }
+                : {}),
+            }
+          : {}),
+      } as Lane,
     }));
     let turn = 0;
     for (const d of queue) {
@@ -117,7 +171,154 @@ export function lanesOf(
         break;
       }
     }
-    for (const { head, lane } of built) if (lane.entries.length > 0) lanes.set(head.sourceId, lane);
+    for (const { head, lane } of built)
+      if (lane.entries.length > 0 || (lane.pool?.length ?? 0) > 1) lanes.set(head.sourceId, lane);
   }
   return lanes;
+}
+
+/** What the planner hands `lanesOf` so that its lanes re-plan (issue 27). */
+export interface LaneReplanInput {
+  hosts: ReadonlyMap<string, Pick<HostModel, 'demand' | 'capacity' | 'stretch'>>;
+  /** The host's active sources with when each is expected due (`lanePoolOf`). */
+  poolOf: (hostKey: string) => LanePoolEntry[];
+}
+
+/** A host's source as the planner knows it, for the lane's pool. */
+export interface LanePoolSource {
+  sourceId: string;
+  /** SCH-4: the end of its last sync (the cadence counts from it). */
+  lastSyncEndedAt?: string;
+  /** Its cadence interval now (unstretched), minutes (`HostSourceInput.intervalMinutes`). */
+  intervalMinutes: number;
+  /** Due now (the planner decided it `sync` this tick): read at the first re-plan. */
+  dueNow?: boolean;
+}
+
+/**
+ * The lane's pool, pure: each source with when it is expected due — the end of its last sync plus its
+ * interval × RATE-9's factor (as `stretchDecision` measures), none for a source due now or never synced
+ * (read at once). A hint only: the lane decides from the state it reads, so a wrong guess costs a read
+ * (too early) or a later turn (too late — the lane's life is short, and the planner admits it after).
+ */
+export function lanePoolOf(sources: readonly LanePoolSource[], stretch: number): LanePoolEntry[] {
+  return sources.map((s) => {
+    if (s.dueNow || s.lastSyncEndedAt === undefined) return { sourceId: s.sourceId };
+    const dueMs = msOf(s.lastSyncEndedAt) + s.intervalMinutes * 60_000 * Math.max(1, stretch);
+    return { sourceId: s.sourceId, dueAt: new Date(Math.trunc(dueMs)).toISOString() };
+  });
+}
+
+/**
+ * A lane lives this long from its plan, across invocations (a lane whose invocation's time is short
+ * hands on to a new message, `laneStepAt`). Its pool is the host's sources as the planner knew them: a
+ * source added to the host (or a config change) reaches the lane only with a new plan — so after this
+ * the lane ends and the host is free for the next tick (≤ one tick of idle host every half hour, 1.7 %).
+ */
+export const LANE_MAX_LIFE_MS = 30 * 60_000;
+
+/**
+ * A lane's next step when a run has ended, pure (issue 27):
+ * - `run`: enough of the invocation is left for another run (`minStartMs`, see shared/sync);
+ * - `hand-on`: the invocation is short of time but the lane still lives — its last act starts the next
+ *   run (the lease, SCH-5) and sends that run's message with the lane on (the sync queue delivers it to a
+ *   new invocation within a second or so). Chosen over "the planner admits the host again": the planner
+ *   ticks once a minute, so a lane that ended left its host idle for half a tick on average (−3.5 % of a
+ *   saturated host's pace at one lane end per 14 minutes); a handed-on lane keeps its one lease, so the
+ *   slot count (SCH-5) and the host's runs (RATE-4) are as if the invocation had gone on;
+ * - `end`: stopped by the operator, or the lane's life is over (`LANE_MAX_LIFE_MS`): the rest is left
+ *   to the planner, whose next tick admits the host afresh.
+ */
+export type LaneMove = 'run' | 'hand-on' | 'end';
+
+export function laneStepAt(input: {
+  nowMs: number;
+  plannedAtMs: number;
+  /** The invocation's last instant for starting a request (its end less the reserve). */
+  deadlineMs: number;
+  /** A run starts only with this much left before the deadline. */
+  minStartMs: number;
+  aborted?: boolean;
+  /** Whether the lane may hand on at all (a lane of an older planner without a pool may not). */
+  canHandOn: boolean;
+}): LaneMove {
+  if (input.aborted) return 'end';
+  if (input.nowMs - input.plannedAtMs >= LANE_MAX_LIFE_MS) return 'end';
+  if (input.deadlineMs - input.nowMs >= input.minStartMs) return 'run';
+  return input.canHandOn ? 'hand-on' : 'end';
+}
+
+/** A source of the lane's host decided afresh when a run ended (`decideSource` + `stretchDecision`). */
+export interface LaneCandidate {
+  decision: SourceDecision;
+  /** `fullSyncCreditMs(state)`: the last full sync's duration, not charged to its incremental turns. */
+  fullSyncCreditMs?: number;
+}
+
+/**
+ * The service a full sync took that is not charged to the source's incremental turns (RATE-9's fair
+ * share): its duration, when the source's last sync was a full sync; 0 otherwise. SCH-4 measures the
+ * next incremental from the end of the full sync, so without this credit the source queued behind
+ * sources that had had their incremental turns meanwhile.
+ */
+export function fullSyncCreditMs(
+  state: Pick<SourceScheduleState, 'lastSyncKind' | 'lastSyncStartedAt' | 'lastSyncEndedAt'>,
+): number {
+  if (state.lastSyncKind === undefined || state.lastSyncKind === 'incremental') return 0;
+  if (state.lastSyncStartedAt === undefined || state.lastSyncEndedAt === undefined) return 0;
+  return Math.max(0, msOf(state.lastSyncEndedAt) - msOf(state.lastSyncStartedAt));
+}
+
+/**
+ * The lane's next run among its host's sources decided now, pure (issue 27, RATE-9). Only a `sync`
+ * decision is a candidate (a source not due now, its stretched cadence applied, waits). The order is a
+ * fair-queueing rule, not raw overdue time:
+ * 1. manual requests (SCH-7: someone waits for them);
+ * 2. in a full lane, full syncs by FULL-3's order (oldest complete full sync first) — a full sync joins
+ *    only a full lane, so FULL-3's share of the slots does not grow;
+ * 3. the earliest virtual finish time — weighted fair queueing over the host's due sources, each
+ *    weighted by its own cadence: a source's virtual finish is the end of its last incremental turn
+ *    plus its interval × RATE-9's factor, i.e. its stretched due time, less the time its last full
+ *    sync took (`fullSyncCreditMs`): a full sync is no incremental turn, so a source whose full sync
+ *    ran does not queue behind the sources whose incrementals ran meanwhile. Compared with raw
+ *    overdue time this only moves such a source forward;
+ * 4. then the most overdue, then the id (deterministic).
+ * Session days (SCH-2) are not put first here: RATE-9 slows every source by the same factor, and a
+ * session day's shorter interval already makes its source due more often (its SCH-2 advantage, kept);
+ * served first as well, session-day sources took the host's turns at their unstretched cap and the
+ * others fell beyond the factor (fleet bench, a Monday at 1,000 sources: fairness 1.45 with them first).
+ * They still go first where the planner admits a host's run (`admitRuns`, the lane's head).
+ */
+export function nextLaneRun(
+  candidates: readonly LaneCandidate[],
+  laneKind: 'incremental' | 'full',
+): SourceDecision | undefined {
+  let best: LaneCandidate | undefined;
+  for (const c of candidates) {
+    if (c.decision.action !== 'sync') continue;
+    const full = (c.decision.kind ?? 'incremental') !== 'incremental';
+    if (full && laneKind !== 'full') continue;
+    if (best === undefined || byLaneOrder(c, best) < 0) best = c;
+  }
+  return best?.decision;
+}
+
+function byLaneOrder(a: LaneCandidate, b: LaneCandidate): number {
+  const manual = Number(b.decision.trigger === 'manual') - Number(a.decision.trigger === 'manual');
+  if (manual !== 0) return manual;
+  const aFull = (a.decision.kind ?? 'incremental') !== 'incremental';
+  const bFull = (b.decision.kind ?? 'incremental') !== 'incremental';
+  if (aFull !== bFull) return aFull ? -1 : 1;
+  if (aFull) return byOldestFullSync(a.decision, b.decision);
+  return virtualFinishMs(a) - virtualFinishMs(b) || byUrgency(a.decision, b.decision);
+}
+
+function virtualFinishMs(c: LaneCandidate): number {
+  const due = c.decision.dueAt === undefined ? Number.NEGATIVE_INFINITY : msOf(c.decision.dueAt);
+  return due - (c.fullSyncCreditMs ?? 0);
+}
+
+/** The pool entries to read at `nowMs`: those expected due by then (a missing due time: at once). */
+export function poolDueBy(pool: readonly LanePoolEntry[], nowMs: number): LanePoolEntry[] {
+  return pool.filter((p) => p.dueAt === undefined || msOf(p.dueAt) <= nowMs);
 }

@@ -215,7 +215,7 @@ function perRequestMsOf(sources: readonly HostSourceInput[], latencyMs?: number)
 }
 
 /** "host saturated: needs 2.3 requests/s of 1; intervals × 2.3" — the RATE-9 sentence for status. */
-export function saturationText(model: HostModel): string {
+export function saturationText(model: Pick<HostModel, 'host' | 'demand' | 'capacity' | 'stretch'>): string {
   return `host ${model.host} saturated: needs ${round(model.demand)} requests/s of ${round(model.capacity)}; intervals × ${round(model.stretch)} (RATE-9)`;
 }
 

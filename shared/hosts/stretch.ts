@@ -16,7 +16,7 @@ import { type HostModel, saturationText } from './model';
 export function stretchDecision(
   decision: SourceDecision,
   lastSyncEndedAt: string | undefined,
-  model: HostModel | undefined,
+  model: Pick<HostModel, 'host' | 'demand' | 'capacity' | 'stretch'> | undefined,
   now: string,
 ): SourceDecision {
   if (model === undefined || model.stretch <= 1 || decision.action === 'skip') return decision;

@@ -57,6 +57,11 @@ export const METRICS = {
   hostStretch: 'HostStretch',
   /** Same hosts: demand ÷ capacity. */
   hostUtilisation: 'HostUtilisation',
+  /**
+   * Planner, every tick (SCH-5 sizing, issue 27): sync slots the demand needs beyond
+   * INGESTOR_MAX_CONCURRENT_SYNCS (0 when they suffice) — "sync slots short: demand needs 71 of 64".
+   */
+  slotsShort: 'SlotsShort',
 } as const;
 
 /**

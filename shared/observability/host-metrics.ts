@@ -27,3 +27,8 @@ export function putHostMetrics(hosts: readonly HostMetricInput[], target: Metric
 function round(x: number): number {
   return Math.round(x * 100) / 100;
 }
+
+/** SCH-5 sizing (issue 27): the slots the demand needs beyond the configured ones, every tick (0 included). */
+export function putSlotMetrics(needed: number, configured: number, target: MetricsBuffer): void {
+  target.gauge(METRICS.slotsShort, {}, Math.max(0, needed - configured), 'Count');
+}

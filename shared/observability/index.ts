@@ -11,7 +11,7 @@ export {
   METRICS,
   PAUSED_TOO_LONG_HOURS,
 } from './constants';
-export { type HostMetricInput, putHostMetrics } from './host-metrics';
+export { type HostMetricInput, putHostMetrics, putSlotMetrics } from './host-metrics';
 export { logger } from './logger';
 export { formatMetricLog, MetricsBuffer, metrics } from './metrics';
 export {

@@ -9,6 +9,8 @@ import {
   type HostStateView,
   hostModelsOf,
   hostSourceInputOf,
+  type LanePoolEntry,
+  lanePoolOf,
   planHostFullSyncs,
   stretchDecision,
 } from '../hosts';
@@ -58,6 +60,8 @@ export interface FleetPlan {
   admission: Admission;
   /** Runs holding their lease, per host key. */
   runningByHost: Map<string, number>;
+  /** Host lanes' re-planning (issue 27): per host key its active sources and when each is expected due. */
+  lanePool: (hostKey: string) => LanePoolEntry[];
 }
 
 export function planFleet(input: FleetInput): FleetPlan {
@@ -130,5 +134,24 @@ export function planFleet(input: FleetInput): FleetPlan {
     fullSyncBehind: fullPlans.behind,
     fullSyncSlotsNeeded: fullPlans.slotsNeeded,
   });
-  return { hosts, candidates, fullPlans, admission, runningByHost };
+  const dueNow = new Set(
+    candidates.filter((c) => c.decision.action === 'sync').map((c) => c.source.sourceId),
+  );
+  const lanePool = (key: string): LanePoolEntry[] => {
+    const model = hosts.get(key);
+    if (model === undefined) return [];
+    return lanePoolOf(
+      model.sourceIds.map((id) => {
+        const lastSyncEndedAt = input.hostStateOf(id)?.lastSyncEndedAt;
+        return {
+          sourceId: id,
+          intervalMinutes: inputs.get(id)?.intervalMinutes ?? settings.weekdayDayBaseMinutes,
+          ...(lastSyncEndedAt === undefined ? {} : { lastSyncEndedAt }),
+          ...(dueNow.has(id) ? { dueNow: true } : {}),
+        };
+      }),
+      model.stretch,
+    );
+  };
+  return { hosts, candidates, fullPlans, admission, runningByHost, lanePool };
 }

@@ -2,7 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ParsedSource, SourceConfig } from '../config';
-import { type HostModel, type HostStateView, hostStateView, isSaturated, lanesOf } from '../hosts';
+import {
+  type HostModel,
+  type HostStateView,
+  hostStateView,
+  isSaturated,
+  lanesOf,
+  slotsShortText,
+} from '../hosts';
 import { paceOf } from '../pace';
 import type { ScheduleSettings, SourceScheduleState, SyncKind } from '../schedule';
 import { initialScheduleState } from '../schedule';
@@ -79,6 +86,13 @@ export interface PlannerTickResult {
   decisions: PlannedSource[];
   /** RATE-9: the hosts that are saturated or have runs waiting for them (for the metric and the log). */
   hosts: PlannedHost[];
+  /**
+   * SCH-5's sizing signal (issue 27): "sync slots short: demand needs 71 of 64 …" when the incremental
+   * cadence and tonight's full syncs need more slots than INGESTOR_MAX_CONCURRENT_SYNCS.
+   */
+  slotsShort?: string;
+  /** SCH-5: the slots the fleet needs now (Little's law over every host plus tonight's full syncs). */
+  slotsNeeded?: number;
   /** The host ledger could not be read (its error code): this tick planned without pauses and shares. */
   hostLedgerUnavailable?: string;
 }
@@ -247,11 +261,18 @@ export async function plannerTick(deps: PlannerDeps, now: Date): Promise<Planner
   });
   const { candidates, admission: allocation, hosts } = fleet;
   result.hosts = plannedHosts(hosts, allocation.queuedByHost);
+  result.slotsNeeded = allocation.slotsNeeded;
+  const slotsShort = slotsShortText({ needed: allocation.slotsNeeded }, deps.settings.maxConcurrentSyncs);
+  if (slotsShort !== undefined) result.slotsShort = slotsShort;
   const toStart = new Map(allocation.start.map((d) => [d.sourceId, d]));
   const waitingReason = new Map(allocation.waiting.map((w) => [w.sourceId, w.reason]));
   // Host lanes: each started run carries its host's runs that wait only for the busy host; its sync
   // invocation starts them one after another as the run ends (shared/sync/lane.ts).
-  const lanes = lanesOf(allocation, (id) => configById.get(id)?.host, nowIso);
+  // Issue 27: each lane carries its host's pool and re-plans as its runs end (due now, fair order).
+  const lanes = lanesOf(allocation, (id) => configById.get(id)?.host, nowIso, {
+    hosts,
+    poolOf: fleet.lanePool,
+  });
 
   // Independent per-source writes (lease, decision) fan out; each is one conditional item write.
   const outbox: Outgoing[] = [];

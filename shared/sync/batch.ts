@@ -91,7 +91,9 @@ export async function processSyncBody(
       : undefined,
   );
   const laneRuns: SyncRunResult[] = [];
-  if (result.status === 'done' && lane !== undefined && lane.entries.length > 0) {
+  // Issue 27: a lane with a pool re-plans its host even when no entry waited at the plan.
+  const laneGoesOn = lane !== undefined && (lane.entries.length > 0 || lane.pool !== undefined);
+  if (result.status === 'done' && lane !== undefined && laneGoesOn) {
     await runLane(
       deps.runDeps,
       lane,
@@ -158,6 +160,10 @@ function logLaneStep(deps: SyncBatchDeps, log: SyncLog, step: LaneStep): void {
       return;
     case 'skipped':
       log.info('lane entry skipped', { sourceId: step.sourceId, reason: step.reason, lane: step.lane });
+      return;
+    case 'handed-on':
+      // Issue 27: the invocation was short of time; the host goes on in a new one without a tick's gap.
+      log.info('lane handed on', { sourceId: step.sourceId, runId: step.runId, lane: step.lane });
       return;
     case 'left':
       log.info('lane left for the planner', {

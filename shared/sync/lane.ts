@@ -1,7 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import { initialScheduleState, type SourceScheduleState } from '../schedule';
-import { getSourceState, loadSource, storeOutageOf } from '../store';
-import { hostKey } from '../util';
+import type { SourceConfig } from '../config';
+import {
+  fullSyncCreditMs,
+  type LaneCandidate,
+  type LanePoolEntry,
+  laneStepAt,
+  nextLaneRun,
+  poolDueBy,
+  stretchDecision,
+} from '../hosts';
+import {
+  decideSource,
+  initialScheduleState,
+  type SourceDecision,
+  type SourceScheduleState,
+} from '../schedule';
+import { getSourceState, loadSource, releaseSyncLease, storeOutageOf, SyncQueue } from '../store';
+import { hostKey, mapLimit } from '../util';
 import type { SyncLane, SyncMessage } from './message';
 import { runSyncMessage, type SyncRunDeps, type SyncRunResult } from './run';
 import { idleScheduleState, startRun } from './start';
@@ -36,6 +51,8 @@ export type LaneStep =
   | { status: 'ran'; sourceId: string; runId: string; result: SyncRunResult; lane: LanePosition }
   | { status: 'skipped'; sourceId: string; reason: string; lane: LanePosition }
   | { status: 'left'; reason: string; host: string; left: number; sourceIds: string[] }
+  /** Issue 27: the invocation was short of time; the next run's message carries the lane on. */
+  | { status: 'handed-on'; sourceId: string; runId: string; lane: LanePosition }
   | { status: 'store-outage'; sourceId: string; host: string; error: unknown };
 
 export interface LaneBudget {
@@ -53,6 +70,7 @@ export async function runLane(
   budget: LaneBudget,
   onStep: (step: LaneStep) => void,
 ): Promise<void> {
+  if (lane.pool !== undefined) return replanLane(deps, lane, lane.pool, budget, onStep);
   for (let i = 0; i < lane.entries.length; i += 1) {
     const entry = lane.entries[i] as SyncLane['entries'][number];
     const rest: SyncLane = { ...lane, entries: lane.entries.slice(i + 1) };
@@ -120,4 +138,200 @@ async function startEntry(
     lane: rest,
   });
   return message ?? 'another run holds the lease or it is no longer due as planned (SCH-5)';
+}
+
+/** Reads of the pool's due sources in flight at once (a hosting host's pool is ≤ a few hundred). */
+const POOL_READS = 8;
+/** A pool source found leased, or whose start lost the race, is looked at again this much later. */
+const POOL_RECHECK_MS = 60_000;
+
+/**
+ * Issue 27, re-planning: the lane does not run a list frozen at planning time. Whenever a run ends, it
+ * reads the state of its host's sources expected due by now (the pool), decides them afresh
+ * (`decideSource`, RATE-9's stretch as the planner saw the host) and starts the one `nextLaneRun` picks
+ * (the fair order) — a source that became due meanwhile included. `laneStepAt` says whether it runs in
+ * this invocation, hands on (time short: the run's lease is taken and its message sent with the lane, so
+ * the host goes on without a planner tick's gap) or ends (stopped, or the lane's life is over). One
+ * lease at a time (SCH-5), each start conditional on the source being due now (`dueBy`), so a source
+ * another run or lane took meanwhile is skipped; the requests keep their host slots (RATE-1/RATE-4).
+ */
+async function replanLane(
+  deps: SyncRunDeps,
+  lane: SyncLane,
+  initialPool: readonly LanePoolEntry[],
+  budget: LaneBudget,
+  onStep: (step: LaneStep) => void,
+): Promise<void> {
+  const pool = new Map(initialPool.map((p) => [p.sourceId, { ...p }]));
+  // Runs that waited at the plan are due now: read them first.
+  for (const e of lane.entries) pool.set(e.sourceId, { sourceId: e.sourceId });
+  const plannedAtMs = Date.parse(lane.plannedAt);
+  const laneKind = lane.kind ?? 'incremental';
+  for (let position = 1; ; position += 1) {
+    const now = deps.now();
+    const move = laneStepAt({
+      nowMs: now.getTime(),
+      plannedAtMs,
+      // The budget runs on the real clock, the schedule on `deps.now()`: the time left, on the latter.
+      deadlineMs: now.getTime() + (budget.deadlineMs - Date.now()),
+      minStartMs: LANE_START_MIN_MS,
+      aborted: budget.signal?.aborted === true,
+      canHandOn: true,
+    });
+    if (move === 'end') {
+      const due = poolDueBy([...pool.values()], now.getTime()).map((p) => p.sourceId);
+      onStep({
+        status: 'left',
+        reason: budget.signal?.aborted
+          ? 'stopped by the operator'
+          : 'lane life over: left for the next planner tick',
+        host: lane.host,
+        left: due.length,
+        sourceIds: due,
+      });
+      return;
+    }
+    let picked: Picked | undefined;
+    try {
+      picked = await pickNext(deps, lane, pool, now, laneKind);
+    } catch (err) {
+      if (storeOutageOf(err) === undefined) throw err;
+      onStep({ status: 'store-outage', sourceId: '', host: lane.host, error: err });
+      return;
+    }
+    if (picked === undefined) {
+      onStep({ status: 'left', reason: 'nothing due on the host', host: lane.host, left: 0, sourceIds: [] });
+      return;
+    }
+    const { source, decision, state } = picked;
+    const rest: SyncLane = { ...lane, entries: [], pool: [...pool.values()] };
+    const at: LanePosition = { host: lane.host, position, left: Math.max(0, (picked.due ?? 1) - 1) };
+    let message: SyncMessage | undefined;
+    let result: SyncRunResult;
+    try {
+      message = await startRun(deps, {
+        source,
+        decision,
+        state,
+        now,
+        runId: randomUUID(),
+        // Decided from the state just read: due now, or another run took it meanwhile (stale).
+        dueBy: now,
+        lane: rest,
+      });
+      if (message === undefined) {
+        recheckLater(pool, source.sourceId, now);
+        onStep({
+          status: 'skipped',
+          sourceId: source.sourceId,
+          reason: 'another run holds the lease or it is no longer due (SCH-5)',
+          lane: at,
+        });
+        continue;
+      }
+      // The run's own next due time is known only after it: read it at the next re-plan.
+      pool.set(source.sourceId, { sourceId: source.sourceId });
+      if (move === 'hand-on') {
+        const handed: SyncMessage = { ...message, lane: { ...rest, pool: [...pool.values()] } };
+        await handOn(deps, handed, state);
+        onStep({ status: 'handed-on', sourceId: source.sourceId, runId: handed.runId, lane: at });
+        return;
+      }
+      result = await runSyncMessage(deps, message, budget);
+    } catch (err) {
+      if (storeOutageOf(err) === undefined) throw err;
+      onStep({ status: 'store-outage', sourceId: source.sourceId, host: lane.host, error: err });
+      return;
+    }
+    onStep({ status: 'ran', sourceId: source.sourceId, runId: message.runId, result, lane: at });
+    if (result.status !== 'done') return;
+  }
+}
+
+interface Picked {
+  source: SourceConfig;
+  decision: SourceDecision;
+  state: SourceScheduleState;
+  /** How many of the host's sources were due (this one included), for the log's `left`. */
+  due?: number;
+}
+
+/** Reads the pool's sources due by `now`, decides them and returns the fair pick (`nextLaneRun`). */
+async function pickNext(
+  deps: SyncRunDeps,
+  lane: SyncLane,
+  pool: Map<string, LanePoolEntry>,
+  now: Date,
+  laneKind: 'incremental' | 'full',
+): Promise<Picked | undefined> {
+  const nowIso = now.toISOString();
+  const due = poolDueBy([...pool.values()], now.getTime());
+  const read = await mapLimit(due, POOL_READS, async (p): Promise<(LaneCandidate & Picked) | undefined> => {
+    const item = await getSourceState<SourceScheduleState>(deps.doc, deps.tables.state, p.sourceId);
+    if (item?.leaseUntil !== undefined && item.leaseUntil > nowIso) {
+      recheckLater(pool, p.sourceId, now);
+      return undefined;
+    }
+    const parsed = await loadSource(deps.doc, deps.tables.sources, p.sourceId);
+    // Gone, broken, inactive or moved off the host: not this lane's any more (the planner reports it).
+    if (
+      parsed === undefined ||
+      !parsed.ok ||
+      !parsed.source.active ||
+      hostKey(parsed.source.host) !== lane.host
+    ) {
+      pool.delete(p.sourceId);
+      return undefined;
+    }
+    const state = idleScheduleState(item?.schedule ?? initialScheduleState());
+    const decision = stretchDecision(
+      decideSource(parsed.source, state, nowIso, deps.settings),
+      state.lastSyncEndedAt,
+      lane.stretch
+        ? {
+            host: lane.host,
+            stretch: lane.stretch.factor,
+            demand: lane.stretch.demand,
+            capacity: lane.stretch.capacity,
+          }
+        : undefined,
+      nowIso,
+    );
+    if (decision.action !== 'sync') {
+      // Not due: look again when it is (a skip, an hour on; the lane ends long before).
+      const at =
+        decision.dueAt !== undefined ? Date.parse(decision.dueAt) : now.getTime() + 60 * POOL_RECHECK_MS;
+      pool.set(p.sourceId, {
+        sourceId: p.sourceId,
+        dueAt: new Date(Math.max(at, now.getTime() + 1)).toISOString(),
+      });
+      return undefined;
+    }
+    return { decision, fullSyncCreditMs: fullSyncCreditMs(state), source: parsed.source, state };
+  });
+  const candidates = read.filter((c): c is LaneCandidate & Picked => c !== undefined);
+  const decision = nextLaneRun(candidates, laneKind);
+  const picked = candidates.find((c) => c.decision === decision);
+  return picked === undefined ? undefined : { ...picked, due: candidates.length };
+}
+
+function recheckLater(pool: Map<string, LanePoolEntry>, sourceId: string, now: Date): void {
+  pool.set(sourceId, { sourceId, dueAt: new Date(now.getTime() + POOL_RECHECK_MS).toISOString() });
+}
+
+/**
+ * The lane's last act when its invocation is short of time: the next run's lease is taken already; its
+ * first message goes to the queue with the lane, and a new invocation runs it. Should the send fail,
+ * the lease is given back at once (nobody else would before it expires) and the source stays due.
+ */
+async function handOn(deps: SyncRunDeps, message: SyncMessage, state: SourceScheduleState): Promise<void> {
+  try {
+    await new SyncQueue({ sqs: deps.sqs, queueUrl: deps.syncQueueUrl }).send(JSON.stringify(message));
+  } catch (err) {
+    await releaseSyncLease(deps.doc, deps.tables.state, message.sourceId, message.runId, {
+      schedule: state,
+      dueAt: deps.now().toISOString(),
+    });
+    throw err;
+  }
 }

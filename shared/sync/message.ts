@@ -28,6 +28,12 @@ const laneSchema = z.object({
   host: z.string().min(1),
   plannedAt: z.string(),
   entries: z.array(laneEntrySchema),
+  /** Re-planning (issue 27): the host's other sources and when each is expected due. */
+  pool: z.array(z.object({ sourceId: z.string().min(1), dueAt: z.string().optional() })).optional(),
+  /** The slot's kind (FULL-3): only a full lane starts full syncs. */
+  kind: z.enum(['incremental', 'full']).optional(),
+  /** RATE-9's stretch of the host at the plan. */
+  stretch: z.object({ factor: z.number(), demand: z.number(), capacity: z.number() }).optional(),
 });
 
 export const syncMessageSchema = z.object({

@@ -74,7 +74,10 @@ export async function startRun(deps: RunStartDeps, start: RunStart): Promise<Syn
     host: source.host,
     ...(decision.deadline ? { deadline: decision.deadline } : {}),
     ...(decision.windowId ? { windowId: decision.windowId } : {}),
-    ...(start.lane && start.lane.entries.length > 0 ? { lane: start.lane } : {}),
+    // A re-planning lane (issue 27: a pool) goes on even with no entry left.
+    ...(start.lane && (start.lane.entries.length > 0 || start.lane.pool !== undefined)
+      ? { lane: start.lane }
+      : {}),
   };
 }
 

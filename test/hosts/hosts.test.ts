@@ -343,18 +343,18 @@ describe('admission per host (RATE-9, SCH-5, RATE-4)', () => {
     const admission = admitRuns({ due: dueNow, running: [], hosts: day, settings });
     // Both incrementals on hosts with capacity start; one slot is left for full syncs, the oldest first.
     expect(admission.start.map((d) => d.sourceId).sort()).toEqual(['f1', 'l1', 'l2']);
-    expect(fullSyncSlotsFor(day, settings)).toEqual({ full: 1, keptForIncrementals: 3 });
+    expect(fullSyncSlotsFor(day, settings)).toMatchObject({ full: 1, keptForIncrementals: 3 });
     expect(admission.waiting.find((w) => w.sourceId === 'f2')?.reason).toMatch(
       /no full-sync slot free \(1 of 4 in use by full syncs, 3 kept for incremental syncs by their demand\).*FULL-3/,
     );
     // At night 20 of them ask every hour: 20 × 60 s / 3600 s = 0.33 slots — FULL-3's one is kept, as published.
     const night = hostModelsOf([...lone.slice(0, 20).map((s) => ({ ...s, intervalMinutes: 60 }))]);
-    expect(fullSyncSlotsFor(night, settings)).toEqual({ full: 3, keptForIncrementals: 1 });
+    expect(fullSyncSlotsFor(night, settings)).toMatchObject({ full: 3, keptForIncrementals: 1 });
     // Eight slots, too few for both the day's incrementals (≈ 6 × 1.25) and tonight's full syncs (3):
     // each gets its share — 6 and 2 — instead of the full syncs only the one they always keep.
     const eight = { maxConcurrentSyncs: 8 };
-    expect(fullSyncSlotsFor(day, eight)).toEqual({ full: 1, keptForIncrementals: 7 });
-    expect(fullSyncSlotsFor(day, eight, 3)).toEqual({ full: 2, keptForIncrementals: 6 });
+    expect(fullSyncSlotsFor(day, eight)).toMatchObject({ full: 1, keptForIncrementals: 7 });
+    expect(fullSyncSlotsFor(day, eight, 3)).toMatchObject({ full: 2, keptForIncrementals: 6 });
     // However busy the day, full syncs keep one slot (the safety net, FULL-1).
     const busy = hostModelsOf(lone.map((s) => ({ ...s, intervalMinutes: 1 })));
     expect(fullSyncSlotsFor(busy, settings).full).toBe(1);

@@ -100,33 +100,43 @@ describe('host lanes: a continued run carries its lane on (SCH-5, RATE-9)', () =
   }, 60_000);
 });
 
-describe('host lanes: time short, the rest of the lane is left to the planner (SCH-5, RATE-9)', () => {
+describe('host lanes: time short, the lane hands its host on (issue 27; SCH-5, RATE-9)', () => {
   const { bed, council } = useSourceBed('short-a', 'short-b');
 
-  it('SCH-5 / RATE-9: with less than the minimum left after the run, the lane is left; its source stays due and the next tick starts it', async () => {
+  it('SCH-5 / RATE-9: with less than the minimum left after the run, the next source is leased and its message carries the lane on — no planner tick in between, one lease at a time', async () => {
     const tick = await plan(bed, NOW);
     expect(tick.started.map((s) => s.sourceId)).toEqual(['short-a']);
     const body = (await deliver(bed, 'short-a')).body;
-    expect(parseSyncMessage(body).lane?.entries.map((e) => e.sourceId)).toEqual(['short-b']);
+    const planned = parseSyncMessage(body).lane;
+    expect(planned?.entries.map((e) => e.sourceId)).toEqual(['short-b']);
+    // Re-planning: the lane carries its host's pool (both councils) and the slot's kind.
+    expect(planned?.pool?.map((p) => p.sourceId).sort()).toEqual(['short-a', 'short-b']);
+    expect(planned?.kind).toBe('incremental');
 
     const { lines, log } = captureLog();
     const deps = { runDeps: runDepsOf(bed, oparlTestEngine(bed, loopbackFetcher(), now), now), log };
     const result = await processSyncBody(deps, body, BUDGET_RESERVE_MS + LANE_START_MIN_MS - 1);
     expect(result.status).toBe('done');
+    // Not run in this invocation (time short) — handed on instead of left for the next tick.
     expect(result.laneRuns).toBeUndefined();
-    expect(lines).toContainEqual(
-      expect.objectContaining({
-        message: 'lane left for the planner',
-        fields: expect.objectContaining({ lane: { host: '127.0.0.1', left: 1 }, sourceIds: ['short-b'] }),
-      }),
-    );
-    const waiting = await getSourceState(bed.clients.doc, bed.env.STATE_TABLE, 'short-b');
-    expect(waiting?.leaseRunId).toBeUndefined();
-    expect(waiting?.lastRun).toBeUndefined();
-    expect(Date.parse(waiting?.dueAt ?? '')).toBeLessThanOrEqual(NOW.getTime());
+    expect(lines.map((l) => l.message)).toContain('lane handed on');
+    expect(lines.map((l) => l.message)).not.toContain('lane left for the planner');
+    const handed = await getSourceState(bed.clients.doc, bed.env.STATE_TABLE, 'short-b');
+    expect(handed?.leaseRunId).toBeDefined();
+    expect(handed?.lastRun).toBeUndefined();
     expect(council.requests.length).toBeGreaterThan(0);
 
+    const message = (await queued(bed)).find((q) => q.message.sourceId === 'short-b');
+    expect(message?.message).toMatchObject({ runId: handed?.leaseRunId, continuation: 0 });
+    expect(message?.message.lane?.host).toBe('127.0.0.1');
+    // The planner's next tick starts nothing on the host: the handed-on run holds its one lease (SCH-5).
     const next = await plan(bed, new Date(NOW.getTime() + 60_000));
-    expect(next.started.map((s) => s.sourceId)).toEqual(['short-b']);
+    expect(next.started.map((s) => s.sourceId)).toEqual([]);
+
+    const second = await processSyncBody(deps, message?.body ?? '', 15 * 60_000);
+    expect(second).toMatchObject({ status: 'done', sourceId: 'short-b' });
+    const ran = await getSourceState(bed.clients.doc, bed.env.STATE_TABLE, 'short-b');
+    expect(ran?.leaseRunId).toBeUndefined();
+    expect(ran?.lastRun).toMatchObject({ ok: true, complete: true });
   }, 60_000);
 });
