@@ -15,7 +15,7 @@ import {
   type SourceDecision,
   type SourceScheduleState,
 } from '../schedule';
-import { getSourceState, loadSource, releaseSyncLease, storeOutageOf, SyncQueue } from '../store';
+import { getSourceState, loadSource, releaseSyncLease, SyncQueue, storeOutageOf } from '../store';
 import { hostKey, mapLimit } from '../util';
 import type { SyncLane, SyncMessage } from './message';
 import { runSyncMessage, type SyncRunDeps, type SyncRunResult } from './run';
@@ -328,7 +328,7 @@ async function handOn(deps: SyncRunDeps, message: SyncMessage, state: SourceSche
   try {
     await new SyncQueue({ sqs: deps.sqs, queueUrl: deps.syncQueueUrl }).send(JSON.stringify(message));
   } catch (err) {
-    await releaseSyncLease(deps.doc, deps.tables.state, message.sourceId, message.runId, {
+    await releaseSyncLease({ doc: deps.doc, table: deps.tables.state }, message.sourceId, message.runId, {
       schedule: state,
       dueAt: deps.now().toISOString(),
     });
