@@ -261,8 +261,12 @@ describe('DOC-2: a files pass goes on past poison files (loopback file server, l
     expect(pagesDoc.textFor).toBe(pagesDoc.sha256);
     expect(pagesDoc.attemptShard).toMatch(/^sample#/);
     const after1h = new Date(t0.getTime() + HOUR).toISOString();
-    expect(await getDoc(bed, bomb)).toMatchObject({
-      textError: 'TEXT_MEMORY',
+    // The bomb is a poison file on the ladder here; which bound stops it first depends on the CPU it gets
+    // (with the test workers sharing two cores the 4 s time bound can come before 150 MB of growth). That
+    // the memory bound stops it is proven on its own above ("a decompression bomb … TEXT_MEMORY").
+    const bombDoc = await getDoc(bed, bomb);
+    expect(['TEXT_MEMORY', 'TEXT_TIMEOUT']).toContain(bombDoc.textError);
+    expect(bombDoc).toMatchObject({
       textAttempts: 1,
       attemptShard: `text#${SOURCE}`,
       nextAttemptAt: after1h,
