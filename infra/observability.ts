@@ -269,6 +269,16 @@ export class IngestorObservability extends Construct {
         query: `filter ispresent(${METRICS.hostStretch}) | stats max(${METRICS.hostStretch}) as stretch, max(${METRICS.hostUtilisation}) as utilisation by ${DIMENSIONS.host} | sort stretch desc`,
       }),
     );
+    // Issue 27 (SCH-5 sizing): the slots the fleet's demand needs beyond the configured ones — raise
+    // maxConcurrentSyncs when this stays above 0 (the planner's "sync slots short" wait reason).
+    this.dashboard.addWidgets(
+      fromLogs({
+        title: 'Sync slots short (SCH-5): needed beyond the configured slots',
+        width: 8,
+        view: 'timeSeries',
+        query: `filter ispresent(${METRICS.slotsShort}) | stats max(${METRICS.slotsShort}) as short by bin(5m)`,
+      }),
+    );
     this.dashboard.addWidgets(
       new GraphWidget({
         title: 'Sync queue',

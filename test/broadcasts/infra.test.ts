@@ -61,8 +61,8 @@ describe('CDK: the broadcast function (OTH-5)', () => {
       MemorySize: 512,
       Handler: 'index.handler',
     });
-    // RATE-7: 4 sync instances + this one may fetch at once.
-    expect(props?.Environment.Variables.INGESTOR_MAX_INSTANCES).toBe('5');
+    // RATE-7: the sync's instances (SCH-5 slots ÷ the worker's runs, at least 2) + this one may fetch at once.
+    expect(props?.Environment.Variables.INGESTOR_MAX_INSTANCES).toBe(String(stack.syncMaxConcurrency + 1));
   });
 
   it('OTH-5: least privilege — reads Sources, reads/writes State, reads mirror/ only; no robots/, Documents or queue', () => {

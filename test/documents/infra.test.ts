@@ -42,11 +42,11 @@ describe('CDK: files, deletion-check and photos functions', () => {
     }
   });
 
-  it('one run each (no reservation by default: schedules and leases keep it), counted as fetchers (RATE-7: 4 sync + 3)', () => {
+  it('one run each (no reservation by default: schedules and leases keep it), counted as fetchers (RATE-7: sync instances + 3)', () => {
     for (const id of ['Files', 'DeletionCheck', 'Photos']) {
       const props = template.findResources('AWS::Lambda::Function')[logicalId(fnOf(id))]?.Properties;
       expect(props?.ReservedConcurrentExecutions).toBeUndefined();
-      expect(props?.Environment.Variables.INGESTOR_MAX_INSTANCES).toBe('7');
+      expect(props?.Environment.Variables.INGESTOR_MAX_INSTANCES).toBe(String(stack.syncMaxConcurrency + 3));
       expect(props?.Handler).toBe('index.handler');
     }
   });

@@ -46,12 +46,12 @@ describe('CDK: geo function', () => {
     });
   });
 
-  it('counts as a fetcher (RATE-7: 4 sync + 1) and may read the Upstash secret (OTH-2: the shared slots)', () => {
+  it('counts as a fetcher (RATE-7: sync instances + 1) and may read the Upstash secret (OTH-2: the shared slots)', () => {
     const props =
       template.findResources('AWS::Lambda::Function')[
         stack.getLogicalId(geo().fn.node.defaultChild as CfnElement)
       ]?.Properties;
-    expect(props?.Environment.Variables.INGESTOR_MAX_INSTANCES).toBe('5');
+    expect(props?.Environment.Variables.INGESTOR_MAX_INSTANCES).toBe(String(stack.syncMaxConcurrency + 1));
     const statements = JSON.stringify(
       Object.values(template.findResources('AWS::IAM::Policy'))
         .filter((p) => JSON.stringify(p.Properties.Roles).includes(roleId()))

@@ -53,9 +53,12 @@ describe('CDK: preview function', () => {
     const id = stack.getLogicalId(fn().fn.node.defaultChild as CfnElement);
     const props = template.findResources('AWS::Lambda::Function')[id]?.Properties;
     // No reservation by default (a new account refuses any); RATE-7 still counts the intended bound:
-    // 4 sync instances + PREVIEW_MAX_INSTANCES preview instances may fetch at once.
+    // the sync's instances (SCH-5 slots ÷ the worker's runs, at least 2) + PREVIEW_MAX_INSTANCES preview
+    // instances may fetch at once.
     expect(props?.ReservedConcurrentExecutions).toBeUndefined();
-    expect(props?.Environment.Variables.INGESTOR_MAX_INSTANCES).toBe(String(4 + PREVIEW_MAX_INSTANCES));
+    expect(props?.Environment.Variables.INGESTOR_MAX_INSTANCES).toBe(
+      String(stack.syncMaxConcurrency + PREVIEW_MAX_INSTANCES),
+    );
   });
 
   /** The preview's own resources by construct id (the stack holds the API's policies too). */
