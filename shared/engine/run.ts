@@ -53,9 +53,10 @@ export interface RunCursor extends StoredCursor {
 /**
  * Which cursor an invocation starts from: `replay` a finished run (a redelivered message: answer again,
  * fetch nothing), `resume` this run where its last checkpoint left it, `continue` an open full pass in a
- * new run (FULL-2/FULL-4), or start `new`.
+ * new run (FULL-2/FULL-4), or start `new`. (Starting a run — lease and schedule state — is the sync's
+ * `RunStart`.)
  */
-export type RunStart<C> =
+export type CursorStart<C> =
   | { start: 'replay'; cursor: C }
   | { start: 'resume'; cursor: C }
   | { start: 'continue'; cursor: C }
@@ -65,7 +66,7 @@ export function runStart<C extends RunCursor>(
   existing: C | undefined,
   runId: string,
   passContinues: boolean,
-): RunStart<C> {
+): CursorStart<C> {
   if (existing && existing.runId === runId) {
     const finished = existing.status === 'done' && existing.report !== undefined;
     return { start: finished ? 'replay' : 'resume', cursor: existing };

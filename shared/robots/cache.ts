@@ -10,7 +10,7 @@ import {
   ROBOTS_UNREACHABLE_RETRY_MS,
 } from './constants';
 import { parseRobots } from './parse';
-import type { EpochMs, Instant, ParsedRobots } from './types';
+import type { EpochMs, EpochOrDate, ParsedRobots } from './types';
 
 /** How a robots.txt fetch ended, as the fetcher reports it (after following ≤ 5 redirects). */
 export type RobotsFetchOutcome =
@@ -142,7 +142,7 @@ export interface RobotsUnreachableEntry {
 /** Cache state per (hostname, agent) (ROB-5). Plain data: store and reload it as it is. */
 export type RobotsCacheEntry = RobotsRulesEntry | RobotsAbsentEntry | RobotsUnreachableEntry;
 
-export function toEpochMs(instant: Instant): EpochMs {
+export function toEpochMs(instant: EpochOrDate): EpochMs {
   return typeof instant === 'number' ? instant : instant.getTime();
 }
 
@@ -198,7 +198,7 @@ function unreachableEntry(
 export function nextCacheEntry(
   previous: RobotsCacheEntry | null | undefined,
   outcome: RobotsFetchOutcome,
-  now: Instant,
+  now: EpochOrDate,
 ): RobotsCacheEntry {
   const nowMs = toEpochMs(now);
   const { action } = robotsFetchPolicy(outcome);
@@ -239,7 +239,7 @@ export function nextRobotsFetchAt(entry: RobotsCacheEntry): EpochMs {
  * Whether the entry may be used without fetching robots.txt again: a fetched copy or absence for
  * 24 h (ROB-5), an unreachable state until its retry time (ROB-7: not retried earlier).
  */
-export function isFresh(entry: RobotsCacheEntry, now: Instant): boolean {
+export function isFresh(entry: RobotsCacheEntry, now: EpochOrDate): boolean {
   return toEpochMs(now) < nextRobotsFetchAt(entry);
 }
 

@@ -11,7 +11,7 @@ import {
   robotsFetchPolicy,
 } from './cache';
 import { RobotsInputError } from './errors';
-import type { EpochMs, Instant } from './types';
+import type { EpochMs, EpochOrDate } from './types';
 import {
   productToken,
   type RequestScope,
@@ -30,7 +30,7 @@ export interface RobotsCheckInput {
   url: string;
   /** The cache entry held before this fetch, e.g. a last good copy (ROB-7). */
   previous?: RobotsCacheEntry | null;
-  now: Instant;
+  now: EpochOrDate;
   scope?: RequestScope;
   exception?: RobotsException | null;
 }

@@ -37,7 +37,7 @@ export {
 } from './match';
 export { matchTarget, normalizePattern } from './normalize';
 export { type ParseRobotsOptions, parseRobots, userAgentToken } from './parse';
-export type { EpochMs, Instant, ParsedRobots, RobotsGroup, RobotsRule, RobotsRuleType } from './types';
+export type { EpochMs, EpochOrDate, ParsedRobots, RobotsGroup, RobotsRule, RobotsRuleType } from './types';
 export {
   type AgentEvaluation,
   allowsNothing,

@@ -6,8 +6,11 @@
 /** Milliseconds since the Unix epoch. Time is always passed in, never read from the clock. */
 export type EpochMs = number;
 
-/** A point in time as callers hold it. */
-export type Instant = Date | EpochMs;
+/**
+ * A point in time as callers hold it: a Date or epoch ms. Not the schedule's `Instant` (a luxon DateTime
+ * or an ISO string read in Europe/Berlin) — one word, one meaning.
+ */
+export type EpochOrDate = Date | EpochMs;
 
 export type RobotsRuleType = 'allow' | 'disallow';
 

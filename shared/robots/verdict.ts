@@ -8,7 +8,7 @@ import { CRAWL_DELAY_CAP_SECONDS, LEGACY_TOKENS, PRODUCT_TOKEN } from './constan
 import { RobotsDisallowedError, RobotsUnreachableError } from './errors';
 import { isRobotsTxtTarget, matchRobots } from './match';
 import { matchTarget } from './normalize';
-import type { EpochMs, Instant, ParsedRobots } from './types';
+import type { EpochMs, EpochOrDate, ParsedRobots } from './types';
 
 export {
   isFresh,
@@ -142,7 +142,7 @@ export interface RobotsVerdictInput {
   /** The User-Agent header actually sent (ID-1, or a per-source override, ID-3). */
   userAgent: string;
   url: string | URL;
-  now: Instant;
+  now: EpochOrDate;
   scope?: RequestScope;
   exception?: RobotsException | null;
 }

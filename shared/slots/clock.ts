@@ -1,10 +1,10 @@
-import type { Clock } from './types';
+import type { SlotClock } from './types';
 
 /**
  * Wall time that never steps backwards while the process lives (NTP corrections do not make a
  * reservation look older than it is).
  */
-export const systemClock: Clock = {
+export const systemClock: SlotClock = {
   now: () => performance.timeOrigin + performance.now(),
   sleep: (ms, signal) =>
     new Promise<void>((resolve, reject) => {

@@ -1,4 +1,4 @@
-import type { Clock } from './types';
+import type { SlotClock } from './types';
 
 interface Waiter {
   grant(): void;
@@ -20,7 +20,7 @@ export class HostGate {
 
   constructor(
     private readonly placesPerHost: number,
-    private readonly clock: Clock,
+    private readonly clock: SlotClock,
   ) {}
 
   /**

@@ -28,9 +28,9 @@ import type { ReserveDecision, SlotStore, SlotToken } from './store';
 import type {
   AcquireOptions,
   AcquireResult,
-  Clock,
   HostSlotState,
-  HostSlots,
+  PacedSlots,
+  SlotClock,
   SlotEvent,
   SlotLease,
   SlotRefusal,
@@ -47,7 +47,7 @@ export interface HostSlotsOptions {
    * unavailable. Required with `redis`; ignored without it.
    */
   maxInstances?: number;
-  clock?: Clock;
+  clock?: SlotClock;
   /** Namespace of the Redis keys (default `ingestor:slots:`). */
   keyPrefix?: string;
   /** A Redis call slower than this counts as a failure (default 2 000 ms). */
@@ -114,7 +114,7 @@ export function isSlotLease(result: AcquireResult): result is SlotLease {
  * `maxWaitMs` (nothing reserved then). For callers whose retry policy rides on error types.
  */
 export async function reserveHostSlot(
-  slots: HostSlots,
+  slots: PacedSlots,
   host: string | URL,
   opts: AcquireOptions & { maxWaitMs: number },
 ): Promise<SlotLease> {
@@ -130,8 +130,8 @@ export async function reserveHostSlot(
  * the send time. While Redis fails or times out, reservations go to the local store at interval ×
  * `maxInstances`, and Redis is asked again after 60 s (RATE-7).
  */
-export class PacedHostSlots implements HostSlots {
-  private readonly clock: Clock;
+export class PacedHostSlots implements PacedSlots {
+  private readonly clock: SlotClock;
   private readonly gate: HostGate;
   private readonly shared: RedisSlotStore | undefined;
   private readonly local: LocalSlotStore;

@@ -14,7 +14,7 @@ import { NOTE_HOST_FLOOR_SCRIPT, READ_HOST_LEDGER_SCRIPT, RECORD_OTHER_FETCHES_S
  * (RATE-9 "one host, one budget", issue 27 item 5) — never one call per host, so a tick over 10,000
  * sources costs the same single read as one over ten.
  *
- * - Floors: the RATE-8 pauses (Retry-After) and ROB-10 Crawl-delays in force, written by `HostSlots`
+ * - Floors: the RATE-8 pauses (Retry-After) and ROB-10 Crawl-delays in force, written by `PacedHostSlots`
  *   whenever it notes one (the per-host slot keys stay the authority for pacing; this index is their
  *   fleet-wide copy for planning, and only ever errs towards a floor that already expired).
  * - Other fetches' use: requests of the document passes (files, text, deletion check, photos) and the
@@ -37,7 +37,7 @@ export interface HostLedgerReading {
 
 export interface HostLedger {
   readonly mode: 'shared' | 'local';
-  /** RATE-8 / ROB-10: a floor `HostSlots` noted (only ever raised while in force, as the slot keys). */
+  /** RATE-8 / ROB-10: a floor `PacedHostSlots` noted (only ever raised while in force, as the slot keys). */
   noteFloor(host: string | URL, floor: FloorNote): Promise<void>;
   /** Item 5: requests other fetches sent, per host (called by a pass after each host, and at its end). */
   recordOtherFetches(counts: ReadonlyMap<string, number>): Promise<void>;

@@ -6,7 +6,7 @@ import {
   PACE_MARGIN_MS,
 } from './constants';
 import type { ReserveDecision, ReserveRequest, SlotStore, SlotToken, StoreHostState } from './store';
-import type { Clock } from './types';
+import type { SlotClock } from './types';
 
 interface HostRecord {
   /** Latest send this store granted, plus its send allowance (the base of the next slot). */
@@ -34,7 +34,7 @@ export class LocalSlotStore implements SlotStore {
   private allUsedAtMs = Number.NEGATIVE_INFINITY;
 
   constructor(
-    private readonly clock: Clock,
+    private readonly clock: SlotClock,
     private readonly intervalMultiplier = 1,
   ) {}
 

@@ -1,5 +1,5 @@
 /**
- * A slot store decides reservations; `HostSlots` (host-slots.ts) does the waiting around them. Times
+ * A slot store decides reservations; `PacedHostSlots` (host-slots.ts) does the waiting around them. Times
  * cross this boundary as delays relative to the store's own clock, so instances whose clocks disagree
  * still agree on the pace: only the Redis server's clock orders reservations.
  */

@@ -1,9 +1,14 @@
+import type { HostSlots } from '../fetch';
+
 /**
  * Per-host slot reservation: the one gate every outbound request passes (RATE-1 … RATE-8, ROB-10).
  * The polite fetcher calls `acquire` before every request — each redirect hop and each robots.txt
  * fetch included — sends when it resolves, and releases the lease when the response is done.
+ * The fetcher's port is `HostSlots` (shared/fetch, the lower layer, keeps the word); this is that port
+ * as `PacedHostSlots` implements it — hosts as strings or URLs, richer answers, and the state status
+ * shows — so the compiler checks the two fit.
  */
-export interface HostSlots {
+export interface PacedSlots extends HostSlots {
   /**
    * Reserves the host's next send time and one of its in-flight places, then waits until that time.
    * Resolves with a lease when the request may be sent, or with a refusal when `maxWaitMs` would be
@@ -88,7 +93,7 @@ export interface HostSlotState {
 }
 
 /** Injectable time, so process-local pacing is tested with a fake clock. */
-export interface Clock {
+export interface SlotClock {
   /** Milliseconds; only differences matter. */
   now(): number;
   /** Resolves after `ms`; rejects with `signal.reason` when aborted. */

@@ -1,4 +1,4 @@
-import type { Clock } from '../../shared/slots';
+import type { SlotClock } from '../../shared/slots';
 
 interface Timer {
   atMs: number;
@@ -15,7 +15,7 @@ export async function settle(rounds = 5): Promise<void> {
  * A clock that moves only when told. `sleep` timers fire in time order; between two timers every
  * promise chain they started runs to its next sleep, so code under test behaves as with real time.
  */
-export class FakeClock implements Clock {
+export class FakeClock implements SlotClock {
   private timeMs: number;
   private seq = 0;
   private timers: Timer[] = [];

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Clock, createHostSlots, MIN_INTERVAL_MS, type PacedHostSlots } from '../../shared/slots';
+import { createHostSlots, MIN_INTERVAL_MS, type PacedHostSlots, type SlotClock } from '../../shared/slots';
 import { createTestRedisClient, type RedisPeer, startRedisPeer } from '../support/redis';
 import { granted, KEY_PREFIX } from '../support/slot-instances';
 import { FakeClock } from './fake-clock';
@@ -8,7 +8,7 @@ const MAX_INSTANCES = 4;
 const HOST = 'phases.test';
 
 /** One instance's view of the shared fake clock; `lateOnce` makes its next sleep end late (a busy loop). */
-class InstanceClock implements Clock {
+class InstanceClock implements SlotClock {
   private lateMs = 0;
 
   constructor(private readonly clock: FakeClock) {}

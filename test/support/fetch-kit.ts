@@ -14,7 +14,7 @@ import {
   type RobotsCacheStore,
 } from '../../shared/fetch';
 import { createGuardedAgent, createTestResolver, type HostResolver } from '../../shared/net';
-import { createHostSlots, type Clock as SlotClock } from '../../shared/slots';
+import { createHostSlots, type SlotClock } from '../../shared/slots';
 
 /**
  * Test kit for the polite fetcher: an instant clock (sleeps advance time at once and are recorded),
