@@ -44,6 +44,7 @@ import {
   LIST_INDEX,
   SOURCES_TABLE,
   STATE_TABLE,
+  SyncQueue,
 } from '../shared/store';
 import {
   BUDGET_RESERVE_MS,
@@ -614,9 +615,8 @@ async function measureRunLifecycle(
   let inEngine = { writeUnits: 0, readUnits: 0, writesBy: {} as Record<string, number>, writeCopies: 0 };
   const runDeps = {
     doc: bed.clients.doc,
-    sqs: bed.clients.sqs,
     tables,
-    syncQueueUrl: bed.queues.syncQueueUrl,
+    queue: new SyncQueue({ sqs: bed.clients.sqs, queueUrl: bed.queues.syncQueueUrl }),
     now: clock.now,
     leaseMinutes: DEFAULT_LEASE_MINUTES,
     settings: DEFAULT_SCHEDULE_SETTINGS,

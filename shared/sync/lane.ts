@@ -15,7 +15,7 @@ import {
   type SourceDecision,
   type SourceScheduleState,
 } from '../schedule';
-import { getSourceState, loadSource, releaseSyncLease, SyncQueue, storeOutageOf } from '../store';
+import { getSourceState, loadSource, releaseSyncLease, storeOutageOf } from '../store';
 import { hostKey, mapLimit } from '../util';
 import type { SyncLane, SyncMessage } from './message';
 import { runSyncMessage, type SyncRunDeps, type SyncRunResult } from './run';
@@ -326,7 +326,7 @@ function recheckLater(pool: Map<string, LanePoolEntry>, sourceId: string, now: D
  */
 async function handOn(deps: SyncRunDeps, message: SyncMessage, state: SourceScheduleState): Promise<void> {
   try {
-    await new SyncQueue({ sqs: deps.sqs, queueUrl: deps.syncQueueUrl }).send(JSON.stringify(message));
+    await deps.queue.send(JSON.stringify(message));
   } catch (err) {
     await releaseSyncLease({ doc: deps.doc, table: deps.tables.state }, message.sourceId, message.runId, {
       schedule: state,

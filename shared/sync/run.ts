@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { EngineReport, SyncEngine } from '../engine';
 import { isIngestorError } from '../errors';
@@ -13,7 +12,7 @@ import {
   releaseSyncClaim,
   releaseSyncLease,
   StoreUnavailableError,
-  SyncQueue,
+  type SyncQueue,
   type SyncRunClaim,
   storeOutageOf,
 } from '../store';
@@ -28,9 +27,9 @@ export const CHECKPOINT_RESERVE_MS = 15_000;
 
 export interface SyncRunDeps {
   doc: DynamoDBDocumentClient;
-  sqs: SQSClient;
   tables: { sources: string; state: string };
-  syncQueueUrl: string;
+  /** The sync queue a continuation (and a lane's hand-over) is sent to: the runtime's one `SyncQueue`. */
+  queue: Pick<SyncQueue, 'send'>;
   engine: SyncEngine;
   now: () => Date;
   leaseMinutes: number;
@@ -176,7 +175,7 @@ async function runClaimed(
 
   if (report.continued) {
     const next: SyncMessage = { ...message, continuation: message.continuation + 1 };
-    await new SyncQueue({ sqs: deps.sqs, queueUrl: deps.syncQueueUrl }).send(JSON.stringify(next));
+    await deps.queue.send(JSON.stringify(next));
     // Hand the run over, so a late redelivery of this message is stale. Best effort: the continuation
     // takes over by its later step anyway.
     await releaseSyncClaim(

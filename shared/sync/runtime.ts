@@ -63,11 +63,12 @@ export async function createSyncRuntime(
     hostIntervalMs: (sourceId) => hostIntervals.forSource(sourceId),
     log: (event, fields) => logger.info(event, fields),
   });
+  // One queue for the whole process: the worker refills from it, runs send continuations to it.
+  const queue = new SyncQueue({ sqs: clients.sqs, queueUrl: env.SYNC_QUEUE_URL });
   const runDeps: SyncRunDeps = {
     doc: clients.doc,
-    sqs: clients.sqs,
     tables: { sources: env.SOURCES_TABLE, state: env.STATE_TABLE },
-    syncQueueUrl: env.SYNC_QUEUE_URL,
+    queue,
     engine: async (source, message, budget) => {
       await hostIntervals.refresh();
       try {
@@ -100,7 +101,7 @@ export async function createSyncRuntime(
     env,
     clients,
     runDeps,
-    queue: new SyncQueue({ sqs: clients.sqs, queueUrl: env.SYNC_QUEUE_URL }),
+    queue,
     close,
   };
 }

@@ -11,6 +11,7 @@ import { syncSource } from '../../shared/oparl/engine';
 import type { OParlFetcher } from '../../shared/oparl/ports';
 import { plannerTick } from '../../shared/planner/tick';
 import { DEFAULT_LEASE_MINUTES, DEFAULT_SCHEDULE_SETTINGS } from '../../shared/schedule';
+import { SyncQueue } from '../../shared/store';
 import type { SyncRunDeps } from '../../shared/sync/run';
 import { takedownGuards } from '../../shared/takedown';
 import { type AwsTestbed, lateBound, startAwsTestbed } from './aws';
@@ -86,9 +87,8 @@ export function oparlTestEngine(bed: AwsTestbed, fetcher: OParlFetcher, now: () 
 export function runDepsOf(bed: AwsTestbed, engine: SyncEngine, now: () => Date): SyncRunDeps {
   return {
     doc: bed.clients.doc,
-    sqs: bed.clients.sqs,
     tables: { sources: bed.env.SOURCES_TABLE, state: bed.env.STATE_TABLE },
-    syncQueueUrl: bed.queues.syncQueueUrl,
+    queue: new SyncQueue({ sqs: bed.clients.sqs, queueUrl: bed.queues.syncQueueUrl }),
     engine,
     now,
     leaseMinutes: DEFAULT_LEASE_MINUTES,
