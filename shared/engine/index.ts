@@ -56,7 +56,6 @@ export {
   CursorConflictError,
   MARK_REFRESH_MS,
   refreshDue,
-  SourcePartitionItems,
   SyncStateStore,
   sourcePartition,
   strip,

@@ -55,12 +55,19 @@ export class CursorConflictError extends IngestorError {
 /** An item as stored, without its table keys. */
 export const strip = withoutKeys;
 
+/** What the store needs of a run's cursor; each source kind's cursor (OParl `SyncCursor`) extends it. */
+export interface StoredCursor {
+  kind: string;
+  /** Optimistic lock: +1 per write. */
+  seq: number;
+}
+
 /**
- * Items of one source's partition `SOURCE#<sourceId>` of the State table: read one, write one, list a
- * sort-key family. The OParl engine's store and the scraper's build on it.
+ * The sync's items of one source's partition `SOURCE#<sourceId>`, read and written through the store's
+ * repository (`SourceSyncItems`). The OParl engine's store builds on it; the scraper's uses the same
+ * repository on its own.
  */
-export class SourcePartitionItems {
-  private puts = 0;
+export class SyncStateStore {
   /** The partition's items in the store (shared/store): every read and write goes through it. */
   protected readonly items: SourceSyncItems;
 
@@ -72,54 +79,10 @@ export class SourcePartitionItems {
     this.items = new SourceSyncItems({ doc: clients.doc, table }, sourceId);
   }
 
-  /**
-   * Items written through `put` so far: the run frame saves the cursor after such a write (a scraped
-   * month's rows, a page's state — the cursor's tasks were derived from them).
-   */
-  get commits(): number {
-    return this.puts;
-  }
-
-  protected get<T>(sk: string): Promise<T | undefined> {
-    return this.items.get<T>(sk);
-  }
-
-  protected async put(sk: string, item: object): Promise<void> {
-    await this.items.put(sk, item);
-    this.puts += 1;
-  }
-
-  protected queryPrefix<T>(prefix: string): Promise<T[]> {
-    return this.items.listPrefix<T>(prefix);
-  }
-
-  /**
-   * A run's cursor item with an optimistic lock on `seq` (created when `previousSeq` is undefined): a
-   * duplicate invocation of the same source fails with `conflict()` instead of interleaving pages.
-   * Shared by the OParl and the scraper engine.
-   */
-  protected async putLockedCursor(
-    sk: string,
-    cursor: StoredCursor,
-    previousSeq: number | undefined,
-    conflict: () => Error,
-  ): Promise<void> {
-    if (!(await this.items.putLocked(sk, cursor, previousSeq))) throw conflict();
-  }
-}
-
-/** What the store needs of a run's cursor; each source kind's cursor (OParl `SyncCursor`) extends it. */
-export interface StoredCursor {
-  kind: string;
-  /** Optimistic lock: +1 per write. */
-  seq: number;
-}
-
-export class SyncStateStore extends SourcePartitionItems {
   // --- cursor -------------------------------------------------------------------------------------
 
   getCursor<C extends StoredCursor>(kind: string): Promise<C | undefined> {
-    return this.get<C>(cursorSk(kind));
+    return this.items.get<C>(cursorSk(kind));
   }
 
   /**
@@ -131,9 +94,8 @@ export class SyncStateStore extends SourcePartitionItems {
     // A kind's items that travel with the cursor first (OParl: the run's list reports): a cursor never
     // counts what is not stored.
     await this.beforeCursorWrite();
-    await this.putLockedCursor(cursorSk(cursor.kind), cursor, previousSeq, () => {
-      return new CursorConflictError(this.sourceId, cursor.kind);
-    });
+    if (!(await this.items.putLocked(cursorSk(cursor.kind), cursor, previousSeq)))
+      throw new CursorConflictError(this.sourceId, cursor.kind);
   }
 
   /** Hook for a kind's store: what must be written before (with) the next cursor write. */
@@ -142,7 +104,7 @@ export class SyncStateStore extends SourcePartitionItems {
   // --- system -------------------------------------------------------------------------------------
 
   getSystem(): Promise<SystemRecord | undefined> {
-    return this.get<SystemRecord>(SK_SYSTEM);
+    return this.items.get<SystemRecord>(SK_SYSTEM);
   }
 
   async putSystem(record: SystemRecord): Promise<void> {
@@ -152,11 +114,11 @@ export class SyncStateStore extends SourcePartitionItems {
   // --- bodies -------------------------------------------------------------------------------------
 
   getBodies(): Promise<BodyRecord[]> {
-    return this.queryPrefix<BodyRecord>('BODY#');
+    return this.items.listPrefix<BodyRecord>('BODY#');
   }
 
   getBody(bodyKey: string): Promise<BodyRecord | undefined> {
-    return this.get<BodyRecord>(bodySk(bodyKey));
+    return this.items.get<BodyRecord>(bodySk(bodyKey));
   }
 
   /**
@@ -245,7 +207,7 @@ export class SyncStateStore extends SourcePartitionItems {
   }
 
   async getMeetingDays(): Promise<Map<string, Record<string, string>>> {
-    const items = await this.queryPrefix<Record<string, unknown>>('SESSION#');
+    const items = await this.items.listPrefix<Record<string, unknown>>('SESSION#');
     const out = new Map<string, Record<string, string>>();
     for (const item of items) {
       const days: Record<string, string> = {};

@@ -61,7 +61,7 @@ export class OParlStateStore extends SyncStateStore {
   /** The first `count` list reports of run `runId`, in order (the stored ones and those not yet written). */
   async getRunLists(kind: string, runId: string, count: number): Promise<ListReport[]> {
     if (count === 0) return [];
-    const items = await this.queryPrefix<{
+    const items = await this.items.listPrefix<{
       runId: string;
       index: number;
       /** Items written before issue 18 hold one report each. */
@@ -84,7 +84,7 @@ export class OParlStateStore extends SyncStateStore {
   // --- lists --------------------------------------------------------------------------------------
 
   async getListStates(bodyKey: string): Promise<Map<ListName, ListState>> {
-    const items = await this.queryPrefix<ListState>(`LIST#${bodyKey}#`);
+    const items = await this.items.listPrefix<ListState>(`LIST#${bodyKey}#`);
     for (const s of items) this.knownMarks.set(listSk(s.bodyKey, s.list), markContent(s));
     return new Map(items.map((s) => [s.list, s]));
   }

@@ -1,11 +1,12 @@
+import { CursorConflictError, refreshDue, type SyncFailure, stableStringify } from '../engine';
 import {
-  CursorConflictError,
-  refreshDue,
-  SourcePartitionItems,
-  type SyncFailure,
-  stableStringify,
-} from '../engine';
-import { scrapeCursorSk, scrapeMonthSk, scrapePageSk, scrapeUrlKey } from '../store';
+  type AwsClients,
+  SourceSyncItems,
+  scrapeCursorSk,
+  scrapeMonthSk,
+  scrapePageSk,
+  scrapeUrlKey,
+} from '../store';
 import type { MirrorTypeName } from './oparl-shape';
 import type { CalendarRow, OrganizationKind } from './types';
 
@@ -107,23 +108,48 @@ export interface ScrapeCursor {
   report?: Record<string, unknown>;
 }
 
-export class ScrapeStateStore extends SourcePartitionItems {
+export class ScrapeStateStore {
+  /** The source partition's items in the store (shared/store): every read and write goes through it. */
+  private readonly items: SourceSyncItems;
+  private writes = 0;
+
+  constructor(
+    clients: Pick<AwsClients, 'doc'>,
+    table: string,
+    private readonly sourceId: string,
+  ) {
+    this.items = new SourceSyncItems({ doc: clients.doc, table }, sourceId);
+  }
+
+  /**
+   * Month and page states written so far: the run frame saves the cursor after such a write (the
+   * cursor's tasks were derived from them).
+   */
+  get commits(): number {
+    return this.writes;
+  }
+
   getCursor(kind: string): Promise<ScrapeCursor | undefined> {
-    return this.get<ScrapeCursor>(cursorKey(kind));
+    return this.items.get<ScrapeCursor>(cursorKey(kind));
   }
 
   /** Optimistic lock on `seq`, as the OParl cursor: a duplicate invocation stops here. */
   async putCursor(cursor: ScrapeCursor, previousSeq: number | undefined): Promise<void> {
-    await this.putLockedCursor(cursorKey(cursor.kind), cursor, previousSeq, () => {
-      return new CursorConflictError(this.sourceId, `scrape ${cursor.kind}`);
-    });
+    if (!(await this.items.putLocked(cursorKey(cursor.kind), cursor, previousSeq)))
+      throw new CursorConflictError(this.sourceId, `scrape ${cursor.kind}`);
+  }
+
+  /** A month's or a page's state: a commit the next checkpoint saves the cursor after. */
+  private async putCommitted(sk: string, state: object): Promise<void> {
+    await this.items.put(sk, state);
+    this.writes += 1;
   }
 
   /** Months as read, to tell an unchanged month (issue 18: most scrapes change no row). */
   private readonly readMonths = new Map<string, MonthState>();
 
   async getMonth(month: string): Promise<MonthState | undefined> {
-    const state = await this.get<MonthState>(monthKey(month));
+    const state = await this.items.get<MonthState>(monthKey(month));
     if (state) this.readMonths.set(month, state);
     return state;
   }
@@ -141,16 +167,16 @@ export class ScrapeStateStore extends SourcePartitionItems {
     ) {
       return;
     }
-    await this.put(monthKey(state.month), state);
+    await this.putCommitted(monthKey(state.month), state);
     this.readMonths.set(state.month, state);
   }
 
   getPage(url: string): Promise<PageState | undefined> {
-    return this.get<PageState>(pageStateKey(url));
+    return this.items.get<PageState>(pageStateKey(url));
   }
 
   putPage(state: PageState): Promise<void> {
-    return this.put(pageStateKey(state.url), state);
+    return this.putCommitted(pageStateKey(state.url), state);
   }
 
   /** Page states of several URLs in one round trip (which organizations were never read). */
