@@ -5,5 +5,11 @@
  * preview, the probe, `sources add`). It sits above `fetch` (layer 4), which gets slots, pace and logs
  * only through ports and so cannot build them itself. Other folders import this front door only.
  */
-export { createHostIntervalIndex, HOST_INTERVAL_REFRESH_MS, type HostIntervalIndex } from './host-intervals';
+export {
+  createHostIntervalIndex,
+  createRuntimeSourcesCache,
+  HOST_INTERVAL_REFRESH_MS,
+  type HostIntervalIndex,
+} from './host-intervals';
 export { createFetchRuntime, type FetchRuntime, type FetchRuntimeOptions } from './runtime';
+export { createSourcesCache, type SourcesCache, type SourcesCacheOptions } from './sources-cache';

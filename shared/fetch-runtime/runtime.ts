@@ -5,7 +5,8 @@ import { createPoliteFetcherFromEnv, type FetchEvent, type HostSlots, type Polit
 import type { HostResolver } from '../net';
 import { logger, logRequestEvent, metrics } from '../observability';
 import { createHostSlotsFromEnv } from '../slots';
-import { createHostIntervalIndex, type HostIntervalIndex } from './host-intervals';
+import { createHostIntervalIndex, createRuntimeSourcesCache, type HostIntervalIndex } from './host-intervals';
+import type { SourcesCache } from './sources-cache';
 
 /**
  * The fetching half of the composition root, shared by the sync function and the operator CLI (probe,
@@ -18,6 +19,11 @@ export interface FetchRuntime {
   slots: HostSlots;
   fetcher: PoliteFetcher & { close(): Promise<void> };
   hostIntervals: HostIntervalIndex;
+  /**
+   * The Sources table as this process last read it (at most 5 minutes old, RATE-2): the host interval
+   * index and the preview's host budget read it, one scan for both.
+   */
+  sources: SourcesCache;
   /** Sends lingering slot releases (see FetchRuntimeOptions.releaseLingerMs); before an invocation ends. */
   flushReleases(): Promise<void>;
   close(): Promise<void>;
@@ -36,6 +42,8 @@ export interface FetchRuntimeOptions {
    * invocation ends (the sync function, after each message).
    */
   releaseLingerMs?: number;
+  /** The Sources cache's clock; tests advance it past the 5 minutes. */
+  nowMs?: () => number;
 }
 
 export async function createFetchRuntime(
@@ -63,11 +71,14 @@ export async function createFetchRuntime(
     onRobotsStoreError: (error, operation) =>
       logger.warn('robots store unavailable', { operation, error: String(error) }),
   });
+  const nowMs = options.nowMs ?? Date.now;
+  const sources = createRuntimeSourcesCache(clients, env, nowMs);
   return {
     clients,
     slots,
     fetcher,
-    hostIntervals: createHostIntervalIndex(clients, env),
+    hostIntervals: createHostIntervalIndex(clients, env, nowMs, sources),
+    sources,
     flushReleases: () => baseSlots.flushReleases(),
     async close() {
       await baseSlots.flushReleases();

@@ -11,7 +11,6 @@ import {
 import type { ScheduleSettings } from '../schedule';
 import type { HostLedger } from '../slots';
 import { hostKey } from '../util';
-import { PREVIEW_HOST_SOURCES_TTL_MS } from './constants';
 
 /**
  * Issue 27 item 5 (RATE-9 "one host, one budget", RATE-1, RATE-8): a preview's on-demand fetch from a
@@ -30,10 +29,13 @@ export interface PreviewHostBudgetDeps {
   ledger: HostLedger;
   /** The planner's schedule settings: the same cadence the syncs' demand is computed with. */
   settings: ScheduleSettings;
-  /** Every valid source (the Sources table), re-read at most every PREVIEW_HOST_SOURCES_TTL_MS. */
+  /**
+   * Every valid source, as the process's Sources cache holds it (shared/fetch-runtime `SourcesCache`:
+   * re-read at most every 5 minutes, RATE-2, one scan for the host interval index too). The same array
+   * until the table is re-read: the sources per host are derived again only then.
+   */
   loadSources: () => Promise<readonly SourceConfig[]>;
   log?: (event: string, fields: Record<string, unknown>) => void;
-  nowMs?: () => number;
 }
 
 export interface PreviewHostBudget {
@@ -49,28 +51,12 @@ export interface PreviewHostBudget {
 
 export function createPreviewHostBudget(deps: PreviewHostBudgetDeps): PreviewHostBudget {
   const meter = new HostBudget({ ledger: deps.ledger, settings: deps.settings, ...logOf(deps) });
-  const nowMs = deps.nowMs ?? Date.now;
-  let sources: { at: number; byHost: Promise<Map<string, SourceConfig[]>> } | undefined;
+  let sources: { all: readonly SourceConfig[]; byHost: Map<string, SourceConfig[]> } | undefined;
 
-  function sourcesByHost(): Promise<Map<string, SourceConfig[]>> {
-    if (sources !== undefined && nowMs() - sources.at < PREVIEW_HOST_SOURCES_TTL_MS) return sources.byHost;
-    const byHost = deps.loadSources().then((all) => {
-      const map = new Map<string, SourceConfig[]>();
-      for (const s of all) {
-        if (!s.active) continue;
-        const key = hostKey(s.host);
-        const list = map.get(key);
-        if (list) list.push(s);
-        else map.set(key, [s]);
-      }
-      return map;
-    });
-    const entry = { at: nowMs(), byHost };
-    sources = entry;
-    byHost.catch(() => {
-      if (sources === entry) sources = undefined;
-    });
-    return byHost;
+  async function sourcesByHost(): Promise<Map<string, SourceConfig[]>> {
+    const all = await deps.loadSources();
+    if (sources?.all !== all) sources = { all, byHost: activeByHost(all) };
+    return sources.byHost;
   }
 
   return {
@@ -101,6 +87,18 @@ export function createPreviewHostBudget(deps: PreviewHostBudgetDeps): PreviewHos
       await sourcesByHost();
     },
   };
+}
+
+function activeByHost(all: readonly SourceConfig[]): Map<string, SourceConfig[]> {
+  const map = new Map<string, SourceConfig[]>();
+  for (const s of all) {
+    if (!s.active) continue;
+    const key = hostKey(s.host);
+    const list = map.get(key);
+    if (list) list.push(s);
+    else map.set(key, [s]);
+  }
+  return map;
 }
 
 function logOf(deps: PreviewHostBudgetDeps): { log?: PreviewHostBudgetDeps['log'] } {

@@ -68,8 +68,3 @@ export const PREVIEW_DOWNLOAD_VALUE = '1';
  * so a retry within seconds would only be refused again.
  */
 export const PREVIEW_HOST_BUSY_RETRY_AFTER_S = 60;
-/**
- * RATE-9: the sources on a host (their cadence is the syncs' demand a preview is judged against) are
- * re-read at most this often per process — RATE-2's five minutes for a config change to reach fetches.
- */
-export const PREVIEW_HOST_SOURCES_TTL_MS = 5 * 60_000;

@@ -1,4 +1,4 @@
-import type { IngestorEnv } from '../config';
+import type { IngestorEnv, SourceConfig } from '../config';
 import { upstashCredentials } from '../config';
 import type { FetchEvent } from '../fetch';
 import { createFetchRuntime } from '../fetch-runtime';
@@ -6,7 +6,7 @@ import type { HostResolver } from '../net';
 import { logger } from '../observability';
 import { scheduleSettingsFromEnv } from '../schedule';
 import { createHostLedgerFromEnv, createSlotRedisClient, type HostLedger } from '../slots';
-import { type AwsClients, loadAllSources } from '../store';
+import type { AwsClients, SourcesLoad } from '../store';
 import { createPreviewHostBudget, type PreviewHostBudget } from './admission';
 import { createPreviewHandler, type PreviewDeps, type PreviewHandler } from './handler';
 import { createLocalPreviewLimits, createRedisPreviewLimits, type PreviewLimits } from './limits';
@@ -50,12 +50,18 @@ export async function createPreviewRuntime(
       options.onRequest?.(event);
     },
   });
-  const { doc } = fetchRuntime.clients;
+  // RATE-9: the sources per host from the runtime's Sources cache — the scan the RATE-2 host interval
+  // index reads too, one per 5 minutes for both.
+  let valid: { load: SourcesLoad; sources: SourceConfig[] } | undefined;
   hostBudget = createPreviewHostBudget({
     ledger: options.ledger ?? createHostLedgerFromEnv(env, token ? { token } : {}),
     settings: scheduleSettingsFromEnv(env),
-    loadSources: async () =>
-      (await loadAllSources(doc, env.SOURCES_TABLE)).parsed.flatMap((p) => (p.ok ? [p.source] : [])),
+    loadSources: async () => {
+      const load = await fetchRuntime.sources.read();
+      if (valid?.load !== load)
+        valid = { load, sources: load.parsed.flatMap((p) => (p.ok ? [p.source] : [])) };
+      return valid.sources;
+    },
     log: (event, fields) => logger.info(event, fields),
   });
   let limits = options.limits;
