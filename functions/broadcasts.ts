@@ -1,5 +1,5 @@
 import type { BroadcastPassReport } from '../shared/broadcasts';
-import { createBroadcastRuntime, runBroadcastPass } from '../shared/broadcasts';
+import { composeBroadcasts, runBroadcastPass } from '../shared/broadcasts';
 import { env, warmRuntime } from '../shared/config';
 import { logger } from '../shared/observability';
 
@@ -9,7 +9,7 @@ import { logger } from '../shared/observability';
  */
 
 // Kept while the instance is warm; a failed build or a rotated Upstash token builds anew.
-const runtime = warmRuntime(env, async () => createBroadcastRuntime(env()));
+const runtime = warmRuntime(env, async () => composeBroadcasts(env()));
 
 export const handler = async (): Promise<BroadcastPassReport> => {
   const rt = await runtime.get();

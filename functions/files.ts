@@ -1,4 +1,5 @@
-import { documentsPassHandler, type FilesPassReport, runFilesPass } from '../shared/documents';
+import { env, warmRuntime } from '../shared/config';
+import { composeDocuments, documentsPassHandler, runFilesPass } from '../shared/documents';
 import { logger } from '../shared/observability';
 
 /**
@@ -7,6 +8,13 @@ import { logger } from '../shared/observability';
  */
 export const BUDGET_RESERVE_MS = 3 * 60_000;
 
-export const handler = documentsPassHandler<FilesPassReport>(runFilesPass, BUDGET_RESERVE_MS, (report) =>
-  logger.info('files done', { files: report.files, text: report.text, routed: report.routed }),
-);
+// Kept while the instance is warm; a failed build or a rotated Upstash token builds anew.
+const runtime = warmRuntime(env, () => composeDocuments(env()));
+
+export const handler = documentsPassHandler({
+  runtime: () => runtime.get(),
+  pass: runFilesPass,
+  reserveMs: BUDGET_RESERVE_MS,
+  done: (report) =>
+    logger.info('files done', { files: report.files, text: report.text, routed: report.routed }),
+});

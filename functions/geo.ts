@@ -1,5 +1,5 @@
 import { env, warmRuntime } from '../shared/config';
-import { createGeoRuntime, type GeoRunSummary } from '../shared/geo';
+import { composeGeo, type GeoRunSummary } from '../shared/geo';
 import { logger } from '../shared/observability';
 
 /**
@@ -8,7 +8,7 @@ import { logger } from '../shared/observability';
  */
 
 // Kept while the instance is warm; a failed build or a rotated Upstash token builds anew.
-const runtime = warmRuntime(env, () => createGeoRuntime(env()));
+const runtime = warmRuntime(env, () => composeGeo(env()));
 
 export const handler = async (): Promise<Omit<GeoRunSummary, 'reports'>> => {
   const rt = await runtime.get();

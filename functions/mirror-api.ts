@@ -1,7 +1,6 @@
 import type { LambdaFunctionURLEvent, LambdaFunctionURLResult } from 'aws-lambda';
-import { createFeedClients } from '../shared/changes';
-import { ensureApiIdKey, env, type IngestorEnv } from '../shared/config';
-import { createMirrorApiLambda } from '../shared/mirror-api';
+import { ensureApiIdKey, env } from '../shared/config';
+import { composeMirrorApi } from '../shared/mirror-api';
 import { logger } from '../shared/observability';
 
 /**
@@ -9,15 +8,7 @@ import { logger } from '../shared/observability';
  * role may read the Sources table, the State table's mirror items and `byList` index, and `mirror/`
  * objects, and the key of its ids (one secret), nothing else. No fetch: it never reaches a council server.
  */
-/** The API function's composition root: the clients (no fetcher, no slots) and the mirror's places. */
-function composeMirrorApi(e: IngestorEnv) {
-  return createMirrorApiLambda(
-    createFeedClients(e),
-    { bucket: e.BUCKET, tables: { sources: e.SOURCES_TABLE, state: e.STATE_TABLE } },
-    { documents: e.INGESTOR_API_DOCUMENTS },
-  );
-}
-
+// Wired once per instance by `composeMirrorApi` (shared/mirror-api/compose.ts).
 const e = env();
 const api = composeMirrorApi(e);
 

@@ -3,7 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import type { LambdaFunctionURLEvent } from 'aws-lambda';
 import { env, warmRuntime } from '../shared/config';
 import { logger } from '../shared/observability';
-import { createPreviewRuntime, type PreviewResponse, previewRequestOf } from '../shared/preview';
+import { composePreview, type PreviewResponse, previewRequestOf } from '../shared/preview';
 
 /**
  * Preview Lambda behind CloudFront and a Function URL in RESPONSE_STREAM mode (SPEC PRV-1 … PRV-4): a
@@ -14,7 +14,7 @@ import { createPreviewRuntime, type PreviewResponse, previewRequestOf } from '..
  * is what CloudFront forwards (`download` alone).
  */
 // Kept while the instance is warm; a failed build or a rotated Upstash token builds anew.
-const runtime = warmRuntime(env, () => createPreviewRuntime(env()));
+const runtime = warmRuntime(env, () => composePreview(env()));
 
 export async function handlePreviewEvent(event: LambdaFunctionURLEvent): Promise<PreviewResponse> {
   const rt = await runtime.get();

@@ -2,7 +2,7 @@ import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { env, warmRuntime } from '../shared/config';
 import type { SyncBodyResult } from '../shared/sync';
 import {
-  createSyncRuntime,
+  composeSync,
   handleSyncBatch,
   processSyncBody as processBody,
   type SyncRuntimeOptions,
@@ -16,11 +16,11 @@ import {
  */
 
 // Kept while the instance is warm; a failed build or a rotated Upstash token builds anew.
-const runtime = warmRuntime(env, () => createSyncRuntime(env()));
+const runtime = warmRuntime(env, () => composeSync(env()));
 
 /** Local runner only: build the runtime with extra options (request observer, loopback resolver). */
 export function configureSyncRuntime(options: SyncRuntimeOptions): void {
-  runtime.configure(() => createSyncRuntime(env(), options));
+  runtime.configure(() => composeSync(env(), options));
 }
 
 /** `signal`: the local runner's Ctrl-C (`npm start`) — the run ends at its next checkpoint. */

@@ -14,7 +14,7 @@ import type { SourceScheduleState } from '../../shared/schedule';
 import { DEFAULT_LEASE_MINUTES, scheduleSettingsFromEnv } from '../../shared/schedule';
 import { getSourceState, provisionLocal, putSourceItem, type SourceStateItem } from '../../shared/store';
 import type { SyncRunResult } from '../../shared/sync';
-import { createSyncRuntime, processSyncBody, type SyncLog, type SyncRuntime } from '../../shared/sync';
+import { composeSync, processSyncBody, type SyncLog, type SyncRuntime } from '../../shared/sync';
 import { type AwsFaults, injectAwsFaults } from '../../test/support/aws-faults';
 import type { RedisPeer } from '../../test/support/redis';
 import { type RemotePeers, startRemotePeers } from '../support';
@@ -24,7 +24,7 @@ import { type RemotePeers, startRemotePeers } from '../support';
  * process) and one real redis-server behind the Upstash-REST adapter, shared by every scenario. Each
  * scenario gets a *deployment* of its own — its own tables, bucket and sync queue on those peers — so
  * scenarios run side by side without seeing each other's sources, and *instances* (simulated Lambda
- * instances) built by the production composition root (`createSyncRuntime`) with their own AWS clients
+ * instances) built by the production composition root (`composeSync`) with their own AWS clients
  * (instrumented by `injectAwsFaults`) and, when asked, their own path to Redis.
  */
 export interface ChaosStack {
@@ -154,7 +154,7 @@ async function deploy(
         : { ...deployed, ...(opts.redisUrl ? { UPSTASH_REDIS_REST_URL: opts.redisUrl } : {}) };
       // The credentials are cached per process (one per cold start); every simulated instance is one.
       resetUpstashCredentialsCache();
-      const runtime = await createSyncRuntime(instanceEnv, { clients, resolver: createTestResolver() });
+      const runtime = await composeSync(instanceEnv, { clients, resolver: createTestResolver() });
       const runDeps = { ...runtime.runDeps, now: clock.now };
       const instance: Instance = {
         runtime,

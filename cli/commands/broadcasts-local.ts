@@ -3,7 +3,7 @@ import {
   addBroadcast,
   type BroadcastPassReport,
   type BroadcastRuntime,
-  createBroadcastRuntime,
+  composeBroadcasts,
   runBroadcastPass,
 } from '../../shared/broadcasts';
 import { isIngestorError } from '../../shared/errors';
@@ -68,7 +68,7 @@ export function createLocalBroadcastPasses(rt: LocalRuntime, opts: { allowLoopba
     },
     async afterTick(say: (line: string) => void, now: Date = new Date()): Promise<BroadcastPassReport> {
       // The demo council lives on loopback: the pass gets the same switch as the sync handlers.
-      runtime ??= createBroadcastRuntime(
+      runtime ??= composeBroadcasts(
         { ...rt.env, INGESTOR_ALLOW_LOOPBACK: opts.allowLoopback },
         { clients: rt.clients },
       );

@@ -119,8 +119,8 @@ async function status(rt: LocalRuntime, now: Date): Promise<CommandResult> {
 }
 
 async function poll(rt: LocalRuntime, values: BroadcastsValues, now: Date): Promise<CommandResult> {
-  const { createBroadcastRuntime, runBroadcastPass } = await import('../../shared/broadcasts');
-  const runtime = createBroadcastRuntime(rt.env, { clients: rt.clients });
+  const { composeBroadcasts, runBroadcastPass } = await import('../../shared/broadcasts');
+  const runtime = composeBroadcasts(rt.env, { clients: rt.clients });
   try {
     const report = await runBroadcastPass(
       runtime.deps,

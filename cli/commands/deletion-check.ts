@@ -1,4 +1,4 @@
-import { createDocumentsRuntime, runDeletionCheck } from '../../shared/documents';
+import { composeDocuments, runDeletionCheck } from '../../shared/documents';
 import type { LocalRuntime } from '../local/runtime';
 import type { CommandResult } from '../output';
 import { createProgress } from '../progress';
@@ -11,7 +11,7 @@ export async function deletionCheckCommand(
   json = false,
 ): Promise<CommandResult> {
   const progress = createProgress({ json });
-  const docs = await createDocumentsRuntime(rt.env, { clients: rt.clients, onRequest: progress.request });
+  const docs = await composeDocuments(rt.env, { clients: rt.clients, onRequest: progress.request });
   try {
     const report = await runDeletionCheck(docs.deps, { now, onProgress: passProgress(progress) });
     progress.end();

@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import {
-  createDocumentsRuntime,
+  composeDocuments,
   type DocumentsRuntime,
   runDeletionCheck,
   runFilesPass,
@@ -39,7 +39,7 @@ export function createLocalDocumentPasses(
       const onProgress = progress ? passProgress(progress) : undefined;
       const pass = (at: Date) => ({ now: at, ...(onProgress ? { onProgress } : {}) });
       // The demo council lives on loopback: the passes get the same switch as the sync handlers.
-      runtime ??= createDocumentsRuntime(
+      runtime ??= composeDocuments(
         { ...rt.env, INGESTOR_ALLOW_LOOPBACK: opts.allowLoopback },
         { clients: rt.clients, ...(opts.onRequest ? { onRequest: opts.onRequest } : {}) },
       );

@@ -1,6 +1,6 @@
 import {
   clearChange,
-  createDocumentsRuntime,
+  composeDocuments,
   type DocumentItem,
   DocumentsError,
   DocumentsStore,
@@ -44,7 +44,7 @@ export async function filesCommand(
   }
   if (sub !== undefined) throw new UsageError(FILES_USAGE);
   const progress = createProgress({ json: opts.json });
-  const docs = await createDocumentsRuntime(rt.env, { clients: rt.clients, onRequest: progress.request });
+  const docs = await composeDocuments(rt.env, { clients: rt.clients, onRequest: progress.request });
   try {
     const report = await runFilesPass(docs.deps, { now, onProgress: passProgress(progress) });
     progress.end();

@@ -1,4 +1,4 @@
-import { createGeoRuntime, type GeoRuntime } from '../../shared/geo';
+import { composeGeo, type GeoRuntime } from '../../shared/geo';
 import type { LocalRuntime } from '../local/runtime';
 import { refreshLines, seedDemoGeoSource } from './geo';
 
@@ -38,7 +38,7 @@ export function createLocalGeoPass(
       }
       if (now.getTime() - lastRun < LOCAL_GEO_INTERVAL_MS) return undefined;
       lastRun = now.getTime();
-      runtime ??= createGeoRuntime(
+      runtime ??= composeGeo(
         { ...rt.env, INGESTOR_ALLOW_LOOPBACK: opts.allowLoopback },
         { clients: rt.clients },
       );

@@ -1,7 +1,7 @@
 import { DEMO_PLAN_TYPE } from '../../demo';
 import { GEO_ITEM_KIND, type GeoSourceItem, geoSourceIdFor, parseGeoSourceItem } from '../../shared/config';
 import { IngestorError } from '../../shared/errors';
-import { createGeoRuntime, createGeoStore, type GeoRunSummary, loadGeoSources } from '../../shared/geo';
+import { composeGeo, createGeoStore, type GeoRunSummary, loadGeoSources } from '../../shared/geo';
 import { MirrorStore } from '../../shared/mirror';
 import { redactUrlsIn } from '../../shared/observability';
 import { BodyNotFoundError, resolveBody } from '../../shared/onboarding';
@@ -135,7 +135,7 @@ export async function geoRefresh(
   rt: LocalRuntime,
   options: { id?: string; allowLoopback: boolean },
 ): Promise<CommandResult> {
-  const runtime = await createGeoRuntime(
+  const runtime = await composeGeo(
     { ...rt.env, INGESTOR_ALLOW_LOOPBACK: options.allowLoopback },
     { clients: rt.clients },
   );

@@ -7,7 +7,7 @@ import {
   scheduleSettingsFromEnv,
 } from '../../shared/schedule';
 import { getSourceState, loadAllSources, putSourceItem } from '../../shared/store';
-import { createSyncRuntime, runSyncMessage, startRun } from '../../shared/sync';
+import { composeSync, runSyncMessage, startRun } from '../../shared/sync';
 import type { LocalRuntime } from '../local/runtime';
 import { type CommandResult, EXIT_FAILED, EXIT_INTERRUPTED, UsageError } from '../output';
 import { createProgress, type Progress } from '../progress';
@@ -91,7 +91,7 @@ async function runLeased(
       exitCode: 1,
     };
   }
-  const runtime = await createSyncRuntime(rt.env, {
+  const runtime = await composeSync(rt.env, {
     clients: rt.clients,
     onRequest: opts.progress.request,
   });

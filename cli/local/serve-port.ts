@@ -7,7 +7,7 @@ import {
   MirrorReader,
 } from '../../shared/mirror-api';
 import { logger } from '../../shared/observability';
-import { createPreviewListener, createPreviewRuntime } from '../../shared/preview';
+import { composePreview, createPreviewListener } from '../../shared/preview';
 import type { LocalRuntime } from './runtime';
 
 export interface LocalServePort {
@@ -27,7 +27,7 @@ export async function startLocalServePort(
   rt: LocalRuntime,
   opts: { port?: number; allowLoopback: boolean },
 ): Promise<LocalServePort> {
-  const preview = await createPreviewRuntime(
+  const preview = await composePreview(
     { ...rt.env, INGESTOR_ALLOW_LOOPBACK: opts.allowLoopback },
     { clients: rt.clients },
   );

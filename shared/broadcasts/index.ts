@@ -5,12 +5,12 @@
  */
 
 export * from './add';
+export * from './compose';
 export * from './constants';
 export * from './decide';
 export * from './detect';
 export * from './meetings';
 export * from './run';
-export * from './runtime';
 export * from './status';
 export * from './store';
 export * from './types';

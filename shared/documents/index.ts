@@ -12,6 +12,13 @@ export {
   passAdmission,
 } from './admission';
 export { type FilesPassReport, roundRobin, runFilesPass } from './cache';
+export {
+  composeDocuments,
+  type DocumentsPassHandlerSpec,
+  type DocumentsRuntime,
+  type DocumentsRuntimeOptions,
+  documentsPassHandler,
+} from './compose';
 export * from './constants';
 export {
   type DocumentsDeps,
@@ -38,12 +45,6 @@ export {
 export { type ExtractedText, extractPdfText, looksLikePdf } from './pdf-text';
 export { loadMarks, type PhotoCheck, type PhotosReport, photoMarkAfter, runPhotosPass } from './photos';
 export { routeIntake, unparkDocuments } from './route';
-export {
-  createDocumentsRuntime,
-  type DocumentsRuntime,
-  type DocumentsRuntimeOptions,
-  documentsPassHandler,
-} from './runtime';
 export { afterChange, DocumentsStore } from './store';
 export {
   RETRIED_TEXT_ERRORS,

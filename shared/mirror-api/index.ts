@@ -1,4 +1,5 @@
 /** The OParl 1.1 API over the mirror (docs/mirror-api.md): URL scheme, rewriting, paging, reads, core. */
+export { composeMirrorApi } from './compose';
 export * from './constants';
 export * from './errors';
 export {

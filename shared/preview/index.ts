@@ -1,5 +1,6 @@
 /** Document preview (SPEC PRV-1 … PRV-4): the endpoint's pure decision, limits, core and adapters. */
 export { createPreviewHostBudget, type PreviewHostBudget, type PreviewHostBudgetDeps } from './admission';
+export { composePreview, type PreviewRuntime, type PreviewRuntimeOptions } from './compose';
 export * from './constants';
 export { isHttpUrl, type PreviewFacts, previewDecision } from './decide';
 export { deliveryAsked, originalUrlFor } from './delivery';
@@ -17,7 +18,6 @@ export {
 } from './limits';
 export { createPreviewListener, writeResponse } from './node-http';
 export { badRequest, fileHeaders, retryAfterSeconds, safeFileName } from './respond';
-export { createPreviewRuntime, type PreviewRuntime, type PreviewRuntimeOptions } from './runtime';
 export { headStoredObject, presignStoredObject } from './stored-url';
 export type * from './types';
 export { visitorAddressOf } from './visitor-address';

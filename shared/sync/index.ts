@@ -10,10 +10,10 @@ export {
   type SyncBodyResult,
   type SyncLog,
 } from './batch';
+export { composeSync, type SyncRuntime, type SyncRuntimeOptions } from './compose';
 export { LANE_START_MIN_MS, type LaneStep, runLane } from './lane';
 export type { SyncLane, SyncMessage } from './message';
 export { runSyncMessage, type SyncRunResult } from './run';
-export { createSyncRuntime, type SyncRuntime, type SyncRuntimeOptions } from './runtime';
 export { idleScheduleState, type RunStart, type RunStartDeps, startRun } from './start';
 export {
   handleSyncBatch,

@@ -129,7 +129,7 @@ export class TakedownGuard {
 
 /**
  * The sync's takedown guards (engine `TakedownGuardFactory`): one `TakedownGuard` per run of a source,
- * over the clients, bucket and State table the composition root holds (shared/sync `createSyncRuntime`).
+ * over the clients, bucket and State table the composition root holds (shared/sync `composeSync`).
  */
 export function takedownGuards(deps: SealDeps): TakedownGuardFactory<TakedownMark> {
   return (sourceId, log) => new TakedownGuard(deps, sourceId, log);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChangeEvent } from '../../shared/changes';
-import type { SyncRuntime } from '../../shared/sync/runtime';
+import type { SyncRuntime } from '../../shared/sync/compose';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
 import { json, type MiniCouncil, oneBodySystem, startMiniCouncil } from '../support/mini-council';
 import { testSource } from '../support/oparl-harness';

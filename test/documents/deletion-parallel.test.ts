@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseEnv } from '../../shared/config/env';
 import {
-  createDocumentsRuntime,
+  composeDocuments,
   DEL_HOSTS_IN_PARALLEL,
   DEL_SAMPLE_INTERVAL_MS,
   DEL_SERVER_SPACING_MS,
@@ -88,14 +88,11 @@ describe('deletion check: many servers at once (issue 28, DEL-2, RATE-6)', () =>
       }
     }
     await runFilesPass(bed.deps, { now: bed.now() });
-    realTime = await createDocumentsRuntime(
-      parseEnv({ ...bed.aws.peers.env, INGESTOR_ALLOW_LOOPBACK: 'true' }),
-      {
-        clients: bed.aws.clients,
-        resolver: createTestResolver(),
-        slots: createHostSlots(),
-      },
-    );
+    realTime = await composeDocuments(parseEnv({ ...bed.aws.peers.env, INGESTOR_ALLOW_LOOPBACK: 'true' }), {
+      clients: bed.aws.clients,
+      resolver: createTestResolver(),
+      slots: createHostSlots(),
+    });
   });
   afterAll(async () => {
     await realTime?.close();

@@ -1,6 +1,6 @@
 import { createFeedClients } from '../../shared/changes';
 import { parseEnv } from '../../shared/config/env';
-import { createDocumentsRuntime, runFilesPass } from '../../shared/documents';
+import { composeDocuments, runFilesPass } from '../../shared/documents';
 import { createTestResolver } from '../../shared/net';
 import { createHostSlots } from '../../shared/slots';
 import { InstantClock } from '../support/fetch-kit';
@@ -15,7 +15,7 @@ if (peersEnv === undefined || nowIso === undefined)
   throw new Error('usage: files-pass-child <env json> <now>');
 const env = parseEnv({ ...JSON.parse(peersEnv), INGESTOR_ALLOW_LOOPBACK: 'true' });
 const clock = new InstantClock(Date.parse(nowIso));
-const runtime = await createDocumentsRuntime(env, {
+const runtime = await composeDocuments(env, {
   clients: createFeedClients(env),
   resolver: createTestResolver(),
   slots: createHostSlots({ clock }),

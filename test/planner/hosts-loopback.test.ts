@@ -2,9 +2,9 @@ import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeCouncil, startFakeCouncil } from '../../demo';
 import { createTestResolver } from '../../shared/net';
+import type { SyncRuntime } from '../../shared/sync/compose';
 import { parseSyncMessage, type SyncMessage } from '../../shared/sync/message';
 import { runSyncMessage } from '../../shared/sync/run';
-import type { SyncRuntime } from '../../shared/sync/runtime';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
 import { plan } from '../support/sync-bed';
 import { putActiveSource, startSyncRuntime } from '../support/sync-runtime';

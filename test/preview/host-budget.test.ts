@@ -3,11 +3,7 @@ import { type FakeCouncil, startFakeCouncil } from '../../demo';
 import { parseEnv } from '../../shared/config/env';
 import { MAX_OTHER_FETCH_SHARE, MIN_OTHER_FETCH_SHARE } from '../../shared/hosts';
 import { createTestResolver } from '../../shared/net';
-import {
-  createPreviewRuntime,
-  PREVIEW_HOST_BUSY_RETRY_AFTER_S,
-  type PreviewRuntime,
-} from '../../shared/preview';
+import { composePreview, PREVIEW_HOST_BUSY_RETRY_AFTER_S, type PreviewRuntime } from '../../shared/preview';
 import { RedisHostLedger } from '../../shared/slots';
 import {
   fileRequests,
@@ -58,7 +54,7 @@ describe('the preview asks the host budget and is counted in it (RATE-9, RATE-1)
     // requests every 10 minutes each) needs 1.07 requests/s of its 1 — a host the syncs fill.
     for (const sourceId of HOSTED) await putSource(bed, { sourceId, systemUrl: hosting.systemUrl });
     await putBody(bed, 'hosted-0', { id: HOSTED_BODY, listed: false });
-    mondayRuntime = await createPreviewRuntime(
+    mondayRuntime = await composePreview(
       parseEnv({
         ...bed.aws.peers.env,
         INGESTOR_ALLOW_LOOPBACK: 'true',

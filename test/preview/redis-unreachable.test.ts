@@ -6,7 +6,7 @@ import { parseEnv } from '../../shared/config/env';
 import { fileKey } from '../../shared/mirror/keys';
 import { createTestResolver } from '../../shared/net';
 import {
-  createPreviewRuntime,
+  composePreview,
   PREVIEW_DEFAULT_RETRY_AFTER_S,
   PREVIEW_MAX_WAIT_MS,
   type PreviewRuntime,
@@ -53,7 +53,7 @@ describe('PRV-1 / PRV-2: preview with Redis unreachable', () => {
       UPSTASH_REDIS_REST_URL: proxy.url,
       UPSTASH_REDIS_REST_TOKEN: redis.adapter.token,
     });
-    runtime = await createPreviewRuntime(env, { clients: aws.clients, resolver: createTestResolver() });
+    runtime = await composePreview(env, { clients: aws.clients, resolver: createTestResolver() });
     // The support helpers need only the AWS peers of a bed.
     const bed = { aws } as PreviewBed;
     await putSource(bed, { sourceId: SOURCE, systemUrl: council.systemUrl });

@@ -2,7 +2,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { createFeedClients, destroyFeedClients, type FeedClients } from '../../shared/changes';
 import { createFetchRuntime, HOST_INTERVAL_REFRESH_MS } from '../../shared/fetch-runtime';
-import { createPreviewRuntime } from '../../shared/preview';
+import { composePreview } from '../../shared/preview';
 import { useAwsTestbed } from '../support/aws';
 
 /**
@@ -45,7 +45,7 @@ describe('RATE-2 / RATE-9: one scan of the Sources table serves the host interva
   it('RATE-2 / RATE-9: the preview cold start (host intervals and host budget warmed together) scans the table once', async () => {
     await putSource('once-a', 2);
     const { clients, scans } = countingClients();
-    const runtime = await createPreviewRuntime(bed.env, { clients });
+    const runtime = await composePreview(bed.env, { clients });
     try {
       expect(scans()).toBe(1);
     } finally {

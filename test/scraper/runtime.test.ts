@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestResolver } from '../../shared/net';
-import type { SyncRuntime } from '../../shared/sync/runtime';
+import type { SyncRuntime } from '../../shared/sync/compose';
 import { corpusDescribe, risHtml } from '../support/corpora';
 import { useRisSiteBed } from '../support/ris-site-bed';
 import { scraperSource, uniqueScraperId } from '../support/scraper-harness';

@@ -6,7 +6,7 @@ import { assemblePdf } from '../../demo/pdf';
 import { parseEnv } from '../../shared/config/env';
 import type { SourceItem } from '../../shared/config/source';
 import {
-  createDocumentsRuntime,
+  composeDocuments,
   type DocumentItem,
   type DocumentsDeps,
   type DocumentsRuntime,
@@ -54,7 +54,7 @@ export async function startDocumentsBed(
   const events: FetchEvent[] = [];
   const requestTimes: DocumentsBed['requestTimes'] = [];
   const env = parseEnv({ ...aws.peers.env, INGESTOR_ALLOW_LOOPBACK: 'true' });
-  const runtime = await createDocumentsRuntime(env, {
+  const runtime = await composeDocuments(env, {
     clients: aws.clients,
     resolver: createTestResolver(),
     slots: createHostSlots({ clock }),

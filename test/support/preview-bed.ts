@@ -9,7 +9,7 @@ import { bodySk, documentId, recordDocument, sourcePartition } from '../../share
 import type { FetchEvent } from '../../shared/fetch';
 import { apiIdHash, fileKey, indexPartition } from '../../shared/mirror/keys';
 import { createTestResolver } from '../../shared/net';
-import { createPreviewListener, createPreviewRuntime, type PreviewRuntime } from '../../shared/preview';
+import { composePreview, createPreviewListener, type PreviewRuntime } from '../../shared/preview';
 import { patchSourceState } from '../../shared/store/source-state';
 import { putSourceItem } from '../../shared/store/sources';
 import { type AwsTestbed, startAwsTestbed } from './aws';
@@ -41,7 +41,7 @@ export async function startPreviewBed(): Promise<PreviewBed> {
     UPSTASH_REDIS_REST_TOKEN: redis.adapter.token,
   });
   const events: FetchEvent[] = [];
-  const runtime = await createPreviewRuntime(env, {
+  const runtime = await composePreview(env, {
     clients: aws.clients,
     resolver: createTestResolver(),
     onRequest: (event) => events.push(event),

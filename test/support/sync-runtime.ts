@@ -1,7 +1,7 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { parseEnv } from '../../shared/config/env';
 import { resetUpstashCredentialsCache } from '../../shared/config/secrets';
-import { createSyncRuntime, type SyncRuntime, type SyncRuntimeOptions } from '../../shared/sync/runtime';
+import { composeSync, type SyncRuntime, type SyncRuntimeOptions } from '../../shared/sync/compose';
 import type { AwsTestbed } from './aws';
 
 /**
@@ -20,7 +20,7 @@ export async function startSyncRuntime(
     INGESTOR_ALLOW_LOOPBACK: 'true',
     ...extraEnv,
   });
-  return createSyncRuntime(env, { clients: bed.clients, ...runtimeOptions });
+  return composeSync(env, { clients: bed.clients, ...runtimeOptions });
 }
 
 /** An active OParl source as an operator would add it (the rest from the schema's defaults). */

@@ -5,8 +5,8 @@ import type { SyncEngine } from '../../shared/engine';
 import { createTestResolver } from '../../shared/net';
 import { initialScheduleState, type SourceScheduleState } from '../../shared/schedule';
 import { getSourceState, loadSource, type QueuedMessage, SyncQueue } from '../../shared/store';
+import type { SyncRuntime } from '../../shared/sync/compose';
 import { parseSyncMessage, type SyncMessage } from '../../shared/sync/message';
-import type { SyncRuntime } from '../../shared/sync/runtime';
 import { startRun } from '../../shared/sync/start';
 import {
   handleSyncBatch,

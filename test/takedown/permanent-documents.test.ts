@@ -6,7 +6,7 @@ import { embeddedObjects, isRecord } from '../../shared/engine';
 import { fileKey, textKey } from '../../shared/mirror/keys';
 import { createTestResolver } from '../../shared/net';
 import { setBodyListed } from '../../shared/onboarding';
-import { createPreviewRuntime, type PreviewRuntime } from '../../shared/preview';
+import { composePreview, type PreviewRuntime } from '../../shared/preview';
 import { putSourceItem } from '../../shared/store/sources';
 import { purgeDeleted, tombstoneBody, tombstoneIds } from '../../shared/takedown';
 import { type DocumentsBed, keysUnder, startDocumentsBed } from '../support/documents-bed';
@@ -33,7 +33,7 @@ describe('OPT-5: document functions and preview leave a taken-down object alone'
   beforeAll(async () => {
     bed = await startDocumentsBed();
     const env = parseEnv({ ...bed.aws.peers.env, INGESTOR_ALLOW_LOOPBACK: 'true' });
-    preview = await createPreviewRuntime(env, { clients: bed.aws.clients, resolver: createTestResolver() });
+    preview = await composePreview(env, { clients: bed.aws.clients, resolver: createTestResolver() });
   });
   afterAll(async () => {
     await Promise.all(seeded.map((s) => s.council.close()));

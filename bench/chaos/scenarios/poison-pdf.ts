@@ -1,5 +1,5 @@
 import {
-  createDocumentsRuntime,
+  composeDocuments,
   type DocumentItem,
   DocumentsStore,
   runFilesPass,
@@ -23,7 +23,7 @@ const BOMB = '/files/1/1.pdf';
 const PAGES = '/files/1/2.pdf';
 
 async function filesPass(ctx: ScenarioContext, d: Deployment, laterMs: number) {
-  const runtime = await createDocumentsRuntime(d.env, { clients: d.admin, resolver: createTestResolver() });
+  const runtime = await composeDocuments(d.env, { clients: d.admin, resolver: createTestResolver() });
   try {
     return await runFilesPass(runtime.deps, {
       now: new Date(Date.now() + laterMs),

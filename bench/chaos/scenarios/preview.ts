@@ -3,7 +3,7 @@ import type { IngestorEnv } from '../../../shared/config';
 import { resetUpstashCredentialsCache } from '../../../shared/config';
 import { createTestResolver } from '../../../shared/net';
 import type { PreviewResponse } from '../../../shared/preview';
-import { createPreviewRuntime } from '../../../shared/preview';
+import { composePreview } from '../../../shared/preview';
 import { startTcpProxy } from '../../../test/support/tcp-proxy';
 import type { Scenario, ScenarioContext } from '../scenario';
 import type { Deployment } from '../stack';
@@ -24,7 +24,7 @@ export async function openPreview(
   const t0 = performance.now();
   const opened = (async () => {
     resetUpstashCredentialsCache();
-    const runtime = await createPreviewRuntime(
+    const runtime = await composePreview(
       { ...d.env, ...env },
       { clients: d.admin, resolver: createTestResolver() },
     );
@@ -47,7 +47,7 @@ export async function openPreview(
 const PREVIEW_GIVE_UP_MS = 15_000;
 
 async function answer(
-  handler: Awaited<ReturnType<typeof createPreviewRuntime>>['handler'],
+  handler: Awaited<ReturnType<typeof composePreview>>['handler'],
   docId: string,
   visitorAddress: string,
 ): Promise<PreviewResponse & { ms: number }> {
@@ -92,7 +92,7 @@ export const PREVIEW_SCENARIOS: Scenario[] = [
       const docId = String(items[0]?.docId ?? '');
       if (!ctx.check(docId !== '', 'no document to open')) return;
       resetUpstashCredentialsCache();
-      const runtime = await createPreviewRuntime(d.env, { clients: d.admin, resolver: createTestResolver() });
+      const runtime = await composePreview(d.env, { clients: d.admin, resolver: createTestResolver() });
       ctx.onClose(() => runtime.close());
       const statuses: number[] = [];
       for (let i = 1; i <= 30; i += 1) {

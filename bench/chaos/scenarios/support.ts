@@ -2,12 +2,7 @@ import { bodiesCommand } from '../../../cli/commands/bodies';
 import { purgeDeletedCommand, tombstoneCommand } from '../../../cli/commands/takedown';
 import type { LocalRuntime } from '../../../cli/local/runtime';
 import type { IngestorEnv } from '../../../shared/config';
-import {
-  createDocumentsRuntime,
-  DocumentsStore,
-  runDeletionCheck,
-  runFilesPass,
-} from '../../../shared/documents';
+import { composeDocuments, DocumentsStore, runDeletionCheck, runFilesPass } from '../../../shared/documents';
 import { createTestResolver } from '../../../shared/net';
 import { listBodies } from '../../../shared/onboarding';
 import type { ChaosCouncil } from '../councils';
@@ -83,7 +78,7 @@ export async function documentPasses(
   which: { files?: boolean; deletion?: boolean },
   laterMs = 0,
 ): Promise<void> {
-  const runtime = await createDocumentsRuntime(d.env, { clients: d.admin, resolver: createTestResolver() });
+  const runtime = await composeDocuments(d.env, { clients: d.admin, resolver: createTestResolver() });
   const now = () => new Date(Date.now() + laterMs);
   try {
     if (which.files) ctx.notes.files = (await runFilesPass(runtime.deps, { now: now() })).files;

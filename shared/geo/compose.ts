@@ -25,10 +25,7 @@ export interface GeoRuntimeOptions {
   now?: () => Date;
 }
 
-export async function createGeoRuntime(
-  env: IngestorEnv,
-  options: GeoRuntimeOptions = {},
-): Promise<GeoRuntime> {
+export async function composeGeo(env: IngestorEnv, options: GeoRuntimeOptions = {}): Promise<GeoRuntime> {
   const fetchRuntime = await createFetchRuntime(env, {
     ...(options.clients ? { clients: options.clients } : {}),
     ...(options.resolver ? { resolver: options.resolver } : {}),

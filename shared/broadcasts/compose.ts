@@ -23,10 +23,7 @@ export interface BroadcastRuntimeOptions {
   resolver?: HostResolver;
 }
 
-export function createBroadcastRuntime(
-  env: IngestorEnv,
-  options: BroadcastRuntimeOptions = {},
-): BroadcastRuntime {
+export function composeBroadcasts(env: IngestorEnv, options: BroadcastRuntimeOptions = {}): BroadcastRuntime {
   const clients = options.clients ?? createFeedClients(env);
   let fetchRuntime: ReturnType<typeof createFetchRuntime> | undefined;
   const fetch = async (): Promise<BroadcastFetch> => {

@@ -34,7 +34,7 @@ export interface PreviewRuntimeOptions {
   overrides?: Pick<PreviewDeps, 'maxWaitMs' | 'maxFetchesPerInstance' | 'lingerMs' | 'now'>;
 }
 
-export async function createPreviewRuntime(
+export async function composePreview(
   env: IngestorEnv,
   options: PreviewRuntimeOptions = {},
 ): Promise<PreviewRuntime> {

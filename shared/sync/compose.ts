@@ -33,10 +33,7 @@ export interface SyncRuntimeOptions {
   onRequest?: (event: FetchEvent) => void;
 }
 
-export async function createSyncRuntime(
-  env: IngestorEnv,
-  options: SyncRuntimeOptions = {},
-): Promise<SyncRuntime> {
+export async function composeSync(env: IngestorEnv, options: SyncRuntimeOptions = {}): Promise<SyncRuntime> {
   if (!env.SYNC_QUEUE_URL) throw new Error('SYNC_QUEUE_URL is not set');
   // A sync fetches page after page from one host: each release rides with the next reservation.
   const { clients, fetcher, hostIntervals, flushReleases, close } = await createFetchRuntime(env, {

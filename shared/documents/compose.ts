@@ -1,7 +1,7 @@
 import type { Context } from 'aws-lambda';
 import { createFeedClients, type FeedClients } from '../changes';
 import type { IngestorEnv } from '../config';
-import { env, upstashCredentials, warmRuntime } from '../config';
+import { upstashCredentials } from '../config';
 import { createPoliteFetcherFromEnv, type FetchEvent, type HostSlots } from '../fetch';
 import type { HostResolver } from '../net';
 import { logger } from '../observability';
@@ -40,7 +40,7 @@ export interface DocumentsRuntimeOptions {
   onRequest?: (event: FetchEvent) => void;
 }
 
-export async function createDocumentsRuntime(
+export async function composeDocuments(
   env: IngestorEnv,
   options: DocumentsRuntimeOptions = {},
 ): Promise<DocumentsRuntime> {
@@ -105,19 +105,28 @@ export async function createDocumentsRuntime(
 /** Without a Lambda context (a local call), a pass may take the longest a Lambda may run. */
 const LAMBDA_MAX_MS = 15 * 60_000;
 
-/**
- * A document pass as a scheduled Lambda handler: the runtime kept while the instance is warm (a failed
- * build or a rotated Upstash token builds anew), the pass under the invocation's remaining time less
- * `reserveMs` (it starts no new item in its last minutes), and one log line of what it did.
- */
-export function documentsPassHandler<R>(
-  pass: (deps: DocumentsDeps, options: PassOptions) => Promise<R>,
-  reserveMs: number,
-  done: (report: R) => void,
-): (_event?: unknown, context?: Pick<Context, 'getRemainingTimeInMillis'>) => Promise<R> {
-  const runtime = warmRuntime(env, () => createDocumentsRuntime(env()));
+export interface DocumentsPassHandlerSpec<R> {
+  /** The function's runtime (`composeDocuments`), kept while the instance is warm (`warmRuntime`). */
+  runtime: () => Promise<DocumentsRuntime>;
+  pass: (deps: DocumentsDeps, options: PassOptions) => Promise<R>;
+  /** Kept back from the invocation's remaining time: the pass starts no new item in its last minutes. */
+  reserveMs: number;
+  /** One log line of what the pass did. */
+  done: (report: R) => void;
+}
+
+/** A document pass as a scheduled Lambda handler, under the invocation's remaining time less `reserveMs`. */
+export function documentsPassHandler<R>({
+  runtime,
+  pass,
+  reserveMs,
+  done,
+}: DocumentsPassHandlerSpec<R>): (
+  _event?: unknown,
+  context?: Pick<Context, 'getRemainingTimeInMillis'>,
+) => Promise<R> {
   return async (_event, context) => {
-    const rt = await runtime.get();
+    const rt = await runtime();
     const remainingMs = context?.getRemainingTimeInMillis() ?? LAMBDA_MAX_MS;
     const report = await pass(rt.deps, {
       now: new Date(),

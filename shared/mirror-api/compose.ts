@@ -1,0 +1,16 @@
+import { createFeedClients } from '../changes';
+import type { IngestorEnv } from '../config';
+import { createMirrorApiLambda, type MirrorApiLambda } from './lambda';
+
+/**
+ * The API function's composition root: the clients (no fetcher, no slots) and the mirror's places. Its
+ * role may read the Sources table, the State table's mirror items and `byList` index, and `mirror/`
+ * objects — it never reaches a council server.
+ */
+export function composeMirrorApi(e: IngestorEnv): MirrorApiLambda {
+  return createMirrorApiLambda(
+    createFeedClients(e),
+    { bucket: e.BUCKET, tables: { sources: e.SOURCES_TABLE, state: e.STATE_TABLE } },
+    { documents: e.INGESTOR_API_DOCUMENTS },
+  );
+}
