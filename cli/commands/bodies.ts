@@ -15,19 +15,21 @@ const LISTING_OUTCOME_WORDS: Record<ListingOutcome, string> = {
  * and `bodies unlist <slug>` change the listing (ONB-4). Slugs are unique per source: `--source` picks
  * one when two sources use the same.
  */
+/** `bodies` (all) or `bodies list|unlist <slug>`: the command table checked which, and the slug's presence. */
+export type BodiesArgs = [] | ['list' | 'unlist', string];
+
 export async function bodiesCommand(
   rt: LocalRuntime,
-  positionals: string[],
+  positionals: BodiesArgs,
   values: { source?: string; force?: boolean },
 ): Promise<CommandResult> {
-  const [sub, slug] = positionals;
   const doc = rt.clients.doc;
   const tables = {
     sources: rt.env.SOURCES_TABLE,
     state: rt.env.STATE_TABLE,
     documents: rt.env.DOCUMENTS_TABLE,
   };
-  if (sub === undefined) {
+  if (positionals.length === 0) {
     const rows = await listBodies(doc, tables, values.source);
     const text =
       rows.length === 0
@@ -38,14 +40,9 @@ export async function bodiesCommand(
           );
     return { text, json: { bodies: rows } };
   }
-  if (sub !== 'list' && sub !== 'unlist') {
-    throw new UsageError('usage: ingestor bodies [--source ID] | bodies list|unlist <slug> [--source ID]');
-  }
-  if (slug === undefined || slug === '') {
-    throw new UsageError(
-      `usage: ingestor bodies ${sub} <slug> [--source ID] (ingestor bodies shows all slugs)`,
-    );
-  }
+  const [sub, slug] = positionals;
+  if (slug === '')
+    throw new UsageError(`usage: ingestor bodies ${sub} <slug> (ingestor bodies shows all slugs)`);
   const change = await setBodyListed(doc, tables, slug, sub === 'list', {
     ...(values.source !== undefined ? { sourceId: values.source } : {}),
     by: 'cli',

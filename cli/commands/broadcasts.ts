@@ -23,19 +23,17 @@ export interface BroadcastsValues {
 
 const tablesOf = (rt: LocalRuntime) => ({ sources: rt.env.SOURCES_TABLE, state: rt.env.STATE_TABLE });
 
+/** The subcommand and its id: the command table checked the word and the id's presence. */
+export type BroadcastsArgs = ['add' | 'status' | 'poll'] | ['activate' | 'deactivate', string];
+
 export async function broadcastsCommand(
   rt: LocalRuntime,
-  positionals: string[],
+  positionals: BroadcastsArgs,
   values: BroadcastsValues,
   now: Date,
 ): Promise<CommandResult> {
-  const [sub] = positionals;
-  if (sub === 'add') return add(rt, values, now);
-  if (sub === 'status') return status(rt, now);
-  if (sub === 'poll') return poll(rt, values, now);
-  if (sub === 'activate' || sub === 'deactivate') {
-    const id = positionals[1];
-    if (id === undefined) throw new UsageError(`usage: ingestor broadcasts ${sub} <id>`);
+  if (positionals.length === 2) {
+    const [sub, id] = positionals;
     const active = sub === 'activate';
     await setOtherItemActive(
       { doc: rt.clients.doc, table: rt.env.SOURCES_TABLE },
@@ -45,9 +43,10 @@ export async function broadcastsCommand(
     );
     return { text: [`${id} is now ${active ? 'active' : 'inactive'}`], json: { id, active } };
   }
-  throw new UsageError(
-    'usage: ingestor broadcasts add --body <slug> --url URL … | status | poll | activate|deactivate <id>',
-  );
+  const [sub] = positionals;
+  if (sub === 'add') return add(rt, values, now);
+  if (sub === 'status') return status(rt, now);
+  return poll(rt, values, now);
 }
 
 async function add(rt: LocalRuntime, values: BroadcastsValues, now: Date): Promise<CommandResult> {

@@ -11,10 +11,11 @@ import {
 import { documentId } from '../../shared/engine';
 import { loadAllSources } from '../../shared/store';
 import type { LocalRuntime } from '../local/runtime';
-import { type CommandResult, UsageError } from '../output';
+import type { CommandResult } from '../output';
 import { createProgress, type Progress } from '../progress';
 
-const FILES_USAGE = 'usage: ingestor files [--once] [--json] | files clear <fileId> [--json]';
+/** `files` (a pass) or `files clear <fileId>`: the command table checked which, and the id's presence. */
+export type FilesArgs = [] | ['clear', string];
 
 /** A documents pass's progress on the status line: `files 12/40 · host · 13 requests`. */
 export function passProgress(progress: Progress): (p: PassProgress) => void {
@@ -34,15 +35,11 @@ export function countsLine(counts: OutcomeCounts): string {
  */
 export async function filesCommand(
   rt: LocalRuntime,
-  opts: { positionals: string[]; json: boolean },
+  opts: { positionals: FilesArgs; json: boolean },
   now: Date,
 ): Promise<CommandResult> {
-  const [sub, arg] = opts.positionals;
-  if (sub === 'clear') {
-    if (arg === undefined) throw new UsageError(FILES_USAGE);
-    return clearCommand(rt, arg, now);
-  }
-  if (sub !== undefined) throw new UsageError(FILES_USAGE);
+  const args = opts.positionals;
+  if (args.length === 2) return clearCommand(rt, args[1], now);
   const progress = createProgress({ json: opts.json });
   const docs = await composeDocuments(rt.env, { clients: rt.clients, onRequest: progress.request });
   try {

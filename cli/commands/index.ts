@@ -1,6 +1,9 @@
 import { type ArgsSpec, type Input, type InputOf, inputOf, type OptionTable } from '../args';
 import type { LocalRuntime } from '../local/runtime';
 import type { CommandResult } from '../output';
+import type { BodiesArgs } from './bodies';
+import type { BroadcastsArgs } from './broadcasts';
+import type { FilesArgs } from './files';
 
 /**
  * The operator CLI's command table, the one place a command is declared: its synopsis, its options
@@ -304,7 +307,8 @@ export const COMMANDS: CommandSpec[] = [
       list: { args: [1, 1], options: BODIES_LIST },
       unlist: { args: [1, 1], options: SOURCE },
     },
-    run: async (ctx) => (await import('./bodies')).bodiesCommand(ctx.rt, ctx.args, input(BODIES_LIST, ctx)),
+    run: async (ctx) =>
+      (await import('./bodies')).bodiesCommand(ctx.rt, ctx.args as BodiesArgs, input(BODIES_LIST, ctx)),
   },
   {
     name: 'objects',
@@ -376,7 +380,7 @@ export const COMMANDS: CommandSpec[] = [
     run: async (ctx) =>
       (await import('./broadcasts')).broadcastsCommand(
         ctx.rt,
-        ctx.args,
+        ctx.args as BroadcastsArgs,
         input(BROADCASTS_ADD, ctx),
         new Date(),
       ),
@@ -388,7 +392,13 @@ export const COMMANDS: CommandSpec[] = [
     runtime: true,
     bare: { args: [1, 1], options: FULL },
     run: async (ctx) =>
-      (await import('./request')).requestCommand(ctx.rt, ctx.args[0], input(FULL, ctx).full, new Date()),
+      // The table's arity [1, 1] checked the source id.
+      (await import('./request')).requestCommand(
+        ctx.rt,
+        ctx.args[0] as string,
+        input(FULL, ctx).full,
+        new Date(),
+      ),
   },
   {
     name: 'status',
@@ -415,7 +425,12 @@ export const COMMANDS: CommandSpec[] = [
     bare: { args: [0, 0], options: ONCE },
     subcommands: { clear: { args: [1, 1] } },
     run: async (ctx) =>
-      (await import('./files')).filesCommand(ctx.rt, { positionals: ctx.args, json: ctx.json }, new Date()),
+      (await import('./files')).filesCommand(
+        ctx.rt,
+        // The table checked the words: none, or `clear` and one id.
+        { positionals: ctx.args as FilesArgs, json: ctx.json },
+        new Date(),
+      ),
   },
   {
     name: 'documents',

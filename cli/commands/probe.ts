@@ -1,7 +1,7 @@
 import { createFetchRuntime } from '../../shared/fetch-runtime';
 import { createProbeMeter, probeBodies } from '../../shared/onboarding';
 import type { LocalRuntime } from '../local/runtime';
-import { type CommandResult, progress, UsageError } from '../output';
+import { type CommandResult, progress } from '../output';
 
 /**
  * `probe <url>… [--json]` (ONB-1): does each body's system offer an OParl API? At most 5 requests
@@ -9,9 +9,8 @@ import { type CommandResult, progress, UsageError } from '../output';
  * bodies. Prints per body the requests made, the robots.txt state, the System found (version, vendor)
  * and the ID-4 comparison after a 403 on the home page.
  */
+/** `urls`: at least one (the command table's arity). */
 export async function probeCommand(rt: LocalRuntime, urls: string[], json: boolean): Promise<CommandResult> {
-  if (urls.length === 0)
-    throw new UsageError('usage: ingestor probe <url>… [--json] [--data DIR] [--allow-loopback]');
   const say = (line: string) => progress(json, line);
   const meter = createProbeMeter();
   const runtime = await createFetchRuntime(rt.env, {

@@ -3,7 +3,7 @@ import type { SourceScheduleState } from '../../shared/schedule';
 import { initialScheduleState, scheduleSettingsFromEnv } from '../../shared/schedule';
 import { getSourceState, loadSource, requestManualSync } from '../../shared/store';
 import type { LocalRuntime } from '../local/runtime';
-import { type CommandResult, UsageError } from '../output';
+import type { CommandResult } from '../output';
 
 /**
  * `request <sourceId> [--full]`: ask the planner for a sync (or full sync) of one source. The request
@@ -12,11 +12,10 @@ import { type CommandResult, UsageError } from '../output';
  */
 export async function requestCommand(
   rt: LocalRuntime,
-  sourceId: string | undefined,
+  sourceId: string,
   full: boolean,
   now: Date,
 ): Promise<CommandResult> {
-  if (sourceId === undefined) throw new UsageError('usage: ingestor request <sourceId> [--full]');
   const parsed = await loadSource(rt.clients.doc, rt.env.SOURCES_TABLE, sourceId);
   if (parsed === undefined)
     return { text: [`no source ${sourceId}`], json: { error: 'NOT_FOUND', sourceId }, exitCode: 1 };

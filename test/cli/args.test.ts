@@ -40,6 +40,13 @@ describe('the command table and its one parser', () => {
       [['sources'], 'missing-subcommand', /sources needs a subcommand/],
       [['sources', 'frob'], 'unknown-subcommand', /unknown subcommand "sources frob"/],
       [['status', '--aws', '--data', 'x'], 'conflicting-options', /--aws works on the deployed resources/],
+      // The command modules no longer check these themselves: the table's arity is the one check.
+      [['request'], 'arguments', /request needs 1 argument/],
+      [['probe'], 'arguments', /probe needs at least 1 argument/],
+      [['files', 'clear'], 'arguments', /files clear needs 1 argument/],
+      [['files', 'wipe'], 'unknown-subcommand', /unknown subcommand "files wipe"/],
+      [['bodies', 'list'], 'arguments', /bodies list needs 1 argument/],
+      [['broadcasts', 'activate'], 'arguments', /broadcasts activate needs 1 argument/],
     ];
     for (const [argv, problem, message] of cases) {
       const error = refusal(argv);
