@@ -43,7 +43,8 @@ export default defineConfig({
     ],
     reporters: ['default', './test/support/corpus-reporter.ts'],
     // Issue 25 point 5: mirror ids are keyed; every test process gets a key (and a file for its CLIs).
-    setupFiles: ['./test/support/api-id-key.ts'],
+    // Issue 29 item 5: each file starts with a process state of its own (files may share a process).
+    setupFiles: ['./test/support/api-id-key.ts', './test/support/process-state.ts'],
     projects: [
       {
         extends: true,
