@@ -10,18 +10,33 @@ import { defineConfig } from 'vitest/config';
  * modules or in the process (no spies, stubbed env, fake timers, installed keys or cached function
  * wiring) and close what they start, so running them in one process changes nothing but the time.
  * A folder joins when its files pass together with `--isolate=false`; the rest keep a process per file.
+ * What a process keeps for its life in production (the local host ledger) starts afresh with every file
+ * (test/support/process-state.ts). `slots` stays out: its real-time Redis pacing tests failed together
+ * at load 20 on 2 cores (unproven either way), and sync/planner while their lane tests change.
  */
 const SHARED_CONTEXT_FOLDERS = [
   'bench-fleet',
+  'broadcasts',
   'cost',
   'docs',
+  'engine',
   'fake-council',
   'fetch',
+  'geo',
   'hosts',
+  'mirror',
   'net',
+  'observability',
+  'onboarding',
+  'oparl',
+  'other-fetch',
+  'pace',
+  'repo',
   'robots',
   'schedule',
   'scraper',
+  'store',
+  'support',
   'util',
 ];
 
