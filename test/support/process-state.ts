@@ -1,3 +1,4 @@
+import { resetEnvCache } from '../../shared/config';
 import { resetProcessHostLedger } from '../../shared/slots';
 
 /**
@@ -8,5 +9,7 @@ import { resetProcessHostLedger } from '../../shared/slots';
  * - The local host ledger (`processHostLedger`): every loopback peer is host 127.0.0.1, so one file's
  *   Retry-After pauses, Crawl-delays and other fetches' counts would otherwise cut the next file's budget
  *   in its planner and passes (test/slots/process-ledger.test.ts proves two files no longer meet).
+ * - The parsed environment (`env()`), read once per process: a file that stubs variables reads its own.
  */
 resetProcessHostLedger();
+resetEnvCache();
