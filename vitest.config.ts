@@ -11,12 +11,15 @@ import { defineConfig } from 'vitest/config';
  * wiring) and close what they start, so running them in one process changes nothing but the time.
  * A folder joins when its files pass together with `--isolate=false`; the rest keep a process per file.
  * What a process keeps for its life in production (the local host ledger) starts afresh with every file
- * (test/support/process-state.ts). `slots` stays out: its real-time Redis pacing tests failed together
- * at load 20 on 2 cores (unproven either way), and sync/planner while their lane tests change.
+ * (test/support/process-state.ts). Kept out: `config` (the secrets' per-process caches fail its key
+ * tests when files share a process); `slots` and `cli` (real-time pacing and `npm start` Ctrl-C tests
+ * failed together at load 20–30 on 2 cores, unproven either way); sync and planner while their lane
+ * tests change.
  */
 const SHARED_CONTEXT_FOLDERS = [
   'bench-fleet',
   'broadcasts',
+  'changes',
   'cost',
   'docs',
   'engine',
@@ -25,6 +28,7 @@ const SHARED_CONTEXT_FOLDERS = [
   'geo',
   'hosts',
   'mirror',
+  'mirror-api',
   'net',
   'observability',
   'onboarding',
