@@ -10,18 +10,37 @@ import { defineConfig } from 'vitest/config';
  * modules or in the process (no spies, stubbed env, fake timers, installed keys or cached function
  * wiring) and close what they start, so running them in one process changes nothing but the time.
  * A folder joins when its files pass together with `--isolate=false`; the rest keep a process per file.
+ * What a process keeps for its life in production (the local host ledger) starts afresh with every file
+ * (test/support/process-state.ts). Kept out: `config` (the secrets' per-process caches fail its key
+ * tests when files share a process); `slots` and `cli` (real-time pacing and `npm start` Ctrl-C tests
+ * failed together at load 20–30 on 2 cores, unproven either way); sync and planner while their lane
+ * tests change.
  */
 const SHARED_CONTEXT_FOLDERS = [
   'bench-fleet',
+  'broadcasts',
+  'changes',
   'cost',
   'docs',
+  'engine',
   'fake-council',
   'fetch',
+  'geo',
   'hosts',
+  'mirror',
+  'mirror-api',
   'net',
+  'observability',
+  'onboarding',
+  'oparl',
+  'other-fetch',
+  'pace',
+  'repo',
   'robots',
   'schedule',
   'scraper',
+  'store',
+  'support',
   'util',
 ];
 
@@ -43,7 +62,8 @@ export default defineConfig({
     ],
     reporters: ['default', './test/support/corpus-reporter.ts'],
     // Issue 25 point 5: mirror ids are keyed; every test process gets a key (and a file for its CLIs).
-    setupFiles: ['./test/support/api-id-key.ts'],
+    // Issue 29 item 5: each file starts with a process state of its own (files may share a process).
+    setupFiles: ['./test/support/api-id-key.ts', './test/support/process-state.ts'],
     projects: [
       {
         extends: true,

@@ -19,6 +19,7 @@ export {
   LocalHostLedger,
   processHostLedger,
   RedisHostLedger,
+  resetProcessHostLedger,
 } from './ledger';
 export { HOST_KEY_SUFFIXES, hostKeys } from './scripts';
 export type * from './types';

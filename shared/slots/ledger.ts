@@ -307,3 +307,15 @@ export function processHostLedger(): LocalHostLedger {
   processLedger ??= new LocalHostLedger();
   return processLedger;
 }
+
+/**
+ * Starts this process's ledger afresh: later `processHostLedger()` calls (new slots, a new planner) get an
+ * empty one, while slots and readers built before keep the one they hold. For a process that runs
+ * unrelated deployments one after another in one module context — the test runner's shared-context
+ * workers, one test file after another (test/support/process-state.ts) — so that one file's floors and
+ * other fetches on 127.0.0.1 do not cut the next file's budget. Production never calls it: a process is
+ * one deployment there and keeps one ledger for its life (RATE-9).
+ */
+export function resetProcessHostLedger(): void {
+  processLedger = undefined;
+}

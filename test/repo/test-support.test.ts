@@ -57,6 +57,7 @@ const BY_PATH_ONLY = [
   'corpus-reporter',
   'fake-ris-html',
   'oparl-validator',
+  'process-state',
   'ris-site-bed',
   'trace-loads',
 ];

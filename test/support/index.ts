@@ -32,7 +32,8 @@
  * - cdk: loads aws-cdk-lib (seconds) and belongs to the CDK project.
  * - corpora, corpus-dirs, fake-ris-html/, oparl-validator, ris-site-bed: reach the third-party corpora;
  *   `.ci/run` finds the corpus-aware tests by these paths in their imports.
- * - api-id-key (setup file), corpus-reporter (reporter), trace-loads.cjs (preload): vitest and node load them.
+ * - api-id-key, process-state (setup files), corpus-reporter (reporter), trace-loads.cjs (preload): vitest
+ *   and node load them.
  */
 export * from './aws';
 export * from './aws-faults';

@@ -79,6 +79,27 @@ export async function withApi<T>(
 }
 
 /**
+ * The mirror of the embedded-object tests (takedown): three papers and three meetings, so each has several
+ * files (main, auxiliary) and agenda items. The lists that embed none of them hold three objects each
+ * instead of the fake council’s twelve: 45 objects per body to sync instead of 99 (issue 29 item 5).
+ */
+export const EMBEDDING_MIRROR = {
+  objectsPerList: {
+    paper: 3,
+    meeting: 3,
+    file: 12,
+    agendaItem: 9,
+    organization: 3,
+    person: 3,
+    legislativeTerm: 3,
+    membership: 3,
+    consultation: 3,
+    locationList: 3,
+  },
+  pageSize: 5,
+} as const;
+
+/**
  * A real mirror behind the API: the fake council (two bodies; by default 45 papers, so paper lists page) fully
  * synced by the real engine, the source stored, its first body listed (ONB-4) and the second not.
  */

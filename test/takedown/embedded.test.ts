@@ -9,6 +9,7 @@ import { liftTakedown, purgeDeleted, TAKEDOWN_TAG, tombstoneIds } from '../../sh
 import { useAwsTestbed } from '../support/aws';
 import { injectAwsFaults, untilCrashed } from '../support/aws-faults';
 import {
+  EMBEDDING_MIRROR,
   getJson,
   paperWrite,
   type ServedMirror,
@@ -123,10 +124,7 @@ describe('OPT-5: a taken-down embedded object disappears from the objects that e
   });
   const seed = async (prefix: string) => {
     // Three papers and meetings, so each has several files (main, auxiliary) and agenda items.
-    const m = await seedServedMirror(bed, prefix, {
-      objectsPerList: { paper: 3, meeting: 3, file: 12, agendaItem: 9 },
-      pageSize: 5,
-    });
+    const m = await seedServedMirror(bed, prefix, EMBEDDING_MIRROR);
     served.push(m);
     // The listed body (koeln); the other is not served.
     const rows = await listBodies(bed.clients.doc, m.tables, m.h.source.sourceId);

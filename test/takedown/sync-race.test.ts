@@ -10,7 +10,7 @@ import { takedownPartition, tombstoneIds } from '../../shared/takedown';
 import { useAwsTestbed } from '../support/aws';
 import { injectAwsFaults, untilCrashed } from '../support/aws-faults';
 import { json, oneBodySystem, startMiniCouncil } from '../support/mini-council';
-import { getJson, type ServedMirror, seedServedMirror } from '../support/mirror-api';
+import { EMBEDDING_MIRROR, getJson, type ServedMirror, seedServedMirror } from '../support/mirror-api';
 import { harness, TestClock } from '../support/oparl-harness';
 import { killedAfterRecorded, type PagePoint, pauseAt, takedownDepsOf } from '../support/takedown';
 
@@ -118,10 +118,7 @@ describe('OPT-5: a takedown of an embedded file while a sync of its source runs'
    */
   async function seedRenamedPaper() {
     n += 1;
-    const m = await seedServedMirror(bed, `race-${n}`, {
-      objectsPerList: { paper: 3, meeting: 3, file: 12, agendaItem: 9 },
-      pageSize: 5,
-    });
+    const m = await seedServedMirror(bed, `race-${n}`, EMBEDDING_MIRROR);
     served.push(m);
     const sourceId = m.h.source.sourceId;
     const rows = await listBodies(bed.clients.doc, m.tables, sourceId);

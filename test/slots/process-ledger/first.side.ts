@@ -1,0 +1,3 @@
+import { ledgerSide } from './side';
+
+ledgerSide('first');
