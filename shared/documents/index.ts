@@ -32,6 +32,7 @@ export {
   fetchFileToS3,
   fetchSourceOf,
   isMissingObject,
+  storedOutcome,
   storeVerifiedCopy,
   type VerifiedCopy,
 } from './objects';
