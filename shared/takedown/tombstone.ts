@@ -143,6 +143,20 @@ function flagDocuments(
   });
 }
 
+/** A command's result before anything is done: which sources and body it is about, nothing counted. */
+function emptyResult(about: Pick<TombstoneResult, 'sourceIds' | 'body'>): TombstoneResult {
+  return {
+    ...about,
+    tombstoned: {},
+    alreadyDeleted: 0,
+    notFound: [],
+    registered: [],
+    documents: 0,
+    embedders: 0,
+    change: {},
+  };
+}
+
 function markOf(deps: TakedownDeps, options: TombstoneOptions): TakedownMark {
   if (options.mark !== undefined) return options.mark;
   const { by, note } = options;
@@ -158,17 +172,7 @@ export async function tombstoneBody(
 ): Promise<TombstoneResult> {
   const { sourceId, body } = await resolveBody(deps.clients.doc, deps.tables, slug, options.sourceId);
   const mark = markOf(deps, options);
-  const result: TombstoneResult = {
-    sourceIds: [sourceId],
-    body: slug,
-    tombstoned: {},
-    alreadyDeleted: 0,
-    notFound: [],
-    registered: [],
-    documents: 0,
-    embedders: 0,
-    change: {},
-  };
+  const result = emptyResult({ sourceIds: [sourceId], body: slug });
   // OPT-5 first: the registry remembers the body whatever happens to the mirror afterwards. Completing
   // a recorded takedown records nothing anew: a `takedown lift` meanwhile stays lifted.
   if (options.mark === undefined) {
@@ -309,17 +313,7 @@ export async function tombstoneIds(
     mark,
     registrar,
     mirror: store(deps),
-    result: {
-      sourceIds: [],
-      body: null,
-      tombstoned: {},
-      alreadyDeleted: 0,
-      notFound: [],
-      registered: [],
-      documents: 0,
-      embedders: 0,
-      change: {},
-    },
+    result: emptyResult({ sourceIds: [], body: null }),
     objects: [],
     embedders: [],
     found: new Set<string>(),
