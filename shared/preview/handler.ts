@@ -169,6 +169,7 @@ class PreviewEndpoint implements PreviewHandler {
     const facts = { ...context, tombstoned };
     let decision = previewDecision(item, context.source, facts);
     if (decision.kind === 'stored') {
+      // PRV-3: our copy is served by S3 through a presigned redirect, never streamed through here.
       const response = await redirectToStored(this.room.bucket, {
         item,
         key: decision.key,
