@@ -39,6 +39,7 @@ export {
   fetchFileToS3,
   fetchSourceOf,
   isMissingObject,
+  storedOutcome,
   storeVerifiedCopy,
   type VerifiedCopy,
 } from './objects';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { pipeline, type Readable, Transform, type TransformCallback } from 'node:stream';
 import type { S3Client } from '@aws-sdk/client-s3';
-import type { FetchSource, PoliteFetcher, RunContext } from '../fetch';
+import type { FetchSource, FetchStreamResult, PoliteFetcher, RunContext } from '../fetch';
 import { incomingKey } from '../mirror';
 import { BucketObjects, isMissingKey } from '../store';
 import { UPLOAD_PART_BYTES, UPLOAD_QUEUE_SIZE } from './constants';
@@ -184,11 +184,21 @@ export async function fetchFileToS3(
     throw error;
   }
   if (copy.kind !== 'stored') return { kind: 'empty' };
-  const stored = copy.object;
+  return storedOutcome(copy.object, result);
+}
+
+/**
+ * The outcome of a copy stored from a source's answer, as the document item records it: the object's
+ * size and hash, and the answer's final URL, type and validators (the next fetch's conditional request).
+ */
+export function storedOutcome(
+  object: StreamedObject,
+  result: Pick<FetchStreamResult, 'finalUrl' | 'contentType' | 'etag' | 'lastModified'>,
+): Extract<FetchOutcome, { kind: 'stored' }> {
   return {
     kind: 'stored',
-    size: stored.size,
-    sha256: stored.sha256,
+    size: object.size,
+    sha256: object.sha256,
     fetchedUrl: result.finalUrl,
     ...(result.contentType === undefined ? {} : { contentType: result.contentType }),
     ...(result.etag === undefined ? {} : { etag: result.etag }),

@@ -101,6 +101,13 @@ export function textAttemptChange(item: DocumentItem, sha256: string, now: Date)
   };
 }
 
+/** An attempt's failure: its code, the version it read, whether our copy may be read again (DOC-2). */
+export interface TextFailure {
+  code: string;
+  sha256: string;
+  retry: boolean;
+}
+
 /**
  * DOC-2: an attempt of the version failed with `code`. From our copy, a retried failure waits on the
  * ladder until TEXT_MAX_ATTEMPTS attempts were made; everything else (and any failure of a file
@@ -108,10 +115,8 @@ export function textAttemptChange(item: DocumentItem, sha256: string, now: Date)
  */
 export function textFailedChange(
   item: DocumentItem,
-  code: string,
-  sha256: string,
+  { code, sha256, retry }: TextFailure,
   now: Date,
-  retry: boolean,
 ): DocumentChange {
   const attempts = textAttemptsFor(item, sha256);
   if (retry && RETRIED_TEXT_ERRORS.has(code) && attempts < TEXT_MAX_ATTEMPTS) {
@@ -236,23 +241,24 @@ export async function runTextPass(
 ): Promise<OutcomeCounts> {
   const extractor = new TextExtractor(options.textBounds);
   try {
-    return await textPass(deps, store, contexts, options, extractor, admission);
+    return await textPass(
+      { deps, store, now: options.now, counts: {}, extractor },
+      contexts,
+      options,
+      admission,
+    );
   } finally {
     await extractor.close();
   }
 }
 
 async function textPass(
-  deps: DocumentsDeps,
-  store: DocumentsStore,
+  pass: TextRun,
   contexts: SourceContext[],
   options: PassOptions,
-  extractor: TextExtractor,
   admission: PassAdmission,
 ): Promise<OutcomeCounts> {
-  const { now } = options;
-  const counts: OutcomeCounts = {};
-  const pass: TextRun = { deps, store, now, counts, extractor };
+  const { deps, store, now, counts } = pass;
   for (const ctx of contexts) {
     // DOC-1: nothing for a source whose file fetching is off (the items wait in their queue).
     if (!ctx.gate.textFromCopy) continue;
@@ -336,7 +342,7 @@ async function textFromCopy(run: TextRun, item: DocumentItem): Promise<void> {
     await applyCounted(
       run,
       item,
-      textFailedChange(item, item.textError ?? 'TEXT_INTERRUPTED', sha256, now, true),
+      textFailedChange(item, { code: item.textError ?? 'TEXT_INTERRUPTED', sha256, retry: true }, now),
     );
     return;
   }
@@ -361,10 +367,8 @@ async function textFromSource(run: TextRun & SourceRun, item: DocumentItem): Pro
     // An earlier invocation downloaded it and died while reading: never downloaded twice for text.
     const failed = textFailedChange(
       item,
-      item.textError ?? 'TEXT_INTERRUPTED',
-      item.textAttemptFor,
+      { code: item.textError ?? 'TEXT_INTERRUPTED', sha256: item.textAttemptFor, retry: false },
       now,
-      false,
     );
     await applyCounted(run, item, failed);
     return;
@@ -432,7 +436,7 @@ async function finishText(
   const { deps, now } = pass;
   const change =
     result.kind === 'failed'
-      ? textFailedChange(item, result.code, result.forSha256, now, retry)
+      ? textFailedChange(item, { code: result.code, sha256: result.forSha256, retry }, now)
       : textDoneChange(item, result, now);
   const key = textKey(item.sourceId, item.docId);
   if (result.kind === 'text' && result.extracted.textLayer) {

@@ -94,11 +94,16 @@ function bodyLimits(plan: Plan, head: ResponseHead) {
   };
 }
 
+/** The attempt an answer belongs to: its plan, its progress (hops, waiting) and the log it reports to. */
+export interface Answering {
+  log: AttemptLog;
+  plan: Plan;
+  progress: Progress;
+}
+
 /** Reads the body of a head into memory; releases the lease in every case. */
 export async function finishBuffered(
-  log: AttemptLog,
-  plan: Plan,
-  progress: Progress,
+  { log, plan, progress }: Answering,
   head: ResponseHead,
   t0: number,
 ): Promise<FetchResult> {
@@ -129,9 +134,7 @@ export async function finishBuffered(
 
 /** Hands out a limited stream; the lease is released when the stream closes. */
 export async function finishStreamed(
-  log: AttemptLog,
-  plan: Plan,
-  progress: Progress,
+  { log, plan, progress }: Answering,
   head: ResponseHead,
 ): Promise<FetchStreamResult> {
   const { response, url } = head;

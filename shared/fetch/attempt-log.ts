@@ -23,7 +23,7 @@ export interface SentRequest {
 
 export interface AttemptLog {
   /** A refusal before anything was sent (address, breaker, robots.txt, no slot); returns `error`. */
-  refused(plan: Plan, url: URL, attempt: number, hop: number, error: unknown): unknown;
+  refused(plan: Plan, at: Omit<SentRequest, 'started'>, error: unknown): unknown;
   /** The server answered `status`: an event, and the answer into the run's breaker and series. */
   answered(plan: Plan, sent: SentRequest, status: number): void;
   /** The request failed: an event, and — for what the server did (status, timeout, network) — a record. */
@@ -61,12 +61,12 @@ export function createAttemptLog(
     if (plan.recordAttempts) plan.runContext?.recordAttempt(hostKey(url), outcome, clock.now());
   };
   return {
-    refused(plan, url, attempt, hop, error) {
+    refused(plan, at, error) {
       const code =
         error instanceof Error && 'code' in error ? String((error as { code: unknown }).code) : 'ERROR';
       emit({
         kind: 'refused',
-        ...eventOf(plan, { url, attempt, hop, started: 0 }),
+        ...eventOf(plan, { ...at, started: 0 }),
         errorCode: code,
         durationMs: 0,
       });

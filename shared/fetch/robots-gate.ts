@@ -71,28 +71,6 @@ export interface RobotsGate {
 export function createRobotsGate(deps: RobotsGateDeps): RobotsGate {
   const loading = new Map<string, Promise<RobotsCacheEntry>>();
 
-  const load = async (
-    host: string,
-    agentKey: string,
-    url: URL,
-    userAgent: string,
-    previous: RobotsCacheEntry | undefined,
-    deadline: number,
-    context: RobotsLoadContext,
-  ): Promise<RobotsCacheEntry> => {
-    const robotsUrl = new URL(ROBOTS_TXT_PATH, `${url.protocol}//${url.host}`);
-    const outcome = await deps.fetchRobotsTxt({
-      robotsUrl,
-      userAgent,
-      headers: revalidationHeaders(previous),
-      maxWaitMs: Math.max(0, deadline - deps.clock.now()),
-      context,
-    });
-    const next = nextCacheEntry(previous, outcome, deps.clock.now());
-    await deps.store.put(host, agentKey, next);
-    return next;
-  };
-
   return {
     async entryFor(url, userAgent, deadline, context) {
       const host = hostKey(url);
@@ -103,7 +81,8 @@ export function createRobotsGate(deps: RobotsGateDeps): RobotsGate {
       const key = `${host}\u0000${agentKey}`;
       let pending = loading.get(key);
       if (!pending) {
-        pending = load(host, agentKey, url, userAgent, cached, deadline, context).finally(() => {
+        const ask = { host, agentKey, url, userAgent, deadline, context };
+        pending = loadEntry(deps, ask, cached).finally(() => {
           loading.delete(key);
         });
         loading.set(key, pending);
@@ -123,4 +102,33 @@ export function createRobotsGate(deps: RobotsGateDeps): RobotsGate {
       }
     },
   };
+}
+
+/** One caller's question: robots.txt of `url`'s host (cached as `host` + `agentKey`), by `deadline`. */
+interface RobotsAsk {
+  host: string;
+  agentKey: string;
+  url: URL;
+  userAgent: string;
+  deadline: number;
+  context: RobotsLoadContext;
+}
+
+/** Fetches robots.txt (revalidating the copy we hold), and stores the entry it leads to. */
+async function loadEntry(
+  deps: RobotsGateDeps,
+  ask: RobotsAsk,
+  previous: RobotsCacheEntry | undefined,
+): Promise<RobotsCacheEntry> {
+  const robotsUrl = new URL(ROBOTS_TXT_PATH, `${ask.url.protocol}//${ask.url.host}`);
+  const outcome = await deps.fetchRobotsTxt({
+    robotsUrl,
+    userAgent: ask.userAgent,
+    headers: revalidationHeaders(previous),
+    maxWaitMs: Math.max(0, ask.deadline - deps.clock.now()),
+    context: ask.context,
+  });
+  const next = nextCacheEntry(previous, outcome, deps.clock.now());
+  await deps.store.put(ask.host, ask.agentKey, next);
+  return next;
 }

@@ -123,101 +123,137 @@ export async function backfillListIndex(
   if (!(options.ratePerSecond > 0)) throw new RangeError('ratePerSecond must be positive');
   const now = options.now ?? Date.now;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
-  // Not `changes`: a backfill commits no change of any object (nothing to publish).
-  const mirror = new MirrorStore({ doc: clients.doc, s3: clients.s3 }, config);
-  const index = new MirrorIndex({ doc: clients.doc, table: config.stateTable });
-  const objects = new BucketObjects({ s3: clients.s3, bucket: config.bucket });
-  const report: BackfillReport = {
-    scanned: 0,
-    updated: 0,
-    moved: 0,
-    inlined: 0,
-    raced: 0,
-    lists: 0,
-    recounted: 0,
-    legacyCounters: 0,
-    rekeyed: 0,
-    superseded: 0,
-  };
   const start = now();
   let writes = 0;
-  const paced = async () => {
-    const wait = paceSlot(start, writes, options.ratePerSecond) - now();
-    writes += 1;
-    if (wait > 0) await sleep(wait);
+  const run: BackfillRun = {
+    // Not `changes`: a backfill commits no change of any object (nothing to publish).
+    mirror: new MirrorStore({ doc: clients.doc, s3: clients.s3 }, config),
+    index: new MirrorIndex({ doc: clients.doc, table: config.stateTable }),
+    objects: new BucketObjects({ s3: clients.s3, bucket: config.bucket }),
+    paced: async () => {
+      const wait = paceSlot(start, writes, options.ratePerSecond) - now();
+      writes += 1;
+      if (wait > 0) await sleep(wait);
+    },
+    dryRun: options.dryRun === true,
+    report: {
+      scanned: 0,
+      updated: 0,
+      moved: 0,
+      inlined: 0,
+      raced: 0,
+      lists: 0,
+      recounted: 0,
+      legacyCounters: 0,
+      rekeyed: 0,
+      superseded: 0,
+    },
   };
-  for (const sourceId of options.sourceIds) {
-    const lists = new Set<string>();
-    for (const type of MIRROR_TYPES) {
-      for await (const read of index.query(sourceId, type)) {
-        let raw = read;
-        report.scanned += 1;
-        if (needsRekey(raw as unknown as BackfillItem)) {
-          const moved = await rekey(index, objects, sourceId, type, raw, paced, options.dryRun === true);
-          if (moved === 'superseded') {
-            report.superseded += 1;
-            continue;
-          }
-          report.rekeyed += 1;
-          if (options.dryRun) continue;
-          raw = moved;
-        }
-        const item = raw as unknown as BackfillItem;
-        if (item.lp !== undefined) lists.add(item.lp);
-        const need = backfillNeed(item);
-        if (!need) continue;
-        const set: Record<string, unknown> = {};
-        if (need.listKeys) {
-          const at = (item.takedown as { at?: string } | undefined)?.at ?? item.fetchedAt;
-          const list = listPartition(sourceId, item.bodyId as string, type);
-          set[LIST_PARTITION_ATTRIBUTE] = list;
-          set[LIST_SORT_ATTRIBUTE] = listSort(at, item.id);
-          lists.add(list);
-        }
-        if (need.inline) {
-          const record = await mirror.readKey(mirrorKey(sourceId, type, item.id));
-          const inline = record && record.meta.deleted !== true ? JSON.stringify(record.object) : undefined;
-          if (inline !== undefined && itemSizeBound({ ...raw, ...set, o: inline }) <= INLINE_ITEM_MAX_BYTES)
-            set.o = inline;
-        }
-        const remove = need.legacy ? LEGACY_LIST_ATTRIBUTES.filter((name) => item[name] !== undefined) : [];
-        if (Object.keys(set).length === 0 && remove.length === 0) continue;
-        report.updated += 1;
-        if (remove.length > 0) report.moved += 1;
-        if (set.o !== undefined) report.inlined += 1;
-        if (options.dryRun) continue;
-        await paced();
-        // Only over the version read: a sync's newer write (or a takedown's mark) wins.
-        const updated = await index.updateAsRead(
-          { sourceId, type, id: item.id },
-          { set, remove },
-          { fetchedAt: item.fetchedAt, deleted: item.deleted, takenDown: item.takedown !== undefined },
-        );
-        if (!updated) {
-          report.updated -= 1;
-          if (remove.length > 0) report.moved -= 1;
-          if (set.o !== undefined) report.inlined -= 1;
-          report.raced += 1;
-        }
-      }
-    }
-    // Lists with a counter but no entries left (all purged) are recounted too: to zero.
-    for (const list of await index.counterLists(sourceId)) {
-      if (LIST_PARTITION_FORM.test(list)) {
-        lists.add(list);
-        continue;
-      }
-      report.legacyCounters += 1;
-      if (options.dryRun) continue;
-      await paced();
-      await index.deleteListCount(sourceId, list);
-    }
-    for (const list of [...lists].sort()) {
-      report.lists += 1;
-      if (await recountList(index, sourceId, list, paced, options.dryRun === true)) report.recounted += 1;
+  for (const sourceId of options.sourceIds) await backfillSource(run, sourceId);
+  return run.report;
+}
+
+/** What every step of one backfill shares: the stores, the pace, dry or not, and the report it fills. */
+interface BackfillRun {
+  mirror: MirrorStore;
+  index: MirrorIndex;
+  objects: BucketObjects;
+  /** Waits for the next write's place in the pace (`ratePerSecond`). */
+  paced: () => Promise<void>;
+  dryRun: boolean;
+  report: BackfillReport;
+}
+
+/** Where an index item lives: its source and its object type. */
+interface ItemPlace {
+  sourceId: string;
+  type: string;
+}
+
+/** One source: every index item (rekeyed, given list keys and inline copies), then its list counters. */
+async function backfillSource(run: BackfillRun, sourceId: string): Promise<void> {
+  const lists = new Set<string>();
+  for (const type of MIRROR_TYPES) {
+    for await (const read of run.index.query(sourceId, type)) {
+      run.report.scanned += 1;
+      const list = await backfillItem(run, { sourceId, type }, read);
+      for (const l of list) lists.add(l);
     }
   }
-  return report;
+  // Lists with a counter but no entries left (all purged) are recounted too: to zero.
+  for (const list of await run.index.counterLists(sourceId)) {
+    if (LIST_PARTITION_FORM.test(list)) {
+      lists.add(list);
+      continue;
+    }
+    run.report.legacyCounters += 1;
+    if (run.dryRun) continue;
+    await run.paced();
+    await run.index.deleteListCount(sourceId, list);
+  }
+  for (const list of [...lists].sort()) {
+    run.report.lists += 1;
+    if (await recountList(run, sourceId, list)) run.report.recounted += 1;
+  }
+}
+
+/** One index item: moved to its keyed id, then given what it lacks; returns the lists it is in. */
+async function backfillItem(
+  run: BackfillRun,
+  place: ItemPlace,
+  read: Record<string, unknown>,
+): Promise<string[]> {
+  const { report } = run;
+  const lists: string[] = [];
+  let raw = read;
+  if (needsRekey(raw as unknown as BackfillItem)) {
+    const moved = await rekey(run, place, raw);
+    if (moved === 'superseded') {
+      report.superseded += 1;
+      return lists;
+    }
+    report.rekeyed += 1;
+    if (run.dryRun) return lists;
+    raw = moved;
+  }
+  const item = raw as unknown as BackfillItem;
+  if (item.lp !== undefined) lists.push(item.lp);
+  const need = backfillNeed(item);
+  if (!need) return lists;
+  const set: Record<string, unknown> = {};
+  if (need.listKeys) {
+    const at = (item.takedown as { at?: string } | undefined)?.at ?? item.fetchedAt;
+    const list = listPartition(place.sourceId, item.bodyId as string, place.type);
+    set[LIST_PARTITION_ATTRIBUTE] = list;
+    set[LIST_SORT_ATTRIBUTE] = listSort(at, item.id);
+    lists.push(list);
+  }
+  if (need.inline) {
+    const record = await run.mirror.readKey(mirrorKey(place.sourceId, place.type, item.id));
+    const inline = record && record.meta.deleted !== true ? JSON.stringify(record.object) : undefined;
+    if (inline !== undefined && itemSizeBound({ ...raw, ...set, o: inline }) <= INLINE_ITEM_MAX_BYTES)
+      set.o = inline;
+  }
+  const remove = need.legacy ? LEGACY_LIST_ATTRIBUTES.filter((name) => item[name] !== undefined) : [];
+  if (Object.keys(set).length === 0 && remove.length === 0) return lists;
+  report.updated += 1;
+  if (remove.length > 0) report.moved += 1;
+  if (set.o !== undefined) report.inlined += 1;
+  if (run.dryRun) return lists;
+  await run.paced();
+  // Only over the version read: a sync's newer write (or a takedown's mark) wins.
+  const updated = await run.index.updateAsRead(
+    { sourceId: place.sourceId, type: place.type, id: item.id },
+    { set, remove },
+    { fetchedAt: item.fetchedAt, deleted: item.deleted, takenDown: item.takedown !== undefined },
+  );
+  if (!updated) {
+    report.updated -= 1;
+    if (remove.length > 0) report.moved -= 1;
+    if (set.o !== undefined) report.inlined -= 1;
+    report.raced += 1;
+  }
+  return lists;
 }
 
 /**
@@ -225,13 +261,9 @@ export async function backfillListIndex(
  * the item as now stored, or `superseded` when a sync had already written the object under its new key.
  */
 async function rekey(
-  index: MirrorIndex,
-  objects: BucketObjects,
-  sourceId: string,
-  type: string,
+  { index, objects, paced, dryRun }: BackfillRun,
+  { sourceId, type }: ItemPlace,
   raw: Record<string, unknown>,
-  paced: () => Promise<void>,
-  dryRun: boolean,
 ): Promise<Record<string, unknown> | 'superseded'> {
   const id = String(raw.id);
   const hash = apiIdHash(id);
@@ -270,11 +302,9 @@ async function rekey(
  * Returns whether the counter was off.
  */
 async function recountList(
-  index: MirrorIndex,
+  { index, paced, dryRun }: BackfillRun,
   sourceId: string,
   list: string,
-  paced: () => Promise<void>,
-  dryRun: boolean,
 ): Promise<boolean> {
   for (let attempt = 0; attempt < RECOUNT_ATTEMPTS; attempt++) {
     const held = await index.listCount(sourceId, list);

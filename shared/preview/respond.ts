@@ -75,6 +75,11 @@ export function safeFileName(url: string, contentType: string | undefined, fallb
   return name;
 }
 
+/** The name a document's file is served under: from its URL, else `dokument-<first 12 of its id>`. */
+export function documentFileName(docId: string, url: string, contentType: string | undefined): string {
+  return safeFileName(url, contentType, `dokument-${docId.slice(0, 12)}`);
+}
+
 export function retryAfterSeconds(retryAtMs: number | undefined, nowMs: number): number {
   if (retryAtMs === undefined || !Number.isFinite(retryAtMs)) return PREVIEW_DEFAULT_RETRY_AFTER_S;
   return Math.min(PREVIEW_MAX_RETRY_AFTER_S, Math.max(1, Math.ceil((retryAtMs - nowMs) / 1000)));

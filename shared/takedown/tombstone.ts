@@ -134,14 +134,27 @@ function flagDocuments(
   deps: TakedownDeps,
   sourceId: string,
   match: DocumentMatch,
-  at: string,
-  urls?: Set<string>,
+  flag: { at: string; urls?: Set<string> },
 ): Promise<number> {
   return forMatchingDocuments(deps, sourceId, match, async (item) => {
     // The preview serves each by `documentId(url)`: the CDN paths to invalidate.
-    if (typeof item.url === 'string') urls?.add(item.url);
-    await documentItems(deps).flagTakenDown(item.docId, at);
+    if (typeof item.url === 'string') flag.urls?.add(item.url);
+    await documentItems(deps).flagTakenDown(item.docId, flag.at);
   });
+}
+
+/** A command's result before anything is done: which sources and body it is about, nothing counted. */
+function emptyResult(about: Pick<TombstoneResult, 'sourceIds' | 'body'>): TombstoneResult {
+  return {
+    ...about,
+    tombstoned: {},
+    alreadyDeleted: 0,
+    notFound: [],
+    registered: [],
+    documents: 0,
+    embedders: 0,
+    change: {},
+  };
 }
 
 function markOf(deps: TakedownDeps, options: TombstoneOptions): TakedownMark {
@@ -159,17 +172,7 @@ export async function tombstoneBody(
 ): Promise<TombstoneResult> {
   const { sourceId, body } = await resolveBody(deps.clients.doc, deps.tables, slug, options.sourceId);
   const mark = markOf(deps, options);
-  const result: TombstoneResult = {
-    sourceIds: [sourceId],
-    body: slug,
-    tombstoned: {},
-    alreadyDeleted: 0,
-    notFound: [],
-    registered: [],
-    documents: 0,
-    embedders: 0,
-    change: {},
-  };
+  const result = emptyResult({ sourceIds: [sourceId], body: slug });
   // OPT-5 first: the registry remembers the body whatever happens to the mirror afterwards. Completing
   // a recorded takedown records nothing anew: a `takedown lift` meanwhile stays lifted.
   if (options.mark === undefined) {
@@ -192,7 +195,12 @@ export async function tombstoneBody(
     }
   }
   const fileUrls = new Set<string>();
-  result.documents = await flagDocuments(deps, sourceId, { bodyId: body.id }, mark.at, fileUrls);
+  result.documents = await flagDocuments(
+    deps,
+    sourceId,
+    { bodyId: body.id },
+    { at: mark.at, urls: fileUrls },
+  );
   result.change = { body: { sourceId, id: body.id, fileUrls: [...fileUrls] } };
   // The record's mark last, once everything above is done: it tells `completeTakedowns` (and an
   // operator's `ingestor bodies`) that the takedown is complete; a run killed earlier leaves it off.
@@ -288,123 +296,193 @@ export async function tombstoneIds(
     throw new TakedownError('TAKEDOWN_NOTHING_FOUND', `no source ${options.sourceId}`);
   }
   const mark = markOf(deps, options);
-  const registry = registryOf(deps);
-  const recordedIn = new Set<string>();
-  const record = async (sourceId: string, id: string, type?: string) => {
-    const key = `${sourceId}\n${id}`;
-    if (recordedIn.has(key)) return;
-    recordedIn.add(key);
-    await registry.record({ sourceId, scope: 'object', id, ...(type !== undefined ? { type } : {}), mark });
-  };
+  const registrar = new IdRegistrar(registryOf(deps), mark);
   for (const source of sources) {
     const { sourceId, host } = source;
     if (sourceId === undefined) continue;
     for (const id of wanted) {
       // Completing a recorded takedown (`options.mark`) records the ids themselves not anew — a
       // `takedown lift` meanwhile stays lifted; embedded objects found below are recorded as ever.
-      if (options.mark !== undefined) recordedIn.add(`${sourceId}\n${id}`);
-      else if (host !== undefined && hostKeyOrUndefined(id) === host) await record(sourceId, id);
+      if (options.mark !== undefined) registrar.recordedIn.add(`${sourceId}\n${id}`);
+      else if (host !== undefined && hostKeyOrUndefined(id) === host) await registrar.record(sourceId, id);
     }
   }
   await options.afterRecorded?.();
-  const mirror = store(deps);
-  const result: TombstoneResult = {
-    sourceIds: [],
-    body: null,
-    tombstoned: {},
-    alreadyDeleted: 0,
-    notFound: [],
-    registered: [],
-    documents: 0,
-    embedders: 0,
-    change: {},
+  const run: IdsTakedown = {
+    deps,
+    mark,
+    registrar,
+    mirror: store(deps),
+    result: emptyResult({ sourceIds: [], body: null }),
+    objects: [],
+    embedders: [],
+    found: new Set<string>(),
   };
-  const objects: TakedownTarget[] = [];
-  const embedders: Pick<TakedownTarget, 'sourceId' | 'type' | 'id' | 'bodyId' | 'lists'>[] = [];
-  const found = new Set<string>();
-  for (const source of sources) {
-    const sourceId = source.label;
-    const entries = await mirror.lookup(
-      sourceId,
-      wanted.flatMap((id) => MIRROR_TYPES.map((type) => ({ type, id }))),
-      { consistent: true },
-    );
-    if (entries.size === 0) continue;
-    const queue = [...entries.values()];
-    const done = new Set<string>();
-    const fileIds = new Set<string>();
-    const takenDown: TakenDownObject[] = [];
-    while (queue.length > 0) {
-      const entry = queue.shift() as MirrorIndexEntry;
-      const key = `${entry.type}\n${entry.id}`;
-      if (done.has(key)) continue;
-      done.add(key);
-      found.add(entry.id);
-      // Registry first for this object and each embedded one (OPT-5), then the mirror.
-      await record(sourceId, entry.id, entry.type);
-      // Embedded objects of this one (read before its record turns into a tombstone).
-      const record0 = await mirror.read(sourceId, entry.type, entry.id);
-      const live = record0 && record0.meta.deleted !== true ? record0.object : record0?.meta.lastGood;
-      const embeddedIn = record0?.meta.embeddedIn;
-      takenDown.push({
-        type: entry.type,
-        id: entry.id,
-        object: isRecord(live) ? live : undefined,
-        ...(embeddedIn !== undefined ? { embeddedIn } : {}),
-      });
-      if (isRecord(live)) {
-        const children = embeddedObjects(live).map((e) => ({ type: e.type, id: e.id }));
-        if (children.length > 0) {
-          for (const child of children) await record(sourceId, child.id, child.type);
-          queue.push(...(await mirror.lookup(sourceId, children, { consistent: true })).values());
-        }
-      }
-      if (entry.type === 'file') fileIds.add(entry.id);
-      const url = entry.type === 'file' && isRecord(live) ? fileUrl(live) : undefined;
-      objects.push({
-        sourceId,
-        type: entry.type,
-        id: entry.id,
-        ...(entry.bodyId !== undefined ? { bodyId: entry.bodyId, lists: bodyListsOf(entry.type) } : {}),
-        ...(url !== undefined ? { fileUrls: [url] } : {}),
-      });
-      if (await tombstoneEntry(deps, entry, mark)) {
-        result.tombstoned[entry.type] = (result.tombstoned[entry.type] ?? 0) + 1;
-      } else {
-        result.alreadyDeleted += 1;
-      }
-    }
-    // Last: the objects that embed them (again on a repeated command, which completes a killed one).
-    result.embedders += await commitEmbeddersWithout(deps, { sourceId, kind: source.kind }, takenDown, (e) =>
-      embedders.push({
-        sourceId,
-        type: e.type,
-        id: e.id,
-        ...(e.bodyId !== undefined ? { bodyId: e.bodyId, lists: bodyListsOf(e.type) } : {}),
-      }),
-    );
-    result.sourceIds.push(sourceId);
-    if (fileIds.size > 0) {
-      const urls = new Set<string>();
-      result.documents += await flagDocuments(deps, sourceId, { fileIds }, mark.at, urls);
-      const target = objects.find((o) => o.sourceId === sourceId && o.type === 'file');
-      // Documents items name every URL the preview serves for these files; one target carries them.
-      if (target !== undefined) target.fileUrls = [...new Set([...(target.fileUrls ?? []), ...urls])];
-    }
-  }
+  for (const source of sources) await takeDownInSource(run, source, wanted);
+  const { result } = run;
   // In force also where nothing is mirrored (yet, or any more after a purge).
   const registered = new Set<string>();
-  for (const key of recordedIn) {
+  for (const key of registrar.recordedIn) {
     const [sourceId, id] = key.split('\n') as [string, string];
     registered.add(id);
     if (!result.sourceIds.includes(sourceId)) result.sourceIds.push(sourceId);
   }
   result.registered = wanted.filter((id) => registered.has(id));
-  result.notFound = wanted.filter((id) => !found.has(id));
-  result.change = { objects, embedders };
+  result.notFound = wanted.filter((id) => !run.found.has(id));
+  result.change = { objects: run.objects, embedders: run.embedders };
   await deps.clients.changes?.flush();
-  // Loudly: a takedown recorded for an item no sync can run until it is fixed — on-call must fix it,
-  // and the takedown then holds (the sync meets the registry item, OPT-5).
+  reportInvalidOwners(run, { sources, wanted, log });
+  refuseUnowned({ sources, unowned: wanted.filter((id) => !registered.has(id)), log }, result.registered);
+  return result;
+}
+
+/**
+ * OPT-5: the registry items of one `--ids` run, each (source, id) recorded once — `recordedIn` also
+ * holds those a completed takedown recorded earlier.
+ */
+class IdRegistrar {
+  readonly recordedIn = new Set<string>();
+
+  constructor(
+    private readonly registry: TakedownRegistry,
+    private readonly mark: TakedownMark,
+  ) {}
+
+  async record(sourceId: string, id: string, type?: string): Promise<void> {
+    const key = `${sourceId}\n${id}`;
+    if (this.recordedIn.has(key)) return;
+    this.recordedIn.add(key);
+    await this.registry.record({
+      sourceId,
+      scope: 'object',
+      id,
+      ...(type !== undefined ? { type } : {}),
+      mark: this.mark,
+    });
+  }
+}
+
+/** What one `--ids` run carries from source to source: its mark, registry, mirror and findings. */
+interface IdsTakedown {
+  deps: TakedownDeps;
+  mark: TakedownMark;
+  registrar: IdRegistrar;
+  mirror: MirrorStore;
+  result: TombstoneResult;
+  /** The objects taken down, for the CDN (OPT-2 "at once"). */
+  objects: TakedownTarget[];
+  /** The objects committed again without a taken-down one. */
+  embedders: Pick<TakedownTarget, 'sourceId' | 'type' | 'id' | 'bodyId' | 'lists'>[];
+  /** Ids found in some source's mirror. */
+  found: Set<string>;
+}
+
+/** The wanted ids and everything embedded in them, in one source: recorded, tombstoned, flagged. */
+async function takeDownInSource(
+  run: IdsTakedown,
+  source: TakedownCandidate,
+  wanted: readonly string[],
+): Promise<void> {
+  const { deps, mirror, result } = run;
+  const sourceId = source.label;
+  const entries = await mirror.lookup(
+    sourceId,
+    wanted.flatMap((id) => MIRROR_TYPES.map((type) => ({ type, id }))),
+    { consistent: true },
+  );
+  if (entries.size === 0) return;
+  const queue = [...entries.values()];
+  const done = new Set<string>();
+  const fileIds = new Set<string>();
+  const takenDown: TakenDownObject[] = [];
+  while (queue.length > 0) {
+    const entry = queue.shift() as MirrorIndexEntry;
+    const key = `${entry.type}\n${entry.id}`;
+    if (done.has(key)) continue;
+    done.add(key);
+    const object = await takeDownEntry(run, sourceId, entry);
+    takenDown.push(object.takenDown);
+    queue.push(...object.embedded);
+    if (entry.type === 'file') fileIds.add(entry.id);
+  }
+  // Last: the objects that embed them (again on a repeated command, which completes a killed one).
+  result.embedders += await commitEmbeddersWithout(deps, { sourceId, kind: source.kind }, takenDown, (e) =>
+    run.embedders.push({
+      sourceId,
+      type: e.type,
+      id: e.id,
+      ...(e.bodyId !== undefined ? { bodyId: e.bodyId, lists: bodyListsOf(e.type) } : {}),
+    }),
+  );
+  result.sourceIds.push(sourceId);
+  if (fileIds.size > 0) {
+    const urls = new Set<string>();
+    result.documents += await flagDocuments(deps, sourceId, { fileIds }, { at: run.mark.at, urls });
+    const target = run.objects.find((o) => o.sourceId === sourceId && o.type === 'file');
+    // Documents items name every URL the preview serves for these files; one target carries them.
+    if (target !== undefined) target.fileUrls = [...new Set([...(target.fileUrls ?? []), ...urls])];
+  }
+}
+
+/**
+ * One mirrored object: recorded with the objects it embeds (OPT-5), then tombstoned. Returns what the
+ * embedders' commit needs of it and the index entries of its embedded objects (taken down next).
+ */
+async function takeDownEntry(
+  run: IdsTakedown,
+  sourceId: string,
+  entry: MirrorIndexEntry,
+): Promise<{ takenDown: TakenDownObject; embedded: MirrorIndexEntry[] }> {
+  const { mirror, registrar, result } = run;
+  run.found.add(entry.id);
+  // Registry first for this object and each embedded one (OPT-5), then the mirror.
+  await registrar.record(sourceId, entry.id, entry.type);
+  // Embedded objects of this one (read before its record turns into a tombstone).
+  const stored = await mirror.read(sourceId, entry.type, entry.id);
+  const live = stored && stored.meta.deleted !== true ? stored.object : stored?.meta.lastGood;
+  const embeddedIn = stored?.meta.embeddedIn;
+  const takenDown: TakenDownObject = {
+    type: entry.type,
+    id: entry.id,
+    object: isRecord(live) ? live : undefined,
+    ...(embeddedIn !== undefined ? { embeddedIn } : {}),
+  };
+  const embedded: MirrorIndexEntry[] = [];
+  if (isRecord(live)) {
+    const children = embeddedObjects(live).map((e) => ({ type: e.type, id: e.id }));
+    if (children.length > 0) {
+      for (const child of children) await registrar.record(sourceId, child.id, child.type);
+      embedded.push(...(await mirror.lookup(sourceId, children, { consistent: true })).values());
+    }
+  }
+  const url = entry.type === 'file' && isRecord(live) ? fileUrl(live) : undefined;
+  run.objects.push({
+    sourceId,
+    type: entry.type,
+    id: entry.id,
+    ...(entry.bodyId !== undefined ? { bodyId: entry.bodyId, lists: bodyListsOf(entry.type) } : {}),
+    ...(url !== undefined ? { fileUrls: [url] } : {}),
+  });
+  if (await tombstoneEntry(run.deps, entry, run.mark)) {
+    result.tombstoned[entry.type] = (result.tombstoned[entry.type] ?? 0) + 1;
+  } else {
+    result.alreadyDeleted += 1;
+  }
+  return { takenDown, embedded };
+}
+
+/**
+ * Loudly: a takedown recorded for an item no sync can run until it is fixed — on-call must fix it,
+ * and the takedown then holds (the sync meets the registry item, OPT-5).
+ */
+function reportInvalidOwners(
+  { result, registrar }: IdsTakedown,
+  {
+    sources,
+    wanted,
+    log,
+  }: { sources: readonly TakedownCandidate[]; wanted: readonly string[]; log: TakedownLog },
+): void {
   result.invalidSources = sources
     .filter(
       (s) => s.problems !== undefined && s.sourceId !== undefined && result.sourceIds.includes(s.sourceId),
@@ -414,23 +492,31 @@ export async function tombstoneIds(
     log('TAKEDOWN RECORDED FOR AN INVALID SOURCES ITEM', {
       sourceId: invalid.sourceId,
       problems: problemsText(invalid.problems),
-      ids: wanted.filter((id) => recordedIn.has(`${invalid.sourceId}\n${id}`)),
+      ids: wanted.filter((id) => registrar.recordedIn.has(`${invalid.sourceId}\n${id}`)),
     });
   }
-  const unowned = wanted.filter((id) => !registered.has(id));
+}
+
+/** TAKEDOWN_OWNER_UNKNOWN where an invalid item may own ids nothing was recorded for (issue 25). */
+function refuseUnowned(
+  {
+    sources,
+    unowned,
+    log,
+  }: { sources: readonly TakedownCandidate[]; unowned: readonly string[]; log: TakedownLog },
+  registered: readonly string[],
+): void {
   const blocking = new Map<string, TakedownCandidate>();
   for (const id of unowned) for (const c of blockingItems(sources, id)) blocking.set(c.label, c);
-  if (blocking.size > 0) {
-    const items = [...blocking.values()]
-      .map((c) => `Sources item "${c.label}" is invalid (${problemsText(c.problems ?? [])})`)
-      .join('; ');
-    log('TAKEDOWN NOT RECORDED: OWNER UNKNOWN', { ids: unowned, items: [...blocking.keys()] });
-    throw new TakedownError(
-      'TAKEDOWN_OWNER_UNKNOWN',
-      `takedown NOT recorded for ${unowned.join(', ')}: no source on their host and no mirror holds them, ` +
-        `and ${items}, so it may own them. Fix the item (ingestor status lists its problems) and run the ` +
-        `command again${result.registered.length > 0 ? ` (recorded meanwhile: ${result.registered.join(', ')})` : ''} (OPT-5).`,
-    );
-  }
-  return result;
+  if (blocking.size === 0) return;
+  const items = [...blocking.values()]
+    .map((c) => `Sources item "${c.label}" is invalid (${problemsText(c.problems ?? [])})`)
+    .join('; ');
+  log('TAKEDOWN NOT RECORDED: OWNER UNKNOWN', { ids: unowned, items: [...blocking.keys()] });
+  throw new TakedownError(
+    'TAKEDOWN_OWNER_UNKNOWN',
+    `takedown NOT recorded for ${unowned.join(', ')}: no source on their host and no mirror holds them, ` +
+      `and ${items}, so it may own them. Fix the item (ingestor status lists its problems) and run the ` +
+      `command again${registered.length > 0 ? ` (recorded meanwhile: ${registered.join(', ')})` : ''} (OPT-5).`,
+  );
 }

@@ -134,27 +134,35 @@ describe('DOC-2: the text ladder as pure decisions (fake clock)', () => {
 
   it('time and memory breaches climb the ladder until the fourth attempt; pages and corrupt files end at once', () => {
     const tried = (attempts: number) => item({ textAttempts: attempts, textAttemptFor: 'v1' });
-    expect(textFailedChange(tried(1), 'TEXT_MEMORY', 'v1', now, true)).toMatchObject({
-      outcome: 'retrying',
-      set: { textError: 'TEXT_MEMORY', nextAttemptAt: new Date(now.getTime() + HOUR).toISOString() },
-    });
-    expect(textFailedChange(tried(2), 'TEXT_TIMEOUT', 'v1', now, true).set.nextAttemptAt).toBe(
-      new Date(now.getTime() + DAY).toISOString(),
+    expect(textFailedChange(tried(1), { code: 'TEXT_MEMORY', sha256: 'v1', retry: true }, now)).toMatchObject(
+      {
+        outcome: 'retrying',
+        set: { textError: 'TEXT_MEMORY', nextAttemptAt: new Date(now.getTime() + HOUR).toISOString() },
+      },
     );
-    const last = textFailedChange(tried(TEXT_MAX_ATTEMPTS), 'TEXT_TIMEOUT', 'v1', now, true);
+    expect(
+      textFailedChange(tried(2), { code: 'TEXT_TIMEOUT', sha256: 'v1', retry: true }, now).set.nextAttemptAt,
+    ).toBe(new Date(now.getTime() + DAY).toISOString());
+    const last = textFailedChange(
+      tried(TEXT_MAX_ATTEMPTS),
+      { code: 'TEXT_TIMEOUT', sha256: 'v1', retry: true },
+      now,
+    );
     expect(last).toMatchObject({
       outcome: 'gave-up',
       set: { textFor: 'v1', textError: 'TEXT_TIMEOUT', hasText: false },
     });
     expect(last.set.attemptShard).toMatch(/^sample#/);
     for (const code of ['TEXT_TOO_MANY_PAGES', 'TEXT_EXTRACTION_FAILED', 'TEXT_UNSUPPORTED_TYPE']) {
-      expect(textFailedChange(tried(1), code, 'v1', now, true)).toMatchObject({
+      expect(textFailedChange(tried(1), { code, sha256: 'v1', retry: true }, now)).toMatchObject({
         outcome: 'failed',
         set: { textFor: 'v1' },
       });
     }
     // DOC-2: a file downloaded for text only is not downloaded again for a retry
-    expect(textFailedChange(tried(1), 'TEXT_MEMORY', 'v1', now, false)).toMatchObject({ outcome: 'gave-up' });
+    expect(
+      textFailedChange(tried(1), { code: 'TEXT_MEMORY', sha256: 'v1', retry: false }, now),
+    ).toMatchObject({ outcome: 'gave-up' });
   });
 });
 
