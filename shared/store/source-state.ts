@@ -1,13 +1,17 @@
 import {
+  BatchGetCommand,
   type DynamoDBDocumentClient,
   GetCommand,
   QueryCommand,
+  type QueryCommandInput,
   type QueryCommandOutput,
   UpdateCommand,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import type { TableContext } from './context';
 import { sourcePartition } from './keys';
+import { BATCH_GET_MAX } from './partition-items';
+import { DUE_INDEX, LEASE_INDEX, STATE_TABLE } from './tables';
 
 /**
  * The machine-written `STATE` item of a source in the State table: scheduling state (owned by
@@ -18,9 +22,9 @@ import { sourcePartition } from './keys';
  * (dynalite has no transactions; none are needed).
  */
 export const STATE_SK = 'STATE';
-/** All STATE items share one index partition; `dueAt` orders them for the planner. */
+/** All STATE items share one `byDueAt` partition; `dueAt` orders them for the planner. */
 export const PLANNER_SHARD = 'planner';
-/** Present only while a sync holds the lease: the sparse `byLease` index lists running syncs. */
+/** Present only while a sync holds the lease: the sparse `byLeaseUntil` index lists running syncs. */
 export const LEASE_SHARD = 'lease';
 
 /** The source's partition (keys.ts `sourcePartition`). */
@@ -68,88 +72,131 @@ export async function getSourceState<S>(
   return res.Item as SourceStateItem<S> | undefined;
 }
 
-/** Every STATE item through the `byDue` index (no table scan), oldest due first. */
+/**
+ * Issue 28: a new index is built in AWS after the deploy that adds it (docs/operations.md, "State
+ * indexes"); until then DynamoDB refuses to read it ("does not have the specified index", "backfilling"),
+ * and the index it replaces — same keys, every attribute — answers instead.
+ */
+function isIndexNotReady(err: unknown, indexName: string): boolean {
+  const { name, message } = err as { name?: string; message?: string };
+  return name === 'ValidationException' && String(message ?? '').includes(indexName);
+}
+
+const REPLACED_INDEX = Object.fromEntries(
+  STATE_TABLE.globalIndexes.flatMap((index) =>
+    index.replaces === undefined ? [] : [[index.indexName, index.replaces] as const],
+  ),
+);
+
+/** Every page of a Query on a State index, from the index it replaces while it is not built yet. */
+async function queryStateIndex<T = Record<string, unknown>>(
+  doc: DynamoDBDocumentClient,
+  input: Omit<QueryCommandInput, 'IndexName' | 'ExclusiveStartKey'> & { IndexName: string },
+): Promise<T[]> {
+  const pages = async (IndexName: string) => {
+    const out: T[] = [];
+    let startKey: QueryCommandOutput['LastEvaluatedKey'];
+    do {
+      const page = await doc.send(new QueryCommand({ ...input, IndexName, ExclusiveStartKey: startKey }));
+      out.push(...((page.Items ?? []) as T[]));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return out;
+  };
+  try {
+    return await pages(input.IndexName);
+  } catch (err) {
+    const replaced = REPLACED_INDEX[input.IndexName];
+    if (replaced === undefined || !isIndexNotReady(err, input.IndexName)) throw err;
+    return pages(replaced);
+  }
+}
+
+/**
+ * Every STATE item through the `byDueAt` index (no table scan), oldest due first — as the index holds
+ * it (issue 28): schedule, last decision, config problems; not the lease (`listLeasedSourceStates`)
+ * nor the last run (`readSourceStates` reads whole items).
+ */
 export async function listSourceStates<S>(
   doc: DynamoDBDocumentClient,
   table: string,
   opts: { dueBefore?: string } = {},
 ): Promise<SourceStateItem<S>[]> {
-  const out: SourceStateItem<S>[] = [];
-  let startKey: QueryCommandOutput['LastEvaluatedKey'];
-  do {
-    const page = await doc.send(
-      new QueryCommand({
-        TableName: table,
-        IndexName: 'byDue',
-        KeyConditionExpression:
-          opts.dueBefore === undefined ? 'dueShard = :shard' : 'dueShard = :shard AND dueAt <= :before',
-        ExpressionAttributeValues: {
-          ':shard': PLANNER_SHARD,
-          ...(opts.dueBefore === undefined ? {} : { ':before': opts.dueBefore }),
-        },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    out.push(...((page.Items ?? []) as SourceStateItem<S>[]));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return out;
+  return queryStateIndex<SourceStateItem<S>>(doc, {
+    TableName: table,
+    IndexName: DUE_INDEX,
+    KeyConditionExpression:
+      opts.dueBefore === undefined ? 'dueShard = :shard' : 'dueShard = :shard AND dueAt <= :before',
+    ExpressionAttributeValues: {
+      ':shard': PLANNER_SHARD,
+      ...(opts.dueBefore === undefined ? {} : { ':before': opts.dueBefore }),
+    },
+  });
 }
 
 /**
- * The STATE items that carry a lease (running syncs, and expired leases of runs that died). With
- * `attributes`, only those of each item are returned (issue 18: the planner counts running syncs from
- * three attributes; whole items were most of a tick's bytes read).
+ * Every source's whole STATE item, lease and last run included (on-call's view: `status`, `explain`):
+ * the keys from `byDueAt`, the items by BatchGet, 100 a round trip.
+ */
+export async function readSourceStates<S>({ doc, table }: TableContext): Promise<SourceStateItem<S>[]> {
+  const keys = (
+    await queryStateIndex(doc, {
+      TableName: table,
+      IndexName: DUE_INDEX,
+      KeyConditionExpression: 'dueShard = :shard',
+      ExpressionAttributeValues: { ':shard': PLANNER_SHARD },
+      ProjectionExpression: 'pk, sk',
+    })
+  ).map((item) => ({ pk: item.pk, sk: item.sk }));
+  const out: SourceStateItem<S>[] = [];
+  for (let i = 0; i < keys.length; i += BATCH_GET_MAX) {
+    let pending: Record<string, unknown>[] = keys.slice(i, i + BATCH_GET_MAX);
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** attempt)));
+      const res = await doc.send(new BatchGetCommand({ RequestItems: { [table]: { Keys: pending } } }));
+      out.push(...((res.Responses?.[table] ?? []) as SourceStateItem<S>[]));
+      pending = (res.UnprocessedKeys?.[table]?.Keys as Record<string, unknown>[]) ?? [];
+    }
+  }
+  // Oldest due first, as the index answers.
+  return out.sort((a, b) => a.dueAt.localeCompare(b.dueAt) || a.sourceId.localeCompare(b.sourceId));
+}
+
+/**
+ * The STATE items that carry a lease (running syncs, and expired leases of runs that died), as the
+ * `byLeaseUntil` index holds them: source, lease end and kind (SCH-5; issue 18: the planner counts
+ * running syncs from these three). With `attributes`, only those of each item are returned.
  */
 export async function listLeasedSourceStates<S>(
   doc: DynamoDBDocumentClient,
   table: string,
   attributes?: readonly (keyof SourceStateItem<S>)[],
 ): Promise<SourceStateItem<S>[]> {
-  const out: SourceStateItem<S>[] = [];
   const names = attributes?.map((name, i) => [`#p${i}`, name] as const);
-  let startKey: QueryCommandOutput['LastEvaluatedKey'];
-  do {
-    const page = await doc.send(
-      new QueryCommand({
-        TableName: table,
-        IndexName: 'byLease',
-        KeyConditionExpression: 'leaseShard = :shard',
-        ExpressionAttributeValues: { ':shard': LEASE_SHARD },
-        ...(names === undefined
-          ? {}
-          : {
-              ProjectionExpression: names.map(([placeholder]) => placeholder).join(', '),
-              ExpressionAttributeNames: Object.fromEntries(names),
-            }),
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    out.push(...((page.Items ?? []) as SourceStateItem<S>[]));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return out;
+  return queryStateIndex<SourceStateItem<S>>(doc, {
+    TableName: table,
+    IndexName: LEASE_INDEX,
+    KeyConditionExpression: 'leaseShard = :shard',
+    ExpressionAttributeValues: { ':shard': LEASE_SHARD },
+    ...(names === undefined
+      ? {}
+      : {
+          ProjectionExpression: names.map(([placeholder]) => placeholder).join(', '),
+          ExpressionAttributeNames: Object.fromEntries(names),
+        }),
+  });
 }
 
 /** Ids of every source that has a STATE item (keys only: cheap even for many sources). */
 export async function listStateSourceIds(doc: DynamoDBDocumentClient, table: string): Promise<Set<string>> {
-  const ids = new Set<string>();
-  let startKey: QueryCommandOutput['LastEvaluatedKey'];
-  do {
-    const page = await doc.send(
-      new QueryCommand({
-        TableName: table,
-        IndexName: 'byDue',
-        KeyConditionExpression: 'dueShard = :shard',
-        ExpressionAttributeValues: { ':shard': PLANNER_SHARD },
-        ProjectionExpression: 'sourceId',
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) ids.add(String(item.sourceId));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return ids;
+  const items = await queryStateIndex(doc, {
+    TableName: table,
+    IndexName: DUE_INDEX,
+    KeyConditionExpression: 'dueShard = :shard',
+    ExpressionAttributeValues: { ':shard': PLANNER_SHARD },
+    ProjectionExpression: 'sourceId',
+  });
+  return new Set(items.map((item) => String(item.sourceId)));
 }
 
 function isConditionFailure(err: unknown): boolean {

@@ -1,13 +1,18 @@
+import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { createTableInput } from '../../shared/store/provision';
 import {
   acquireSyncLease,
   claimSyncRun,
   getSourceState,
+  listLeasedSourceStates,
   listSourceStates,
   patchSourceState,
+  readSourceStates,
   releaseSyncClaim,
   releaseSyncLease,
 } from '../../shared/store/source-state';
+import { retiringIndexes, STATE_TABLE } from '../../shared/store/tables';
 import { useAwsTestbed } from '../support/aws';
 
 describe('source STATE item and sync lease (SCH-5)', () => {
@@ -171,5 +176,45 @@ describe('source STATE item and sync lease (SCH-5)', () => {
     const ids = due.map((s) => s.sourceId);
     expect(ids).toContain('src-2');
     expect(ids).not.toContain('src-3');
+  });
+
+  it('SCH-5 / issue 28: the planner index holds no lease, the lease index lists it, readSourceStates whole items', async () => {
+    const doc = bed.clients.doc;
+    await acquireSyncLease(doc, table(), 'src-4', {
+      runId: 'r4',
+      kind: 'full',
+      until: plus(60_000),
+      now: t0,
+      extra: { dueAt: t0.toISOString() },
+    });
+    const due = (await listSourceStates(doc, table(), { dueBefore: plus(1000).toISOString() })).find(
+      (s) => s.sourceId === 'src-4',
+    );
+    expect(due?.dueAt).toBe(t0.toISOString());
+    expect(due?.leaseRunId).toBeUndefined();
+    const leased = (await listLeasedSourceStates(doc, table())).find((s) => s.sourceId === 'src-4');
+    expect(leased).toMatchObject({ leaseKind: 'full', leaseUntil: plus(60_000).toISOString() });
+    const whole = (await readSourceStates({ doc, table: table() })).find((s) => s.sourceId === 'src-4');
+    expect(whole).toMatchObject({ leaseRunId: 'r4', leaseKind: 'full', dueAt: t0.toISOString() });
+  });
+
+  it('issue 28: while the new indexes are being built, the ones they replace answer (one table with only those)', async () => {
+    const legacy = `${table()}-legacy`;
+    await bed.clients.dynamo.send(
+      new CreateTableCommand(
+        createTableInput({ ...STATE_TABLE, globalIndexes: retiringIndexes(STATE_TABLE) }, legacy),
+      ),
+    );
+    const doc = bed.clients.doc;
+    await acquireSyncLease(doc, legacy, 'src-old', {
+      runId: 'r',
+      kind: 'incremental',
+      until: plus(60_000),
+      now: t0,
+      extra: { dueAt: t0.toISOString() },
+    });
+    expect((await listSourceStates(doc, legacy)).map((s) => s.sourceId)).toEqual(['src-old']);
+    expect((await listLeasedSourceStates(doc, legacy)).map((s) => s.sourceId)).toEqual(['src-old']);
+    expect((await readSourceStates({ doc, table: legacy })).map((s) => s.leaseRunId)).toEqual(['r']);
   });
 });
