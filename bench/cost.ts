@@ -14,7 +14,12 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { LIST_KEYS, startFakeCouncil } from '../demo';
 import { BUDGET_RESERVE_MS as DELETION_BUDGET_RESERVE_MS } from '../functions/deletion-check';
-import { FUNCTION_MEMORY_MB, MIRROR_API_MAX_INSTANCES, SYNC_BATCH_SIZE } from '../infra/function-sizes';
+import {
+  FUNCTION_MEMORY_MB,
+  MIRROR_API_MAX_INSTANCES,
+  SYNC_BATCH_SIZE,
+  SYNC_BATCHING_WINDOW_SECONDS,
+} from '../infra/function-sizes';
 import { FILES_TO_GLACIER_IR_AFTER_DAYS } from '../infra/storage-classes';
 import { REQUEST_INTERVAL_MIN_SECONDS, SCRAPER_DEFAULT_INTERVAL_SECONDS } from '../shared/config';
 import {
@@ -33,6 +38,7 @@ import {
   DEFAULT_LEASE_MINUTES,
   DEFAULT_MAX_CONCURRENT_SYNCS,
   DEFAULT_SCHEDULE_SETTINGS,
+  initialScheduleState,
   simulateCadence,
 } from '../shared/schedule';
 import {
@@ -42,9 +48,11 @@ import {
   DOCUMENTS_TABLE,
   destroyAwsClients,
   LIST_INDEX,
+  requestManualSync,
   SOURCES_TABLE,
   STATE_TABLE,
   SyncQueue,
+  sourcePartition,
 } from '../shared/store';
 import {
   BUDGET_RESERVE_MS,
@@ -576,6 +584,8 @@ interface RunLifecycleProfile {
   /** Table writes and index copies written a run: its write units if every one were < 1 KB. */
   writeCopies: number;
   runs: number;
+  /** The measured source (its partition is sampled by `bench state-writes`). */
+  sourceId: string;
 }
 
 const meterDiff = (a: Meter, b: Meter) => {
@@ -612,6 +622,14 @@ async function measureRunLifecycle(
     new PutCommand({ TableName: bed.env.SOURCES_TABLE, Item: { sourceId, systemUrl, active: true } }),
   );
   const tables = { sources: bed.env.SOURCES_TABLE, state: bed.env.STATE_TABLE };
+  // A source's STATE item carries its last full sync (FULL-1, nightly): the first run, a warm-up one, is
+  // a full sync requested as on-call would (SCH-7), so the measured runs write the item at its real size.
+  await requestManualSync(
+    { doc: bed.clients.doc, table: tables.state },
+    sourceId,
+    { kind: 'full', requestedAt: clock.now().toISOString() },
+    initialScheduleState(),
+  );
   let inEngine = { writeUnits: 0, readUnits: 0, writesBy: {} as Record<string, number>, writeCopies: 0 };
   const runDeps = {
     doc: bed.clients.doc,
@@ -644,7 +662,13 @@ async function measureRunLifecycle(
   };
   const CYCLES = 6;
   const measured = 3;
-  const sum: RunLifecycleProfile = { writeUnits: 0, readUnits: 0, writesBy: {}, writeCopies: 0, runs: 0 };
+  const sum = {
+    writeUnits: 0,
+    readUnits: 0,
+    writesBy: {} as Record<string, number>,
+    writeCopies: 0,
+    runs: 0,
+  };
   for (let cycle = 0; cycle < CYCLES; cycle += 1) {
     clock.advance(30 * 60_000);
     meter.reset();
@@ -663,6 +687,9 @@ async function measureRunLifecycle(
       );
       const message = JSON.parse(m.Body ?? '{}') as SyncMessage;
       if (message.sourceId !== sourceId) continue;
+      // The message arrives after the queue's batching window, not at the tick's instant: its claim
+      // renews the lease to a later end (SCH-5), which moves the lease index's sort key as in AWS.
+      clock.advance(SYNC_BATCHING_WINDOW_SECONDS * 1000);
       const beforeMessage = meter.read();
       const result = await runSyncMessage(runDeps, message, { deadlineMs: clock.ms + 3_600_000 });
       if (result.status !== 'done') throw new Error(`lifecycle run ${result.status}`);
@@ -694,7 +721,48 @@ async function measureRunLifecycle(
     writesBy: Object.fromEntries(Object.entries(sum.writesBy).map(([k, v]) => [k, per(v)])),
     writeCopies: per(sum.writeCopies),
     runs: sum.runs,
+    sourceId,
   };
+}
+
+/**
+ * `npm run bench -- state-writes`: the run lifecycle alone (issue 28, SCH-5): a run's own STATE writes
+ * through real planner ticks and the real message path, by family, and the STATE items' sizes in the
+ * leased steady state — the part of `bench cost` that the STATE item's shape moves, in seconds.
+ */
+export async function runStateWritesBench(opts: { log?: (line: string) => void } = {}) {
+  const log = opts.log ?? (() => {});
+  const bed = await startAwsTestbed();
+  const peekClients = createAwsClients(bed.env);
+  const meter = attachMeter(bed.clients, { [bed.env.STATE_TABLE]: STATE_TABLE }, peekClients.dynamo);
+  const clock = new TestClock(Date.parse('2026-12-09T09:00:00+01:00'));
+  const objectsPerList = Object.fromEntries(
+    LIST_KEYS.map((key) => [key, key === 'legislativeTerm' ? ASSUMPTIONS.legislativeTermsPerBody : 150]),
+  );
+  const fake = await startFakeCouncil({ now: clock.now, bodies: 1, objectsPerList, pageSize: 10 });
+  try {
+    const lifecycle = await measureRunLifecycle(bed, meter, fake.systemUrl, clock, log);
+    // Each item of the source's partition (STATE and the engine's), by sort key: bytes as DynamoDB sizes it.
+    const out = await bed.clients.dynamo.send(
+      new QueryCommand({
+        TableName: bed.env.STATE_TABLE,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': { S: sourcePartition(lifecycle.sourceId) } },
+      }),
+    );
+    const itemBytes = Object.fromEntries(
+      (out.Items ?? []).map((item) => [item.sk?.S ?? '?', dynamoItemBytes(item)]),
+    );
+    const state = (out.Items ?? []).find((item) => item.sk?.S === 'STATE');
+    if (process.env.STATE_WRITES_DUMP === '1' && state)
+      for (const [name, value] of Object.entries(state))
+        log(`STATE ${name}: ${dynamoItemBytes({ [name]: value })} B ${JSON.stringify(value).slice(0, 2000)}`);
+    return { ...lifecycle, itemBytes };
+  } finally {
+    await fake.close();
+    destroyAwsClients(peekClients);
+    await bed.stop();
+  }
 }
 
 interface KindProfiles {

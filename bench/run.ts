@@ -31,6 +31,9 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
     return runFleetBench({ ...fleetBenchOptionsFromEnv(process.env), log: (l: string) => console.error(l) });
   },
   rss: async () => (await import('./rss')).runRssBench({ log: (l: string) => console.error(l) }),
+  // Issue 28: the run lifecycle's STATE writes alone (the part of `cost` the STATE item's shape moves).
+  'state-writes': async () =>
+    (await import('./cost')).runStateWritesBench({ log: (l: string) => console.error(l) }),
   // COST_SOURCES=100000 npm run bench -- cost: another fleet size (default 1,000).
   cost: async () =>
     (await import('./cost')).runCostBench({

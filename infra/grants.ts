@@ -1,7 +1,7 @@
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
-import type { TableDefinition } from '../shared/store';
+import { retiringIndexes, type TableDefinition } from '../shared/store';
 
 /**
  * Grants written out instead of the L2 `grant*` helpers: those add `<table>/index/*` and action
@@ -33,11 +33,13 @@ export function grantTable(
     actions: access === 'readWrite' ? [...TABLE_READ_ACTIONS, ...TABLE_WRITE_ACTIONS] : TABLE_READ_ACTIONS,
     resourceArns: [table.tableArn],
   });
-  if (definition.globalIndexes.length > 0) {
+  // The indexes a new one replaces are read while it is being built (shared/store source-state.ts).
+  const indexes = [...definition.globalIndexes, ...retiringIndexes(definition)];
+  if (indexes.length > 0) {
     Grant.addToPrincipal({
       grantee,
       actions: INDEX_ACTIONS,
-      resourceArns: definition.globalIndexes.map((index) => `${table.tableArn}/index/${index.indexName}`),
+      resourceArns: indexes.map((index) => `${table.tableArn}/index/${index.indexName}`),
     });
   }
 }

@@ -68,6 +68,7 @@ import { PREVIEW_DOWNLOAD_PARAM, PREVIEW_STORED_REDIRECT_MAX_AGE_S } from '../sh
 import {
   DOCUMENTS_TABLE,
   LIST_INDEX,
+  retiringIndexes,
   SOURCES_TABLE,
   STATE_TABLE,
   type TableDefinition,
@@ -153,6 +154,12 @@ export const STACK_CONTEXT_KEYS = {
   changeFeed: 'changeFeed',
   apiWaf: 'apiWaf',
   apiWafRateLimit: 'apiWafRateLimit',
+  /**
+   * Issue 28 (docs/operations.md, "State indexes"): `1` on the first of two deploys of an existing
+   * stack — CloudFormation creates one global index per table update, so that deploy adds only the
+   * first index that replaces another; the next deploy, without it, adds the rest.
+   */
+  indexRolloutStep: 'indexRolloutStep',
 } as const;
 
 /**
@@ -1017,7 +1024,15 @@ export class IngestorStack extends Stack {
       // Sources are hand-edited by on-call, State and Documents are costly to rebuild: outlive the stack.
       removalPolicy: RemovalPolicy.RETAIN,
     });
-    for (const index of definition.globalIndexes) {
+    const firstStep = String(this.node.tryGetContext(STACK_CONTEXT_KEYS.indexRolloutStep) ?? '') === '1';
+    const firstReplacing = definition.globalIndexes.find((index) => index.replaces !== undefined);
+    const indexes = [
+      ...definition.globalIndexes.filter(
+        (index) => !firstStep || index.replaces === undefined || index === firstReplacing,
+      ),
+      ...retiringIndexes(definition),
+    ];
+    for (const index of indexes) {
       table.addGlobalSecondaryIndex({
         indexName: index.indexName,
         partitionKey: { name: index.partitionKey, type: AttributeType.STRING },

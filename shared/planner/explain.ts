@@ -11,7 +11,7 @@ import {
 import type { ScheduleSettings, SourceDecision, SourceScheduleState, SyncKind } from '../schedule';
 import { sparedUntil } from '../schedule';
 import type { HostLedger } from '../slots';
-import { listSourceStates, loadAllSources, type SourceStateItem } from '../store';
+import { loadAllSources, readSourceStates, type SourceStateItem } from '../store';
 import { hostKey } from '../util';
 import { readHostConditions } from './conditions';
 import { type FleetPlan, planFleet } from './fleet';
@@ -107,7 +107,8 @@ export async function explainFleet(
 ): Promise<FleetStatus> {
   const [{ parsed }, states, ledger] = await Promise.all([
     loadAllSources(doc, tables.sources),
-    listSourceStates<SourceScheduleState>(doc, tables.state),
+    // Whole items: lease and last run are not in the planner's index (issue 28).
+    readSourceStates<SourceScheduleState>({ doc, table: tables.state }),
     readHostConditions(hostLedger),
   ]);
   const stateById = new Map(states.map((s) => [s.sourceId, s]));

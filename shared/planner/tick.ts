@@ -121,6 +121,15 @@ export function scheduleStateOf(item: StoredState | undefined, now: Date): Sourc
 }
 
 /**
+ * The due STATE items with their leases (issue 28): `byDueAt` holds no lease, so a due item's lease (a
+ * run past its planned end) is the one `byLeaseUntil` lists (SCH-5).
+ */
+function withLeases(due: StoredState[], leased: StoredState[]): StoredState[] {
+  const leaseById = new Map(leased.map((s) => [s.sourceId, s]));
+  return due.map((s) => ({ ...s, ...leaseById.get(s.sourceId) }));
+}
+
+/**
  * What a warm planner instance keeps between ticks so that a tick reads only what changed: the parsed
  * Sources table (re-read every `sourcesTtlMs`; RATE-2 allows 5 minutes for config changes to reach
  * fetches, and the sync function re-checks `active` itself) and which sources already have a STATE item.
@@ -221,15 +230,16 @@ export async function plannerTick(deps: PlannerDeps, now: Date): Promise<Planner
   );
 
   // 2. State: only the due items and the running ones, each through an index.
-  const [due, leased] = await Promise.all([
+  const [dueRead, leased] = await Promise.all([
     listSourceStates<SourceScheduleState>(deps.doc, deps.tables.state, { dueBefore: nowIso }),
-    // Of a running sync only its lease counts here (SCH-5); decisions read the due items whole.
+    // Of a running sync only its lease counts here (SCH-5); decisions read what byDueAt holds.
     listLeasedSourceStates<SourceScheduleState>(deps.doc, deps.tables.state, [
       'sourceId',
       'leaseUntil',
       'leaseKind',
     ]),
   ]);
+  const due = withLeases(dueRead, leased);
   const stateById = new Map([...leased, ...due].map((s) => [s.sourceId, s]));
   const hostStates = cache.hostStates ?? new Map<string, HostStateView>();
   for (const item of due)

@@ -58,6 +58,7 @@ export {
   listSourceStates,
   listStateSourceIds,
   patchSourceState,
+  readSourceStates,
   releaseSyncClaim,
   releaseSyncLease,
   requestManualSync,
@@ -79,8 +80,13 @@ export {
 export { type QueueContext, type QueuedMessage, SQS_BATCH_MAX, SyncQueue } from './sync-queue';
 export {
   DOCUMENTS_TABLE,
+  DUE_INDEX,
+  DUE_INDEX_ATTRIBUTES,
+  LEASE_INDEX,
+  LEASE_INDEX_ATTRIBUTES,
   LEGACY_LIST_INDEX,
   LIST_INDEX,
+  retiringIndexes,
   SOURCES_TABLE,
   STATE_TABLE,
   type TableDefinition,

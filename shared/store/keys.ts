@@ -190,6 +190,11 @@ export function sourcePartition(sourceId: string): string {
   return `SOURCE#${sourceId}`;
 }
 
+/**
+ * `LASTRUN`: the last run's report (issue 28), beside the `STATE` item so that the item every lease,
+ * claim and release rewrites stays under 1 KB; written once a run, when it ends (source-state.ts).
+ */
+export const LAST_RUN_SK = 'LASTRUN';
 /** `BODY#<bodyKey>`: one body's record (ONB-4), `bodyKey` = first 16 hex of SHA-256(body id). */
 export const bodySk = (bodyKey: string) => `BODY#${bodyKey}`;
 /** `SESSION#<bodyKey>`: a body's upcoming meeting days, one attribute `m_<meetingKey>` each (SCH-2). */

@@ -3,7 +3,7 @@ import { type TableContext, unlessConditionFails } from './context';
 import { bodySk, sessionSk, slugSk, sourcePartition } from './keys';
 
 /** Keys per BatchGetItem (DynamoDB's limit). */
-const BATCH_GET_MAX = 100;
+export const BATCH_GET_MAX = 100;
 /** Attributes named in one meeting-day removal (keeps an update expression small). */
 const MEETING_DAYS_PER_UPDATE = 50;
 

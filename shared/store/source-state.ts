@@ -1,13 +1,17 @@
 import {
+  BatchGetCommand,
   type DynamoDBDocumentClient,
-  GetCommand,
+  PutCommand,
   QueryCommand,
+  type QueryCommandInput,
   type QueryCommandOutput,
   UpdateCommand,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import type { TableContext } from './context';
-import { sourcePartition } from './keys';
+import { LAST_RUN_SK, sourcePartition } from './keys';
+import { BATCH_GET_MAX } from './partition-items';
+import { DUE_INDEX, LEASE_INDEX, STATE_TABLE } from './tables';
 
 /**
  * The machine-written `STATE` item of a source in the State table: scheduling state (owned by
@@ -18,13 +22,62 @@ import { sourcePartition } from './keys';
  * (dynalite has no transactions; none are needed).
  */
 export const STATE_SK = 'STATE';
-/** All STATE items share one index partition; `dueAt` orders them for the planner. */
+/** All STATE items share one `byDueAt` partition; `dueAt` orders them for the planner. */
 export const PLANNER_SHARD = 'planner';
-/** Present only while a sync holds the lease: the sparse `byLease` index lists running syncs. */
+/** Present only while a sync holds the lease: the sparse `byLeaseUntil` index lists running syncs. */
 export const LEASE_SHARD = 'lease';
 
 /** The source's partition (keys.ts `sourcePartition`). */
 export const sourcePk = sourcePartition;
+
+/**
+ * Issue 28: how the store keeps the schedule's `recentRuns` (RATE-9) — one short string a run
+ * (`i:11:0.4` = kind, requests, seconds) instead of a map of three named attributes: ≈ 35 bytes less a
+ * run, ≈ 210 of the STATE item's bytes with six. Read back in either form (items written before).
+ */
+const RUN_KIND_CODES: Record<string, string> = { incremental: 'i', full: 'f', sliced: 's' };
+const RUN_KIND_OF_CODE = Object.fromEntries(Object.entries(RUN_KIND_CODES).map(([k, c]) => [c, k]));
+
+interface StoredRecentRun {
+  kind: string;
+  requests: number;
+  seconds: number;
+}
+
+function storedSchedule(schedule: unknown): unknown {
+  const runs = (schedule as { recentRuns?: unknown } | undefined)?.recentRuns;
+  if (!Array.isArray(runs)) return schedule;
+  const recentRuns = runs.map((run: StoredRecentRun | string) =>
+    typeof run === 'string' ? run : `${RUN_KIND_CODES[run.kind] ?? run.kind}:${run.requests}:${run.seconds}`,
+  );
+  return { ...(schedule as object), recentRuns };
+}
+
+function scheduleFromStore(schedule: unknown): unknown {
+  const runs = (schedule as { recentRuns?: unknown } | undefined)?.recentRuns;
+  if (!Array.isArray(runs)) return schedule;
+  const recentRuns = runs.map((run: StoredRecentRun | string) => {
+    if (typeof run !== 'string') return run;
+    const [kind = '', requests, seconds] = run.split(':');
+    return { kind: RUN_KIND_OF_CODE[kind] ?? kind, requests: Number(requests), seconds: Number(seconds) };
+  });
+  return { ...(schedule as object), recentRuns };
+}
+
+/** An item as the store hands it out: the schedule in its own shape again. */
+function fromStore<T>(item: T): T {
+  const stored = item as { schedule?: unknown } | undefined;
+  return stored?.schedule === undefined
+    ? item
+    : ({ ...stored, schedule: scheduleFromStore(stored.schedule) } as T);
+}
+
+/** The STATE item and its `LASTRUN` item as one view: the last run from its own item when it has one. */
+function withLastRun<T extends { lastRun?: unknown }>(state: T, lastRunItem?: { lastRun?: unknown }): T {
+  const item = fromStore(state);
+  // An item written before issue 28 still carries `lastRun` itself (moved out at its next release).
+  return lastRunItem?.lastRun === undefined ? item : { ...item, lastRun: lastRunItem.lastRun };
+}
 
 export interface SourceStateItem<Schedule = Record<string, unknown>> {
   pk: string;
@@ -46,6 +99,7 @@ export interface SourceStateItem<Schedule = Record<string, unknown>> {
   leaseStep?: number;
   leaseHolder?: string;
   leaseHeldUntil?: string;
+  /** The last run's report: kept in the source's `LASTRUN` item (issue 28), joined here on reading. */
   lastRun?: Record<string, unknown>;
   lastDecision?: { action: string; kind?: string; reason: string; decidedAt: string; ruleIds?: string[] };
   configProblems?: { field: string; message: string }[];
@@ -62,94 +116,168 @@ export async function getSourceState<S>(
   table: string,
   sourceId: string,
 ): Promise<SourceStateItem<S> | undefined> {
-  const res = await doc.send(
-    new GetCommand({ TableName: table, Key: { pk: sourcePk(sourceId), sk: STATE_SK }, ConsistentRead: true }),
+  const [state, lastRun] = await batchGetItems(
+    doc,
+    table,
+    [STATE_SK, LAST_RUN_SK].map((sk) => ({ pk: sourcePk(sourceId), sk })),
+    true,
   );
-  return res.Item as SourceStateItem<S> | undefined;
+  return state === undefined ? undefined : withLastRun(state as unknown as SourceStateItem<S>, lastRun);
 }
 
-/** Every STATE item through the `byDue` index (no table scan), oldest due first. */
+/**
+ * Items by key, in the order asked (absent = undefined), 100 keys a round trip; keys DynamoDB leaves
+ * unprocessed are asked again after a short backoff.
+ */
+async function batchGetItems(
+  doc: DynamoDBDocumentClient,
+  table: string,
+  keys: { pk: string; sk: string }[],
+  consistent: boolean,
+): Promise<(Record<string, unknown> | undefined)[]> {
+  const found = new Map<string, Record<string, unknown>>();
+  const id = (key: Record<string, unknown>) => `${key.pk}\u0000${key.sk}`;
+  for (let i = 0; i < keys.length; i += BATCH_GET_MAX) {
+    let pending: Record<string, unknown>[] = keys.slice(i, i + BATCH_GET_MAX);
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** attempt)));
+      const res = await doc.send(
+        new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: consistent } } }),
+      );
+      for (const item of res.Responses?.[table] ?? []) found.set(id(item), item);
+      pending = (res.UnprocessedKeys?.[table]?.Keys as Record<string, unknown>[]) ?? [];
+    }
+  }
+  return keys.map((key) => found.get(id(key)));
+}
+
+/**
+ * Issue 28: a new index is built in AWS after the deploy that adds it (docs/operations.md, "State
+ * indexes"); until then DynamoDB refuses to read it ("does not have the specified index", "backfilling"),
+ * and the index it replaces — same keys, every attribute — answers instead.
+ */
+function isIndexNotReady(err: unknown, indexName: string): boolean {
+  const { name, message } = err as { name?: string; message?: string };
+  return name === 'ValidationException' && String(message ?? '').includes(indexName);
+}
+
+const REPLACED_INDEX = Object.fromEntries(
+  STATE_TABLE.globalIndexes.flatMap((index) =>
+    index.replaces === undefined ? [] : [[index.indexName, index.replaces] as const],
+  ),
+);
+
+/** Every page of a Query on a State index, from the index it replaces while it is not built yet. */
+async function queryStateIndex<T = Record<string, unknown>>(
+  doc: DynamoDBDocumentClient,
+  input: Omit<QueryCommandInput, 'IndexName' | 'ExclusiveStartKey'> & { IndexName: string },
+): Promise<T[]> {
+  const pages = async (IndexName: string) => {
+    const out: T[] = [];
+    let startKey: QueryCommandOutput['LastEvaluatedKey'];
+    do {
+      const page = await doc.send(new QueryCommand({ ...input, IndexName, ExclusiveStartKey: startKey }));
+      out.push(...((page.Items ?? []) as T[]));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return out;
+  };
+  try {
+    return await pages(input.IndexName);
+  } catch (err) {
+    const replaced = REPLACED_INDEX[input.IndexName];
+    if (replaced === undefined || !isIndexNotReady(err, input.IndexName)) throw err;
+    return pages(replaced);
+  }
+}
+
+/**
+ * Every STATE item through the `byDueAt` index (no table scan), oldest due first — as the index holds
+ * it (issue 28): schedule, last decision, config problems; not the lease (`listLeasedSourceStates`)
+ * nor the last run (`readSourceStates` reads whole items).
+ */
 export async function listSourceStates<S>(
   doc: DynamoDBDocumentClient,
   table: string,
   opts: { dueBefore?: string } = {},
 ): Promise<SourceStateItem<S>[]> {
-  const out: SourceStateItem<S>[] = [];
-  let startKey: QueryCommandOutput['LastEvaluatedKey'];
-  do {
-    const page = await doc.send(
-      new QueryCommand({
-        TableName: table,
-        IndexName: 'byDue',
-        KeyConditionExpression:
-          opts.dueBefore === undefined ? 'dueShard = :shard' : 'dueShard = :shard AND dueAt <= :before',
-        ExpressionAttributeValues: {
-          ':shard': PLANNER_SHARD,
-          ...(opts.dueBefore === undefined ? {} : { ':before': opts.dueBefore }),
-        },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    out.push(...((page.Items ?? []) as SourceStateItem<S>[]));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return out;
+  const items = await queryStateIndex<SourceStateItem<S>>(doc, {
+    TableName: table,
+    IndexName: DUE_INDEX,
+    KeyConditionExpression:
+      opts.dueBefore === undefined ? 'dueShard = :shard' : 'dueShard = :shard AND dueAt <= :before',
+    ExpressionAttributeValues: {
+      ':shard': PLANNER_SHARD,
+      ...(opts.dueBefore === undefined ? {} : { ':before': opts.dueBefore }),
+    },
+  });
+  return items.map(fromStore);
 }
 
 /**
- * The STATE items that carry a lease (running syncs, and expired leases of runs that died). With
- * `attributes`, only those of each item are returned (issue 18: the planner counts running syncs from
- * three attributes; whole items were most of a tick's bytes read).
+ * Every source's whole STATE item, lease and last run included (on-call's view: `status`, `explain`):
+ * the keys from `byDueAt`, the items by BatchGet, 100 a round trip.
+ */
+export async function readSourceStates<S>({ doc, table }: TableContext): Promise<SourceStateItem<S>[]> {
+  const keys = (
+    await queryStateIndex(doc, {
+      TableName: table,
+      IndexName: DUE_INDEX,
+      KeyConditionExpression: 'dueShard = :shard',
+      ExpressionAttributeValues: { ':shard': PLANNER_SHARD },
+      ProjectionExpression: 'pk',
+    })
+  ).map((item) => String(item.pk));
+  const items = await batchGetItems(
+    doc,
+    table,
+    keys.flatMap((pk) => [STATE_SK, LAST_RUN_SK].map((sk) => ({ pk, sk }))),
+    false,
+  );
+  const out: SourceStateItem<S>[] = [];
+  for (let i = 0; i < items.length; i += 2) {
+    const state = items[i] as unknown as SourceStateItem<S> | undefined;
+    if (state !== undefined) out.push(withLastRun(state, items[i + 1]));
+  }
+  // Oldest due first, as the index answers.
+  return out.sort((a, b) => a.dueAt.localeCompare(b.dueAt) || a.sourceId.localeCompare(b.sourceId));
+}
+
+/**
+ * The STATE items that carry a lease (running syncs, and expired leases of runs that died), as the
+ * `byLeaseUntil` index holds them: source, lease end and kind (SCH-5; issue 18: the planner counts
+ * running syncs from these three). With `attributes`, only those of each item are returned.
  */
 export async function listLeasedSourceStates<S>(
   doc: DynamoDBDocumentClient,
   table: string,
   attributes?: readonly (keyof SourceStateItem<S>)[],
 ): Promise<SourceStateItem<S>[]> {
-  const out: SourceStateItem<S>[] = [];
   const names = attributes?.map((name, i) => [`#p${i}`, name] as const);
-  let startKey: QueryCommandOutput['LastEvaluatedKey'];
-  do {
-    const page = await doc.send(
-      new QueryCommand({
-        TableName: table,
-        IndexName: 'byLease',
-        KeyConditionExpression: 'leaseShard = :shard',
-        ExpressionAttributeValues: { ':shard': LEASE_SHARD },
-        ...(names === undefined
-          ? {}
-          : {
-              ProjectionExpression: names.map(([placeholder]) => placeholder).join(', '),
-              ExpressionAttributeNames: Object.fromEntries(names),
-            }),
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    out.push(...((page.Items ?? []) as SourceStateItem<S>[]));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return out;
+  return queryStateIndex<SourceStateItem<S>>(doc, {
+    TableName: table,
+    IndexName: LEASE_INDEX,
+    KeyConditionExpression: 'leaseShard = :shard',
+    ExpressionAttributeValues: { ':shard': LEASE_SHARD },
+    ...(names === undefined
+      ? {}
+      : {
+          ProjectionExpression: names.map(([placeholder]) => placeholder).join(', '),
+          ExpressionAttributeNames: Object.fromEntries(names),
+        }),
+  });
 }
 
 /** Ids of every source that has a STATE item (keys only: cheap even for many sources). */
 export async function listStateSourceIds(doc: DynamoDBDocumentClient, table: string): Promise<Set<string>> {
-  const ids = new Set<string>();
-  let startKey: QueryCommandOutput['LastEvaluatedKey'];
-  do {
-    const page = await doc.send(
-      new QueryCommand({
-        TableName: table,
-        IndexName: 'byDue',
-        KeyConditionExpression: 'dueShard = :shard',
-        ExpressionAttributeValues: { ':shard': PLANNER_SHARD },
-        ProjectionExpression: 'sourceId',
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) ids.add(String(item.sourceId));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return ids;
+  const items = await queryStateIndex(doc, {
+    TableName: table,
+    IndexName: DUE_INDEX,
+    KeyConditionExpression: 'dueShard = :shard',
+    ExpressionAttributeValues: { ':shard': PLANNER_SHARD },
+    ProjectionExpression: 'sourceId',
+  });
+  return new Set(items.map((item) => String(item.sourceId)));
 }
 
 function isConditionFailure(err: unknown): boolean {
@@ -182,7 +310,7 @@ function attributeClauses(
   Object.entries(set).forEach(([k, v], i) => {
     if (v === undefined) return;
     names[`#${tag}${i}`] = k;
-    values[`:${tag}${i}`] = v;
+    values[`:${tag}${i}`] = k === 'schedule' ? storedSchedule(v) : v;
     sets.push(`#${tag}${i} = :${tag}${i}`);
   });
   const removes = remove.map((k, i) => {
@@ -365,7 +493,14 @@ export async function releaseSyncLease(
   run: string | SyncRunClaim,
   patch: Record<string, unknown> = {},
 ): Promise<boolean> {
-  const { sets, removes, names, values } = attributeClauses(patch, [], 'f');
+  // Issue 28: the run's report goes to its own item, after the lease is released; an item written
+  // before keeps its `lastRun` until here.
+  const { lastRun, ...statePatch } = patch;
+  const { sets, removes, names, values } = attributeClauses(
+    statePatch,
+    lastRun === undefined ? [] : ['lastRun'],
+    'f',
+  );
   const removeAll = [
     'leaseRunId',
     'leaseKind',
@@ -376,7 +511,7 @@ export async function releaseSyncLease(
     ...removes,
   ].join(', ');
   const claim = typeof run === 'string' ? undefined : run;
-  return updateIf(doc, {
+  const released = await updateIf(doc, {
     TableName: table,
     Key: { pk: sourcePk(sourceId), sk: STATE_SK },
     UpdateExpression: `${sets.length > 0 ? `SET ${sets.join(', ')} ` : ''}REMOVE ${removeAll}`,
@@ -388,6 +523,11 @@ export async function releaseSyncLease(
       ...(claim ? { ':holder': claim.holder } : {}),
     },
   });
+  if (released && lastRun !== undefined)
+    await doc.send(
+      new PutCommand({ TableName: table, Item: { pk: sourcePk(sourceId), sk: LAST_RUN_SK, lastRun } }),
+    );
+  return released;
 }
 
 /**
@@ -411,7 +551,7 @@ export async function requestManualSync(
         'SET #s = if_not_exists(#s, :initial), sourceId = :sid, dueShard = :shard, dueAt = if_not_exists(dueAt, :epoch)',
       ExpressionAttributeNames: { '#s': 'schedule' },
       ExpressionAttributeValues: {
-        ':initial': initialSchedule,
+        ':initial': storedSchedule(initialSchedule),
         ':sid': sourceId,
         ':shard': PLANNER_SHARD,
         ':epoch': new Date(0).toISOString(),

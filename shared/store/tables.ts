@@ -13,7 +13,26 @@ export interface TableDefinition {
     sortKey: string;
     /** Non-key attributes the index holds (projection INCLUDE); absent = every attribute (ALL). */
     include?: string[];
+    /**
+     * The index this one replaces (same keys, projection ALL): kept in AWS for one release
+     * (`retiringIndexes`) and read while this one is still being built (shared/store source-state.ts).
+     * CloudFormation replaces a global index to change its projection and creates one per update, so
+     * a new projection is a new name (docs/operations.md, "State indexes").
+     */
+    replaces?: string;
   }[];
+}
+
+/**
+ * The indexes a table still has in AWS for one release, beside the ones that replace them (`replaces`):
+ * same keys, every attribute. Not created locally and not billed by the cost bench (it bills the target).
+ */
+export function retiringIndexes(definition: TableDefinition): TableDefinition['globalIndexes'] {
+  return definition.globalIndexes.flatMap((index) =>
+    index.replaces === undefined
+      ? []
+      : [{ indexName: index.replaces, partitionKey: index.partitionKey, sortKey: index.sortKey }],
+  );
 }
 
 /** Sources: one item per source, edited by on-call (see shared/config/source.ts). */
@@ -28,9 +47,12 @@ export const SOURCES_TABLE: TableDefinition = {
  * lease, outcome — shared/store/source-state.ts), `OPARL#SYSTEM`, `BODY#…`, `SLUG#…`, `LIST#…`,
  * `CURSOR#…`, `RUNLIST#…`, `SESSION#…` (the engine core, shared/engine/state.ts). The mirror's object
  * index lives in partitions of its own, `pk` = `MIRROR#<sourceId>#<type>` (shared/mirror).
- * `byDue` lets the planner read only sources whose next decision is due (`dueShard` + `dueAt`);
- * `byLease` is sparse — only STATE items of running syncs carry `leaseShard` — so counting the running
- * syncs (SCH-5) reads a handful of items, not the table. `byList` is sparse too — only mirror index
+ * `byDueAt` lets the planner read only sources whose next decision is due (`dueShard` + `dueAt`);
+ * `byLeaseUntil` is sparse — only STATE items of running syncs carry `leaseShard` — so counting the
+ * running syncs (SCH-5) reads a handful of items, not the table. Issue 28: both project only what the
+ * planner reads from them (`DUE_INDEX_ATTRIBUTES`, `LEASE_INDEX_ATTRIBUTES`), so a write of the STATE
+ * item that changes nothing they hold (a message's claim, SCH-5) writes no index copy, and the copies
+ * that are written are small. `byList` is sparse too — only mirror index
  * items of a body's objects carry `lp` (source, body, type) and `ls` (commit time, id; shared/mirror
  * keys.ts) — so one page of the OParl API over the mirror (shared/mirror-api) is one Query.
  */
@@ -44,13 +66,39 @@ export const LIST_INDEX = 'byList';
  */
 export const LEGACY_LIST_INDEX = 'byBodyList';
 
+/** The planner's due index (issue 28: replaces `byDue`, which projected every attribute). */
+export const DUE_INDEX = 'byDueAt';
+/** The running syncs' sparse index (issue 28: replaces `byLease`, which projected every attribute). */
+export const LEASE_INDEX = 'byLeaseUntil';
+
+/**
+ * What a tick decides from (shared/planner tick.ts): the schedule, the last decision (a decision
+ * rewritten unchanged is not written) and any config problems. Not the lease: the tick takes it from
+ * `byLeaseUntil`; not the last run: on-call reads it from the item (`readSourceStates`).
+ */
+export const DUE_INDEX_ATTRIBUTES = ['sourceId', 'schedule', 'lastDecision', 'configProblems'];
+/** SCH-5: what counting the running syncs reads (their kind; the lease's end is the sort key). */
+export const LEASE_INDEX_ATTRIBUTES = ['sourceId', 'leaseKind'];
+
 export const STATE_TABLE: TableDefinition = {
   logicalName: 'State',
   partitionKey: 'pk',
   sortKey: 'sk',
   globalIndexes: [
-    { indexName: 'byDue', partitionKey: 'dueShard', sortKey: 'dueAt' },
-    { indexName: 'byLease', partitionKey: 'leaseShard', sortKey: 'leaseUntil' },
+    {
+      indexName: DUE_INDEX,
+      partitionKey: 'dueShard',
+      sortKey: 'dueAt',
+      include: DUE_INDEX_ATTRIBUTES,
+      replaces: 'byDue',
+    },
+    {
+      indexName: LEASE_INDEX,
+      partitionKey: 'leaseShard',
+      sortKey: 'leaseUntil',
+      include: LEASE_INDEX_ATTRIBUTES,
+      replaces: 'byLease',
+    },
     // Keys, two flags and the inline copy of small objects (`o`, shared/mirror keys.ts): a list page is
     // one Query and no S3 read for objects that fit (issue 16).
     { indexName: LIST_INDEX, partitionKey: 'lp', sortKey: 'ls', include: ['deleted', 'takedown', 'o'] },

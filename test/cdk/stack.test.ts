@@ -19,7 +19,14 @@ import { FILES_TO_GLACIER_IR_AFTER_DAYS } from '../../infra/storage-classes';
 import { OPTIONAL_STACK_OUTPUTS, STACK_OUTPUT_ENV } from '../../shared/config/stack-outputs';
 import { FILES_PREFIX, fileKey, INCOMING_PREFIX, textKey } from '../../shared/mirror/keys';
 import { DEFAULT_LEASE_MINUTES } from '../../shared/schedule';
-import { TABLES } from '../../shared/store/tables';
+import {
+  DUE_INDEX,
+  LEASE_INDEX,
+  LEGACY_LIST_INDEX,
+  LIST_INDEX,
+  retiringIndexes,
+  TABLES,
+} from '../../shared/store/tables';
 import { WORKER_RUNS_AT_ONCE } from '../../shared/sync';
 import { cdkJsonContext, NO_BUNDLING, removeTempOutdirs, TEST_ENV, tempOutdir } from '../support/cdk';
 
@@ -110,6 +117,53 @@ function actionsOn(statements: Statement[], resource: unknown): string[] {
 }
 
 describe('DynamoDB tables (from shared/store/tables.ts)', () => {
+  it('SCH-5 / issue 28: the State indexes the planner reads project only what it reads, not the whole item', () => {
+    const state = Object.values(template.findResources('AWS::DynamoDB::Table')).find((t) =>
+      ((t.Properties.GlobalSecondaryIndexes ?? []) as Json[]).some((i) => i.IndexName === DUE_INDEX),
+    );
+    const indexes = (state?.Properties.GlobalSecondaryIndexes ?? []) as Json[];
+    expect(indexes.find((i) => i.IndexName === DUE_INDEX)?.Projection).toEqual({
+      ProjectionType: 'INCLUDE',
+      NonKeyAttributes: ['sourceId', 'schedule', 'lastDecision', 'configProblems'],
+    });
+    expect(indexes.find((i) => i.IndexName === LEASE_INDEX)?.Projection).toEqual({
+      ProjectionType: 'INCLUDE',
+      NonKeyAttributes: ['sourceId', 'leaseKind'],
+    });
+  });
+
+  it('issue 28: the first deploy of a rollout (indexRolloutStep=1) adds one new index, the next the other', () => {
+    const first = new IngestorStack(
+      new App({
+        outdir: tempOutdir('rollout'),
+        context: { ...cdkJsonContext(), ...NO_BUNDLING, indexRolloutStep: '1' },
+      }),
+      'IngestorRollout',
+      {
+        env: TEST_ENV,
+        documentFunctions: false,
+        previewFunction: false,
+        geoFunction: false,
+        broadcastFunction: false,
+        mirrorApi: false,
+        upstashRestUrl: UPSTASH_URL,
+        upstashSecretName: 'test/upstash-token',
+        userAgent: 'mandari-ingestor/0.1.0 (+https://mandari.de/ingestor/; ops@example.org)',
+      },
+    );
+    const names = (t: Template) =>
+      Object.values(t.findResources('AWS::DynamoDB::Table')).flatMap((table) =>
+        ((table.Properties.GlobalSecondaryIndexes ?? []) as Json[]).map((i) => String(i.IndexName)),
+      );
+    const before = ['byDue', 'byLease', LIST_INDEX, LEGACY_LIST_INDEX];
+    const step1 = names(Template.fromStack(first)).filter((n) => !before.includes(n));
+    const step2 = names(template).filter((n) => !before.includes(n) && !step1.includes(n));
+    // CloudFormation creates one global index per table update: each step adds exactly one to State.
+    expect(step1).toEqual(expect.arrayContaining([DUE_INDEX]));
+    expect(step1.filter((n) => [DUE_INDEX, LEASE_INDEX].includes(n))).toEqual([DUE_INDEX]);
+    expect(step2.filter((n) => [DUE_INDEX, LEASE_INDEX].includes(n))).toEqual([LEASE_INDEX]);
+  });
+
   it('creates exactly one table per shared definition', () => {
     template.resourceCountIs('AWS::DynamoDB::Table', TABLES.length);
   });
@@ -137,9 +191,15 @@ describe('DynamoDB tables (from shared/store/tables.ts)', () => {
       expect(props.SSESpecification).toEqual({ SSEEnabled: true });
 
       const indexes = (props.GlobalSecondaryIndexes ?? []) as Json[];
+      // Issue 28: beside each index, the one it replaces, kept for one release.
       expect(indexes.map((i) => i.IndexName).sort()).toEqual(
-        definition.globalIndexes.map((i) => i.indexName).sort(),
+        [...definition.globalIndexes, ...retiringIndexes(definition)].map((i) => i.indexName).sort(),
       );
+      for (const retiring of retiringIndexes(definition)) {
+        expect(indexes.find((i) => i.IndexName === retiring.indexName)).toMatchObject({
+          Projection: { ProjectionType: 'ALL' },
+        });
+      }
       for (const index of definition.globalIndexes) {
         expect(indexes.find((i) => i.IndexName === index.indexName)).toMatchObject({
           KeySchema: [

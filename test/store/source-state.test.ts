@@ -1,13 +1,20 @@
+import { CreateTableCommand, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { dynamoItemBytes } from '../../bench/cost/item-size';
+import { createTableInput } from '../../shared/store/provision';
 import {
   acquireSyncLease,
   claimSyncRun,
   getSourceState,
+  listLeasedSourceStates,
   listSourceStates,
   patchSourceState,
+  readSourceStates,
   releaseSyncClaim,
   releaseSyncLease,
 } from '../../shared/store/source-state';
+import { retiringIndexes, STATE_TABLE } from '../../shared/store/tables';
 import { useAwsTestbed } from '../support/aws';
 
 describe('source STATE item and sync lease (SCH-5)', () => {
@@ -171,5 +178,188 @@ describe('source STATE item and sync lease (SCH-5)', () => {
     const ids = due.map((s) => s.sourceId);
     expect(ids).toContain('src-2');
     expect(ids).not.toContain('src-3');
+  });
+
+  it('SCH-5 / issue 28: the planner index holds no lease, the lease index lists it, readSourceStates whole items', async () => {
+    const doc = bed.clients.doc;
+    await acquireSyncLease(doc, table(), 'src-4', {
+      runId: 'r4',
+      kind: 'full',
+      until: plus(60_000),
+      now: t0,
+      extra: { dueAt: t0.toISOString() },
+    });
+    const due = (await listSourceStates(doc, table(), { dueBefore: plus(1000).toISOString() })).find(
+      (s) => s.sourceId === 'src-4',
+    );
+    expect(due?.dueAt).toBe(t0.toISOString());
+    expect(due?.leaseRunId).toBeUndefined();
+    const leased = (await listLeasedSourceStates(doc, table())).find((s) => s.sourceId === 'src-4');
+    expect(leased).toMatchObject({ leaseKind: 'full', leaseUntil: plus(60_000).toISOString() });
+    const whole = (await readSourceStates({ doc, table: table() })).find((s) => s.sourceId === 'src-4');
+    expect(whole).toMatchObject({ leaseRunId: 'r4', leaseKind: 'full', dueAt: t0.toISOString() });
+  });
+
+  it('issue 28: while the new indexes are being built, the ones they replace answer (one table with only those)', async () => {
+    const legacy = `${table()}-legacy`;
+    await bed.clients.dynamo.send(
+      new CreateTableCommand(
+        createTableInput({ ...STATE_TABLE, globalIndexes: retiringIndexes(STATE_TABLE) }, legacy),
+      ),
+    );
+    const doc = bed.clients.doc;
+    await acquireSyncLease(doc, legacy, 'src-old', {
+      runId: 'r',
+      kind: 'incremental',
+      until: plus(60_000),
+      now: t0,
+      extra: { dueAt: t0.toISOString() },
+    });
+    expect((await listSourceStates(doc, legacy)).map((s) => s.sourceId)).toEqual(['src-old']);
+    expect((await listLeasedSourceStates(doc, legacy)).map((s) => s.sourceId)).toEqual(['src-old']);
+    expect((await readSourceStates({ doc, table: legacy })).map((s) => s.leaseRunId)).toEqual(['r']);
+  });
+
+  it('SCH-5 / issue 28: in a leased steady state the STATE item every lease, claim and release rewrites stays under 1 KB', async () => {
+    const doc = bed.clients.doc;
+    const sourceId = 'ratsinformation-musterstadt-de';
+    const at = (min: number) => plus(min * 60_000).toISOString();
+    // What a source's incremental runs leave (shared/schedule state.ts, shared/sync start.ts and run.ts):
+    // cadence fields, upcoming session days, six learnt runs (RATE-9), a decision, a pace. Not yet under
+    // 1 KB: a source with a full sync in its history — fullSyncLast{StartedAt,WindowId,CompletedAt} add
+    // ≈ 170 B, 1,142 B leased here; the start's decision (≈ 175 B) is the next thing to move out.
+    const schedule = {
+      schemaVersion: 1,
+      quietStreak: 5,
+      failureStreak: 0,
+      fullSyncInProgress: false,
+      sessionDays: ['2026-12-01', '2026-12-03', '2026-12-08'],
+      lastSyncStartedAt: '2026-11-30T11:00:00+01:00',
+      lastSyncEndedAt: '2026-11-30T11:00:42+01:00',
+      lastSyncKind: 'incremental',
+      lastSyncPeriod: 'weekdayDay',
+      lastSyncChanged: false,
+      lastSuccessAt: '2026-11-30T11:00:42+01:00',
+      recentRuns: Array.from({ length: 6 }, (_, i) => ({
+        kind: 'incremental',
+        requests: 11 + i,
+        seconds: 42.5,
+      })),
+      intervalMinutes: 20,
+    };
+    const start = (runId: string, min: number) =>
+      acquireSyncLease(doc, table(), sourceId, {
+        runId,
+        kind: 'incremental',
+        until: plus((min + 15) * 60_000),
+        now: plus(min * 60_000),
+        extra: {
+          schedule,
+          lastValidPace: { host: 'ratsinformation.musterstadt.de', requestIntervalSeconds: 1 },
+          dueAt: at(min + 15),
+          lastDecision: {
+            action: 'sync',
+            kind: 'incremental',
+            reason: 'cadence: incremental due since 11:50 (interval 20 min, 4 quiet syncs)',
+            decidedAt: at(min),
+            ruleIds: ['SCH-4', 'SCH-3'],
+          },
+        },
+      });
+    const claim = (runId: string, min: number) =>
+      claimSyncRun(doc, table(), sourceId, {
+        runId,
+        step: 0,
+        holder: '0b7e6a52-3f4d-4c1e-9d7a-2f6b8e1c4a90',
+        heldUntil: plus((min + 15) * 60_000),
+        leaseUntil: plus((min + 15) * 60_000),
+        now: plus(min * 60_000 + 2000),
+      });
+    const lastRun = {
+      runId: 'c5919dd5-0c3d-41ae-9911-5560c9bc50eb',
+      kind: 'incremental',
+      trigger: 'schedule',
+      startedAt: at(0),
+      endedAt: at(1),
+      ok: true,
+      changed: false,
+      complete: true,
+      requests: 11,
+      objects: { new: 0, modified: 0, deleted: 0 },
+      failures: [],
+      continuations: 0,
+    };
+    const runA = 'a3c1f6e2-8b4d-4e7a-9c2f-1d5e6b7a8c90';
+    const runB = 'f1e2d3c4-b5a6-4978-8695-a4b3c2d1e0f9';
+    expect(await start(runA, 0)).toBe(true);
+    expect(await claim(runA, 0)).toBe(true);
+    expect(
+      await releaseSyncLease({ doc, table: table() }, sourceId, runA, { schedule, dueAt: at(1), lastRun }),
+    ).toBe(true);
+    expect(await start(runB, 20)).toBe(true);
+    expect(await claim(runB, 20)).toBe(true);
+    const raw = await bed.clients.dynamo.send(
+      new GetItemCommand({
+        TableName: table(),
+        Key: { pk: { S: `SOURCE#${sourceId}` }, sk: { S: 'STATE' } },
+        ConsistentRead: true,
+      }),
+    );
+    const bytes = dynamoItemBytes(raw.Item ?? {});
+    expect(raw.Item?.leaseHolder).toBeDefined();
+    expect(bytes).toBeGreaterThan(500);
+    expect(bytes).toBeLessThan(1024);
+    // What on-call sees is unchanged: the last run and the learnt runs as they were written.
+    const seen = await getSourceState<typeof schedule>(doc, table(), sourceId);
+    expect(seen?.lastRun).toEqual(lastRun);
+    expect(seen?.schedule?.recentRuns).toEqual(schedule.recentRuns);
+    expect(seen?.leaseRunId).toBe(runB);
+  });
+
+  it('issue 28: an item written before (last run and learnt runs inside STATE) still shows, and its next release moves the run out', async () => {
+    const doc = bed.clients.doc;
+    const oldRun = { runId: 'old', ok: true };
+    const recentRuns = [{ kind: 'full', requests: 300, seconds: 912 }];
+    await doc.send(
+      new PutCommand({
+        TableName: table(),
+        Item: {
+          pk: 'SOURCE#src-old-shape',
+          sk: 'STATE',
+          sourceId: 'src-old-shape',
+          dueShard: 'planner',
+          dueAt: t0.toISOString(),
+          schedule: { schemaVersion: 1, recentRuns },
+          lastRun: oldRun,
+        },
+      }),
+    );
+    expect((await getSourceState(doc, table(), 'src-old-shape'))?.lastRun).toEqual(oldRun);
+    const listed = (await readSourceStates({ doc, table: table() })).find(
+      (s) => s.sourceId === 'src-old-shape',
+    );
+    expect(listed?.lastRun).toEqual(oldRun);
+    expect((listed?.schedule as { recentRuns?: unknown })?.recentRuns).toEqual(recentRuns);
+    await acquireSyncLease(doc, table(), 'src-old-shape', {
+      runId: 'new',
+      kind: 'full',
+      until: plus(60_000),
+      now: t0,
+    });
+    await releaseSyncLease({ doc, table: table() }, 'src-old-shape', 'new', {
+      lastRun: { runId: 'new', ok: false },
+    });
+    const raw = await bed.clients.dynamo.send(
+      new GetItemCommand({
+        TableName: table(),
+        Key: { pk: { S: 'SOURCE#src-old-shape' }, sk: { S: 'STATE' } },
+        ConsistentRead: true,
+      }),
+    );
+    expect(raw.Item?.lastRun).toBeUndefined();
+    expect((await getSourceState(doc, table(), 'src-old-shape'))?.lastRun).toEqual({
+      runId: 'new',
+      ok: false,
+    });
   });
 });
