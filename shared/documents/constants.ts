@@ -109,6 +109,12 @@ export const DEL_SAMPLES_PER_BODY = 30;
  * sample this long after its last check; the oldest due are sampled first.
  */
 export const DEL_SAMPLE_INTERVAL_MS = 7 * DAY_MS;
+/**
+ * DEL-2 (issue 28): a body's sample walk writes its cursor after this many samples in a row are done,
+ * and once at the end of the run — so a run that dies repeats at most this many HEADs next hour, and
+ * an unchanged sample costs no write of its own (the cursor is one small item in no index).
+ */
+export const DEL_WALK_CHECKPOINT = 10;
 /** DEL-3: re-checks of a document gone with 404/410, days after it was first found gone. */
 export const DEL_RECHECKS: readonly { afterDays: number; method: 'HEAD' | 'GET' }[] = [
   { afterDays: 1, method: 'HEAD' },
