@@ -135,10 +135,10 @@ export const ASSUMPTIONS = {
    * runs, the meter billing as DynamoDB bills) on the code at 3e671ef: each sample moved the document's
    * `nextAttemptAt` — a 1–2 KB item: 2 units in the table, 4 in `byNextAttempt` (its sort key moved:
    * old copy deleted, new put), 2 in `bySource` = 8 (the model had assumed 4, and 1 before that). Reads
-   * per sample: the run's queries and source loads at that density. The lever's "off" side; its "on"
-   * side is measured on every bench run.
+   * per sample: the Documents table's queue queries at that density (11 units for 24 samples). The
+   * lever's "off" side; its "on" side is measured on every bench run.
    */
-  deletionSampleUnitsBeforeWalk: { writeUnits: 8, readUnits: 1.04 },
+  deletionSampleUnitsBeforeWalk: { writeUnits: 8, readUnits: 0.46 },
   /** The VM comparison: the database beside the files on one disk, snapshots of it. */
   vmDatabaseGb: 40,
   /** Snapshot size ÷ the database (incremental daily snapshots kept a week). */
