@@ -1,5 +1,5 @@
 import { startFakeCouncil } from '../../demo';
-import { parseEnv } from '../../shared/config/env';
+import { parseEnv } from '../../shared/config';
 import { createDocumentsRuntime, runDeletionCheck, runFilesPass } from '../../shared/documents';
 import { createTestResolver } from '../../shared/net';
 import { createHostSlots } from '../../shared/slots';

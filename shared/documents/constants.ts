@@ -106,7 +106,8 @@ export const DEL_MAX_REFETCHES_PER_RUN = 200;
 export const DEL_SAMPLES_PER_BODY = 30;
 /**
  * DEL-2 (our choice, the rule only bounds the number): a stored document is due for its next HEAD
- * sample this long after its last check; the oldest due are sampled first.
+ * sample this long after its last check — after its first sample, at the same time of week in its
+ * body's walk (sample-walk.ts), which goes on from where it stopped when a run could not finish.
  */
 export const DEL_SAMPLE_INTERVAL_MS = 7 * DAY_MS;
 /**
