@@ -132,22 +132,9 @@ export async function runDeletionCheck(deps: DocumentsDeps, options: PassOptions
       const recheck = await store.queryDue(shards.recheck(id, bodyKey), nowIso, recheckLeft);
       recheckLeft -= recheck.length;
       tasks.push(...recheck.map((item) => ({ kind: 'recheck' as const, item, ctx })));
-      // DEL-2: ≤ 30 a body and run — first those waiting by time (a first sample, a retry), then the walk.
-      const shard = shards.sample(id, bodyKey);
-      const samples = await store.queryDue(shard, nowIso, DEL_SAMPLES_PER_BODY);
-      tasks.push(...samples.map((item) => ({ kind: 'sample' as const, item, ctx })));
-      const cursorId = walkCursorId(id, bodyKey);
-      const body = await BodyWalk.open(
-        store,
-        { shard, cursorId },
-        now,
-        DEL_SAMPLES_PER_BODY - samples.length,
-        samples.length,
-      );
-      walks.push(body);
-      tasks.push(
-        ...body.items.map((item, index) => ({ kind: 'sample' as const, item, ctx, walk: { body, index } })),
-      );
+      const samples = await sampleTasks(store, ctx, bodyKey, now);
+      walks.push(samples.walk);
+      tasks.push(...samples.tasks);
     }
   }
 
@@ -170,17 +157,14 @@ export async function runDeletionCheck(deps: DocumentsDeps, options: PassOptions
   let done = 0;
   await forEachGroup(byHost, DEL_HOSTS_IN_PARALLEL, async (host, task) => {
     try {
-      await checkOne(host, task);
+      const { outcome, settled } = await outcomeOf(host, task);
+      countOutcome(run.checks, `${task.kind}:${outcome}`);
+      // DEL-2: the walk's cursor passes only documents answered or moved elsewhere.
+      task.walk?.body.settle(task.walk.index, settled);
     } finally {
       options.onProgress?.({ stage: 'deletion check', done: ++done, total: tasks.length, host });
     }
   });
-  async function checkOne(host: string, task: Task): Promise<void> {
-    const { outcome, settled } = await outcomeOf(host, task);
-    countOutcome(run.checks, `${task.kind}:${outcome}`);
-    // DEL-2: the walk's cursor passes only documents answered or moved elsewhere.
-    task.walk?.body.settle(task.walk.index, settled);
-  }
   async function outcomeOf(host: string, task: Task): Promise<{ outcome: string; settled: boolean }> {
     const server = serverState(run, host);
     const notAsked = (outcome: string) => ({ outcome, settled: false });
@@ -221,6 +205,39 @@ export async function runDeletionCheck(deps: DocumentsDeps, options: PassOptions
   await deps.hostBudget?.record();
   deps.log?.('deletion check', { ...report });
   return report;
+}
+
+/**
+ * DEL-2: a listed body's samples of this run, ≤ 30 — first those waiting by time (a first sample, a
+ * retry), then its walk's share.
+ */
+async function sampleTasks(
+  store: DocumentsStore,
+  ctx: SourceContext,
+  bodyKey: string,
+  now: Date,
+): Promise<{ tasks: Task[]; walk: BodyWalk }> {
+  const shard = shards.sample(ctx.source.sourceId, bodyKey);
+  const due = await store.queryDue(shard, now.toISOString(), DEL_SAMPLES_PER_BODY);
+  const walk = await BodyWalk.open(store, {
+    shard,
+    cursorId: walkCursorId(ctx.source.sourceId, bodyKey),
+    now,
+    limit: DEL_SAMPLES_PER_BODY - due.length,
+    movedIn: due.length,
+  });
+  return {
+    tasks: [
+      ...due.map((item) => ({ kind: 'sample' as const, item, ctx })),
+      ...walk.items.map((item, index) => ({
+        kind: 'sample' as const,
+        item,
+        ctx,
+        walk: { body: walk, index },
+      })),
+    ],
+    walk,
+  };
 }
 
 function serverState(run: RunState, host: string): ServerRunState {

@@ -21,19 +21,32 @@ export class BodyWalk {
   private writes: Promise<void> = Promise.resolve();
   private failure: unknown;
 
-  private constructor(
-    private readonly store: DocumentsStore,
-    private readonly cursorId: string,
-    readonly items: DocumentItem[],
-    private readonly end: string,
-    cursor: string | undefined,
-    private readonly nowIso: string,
-    /** Whether the final write is worth its unit (see `open`). */
-    private readonly mustWrite: boolean,
-  ) {
-    this.keys = items.map((i) => i.nextAttemptAt ?? '');
-    this.settled = items.map(() => false);
-    this.written = cursor;
+  private readonly store: DocumentsStore;
+  private readonly cursorId: string;
+  readonly items: DocumentItem[];
+  private readonly end: string;
+  private readonly nowIso: string;
+  /** Whether the final write is worth its unit (see `open`). */
+  private readonly mustWrite: boolean;
+
+  private constructor(fields: {
+    store: DocumentsStore;
+    cursorId: string;
+    items: DocumentItem[];
+    end: string;
+    cursor: string | undefined;
+    nowIso: string;
+    mustWrite: boolean;
+  }) {
+    this.store = fields.store;
+    this.cursorId = fields.cursorId;
+    this.items = fields.items;
+    this.end = fields.end;
+    this.nowIso = fields.nowIso;
+    this.mustWrite = fields.mustWrite;
+    this.keys = fields.items.map((i) => i.nextAttemptAt ?? '');
+    this.settled = fields.items.map(() => false);
+    this.written = fields.cursor;
   }
 
   /**
@@ -43,24 +56,27 @@ export class BodyWalk {
    */
   static async open(
     store: DocumentsStore,
-    where: { shard: string; cursorId: string },
-    now: Date,
-    limit: number,
-    movedIn: number,
+    at: { shard: string; cursorId: string; now: Date; limit: number; movedIn: number },
   ): Promise<BodyWalk> {
-    const cursor = await store.walkCursor(where.cursorId);
-    const { ranges, end } = walkRanges(cursor, now);
+    const cursor = await store.walkCursor(at.cursorId);
+    const { ranges, end } = walkRanges(cursor, at.now);
     const items: DocumentItem[] = [];
     for (const range of ranges) {
-      if (items.length >= limit) break;
-      items.push(...(await store.queryRange(where.shard, range.after, range.upTo, limit - items.length)));
+      if (items.length >= at.limit) break;
+      items.push(...(await store.queryRange(at.shard, range.after, range.upTo, at.limit - items.length)));
     }
     // Quota reached: the walk stops after its last document read (more may wait behind it).
     const last = items.at(-1)?.nextAttemptAt;
-    const stop = items.length >= limit && last !== undefined ? last : end;
-    // An idle body's cursor is not moved every hour (nothing lies between it and now).
-    const mustWrite = cursor === undefined || items.length > 0 || movedIn > 0;
-    return new BodyWalk(store, where.cursorId, items, stop, cursor?.position, now.toISOString(), mustWrite);
+    return new BodyWalk({
+      store,
+      cursorId: at.cursorId,
+      items,
+      end: items.length >= at.limit && last !== undefined ? last : end,
+      cursor: cursor?.position,
+      nowIso: at.now.toISOString(),
+      // An idle body's cursor is not moved every hour (nothing lies between it and now).
+      mustWrite: cursor === undefined || items.length > 0 || at.movedIn > 0,
+    });
   }
 
   /** The `index`-th document's sample is over: `settled` when it was answered or moved elsewhere. */
