@@ -66,6 +66,7 @@ import { ALLRIS_DISTRICTS, startFakeRisHtml } from '../test/support/fake-ris-htm
 import { harness, TestClock } from '../test/support/oparl-harness';
 import { scraperHarness } from '../test/support/scraper-harness';
 import { ASSUMPTIONS } from './cost/assumptions';
+import { type DeletionSampleUnits, measureDeletionSamples } from './cost/deletion-samples';
 import {
   dynamoItemBytes,
   STORAGE_OVERHEAD_BYTES_PER_ITEM,
@@ -201,7 +202,7 @@ function writeFamily(item: AttrItem | undefined): string {
  * the item before and after — read around the write through `peekClient`, which the meter does not
  * count — and the copies in the table's global indexes (`shapes`, by table name).
  */
-function attachMeter(
+export function attachMeter(
   clients: AwsClients,
   shapes: Record<string, TableShape>,
   peekClient: DynamoDBClient,
@@ -827,6 +828,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
   let oparlIndex: MirrorIndexSample;
   let scraperIndex: MirrorIndexSample;
   let lifecycle: RunLifecycleProfile;
+  let deletionSamples: DeletionSampleUnits;
   let requestLogLineBytes = 0;
   let summaryLineBytes = 0;
   try {
@@ -902,6 +904,10 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       await s.close();
       await site.close();
     }
+
+    // 1b'. Issue 28: the DynamoDB units of one deletion-check sample (DEL-2), through the real check.
+    deletionSamples = await measureDeletionSamples(bed, meter);
+    log(`deletion samples: ${JSON.stringify(deletionSamples)}`);
 
     // 1c. One request's log line as the production fetcher writes it (shared/observability/request-log).
     requestLogLineBytes = (
@@ -1238,6 +1244,11 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     const deletionSecondsPerRun = Math.min(deletionWallPerRun, deletionRunSeconds);
     const deletionSampleIntervalMs =
       DEL_SAMPLE_INTERVAL_MS * Math.max(1, deletionWallPerRun / deletionRunSeconds);
+    // Issue 28: a sample's DynamoDB units, measured through the real check (1b'); off = the code before
+    // the sample walk, measured the same way (assumptions.ts).
+    const deletionUnits = levers.deletionWalk
+      ? { writeUnits: deletionSamples.writeUnitsPerSample, readUnits: deletionSamples.readUnitsPerSample }
+      : A.deletionSampleUnitsBeforeWalk;
     const headsPerMonth =
       perMonth(A.storedFilesPerSource) * sources * (DEL_SAMPLE_INTERVAL_MS / deletionSampleIntervalMs);
     const deletionSeconds = hourlyRuns * deletionSecondsPerRun;
@@ -1360,14 +1371,14 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
           sync.invocations * planner.perStart.readUnits +
           sync.invocations * lifecycle.readUnits +
           filesPerMonth * A.fileReads +
-          headsPerMonth * 0.5 +
+          headsPerMonth * deletionUnits.readUnits +
           broadcastRuns * A.broadcastReadUnitsPerRun +
           apiOrigin * A.apiReadUnitsPerRequest,
         writeUnits:
           sync.writeUnits +
           sync.invocations * (levers.stateUnderOneKb ? lifecycle.writeCopies : lifecycle.writeUnits) +
           filesPerMonth * A.fileWrites +
-          headsPerMonth * A.deletionWriteUnitsPerCheck,
+          headsPerMonth * deletionUnits.writeUnits,
         storageGb: dynamoStorageGb,
         indexStorageGb: dynamoIndexStorageGb,
         pitr: true,
@@ -1470,8 +1481,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     for (const [label, units] of Object.entries(lifecycle.writesBy))
       writesByFamily[`run: ${label}`] = sync.invocations * units * lifecycleScale;
     writesByFamily['documents: file stored (assumed)'] = filesPerMonth * A.fileWrites;
-    writesByFamily['documents: deletion check sample (assumed)'] =
-      headsPerMonth * A.deletionWriteUnitsPerCheck;
+    writesByFamily['documents: deletion check sample (measured)'] = headsPerMonth * deletionUnits.writeUnits;
     return {
       usage,
       cost,

@@ -1017,6 +1017,11 @@ export class IngestorStack extends Stack {
       partitionKey: { name: definition.partitionKey, type: AttributeType.STRING },
       ...(definition.sortKey ? { sortKey: { name: definition.sortKey, type: AttributeType.STRING } } : {}),
       billingMode: BillingMode.PAY_PER_REQUEST,
+      // PITR on for all three (issue 28, decided by the cost bench): the mirror index could be rebuilt
+      // from S3 (shared/mirror/backfill.ts), but it shares the State table with what cannot — the
+      // takedown registry (OPT-2), leases, cursors — and PITR is per table. Its share of the PITR bill
+      // is ≈ €3.5 a month at 1,000 sources (16.8 of 18.5 GB, `npm run bench -- cost`); a table of its
+      // own without PITR would save that at the price of moving every mirror item: not worth it now.
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       encryption: TableEncryption.AWS_MANAGED,
       // A table is deleted only after an operator turns this off on purpose (console or a deploy).

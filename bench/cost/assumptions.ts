@@ -130,13 +130,15 @@ export const ASSUMPTIONS = {
    */
   deletionCpuSecondsPerCheck: 0.01,
   /**
-   * Issue 28, write units of one deletion-check sample (DEL-2), derived from the index rule, not
-   * measured: the sample moves the document's `nextAttemptAt` (shared/documents decide.ts
-   * `sampleChange`): 1 in the table (a document item is < 1 KB), 2 in `byNextAttempt` (its sort key
-   * changes: the old copy deleted, the new one put) and 1 in `bySource` (both project every attribute,
-   * shared/store tables.ts). The model counted 1 before.
+   * Issue 28, DynamoDB units of one unchanged deletion-check sample (DEL-2) before the sample walk:
+   * measured with the cost bench's own stage (bench/cost/deletion-samples.ts, 24 samples in 4 hourly
+   * runs, the meter billing as DynamoDB bills) on the code at 3e671ef: each sample moved the document's
+   * `nextAttemptAt` — a 1–2 KB item: 2 units in the table, 4 in `byNextAttempt` (its sort key moved:
+   * old copy deleted, new put), 2 in `bySource` = 8 (the model had assumed 4, and 1 before that). Reads
+   * per sample: the Documents table's queue queries at that density (11 units for 24 samples). The
+   * lever's "off" side; its "on" side is measured on every bench run.
    */
-  deletionWriteUnitsPerCheck: 4,
+  deletionSampleUnitsBeforeWalk: { writeUnits: 8, readUnits: 0.46 },
   /** The VM comparison: the database beside the files on one disk, snapshots of it. */
   vmDatabaseGb: 40,
   /** Snapshot size ÷ the database (incremental daily snapshots kept a week). */

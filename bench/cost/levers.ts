@@ -31,6 +31,11 @@ export interface Levers {
    * ≈ 175 B, is the next thing to move out).
    */
   stateUnderOneKb: boolean;
+  /**
+   * The deletion check's sample walk (shared/documents sample-walk.ts): an unchanged sample writes no
+   * document, only its body's cursor once a run (off: every sample moved the document's index key).
+   */
+  deletionWalk: boolean;
 }
 
 /** The sync's size before issue 28 (2× an estimated peak, infra/function-sizes.ts). */
@@ -45,6 +50,7 @@ export const LEVERS_NOW: Levers = {
   payPerWork: true,
   syncMemoryMb: FUNCTION_MEMORY_MB.sync,
   stateUnderOneKb: false,
+  deletionWalk: true,
 };
 
 /** The model and the code before issue 28's levers (latency left in: the model is corrected apart). */
@@ -57,6 +63,7 @@ export const LEVERS_OFF: Levers = {
   metricsOnlyAlarmed: false,
   payPerWork: false,
   syncMemoryMb: SYNC_MEMORY_MB_BEFORE,
+  deletionWalk: false,
 };
 
 export const LEVER_VARIANTS: Record<
@@ -68,6 +75,12 @@ export const LEVER_VARIANTS: Record<
     built: true,
     off: { deletionServersAtOnce: HOSTS_IN_PARALLEL },
     on: { deletionServersAtOnce: DEL_HOSTS_IN_PARALLEL },
+  },
+  deletionWalk: {
+    what: 'deletion check: samples keep their place in a weekly walk — an unchanged one writes nothing',
+    built: true,
+    off: { deletionWalk: false },
+    on: { deletionWalk: true },
   },
   storageClasses: {
     what: 'file copies older than 30 days in Glacier Instant Retrieval',

@@ -106,9 +106,16 @@ export const DEL_MAX_REFETCHES_PER_RUN = 200;
 export const DEL_SAMPLES_PER_BODY = 30;
 /**
  * DEL-2 (our choice, the rule only bounds the number): a stored document is due for its next HEAD
- * sample this long after its last check; the oldest due are sampled first.
+ * sample this long after its last check — after its first sample, at the same time of week in its
+ * body's walk (sample-walk.ts), which goes on from where it stopped when a run could not finish.
  */
 export const DEL_SAMPLE_INTERVAL_MS = 7 * DAY_MS;
+/**
+ * DEL-2 (issue 28): a body's sample walk writes its cursor after this many samples in a row are done,
+ * and once at the end of the run — so a run that dies repeats at most this many HEADs next hour, and
+ * an unchanged sample costs no write of its own (the cursor is one small item in no index).
+ */
+export const DEL_WALK_CHECKPOINT = 10;
 /** DEL-3: re-checks of a document gone with 404/410, days after it was first found gone. */
 export const DEL_RECHECKS: readonly { afterDays: number; method: 'HEAD' | 'GET' }[] = [
   { afterDays: 1, method: 'HEAD' },

@@ -15,7 +15,15 @@ import {
   GONE_STATUSES,
   TEXT_MAX_FILE_BYTES,
 } from './constants';
-import { bodyKeyOf, shards } from './keys';
+import {
+  bodyKeyOf,
+  sampleWalkBound,
+  sampleWalkKey,
+  shards,
+  WALK_END,
+  WALK_KEY_PREFIX,
+  WALK_START,
+} from './keys';
 import type { DocumentChange, DocumentItem, FailureClass, FetchOutcome, SourceGate } from './types';
 
 /**
@@ -187,6 +195,57 @@ export function storedPlacement(
     attemptShard: shards.sample(item.sourceId, bodyKeyOf(item.bodyId)),
     nextAttemptAt: iso(lastMs + DEL_SAMPLE_INTERVAL_MS),
   };
+}
+
+// ------------------------------------------------------------------------------------ DEL-2 walk
+
+/** DEL-2: the time of week of `atMs` — its offset into the sample interval. */
+export function samplePhaseMs(atMs: number): number {
+  return ((atMs % DEL_SAMPLE_INTERVAL_MS) + DEL_SAMPLE_INTERVAL_MS) % DEL_SAMPLE_INTERVAL_MS;
+}
+
+/** A sort-key range (`after`, `upTo`] of a body's sample shard. */
+export interface WalkRange {
+  after: string;
+  upTo: string;
+}
+
+/**
+ * DEL-2: what a body's walk covers at `now`, from its cursor: every document whose place (the time of
+ * week of its last sample) the clock has passed since — so each is sampled once a week, at the time of
+ * week it was sampled before, and its key never moves. A round wraps at the interval's end; after a
+ * whole interval without a run it covers one full round; no cursor yet → nothing (it starts now).
+ * `end` is where the cursor goes once every document in the ranges is settled.
+ */
+export function walkRanges(
+  cursor: { position: string; at: string } | undefined,
+  now: Date,
+): { ranges: WalkRange[]; end: string } {
+  const end = sampleWalkBound(samplePhaseMs(now.getTime()));
+  if (cursor === undefined) return { ranges: [], end };
+  const elapsedMs = now.getTime() - (Date.parse(cursor.at) || 0);
+  if (elapsedMs <= 0) return { ranges: [], end: cursor.position };
+  // A whole interval or more since the last run: one full round, ending now.
+  const from = elapsedMs >= DEL_SAMPLE_INTERVAL_MS ? end : cursor.position;
+  if (from < end) return { ranges: [{ after: from, upTo: end }], end };
+  if (from === end && elapsedMs < DEL_SAMPLE_INTERVAL_MS) return { ranges: [], end };
+  return {
+    ranges: [
+      { after: from, upTo: WALK_END },
+      { after: WALK_START, upTo: end },
+    ],
+    end,
+  };
+}
+
+/**
+ * Where a walk stands once its first `done` documents (in key order) are settled: the last of them,
+ * or `end` when all are — a document not settled (not asked this run) is never passed.
+ */
+export function walkPosition(keys: readonly string[], settled: readonly boolean[], end: string) {
+  let done = 0;
+  while (done < keys.length && settled[done]) done += 1;
+  return { done, position: done === keys.length ? end : done > 0 ? keys[done - 1] : undefined };
 }
 
 /** Attributes that describe a stored copy (removed when it is deleted). */
@@ -621,8 +680,27 @@ export function sampleChange(item: DocumentItem, answer: CheckAnswer, now: Date)
         };
       }
       const after = { ...item, lastCheckedAt: nowIso };
+      const placement = storedPlacement(after, now);
+      const sampleShard = shards.sample(item.sourceId, bodyKeyOf(item.bodyId));
+      if (placement.attemptShard !== sampleShard) {
+        return {
+          set: { lastCheckedAt: nowIso, lastOutcome: 'PRESENT', ...placement },
+          remove: [],
+          outcome: 'unchanged',
+        };
+      }
+      // Issue 28: in its body's walk it stays where it is — nothing written (the walk's cursor says
+      // when it was sampled); a first sample, or one after a failure, places it at this time of week.
+      if (item.attemptShard === sampleShard && item.nextAttemptAt?.startsWith(WALK_KEY_PREFIX)) {
+        return { set: {}, remove: [], outcome: 'unchanged' };
+      }
       return {
-        set: { lastCheckedAt: nowIso, lastOutcome: 'PRESENT', ...storedPlacement(after, now) },
+        set: {
+          lastCheckedAt: nowIso,
+          lastOutcome: 'PRESENT',
+          attemptShard: sampleShard,
+          nextAttemptAt: sampleWalkKey(samplePhaseMs(now.getTime()), item.docId),
+        },
         remove: [],
         outcome: 'unchanged',
       };

@@ -5,8 +5,9 @@ import { DEL_HOSTS_IN_PARALLEL, DEL_SAMPLE_INTERVAL_MS, DEL_SERVER_SPACING_MS } 
  * cost bench and the docs (issue 28): each server's samples go one after the other, RATE-6's spacing
  * plus the council's answer time apart; `DEL_HOSTS_IN_PARALLEL` servers are asked at once.
  *
- * When the samples do not fit, the run stops at its deadline and the oldest due are sampled first next
- * hour, so every file is still sampled — only less often: `sampleIntervalMs` is that longer interval.
+ * When the samples do not fit, the run stops at its deadline and each body's walk (sample-walk.ts)
+ * goes on from where it stopped next hour, so every file is still sampled — only less often:
+ * `sampleIntervalMs` is that longer interval.
  */
 export interface DeletionFitInput {
   /** Servers holding stored files (one per source for most councils). */

@@ -41,9 +41,10 @@ import {
   sampleChange,
   takenDownChange,
 } from './decide';
-import { shards } from './keys';
+import { shards, walkCursorId } from './keys';
 import { deleteObjects, type FileFetchContext, fetchFileToS3, fetchSourceOf } from './objects';
 import { routeIntake } from './route';
+import { BodyWalk } from './sample-walk';
 import { afterChange, type DocumentsStore } from './store';
 import type { DocumentChange, DocumentItem, FetchOutcome, OutcomeCounts } from './types';
 
@@ -81,6 +82,8 @@ interface Task {
   kind: TaskKind;
   item: DocumentItem;
   ctx: SourceContext;
+  /** A sample from its body's walk (DEL-2): the walk and the document's place in this run's part. */
+  walk?: { body: BodyWalk; index: number };
 }
 
 /** One check in progress: the pass's peers and store, the run's state, the server's DEL-4 state, the task. */
@@ -114,6 +117,7 @@ export async function runDeletionCheck(deps: DocumentsDeps, options: PassOptions
   const routed = await routeIntake(deps, store, now);
 
   const tasks: Task[] = [];
+  const walks: BodyWalk[] = [];
   let refetchLeft = DEL_MAX_REFETCHES_PER_RUN;
   let recheckLeft = DEL_MAX_RECHECKS_PER_RUN;
   for (const ctx of contexts) {
@@ -128,8 +132,9 @@ export async function runDeletionCheck(deps: DocumentsDeps, options: PassOptions
       const recheck = await store.queryDue(shards.recheck(id, bodyKey), nowIso, recheckLeft);
       recheckLeft -= recheck.length;
       tasks.push(...recheck.map((item) => ({ kind: 'recheck' as const, item, ctx })));
-      const samples = await store.queryDue(shards.sample(id, bodyKey), nowIso, DEL_SAMPLES_PER_BODY);
-      tasks.push(...samples.map((item) => ({ kind: 'sample' as const, item, ctx })));
+      const samples = await sampleTasks(store, ctx, bodyKey, now);
+      walks.push(samples.walk);
+      tasks.push(...samples.tasks);
     }
   }
 
@@ -152,31 +157,35 @@ export async function runDeletionCheck(deps: DocumentsDeps, options: PassOptions
   let done = 0;
   await forEachGroup(byHost, DEL_HOSTS_IN_PARALLEL, async (host, task) => {
     try {
-      await checkOne(host, task);
+      const { outcome, settled } = await outcomeOf(host, task);
+      countOutcome(run.checks, `${task.kind}:${outcome}`);
+      // DEL-2: the walk's cursor passes only documents answered or moved elsewhere.
+      task.walk?.body.settle(task.walk.index, settled);
     } finally {
       options.onProgress?.({ stage: 'deletion check', done: ++done, total: tasks.length, host });
     }
   });
-  async function checkOne(host: string, task: Task): Promise<void> {
+  async function outcomeOf(host: string, task: Task): Promise<{ outcome: string; settled: boolean }> {
     const server = serverState(run, host);
-    const label = task.kind;
-    if (pastDeadline(options)) return countOutcome(run.checks, `${label}:not-started`);
-    if (run.resting.has(task.item.sourceId)) return countOutcome(run.checks, `${label}:source-resting`);
-    if (server.stopped) return countOutcome(run.checks, `${label}:server-stopped`);
+    const notAsked = (outcome: string) => ({ outcome, settled: false });
+    if (pastDeadline(options)) return notAsked('not-started');
+    if (run.resting.has(task.item.sourceId)) return notAsked('source-resting');
+    if (server.stopped) return notAsked('server-stopped');
     // Its server is busy with syncs or paused: nothing asked, the document stays due for the next run.
-    if (!admission.allows(host)) return countOutcome(run.checks, `${label}:host-busy`);
-    // OPT-2: a document taken down is not fetched again (its copy goes with purge-deleted, OPT-3).
-    if (isTakenDown(task.ctx, task.item)) {
-      return countOutcome(run.checks, `${label}:${await applyOutcome(store, task.item, takenDownChange())}`);
-    }
+    if (!admission.allows(host)) return notAsked('host-busy');
     try {
-      const outcome = await runTask({ deps, store, run, server, task });
-      countOutcome(run.checks, `${label}:${outcome}`);
+      // OPT-2: a document taken down is not fetched again (its copy goes with purge-deleted, OPT-3).
+      if (isTakenDown(task.ctx, task.item)) {
+        return { outcome: await applyOutcome(store, task.item, takenDownChange()), settled: true };
+      }
+      return { outcome: await runTask({ deps, store, run, server, task }), settled: true };
     } catch (error) {
-      countOutcome(run.checks, `${label}:error`);
       deps.log?.('deletion check error', { docId: task.item.docId, error: String(error) });
+      return notAsked('error');
     }
   }
+  // The walks' cursors to where their settled samples reach (one write a body, issue 28).
+  await Promise.all(walks.map((w) => w.close()));
 
   const report: DeletionReport = {
     routed,
@@ -196,6 +205,39 @@ export async function runDeletionCheck(deps: DocumentsDeps, options: PassOptions
   await deps.hostBudget?.record();
   deps.log?.('deletion check', { ...report });
   return report;
+}
+
+/**
+ * DEL-2: a listed body's samples of this run, ≤ 30 — first those waiting by time (a first sample, a
+ * retry), then its walk's share.
+ */
+async function sampleTasks(
+  store: DocumentsStore,
+  ctx: SourceContext,
+  bodyKey: string,
+  now: Date,
+): Promise<{ tasks: Task[]; walk: BodyWalk }> {
+  const shard = shards.sample(ctx.source.sourceId, bodyKey);
+  const due = await store.queryDue(shard, now.toISOString(), DEL_SAMPLES_PER_BODY);
+  const walk = await BodyWalk.open(store, {
+    shard,
+    cursorId: walkCursorId(ctx.source.sourceId, bodyKey),
+    now,
+    limit: DEL_SAMPLES_PER_BODY - due.length,
+    movedIn: due.length,
+  });
+  return {
+    tasks: [
+      ...due.map((item) => ({ kind: 'sample' as const, item, ctx })),
+      ...walk.items.map((item, index) => ({
+        kind: 'sample' as const,
+        item,
+        ctx,
+        walk: { body: walk, index },
+      })),
+    ],
+    walk,
+  };
 }
 
 function serverState(run: RunState, host: string): ServerRunState {

@@ -1,5 +1,12 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { BY_NEXT_ATTEMPT, BY_SOURCE, type DocumentPosition, DocumentQueue } from '../store';
+import {
+  BY_NEXT_ATTEMPT,
+  BY_SOURCE,
+  type DocumentPosition,
+  DocumentQueue,
+  type SampleWalkCursor,
+  SampleWalks,
+} from '../store';
 import type { DocumentChange, DocumentItem } from './types';
 
 /**
@@ -13,9 +20,26 @@ export { BY_NEXT_ATTEMPT, BY_SOURCE };
 
 export class DocumentsStore {
   private readonly queue: DocumentQueue;
+  private readonly walks: SampleWalks;
 
   constructor(doc: DynamoDBDocumentClient, table: string) {
     this.queue = new DocumentQueue({ doc, table });
+    this.walks = new SampleWalks({ doc, table });
+  }
+
+  /** Items of `shard` with a sort key in (`after`, `upTo`], in key order, at most `limit` (DEL-2 walk). */
+  queryRange(shard: string, after: string, upTo: string, limit: number): Promise<DocumentItem[]> {
+    return this.queue.inRange<DocumentItem>(shard, after, upTo, limit);
+  }
+
+  /** DEL-2: a body's walk cursor (keys.ts `walkCursorId`). */
+  walkCursor(cursorId: string): Promise<SampleWalkCursor | undefined> {
+    return this.walks.get(cursorId);
+  }
+
+  /** Moves a walk cursor if it is still at `from`; false when another run moved it first. */
+  advanceWalk(cursorId: string, from: string | undefined, to: SampleWalkCursor): Promise<boolean> {
+    return this.walks.advance(cursorId, from, to);
   }
 
   /** Items of `shard` due at `nowIso` (nextAttemptAt ≤ now), oldest first, at most `limit`. */

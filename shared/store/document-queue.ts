@@ -72,6 +72,36 @@ export class DocumentQueue {
     return out;
   }
 
+  /**
+   * Items of `shard` whose sort key lies in (`after`, `upTo`], in key order, at most `limit` (DEL-2's
+   * sample walk: its keys are positions, not times — shared/documents keys.ts `sampleWalkKey`).
+   */
+  async inRange<T>(shard: string, after: string, upTo: string, limit: number): Promise<T[]> {
+    const out: T[] = [];
+    if (limit <= 0 || upTo <= after) return out;
+    let startKey: QueryCommandOutput['LastEvaluatedKey'];
+    do {
+      const page = await this.ctx.doc.send(
+        new QueryCommand({
+          TableName: this.ctx.table,
+          IndexName: BY_NEXT_ATTEMPT,
+          // BETWEEN is inclusive: the item at `after` itself (the walk's last one) is dropped below.
+          KeyConditionExpression: '#shard = :shard AND #next BETWEEN :after AND :upTo',
+          ExpressionAttributeNames: { '#shard': 'attemptShard', '#next': 'nextAttemptAt' },
+          ExpressionAttributeValues: { ':shard': shard, ':after': after, ':upTo': upTo },
+          // One more than asked: the item at `after` may be among them.
+          Limit: Math.min(limit - out.length + 1, QUEUE_PAGE_MAX),
+          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+        }),
+      );
+      for (const item of page.Items ?? [])
+        if ((item as { nextAttemptAt?: string }).nextAttemptAt !== after && out.length < limit)
+          out.push(item as T);
+      startKey = page.LastEvaluatedKey;
+    } while (startKey && out.length < limit);
+    return out;
+  }
+
   /** The item (strongly consistent), or undefined. */
   async get<T>(docId: string): Promise<T | undefined> {
     const res = await this.ctx.doc.send(

@@ -50,6 +50,7 @@ export { PartitionItems, SourceSyncItems, withoutKeys } from './partition-items'
 export { PhotoMarks } from './photo-marks';
 export { type ProvisionedLocal, provisionLocal } from './provision';
 export { RobotsCacheObjects } from './robots-cache';
+export { type SampleWalkCursor, SampleWalks } from './sample-walks';
 export {
   acquireSyncLease,
   claimSyncRun,

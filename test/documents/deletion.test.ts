@@ -6,6 +6,8 @@ import {
   type DeletionReport,
   runDeletionCheck,
   runFilesPass,
+  samplePhaseMs,
+  sampleWalkKey,
   shards,
 } from '../../shared/documents';
 import { fileKey, textKey } from '../../shared/mirror';
@@ -83,7 +85,7 @@ describe('deletion check', () => {
   const fileCalls = (c: FakeCouncil): RecordedRequest[] =>
     c.requests.filter((r) => r.path.startsWith('/files/'));
 
-  it('DEL-2 / B-1: a stored document is HEAD-sampled 7 days on, conditionally; the 304 keeps the copy and sets the next sample', async () => {
+  it('DEL-2 / B-1: a stored document is HEAD-sampled 7 days on, conditionally; the 304 keeps the copy and places it in its body walk, sampled again a week later without a write', async () => {
     // prepare
     const s = await storedSource('sample', 1);
     const storedDoc = await getDoc(bed, s.docIds[0]!);
@@ -101,7 +103,20 @@ describe('deletion check', () => {
     expect(calls[0]?.ifNoneMatch).toBe(storedDoc.etag);
     const doc = await getDoc(bed, s.docIds[0]!);
     expect(doc).toMatchObject({ state: 'stored', sha256: storedDoc.sha256, lastOutcome: 'PRESENT' });
-    expect(Date.parse(doc.nextAttemptAt!) - at).toBe(DEL_SAMPLE_INTERVAL_MS);
+    // issue 28: its place in the body's walk is the time of week it was sampled at
+    expect(doc.nextAttemptAt).toBe(sampleWalkKey(samplePhaseMs(at), s.docIds[0]!));
+    // the next sample: not before a week is over, then one conditional HEAD that writes nothing
+    s.council.clearRequests();
+    bed.clock.advance(DEL_SAMPLE_INTERVAL_MS - HOUR);
+    await check();
+    expect(fileCalls(s.council)).toHaveLength(0);
+    bed.clock.advance(HOUR);
+    const report = await check();
+    expect(fileCalls(s.council).map((c) => [c.method, c.status, c.ifNoneMatch])).toEqual([
+      ['HEAD', 304, storedDoc.etag],
+    ]);
+    expect(report.checks['sample:unchanged']).toBe(1);
+    expect(await getDoc(bed, s.docIds[0]!)).toEqual(doc);
   });
 
   it('DEL-1 / B-1: a document the source changed is re-fetched conditionally — 304 costs nothing, 200 replaces the copy and its text', async () => {
