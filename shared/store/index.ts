@@ -66,7 +66,9 @@ export {
 } from './source-state';
 export {
   getSourceItem,
+  type HostSourceEntry,
   idOf,
+  listHostSources,
   loadAllSources,
   loadSource,
   type OtherItemKind,
@@ -81,6 +83,7 @@ export {
   DOCUMENTS_TABLE,
   LEGACY_LIST_INDEX,
   LIST_INDEX,
+  SOURCES_BY_HOST_INDEX,
   SOURCES_TABLE,
   STATE_TABLE,
   type TableDefinition,
