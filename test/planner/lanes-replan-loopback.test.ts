@@ -3,16 +3,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeCouncil, startFakeCouncil } from '../../demo';
 import type { SyncEngine } from '../../shared/engine';
 import { createTestResolver } from '../../shared/net';
+import { listBodies } from '../../shared/onboarding';
 import { DEFAULT_SCHEDULE_SETTINGS, type SourceScheduleState } from '../../shared/schedule';
-import { getSourceState, putSourceItem, SOURCES_BY_HOST_INDEX } from '../../shared/store';
+import { getSourceState, putSourceItem, SOURCES_BY_HOST_INDEX, SyncQueue } from '../../shared/store';
 import { processSyncBody } from '../../shared/sync';
 import { parseSyncMessage } from '../../shared/sync/message';
 import type { SyncRunDeps } from '../../shared/sync/run';
 import type { SyncRuntime } from '../../shared/sync/runtime';
+import { tombstoneBody } from '../../shared/takedown';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
 import { type RedisPeer, startRedisPeer } from '../support/redis';
 import { captureLog, deliver, NOW, plan } from '../support/sync-bed';
 import { putActiveSource, startSyncRuntime } from '../support/sync-runtime';
+import { takedownDepsOf } from '../support/takedown';
 
 /**
  * Issue 27, host lanes that re-plan, end to end: a real planner tick, the real sync message path (the
@@ -89,6 +92,16 @@ describe('host lanes re-plan their host while they run (RATE-9, SCH-5, RATE-1)',
     const { lines, log } = captureLog();
     const result = await processSyncBody({ runDeps: laneDeps(), log }, body, 15 * 60_000);
     return { message: parseSyncMessage(body), result, lines };
+  }
+
+  /** Messages of earlier ticks left in the queue (`deliver` leaves them visible) are deleted. */
+  async function drainQueue(): Promise<void> {
+    const queue = new SyncQueue({ sqs: bed.clients.sqs, queueUrl: bed.queues.syncQueueUrl });
+    for (;;) {
+      const got = await queue.receive({ max: 10, waitSeconds: 0 });
+      if (got.length === 0) return;
+      for (const m of got) await queue.delete(m.receiptHandle);
+    }
   }
 
   const arrivalsOf = (ids: string[]) =>
@@ -218,5 +231,60 @@ describe('host lanes re-plan their host while they run (RATE-9, SCH-5, RATE-1)',
     const queries = hostQueries.slice(queriesBefore);
     expect(queries).toHaveLength(3);
     for (const q of queries) if (q.units !== undefined) expect(q.units).toBeLessThanOrEqual(0.5);
+  }, 180_000);
+
+  it('OPT-5 / RATE-9: a body taken down while the lane runs is not fetched by the lane’s later run of its source', async () => {
+    const host = 'takedown.test';
+    const trail = { updatedAt: NOW.toISOString(), updatedBy: 'test' };
+    for (const id of ['keep', 'gone']) {
+      const c = await council(id, host);
+      await putSourceItem(bed.clients.doc, bed.env.SOURCES_TABLE, {
+        sourceId: id,
+        systemUrl: c.systemUrl,
+        active: true,
+        ...trail,
+      });
+    }
+    // Not the list, robots.txt, the System or the body list: a request for the body's lists or objects.
+    const bodyRequests = (id: string, from = 0) =>
+      (councils.get(id)?.requests ?? [])
+        .slice(from)
+        .filter((r) => !/\/(robots\.txt|system|bodies)$/.test(new URL(r.path, 'http://x').pathname));
+    const laneOnce = async (at: Date, hook: (head: string, other: string) => Promise<void>) => {
+      await drainQueue();
+      simNow = at;
+      afterRun = async () => {};
+      const tick = await plan(bed, simNow);
+      const heads = tick.started.map((s) => s.sourceId).filter((id) => id === 'keep' || id === 'gone');
+      expect(heads).toHaveLength(1);
+      const head = heads[0] as string;
+      const other = head === 'keep' ? 'gone' : 'keep';
+      afterRun = async (id) => {
+        if (id === head) await hook(head, other);
+      };
+      const { result } = await processHead(head);
+      expect(result.laneRuns?.map((r) => [r.sourceId, r.status])).toEqual([[other, 'done']]);
+      return { head, other };
+    };
+
+    // First sync of both (the body becomes known), then, a few intervals later, a lane whose head's run
+    // ends with the other source's body taken down by the operator (`tombstone --body`).
+    const first = await laneOnce(new Date(NOW.getTime() + 3 * 60 * 60_000), async () => {});
+    expect(bodyRequests(first.other).length).toBeGreaterThan(0);
+    let from = 0;
+    const second = await laneOnce(new Date(NOW.getTime() + 4 * 60 * 60_000), async (_head, other) => {
+      const [body] = await listBodies(
+        bed.clients.doc,
+        { sources: bed.env.SOURCES_TABLE, state: bed.env.STATE_TABLE },
+        other,
+      );
+      expect(body?.slug).toBeDefined();
+      await tombstoneBody(takedownDepsOf(bed), body?.slug ?? '', { sourceId: other, by: 'test' });
+      from = councils.get(other)?.requests.length ?? 0;
+      simNow = new Date(simNow.getTime() + 60_000);
+    });
+    // The lane ran the source (its System and body list), but asked nothing of the body taken down.
+    expect(councils.get(second.other)?.requests.length ?? 0).toBeGreaterThan(from);
+    expect(bodyRequests(second.other, from)).toEqual([]);
   }, 180_000);
 });
