@@ -7,7 +7,7 @@ import { logger } from '../observability';
 import { scheduleSettingsFromEnv } from '../schedule';
 import { createHostLedgerFromEnv, createSlotRedisClient, type HostLedger } from '../slots';
 import { type AwsClients, loadAllSources } from '../store';
-import { createPreviewHostBudget, type PreviewHostBudget } from './admission';
+import { createPreviewHostBudget, hostStatesReader, type PreviewHostBudget } from './admission';
 import { createPreviewHandler, type PreviewDeps, type PreviewHandler } from './handler';
 import { createLocalPreviewLimits, createRedisPreviewLimits, type PreviewLimits } from './limits';
 
@@ -56,6 +56,7 @@ export async function createPreviewRuntime(
     settings: scheduleSettingsFromEnv(env),
     loadSources: async () =>
       (await loadAllSources(doc, env.SOURCES_TABLE)).parsed.flatMap((p) => (p.ok ? [p.source] : [])),
+    loadHostStates: hostStatesReader({ doc, table: env.STATE_TABLE }),
     log: (event, fields) => logger.info(event, fields),
   });
   let limits = options.limits;
