@@ -270,6 +270,8 @@ interface LanePool {
    * again when the index lists them active: re-activated or repaired.)
    */
   movedOff: Set<string>;
+  /** The Sources table has no `byHost` index (a local `.data/` of an older release): the pool only. */
+  noHostIndex?: boolean;
 }
 
 /**
@@ -282,7 +284,17 @@ interface LanePool {
  * (`pickNext`), never from the index.
  */
 async function joinHostSources(deps: SyncRunDeps, host: string, pool: LanePool): Promise<void> {
-  const listed = await listHostSources({ doc: deps.doc, table: deps.tables.sources }, host);
+  if (pool.noHostIndex) return;
+  let listed: Awaited<ReturnType<typeof listHostSources>>;
+  try {
+    listed = await listHostSources({ doc: deps.doc, table: deps.tables.sources }, host);
+  } catch (err) {
+    // DynamoDB's answer for an index the table lacks. `provisionLocal` creates tables, never indexes on
+    // an existing one, so a persisted local store stays without it (in AWS the deploy adds it first).
+    if ((err as { name?: string }).name !== 'ValidationException') throw err;
+    pool.noHostIndex = true;
+    return;
+  }
   for (const s of listed)
     if (s.active && !pool.entries.has(s.sourceId) && !pool.movedOff.has(s.sourceId))
       pool.entries.set(s.sourceId, { sourceId: s.sourceId });
