@@ -103,6 +103,13 @@ const sourceItemSchema = z
       .optional(),
     /** PHO-1: per body (OParl id or slug) a photo URL pattern with `{personId}` / `{personName}`. */
     photoUrlPatterns: z.record(z.string(), z.string().trim().min(1)).optional(),
+    /**
+     * Machine-written (issue 27): `hostKey(systemUrl)` as the tools stored it, the key of the Sources
+     * table's `byHost` index, through which a running host lane finds a source added to its host. Never
+     * read as config — the host is always derived from `systemUrl` — so a stale copy (a hand edit of the
+     * URL) only misleads that index, whose readers check the host again.
+     */
+    hostKey: z.string().optional(),
     ...editTrailFields,
   })
   .strict();

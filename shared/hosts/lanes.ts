@@ -211,9 +211,12 @@ export function lanePoolOf(sources: readonly LanePoolSource[], stretch: number):
 
 /**
  * A lane lives this long from its plan, across invocations (a lane whose invocation's time is short
- * hands on to a new message, `laneStepAt`). Its pool is the host's sources as the planner knew them: a
- * source added to the host (or a config change) reaches the lane only with a new plan — so after this
- * the lane ends and the host is free for the next tick (≤ one tick of idle host every half hour, 1.7 %).
+ * hands on to a new message, `laneStepAt`). Each step loads its sources' items afresh (a config change
+ * counts at once) and joins a source added to the host or switched active through the Sources table's
+ * `byHost` index (shared/sync/lane.ts); what the index does not list — an item written by hand without
+ * `hostKey`, or the RATE-9 stretch of a host whose demand changed — reaches it only with a new plan, so
+ * after this the lane ends and the host is free for the next tick (≤ one tick of idle host every half
+ * hour, 1.7 %).
  */
 export const LANE_MAX_LIFE_MS = 30 * 60_000;
 

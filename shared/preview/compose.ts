@@ -7,7 +7,7 @@ import { logger } from '../observability';
 import { scheduleSettingsFromEnv } from '../schedule';
 import { createHostLedgerFromEnv, createSlotRedisClient, type HostLedger } from '../slots';
 import type { AwsClients, SourcesLoad } from '../store';
-import { createPreviewHostBudget, type PreviewHostBudget } from './admission';
+import { createPreviewHostBudget, hostStatesReader, type PreviewHostBudget } from './admission';
 import { createPreviewHandler, type PreviewDeps, type PreviewHandler } from './handler';
 import { createLocalPreviewLimits, createRedisPreviewLimits, type PreviewLimits } from './limits';
 
@@ -62,6 +62,7 @@ export async function composePreview(
         valid = { load, sources: load.parsed.flatMap((p) => (p.ok ? [p.source] : [])) };
       return valid.sources;
     },
+    loadHostStates: hostStatesReader({ doc: fetchRuntime.clients.doc, table: env.STATE_TABLE }),
     log: (event, fields) => logger.info(event, fields),
   });
   let limits = options.limits;

@@ -1,5 +1,10 @@
 /** Document preview (SPEC PRV-1 … PRV-4): the endpoint's pure decision, limits, core and adapters. */
-export { createPreviewHostBudget, type PreviewHostBudget, type PreviewHostBudgetDeps } from './admission';
+export {
+  createPreviewHostBudget,
+  hostStatesReader,
+  type PreviewHostBudget,
+  type PreviewHostBudgetDeps,
+} from './admission';
 export { composePreview, type PreviewRuntime, type PreviewRuntimeOptions } from './compose';
 export * from './constants';
 export { isHttpUrl, type PreviewFacts, previewDecision } from './decide';

@@ -68,7 +68,9 @@ export {
 } from './source-state';
 export {
   getSourceItem,
+  type HostSourceEntry,
   idOf,
+  listHostSources,
   loadAllSources,
   loadSource,
   type OtherItemKind,
@@ -88,6 +90,7 @@ export {
   LEGACY_LIST_INDEX,
   LIST_INDEX,
   retiringIndexes,
+  SOURCES_BY_HOST_INDEX,
   SOURCES_TABLE,
   STATE_TABLE,
   type TableDefinition,

@@ -2,6 +2,8 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import {
   GetCommand,
   PutCommand,
+  QueryCommand,
+  type QueryCommandOutput,
   ScanCommand,
   type ScanCommandOutput,
   UpdateCommand,
@@ -17,6 +19,7 @@ import {
 } from '../config';
 import { IngestorError } from '../errors';
 import type { TableContext } from './context';
+import { SOURCES_BY_HOST_INDEX } from './tables';
 
 /**
  * The Sources table: config that on-call edits by hand. Reads always go through `parseSourceItem`,
@@ -92,7 +95,46 @@ export async function putSourceItem(
       `source ${parsed.sourceId}: ${parsed.problems.map((p) => `${p.field} ${p.message}`).join('; ')}`,
     );
   }
-  return { written: await putItem(doc, table, item, opts), parsed };
+  // Issue 27: the host index's key, from the URL just validated (a running host lane finds the item by it).
+  const stamped = { ...item, hostKey: parsed.source.host };
+  return { written: await putItem(doc, table, stamped, opts), parsed };
+}
+
+/** One source of a host as the `byHost` index holds it. */
+export interface HostSourceEntry {
+  sourceId: string;
+  /** As stored: a console user may have typed `"true"` (the config's `flag`). */
+  active: boolean;
+}
+
+/**
+ * Issue 27: the sources stored under a host key (RATE-2), through the `byHost` index — keys and `active`
+ * only, ~70 bytes an item: one read unit for a host of ~100 sources (eventually consistent, as every
+ * index read). A hint, not config: the index may lag a write by a moment and `hostKey` may be stale after
+ * a hand edit of the URL, so callers load the item itself before acting on it.
+ */
+export async function listHostSources(
+  { doc, table }: TableContext,
+  host: string,
+): Promise<HostSourceEntry[]> {
+  const out: HostSourceEntry[] = [];
+  let startKey: QueryCommandOutput['LastEvaluatedKey'];
+  do {
+    const page = await doc.send(
+      new QueryCommand({
+        TableName: table,
+        IndexName: SOURCES_BY_HOST_INDEX,
+        KeyConditionExpression: 'hostKey = :h',
+        ExpressionAttributeValues: { ':h': host },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of page.Items ?? [])
+      if (typeof item.sourceId === 'string')
+        out.push({ sourceId: item.sourceId, active: item.active === true || item.active === 'true' });
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return out;
 }
 
 /**

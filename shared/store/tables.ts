@@ -35,11 +35,20 @@ export function retiringIndexes(definition: TableDefinition): TableDefinition['g
   );
 }
 
+/**
+ * The Sources table's host index (issue 27): `hostKey` (RATE-2's key, stamped by `putSourceItem`) with
+ * `active`, so a host lane reads its host's active sources with one small Query per step. Sparse: an
+ * item written by hand without `hostKey` is not in it (the planner's pool still carries it).
+ */
+export const SOURCES_BY_HOST_INDEX = 'byHost';
+
 /** Sources: one item per source, edited by on-call (see shared/config/source.ts). */
 export const SOURCES_TABLE: TableDefinition = {
   logicalName: 'Sources',
   partitionKey: 'sourceId',
-  globalIndexes: [],
+  globalIndexes: [
+    { indexName: SOURCES_BY_HOST_INDEX, partitionKey: 'hostKey', sortKey: 'sourceId', include: ['active'] },
+  ],
 };
 
 /**

@@ -15,7 +15,14 @@ import {
   type SourceDecision,
   type SourceScheduleState,
 } from '../schedule';
-import { getSourceState, loadSource, releaseSyncLease, storeOutageOf } from '../store';
+import {
+  getSourceState,
+  listHostSources,
+  loadSource,
+  releaseSyncLease,
+  SyncQueue,
+  storeOutageOf,
+} from '../store';
 import { hostKey, mapLimit } from '../util';
 import type { SyncLane, SyncMessage } from './message';
 import { runSyncMessage, type SyncRunDeps, type SyncRunResult } from './run';
@@ -162,9 +169,12 @@ async function replanLane(
   budget: LaneBudget,
   onStep: (step: LaneStep) => void,
 ): Promise<void> {
-  const pool = new Map(initialPool.map((p) => [p.sourceId, { ...p }]));
+  const pool: LanePool = {
+    entries: new Map(initialPool.map((p) => [p.sourceId, { ...p }])),
+    movedOff: new Set(),
+  };
   // Runs that waited at the plan are due now: read them first.
-  for (const e of lane.entries) pool.set(e.sourceId, { sourceId: e.sourceId });
+  for (const e of lane.entries) pool.entries.set(e.sourceId, { sourceId: e.sourceId });
   const plannedAtMs = Date.parse(lane.plannedAt);
   const laneKind = lane.kind ?? 'incremental';
   for (let position = 1; ; position += 1) {
@@ -179,7 +189,7 @@ async function replanLane(
       canHandOn: true,
     });
     if (move === 'end') {
-      const due = poolDueBy([...pool.values()], now.getTime()).map((p) => p.sourceId);
+      const due = poolDueBy([...pool.entries.values()], now.getTime()).map((p) => p.sourceId);
       onStep({
         status: 'left',
         reason: budget.signal?.aborted
@@ -193,6 +203,7 @@ async function replanLane(
     }
     let picked: Picked | undefined;
     try {
+      await joinHostSources(deps, lane.host, pool);
       picked = await pickNext(deps, lane, pool, now, laneKind);
     } catch (err) {
       if (storeOutageOf(err) === undefined) throw err;
@@ -204,7 +215,7 @@ async function replanLane(
       return;
     }
     const { source, decision, state } = picked;
-    const rest: SyncLane = { ...lane, entries: [], pool: [...pool.values()] };
+    const rest: SyncLane = { ...lane, entries: [], pool: [...pool.entries.values()] };
     const at: LanePosition = { host: lane.host, position, left: Math.max(0, (picked.due ?? 1) - 1) };
     let message: SyncMessage | undefined;
     let result: SyncRunResult;
@@ -215,12 +226,14 @@ async function replanLane(
         state,
         now,
         runId: randomUUID(),
-        // Decided from the state just read: due now, or another run took it meanwhile (stale).
-        dueBy: now,
+        // Decided from the state just read: only while its due time is still the one read — a run that
+        // took the source meanwhile moved it on (its lease's end, then its next due time). A source new
+        // to the host has no item yet: the lease alone decides (a run since would have left one).
+        ...(picked.dueAtRead === undefined ? {} : { dueBy: new Date(picked.dueAtRead) }),
         lane: rest,
       });
       if (message === undefined) {
-        recheckLater(pool, source.sourceId, now);
+        recheckLater(pool.entries, source.sourceId, now);
         onStep({
           status: 'skipped',
           sourceId: source.sourceId,
@@ -230,9 +243,9 @@ async function replanLane(
         continue;
       }
       // The run's own next due time is known only after it: read it at the next re-plan.
-      pool.set(source.sourceId, { sourceId: source.sourceId });
+      pool.entries.set(source.sourceId, { sourceId: source.sourceId });
       if (move === 'hand-on') {
-        const handed: SyncMessage = { ...message, lane: { ...rest, pool: [...pool.values()] } };
+        const handed: SyncMessage = { ...message, lane: { ...rest, pool: [...pool.entries.values()] } };
         await handOn(deps, handed, state);
         onStep({ status: 'handed-on', sourceId: source.sourceId, runId: handed.runId, lane: at });
         return;
@@ -248,28 +261,72 @@ async function replanLane(
   }
 }
 
+/** The lane's pool while it runs: the entries to look at, and the sources it let go for another host. */
+interface LanePool {
+  entries: Map<string, LanePoolEntry>;
+  /**
+   * Found on another host when loaded (RATE-2): not joined again from the `byHost` index, whose copy of
+   * the host may be stale after a hand edit of the URL. (Gone, broken or inactive sources are joined
+   * again when the index lists them active: re-activated or repaired.)
+   */
+  movedOff: Set<string>;
+  /** The Sources table has no `byHost` index (a local `.data/` of an older release): the pool only. */
+  noHostIndex?: boolean;
+}
+
+/**
+ * Issue 27: a source added to the lane's host since the plan — a new item, or one switched active
+ * (ONB-3: tools add sources inactive, on-call activates them) — joins the pool and is read at once, so
+ * the running lane runs it when it is due instead of leaving it for the next plan (≤ LANE_MAX_LIFE_MS).
+ * One Query on the Sources table's `byHost` index per step: keys and `active`, ≈ 70 bytes a source, so
+ * 0.5 read units for a host of up to ~100 sources (an index read is eventually consistent: a source
+ * added a moment ago joins at the next step). Whether it runs is decided from its item and state
+ * (`pickNext`), never from the index.
+ */
+async function joinHostSources(deps: SyncRunDeps, host: string, pool: LanePool): Promise<void> {
+  if (pool.noHostIndex) return;
+  let listed: Awaited<ReturnType<typeof listHostSources>>;
+  try {
+    listed = await listHostSources({ doc: deps.doc, table: deps.tables.sources }, host);
+  } catch (err) {
+    // DynamoDB's answer for an index the table lacks. `provisionLocal` creates tables, never indexes on
+    // an existing one, so a persisted local store stays without it (in AWS the deploy adds it first).
+    if ((err as { name?: string }).name !== 'ValidationException') throw err;
+    pool.noHostIndex = true;
+    return;
+  }
+  for (const s of listed)
+    if (s.active && !pool.entries.has(s.sourceId) && !pool.movedOff.has(s.sourceId))
+      pool.entries.set(s.sourceId, { sourceId: s.sourceId });
+}
+
 interface Picked {
   source: SourceConfig;
   decision: SourceDecision;
   state: SourceScheduleState;
   /** How many of the host's sources were due (this one included), for the log's `left`. */
   due?: number;
+  /**
+   * Its stored due time when read. Not "due by now": a source switched on again carries the planner's
+   * idle re-check time (an hour on), yet is due from its state.
+   */
+  dueAtRead?: string;
 }
 
 /** Reads the pool's sources due by `now`, decides them and returns the fair pick (`nextLaneRun`). */
 async function pickNext(
   deps: SyncRunDeps,
   lane: SyncLane,
-  pool: Map<string, LanePoolEntry>,
+  pool: LanePool,
   now: Date,
   laneKind: 'incremental' | 'full',
 ): Promise<Picked | undefined> {
   const nowIso = now.toISOString();
-  const due = poolDueBy([...pool.values()], now.getTime());
+  const due = poolDueBy([...pool.entries.values()], now.getTime());
   const read = await mapLimit(due, POOL_READS, async (p): Promise<(LaneCandidate & Picked) | undefined> => {
     const item = await getSourceState<SourceScheduleState>(deps.doc, deps.tables.state, p.sourceId);
     if (item?.leaseUntil !== undefined && item.leaseUntil > nowIso) {
-      recheckLater(pool, p.sourceId, now);
+      recheckLater(pool.entries, p.sourceId, now);
       return undefined;
     }
     const parsed = await loadSource(deps.doc, deps.tables.sources, p.sourceId);
@@ -280,7 +337,8 @@ async function pickNext(
       !parsed.source.active ||
       hostKey(parsed.source.host) !== lane.host
     ) {
-      pool.delete(p.sourceId);
+      pool.entries.delete(p.sourceId);
+      if (parsed?.ok && hostKey(parsed.source.host) !== lane.host) pool.movedOff.add(p.sourceId);
       return undefined;
     }
     const state = idleScheduleState(item?.schedule ?? initialScheduleState());
@@ -301,13 +359,19 @@ async function pickNext(
       // Not due: look again when it is (a skip, an hour on; the lane ends long before).
       const at =
         decision.dueAt !== undefined ? Date.parse(decision.dueAt) : now.getTime() + 60 * POOL_RECHECK_MS;
-      pool.set(p.sourceId, {
+      pool.entries.set(p.sourceId, {
         sourceId: p.sourceId,
         dueAt: new Date(Math.max(at, now.getTime() + 1)).toISOString(),
       });
       return undefined;
     }
-    return { decision, fullSyncCreditMs: fullSyncCreditMs(state), source: parsed.source, state };
+    return {
+      decision,
+      fullSyncCreditMs: fullSyncCreditMs(state),
+      source: parsed.source,
+      state,
+      ...(item?.dueAt === undefined ? {} : { dueAtRead: item.dueAt }),
+    };
   });
   const candidates = read.filter((c): c is LaneCandidate & Picked => c !== undefined);
   const decision = nextLaneRun(candidates, laneKind);
