@@ -83,6 +83,8 @@ export interface SyncWorkerReport {
   /** Event records to report as batch item failures (not deleted by Lambda: redelivered). */
   failedEventIds: string[];
   results: SyncBodyResult[];
+  /** Runs that threw (left for redelivery), with what they threw: the caller may tell why. */
+  failures: { messageId: string; from: WorkerMessage['from']; error: unknown }[];
   /** Messages the worker took from the queue itself. */
   received: number;
   /** Messages given back (visibility 0) because they could not start in time. */
@@ -116,6 +118,7 @@ export async function runSyncWorker(
   const report: SyncWorkerReport = {
     failedEventIds: [],
     results: [],
+    failures: [],
     received: 0,
     givenBack: 0,
     maxInFlight: 0,
@@ -131,9 +134,10 @@ export async function runSyncWorker(
     const run = (async () => {
       try {
         report.results.push(await processSyncBody(deps, m.body, remainingMs(), signal));
-      } catch {
+      } catch (error) {
         // Our store failed (logged and counted by processSyncBody): redelivered after the visibility
         // timeout — an event record by its batch item failure, a message taken here by not deleting it.
+        report.failures.push({ messageId: m.messageId, from: m.from, error });
         if (m.from === 'event') report.failedEventIds.push(m.messageId);
         return;
       } finally {
