@@ -72,6 +72,8 @@ export type SyncQueuePort = Pick<SyncQueue, 'receive' | 'delete' | 'changeVisibi
 export interface SyncWorkerDeps extends SyncBatchDeps {
   /** Without it the worker runs only what it was handed (no refill, nothing to give back). */
   queue?: SyncQueuePort;
+  /** Runs in flight at most; WORKER_RUNS_AT_ONCE unless a bench measures another width (bench/rss). */
+  runsAtOnce?: number;
 }
 
 /** One message the worker holds: from the invocation's event (Lambda deletes those) or taken itself. */
@@ -127,6 +129,7 @@ export async function runSyncWorker(
   const busy = new Map<string, number>();
   const running = new Set<Promise<void>>();
   const timeLeft = () => remainingMs() >= WORKER_START_MIN_MS && !signal?.aborted;
+  const runsAtOnce = deps.runsAtOnce ?? WORKER_RUNS_AT_ONCE;
 
   const start = (m: Held) => {
     held.splice(held.indexOf(m), 1);
@@ -161,14 +164,14 @@ export async function runSyncWorker(
   for (;;) {
     if (timeLeft()) {
       for (const m of [...held]) {
-        if (running.size >= WORKER_RUNS_AT_ONCE) break;
+        if (running.size >= runsAtOnce) break;
         if ((busy.get(m.host) ?? 0) < WORKER_RUNS_PER_HOST) start(m);
       }
     } else if (held.length > 0) {
       // Too late to start them here: another invocation may, now rather than after our runs end.
       await giveBack(deps, held.splice(0), report);
     }
-    const room = WORKER_RUNS_AT_ONCE - running.size - held.length;
+    const room = runsAtOnce - running.size - held.length;
     const idle = running.size === 0;
     if (deps.queue && poll === undefined && room > 0 && timeLeft() && !(idle && idleLookEmpty)) {
       poll = receive(deps.queue, room, idle ? WORKER_RECEIVE_WAIT_SECONDS : WORKER_POLL_WAIT_SECONDS, log);
