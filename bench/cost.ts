@@ -1007,7 +1007,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
   // Issue 28: the sync worker's packing of a run stream (pure simulation, memoised per stream).
   const workerRuns = new Map<string, WorkerModelResult>();
   const workerOf = (
-    runs: { seconds: number; weight: number }[],
+    runs: { seconds: number; weight: number; cpu: number }[],
     runSecondsPerMonth: number,
     runsPerMonth: number,
     refill: boolean,
