@@ -1,8 +1,9 @@
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { startFakeCouncil } from '../demo';
 import { FUNCTION_MEMORY_MB } from '../infra/function-sizes';
 import { WORKER_RUNS_AT_ONCE } from '../shared/sync';
@@ -35,6 +36,8 @@ interface ChildFigures {
   seconds?: number;
 }
 
+const execFileAsync = promisify(execFile);
+
 /** A measured scenario of bench/rss-child.ts in its own Node process (`--expose-gc`, tsx). */
 const script = (scenario: string, url = '') => [
   '--expose-gc',
@@ -48,17 +51,22 @@ const script = (scenario: string, url = '') => [
 /** A council's own answer time (issue 28: OParl pages often take 1–3 s): runs stay in flight side by side. */
 const WORKER_COUNCIL_ANSWER_MS = 1_500;
 
-/** The last line of a Node child's output, as JSON of the shape its script prints. */
-function child<T>(args: string[], extraEnv: Record<string, string> = {}): T {
-  const out = execFileSync(process.execPath, args, {
+/**
+ * The last line of a Node child's output, as JSON of the shape its script prints. Asynchronous: the
+ * councils and Redis the child works against live in this process, and must answer meanwhile (a
+ * synchronous spawn would leave every request of the child unanswered until it gave up).
+ */
+async function child<T>(args: string[], extraEnv: Record<string, string> = {}): Promise<T> {
+  const { stdout: out } = await execFileAsync(process.execPath, args, {
     encoding: 'utf8',
+    // The child's log lines come back with it (its stderr is not shown): room for a chatty run.
+    maxBuffer: 256 * 1024 * 1024,
     env: {
       ...process.env,
       AWS_REGION: 'eu-central-1',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       ...extraEnv,
     },
-    stdio: ['ignore', 'pipe', 'inherit'],
   });
   return JSON.parse(out.trim().split('\n').at(-1) as string) as T;
 }
@@ -77,7 +85,7 @@ export async function runRssBench(opts: { log?: (line: string) => void } = {}) {
       // The preview streams its answer through Lambda's `awslambda` global: a stand-in for the import.
       const script = `globalThis.awslambda ??= { streamifyResponse: (f) => f, HttpResponseStream: { from: (s) => s } }; await import(${JSON.stringify(url)}); console.log(JSON.stringify({ importsMb: 0, peakMb: process.resourceUsage().maxRSS / 1024 }));`;
       bundleImportMb[name] = Math.round(
-        child<{ peakMb: number }>(['--input-type=module', '-e', script]).peakMb,
+        (await child<{ peakMb: number }>(['--input-type=module', '-e', script])).peakMb,
       );
       log(`${name}: bundle import ${bundleImportMb[name]} MB`);
     }
@@ -101,7 +109,7 @@ export async function runRssBench(opts: { log?: (line: string) => void } = {}) {
   });
   try {
     for (const scenario of ['sync', 'planner'].filter((s) => only === undefined || s === only)) {
-      work[scenario] = measured(child<ChildFigures>(script(scenario, fake.systemUrl)));
+      work[scenario] = measured(await child<ChildFigures>(script(scenario, fake.systemUrl)));
       log(`${scenario}: ${JSON.stringify(work[scenario])}`);
     }
   } finally {
@@ -158,7 +166,7 @@ async function workerChild(runs: number, log: (line: string) => void): Promise<C
       redisUrl: redis.adapter.url,
       redisToken: redis.adapter.token,
     };
-    const r = child<ChildFigures>(script('worker'), { RSS_WORKER: JSON.stringify(bed) });
+    const r = await child<ChildFigures>(script('worker'), { RSS_WORKER: JSON.stringify(bed) });
     const requests = councils.reduce((n, c) => n + c.requests.length, 0);
     log(`worker, ${runs} runs: ${requests} requests to ${runs} councils`);
     return r;
