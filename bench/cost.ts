@@ -1081,7 +1081,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
   // Issue 28: the sync worker's packing of a run stream (pure simulation, memoised per stream).
   const workerRuns = new Map<string, WorkerModelResult>();
   const workerOf = (
-    runs: { seconds: number; weight: number }[],
+    runs: { seconds: number; weight: number; cpu: number }[],
     runSecondsPerMonth: number,
     runsPerMonth: number,
     refill: boolean,
@@ -1166,7 +1166,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     };
     let storageS3Bytes = 0;
     /** Issue 28: the fleet's run stream for the worker model — each run's wall seconds alone, and how often. */
-    const runMix: { seconds: number; weight: number }[] = [];
+    const runMix: { seconds: number; weight: number; cpu: number }[] = [];
     for (const k of kinds) {
       // Issue 28: the nightly full sync as measured with the per-list digest, or without it.
       const nightlyFull = levers.listDigest
@@ -1187,7 +1187,9 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
         });
         sync.invocations += count;
         sync.seconds += count * runSeconds;
-        if (count > 0) runMix.push({ seconds: runSeconds, weight: count });
+        // Its CPU at the function's share over its wall time: runs at once share one invocation's CPU.
+        const cpu = runSeconds > 0 ? (p.workSeconds * syncSlowdown) / runSeconds : 0;
+        if (count > 0) runMix.push({ seconds: runSeconds, weight: count, cpu });
         sync.workSeconds += count * p.workSeconds * syncSlowdown;
         sync.requests += count * p.requests;
         sync.readUnits += count * p.readUnits;

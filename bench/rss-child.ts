@@ -8,6 +8,13 @@ import { startRemotePeers } from './support';
 const maxRssMb = () => process.resourceUsage().maxRSS / 1024;
 
 const [scenario, systemUrl] = process.argv.slice(2);
+/** The worker scenario's councils (one host each) and Redis, served by the parent process. */
+interface WorkerBed {
+  systemUrls: string[];
+  redisUrl: string;
+  redisToken: string;
+}
+let worker: { runs: number; ok: number; maxInFlight: number; seconds: number } | undefined;
 const { harness, TestClock } = await import('../test/support/oparl-harness');
 const { plannerTick } = await import('../shared/planner');
 const peers = await startRemotePeers();
@@ -39,6 +46,8 @@ if (scenario === 'sync') {
   );
   await Promise.all(runs.map((h) => h.sync('full')));
   await Promise.all(runs.map((h) => h.sync('incremental')));
+} else if (scenario === 'worker') {
+  worker = await workerInFlight(JSON.parse(process.env.RSS_WORKER ?? '{}') as WorkerBed);
 } else if (scenario === 'planner') {
   await seedSteadySources(peers.clients.doc, peers.env, 10_000, STEADY_T0);
   const deps = plannerBenchDeps(peers, 10_000);
@@ -56,5 +65,67 @@ console.log(
     workPeakMb: Math.round(workPeakMb),
     settledLiveMb: Math.round(settledLiveMb),
     workLivePeakMb: Math.round(workLivePeakMb),
+    ...worker,
   }),
 );
+
+/**
+ * Issue 28: the sync worker (shared/sync/worker.ts) as the function runs it — the sync runtime of the
+ * composition root, Redis host slots (RATE-1/RATE-4), the real queue — with one full sync per council
+ * started as the planner starts them (lease, message), and as many runs in flight as there are councils.
+ */
+async function workerInFlight(w: WorkerBed) {
+  const { randomUUID } = await import('node:crypto');
+  const { ensureApiIdKey, hasApiIdKey } = await import('../shared/config');
+  // Mirror ids are keyed (issue 25): the bench's key, from the file bench/run.ts wrote for its children.
+  if (!hasApiIdKey())
+    await ensureApiIdKey({ INGESTOR_API_ID_KEY_FILE: process.env.INGESTOR_API_ID_KEY_FILE });
+  const { createTestResolver } = await import('../shared/net');
+  const { initialScheduleState } = await import('../shared/schedule');
+  const { loadSource, putSourceItem, SyncQueue } = await import('../shared/store');
+  const { createSyncRuntime, runSyncWorker, startRun } = await import('../shared/sync');
+  const env = {
+    ...peers.env,
+    INGESTOR_ALLOW_LOOPBACK: true,
+    UPSTASH_REDIS_REST_URL: w.redisUrl,
+    UPSTASH_REDIS_REST_TOKEN: w.redisToken,
+  };
+  const runtime = await createSyncRuntime(env, { clients: peers.clients, resolver: createTestResolver() });
+  const queue = new SyncQueue({ sqs: peers.clients.sqs, queueUrl: env.SYNC_QUEUE_URL as string });
+  const bodies: { id: string; body: string }[] = [];
+  for (const [i, systemUrl] of w.systemUrls.entries()) {
+    const sourceId = `rss-worker-${i}`;
+    await putSourceItem(peers.clients.doc, env.SOURCES_TABLE, { sourceId, systemUrl, active: true });
+    const parsed = await loadSource(peers.clients.doc, env.SOURCES_TABLE, sourceId);
+    if (!parsed?.ok) throw new Error(`source ${sourceId} did not load`);
+    const message = await startRun(
+      { doc: peers.clients.doc, tables: { state: env.STATE_TABLE }, leaseMinutes: 30 },
+      {
+        source: parsed.source,
+        decision: { kind: 'full', reason: 'rss bench', ruleIds: ['FULL-1'] },
+        state: initialScheduleState(),
+        now: new Date(),
+        runId: randomUUID(),
+      },
+    );
+    if (message === undefined) throw new Error(`lease of ${sourceId} held`);
+    bodies.push({ id: String(i), body: JSON.stringify(message) });
+  }
+  for (let i = 0; i < bodies.length; i += 10) await queue.sendBatch(bodies.slice(i, i + 10));
+  const quiet = { info: () => {}, warn: () => {}, error: () => {} };
+  const t0 = Date.now();
+  // Handed nothing: the worker takes every message from the queue itself, up to all of them in flight.
+  const report = await runSyncWorker(
+    { runDeps: runtime.runDeps, queue, log: quiet, runsAtOnce: w.systemUrls.length },
+    [],
+    () => 15 * 60_000 - (Date.now() - t0),
+  );
+  const seconds = Math.round((Date.now() - t0) / 1000);
+  await runtime.close();
+  return {
+    runs: report.results.length,
+    ok: report.results.filter((r) => r.status === 'done' && r.report.failures.length === 0).length,
+    maxInFlight: report.maxInFlight,
+    seconds,
+  };
+}

@@ -1,9 +1,13 @@
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { startFakeCouncil } from '../demo';
+import { FUNCTION_MEMORY_MB } from '../infra/function-sizes';
+import { WORKER_RUNS_AT_ONCE } from '../shared/sync';
+import { startRedisPeer } from '../test/support/redis';
 import { buildFunctionBundle, FUNCTIONS } from './bundle';
 
 /**
@@ -18,17 +22,53 @@ import { buildFunctionBundle, FUNCTIONS } from './bundle';
  * A function needs about `bundleImportMb + workMb`; the local peers run in processes of their own.
  */
 
-function child(args: string[]): { importsMb: number; peakMb: number; [k: string]: number } {
-  const out = execFileSync(process.execPath, args, {
+/** What bench/rss-child.ts prints (the worker scenario adds its runs). */
+interface ChildFigures {
+  importsMb: number;
+  peakMb: number;
+  settledMb: number;
+  workPeakMb: number;
+  settledLiveMb: number;
+  workLivePeakMb: number;
+  runs?: number;
+  ok?: number;
+  maxInFlight?: number;
+  seconds?: number;
+}
+
+const execFileAsync = promisify(execFile);
+
+/** A measured scenario of bench/rss-child.ts in its own Node process (`--expose-gc`, tsx). */
+const script = (scenario: string, url = '') => [
+  '--expose-gc',
+  '--import',
+  'tsx',
+  'bench/rss-child.ts',
+  scenario,
+  url,
+];
+
+/** A council's own answer time (issue 28: OParl pages often take 1–3 s): runs stay in flight side by side. */
+const WORKER_COUNCIL_ANSWER_MS = 1_500;
+
+/**
+ * The last line of a Node child's output, as JSON of the shape its script prints. Asynchronous: the
+ * councils and Redis the child works against live in this process, and must answer meanwhile (a
+ * synchronous spawn would leave every request of the child unanswered until it gave up).
+ */
+async function child<T>(args: string[], extraEnv: Record<string, string> = {}): Promise<T> {
+  const { stdout: out } = await execFileAsync(process.execPath, args, {
     encoding: 'utf8',
+    // The child's log lines come back with it (its stderr is not shown): room for a chatty run.
+    maxBuffer: 256 * 1024 * 1024,
     env: {
       ...process.env,
       AWS_REGION: 'eu-central-1',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      ...extraEnv,
     },
-    stdio: ['ignore', 'pipe', 'inherit'],
   });
-  return JSON.parse(out.trim().split('\n').at(-1) as string);
+  return JSON.parse(out.trim().split('\n').at(-1) as string) as T;
 }
 
 export async function runRssBench(opts: { log?: (line: string) => void } = {}) {
@@ -44,7 +84,9 @@ export async function runRssBench(opts: { log?: (line: string) => void } = {}) {
       const url = pathToFileURL(outfile).href;
       // The preview streams its answer through Lambda's `awslambda` global: a stand-in for the import.
       const script = `globalThis.awslambda ??= { streamifyResponse: (f) => f, HttpResponseStream: { from: (s) => s } }; await import(${JSON.stringify(url)}); console.log(JSON.stringify({ importsMb: 0, peakMb: process.resourceUsage().maxRSS / 1024 }));`;
-      bundleImportMb[name] = Math.round(child(['--input-type=module', '-e', script]).peakMb);
+      bundleImportMb[name] = Math.round(
+        (await child<{ peakMb: number }>(['--input-type=module', '-e', script])).peakMb,
+      );
       log(`${name}: bundle import ${bundleImportMb[name]} MB`);
     }
   } finally {
@@ -58,40 +100,80 @@ export async function runRssBench(opts: { log?: (line: string) => void } = {}) {
     objectsPerList: Number(process.env.RSS_OBJECTS_PER_LIST ?? 150),
     pageSize: Number(process.env.RSS_PAGE_SIZE ?? 10),
   });
-  const work: Record<
-    string,
-    {
-      importsMb: number;
-      peakMb: number;
-      settledMb: number;
-      workPeakMb: number;
-      settledLiveMb: number;
-      workLivePeakMb: number;
-      workMb: number;
-    }
-  > = {};
+  const work: Record<string, ChildFigures & { workMb: number }> = {};
+  // What the work holds above the collected imports (sampled every 5 ms while it runs): the larger of
+  // the resident set's and the live heap's (+ buffers) growth.
+  const measured = (r: ChildFigures) => ({
+    ...r,
+    workMb: Math.max(r.workPeakMb - r.settledMb, r.workLivePeakMb - r.settledLiveMb),
+  });
   try {
     for (const scenario of ['sync', 'planner'].filter((s) => only === undefined || s === only)) {
-      const r = child(['--expose-gc', '--import', 'tsx', 'bench/rss-child.ts', scenario, fake.systemUrl]) as {
-        importsMb: number;
-        peakMb: number;
-        settledMb: number;
-        workPeakMb: number;
-        settledLiveMb: number;
-        workLivePeakMb: number;
-      };
-      // What the work holds above the collected imports (sampled every 5 ms while it runs): the larger
-      // of the resident set's and the live heap's (+ buffers) growth.
-      work[scenario] = {
-        ...r,
-        workMb: Math.max(r.workPeakMb - r.settledMb, r.workLivePeakMb - r.settledLiveMb),
-      };
+      work[scenario] = measured(await child<ChildFigures>(script(scenario, fake.systemUrl)));
       log(`${scenario}: ${JSON.stringify(work[scenario])}`);
     }
   } finally {
     await fake.close();
   }
-  return { bundleImportMb, work };
+  if (only === undefined || only === 'worker') {
+    for (const runs of workerWidths()) {
+      work[`worker-${runs}`] = measured(await workerChild(runs, log));
+      log(`worker, ${runs} runs: ${JSON.stringify(work[`worker-${runs}`])}`);
+    }
+  }
+  return {
+    bundleImportMb,
+    work,
+    syncMemoryMb: FUNCTION_MEMORY_MB.sync,
+    workerRunsAtOnce: WORKER_RUNS_AT_ONCE,
+  };
+}
+
+/** RSS_WORKER_RUNS=20,40,50: the widths measured (default today's WORKER_RUNS_AT_ONCE and 50). */
+function workerWidths(): number[] {
+  const asked = process.env.RSS_WORKER_RUNS?.split(',')
+    .map(Number)
+    .filter((n) => n > 0);
+  return asked && asked.length > 0 ? asked : [...new Set([WORKER_RUNS_AT_ONCE, 50])];
+}
+
+/**
+ * Issue 28: the sync worker with `runs` full syncs in flight, one per council on a host of its own
+ * (`*.test` on loopback), every answer paced like a council's (WORKER_COUNCIL_ANSWER_MS before its
+ * head), real pages of 100 objects (four lists). Councils and Redis live in this process, the peers in theirs: the
+ * child holds only the function's work.
+ */
+async function workerChild(runs: number, log: (line: string) => void): Promise<ChildFigures> {
+  const redis = await startRedisPeer();
+  const councils = await Promise.all(
+    Array.from({ length: runs }, (_, i) =>
+      startFakeCouncil({
+        now: () => new Date(),
+        bodies: 1,
+        objectsPerList: 100,
+        pageSize: 100,
+        // Four lists of one real page each: every run holds pages of 100 objects, and 50 runs' writes
+        // stay within what the local peers take in a few minutes.
+        missingLists: ['legislativeTerm', 'agendaItem', 'membership', 'consultation', 'file', 'locationList'],
+        hostname: `rss-worker-${i}.test`,
+        faults: [{ match: () => true, fault: { kind: 'delay', delayMs: WORKER_COUNCIL_ANSWER_MS } }],
+      }),
+    ),
+  );
+  try {
+    const bed = {
+      systemUrls: councils.map((c) => c.systemUrl),
+      redisUrl: redis.adapter.url,
+      redisToken: redis.adapter.token,
+    };
+    const r = await child<ChildFigures>(script('worker'), { RSS_WORKER: JSON.stringify(bed) });
+    const requests = councils.reduce((n, c) => n + c.requests.length, 0);
+    log(`worker, ${runs} runs: ${requests} requests to ${runs} councils`);
+    return r;
+  } finally {
+    await Promise.all(councils.map((c) => c.close()));
+    await redis.stop();
+  }
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

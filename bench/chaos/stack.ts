@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import {
   CreateQueueCommand,
   DeleteMessageCommand,
   ReceiveMessageCommand,
   SendMessageCommand,
 } from '@aws-sdk/client-sqs';
+import { SYNC_BATCH_SIZE } from '../../infra/function-sizes';
 import { SYNC_TIMEOUT, SYNC_VISIBILITY_TIMEOUT } from '../../infra/stack';
 import { createFeedClients, destroyFeedClients, type FeedClients } from '../../shared/changes';
 import type { IngestorEnv } from '../../shared/config';
@@ -12,9 +14,22 @@ import { createTestResolver } from '../../shared/net';
 import { type PlannerTickResult, plannerTick } from '../../shared/planner';
 import type { SourceScheduleState } from '../../shared/schedule';
 import { DEFAULT_LEASE_MINUTES, scheduleSettingsFromEnv } from '../../shared/schedule';
-import { getSourceState, provisionLocal, putSourceItem, type SourceStateItem } from '../../shared/store';
-import type { SyncRunResult } from '../../shared/sync';
-import { composeSync, processSyncBody, type SyncLog, type SyncRuntime } from '../../shared/sync';
+import {
+  getSourceState,
+  provisionLocal,
+  putSourceItem,
+  type QueuedMessage,
+  type SourceStateItem,
+  SyncQueue,
+} from '../../shared/store';
+import type { SyncRunResult, SyncWorkerDeps, SyncWorkerReport } from '../../shared/sync';
+import {
+  composeSync,
+  processSyncBody,
+  runSyncWorker,
+  type SyncLog,
+  type SyncRuntime,
+} from '../../shared/sync';
 import { type AwsFaults, injectAwsFaults } from '../../test/support/aws-faults';
 import type { RedisPeer } from '../../test/support/redis';
 import { type RemotePeers, startRemotePeers } from '../support';
@@ -49,10 +64,23 @@ export interface Instance {
   clients: FeedClients;
   faults: AwsFaults;
   /**
-   * The sync function's body (`processSyncBody`): parse, budget (remaining − BUDGET_RESERVE_MS, every
-   * request ended by the invocation's end − CHECKPOINT_RESERVE_MS), run. Throws when the store fails.
+   * One invocation of the sync function (functions/sync.ts `handleSyncBatch`): the sync worker handed
+   * `records` as its event, refilling from the deployment's queue and giving back to it through this
+   * instance's own (instrumented) SQS client, with the function's timeout as its time.
+   */
+  invoke(records: readonly QueuedMessage[], remainingMs?: number): Promise<SyncWorkerReport>;
+  /**
+   * An invocation whose event is this one record, without the queue (the scenario decides who takes the
+   * rest): through the worker, so the run's budget is the worker's (remaining − BUDGET_RESERVE_MS, every
+   * request ended by the invocation's end − CHECKPOINT_RESERVE_MS). Throws what the run threw (the
+   * record is then a batch item failure: redelivered), or when the worker gave the record back.
    */
   process(body: string, remainingMs?: number): Promise<SyncRunResult>;
+  /**
+   * The run alone (`processSyncBody`), outside the worker: for a budget the worker never starts a run
+   * with (below WORKER_START_MIN_MS), when a scenario wants a run cut after a few pages.
+   */
+  processAlone(body: string, remainingMs: number): Promise<SyncRunResult>;
   close(): Promise<void>;
 }
 
@@ -71,11 +99,13 @@ export interface Deployment {
   receive(visibilitySeconds?: number): Promise<{ body: string; receiptHandle: string } | undefined>;
   send(body: string): Promise<void>;
   ack(receiptHandle: string): Promise<void>;
-  /** Receive → process → delete until the queue is empty (a thrown store error leaves the message). */
-  drain(
-    instance: Instance,
-    opts?: { maxMessages?: number; visibilitySeconds?: number },
-  ): Promise<SyncRunResult[]>;
+  /**
+   * The event source and the sync function until the queue is empty: a batch of up to SYNC_BATCH_SIZE
+   * messages → one invocation of `instance` (the worker, which refills from the queue) → the records it
+   * did not report as failed deleted, as Lambda does (a failed one comes back after its visibility
+   * timeout). The runs' results, the worker's refills included.
+   */
+  drain(instance: Instance): Promise<SyncRunResult[]>;
   state(sourceId: string): Promise<SourceStateItem<SourceScheduleState> | undefined>;
   close(): Promise<void>;
 }
@@ -91,6 +121,13 @@ const LAMBDA_REMAINING_MS = SYNC_TIMEOUT.toMilliseconds();
 export const REDELIVERY_AFTER_MS = SYNC_VISIBILITY_TIMEOUT.toMilliseconds();
 /** The instances' logs stay out of the campaign's output; the scenarios judge by state and wire. */
 const QUIET: SyncLog = { info: () => {}, warn: () => {}, error: () => {} };
+/** Invocations one `drain` makes at most: a run that keeps continuing is a finding, not a hang. */
+const DRAIN_MAX_INVOCATIONS = 20;
+
+/** A message handed to the worker by a scenario: a record of an event nobody else deletes. */
+class GivenBackError extends Error {
+  readonly code = 'CHAOS_GIVEN_BACK';
+}
 
 export async function startChaosStack(redis: RedisPeer): Promise<ChaosStack> {
   const peers = await startRemotePeers();
@@ -136,6 +173,7 @@ async function deploy(
   const deployed: IngestorEnv = { ...env, SYNC_QUEUE_URL: queueUrl };
   const clock = new ChaosClock(CHAOS_T0);
   const instances: Instance[] = [];
+  const eventSource = new SyncQueue({ sqs: admin.sqs, queueUrl });
 
   const d: Deployment = {
     name,
@@ -156,11 +194,32 @@ async function deploy(
       resetUpstashCredentialsCache();
       const runtime = await composeSync(instanceEnv, { clients, resolver: createTestResolver() });
       const runDeps = { ...runtime.runDeps, now: clock.now };
+      const invoke = (deps: SyncWorkerDeps, records: readonly QueuedMessage[], remainingMs: number) => {
+        // Lambda's getRemainingTimeInMillis: the invocation's time on the wall clock.
+        const startedAt = Date.now();
+        return runSyncWorker(
+          deps,
+          records.map((r) => ({ ...r, from: 'event' as const })),
+          () => remainingMs - (Date.now() - startedAt),
+        );
+      };
       const instance: Instance = {
         runtime,
         clients,
         faults,
+        invoke(records, remainingMs = LAMBDA_REMAINING_MS) {
+          return invoke({ runDeps, log: QUIET, queue: runtime.queue }, records, remainingMs);
+        },
         async process(body, remainingMs = LAMBDA_REMAINING_MS) {
+          const record = { messageId: `handed-${randomUUID()}`, receiptHandle: '', body };
+          const report = await invoke({ runDeps, log: QUIET }, [record], remainingMs);
+          const failure = report.failures[0];
+          if (failure !== undefined) throw failure.error;
+          const result = report.results[0];
+          if (result === undefined) throw new GivenBackError('the worker gave the record back unworked');
+          return result;
+        },
+        processAlone(body, remainingMs) {
           return processSyncBody({ runDeps, log: QUIET }, body, remainingMs);
         },
         async close() {
@@ -203,18 +262,17 @@ async function deploy(
     async ack(receiptHandle) {
       await admin.sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: receiptHandle }));
     },
-    async drain(instance, opts = {}) {
+    async drain(instance) {
       const results: SyncRunResult[] = [];
-      for (let i = 0; i < (opts.maxMessages ?? 20); i += 1) {
-        const m = await d.receive(opts.visibilitySeconds);
-        if (!m) break;
-        try {
-          results.push(await instance.process(m.body));
-        } catch {
-          // Partial batch failure: the message stays and comes back after its visibility timeout.
-          continue;
-        }
-        await d.ack(m.receiptHandle);
+      for (let i = 0; i < DRAIN_MAX_INVOCATIONS; i += 1) {
+        // The event source's look (the queue's own visibility timeout), on the harness's clean client.
+        const records = await eventSource.receive({ max: SYNC_BATCH_SIZE, waitSeconds: 0 });
+        if (records.length === 0) break;
+        const report = await instance.invoke(records);
+        results.push(...report.results);
+        // Partial batch response: a failed record stays and comes back after its visibility timeout.
+        const failed = new Set(report.failedEventIds);
+        for (const r of records) if (!failed.has(r.messageId)) await d.ack(r.receiptHandle);
       }
       return results;
     },

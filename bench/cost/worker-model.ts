@@ -14,7 +14,10 @@ import { seededRandom } from '../random';
  *   in flight, so it takes them within the same second here;
  * - a run lasting past its invocation's budget (`runBudgetSeconds`) is cut there and its rest queued as a
  *   continuation (SCH-5: the run keeps its lease); an invocation ends when its last run ends and nothing
- *   is queued.
+ *   is queued;
+ * - an invocation's runs share its CPU (the function's share at its memory): while their demand (Σ each
+ *   run's `cpu`) is above 1, every run advances only 1 ÷ demand of a second per second — runs at once
+ *   stop overlapping for free once the CPU, not the hosts' pace, binds (issue 28: the lever's limit).
  * Billed = Σ invocations' wall time. Runs are taken to be of distinct hosts (a host's other sources wait
  * in its lane, one run carrying them); arrivals are spread evenly over the day (the nightly full syncs
  * bunch in reality, which only packs invocations fuller: the figure errs on the dear side).
@@ -22,8 +25,11 @@ import { seededRandom } from '../random';
 export interface WorkerModelInput {
   /** Mean runs the planner starts per minute, fleet-wide. */
   runsPerMinute: number;
-  /** The run mix: wall seconds of a run alone (its paced requests), weighted by how often it occurs. */
-  runs: readonly { seconds: number; weight: number }[];
+  /**
+   * The run mix: wall seconds of a run alone (its paced requests), weighted by how often it occurs, and
+   * `cpu`, the share of the function's CPU it uses over those seconds (its work ÷ its seconds; default 0).
+   */
+  runs: readonly { seconds: number; weight: number; cpu?: number }[];
   /** Runs in flight per invocation (WORKER_RUNS_AT_ONCE). */
   runsAtOnce: number;
   /** The event source's maximum concurrency. */
@@ -58,8 +64,17 @@ export interface WorkerModelResult {
 
 interface Invocation {
   start: number;
-  /** End times of its runs in flight, and the rest of each run after its cut (0 when it completes). */
-  runs: { end: number; rest: number }[];
+  /** Its runs in flight: seconds still to go at full speed, and the CPU share each uses then. */
+  runs: { left: number; cpu: number }[];
+  /** How far its runs advance this second (1, or less while their CPU demand is above 1). */
+  speed: number;
+}
+
+/** A queued message: the run seconds still to go, its CPU share, and when it was queued (-1: continuation). */
+interface Queued {
+  seconds: number;
+  cpu: number;
+  at: number;
 }
 
 function poisson(mean: number, random: () => number): number {
@@ -86,12 +101,11 @@ export function simulateWorker(input: WorkerModelInput): WorkerModelResult {
     let x = random() * totalWeight;
     for (const r of input.runs) {
       x -= r.weight;
-      if (x <= 0) return r.seconds;
+      if (x <= 0) return r;
     }
-    return input.runs[input.runs.length - 1]?.seconds ?? 0;
+    return input.runs[input.runs.length - 1] ?? { seconds: 0, weight: 0 };
   };
-  /** Queued messages: the run seconds still to go, and when they were queued. */
-  const queue: { seconds: number; at: number }[] = [];
+  const queue: Queued[] = [];
   let backlog = 0;
   const alive: Invocation[] = [];
   const measureFrom = input.warmupMinutes * 60;
@@ -107,10 +121,9 @@ export function simulateWorker(input: WorkerModelInput): WorkerModelResult {
   const inFlight = () => alive.reduce((n, i) => n + i.runs.length, 0);
 
   const startRun = (inv: Invocation, t: number) => {
-    const m = queue.shift() as { seconds: number; at: number };
-    const budgetEnd = inv.start + input.runBudgetSeconds;
-    const end = Math.min(t + m.seconds, budgetEnd);
-    inv.runs.push({ end: Math.max(end, t + 1), rest: Math.max(0, t + m.seconds - budgetEnd) });
+    const m = queue.shift() as Queued;
+    // Every run lasts at least the second it starts in.
+    inv.runs.push({ left: Math.max(m.seconds, 1), cpu: m.cpu });
     if (t >= measureFrom) {
       runsStarted += m.at >= 0 ? 1 : 0;
       waitSum += t - Math.max(0, m.at);
@@ -119,11 +132,15 @@ export function simulateWorker(input: WorkerModelInput): WorkerModelResult {
   };
 
   for (let t = 0; t < endAt; t += 1) {
-    // Runs that end now; a cut run's rest goes back to the queue as its continuation.
+    // The last second's progress; runs that end now, and runs cut at their invocation's budget — a cut
+    // run's rest goes back to the queue as its continuation.
     for (const inv of alive) {
+      const cut = t >= inv.start + input.runBudgetSeconds;
       inv.runs = inv.runs.filter((r) => {
-        if (r.end > t) return true;
-        if (r.rest > 0) queue.push({ seconds: r.rest, at: -1 });
+        r.left -= inv.speed;
+        if (r.left <= 1e-9) return false;
+        if (!cut) return true;
+        queue.push({ seconds: r.left, cpu: r.cpu, at: -1 });
         return false;
       });
     }
@@ -133,7 +150,10 @@ export function simulateWorker(input: WorkerModelInput): WorkerModelResult {
       const free = Math.max(0, input.slots - inFlight() - queue.length);
       const admitted = Math.min(free, backlog);
       backlog -= admitted;
-      for (let i = 0; i < admitted; i += 1) queue.push({ seconds: drawRun(), at: t });
+      for (let i = 0; i < admitted; i += 1) {
+        const run = drawRun();
+        queue.push({ seconds: run.seconds, cpu: run.cpu ?? 0, at: t });
+      }
     }
     // Live workers take what is queued while they have room and time to start it.
     if (input.refill) {
@@ -148,17 +168,22 @@ export function simulateWorker(input: WorkerModelInput): WorkerModelResult {
     }
     // The event source starts invocations for the rest, up to its maximum concurrency.
     while (queue.length > 0 && alive.length < input.maxInvocations) {
-      const inv: Invocation = { start: t, runs: [] };
+      const inv: Invocation = { start: t, runs: [], speed: 1 };
       alive.push(inv);
       if (t >= measureFrom) invocationsStarted += 1;
       for (let i = 0; i < input.batchSize && queue.length > 0; i += 1) startRun(inv, t);
     }
     // Invocations with nothing in flight end (their last look found the queue empty).
     for (let i = alive.length - 1; i >= 0; i -= 1) if (alive[i]?.runs.length === 0) alive.splice(i, 1);
+    for (const inv of alive) {
+      const demand = inv.runs.reduce((n, r) => n + r.cpu, 0);
+      inv.speed = demand > 1 ? 1 / demand : 1;
+    }
     if (t >= measureFrom) {
       billed += alive.length;
       const n = inFlight();
-      runSeconds += n;
+      // Run seconds as a run alone would take them: what the bill's run stream counts.
+      runSeconds += alive.reduce((sum, inv) => sum + inv.runs.length * inv.speed, 0);
       inFlightSum += n;
       aliveSum += alive.length;
     }

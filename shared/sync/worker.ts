@@ -32,8 +32,11 @@ import { parseSyncMessage } from './message';
  * the runs beside it, and a planner tick starts its due runs at once, so an invocation lasts about its
  * longest run — twenty runs share it about half as dearly as ten (bench/cost/worker-model.ts: billed
  * ≈ 0.11 of the runs' seconds at 1,000 sources with 20, ≈ 0.17 with 10). What bounds it: memory — the
- * bundle's ≈ 100 MB plus ≈ 14 MB per run of real 100-object pages (10 demo full syncs measured 14 MB with
- * 10-object pages, infra/function-sizes.ts): 20 full syncs ≈ 380 MB of the sync's 512 MB; and CPU — an
+ * bundle's ≈ 100 MB plus what the runs hold: measured (`RSS_ONLY=worker npm run bench -- rss`, 2026-12-02,
+ * load ≈ 20) 20 full syncs of real 100-object pages in flight in this worker grew the live heap 35 →
+ * 228 MB and the resident set 164 → 331 MB (≈ 10 MB a run, an upper bound: no memory pressure, so V8
+ * collected late) — more than the sync's 256 MB would hold beside the bundle if all twenty were full
+ * syncs at once; so not more than twenty (50 was not measured in time); and CPU — an
  * unchanged incremental run works ≈ 0.5 s at 512 MB (≈ 0.29 vCPU) over its ≈ 22 s, so twenty take about
  * half the function's share. Runs beyond SCH-5's slots never come: the planner leases no more.
  */
@@ -72,6 +75,8 @@ export type SyncQueuePort = Pick<SyncQueue, 'receive' | 'delete' | 'changeVisibi
 export interface SyncWorkerDeps extends SyncBatchDeps {
   /** Without it the worker runs only what it was handed (no refill, nothing to give back). */
   queue?: SyncQueuePort;
+  /** Runs in flight at most; WORKER_RUNS_AT_ONCE unless a bench measures another width (bench/rss). */
+  runsAtOnce?: number;
 }
 
 /** One message the worker holds: from the invocation's event (Lambda deletes those) or taken itself. */
@@ -83,6 +88,8 @@ export interface SyncWorkerReport {
   /** Event records to report as batch item failures (not deleted by Lambda: redelivered). */
   failedEventIds: string[];
   results: SyncBodyResult[];
+  /** Runs that threw (left for redelivery), with what they threw: the caller may tell why. */
+  failures: { messageId: string; from: WorkerMessage['from']; error: unknown }[];
   /** Messages the worker took from the queue itself. */
   received: number;
   /** Messages given back (visibility 0) because they could not start in time. */
@@ -116,6 +123,7 @@ export async function runSyncWorker(
   const report: SyncWorkerReport = {
     failedEventIds: [],
     results: [],
+    failures: [],
     received: 0,
     givenBack: 0,
     maxInFlight: 0,
@@ -124,6 +132,7 @@ export async function runSyncWorker(
   const busy = new Map<string, number>();
   const running = new Set<Promise<void>>();
   const timeLeft = () => remainingMs() >= WORKER_START_MIN_MS && !signal?.aborted;
+  const runsAtOnce = deps.runsAtOnce ?? WORKER_RUNS_AT_ONCE;
 
   const start = (m: Held) => {
     held.splice(held.indexOf(m), 1);
@@ -131,9 +140,10 @@ export async function runSyncWorker(
     const run = (async () => {
       try {
         report.results.push(await processSyncBody(deps, m.body, remainingMs(), signal));
-      } catch {
+      } catch (error) {
         // Our store failed (logged and counted by processSyncBody): redelivered after the visibility
         // timeout — an event record by its batch item failure, a message taken here by not deleting it.
+        report.failures.push({ messageId: m.messageId, from: m.from, error });
         if (m.from === 'event') report.failedEventIds.push(m.messageId);
         return;
       } finally {
@@ -157,14 +167,14 @@ export async function runSyncWorker(
   for (;;) {
     if (timeLeft()) {
       for (const m of [...held]) {
-        if (running.size >= WORKER_RUNS_AT_ONCE) break;
+        if (running.size >= runsAtOnce) break;
         if ((busy.get(m.host) ?? 0) < WORKER_RUNS_PER_HOST) start(m);
       }
     } else if (held.length > 0) {
       // Too late to start them here: another invocation may, now rather than after our runs end.
       await giveBack(deps, held.splice(0), report);
     }
-    const room = WORKER_RUNS_AT_ONCE - running.size - held.length;
+    const room = runsAtOnce - running.size - held.length;
     const idle = running.size === 0;
     if (deps.queue && poll === undefined && room > 0 && timeLeft() && !(idle && idleLookEmpty)) {
       poll = receive(deps.queue, room, idle ? WORKER_RECEIVE_WAIT_SECONDS : WORKER_POLL_WAIT_SECONDS, log);

@@ -40,6 +40,19 @@ describe('the sync worker cost model (issue 28)', () => {
     expect(worker.invocationsPerRun).toBeLessThan(0.2);
   });
 
+  it('runs at once share the function’s CPU: past a demand of 1 they stretch, and an invocation bills at least their work', () => {
+    const free = simulateWorker(base);
+    // A run that keeps 1 % of the CPU share busy: 6 of them at once are nowhere near it.
+    const light = simulateWorker({ ...base, runs: [{ seconds: 60, weight: 1, cpu: 0.01 }] });
+    expect(light.billedPerRunSecond).toBeCloseTo(free.billedPerRunSecond, 5);
+    // Half the share each: ≈ 6 at once demand ≈ 3 shares, so the CPU binds — every run second of work
+    // costs at least half a billed second, and runs stay in flight longer (they advance slower).
+    const heavy = simulateWorker({ ...base, runs: [{ seconds: 60, weight: 1, cpu: 0.5 }] });
+    expect(heavy.billedPerRunSecond).toBeGreaterThanOrEqual(0.5 * 0.95);
+    expect(heavy.billedPerRunSecond).toBeGreaterThan(free.billedPerRunSecond * 1.4);
+    expect(heavy.meanRunsInFlight).toBeGreaterThan(free.meanRunsInFlight * 1.5);
+  });
+
   it('SCH-5: runs longer than an invocation are cut and continued, never lost; slots bound the runs in flight', () => {
     const long = simulateWorker({
       ...base,

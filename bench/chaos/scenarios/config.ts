@@ -74,7 +74,7 @@ export const CONFIG_SCENARIOS: Scenario[] = [
       const remainingMs = BUDGET_RESERVE_MS + 2_000;
       const invocationEnd = Date.now() + remainingMs;
       const outcome = await Promise.race([
-        instance.process(m?.body ?? '', remainingMs).then(
+        instance.processAlone(m?.body ?? '', remainingMs).then(
           (r) => r.status,
           (e: Error) => `threw ${e.message}`,
         ),

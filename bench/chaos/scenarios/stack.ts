@@ -98,7 +98,7 @@ export const STACK_SCENARIOS: Scenario[] = [
       const m = await d.receive();
       const instance = await d.instance();
       // 4 s of budget beyond the reserve: about four pages, then a continuation.
-      const first = await instance.process(m?.body ?? '', BUDGET_RESERVE_MS + 4_000);
+      const first = await instance.processAlone(m?.body ?? '', BUDGET_RESERVE_MS + 4_000);
       await d.ack(m?.receiptHandle ?? '');
       ctx.check(first.status === 'continued', `the first invocation ended ${first.status}, not continued`);
       const rest = await d.drain(instance);
@@ -210,7 +210,9 @@ export const STACK_SCENARIOS: Scenario[] = [
       const m = await d.receive(2);
       const instance = await d.instance();
       const handle = instance.faults.fail({ service: 'sqs', command: /SendMessage/, kind: 'throttle' });
-      const first = await instance.process(m?.body ?? '', BUDGET_RESERVE_MS + 4_000).catch((e: Error) => e);
+      const first = await instance
+        .processAlone(m?.body ?? '', BUDGET_RESERVE_MS + 4_000)
+        .catch((e: Error) => e);
       handle.remove();
       ctx.notes.first = first instanceof Error ? `threw ${first.name}` : first.status;
       await sleep(2_500);
@@ -324,13 +326,16 @@ function staleDelivery(spec: { name: string; holds: string; firstBudgetMs?: numb
       await d.tick();
       const m = await d.receive();
       const instance = await d.instance();
-      await instance.process(m?.body ?? '', spec.firstBudgetMs);
+      const body = m?.body ?? '';
+      await (spec.firstBudgetMs === undefined
+        ? instance.process(body)
+        : instance.processAlone(body, spec.firstBudgetMs));
       await d.ack(m?.receiptHandle ?? '');
       await d.drain(instance);
       const before = await d.state(SOURCE);
       await council.settle();
       const doneAt = Date.now();
-      const stale = await instance.process(m?.body ?? '');
+      const stale = await instance.process(body);
       await council.settle();
       ctx.notes.staleDelivery = stale.status;
       const extra = requestsSince(council, doneAt).length;
