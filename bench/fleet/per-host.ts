@@ -15,7 +15,12 @@ import {
   type RunningRun,
   stretchDecision,
 } from '../../shared/hosts';
-import { FULL_SYNC_DEFAULT_WINDOW_HOURS, type ScheduleSettings, toBerlin } from '../../shared/schedule';
+import {
+  FULL_SYNC_DEFAULT_WINDOW_HOURS,
+  localHourOf,
+  msOf,
+  type ScheduleSettings,
+} from '../../shared/schedule';
 import type { Fleet } from './model';
 import type { PerHostAdmission, SimSourceView, TickView } from './types';
 
@@ -68,7 +73,8 @@ export function perHostAdmission(fleet: Fleet, settings: ScheduleSettings): PerH
 
   const refresh = (nowMs: number, nowIso: string) => {
     // A period or a day begins: every source's interval may change.
-    const hour = toBerlin(nowIso).hour;
+    // The wall-clock hour from the calendar's arithmetic: `toBerlin` parsed every lane step's instant.
+    const hour = localHourOf(nowMs);
     if (hour !== inputsHour) {
       if (hour === 0 || hour === 7 || hour === 19 || Number.isNaN(inputsHour)) allInputsStale = true;
       inputsHour = hour;
@@ -92,7 +98,7 @@ export function perHostAdmission(fleet: Fleet, settings: ScheduleSettings): PerH
       views.set(view.fleet.sourceId, view);
     },
     adjust(view, decision, nowIso) {
-      refresh(Date.parse(nowIso), nowIso);
+      refresh(msOf(nowIso), nowIso);
       return stretchDecision(
         decision,
         view.state.lastSyncEndedAt,

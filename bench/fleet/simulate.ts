@@ -13,11 +13,13 @@ import {
   resolveScheduleSettings,
   type ScheduleSourceConfig,
   type SourceDecision,
+  type SourceScheduleState,
   toBerlin,
   toIso,
 } from '../../shared/schedule';
 import { ASSUMPTIONS } from '../cost/assumptions';
 import { todayStarts } from './allocation';
+import { askedSyncs } from './asked';
 import { type HostRun, SimHost } from './host';
 import { laneSuccessor, newLane, type SimLane, type SimLaneCandidate } from './lanes';
 import {
@@ -32,7 +34,13 @@ import {
   seededRandom,
 } from './model';
 import { perHostAdmission } from './per-host';
-import type { FleetSimOptions, FleetSimResult, PerHostAdmission, SimSourceView } from './types';
+import type {
+  FleetSimOptions,
+  FleetSimResult,
+  PerHostAdmission,
+  SaturatedHostDetail,
+  SimSourceView,
+} from './types';
 
 /**
  * The fleet bench's discrete-event simulation (issue 27): a week of planner ticks on a simulated clock
@@ -75,6 +83,8 @@ interface HostEntry {
 
 interface SimSource extends SimSourceView {
   config: ScheduleSourceConfig;
+  /** The state it started with (what its own cadence asks for is replayed from it: ./asked.ts). */
+  initialState: SourceScheduleState;
   host: HostEntry;
   changes: number[];
   changePtr: number;
@@ -89,6 +99,8 @@ interface SimSource extends SimSourceView {
   syncs: number;
 }
 
+/** Lone hosts whose share of their asked syncs is measured (`loneHostShare`). */
+const LONE_SHARE_SAMPLE = 20;
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
@@ -189,6 +201,7 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
         fullSyncSliced: false,
       },
       state,
+      initialState: state,
       host: hosts.get(f.host) as HostEntry,
       changes: changeInstants(landmarks.changeWindows, ASSUMPTIONS.changesPerWeekday, random),
       changePtr: 0,
@@ -535,7 +548,10 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
   let maxInFlight = 0;
   const saturatedUse: number[] = [];
   let fairness: number | null = 1;
+  let rawFairness: number | null = 1;
   let incrementalFairness: number | null = 1;
+  const saturatedHostDetail: SaturatedHostDetail[] = [];
+  const askedSpan = { startMs, measureFromMs: measureFrom, endMs, tickMs, settings };
   let zeroSync = 0;
   const weekdayDayMs = landmarks.weekdayDay
     .filter(([a]) => a >= measureFrom && a < endMs)
@@ -548,8 +564,44 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
     const syncs = h.fleet.sourceIndexes.map((i) => (sources[i] as SimSource).syncs);
     const incrementals = h.fleet.sourceIndexes.map((i) => (sources[i] as SimSource).incrementalSyncs);
     zeroSync += syncs.filter((x) => x === 0).length;
-    fairness = worse(fairness, syncs);
+    // RATE-9's promise: every source slowed by the same factor — its syncs ÷ what its own cadence asks.
+    const members = h.fleet.sourceIndexes.map((i) => sources[i] as SimSource);
+    const asked = members.map((s) =>
+      askedSyncs(
+        {
+          fleet: s.fleet,
+          config: s.config,
+          initialState: s.initialState,
+          changes: s.changes,
+          hostIntervalMs: h.sim.intervalMs,
+        },
+        askedSpan,
+      ),
+    );
+    const shares = members.map((s, i) => s.syncs / Math.max(1, asked[i] as number));
+    fairness = worse(fairness, shares);
+    rawFairness = worse(rawFairness, syncs);
     incrementalFairness = worse(incrementalFairness, incrementals);
+    saturatedHostDetail.push(hostDetail(h, members, asked, shares));
+  }
+  // The yardstick's calibration: sources alone on a host that is not saturated get what they ask
+  // (share ≈ 1 with enough slots). A sample keeps the replay's cost small at 10,000 sources.
+  const loneShares: number[] = [];
+  for (const h of hosts.values()) {
+    if (loneShares.length >= LONE_SHARE_SAMPLE) break;
+    if (h.fleet.hosting || h.saturated || h.fleet.sourceIndexes.length !== 1) continue;
+    const s = sources[h.fleet.sourceIndexes[0] as number] as SimSource;
+    const asked = askedSyncs(
+      {
+        fleet: s.fleet,
+        config: s.config,
+        initialState: s.initialState,
+        changes: s.changes,
+        hostIntervalMs: h.sim.intervalMs,
+      },
+      askedSpan,
+    );
+    loneShares.push(s.syncs / Math.max(1, asked));
   }
   const share = (c: [number, number]) => (c[1] === 0 ? 1 : c[0] / c[1]);
   const perSource = (hosting: boolean) => {
@@ -571,6 +623,7 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
     starvedSyncsInFullWindow: m.starvedInFullWindow,
     lateSyncs: m.late,
     fairness: fairness === null ? null : round(fairness, 3),
+    rawFairness: rawFairness === null ? null : round(rawFairness, 3),
     incrementalFairness: incrementalFairness === null ? null : round(incrementalFairness, 3),
     sourcesWithoutSyncOnSaturatedHosts: zeroSync,
     saturatedHostUtilisation: {
@@ -589,8 +642,54 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
     incrementalSyncsPerSource: { lone: round(perSource(false), 1), hosting: round(perSource(true), 1) },
     slotsNeeded: perHost ? perHost.slotsNeeded() : null,
     laneHandOns: m.handOns,
+    loneHostShare: {
+      min: round(loneShares.length === 0 ? 1 : Math.min(...loneShares), 3),
+      max: round(loneShares.length === 0 ? 1 : Math.max(...loneShares), 3),
+    },
+    saturatedHostDetail,
     decisions: m.decisions,
     wallSeconds: round((performance.now() - wallStart) / 1000, 1),
+  };
+}
+
+/** A saturated host's most and least served sources (by share of what they ask) and the spread. */
+function hostDetail(
+  h: HostEntry,
+  members: readonly SimSource[],
+  asked: readonly number[],
+  shares: readonly number[],
+): SaturatedHostDetail {
+  const of = (i: number) => {
+    const s = members[i] as SimSource;
+    return {
+      sourceId: s.fleet.sourceId,
+      syncs: s.syncs,
+      incrementalSyncs: s.incrementalSyncs,
+      asked: asked[i] as number,
+      share: round(shares[i] as number, 3),
+      sessionDays: s.initialState.sessionDays ?? [],
+      changes: s.changes.length,
+    };
+  };
+  const order = shares.map((_, i) => i).sort((a, b) => (shares[a] as number) - (shares[b] as number));
+  const bySyncs = members
+    .map((_, i) => i)
+    .sort((a, b) => (members[a]?.syncs ?? 0) - (members[b]?.syncs ?? 0));
+  const syncs = members.map((s) => s.syncs);
+  return {
+    host: h.fleet.host,
+    sources: members.length,
+    kind: h.fleet.kind,
+    rawFairness: round(Math.max(...syncs) / Math.max(1, Math.min(...syncs)), 3),
+    fairness: round(
+      (shares[order[order.length - 1] as number] as number) /
+        Math.max(1e-9, shares[order[0] as number] as number),
+      3,
+    ),
+    leastShare: of(order[0] as number),
+    mostShare: of(order[order.length - 1] as number),
+    fewestSyncs: of(bySyncs[0] as number),
+    mostSyncs: of(bySyncs[bySyncs.length - 1] as number),
   };
 }
 

@@ -68,8 +68,15 @@ export interface FleetSimResult {
   lateSyncs: number;
   /** Of the starved, those started while the full-sync window was open (FULL-3). */
   starvedSyncsInFullWindow: number;
-  /** Over saturated hosts, the worst max/min syncs (any kind) per source (null: a source had none). */
+  /**
+   * RATE-9 (issue 27's `fairness`): over saturated hosts, the worst max/min per source of syncs (any kind)
+   * ÷ the syncs its own cadence asks for over the span (./asked.ts; null: a source had none). RATE-9
+   * promises one factor for all, not equal counts: the sources ask for different numbers of syncs
+   * (session days — SCH-2 caps the day before too —, changes and SCH-3's quiet doubling).
+   */
   fairness: number | null;
+  /** The raw count beside it: the worst max/min syncs (any kind) per source on a saturated host. */
+  rawFairness: number | null;
   /**
    * The same over incremental syncs only: a source whose full sync ran that night has one incremental
    * fewer (its full sync took its turn on the host, and SCH-4 counts the interval from its end).
@@ -96,6 +103,41 @@ export interface FleetSimResult {
   slotsNeeded: number | null;
   /** Host lanes: invocations a lane handed on to (its time short, the next run in a new message). */
   laneHandOns: number;
+  /**
+   * The yardstick's calibration: syncs ÷ asked of a sample of sources alone on a host that is not
+   * saturated (≈ 1 when the slots suffice: the replay asks what the simulation gives an idle host).
+   */
+  loneHostShare: { min: number; max: number };
+  /** Per saturated host: both spreads and the sources at their ends (what makes the figure). */
+  saturatedHostDetail: SaturatedHostDetail[];
   decisions: number;
   wallSeconds: number;
+}
+
+/** A source at one end of a saturated host's spread. */
+export interface SaturatedHostSource {
+  sourceId: string;
+  syncs: number;
+  incrementalSyncs: number;
+  /** Syncs its own cadence asks for over the span (./asked.ts). */
+  asked: number;
+  /** syncs ÷ asked. */
+  share: number;
+  sessionDays: string[];
+  /** Changes drawn for it over the span. */
+  changes: number;
+}
+
+export interface SaturatedHostDetail {
+  host: string;
+  sources: number;
+  kind: 'oparl' | 'scraped';
+  /** max/min syncs. */
+  rawFairness: number;
+  /** max/min syncs ÷ asked (RATE-9). */
+  fairness: number;
+  leastShare: SaturatedHostSource;
+  mostShare: SaturatedHostSource;
+  fewestSyncs: SaturatedHostSource;
+  mostSyncs: SaturatedHostSource;
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { simulateFleet } from '../../bench/fleet/simulate';
+import { expectSameFiguresAsRecorded } from './golden';
 
 /**
  * The fleet bench's host lanes (issues 27/28) on the small world of simulate.test.ts: a Monday morning
@@ -20,5 +21,7 @@ describe('fleet bench: host lanes (RATE-9, SCH-5, RATE-1, RATE-4)', () => {
       1.3 * perHost.incrementalSyncsPerSource.hosting,
     );
     expect(lanes.lateSyncs).toBeLessThan(perHost.lateSyncs / 2);
+    // Same seed, same figures as before the bench's speed work.
+    expectSameFiguresAsRecorded(lanes);
   });
 });
