@@ -44,8 +44,12 @@ export function perHostAdmission(fleet: Fleet, settings: ScheduleSettings): PerH
   // not fed to its model yet) — the simulated hosts still enforce their Crawl-delay.
   const conditions = new Map<string, HostConditions>();
   const sourcesOf = new Map<string, string[]>();
+  // RATE-2's key per source, computed once (the tick asks it of every waiting and running run).
+  const keyBySource = new Map<string, string>();
+  const keyOf = (view: SimSourceView) => keyBySource.get(view.fleet.sourceId) as string;
   for (const s of fleet.sources) {
     const key = hostKey(s.host);
+    keyBySource.set(s.sourceId, key);
     const list = sourcesOf.get(key);
     if (list) list.push(s.sourceId);
     else sourcesOf.set(key, [s.sourceId]);
@@ -99,16 +103,11 @@ export function perHostAdmission(fleet: Fleet, settings: ScheduleSettings): PerH
     },
     adjust(view, decision, nowIso) {
       refresh(msOf(nowIso), nowIso);
-      return stretchDecision(
-        decision,
-        view.state.lastSyncEndedAt,
-        models.get(hostKey(view.fleet.host)),
-        nowIso,
-      );
+      return stretchDecision(decision, view.state.lastSyncEndedAt, models.get(keyOf(view)), nowIso);
     },
     runEnded(view, nowIso) {
       inputs.set(view.fleet.sourceId, inputOf(view, nowIso));
-      dirty.add(hostKey(view.fleet.host));
+      dirty.add(keyOf(view));
     },
     slotsNeeded() {
       return slotsNeeded;
@@ -126,7 +125,7 @@ export function perHostAdmission(fleet: Fleet, settings: ScheduleSettings): PerH
       const inFlight = new Map<string, number>();
       const runningFullRequests = new Map<string, number>();
       for (const r of tick.running) {
-        const key = hostKey(r.source.fleet.host);
+        const key = keyOf(r.source);
         inFlight.set(key, (inFlight.get(key) ?? 0) + 1);
         if (r.kind !== 'incremental') {
           runningFullRequests.set(
@@ -139,7 +138,7 @@ export function perHostAdmission(fleet: Fleet, settings: ScheduleSettings): PerH
       const due: DueRun[] = [];
       const fullCandidates: FullSyncCandidate[] = [];
       for (const w of tick.waiting) {
-        const key = hostKey(w.source.fleet.host);
+        const key = keyOf(w.source);
         if (!hasRoom(key)) continue;
         due.push({
           decision: w.decision,

@@ -1,5 +1,5 @@
 import type { DateTime } from 'luxon';
-import { fullSyncCreditMs } from '../../shared/hosts';
+import { fullSyncCreditMs, MAX_RUNS_PER_HOST } from '../../shared/hosts';
 import {
   applyRunOutcome,
   DEFAULT_LEASE_MINUTES,
@@ -340,7 +340,14 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
     let starts: SourceDecision[] = [];
     // The per-host admission is asked with the slots full too: it measures the slots the fleet needs.
     const asked = perHost !== undefined || running.size < settings.maxConcurrentSyncs;
-    const waitingList = waiting.size > 0 && asked ? [...waiting] : [];
+    // Per host, only runs whose host has room left can start (RATE-4: a host's run limit is at most
+    // MAX_RUNS_PER_HOST); the others are not handed over — result-preserving, the admission skips a
+    // host without room first. Today's allocation looks at every waiting run, busy host or not.
+    const waitingList: SimSource[] = [];
+    if (asked) {
+      for (const s of waiting)
+        if (perHost === undefined || s.host.runCount < MAX_RUNS_PER_HOST) waitingList.push(s);
+    }
     if (waitingList.length > 0) {
       if (options.allocation === 'today') {
         starts = todayStarts(
