@@ -46,8 +46,17 @@ export interface AskedSpan {
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
+/** What a source's cadence asks for over the measured span. */
+export interface AskedSyncs {
+  /** Syncs (any kind) started in the measured span. */
+  total: number;
+  /** The same per hour of the span (index: whole hours since `measureFromMs`). */
+  byHour: number[];
+}
+
 /** The syncs (any kind) `source`'s own cadence starts in the measured span, alone on its host. */
-export function askedSyncs(source: AskedInput, span: AskedSpan): number {
+export function askedSyncs(source: AskedInput, span: AskedSpan): AskedSyncs {
+  const byHour: number[] = new Array(Math.ceil((span.endMs - span.measureFromMs) / HOUR) + 1).fill(0);
   // The simulation decides at tick instants: a due instant waits for the tick at or after it.
   const tickAtOrAfter = (ms: number) =>
     span.startMs + Math.max(0, Math.ceil((ms - span.startMs) / span.tickMs)) * span.tickMs;
@@ -91,8 +100,46 @@ export function askedSyncs(source: AskedInput, span: AskedSpan): number {
       endedIso,
       { config: source.config, settings: span.settings },
     );
-    if (t > span.measureFromMs) syncs += 1;
+    if (t > span.measureFromMs) {
+      syncs += 1;
+      const b = hourIndexOf(t, span.measureFromMs);
+      byHour[b] = (byHour[b] ?? 0) + 1;
+    }
     t = tickAtOrAfter(endMs);
   }
-  return syncs;
+  return { total: syncs, byHour };
+}
+
+/** Whole hours since the measured span began. */
+export function hourIndexOf(ms: number, measureFromMs: number): number {
+  return Math.floor((ms - measureFromMs) / HOUR);
+}
+
+/**
+ * RATE-9 at each moment: a saturated host's factor varies over the week (weekday days, nights, the
+ * weekend; how many of its councils are session-capped that day), and the rule slows every source by
+ * the factor *in force*. So a source's fair count is what it asks in each hour × the host's achieved ÷
+ * asked in that hour, summed; its figure is achieved ÷ that (1 = served exactly at the host's factor).
+ * The hours' factors are the host's own (all its sources), so the fair counts add up to what it served.
+ */
+export function sharesAtHostFactor(
+  achievedByHour: readonly (readonly number[])[],
+  askedByHour: readonly (readonly number[])[],
+): number[] {
+  const hours = Math.max(0, ...askedByHour.map((a) => a.length));
+  const factor: number[] = [];
+  for (let b = 0; b < hours; b += 1) {
+    let achieved = 0;
+    let asked = 0;
+    for (const a of achievedByHour) achieved += a[b] ?? 0;
+    for (const a of askedByHour) asked += a[b] ?? 0;
+    factor.push(asked === 0 ? 0 : achieved / asked);
+  }
+  return achievedByHour.map((achieved, i) => {
+    const asked = askedByHour[i] ?? [];
+    let fair = 0;
+    for (let b = 0; b < hours; b += 1) fair += (asked[b] ?? 0) * (factor[b] as number);
+    const total = achieved.reduce((sum, x) => sum + x, 0);
+    return fair === 0 ? 0 : total / fair;
+  });
 }

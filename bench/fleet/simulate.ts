@@ -19,7 +19,7 @@ import {
 } from '../../shared/schedule';
 import { ASSUMPTIONS } from '../cost/assumptions';
 import { todayStarts } from './allocation';
-import { askedSyncs } from './asked';
+import { type AskedSyncs, askedSyncs, hourIndexOf, sharesAtHostFactor } from './asked';
 import { type HostRun, SimHost } from './host';
 import { laneSuccessor, newLane, type SimLane, type SimLaneCandidate } from './lanes';
 import {
@@ -95,6 +95,8 @@ interface SimSource extends SimSourceView {
   waiting?: { decision: SourceDecision; sinceMs: number; slotBlockedMs: number };
   run?: SimRun;
   incrementalSyncs: number;
+  /** On a saturated host, its measured syncs per hour of the span (RATE-9 at each moment: ./asked.ts). */
+  syncsByHour?: number[];
   /** Measured syncs of any kind (issue 27's fairness counts syncs; SCH-4 counts from the end of any). */
   syncs: number;
 }
@@ -451,6 +453,12 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
     activeHosts.add(h);
     if (measuring) {
       s.syncs += 1;
+      if (h.saturated) {
+        s.syncsByHour ??= new Array(Math.ceil((endMs - measureFrom) / HOUR) + 1).fill(0);
+        const byHour = s.syncsByHour as number[];
+        const b = hourIndexOf(nowMs, measureFrom);
+        byHour[b] = (byHour[b] ?? 0) + 1;
+      }
       if (kind === 'incremental') {
         m.runsIncremental += 1;
         s.incrementalSyncs += 1;
@@ -556,6 +564,7 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
   const saturatedUse: number[] = [];
   let fairness: number | null = 1;
   let rawFairness: number | null = 1;
+  let weekShareFairness: number | null = 1;
   let incrementalFairness: number | null = 1;
   const saturatedHostDetail: SaturatedHostDetail[] = [];
   const askedSpan = { startMs, measureFromMs: measureFrom, endMs, tickMs, settings };
@@ -571,7 +580,9 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
     const syncs = h.fleet.sourceIndexes.map((i) => (sources[i] as SimSource).syncs);
     const incrementals = h.fleet.sourceIndexes.map((i) => (sources[i] as SimSource).incrementalSyncs);
     zeroSync += syncs.filter((x) => x === 0).length;
-    // RATE-9's promise: every source slowed by the same factor — its syncs ÷ what its own cadence asks.
+    // RATE-9's promise: every source slowed by the same factor — the host's factor in force when it
+    // asks (`fairness`); over the whole week its syncs ÷ what its own cadence asks (`weekShareFairness`);
+    // the raw count beside them.
     const members = h.fleet.sourceIndexes.map((i) => sources[i] as SimSource);
     const asked = members.map((s) =>
       askedSyncs(
@@ -585,11 +596,16 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
         askedSpan,
       ),
     );
-    const shares = members.map((s, i) => s.syncs / Math.max(1, asked[i] as number));
-    fairness = worse(fairness, shares);
+    const weekShares = members.map((s, i) => s.syncs / Math.max(1, (asked[i] as AskedSyncs).total));
+    const atFactor = sharesAtHostFactor(
+      members.map((s) => s.syncsByHour ?? []),
+      asked.map((a) => a.byHour),
+    );
+    fairness = worse(fairness, atFactor);
+    weekShareFairness = worse(weekShareFairness, weekShares);
     rawFairness = worse(rawFairness, syncs);
     incrementalFairness = worse(incrementalFairness, incrementals);
-    saturatedHostDetail.push(hostDetail(h, members, asked, shares));
+    saturatedHostDetail.push(hostDetail(h, members, asked, weekShares, atFactor));
   }
   // The yardstick's calibration: sources alone on a host that is not saturated get what they ask
   // (share ≈ 1 with enough slots). A sample keeps the replay's cost small at 10,000 sources.
@@ -608,7 +624,7 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
       },
       askedSpan,
     );
-    loneShares.push(s.syncs / Math.max(1, asked));
+    loneShares.push(s.syncs / Math.max(1, asked.total));
   }
   const share = (c: [number, number]) => (c[1] === 0 ? 1 : c[0] / c[1]);
   const perSource = (hosting: boolean) => {
@@ -630,6 +646,7 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
     starvedSyncsInFullWindow: m.starvedInFullWindow,
     lateSyncs: m.late,
     fairness: fairness === null ? null : round(fairness, 3),
+    weekShareFairness: weekShareFairness === null ? null : round(weekShareFairness, 3),
     rawFairness: rawFairness === null ? null : round(rawFairness, 3),
     incrementalFairness: incrementalFairness === null ? null : round(incrementalFairness, 3),
     sourcesWithoutSyncOnSaturatedHosts: zeroSync,
@@ -659,12 +676,13 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
   };
 }
 
-/** A saturated host's most and least served sources (by share of what they ask) and the spread. */
+/** A saturated host's most and least served sources (at the host's factor) and its spreads. */
 function hostDetail(
   h: HostEntry,
   members: readonly SimSource[],
-  asked: readonly number[],
-  shares: readonly number[],
+  asked: readonly AskedSyncs[],
+  weekShares: readonly number[],
+  atFactor: readonly number[],
 ): SaturatedHostDetail {
   const of = (i: number) => {
     const s = members[i] as SimSource;
@@ -672,31 +690,33 @@ function hostDetail(
       sourceId: s.fleet.sourceId,
       syncs: s.syncs,
       incrementalSyncs: s.incrementalSyncs,
-      asked: asked[i] as number,
-      share: round(shares[i] as number, 3),
+      asked: (asked[i] as AskedSyncs).total,
+      weekShare: round(weekShares[i] as number, 3),
+      atHostFactor: round(atFactor[i] as number, 3),
       sessionDays: s.initialState.sessionDays ?? [],
       changes: s.changes.length,
     };
   };
-  const order = shares.map((_, i) => i).sort((a, b) => (shares[a] as number) - (shares[b] as number));
-  const bySyncs = members
-    .map((_, i) => i)
-    .sort((a, b) => (members[a]?.syncs ?? 0) - (members[b]?.syncs ?? 0));
+  const ends = (values: readonly number[]) => {
+    const order = values.map((_, i) => i).sort((a, b) => (values[a] as number) - (values[b] as number));
+    return { least: order[0] as number, most: order[order.length - 1] as number };
+  };
+  const spread = (values: readonly number[]) =>
+    round(Math.max(...values) / Math.max(1e-9, Math.min(...values)), 3);
   const syncs = members.map((s) => s.syncs);
+  const byFactor = ends(atFactor);
+  const bySyncs = ends(syncs);
   return {
     host: h.fleet.host,
     sources: members.length,
     kind: h.fleet.kind,
-    rawFairness: round(Math.max(...syncs) / Math.max(1, Math.min(...syncs)), 3),
-    fairness: round(
-      (shares[order[order.length - 1] as number] as number) /
-        Math.max(1e-9, shares[order[0] as number] as number),
-      3,
-    ),
-    leastShare: of(order[0] as number),
-    mostShare: of(order[order.length - 1] as number),
-    fewestSyncs: of(bySyncs[0] as number),
-    mostSyncs: of(bySyncs[bySyncs.length - 1] as number),
+    rawFairness: spread(syncs),
+    weekShareFairness: spread(weekShares),
+    fairness: spread(atFactor),
+    leastServed: of(byFactor.least),
+    mostServed: of(byFactor.most),
+    fewestSyncs: of(bySyncs.least),
+    mostSyncs: of(bySyncs.most),
   };
 }
 

@@ -69,12 +69,17 @@ export interface FleetSimResult {
   /** Of the starved, those started while the full-sync window was open (FULL-3). */
   starvedSyncsInFullWindow: number;
   /**
-   * RATE-9 (issue 27's `fairness`): over saturated hosts, the worst max/min per source of syncs (any kind)
-   * ÷ the syncs its own cadence asks for over the span (./asked.ts; null: a source had none). RATE-9
-   * promises one factor for all, not equal counts: the sources ask for different numbers of syncs
-   * (session days — SCH-2 caps the day before too —, changes and SCH-3's quiet doubling).
+   * RATE-9 (issue 27's `fairness`): over saturated hosts, the worst max/min per source of its syncs ÷
+   * its fair count — what its own cadence asks in each hour (./asked.ts) × the host's achieved ÷ asked
+   * in that hour (null: a source had none). RATE-9 promises one factor for all at a time, not equal
+   * counts: the sources ask for different numbers of syncs (session days — SCH-2 caps the day before
+   * too —, changes, SCH-3's quiet doubling), and the host's factor differs between weekday days, nights
+   * and the weekend, so a source asking on a quiet weekend gets more of its ask than one asking on a
+   * busy Tuesday. Both spreads it rests on are printed beside it.
    */
   fairness: number | null;
+  /** The worst max/min of syncs ÷ asked over the whole span (one factor for the week). */
+  weekShareFairness: number | null;
   /** The raw count beside it: the worst max/min syncs (any kind) per source on a saturated host. */
   rawFairness: number | null;
   /**
@@ -122,7 +127,9 @@ export interface SaturatedHostSource {
   /** Syncs its own cadence asks for over the span (./asked.ts). */
   asked: number;
   /** syncs ÷ asked. */
-  share: number;
+  weekShare: number;
+  /** syncs ÷ its fair count at the host's factor of each hour (1: served as RATE-9 promises). */
+  atHostFactor: number;
   sessionDays: string[];
   /** Changes drawn for it over the span. */
   changes: number;
@@ -134,10 +141,12 @@ export interface SaturatedHostDetail {
   kind: 'oparl' | 'scraped';
   /** max/min syncs. */
   rawFairness: number;
-  /** max/min syncs ÷ asked (RATE-9). */
+  /** max/min syncs ÷ asked. */
+  weekShareFairness: number;
+  /** max/min syncs ÷ the fair count at the host's factor of each hour (RATE-9). */
   fairness: number;
-  leastShare: SaturatedHostSource;
-  mostShare: SaturatedHostSource;
+  leastServed: SaturatedHostSource;
+  mostServed: SaturatedHostSource;
   fewestSyncs: SaturatedHostSource;
   mostSyncs: SaturatedHostSource;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { askedSyncs } from '../../bench/fleet/asked';
+import { askedSyncs, sharesAtHostFactor } from '../../bench/fleet/asked';
 import type { FleetSource } from '../../bench/fleet/model';
 import { initialScheduleState, resolveScheduleSettings } from '../../shared/schedule';
 
@@ -54,7 +54,7 @@ describe('fleet bench: syncs a source asks for (RATE-9, SCH-2, SCH-3)', () => {
         hostIntervalMs: 1000,
       },
       span,
-    );
+    ).total;
 
   it('SCH-2: sessions on Tuesday and Thursday ask for far more syncs than on Monday and Tuesday — the day before is capped too', () => {
     // Tue+Thu caps Mon, Tue, Wed, Thu (10 min, night included); Mon+Tue caps only Mon and Tue of the
@@ -76,5 +76,36 @@ describe('fleet bench: syncs a source asks for (RATE-9, SCH-2, SCH-3)', () => {
         changes.push(span.measureFromMs + (day - 1) * 86_400_000 + h * 3_600_000);
     }
     expect(asked([], changes)).toBeGreaterThan(asked([]));
+  });
+
+  it('RATE-9 at each moment: a source asking in a quiet hour and one asking in a busy hour are both served at the factor then in force', () => {
+    // Hour 0 busy (the host served half of what was asked), hour 1 quiet (all of it).
+    const atFactor = sharesAtHostFactor(
+      [
+        [2, 0],
+        [0, 4],
+      ],
+      [
+        [4, 0],
+        [0, 4],
+      ],
+    );
+    // Over the week one got 50 % of its ask, the other 100 % — yet each got the host's factor of its hour.
+    expect(atFactor).toEqual([1, 1]);
+  });
+
+  it('RATE-9: a source served below the host factor of its hours shows it, one above too', () => {
+    const atFactor = sharesAtHostFactor(
+      [
+        [1, 2],
+        [3, 2],
+      ],
+      [
+        [4, 2],
+        [4, 2],
+      ],
+    );
+    // Hour 0: 4 of 8 asked (0.5), hour 1: all. Fair: 4 × 0.5 + 2 = 4 each; served 3 and 5.
+    expect(atFactor).toEqual([0.75, 1.25]);
   });
 });
