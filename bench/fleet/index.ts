@@ -10,6 +10,9 @@ export type { Allocation, FleetSimOptions, FleetSimResult } from './types';
  * decisions and both allocations — today's `planSyncSlots` and the per-host admission — on one seeded
  * world (model and assumptions: ./model.ts and ./simulate.ts). One JSON line: per fleet size and
  * allocation the figures the issue asks for; `today` must show the problem (`starvedSyncs` > 0).
+ * `fairness` measures RATE-9's promise — each source served at its host's factor in force, against what
+ * its own cadence asks (./asked.ts) —, with the week's share and the raw count beside it, and per
+ * saturated host the sources at both ends (`saturatedHostDetail`).
  *
  * Knobs (environment): FLEET_SOURCES (comma-separated sizes, default 1000), FLEET_DAYS (default 7),
  * FLEET_SLOTS_PER_1000 (SCH-5 slots per 1,000 sources, default 64), FLEET_ALLOCATIONS (default

@@ -15,7 +15,12 @@ import {
   type RunningRun,
   stretchDecision,
 } from '../../shared/hosts';
-import { FULL_SYNC_DEFAULT_WINDOW_HOURS, type ScheduleSettings, toBerlin } from '../../shared/schedule';
+import {
+  FULL_SYNC_DEFAULT_WINDOW_HOURS,
+  localHourOf,
+  msOf,
+  type ScheduleSettings,
+} from '../../shared/schedule';
 import type { Fleet } from './model';
 import type { PerHostAdmission, SimSourceView, TickView } from './types';
 
@@ -39,8 +44,12 @@ export function perHostAdmission(fleet: Fleet, settings: ScheduleSettings): PerH
   // not fed to its model yet) — the simulated hosts still enforce their Crawl-delay.
   const conditions = new Map<string, HostConditions>();
   const sourcesOf = new Map<string, string[]>();
+  // RATE-2's key per source, computed once (the tick asks it of every waiting and running run).
+  const keyBySource = new Map<string, string>();
+  const keyOf = (view: SimSourceView) => keyBySource.get(view.fleet.sourceId) as string;
   for (const s of fleet.sources) {
     const key = hostKey(s.host);
+    keyBySource.set(s.sourceId, key);
     const list = sourcesOf.get(key);
     if (list) list.push(s.sourceId);
     else sourcesOf.set(key, [s.sourceId]);
@@ -68,7 +77,8 @@ export function perHostAdmission(fleet: Fleet, settings: ScheduleSettings): PerH
 
   const refresh = (nowMs: number, nowIso: string) => {
     // A period or a day begins: every source's interval may change.
-    const hour = toBerlin(nowIso).hour;
+    // The wall-clock hour from the calendar's arithmetic: `toBerlin` parsed every lane step's instant.
+    const hour = localHourOf(nowMs);
     if (hour !== inputsHour) {
       if (hour === 0 || hour === 7 || hour === 19 || Number.isNaN(inputsHour)) allInputsStale = true;
       inputsHour = hour;
@@ -92,17 +102,12 @@ export function perHostAdmission(fleet: Fleet, settings: ScheduleSettings): PerH
       views.set(view.fleet.sourceId, view);
     },
     adjust(view, decision, nowIso) {
-      refresh(Date.parse(nowIso), nowIso);
-      return stretchDecision(
-        decision,
-        view.state.lastSyncEndedAt,
-        models.get(hostKey(view.fleet.host)),
-        nowIso,
-      );
+      refresh(msOf(nowIso), nowIso);
+      return stretchDecision(decision, view.state.lastSyncEndedAt, models.get(keyOf(view)), nowIso);
     },
     runEnded(view, nowIso) {
       inputs.set(view.fleet.sourceId, inputOf(view, nowIso));
-      dirty.add(hostKey(view.fleet.host));
+      dirty.add(keyOf(view));
     },
     slotsNeeded() {
       return slotsNeeded;
@@ -120,7 +125,7 @@ export function perHostAdmission(fleet: Fleet, settings: ScheduleSettings): PerH
       const inFlight = new Map<string, number>();
       const runningFullRequests = new Map<string, number>();
       for (const r of tick.running) {
-        const key = hostKey(r.source.fleet.host);
+        const key = keyOf(r.source);
         inFlight.set(key, (inFlight.get(key) ?? 0) + 1);
         if (r.kind !== 'incremental') {
           runningFullRequests.set(
@@ -133,7 +138,7 @@ export function perHostAdmission(fleet: Fleet, settings: ScheduleSettings): PerH
       const due: DueRun[] = [];
       const fullCandidates: FullSyncCandidate[] = [];
       for (const w of tick.waiting) {
-        const key = hostKey(w.source.fleet.host);
+        const key = keyOf(w.source);
         if (!hasRoom(key)) continue;
         due.push({
           decision: w.decision,

@@ -1,5 +1,5 @@
 import type { DateTime } from 'luxon';
-import { fullSyncCreditMs } from '../../shared/hosts';
+import { fullSyncCreditMs, MAX_RUNS_PER_HOST } from '../../shared/hosts';
 import {
   applyRunOutcome,
   DEFAULT_LEASE_MINUTES,
@@ -13,11 +13,13 @@ import {
   resolveScheduleSettings,
   type ScheduleSourceConfig,
   type SourceDecision,
+  type SourceScheduleState,
   toBerlin,
   toIso,
 } from '../../shared/schedule';
 import { ASSUMPTIONS } from '../cost/assumptions';
 import { todayStarts } from './allocation';
+import { type AskedSyncs, askedSyncs, hourIndexOf, sharesAtHostFactor } from './asked';
 import { type HostRun, SimHost } from './host';
 import { laneSuccessor, newLane, type SimLane, type SimLaneCandidate } from './lanes';
 import {
@@ -32,7 +34,13 @@ import {
   seededRandom,
 } from './model';
 import { perHostAdmission } from './per-host';
-import type { FleetSimOptions, FleetSimResult, PerHostAdmission, SimSourceView } from './types';
+import type {
+  FleetSimOptions,
+  FleetSimResult,
+  PerHostAdmission,
+  SaturatedHostDetail,
+  SimSourceView,
+} from './types';
 
 /**
  * The fleet bench's discrete-event simulation (issue 27): a week of planner ticks on a simulated clock
@@ -75,6 +83,8 @@ interface HostEntry {
 
 interface SimSource extends SimSourceView {
   config: ScheduleSourceConfig;
+  /** The state it started with (what its own cadence asks for is replayed from it: ./asked.ts). */
+  initialState: SourceScheduleState;
   host: HostEntry;
   changes: number[];
   changePtr: number;
@@ -85,10 +95,14 @@ interface SimSource extends SimSourceView {
   waiting?: { decision: SourceDecision; sinceMs: number; slotBlockedMs: number };
   run?: SimRun;
   incrementalSyncs: number;
+  /** On a saturated host, its measured syncs per hour of the span (RATE-9 at each moment: ./asked.ts). */
+  syncsByHour?: number[];
   /** Measured syncs of any kind (issue 27's fairness counts syncs; SCH-4 counts from the end of any). */
   syncs: number;
 }
 
+/** Lone hosts whose share of their asked syncs is measured (`loneHostShare`). */
+const LONE_SHARE_SAMPLE = 20;
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
@@ -189,6 +203,7 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
         fullSyncSliced: false,
       },
       state,
+      initialState: state,
       host: hosts.get(f.host) as HostEntry,
       changes: changeInstants(landmarks.changeWindows, ASSUMPTIONS.changesPerWeekday, random),
       changePtr: 0,
@@ -327,7 +342,14 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
     let starts: SourceDecision[] = [];
     // The per-host admission is asked with the slots full too: it measures the slots the fleet needs.
     const asked = perHost !== undefined || running.size < settings.maxConcurrentSyncs;
-    const waitingList = waiting.size > 0 && asked ? [...waiting] : [];
+    // Per host, only runs whose host has room left can start (RATE-4: a host's run limit is at most
+    // MAX_RUNS_PER_HOST); the others are not handed over — result-preserving, the admission skips a
+    // host without room first. Today's allocation looks at every waiting run, busy host or not.
+    const waitingList: SimSource[] = [];
+    if (asked) {
+      for (const s of waiting)
+        if (perHost === undefined || s.host.runCount < MAX_RUNS_PER_HOST) waitingList.push(s);
+    }
     if (waitingList.length > 0) {
       if (options.allocation === 'today') {
         starts = todayStarts(
@@ -431,6 +453,12 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
     activeHosts.add(h);
     if (measuring) {
       s.syncs += 1;
+      if (h.saturated) {
+        s.syncsByHour ??= new Array(Math.ceil((endMs - measureFrom) / HOUR) + 1).fill(0);
+        const byHour = s.syncsByHour as number[];
+        const b = hourIndexOf(nowMs, measureFrom);
+        byHour[b] = (byHour[b] ?? 0) + 1;
+      }
       if (kind === 'incremental') {
         m.runsIncremental += 1;
         s.incrementalSyncs += 1;
@@ -535,7 +563,11 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
   let maxInFlight = 0;
   const saturatedUse: number[] = [];
   let fairness: number | null = 1;
+  let rawFairness: number | null = 1;
+  let weekShareFairness: number | null = 1;
   let incrementalFairness: number | null = 1;
+  const saturatedHostDetail: SaturatedHostDetail[] = [];
+  const askedSpan = { startMs, measureFromMs: measureFrom, endMs, tickMs, settings };
   let zeroSync = 0;
   const weekdayDayMs = landmarks.weekdayDay
     .filter(([a]) => a >= measureFrom && a < endMs)
@@ -548,8 +580,51 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
     const syncs = h.fleet.sourceIndexes.map((i) => (sources[i] as SimSource).syncs);
     const incrementals = h.fleet.sourceIndexes.map((i) => (sources[i] as SimSource).incrementalSyncs);
     zeroSync += syncs.filter((x) => x === 0).length;
-    fairness = worse(fairness, syncs);
+    // RATE-9's promise: every source slowed by the same factor — the host's factor in force when it
+    // asks (`fairness`); over the whole week its syncs ÷ what its own cadence asks (`weekShareFairness`);
+    // the raw count beside them.
+    const members = h.fleet.sourceIndexes.map((i) => sources[i] as SimSource);
+    const asked = members.map((s) =>
+      askedSyncs(
+        {
+          fleet: s.fleet,
+          config: s.config,
+          initialState: s.initialState,
+          changes: s.changes,
+          hostIntervalMs: h.sim.intervalMs,
+        },
+        askedSpan,
+      ),
+    );
+    const weekShares = members.map((s, i) => s.syncs / Math.max(1, (asked[i] as AskedSyncs).total));
+    const atFactor = sharesAtHostFactor(
+      members.map((s) => s.syncsByHour ?? []),
+      asked.map((a) => a.byHour),
+    );
+    fairness = worse(fairness, atFactor);
+    weekShareFairness = worse(weekShareFairness, weekShares);
+    rawFairness = worse(rawFairness, syncs);
     incrementalFairness = worse(incrementalFairness, incrementals);
+    saturatedHostDetail.push(hostDetail(h, members, asked, weekShares, atFactor));
+  }
+  // The yardstick's calibration: sources alone on a host that is not saturated get what they ask
+  // (share ≈ 1 with enough slots). A sample keeps the replay's cost small at 10,000 sources.
+  const loneShares: number[] = [];
+  for (const h of hosts.values()) {
+    if (loneShares.length >= LONE_SHARE_SAMPLE) break;
+    if (h.fleet.hosting || h.saturated || h.fleet.sourceIndexes.length !== 1) continue;
+    const s = sources[h.fleet.sourceIndexes[0] as number] as SimSource;
+    const asked = askedSyncs(
+      {
+        fleet: s.fleet,
+        config: s.config,
+        initialState: s.initialState,
+        changes: s.changes,
+        hostIntervalMs: h.sim.intervalMs,
+      },
+      askedSpan,
+    );
+    loneShares.push(s.syncs / Math.max(1, asked.total));
   }
   const share = (c: [number, number]) => (c[1] === 0 ? 1 : c[0] / c[1]);
   const perSource = (hosting: boolean) => {
@@ -571,6 +646,8 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
     starvedSyncsInFullWindow: m.starvedInFullWindow,
     lateSyncs: m.late,
     fairness: fairness === null ? null : round(fairness, 3),
+    weekShareFairness: weekShareFairness === null ? null : round(weekShareFairness, 3),
+    rawFairness: rawFairness === null ? null : round(rawFairness, 3),
     incrementalFairness: incrementalFairness === null ? null : round(incrementalFairness, 3),
     sourcesWithoutSyncOnSaturatedHosts: zeroSync,
     saturatedHostUtilisation: {
@@ -589,8 +666,57 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
     incrementalSyncsPerSource: { lone: round(perSource(false), 1), hosting: round(perSource(true), 1) },
     slotsNeeded: perHost ? perHost.slotsNeeded() : null,
     laneHandOns: m.handOns,
+    loneHostShare: {
+      min: round(loneShares.length === 0 ? 1 : Math.min(...loneShares), 3),
+      max: round(loneShares.length === 0 ? 1 : Math.max(...loneShares), 3),
+    },
+    saturatedHostDetail,
     decisions: m.decisions,
     wallSeconds: round((performance.now() - wallStart) / 1000, 1),
+  };
+}
+
+/** A saturated host's most and least served sources (at the host's factor) and its spreads. */
+function hostDetail(
+  h: HostEntry,
+  members: readonly SimSource[],
+  asked: readonly AskedSyncs[],
+  weekShares: readonly number[],
+  atFactor: readonly number[],
+): SaturatedHostDetail {
+  const of = (i: number) => {
+    const s = members[i] as SimSource;
+    return {
+      sourceId: s.fleet.sourceId,
+      syncs: s.syncs,
+      incrementalSyncs: s.incrementalSyncs,
+      asked: (asked[i] as AskedSyncs).total,
+      weekShare: round(weekShares[i] as number, 3),
+      atHostFactor: round(atFactor[i] as number, 3),
+      sessionDays: s.initialState.sessionDays ?? [],
+      changes: s.changes.length,
+    };
+  };
+  const ends = (values: readonly number[]) => {
+    const order = values.map((_, i) => i).sort((a, b) => (values[a] as number) - (values[b] as number));
+    return { least: order[0] as number, most: order[order.length - 1] as number };
+  };
+  const spread = (values: readonly number[]) =>
+    round(Math.max(...values) / Math.max(1e-9, Math.min(...values)), 3);
+  const syncs = members.map((s) => s.syncs);
+  const byFactor = ends(atFactor);
+  const bySyncs = ends(syncs);
+  return {
+    host: h.fleet.host,
+    sources: members.length,
+    kind: h.fleet.kind,
+    rawFairness: spread(syncs),
+    weekShareFairness: spread(weekShares),
+    fairness: spread(atFactor),
+    leastServed: of(byFactor.least),
+    mostServed: of(byFactor.most),
+    fewestSyncs: of(bySyncs.least),
+    mostSyncs: of(bySyncs.most),
   };
 }
 

@@ -68,8 +68,20 @@ export interface FleetSimResult {
   lateSyncs: number;
   /** Of the starved, those started while the full-sync window was open (FULL-3). */
   starvedSyncsInFullWindow: number;
-  /** Over saturated hosts, the worst max/min syncs (any kind) per source (null: a source had none). */
+  /**
+   * RATE-9 (issue 27's `fairness`): over saturated hosts, the worst max/min per source of its syncs ÷
+   * its fair count — what its own cadence asks in each hour (./asked.ts) × the host's achieved ÷ asked
+   * in that hour (null: a source had none). RATE-9 promises one factor for all at a time, not equal
+   * counts: the sources ask for different numbers of syncs (session days — SCH-2 caps the day before
+   * too —, changes, SCH-3's quiet doubling), and the host's factor differs between weekday days, nights
+   * and the weekend, so a source asking on a quiet weekend gets more of its ask than one asking on a
+   * busy Tuesday. Both spreads it rests on are printed beside it.
+   */
   fairness: number | null;
+  /** The worst max/min of syncs ÷ asked over the whole span (one factor for the week). */
+  weekShareFairness: number | null;
+  /** The raw count beside it: the worst max/min syncs (any kind) per source on a saturated host. */
+  rawFairness: number | null;
   /**
    * The same over incremental syncs only: a source whose full sync ran that night has one incremental
    * fewer (its full sync took its turn on the host, and SCH-4 counts the interval from its end).
@@ -96,6 +108,45 @@ export interface FleetSimResult {
   slotsNeeded: number | null;
   /** Host lanes: invocations a lane handed on to (its time short, the next run in a new message). */
   laneHandOns: number;
+  /**
+   * The yardstick's calibration: syncs ÷ asked of a sample of sources alone on a host that is not
+   * saturated (≈ 1 when the slots suffice: the replay asks what the simulation gives an idle host).
+   */
+  loneHostShare: { min: number; max: number };
+  /** Per saturated host: both spreads and the sources at their ends (what makes the figure). */
+  saturatedHostDetail: SaturatedHostDetail[];
   decisions: number;
   wallSeconds: number;
+}
+
+/** A source at one end of a saturated host's spread. */
+export interface SaturatedHostSource {
+  sourceId: string;
+  syncs: number;
+  incrementalSyncs: number;
+  /** Syncs its own cadence asks for over the span (./asked.ts). */
+  asked: number;
+  /** syncs ÷ asked. */
+  weekShare: number;
+  /** syncs ÷ its fair count at the host's factor of each hour (1: served as RATE-9 promises). */
+  atHostFactor: number;
+  sessionDays: string[];
+  /** Changes drawn for it over the span. */
+  changes: number;
+}
+
+export interface SaturatedHostDetail {
+  host: string;
+  sources: number;
+  kind: 'oparl' | 'scraped';
+  /** max/min syncs. */
+  rawFairness: number;
+  /** max/min syncs ÷ asked. */
+  weekShareFairness: number;
+  /** max/min syncs ÷ the fair count at the host's factor of each hour (RATE-9). */
+  fairness: number;
+  leastServed: SaturatedHostSource;
+  mostServed: SaturatedHostSource;
+  fewestSyncs: SaturatedHostSource;
+  mostSyncs: SaturatedHostSource;
 }

@@ -1,5 +1,5 @@
 export * from './cadence';
-export { dayOfIndex, isoOfMs, type LocalDay, localDayAt } from './calendar';
+export { dayOfIndex, isoOfMs, type LocalDay, localDayAt, localHourOf } from './calendar';
 export * from './constants';
 export * from './decide';
 export * from './errors';

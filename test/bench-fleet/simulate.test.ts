@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { simulateFleet } from '../../bench/fleet/simulate';
+import { expectSameFiguresAsRecorded } from './golden';
 
 /**
  * The fleet bench's simulation on a small world: a Monday morning of 80 sources (one hosting host of 26
@@ -18,6 +19,7 @@ describe('fleet bench: simulated week (RATE-9, SCH-5, RATE-1, RATE-4)', () => {
     expect(r.runs.incremental).toBeGreaterThan(0);
     expect(r.starvedSyncs).toBeGreaterThan(0);
     expect(r.billedWaitSecondsPerRequest).toBeGreaterThan(0);
+    expectSameFiguresAsRecorded(r);
   });
 
   it('per-host admission keeps the same politeness on the same world', () => {
@@ -25,5 +27,6 @@ describe('fleet bench: simulated week (RATE-9, SCH-5, RATE-1, RATE-4)', () => {
     expect(r.spacingViolations).toBe(0);
     expect(r.maxInFlightPerHost).toBeLessThanOrEqual(2);
     expect(r.runs.incremental).toBeGreaterThan(0);
+    expectSameFiguresAsRecorded(r);
   });
 });
