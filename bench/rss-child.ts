@@ -83,14 +83,14 @@ async function workerInFlight(w: WorkerBed) {
   const { createTestResolver } = await import('../shared/net');
   const { initialScheduleState } = await import('../shared/schedule');
   const { loadSource, putSourceItem, SyncQueue } = await import('../shared/store');
-  const { createSyncRuntime, runSyncWorker, startRun } = await import('../shared/sync');
+  const { composeSync, runSyncWorker, startRun } = await import('../shared/sync');
   const env = {
     ...peers.env,
     INGESTOR_ALLOW_LOOPBACK: true,
     UPSTASH_REDIS_REST_URL: w.redisUrl,
     UPSTASH_REDIS_REST_TOKEN: w.redisToken,
   };
-  const runtime = await createSyncRuntime(env, { clients: peers.clients, resolver: createTestResolver() });
+  const runtime = await composeSync(env, { clients: peers.clients, resolver: createTestResolver() });
   const queue = new SyncQueue({ sqs: peers.clients.sqs, queueUrl: env.SYNC_QUEUE_URL as string });
   const bodies: { id: string; body: string }[] = [];
   for (const [i, systemUrl] of w.systemUrls.entries()) {

@@ -1,6 +1,6 @@
 import { startFakeCouncil } from '../../demo';
 import { parseEnv } from '../../shared/config';
-import { createDocumentsRuntime, runDeletionCheck, runFilesPass } from '../../shared/documents';
+import { composeDocuments, runDeletionCheck, runFilesPass } from '../../shared/documents';
 import { createTestResolver } from '../../shared/net';
 import { createHostSlots } from '../../shared/slots';
 import type { AwsTestbed } from '../../test/support/aws';
@@ -57,7 +57,7 @@ export async function measureDeletionSamples(
   });
   const clock = new InstantClock(T0);
   const env = parseEnv({ ...aws.peers.env, INGESTOR_ALLOW_LOOPBACK: 'true' });
-  const runtime = await createDocumentsRuntime(env, {
+  const runtime = await composeDocuments(env, {
     clients: aws.clients,
     resolver: createTestResolver(),
     slots: createHostSlots({ clock }),

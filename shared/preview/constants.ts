@@ -68,3 +68,10 @@ export const PREVIEW_DOWNLOAD_VALUE = '1';
  * so a retry within seconds would only be refused again.
  */
 export const PREVIEW_HOST_BUSY_RETRY_AFTER_S = 60;
+
+/**
+ * RATE-9: the learnt figures of a host's sources (their expected requests, from the State table) are
+ * re-read at most this often per process and host — the same five minutes as the Sources cache, so a
+ * preview is judged with the cadence the planner plans with.
+ */
+export const PREVIEW_HOST_SOURCES_TTL_MS = 5 * 60_000;

@@ -20,7 +20,6 @@ import {
   listHostSources,
   loadSource,
   releaseSyncLease,
-  SyncQueue,
   storeOutageOf,
 } from '../store';
 import { hostKey, mapLimit } from '../util';

@@ -38,7 +38,6 @@ describe('the preview judges the syncs on a host by their learnt figures (RATE-9
     return createPreviewHostBudget({
       ledger,
       settings: DEFAULT_SCHEDULE_SETTINGS,
-      nowMs: () => MONDAY_MORNING.getTime(),
       loadSources: async () =>
         (await loadAllSources(bed.clients.doc, bed.env.SOURCES_TABLE)).parsed.flatMap((p): SourceConfig[] =>
           p.ok ? [p.source] : [],
