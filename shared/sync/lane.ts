@@ -15,13 +15,7 @@ import {
   type SourceDecision,
   type SourceScheduleState,
 } from '../schedule';
-import {
-  getSourceState,
-  listHostSources,
-  loadSource,
-  releaseSyncLease,
-  storeOutageOf,
-} from '../store';
+import { getSourceState, listHostSources, loadSource, releaseSyncLease, storeOutageOf } from '../store';
 import { hostKey, mapLimit } from '../util';
 import type { SyncLane, SyncMessage } from './message';
 import { runSyncMessage, type SyncRunDeps, type SyncRunResult } from './run';
