@@ -183,6 +183,8 @@ describe('planner tick and host lane start the same source at once (SCH-5, RATE-
             sourceId: 'both-b',
             reason: expect.stringMatching(/SCH-5/),
           }),
+          // The lane re-plans its host after each step (issue 27): with both-b taken, nothing is due.
+          expect.objectContaining({ status: 'left', reason: 'nothing due on the host' }),
         ]);
       } else {
         expect(tick.decisions.find((d) => d.sourceId === 'both-b')).toMatchObject({
