@@ -2,6 +2,7 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
+  type QueryCommandInput,
   type QueryCommandOutput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
@@ -44,32 +45,21 @@ export class DocumentQueue {
    * `dueBefore` undefined, whatever their time (parked queues).
    */
   async inShard<T>(shard: string, limit: number, dueBefore: string | undefined): Promise<T[]> {
-    const out: T[] = [];
-    if (limit <= 0) return out;
-    let startKey: QueryCommandOutput['LastEvaluatedKey'];
-    do {
-      const page = await this.ctx.doc.send(
-        new QueryCommand({
-          TableName: this.ctx.table,
-          IndexName: BY_NEXT_ATTEMPT,
-          KeyConditionExpression:
-            dueBefore === undefined ? '#shard = :shard' : '#shard = :shard AND #next <= :before',
-          ExpressionAttributeNames:
-            dueBefore === undefined
-              ? { '#shard': 'attemptShard' }
-              : { '#shard': 'attemptShard', '#next': 'nextAttemptAt' },
-          ExpressionAttributeValues: {
-            ':shard': shard,
-            ...(dueBefore === undefined ? {} : { ':before': dueBefore }),
+    if (limit <= 0) return [];
+    return this.pageQueue<T>(
+      dueBefore === undefined
+        ? {
+            KeyConditionExpression: '#shard = :shard',
+            ExpressionAttributeNames: { '#shard': 'attemptShard' },
+            ExpressionAttributeValues: { ':shard': shard },
+          }
+        : {
+            KeyConditionExpression: '#shard = :shard AND #next <= :before',
+            ExpressionAttributeNames: { '#shard': 'attemptShard', '#next': 'nextAttemptAt' },
+            ExpressionAttributeValues: { ':shard': shard, ':before': dueBefore },
           },
-          Limit: Math.min(limit - out.length, QUEUE_PAGE_MAX),
-          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-        }),
-      );
-      out.push(...((page.Items ?? []) as T[]));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey && out.length < limit);
-    return out;
+      limit,
+    );
   }
 
   /**
@@ -77,26 +67,44 @@ export class DocumentQueue {
    * sample walk: its keys are positions, not times — shared/documents keys.ts `sampleWalkKey`).
    */
   async inRange<T>(shard: string, after: string, upTo: string, limit: number): Promise<T[]> {
+    if (limit <= 0 || upTo <= after) return [];
+    return this.pageQueue<T>(
+      {
+        // BETWEEN is inclusive: the item at `after` itself (the walk's last one) is dropped.
+        KeyConditionExpression: '#shard = :shard AND #next BETWEEN :after AND :upTo',
+        ExpressionAttributeNames: { '#shard': 'attemptShard', '#next': 'nextAttemptAt' },
+        ExpressionAttributeValues: { ':shard': shard, ':after': after, ':upTo': upTo },
+      },
+      limit,
+      (item) => item.nextAttemptAt !== after,
+      // One more than asked per page: the item at `after` may be among them.
+      1,
+    );
+  }
+
+  /** Pages a `byNextAttempt` query in key order until `limit` items pass `keep`. */
+  private async pageQueue<T>(
+    query: Pick<
+      QueryCommandInput,
+      'KeyConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'
+    >,
+    limit: number,
+    keep: (item: Record<string, unknown>) => boolean = () => true,
+    extraPerPage = 0,
+  ): Promise<T[]> {
     const out: T[] = [];
-    if (limit <= 0 || upTo <= after) return out;
     let startKey: QueryCommandOutput['LastEvaluatedKey'];
     do {
       const page = await this.ctx.doc.send(
         new QueryCommand({
           TableName: this.ctx.table,
           IndexName: BY_NEXT_ATTEMPT,
-          // BETWEEN is inclusive: the item at `after` itself (the walk's last one) is dropped below.
-          KeyConditionExpression: '#shard = :shard AND #next BETWEEN :after AND :upTo',
-          ExpressionAttributeNames: { '#shard': 'attemptShard', '#next': 'nextAttemptAt' },
-          ExpressionAttributeValues: { ':shard': shard, ':after': after, ':upTo': upTo },
-          // One more than asked: the item at `after` may be among them.
-          Limit: Math.min(limit - out.length + 1, QUEUE_PAGE_MAX),
+          ...query,
+          Limit: Math.min(limit - out.length + extraPerPage, QUEUE_PAGE_MAX),
           ...(startKey ? { ExclusiveStartKey: startKey } : {}),
         }),
       );
-      for (const item of page.Items ?? [])
-        if ((item as { nextAttemptAt?: string }).nextAttemptAt !== after && out.length < limit)
-          out.push(item as T);
+      for (const item of page.Items ?? []) if (keep(item) && out.length < limit) out.push(item as T);
       startKey = page.LastEvaluatedKey;
     } while (startKey && out.length < limit);
     return out;

@@ -43,23 +43,17 @@ export async function composeSync(env: IngestorEnv, options: SyncRuntimeOptions 
   const tables = syncTablesFromEnv(env);
   // OPT-5: the kinds take the takedown guard as a port; it is built here, over the same clients.
   const takedowns = takedownGuards({ clients, bucket: tables.bucket, stateTable: tables.state });
-  const oparlEngine = createOParlSyncEngine({
+  const engineDeps = {
     fetcher,
     clients,
     tables,
     takedowns,
-    hostIntervalMs: (sourceId) => hostIntervals.forSource(sourceId),
-    log: (event, fields) => logger.info(event, fields),
-  });
-  // Issue 8: sources of kind `scraper` (no OParl API) run the HTML scraper over the same fetcher.
-  const scraperEngine = createScraperSyncEngine({
-    fetcher,
-    clients,
-    tables,
-    takedowns,
-    hostIntervalMs: (sourceId) => hostIntervals.forSource(sourceId),
-    log: (event, fields) => logger.info(event, fields),
-  });
+    hostIntervalMs: (sourceId: string) => hostIntervals.forSource(sourceId),
+    log: (event: string, fields: Record<string, unknown>) => logger.info(event, fields),
+  };
+  const oparlEngine = createOParlSyncEngine(engineDeps);
+  // Issue 8: sources of kind `scraper` (no OParl API) run the HTML scraper over the same fetcher and deps.
+  const scraperEngine = createScraperSyncEngine(engineDeps);
   // One queue for the whole process: the worker refills from it, runs send continuations to it.
   const queue = new SyncQueue({ sqs: clients.sqs, queueUrl: env.SYNC_QUEUE_URL });
   const runDeps: SyncRunDeps = {
