@@ -2,6 +2,7 @@ import { addBroadcast, type BroadcastStatusRow, broadcastStatus } from '../../sh
 import { BROADCAST_ITEM_KIND } from '../../shared/config';
 import { redactUrl, redactUrlsIn } from '../../shared/observability';
 import { setOtherItemActive } from '../../shared/store';
+import { composeCli } from '../compose';
 import type { LocalRuntime } from '../local/runtime';
 import { type CommandResult, UsageError } from '../output';
 
@@ -118,8 +119,8 @@ async function status(rt: LocalRuntime, now: Date): Promise<CommandResult> {
 }
 
 async function poll(rt: LocalRuntime, values: BroadcastsValues, now: Date): Promise<CommandResult> {
-  const { composeBroadcasts, runBroadcastPass } = await import('../../shared/broadcasts');
-  const runtime = composeBroadcasts(rt.env, { clients: rt.clients });
+  const { runBroadcastPass } = await import('../../shared/broadcasts');
+  const runtime = await composeCli(rt).broadcasts();
   try {
     const report = await runBroadcastPass(
       runtime.deps,

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { createFetchRuntime } from '../../shared/fetch-runtime';
 import { type AddSourceResult, addSource, readImportFile } from '../../shared/onboarding';
+import { composeCli } from '../compose';
 import type { LocalRuntime } from '../local/runtime';
 import { type CommandResult, UsageError } from '../output';
 import { createProgress, type Progress } from '../progress';
@@ -50,10 +50,7 @@ async function withFetcher<T>(
   run: (deps: Parameters<typeof addSource>[0]) => Promise<T>,
   progress?: Progress,
 ): Promise<T> {
-  const runtime = await createFetchRuntime(rt.env, {
-    clients: rt.clients,
-    ...(progress ? { onRequest: progress.request } : {}),
-  });
+  const runtime = await composeCli(rt).fetchRuntime(progress ? { onRequest: progress.request } : {});
   try {
     await runtime.hostIntervals.refresh();
     return await run({
