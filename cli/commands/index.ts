@@ -204,6 +204,8 @@ const SIMULATE_CADENCE = {
 
 /** The option tables by command, for the command modules' input types (`InputOf<…>`). */
 export type StartInput = InputOf<typeof START>;
+export type SourcesAddInput = InputOf<typeof SOURCES_ADD>;
+export type SourcesImportInput = InputOf<typeof SOURCES_IMPORT>;
 export type GeoAddInput = InputOf<typeof GEO_ADD>;
 export type BackfillInput = InputOf<typeof BACKFILL>;
 export type SyncInput = InputOf<typeof SYNC>;
@@ -244,16 +246,27 @@ export const COMMANDS: CommandSpec[] = [
       activate: { args: [1, 1] },
       deactivate: { args: [1, 1], options: ONLY },
     },
-    run: async (ctx) =>
-      (await import('./sources')).sourcesCommand(ctx.rt, {
-        positionals: ctx.args,
-        values: {
-          ...input(SOURCES_ADD, ctx),
-          ...input(SOURCES_IMPORT, ctx),
-          ...input(ONLY, ctx),
-          json: ctx.json,
-        },
-      }),
+    run: async (ctx) => {
+      // The table checked the words: each subcommand's arity, so `id` is there where one is needed.
+      const [sub, id = '', ...assignments] = ctx.args;
+      if (sub === 'add' || sub === 'import') {
+        const onboarding = await import('./sources-add');
+        // ONB-2 / ONB-3: robots.txt, System and body list first, then stored inactive.
+        return sub === 'add'
+          ? onboarding.addSourceCommand(ctx.rt, id, input(SOURCES_ADD, ctx))
+          : onboarding.importSourcesCommand(ctx.rt, id, { ...input(SOURCES_IMPORT, ctx), json: ctx.json });
+      }
+      const sources = await import('./sources');
+      if (sub === 'list') return sources.listSources(ctx.rt);
+      if (sub === 'show') return sources.showSource(ctx.rt, id);
+      const { only } = input(ONLY, ctx);
+      return sources.changeSource(
+        ctx.rt,
+        sub === 'set'
+          ? { sourceId: id, set: assignments, only }
+          : { sourceId: id, active: sub === 'activate', only },
+      );
+    },
   },
   {
     name: 'geo',
