@@ -76,12 +76,12 @@ export async function showSource(rt: LocalRuntime, id: string): Promise<CommandR
  * sources on the server too unless `--only` (OPT-4).
  */
 export async function changeSource(rt: LocalRuntime, change: SourceChange): Promise<CommandResult> {
-  const { doc } = rt.clients;
-  const table = rt.env.SOURCES_TABLE;
   const { sourceId: id, only } = change;
   const assignments = 'set' in change ? change.set : [];
   // Every assignment is read before anything is: a bad one refuses the whole line (exit 2).
   for (const a of assignments) applyAssignment({}, a);
+  const { doc } = rt.clients;
+  const table = rt.env.SOURCES_TABLE;
   const item = await getSourceItem(doc, table, id);
   if (!item) return { text: [`no source ${id}`], json: { error: 'NOT_FOUND', sourceId: id }, exitCode: 1 };
   const updated: Record<string, unknown> = structuredClone(item);
