@@ -203,6 +203,9 @@ export function firstPositional(argv: string[], table: OptionTable): string | un
 
 export function checkArity(positionals: string[], arity: Arity, what: string): void {
   const [min, max] = arity;
+  // An empty word (`bodies list ''`, a shell variable that was not set) is no id, URL or file.
+  const empty = positionals.indexOf('');
+  if (empty >= 0) throw new ArgsError('arguments', `${what}: argument ${empty + 1} is empty`);
   if (positionals.length < min) {
     throw new ArgsError('arguments', `${what} needs ${min === max ? min : `at least ${min}`} argument(s)`);
   }

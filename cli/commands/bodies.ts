@@ -1,7 +1,7 @@
 import { type ListingOutcome, listBodies, setBodyListed } from '../../shared/onboarding';
 import { TakedownRegistry } from '../../shared/takedown';
 import type { LocalRuntime } from '../local/runtime';
-import { type CommandResult, UsageError } from '../output';
+import type { CommandResult } from '../output';
 
 const LISTING_OUTCOME_WORDS: Record<ListingOutcome, string> = {
   'now-listed': 'is now listed',
@@ -41,8 +41,6 @@ export async function bodiesCommand(
     return { text, json: { bodies: rows } };
   }
   const [sub, slug] = positionals;
-  if (slug === '')
-    throw new UsageError(`usage: ingestor bodies ${sub} <slug> (ingestor bodies shows all slugs)`);
   const change = await setBodyListed(doc, tables, slug, sub === 'list', {
     ...(values.source !== undefined ? { sourceId: values.source } : {}),
     by: 'cli',

@@ -3,11 +3,11 @@ import {
   addBroadcast,
   type BroadcastPassReport,
   type BroadcastRuntime,
-  composeBroadcasts,
   runBroadcastPass,
 } from '../../shared/broadcasts';
 import { isIngestorError } from '../../shared/errors';
 import { listBodies } from '../../shared/onboarding';
+import { composeCli } from '../compose';
 import type { LocalRuntime } from '../local/runtime';
 
 /**
@@ -39,7 +39,7 @@ export function scheduleDemoMeetingNow(demo: FakeCouncil, now: Date): void {
 }
 
 export function createLocalBroadcastPasses(rt: LocalRuntime, opts: { allowLoopback: boolean }) {
-  let runtime: BroadcastRuntime | undefined;
+  let runtime: Promise<BroadcastRuntime> | undefined;
   const tables = { sources: rt.env.SOURCES_TABLE, state: rt.env.STATE_TABLE };
   return {
     /** After the demo's first sync: its first body gets a broadcast source on the demo's status endpoint. */
@@ -68,14 +68,11 @@ export function createLocalBroadcastPasses(rt: LocalRuntime, opts: { allowLoopba
     },
     async afterTick(say: (line: string) => void, now: Date = new Date()): Promise<BroadcastPassReport> {
       // The demo council lives on loopback: the pass gets the same switch as the sync handlers.
-      runtime ??= composeBroadcasts(
-        { ...rt.env, INGESTOR_ALLOW_LOOPBACK: opts.allowLoopback },
-        { clients: rt.clients },
-      );
-      return runBroadcastPassLogged(runtime, now, say);
+      runtime ??= composeCli(rt, { allowLoopback: opts.allowLoopback }).broadcasts();
+      return runBroadcastPassLogged(await runtime, now, say);
     },
     async close(): Promise<void> {
-      await runtime?.close();
+      await (await runtime)?.close();
     },
   };
 }

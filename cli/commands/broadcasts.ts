@@ -2,8 +2,10 @@ import { addBroadcast, type BroadcastStatusRow, broadcastStatus } from '../../sh
 import { BROADCAST_ITEM_KIND } from '../../shared/config';
 import { redactUrl, redactUrlsIn } from '../../shared/observability';
 import { setOtherItemActive } from '../../shared/store';
+import { composeCli } from '../compose';
 import type { LocalRuntime } from '../local/runtime';
-import { type CommandResult, UsageError } from '../output';
+import type { CommandResult } from '../output';
+import type { BroadcastsAddInput, BroadcastsPollInput } from '.';
 
 /**
  * `broadcasts add --body <slug> --url URL [--live-pointer P] [--stream-pointer P] [--activate]` adds a
@@ -11,50 +13,30 @@ import { type CommandResult, UsageError } from '../output';
  * `broadcasts poll` runs one pass now — it asks the provider only while a meeting window is open;
  * `broadcasts activate|deactivate <id>` switches one on or off (OTH-3).
  */
-export interface BroadcastsValues {
-  body?: string;
-  url?: string;
-  livePointer?: string;
-  streamPointer?: string;
-  activate?: boolean;
-  source?: string;
-  id?: string;
-}
-
 const tablesOf = (rt: LocalRuntime) => ({ sources: rt.env.SOURCES_TABLE, state: rt.env.STATE_TABLE });
 
-/** The subcommand and its id: the command table checked the word and the id's presence. */
-export type BroadcastsArgs = ['add' | 'status' | 'poll'] | ['activate' | 'deactivate', string];
-
-export async function broadcastsCommand(
+/** `broadcasts activate|deactivate <id>` (OTH-3). */
+export async function broadcastsSetActive(
   rt: LocalRuntime,
-  positionals: BroadcastsArgs,
-  values: BroadcastsValues,
+  change: { id: string; active: boolean },
   now: Date,
 ): Promise<CommandResult> {
-  if (positionals.length === 2) {
-    const [sub, id] = positionals;
-    const active = sub === 'activate';
-    await setOtherItemActive(
-      { doc: rt.clients.doc, table: rt.env.SOURCES_TABLE },
-      { sourceId: id, itemKind: BROADCAST_ITEM_KIND },
-      active,
-      { by: `ingestor broadcasts ${sub}`, now },
-    );
-    return { text: [`${id} is now ${active ? 'active' : 'inactive'}`], json: { id, active } };
-  }
-  const [sub] = positionals;
-  if (sub === 'add') return add(rt, values, now);
-  if (sub === 'status') return status(rt, now);
-  return poll(rt, values, now);
+  const { id, active } = change;
+  await setOtherItemActive(
+    { doc: rt.clients.doc, table: rt.env.SOURCES_TABLE },
+    { sourceId: id, itemKind: BROADCAST_ITEM_KIND },
+    active,
+    { by: `ingestor broadcasts ${active ? 'activate' : 'deactivate'}`, now },
+  );
+  return { text: [`${id} is now ${active ? 'active' : 'inactive'}`], json: { id, active } };
 }
 
-async function add(rt: LocalRuntime, values: BroadcastsValues, now: Date): Promise<CommandResult> {
-  if (values.body === undefined || values.url === undefined) {
-    throw new UsageError(
-      'usage: ingestor broadcasts add --body <slug> --url URL [--live-pointer P] [--stream-pointer P] [--activate]',
-    );
-  }
+/** `broadcasts add` (OTH-5): `--body` and `--url` are required by the table. */
+export async function broadcastsAdd(
+  rt: LocalRuntime,
+  values: BroadcastsAddInput,
+  now: Date,
+): Promise<CommandResult> {
   const added = await addBroadcast(rt.clients, tablesOf(rt), {
     body: values.body,
     streamUrl: values.url,
@@ -62,7 +44,7 @@ async function add(rt: LocalRuntime, values: BroadcastsValues, now: Date): Promi
     ...(values.streamPointer === undefined ? {} : { streamPointer: values.streamPointer }),
     ...(values.source === undefined ? {} : { councilSourceId: values.source }),
     ...(values.id === undefined ? {} : { broadcastId: values.id }),
-    activate: values.activate === true,
+    activate: values.activate,
     by: 'cli',
     now,
   });
@@ -106,7 +88,8 @@ function statusLine(r: BroadcastStatusRow): string {
   ].join('  ');
 }
 
-async function status(rt: LocalRuntime, now: Date): Promise<CommandResult> {
+/** `broadcasts status`: per source last success, counts and last error. */
+export async function broadcastsStatus(rt: LocalRuntime, now: Date): Promise<CommandResult> {
   const rows = (await broadcastStatus(rt.clients, tablesOf(rt), now)).map(shownStatusRow);
   return {
     text:
@@ -117,9 +100,14 @@ async function status(rt: LocalRuntime, now: Date): Promise<CommandResult> {
   };
 }
 
-async function poll(rt: LocalRuntime, values: BroadcastsValues, now: Date): Promise<CommandResult> {
-  const { composeBroadcasts, runBroadcastPass } = await import('../../shared/broadcasts');
-  const runtime = composeBroadcasts(rt.env, { clients: rt.clients });
+/** `broadcasts poll [--id ID]`: one pass now — the provider is asked only while a meeting window is open. */
+export async function broadcastsPoll(
+  rt: LocalRuntime,
+  values: BroadcastsPollInput,
+  now: Date,
+): Promise<CommandResult> {
+  const { runBroadcastPass } = await import('../../shared/broadcasts');
+  const runtime = await composeCli(rt).broadcasts();
   try {
     const report = await runBroadcastPass(
       runtime.deps,

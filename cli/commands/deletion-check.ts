@@ -1,4 +1,5 @@
-import { composeDocuments, runDeletionCheck } from '../../shared/documents';
+import { runDeletionCheck } from '../../shared/documents';
+import { composeCli } from '../compose';
 import type { LocalRuntime } from '../local/runtime';
 import type { CommandResult } from '../output';
 import { createProgress } from '../progress';
@@ -11,7 +12,7 @@ export async function deletionCheckCommand(
   json = false,
 ): Promise<CommandResult> {
   const progress = createProgress({ json });
-  const docs = await composeDocuments(rt.env, { clients: rt.clients, onRequest: progress.request });
+  const docs = await composeCli(rt).documents({ onRequest: progress.request });
   try {
     const report = await runDeletionCheck(docs.deps, { now, onProgress: passProgress(progress) });
     progress.end();

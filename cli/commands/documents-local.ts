@@ -1,12 +1,7 @@
 import { DateTime } from 'luxon';
-import {
-  composeDocuments,
-  type DocumentsRuntime,
-  runDeletionCheck,
-  runFilesPass,
-  runPhotosPass,
-} from '../../shared/documents';
+import { type DocumentsRuntime, runDeletionCheck, runFilesPass, runPhotosPass } from '../../shared/documents';
 import type { FetchEvent } from '../../shared/fetch';
+import { composeCli } from '../compose';
 import type { LocalRuntime } from '../local/runtime';
 import type { Progress } from '../progress';
 import { countsLine, passProgress } from './files';
@@ -39,9 +34,8 @@ export function createLocalDocumentPasses(
       const onProgress = progress ? passProgress(progress) : undefined;
       const pass = (at: Date) => ({ now: at, ...(onProgress ? { onProgress } : {}) });
       // The demo council lives on loopback: the passes get the same switch as the sync handlers.
-      runtime ??= composeDocuments(
-        { ...rt.env, INGESTOR_ALLOW_LOOPBACK: opts.allowLoopback },
-        { clients: rt.clients, ...(opts.onRequest ? { onRequest: opts.onRequest } : {}) },
+      runtime ??= composeCli(rt, { allowLoopback: opts.allowLoopback }).documents(
+        opts.onRequest ? { onRequest: opts.onRequest } : {},
       );
       const { deps } = await runtime;
       if (now.getTime() - lastHourly >= LOCAL_DOCUMENTS_INTERVAL_MS) {

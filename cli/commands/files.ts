@@ -1,6 +1,5 @@
 import {
   clearChange,
-  composeDocuments,
   type DocumentItem,
   DocumentsError,
   DocumentsStore,
@@ -10,6 +9,7 @@ import {
 } from '../../shared/documents';
 import { documentId } from '../../shared/engine';
 import { loadAllSources } from '../../shared/store';
+import { composeCli } from '../compose';
 import type { LocalRuntime } from '../local/runtime';
 import type { CommandResult } from '../output';
 import { createProgress, type Progress } from '../progress';
@@ -41,7 +41,7 @@ export async function filesCommand(
   const args = opts.positionals;
   if (args.length === 2) return clearCommand(rt, args[1], now);
   const progress = createProgress({ json: opts.json });
-  const docs = await composeDocuments(rt.env, { clients: rt.clients, onRequest: progress.request });
+  const docs = await composeCli(rt).documents({ onRequest: progress.request });
   try {
     const report = await runFilesPass(docs.deps, { now, onProgress: passProgress(progress) });
     progress.end();

@@ -1,4 +1,5 @@
-import { composeGeo, type GeoRuntime } from '../../shared/geo';
+import type { GeoRuntime } from '../../shared/geo';
+import { composeCli } from '../compose';
 import type { LocalRuntime } from '../local/runtime';
 import { refreshLines, seedDemoGeoSource } from './geo';
 
@@ -38,10 +39,7 @@ export function createLocalGeoPass(
       }
       if (now.getTime() - lastRun < LOCAL_GEO_INTERVAL_MS) return undefined;
       lastRun = now.getTime();
-      runtime ??= composeGeo(
-        { ...rt.env, INGESTOR_ALLOW_LOOPBACK: opts.allowLoopback },
-        { clients: rt.clients },
-      );
+      runtime ??= composeCli(rt, { allowLoopback: opts.allowLoopback }).geo();
       const summary = await (await runtime).refresh();
       for (const line of refreshLines(summary)) say(line);
       return {

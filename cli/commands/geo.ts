@@ -1,11 +1,12 @@
 import { DEMO_PLAN_TYPE } from '../../demo';
 import { GEO_ITEM_KIND, type GeoSourceItem, geoSourceIdFor, parseGeoSourceItem } from '../../shared/config';
 import { IngestorError } from '../../shared/errors';
-import { composeGeo, createGeoStore, type GeoRunSummary, loadGeoSources } from '../../shared/geo';
+import { createGeoStore, type GeoRunSummary, loadGeoSources } from '../../shared/geo';
 import { MirrorStore } from '../../shared/mirror';
 import { redactUrlsIn } from '../../shared/observability';
 import { BodyNotFoundError, resolveBody } from '../../shared/onboarding';
 import { getSourceItem, putOtherItem, setOtherItemActive } from '../../shared/store';
+import { composeCli } from '../compose';
 import type { LocalRuntime } from '../local/runtime';
 import { type CommandResult, UsageError } from '../output';
 import type { GeoAddInput } from '.';
@@ -135,10 +136,7 @@ export async function geoRefresh(
   rt: LocalRuntime,
   options: { id?: string; allowLoopback: boolean },
 ): Promise<CommandResult> {
-  const runtime = await composeGeo(
-    { ...rt.env, INGESTOR_ALLOW_LOOPBACK: options.allowLoopback },
-    { clients: rt.clients },
-  );
+  const runtime = await composeCli(rt, { allowLoopback: options.allowLoopback }).geo();
   try {
     const { reports: _reports, ...summary } = await runtime.refresh(
       options.id === undefined ? {} : { sourceId: options.id },

@@ -1,7 +1,6 @@
-import { upstashCredentials } from '../../shared/config';
 import { explainFleet, type HostStatus } from '../../shared/planner';
 import { scheduleSettingsFromEnv } from '../../shared/schedule';
-import { createHostLedgerFromEnv, type HostLedger } from '../../shared/slots';
+import { composeCli } from '../compose';
 import type { LocalRuntime } from '../local/runtime';
 import type { CommandResult } from '../output';
 
@@ -11,7 +10,7 @@ import type { CommandResult } from '../output';
  * or with `--aws` from the deployed tables. It reads only; it never fetches.
  */
 export async function hostsCommand(rt: LocalRuntime, now: Date): Promise<CommandResult> {
-  const ledger = await hostLedgerOf(rt);
+  const ledger = await composeCli(rt).hostLedger();
   const fleet = await explainFleet(
     rt.clients.doc,
     { sources: rt.env.SOURCES_TABLE, state: rt.env.STATE_TABLE },
@@ -24,17 +23,6 @@ export async function hostsCommand(rt: LocalRuntime, now: Date): Promise<Command
     text.push("host ledger unreadable: pauses (RATE-8), Crawl-delays and other fetches' shares unknown");
   for (const h of fleet.hosts) text.push(...hostLines(h));
   return { text, json: { at: fleet.at, hosts: fleet.hosts } };
-}
-
-/**
- * RATE-8 / ROB-10 / item 5: the host ledger `status` and `hosts` plan with, as the planner does — pauses,
- * Crawl-delays and other fetches' shares (Upstash with --aws; locally this process's own, empty: the
- * local passes run inside `npm start`). Undefined when the Upstash token cannot be read.
- */
-export async function hostLedgerOf(rt: LocalRuntime): Promise<HostLedger | undefined> {
-  const credentials = await upstashCredentials(rt.env).catch(() => null);
-  if (credentials === null) return undefined;
-  return createHostLedgerFromEnv(rt.env, credentials ? { token: credentials.token } : {});
 }
 
 /** What the host's waiting runs wait for, in the words of the rule that holds them. */

@@ -2,7 +2,6 @@ import { type ArgsSpec, type Input, type InputOf, inputOf, type OptionTable } fr
 import type { LocalRuntime } from '../local/runtime';
 import type { CommandResult } from '../output';
 import type { BodiesArgs } from './bodies';
-import type { BroadcastsArgs } from './broadcasts';
 import type { FilesArgs } from './files';
 
 /**
@@ -119,12 +118,16 @@ const OBJECTS = {
   since: { type: 'string', value: 'ISO', help: 'only objects committed at or after this time' },
 } as const satisfies OptionTable;
 
+/** `backfill-index --rate`'s ceiling: updates per second on-demand tables take without throttling others. */
+export const BACKFILL_MAX_RATE = 1000;
+
 const BACKFILL = {
   ...SOURCE,
   rate: {
     type: 'number',
     integer: true,
     min: 1,
+    max: BACKFILL_MAX_RATE,
     value: 'N',
     help: 'updates per second at most (default: a pace syncs never notice)',
   },
@@ -154,8 +157,18 @@ const SYNC = {
 } as const satisfies OptionTable;
 
 const BROADCASTS_ADD = {
-  body: { type: 'string', value: 'SLUG', help: 'the body whose meetings are broadcast (see `bodies`)' },
-  url: { type: 'string', value: 'URL', help: "an HLS playlist, or the provider's JSON status endpoint" },
+  body: {
+    type: 'string',
+    required: true,
+    value: 'SLUG',
+    help: 'the body whose meetings are broadcast (see `bodies`)',
+  },
+  url: {
+    type: 'string',
+    required: true,
+    value: 'URL',
+    help: "an HLS playlist, or the provider's JSON status endpoint",
+  },
   'live-pointer': {
     type: 'string',
     value: 'P',
@@ -204,6 +217,10 @@ const SIMULATE_CADENCE = {
 
 /** The option tables by command, for the command modules' input types (`InputOf<…>`). */
 export type StartInput = InputOf<typeof START>;
+export type SourcesAddInput = InputOf<typeof SOURCES_ADD>;
+export type SourcesImportInput = InputOf<typeof SOURCES_IMPORT>;
+export type BroadcastsAddInput = InputOf<typeof BROADCASTS_ADD>;
+export type BroadcastsPollInput = InputOf<typeof BROADCASTS_POLL>;
 export type GeoAddInput = InputOf<typeof GEO_ADD>;
 export type BackfillInput = InputOf<typeof BACKFILL>;
 export type SyncInput = InputOf<typeof SYNC>;
@@ -244,16 +261,27 @@ export const COMMANDS: CommandSpec[] = [
       activate: { args: [1, 1] },
       deactivate: { args: [1, 1], options: ONLY },
     },
-    run: async (ctx) =>
-      (await import('./sources')).sourcesCommand(ctx.rt, {
-        positionals: ctx.args,
-        values: {
-          ...input(SOURCES_ADD, ctx),
-          ...input(SOURCES_IMPORT, ctx),
-          ...input(ONLY, ctx),
-          json: ctx.json,
-        },
-      }),
+    run: async (ctx) => {
+      // The table checked the words: each subcommand's arity, so `id` is there where one is needed.
+      const [sub, id = '', ...assignments] = ctx.args;
+      if (sub === 'add' || sub === 'import') {
+        const onboarding = await import('./sources-add');
+        // ONB-2 / ONB-3: robots.txt, System and body list first, then stored inactive.
+        return sub === 'add'
+          ? onboarding.addSourceCommand(ctx.rt, id, input(SOURCES_ADD, ctx))
+          : onboarding.importSourcesCommand(ctx.rt, id, { ...input(SOURCES_IMPORT, ctx), json: ctx.json });
+      }
+      const sources = await import('./sources');
+      if (sub === 'list') return sources.listSources(ctx.rt);
+      if (sub === 'show') return sources.showSource(ctx.rt, id);
+      const { only } = input(ONLY, ctx);
+      return sources.changeSource(
+        ctx.rt,
+        sub === 'set'
+          ? { sourceId: id, set: assignments, only }
+          : { sourceId: id, active: sub === 'activate', only },
+      );
+    },
   },
   {
     name: 'geo',
@@ -377,13 +405,16 @@ export const COMMANDS: CommandSpec[] = [
       activate: { args: [1, 1] },
       deactivate: { args: [1, 1] },
     },
-    run: async (ctx) =>
-      (await import('./broadcasts')).broadcastsCommand(
-        ctx.rt,
-        ctx.args as BroadcastsArgs,
-        input(BROADCASTS_ADD, ctx),
-        new Date(),
-      ),
+    run: async (ctx) => {
+      const broadcasts = await import('./broadcasts');
+      // The table checked the words: the subcommand, and the id of activate/deactivate.
+      const [sub, id = ''] = ctx.args;
+      const now = new Date();
+      if (sub === 'add') return broadcasts.broadcastsAdd(ctx.rt, input(BROADCASTS_ADD, ctx), now);
+      if (sub === 'status') return broadcasts.broadcastsStatus(ctx.rt, now);
+      if (sub === 'poll') return broadcasts.broadcastsPoll(ctx.rt, input(BROADCASTS_POLL, ctx), now);
+      return broadcasts.broadcastsSetActive(ctx.rt, { id, active: sub === 'activate' }, now);
+    },
   },
   {
     name: 'request',

@@ -1,4 +1,5 @@
-import { composeDocuments, runPhotosPass } from '../../shared/documents';
+import { runPhotosPass } from '../../shared/documents';
+import { composeCli } from '../compose';
 import type { LocalRuntime } from '../local/runtime';
 import type { CommandResult } from '../output';
 import { createProgress } from '../progress';
@@ -7,7 +8,7 @@ import { countsLine, passProgress } from './files';
 /** `photos [--once]`: one pass of the person photos (PHO-1 … PHO-3) in this process, now. */
 export async function photosCommand(rt: LocalRuntime, now: Date, json = false): Promise<CommandResult> {
   const progress = createProgress({ json });
-  const docs = await composeDocuments(rt.env, { clients: rt.clients, onRequest: progress.request });
+  const docs = await composeCli(rt).documents({ onRequest: progress.request });
   try {
     const report = await runPhotosPass(docs.deps, { now, onProgress: passProgress(progress) });
     progress.end();

@@ -1,5 +1,5 @@
-import { createFetchRuntime } from '../../shared/fetch-runtime';
 import { createProbeMeter, probeBodies } from '../../shared/onboarding';
+import { composeCli } from '../compose';
 import type { LocalRuntime } from '../local/runtime';
 import { type CommandResult, progress } from '../output';
 
@@ -13,8 +13,7 @@ import { type CommandResult, progress } from '../output';
 export async function probeCommand(rt: LocalRuntime, urls: string[], json: boolean): Promise<CommandResult> {
   const say = (line: string) => progress(json, line);
   const meter = createProbeMeter();
-  const runtime = await createFetchRuntime(rt.env, {
-    clients: rt.clients,
+  const runtime = await composeCli(rt).fetchRuntime({
     wrapSlots: (slots) => meter.wrapSlots(slots),
     onRequest: (event) => {
       meter.observe(event);

@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
-import { createFetchRuntime } from '../../shared/fetch-runtime';
 import { type AddSourceResult, addSource, readImportFile } from '../../shared/onboarding';
+import { composeCli } from '../compose';
 import type { LocalRuntime } from '../local/runtime';
-import { type CommandResult, UsageError } from '../output';
+import type { CommandResult } from '../output';
 import { createProgress, type Progress } from '../progress';
-import type { SourcesArgs } from './sources';
+import type { SourcesAddInput, SourcesImportInput } from '.';
 
 /**
  * `sources add <systemUrl>` and `sources import <file> [--activate]` (ONB-2, ONB-3): robots.txt, the
@@ -50,10 +50,7 @@ async function withFetcher<T>(
   run: (deps: Parameters<typeof addSource>[0]) => Promise<T>,
   progress?: Progress,
 ): Promise<T> {
-  const runtime = await createFetchRuntime(rt.env, {
-    clients: rt.clients,
-    ...(progress ? { onRequest: progress.request } : {}),
-  });
+  const runtime = await composeCli(rt).fetchRuntime(progress ? { onRequest: progress.request } : {});
   try {
     await runtime.hostIntervals.refresh();
     return await run({
@@ -67,45 +64,46 @@ async function withFetcher<T>(
   }
 }
 
-function fieldsFrom(values: SourcesArgs['values']): Record<string, unknown> {
+/** The item's fields the options give (`--name`, `--kind`, `--adapter`); the rest are defaults. */
+function fieldsFrom(input: SourcesAddInput): Record<string, unknown> {
   const fields: Record<string, unknown> = {};
   for (const key of ['name', 'kind', 'adapter'] as const) {
-    if (typeof values[key] === 'string') fields[key] = values[key];
+    if (input[key] !== undefined) fields[key] = input[key];
   }
   return fields;
 }
 
-export async function addSourceCommand(rt: LocalRuntime, args: SourcesArgs): Promise<CommandResult> {
-  const systemUrl = args.positionals[1];
-  if (systemUrl === undefined || systemUrl === '') {
-    throw new UsageError(
-      'usage: ingestor sources add <systemUrl> [--id ID] [--name NAME] [--kind oparl|scraper]',
-    );
-  }
+/** `sources add <systemUrl>`: `systemUrl` is the table's one argument (arity [1, 1]). */
+export async function addSourceCommand(
+  rt: LocalRuntime,
+  systemUrl: string,
+  input: SourcesAddInput,
+): Promise<CommandResult> {
   const result = await withFetcher(rt, (deps) =>
     addSource(deps, {
       systemUrl,
-      ...(typeof args.values.id === 'string' ? { sourceId: args.values.id } : {}),
-      fields: fieldsFrom(args.values),
+      ...(input.id !== undefined ? { sourceId: input.id } : {}),
+      fields: fieldsFrom(input),
       updatedBy: 'cli',
     }),
   );
   return { text: describe(result), json: jsonOf(result) };
 }
 
-export async function importSourcesCommand(rt: LocalRuntime, args: SourcesArgs): Promise<CommandResult> {
-  const file = args.positionals[1];
-  if (file === undefined || file === '') {
-    throw new UsageError('usage: ingestor sources import <file.json|file.csv> [--activate]');
-  }
+/** `sources import <file>`: `file` is the table's one argument (arity [1, 1]). */
+export async function importSourcesCommand(
+  rt: LocalRuntime,
+  file: string,
+  input: SourcesImportInput & { json: boolean },
+): Promise<CommandResult> {
   const { entries, encoding, warnings } = readImportFile(await readFile(file));
-  const activate = args.values.activate === true;
+  const { activate } = input;
   const rows: (
     | ReturnType<typeof jsonOf>
     | { line: number; systemUrl: string; error: string; message: string }
   )[] = [];
   const text: string[] = warnings.map((w) => `warning: ${w}`);
-  const progress = createProgress({ json: args.values.json === true });
+  const progress = createProgress({ json: input.json });
   await withFetcher(
     rt,
     async (deps) => {

@@ -2,39 +2,23 @@ import type { SourceItem } from '../../shared/config';
 import { parseSourceItem } from '../../shared/config';
 import { applyToHostSiblings, hostWideAssignments } from '../../shared/onboarding';
 import { getSourceItem, getSourceState, loadAllSources, putSourceItem } from '../../shared/store';
+import { ArgsError } from '../args';
 import type { LocalRuntime } from '../local/runtime';
-import { type CommandResult, UsageError } from '../output';
-import { addSourceCommand, importSourcesCommand } from './sources-add';
+import type { CommandResult } from '../output';
 
-export interface SourcesArgs {
-  positionals: string[];
-  values: Record<string, string | boolean | undefined>;
-}
+/**
+ * `sources list|show|add|import|set|activate|deactivate` against the Sources table. The command table
+ * (cli/commands/index.ts) dispatches each subcommand to its function here and has checked its words
+ * (arity) and options already; nothing here reads the command line.
+ */
 
-/** `sources list|show|add|set|activate|deactivate` against the Sources table. */
-export async function sourcesCommand(rt: LocalRuntime, args: SourcesArgs): Promise<CommandResult> {
-  const [sub, ...rest] = args.positionals;
-  switch (sub) {
-    case 'list':
-      return listSources(rt);
-    case 'show':
-      return showSource(rt, rest);
-    case 'add':
-      // ONB-2 / ONB-3: robots.txt, System and body list first, then stored inactive.
-      return addSourceCommand(rt, args);
-    case 'import':
-      return importSourcesCommand(rt, args);
-    case 'set':
-    case 'activate':
-    case 'deactivate':
-      return changeSource(rt, sub, rest, args.values.only === true);
-    default:
-      throw new UsageError('sources list|show|add|import|set|activate|deactivate');
-  }
-}
+/** `sources set <id> key=value… [--only]`, `activate <id>`, `deactivate <id> [--only]`. */
+export type SourceChange =
+  | { sourceId: string; set: string[]; only: boolean }
+  | { sourceId: string; active: boolean; only: boolean };
 
 /** `sources list`: every source item, valid or not, with its problems. */
-async function listSources(rt: LocalRuntime): Promise<CommandResult> {
+export async function listSources(rt: LocalRuntime): Promise<CommandResult> {
   const { doc } = rt.clients;
   const table = rt.env.SOURCES_TABLE;
   const { parsed } = await loadAllSources(doc, table);
@@ -66,10 +50,9 @@ async function listSources(rt: LocalRuntime): Promise<CommandResult> {
 }
 
 /** `sources show <id>`: the stored item, its validity and the planner's last decision. */
-async function showSource(rt: LocalRuntime, rest: string[]): Promise<CommandResult> {
+export async function showSource(rt: LocalRuntime, id: string): Promise<CommandResult> {
   const { doc } = rt.clients;
   const table = rt.env.SOURCES_TABLE;
-  const id = requireArg(rest[0], 'sources show <sourceId>');
   const item = await getSourceItem(doc, table, id);
   if (!item) return { text: [`no source ${id}`], json: { error: 'NOT_FOUND', sourceId: id }, exitCode: 1 };
   const parsed = parseSourceItem(item);
@@ -92,41 +75,34 @@ async function showSource(rt: LocalRuntime, rest: string[]): Promise<CommandResu
  * `sources set <id> key=value…`, `activate <id>`, `deactivate <id>` — a host-wide change reaches the other
  * sources on the server too unless `--only` (OPT-4).
  */
-async function changeSource(
-  rt: LocalRuntime,
-  sub: 'set' | 'activate' | 'deactivate',
-  rest: string[],
-  only: boolean,
-): Promise<CommandResult> {
+export async function changeSource(rt: LocalRuntime, change: SourceChange): Promise<CommandResult> {
+  const { sourceId: id, only } = change;
+  const assignments = 'set' in change ? change.set : [];
+  // Every assignment is read before anything is: a bad one refuses the whole line (exit 2).
+  for (const a of assignments) applyAssignment({}, a);
   const { doc } = rt.clients;
   const table = rt.env.SOURCES_TABLE;
-  const id = requireArg(rest[0], `sources ${sub} <sourceId>${sub === 'set' ? ' key=value…' : ''}`);
   const item = await getSourceItem(doc, table, id);
   if (!item) return { text: [`no source ${id}`], json: { error: 'NOT_FOUND', sourceId: id }, exitCode: 1 };
   const updated: Record<string, unknown> = structuredClone(item);
-  if (sub === 'activate') updated.active = true;
-  else if (sub === 'deactivate') updated.active = false;
-  else {
-    const assignments = rest.slice(1);
-    if (assignments.length === 0)
-      throw new UsageError('sources set <sourceId> key=value… (e.g. requestIntervalSeconds=5)');
-    for (const a of assignments) applyAssignment(updated, a);
-  }
+  if ('active' in change) updated.active = change.active;
+  for (const a of assignments) applyAssignment(updated, a);
   updated.updatedAt = new Date().toISOString();
   updated.updatedBy = 'cli';
   const { parsed } = await putSourceItem(doc, table, updated as SourceItem & Record<string, unknown>);
   const warnings = parsed.ok ? parsed.warnings : [];
   // OPT-4: with several sources on one server, a change applies to all of them (not activation).
-  const hostWide = sub === 'set' ? hostWideAssignments(rest.slice(1)) : [];
+  const hostWide = hostWideAssignments(assignments);
+  const deactivate = 'active' in change && !change.active;
   const siblings =
-    only || (sub !== 'deactivate' && hostWide.length === 0)
+    only || (!deactivate && hostWide.length === 0)
       ? undefined
       : await applyToHostSiblings(
           doc,
           table,
           id,
           (sibling) => {
-            if (sub === 'deactivate') sibling.active = false;
+            if (deactivate) sibling.active = false;
             for (const a of hostWide) applyAssignment(sibling, a);
           },
           { by: 'cli' },
@@ -150,18 +126,13 @@ async function changeSource(
   };
 }
 
-function requireArg(value: string | undefined, usage: string): string {
-  if (value === undefined || value === '') throw new UsageError(`usage: ingestor ${usage}`);
-  return value;
-}
-
 /** `a.b=value`: value parsed as JSON when it is JSON (numbers, booleans, objects), else kept as text; `a=` removes. */
 export function applyAssignment(target: Record<string, unknown>, assignment: string): void {
   const eq = assignment.indexOf('=');
-  if (eq <= 0) throw new UsageError(`expected key=value, got "${assignment}"`);
+  if (eq <= 0) throw new ArgsError('arguments', `expected key=value, got "${assignment}"`);
   const path = assignment.slice(0, eq).split('.');
   const rawValue = assignment.slice(eq + 1);
-  if (path.includes('sourceId')) throw new UsageError('sourceId cannot be changed');
+  if (path.includes('sourceId')) throw new ArgsError('arguments', 'sourceId cannot be changed');
   let value: unknown = rawValue;
   try {
     value = JSON.parse(rawValue);

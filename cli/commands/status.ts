@@ -1,8 +1,8 @@
 import { explainSources } from '../../shared/planner';
 import { scheduleSettingsFromEnv } from '../../shared/schedule';
+import { composeCli } from '../compose';
 import type { LocalRuntime } from '../local/runtime';
 import type { CommandResult } from '../output';
-import { hostLedgerOf } from './hosts';
 
 /** `status [<sourceId>]`: why each source waits, runs or is paused — the planner's own decision. */
 export async function statusCommand(
@@ -16,7 +16,7 @@ export async function statusCommand(
     scheduleSettingsFromEnv(rt.env),
     now,
     // The same host ledger as the planner and `hosts`: a paused host or other fetches' share is said here too.
-    await hostLedgerOf(rt),
+    await composeCli(rt).hostLedger(),
   );
   const rows = sourceId === undefined ? all : all.filter((s) => s.sourceId === sourceId);
   if (sourceId !== undefined && rows.length === 0) {

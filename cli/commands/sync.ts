@@ -7,7 +7,8 @@ import {
   scheduleSettingsFromEnv,
 } from '../../shared/schedule';
 import { getSourceState, loadAllSources, putSourceItem } from '../../shared/store';
-import { composeSync, runSyncMessage, startRun } from '../../shared/sync';
+import { runSyncMessage, startRun } from '../../shared/sync';
+import { composeCli } from '../compose';
 import type { LocalRuntime } from '../local/runtime';
 import { type CommandResult, EXIT_FAILED, EXIT_INTERRUPTED, UsageError } from '../output';
 import { createProgress, type Progress } from '../progress';
@@ -91,10 +92,7 @@ async function runLeased(
       exitCode: 1,
     };
   }
-  const runtime = await composeSync(rt.env, {
-    clients: rt.clients,
-    onRequest: opts.progress.request,
-  });
+  const runtime = await composeCli(rt).sync({ onRequest: opts.progress.request });
   try {
     const result = await runSyncMessage(runtime.runDeps, message, {
       deadlineMs: Date.now() + LOCAL_RUN_BUDGET_MS,

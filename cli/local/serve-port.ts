@@ -7,7 +7,8 @@ import {
   MirrorReader,
 } from '../../shared/mirror-api';
 import { logger } from '../../shared/observability';
-import { composePreview, createPreviewListener } from '../../shared/preview';
+import { createPreviewListener } from '../../shared/preview';
+import { composeCli } from '../compose';
 import type { LocalRuntime } from './runtime';
 
 export interface LocalServePort {
@@ -27,10 +28,7 @@ export async function startLocalServePort(
   rt: LocalRuntime,
   opts: { port?: number; allowLoopback: boolean },
 ): Promise<LocalServePort> {
-  const preview = await composePreview(
-    { ...rt.env, INGESTOR_ALLOW_LOOPBACK: opts.allowLoopback },
-    { clients: rt.clients },
-  );
+  const preview = await composeCli(rt, { allowLoopback: opts.allowLoopback }).preview();
   const reader = new MirrorReader(rt.clients, {
     bucket: rt.env.BUCKET,
     tables: { sources: rt.env.SOURCES_TABLE, state: rt.env.STATE_TABLE },

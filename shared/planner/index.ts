@@ -15,6 +15,7 @@ export {
 export { type FleetInput, type FleetPlan, planFleet } from './fleet';
 export { decideManualSync, type ManualSyncAsk, type ManualSyncDecision } from './manual';
 export { emitPlannerMetrics } from './pause-metrics';
+export { runPlannerInvocation } from './run';
 export {
   type PlannedHost,
   type PlannerCache,

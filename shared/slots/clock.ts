@@ -2,9 +2,10 @@ import type { SlotClock } from './types';
 
 /**
  * Wall time that never steps backwards while the process lives (NTP corrections do not make a
- * reservation look older than it is).
+ * reservation look older than it is), and a sleep that an abort ends. Its own name: the fetcher's
+ * `systemClock` (shared/fetch) is plain `Date.now()` — two meanings, two names (test/repo/one-home).
  */
-export const systemClock: SlotClock = {
+export const systemSlotClock: SlotClock = {
   now: () => performance.timeOrigin + performance.now(),
   sleep: (ms, signal) =>
     new Promise<void>((resolve, reject) => {

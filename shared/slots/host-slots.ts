@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from '@upstash/redis';
 import { hostKey } from '../util';
-import { systemClock } from './clock';
+import { systemSlotClock } from './clock';
 import {
   BUSY_POLL_JITTER_MS,
   BUSY_POLL_MAX_MS,
@@ -156,7 +156,7 @@ export class PacedHostSlots implements PacedSlots {
   };
 
   constructor(opts: HostSlotsOptions = {}) {
-    this.clock = opts.clock ?? systemClock;
+    this.clock = opts.clock ?? systemSlotClock;
     this.gate = new HostGate(MAX_IN_FLIGHT_PER_HOST, this.clock);
     this.onEvent = opts.onEvent ?? (() => {});
     this.releaseLingerMs = opts.releaseLingerMs ?? 0;
@@ -406,7 +406,7 @@ export class PacedHostSlots implements PacedSlots {
         // The answer's arrival, on this process's clock (see ReserveDecision.answeredAtMs).
         const answeredMs =
           decision.kind === 'granted' && decision.answeredAtMs !== undefined
-            ? this.clock.now() - Math.max(0, systemClock.now() - decision.answeredAtMs)
+            ? this.clock.now() - Math.max(0, systemSlotClock.now() - decision.answeredAtMs)
             : this.clock.now();
         if (decision.kind !== 'busy') waitingIn = undefined; // a grant or refusal left the line
         if (decision.kind === 'granted') {

@@ -1,4 +1,4 @@
-export { systemClock } from './clock';
+export { systemSlotClock } from './clock';
 export * from './constants';
 export * from './errors';
 export { logSlotEvent, SLOT_EVENT_CODES } from './event-log';

@@ -1,5 +1,5 @@
 import type { Redis } from '@upstash/redis';
-import { systemClock } from './clock';
+import { systemSlotClock } from './clock';
 import { DEFAULT_STORE_TIMEOUT_MS, MAX_IN_FLIGHT_PER_HOST, MAX_SEND_LEAD_MS } from './constants';
 import { SlotStoreUnavailableError } from './errors';
 import {
@@ -127,7 +127,7 @@ export class RedisSlotStore implements SlotStore {
     args: string[],
     nowIndex: number,
   ): Promise<{ reply: ScriptReply; answeredMs: number }> {
-    let sentMs = systemClock.now();
+    let sentMs = systemSlotClock.now();
     let reply: ScriptReply;
     try {
       reply = await script.evalsha(keys, args);
@@ -138,10 +138,10 @@ export class RedisSlotStore implements SlotStore {
           .includes('noscript')
       )
         throw error;
-      sentMs = systemClock.now();
+      sentMs = systemSlotClock.now();
       reply = await script.eval(keys, args);
     }
-    const answeredMs = systemClock.now();
+    const answeredMs = systemSlotClock.now();
     this.clockModel.observe(sentMs, answeredMs, Number(reply[nowIndex]));
     return { reply, answeredMs };
   }

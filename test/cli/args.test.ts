@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { ArgsError, type OptionTable, parseStrict } from '../../cli/args';
+import { ArgsError, inputOf, type OptionTable, parseStrict } from '../../cli/args';
 import { COMMANDS } from '../../cli/commands';
+import { changeSource } from '../../cli/commands/sources';
 import { commandHelp, parseInvocation } from '../../cli/ingestor';
+import type { LocalRuntime } from '../../cli/local/runtime';
+
+/** `sources add`'s options as the table declares them. */
+const SOURCES_ADD_OPTIONS = (): OptionTable =>
+  COMMANDS.find((c) => c.name === 'sources')?.subcommands?.add?.options ?? {};
 
 /**
  * Issue 29: the command table declares each command's options (flag / string / number, required, help)
@@ -29,7 +35,7 @@ describe('the command table and its one parser', () => {
         /--port must be a whole number from 0 to 65535, got "eighty"/,
       ],
       [['serve', '--port', '70000'], 'bad-number', /--port must be a whole number/],
-      [['backfill-index', '--rate', '1.5'], 'bad-number', /--rate must be a whole number ≥ 1/],
+      [['backfill-index', '--rate', '1.5'], 'bad-number', /--rate must be a whole number from 1 to 1000/],
       [['backfill-index', '--rate', ''], 'bad-number', /--rate/],
       [['simulate', 'cadence', '--from', '2026-11-30T00:00', '--days', '0'], 'bad-number', /--days/],
       [['start', '--demo-objects', 'many'], 'bad-number', /--demo-objects must be a whole number ≥ 1/],
@@ -47,6 +53,36 @@ describe('the command table and its one parser', () => {
       [['files', 'wipe'], 'unknown-subcommand', /unknown subcommand "files wipe"/],
       [['bodies', 'list'], 'arguments', /bodies list needs 1 argument/],
       [['broadcasts', 'activate'], 'arguments', /broadcasts activate needs 1 argument/],
+      // `sources` under the table (its own switch and checks are gone): every word checked here.
+      [['sources', 'add'], 'arguments', /sources add needs 1 argument/],
+      [['sources', 'import'], 'arguments', /sources import needs 1 argument/],
+      [['sources', 'show'], 'arguments', /sources show needs 1 argument/],
+      [['sources', 'show', 'a', 'b'], 'arguments', /sources show takes at most 1 argument\(s\); got "b"/],
+      [['sources', 'set', 'koeln'], 'arguments', /sources set needs at least 2 argument/],
+      [['sources', 'activate', 'koeln', '--only'], 'unknown-option', /unknown option --only/],
+      [['sources', 'add', '--kind'], 'missing-value', /--kind/],
+      [['sources', 'list', '--activate'], 'unknown-option', /unknown option --activate/],
+      // An empty word (an unset shell variable) is no id, URL or file.
+      [['sources', 'show', ''], 'arguments', /sources show: argument 1 is empty/],
+      [['sources', 'set', 'koeln', ''], 'arguments', /sources set: argument 2 is empty/],
+      [['bodies', 'list', ''], 'arguments', /bodies list: argument 1 is empty/],
+      [['probe', 'https://a.example/', ''], 'arguments', /probe: argument 2 is empty/],
+      // Options the modules used to check themselves, now declared in the table.
+      [
+        ['broadcasts', 'add', '--url', 'https://a.example/x.m3u8'],
+        'missing-option',
+        /broadcasts add needs --body/,
+      ],
+      [['broadcasts', 'add', '--body', 'rat'], 'missing-option', /broadcasts add needs --url/],
+      [
+        ['backfill-index', '--rate', '1001'],
+        'bad-number',
+        /--rate must be a whole number from 1 to 1000, got "1001"/,
+      ],
+      [['status', '--data'], 'missing-value', /--data/],
+      // A value that looks like an option is refused unless written `--name=--x`.
+      [['sources', 'add', 'https://ris.example/oparl', '--name', '--x'], 'missing-value', /--name/],
+      [['robots', 'check', '--agent', 'x', '--status', '99', 'https://a.example/'], 'bad-number', /--status/],
     ];
     for (const [argv, problem, message] of cases) {
       const error = refusal(argv);
@@ -79,6 +115,58 @@ describe('the command table and its one parser', () => {
     ]);
     if (!('command' in invocation)) throw new Error('not a command line');
     expect(invocation.ctx.values).toMatchObject({ from: 'X', days: 7, 'sync-seconds': 2.5 });
+  });
+
+  it('nothing lost: the words and options of a valid line reach the command as typed', () => {
+    const set = parseInvocation([
+      'sources',
+      'set',
+      'koeln',
+      'a.b=1',
+      'name=Rat der Stadt',
+      'note=',
+      '--only',
+    ]);
+    if (!('command' in set)) throw new Error('not a command line');
+    expect(set.ctx.args).toEqual(['set', 'koeln', 'a.b=1', 'name=Rat der Stadt', 'note=']);
+    expect(set.ctx.values).toMatchObject({ only: true });
+    const add = parseInvocation([
+      'sources',
+      'add',
+      'https://ris.example/oparl?x=1&y=2',
+      '--id',
+      'köln-1',
+      '--name=--x',
+    ]);
+    if (!('command' in add)) throw new Error('not a command line');
+    expect(add.ctx.args).toEqual(['add', 'https://ris.example/oparl?x=1&y=2']);
+    expect(inputOf(SOURCES_ADD_OPTIONS(), add.ctx.values)).toEqual({ id: 'köln-1', name: '--x' });
+    const afterDashes = parseInvocation(['probe', '--', '--not-an-option']);
+    if (!('command' in afterDashes)) throw new Error('not a command line');
+    expect(afterDashes.ctx.args).toEqual(['--not-an-option']);
+  });
+
+  it('sources set: a bad key=value is a usage error before anything is read (the runtime is never touched)', async () => {
+    const untouchable = new Proxy({} as Record<string, unknown>, {
+      get: (_target, key) => {
+        throw new Error(`read ${String(key)}`);
+      },
+    });
+    const rt = { env: untouchable, clients: untouchable } as unknown as LocalRuntime;
+    for (const [set, message] of [
+      [['=1'], /expected key=value, got "=1"/],
+      [['requestIntervalSeconds=5', 'novalue'], /expected key=value, got "novalue"/],
+      [['sourceId=other'], /sourceId cannot be changed/],
+      [['meta.sourceId=other'], /sourceId cannot be changed/],
+    ] as const) {
+      await expect(changeSource(rt, { sourceId: 'koeln', set: [...set], only: false })).rejects.toMatchObject(
+        {
+          code: 'CLI_USAGE',
+          problem: 'arguments',
+          message: expect.stringMatching(message),
+        },
+      );
+    }
   });
 
   it('help is generated from the declarations: every option of every command, with its placeholder', () => {

@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { sourcesCommand } from '../../cli/commands/sources';
+import { changeSource } from '../../cli/commands/sources';
 import type { LocalRuntime } from '../../cli/local/runtime';
 import { BROWSER_AGENT, parseSourceItem, userAgentProblem } from '../../shared/config';
 import { defaultUserAgent, OTHER_FETCH_USER_AGENT } from '../../shared/fetch';
@@ -69,9 +69,10 @@ describe('ID-3 / B-3: the per-source User-Agent override', () => {
     it('ID-3 / B-3: `sources set koeln userAgent=<browser agent>` is refused naming the field; the stored item is unchanged', async () => {
       await bed.clients.doc.send(new PutCommand({ TableName: bed.env.SOURCES_TABLE, Item: { ...base } }));
       for (const agent of ['Mozilla/5.0 (X11) Gecko/20100101 Firefox/121.0', 'abruf/1.0\r\nX-Injected: 1']) {
-        const error = await sourcesCommand(rt(), {
-          positionals: ['set', 'koeln', `userAgent=${agent}`],
-          values: {},
+        const error = await changeSource(rt(), {
+          sourceId: 'koeln',
+          set: [`userAgent=${agent}`],
+          only: false,
         }).then(
           () => undefined,
           (e: unknown) => e,

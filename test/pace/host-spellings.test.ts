@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { sourcesCommand } from '../../cli/commands/sources';
+import { changeSource } from '../../cli/commands/sources';
 import type { LocalRuntime } from '../../cli/local/runtime';
 import { createHostIntervalIndex } from '../../shared/fetch-runtime';
 import { createHostSlots } from '../../shared/slots';
@@ -76,13 +76,15 @@ describe('hostname spellings are one host (issue 25)', () => {
     await putSource({ sourceId: 'set-caps', systemUrl: 'https://RIS.Example-Set.de:443/oparl/b' });
     await putSource({ sourceId: 'set-other', systemUrl: 'https://other.example-set.de/oparl/system' });
 
-    const set = await sourcesCommand(runtime(), {
-      positionals: ['set', 'set-dot', 'requestIntervalSeconds=5'],
-      values: {},
+    const set = await changeSource(runtime(), {
+      sourceId: 'set-dot',
+      set: ['requestIntervalSeconds=5'],
+      only: false,
     });
-    const back = await sourcesCommand(runtime(), {
-      positionals: ['set', 'set-caps', 'fileFetching=false'],
-      values: {},
+    const back = await changeSource(runtime(), {
+      sourceId: 'set-caps',
+      set: ['fileFetching=false'],
+      only: false,
     });
 
     expect(set.json).toMatchObject({ alsoUpdated: ['set-caps'] });

@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../support/corpora';
@@ -34,6 +35,41 @@ const ONE_HOME: Record<string, string> = {
 };
 
 const EXPORTED_TYPE = /^\s*export\s+(?:type|interface)\s+([A-Za-z0-9_]+)/gm;
+/** `export const X`, `export function X`, `export class X` — the exported values. */
+const EXPORTED_VALUE =
+  /^\s*export\s+(?:const|let|(?:async\s+)?function\*?|(?:abstract\s+)?class)\s+([A-Za-z0-9_]+)/gm;
+
+/**
+ * Exported values of shared/ declared in two files when this check was added (issue 29 item 4): a
+ * ratchet — each pair is in an area other engineers were reshaping; the list may only shrink, a new
+ * pair fails. `systemClock` was one: the fetcher's `Date.now()` kept the name, the slots' steady clock
+ * with its abortable sleep became `systemSlotClock`.
+ */
+const KNOWN_VALUE_PAIRS = new Set([
+  'DAY_MS',
+  'FILTER_NOT_HONOURED_INCREMENTAL_ONLY_DAYS',
+  'HostSlotTimeoutError',
+  'RETRY_AFTER_CAP_MS',
+  'hostOf',
+  'isMissingObject',
+  'listSk',
+  'urlKey',
+]);
+
+/** Names declared by `pattern` in more than one file of `files`, with the files. */
+function declaredTwice(files: string[], pattern: RegExp): Map<string, string[]> {
+  const homes = new Map<string, string[]>();
+  for (const file of files) {
+    const seen = new Set<string>();
+    for (const match of readFileSync(file, 'utf8').matchAll(pattern)) {
+      const name = match[1] as string;
+      if (seen.has(name)) continue;
+      seen.add(name);
+      homes.set(name, [...(homes.get(name) ?? []), path.relative(repoRoot, file)]);
+    }
+  }
+  return new Map([...homes].filter(([, where]) => where.length > 1));
+}
 
 describe('one home per word', () => {
   it.each(SHARED_WORDS)('%s is declared once, in shared/schedule', (word) => {
@@ -60,5 +96,35 @@ describe('one home per word', () => {
       .filter(([, files]) => files.length > 1)
       .map(([name, files]) => `${name}: ${files.join(', ')}`);
     expect(twice).toEqual([]);
+  });
+
+  it("systemClock: one exported value of that name in shared/ (the fetcher's wall clock)", () => {
+    const found = sourceFiles(path.join(repoRoot, 'shared'))
+      .filter((file) => /^\s*export\s+const\s+systemClock\b/m.test(readFileSync(file, 'utf8')))
+      .map((file) => path.relative(repoRoot, file));
+    expect(found).toEqual([path.join('shared', 'fetch', 'ports.ts')]);
+  });
+
+  it('no new exported value name of shared/ is declared in two files', () => {
+    const twice = [...declaredTwice(sourceFiles(path.join(repoRoot, 'shared')), EXPORTED_VALUE)]
+      .filter(([name]) => !KNOWN_VALUE_PAIRS.has(name))
+      .map(([name, files]) => `${name}: ${files.join(', ')}`);
+    expect(twice).toEqual([]);
+  });
+
+  it('the value check fails on a value exported from two files', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'one-home-'));
+    const a = path.join(dir, 'a.ts');
+    const b = path.join(dir, 'b.ts');
+    writeFileSync(
+      a,
+      'export const systemClock = { now: () => Date.now() };\nexport async function once() {}\n',
+    );
+    writeFileSync(b, 'export const systemClock = { now: () => 0 };\nexport class Once {}\n');
+    try {
+      expect([...declaredTwice([a, b], EXPORTED_VALUE).keys()]).toEqual(['systemClock']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { sourcesCommand } from '../../../cli/commands/sources';
+import { changeSource } from '../../../cli/commands/sources';
 import { tombstoneCommand } from '../../../cli/commands/takedown';
 import { snapshotMirror } from '../observe';
 import type { Scenario } from '../scenario';
@@ -93,9 +93,10 @@ export const TRUST_SCENARIOS: Scenario[] = [
         requestIntervalSeconds: 2,
       });
       await d.addSource({ sourceId: 'dotted', systemUrl: dotted.href });
-      const set = await sourcesCommand(operator(d), {
-        positionals: ['set', 'strict', 'fileFetching=false'],
-        values: {},
+      const set = await changeSource(operator(d), {
+        sourceId: 'strict',
+        set: ['fileFetching=false'],
+        only: false,
       });
       const alsoUpdated = (set.json as { alsoUpdated?: string[] }).alsoUpdated ?? [];
       ctx.notes.alsoUpdated = alsoUpdated;

@@ -1,0 +1,63 @@
+import { logger, metrics, putHostMetrics, putSlotMetrics } from '../observability';
+import type { PlannerComposition } from './compose';
+import { emitPlannerMetrics } from './pause-metrics';
+import { type PlannedHost, type PlannerTickResult, plannerTick } from './tick';
+
+/**
+ * One planner invocation on a composed planner (`composePlanner`): the tick, its metrics, the change
+ * feed's outbox and one log line. `functions/planner.ts` only keeps the composition while warm and
+ * calls this; `npm start` reaches it through that handler.
+ */
+export async function runPlannerInvocation(
+  planner: PlannerComposition,
+  now: Date,
+): Promise<PlannerTickResult> {
+  const { deps } = planner;
+  const result = await plannerTick(deps, now);
+  // RATE-9: saturated hosts as gauges every tick (the "host saturated" alarm reads them).
+  const saturatedHosts = putHostMetrics(result.hosts, metrics);
+  // SCH-5 sizing (issue 27): how many sync slots the demand needs beyond the configured ones.
+  if (result.slotsNeeded !== undefined)
+    putSlotMetrics(result.slotsNeeded, deps.settings.maxConcurrentSyncs, metrics);
+  metrics.flush();
+  // ERR-4/ERR-5 pauses as metrics; the "paused for more than a day" alarm reads them.
+  const pauses = await emitPlannerMetrics(deps.doc, deps.tables, now);
+  const redelivered = await drainChanges(planner);
+  logger.info('planner tick', {
+    sources: result.sources,
+    invalid: result.invalid,
+    started: result.started.map((s) => `${s.sourceId}:${s.kind}`),
+    ...(pauses ? { paused: pauses.paused, longestPauseHours: pauses.longestPauseHours } : {}),
+    ...(redelivered > 0 ? { changesRedelivered: redelivered } : {}),
+    // SCH-5 sizing (issue 27): the demand needs more sync slots than configured.
+    ...(result.slotsShort ? { slotsShort: result.slotsShort, slotsNeeded: result.slotsNeeded } : {}),
+    // The tick planned without pauses, Crawl-delays and other fetches' shares (the slots still keep them).
+    ...(result.hostLedgerUnavailable ? { hostLedgerUnavailable: result.hostLedgerUnavailable } : {}),
+    // RATE-9: hosts whose pace binds (stretched cadence) or with runs waiting for them — host keys only.
+    ...(result.hosts.length > 0 ? { saturatedHosts, hosts: result.hosts.map(hostLine) } : {}),
+  });
+  return result;
+}
+
+/** A planned host in the tick's log line: its sources, stretch, queue and what else binds it. */
+function hostLine(h: PlannedHost): string {
+  return (
+    `${h.host}: ${h.sources} sources, ×${Math.round(h.stretch * 100) / 100}, ${h.queuedRuns} queued` +
+    (h.otherRequestsPerSecond > 0
+      ? `, other fetches ${Math.round(h.otherRequestsPerSecond * 100) / 100}/s`
+      : '') +
+    (h.pausedUntil ? `, paused until ${h.pausedUntil} (RATE-8)` : '')
+  );
+}
+
+/** The feed's trouble is not the tick's: what stays in the outbox waits for the next drain. */
+async function drainChanges(planner: PlannerComposition): Promise<number> {
+  try {
+    return (await planner.changes?.drain()) ?? 0;
+  } catch (error) {
+    logger.warn('change feed outbox not drained', {
+      error: error instanceof Error ? error.name : String(error),
+    });
+    return 0;
+  }
+}
