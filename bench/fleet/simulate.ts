@@ -500,6 +500,7 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
         source: s,
         decision: s.waiting.decision,
         fullSyncCreditMs: fullSyncCreditMs(s.state),
+        state: s.state,
       });
     }
     const lane = run.lane as SimLane;
