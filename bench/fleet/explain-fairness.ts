@@ -20,7 +20,8 @@ const seed = Number(process.env.FLEET_SEED ?? 27);
 const line = (s: SaturatedHostSource) =>
   `${s.sourceId} sessions ${s.sessionDays.join('+') || 'none'} changes ${s.changes}: ` +
   `${s.syncs} syncs (${s.incrementalSyncs} incremental) of ${s.asked} asked, ` +
-  `week share ${s.weekShare}, at the host's factor ${s.atHostFactor}`;
+  `week share ${s.weekShare}, at the host's factor ${s.atHostFactor}\n` +
+  `    per day: syncs ${s.syncsByDay.join(' ')} | asked alone ${s.askedByDay.join(' ')}`;
 
 const result = simulateFleet({ sources, allocation: 'lanes', slots, days, seed });
 const hosts = [...result.saturatedHostDetail].sort((a, b) => b.fairness - a.fairness);
@@ -28,6 +29,7 @@ for (const h of hosts) {
   console.error(
     `${h.host} (${h.kind}, ${h.sources} sources): fairness ${h.fairness}, week share ${h.weekShareFairness}, raw ${h.rawFairness}`,
   );
+  console.error(`  per day: syncs ${h.syncsByDay.join(' ')} | asked alone ${h.askedByDay.join(' ')}`);
   console.error(`  least served: ${line(h.leastServed)}`);
   console.error(`  most served:  ${line(h.mostServed)}`);
 }
