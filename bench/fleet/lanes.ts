@@ -59,7 +59,7 @@ export function laneSuccessor<S>(
     canHandOn: true,
   });
   if (move === 'end') return undefined;
-  const decision = nextLaneRun(candidates, lane.full ? 'full' : 'incremental');
+  const decision = nextLaneRun(candidates, lane.full ? 'full' : 'incremental', endAtMs);
   if (decision === undefined) return undefined;
   const candidate = candidates.find((c) => c.decision === decision) as SimLaneCandidate<S>;
   return move === 'run'

@@ -500,6 +500,7 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
         source: s,
         decision: s.waiting.decision,
         fullSyncCreditMs: fullSyncCreditMs(s.state),
+        state: s.state,
       });
     }
     const lane = run.lane as SimLane;
@@ -695,6 +696,8 @@ function hostDetail(
       atHostFactor: round(atFactor[i] as number, 3),
       sessionDays: s.initialState.sessionDays ?? [],
       changes: s.changes.length,
+      syncsByDay: perDay(s.syncsByHour ?? []),
+      askedByDay: perDay((asked[i] as AskedSyncs).byHour),
     };
   };
   const ends = (values: readonly number[]) => {
@@ -705,6 +708,15 @@ function hostDetail(
     round(Math.max(...values) / Math.max(1e-9, Math.min(...values)), 3);
   const syncs = members.map((s) => s.syncs);
   const byFactor = ends(atFactor);
+  const hostSum = (rows: readonly (readonly number[])[]) => {
+    const sum: number[] = [];
+    for (const row of rows) {
+      row.forEach((x, b) => {
+        sum[b] = (sum[b] ?? 0) + x;
+      });
+    }
+    return perDay(sum);
+  };
   const bySyncs = ends(syncs);
   return {
     host: h.fleet.host,
@@ -715,9 +727,21 @@ function hostDetail(
     fairness: spread(atFactor),
     leastServed: of(byFactor.least),
     mostServed: of(byFactor.most),
+    syncsByDay: hostSum(members.map((s) => s.syncsByHour ?? [])),
+    askedByDay: hostSum(asked.map((a) => a.byHour)),
     fewestSyncs: of(bySyncs.least),
     mostSyncs: of(bySyncs.most),
   };
+}
+
+/** Hourly counts (index: hours since the measured span began) summed per day of the span. */
+function perDay(byHour: readonly number[]): number[] {
+  const days: number[] = [];
+  byHour.forEach((x, b) => {
+    const d = Math.floor(b / 24);
+    days[d] = (days[d] ?? 0) + x;
+  });
+  return days;
 }
 
 /** Max/min of a host's per-source counts, kept when worse than `so far` (null: a source had none). */

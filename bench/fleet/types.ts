@@ -133,6 +133,9 @@ export interface SaturatedHostSource {
   sessionDays: string[];
   /** Changes drawn for it over the span. */
   changes: number;
+  /** Its syncs per day of the span (how often it was picked), and what it asks per day alone. */
+  syncsByDay: number[];
+  askedByDay: number[];
 }
 
 export interface SaturatedHostDetail {
@@ -145,6 +148,9 @@ export interface SaturatedHostDetail {
   weekShareFairness: number;
   /** max/min syncs ÷ the fair count at the host's factor of each hour (RATE-9). */
   fairness: number;
+  /** The host's syncs per day of the span, and what its sources ask per day alone (÷: its factor). */
+  syncsByDay: number[];
+  askedByDay: number[];
   leastServed: SaturatedHostSource;
   mostServed: SaturatedHostSource;
   fewestSyncs: SaturatedHostSource;

@@ -256,6 +256,11 @@ export interface LaneCandidate {
   decision: SourceDecision;
   /** `fullSyncCreditMs(state)`: the last full sync's duration, not charged to its incremental turns. */
   fullSyncCreditMs?: number;
+  /**
+   * Its STATE's last sync (the schedule fields the lane reads anyway): the fair order measures the
+   * source's wait from its last turn (`laneTurnShare`). Without it the order falls back to the due time.
+   */
+  state?: Pick<SourceScheduleState, 'lastSyncKind' | 'lastSyncStartedAt' | 'lastSyncEndedAt'>;
 }
 
 /**
@@ -273,47 +278,86 @@ export function fullSyncCreditMs(
 }
 
 /**
- * The lane's next run among its host's sources decided now, pure (issue 27, RATE-9). Only a `sync`
- * decision is a candidate (a source not due now, its stretched cadence applied, waits). The order is a
- * fair-queueing rule, not raw overdue time:
+ * How far a due incremental is into its next turn, as a multiple of its own cadence, pure (RATE-9):
+ * the time since its last turn began ÷ its cycle — the interval its cadence asks (SCH-1…SCH-3, to
+ * `cadenceAt`) plus the run that began the cycle. A turn begins where the last sync started; a full
+ * sync is no incremental turn (`fullSyncCreditMs`), so after one the turn begins at its end.
+ * Infinity for a source never synced (first). Undefined without the state or the cadence.
+ *
+ * Why a share and not a due time: on a backlogged host every due source waits; served by earliest due
+ * time, each waits the same queue delay D per turn, so a source's rate is 1 ÷ (interval + D) and a
+ * 10-minute session-day cadence lost far more of its share than a 60-minute one (fleet bench, a week
+ * at 1,000 sources: least served the councils that ask most, 1.38 max/min at the host's factor).
+ * Served by the largest share, every source's turn comes at the same multiple R of its own cycle —
+ * R is the host's factor as it is achieved, whatever the model's estimate — which is RATE-9's "slowed
+ * by the same factor".
+ */
+export function laneTurnShare(c: LaneCandidate, nowMs: number): number | undefined {
+  const cadenceAt = c.decision.cadenceAt;
+  if (c.state === undefined || cadenceAt === undefined) return undefined;
+  const { lastSyncStartedAt, lastSyncEndedAt } = c.state;
+  if (lastSyncStartedAt === undefined && lastSyncEndedAt === undefined) return Number.POSITIVE_INFINITY;
+  const began =
+    lastSyncStartedAt === undefined
+      ? msOf(lastSyncEndedAt as string)
+      : msOf(lastSyncStartedAt) + fullSyncCreditMs(c.state);
+  const cycle = msOf(cadenceAt) - began;
+  if (!(cycle > 0)) return Number.POSITIVE_INFINITY;
+  return (nowMs - began) / cycle;
+}
+
+/**
+ * The lane's next run among its host's sources decided at `nowMs`, pure (issue 27, RATE-9). Only a
+ * `sync` decision is a candidate (a source not due now, its stretched cadence applied, waits). The order
+ * is a fair-queueing rule, not raw overdue time:
  * 1. manual requests (SCH-7: someone waits for them);
  * 2. in a full lane, full syncs by FULL-3's order (oldest complete full sync first) — a full sync joins
  *    only a full lane, so FULL-3's share of the slots does not grow;
- * 3. the earliest virtual finish time — weighted fair queueing over the host's due sources, each
- *    weighted by its own cadence: a source's virtual finish is the end of its last incremental turn
- *    plus its interval × RATE-9's factor, i.e. its stretched due time, less the time its last full
- *    sync took (`fullSyncCreditMs`): a full sync is no incremental turn, so a source whose full sync
- *    ran does not queue behind the sources whose incrementals ran meanwhile. Compared with raw
- *    overdue time this only moves such a source forward;
- * 4. then the most overdue, then the id (deterministic).
+ * 3. the largest share of its own cycle waited (`laneTurnShare`): weighted fair queueing, each source
+ *    weighted by its own cadence (SCH-1…SCH-3), so each is slowed by the same factor;
+ * 4. then the earliest due time less a full sync's credit (candidates without their state), the most
+ *    overdue, the id (deterministic).
  * Session days (SCH-2) are not put first here: RATE-9 slows every source by the same factor, and a
- * session day's shorter interval already makes its source due more often (its SCH-2 advantage, kept);
- * served first as well, session-day sources took the host's turns at their unstretched cap and the
- * others fell beyond the factor (fleet bench, a Monday at 1,000 sources: fairness 1.45 with them first).
- * They still go first where the planner admits a host's run (`admitRuns`, the lane's head).
+ * session day's shorter interval already makes its source due more often — and its share grows faster
+ * (its SCH-2 advantage, kept); served first as well, session-day sources took the host's turns at their
+ * unstretched cap and the others fell beyond the factor (fleet bench, a Monday at 1,000 sources:
+ * fairness 1.45 with them first). They still go first where the planner admits a host's run
+ * (`admitRuns`, the lane's head).
  */
 export function nextLaneRun(
   candidates: readonly LaneCandidate[],
   laneKind: 'incremental' | 'full',
+  nowMs?: number,
 ): SourceDecision | undefined {
   let best: LaneCandidate | undefined;
+  let bestShare: number | undefined;
   for (const c of candidates) {
     if (c.decision.action !== 'sync') continue;
     const full = (c.decision.kind ?? 'incremental') !== 'incremental';
     if (full && laneKind !== 'full') continue;
-    if (best === undefined || byLaneOrder(c, best) < 0) best = c;
+    const share = nowMs === undefined ? undefined : laneTurnShare(c, nowMs);
+    if (best === undefined || byLaneOrder({ c, share }, { c: best, share: bestShare }) < 0) {
+      best = c;
+      bestShare = share;
+    }
   }
   return best?.decision;
 }
 
-function byLaneOrder(a: LaneCandidate, b: LaneCandidate): number {
-  const manual = Number(b.decision.trigger === 'manual') - Number(a.decision.trigger === 'manual');
+interface Ranked {
+  c: LaneCandidate;
+  share: number | undefined;
+}
+
+function byLaneOrder(a: Ranked, b: Ranked): number {
+  const manual = Number(b.c.decision.trigger === 'manual') - Number(a.c.decision.trigger === 'manual');
   if (manual !== 0) return manual;
-  const aFull = (a.decision.kind ?? 'incremental') !== 'incremental';
-  const bFull = (b.decision.kind ?? 'incremental') !== 'incremental';
+  const aFull = (a.c.decision.kind ?? 'incremental') !== 'incremental';
+  const bFull = (b.c.decision.kind ?? 'incremental') !== 'incremental';
   if (aFull !== bFull) return aFull ? -1 : 1;
-  if (aFull) return byOldestFullSync(a.decision, b.decision);
-  return virtualFinishMs(a) - virtualFinishMs(b) || byUrgency(a.decision, b.decision);
+  if (aFull) return byOldestFullSync(a.c.decision, b.c.decision);
+  if (a.share !== undefined && b.share !== undefined && a.share !== b.share) return b.share - a.share;
+  return virtualFinishMs(a.c) - virtualFinishMs(b.c) || byUrgency(a.c.decision, b.c.decision);
 }
 
 function virtualFinishMs(c: LaneCandidate): number {

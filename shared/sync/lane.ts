@@ -367,7 +367,7 @@ async function pickNext(
     };
   });
   const candidates = read.filter((c): c is LaneCandidate & Picked => c !== undefined);
-  const decision = nextLaneRun(candidates, laneKind);
+  const decision = nextLaneRun(candidates, laneKind, now.getTime());
   const picked = candidates.find((c) => c.decision === decision);
   return picked === undefined ? undefined : { ...picked, due: candidates.length };
 }
