@@ -11,8 +11,8 @@ import { defineConfig } from 'vitest/config';
  * wiring) and close what they start, so running them in one process changes nothing but the time.
  * A folder joins when its files pass together with `--isolate=false`; the rest keep a process per file.
  * What a process keeps for its life in production (the local host ledger) starts afresh with every file
- * (test/support/process-state.ts). Kept out: `config` (the secrets' per-process caches fail its key
- * tests when files share a process); `slots` and `cli` (real-time pacing and `npm start` Ctrl-C tests
+ * (test/support/process-state.ts), as does Powertools' secrets provider (its SDK client keeps the endpoint
+ * of the file that built it). Kept out: `slots` and `cli` (real-time pacing and `npm start` Ctrl-C tests
  * failed together at load 20–30 on 2 cores, unproven either way); sync and planner while their lane
  * tests change.
  */
@@ -20,6 +20,7 @@ const SHARED_CONTEXT_FOLDERS = [
   'bench-fleet',
   'broadcasts',
   'changes',
+  'config',
   'cost',
   'docs',
   'engine',
