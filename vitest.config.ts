@@ -8,21 +8,24 @@ import { defineConfig } from 'vitest/config';
 /**
  * Test folders whose files share one module context (`isolate: false`): their tests keep no state in
  * modules or in the process (no spies, stubbed env, fake timers, installed keys or cached function
- * wiring) and close what they start, so running them in one process changes nothing but the time.
- * A folder joins when its files pass together with `--isolate=false`; the rest keep a process per file.
- * What a process keeps for its life in production (the local host ledger) starts afresh with every file
- * (test/support/process-state.ts), as does Powertools' secrets provider (its SDK client keeps the endpoint
- * of the file that built it). Kept out: `slots` and `cli` (real-time pacing and `npm start` Ctrl-C tests
- * failed together at load 20–30 on 2 cores, unproven either way); sync and planner while their lane
- * tests change.
+ * wiring left behind) and close what they start, so running them in one process changes nothing but
+ * the time. A folder joins when its files pass together with `--isolate=false`; the rest keep a process per file.
+ * What a process keeps for its life in production starts afresh with every file
+ * (test/support/process-state.ts): the local host ledger, the parsed environment, Powertools' secrets
+ * provider (its SDK client keeps the endpoint of the file that built it). Failures seen while checking a
+ * folder that failed alike with a process per file at load 20 on 2 cores (real-time pacing: slots'
+ * re-timed slot, e2e's run deadline) are the load's, not the sharing's. Kept out: sync and planner while
+ * their lane tests change.
  */
 const SHARED_CONTEXT_FOLDERS = [
   'bench-fleet',
   'broadcasts',
   'changes',
+  'cli',
   'config',
   'cost',
   'docs',
+  'e2e',
   'engine',
   'fake-council',
   'fetch',
@@ -36,10 +39,12 @@ const SHARED_CONTEXT_FOLDERS = [
   'oparl',
   'other-fetch',
   'pace',
+  'preview',
   'repo',
   'robots',
   'schedule',
   'scraper',
+  'slots',
   'store',
   'support',
   'util',
