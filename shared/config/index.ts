@@ -15,7 +15,12 @@ export * from './errors';
 export * from './geo-source';
 export type { EditTrail } from './item-problems';
 export * from './other-items';
-export { resetUpstashCredentialsCache, type UpstashCredentials, upstashCredentials } from './secrets';
+export {
+  resetSecretsProvider,
+  resetUpstashCredentialsCache,
+  type UpstashCredentials,
+  upstashCredentials,
+} from './secrets';
 export * from './source';
 export {
   DEFAULT_STACK_NAME,

@@ -1,4 +1,5 @@
 import { clearCaches } from '@aws-lambda-powertools/parameters';
+import { DEFAULT_PROVIDERS } from '@aws-lambda-powertools/parameters/base';
 import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
 import type { IngestorEnv } from './env';
 import { ConfigError, SecretError } from './errors';
@@ -82,4 +83,15 @@ function malformed(what: string): SecretError {
 /** Forgets every cached secret value (tests; an operator's forced refresh). */
 export function resetUpstashCredentialsCache(): void {
   clearCaches();
+}
+
+/**
+ * Forgets Powertools' default Secrets Manager provider itself, not only its values: the provider is a
+ * module singleton whose SDK client keeps the endpoint and credentials of the moment it was built. A
+ * process has one for its life in production; test files sharing a process each start with none
+ * (test/support/process-state.ts), or the second file's secrets would be asked of the first file's peer.
+ */
+export function resetSecretsProvider(): void {
+  clearCaches();
+  delete DEFAULT_PROVIDERS.secrets;
 }

@@ -184,7 +184,9 @@ describe('--aws: the same commands on deployed resources named by the stack outp
       const refused = await run(['sources', 'list', '--aws', '--allow-loopback', '--json']);
       expect(refused.code).toBe(2);
     } finally {
-      process.env = saved;
+      // Put the variables back on the process's own env object (files may share this process).
+      for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name];
+      Object.assign(process.env, saved);
       await cfn.close();
       await bed.stop();
     }

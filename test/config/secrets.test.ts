@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseEnv } from '../../shared/config/env';
 import {
+  resetSecretsProvider,
   resetUpstashCredentialsCache,
   UPSTASH_SECRET_MAX_AGE_S,
   upstashCredentials,
@@ -177,6 +178,57 @@ describe('Upstash secret (Powertools Parameters over a loopback Secrets Manager)
       const leaks = windowsOf(secret, 4).filter((w) => texts.some((t) => t.includes(w)));
       expect(leaks).toEqual([]);
     });
+  });
+});
+
+/**
+ * Issue 29 item 5: test files share worker processes. Powertools keeps one default Secrets Manager provider
+ * per process, its SDK client bound to the endpoint of the moment it was built; clearing the cached values
+ * keeps that client. The setup file (test/support/process-state.ts) drops the provider, so the next file
+ * asks its own peer.
+ */
+describe('the secrets provider, per process in production and per file in the tests', () => {
+  const vars = [
+    'AWS_ENDPOINT_URL_SECRETS_MANAGER',
+    'AWS_REGION',
+    'AWS_ACCESS_KEY_ID',
+    'AWS_SECRET_ACCESS_KEY',
+  ];
+  const saved = Object.fromEntries(vars.map((k) => [k, process.env[k]]));
+  const peers: FakeSecretsManager[] = [];
+  afterAll(async () => {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+    resetSecretsProvider();
+    await Promise.all(peers.map((p) => p.close()));
+  });
+
+  it('RATE-7: a cleared cache still asks the first peer; a reset provider asks the one configured now', async () => {
+    const first = await startFakeSecretsManager(ARN, TOKEN_A);
+    const second = await startFakeSecretsManager(ARN, TOKEN_B);
+    peers.push(first, second);
+    Object.assign(process.env, {
+      AWS_REGION: 'eu-central-1',
+      AWS_ACCESS_KEY_ID: 'AKIDLOOPBACKONLY',
+      AWS_SECRET_ACCESS_KEY: 'loopback-only',
+    });
+    const env = () =>
+      parseEnv({ UPSTASH_REDIS_REST_URL: 'https://eu1-test.upstash.io', UPSTASH_SECRET_ARN: ARN });
+    resetSecretsProvider();
+    process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER = first.url;
+    expect(await upstashCredentials(env())).toMatchObject({ token: TOKEN_A });
+
+    // The next test file's peer: values forgotten, provider kept — the old endpoint answers.
+    process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER = second.url;
+    resetUpstashCredentialsCache();
+    expect(await upstashCredentials(env())).toMatchObject({ token: TOKEN_A });
+    expect([first.requests, second.requests]).toEqual([2, 0]);
+
+    resetSecretsProvider();
+    expect(await upstashCredentials(env())).toMatchObject({ token: TOKEN_B });
+    expect([first.requests, second.requests]).toEqual([2, 1]);
   });
 });
 

@@ -1,4 +1,4 @@
-import { resetEnvCache } from '../../shared/config';
+import { resetEnvCache, resetSecretsProvider } from '../../shared/config';
 import { resetProcessHostLedger } from '../../shared/slots';
 
 /**
@@ -10,6 +10,9 @@ import { resetProcessHostLedger } from '../../shared/slots';
  *   Retry-After pauses, Crawl-delays and other fetches' counts would otherwise cut the next file's budget
  *   in its planner and passes (test/slots/process-ledger.test.ts proves two files no longer meet).
  * - The parsed environment (`env()`), read once per process: a file that stubs variables reads its own.
+ * - Powertools' default Secrets Manager provider, whose SDK client keeps the endpoint it was built with:
+ *   each file's secrets are asked of its own loopback peer (test/config/secrets.test.ts proves it).
  */
 resetProcessHostLedger();
 resetEnvCache();
+resetSecretsProvider();
