@@ -53,7 +53,13 @@ export async function seedSteadySources(
     const active = j % 10 !== 0;
     writes.push({
       table: env.SOURCES_TABLE,
-      item: { sourceId, systemUrl: `https://ris${j}.example.de/oparl/system`, active },
+      // hostKey as the tools write it (issue 27): a seed without it would bench the planner's one-off stamping.
+      item: {
+        sourceId,
+        systemUrl: `https://ris${j}.example.de/oparl/system`,
+        active,
+        hostKey: `ris${j}.example.de`,
+      },
     });
     const endedAt = t0 - ((j * 7919) % 600_000);
     writes.push({

@@ -24,6 +24,7 @@ import {
   type SourceStateItem,
   SQS_BATCH_MAX,
   SyncQueue,
+  stampSourceHostKey,
 } from '../store';
 import { type SyncMessage, startRun } from '../sync';
 import { mapLimit } from '../util';
@@ -95,6 +96,11 @@ export interface PlannerTickResult {
   slotsNeeded?: number;
   /** The host ledger could not be read (its error code): this tick planned without pauses and shares. */
   hostLedgerUnavailable?: string;
+  /**
+   * Issue 27: sources whose `hostKey` this tick wrote (missing — an item added by hand in the console —
+   * or stale after a hand edit of `systemUrl`), so running host lanes find them through `byHost`.
+   */
+  hostKeysStamped?: string[];
 }
 
 export type StoredState = SourceStateItem<SourceScheduleState>;
@@ -177,10 +183,12 @@ export async function plannerTick(deps: PlannerDeps, now: Date): Promise<Planner
   if (cache.sources === undefined || now.getTime() - cache.sources.loadedAtMs >= ttl) {
     const warm = cache.sources !== undefined;
     const previous = new Map((cache.sources?.parsed ?? []).map((p) => [idOf(p), JSON.stringify(p)]));
-    const { parsed } = await loadAllSources(deps.doc, deps.tables.sources);
+    const { parsed, raw } = await loadAllSources(deps.doc, deps.tables.sources);
     if (warm)
       changedIds = new Set(parsed.filter((p) => previous.get(idOf(p)) !== JSON.stringify(p)).map(idOf));
     cache.sources = { loadedAtMs: now.getTime(), parsed };
+    const stamped = await stampHostKeys(deps, parsed, raw);
+    if (stamped.length > 0) result.hostKeysStamped = stamped;
   }
   const parsed = cache.sources.parsed;
   result.sources = parsed.length;
@@ -380,6 +388,39 @@ export async function plannerTick(deps: PlannerDeps, now: Date): Promise<Planner
   result.started.sort((a, b) => a.sourceId.localeCompare(b.sourceId));
   await sendMessages(deps, outbox, result);
   return result;
+}
+
+/**
+ * `hostKey` writes per read of the Sources table. A release that first stamps a fleet of older items
+ * spreads the writes over the next reads (every `sourcesTtlMs`) instead of one long tick; a hand-written
+ * item or two, the usual case, is stamped by the tick that first reads it.
+ */
+const HOST_KEY_STAMPS_PER_READ = 500;
+
+/**
+ * Issue 27: the planner reads every source anyway; where an item's `hostKey` is not the one its
+ * `systemUrl` gives (RATE-2's key), it writes it — one conditional UpdateItem per such item, once (the
+ * next read finds it right). A running host lane then finds the source through the `byHost` index at its
+ * next step, like one added by the tools, instead of only at the next plan. Valid items only: a broken
+ * one is not synced until repaired, and its repair by the tools stamps it.
+ */
+async function stampHostKeys(
+  deps: PlannerDeps,
+  parsed: readonly ParsedSource[],
+  raw: ReadonlyMap<string, Record<string, unknown>>,
+): Promise<string[]> {
+  const stale = parsed.flatMap((p) => {
+    if (!p.ok) return [];
+    const item = raw.get(p.source.sourceId);
+    if (item?.hostKey === p.source.host || typeof item?.systemUrl !== 'string') return [];
+    return [{ sourceId: p.source.sourceId, systemUrl: item.systemUrl, hostKey: p.source.host }];
+  });
+  const written: string[] = [];
+  await mapLimit(stale.slice(0, HOST_KEY_STAMPS_PER_READ), STORE_CONCURRENCY, async (s) => {
+    const ok = await stampSourceHostKey({ doc: deps.doc, table: deps.tables.sources }, s.sourceId, s);
+    if (ok) written.push(s.sourceId);
+  });
+  return written.sort();
 }
 
 /** RATE-9: the hosts worth reporting — saturated, or with runs waiting for them. */

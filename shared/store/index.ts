@@ -79,6 +79,7 @@ export {
   putSourceItem,
   type SourcesLoad,
   setOtherItemActive,
+  stampSourceHostKey,
 } from './sources';
 export { type QueueContext, type QueuedMessage, SQS_BATCH_MAX, SyncQueue } from './sync-queue';
 export {

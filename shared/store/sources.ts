@@ -18,7 +18,7 @@ import {
   type SourceItem,
 } from '../config';
 import { IngestorError } from '../errors';
-import type { TableContext } from './context';
+import { type TableContext, unlessConditionFails } from './context';
 import { SOURCES_BY_HOST_INDEX } from './tables';
 
 /**
@@ -135,6 +135,31 @@ export async function listHostSources(
     startKey = page.LastEvaluatedKey;
   } while (startKey);
   return out;
+}
+
+/**
+ * Issue 27: writes an item's `hostKey` (the `byHost` index's key) where it is missing or stale — an item
+ * written by hand in the console, or whose `systemUrl` was edited by hand. One conditional UpdateItem,
+ * only while `systemUrl` is still the one the key was derived from: a hand edit since then is left to
+ * the next read, which derives the key again. Touches nothing else (no edit trail: no setting changed).
+ * `false` when the condition failed (the item changed or is gone).
+ */
+export async function stampSourceHostKey(
+  { doc, table }: TableContext,
+  sourceId: string,
+  derived: { systemUrl: string; hostKey: string },
+): Promise<boolean> {
+  return unlessConditionFails(
+    doc.send(
+      new UpdateCommand({
+        TableName: table,
+        Key: { sourceId },
+        UpdateExpression: 'SET hostKey = :h',
+        ConditionExpression: 'systemUrl = :u',
+        ExpressionAttributeValues: { ':h': derived.hostKey, ':u': derived.systemUrl },
+      }),
+    ),
+  );
 }
 
 /**

@@ -308,11 +308,12 @@ describe('DOC-2: a files pass goes on past poison files (loopback file server, l
       expect(doc.textFor).toBe(doc.sha256);
       expect(doc.attemptShard).toMatch(/^sample#/);
     }
-    expect(documentRow(await getDoc(bed, bomb))).toMatchObject({
-      text: 'failed',
-      textError: 'TEXT_MEMORY',
-      textAttempts: 4,
-    });
+    // Each attempt is stopped by whichever bound comes first on this machine's CPU (see the first pass):
+    // the promise is that a bound stops it and nothing is lost, not which one (the memory bound's own
+    // test above stays strict). The row says so either way.
+    const bombRow = documentRow(await getDoc(bed, bomb));
+    expect(bombRow).toMatchObject({ text: 'failed', textAttempts: 4 });
+    expect(['TEXT_MEMORY', 'TEXT_TIMEOUT']).toContain(bombRow.textError);
     for (const path of ['/bomb.pdf', '/slow.pdf', '/pages.pdf', '/ok.pdf']) {
       expect(files.requests.get(path)).toBe(1);
     }

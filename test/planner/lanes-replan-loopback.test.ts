@@ -1,11 +1,18 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeCouncil, robotsScripts, startFakeCouncil } from '../../demo';
 import type { SyncEngine } from '../../shared/engine';
 import { createTestResolver } from '../../shared/net';
 import { listBodies } from '../../shared/onboarding';
 import { DEFAULT_SCHEDULE_SETTINGS, type SourceScheduleState } from '../../shared/schedule';
-import { getSourceState, putSourceItem, SOURCES_BY_HOST_INDEX, SyncQueue } from '../../shared/store';
+import {
+  getSourceItem,
+  getSourceState,
+  listHostSources,
+  putSourceItem,
+  SOURCES_BY_HOST_INDEX,
+  SyncQueue,
+} from '../../shared/store';
 import type { SyncRuntime } from '../../shared/sync';
 import { processSyncBody } from '../../shared/sync';
 import { parseSyncMessage } from '../../shared/sync/message';
@@ -352,5 +359,73 @@ describe('host lanes re-plan their host while they run (RATE-9, SCH-5, RATE-1)',
     // The head ran under its exception; the lane's run of the other asked nothing but (at most) robots.txt.
     expect(bodyOrApiRequests(head).length).toBeGreaterThan(0);
     expect(bodyOrApiRequests(other, from)).toEqual([]);
+  }, 180_000);
+
+  it('RATE-9 / SCH-5 / RATE-2: a source put by hand without hostKey is stamped by the next tick, and the lane running on its host runs it next', async () => {
+    const host = 'hand.test';
+    const sources = { doc: bed.clients.doc, table: bed.env.SOURCES_TABLE };
+    const trail = { updatedAt: NOW.toISOString(), updatedBy: 'test' };
+    for (const id of ['tool-a', 'tool-b']) {
+      const c = await council(id, host);
+      await putSourceItem(bed.clients.doc, bed.env.SOURCES_TABLE, {
+        sourceId: id,
+        systemUrl: c.systemUrl,
+        active: true,
+        ...trail,
+      });
+    }
+    // The earlier tests' sources, all due by now, would take the four sync slots: switched off.
+    for (const sourceId of [...councils.keys()].filter((id) => !id.startsWith('tool-')))
+      await bed.clients.doc.send(
+        new UpdateCommand({
+          TableName: bed.env.SOURCES_TABLE,
+          Key: { sourceId },
+          UpdateExpression: 'SET active = :a',
+          ExpressionAttributeValues: { ':a': false },
+        }),
+      );
+    const handmade = await council('handmade', host);
+    await drainQueue();
+    simNow = new Date(NOW.getTime() + 6 * 60 * 60_000);
+    afterRun = async () => {};
+    const tick = await plan(bed, simNow);
+    const heads = tick.started.map((s) => s.sourceId).filter((id) => id.startsWith('tool-'));
+    expect(heads).toHaveLength(1);
+    const head = heads[0] as string;
+    const other = head === 'tool-a' ? 'tool-b' : 'tool-a';
+
+    // While the head runs, on-call adds a source in the console, as a plain item (no hostKey): the host
+    // index does not list it. A planner tick comes meanwhile (the host is busy: it starts nothing there).
+    let meanwhile: Awaited<ReturnType<typeof plan>> | undefined;
+    let listedBefore: string[] = [];
+    afterRun = async (id) => {
+      if (id !== head) return;
+      await bed.clients.doc.send(
+        new PutCommand({
+          TableName: bed.env.SOURCES_TABLE,
+          Item: { sourceId: 'handmade', systemUrl: handmade.systemUrl, active: true, ...trail },
+        }),
+      );
+      listedBefore = (await listHostSources(sources, host)).map((s) => s.sourceId);
+      simNow = new Date(simNow.getTime() + 60_000);
+      meanwhile = await plan(bed, simNow);
+    };
+    const { result } = await processHead(head);
+    expect(listedBefore).not.toContain('handmade');
+    // The running lane found it through the index at its next step: both run, no tick between.
+    expect(result.status).toBe('done');
+    expect(result.laneRuns?.map((r) => [r.sourceId, r.status]).sort()).toEqual([
+      ['handmade', 'done'],
+      [other, 'done'],
+    ]);
+    // The tick stamped it (RATE-2's key, from its systemUrl) and started nothing on the busy host.
+    expect(meanwhile?.hostKeysStamped).toEqual(['handmade']);
+    const onHost = ['tool-a', 'tool-b', 'handmade'];
+    expect(meanwhile?.started.map((s) => s.sourceId).filter((id) => onHost.includes(id))).toEqual([]);
+    expect((await getSourceItem(bed.clients.doc, bed.env.SOURCES_TABLE, 'handmade'))?.hostKey).toBe(host);
+    expect(bodyOrApiRequests('handmade').length).toBeGreaterThan(0);
+    expectSpaced(arrivalsOf([head, other, 'handmade']));
+    // Once: the next read finds the key right and writes nothing.
+    expect((await plan(bed, simNow)).hostKeysStamped).toBeUndefined();
   }, 180_000);
 });
