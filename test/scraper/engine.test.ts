@@ -3,6 +3,7 @@ import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest';
 import { documentId, MARK_REFRESH_MS } from '../../shared/engine';
 import type { MirrorRecord } from '../../shared/mirror';
 import { createScraperSyncEngine, engineReportOfScrape, type ScrapeReport } from '../../shared/scraper';
+import { ScrapeStateStore } from '../../shared/scraper/state';
 import { corpusDescribe, risHtml } from '../support/corpora';
 import { EXTRA_MEETINGS, type GateKind, NACHTRAG, type RecordedRisCall } from '../support/fake-ris-html';
 import { useRisSiteBed } from '../support/ris-site-bed';
@@ -281,6 +282,26 @@ withRisHtml('scraper engine: ALLRIS 3 site (harburg, eimsbuettel) on loopback', 
     );
     const meeting = obj(await read(own, 'meeting', harburgMeeting));
     expect((meeting.agendaItem as unknown[]).length).toBe(8);
+  }, 120_000);
+
+  it('issue 28: a meeting revisited near its day and found unchanged writes no page state (its fetchedAt moves once a day)', async () => {
+    const own = await scrapedOnce('allris-revisit');
+    const { site } = ris;
+    const state = new ScrapeStateStore(ris.bed.clients, ris.bed.env.STATE_TABLE, own.source.sourceId);
+    const first = await state.getPage(harburgMeeting);
+    expect(first?.fetchedAt).toBeDefined();
+    own.clock.advance(HOUR);
+    await own.scrape();
+    own.clock.advance(6 * HOUR);
+    site.resetCalls();
+    const report = await own.scrape();
+    // The revisit asked the meeting page again (ISSUE-8) …
+    expect(site.pageCalls().map((c) => c.path)).toContain(
+      `/bi/to010.asp?SILFDNR=${site.manifest.harburg?.meeting_id}`,
+    );
+    expect(report).toMatchObject({ changed: false, complete: true });
+    // … and, the page yielding what its state says, did not write that state again.
+    expect((await state.getPage(harburgMeeting))?.fetchedAt).toBe(first?.fetchedAt);
   }, 120_000);
 
   it('ISSUE-8: a changed calendar row makes exactly its meeting page be read again', async () => {
