@@ -34,6 +34,9 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   // Issue 28: the run lifecycle's STATE writes alone (the part of `cost` the STATE item's shape moves).
   'state-writes': async () =>
     (await import('./cost')).runStateWritesBench({ log: (l: string) => console.error(l) }),
+  // Issue 28: every DynamoDB write of one engine run, by kind of run, with its write units.
+  'run-writes': async () =>
+    (await import('./run-writes')).runRunWritesBench({ log: (l: string) => console.error(l) }),
   // COST_SOURCES=100000 npm run bench -- cost: another fleet size (default 1,000).
   cost: async () =>
     (await import('./cost')).runCostBench({

@@ -52,6 +52,7 @@ export {
   syncTablesFromEnv,
 } from './run';
 export {
+  bodyCompleteDue,
   bodySk,
   CursorConflictError,
   MARK_REFRESH_MS,

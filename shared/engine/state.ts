@@ -43,6 +43,20 @@ export function refreshDue(at: string | undefined, nowIso: string | undefined): 
   return Date.parse(nowIso) - Date.parse(at) >= MARK_REFRESH_MS;
 }
 
+/**
+ * SCH-9, issue 28: whether a body's complete sync must be written to its `BODY#` item now. A full pass
+ * always is (`lastCompleteFullSyncStart`); an incremental one only once the stored start is
+ * MARK_REFRESH_MS old — in between, an unchanged run every ten minutes writes no body item, and the
+ * kind keeps the newer start where it writes anyway (OParl: its cursor, `bodiesComplete`).
+ */
+export function bodyCompleteDue(
+  body: Pick<BodyRecord, 'lastCompleteSyncStart'>,
+  startedAt: string,
+  full: boolean,
+): boolean {
+  return full || refreshDue(body.lastCompleteSyncStart, startedAt);
+}
+
 export class CursorConflictError extends IngestorError {
   constructor(sourceId: string, kind: string) {
     super(

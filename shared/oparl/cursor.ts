@@ -92,6 +92,12 @@ export interface SyncCursor {
     filterNotHonoured?: boolean;
   };
   filterCheck?: { attempts: number; notBeforeMs?: number };
+  /**
+   * SCH-9, issue 28: bodies whose last complete incremental sync started at `at` but whose `BODY#` item
+   * still holds an older start (it is rewritten once a day, `bodyCompleteDue`). Carried from run to run
+   * in the incremental cursor, which every run writes anyway; the window starts at the later of the two.
+   */
+  bodiesComplete?: { at: string; bodyKeys: string[] };
   stopReason?: SyncReport['stopReason'];
   report?: SyncReport;
   updatedAt: string;
@@ -118,6 +124,34 @@ export function newCursor(sourceId: string, runId: string, kind: SyncKind, nowIs
     flags: { serverErrorsInRow: 0, disallowed: 0, answered: 0 },
     updatedAt: nowIso,
   };
+}
+
+/** A new run of `kind` after `previous`: the SCH-9 starts the previous run carried go on with it. */
+export function nextCursor(
+  previous: SyncCursor | undefined,
+  ids: { sourceId: string; runId: string; kind: SyncKind },
+  nowIso: string,
+): SyncCursor {
+  const cursor = newCursor(ids.sourceId, ids.runId, ids.kind, nowIso);
+  if (previous?.bodiesComplete) cursor.bodiesComplete = previous.bodiesComplete;
+  return cursor;
+}
+
+/**
+ * SCH-9: when a body's last complete sync started — the later of its `BODY#` item and the start the
+ * cursor carries for it (epoch ms; undefined when neither knows one).
+ */
+export function bodyCompleteStartMs(
+  body: { bodyKey: string; lastCompleteSyncStart?: string },
+  carried: SyncCursor['bodiesComplete'],
+): number | undefined {
+  const starts = [
+    body.lastCompleteSyncStart,
+    carried?.bodyKeys.includes(body.bodyKey) ? carried.at : undefined,
+  ]
+    .filter((s): s is string => s !== undefined)
+    .map((s) => Date.parse(s));
+  return starts.length > 0 ? Math.max(...starts) : undefined;
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { SourceConfig } from '../config';
 import { runStart, StopRun, type SyncReport } from '../engine';
 import { IngestorError } from '../errors';
-import { continuePass, newCursor, type SyncCursor } from './cursor';
+import { continuePass, nextCursor, type SyncCursor } from './cursor';
 import { phaseFilterCheck } from './filter-check';
 import { saveDigest } from './list-digest';
 import { phaseLists } from './lists';
@@ -66,7 +66,8 @@ async function execute(run: OParlRun): Promise<SyncReport> {
       doneLists: start.cursor.doneLists.length,
     });
   } else {
-    run.frame.begin(newCursor(run.source.sourceId, run.options.runId, run.options.kind, startIso), existing);
+    const ids = { sourceId: run.source.sourceId, runId: run.options.runId, kind: run.options.kind };
+    run.frame.begin(nextCursor(start.cursor, ids, startIso), existing);
   }
   // OPT-5: once per invocation, also for a resumed or redelivered run.
   await run.takedowns.load();

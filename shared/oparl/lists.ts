@@ -1,5 +1,5 @@
 import { type BodyRecord, LIST_CATALOGUE, type ListEntry, type ListReport, type ListState } from '../engine';
-import type { ListTask } from './cursor';
+import { bodyCompleteStartMs, type ListTask } from './cursor';
 import { planList } from './decisions';
 import { saveDigest } from './list-digest';
 import { dropPrefetch, readPage } from './list-page';
@@ -30,9 +30,7 @@ export async function phaseLists(run: OParlRun): Promise<void> {
           kind: run.options.kind,
           entry,
           state: existing,
-          bodyLastCompleteStartMs: body.lastCompleteSyncStart
-            ? Date.parse(body.lastCompleteSyncStart)
-            : undefined,
+          bodyLastCompleteStartMs: bodyCompleteStartMs(body, run.cursor.bodiesComplete),
           nowMs: run.runStartMs,
         });
         if (plan.action === 'skip') {

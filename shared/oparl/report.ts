@@ -1,4 +1,11 @@
-import { berlinDate, LIST_CATALOGUE, type ListReport, type StopRun, type SyncReport } from '../engine';
+import {
+  berlinDate,
+  bodyCompleteDue,
+  LIST_CATALOGUE,
+  type ListReport,
+  type StopRun,
+  type SyncReport,
+} from '../engine';
 import { dropPrefetch } from './list-page';
 import type { OParlRun } from './run-context';
 
@@ -16,9 +23,19 @@ function listsComplete(run: OParlRun, lists: ListReport[]): boolean {
   return lists.every((l) => l.outcome === 'done' || l.outcome === 'missing');
 }
 
+/**
+ * SCH-9: the bodies this run read completely get its start as their last complete sync. A full pass
+ * writes it to each `BODY#` item; an incremental run only when the item's start is a day old
+ * (`bodyCompleteDue`) and otherwise carries it in its cursor (`bodiesComplete`, written with the run's
+ * end anyway) — issue 28: an unchanged run writes no body item. A start carried from an earlier run
+ * that this one does not renew goes to the body's item before the cursor forgets it.
+ */
 async function markBodies(run: OParlRun, lists: ListReport[]): Promise<void> {
   const incremental = run.options.kind === 'incremental';
   const okIncremental = new Set(['done', 'missing', 'skipped-missing', 'skipped-slow']);
+  const startedAt = incremental ? run.cursor.startedAt : run.cursor.passStartedAt;
+  const riding: string[] = [];
+  const written: string[] = [];
   for (const key of run.cursor.bodyKeys) {
     const body = await run.loadBody(key);
     if (!body || body.deleted) continue;
@@ -30,14 +47,19 @@ async function markBodies(run: OParlRun, lists: ListReport[]): Promise<void> {
     } else {
       complete = offered.every((list) => run.cursor.doneLists.includes(`${key}#${list}`));
     }
-    if (complete) {
-      await run.state.markBodyComplete(
-        key,
-        incremental ? run.cursor.startedAt : run.cursor.passStartedAt,
-        !incremental,
-      );
-    }
+    if (!complete) continue;
+    if (bodyCompleteDue(body, startedAt, !incremental)) {
+      await run.state.markBodyComplete(key, startedAt, !incremental);
+      written.push(key);
+    } else riding.push(key);
   }
+  if (!incremental) return;
+  const carried = run.cursor.bodiesComplete;
+  for (const key of carried?.bodyKeys ?? [])
+    if (!riding.includes(key) && !written.includes(key))
+      await run.state.markBodyComplete(key, carried!.at, false);
+  if (riding.length > 0) run.cursor.bodiesComplete = { at: startedAt, bodyKeys: riding };
+  else delete run.cursor.bodiesComplete;
 }
 
 async function buildReport(

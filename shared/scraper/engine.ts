@@ -2,6 +2,7 @@ import type { SourceConfig } from '../config';
 import {
   type BodyRecord,
   berlinDate,
+  bodyCompleteDue,
   MirrorWriter,
   RunFrame,
   runEndOf,
@@ -340,8 +341,11 @@ class ScrapeRun {
     this.cursor.stopReason = 'end';
     const complete = this.cursor.failures.length === 0;
     const report = await this.buildReport(false, complete);
-    if (complete)
-      await this.syncState.markBodyComplete(this.body.bodyKey, this.cursor.startedAt, this.kind === 'full');
+    // SCH-9's start is the OParl window's; a scraped body keeps it for the record, refreshed once a day
+    // (issue 28: an unchanged scrape writes no body item).
+    const full = this.kind === 'full';
+    if (complete && bodyCompleteDue(this.body, this.cursor.startedAt, full))
+      await this.syncState.markBodyComplete(this.body.bodyKey, this.cursor.startedAt, full);
     this.frame.done(report);
     await this.frame.checkpoint();
     this.log('done', { requests: report.requests, complete, changed: report.changed });

@@ -1,4 +1,4 @@
-import { contentHash, sha256Hex } from '../engine';
+import { contentHash, refreshDue, sha256Hex, stableStringify } from '../engine';
 import { lookupKey } from '../mirror';
 import { replaceFront, type ScrapeContext } from './context';
 import type { MirrorTypeName, ShapedObject } from './oparl-shape';
@@ -123,6 +123,25 @@ export function pageStateOf(
   };
 }
 
+/** Kinds whose `fetchedAt` decides when the page is read again (roster-tasks `organizationsToAsk`). */
+const FETCHED_AT_READ: ReadonlySet<PageKind> = new Set(['organization', 'person']);
+
+/**
+ * Issue 28: whether a page's state must be written. A page read again that yields what its stored state
+ * says (a meeting revisited near its day, unchanged) carries no news: only its `fetchedAt` would move,
+ * and for meetings, agenda items and papers nobody reads that — it is refreshed once a day
+ * (MARK_REFRESH_MS), as the month and list marks are. Pure.
+ */
+export function pageStateWriteDue(before: PageState | undefined, next: PageState): boolean {
+  if (before === undefined || FETCHED_AT_READ.has(next.kind)) return true;
+  const same =
+    before.kind === next.kind &&
+    before.hash === next.hash &&
+    before.notPublicSince === next.notPublicSince &&
+    stableStringify(before.objects) === stableStringify(next.objects);
+  return !same || refreshDue(before.fetchedAt, next.fetchedAt);
+}
+
 /** Writes what one page yields and returns the page's child tasks, the commit of its state last. */
 export async function processPage(
   ctx: ScrapeContext,
@@ -142,10 +161,8 @@ export async function processPage(
   const children = [...plan.children, ...stubTasks(created, ctx.cursor.organizationsAsked, ctx.kind)];
   const fetchedAt = ctx.nowIso();
   const notPublicSince = options.notPublic ? (before?.notPublicSince ?? fetchedAt) : undefined;
-  children.push({
-    op: 'commit-page',
-    state: pageStateOf(url, kind, plan.objects, fetchedAt, notPublicSince),
-  });
+  const state = pageStateOf(url, kind, plan.objects, fetchedAt, notPublicSince);
+  if (pageStateWriteDue(before, state)) children.push({ op: 'commit-page', state });
   return children;
 }
 

@@ -1,8 +1,14 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dynamoItemBytes } from '../../bench/cost/item-size';
 import { type FakeCouncil, startFakeCouncil } from '../../demo';
-import { CHECKPOINT_MAX_UNSAVED_REQUESTS, MARK_REFRESH_MS } from '../../shared/engine';
+import { CHECKPOINT_MAX_UNSAVED_REQUESTS, MARK_REFRESH_MS, SyncStateStore } from '../../shared/engine';
+import { CHANGE_WINDOW_MARGIN_MS } from '../../shared/oparl/constants';
+import type { SyncCursor } from '../../shared/oparl/cursor';
+import { formatFilterTime } from '../../shared/oparl/windows';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
-import { harness, TestClock } from '../support/oparl-harness';
+import { harness, SimulatedCrash, TestClock } from '../support/oparl-harness';
 import { countWrites } from '../support/write-counter';
 
 const T0 = Date.parse('2026-11-30T10:00:00+01:00');
@@ -27,7 +33,7 @@ describe('issue 18: the writes of an unchanged sync', () => {
     await bed.stop();
   });
 
-  it('an unchanged incremental sync writes its cursor once, its list reports in one item and the body mark: 3 items (was 57)', async () => {
+  it('an unchanged incremental sync writes its cursor once and its list reports in one item: 2 items (was 57; issue 28: no body mark)', async () => {
     const h = harness(bed, fake.systemUrl, clock, 'writes');
     writes.reset();
     const full = await h.sync('full');
@@ -47,7 +53,7 @@ describe('issue 18: the writes of an unchanged sync', () => {
     // One body: its body list page and ten lists, one page each (fewer than the unsaved bound).
     expect(unchanged.requests).toBe(11);
     expect(unchanged.requests).toBeLessThan(CHECKPOINT_MAX_UNSAVED_REQUESTS);
-    expect(counted).toEqual({ CURSOR: 1, RUNLIST: 1, BODY: 1 });
+    expect(counted).toEqual({ CURSOR: 1, RUNLIST: 1 });
     // The reports are all there, and a redelivered message answers with the same ones (SCH-5).
     expect(unchanged.lists.map((l) => `${l.list} ${l.outcome}`)).toEqual(
       first.lists.map((l) => `${l.list} ${l.outcome}`),
@@ -79,5 +85,123 @@ describe('issue 18: the writes of an unchanged sync', () => {
     const dayLater = await h.sync('incremental');
     expect(dayLater.complete).toBe(true);
     expect(writes.families().LIST).toBe(dayLater.lists.filter((l) => l.outcome === 'done').length);
+  });
+});
+
+/**
+ * Issue 28: what an unchanged run writes carries new information only. The body's SCH-9 start rides in
+ * the incremental cursor (written at the run's end anyway) and reaches the `BODY#` item once a day; the
+ * list reports are one deflated item. Real local DynamoDB, the loopback fake council; the crash is the
+ * harness port refusing the next request (an instance killed mid-run).
+ */
+describe('issue 28: an unchanged run writes no body mark, and the SCH-9 window still moves', () => {
+  let bed: AwsTestbed;
+  let fake: FakeCouncil;
+  const clock = new TestClock(T0);
+  let writes: ReturnType<typeof countWrites>;
+  beforeAll(async () => {
+    bed = await startAwsTestbed();
+    fake = await startFakeCouncil({ now: clock.now, bodies: 1, objectsPerList: 6, pageSize: 2 });
+    writes = countWrites(bed.clients.dynamo);
+  });
+  afterAll(async () => {
+    await fake.close();
+    await bed.stop();
+  });
+
+  /** The `modified_since` of the lists a run asked (the body list asks none). */
+  const windowsAsked = (urls: string[]) =>
+    new Set(
+      urls.map((u) => new URL(u).searchParams.get('modified_since')).filter((s): s is string => s !== null),
+    );
+  const windowOf = (startedAt: string) => formatFilterTime(Date.parse(startedAt) - CHANGE_WINDOW_MARGIN_MS);
+
+  it('SCH-9: the window starts at the last complete run though its body item was not written; a crashed run in between loses nothing; a day later the body item moves', async () => {
+    const h = harness(bed, fake.systemUrl, clock, 'sch9-carry');
+    const state = new SyncStateStore(bed.clients, bed.env.STATE_TABLE, h.source.sourceId);
+    const full = await h.sync('full');
+    const [body] = await state.getBodies();
+    expect(body?.lastCompleteSyncStart).toBe(full.startedAt);
+
+    clock.advance(10 * 60_000);
+    writes.reset();
+    const a = await h.sync('incremental');
+    expect(a.complete).toBe(true);
+    // (a) No body item written: its start rides in the cursor.
+    expect(writes.families().BODY).toBeUndefined();
+    expect((await state.getBody(body!.bodyKey))?.lastCompleteSyncStart).toBe(full.startedAt);
+    const cursorA = await state.getCursor<SyncCursor>('incremental');
+    expect(cursorA?.bodiesComplete).toEqual({ at: a.startedAt, bodyKeys: [body!.bodyKey] });
+
+    // (b) The next run asks from run A's start (minus the margin), not from the body item's older one.
+    clock.advance(10 * 60_000);
+    h.fetcher.urls.length = 0;
+    writes.reset();
+    const b = await h.sync('incremental');
+    expect(writes.families()).toEqual({ CURSOR: 1, RUNLIST: 1 });
+    expect(windowsAsked(h.fetcher.urls)).toEqual(new Set([windowOf(a.startedAt)]));
+
+    // A run killed after a few requests (nothing saved: its pages changed nothing) and its message
+    // delivered again: the redelivery still asks from run B's start — the carried start survived.
+    clock.advance(10 * 60_000);
+    h.fetcher.crashAfter = h.fetcher.count + 3;
+    await expect(h.sync('incremental', { runId: 'crashy' })).rejects.toBeInstanceOf(SimulatedCrash);
+    h.fetcher.crashAfter = undefined;
+    clock.advance(60_000);
+    h.fetcher.urls.length = 0;
+    const d = await h.sync('incremental', { runId: 'crashy' });
+    expect(d.complete).toBe(true);
+    expect(windowsAsked(h.fetcher.urls)).toEqual(new Set([windowOf(b.startedAt)]));
+
+    // (c) Once the body item's start is a day old, the run writes it (and carries nothing).
+    clock.advance(MARK_REFRESH_MS);
+    writes.reset();
+    const e = await h.sync('incremental');
+    // Two body writes that day: its daily `lastSeenAt` refresh (the body list) and the SCH-9 start.
+    expect(writes.families().BODY).toBe(2);
+    expect((await state.getBody(body!.bodyKey))?.lastCompleteSyncStart).toBe(e.startedAt);
+    expect((await state.getCursor<SyncCursor>('incremental'))?.bodiesComplete).toBeUndefined();
+    clock.advance(10 * 60_000);
+    h.fetcher.urls.length = 0;
+    await h.sync('incremental');
+    expect(windowsAsked(h.fetcher.urls)).toEqual(new Set([windowOf(e.startedAt)]));
+  });
+
+  it('a run that does not complete the body hands the carried start to the body item before its cursor forgets it', async () => {
+    const h = harness(bed, fake.systemUrl, clock, 'sch9-handover');
+    const state = new SyncStateStore(bed.clients, bed.env.STATE_TABLE, h.source.sourceId);
+    await h.sync('full');
+    clock.advance(10 * 60_000);
+    const a = await h.sync('incremental');
+    const [body] = await state.getBodies();
+    expect((await state.getCursor<SyncCursor>('incremental'))?.bodiesComplete?.at).toBe(a.startedAt);
+    // The council's paper list answers 500 once: the run ends, the body is not complete this time.
+    clock.advance(10 * 60_000);
+    const fault = fake.setFault('/oparl/v1/bodies/1/paper', { kind: 'status', status: 500 }, { times: 1 });
+    const b = await h.sync('incremental');
+    expect(fault.hits).toBe(1);
+    expect(b.complete).toBe(false);
+    expect((await state.getBody(body!.bodyKey))?.lastCompleteSyncStart).toBe(a.startedAt);
+    expect((await state.getCursor<SyncCursor>('incremental'))?.bodiesComplete).toBeUndefined();
+  });
+
+  it('the list reports of an unchanged run are one item of one write unit, and a redelivery answers with them', async () => {
+    const h = harness(bed, fake.systemUrl, clock, 'packed-reports');
+    await h.sync('full');
+    clock.advance(10 * 60_000);
+    const run = await h.sync('incremental', { runId: 'packed' });
+    const items = await bed.clients.doc.send(
+      new QueryCommand({
+        TableName: bed.env.STATE_TABLE,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+        ExpressionAttributeValues: { ':pk': `SOURCE#${h.source.sourceId}`, ':p': 'RUNLIST#incremental#' },
+      }),
+    );
+    expect(items.Items).toHaveLength(1);
+    // As DynamoDB sizes it: at most 1 KB is one write unit (was ~1.1 KB, two).
+    expect(dynamoItemBytes(marshall(items.Items?.[0] ?? {}))).toBeLessThanOrEqual(1024);
+    expect(run.lists.length).toBeGreaterThanOrEqual(10);
+    const replayed = await h.sync('incremental', { runId: 'packed' });
+    expect(replayed.lists).toEqual(run.lists);
   });
 });

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { contentHash, type OParlObject } from '../../shared/engine';
+import { contentHash, MARK_REFRESH_MS, type OParlObject } from '../../shared/engine';
 import { planMonth, vanishedChecks } from '../../shared/scraper/calendar';
 import { SCRAPE_POLICY } from '../../shared/scraper/constants';
 import { markRowNotPublic, taintMeeting } from '../../shared/scraper/context';
 import type { ShapedObject } from '../../shared/scraper/oparl-shape';
-import { pageStateOf, planPage, stubTasks } from '../../shared/scraper/page-objects';
+import { pageStateOf, pageStateWriteDue, planPage, stubTasks } from '../../shared/scraper/page-objects';
 import { pageGone } from '../../shared/scraper/page-reader';
 import { organizationsToAsk } from '../../shared/scraper/roster-tasks';
 import type { MonthState, PageState, ScrapeCursor, ScrapeTask } from '../../shared/scraper/state';
@@ -283,5 +283,37 @@ describe('rosters and the task stack', () => {
     enterNextPhase(full, 'full', () => lists);
     expect(full.phase).toBe('finish');
     expect(full.tasks.map((t) => t.op)).toEqual(['vanished-check', 'organization-list']);
+  });
+});
+
+describe('issue 28: a page state is written only when it says something new (pageStateWriteDue)', () => {
+  const objects = { 'https://ris.example/to010.asp?SILFDNR=1': { type: 'meeting' as const, hash: 'h1' } };
+  const at = (ms: number) => new Date(Date.parse('2026-12-01T08:00:00Z') + ms).toISOString();
+  const meeting = (fetchedAt: string, o = objects) =>
+    pageStateOf('https://ris.example/to010.asp?SILFDNR=1', 'meeting', o, fetchedAt, undefined);
+
+  it('a new page, a changed one, and an unchanged one a day old are written; an unchanged one read again is not', () => {
+    expect(pageStateWriteDue(undefined, meeting(at(0)))).toBe(true);
+    expect(pageStateWriteDue(meeting(at(0)), meeting(at(6 * 3_600_000)))).toBe(false);
+    const changed = {
+      ...objects,
+      'https://ris.example/to020.asp?TOLFDNR=9': { type: 'agendaitem' as const, hash: 'h2' },
+    };
+    expect(pageStateWriteDue(meeting(at(0)), meeting(at(60_000), changed))).toBe(true);
+    expect(pageStateWriteDue(meeting(at(0)), meeting(at(MARK_REFRESH_MS)))).toBe(true);
+    const notPublic = pageStateOf(
+      'https://ris.example/to010.asp?SILFDNR=1',
+      'meeting',
+      objects,
+      at(60_000),
+      at(60_000),
+    );
+    expect(pageStateWriteDue(meeting(at(0)), notPublic)).toBe(true);
+  });
+
+  it('an organization page is always written: its fetchedAt decides when it is read again (organizationsToAsk)', () => {
+    const org = (fetchedAt: string) =>
+      pageStateOf('https://ris.example/kp0041.asp?KPLFDNR=1', 'organization', {}, fetchedAt, undefined);
+    expect(pageStateWriteDue(org(at(0)), org(at(60_000)))).toBe(true);
   });
 });

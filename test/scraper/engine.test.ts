@@ -1,8 +1,9 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest';
-import { documentId } from '../../shared/engine';
+import { documentId, MARK_REFRESH_MS } from '../../shared/engine';
 import type { MirrorRecord } from '../../shared/mirror';
 import { createScraperSyncEngine, engineReportOfScrape, type ScrapeReport } from '../../shared/scraper';
+import { ScrapeStateStore } from '../../shared/scraper/state';
 import { corpusDescribe, risHtml } from '../support/corpora';
 import { EXTRA_MEETINGS, type GateKind, NACHTRAG, type RecordedRisCall } from '../support/fake-ris-html';
 import { useRisSiteBed } from '../support/ris-site-bed';
@@ -212,8 +213,9 @@ withRisHtml('scraper engine: ALLRIS 3 site (harburg, eimsbuettel) on loopback', 
     // Issue 18: counted by a middleware on the real SDK client in front of dynalite.
     const writes = countWrites(ris.bed.clients.dynamo);
     const report = await own.scrape();
-    // No month changed, so none is rewritten: the cursor (once, fewer than 20 requests) and the body mark.
-    expect(writes.families()).toEqual({ SCRAPE: 1, BODY: 1 });
+    // No month changed, so none is rewritten: the cursor (once, fewer than 20 requests). Issue 28: the
+    // body's SCH-9 mark is less than a day old, so it is not rewritten either (was `BODY: 1`).
+    expect(writes.families()).toEqual({ SCRAPE: 1 });
     expect(report.requests).toBe(MONTHS);
     expect(site.pageCalls().every((c) => c.path.startsWith('/bi/si010_e.asp'))).toBe(true);
     expect(report).toMatchObject({
@@ -221,6 +223,11 @@ withRisHtml('scraper engine: ALLRIS 3 site (harburg, eimsbuettel) on loopback', 
       complete: true,
       objects: { new: 0, modified: 0, deleted: 0 },
     });
+    // A day later the body's mark is a day old: that run writes it again (shared/engine bodyCompleteDue).
+    own.clock.advance(MARK_REFRESH_MS);
+    writes.reset();
+    expect((await own.scrape()).complete).toBe(true);
+    expect(writes.families().BODY).toBeGreaterThanOrEqual(1);
   }, 120_000);
 
   it('ISSUE-8: ids are stable across runs and across sources reading the same installation', async () => {
@@ -275,6 +282,26 @@ withRisHtml('scraper engine: ALLRIS 3 site (harburg, eimsbuettel) on loopback', 
     );
     const meeting = obj(await read(own, 'meeting', harburgMeeting));
     expect((meeting.agendaItem as unknown[]).length).toBe(8);
+  }, 120_000);
+
+  it('issue 28: a meeting revisited near its day and found unchanged writes no page state (its fetchedAt moves once a day)', async () => {
+    const own = await scrapedOnce('allris-revisit');
+    const { site } = ris;
+    const state = new ScrapeStateStore(ris.bed.clients, ris.bed.env.STATE_TABLE, own.source.sourceId);
+    const first = await state.getPage(harburgMeeting);
+    expect(first?.fetchedAt).toBeDefined();
+    own.clock.advance(HOUR);
+    await own.scrape();
+    own.clock.advance(6 * HOUR);
+    site.resetCalls();
+    const report = await own.scrape();
+    // The revisit asked the meeting page again (ISSUE-8) …
+    expect(site.pageCalls().map((c) => c.path)).toContain(
+      `/bi/to010.asp?SILFDNR=${site.manifest.harburg?.meeting_id}`,
+    );
+    expect(report).toMatchObject({ changed: false, complete: true });
+    // … and, the page yielding what its state says, did not write that state again.
+    expect((await state.getPage(harburgMeeting))?.fetchedAt).toBe(first?.fetchedAt);
   }, 120_000);
 
   it('ISSUE-8: a changed calendar row makes exactly its meeting page be read again', async () => {

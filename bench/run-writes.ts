@@ -1,0 +1,116 @@
+import { LIST_KEYS, startFakeCouncil } from '../demo';
+import {
+  createAwsClients,
+  DOCUMENTS_TABLE,
+  destroyAwsClients,
+  SOURCES_TABLE,
+  STATE_TABLE,
+} from '../shared/store';
+import { startAwsTestbed } from '../test/support/aws';
+import { ALLRIS_DISTRICTS, startFakeRisHtml } from '../test/support/fake-ris-html';
+import { harness, TestClock } from '../test/support/oparl-harness';
+import { scraperHarness } from '../test/support/scraper-harness';
+import { attachMeter } from './cost';
+import { ASSUMPTIONS } from './cost/assumptions';
+
+/**
+ * `npm run bench -- run-writes` (issue 28): every DynamoDB write the engines make in one run, by kind of
+ * run, with its write units as DynamoDB bills them (the cost bench's meter: the larger of the item before
+ * and after, and each global index copy). The runs are those of `bench cost` — the demo council with a
+ * real list's pages and a real body's terms, the fake ALLRIS site — through the real engines against
+ * DynamoDB local. Only the engines' own writes: a run's lease, claim and outcome are `bench state-writes`.
+ */
+export interface RunWrites {
+  /** Write units of the run, all families. */
+  writeUnits: number;
+  /** Write units by `<command> <family>[ → <index>]`. */
+  writesBy: Record<string, number>;
+  /** Writes (table items and index copies) by the same labels. */
+  writeCallsBy: Record<string, number>;
+}
+
+const round = (x: number) => Math.round(x * 100) / 100;
+
+export async function runRunWritesBench(opts: { log?: (line: string) => void } = {}) {
+  const log = opts.log ?? (() => {});
+  const A = ASSUMPTIONS;
+  const bed = await startAwsTestbed();
+  const peekClients = createAwsClients(bed.env);
+  const meter = attachMeter(
+    bed.clients,
+    {
+      [bed.env.STATE_TABLE]: STATE_TABLE,
+      [bed.env.SOURCES_TABLE]: SOURCES_TABLE,
+      [bed.env.DOCUMENTS_TABLE]: DOCUMENTS_TABLE,
+    },
+    peekClients.dynamo,
+  );
+  const measure = async (name: string, run: () => Promise<unknown>): Promise<RunWrites> => {
+    meter.reset();
+    await run();
+    const m = meter.read();
+    const out = {
+      writeUnits: round(m.writeUnits),
+      writesBy: Object.fromEntries(Object.entries(m.writesBy).map(([k, v]) => [k, round(v)])),
+      writeCallsBy: m.writeCallsBy,
+    };
+    log(`${name}: ${out.writeUnits} WRU ${JSON.stringify(out.writesBy)}`);
+    return out;
+  };
+  const oparl: Record<string, RunWrites> = {};
+  const scraper: Record<string, RunWrites> = {};
+  try {
+    const clock = new TestClock(Date.parse('2026-11-30T10:00:00+01:00'));
+    const objectsPerList = Object.fromEntries(
+      LIST_KEYS.map((key) => [key, key === 'legislativeTerm' ? A.legislativeTermsPerBody : 150]),
+    );
+    const fake = await startFakeCouncil({ now: clock.now, bodies: 1, objectsPerList, pageSize: 10 });
+    try {
+      const h = harness(bed, fake.systemUrl, clock, 'run-writes');
+      oparl.firstFull = await measure('oparl first full', () => h.sync('full'));
+      clock.advance(10 * 60_000);
+      oparl.unchanged = await measure('oparl unchanged incremental', () => h.sync('incremental'));
+      clock.advance(10 * 60_000);
+      oparl.unchangedAgain = await measure('oparl unchanged incremental (again)', () =>
+        h.sync('incremental'),
+      );
+      clock.advance(10 * 60_000);
+      fake.mutate(
+        Array.from({ length: A.objectsPerChange }, (_, i) => ({
+          op: 'update' as const,
+          list: 'paper' as const,
+          n: i + 1,
+          set: { name: `Run writes ${i}` },
+        })),
+      );
+      clock.advance(60_000);
+      oparl.changed = await measure('oparl changed incremental', () => h.sync('incremental'));
+      clock.advance(12 * 3_600_000);
+      oparl.nightlyFull = await measure('oparl nightly full', () => h.sync('full'));
+    } finally {
+      await fake.close();
+    }
+    const site = await startFakeRisHtml({ districts: [...ALLRIS_DISTRICTS] });
+    const s = scraperHarness(bed, site.allrisUrl, 'allris', { prefix: 'run-writes' });
+    try {
+      scraper.firstFull = await measure('scraper first full', () => s.scrape('full'));
+      s.clock.advance(3_600_000);
+      scraper.unchanged = await measure('scraper unchanged', () => s.scrape());
+      s.clock.advance(3_600_000);
+      scraper.unchangedAgain = await measure('scraper unchanged (again)', () => s.scrape());
+      site.setCalendarChanged(true);
+      site.setAgendaChanged(true);
+      s.clock.advance(3_600_000);
+      scraper.changed = await measure('scraper changed', () => s.scrape());
+      s.clock.advance(12 * 3_600_000);
+      scraper.nightlyFull = await measure('scraper nightly full', () => s.scrape('full'));
+    } finally {
+      await s.close();
+      await site.close();
+    }
+  } finally {
+    destroyAwsClients(peekClients);
+    await bed.stop();
+  }
+  return { oparl, scraper };
+}
