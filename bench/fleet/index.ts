@@ -16,7 +16,9 @@ export type { Allocation, FleetSimOptions, FleetSimResult } from './types';
  *
  * Knobs (environment): FLEET_SOURCES (comma-separated sizes, default 1000), FLEET_DAYS (default 7),
  * FLEET_SLOTS_PER_1000 (SCH-5 slots per 1,000 sources, default 64), FLEET_ALLOCATIONS (default
- * "today,per-host,lanes" — `lanes`: the per-host admission with host lanes), FLEET_SEED.
+ * "today,per-host,lanes" — `lanes`: the per-host admission with host lanes), FLEET_SEED,
+ * FLEET_WARMUP_HOURS (default 24) and FLEET_WEEK_START (local, e.g. 2026-11-30T07:00: a part of a day at
+ * 10,000 sources, where a week takes tens of CPU-minutes).
  */
 export interface FleetBenchOptions {
   sizes?: number[];
@@ -24,6 +26,8 @@ export interface FleetBenchOptions {
   slotsPer1000?: number;
   allocations?: Allocation[];
   seed?: number;
+  warmupHours?: number;
+  weekStart?: string;
   log?: (line: string) => void;
 }
 
@@ -58,6 +62,9 @@ export function fleetBenchOptionsFromEnv(env: NodeJS.ProcessEnv): FleetBenchOpti
   if (slots !== undefined) options.slotsPer1000 = slots;
   const seed = numbers(env.FLEET_SEED)?.[0];
   if (seed !== undefined) options.seed = seed;
+  const warmupHours = numbers(env.FLEET_WARMUP_HOURS)?.[0];
+  if (warmupHours !== undefined) options.warmupHours = warmupHours;
+  if (env.FLEET_WEEK_START) options.weekStart = env.FLEET_WEEK_START.trim();
   if (env.FLEET_ALLOCATIONS) {
     options.allocations = env.FLEET_ALLOCATIONS.split(',')
       .map((x) => x.trim())
@@ -77,8 +84,18 @@ export async function runFleetBench(options: FleetBenchOptions = {}): Promise<Fl
     for (const allocation of allocations) {
       const slots = Math.max(1, Math.round((sources * slotsPer1000) / 1000));
       options.log?.(`fleet: ${sources} sources, ${allocation}, ${slots} slots, ${days} days …`);
-      const result = simulateFleet({ sources, allocation, slots, days, seed });
-      options.log?.(`fleet: ${sources} ${allocation} done in ${result.wallSeconds} s`);
+      const result = simulateFleet({
+        sources,
+        allocation,
+        slots,
+        days,
+        seed,
+        ...(options.warmupHours !== undefined ? { warmupHours: options.warmupHours } : {}),
+        ...(options.weekStart !== undefined ? { weekStart: options.weekStart } : {}),
+      });
+      options.log?.(
+        `fleet: ${sources} ${allocation} done in ${result.wallSeconds} s (${result.cpuSeconds} s CPU)`,
+      );
       runs.push(result);
     }
   }

@@ -109,6 +109,7 @@ const DAY = 24 * HOUR;
 
 export function simulateFleet(options: FleetSimOptions): FleetSimResult {
   const wallStart = performance.now();
+  const cpuStart = process.cpuUsage();
   const seed = options.seed ?? 27;
   const days = options.days ?? 7;
   const warmupHours = options.warmupHours ?? 24;
@@ -674,6 +675,7 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
     saturatedHostDetail,
     decisions: m.decisions,
     wallSeconds: round((performance.now() - wallStart) / 1000, 1),
+    cpuSeconds: cpuSecondsSince(cpuStart),
   };
 }
 
@@ -763,6 +765,11 @@ function pickSessionDays(weekdays: readonly string[], random: () => number): str
     out.push(pool.splice(Math.floor(random() * pool.length), 1)[0] as string);
   }
   return out.sort();
+}
+
+function cpuSecondsSince(start: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(start);
+  return round((used.user + used.system) / 1e6, 1);
 }
 
 function round(x: number, digits: number): number {

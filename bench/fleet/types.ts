@@ -117,6 +117,8 @@ export interface FleetSimResult {
   saturatedHostDetail: SaturatedHostDetail[];
   decisions: number;
   wallSeconds: number;
+  /** The process's CPU time during the run (on a loaded machine the wall time is mostly waiting for a core). */
+  cpuSeconds: number;
 }
 
 /** A source at one end of a saturated host's spread. */
