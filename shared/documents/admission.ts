@@ -153,7 +153,12 @@ export class PassAdmission {
 }
 
 /** Admission for a pass without a host budget (tests on their own slots): every host, as before. */
-export const ADMIT_ALL = new PassAdmission({ models: new Map(), conditions: new Map(), nowMs: 0, enabled: false });
+export const ADMIT_ALL = new PassAdmission({
+  models: new Map(),
+  conditions: new Map(),
+  nowMs: 0,
+  enabled: false,
+});
 
 /** The pass's admission: from the runtime's host budget, or every host when it has none. */
 export async function passAdmission(
