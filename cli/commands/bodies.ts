@@ -43,7 +43,8 @@ export async function bodiesCommand(
   const [sub, slug] = positionals;
   if (slug === '')
     throw new UsageError(`usage: ingestor bodies ${sub} <slug> (ingestor bodies shows all slugs)`);
-  const change = await setBodyListed(doc, tables, slug, sub === 'list', {
+  const change = await setBodyListed(doc, tables, slug, {
+    listed: sub === 'list',
     ...(values.source !== undefined ? { sourceId: values.source } : {}),
     by: 'cli',
     allowTakedown: values.force === true,

@@ -122,8 +122,7 @@ async function changeSource(
     only || (sub !== 'deactivate' && hostWide.length === 0)
       ? undefined
       : await applyToHostSiblings(
-          doc,
-          table,
+          { doc, table },
           id,
           (sibling) => {
             if (sub === 'deactivate') sibling.active = false;
