@@ -41,7 +41,8 @@ export async function bodiesCommand(
     return { text, json: { bodies: rows } };
   }
   const [sub, slug] = positionals;
-  const change = await setBodyListed(doc, tables, slug, sub === 'list', {
+  const change = await setBodyListed(doc, tables, slug, {
+    listed: sub === 'list',
     ...(values.source !== undefined ? { sourceId: values.source } : {}),
     by: 'cli',
     allowTakedown: values.force === true,

@@ -12,11 +12,13 @@ import type { CommandResult } from '../output';
 export async function hostsCommand(rt: LocalRuntime, now: Date): Promise<CommandResult> {
   const ledger = await composeCli(rt).hostLedger();
   const fleet = await explainFleet(
-    rt.clients.doc,
-    { sources: rt.env.SOURCES_TABLE, state: rt.env.STATE_TABLE },
+    {
+      doc: rt.clients.doc,
+      tables: { sources: rt.env.SOURCES_TABLE, state: rt.env.STATE_TABLE },
+      hostLedger: ledger,
+    },
     scheduleSettingsFromEnv(rt.env),
     now,
-    ledger,
   );
   const text = fleet.hosts.length === 0 ? ['no hosts (no valid active source)'] : [];
   if (ledger === undefined || fleet.hostLedgerUnavailable !== undefined)

@@ -98,8 +98,7 @@ export async function changeSource(rt: LocalRuntime, change: SourceChange): Prom
     only || (!deactivate && hostWide.length === 0)
       ? undefined
       : await applyToHostSiblings(
-          doc,
-          table,
+          { doc, table },
           id,
           (sibling) => {
             if (deactivate) sibling.active = false;

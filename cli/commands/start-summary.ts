@@ -27,7 +27,7 @@ export async function listAllBodies(rt: LocalRuntime, sourceId: string, by: stri
   const listed: string[] = [];
   for (const body of await listBodies(rt.clients.doc, tables, sourceId)) {
     if (body.listed || body.takedown) continue;
-    await setBodyListed(rt.clients.doc, tables, body.slug, true, { sourceId, by });
+    await setBodyListed(rt.clients.doc, tables, body.slug, { listed: true, sourceId, by });
     listed.push(body.slug);
   }
   return listed;

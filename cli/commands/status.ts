@@ -11,12 +11,14 @@ export async function statusCommand(
   now: Date,
 ): Promise<CommandResult> {
   const all = await explainSources(
-    rt.clients.doc,
-    { sources: rt.env.SOURCES_TABLE, state: rt.env.STATE_TABLE },
+    {
+      doc: rt.clients.doc,
+      tables: { sources: rt.env.SOURCES_TABLE, state: rt.env.STATE_TABLE },
+      // The same host ledger as the planner and `hosts`: a paused host or other fetches' share is said here too.
+      hostLedger: await composeCli(rt).hostLedger(),
+    },
     scheduleSettingsFromEnv(rt.env),
     now,
-    // The same host ledger as the planner and `hosts`: a paused host or other fetches' share is said here too.
-    await composeCli(rt).hostLedger(),
   );
   const rows = sourceId === undefined ? all : all.filter((s) => s.sourceId === sourceId);
   if (sourceId !== undefined && rows.length === 0) {

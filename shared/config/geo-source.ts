@@ -105,11 +105,16 @@ export type ParsedGeoSource =
   | { ok: true; source: GeoSourceConfig }
   | { ok: false; sourceId: string; problems: FieldProblem[] };
 
+/** A whole-number knob's bounds: its field name, the default when absent, the largest value allowed. */
+interface WholeKnob {
+  field: string;
+  fallback: number;
+  max: number;
+}
+
 function wholeInRange(
   value: number | undefined,
-  fallback: number,
-  max: number,
-  field: string,
+  { field, fallback, max }: WholeKnob,
   problems: FieldProblem[],
 ): number {
   if (value === undefined) return fallback;
@@ -128,16 +133,12 @@ export function parseGeoSourceItem(raw: unknown): ParsedGeoSource {
   const problems: FieldProblem[] = [];
   const pageSize = wholeInRange(
     item.pageSize,
-    GEO_DEFAULT_PAGE_SIZE,
-    GEO_MAX_PAGE_SIZE,
-    'pageSize',
+    { field: 'pageSize', fallback: GEO_DEFAULT_PAGE_SIZE, max: GEO_MAX_PAGE_SIZE },
     problems,
   );
   const maxPages = wholeInRange(
     item.maxPages,
-    GEO_DEFAULT_MAX_PAGES,
-    GEO_MAX_MAX_PAGES,
-    'maxPages',
+    { field: 'maxPages', fallback: GEO_DEFAULT_MAX_PAGES, max: GEO_MAX_MAX_PAGES },
     problems,
   );
   if (item.kind === 'wfs' && item.layer === undefined) {

@@ -87,7 +87,13 @@ export class HostBudget {
       .filter((c) => c.source.active)
       .map((c) => hostSourceInputOf(c.source, c.hostState, nowIso, this.deps.settings));
     const models = hostModelsOf(inputs, conditions, now.getTime());
-    return new PassAdmission(models, conditions, now.getTime(), unavailable === undefined, this.deps.log);
+    return new PassAdmission({
+      models,
+      conditions,
+      nowMs: now.getTime(),
+      enabled: unavailable === undefined,
+      log: this.deps.log,
+    });
   }
 }
 
@@ -98,18 +104,33 @@ export interface BusyHost {
   ruleIds: string[];
 }
 
+/** What a pass's admission decides from: the host models and conditions read once, at `nowMs`. */
+export interface PassAdmissionInput {
+  models: ReadonlyMap<string, HostModel>;
+  conditions: ReadonlyMap<string, HostConditions>;
+  nowMs: number;
+  /** False when the host budget is unavailable: every host is admitted, as before. */
+  enabled: boolean;
+  log?: (event: string, fields: Record<string, unknown>) => void;
+}
+
 /** Per host, once per pass: may the pass fetch there (`allows`), and which hosts it skipped (`busy`). */
 export class PassAdmission {
   private readonly decided = new Map<string, OtherFetchAdmission>();
   readonly busy: BusyHost[] = [];
+  private readonly models: ReadonlyMap<string, HostModel>;
+  private readonly conditions: ReadonlyMap<string, HostConditions>;
+  private readonly nowMs: number;
+  private readonly enabled: boolean;
+  private readonly log?: (event: string, fields: Record<string, unknown>) => void;
 
-  constructor(
-    private readonly models: ReadonlyMap<string, HostModel>,
-    private readonly conditions: ReadonlyMap<string, HostConditions>,
-    private readonly nowMs: number,
-    private readonly enabled: boolean,
-    private readonly log?: (event: string, fields: Record<string, unknown>) => void,
-  ) {}
+  constructor(input: PassAdmissionInput) {
+    this.models = input.models;
+    this.conditions = input.conditions;
+    this.nowMs = input.nowMs;
+    this.enabled = input.enabled;
+    this.log = input.log;
+  }
 
   /** Whether the pass may start fetching on `host` (a URL or host name); decided once per pass. */
   allows(host: string): boolean {
@@ -132,7 +153,12 @@ export class PassAdmission {
 }
 
 /** Admission for a pass without a host budget (tests on their own slots): every host, as before. */
-export const ADMIT_ALL = new PassAdmission(new Map(), new Map(), 0, false);
+export const ADMIT_ALL = new PassAdmission({
+  models: new Map(),
+  conditions: new Map(),
+  nowMs: 0,
+  enabled: false,
+});
 
 /** The pass's admission: from the runtime's host budget, or every host when it has none. */
 export async function passAdmission(

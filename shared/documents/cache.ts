@@ -131,7 +131,7 @@ export async function runFilesPass(deps: DocumentsDeps, options: PassOptions): P
     }
   }
 
-  const text = await runTextPass(deps, store, contexts, options, admission);
+  const text = await runTextPass({ deps, store, contexts, options, admission });
   // The pass's requests into the host ledger: the planner's and the next pass's other-fetch share.
   await deps.hostBudget?.record();
   const report: FilesPassReport = {

@@ -8,6 +8,7 @@
  * runtime has no DOMMatrix of its own.
  */
 type Init = ArrayLike<number> | { a: number; b: number; c: number; d: number; e: number; f: number };
+type Coefficients = readonly [number, number, number, number, number, number];
 
 export class AffineMatrix {
   a = 1;
@@ -20,9 +21,9 @@ export class AffineMatrix {
   constructor(init?: Init) {
     if (init === undefined) return;
     if ('a' in init) {
-      this.setValues(init.a, init.b, init.c, init.d, init.e, init.f);
+      this.setValues([init.a, init.b, init.c, init.d, init.e, init.f]);
     } else if (init.length >= 6) {
-      this.setValues(init[0] ?? 1, init[1] ?? 0, init[2] ?? 0, init[3] ?? 1, init[4] ?? 0, init[5] ?? 0);
+      this.setValues([init[0] ?? 1, init[1] ?? 0, init[2] ?? 0, init[3] ?? 1, init[4] ?? 0, init[5] ?? 0]);
     }
   }
 
@@ -34,7 +35,8 @@ export class AffineMatrix {
     return this.a === 1 && this.b === 0 && this.c === 0 && this.d === 1 && this.e === 0 && this.f === 0;
   }
 
-  private setValues(a: number, b: number, c: number, d: number, e: number, f: number): this {
+  /** The six coefficients in DOMMatrix order (a, b, c, d, e, f), as one tuple. */
+  private setValues([a, b, c, d, e, f]: Coefficients): this {
     this.a = a;
     this.b = b;
     this.c = c;
@@ -47,21 +49,21 @@ export class AffineMatrix {
   /** this = this × other */
   multiplySelf(other?: Init): this {
     const m = new AffineMatrix(other);
-    return this.setValues(
+    return this.setValues([
       this.a * m.a + this.c * m.b,
       this.b * m.a + this.d * m.b,
       this.a * m.c + this.c * m.d,
       this.b * m.c + this.d * m.d,
       this.a * m.e + this.c * m.f + this.e,
       this.b * m.e + this.d * m.f + this.f,
-    );
+    ]);
   }
 
   /** this = other × this */
   preMultiplySelf(other?: Init): this {
     const m = new AffineMatrix(other);
     const copy = new AffineMatrix(this);
-    return this.setValues(m.a, m.b, m.c, m.d, m.e, m.f).multiplySelf(copy);
+    return this.setValues([m.a, m.b, m.c, m.d, m.e, m.f]).multiplySelf(copy);
   }
 
   translateSelf(tx = 0, ty = 0): this {
@@ -75,15 +77,15 @@ export class AffineMatrix {
   invertSelf(): this {
     const det = this.a * this.d - this.b * this.c;
     if (det === 0)
-      return this.setValues(Number.NaN, Number.NaN, Number.NaN, Number.NaN, Number.NaN, Number.NaN);
-    return this.setValues(
+      return this.setValues([Number.NaN, Number.NaN, Number.NaN, Number.NaN, Number.NaN, Number.NaN]);
+    return this.setValues([
       this.d / det,
       -this.b / det,
       -this.c / det,
       this.a / det,
       (this.c * this.f - this.d * this.e) / det,
       (this.b * this.e - this.a * this.f) / det,
-    );
+    ]);
   }
 
   multiply(other?: Init): AffineMatrix {

@@ -178,7 +178,7 @@ export async function fetchFileToS3(
   }
   let copy: VerifiedCopy;
   try {
-    copy = await storeVerifiedCopy(ctx, key, result.body, result.contentType);
+    copy = await storeVerifiedCopy(ctx, { key, body: result.body, contentType: result.contentType });
   } catch (error) {
     if (isFetcherError(error)) return outcomeOfError(error);
     throw error;
@@ -212,6 +212,14 @@ export type VerifiedCopy =
   | { kind: 'empty' }
   | { kind: 'not-kept' };
 
+/** A fetched file on its way to its copy's `key`; `mayKeep` is OPT-5's look (see storeVerifiedCopy). */
+export interface FetchedCopy {
+  key: string;
+  body: Readable;
+  contentType: string | undefined;
+  mayKeep?: () => Promise<boolean>;
+}
+
 /**
  * DOC-5: the one write path of a fetched file to a copy's `key` (the document cache, the deletion
  * check's re-fetch, the preview's PRV-3 copy). The body is streamed to the incoming key; only a complete,
@@ -222,20 +230,14 @@ export type VerifiedCopy =
  * never reaches `key` — and once more after it, since a takedown may land between the look and the
  * copy (its purge ran before the object existed): then the promoted copy is deleted again.
  */
-export async function storeVerifiedCopy(
-  access: BucketAccess,
-  key: string,
-  body: Readable,
-  contentType: string | undefined,
-  options: { mayKeep?: () => Promise<boolean> } = {},
-): Promise<VerifiedCopy> {
+export async function storeVerifiedCopy(access: BucketAccess, copy: FetchedCopy): Promise<VerifiedCopy> {
+  const { key, mayKeep } = copy;
   const incoming = incomingKey(key);
-  const object = await uploadStream(access, incoming, body, contentType);
+  const object = await uploadStream(access, incoming, copy.body, copy.contentType);
   if (object.size === 0) {
     await deleteObjects(access.s3, access.bucket, [incoming]);
     return { kind: 'empty' };
   }
-  const { mayKeep } = options;
   if (mayKeep && !(await mayKeep())) {
     await deleteObjects(access.s3, access.bucket, [incoming]);
     return { kind: 'not-kept' };

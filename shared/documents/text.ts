@@ -232,13 +232,18 @@ export function textDownloadFailedChange(
 
 // ---------------------------------------------------------------------------------------- the pass
 
-export async function runTextPass(
-  deps: DocumentsDeps,
-  store: DocumentsStore,
-  contexts: SourceContext[],
-  options: PassOptions,
-  admission: PassAdmission = ADMIT_ALL,
-): Promise<OutcomeCounts> {
+/** What the text pass works on: the files pass's deps, store, sources and options, and its admission. */
+export interface TextPassInput {
+  deps: DocumentsDeps;
+  store: DocumentsStore;
+  contexts: SourceContext[];
+  options: PassOptions;
+  /** The files pass's host admission (decided once per pass); every host without one. */
+  admission?: PassAdmission;
+}
+
+export async function runTextPass(input: TextPassInput): Promise<OutcomeCounts> {
+  const { deps, store, contexts, options, admission = ADMIT_ALL } = input;
   const extractor = new TextExtractor(options.textBounds);
   try {
     return await textPass(

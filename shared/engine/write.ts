@@ -210,7 +210,7 @@ export class MirrorWriter<M> {
       return scope === 'any' || (scope === 'known') === known;
     });
     const takenDown = new PageTakedowns(index, guard);
-    const pass = await this.commitEach(objects, index, page, takenDown, { again: false });
+    const pass = await this.commitEach(objects, { index, page, takenDown, again: false });
     await guard.afterCommit({ created: pass.created, embedding: pass.embedding.length > 0 });
     await this.withoutLateTakedowns(pass.embedding, page, takenDown);
     return {
@@ -272,7 +272,7 @@ export class MirrorWriter<M> {
       const objects = stale.map((c) => c.object);
       // Strongly consistent: the command may have committed the parent without the object already.
       const index = await this.mirror.lookup(this.deps.sourceId, objects, { consistent: true });
-      const again = await this.commitEach(objects, index, page, takenDown, { again: true });
+      const again = await this.commitEach(objects, { index, page, takenDown, again: true });
       await this.deps.guard.afterCommit({ created: again.created, embedding: again.embedding.length > 0 });
       pending = again.embedding;
     }
@@ -286,11 +286,9 @@ export class MirrorWriter<M> {
    */
   private async commitEach<T extends PageObject>(
     objects: T[],
-    index: Map<string, MirrorIndexEntry>,
-    page: WritePage<T>,
-    takenDown: PageTakedowns,
-    options: { again: boolean },
+    against: CommitAgainst<T>,
   ): Promise<CommitPass<T>> {
+    const { index, page, takenDown, again } = against;
     const { sourceId, guard } = this.deps;
     const fetchedAt = new Date(this.deps.nowMs()).toISOString();
     const pass: CommitPass<T> = { changed: 0, created: [], createdKeys: new Set(), embedding: [] };
@@ -317,7 +315,7 @@ export class MirrorWriter<M> {
           deleted: incoming.deleted,
           ...(incoming.modifiedMs !== undefined ? { modifiedMs: incoming.modifiedMs } : {}),
         },
-        { embedded: o.embedded === true && !options.again },
+        { embedded: o.embedded === true && !again },
       );
       // Issue 28: what the digest may answer next time — only for an entry in this body's list
       // partition (`byList`), where a later commit of it shows.
@@ -360,7 +358,7 @@ export class MirrorWriter<M> {
       if (!incoming.deleted && embeddedObjects(incoming.object).length > 0) {
         pass.embedding.push({ object: o, committed: incoming.object });
       }
-      if (options.again) return;
+      if (again) return;
       this.deps.totals()[kind] += 1;
       pass.changed += 1;
     });
@@ -396,6 +394,15 @@ export class MirrorWriter<M> {
 interface Committed<T extends PageObject> {
   object: T;
   committed: OParlObject;
+}
+
+/** What a page's objects are committed against: the index entries read for them, the page, its takedowns. */
+interface CommitAgainst<T extends PageObject> {
+  index: Map<string, MirrorIndexEntry>;
+  page: WritePage<T>;
+  takenDown: PageTakedowns;
+  /** Objects committed once already, now without one taken down meanwhile (see commitEach). */
+  again: boolean;
 }
 
 interface CommitPass<T extends PageObject> {

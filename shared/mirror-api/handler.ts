@@ -194,7 +194,13 @@ async function bodies(ctx: ApiContext, query: ListQuery): Promise<ApiResponse> {
   const counts = { entries: rows.length, live: rows.filter((r) => !r.deleted).length };
   return json(
     200,
-    listEnvelope(urls.bodies(), decision, query, data.filter(createdWithin(query)), counts),
+    listEnvelope({
+      listUrl: urls.bodies(),
+      decision,
+      query,
+      data: data.filter(createdWithin(query)),
+      counts,
+    }),
     LIST_MAX_AGE_S,
   );
 }
@@ -237,7 +243,13 @@ async function list(
   const shownData = data.filter((d): d is Record<string, unknown> => d !== undefined);
   return json(
     200,
-    listEnvelope(listUrl(urls, request), decision, query, shownData.filter(createdWithin(query)), counts),
+    listEnvelope({
+      listUrl: listUrl(urls, request),
+      decision,
+      query,
+      data: shownData.filter(createdWithin(query)),
+      counts,
+    }),
     LIST_MAX_AGE_S,
   );
 }

@@ -368,14 +368,19 @@ export function pageCounts(
   return { totalElements: counts.live, totalPages: Math.max(1, Math.ceil(counts.entries / query.limit)) };
 }
 
+/** One page of a list as answered: its URL, the page decided for the query, the objects shown. */
+export interface ListPageAnswer {
+  listUrl: string;
+  decision: Pick<PageDecision<IndexRow>, 'next' | 'page'>;
+  query: ListQuery;
+  data: unknown[];
+  /** The list counter, when known (unfiltered lists only, see pageCounts). */
+  counts?: ListCounts;
+}
+
 /** The list's `links` and `pagination` (OParl 1.1 §list): first, self, next; the counts when known. */
-export function listEnvelope(
-  listUrl: string,
-  decision: Pick<PageDecision<IndexRow>, 'next' | 'page'>,
-  query: ListQuery,
-  data: unknown[],
-  counts?: ListCounts,
-): Record<string, unknown> {
+export function listEnvelope(answer: ListPageAnswer): Record<string, unknown> {
+  const { listUrl, decision, query, data, counts } = answer;
   // The links hold the canonical query only (issue 25 point 4): whatever else the request carried.
   const at = (search: URLSearchParams) => {
     const url = new URL(listUrl);

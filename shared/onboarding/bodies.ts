@@ -145,8 +145,9 @@ export async function setBodyListed(
   doc: DynamoDBDocumentClient,
   tables: BodyTables,
   slug: string,
-  listed: boolean,
   options: {
+    /** The state asked for: listed (`bodies list`) or not (`bodies unlist`). */
+    listed: boolean;
     sourceId?: string;
     by: string;
     now?: Date;
@@ -154,6 +155,7 @@ export async function setBodyListed(
     takenDownAt?: (sourceId: string, bodyId: string) => Promise<string | undefined>;
   },
 ): Promise<ListingChange> {
+  const { listed } = options;
   const { sourceId, body } = await resolveBody(doc, tables, slug, options.sourceId);
   if (listed && options.allowTakedown !== true) {
     const at = body.takedown?.at ?? (await options.takenDownAt?.(sourceId, body.id));

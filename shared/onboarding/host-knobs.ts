@@ -1,6 +1,5 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SourceItem } from '../config';
-import { loadAllSources, putSourceItem } from '../store';
+import { loadAllSources, putSourceItem, type TableContext } from '../store';
 import { hostKeyOrUndefined } from '../util';
 
 /**
@@ -41,8 +40,7 @@ export interface SiblingUpdate {
 
 /** Applies `mutate` to every other source on `sourceId`'s host and stores each after validation. */
 export async function applyToHostSiblings(
-  doc: DynamoDBDocumentClient,
-  table: string,
+  { doc, table }: TableContext,
   sourceId: string,
   mutate: (item: Record<string, unknown>) => void,
   audit: { by: string; now?: Date },

@@ -171,13 +171,12 @@ export async function readPage(run: OParlRun, task: ListTask, entry: ListEntry):
     startPrefetch(run, upcoming, entry.list, task.marks.validators?.[urlKey(upcoming)]);
   }
 
-  const changed = await run.processObjects(
-    items,
-    entry.type,
-    res.url,
-    await run.loadBody(task.bodyKey),
-    items.length > 0 ? await digestFor(run, task) : undefined,
-  );
+  const changed = await run.processObjects(items, {
+    listType: entry.type,
+    pageUrl: res.url,
+    body: await run.loadBody(task.bodyKey),
+    digest: items.length > 0 ? await digestFor(run, task) : undefined,
+  });
   task.changed += changed;
   if (task.mode === 'unfiltered') {
     // SCH-10: without a working filter, stop after 5 pages in a row without change.

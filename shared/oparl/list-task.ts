@@ -4,15 +4,18 @@ import { type ListPlan, newListState } from './decisions';
 import type { OParlRun } from './run-context';
 import { timeSlices, withModifiedFilter, withoutModifiedFilter } from './windows';
 
-/** A list's task: its mode, filter window, catch-up chunks (SCH-12) and time slices (FULL-5/6). */
+/** The list a task is started for: its body, its entry in the run list, the plan read for it. */
+export interface ListToRead {
+  body: BodyRecord;
+  entry: ListEntry;
+  plan: ListPlan & { action: 'read' };
+  /** The list's stored marks, when it was read before. */
+  existing?: ListState;
+}
 
-export function newTask(
-  run: OParlRun,
-  body: BodyRecord,
-  entry: ListEntry,
-  plan: ListPlan & { action: 'read' },
-  existing?: ListState,
-): ListTask {
+/** A list's task: its mode, filter window, catch-up chunks (SCH-12) and time slices (FULL-5/6). */
+export function newTask(run: OParlRun, list: ListToRead): ListTask {
+  const { body, entry, plan, existing } = list;
   const listUrl = body.lists[entry.list] as string;
   const marks: ListState = {
     ...(existing ?? newListState(body.bodyKey, entry.list, listUrl)),

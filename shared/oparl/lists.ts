@@ -51,7 +51,7 @@ export async function phaseLists(run: OParlRun): Promise<void> {
           await run.frame.checkpoint();
           continue;
         }
-        run.cursor.task = newTask(run, body, entry, plan, existing);
+        run.cursor.task = newTask(run, { body, entry, plan, existing });
       }
       await runTask(run, run.cursor.task, entry);
       await finishTask(run, run.cursor.task, entry, body);

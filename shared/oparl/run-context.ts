@@ -65,6 +65,15 @@ export interface SyncRunOptions {
   signal?: AbortSignal;
 }
 
+/** Where a page's objects come from: the list's type, the page's URL, its body (none for the system's). */
+export interface ObjectsPage {
+  listType: string;
+  pageUrl: string;
+  body: BodyRecord | undefined;
+  /** The list's digest (issue 28), when the page has entries to compare. */
+  digest?: ListDigest;
+}
+
 /**
  * One invocation of an OParl run: what every phase reads and writes — the source, the options, the run
  * frame (cursor, checkpoints, budget, failures), the State store, the mirror writer, the takedowns — and
@@ -214,13 +223,8 @@ export class OParlRun {
   }
 
   /** Mirrors the objects of one page (and the objects embedded in them); returns how many changed. */
-  async processObjects(
-    items: OParlObject[],
-    listType: string,
-    pageUrl: string,
-    body: BodyRecord | undefined,
-    digest?: ListDigest,
-  ): Promise<number> {
+  async processObjects(items: OParlObject[], page: ObjectsPage): Promise<number> {
+    const { listType, pageUrl, body, digest } = page;
     const byKey = new Map<string, PageObject>();
     for (const item of items) {
       const id = objectId(item);

@@ -42,7 +42,7 @@ export async function phaseSystem(run: OParlRun): Promise<void> {
     }
     const bodyListUrl = obj ? textValue(obj.body) : undefined;
     if (obj && bodyListUrl) {
-      await run.processObjects([obj], 'system', res.url, undefined);
+      await run.processObjects([obj], { listType: 'system', pageUrl: res.url, body: undefined });
       run.system = {
         ...(run.system ?? {}),
         systemUrl: run.source.systemUrl,
@@ -172,7 +172,7 @@ async function processBody(run: OParlRun, item: OParlObject, pageUrl: string): P
   const bodyKey = bodyKeyOf(id);
   const nowIso = run.nowIso();
   if (isDeleted(item)) {
-    await run.processObjects([item], 'body', pageUrl, undefined);
+    await run.processObjects([item], { listType: 'body', pageUrl, body: undefined });
     const known = await run.state.getBody(bodyKey);
     if (known && !known.deleted) {
       const { slug, listed, firstSeenAt, lastCompleteSyncStart, lastCompleteFullSyncStart, ...rest } = known;
@@ -187,6 +187,6 @@ async function processBody(run: OParlRun, item: OParlObject, pageUrl: string): P
   // OPT-2/OPT-5: a body an operator took down is neither written nor are its lists fetched again —
   // the registry remembers it also when a purge or a lost BODY# mark forgot it.
   if (record.takedown !== undefined || run.takedowns.body(record.id) !== undefined) return undefined;
-  await run.processObjects([item], 'body', pageUrl, record);
+  await run.processObjects([item], { listType: 'body', pageUrl, body: record });
   return bodyKey;
 }

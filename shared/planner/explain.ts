@@ -87,23 +87,26 @@ export interface FleetStatus {
   hostLedgerUnavailable?: string;
 }
 
+/** Where `status` and `hosts` read the fleet: the Sources and State tables, and the host ledger if any. */
+export interface FleetReadPeers {
+  doc: DynamoDBDocumentClient;
+  tables: { sources: string; state: string };
+  hostLedger?: HostLedger | undefined;
+}
+
 export async function explainSources(
-  doc: DynamoDBDocumentClient,
-  tables: { sources: string; state: string },
+  peers: FleetReadPeers,
   settings: ScheduleSettings,
   now: Date,
-  hostLedger?: HostLedger,
 ): Promise<SourceStatus[]> {
-  return (await explainFleet(doc, tables, settings, now, hostLedger)).sources;
+  return (await explainFleet(peers, settings, now)).sources;
 }
 
 /** Sources and hosts at `now`, from one read of the Sources table and the State items. */
 export async function explainFleet(
-  doc: DynamoDBDocumentClient,
-  tables: { sources: string; state: string },
+  { doc, tables, hostLedger }: FleetReadPeers,
   settings: ScheduleSettings,
   now: Date,
-  hostLedger?: HostLedger,
 ): Promise<FleetStatus> {
   const [{ parsed }, states, ledger] = await Promise.all([
     loadAllSources(doc, tables.sources),
@@ -158,7 +161,7 @@ export async function explainFleet(
         fullSyncBehind: null,
       };
     }
-    return statusOf(p.source, p.warnings, item, lookup, now);
+    return statusOf(p, item, lookup, now);
   });
   return {
     at: now.toISOString(),
@@ -182,8 +185,7 @@ interface FleetLookup {
 }
 
 function statusOf(
-  source: SourceConfig,
-  warnings: { field: string; message: string }[],
+  { source, warnings }: { source: SourceConfig; warnings: { field: string; message: string }[] },
   item: SourceStateItem<SourceScheduleState> | undefined,
   { fleet, candidates, started: startedById, waiting: waitingById }: FleetLookup,
   now: Date,

@@ -221,7 +221,10 @@ function relayBody(
   // as a complete file (a body that fails destroys `upload`, which aborts the upload) of a document
   // not taken down (OPT-5, asked before and after the promotion).
   const stored = upload
-    ? storeVerifiedCopy(room.bucket, fileKey(item.sourceId, item.docId), upload, result.contentType, {
+    ? storeVerifiedCopy(room.bucket, {
+        key: fileKey(item.sourceId, item.docId),
+        body: upload,
+        contentType: result.contentType,
         mayKeep: async () => !(await room.tombstoned(item)),
       })
     : undefined;

@@ -19,8 +19,7 @@ export function organizationsToAsk(
   entries: OrganizationListEntry[],
   known: Map<string, PageState>,
   asked: string[],
-  nowMs: number,
-  refreshMs: number,
+  { nowMs, refreshMs }: { nowMs: number; refreshMs: number },
 ): ScrapeTask[] {
   const tasks: ScrapeTask[] = [];
   for (const entry of entries) {
@@ -47,7 +46,7 @@ export async function organizationListTask(
   const refreshMs = ctx.policy.rosterRefreshDays * 86_400_000;
   return replaceFront(
     ctx,
-    organizationsToAsk(entries, known, ctx.cursor.organizationsAsked, ctx.nowMs(), refreshMs),
+    organizationsToAsk(entries, known, ctx.cursor.organizationsAsked, { nowMs: ctx.nowMs(), refreshMs }),
   );
 }
 

@@ -201,7 +201,8 @@ corpusDescribe(risHtml())('a scraped ALLRIS source read through the API (issue 1
         adapter: 'allris',
       });
       const [row] = await listBodies(bed.clients.doc, tables, h.source.sourceId);
-      await setBodyListed(bed.clients.doc, tables, row?.slug ?? '', true, {
+      await setBodyListed(bed.clients.doc, tables, row?.slug ?? '', {
+        listed: true,
         sourceId: h.source.sourceId,
         by: 'test',
       });

@@ -265,7 +265,8 @@ describe('a body taken down or unlisted is announced (issue 25 weak spot, OPT-2,
         const all = await listBodies(bed.clients.doc, tables);
         return all.find((b) => b.id === id)?.slug as string;
       };
-      await setBodyListed(bed.clients.doc, tables, await slugOf(second), false, {
+      await setBodyListed(bed.clients.doc, tables, await slugOf(second), {
+        listed: false,
         sourceId: SOURCE,
         by: 'test',
       });
@@ -300,7 +301,8 @@ describe('a body taken down or unlisted is announced (issue 25 weak spot, OPT-2,
             expect((await getJson(`${id}/${list}?modified_since=2024-01-01`)).status, list).toBe(410);
         }
         // Listed again: served, and it moves to its relisting time, so a filtered list shows it again.
-        await setBodyListed(bed.clients.doc, tables, await slugOf(second), true, {
+        await setBodyListed(bed.clients.doc, tables, await slugOf(second), {
+          listed: true,
           sourceId: SOURCE,
           by: 'test',
         });

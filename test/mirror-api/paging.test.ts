@@ -153,12 +153,12 @@ describe('page decision (pure)', () => {
   });
 
   it('links: first without cursor, next with one, pagination counts', () => {
-    const env = listEnvelope(
-      'http://api.test/oparl/v1/x/body/h/paper?limit=20&cursor=abc',
-      { next: { after: { sort, key: hash }, page: 3 }, page: 2 },
-      q('limit=20'),
-      [],
-    );
+    const env = listEnvelope({
+      listUrl: 'http://api.test/oparl/v1/x/body/h/paper?limit=20&cursor=abc',
+      decision: { next: { after: { sort, key: hash }, page: 3 }, page: 2 },
+      query: q('limit=20'),
+      data: [],
+    });
     const links = env.links as Record<string, string>;
     expect(links.first).toBe('http://api.test/oparl/v1/x/body/h/paper?limit=20');
     expect(decodeCursor(new URL(links.next ?? '').searchParams.get('cursor') ?? '')).toEqual({
@@ -180,7 +180,13 @@ describe('page decision (pure)', () => {
     expect(pageCounts(counts, q('modified_since=2024-01-01'))).toBeUndefined();
     expect(pageCounts(counts, q('modified_until=2024-01-01'))).toBeUndefined();
     expect(pageCounts(undefined, q(''))).toBeUndefined();
-    const env = listEnvelope('http://api.test/oparl/v1/x/body/h/paper', { page: 1 }, q(''), [], counts);
+    const env = listEnvelope({
+      listUrl: 'http://api.test/oparl/v1/x/body/h/paper',
+      decision: { page: 1 },
+      query: q(''),
+      data: [],
+      counts,
+    });
     expect(env.pagination).toEqual({ totalElements: 37, totalPages: 1, elementsPerPage: 50, currentPage: 1 });
   });
 });

@@ -139,22 +139,32 @@ describe('sources add (ONB-2, ONB-3, ONB-4)', () => {
       state: bed.env.STATE_TABLE,
       documents: bed.env.DOCUMENTS_TABLE,
     };
-    const listed = await setBodyListed(bed.clients.doc, tables, 'bonn', true, {
+    const listed = await setBodyListed(bed.clients.doc, tables, 'bonn', {
+      listed: true,
       sourceId: added.sourceId,
       by: 'test',
     });
     expect(listed).toMatchObject({ listed: true, outcome: 'now-listed', documents: 0 });
-    const again = await setBodyListed(bed.clients.doc, tables, 'bonn', true, {
+    const again = await setBodyListed(bed.clients.doc, tables, 'bonn', {
+      listed: true,
       sourceId: added.sourceId,
       by: 'test',
     });
     expect(again.outcome).toBe('already-listed');
     const rows = await listBodies(bed.clients.doc, tables, added.sourceId);
     expect(rows).toEqual([expect.objectContaining({ slug: 'bonn', listed: true, sourceId: added.sourceId })]);
-    await setBodyListed(bed.clients.doc, tables, 'bonn', false, { sourceId: added.sourceId, by: 'test' });
+    await setBodyListed(bed.clients.doc, tables, 'bonn', {
+      listed: false,
+      sourceId: added.sourceId,
+      by: 'test',
+    });
     expect((await listBodies(bed.clients.doc, tables, added.sourceId))[0]?.listed).toBe(false);
     await expect(
-      setBodyListed(bed.clients.doc, tables, 'no-such-body', true, { sourceId: added.sourceId, by: 'test' }),
+      setBodyListed(bed.clients.doc, tables, 'no-such-body', {
+        listed: true,
+        sourceId: added.sourceId,
+        by: 'test',
+      }),
     ).rejects.toMatchObject({ code: 'BODY_NOT_FOUND' });
   });
 });

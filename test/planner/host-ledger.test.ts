@@ -63,7 +63,11 @@ describe('the planner reads pauses, Crawl-delays and other fetches from the host
     expect(Date.parse(pausedHost?.pausedUntil ?? '')).toBeGreaterThan(now.getTime() + 29 * 60_000);
 
     // status / hosts: the same picture, with the Crawl-delay's pace and the other fetches' share.
-    const fleet = await explainFleet(bed.clients.doc, tables(), DEFAULT_SCHEDULE_SETTINGS, now, ledger);
+    const fleet = await explainFleet(
+      { doc: bed.clients.doc, tables: tables(), hostLedger: ledger },
+      DEFAULT_SCHEDULE_SETTINGS,
+      now,
+    );
     const host = (name: string) => fleet.hosts.find((h) => h.host === name);
     expect(host('paused.example')?.pausedUntil).toBe(pausedHost?.pausedUntil);
     expect(host('paused.example')?.runLimit).toBe(0);
@@ -81,11 +85,9 @@ describe('the planner reads pauses, Crawl-delays and other fetches from the host
       KEY_PREFIX,
     );
     const fleet = await explainFleet(
-      bed.clients.doc,
-      tables(),
+      { doc: bed.clients.doc, tables: tables(), hostLedger: broken },
       DEFAULT_SCHEDULE_SETTINGS,
       new Date(),
-      broken,
     );
     expect(fleet.hostLedgerUnavailable).toBe('SLOT_STORE_UNAVAILABLE');
     expect(fleet.hosts.find((h) => h.host === 'paused.example')?.pausedUntil).toBeNull();

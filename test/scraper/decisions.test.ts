@@ -217,7 +217,7 @@ describe('rosters and the task stack', () => {
     const refreshMs = SCRAPE_POLICY.rosterRefreshDays * 24 * HOUR;
     const known = new Map([read(2, HOUR), read(3, refreshMs)]);
     const asked = [entry(4).id];
-    const tasks = organizationsToAsk([1, 2, 3, 4].map(entry), known, asked, NOW, refreshMs);
+    const tasks = organizationsToAsk([1, 2, 3, 4].map(entry), known, asked, { nowMs: NOW, refreshMs });
     expect(tasks).toEqual([
       { op: 'organization', url: entry(1).id, kind: 'committee' },
       { op: 'organization', url: entry(3).id, kind: 'committee' },

@@ -114,7 +114,11 @@ export async function seedServedMirror(
     state: bed.env.STATE_TABLE,
     documents: bed.env.DOCUMENTS_TABLE,
   };
-  await setBodyListed(bed.clients.doc, tables, 'koeln', true, { sourceId: h.source.sourceId, by: 'test' });
+  await setBodyListed(bed.clients.doc, tables, 'koeln', {
+    listed: true,
+    sourceId: h.source.sourceId,
+    by: 'test',
+  });
   // The reader's clock is the test's: its bodies cache (BODIES_TTL_MS) expires when a test advances it.
   const { server, reader, base, dynamoCalls } = await serveApi(bed, () => clock.now().getTime());
   return {

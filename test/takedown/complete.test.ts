@@ -136,7 +136,8 @@ describe('OPT-5: `ingestor backfill-index` completes a killed tombstone (OParl s
 
   it('OPT-5: killed `tombstone --ids`: backfill-index marks the paper with the original time, the API list counter agrees with the list, a second run completes nothing; an id never mirrored is counted, not retried', async () => {
     const { s, koeln } = await t.seed('complete-ids');
-    await setBodyListed(t.bed.clients.doc, s.deps.tables, 'koeln', true, {
+    await setBodyListed(t.bed.clients.doc, s.deps.tables, 'koeln', {
+      listed: true,
       sourceId: s.sourceId,
       by: 'test',
     });
@@ -184,7 +185,8 @@ describe('OPT-5: `ingestor backfill-index` completes a killed tombstone (OParl s
 
   it('OPT-5: killed `tombstone --body`: backfill-index unlists and marks the body record, marks its entries and flags its Documents with the original time', async () => {
     const { s, koeln } = await t.seed('complete-body');
-    await setBodyListed(t.bed.clients.doc, s.deps.tables, 'koeln', true, {
+    await setBodyListed(t.bed.clients.doc, s.deps.tables, 'koeln', {
+      listed: true,
       sourceId: s.sourceId,
       by: 'test',
     });

@@ -52,7 +52,8 @@ describe('OPT-5: tombstone --ids while a Sources item is invalid (hand edit)', (
 
   it('OPT-5: requestIntervalSeconds "five" — a paper not mirrored yet is recorded (exit 0, loud warning); after the fix the sync does not mirror it and the API does not serve it', async () => {
     const { s, koeln } = await t.seed('trust-typo');
-    await setBodyListed(t.bed.clients.doc, s.deps.tables, 'koeln', true, {
+    await setBodyListed(t.bed.clients.doc, s.deps.tables, 'koeln', {
+      listed: true,
       sourceId: s.sourceId,
       by: 'test',
     });

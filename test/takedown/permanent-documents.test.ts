@@ -156,7 +156,8 @@ describe('OPT-5: document functions and preview leave a taken-down object alone'
 
   it('OPT-5: a takedown issued while the preview fetches a document wins: the fetched copy is not kept', async () => {
     const { s, koeln } = await seedWithPhotos('perm-prv-race');
-    await setBodyListed(bed.aws.clients.doc, s.deps.tables, 'koeln', true, {
+    await setBodyListed(bed.aws.clients.doc, s.deps.tables, 'koeln', {
+      listed: true,
       by: 'test',
       sourceId: s.sourceId,
     });
@@ -180,7 +181,8 @@ describe('OPT-5: document functions and preview leave a taken-down object alone'
 
   it('OPT-5: a takedown issued while the files pass fetches a document wins: the fetched copy is not kept', async () => {
     const { s, koeln } = await seedWithPhotos('perm-cache-race');
-    await setBodyListed(bed.aws.clients.doc, s.deps.tables, 'koeln', true, {
+    await setBodyListed(bed.aws.clients.doc, s.deps.tables, 'koeln', {
+      listed: true,
       by: 'test',
       sourceId: s.sourceId,
     });

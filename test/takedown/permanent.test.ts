@@ -260,7 +260,8 @@ describe('OPT-5: a takedown is permanent until an operator lifts it (OParl sync)
 
   it('OPT-5: tombstone --body killed after writing the takedown item: the OParl API stops serving the body at once — not listed, not by id, none of its lists or objects — although its record still says listed', async () => {
     const { s, koeln } = await seed('perm-crash-body-api');
-    await setBodyListed(t.bed.clients.doc, s.deps.tables, 'koeln', true, {
+    await setBodyListed(t.bed.clients.doc, s.deps.tables, 'koeln', {
+      listed: true,
       sourceId: s.sourceId,
       by: 'test',
     });

@@ -28,7 +28,11 @@ describe('tombstone (OPT-2): gone from every output at once, kept for audit', ()
       s.bodies.find((b) => b.slug === 'koeln'),
       s.bodies.find((b) => b.slug !== 'koeln'),
     ];
-    await setBodyListed(bed.clients.doc, s.deps.tables, 'koeln', true, { by: 'test', sourceId: s.sourceId });
+    await setBodyListed(bed.clients.doc, s.deps.tables, 'koeln', {
+      listed: true,
+      by: 'test',
+      sourceId: s.sourceId,
+    });
     const before = await liveEntries(s.h, koeln?.id);
     const otherBefore = await liveEntries(s.h, other?.id);
     expect(before.length).toBeGreaterThan(10);
@@ -66,7 +70,11 @@ describe('tombstone (OPT-2): gone from every output at once, kept for audit', ()
     expect(result.documents).toBe(docs.length);
     // A taken-down body is not listed again by accident.
     await expect(
-      setBodyListed(bed.clients.doc, s.deps.tables, 'koeln', true, { by: 'test', sourceId: s.sourceId }),
+      setBodyListed(bed.clients.doc, s.deps.tables, 'koeln', {
+        listed: true,
+        by: 'test',
+        sourceId: s.sourceId,
+      }),
     ).rejects.toMatchObject({ code: 'BODY_TAKEN_DOWN' });
 
     // Repeating is harmless.

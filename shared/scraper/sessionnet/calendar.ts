@@ -94,7 +94,7 @@ export function parseSessionNetCalendar(
             return;
           }
           const idOf = (key: string) => sessionNetCalendarRowId(site, year, month, key);
-          const row = calendarOnlyRow($, cell, dateOf(day), rows, idOf);
+          const row = calendarOnlyRow($, cell, { date: dateOf(day), rows, idOf });
           const committee = committeeLinkIn($, cell);
           if (committee)
             row.organization = sessionNetRef(site, 'organization', committee.key, committee.name);
@@ -184,17 +184,19 @@ function addDetails($: Loaded, cell: Cell, row: CalendarRow): void {
   if (room) row.room = room;
 }
 
+/** The calendar day a cell is read on: its date, the rows read so far, the meeting id of a row key. */
+interface CalendarDay {
+  date: string;
+  rows: readonly CalendarRow[];
+  idOf: (key: string) => string;
+}
+
 /**
  * A meeting cell with a plain heading: the meeting has no page, the row is all there is. Its key is the
  * date and the heading (the committee), numbered when the same heading repeats on one day.
  */
-function calendarOnlyRow(
-  $: Loaded,
-  cell: Cell,
-  date: string,
-  rows: readonly CalendarRow[],
-  idOf: (key: string) => string,
-): CalendarRow {
+function calendarOnlyRow($: Loaded, cell: Cell, day: CalendarDay): CalendarRow {
+  const { date, rows, idOf } = day;
   const heading = textOf(cell.find('.smc-el-h').first()) || textOf(cell);
   const base = `${date} ${heading}`;
   let key = base;
