@@ -90,6 +90,7 @@ import {
 } from './cost/model';
 import { PRICES, PRICES_READ_ON, UPSTASH_FIXED_BANDWIDTH_GB, USD_TO_EUR } from './cost/prices';
 import { countStack, metricSeries } from './cost/stack-count';
+import { type StateItemSize, stateItemSize, writeWorstLeasedStateItem } from './cost/state-item';
 import { simulateWorker, type WorkerModelResult } from './cost/worker-model';
 import { plannerBenchDeps, STEADY_T0, seedSteadySources } from './planner';
 
@@ -604,6 +605,17 @@ const meterDiff = (a: Meter, b: Meter) => {
   };
 };
 
+interface LifecycleOptions {
+  systemUrl: string;
+  clock: TestClock;
+  log: (line: string) => void;
+  /**
+   * Called (outside the meter) at each state the STATE item passes through: leased by the tick, claimed
+   * by the message, released with the outcome — with the run's kind and the source.
+   */
+  onStage?: (stage: 'leased' | 'claimed' | 'released', kind: string, sourceId: string) => Promise<void>;
+}
+
 /**
  * Unchanged incremental runs of the demo council, each started by a real planner tick and run by the
  * real message path (`runSyncMessage`): the meter before and after the tick, the message and the
@@ -613,9 +625,7 @@ const meterDiff = (a: Meter, b: Meter) => {
 async function measureRunLifecycle(
   bed: AwsTestbed,
   meter: ReturnType<typeof attachMeter>,
-  systemUrl: string,
-  clock: TestClock,
-  log: (line: string) => void,
+  { systemUrl, clock, log, onStage }: LifecycleOptions,
 ): Promise<RunLifecycleProfile> {
   const h = harness(bed, systemUrl, clock, 'cost-run');
   const { sourceId } = h.source;
@@ -640,6 +650,7 @@ async function measureRunLifecycle(
     leaseMinutes: DEFAULT_LEASE_MINUTES,
     settings: DEFAULT_SCHEDULE_SETTINGS,
     engine: async (source, message, budget) => {
+      await onStage?.('claimed', message.kind, sourceId);
       const before = meter.read();
       const report = engineReportOf(
         await syncSource(h.deps, source, {
@@ -688,6 +699,7 @@ async function measureRunLifecycle(
       );
       const message = JSON.parse(m.Body ?? '{}') as SyncMessage;
       if (message.sourceId !== sourceId) continue;
+      await onStage?.('leased', message.kind, sourceId);
       // The message arrives after the queue's batching window, not at the tick's instant: its claim
       // renews the lease to a later end (SCH-5), which moves the lease index's sort key as in AWS.
       clock.advance(SYNC_BATCHING_WINDOW_SECONDS * 1000);
@@ -695,6 +707,7 @@ async function measureRunLifecycle(
       const result = await runSyncMessage(runDeps, message, { deadlineMs: clock.ms + 3_600_000 });
       if (result.status !== 'done') throw new Error(`lifecycle run ${result.status}`);
       const path = meterDiff(beforeMessage, meter.read());
+      await onStage?.('released', message.kind, sourceId);
       if (cycle < CYCLES - measured) continue;
       const tickCopies = Object.values(afterTick.writeCallsBy).reduce((n, c) => n + c, 0);
       const own = {
@@ -742,7 +755,28 @@ export async function runStateWritesBench(opts: { log?: (line: string) => void }
   );
   const fake = await startFakeCouncil({ now: clock.now, bodies: 1, objectsPerList, pageSize: 10 });
   try {
-    const lifecycle = await measureRunLifecycle(bed, meter, fake.systemUrl, clock, log);
+    // Issue 28: the STATE item in each state it passes through, as DynamoDB sizes it (largest seen).
+    const stateItem: Record<string, StateItemSize> = {};
+    const lifecycle = await measureRunLifecycle(bed, meter, {
+      systemUrl: fake.systemUrl,
+      clock,
+      log,
+      onStage: async (stage, kind, sourceId) => {
+        const size = await stateItemSize(peekClients.dynamo, bed.env.STATE_TABLE, sourceId);
+        const name = `${stage} (${kind})`;
+        if (size !== undefined && size.bytes > (stateItem[name]?.bytes ?? 0)) stateItem[name] = size;
+      },
+    });
+    // The largest item in normal operation: every schedule field set, a busy council's session days,
+    // a manual full sync leased and claimed (bench/cost/state-item.ts).
+    await writeWorstLeasedStateItem(
+      { doc: bed.clients.doc, table: bed.env.STATE_TABLE },
+      'cost-worst',
+      clock.now(),
+    );
+    const worst = await stateItemSize(peekClients.dynamo, bed.env.STATE_TABLE, 'cost-worst');
+    if (worst !== undefined) stateItem['claimed (full, every field, session days)'] = worst;
+    log(`STATE item: ${JSON.stringify(stateItem)}`);
     // Each item of the source's partition (STATE and the engine's), by sort key: bytes as DynamoDB sizes it.
     const out = await bed.clients.dynamo.send(
       new QueryCommand({
@@ -758,7 +792,7 @@ export async function runStateWritesBench(opts: { log?: (line: string) => void }
     if (process.env.STATE_WRITES_DUMP === '1' && state)
       for (const [name, value] of Object.entries(state))
         log(`STATE ${name}: ${dynamoItemBytes({ [name]: value })} B ${JSON.stringify(value).slice(0, 2000)}`);
-    return { ...lifecycle, itemBytes };
+    return { ...lifecycle, stateItem, itemBytes };
   } finally {
     await fake.close();
     destroyAwsClients(peekClients);
@@ -869,13 +903,11 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       // message's claim, the outcome with the lease's release (SCH-5) — on the STATE item as it is
       // after a few runs (schedule, last decision, last run), through the real planner and sync path.
       // On a weekday morning of its own clock (daytime cadence), after the council's last change.
-      lifecycle = await measureRunLifecycle(
-        bed,
-        meter,
-        fake.systemUrl,
-        new TestClock(Math.max(clock.ms, Date.parse('2026-12-09T09:00:00+01:00'))),
+      lifecycle = await measureRunLifecycle(bed, meter, {
+        systemUrl: fake.systemUrl,
+        clock: new TestClock(Math.max(clock.ms, Date.parse('2026-12-09T09:00:00+01:00'))),
         log,
-      );
+      });
       log(`run lifecycle: ${JSON.stringify(lifecycle)}`);
       oparlIndex = await sampleMirrorIndex(bed, h.source.sourceId);
       log(`oparl mirror index: ${JSON.stringify(oparlIndex)}`);

@@ -72,7 +72,8 @@ export interface TableShape {
 type Item = Record<string, AttributeValue>;
 
 /** Write units of `bytes`: one per started KB, at least one (a write that changes nothing still costs). */
-const unitsOf = (bytes: number): number => Math.max(1, Math.ceil(bytes / 1024));
+export const writeUnitsOfBytes = (bytes: number): number => Math.max(1, Math.ceil(bytes / 1024));
+const unitsOf = writeUnitsOfBytes;
 
 /**
  * Issue 28: what one write really costs, table and global indexes, from the item before and after it

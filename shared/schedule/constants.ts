@@ -37,6 +37,14 @@ export const PERIOD_IDS: readonly PeriodId[] = ['weekdayDay', 'weekdayNight', 'w
 
 /** SCH-2: on a session day and the day before, the interval is capped at this many minutes. */
 export const SESSION_DAY_CAP_MINUTES = 10;
+/**
+ * SCH-2: session days are kept this many days ahead (issue 28). The cap looks at today and tomorrow only,
+ * and every run replaces the list, so days further out change no decision before the next run — but a
+ * council that publishes its calendar months ahead would fill the STATE item, which every lease, claim and
+ * release rewrites, past 1 KB (each date ≈ 11 bytes). Two weeks outlast any gap between a source's runs
+ * short of a pause, after which the first run brings the list back.
+ */
+export const SESSION_DAYS_AHEAD_DAYS = 14;
 
 /** SCH-3: after every this-many syncs in a row without change the interval doubles … */
 export const QUIET_SYNCS_PER_DOUBLING = 3;

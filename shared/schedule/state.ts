@@ -1,9 +1,10 @@
 import { cadenceIntervalMinutes, sessionCappedAtMs } from './cadence';
-import { isoOfMs, localDayAt } from './calendar';
+import { dayOfIndex, isoOfMs, type LocalDay, localDayAt } from './calendar';
 import {
   DEFAULT_LEASE_MINUTES,
   FILTER_NOT_HONOURED_INCREMENTAL_ONLY_DAYS,
   RECENT_RUNS_KEPT,
+  SESSION_DAYS_AHEAD_DAYS,
 } from './constants';
 import { ScheduleError } from './errors';
 import { periodAtMs } from './periods';
@@ -94,9 +95,13 @@ export function markSyncStarted(
   return next;
 }
 
-/** Validated, sorted, de-duplicated session days from today on (older ones no longer cap anything). */
-function normaliseSessionDays(days: readonly string[], today: string): string[] {
-  return [...new Set(days.filter((day) => isLocalDate(day) && day >= today))].sort();
+/**
+ * Validated, sorted, de-duplicated session days from today on (older ones no longer cap anything) up to
+ * `SESSION_DAYS_AHEAD_DAYS` ahead (later ones come back with a later run).
+ */
+function normaliseSessionDays(days: readonly string[], today: LocalDay): string[] {
+  const last = dayOfIndex(today.index + SESSION_DAYS_AHEAD_DAYS).date;
+  return [...new Set(days.filter((day) => isLocalDate(day) && day >= today.date && day <= last))].sort();
 }
 
 /**
@@ -163,7 +168,7 @@ export function applyRunOutcome(
     if (current === undefined || until.toMillis() > current) next.incrementalOnlyUntil = toIso(until);
   }
   if (outcome.sessionDays !== undefined) {
-    next.sessionDays = normaliseSessionDays(outcome.sessionDays, localDayAt(endedAt).date);
+    next.sessionDays = normaliseSessionDays(outcome.sessionDays, localDayAt(endedAt));
   }
   if (outcome.requests !== undefined && outcome.requests > 0) {
     // RATE-9: the host model learns each kind's expected requests from the source's own recent runs.

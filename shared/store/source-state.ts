@@ -11,6 +11,7 @@ import {
 import type { TableContext } from './context';
 import { LAST_RUN_SK, sourcePartition } from './keys';
 import { BATCH_GET_MAX } from './partition-items';
+import { type LeaseView, MANUAL_REQUEST_STORED, scheduleFromStore, storedSchedule } from './schedule-codec';
 import { DUE_INDEX, LEASE_INDEX, STATE_TABLE } from './tables';
 
 /**
@@ -30,46 +31,12 @@ export const LEASE_SHARD = 'lease';
 /** The source's partition (keys.ts `sourcePartition`). */
 export const sourcePk = sourcePartition;
 
-/**
- * Issue 28: how the store keeps the schedule's `recentRuns` (RATE-9) — one short string a run
- * (`i:11:0.4` = kind, requests, seconds) instead of a map of three named attributes: ≈ 35 bytes less a
- * run, ≈ 210 of the STATE item's bytes with six. Read back in either form (items written before).
- */
-const RUN_KIND_CODES: Record<string, string> = { incremental: 'i', full: 'f', sliced: 's' };
-const RUN_KIND_OF_CODE = Object.fromEntries(Object.entries(RUN_KIND_CODES).map(([k, c]) => [c, k]));
-
-interface StoredRecentRun {
-  kind: string;
-  requests: number;
-  seconds: number;
-}
-
-function storedSchedule(schedule: unknown): unknown {
-  const runs = (schedule as { recentRuns?: unknown } | undefined)?.recentRuns;
-  if (!Array.isArray(runs)) return schedule;
-  const recentRuns = runs.map((run: StoredRecentRun | string) =>
-    typeof run === 'string' ? run : `${RUN_KIND_CODES[run.kind] ?? run.kind}:${run.requests}:${run.seconds}`,
-  );
-  return { ...(schedule as object), recentRuns };
-}
-
-function scheduleFromStore(schedule: unknown): unknown {
-  const runs = (schedule as { recentRuns?: unknown } | undefined)?.recentRuns;
-  if (!Array.isArray(runs)) return schedule;
-  const recentRuns = runs.map((run: StoredRecentRun | string) => {
-    if (typeof run !== 'string') return run;
-    const [kind = '', requests, seconds] = run.split(':');
-    return { kind: RUN_KIND_OF_CODE[kind] ?? kind, requests: Number(requests), seconds: Number(seconds) };
-  });
-  return { ...(schedule as object), recentRuns };
-}
-
 /** An item as the store hands it out: the schedule in its own shape again. */
 function fromStore<T>(item: T): T {
-  const stored = item as { schedule?: unknown } | undefined;
+  const stored = item as ({ schedule?: unknown } & LeaseView) | undefined;
   return stored?.schedule === undefined
     ? item
-    : ({ ...stored, schedule: scheduleFromStore(stored.schedule) } as T);
+    : ({ ...stored, schedule: scheduleFromStore(stored.schedule, stored) } as T);
 }
 
 /** The STATE item and its `LASTRUN` item as one view: the last run from its own item when it has one. */
@@ -563,7 +530,7 @@ export async function requestManualSync(
       TableName: table,
       Key: key,
       UpdateExpression: 'SET #s.#r = :request, dueAt = :now',
-      ExpressionAttributeNames: { '#s': 'schedule', '#r': 'manualRequest' },
+      ExpressionAttributeNames: { '#s': 'schedule', '#r': MANUAL_REQUEST_STORED },
       ExpressionAttributeValues: { ':request': request, ':now': request.requestedAt },
     }),
   );
