@@ -120,8 +120,7 @@ describe('old-shape STATE items through the planner and status (issue 28)', () =
     const status = Object.fromEntries(
       (
         await explainSources(
-          bed.clients.doc,
-          { sources: bed.env.SOURCES_TABLE, state: bed.env.STATE_TABLE },
+          { doc: bed.clients.doc, tables: { sources: bed.env.SOURCES_TABLE, state: bed.env.STATE_TABLE } },
           DEFAULT_SCHEDULE_SETTINGS,
           NOW,
         )
@@ -179,8 +178,7 @@ describe('old-shape STATE items through the planner and status (issue 28)', () =
     expect(raw.Item?.schedule?.M?.pz).toBeDefined();
     const status = (
       await explainSources(
-        bed.clients.doc,
-        { sources: bed.env.SOURCES_TABLE, state: bed.env.STATE_TABLE },
+        { doc: bed.clients.doc, tables: { sources: bed.env.SOURCES_TABLE, state: bed.env.STATE_TABLE } },
         DEFAULT_SCHEDULE_SETTINGS,
         NOW,
       )
