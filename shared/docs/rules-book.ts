@@ -873,7 +873,7 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
     ],
   },
   'ONB-2': {
-    modules: ['shared/onboarding/add-source.ts', 'cli/commands/sources-add.ts', 'cli/commands/sources.ts'],
+    modules: ['shared/onboarding/add-source.ts', 'cli/commands/sources-add.ts', 'cli/commands/index.ts'],
     tests: ['test/onboarding/add-source.test.ts', 'test/onboarding/cli.test.ts'],
   },
   'ONB-3': {

@@ -33,6 +33,8 @@ export async function runPlannerInvocation(
     ...(result.slotsShort ? { slotsShort: result.slotsShort, slotsNeeded: result.slotsNeeded } : {}),
     // The tick planned without pauses, Crawl-delays and other fetches' shares (the slots still keep them).
     ...(result.hostLedgerUnavailable ? { hostLedgerUnavailable: result.hostLedgerUnavailable } : {}),
+    // Sources written by hand without their host key (the lanes' `byHost` index): stamped by this tick.
+    ...(result.hostKeysStamped ? { hostKeysStamped: result.hostKeysStamped } : {}),
     // RATE-9: hosts whose pace binds (stretched cadence) or with runs waiting for them — host keys only.
     ...(result.hosts.length > 0 ? { saturatedHosts, hosts: result.hosts.map(hostLine) } : {}),
   });

@@ -34,7 +34,14 @@ describe('ingestor hosts / status (RATE-9)', () => {
         // Each synced a minute ago: its cadence is not due yet, and stretched further.
         const ended = new Date(Date.now() - 60_000).toISOString();
         await patchSourceState({ doc: rt.clients.doc, table: rt.env.STATE_TABLE }, sourceId, {
-          schedule: { ...initialScheduleState(), lastSyncStartedAt: ended, lastSyncEndedAt: ended },
+          // Incremental only for a day (FULL-7): the CLI reads the wall clock, and in the
+          // 03:00 window (FULL-1) every source would otherwise be due for its full sync at that hour.
+          schedule: {
+            ...initialScheduleState(),
+            lastSyncStartedAt: ended,
+            lastSyncEndedAt: ended,
+            incrementalOnlyUntil: new Date(Date.now() + 86_400_000).toISOString(),
+          },
           dueAt: ended,
         });
       }
