@@ -197,6 +197,23 @@ function writeFamily(item: AttrItem | undefined): string {
   return keyFamily(item as Record<string, unknown> | undefined);
 }
 
+/** The local peers with the write meter on all three tables (the cost and run-writes benches). */
+export async function startMeteredTestbed() {
+  const bed = await startAwsTestbed();
+  // The meter reads items around a write through clients of its own (not counted).
+  const peekClients = createAwsClients(bed.env);
+  const meter = attachMeter(
+    bed.clients,
+    {
+      [bed.env.STATE_TABLE]: STATE_TABLE,
+      [bed.env.SOURCES_TABLE]: SOURCES_TABLE,
+      [bed.env.DOCUMENTS_TABLE]: DOCUMENTS_TABLE,
+    },
+    peekClients.dynamo,
+  );
+  return { bed, peekClients, meter };
+}
+
 /**
  * Counts every call of the clients (a middleware on the real SDK clients; the peers are real). A write
  * is billed as DynamoDB bills it (issue 28, bench/cost/item-size.ts `writeChangeUnits`): the larger of
@@ -827,18 +844,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
   const sources = opts.sources ?? 1_000;
   const log = opts.log ?? (() => {});
   const A = ASSUMPTIONS;
-  const bed = await startAwsTestbed();
-  // The meter reads items around a write through clients of its own (not counted).
-  const peekClients = createAwsClients(bed.env);
-  const meter = attachMeter(
-    bed.clients,
-    {
-      [bed.env.STATE_TABLE]: STATE_TABLE,
-      [bed.env.SOURCES_TABLE]: SOURCES_TABLE,
-      [bed.env.DOCUMENTS_TABLE]: DOCUMENTS_TABLE,
-    },
-    peekClients.dynamo,
-  );
+  const { bed, peekClients, meter } = await startMeteredTestbed();
   // What one of the meter's reads costs in CPU (client and local peer, in this process): a present item
   // of about a State item's size, read as the meter reads.
   {

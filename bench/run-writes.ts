@@ -1,16 +1,9 @@
 import { LIST_KEYS, startFakeCouncil } from '../demo';
-import {
-  createAwsClients,
-  DOCUMENTS_TABLE,
-  destroyAwsClients,
-  SOURCES_TABLE,
-  STATE_TABLE,
-} from '../shared/store';
-import { startAwsTestbed } from '../test/support/aws';
+import { destroyAwsClients } from '../shared/store';
 import { ALLRIS_DISTRICTS, startFakeRisHtml } from '../test/support/fake-ris-html';
 import { harness, TestClock } from '../test/support/oparl-harness';
 import { scraperHarness } from '../test/support/scraper-harness';
-import { attachMeter } from './cost';
+import { startMeteredTestbed } from './cost';
 import { ASSUMPTIONS } from './cost/assumptions';
 
 /**
@@ -34,17 +27,7 @@ const round = (x: number) => Math.round(x * 100) / 100;
 export async function runRunWritesBench(opts: { log?: (line: string) => void } = {}) {
   const log = opts.log ?? (() => {});
   const A = ASSUMPTIONS;
-  const bed = await startAwsTestbed();
-  const peekClients = createAwsClients(bed.env);
-  const meter = attachMeter(
-    bed.clients,
-    {
-      [bed.env.STATE_TABLE]: STATE_TABLE,
-      [bed.env.SOURCES_TABLE]: SOURCES_TABLE,
-      [bed.env.DOCUMENTS_TABLE]: DOCUMENTS_TABLE,
-    },
-    peekClients.dynamo,
-  );
+  const { bed, peekClients, meter } = await startMeteredTestbed();
   const measure = async (name: string, run: () => Promise<unknown>): Promise<RunWrites> => {
     meter.reset();
     await run();
