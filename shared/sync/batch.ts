@@ -78,6 +78,15 @@ export async function processSyncBody(
         runId: message.runId,
         continuation: message.continuation,
       });
+    } else {
+      // Not an outage and not the council's answer (the engine reports those): a fault of ours. On-call
+      // needs the source and the error's code; the message text may carry URLs or values, so not it.
+      log.error('sync run threw, sync message given back for redelivery', {
+        code: isIngestorError(err) ? err.code : 'UNKNOWN',
+        error: err instanceof Error ? err.name : typeof err,
+        sourceId: message.sourceId,
+        runId: message.runId,
+      });
     }
     throw err;
   }
