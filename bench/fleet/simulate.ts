@@ -574,6 +574,12 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
   const weekdayDayMs = landmarks.weekdayDay
     .filter(([a]) => a >= measureFrom && a < endMs)
     .reduce((sum, [a, b]) => sum + (b - a), 0);
+  /** What a source's own cadence asks over the span, replayed alone on its host's interval. */
+  const askedOf = (s: SimSource, hostIntervalMs: number): AskedSyncs =>
+    askedSyncs(
+      { fleet: s.fleet, config: s.config, initialState: s.initialState, changes: s.changes, hostIntervalMs },
+      askedSpan,
+    );
   for (const h of hosts.values()) {
     spacingViolations += h.sim.figures.spacingViolations;
     maxInFlight = Math.max(maxInFlight, h.sim.figures.maxInFlight);
@@ -586,18 +592,7 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
     // asks (`fairness`); over the whole week its syncs ÷ what its own cadence asks (`weekShareFairness`);
     // the raw count beside them.
     const members = h.fleet.sourceIndexes.map((i) => sources[i] as SimSource);
-    const asked = members.map((s) =>
-      askedSyncs(
-        {
-          fleet: s.fleet,
-          config: s.config,
-          initialState: s.initialState,
-          changes: s.changes,
-          hostIntervalMs: h.sim.intervalMs,
-        },
-        askedSpan,
-      ),
-    );
+    const asked = members.map((s) => askedOf(s, h.sim.intervalMs));
     const weekShares = members.map((s, i) => s.syncs / Math.max(1, (asked[i] as AskedSyncs).total));
     const atFactor = sharesAtHostFactor(
       members.map((s) => s.syncsByHour ?? []),
@@ -616,16 +611,7 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
     if (loneShares.length >= LONE_SHARE_SAMPLE) break;
     if (h.fleet.hosting || h.saturated || h.fleet.sourceIndexes.length !== 1) continue;
     const s = sources[h.fleet.sourceIndexes[0] as number] as SimSource;
-    const asked = askedSyncs(
-      {
-        fleet: s.fleet,
-        config: s.config,
-        initialState: s.initialState,
-        changes: s.changes,
-        hostIntervalMs: h.sim.intervalMs,
-      },
-      askedSpan,
-    );
+    const asked = askedOf(s, h.sim.intervalMs);
     loneShares.push(s.syncs / Math.max(1, asked.total));
   }
   const share = (c: [number, number]) => (c[1] === 0 ? 1 : c[0] / c[1]);
