@@ -93,6 +93,44 @@ interface Moving {
   retime?: SlotToken;
 }
 
+/** One acquire's reservation attempts and what they carry from one to the next (reserveHolding). */
+interface Reservation {
+  host: string;
+  opts: CheckedOptions;
+  deadlineMs: number;
+  /** This acquire's place in the host's waiting line, the same for all its attempts. */
+  requesterId: string;
+  /** A lease being moved or re-timed: freed by the next reservation call, or quietly on the way out. */
+  moving: Moving | undefined;
+  /** The store whose waiting line holds `requesterId` after a "busy" answer; left on the way out. */
+  waitingIn: SlotStore | undefined;
+}
+
+type GrantedDecision = Extract<ReserveDecision, { kind: 'granted' }>;
+type BusyDecision = Extract<ReserveDecision, { kind: 'busy' }>;
+
+/** One reservation call's answer, with the lease id it asked for and the allowance it asked with. */
+interface StoreAnswer {
+  store: SlotStore;
+  leaseId: string;
+  decision: ReserveDecision;
+  /** When the answer arrived, on this process's clock. */
+  answeredMs: number;
+  sendAllowanceMs: number;
+}
+
+/** A granted slot as the lease holds it. */
+interface GrantedSlot {
+  store: SlotStore;
+  host: string;
+  leaseId: string;
+  sendAtMs: number;
+  intervalMs: number;
+  uncertaintyMs: number;
+  allowanceMs: number;
+  token: SlotToken;
+}
+
 interface CheckedOptions {
   intervalMs: number;
   maxWaitMs: number | undefined;
@@ -340,122 +378,187 @@ export class PacedHostSlots implements PacedSlots {
     }
   }
 
-  /** Holding an in-process place for `host`: reserve in the store, waiting out "busy" answers. */
+  /**
+   * Holding an in-process place for `host`: reserve in the store, waiting out "busy" answers. Each
+   * attempt asks the store once (askStore) and acts on its answer: send at the granted time (sendWhenDue),
+   * refuse, or wait in the host's line (waitAfterBusy); the fallback's quiet is waited out first.
+   */
   private async reserveHolding(
     host: string,
     opts: CheckedOptions,
     deadlineMs: number,
     moving: Moving | undefined,
   ): Promise<AcquireResult> {
-    let placeHeld = true;
     // One place in the host's waiting line for all attempts of this acquire (see RESERVE_SLOT_SCRIPT).
-    const requesterId = randomUUID();
-    let waitingIn: SlotStore | undefined;
+    const r: Reservation = {
+      host,
+      opts,
+      deadlineMs,
+      requesterId: randomUUID(),
+      moving,
+      waitingIn: undefined,
+    };
+    let placeHeld = true;
     try {
       for (let attempt = 0; ; attempt += 1) {
         const store = this.currentStore();
         if (store === this.local && this.clock.now() < this.fallbackQuietUntilMs) {
-          // Just switched to the fallback: nothing leaves until Redis has been asked again (sharedFailed).
-          if (this.fallbackQuietUntilMs > deadlineMs) {
-            if (waitingIn) this.leaveLineQuietly(waitingIn, host, requesterId);
-            waitingIn = undefined;
-            return this.refuse(host, this.fallbackQuietUntilMs);
-          }
-          await this.clock.sleep(this.fallbackQuietUntilMs - this.clock.now(), opts.signal);
+          const refusal = await this.waitOutFallbackQuiet(r);
+          if (refusal) return refusal;
           continue;
         }
-        // The TTL rides in the id, so a waiter can tell when a held lease's request goes out.
-        const leaseId = `${randomUUID()}/${Math.ceil(opts.leaseTtlMs)}`;
-        const now = this.clock.now();
-        const releaseWith = moving?.store === store ? moving : undefined;
-        // Without a lease to move or re-time, a lingering release of this host rides along.
-        const lingered = !releaseWith && store === this.shared ? this.takeLingering(host) : undefined;
-        const sendAllowanceMs = this.lateness.allowanceMs();
-        let decision: ReserveDecision;
-        try {
-          decision = await store.reserve({
-            host,
-            intervalMs: opts.intervalMs,
-            leaseId,
-            requesterId,
-            leaseTtlMs: opts.leaseTtlMs,
-            maxWaitMs: Number.isFinite(deadlineMs) ? Math.max(0, deadlineMs - now) : undefined,
-            notBeforeDelayMs: Math.max(
-              store.sendLeadMs(),
-              store === this.shared ? this.ownPaceDelay(host, opts.intervalMs, now) : 0,
-            ),
-            sendAllowanceMs,
-            release: releaseWith
-              ? { host: releaseWith.host, leaseId: releaseWith.leaseId }
-              : lingered === undefined
-                ? undefined
-                : { host, leaseId: lingered },
-            retime: releaseWith?.host === host ? releaseWith.retime : undefined,
-          });
-          if (store === this.shared) this.sharedAnswered();
-        } catch (error) {
-          if (store !== this.shared || !(error instanceof SlotStoreUnavailableError)) throw error;
-          this.sharedFailed(error);
-          continue; // at once, now against the local store
-        }
-        if (moving) {
-          if (!releaseWith) void this.releaseQuietly(moving);
-          moving = undefined;
-        }
-
-        // The answer's arrival, on this process's clock (see ReserveDecision.answeredAtMs).
-        const answeredMs =
-          decision.kind === 'granted' && decision.answeredAtMs !== undefined
-            ? this.clock.now() - Math.max(0, systemSlotClock.now() - decision.answeredAtMs)
-            : this.clock.now();
-        if (decision.kind !== 'busy') waitingIn = undefined; // a grant or refusal left the line
+        const answer = await this.askStore(r, store);
+        if (!answer) continue; // Redis failed: at once, now against the local store
+        const { decision } = answer;
+        if (decision.kind !== 'busy') r.waitingIn = undefined; // a grant or refusal left the line
         if (decision.kind === 'granted') {
-          // Never early: the store's "now" was at the latest when its answer arrived.
-          const sendAtMs = answeredMs + decision.sendInMs;
-          if (store === this.shared) this.local.recordSend(host, sendAtMs, sendAllowanceMs);
-          try {
-            await this.clock.sleep(sendAtMs - this.clock.now(), opts.signal);
-          } catch (error) {
-            await this.releaseQuietly({ store, host, leaseId }); // the slot stays spent: pace kept
-            throw error;
-          }
-          // Never late either. Sent later than its allowance after its slot — the answer was slow to
-          // arrive or the event loop slow to wake — a request could come closer than the interval to
-          // the next slot, someone else's. Give the slot up and reserve again: the same call re-times
-          // it to now when nobody has reserved after it yet, else it stays spent and a new one queues.
-          const lateMs = this.lateMsOf(sendAtMs, decision.uncertaintyMs);
-          this.lateness.record(lateMs);
-          if (lateMs > sendAllowanceMs) {
-            this.noteForfeit(host, lateMs, decision.uncertaintyMs);
-            moving = { store, host, leaseId, retime: decision.token }; // freed by the next reservation call
-            continue;
-          }
-          this.counts.grants += 1;
+          const lease = await this.sendWhenDue(r, answer, decision);
+          if (!lease) continue; // forfeited for lateness: the next call re-times or replaces it
           placeHeld = false; // the lease owns it now
-          return new Lease(this, store, host, leaseId, sendAtMs, decision.intervalMs, {
-            uncertaintyMs: decision.uncertaintyMs,
-            allowanceMs: sendAllowanceMs,
-            token: decision.token,
-          });
+          return lease;
         }
-        if (decision.kind === 'refused') return this.refuse(host, answeredMs + decision.freeInMs);
-
-        this.counts.busyAnswers += 1;
-        waitingIn = store;
-        const waitMs = busyWaitMs(decision, attempt);
-        if (answeredMs + waitMs > deadlineMs) {
-          this.leaveLineQuietly(store, host, requesterId);
-          return this.refuse(host, answeredMs + waitMs);
-        }
-        await this.clock.sleep(waitMs, opts.signal);
+        if (decision.kind === 'refused') return this.refuse(host, answer.answeredMs + decision.freeInMs);
+        const refusal = await this.waitAfterBusy(r, answer, { decision, attempt });
+        if (refusal) return refusal;
       }
     } catch (error) {
-      if (moving) void this.releaseQuietly(moving);
-      if (waitingIn) this.leaveLineQuietly(waitingIn, host, requesterId);
+      if (r.moving) void this.releaseQuietly(r.moving);
+      if (r.waitingIn) this.leaveLineQuietly(r.waitingIn, host, r.requesterId);
       throw error;
     } finally {
       if (placeHeld) this.gate.leave(host);
     }
+  }
+
+  /**
+   * Just switched to the fallback: nothing leaves until Redis has been asked again (sharedFailed).
+   * Sleeps out the quiet, or refuses when it outlasts the wait budget.
+   */
+  private async waitOutFallbackQuiet(r: Reservation): Promise<SlotRefusal | undefined> {
+    if (this.fallbackQuietUntilMs > r.deadlineMs) {
+      if (r.waitingIn) this.leaveLineQuietly(r.waitingIn, r.host, r.requesterId);
+      r.waitingIn = undefined;
+      return this.refuse(r.host, this.fallbackQuietUntilMs);
+    }
+    await this.clock.sleep(this.fallbackQuietUntilMs - this.clock.now(), r.opts.signal);
+    return undefined;
+  }
+
+  /**
+   * One reservation call: a slot and a lease, freeing a lease being moved (or a lingering release of the
+   * host) in the same round trip. `undefined` when Redis failed — the process is now in the fallback.
+   */
+  private async askStore(r: Reservation, store: SlotStore): Promise<StoreAnswer | undefined> {
+    // The TTL rides in the id, so a waiter can tell when a held lease's request goes out.
+    const leaseId = `${randomUUID()}/${Math.ceil(r.opts.leaseTtlMs)}`;
+    const now = this.clock.now();
+    const releaseWith = r.moving?.store === store ? r.moving : undefined;
+    // Without a lease to move or re-time, a lingering release of this host rides along.
+    const lingered = !releaseWith && store === this.shared ? this.takeLingering(r.host) : undefined;
+    const sendAllowanceMs = this.lateness.allowanceMs();
+    let decision: ReserveDecision;
+    try {
+      decision = await store.reserve({
+        host: r.host,
+        intervalMs: r.opts.intervalMs,
+        leaseId,
+        requesterId: r.requesterId,
+        leaseTtlMs: r.opts.leaseTtlMs,
+        maxWaitMs: Number.isFinite(r.deadlineMs) ? Math.max(0, r.deadlineMs - now) : undefined,
+        notBeforeDelayMs: Math.max(
+          store.sendLeadMs(),
+          store === this.shared ? this.ownPaceDelay(r.host, r.opts.intervalMs, now) : 0,
+        ),
+        sendAllowanceMs,
+        release: releaseWith
+          ? { host: releaseWith.host, leaseId: releaseWith.leaseId }
+          : lingered === undefined
+            ? undefined
+            : { host: r.host, leaseId: lingered },
+        retime: releaseWith?.host === r.host ? releaseWith.retime : undefined,
+      });
+      if (store === this.shared) this.sharedAnswered();
+    } catch (error) {
+      if (store !== this.shared || !(error instanceof SlotStoreUnavailableError)) throw error;
+      this.sharedFailed(error);
+      return undefined;
+    }
+    if (r.moving) {
+      if (!releaseWith) void this.releaseQuietly(r.moving);
+      r.moving = undefined;
+    }
+    return { store, leaseId, decision, answeredMs: this.answeredAtMs(decision), sendAllowanceMs };
+  }
+
+  /** The answer's arrival, on this process's clock (see ReserveDecision.answeredAtMs). */
+  private answeredAtMs(decision: ReserveDecision): number {
+    return decision.kind === 'granted' && decision.answeredAtMs !== undefined
+      ? this.clock.now() - Math.max(0, systemSlotClock.now() - decision.answeredAtMs)
+      : this.clock.now();
+  }
+
+  /**
+   * A granted slot: sleep until its send time and hand out the lease — or, woken later than the send
+   * allowance, give the slot up (`undefined`; `r.moving` then carries it to the next reservation call).
+   */
+  private async sendWhenDue(
+    r: Reservation,
+    answer: StoreAnswer,
+    decision: GrantedDecision,
+  ): Promise<Lease | undefined> {
+    const { store, leaseId, sendAllowanceMs } = answer;
+    const host = r.host;
+    // Never early: the store's "now" was at the latest when its answer arrived.
+    const sendAtMs = answer.answeredMs + decision.sendInMs;
+    if (store === this.shared) this.local.recordSend(host, sendAtMs, sendAllowanceMs);
+    try {
+      await this.clock.sleep(sendAtMs - this.clock.now(), r.opts.signal);
+    } catch (error) {
+      await this.releaseQuietly({ store, host, leaseId }); // the slot stays spent: pace kept
+      throw error;
+    }
+    // Never late either. Sent later than its allowance after its slot — the answer was slow to
+    // arrive or the event loop slow to wake — a request could come closer than the interval to
+    // the next slot, someone else's. Give the slot up and reserve again: the same call re-times
+    // it to now when nobody has reserved after it yet, else it stays spent and a new one queues.
+    const lateMs = this.lateMsOf(sendAtMs, decision.uncertaintyMs);
+    this.lateness.record(lateMs);
+    if (lateMs > sendAllowanceMs) {
+      this.noteForfeit(host, lateMs, decision.uncertaintyMs);
+      r.moving = { store, host, leaseId, retime: decision.token }; // freed by the next reservation call
+      return undefined;
+    }
+    this.counts.grants += 1;
+    return new Lease(this, {
+      store,
+      host,
+      leaseId,
+      sendAtMs,
+      intervalMs: decision.intervalMs,
+      uncertaintyMs: decision.uncertaintyMs,
+      allowanceMs: sendAllowanceMs,
+      token: decision.token,
+    });
+  }
+
+  /**
+   * Both places taken: keep this acquire's place in the host's waiting line and poll again
+   * (busyWaitMs) — or, when the next poll lies past the wait budget, leave the line and refuse.
+   */
+  private async waitAfterBusy(
+    r: Reservation,
+    answer: StoreAnswer,
+    busy: { decision: BusyDecision; attempt: number },
+  ): Promise<SlotRefusal | undefined> {
+    this.counts.busyAnswers += 1;
+    r.waitingIn = answer.store;
+    const waitMs = busyWaitMs(busy.decision, busy.attempt);
+    if (answer.answeredMs + waitMs > r.deadlineMs) {
+      this.leaveLineQuietly(answer.store, r.host, r.requesterId);
+      return this.refuse(r.host, answer.answeredMs + waitMs);
+    }
+    await this.clock.sleep(waitMs, r.opts.signal);
+    return undefined;
   }
 
   private refuse(host: string, retryAtMs: number | undefined): SlotRefusal {
@@ -632,17 +735,19 @@ class SendLateness {
 
 class Lease implements SlotLease {
   readonly granted = true;
+  readonly host: string;
+  readonly sendAtMs: number;
+  readonly intervalMs: number;
   private releasing: Promise<void> | undefined;
 
   constructor(
     private readonly owner: PacedHostSlots,
-    private readonly store: SlotStore,
-    readonly host: string,
-    private readonly leaseId: string,
-    readonly sendAtMs: number,
-    readonly intervalMs: number,
-    private readonly slot: { uncertaintyMs: number; allowanceMs: number; token: SlotToken },
-  ) {}
+    private readonly slot: GrantedSlot,
+  ) {
+    this.host = slot.host;
+    this.sendAtMs = slot.sendAtMs;
+    this.intervalMs = slot.intervalMs;
+  }
 
   get uncertaintyMs(): number {
     return this.slot.uncertaintyMs;
@@ -661,11 +766,11 @@ class Lease implements SlotLease {
   }
 
   get mode(): 'shared' | 'local' {
-    return this.store.mode;
+    return this.slot.store.mode;
   }
 
   release(): Promise<void> {
-    this.releasing ??= this.owner.releaseLease(this, this.store, this.leaseId);
+    this.releasing ??= this.owner.releaseLease(this, this.slot.store, this.slot.leaseId);
     return this.releasing;
   }
 
@@ -677,7 +782,7 @@ class Lease implements SlotLease {
   detach(): Moving | undefined {
     if (this.releasing) return undefined;
     this.releasing = Promise.resolve();
-    return { store: this.store, host: this.host, leaseId: this.leaseId };
+    return { store: this.slot.store, host: this.host, leaseId: this.slot.leaseId };
   }
 }
 
@@ -689,7 +794,7 @@ class Lease implements SlotLease {
  * than half an interval before it; an expiring lease frees a place for certain. Jitter keeps waiters
  * of several instances from arriving together. (The waiting line keeps the order; polls only ask.)
  */
-function busyWaitMs(decision: Extract<ReserveDecision, { kind: 'busy' }>, attempt: number): number {
+function busyWaitMs(decision: BusyDecision, attempt: number): number {
   const backoffMs = Math.min(BUSY_POLL_MIN_MS * 2 ** attempt, BUSY_POLL_MAX_MS, decision.intervalMs);
   const afterHolderMs =
     decision.holderSendsInMs > 0 ? decision.holderSendsInMs + HOLDER_ANSWER_AIM_MS : backoffMs;
