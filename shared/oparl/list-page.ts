@@ -27,11 +27,10 @@ import { carriesFilter, formatFilterTime, withModifiedFilter, withoutModifiedFil
  * One page of a list: read, filter evidence (SCH-10, FULL-7), validators (B-1), where the list goes next,
  * its objects written — and the next page asked meanwhile (the prefetch).
  */
-
 export async function readPage(run: OParlRun, task: ListTask, entry: ListEntry): Promise<void> {
-  const url = task.nextUrl as string;
-  const validator = task.marks.validators?.[urlKey(url)];
-  const res = await fetchOrTake(run, url, entry.list, validator);
+  const page: PageRead = { run, task, entry, url: task.nextUrl as string };
+  const validator = task.marks.validators?.[urlKey(page.url)];
+  const res = await fetchOrTake(run, page.url, entry.list, validator);
   if (res instanceof OParlFetchError) {
     await onListError(run, task, entry, res);
     return;
@@ -39,79 +38,96 @@ export async function readPage(run: OParlRun, task: ListTask, entry: ListEntry):
   task.marks = clearSlow(task.marks);
   if (task.marks.missing) task.marks = clearMissing(task.marks);
 
-  let items: OParlObject[] = [];
-  let next: string | undefined;
-  const notModified = res.status === 304 && validator !== undefined;
-  if (notModified) {
-    // B-1: the page is what we processed last time; only its `links.next` matters.
-    next = validator.next ?? undefined;
-  } else {
-    let parsed: unknown;
-    try {
-      parsed = parseOParlJson(res.text);
-    } catch (err) {
-      // Invalid JSON, or a page beyond the nesting / size bounds: this list fails, the others go on.
-      const code = isIngestorError(err) ? err.code : 'OPARL_INVALID_JSON';
-      run.frame.failure({
-        kind: 'other',
-        url,
-        list: entry.list,
-        detail: `${code}: ${(err as Error).message}`,
-      });
-      task.outcome = 'failed';
-      task.note = code === 'OPARL_INVALID_JSON' ? 'invalid JSON' : code;
-      task.nextUrl = null;
-      await run.frame.checkpoint();
-      return;
-    }
-    items = pageItems(parsed);
-    next = pageNext(parsed, res.url);
-  }
+  const seen = await readBody(page, res, validator);
+  if (!seen) return; // the list failed on this page; checkpointed
+  let next = seen.next;
+  if (isFiltered(task) && !seen.notModified) next = weighFilterEvidence(page, seen.items, next);
+  noteServerMarks(page, seen, next);
+  next = whereNext(page, next);
+  prefetchUpcoming(page, next);
+  const changed = await writeObjects(page, seen);
+  task.changed += changed;
+  next = stopUnfilteredWhenUnchanged(task, changed, next);
+  task.nextUrl = next ?? null;
+  await run.frame.checkpoint();
+}
 
-  const filterSent = task.sinceMs !== undefined || task.untilMs !== undefined;
-  if (filterSent && !notModified) {
-    const live = items.filter((i) => !isDeleted(i));
-    const off = outsideFilter(
-      live.map((i) => modifiedMs(i)),
-      task.sinceMs,
-      task.untilMs,
-    );
-    const range = `${task.sinceMs !== undefined ? formatFilterTime(task.sinceMs) : '…'} – ${
-      task.untilMs !== undefined ? formatFilterTime(task.untilMs) : '…'
-    }`;
-    if (off !== undefined) {
-      const evidence = `object modified ${formatFilterTime(off)} outside ${range}`;
-      task.marks = {
-        ...task.marks,
-        filter: 'ignored',
-        filterEvidence: evidence,
-        filterCheckedAt: run.nowIso(),
-      };
-      if (task.mode === 'slices') {
-        // FULL-7: take nothing from this page, abort the full sync.
-        run.cursor.flags.filterNotHonoured = true;
-        task.outcome = 'open';
-        task.note = `FULL-7: filter not honoured (${evidence})`;
-        task.nextUrl = null;
-        run.log('filter-not-honoured', { url, evidence });
-        throw new StopRun('filter-not-honoured');
-      }
-      // SCH-10: the filter is ignored; compare ourselves from here on.
-      run.log('filter-ignored', { url, evidence });
-      if (task.mode === 'catchup') {
-        task.mode = 'unfiltered';
-        delete task.sinceMs;
-        delete task.untilMs;
-        delete task.chunks;
-        next = withoutModifiedFilter(task.listUrl);
-        task.visited = [];
-      } else {
-        task.mode = 'unfiltered';
-        delete task.sinceMs;
-        delete task.untilMs;
-      }
-      task.unchangedPages = 0;
-    } else if (live.length > 0 && task.marks.filter !== 'supported') {
+/** The page being read: its run, its list's task and entry, and its URL. */
+interface PageRead {
+  run: OParlRun;
+  task: ListTask;
+  entry: ListEntry;
+  url: string;
+}
+
+/** What a page said: its objects and `links.next` — for a 304 (B-1), the `next` remembered with it. */
+interface PageSeen {
+  res: OParlResponse;
+  items: OParlObject[];
+  next: string | undefined;
+  notModified: boolean;
+}
+
+function isFiltered(task: ListTask): boolean {
+  return task.sinceMs !== undefined || task.untilMs !== undefined;
+}
+
+/**
+ * The page's objects and `links.next`. `undefined` when it cannot be read — invalid JSON, or beyond the
+ * nesting / size bounds: this list fails (checkpointed), the others go on.
+ */
+async function readBody(
+  page: PageRead,
+  res: OParlResponse,
+  validator: PageValidator | undefined,
+): Promise<PageSeen | undefined> {
+  if (res.status === 304 && validator !== undefined) {
+    // B-1: the page is what we processed last time; only its `links.next` matters.
+    return { res, items: [], next: validator.next ?? undefined, notModified: true };
+  }
+  let parsed: unknown;
+  try {
+    parsed = parseOParlJson(res.text);
+  } catch (err) {
+    const { run, task, entry, url } = page;
+    const code = isIngestorError(err) ? err.code : 'OPARL_INVALID_JSON';
+    run.frame.failure({
+      kind: 'other',
+      url,
+      list: entry.list,
+      detail: `${code}: ${(err as Error).message}`,
+    });
+    task.outcome = 'failed';
+    task.note = code === 'OPARL_INVALID_JSON' ? 'invalid JSON' : code;
+    task.nextUrl = null;
+    await run.frame.checkpoint();
+    return undefined;
+  }
+  return { res, items: pageItems(parsed), next: pageNext(parsed, res.url), notModified: false };
+}
+
+/**
+ * SCH-10 / FULL-7: whether the server honoured the `modified` filter, judged by the objects it sent.
+ * An object outside the window means it did not: a full sync stops (StopRun), any other read goes on
+ * without the filter and compares itself (a catch-up starts the list over). Returns where the list goes next.
+ */
+function weighFilterEvidence(
+  page: PageRead,
+  items: OParlObject[],
+  next: string | undefined,
+): string | undefined {
+  const { run, task, url } = page;
+  const live = items.filter((i) => !isDeleted(i));
+  const off = outsideFilter(
+    live.map((i) => modifiedMs(i)),
+    task.sinceMs,
+    task.untilMs,
+  );
+  const range = `${task.sinceMs !== undefined ? formatFilterTime(task.sinceMs) : '…'} – ${
+    task.untilMs !== undefined ? formatFilterTime(task.untilMs) : '…'
+  }`;
+  if (off === undefined) {
+    if (live.length > 0 && task.marks.filter !== 'supported') {
       task.marks = {
         ...task.marks,
         filter: 'supported',
@@ -119,24 +135,63 @@ export async function readPage(run: OParlRun, task: ListTask, entry: ListEntry):
         filterCheckedAt: run.nowIso(),
       };
     }
+    return next;
   }
+  const evidence = `object modified ${formatFilterTime(off)} outside ${range}`;
+  task.marks = {
+    ...task.marks,
+    filter: 'ignored',
+    filterEvidence: evidence,
+    filterCheckedAt: run.nowIso(),
+  };
+  if (task.mode === 'slices') {
+    // FULL-7: take nothing from this page, abort the full sync.
+    run.cursor.flags.filterNotHonoured = true;
+    task.outcome = 'open';
+    task.note = `FULL-7: filter not honoured (${evidence})`;
+    task.nextUrl = null;
+    run.log('filter-not-honoured', { url, evidence });
+    throw new StopRun('filter-not-honoured');
+  }
+  // SCH-10: the filter is ignored; compare ourselves from here on.
+  run.log('filter-ignored', { url, evidence });
+  const wasCatchup = task.mode === 'catchup';
+  task.mode = 'unfiltered';
+  delete task.sinceMs;
+  delete task.untilMs;
+  task.unchangedPages = 0;
+  if (!wasCatchup) return next;
+  delete task.chunks;
+  task.visited = [];
+  return withoutModifiedFilter(task.listUrl);
+}
 
-  const live = items.filter((i) => !isDeleted(i));
+/** What the page tells about the server: times of day, change dates, and its validators (B-1). */
+function noteServerMarks(page: PageRead, seen: PageSeen, next: string | undefined): void {
+  const { run, task, url } = page;
+  const live = seen.items.filter((i) => !isDeleted(i));
   if (live.some((i) => carriesTimeOfDay(i.modified))) task.marks.timeOfDay = true;
   if (live.some((i) => modifiedMs(i) !== undefined)) task.marks.changeSeen = true;
-  if (!notModified && (res.headers.etag !== undefined || res.headers['last-modified'] !== undefined)) {
-    task.marks.validators = pruneValidators({
-      ...(task.marks.validators ?? {}),
-      [urlKey(url)]: {
-        ...(res.headers.etag !== undefined ? { etag: res.headers.etag } : {}),
-        ...(res.headers['last-modified'] !== undefined ? { lastModified: res.headers['last-modified'] } : {}),
-        next: next ?? null,
-        at: run.nowIso(),
-      },
-    });
-  }
+  const { etag, 'last-modified': lastModified } = seen.res.headers;
+  if (seen.notModified || (etag === undefined && lastModified === undefined)) return;
+  task.marks.validators = pruneValidators({
+    ...(task.marks.validators ?? {}),
+    [urlKey(url)]: {
+      ...(etag !== undefined ? { etag } : {}),
+      ...(lastModified !== undefined ? { lastModified } : {}),
+      next: next ?? null,
+      at: run.nowIso(),
+    },
+  });
+}
 
-  // Where the list goes next — decided from the page itself, before its objects are written.
+/**
+ * Where the list goes next — decided from the page itself, before its objects are written: never to
+ * another host, the filter carried (SCH-10), no cycles, at most MAX_PAGES_PER_LIST pages.
+ */
+function whereNext(page: PageRead, linked: string | undefined): string | undefined {
+  const { task, url } = page;
+  let next = linked;
   task.pages += 1;
   rememberPage(task.visited, urlKey(url));
   if (next !== undefined && hostOf(next) !== hostOf(task.listUrl)) {
@@ -145,12 +200,10 @@ export async function readPage(run: OParlRun, task: ListTask, entry: ListEntry):
     task.outcome = 'open';
     next = undefined;
   }
-  if (next !== undefined && (task.sinceMs !== undefined || task.untilMs !== undefined)) {
-    if (!carriesFilter(next, task.sinceMs, task.untilMs)) {
-      // SCH-10: the server filters but drops the filter from links.next: carry it ourselves.
-      next = withModifiedFilter(next, task.sinceMs, task.untilMs);
-      task.marks.nextDropsFilter = true;
-    }
+  if (next !== undefined && isFiltered(task) && !carriesFilter(next, task.sinceMs, task.untilMs)) {
+    // SCH-10: the server filters but drops the filter from links.next: carry it ourselves.
+    next = withModifiedFilter(next, task.sinceMs, task.untilMs);
+    task.marks.nextDropsFilter = true;
   }
   if (next !== undefined && (task.visited.includes(urlKey(next)) || pageGoesBack(url, next))) {
     task.note = 'links.next repeats a page (cycle); list ended there';
@@ -161,33 +214,45 @@ export async function readPage(run: OParlRun, task: ListTask, entry: ListEntry):
     task.outcome = 'open';
     next = undefined;
   }
+  return next;
+}
 
-  // The pace is the server's (1 request/s); our writes must not add to it. The next page is asked
-  // while this one is written — unless whether to ask depends on what this page changes (SCH-10).
+/**
+ * The pace is the server's (1 request/s); our writes must not add to it. The next page is asked while
+ * this one is written — unless whether to ask depends on what this page changes (SCH-10).
+ */
+function prefetchUpcoming(page: PageRead, next: string | undefined): void {
+  const { run, task, entry } = page;
   const upcoming = next ?? (task.outcome === undefined ? nextStepUrl(run, task) : undefined);
   const mayStop =
     task.mode === 'unfiltered' && task.unchangedPages + 1 >= UNFILTERED_STOP_AFTER_UNCHANGED_PAGES;
   if (upcoming !== undefined && !mayStop && !stopDue(run)) {
     startPrefetch(run, upcoming, entry.list, task.marks.validators?.[urlKey(upcoming)]);
   }
+}
 
-  const changed = await run.processObjects(items, {
+/** Writes the page's objects; how many changed. */
+async function writeObjects(page: PageRead, seen: PageSeen): Promise<number> {
+  const { run, task, entry } = page;
+  return run.processObjects(seen.items, {
     listType: entry.type,
-    pageUrl: res.url,
+    pageUrl: seen.res.url,
     body: await run.loadBody(task.bodyKey),
-    digest: items.length > 0 ? await digestFor(run, task) : undefined,
+    digest: seen.items.length > 0 ? await digestFor(run, task) : undefined,
   });
-  task.changed += changed;
-  if (task.mode === 'unfiltered') {
-    // SCH-10: without a working filter, stop after 5 pages in a row without change.
-    task.unchangedPages = changed === 0 ? task.unchangedPages + 1 : 0;
-    if (next !== undefined && task.unchangedPages >= UNFILTERED_STOP_AFTER_UNCHANGED_PAGES) {
-      task.note = `SCH-10: stopped after ${task.unchangedPages} unchanged pages`;
-      next = undefined;
-    }
-  }
-  task.nextUrl = next ?? null;
-  await run.frame.checkpoint();
+}
+
+/** SCH-10: without a working filter, stop after 5 pages in a row without change. */
+function stopUnfilteredWhenUnchanged(
+  task: ListTask,
+  changed: number,
+  next: string | undefined,
+): string | undefined {
+  if (task.mode !== 'unfiltered') return next;
+  task.unchangedPages = changed === 0 ? task.unchangedPages + 1 : 0;
+  if (next === undefined || task.unchangedPages < UNFILTERED_STOP_AFTER_UNCHANGED_PAGES) return next;
+  task.note = `SCH-10: stopped after ${task.unchangedPages} unchanged pages`;
+  return undefined;
 }
 
 /** Whether the budget or the own window forbids starting another request (see `checkStop`). */

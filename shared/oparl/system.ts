@@ -8,13 +8,14 @@ import {
   pageItems,
   pageNext,
   StopRun,
+  type SystemRecord,
   textValue,
 } from '../engine';
 import { bodyFieldsOf, bodyKeyOf } from './body-fields';
 import { BODY_LIST_MAX_PAGES } from './constants';
 import { parseOParlJson } from './json';
 import { hostOf, pruneValidators, rememberPage, urlKey } from './pages';
-import { OParlFetchError } from './ports';
+import { OParlFetchError, type OParlResponse } from './ports';
 import type { OParlRun } from './run-context';
 
 /** The System (its body list URL) and the body list (SCH-8: all pages, at most 20), ONB-4 bodies. */
@@ -61,6 +62,10 @@ export async function phaseSystem(run: OParlRun): Promise<void> {
   await run.frame.checkpoint();
 }
 
+/**
+ * The body list walked page by page (SCH-8, at most BODY_LIST_MAX_PAGES), resumable from the cursor; then
+ * the bodies whose lists this run reads.
+ */
 export async function phaseBodies(run: OParlRun): Promise<void> {
   run.system ??= await run.state.getSystem();
   if (!run.system) {
@@ -69,87 +74,151 @@ export async function phaseBodies(run: OParlRun): Promise<void> {
   }
   const system = run.system;
   run.cursor.bodyList ??= { url: system.bodyListUrl, pages: 0, visited: [], bodyKeys: [] };
-  const bl = run.cursor.bodyList;
+  const walk: BodyListWalk = { run, system, bl: run.cursor.bodyList };
   let truncated = false;
-  while (bl.url !== null) {
-    if (bl.pages >= BODY_LIST_MAX_PAGES) {
+  while (walk.bl.url !== null) {
+    if (walk.bl.pages >= BODY_LIST_MAX_PAGES) {
       truncated = true;
-      run.log('body-list-truncated', { pages: bl.pages });
+      run.log('body-list-truncated', { pages: walk.bl.pages });
       break;
     }
     run.frame.checkStop();
-    const url = bl.url;
-    const validator = system.validators?.[urlKey(url)];
-    const res = await run.request(url, 'body', validator);
-    if (res instanceof OParlFetchError) {
-      run.pageFailed(res, url, 'body');
-      bl.failed = true;
-      bl.url = null;
-      break;
-    }
-    let next: string | undefined;
-    const keys: string[] = [];
-    if (res.status === 304 && validator) {
-      keys.push(...(validator.bodyKeys ?? []));
-      next = validator.next ?? undefined;
-    } else {
-      let parsed: unknown;
-      try {
-        parsed = parseOParlJson(res.text);
-      } catch (err) {
-        run.frame.failure({ kind: 'other', url, list: 'body', detail: (err as Error).message });
-        bl.failed = true;
-        bl.url = null;
-        break;
-      }
-      const items = pageItems(parsed);
-      for (const item of items) {
-        const key = await processBody(run, item, res.url);
-        if (key !== undefined) keys.push(key);
-      }
-      next = pageNext(parsed, res.url);
-      // SCH-8: some servers (SOMACOS SessionNet of shared data centres) serve the same page under every
-      // `?page=n`, each linking to the next number; without this the walk reads up to the page cap on
-      // every sync. The second copy of a page ends it like a cycle of links.
-      const digest = pageIdentity(items);
-      if (next !== undefined && digest !== undefined && digest === bl.lastPageIds) {
-        run.log('body-list-page-repeats', { url, next });
-        next = undefined;
-      }
-      if (digest === undefined) delete bl.lastPageIds;
-      else bl.lastPageIds = digest;
-      const etag = res.headers.etag;
-      const lastModified = res.headers['last-modified'];
-      if (etag !== undefined || lastModified !== undefined) {
-        system.validators = pruneValidators({
-          ...(system.validators ?? {}),
-          [urlKey(url)]: {
-            ...(etag !== undefined ? { etag } : {}),
-            ...(lastModified !== undefined ? { lastModified } : {}),
-            next: next ?? null,
-            bodyKeys: keys,
-            at: run.nowIso(),
-          },
-        });
-      }
-    }
-    for (const k of keys) if (!bl.bodyKeys.includes(k)) bl.bodyKeys.push(k);
-    rememberPage(bl.visited, urlKey(url));
-    bl.pages += 1;
-    if (next !== undefined && hostOf(next) !== hostOf(url)) {
-      run.log('body-list-next-other-host', { next });
-      truncated = true;
-      next = undefined;
-    }
-    if (next !== undefined && (bl.visited.includes(urlKey(next)) || pageGoesBack(url, next))) {
-      run.log('body-list-next-cycle', { next });
-      next = undefined;
-    }
-    bl.url = next ?? null;
+    const page = await readBodyListPage(walk, walk.bl.url);
+    if (!page) break; // the walk failed; bodies known from earlier runs stand in (bodyKeysToSync)
+    if (followBodyList(walk, page) === 'truncated') truncated = true;
     await run.frame.checkpoint();
   }
   if (system.validators) await run.state.putSystem(system);
-  let keys = [...bl.bodyKeys];
+  run.cursor.bodyKeys = await bodyKeysToSync(run, walk.bl, truncated);
+  run.cursor.bodyIndex = 0;
+  run.cursor.listIndex = 0;
+  run.cursor.phase = 'lists';
+  await run.frame.checkpoint();
+}
+
+type BodyListCursor = NonNullable<OParlRun['cursor']['bodyList']>;
+
+/** The body list's walk: the run, the System whose validators it keeps, and the walk's cursor. */
+interface BodyListWalk {
+  run: OParlRun;
+  system: SystemRecord;
+  bl: BodyListCursor;
+}
+
+/** One page of the body list as read: its URL, the keys of its bodies, and `links.next`. */
+interface BodyListPage {
+  url: string;
+  keys: string[];
+  next: string | undefined;
+}
+
+/**
+ * One page of the body list: asked with its validator (B-1: a 304 repeats the remembered bodies), its
+ * bodies recorded. `undefined` when it could not be read — the walk is marked failed and ends.
+ */
+async function readBodyListPage(walk: BodyListWalk, url: string): Promise<BodyListPage | undefined> {
+  const { run, system, bl } = walk;
+  const validator = system.validators?.[urlKey(url)];
+  const res = await run.request(url, 'body', validator);
+  if (res instanceof OParlFetchError) {
+    run.pageFailed(res, url, 'body');
+    return failBodyList(bl);
+  }
+  if (res.status === 304 && validator) {
+    return { url, keys: [...(validator.bodyKeys ?? [])], next: validator.next ?? undefined };
+  }
+  let parsed: unknown;
+  try {
+    parsed = parseOParlJson(res.text);
+  } catch (err) {
+    run.frame.failure({ kind: 'other', url, list: 'body', detail: (err as Error).message });
+    return failBodyList(bl);
+  }
+  const items = pageItems(parsed);
+  const keys: string[] = [];
+  for (const item of items) {
+    const key = await processBody(run, item, res.url);
+    if (key !== undefined) keys.push(key);
+  }
+  const page = { url, keys, next: endOnRepeatedPage(walk, url, { items, next: pageNext(parsed, res.url) }) };
+  rememberBodyListValidators(walk, page, res);
+  return page;
+}
+
+function failBodyList(bl: BodyListCursor): undefined {
+  bl.failed = true;
+  bl.url = null;
+  return undefined;
+}
+
+/**
+ * SCH-8: some servers (SOMACOS SessionNet of shared data centres) serve the same page under every
+ * `?page=n`, each linking to the next number; without this the walk reads up to the page cap on every
+ * sync. The second copy of a page ends it like a cycle of links. Returns where the walk goes next.
+ */
+function endOnRepeatedPage(
+  walk: BodyListWalk,
+  url: string,
+  page: { items: OParlObject[]; next: string | undefined },
+): string | undefined {
+  const { run, bl } = walk;
+  let next = page.next;
+  const digest = pageIdentity(page.items);
+  if (next !== undefined && digest !== undefined && digest === bl.lastPageIds) {
+    run.log('body-list-page-repeats', { url, next });
+    next = undefined;
+  }
+  if (digest === undefined) delete bl.lastPageIds;
+  else bl.lastPageIds = digest;
+  return next;
+}
+
+/** B-1: the page's validators, with its `next` and body keys for a 304 next time. */
+function rememberBodyListValidators(walk: BodyListWalk, page: BodyListPage, res: OParlResponse): void {
+  const { run, system } = walk;
+  const etag = res.headers.etag;
+  const lastModified = res.headers['last-modified'];
+  if (etag === undefined && lastModified === undefined) return;
+  system.validators = pruneValidators({
+    ...(system.validators ?? {}),
+    [urlKey(page.url)]: {
+      ...(etag !== undefined ? { etag } : {}),
+      ...(lastModified !== undefined ? { lastModified } : {}),
+      next: page.next ?? null,
+      bodyKeys: page.keys,
+      at: run.nowIso(),
+    },
+  });
+}
+
+/**
+ * The walk takes the page's bodies and moves on: never to another host (`truncated`: the list was not
+ * read whole), never in a cycle.
+ */
+function followBodyList(walk: BodyListWalk, page: BodyListPage): 'truncated' | 'followed' {
+  const { run, bl } = walk;
+  const { url } = page;
+  let next = page.next;
+  let followed: 'truncated' | 'followed' = 'followed';
+  for (const k of page.keys) if (!bl.bodyKeys.includes(k)) bl.bodyKeys.push(k);
+  rememberPage(bl.visited, urlKey(url));
+  bl.pages += 1;
+  if (next !== undefined && hostOf(next) !== hostOf(url)) {
+    run.log('body-list-next-other-host', { next });
+    followed = 'truncated';
+    next = undefined;
+  }
+  if (next !== undefined && (bl.visited.includes(urlKey(next)) || pageGoesBack(url, next))) {
+    run.log('body-list-next-cycle', { next });
+    next = undefined;
+  }
+  bl.url = next ?? null;
+  return followed;
+}
+
+/** The bodies this run reads: the body list's, and — while it cannot be read whole — those known before. */
+async function bodyKeysToSync(run: OParlRun, bl: BodyListCursor, truncated: boolean): Promise<string[]> {
+  const keys = [...bl.bodyKeys];
   if (bl.failed || truncated) {
     // Bodies we know from earlier runs keep being synced while the body list cannot be read whole.
     for (const b of await run.state.getBodies()) {
@@ -157,12 +226,7 @@ export async function phaseBodies(run: OParlRun): Promise<void> {
       if (!b.deleted && !takenDown && !keys.includes(b.bodyKey)) keys.push(b.bodyKey);
     }
   }
-  keys = keys.filter((k, i) => keys.indexOf(k) === i);
-  run.cursor.bodyKeys = keys;
-  run.cursor.bodyIndex = 0;
-  run.cursor.listIndex = 0;
-  run.cursor.phase = 'lists';
-  await run.frame.checkpoint();
+  return keys.filter((k, i) => keys.indexOf(k) === i);
 }
 
 /** Records one Body of the body list; returns its key, or undefined for deleted/invalid entries. */
