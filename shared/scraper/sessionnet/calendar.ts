@@ -1,8 +1,9 @@
 import { CANCELLED_MARKERS } from '../allris/calendar';
 import { PageLayoutError } from '../errors';
-import { cleanText, loadHtml, pageName, parseTimeRange, textOf } from '../html';
+import { cleanText, type Element, loadHtml, pageName, parseTimeRange, textOf } from '../html';
 import type { CalendarPage, CalendarRow } from '../types';
 import {
+  type SessionNetSite,
   sessionNetCalendarRowId,
   sessionNetFileOf,
   sessionNetKeyOf,
@@ -54,91 +55,142 @@ export function parseSessionNetCalendar(
     if (!empty) throw new PageLayoutError('si0040', pageUrl, 'no calendar table');
     return { year, month, rows: [] };
   }
-  const site = sessionNetSiteOf(pageUrl);
-  const rows: CalendarRow[] = [];
-  /**
-   * Meeting cells we cannot read — linking somewhere but to no meeting (no `__ksinr`), or a plain heading in
-   * a row with no readable day: a vendor change, never skipped.
-   */
-  let unreadableCells = 0;
+  const cal: CalendarRead = {
+    $,
+    site: sessionNetSiteOf(pageUrl),
+    pageUrl,
+    year,
+    month,
+    rows: [],
+    unreadableCells: 0,
+  };
+  // The day stands on a day's first row only: it holds for the rows after it.
   let day: number | undefined;
-  const dateOf = (d: number) => `${year}-${String(month).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
   table.find('tr').each((_, tr) => {
-    const dayCell = $(tr).find(DAY_CELL).first();
-    const dayMatch = /^(\d{1,2})\.?$/.exec(cleanText(dayCell.text()));
+    const dayMatch = /^(\d{1,2})\.?$/.exec(cleanText($(tr).find(DAY_CELL).first().text()));
     if (dayMatch) day = Number(dayMatch[1]);
     const link = $(tr)
       .find('a[href]')
       .toArray()
       .find((a) => sessionNetKeyOf($(a).attr('href'), 'meeting') !== undefined);
     if (!link) {
-      $(tr)
-        .find(MEETING_CELL)
-        .each((_, td) => {
-          const cell = $(td);
-          if (textOf(cell) === '') return;
-          // A committee or document link is fine; any other link was meant to be the meeting's.
-          const strayLink = cell
-            .find('a[href]')
-            .toArray()
-            .some((a) => {
-              const href = $(a).attr('href');
-              return sessionNetKeyOf(href, 'organization') === undefined && !sessionNetFileOf(href);
-            });
-          if (strayLink) {
-            unreadableCells += 1;
-            return;
-          }
-          if (day === undefined || day < 1 || day > 31) {
-            unreadableCells += 1;
-            return;
-          }
-          const idOf = (key: string) => sessionNetCalendarRowId(site, year, month, key);
-          const row = calendarOnlyRow($, cell, { date: dateOf(day), rows, idOf });
-          const committee = committeeLinkIn($, cell);
-          if (committee)
-            row.organization = sessionNetRef(site, 'organization', committee.key, committee.name);
-          rows.push(row);
-        });
+      readPlainMeetingCells(cal, $(tr), day);
       return;
     }
-    if (day === undefined || day < 1 || day > 31) return;
-    const href = $(link).attr('href') as string;
-    const key = sessionNetKeyOf(href, 'meeting') as string;
-    const page = pageName(href, pageUrl);
-    const meetingId = sessionNetUrl(site, 'meeting', key, page === 'si0050' ? 'si0050' : 'si0057');
-    const name = textOf($(link)) || `Sitzung ${key}`;
-    const row: CalendarRow = {
-      meetingId,
-      key,
-      detailUrl: meetingId,
-      date: dateOf(day),
-      name,
-      cancelled: CANCELLED_MARKERS.test(name) || $(tr).find('.smc-cancelled, .abgesagt, del').length > 0,
-    };
-    const cell = $(link).closest('td');
-    const committeeLink = committeeLinkIn($, cell);
-    const headingNode = cell.find('.smc-el-h').first();
-    // A heading that is the meeting link itself names the meeting, not its committee (Layout 6).
-    const heading = headingNode.find(link).length > 0 ? '' : textOf(headingNode);
-    const titled = DETAILS_TITLE.exec(cleanText($(link).attr('title')))?.[1];
-    if (committeeLink) {
-      const name = committeeLink.name ?? (heading || undefined);
-      row.organization = sessionNetRef(site, 'organization', committeeLink.key, name);
-    }
-    if (heading || titled) row.organizationName = heading || titled;
-    addDetails($, cell, row);
-    if (!rows.some((r) => r.key === key)) rows.push(row);
+    if (!isCalendarDay(day)) return;
+    const row = linkedMeetingRow(cal, $(tr), { link, date: calendarDate(cal, day) });
+    if (!cal.rows.some((r) => r.key === row.key)) cal.rows.push(row);
   });
-  if (unreadableCells > 0) {
+  requireEveryMeetingRead(cal, table);
+  return { year, month, rows: cal.rows };
+}
+
+/** The month being read: its page, site, year and month, the rows so far and the cells not readable. */
+interface CalendarRead {
+  $: Loaded;
+  site: SessionNetSite;
+  pageUrl: string;
+  year: number;
+  month: number;
+  rows: CalendarRow[];
+  /**
+   * Meeting cells we cannot read — linking somewhere but to no meeting (no `__ksinr`), or a plain heading
+   * in a row with no readable day: a vendor change, never skipped.
+   */
+  unreadableCells: number;
+}
+
+function isCalendarDay(day: number | undefined): day is number {
+  return day !== undefined && day >= 1 && day <= 31;
+}
+
+function calendarDate(cal: CalendarRead, day: number): string {
+  return `${cal.year}-${String(cal.month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
+}
+
+/**
+ * A row without a meeting link: each non-empty meeting cell is a calendar-only meeting — unless it links
+ * somewhere that is no committee nor document (that link was meant to be the meeting's), or its day
+ * cannot be read: then it counts as unreadable.
+ */
+function readPlainMeetingCells(cal: CalendarRead, tr: Cell, day: number | undefined): void {
+  const { $, site } = cal;
+  tr.find(MEETING_CELL).each((_, td) => {
+    const cell = $(td);
+    if (textOf(cell) === '') return;
+    if (hasStrayLink($, cell) || !isCalendarDay(day)) {
+      cal.unreadableCells += 1;
+      return;
+    }
+    const idOf = (key: string) => sessionNetCalendarRowId(site, cal.year, cal.month, key);
+    const row = calendarOnlyRow($, cell, { date: calendarDate(cal, day), rows: cal.rows, idOf });
+    const committee = committeeLinkIn($, cell);
+    if (committee) row.organization = sessionNetRef(site, 'organization', committee.key, committee.name);
+    cal.rows.push(row);
+  });
+}
+
+/** A committee or document link is fine in a meeting cell; any other link was meant to be the meeting's. */
+function hasStrayLink($: Loaded, cell: Cell): boolean {
+  return cell
+    .find('a[href]')
+    .toArray()
+    .some((a) => {
+      const href = $(a).attr('href');
+      return sessionNetKeyOf(href, 'organization') === undefined && !sessionNetFileOf(href);
+    });
+}
+
+/** A row linking its meeting page: the meeting, its committee (linked, headed or titled), time and room. */
+function linkedMeetingRow(
+  cal: CalendarRead,
+  tr: Cell,
+  meeting: { link: Element; date: string },
+): CalendarRow {
+  const { $, site, pageUrl } = cal;
+  const { link } = meeting;
+  const href = $(link).attr('href') as string;
+  const key = sessionNetKeyOf(href, 'meeting') as string;
+  const page = pageName(href, pageUrl);
+  const meetingId = sessionNetUrl(site, 'meeting', key, page === 'si0050' ? 'si0050' : 'si0057');
+  const name = textOf($(link)) || `Sitzung ${key}`;
+  const row: CalendarRow = {
+    meetingId,
+    key,
+    detailUrl: meetingId,
+    date: meeting.date,
+    name,
+    cancelled: CANCELLED_MARKERS.test(name) || tr.find('.smc-cancelled, .abgesagt, del').length > 0,
+  };
+  const cell = $(link).closest('td');
+  const committeeLink = committeeLinkIn($, cell);
+  const headingNode = cell.find('.smc-el-h').first();
+  // A heading that is the meeting link itself names the meeting, not its committee (Layout 6).
+  const heading = headingNode.find(link).length > 0 ? '' : textOf(headingNode);
+  const titled = DETAILS_TITLE.exec(cleanText($(link).attr('title')))?.[1];
+  if (committeeLink) {
+    const name = committeeLink.name ?? (heading || undefined);
+    row.organization = sessionNetRef(site, 'organization', committeeLink.key, name);
+  }
+  if (heading || titled) row.organizationName = heading || titled;
+  addDetails($, cell, row);
+  return row;
+}
+
+/**
+ * Unreadable meeting cells fail the month. Issue 26: so does a meeting the table links but no row
+ * yielded (its day unreadable) — it would be lost silently, a layout change at the vendor. The month is a
+ * failure then, never an empty or a partial month.
+ */
+function requireEveryMeetingRead(cal: CalendarRead, table: Cell): void {
+  const { $, pageUrl, rows } = cal;
+  if (cal.unreadableCells > 0) {
     throw new PageLayoutError(
       'si0040',
       pageUrl,
-      `${unreadableCells} meeting cell(s) we cannot read (a link without __ksinr, or no readable day)`,
+      `${cal.unreadableCells} meeting cell(s) we cannot read (a link without __ksinr, or no readable day)`,
     );
   }
-  // Issue 26: a meeting the table links but no row yielded (its day unreadable) would be lost silently —
-  // a layout change at the vendor. The month is a failure then, never an empty or a partial month.
   const linked = new Set(
     table
       .find('a[href]')
@@ -154,7 +206,6 @@ export function parseSessionNetCalendar(
       `${lost.length} of ${linked.size} linked meeting(s) in no row with a readable day (__ksinr ${lost.slice(0, 5).join(', ')})`,
     );
   }
-  return { year, month, rows };
 }
 
 type Loaded = ReturnType<typeof loadHtml>;

@@ -137,18 +137,51 @@ export function parseSessionNetMeeting(html: string, pageUrl: string): ParsedMee
   const $ = loadHtml(html);
   const key = sessionNetKeyOf(pageUrl, 'meeting');
   if (key === undefined) throw new PageLayoutError('si0057', pageUrl, 'no __ksinr in the page URL');
-  const site = sessionNetSiteOf(pageUrl);
-  const page = pageName(pageUrl) === 'si0050' ? 'si0050' : 'si0057';
+  const page: MeetingPage = {
+    $,
+    pageUrl,
+    key,
+    site: sessionNetSiteOf(pageUrl),
+    page: pageName(pageUrl) === 'si0050' ? 'si0050' : 'si0057',
+  };
   const table = agendaTable($);
   // The meeting's own documents: every box outside the agenda rows' document cells (those are the items').
   const documentBoxes = $('.smc-documents').filter((_, el) => $(el).closest(ITEM_DOCUMENTS).length === 0);
   if (table.length === 0 && documentBoxes.length === 0 && $('[id^="smc_page_si005"]').length === 0) {
-    throw new PageLayoutError(page, pageUrl, 'neither agenda table nor document box');
+    throw new PageLayoutError(page.page, pageUrl, 'neither agenda table nor document box');
   }
+  const meeting = meetingHeader(page);
+  addLabelledFacts(page, meeting);
+  documentBoxes.each((_, box) => {
+    for (const f of documentsIn($, $(box), page.site))
+      if (!meeting.files.some((m) => m.id === f.id)) meeting.files.push(f);
+  });
+  let order = 0;
+  table.find('tr').each((_, tr) => {
+    const row = $(tr);
+    if (row.children('td.tofnum').length === 0) return;
+    meeting.agenda.push(agendaItem(page, row, { meetingId: meeting.id, order: order++ }));
+  });
+  requireAgendaRead(page, meeting);
+  return meeting;
+}
+
+/** The meeting page being parsed: its document and URL, the meeting's key, the site and the page type. */
+interface MeetingPage {
+  $: CheerioAPI;
+  pageUrl: string;
+  key: string;
+  site: SessionNetSite;
+  page: 'si0050' | 'si0057';
+}
+
+/** The meeting with its name and Layout-6 facts; the heading is its headline when `siname` names it. */
+function meetingHeader(page: MeetingPage): ParsedMeeting {
+  const { $, site, key } = page;
   const title = textOf($('h1').first()) || textOf($('title').first());
   const facts = layout6Facts($, site);
   const meeting: ParsedMeeting = {
-    id: sessionNetUrl(site, 'meeting', key, page),
+    id: sessionNetUrl(site, 'meeting', key, page.page),
     key,
     // Layout 6 names the meeting in `siname` ("Rat/05/2012"); the heading adds committee, date and time.
     name: facts.name || title,
@@ -162,7 +195,12 @@ export function parseSessionNetMeeting(html: string, pageUrl: string): ParsedMee
   if (facts.room) meeting.room = facts.room;
   if (facts.organization) meeting.organization = facts.organization;
   else if (facts.organizationName) meeting.organizationName = facts.organizationName;
-  // Meeting facts where the layout shows them (label/value rows, e.g. "Datum:", "Raum:").
+  return meeting;
+}
+
+/** Meeting facts where the layout shows them (label/value rows, e.g. "Datum:", "Raum:"), where still missing. */
+function addLabelledFacts(page: MeetingPage, meeting: ParsedMeeting): void {
+  const { $, site } = page;
   $('tr').each((_, tr) => {
     const cells = $(tr).children('td, th');
     if (cells.length < 2) return;
@@ -183,75 +221,101 @@ export function parseSessionNetMeeting(html: string, pageUrl: string): ParsedMee
       if (k) meeting.organization = sessionNetRef(site, 'organization', k, value);
     }
   });
-  documentBoxes.each((_, box) => {
-    for (const f of documentsIn($, $(box), site))
-      if (!meeting.files.some((m) => m.id === f.id)) meeting.files.push(f);
-  });
+}
 
-  let order = 0;
-  table.find('tr').each((_, tr) => {
-    const numberCell = $(tr).children('td.tofnum');
-    if (numberCell.length === 0) return;
-    const number = textOf(numberCell) || undefined;
-    const titleCell = $(tr).children('td.tolink, td.tobetr');
-    const layout6Title = titleCell.find('.smc-card-header-title-simple, .smc-card-header-title').first();
-    // A Layout-6 title may break over lines (`<br />`, "…<br />hier: Satzungsbeschluss"): one line here.
-    const lines = layout6Title.length > 0 ? [linesOf($, layout6Title).join(' ')] : linesOf($, titleCell);
-    let name = lines[0] ?? '';
-    let reporter = lines.slice(1).find((l) => REPORTER.test(l));
-    if (reporter) reporter = reporter.replace(REPORTER, '').trim();
-    if (!reporter && REPORTER.test(name)) {
-      const [head, ...rest] = name.split(REPORTER);
-      name = (head ?? '').trim();
-      reporter = rest.join(' ').trim() || undefined;
-    }
-    const itemLink = titleCell
-      .find('a[href]')
-      .toArray()
-      .find((a) => sessionNetKeyOf($(a).attr('href'), 'agendaItem') !== undefined);
-    const itemKey = itemLink ? sessionNetKeyOf($(itemLink).attr('href'), 'agendaItem') : undefined;
-    // "Ö 1" → "Oe1": a readable, URL-safe fragment (the number is the item's only identity here).
-    const fragment = cleanText(number ?? String(order + 1))
-      .replace(/Ö/g, 'Oe')
-      .replace(/ö/g, 'oe')
-      .replace(/[^A-Za-z0-9.]+/g, '');
-    const item: ParsedAgendaItem = {
-      id: itemKey ? sessionNetUrl(site, 'agendaItem', itemKey) : `${meeting.id}#top-${fragment}`,
-      key: itemKey ?? `${key}-${fragment}`,
-      name: name || `TOP ${number ?? order + 1}`,
-      public: number === undefined || !/^N\b/.test(number),
-      order: order++,
-      files: documentsIn($, $(tr).children(ITEM_DOCUMENTS), site),
-    };
-    if (number) item.number = number;
-    if (reporter) item.reporter = reporter;
-    if (itemKey) item.detailUrl = item.id;
-    const status =
-      textOf($(tr).children('td.tostatus')) ||
-      textOf(titleCell.find('.smc_field_smcdv0_box2_beschluss').first()).replace(FIELD_LABEL, '');
-    if (status) item.result = status;
-    const vote = textOf(titleCell.find('.smc_field_smcdv0_box2_abstimmung').first()).replace(FIELD_LABEL, '');
-    if (vote) item.vote = vote;
-    const paperLink = $(tr)
-      .find('a[href]')
-      .toArray()
-      .find((a) => sessionNetKeyOf($(a).attr('href'), 'paper') !== undefined);
-    if (paperLink) {
-      const k = sessionNetKeyOf($(paperLink).attr('href'), 'paper') as string;
-      const reference = textOf($(paperLink)) || undefined;
-      item.paper = { ...sessionNetRef(site, 'paper', k), ...(reference ? { reference } : {}) };
-    }
-    meeting.agenda.push(item);
-  });
-  // Agenda titles on the page but no item read (the number cell renamed, say): a layout change, which
-  // must be a failure — an empty agenda would replace the mirrored one silently.
-  const titles = $('td.tobetr, td.tolink').length;
+/**
+ * One agenda row: its number, title and reporter, its id (its own page's, else the meeting's plus the
+ * number), result, vote, paper and documents.
+ */
+function agendaItem(
+  page: MeetingPage,
+  row: Cheerio<AnyNode>,
+  place: { meetingId: string; order: number },
+): ParsedAgendaItem {
+  const { $, site, key } = page;
+  const { order } = place;
+  const number = textOf(row.children('td.tofnum')) || undefined;
+  const titleCell = row.children('td.tolink, td.tobetr');
+  const { name, reporter } = titleAndReporter($, titleCell);
+  const itemLink = titleCell
+    .find('a[href]')
+    .toArray()
+    .find((a) => sessionNetKeyOf($(a).attr('href'), 'agendaItem') !== undefined);
+  const itemKey = itemLink ? sessionNetKeyOf($(itemLink).attr('href'), 'agendaItem') : undefined;
+  const fragment = numberFragment(number ?? String(order + 1));
+  const item: ParsedAgendaItem = {
+    id: itemKey ? sessionNetUrl(site, 'agendaItem', itemKey) : `${place.meetingId}#top-${fragment}`,
+    key: itemKey ?? `${key}-${fragment}`,
+    name: name || `TOP ${number ?? order + 1}`,
+    public: number === undefined || !/^N\b/.test(number),
+    order,
+    files: documentsIn($, row.children(ITEM_DOCUMENTS), site),
+  };
+  if (number) item.number = number;
+  if (reporter) item.reporter = reporter;
+  if (itemKey) item.detailUrl = item.id;
+  const status =
+    textOf(row.children('td.tostatus')) ||
+    textOf(titleCell.find('.smc_field_smcdv0_box2_beschluss').first()).replace(FIELD_LABEL, '');
+  if (status) item.result = status;
+  const vote = textOf(titleCell.find('.smc_field_smcdv0_box2_abstimmung').first()).replace(FIELD_LABEL, '');
+  if (vote) item.vote = vote;
+  const paper = itemPaper(page, row);
+  if (paper) item.paper = paper;
+  return item;
+}
+
+/** The item's title, on one line, and its reporter ("Berichterstatter: …") on a line of its own or after it. */
+function titleAndReporter(
+  $: CheerioAPI,
+  titleCell: Cheerio<AnyNode>,
+): { name: string; reporter: string | undefined } {
+  const layout6Title = titleCell.find('.smc-card-header-title-simple, .smc-card-header-title').first();
+  // A Layout-6 title may break over lines (`<br />`, "…<br />hier: Satzungsbeschluss"): one line here.
+  const lines = layout6Title.length > 0 ? [linesOf($, layout6Title).join(' ')] : linesOf($, titleCell);
+  let name = lines[0] ?? '';
+  let reporter = lines.slice(1).find((l) => REPORTER.test(l));
+  if (reporter) reporter = reporter.replace(REPORTER, '').trim();
+  if (!reporter && REPORTER.test(name)) {
+    const [head, ...rest] = name.split(REPORTER);
+    name = (head ?? '').trim();
+    reporter = rest.join(' ').trim() || undefined;
+  }
+  return { name, reporter };
+}
+
+/** "Ö 1" → "Oe1": a readable, URL-safe fragment (the number is the item's only identity here). */
+function numberFragment(number: string): string {
+  return cleanText(number)
+    .replace(/Ö/g, 'Oe')
+    .replace(/ö/g, 'oe')
+    .replace(/[^A-Za-z0-9.]+/g, '');
+}
+
+/** The paper the row links, with the reference its link shows. */
+function itemPaper(page: MeetingPage, row: Cheerio<AnyNode>): ParsedAgendaItem['paper'] {
+  const { $, site } = page;
+  const paperLink = row
+    .find('a[href]')
+    .toArray()
+    .find((a) => sessionNetKeyOf($(a).attr('href'), 'paper') !== undefined);
+  if (!paperLink) return undefined;
+  const k = sessionNetKeyOf($(paperLink).attr('href'), 'paper') as string;
+  const reference = textOf($(paperLink)) || undefined;
+  return { ...sessionNetRef(site, 'paper', k), ...(reference ? { reference } : {}) };
+}
+
+/**
+ * Agenda titles on the page but no item read (the number cell renamed, say): a layout change, which
+ * must be a failure — an empty agenda would replace the mirrored one silently.
+ */
+function requireAgendaRead(page: MeetingPage, meeting: ParsedMeeting): void {
+  const titles = page.$('td.tobetr, td.tolink').length;
   if (meeting.agenda.length === 0 && titles > 0) {
     throw new PageLayoutError(
-      page,
-      pageUrl,
+      page.page,
+      page.pageUrl,
       `${titles} agenda title cell(s) but no agenda item with a number`,
     );
   }
-  return meeting;
 }
