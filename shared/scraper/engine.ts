@@ -86,7 +86,15 @@ export async function scrapeSource(
     isNotPublic: (url) => adapter.isNotPublic(url),
     ...(hostIntervalMs !== undefined ? { hostIntervalMs } : {}),
   });
-  return new ScrapeRun(deps, source, adapter, pages, run).execute();
+  return new ScrapeRun(deps, { source, adapter, pages, run }).execute();
+}
+
+/** What one run scrapes, and how: the source, its vendor's adapter, its page fetcher, the run's options. */
+interface ScrapeRunSetUp {
+  source: SourceConfig;
+  adapter: ScrapeAdapter;
+  pages: ScraperPageFetcher;
+  run: ScrapeRunOptions;
 }
 
 class ScrapeRun {
@@ -102,13 +110,17 @@ class ScrapeRun {
   /** What the kinds of work are given (`context.ts`). */
   private readonly context: ScrapeContext;
 
+  private readonly source: SourceConfig;
+  private readonly adapter: ScrapeAdapter;
+  private readonly run: ScrapeRunOptions;
+
   constructor(
     private readonly deps: ScraperEngineDeps,
-    private readonly source: SourceConfig,
-    private readonly adapter: ScrapeAdapter,
-    pages: ScraperPageFetcher,
-    private readonly run: ScrapeRunOptions,
+    { source, adapter, pages, run }: ScrapeRunSetUp,
   ) {
+    this.source = source;
+    this.adapter = adapter;
+    this.run = run;
     // A scraper has no time slices (FULL-5 is an OParl filter technique): a sliced run is a full one.
     this.kind = run.kind === 'incremental' ? 'incremental' : 'full';
     this.policy = { ...SCRAPE_POLICY, ...(deps.policy ?? {}) };

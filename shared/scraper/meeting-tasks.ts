@@ -26,7 +26,10 @@ export async function meetingTask(ctx: ScrapeContext, task: Task<'meeting'>): Pr
     if (outcome.kind === 'not-public') ctx.cursor.totals.notPublic += 1;
     markRowNotPublic(ctx.cursor.tasks, task.url);
     const shaped = shapeMeeting(task.row, undefined, ctx.shaping);
-    return replaceFront(ctx, await processPage(ctx, task.url, 'meeting', shaped, { notPublic: true }));
+    return replaceFront(
+      ctx,
+      await processPage(ctx, { url: task.url, kind: 'meeting', shaped, notPublic: true }),
+    );
   }
   let shaped: ShapedObject[];
   try {
@@ -37,13 +40,16 @@ export async function meetingTask(ctx: ScrapeContext, task: Task<'meeting'>): Pr
     taintMeeting(ctx.cursor.tasks, task.url);
     return replaceFront(ctx, []);
   }
-  return replaceFront(ctx, await processPage(ctx, task.url, 'meeting', shaped, { meetingUrl: task.url }));
+  return replaceFront(
+    ctx,
+    await processPage(ctx, { url: task.url, kind: 'meeting', shaped, meetingUrl: task.url }),
+  );
 }
 
 /** A calendar row without a meeting page: the meeting is what the row says. */
 export async function meetingRowTask(ctx: ScrapeContext, task: Task<'meeting-row'>): Promise<void> {
   const shaped = shapeMeeting(task.row, undefined, ctx.shaping);
-  return replaceFront(ctx, await processPage(ctx, task.row.meetingId, 'meeting', shaped, {}));
+  return replaceFront(ctx, await processPage(ctx, { url: task.row.meetingId, kind: 'meeting', shaped }));
 }
 
 /** An agenda item with a result: its page adds minutes and resolution; the item is written either way. */
@@ -86,7 +92,7 @@ export async function vanishedTask(ctx: ScrapeContext, task: Task<'vanished-chec
         const shaped = shapeMeeting(undefined, detail, ctx.shaping);
         return replaceFront(
           ctx,
-          await processPage(ctx, task.url, 'meeting', shaped, { meetingUrl: task.url }),
+          await processPage(ctx, { url: task.url, kind: 'meeting', shaped, meetingUrl: task.url }),
         );
       }
     } catch (err) {

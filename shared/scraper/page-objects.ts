@@ -101,13 +101,8 @@ export function stubTasks(
 }
 
 /** The page's state to commit: its objects, one hash over them, when it was read. Pure. */
-export function pageStateOf(
-  url: string,
-  kind: PageKind,
-  objects: PageState['objects'],
-  fetchedAt: string,
-  notPublicSince: string | undefined,
-): PageState {
+export function pageStateOf(page: Omit<PageState, 'hash'>): PageState {
+  const { url, kind, objects, fetchedAt, notPublicSince } = page;
   return {
     url,
     kind,
@@ -142,26 +137,32 @@ export function pageStateWriteDue(before: PageState | undefined, next: PageState
   return !same || refreshDue(before.fetchedAt, next.fetchedAt);
 }
 
+/** A page read and shaped: its URL and kind, its objects, and how it was reached. */
+export interface ShapedPage {
+  url: string;
+  kind: PageKind;
+  shaped: ShapedObject[];
+  /** The source redirected to its "not public" page: the state notes since when. */
+  notPublic?: boolean;
+  /** The meeting an agenda-item or meeting page belongs to (planPage). */
+  meetingUrl?: string;
+}
+
 /** Writes what one page yields and returns the page's child tasks, the commit of its state last. */
-export async function processPage(
-  ctx: ScrapeContext,
-  url: string,
-  kind: PageKind,
-  shaped: ShapedObject[],
-  options: { notPublic?: boolean; meetingUrl?: string },
-): Promise<ScrapeTask[]> {
+export async function processPage(ctx: ScrapeContext, page: ShapedPage): Promise<ScrapeTask[]> {
+  const { url, kind, shaped } = page;
   const before = await ctx.state.getPage(url);
   const plan = planPage(before, shaped, {
     readsAgendaItems: ctx.adapter.parseAgendaItem !== undefined,
-    ...(options.meetingUrl ? { meetingUrl: options.meetingUrl } : {}),
+    ...(page.meetingUrl ? { meetingUrl: page.meetingUrl } : {}),
   });
   await ctx.writeOwned(plan.write, url);
   if (plan.removed.length > 0) await ctx.tombstone(plan.removed, url);
   const created = await ctx.writeStubs(plan.stubs, url);
   const children = [...plan.children, ...stubTasks(created, ctx.cursor.organizationsAsked, ctx.kind)];
   const fetchedAt = ctx.nowIso();
-  const notPublicSince = options.notPublic ? (before?.notPublicSince ?? fetchedAt) : undefined;
-  const state = pageStateOf(url, kind, plan.objects, fetchedAt, notPublicSince);
+  const notPublicSince = page.notPublic ? (before?.notPublicSince ?? fetchedAt) : undefined;
+  const state = pageStateOf({ url, kind, objects: plan.objects, fetchedAt, notPublicSince });
   if (pageStateWriteDue(before, state)) children.push({ op: 'commit-page', state });
   return children;
 }
@@ -183,7 +184,7 @@ export async function processShapedPage(
     ctx.pages.unreadable(err, url, kind);
     return replaceFront(ctx, []);
   }
-  return replaceFront(ctx, await processPage(ctx, url, kind, shaped, {}));
+  return replaceFront(ctx, await processPage(ctx, { url, kind, shaped }));
 }
 
 function dedupe(objects: ShapedObject[]): ShapedObject[] {

@@ -156,21 +156,25 @@ describe('what a page yields (planPage, stubTasks, pageStateOf)', () => {
   });
 
   it('ISSUE-8 / OPT-2: an unchanged page writes nothing; an owned object gone from the page is tombstoned', () => {
-    const before = pageStateOf(
-      meetingUrl,
-      'meeting',
-      planPage(undefined, [meeting, plain], {
+    const before = pageStateOf({
+      url: meetingUrl,
+      kind: 'meeting',
+      objects: planPage(undefined, [meeting, plain], {
         readsAgendaItems: true,
       }).objects,
-      new Date(NOW).toISOString(),
-      undefined,
-    );
+      fetchedAt: new Date(NOW).toISOString(),
+    });
     const same = planPage(before, [meeting, plain], { meetingUrl, readsAgendaItems: true });
     expect(same).toMatchObject({ write: [], children: [], removed: [] });
     const shorter = planPage(before, [meeting], { meetingUrl, readsAgendaItems: true });
     expect(shorter.removed).toEqual([{ id: plain.id, type: 'agendaitem' }]);
     // The page's hash covers its objects: another set of objects, another hash.
-    const after = pageStateOf(meetingUrl, 'meeting', shorter.objects, new Date(NOW).toISOString(), undefined);
+    const after = pageStateOf({
+      url: meetingUrl,
+      kind: 'meeting',
+      objects: shorter.objects,
+      fetchedAt: new Date(NOW).toISOString(),
+    });
     expect(after.hash).not.toBe(before.hash);
     expect(after).not.toHaveProperty('notPublicSince');
   });
@@ -290,7 +294,7 @@ describe('issue 28: a page state is written only when it says something new (pag
   const objects = { 'https://ris.example/to010.asp?SILFDNR=1': { type: 'meeting' as const, hash: 'h1' } };
   const at = (ms: number) => new Date(Date.parse('2026-12-01T08:00:00Z') + ms).toISOString();
   const meeting = (fetchedAt: string, o = objects) =>
-    pageStateOf('https://ris.example/to010.asp?SILFDNR=1', 'meeting', o, fetchedAt, undefined);
+    pageStateOf({ url: 'https://ris.example/to010.asp?SILFDNR=1', kind: 'meeting', objects: o, fetchedAt });
 
   it('a new page, a changed one, and an unchanged one a day old are written; an unchanged one read again is not', () => {
     expect(pageStateWriteDue(undefined, meeting(at(0)))).toBe(true);
@@ -301,19 +305,24 @@ describe('issue 28: a page state is written only when it says something new (pag
     };
     expect(pageStateWriteDue(meeting(at(0)), meeting(at(60_000), changed))).toBe(true);
     expect(pageStateWriteDue(meeting(at(0)), meeting(at(MARK_REFRESH_MS)))).toBe(true);
-    const notPublic = pageStateOf(
-      'https://ris.example/to010.asp?SILFDNR=1',
-      'meeting',
+    const notPublic = pageStateOf({
+      url: 'https://ris.example/to010.asp?SILFDNR=1',
+      kind: 'meeting',
       objects,
-      at(60_000),
-      at(60_000),
-    );
+      fetchedAt: at(60_000),
+      notPublicSince: at(60_000),
+    });
     expect(pageStateWriteDue(meeting(at(0)), notPublic)).toBe(true);
   });
 
   it('an organization page is always written: its fetchedAt decides when it is read again (organizationsToAsk)', () => {
     const org = (fetchedAt: string) =>
-      pageStateOf('https://ris.example/kp0041.asp?KPLFDNR=1', 'organization', {}, fetchedAt, undefined);
+      pageStateOf({
+        url: 'https://ris.example/kp0041.asp?KPLFDNR=1',
+        kind: 'organization',
+        objects: {},
+        fetchedAt,
+      });
     expect(pageStateWriteDue(org(at(0)), org(at(60_000)))).toBe(true);
   });
 });
