@@ -316,31 +316,10 @@ export function cacheChange(item: DocumentItem, outcome: FetchOutcome, now: Date
     return { set: { nextAttemptAt: iso(atMs), lastOutcome: code }, remove: [], outcome: 'deferred' };
   }
   const attempts = (item.attempts ?? 0) + 1;
-  const common: Partial<DocumentItem> = { attempts, lastAttemptAt: nowIso, lastOutcome: code };
+  const attempt: CacheAttempt = { item, now, common: { attempts, lastAttemptAt: nowIso, lastOutcome: code } };
+  if (outcome.kind === 'stored' || outcome.kind === 'not-modified') return storedChange(attempt, outcome);
 
-  if (outcome.kind === 'stored' || outcome.kind === 'not-modified') {
-    const copy =
-      outcome.kind === 'stored'
-        ? copyFields(item, outcome, nowIso)
-        : { set: { lastCheckedAt: nowIso }, remove: [] };
-    const after = { ...item, ...copy.set, refetch: false };
-    return {
-      set: { ...common, ...copy.set, state: 'stored', failures: 0, ...storedPlacement(after, now) },
-      remove: [
-        ...copy.remove,
-        'retryAt',
-        'parked',
-        'goneSince',
-        'goneStatus',
-        'goneChecks',
-        'blockedAt',
-        'refetch',
-        'copyDeletedAt',
-      ],
-      outcome: 'stored',
-    };
-  }
-
+  const { common } = attempt;
   const failureClass: FailureClass =
     outcome.kind === 'empty' ? 'ladder' : classifyFailure(outcome.code, outcome.status);
   switch (failureClass) {
@@ -358,59 +337,103 @@ export function cacheChange(item: DocumentItem, outcome: FetchOutcome, now: Date
         remove: [...QUEUE_FIELDS, 'retryAt'],
         outcome: 'too-large',
       };
-    case 'gone': {
-      const status = outcome.kind === 'failed' ? outcome.status : undefined;
-      const firstSeenMs = msOf(item.firstSeenAt) ?? nowMs;
-      if (nowMs - firstSeenMs < DOC_GONE_PROVISIONAL_MS) {
-        // DOC-5: sources often publish the object before the file — keep trying on the ladder.
-        const failures = (item.failures ?? 0) + 1;
-        const retryAt = iso(nowMs + retryDelayMs(failures, 'ladder'));
-        return {
-          set: {
-            ...common,
-            state: 'gone-provisional',
-            failures,
-            retryAt,
-            attemptShard: shards.cache(item.sourceId),
-            nextAttemptAt: retryAt,
-            ...(status === undefined ? {} : { goneStatus: status }),
-          },
-          remove: [],
-          outcome: 'gone-provisional',
-        };
-      }
-      return {
-        set: {
-          ...common,
-          ...goneFields(item, status, now),
-        },
-        remove: ['retryAt'],
-        outcome: 'gone',
-      };
-    }
+    case 'gone':
+      return goneChange(attempt, outcome.kind === 'failed' ? outcome.status : undefined);
     case 'ladder':
-    case 'weekly': {
-      const failures = (item.failures ?? 0) + 1;
-      const retryMs = Math.max(
-        nowMs + retryDelayMs(failures, failureClass),
-        outcome.kind === 'failed' ? (outcome.retryAtMs ?? 0) : 0,
-      );
-      return {
-        set: {
-          ...common,
-          state: 'retrying',
-          failures,
-          retryAt: iso(retryMs),
-          attemptShard: shards.cache(item.sourceId),
-          nextAttemptAt: iso(retryMs),
-        },
-        remove: [],
-        outcome: 'retrying',
-      };
-    }
+    case 'weekly':
+      return retryChange(attempt, {
+        failureClass,
+        retryAtMs: outcome.kind === 'failed' ? (outcome.retryAtMs ?? 0) : 0,
+      });
     case 'deferred':
       return { set: { nextAttemptAt: nowIso, lastOutcome: code }, remove: [], outcome: 'deferred' };
   }
+}
+
+/** One counted cache attempt: the document before it, when it was made, and the fields every outcome sets. */
+interface CacheAttempt {
+  item: DocumentItem;
+  now: Date;
+  common: Partial<DocumentItem>;
+}
+
+/** DOC-3 / B-1: a copy stored, or the one we hold confirmed current — the failure marks go. */
+function storedChange(
+  attempt: CacheAttempt,
+  outcome: Extract<FetchOutcome, { kind: 'stored' | 'not-modified' }>,
+): DocumentChange {
+  const { item, now, common } = attempt;
+  const nowIso = now.toISOString();
+  const copy =
+    outcome.kind === 'stored'
+      ? copyFields(item, outcome, nowIso)
+      : { set: { lastCheckedAt: nowIso }, remove: [] };
+  const after = { ...item, ...copy.set, refetch: false };
+  return {
+    set: { ...common, ...copy.set, state: 'stored', failures: 0, ...storedPlacement(after, now) },
+    remove: [
+      ...copy.remove,
+      'retryAt',
+      'parked',
+      'goneSince',
+      'goneStatus',
+      'goneChecks',
+      'blockedAt',
+      'refetch',
+      'copyDeletedAt',
+    ],
+    outcome: 'stored',
+  };
+}
+
+/**
+ * DOC-5: 404/410 within 7 days of first sight is provisional — sources often publish the object before
+ * the file, so it stays on the ladder; later it is gone and handed to the deletion check (DEL-3).
+ */
+function goneChange(attempt: CacheAttempt, status: number | undefined): DocumentChange {
+  const { item, now, common } = attempt;
+  const nowMs = now.getTime();
+  const firstSeenMs = msOf(item.firstSeenAt) ?? nowMs;
+  if (nowMs - firstSeenMs >= DOC_GONE_PROVISIONAL_MS) {
+    return { set: { ...common, ...goneFields(item, status, now) }, remove: ['retryAt'], outcome: 'gone' };
+  }
+  const failures = (item.failures ?? 0) + 1;
+  const retryAt = iso(nowMs + retryDelayMs(failures, 'ladder'));
+  return {
+    set: {
+      ...common,
+      state: 'gone-provisional',
+      failures,
+      retryAt,
+      attemptShard: shards.cache(item.sourceId),
+      nextAttemptAt: retryAt,
+      ...(status === undefined ? {} : { goneStatus: status }),
+    },
+    remove: [],
+    outcome: 'gone-provisional',
+  };
+}
+
+/** DOC-4: the next try on the ladder or the weekly retry — never before the retry time the failure carries. */
+function retryChange(
+  attempt: CacheAttempt,
+  retry: { failureClass: 'ladder' | 'weekly'; retryAtMs: number },
+): DocumentChange {
+  const { item, now, common } = attempt;
+  const failures = (item.failures ?? 0) + 1;
+  const retryMs = Math.max(now.getTime() + retryDelayMs(failures, retry.failureClass), retry.retryAtMs);
+  return {
+    set: {
+      ...common,
+      state: 'retrying',
+      failures,
+      retryAt: iso(retryMs),
+      attemptShard: shards.cache(item.sourceId),
+      nextAttemptAt: iso(retryMs),
+    },
+    remove: [],
+    outcome: 'retrying',
+  };
 }
 
 /** DOC-5 → DEL-3: a document found gone; the deletion check re-checks it after 1, 7, 25 and 30 days. */
