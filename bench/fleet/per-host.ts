@@ -161,13 +161,12 @@ export function perHostAdmission(fleet: Fleet, settings: ScheduleSettings): PerH
       const plans =
         fullCandidates.length === 0
           ? undefined
-          : planHostFullSyncs(
-              inFullSyncOrder(fullCandidates),
-              models,
-              tick.nowMs,
-              tick.nowMs + FULL_SYNC_DEFAULT_WINDOW_HOURS * 3_600_000,
-              runningFullRequests,
-            );
+          : planHostFullSyncs(inFullSyncOrder(fullCandidates), {
+              hosts: models,
+              nowMs: tick.nowMs,
+              defaultWindowEndMs: tick.nowMs + FULL_SYNC_DEFAULT_WINDOW_HOURS * 3_600_000,
+              runningRequests: runningFullRequests,
+            });
       // SCH-5's slot-sizing signal, as the planner computes it (`FullSyncSlots.needed`).
       const needed = fullSyncSlotsFor(models, settings, plans?.slotsNeeded).needed;
       if (needed > slotsNeeded) slotsNeeded = needed;

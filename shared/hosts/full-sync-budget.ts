@@ -46,17 +46,25 @@ export interface FullSyncPlans {
   slotsNeeded: number;
 }
 
+/** The night full syncs are planned into: the hosts' models, now, and what already runs. */
+export interface FullSyncNight {
+  hosts: ReadonlyMap<string, HostModel>;
+  nowMs: number;
+  /** Where a decision's window ends when it has no `deadline` of its own (FULL-4/FULL-6). */
+  defaultWindowEndMs: number;
+  /** Per host key: the requests running full syncs still need (none when absent). */
+  runningRequests?: ReadonlyMap<string, number>;
+}
+
 /**
  * `windowEndMs` per decision: the decision's `deadline` (FULL-4/FULL-6) or, without one,
  * `defaultWindowEndMs`. `runningRequests` per host key: what running full syncs still need.
  */
 export function planHostFullSyncs(
   candidates: readonly FullSyncCandidate[],
-  hosts: ReadonlyMap<string, HostModel>,
-  nowMs: number,
-  defaultWindowEndMs: number,
-  runningRequests: ReadonlyMap<string, number> = new Map(),
+  night: FullSyncNight,
 ): FullSyncPlans {
+  const { hosts, nowMs, defaultWindowEndMs, runningRequests = new Map<string, number>() } = night;
   const byHost = new Map<string, HostFullSyncPlan>();
   const behind = new Map<string, string>();
   const sorted = [...candidates]

@@ -12,7 +12,7 @@
  * - `admitRuns({ due: DueRun[], running: RunningRun[], hosts, settings, fullSyncBehind? }): Admission`
  *   — `{ start: SourceDecision[], waiting: WaitingRun[], queuedByHost }` (SCH-5, FULL-3, RATE-4, RATE-9).
  * - `stretchDecision(decision, lastSyncEndedAt, model, nowIso): SourceDecision` — RATE-9 fair share.
- * - `planHostFullSyncs(candidates: FullSyncCandidate[], hosts, nowMs, defaultWindowEndMs, runningRequests?)`
+ * - `planHostFullSyncs(candidates: FullSyncCandidate[], { hosts, nowMs, defaultWindowEndMs, runningRequests? })`
  *   → `{ byHost: Map<host, HostFullSyncPlan>, behind: Map<sourceId, reason> }` (FULL-3 per host).
  * - `otherFetchAdmission(model, requestsPerSecondInUse): { allowed, reason, ruleIds }` — item 5: may
  *   another pass start on the host (sync runs first; MIN_OTHER_FETCH_SHARE: never starved);

@@ -111,10 +111,12 @@ export function planFleet(input: FleetInput): FleetPlan {
         host: c.source.host,
         expectedRequests: expectedRequests(c.state, c.decision.kind ?? 'full'),
       })),
-    hosts,
-    now.getTime(),
-    now.getTime() + FULL_SYNC_DEFAULT_WINDOW_HOURS * 3_600_000,
-    runningFullRequests,
+    {
+      hosts,
+      nowMs: now.getTime(),
+      defaultWindowEndMs: now.getTime() + FULL_SYNC_DEFAULT_WINDOW_HOURS * 3_600_000,
+      runningRequests: runningFullRequests,
+    },
   );
   // SCH-5 / FULL-3 / RATE-9: slots go to runs whose host can serve them now; a full sync without a slot
   // (or without budget on its host tonight) may come back as the incremental that is due.

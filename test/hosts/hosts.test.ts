@@ -446,7 +446,7 @@ describe('full syncs per host: the window budget (FULL-3, RATE-9)', () => {
       host: s.host,
       expectedRequests: 225,
     }));
-    const plans = planHostFullSyncs(candidates, hosts, nowMs, windowEnd);
+    const plans = planHostFullSyncs(candidates, { hosts, nowMs, defaultWindowEndMs: windowEnd });
     const plan = plans.byHost.get('hosting.example');
     const model = hosts.get('hosting.example');
     // Budget: 5 h × (1/3 − 25 × 16 / 3600) requests/s = 4000 requests: 17 of the 25 fit.
@@ -492,20 +492,18 @@ describe('full syncs per host: the window budget (FULL-3, RATE-9)', () => {
       host: 'busy.example',
       expectedRequests: 225,
     });
-    const idle = planHostFullSyncs(
-      [candidate('s1', 9), candidate('s2', 3)],
+    const idle = planHostFullSyncs([candidate('s1', 9), candidate('s2', 3)], {
       hosts,
-      night,
-      night + 5 * 3_600_000,
-    );
+      nowMs: night,
+      defaultWindowEndMs: night + 5 * 3_600_000,
+    });
     expect(idle.byHost.get('busy.example')).toMatchObject({ budget: 0, tonight: ['s1'], nextNight: ['s2'] });
-    const whileRunning = planHostFullSyncs(
-      [candidate('s2', 3)],
+    const whileRunning = planHostFullSyncs([candidate('s2', 3)], {
       hosts,
-      night + 600_000,
-      night + 5 * 3_600_000,
-      new Map([['busy.example', 225]]),
-    );
+      nowMs: night + 600_000,
+      defaultWindowEndMs: night + 5 * 3_600_000,
+      runningRequests: new Map([['busy.example', 225]]),
+    });
     expect(whileRunning.byHost.get('busy.example')?.tonight).toEqual([]);
     expect(whileRunning.behind.get('s2')).toMatch(/^full sync behind: host capacity/);
   });
