@@ -134,9 +134,13 @@ describe('shared host slots: floors, redirects, wait budget', () => {
     const first = granted(await sequential.acquire(host, { intervalMs: 1_000 }));
     await first.release();
     const heldWhileLingering = await liveLeases(peer.redis, host);
-    const callsBefore = sequential.stats().sharedStoreCalls;
+    const before = sequential.stats();
     const second = granted(await sequential.acquire(host, { intervalMs: 1_000 }));
-    const callsForNext = sequential.stats().sharedStoreCalls - callsBefore;
+    const after = sequential.stats();
+    // The reservation's own round trip; a grant woken too late by a loaded event loop (seen at load 20)
+    // is given up and reserved again, one call each — the load's, not the linger's (as RATE-5 counts).
+    const callsForNext =
+      after.sharedStoreCalls - before.sharedStoreCalls - (after.lateForfeits - before.lateForfeits);
     const heldAfterNext = await liveLeases(peer.redis, host);
     await second.release();
     await sleep(RELEASE_LINGER_MS + 150); // nobody reserves again: the release goes on its own
