@@ -215,6 +215,30 @@ export async function startMeteredTestbed() {
 }
 
 /**
+ * The OParl council both benches run (the cost and run-writes benches): the demo council with the pages
+ * per list of a real list (see oparlObjectScale) and a real body's few legislative terms (issue 28: the
+ * demo's default of 150 was the fixture, not a body), on its own clock from a weekday morning, and its
+ * source's harness. `changePapers` is a change of `ASSUMPTIONS.objectsPerChange` papers.
+ */
+export async function startDemoCouncil(bed: AwsTestbed, prefix: string) {
+  const clock = new TestClock(Date.parse('2026-11-30T10:00:00+01:00'));
+  const objectsPerList = Object.fromEntries(
+    LIST_KEYS.map((key) => [key, key === 'legislativeTerm' ? ASSUMPTIONS.legislativeTermsPerBody : 150]),
+  );
+  const fake = await startFakeCouncil({ now: clock.now, bodies: 1, objectsPerList, pageSize: 10 });
+  const changePapers = (name: string) =>
+    fake.mutate(
+      Array.from({ length: ASSUMPTIONS.objectsPerChange }, (_, i) => ({
+        op: 'update' as const,
+        list: 'paper' as const,
+        n: i + 1,
+        set: { name: `${name} ${i}` },
+      })),
+    );
+  return { clock, fake, h: harness(bed, fake.systemUrl, clock, prefix), changePapers };
+}
+
+/**
  * Counts every call of the clients (a middleware on the real SDK clients; the peers are real). A write
  * is billed as DynamoDB bills it (issue 28, bench/cost/item-size.ts `writeChangeUnits`): the larger of
  * the item before and after — read around the write through `peekClient`, which the meter does not
@@ -872,27 +896,14 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
   let requestLogLineBytes = 0;
   let summaryLineBytes = 0;
   try {
-    // 1a. OParl: the demo council with the pages per list of a real list (see oparlObjectScale).
-    const clock = new TestClock(Date.parse('2026-11-30T10:00:00+01:00'));
-    // A real body's few legislative terms (issue 28: the demo's default of 150 was the fixture, not a body).
-    const objectsPerList = Object.fromEntries(
-      LIST_KEYS.map((key) => [key, key === 'legislativeTerm' ? A.legislativeTermsPerBody : 150]),
-    );
-    const fake = await startFakeCouncil({ now: clock.now, bodies: 1, objectsPerList, pageSize: 10 });
+    // 1a. OParl: the demo council (startDemoCouncil).
+    const { clock, fake, h, changePapers } = await startDemoCouncil(bed, 'cost');
     try {
-      const h = harness(bed, fake.systemUrl, clock, 'cost');
       const firstFull = await measureRun(meter, () => h.sync('full'));
       clock.advance(10 * 60_000);
       const unchanged = await measureRun(meter, () => h.sync('incremental'));
       clock.advance(10 * 60_000);
-      fake.mutate(
-        Array.from({ length: A.objectsPerChange }, (_, i) => ({
-          op: 'update' as const,
-          list: 'paper' as const,
-          n: i + 1,
-          set: { name: `Cost ${i}` },
-        })),
-      );
+      changePapers('Cost');
       clock.advance(60_000);
       const changed = await measureRun(meter, () => h.sync('incremental'));
       clock.advance(12 * 3_600_000);

@@ -1,10 +1,7 @@
-import { LIST_KEYS, startFakeCouncil } from '../demo';
 import { destroyAwsClients } from '../shared/store';
 import { ALLRIS_DISTRICTS, startFakeRisHtml } from '../test/support/fake-ris-html';
-import { harness, TestClock } from '../test/support/oparl-harness';
 import { scraperHarness } from '../test/support/scraper-harness';
-import { startMeteredTestbed } from './cost';
-import { ASSUMPTIONS } from './cost/assumptions';
+import { startDemoCouncil, startMeteredTestbed } from './cost';
 
 /**
  * `npm run bench -- run-writes` (issue 28): every DynamoDB write the engines make in one run, by kind of
@@ -26,7 +23,6 @@ const round = (x: number) => Math.round(x * 100) / 100;
 
 export async function runRunWritesBench(opts: { log?: (line: string) => void } = {}) {
   const log = opts.log ?? (() => {});
-  const A = ASSUMPTIONS;
   const { bed, peekClients, meter } = await startMeteredTestbed();
   const measure = async (name: string, run: () => Promise<unknown>): Promise<RunWrites> => {
     meter.reset();
@@ -43,13 +39,8 @@ export async function runRunWritesBench(opts: { log?: (line: string) => void } =
   const oparl: Record<string, RunWrites> = {};
   const scraper: Record<string, RunWrites> = {};
   try {
-    const clock = new TestClock(Date.parse('2026-11-30T10:00:00+01:00'));
-    const objectsPerList = Object.fromEntries(
-      LIST_KEYS.map((key) => [key, key === 'legislativeTerm' ? A.legislativeTermsPerBody : 150]),
-    );
-    const fake = await startFakeCouncil({ now: clock.now, bodies: 1, objectsPerList, pageSize: 10 });
+    const { clock, fake, h, changePapers } = await startDemoCouncil(bed, 'run-writes');
     try {
-      const h = harness(bed, fake.systemUrl, clock, 'run-writes');
       oparl.firstFull = await measure('oparl first full', () => h.sync('full'));
       clock.advance(10 * 60_000);
       oparl.unchanged = await measure('oparl unchanged incremental', () => h.sync('incremental'));
@@ -58,14 +49,7 @@ export async function runRunWritesBench(opts: { log?: (line: string) => void } =
         h.sync('incremental'),
       );
       clock.advance(10 * 60_000);
-      fake.mutate(
-        Array.from({ length: A.objectsPerChange }, (_, i) => ({
-          op: 'update' as const,
-          list: 'paper' as const,
-          n: i + 1,
-          set: { name: `Run writes ${i}` },
-        })),
-      );
+      changePapers('Run writes');
       clock.advance(60_000);
       oparl.changed = await measure('oparl changed incremental', () => h.sync('incremental'));
       clock.advance(12 * 3_600_000);

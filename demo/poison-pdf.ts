@@ -7,11 +7,12 @@ import { assemblePdf } from './pdf';
  */
 
 /**
- * A PDF of `pages` pages that all show the same one-line content stream: ≈ 95 bytes a page
- * (20,000 pages ≈ 1.9 MB), and pdf.js reads every page anew.
+ * A PDF of `pages` pages that all show the same content stream: ≈ 95 bytes a page (20,000 pages ≈
+ * 1.9 MB), and pdf.js reads every page anew. `linesPerPage` > 1 makes each page that many text
+ * operators to read: a file slow to read on few pages, whose page tree is told at once.
  */
-export function buildManyPagesPdf(pages: number, line = 'Seite'): Buffer {
-  const content = `BT /F1 12 Tf 72 770 Td (${line}) Tj ET`;
+export function buildManyPagesPdf(pages: number, line = 'Seite', linesPerPage = 1): Buffer {
+  const content = `BT /F1 12 Tf 72 770 Td ${`(${line}) Tj `.repeat(linesPerPage).trimEnd()} ET`;
   const first = 5; // objects 1–4: catalog, page tree, font, content
   const kids: string[] = [];
   for (let n = 0; n < pages; n++) kids.push(`${first + n} 0 R`);

@@ -27,6 +27,15 @@ export function spacingViolations(
   return { count: close.length, gaps: close.slice(0, 5) };
 }
 
+/** The closest pair of consecutive arrivals at one server (ms; Infinity with fewer than two). */
+export function minGapMs(requests: readonly Pick<WireRequest, 'at'>[]): number {
+  const sorted = requests.map((r) => r.at).sort((a, b) => a - b);
+  let min = Number.POSITIVE_INFINITY;
+  for (let i = 1; i < sorted.length; i += 1)
+    min = Math.min(min, (sorted[i] as number) - (sorted[i - 1] as number));
+  return min;
+}
+
 /** The most exchanges open at once at one server (RATE-4), from arrival to the socket's end. */
 export function maxInFlight(
   requests: readonly Pick<WireRequest, 'at' | 'endAt'>[],

@@ -6,6 +6,7 @@ import {
   compareMirrors,
   type MirrorSnapshot,
   maxInFlight,
+  minGapMs,
   snapshotMirror,
   spacingViolations,
 } from './observe';
@@ -214,6 +215,21 @@ export class ScenarioContext {
       const spacing = spacingViolations(arrivals, w.minIntervalMs);
       this.figures.spacingViolations += spacing.count;
       if (spacing.count > 0) this.notes.closeGaps = spacing.gaps;
+      // Both clocks' closest pair side by side: the server's own stamps are late by its event-loop lag,
+      // which shortens a gap whose first stamp was late (a 951 ms "gap" once, with 89 ms of lag).
+      const closest = {
+        ...(wire ? { kernel: Math.round(minGapMs(arrivals)) } : {}),
+        server: Math.round(minGapMs(w.council.requests)),
+      };
+      const noted = this.notes.minGapMs as { kernel?: number; server: number } | undefined;
+      this.notes.minGapMs = noted
+        ? {
+            ...(closest.kernel !== undefined
+              ? { kernel: Math.min(noted.kernel ?? Infinity, closest.kernel) }
+              : {}),
+            server: Math.min(noted.server, closest.server),
+          }
+        : closest;
     }
   }
 

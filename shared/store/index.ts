@@ -45,7 +45,7 @@ export {
 } from './mirror-index';
 export { type MirrorRecordKind, MirrorRecords } from './mirror-records';
 export { BucketObjects, isMissingKey, isMissingObject, type PutOptions, type UploadOptions } from './objects';
-export { StoreUnavailableError, storeOutageOf } from './outage';
+export { type StoreRefusal, StoreUnavailableError, storeOutageOf, storeRefusalOf } from './outage';
 export { PartitionItems, SourceSyncItems, withoutKeys } from './partition-items';
 export { PhotoMarks } from './photo-marks';
 export { type ProvisionedLocal, provisionLocal } from './provision';

@@ -60,6 +60,34 @@ export function storeOutageOf(err: unknown, depth = 0): StoreOutage | undefined 
   return { service: serviceOf(err), error: name, throttled };
 }
 
+/** One of our stores refused a call (a 4xx of our own making, e.g. DynamoDB's ValidationException). */
+export interface StoreRefusal {
+  service: string;
+  error: string;
+}
+
+/**
+ * Pure: whether `err` is an AWS service's error answer to one of our own calls that is not an outage —
+ * a 4xx such as a ValidationException (an item over 400 KB, a malformed expression) that the SDK does not
+ * retry. Like an outage it is ours, never the council's (ERR-4): the run records no outcome, the message
+ * goes back for redelivery and on-call is told. The engines handle the refusals they expect (a failed
+ * condition is a lost race) before one reaches here.
+ */
+export function storeRefusalOf(err: unknown): StoreRefusal | undefined {
+  if (storeOutageOf(err) !== undefined) return undefined;
+  const sdk = sdkErrorOf(err);
+  if (sdk === undefined) return undefined;
+  return { service: serviceOf(sdk), error: (sdk as SdkErrorShape).name ?? 'Error' };
+}
+
+/** The AWS SDK error in `err` or, when a store wrapper wrapped it, in its causes (a few levels deep). */
+function sdkErrorOf(err: unknown, depth = 0): object | undefined {
+  if (typeof err !== 'object' || err === null) return undefined;
+  if ('$metadata' in err) return err;
+  const cause = (err as { cause?: unknown }).cause;
+  return cause !== undefined && depth < 4 ? sdkErrorOf(cause, depth + 1) : undefined;
+}
+
 function serviceOf(err: object): string {
   if (err instanceof DynamoDBServiceException) return 'DynamoDB';
   if (err instanceof S3ServiceException) return 'S3';

@@ -1,6 +1,6 @@
 import { isIngestorError } from '../errors';
 import { logger, METRICS, type MetricsBuffer, metrics as processMetrics } from '../observability';
-import { storeOutageOf } from '../store';
+import { storeOutageOf, storeRefusalOf } from '../store';
 import { type LanePosition, type LaneStep, runLane } from './lane';
 import { parseSyncMessage, type SyncMessage } from './message';
 import { runSyncMessage, type SyncRunDeps, type SyncRunResult } from './run';
@@ -79,11 +79,13 @@ export async function processSyncBody(
         continuation: message.continuation,
       });
     } else {
-      // Not an outage and not the council's answer (the engine reports those): a fault of ours. On-call
-      // needs the source and the error's code; the message text may carry URLs or values, so not it.
+      // Not an outage and not the council's answer (the engine reports those): a fault of ours — our
+      // store refusing a call (ERR-4: never the source's) or a bug. On-call needs the source, the store
+      // and the error's code; the message text may carry URLs or values, so not it.
+      const refusal = storeRefusalOf(err);
       log.error('sync run threw, sync message given back for redelivery', {
-        code: isIngestorError(err) ? err.code : 'UNKNOWN',
-        error: err instanceof Error ? err.name : typeof err,
+        code: refusal ? 'STORE_REFUSED' : isIngestorError(err) ? err.code : 'UNKNOWN',
+        ...(refusal ?? { error: err instanceof Error ? err.name : typeof err }),
         sourceId: message.sourceId,
         runId: message.runId,
       });

@@ -15,6 +15,7 @@ import {
   type SyncQueue,
   type SyncRunClaim,
   storeOutageOf,
+  storeRefusalOf,
 } from '../store';
 import { type DuplicateKind, duplicateDelivery } from './duplicate';
 import type { SyncMessage } from './message';
@@ -61,7 +62,7 @@ export type SyncRunResult =
  * then either hand over to a continuation message (lease kept) or record the outcome in the schedule
  * state and release the lease in the same conditional write. Never throws for a problem of the source
  * itself — that is an outcome the planner learns from; it throws only when our store fails
- * (`StoreUnavailableError`, issue 13), so the message is redelivered. A duplicate or stale delivery of a
+ * (`StoreUnavailableError`, issue 13) or refuses a call (`storeRefusalOf`), so the message is redelivered. A duplicate or stale delivery of a
  * message is dropped without touching anything (`duplicate`).
  */
 export async function runSyncMessage(
@@ -98,11 +99,12 @@ export async function runSyncMessage(
     return await runClaimed(deps, message, claim, budget);
   } catch (err) {
     const outage = storeOutageOf(err);
-    if (outage === undefined) throw err;
+    if (outage === undefined && storeRefusalOf(err) === undefined) throw err;
     // Ours, not the source's: no outcome, no failure (ERR-4). The lease stays with the run and the
     // claim is given back so the redelivery proceeds at once — should this write fail too, the claim
     // ends with this invocation's time, before SQS redelivers.
     await releaseSyncClaim({ doc: deps.doc, table: deps.tables.state }, sourceId, claim).catch(() => false);
+    if (outage === undefined) throw err;
     throw err instanceof StoreUnavailableError ? err : new StoreUnavailableError(outage, err);
   }
 }
@@ -146,8 +148,8 @@ async function runClaimed(
       ...(budget.signal ? { signal: budget.signal } : {}),
     });
   } catch (err) {
-    // A store outage is ours (issue 13): the caller redelivers the message.
-    if (storeOutageOf(err) !== undefined) throw err;
+    // A store outage or refusal is ours (issue 13, ERR-4): the caller redelivers the message.
+    if (storeOutageOf(err) !== undefined || storeRefusalOf(err) !== undefined) throw err;
     if (isIngestorError(err, 'SYNC_CURSOR_CONFLICT')) {
       // Another invocation advanced this run's cursor: it owns the run; this one leaves everything to it.
       await releaseSyncClaim({ doc: deps.doc, table: deps.tables.state }, sourceId, claim);

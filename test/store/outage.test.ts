@@ -2,7 +2,7 @@ import { ConditionalCheckFailedException, DynamoDBServiceException } from '@aws-
 import { S3ServiceException } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
 import { IngestorError } from '../../shared/errors';
-import { StoreUnavailableError, storeOutageOf } from '../../shared/store/outage';
+import { StoreUnavailableError, storeOutageOf, storeRefusalOf } from '../../shared/store/outage';
 
 const sdkError = <T extends object>(error: T, httpStatusCode?: number): T =>
   Object.assign(error, { $metadata: { attempts: 3, ...(httpStatusCode ? { httpStatusCode } : {}) } });
@@ -50,5 +50,35 @@ describe('ERR-4 / issue 13: which errors are outages of our own stores (pure)', 
     ['a plain bug', new TypeError('x is undefined')],
   ])('%s is not', (_label, error) => {
     expect(storeOutageOf(error)).toBeUndefined();
+  });
+});
+
+describe('ERR-4: which errors are refusals of our own stores — ours, yet not outages (pure)', () => {
+  const invalid = sdkError(
+    new DynamoDBServiceException({ name: 'ValidationException', $fault: 'client', $metadata: {} }),
+    400,
+  );
+  it('a DynamoDB ValidationException (400, not retried) is a refusal, bare or wrapped by a store wrapper', () => {
+    const refusal = { service: 'DynamoDB', error: 'ValidationException' };
+    expect(storeOutageOf(invalid)).toBeUndefined();
+    expect(storeRefusalOf(invalid)).toEqual(refusal);
+    expect(storeRefusalOf(new Error('wrapped', { cause: invalid }))).toEqual(refusal);
+  });
+
+  it.each([
+    [
+      'an outage (throttling)',
+      sdkError(
+        new DynamoDBServiceException({ name: 'ThrottlingException', $fault: 'client', $metadata: {} }),
+        400,
+      ),
+    ],
+    [
+      'a council server’s 400 (the fetcher’s errors carry no $metadata)',
+      new IngestorError('HTTP_STATUS', '400'),
+    ],
+    ['a plain bug', new TypeError('x is undefined')],
+  ])('%s is not', (_label, error) => {
+    expect(storeRefusalOf(error)).toBeUndefined();
   });
 });
