@@ -10,8 +10,11 @@ import { UsageError } from './output';
  * stand-ins.
  */
 export interface OptionSpec {
-  /** `flag`: present or not (false when absent); `string`: its text; `number`: a finite number. */
-  type: 'flag' | 'string' | 'number';
+  /**
+   * `flag`: present or not (false when absent); `string`: its text; `number`: a finite number;
+   * `instant`: an ISO 8601 date, or date-time with its offset (`Z`, `+01:00`), as a `Date`.
+   */
+  type: 'flag' | 'string' | 'number' | 'instant';
   multiple?: boolean;
   short?: string;
   /** The command cannot run without it (a usage error, not a runtime one). */
@@ -21,6 +24,8 @@ export interface OptionSpec {
   /** A `number`'s smallest and largest accepted value. */
   min?: number;
   max?: number;
+  /** A `string` must be one of these (compared without case; the input holds the one listed). */
+  choices?: readonly string[];
   /** Shown in `--help`: `VALUE  what it does`. */
   help: string;
   /** Placeholder of a value in help (`--port P`). */
@@ -35,6 +40,8 @@ export type Arity = readonly [number, number];
 export interface ArgsSpec {
   options?: OptionTable;
   args?: Arity;
+  /** Exactly one of these options must be given (`--body` or `--ids`): a usage error otherwise. */
+  oneOf?: readonly string[];
 }
 
 /** `demo-objects` → `demoObjects`: the input's key of an option. */
@@ -43,13 +50,15 @@ type CamelCase<S extends string> = S extends `${infer Head}-${infer Tail}`
   : S;
 type ValueOf<O extends OptionSpec> = O['type'] extends 'flag'
   ? boolean
-  : O['type'] extends 'number'
-    ? O['multiple'] extends true
-      ? number[]
-      : number
-    : O['multiple'] extends true
-      ? string[]
-      : string;
+  : O['type'] extends 'instant'
+    ? Date
+    : O['type'] extends 'number'
+      ? O['multiple'] extends true
+        ? number[]
+        : number
+      : O['multiple'] extends true
+        ? string[]
+        : string;
 /** Options always in the input: flags (false when absent) and required options. */
 type PresentKeys<T extends OptionTable> = {
   [K in keyof T]: T[K]['type'] extends 'flag' ? K : T[K]['required'] extends true ? K : never;
@@ -63,7 +72,7 @@ export type InputOf<T extends OptionTable> = {
 };
 
 /** A parsed input before its command's table types it (`InputOf`). */
-export type Input = Record<string, string | number | boolean | string[] | number[] | undefined>;
+export type Input = Record<string, string | number | boolean | string[] | number[] | Date | undefined>;
 
 /** What was wrong with a command line; `ArgsError.problem`, in `--json` as `problem`. */
 export type ArgsProblem =
@@ -74,6 +83,7 @@ export type ArgsProblem =
   | 'unknown-option'
   | 'missing-value'
   | 'bad-number'
+  | 'bad-value'
   | 'missing-option'
   | 'arguments'
   | 'conflicting-options';
@@ -148,6 +158,38 @@ function numberOf(name: string, text: string, spec: OptionSpec): number {
 }
 
 /**
+ * An ISO 8601 date (`2026-11-30`, UTC midnight) or date-time with its offset: a date-time without one
+ * would be read in the machine's zone, so the same line would mean different instants on two machines.
+ */
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
+
+/** `--name`'s text as an instant, or an `ArgsError('bad-value')`. */
+function instantOf(name: string, text: string): Date {
+  const at = ISO_INSTANT.test(text) ? new Date(text) : undefined;
+  if (at === undefined || Number.isNaN(at.getTime()))
+    throw new ArgsError(
+      'bad-value',
+      `--${name} must be an ISO 8601 date or date-time with offset (2026-11-30T09:00:00Z), got "${text}"`,
+    );
+  return at;
+}
+
+/** `--name`'s text as the choice it names, or an `ArgsError('bad-value')`. */
+function choiceOf(name: string, text: string, choices: readonly string[]): string {
+  const chosen = choices.find((c) => c.toLowerCase() === text.toLowerCase());
+  if (chosen === undefined)
+    throw new ArgsError('bad-value', `--${name} must be one of ${choices.join(', ')}, got "${text}"`);
+  return chosen;
+}
+
+/** One option's text under its spec: a number, an instant, a choice or the text itself. */
+function parsedValue(name: string, text: string, spec: OptionSpec): string | number | Date {
+  if (spec.type === 'number') return numberOf(name, text, spec);
+  if (spec.type === 'instant') return instantOf(name, text);
+  return spec.choices === undefined ? text : choiceOf(name, text, spec.choices);
+}
+
+/**
  * Strict parse against `table`: parseArgs' own errors become `ArgsError`s, numbers are converted and
  * checked, flags are false when absent, required options present. `what` names the command in messages.
  */
@@ -174,13 +216,33 @@ export function parseStrict(argv: string[], table: OptionTable, what = 'the comm
     if (spec.type === 'flag') values[name] = value === true;
     else if (value === undefined) {
       if (spec.required) throw new ArgsError('missing-option', `${what} needs --${name}`);
-    } else if (spec.type === 'number') {
-      values[name] = Array.isArray(value)
-        ? value.map((v) => numberOf(name, String(v), spec))
-        : numberOf(name, String(value), spec);
-    } else values[name] = value as string | string[];
+    } else {
+      values[name] = (
+        Array.isArray(value)
+          ? value.map((v) => parsedValue(name, String(v), spec))
+          : parsedValue(name, String(value), spec)
+      ) as Input[string];
+    }
   }
   return { values, positionals: raw.positionals };
+}
+
+/** Whether an option was given with something in it (`--ids ''` or `--ids ,` names no id). */
+function given(value: Input[string]): boolean {
+  if (value === undefined || value === false) return false;
+  if (typeof value === 'string') return /[^,\s]/.test(value);
+  if (Array.isArray(value)) return value.some((v) => given(v));
+  return true;
+}
+
+/** `spec.oneOf`: exactly one of its options given, or an `ArgsError` naming them. */
+export function checkOneOf(values: Input, names: readonly string[] | undefined, what: string): void {
+  if (names === undefined) return;
+  const present = names.filter((n) => given(values[n]));
+  const options = names.map((n) => `--${n}`).join(' or ');
+  if (present.length === 0) throw new ArgsError('missing-option', `${what} needs ${options}`);
+  if (present.length > 1)
+    throw new ArgsError('conflicting-options', `${what} takes one of ${options}, not both`);
 }
 
 /** The options of `table` by their input keys (`demo-objects` → `demoObjects`), flags included. */
@@ -220,8 +282,8 @@ export function checkArity(positionals: string[], arity: Arity, what: string): v
 /** Help lines for an option table: `  --port P   document preview port`. */
 export function optionLines(table: OptionTable): string[] {
   const rows = Object.entries(table).map(([name, o]) => [
-    `--${name}${o.type === 'flag' ? '' : ` ${o.value ?? (o.type === 'number' ? 'N' : 'VALUE')}`}${o.multiple ? ' …' : ''}${o.short ? `, -${o.short}` : ''}`,
-    `${o.help}${o.required ? ' (required)' : ''}`,
+    `--${name}${o.type === 'flag' ? '' : ` ${o.value ?? (o.type === 'number' ? 'N' : o.type === 'instant' ? 'ISO' : 'VALUE')}`}${o.multiple ? ' …' : ''}${o.short ? `, -${o.short}` : ''}`,
+    `${o.help}${o.choices ? ` (${o.choices.join(', ')})` : ''}${o.required ? ' (required)' : ''}`,
   ]);
   const width = Math.max(0, ...rows.map(([left]) => (left as string).length));
   return rows.map(([left, right]) => `  ${(left as string).padEnd(width)}  ${right}`);

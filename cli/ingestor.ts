@@ -3,6 +3,7 @@ import {
   ArgsError,
   type ArgsSpec,
   checkArity,
+  checkOneOf,
   firstPositional,
   HELP_OPTIONS,
   type OptionTable,
@@ -119,6 +120,7 @@ export function parseInvocation(argv: string[]): Invocation | { global: 'help' |
   const parsed = parseStrict(rest, { ...common, ...(spec.options ?? {}) }, what);
   const args = parsed.positionals;
   checkArity(sub === undefined ? args : args.slice(1), spec.args ?? [0, 0], what);
+  checkOneOf(parsed.values, spec.oneOf, what);
   if (parsed.values.aws === true && (parsed.values.data !== undefined || parsed.values['allow-loopback'])) {
     throw new ArgsError(
       'conflicting-options',

@@ -111,11 +111,30 @@ const BODIES_LIST = {
   force: { type: 'flag', help: 'list a body that was taken down' },
 } as const satisfies OptionTable;
 
+/**
+ * `objects --type`: shared/mirror's MIRROR_TYPES, spelt out because this table must answer without
+ * loading the mirror (and the AWS SDK behind it); test/cli/args checks the two lists are the same.
+ */
+export const OBJECT_TYPES = [
+  'system',
+  'body',
+  'organization',
+  'person',
+  'meeting',
+  'paper',
+  'legislativeterm',
+  'membership',
+  'agendaitem',
+  'consultation',
+  'file',
+  'location',
+] as const;
+
 const OBJECTS = {
   ...SOURCE,
   body: { type: 'string', value: 'SLUG', help: 'only this body' },
-  type: { type: 'string', value: 'T', help: 'only this type (paper, meeting, agendaitem …)' },
-  since: { type: 'string', value: 'ISO', help: 'only objects committed at or after this time' },
+  type: { type: 'string', value: 'T', choices: OBJECT_TYPES, help: 'only this type' },
+  since: { type: 'instant', value: 'ISO', help: 'only objects committed at or after this time' },
 } as const satisfies OptionTable;
 
 /** `backfill-index --rate`'s ceiling: updates per second on-demand tables take without throttling others. */
@@ -149,6 +168,14 @@ const LIFT = {
   body: { type: 'string', value: 'SLUG', help: 'the body taken down' },
   ids: { type: 'string', value: 'ID,…', multiple: true, help: 'these OParl ids' },
   ...SOURCE,
+} as const satisfies OptionTable;
+
+/** `--body` or `--ids`, exactly one (OPT-2, OPT-5): the parser refuses neither and both. */
+const BODY_OR_IDS = ['body', 'ids'] as const;
+
+/** `status` and `hosts` read the wall clock; `--now` asks as of another instant (a test, a replay). */
+const AS_OF = {
+  now: { type: 'instant', value: 'ISO', help: 'decide as of this instant (default: now)' },
 } as const satisfies OptionTable;
 
 const SYNC = {
@@ -223,6 +250,7 @@ export type BroadcastsAddInput = InputOf<typeof BROADCASTS_ADD>;
 export type BroadcastsPollInput = InputOf<typeof BROADCASTS_POLL>;
 export type GeoAddInput = InputOf<typeof GEO_ADD>;
 export type BackfillInput = InputOf<typeof BACKFILL>;
+export type ObjectsInput = InputOf<typeof OBJECTS>;
 export type SyncInput = InputOf<typeof SYNC>;
 export type ServeInput = InputOf<typeof SERVE>;
 export type RobotsCheckInput = InputOf<typeof ROBOTS_CHECK>;
@@ -360,7 +388,7 @@ export const COMMANDS: CommandSpec[] = [
     synopsis: ['tombstone --body <slug> | --ids <id,…> [--source ID] [--note TEXT]'],
     summary: 'hide a body or objects at once, keep them for audit (OPT-2)',
     runtime: true,
-    bare: { args: [0, 0], options: TOMBSTONE },
+    bare: { args: [0, 0], options: TOMBSTONE, oneOf: BODY_OR_IDS },
     run: async (ctx) => (await import('./takedown')).tombstoneCommand(ctx.rt, input(TOMBSTONE, ctx)),
   },
   {
@@ -376,9 +404,8 @@ export const COMMANDS: CommandSpec[] = [
     synopsis: ['takedown lift --body <slug> | --ids <id,…> [--source ID]'],
     summary: 'ends a takedown (logged loudly); the next sync may mirror the objects again (OPT-5)',
     runtime: true,
-    subcommands: { lift: { args: [0, 0], options: LIFT } },
-    run: async (ctx) =>
-      (await import('./takedown')).liftCommand(ctx.rt, { positionals: ctx.args, ...input(LIFT, ctx) }),
+    subcommands: { lift: { args: [0, 0], options: LIFT, oneOf: BODY_OR_IDS } },
+    run: async (ctx) => (await import('./takedown')).liftCommand(ctx.rt, input(LIFT, ctx)),
   },
   {
     name: 'sync',
@@ -433,20 +460,21 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'status',
-    synopsis: ['status [<sourceId>]'],
+    synopsis: ['status [<sourceId>] [--now ISO]'],
     summary: 'why each source waits, runs or is paused; last run, failure streak',
     runtime: true,
-    bare: { args: [0, 1] },
-    run: async (ctx) => (await import('./status')).statusCommand(ctx.rt, ctx.args[0], new Date()),
+    bare: { args: [0, 1], options: AS_OF },
+    run: async (ctx) =>
+      (await import('./status')).statusCommand(ctx.rt, ctx.args[0], input(AS_OF, ctx).now ?? new Date()),
   },
   {
     name: 'hosts',
-    synopsis: ['hosts'],
+    synopsis: ['hosts [--now ISO]'],
     summary:
       'per host: sources, capacity, demand, utilisation, queued runs, stretch, full-sync backlog (RATE-9)',
     runtime: true,
-    bare: { args: [0, 0] },
-    run: async (ctx) => (await import('./hosts')).hostsCommand(ctx.rt, new Date()),
+    bare: { args: [0, 0], options: AS_OF },
+    run: async (ctx) => (await import('./hosts')).hostsCommand(ctx.rt, input(AS_OF, ctx).now ?? new Date()),
   },
   {
     name: 'files',

@@ -2,7 +2,8 @@ import { MIRROR_TYPES, type MirrorIndexEntry, MirrorStore } from '../../shared/m
 import { resolveBody, SourceNotFoundError } from '../../shared/onboarding';
 import { loadAllSources } from '../../shared/store';
 import type { LocalRuntime } from '../local/runtime';
-import { type CommandResult, UsageError } from '../output';
+import type { CommandResult } from '../output';
+import type { ObjectsInput } from '.';
 
 /**
  * `ingestor objects [--source S] [--body SLUG] [--type T] [--since ISO] [--json]`: what the mirror holds,
@@ -10,20 +11,10 @@ import { type CommandResult, UsageError } from '../output';
  * Tombstones are shown as such (OPT-2), so an operator sees what the API serves as `deleted: true` and
  * what it hides (taken down).
  */
-export async function objectsCommand(
-  rt: LocalRuntime,
-  values: { source?: string; body?: string; type?: string; since?: string },
-): Promise<CommandResult> {
-  const type = values.type?.toLowerCase();
-  if (type !== undefined && !(MIRROR_TYPES as readonly string[]).includes(type)) {
-    throw new UsageError(`unknown --type ${values.type}; one of ${MIRROR_TYPES.join(', ')}`);
-  }
-  let since: string | undefined;
-  if (values.since !== undefined) {
-    const ms = Date.parse(values.since);
-    if (Number.isNaN(ms)) throw new UsageError(`--since is not an ISO 8601 date-time: ${values.since}`);
-    since = new Date(ms).toISOString();
-  }
+export async function objectsCommand(rt: LocalRuntime, values: ObjectsInput): Promise<CommandResult> {
+  // The table checked both: `--type` is one of MIRROR_TYPES, `--since` an instant (cli/commands/index.ts).
+  const { type } = values;
+  const since = values.since?.toISOString();
   const tables = {
     sources: rt.env.SOURCES_TABLE,
     state: rt.env.STATE_TABLE,

@@ -1,7 +1,6 @@
-import { decideManualSync } from '../../shared/planner';
-import type { SourceScheduleState } from '../../shared/schedule';
+import { decideStoredManualSync } from '../../shared/planner';
 import { initialScheduleState, scheduleSettingsFromEnv } from '../../shared/schedule';
-import { getSourceState, loadSource, requestManualSync } from '../../shared/store';
+import { loadSource, requestManualSync } from '../../shared/store';
 import type { LocalRuntime } from '../local/runtime';
 import type { CommandResult } from '../output';
 
@@ -27,15 +26,11 @@ export async function requestCommand(
   await requestManualSync({ doc: rt.clients.doc, table: rt.env.STATE_TABLE }, sourceId, request, {
     ...initialScheduleState(),
   });
-  const stored = await getSourceState<SourceScheduleState>(rt.clients.doc, rt.env.STATE_TABLE, sourceId);
   // What the planner's tick will decide of the stored flag (SCH-7, FULL-8).
-  const { decision } = decideManualSync({
-    source: parsed.source,
-    stored,
-    request,
-    now,
-    settings: scheduleSettingsFromEnv(rt.env),
-  });
+  const { decision } = await decideStoredManualSync(
+    { doc: rt.clients.doc, tables: { state: rt.env.STATE_TABLE }, settings: scheduleSettingsFromEnv(rt.env) },
+    { source: parsed.source, request, now },
+  );
   const willRun = decision.action === 'sync';
   return {
     text: [

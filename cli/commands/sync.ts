@@ -1,13 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { parseSourceItem, type SourceConfig, sourceIdFromUrl } from '../../shared/config';
-import { decideManualSync, type ManualSyncDecision } from '../../shared/planner';
-import {
-  DEFAULT_LEASE_MINUTES,
-  type SourceScheduleState,
-  scheduleSettingsFromEnv,
-} from '../../shared/schedule';
-import { getSourceState, loadAllSources, putSourceItem } from '../../shared/store';
-import { runSyncMessage, startRun } from '../../shared/sync';
+import { startManualSync } from '../../shared/planner';
+import { DEFAULT_LEASE_MINUTES, scheduleSettingsFromEnv } from '../../shared/schedule';
+import { loadAllSources, putSourceItem } from '../../shared/store';
+import { runSyncMessage, type SyncMessage } from '../../shared/sync';
 import { composeCli } from '../compose';
 import type { LocalRuntime } from '../local/runtime';
 import { type CommandResult, EXIT_FAILED, EXIT_INTERRUPTED, UsageError } from '../output';
@@ -31,19 +26,23 @@ export async function syncCommand(
 ): Promise<CommandResult> {
   const progress = createProgress({ json: opts.json });
   const say = progress.say;
-  const { doc } = rt.clients;
   const source = await findOrCreateSource(rt, opts.url, say);
 
-  const stored = await getSourceState<SourceScheduleState>(doc, rt.env.STATE_TABLE, source.sourceId);
-  // The planner's own decision of a manual request (SCH-7, FULL-8); the one run a tool may give an
-  // inactive source (ONB-3) is the only difference.
-  const { state, decision } = decideManualSync({
-    source: { ...source, active: true },
-    stored,
-    request: { kind: opts.full ? 'full' : 'sync', requestedAt: now.toISOString() },
-    now,
-    settings: scheduleSettingsFromEnv(rt.env),
-  });
+  // The planner's own decision and start of a manual request (SCH-7, FULL-8; the lease, SCH-5); the
+  // one run a tool may give an inactive source (ONB-3) is the only difference.
+  const { decision, message } = await startManualSync(
+    {
+      doc: rt.clients.doc,
+      tables: { state: rt.env.STATE_TABLE },
+      settings: scheduleSettingsFromEnv(rt.env),
+      leaseMinutes: DEFAULT_LEASE_MINUTES,
+    },
+    {
+      source: { ...source, active: true },
+      request: { kind: opts.full ? 'full' : 'sync', requestedAt: now.toISOString() },
+      now,
+    },
+  );
   if (decision.action !== 'sync' || decision.kind === undefined) {
     return {
       text: [`not synced: ${decision.reason}`],
@@ -62,29 +61,24 @@ export async function syncCommand(
   };
   process.on('SIGINT', onSigint);
   try {
-    return await runLeased(rt, { source, decision, state, now }, { progress, signal: interrupt.signal });
+    return await runLeased(rt, { source, message }, { progress, signal: interrupt.signal });
   } finally {
     process.off('SIGINT', onSigint);
     progress.end();
   }
 }
 
-/** The sync this command runs: the source, the planner's decision to run it and its state, the start time. */
-interface LeasedSync extends ManualSyncDecision {
+/** The sync this command runs: the source, and its first message when the planner's start took the lease. */
+interface LeasedSync {
   source: SourceConfig;
-  now: Date;
+  message: SyncMessage | undefined;
 }
 
 async function runLeased(
   rt: LocalRuntime,
-  { source, decision, state, now }: LeasedSync,
+  { source, message }: LeasedSync,
   opts: { progress: Progress; signal: AbortSignal },
 ): Promise<CommandResult> {
-  // SCH-5 / FULL-2: the planner's start — lease and start record in one conditional write.
-  const message = await startRun(
-    { doc: rt.clients.doc, tables: { state: rt.env.STATE_TABLE }, leaseMinutes: DEFAULT_LEASE_MINUTES },
-    { source, decision, state, now, runId: randomUUID() },
-  );
   if (message === undefined) {
     return {
       text: ['not synced: another run holds the lease of this source (SCH-5)'],

@@ -9,7 +9,7 @@ import {
   tombstoneIds,
 } from '../../shared/takedown';
 import type { LocalRuntime } from '../local/runtime';
-import { type CommandResult, UsageError } from '../output';
+import type { CommandResult } from '../output';
 
 /**
  * `tombstone --body <slug> | --ids <id,…>` (OPT-2) and `purge-deleted --body <slug> [--yes]` (OPT-3).
@@ -42,12 +42,8 @@ export async function tombstoneCommand(
   rt: LocalRuntime,
   values: { body?: string; ids?: string[]; source?: string; note?: string },
 ): Promise<CommandResult> {
+  // The table takes exactly one of --body and --ids (cli/commands/index.ts, `oneOf`).
   const ids = idsOf(values);
-  if ((values.body === undefined) === (ids.length === 0)) {
-    throw new UsageError(
-      'usage: ingestor tombstone --body <slug> | --ids <id,…> [--source ID] [--note TEXT]',
-    );
-  }
   const options = {
     by: 'cli',
     ...(values.source !== undefined ? { sourceId: values.source } : {}),
@@ -145,12 +141,10 @@ export async function purgeDeletedCommand(
 /** `takedown lift --body <slug> | --ids <id,…>` (OPT-5): only an operator ends a takedown. */
 export async function liftCommand(
   rt: LocalRuntime,
-  values: { positionals: string[]; body?: string; ids?: string[]; source?: string },
+  values: { body?: string; ids?: string[]; source?: string },
 ): Promise<CommandResult> {
+  // The table takes `lift` and exactly one of --body and --ids (cli/commands/index.ts, `oneOf`).
   const ids = idsOf(values);
-  if (values.positionals[0] !== 'lift' || (values.body === undefined) === (ids.length === 0)) {
-    throw new UsageError('usage: ingestor takedown lift --body <slug> | --ids <id,…> [--source ID]');
-  }
   const result = await liftTakedown(depsOf(rt), {
     by: 'cli',
     ...(values.body !== undefined ? { body: values.body } : { ids }),

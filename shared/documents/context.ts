@@ -9,7 +9,6 @@ import { loadHostIntervals } from '../pace';
 import type { SourceScheduleState } from '../schedule';
 import { getSourceState, loadAllSources, type StoreTables } from '../store';
 import { TakedownRegistry, type TakedownSet } from '../takedown';
-import { hostKeyOrUndefined } from '../util';
 import type { HostBudget } from './admission';
 import { sourceGate } from './decide';
 import { bodyKeyOf } from './keys';
@@ -158,9 +157,7 @@ export function documentsStoreOf(deps: DocumentsDeps): DocumentsStore {
 }
 
 /** The host key of a URL (shared/util `hostKey`, one spelling per host), '' if none. */
-export function hostOf(url: string): string {
-  return hostKeyOrUndefined(url) ?? '';
-}
+export { hostKeyOrEmpty as hostOf } from '../util';
 
 /** Runs `work` for each group, at most `parallel` groups at a time, each group's items in order. */
 export async function forEachGroup<T>(

@@ -38,7 +38,6 @@ export {
   deleteObjects,
   fetchFileToS3,
   fetchSourceOf,
-  isMissingObject,
   storedOutcome,
   storeVerifiedCopy,
   type VerifiedCopy,

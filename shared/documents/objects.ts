@@ -94,12 +94,6 @@ export async function readObject(
   }
 }
 
-/**
- * S3's "no such object": NoSuchKey from GET, NotFound (a bare 404) from HEAD. Not any 404: a missing
- * bucket (NoSuchBucket) is a misconfiguration and stays an error.
- */
-export const isMissingObject = isMissingKey;
-
 /** Reads a stream into one buffer; undefined when it passes `maxBytes`. */
 export async function readAll(stream: Readable, maxBytes: number): Promise<Buffer | undefined> {
   const chunks: Buffer[] = [];

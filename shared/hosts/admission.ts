@@ -91,7 +91,38 @@ function byHostPriority(a: Candidate, b: Candidate): number {
   return manual || Number(b.sessionDay) - Number(a.sessionDay) || byUrgency(a.decision, b.decision);
 }
 
+/**
+ * One admission's running tally: the runs in flight per host, the free slots (all, and those full
+ * syncs may take), and the outcome so far. The steps below fill it in order.
+ */
+interface Pass {
+  input: AdmissionInput;
+  inFlight: Map<string, number>;
+  freeSlots: number;
+  freeFullSlots: number;
+  /** FULL-3: the slots full syncs may hold at once. */
+  fullSlots: number;
+  /** SCH-5: why a run waits for a slot, with the sizing signal when the slots are short. */
+  slotWait: string;
+  start: SourceDecision[];
+  waiting: WaitingRun[];
+  /** Runs their host cannot serve now; reported once the queue lengths are known. */
+  blocked: Candidate[];
+}
+
 export function admitRuns(input: AdmissionInput): Admission {
+  const { settings } = input;
+  // FULL-3: full syncs leave the incrementals the slots their demand needs (at least one).
+  const slotShares = fullSyncSlotsFor(input.hosts, settings, input.fullSyncSlotsNeeded);
+  const pass = passOf(input, slotShares);
+  const { fulls, incrementals } = splitByKind(pass, dueCandidates(input));
+  admitFulls(pass, fulls, incrementals);
+  admitIncrementals(pass, incrementals);
+  const queuedByHost = reportBlocked(pass);
+  return { start: pass.start, waiting: pass.waiting, queuedByHost, slotsNeeded: slotShares.needed };
+}
+
+function passOf(input: AdmissionInput, slotShares: ReturnType<typeof fullSyncSlotsFor>): Pass {
   const { settings } = input;
   const inFlight = new Map<string, number>();
   for (const r of input.running) {
@@ -99,21 +130,52 @@ export function admitRuns(input: AdmissionInput): Admission {
     const key = hostKey(r.host);
     inFlight.set(key, (inFlight.get(key) ?? 0) + 1);
   }
-  let freeSlots = Math.max(0, settings.maxConcurrentSyncs - input.running.length);
-  // FULL-3: full syncs leave the incrementals the slots their demand needs (at least one).
-  const slotShares = fullSyncSlotsFor(input.hosts, settings, input.fullSyncSlotsNeeded);
-  const fullSlots = slotShares.full;
   // SCH-5: a run waiting for a slot says when the slots are short of the demand (the sizing signal).
   const short = slotsShortText(slotShares, settings.maxConcurrentSyncs);
-  const slotWait = `all ${settings.maxConcurrentSyncs} sync slots busy (SCH-5)${short ? `; ${short}` : ''}`;
-  let freeFullSlots = Math.max(0, fullSlots - input.running.filter((r) => r.kind !== 'incremental').length);
-  const limitOf = (host: string) => input.hosts.get(host)?.runLimit ?? 1;
-  const hostHasRoom = (host: string) => (inFlight.get(host) ?? 0) < limitOf(host);
-  const take = (host: string) => inFlight.set(host, (inFlight.get(host) ?? 0) + 1);
+  return {
+    input,
+    inFlight,
+    freeSlots: Math.max(0, settings.maxConcurrentSyncs - input.running.length),
+    freeFullSlots: Math.max(
+      0,
+      slotShares.full - input.running.filter((r) => r.kind !== 'incremental').length,
+    ),
+    fullSlots: slotShares.full,
+    slotWait: `all ${settings.maxConcurrentSyncs} sync slots busy (SCH-5)${short ? `; ${short}` : ''}`,
+    start: [],
+    waiting: [],
+    blocked: [],
+  };
+}
 
-  const start: SourceDecision[] = [];
-  const waiting: WaitingRun[] = [];
-  const blocked: Candidate[] = [];
+/** RATE-9: the runs its pace keeps busy on a host (a host the models do not know: one at a time). */
+function limitOf(pass: Pass, host: string): number {
+  return pass.input.hosts.get(host)?.runLimit ?? 1;
+}
+
+function hostHasRoom(pass: Pass, host: string): boolean {
+  return (pass.inFlight.get(host) ?? 0) < limitOf(pass, host);
+}
+
+/** Start `c` now: one more run on its host, one slot fewer. */
+function admit(pass: Pass, c: Candidate): void {
+  pass.start.push(c.decision);
+  pass.inFlight.set(c.host, (pass.inFlight.get(c.host) ?? 0) + 1);
+  pass.freeSlots -= 1;
+}
+
+/** Its host cannot serve `c` now: paused (RATE-8, a limit of 0) or busy (RATE-9 / RATE-4). */
+function blockOnHost(pass: Pass, c: Candidate): void {
+  c.hostBlocked = limitOf(pass, c.host) === 0 ? 'paused' : 'busy';
+  pass.blocked.push(c);
+}
+
+function waitFor(pass: Pass, c: Candidate, why: Pick<WaitingRun, 'reason' | 'ruleIds' | 'waitingFor'>): void {
+  pass.waiting.push({ sourceId: c.decision.sourceId, host: c.host, decision: c.decision, ...why });
+}
+
+/** The due runs that would sync, each source once, keyed by host. */
+function dueCandidates(input: AdmissionInput): Candidate[] {
   const seen = new Set<string>();
   const candidates: Candidate[] = [];
   for (const d of input.due) {
@@ -122,9 +184,14 @@ export function admitRuns(input: AdmissionInput): Admission {
     seen.add(decision.sourceId);
     candidates.push({ decision, host: hostKey(d.host), sessionDay: d.sessionDay === true });
   }
+  return candidates;
+}
 
-  // FULL-3 per host: a full sync the host's window budget cannot carry tonight goes to the next night;
-  // its source keeps the incremental cadence meanwhile.
+/**
+ * FULL-3 per host: a full sync the host's window budget cannot carry tonight goes to the next night;
+ * its source keeps the incremental cadence meanwhile.
+ */
+function splitByKind(pass: Pass, candidates: Candidate[]): { fulls: Candidate[]; incrementals: Candidate[] } {
   const fulls: Candidate[] = [];
   const incrementals: Candidate[] = [];
   for (const c of candidates) {
@@ -132,51 +199,45 @@ export function admitRuns(input: AdmissionInput): Admission {
       incrementals.push(c);
       continue;
     }
-    const behind = input.fullSyncBehind?.get(c.decision.sourceId);
+    const behind = pass.input.fullSyncBehind?.get(c.decision.sourceId);
     if (behind === undefined) fulls.push(c);
     else if (c.decision.incrementalDue)
       incrementals.push({ ...c, decision: asIncrementalFallback(c.decision, behind) });
     else
-      waiting.push({
-        sourceId: c.decision.sourceId,
-        host: c.host,
-        decision: c.decision,
+      waitFor(pass, c, {
         reason: behind,
         ruleIds: ['FULL-3', 'RATE-9'],
         waitingFor: { kind: 'full-sync-budget', host: c.host },
       });
   }
+  return { fulls, incrementals };
+}
 
+/** FULL-3: the oldest full syncs first, within the full-sync slots; one without a slot falls back or waits. */
+function admitFulls(pass: Pass, fulls: Candidate[], incrementals: Candidate[]): void {
   fulls.sort((a, b) => byOldestFullSync(a.decision, b.decision));
   for (const c of fulls) {
-    if (!hostHasRoom(c.host)) {
-      c.hostBlocked = limitOf(c.host) === 0 ? 'paused' : 'busy';
-      blocked.push(c);
+    if (!hostHasRoom(pass, c.host)) {
+      blockOnHost(pass, c);
       continue;
     }
-    if (freeSlots > 0 && freeFullSlots > 0) {
-      start.push(c.decision);
-      take(c.host);
-      freeSlots -= 1;
-      freeFullSlots -= 1;
+    if (pass.freeSlots > 0 && pass.freeFullSlots > 0) {
+      admit(pass, c);
+      pass.freeFullSlots -= 1;
       continue;
     }
-    const why = fullSyncWaitReason(freeSlots, settings, fullSlots);
+    const why = fullSyncWaitReason(pass.freeSlots, pass.input.settings, pass.fullSlots);
     if (c.decision.incrementalDue)
       incrementals.push({ ...c, decision: asIncrementalFallback(c.decision, why) });
-    else
-      waiting.push({
-        sourceId: c.decision.sourceId,
-        host: c.host,
-        decision: c.decision,
-        reason: why,
-        ruleIds: ['FULL-3', 'SCH-5'],
-        waitingFor: { kind: 'slot' },
-      });
+    else waitFor(pass, c, { reason: why, ruleIds: ['FULL-3', 'SCH-5'], waitingFor: { kind: 'slot' } });
   }
+}
 
-  // A free slot goes to the most overdue run whose host has room; that host then serves its own most
-  // urgent run (manual, session day, most overdue).
+/**
+ * A free slot goes to the most overdue run whose host has room; that host then serves its own most
+ * urgent run (manual, session day, most overdue).
+ */
+function admitIncrementals(pass: Pass, incrementals: Candidate[]): void {
   const pendingByHost = new Map<string, Candidate[]>();
   for (const c of incrementals) {
     const list = pendingByHost.get(c.host);
@@ -189,47 +250,34 @@ export function admitRuns(input: AdmissionInput): Admission {
   for (const next of order) {
     if (done.has(next.decision.sourceId)) continue;
     const list = pendingByHost.get(next.host) as Candidate[];
-    if (freeSlots > 0 && hostHasRoom(next.host)) {
+    if (pass.freeSlots > 0 && hostHasRoom(pass, next.host)) {
       const chosen = list.find((c) => !done.has(c.decision.sourceId)) as Candidate;
       done.add(chosen.decision.sourceId);
-      start.push(chosen.decision);
-      take(next.host);
-      freeSlots -= 1;
+      admit(pass, chosen);
       // The host's own pick may differ from `next`; `next` is looked at again below if it was not chosen.
       if (chosen !== next) order.push(next);
       continue;
     }
     done.add(next.decision.sourceId);
-    if (!hostHasRoom(next.host)) {
-      next.hostBlocked = limitOf(next.host) === 0 ? 'paused' : 'busy';
-      blocked.push(next);
-    } else {
-      waiting.push({
-        sourceId: next.decision.sourceId,
-        host: next.host,
-        decision: next.decision,
-        reason: slotWait,
-        ruleIds: ['SCH-5'],
-        waitingFor: { kind: 'slot' },
-      });
-    }
+    if (!hostHasRoom(pass, next.host)) blockOnHost(pass, next);
+    else waitFor(pass, next, { reason: pass.slotWait, ruleIds: ['SCH-5'], waitingFor: { kind: 'slot' } });
   }
+}
 
+/** The runs their host cannot serve now wait for it, each saying how many are queued there. */
+function reportBlocked(pass: Pass): Map<string, number> {
   const queuedByHost = new Map<string, number>();
-  for (const c of blocked) queuedByHost.set(c.host, (queuedByHost.get(c.host) ?? 0) + 1);
-  for (const c of blocked) {
-    const model = input.hosts.get(c.host);
+  for (const c of pass.blocked) queuedByHost.set(c.host, (queuedByHost.get(c.host) ?? 0) + 1);
+  for (const c of pass.blocked) {
+    const model = pass.input.hosts.get(c.host);
     const queued = queuedByHost.get(c.host) ?? 0;
     const runs = `${queued} run${queued === 1 ? '' : 's'} queued`;
-    const reason =
-      c.hostBlocked === 'paused'
-        ? `host ${c.host} paused until ${model?.pausedUntil ?? '?'} (RATE-8): ${runs}`
-        : `host ${c.host} busy: ${runs}; ${inFlight.get(c.host) ?? 0} of ${limitOf(c.host)} run${limitOf(c.host) === 1 ? '' : 's'} its pace keeps busy already (RATE-9, RATE-4)`;
+    const limit = limitOf(pass, c.host);
     const paused = c.hostBlocked === 'paused';
-    waiting.push({
-      sourceId: c.decision.sourceId,
-      host: c.host,
-      decision: c.decision,
+    const reason = paused
+      ? `host ${c.host} paused until ${model?.pausedUntil ?? '?'} (RATE-8): ${runs}`
+      : `host ${c.host} busy: ${runs}; ${pass.inFlight.get(c.host) ?? 0} of ${limit} run${limit === 1 ? '' : 's'} its pace keeps busy already (RATE-9, RATE-4)`;
+    waitFor(pass, c, {
       reason,
       ruleIds: paused ? ['RATE-8', 'RATE-9'] : ['RATE-9', 'RATE-4', 'SCH-5'],
       waitingFor: paused
@@ -241,5 +289,5 @@ export function admitRuns(input: AdmissionInput): Admission {
         : { kind: 'host', host: c.host },
     });
   }
-  return { start, waiting, queuedByHost, slotsNeeded: slotShares.needed };
+  return queuedByHost;
 }

@@ -36,9 +36,6 @@ export const SLICE_EPOCH_LOCAL = '2010-01-01T00:00:00';
 /** FULL-5: then slices of this many days, old → new, up to the one containing now. */
 export const SLICE_DAYS = 30;
 
-/** FULL-7: after a slice showed the filter is not honoured, only incremental syncs for this long. */
-export const FILTER_NOT_HONOURED_INCREMENTAL_ONLY_DAYS = 30;
-
 /** Request timeout of one list page: SCH-12 counts a page unanswered after 60 s as slow. */
 export const PAGE_TIMEOUT_MS = SLOW_LIST_TIMEOUT_MS;
 

@@ -11,6 +11,6 @@ export { type SyncDeps, type SyncRunOptions, syncSource } from './engine';
 export { escapeControlCharactersInStrings, parseOParlJson } from './json';
 export { type PolitePortOptions, politeFetcherPort } from './polite-port';
 export * from './ports';
-export { listSk, OParlStateStore, runListSk } from './state';
+export { OParlStateStore, runListSk } from './state';
 export { createOParlSyncEngine, type OParlEngineDeps } from './sync-engine';
 export * from './windows';

@@ -1,5 +1,4 @@
 import { type PageValidator, sha256Hex } from '../engine';
-import { hostKeyOrUndefined } from '../util';
 
 /** Page memory of a list walk: URL keys, the cycle guard and the conditional-request validators (B-1). */
 export const MAX_VALIDATORS_PER_LIST = 8;
@@ -11,9 +10,7 @@ export function urlKey(url: string): string {
 }
 
 /** The host key of a URL (shared/util `hostKey`: `ris.example.de.` is `ris.example.de`), '' if none. */
-export function hostOf(url: string): string {
-  return hostKeyOrUndefined(url) ?? '';
-}
+export { hostKeyOrEmpty as hostOf } from '../util';
 
 /** Keeps the first and the last `VISITED_EDGE` page hashes: cycles go back to the start or a page ago. */
 export function rememberPage(visited: string[], key: string): void {

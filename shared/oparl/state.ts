@@ -7,7 +7,7 @@ import {
   SyncStateStore,
   stableStringify,
 } from '../engine';
-import { listSk as listItemSk, runListSk } from '../store';
+import { listSk, runListSk } from '../store';
 
 /**
  * The OParl kind's own items of the source partition `SOURCE#<sourceId>` (State table), beside the
@@ -17,7 +17,6 @@ import { listSk as listItemSk, runListSk } from '../store';
  *                              with the cursor (overwritten by the next run; `runId` tells whose)
  */
 // The keys live in shared/store keys.ts (one home for every key, issue 29 item 1).
-export const listSk = (bodyKey: string, list: ListName) => listItemSk(bodyKey, list);
 export { runListSk };
 
 /** List reports per `RUNLIST#` item (a report is ~250 bytes; an item may hold 400 KB). */

@@ -13,7 +13,16 @@ export {
   type SourceStatus,
 } from './explain';
 export { type FleetInput, type FleetPlan, planFleet } from './fleet';
-export { decideManualSync, type ManualSyncAsk, type ManualSyncDecision } from './manual';
+export {
+  decideManualSync,
+  decideStoredManualSync,
+  type ManualSyncAsk,
+  type ManualSyncDecision,
+  type ManualSyncDeps,
+  type ManualSyncQuestion,
+  type ManualSyncStart,
+  startManualSync,
+} from './manual';
 export { emitPlannerMetrics } from './pause-metrics';
 export { runPlannerInvocation } from './run';
 export {

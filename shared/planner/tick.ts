@@ -11,7 +11,7 @@ import {
   slotsShortText,
 } from '../hosts';
 import { paceOf } from '../pace';
-import type { ScheduleSettings, SourceScheduleState, SyncKind } from '../schedule';
+import type { ScheduleSettings, SourceDecision, SourceScheduleState, SyncKind } from '../schedule';
 import { initialScheduleState } from '../schedule';
 import type { HostLedger } from '../slots';
 import {
@@ -29,7 +29,7 @@ import {
 import { type SyncMessage, startRun } from '../sync';
 import { mapLimit } from '../util';
 import { readHostConditions } from './conditions';
-import { planFleet } from './fleet';
+import { type FleetCandidate, planFleet } from './fleet';
 
 /**
  * One planner tick: load config and state, decide per source (pure, shared/schedule), take the leases
@@ -164,20 +164,46 @@ const IDLE_RECHECK_MS = 60 * 60_000;
  */
 const STORE_CONCURRENCY = 48;
 
-export async function plannerTick(deps: PlannerDeps, now: Date): Promise<PlannerTickResult> {
-  const newRunId = deps.newRunId ?? randomUUID;
-  const cache = deps.cache ?? {};
-  const nowIso = now.toISOString();
-  const result: PlannerTickResult = {
-    at: nowIso,
-    sources: 0,
-    invalid: 0,
-    started: [],
-    decisions: [],
-    hosts: [],
-  };
+/** What every phase of one tick shares: its peers, its instant, its warm cache and the result it fills. */
+interface Tick {
+  deps: PlannerDeps;
+  now: Date;
+  nowIso: string;
+  cache: PlannerCache;
+  result: PlannerTickResult;
+}
 
-  // 1. Config: from the cache, or re-read; a changed or new source is made due at once.
+/** Phase 2's read: the due items (with their leases) and every item whose lease is in the index. */
+interface TickState {
+  due: StoredState[];
+  stateById: Map<string, StoredState>;
+  hostStates: Map<string, HostStateView>;
+}
+
+type ValidSource = Extract<ParsedSource, { ok: true }>;
+
+export async function plannerTick(deps: PlannerDeps, now: Date): Promise<PlannerTickResult> {
+  const nowIso = now.toISOString();
+  const tick: Tick = {
+    deps,
+    now,
+    nowIso,
+    cache: deps.cache ?? {},
+    result: { at: nowIso, sources: 0, invalid: 0, started: [], decisions: [], hosts: [] },
+  };
+  const configById = await readConfig(tick);
+  const state = await readState(tick);
+  const fleet = await decideFleet(tick, configById, state);
+  const outbox = await leaseAndRecord(tick, fleet, state.stateById);
+  return handOut(tick, outbox);
+}
+
+/**
+ * Phase 1 — config: from the cache, or re-read; a changed or new source is made due at once, an invalid
+ * one is recorded as skipped. Returns the valid sources by id.
+ */
+async function readConfig(tick: Tick): Promise<Map<string, SourceConfig>> {
+  const { deps, now, cache, result } = tick;
   const ttl = deps.sourcesTtlMs ?? DEFAULT_SOURCES_TTL_MS;
   let changedIds = new Set<string>();
   if (cache.sources === undefined || now.getTime() - cache.sources.loadedAtMs >= ttl) {
@@ -192,8 +218,31 @@ export async function plannerTick(deps: PlannerDeps, now: Date): Promise<Planner
   }
   const parsed = cache.sources.parsed;
   result.sources = parsed.length;
+  const knownStateIds = await knownStates(tick);
+  const isNew = (id: string) => changedIds.has(id) || !knownStateIds.has(id);
+  const becomeDue: SourceConfig[] = [];
+  for (const p of parsed) {
+    if (p.ok) {
+      if (isNew(idOf(p))) becomeDue.push(p.source);
+    } else await recordInvalid(tick, p, isNew(idOf(p)));
+  }
+  await mapLimit(becomeDue, STORE_CONCURRENCY, async (source) => {
+    // RATE-2: the pace of a new or changed valid item is remembered, should the item break later.
+    await patchSourceState(
+      { doc: deps.doc, table: deps.tables.state },
+      source.sourceId,
+      { dueAt: tick.nowIso, lastValidPace: paceOf(source) },
+      ['configProblems'],
+    );
+    knownStateIds.add(source.sourceId);
+  });
+  return new Map(parsed.filter((p): p is ValidSource => p.ok).map((p) => [p.source.sourceId, p.source]));
+}
+
+/** Which sources have a STATE item: a cold instance reads every item once (and what the host model needs). */
+async function knownStates(tick: Tick): Promise<Set<string>> {
+  const { deps, cache } = tick;
   if (cache.knownStateIds === undefined || cache.hostStates === undefined) {
-    // A cold instance reads every STATE item once: which exist, and what the host model needs of each.
     const all = await listSourceStates<SourceScheduleState>(deps.doc, deps.tables.state);
     cache.knownStateIds = new Set(all.map((s) => s.sourceId));
     cache.hostStates = new Map(
@@ -202,42 +251,32 @@ export async function plannerTick(deps: PlannerDeps, now: Date): Promise<Planner
       ),
     );
   }
-  const becomeDue: SourceConfig[] = [];
-  for (const p of parsed) {
-    const id = idOf(p);
-    if (!p.ok) {
-      result.invalid += 1;
-      const reason = `invalid config: ${p.problems.map((x) => `${x.field} ${x.message}`).join('; ')}`;
-      result.decisions.push({ sourceId: id, action: 'skip', reason, started: false });
-      if (changedIds.has(id) || !cache.knownStateIds.has(id)) {
-        await patchSourceState({ doc: deps.doc, table: deps.tables.state }, id, {
-          configProblems: p.problems,
-          dueAt: new Date(now.getTime() + IDLE_RECHECK_MS).toISOString(),
-          lastDecision: { action: 'skip', reason, decidedAt: nowIso, ruleIds: [] },
-        });
-        cache.knownStateIds.add(id);
-      }
-      continue;
-    }
-    if (changedIds.has(id) || !cache.knownStateIds.has(id)) becomeDue.push(p.source);
-  }
-  await mapLimit(becomeDue, STORE_CONCURRENCY, async (source) => {
-    // RATE-2: the pace of a new or changed valid item is remembered, should the item break later.
-    await patchSourceState(
-      { doc: deps.doc, table: deps.tables.state },
-      source.sourceId,
-      { dueAt: nowIso, lastValidPace: paceOf(source) },
-      ['configProblems'],
-    );
-    cache.knownStateIds?.add(source.sourceId);
-  });
-  const configById = new Map(
-    parsed
-      .filter((p): p is Extract<ParsedSource, { ok: true }> => p.ok)
-      .map((p) => [p.source.sourceId, p.source]),
-  );
+  return cache.knownStateIds;
+}
 
-  // 2. State: only the due items and the running ones, each through an index.
+/** An invalid source is skipped; its problems are written when they are news (new or changed item). */
+async function recordInvalid(
+  tick: Tick,
+  p: Extract<ParsedSource, { ok: false }>,
+  isNew: boolean,
+): Promise<void> {
+  const { deps, now, nowIso, result } = tick;
+  const id = idOf(p);
+  result.invalid += 1;
+  const reason = `invalid config: ${p.problems.map((x) => `${x.field} ${x.message}`).join('; ')}`;
+  result.decisions.push({ sourceId: id, action: 'skip', reason, started: false });
+  if (!isNew) return;
+  await patchSourceState({ doc: deps.doc, table: deps.tables.state }, id, {
+    configProblems: p.problems,
+    dueAt: new Date(now.getTime() + IDLE_RECHECK_MS).toISOString(),
+    lastDecision: { action: 'skip', reason, decidedAt: nowIso, ruleIds: [] },
+  });
+  tick.cache.knownStateIds?.add(id);
+}
+
+/** Phase 2 — state: only the due items and the running ones, each through an index. */
+async function readState(tick: Tick): Promise<TickState> {
+  const { deps, nowIso, cache } = tick;
   const [dueRead, leased] = await Promise.all([
     listSourceStates<SourceScheduleState>(deps.doc, deps.tables.state, { dueBefore: nowIso }),
     // Of a running sync only its lease counts here (SCH-5); decisions read what byDueAt holds.
@@ -252,19 +291,42 @@ export async function plannerTick(deps: PlannerDeps, now: Date): Promise<Planner
   const hostStates = cache.hostStates ?? new Map<string, HostStateView>();
   for (const item of due)
     if (item.schedule !== undefined) hostStates.set(item.sourceId, hostStateView(item.schedule));
+  return { due, stateById, hostStates };
+}
 
+/** Phase 3 — expire: the runs whose lease is still in force (an expired lease's run counts as dead). */
+function runningAt(stateById: ReadonlyMap<string, StoredState>, now: Date): StoredState[] {
+  return [...stateById.values()].filter(
+    (s) => s.leaseUntil !== undefined && s.leaseUntil > now.toISOString(),
+  );
+}
+
+/** What phases 4–5 (decide, admit) hand to the lease phase. */
+interface FleetTurn {
+  candidates: FleetCandidate[];
+  toStart: Map<string, SourceDecision>;
+  waitingReason: Map<string, string>;
+  lanes: ReturnType<typeof lanesOf>;
+}
+
+/**
+ * Phases 4–5 — decide and admit. SCH-5 / FULL-3 / RATE-9: decisions, the stretch of saturated hosts,
+ * full syncs per host window and per-host admission — one pure picture, the same `status` and `hosts` show.
+ */
+async function decideFleet(
+  tick: Tick,
+  configById: ReadonlyMap<string, SourceConfig>,
+  state: TickState,
+): Promise<FleetTurn> {
+  const { deps, now, nowIso, result } = tick;
   // RATE-8 / ROB-10 / item 5: one read of the host ledger for every host's pause, Crawl-delay and share.
   const ledger = await readHostConditions(deps.hostLedger);
   if (ledger.unavailable !== undefined) result.hostLedgerUnavailable = ledger.unavailable;
-  const running = [...stateById.values()].filter(
-    (s) => s.leaseUntil !== undefined && s.leaseUntil > now.toISOString(),
-  );
-  // SCH-5 / FULL-3 / RATE-9: decisions, the stretch of saturated hosts, full syncs per host window and
-  // per-host admission — one pure picture, the same `status` and `hosts` show.
+  const running = runningAt(state.stateById, now);
   const fleet = planFleet({
     sources: [...configById.values()],
-    hostStateOf: (id) => hostStates.get(id),
-    due: due.flatMap((item) => {
+    hostStateOf: (id) => state.hostStates.get(id),
+    due: state.due.flatMap((item) => {
       const source = configById.get(item.sourceId);
       return source === undefined ? [] : [{ source, state: scheduleStateOf(item, now) }];
     }),
@@ -282,55 +344,37 @@ export async function plannerTick(deps: PlannerDeps, now: Date): Promise<Planner
   result.slotsNeeded = allocation.slotsNeeded;
   const slotsShort = slotsShortText({ needed: allocation.slotsNeeded }, deps.settings.maxConcurrentSyncs);
   if (slotsShort !== undefined) result.slotsShort = slotsShort;
-  const toStart = new Map(allocation.start.map((d) => [d.sourceId, d]));
-  const waitingReason = new Map(allocation.waiting.map((w) => [w.sourceId, w.reason]));
-  // Host lanes: each started run carries its host's runs that wait only for the busy host; its sync
-  // invocation starts them one after another as the run ends (shared/sync/lane.ts).
-  // Issue 27: each lane carries its host's pool and re-plans as its runs end (due now, fair order).
-  const lanes = lanesOf(allocation, (id) => configById.get(id)?.host, nowIso, {
-    hosts,
-    poolOf: fleet.lanePool,
-  });
+  return {
+    candidates,
+    toStart: new Map(allocation.start.map((d) => [d.sourceId, d])),
+    waitingReason: new Map(allocation.waiting.map((w) => [w.sourceId, w.reason])),
+    // Host lanes: each started run carries its host's runs that wait only for the busy host; its sync
+    // invocation starts them one after another as the run ends (shared/sync/lane.ts).
+    // Issue 27: each lane carries its host's pool and re-plans as its runs end (due now, fair order).
+    lanes: lanesOf(allocation, (id) => configById.get(id)?.host, nowIso, {
+      hosts,
+      poolOf: fleet.lanePool,
+    }),
+  };
+}
 
-  // Independent per-source writes (lease, decision) fan out; each is one conditional item write.
+/**
+ * Phase 6 — lease and record. Independent per-source writes (lease, decision) fan out; each is one
+ * conditional item write. Returns the messages to hand out for the leases taken.
+ */
+async function leaseAndRecord(
+  tick: Tick,
+  turn: FleetTurn,
+  stateById: ReadonlyMap<string, StoredState>,
+): Promise<Outgoing[]> {
   const outbox: Outgoing[] = [];
-  await mapLimit(candidates, STORE_CONCURRENCY, async ({ source, decision, state }) => {
-    let started = false;
-    let finalDecision = decision;
-    const startDecision = toStart.get(source.sourceId);
-    let message: SyncMessage | undefined;
-    if (startDecision) {
-      const lane = lanes.get(source.sourceId);
-      // The lease (SCH-5) and the start in one conditional write, the FULL-2 window recorded with it —
-      // only while the source's due time is still the one this tick read: a host lane may have run it
-      // since (lease taken and given back, due time moved to the run's end), and a second run now would
-      // fetch the same again.
-      const readDueAt = stateById.get(source.sourceId)?.dueAt;
-      message = await startRun(deps, {
-        source,
-        decision: startDecision,
-        state,
-        now,
-        runId: newRunId(),
-        dueBy: readDueAt === undefined ? now : new Date(readDueAt),
-        ...(lane ? { lane } : {}),
-      });
-      started = message !== undefined;
-      finalDecision = started
-        ? startDecision
-        : {
-            ...startDecision,
-            action: 'wait',
-            reason: `${startDecision.reason}; another run holds the lease or ran it since this tick read it (SCH-5)`,
-          };
-    } else if (decision.action === 'sync') {
-      finalDecision = {
-        ...decision,
-        action: 'wait',
-        reason:
-          waitingReason.get(source.sourceId) ?? `${decision.reason}; waiting for a free sync slot (SCH-5)`,
-      };
-    }
+  await mapLimit(turn.candidates, STORE_CONCURRENCY, async (candidate) => {
+    const { source, state } = candidate;
+    const startDecision = turn.toStart.get(source.sourceId);
+    const { message, finalDecision } = startDecision
+      ? await leaseRun(tick, { source, state, startDecision, turn, stateById })
+      : { message: undefined, finalDecision: waitingDecision(candidate, turn) };
+    const started = message !== undefined;
     const planned: PlannedSource = {
       sourceId: source.sourceId,
       action: finalDecision.action,
@@ -339,9 +383,9 @@ export async function plannerTick(deps: PlannerDeps, now: Date): Promise<Planner
       ...(finalDecision.kind ? { kind: finalDecision.kind } : {}),
       ...(finalDecision.dueAt ? { dueAt: finalDecision.dueAt } : {}),
     };
-    result.decisions.push(planned);
+    tick.result.decisions.push(planned);
     if (message !== undefined) {
-      result.started.push(planned);
+      tick.result.started.push(planned);
       outbox.push({ message, state, planned });
       // The lease write recorded decision and due time already.
       return;
@@ -349,44 +393,111 @@ export async function plannerTick(deps: PlannerDeps, now: Date): Promise<Planner
     // The lease was lost: the run that holds it (or ran meanwhile) wrote the state after this tick read
     // it — its due time and decision stand; this tick's are stale.
     if (startDecision) return;
-    const previous = stateById.get(source.sourceId);
-    // Every decided item gets its next due time, so the next ticks do not read it again before then:
-    // a waiting one when its decision may change; one waiting only for a free slot stays due.
-    const waitsForSlot = decision.action === 'sync';
-    const nextDueAt = waitsForSlot
-      ? (previous?.dueAt ?? nowIso)
-      : finalDecision.dueAt !== undefined && Date.parse(finalDecision.dueAt) > now.getTime()
-        ? // The index sorts strings: always store UTC ISO, whatever offset the decision carries.
-          new Date(finalDecision.dueAt).toISOString()
-        : finalDecision.action === 'skip'
-          ? new Date(now.getTime() + IDLE_RECHECK_MS).toISOString()
-          : new Date(now.getTime() + 60_000).toISOString();
-    // Write only what changed: a source waiting for a slot costs a read per tick, not a write.
-    if (
-      previous?.dueAt !== nextDueAt ||
-      previous?.lastDecision?.reason !== finalDecision.reason ||
-      previous?.configProblems !== undefined
-    ) {
-      await patchSourceState(
-        { doc: deps.doc, table: deps.tables.state },
-        source.sourceId,
-        {
-          dueAt: nextDueAt,
-          lastDecision: {
-            action: finalDecision.action,
-            reason: finalDecision.reason,
-            decidedAt: nowIso,
-            ruleIds: finalDecision.ruleIds,
-            ...(finalDecision.kind ? { kind: finalDecision.kind } : {}),
-          },
-        },
-        previous?.configProblems !== undefined ? ['configProblems'] : [],
-      );
-    }
+    await recordDecision(tick, candidate, finalDecision, stateById.get(source.sourceId));
   });
+  return outbox;
+}
+
+/** A source the admission did not start: one that would sync waits (for its host or a free slot). */
+function waitingDecision({ source, decision }: FleetCandidate, turn: FleetTurn): SourceDecision {
+  if (decision.action !== 'sync') return decision;
+  return {
+    ...decision,
+    action: 'wait',
+    reason:
+      turn.waitingReason.get(source.sourceId) ?? `${decision.reason}; waiting for a free sync slot (SCH-5)`,
+  };
+}
+
+/**
+ * The lease (SCH-5) and the start in one conditional write, the FULL-2 window recorded with it — only
+ * while the source's due time is still the one this tick read: a host lane may have run it since (lease
+ * taken and given back, due time moved to the run's end), and a second run now would fetch the same again.
+ */
+async function leaseRun(
+  tick: Tick,
+  run: {
+    source: SourceConfig;
+    state: SourceScheduleState;
+    startDecision: SourceDecision;
+    turn: FleetTurn;
+    stateById: ReadonlyMap<string, StoredState>;
+  },
+): Promise<{ message: SyncMessage | undefined; finalDecision: SourceDecision }> {
+  const { deps, now } = tick;
+  const { source, startDecision } = run;
+  const lane = run.turn.lanes.get(source.sourceId);
+  const readDueAt = run.stateById.get(source.sourceId)?.dueAt;
+  const message = await startRun(deps, {
+    source,
+    decision: startDecision,
+    state: run.state,
+    now,
+    runId: (deps.newRunId ?? randomUUID)(),
+    dueBy: readDueAt === undefined ? now : new Date(readDueAt),
+    ...(lane ? { lane } : {}),
+  });
+  const finalDecision: SourceDecision =
+    message !== undefined
+      ? startDecision
+      : {
+          ...startDecision,
+          action: 'wait',
+          reason: `${startDecision.reason}; another run holds the lease or ran it since this tick read it (SCH-5)`,
+        };
+  return { message, finalDecision };
+}
+
+/**
+ * Every decided item gets its next due time, so the next ticks do not read it again before then: a
+ * waiting one when its decision may change; one waiting only for a free slot stays due.
+ */
+async function recordDecision(
+  tick: Tick,
+  candidate: FleetCandidate,
+  finalDecision: SourceDecision,
+  previous: StoredState | undefined,
+): Promise<void> {
+  const { deps, now, nowIso } = tick;
+  const waitsForSlot = candidate.decision.action === 'sync';
+  const nextDueAt = waitsForSlot
+    ? (previous?.dueAt ?? nowIso)
+    : finalDecision.dueAt !== undefined && Date.parse(finalDecision.dueAt) > now.getTime()
+      ? // The index sorts strings: always store UTC ISO, whatever offset the decision carries.
+        new Date(finalDecision.dueAt).toISOString()
+      : finalDecision.action === 'skip'
+        ? new Date(now.getTime() + IDLE_RECHECK_MS).toISOString()
+        : new Date(now.getTime() + 60_000).toISOString();
+  // Write only what changed: a source waiting for a slot costs a read per tick, not a write.
+  if (
+    previous?.dueAt === nextDueAt &&
+    previous?.lastDecision?.reason === finalDecision.reason &&
+    previous?.configProblems === undefined
+  )
+    return;
+  await patchSourceState(
+    { doc: deps.doc, table: deps.tables.state },
+    candidate.source.sourceId,
+    {
+      dueAt: nextDueAt,
+      lastDecision: {
+        action: finalDecision.action,
+        reason: finalDecision.reason,
+        decidedAt: nowIso,
+        ruleIds: finalDecision.ruleIds,
+        ...(finalDecision.kind ? { kind: finalDecision.kind } : {}),
+      },
+    },
+    previous?.configProblems !== undefined ? ['configProblems'] : [],
+  );
+}
+
+/** Phases 7–8 — hand out the messages of the leases taken, and report in a stable order. */
+async function handOut(tick: Tick, outbox: Outgoing[]): Promise<PlannerTickResult> {
+  const { result } = tick;
   result.decisions.sort((a, b) => a.sourceId.localeCompare(b.sourceId));
   result.started.sort((a, b) => a.sourceId.localeCompare(b.sourceId));
-  await sendMessages(deps, outbox, result);
+  await sendMessages(tick.deps, outbox, result);
   return result;
 }
 

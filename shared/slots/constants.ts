@@ -14,8 +14,6 @@ export const MAX_INTERVAL_MS = 60_000;
 export const CRAWL_DELAY_CAP_MS = 60_000;
 /** ROB-5: robots.txt (and so its Crawl-delay) is cached 24 h. */
 export const CRAWL_DELAY_VALID_MS = 24 * 60 * 60 * 1_000;
-/** RATE-8: Retry-After holds a host back at most 24 h. */
-export const RETRY_AFTER_CAP_MS = 24 * 60 * 60 * 1_000;
 /** RATE-2: a larger interval noted by one caller applies to every fetch to that host for 5 minutes. */
 export const INTERVAL_NOTE_TTL_MS = 5 * 60 * 1_000;
 /** RATE-4: at most two requests in flight per host, across all instances. */

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from '@upstash/redis';
+import { RETRY_AFTER_CAP_MS } from '../fetch';
 import { hostKey } from '../util';
 import { systemSlotClock } from './clock';
 import {
@@ -16,7 +17,6 @@ import {
   MIN_INTERVAL_MS,
   MIN_LEASE_TTL_MS,
   PACE_MARGIN_MS,
-  RETRY_AFTER_CAP_MS,
   SHARED_STORE_RETRY_MS,
 } from './constants';
 import { HostSlotTimeoutError, SlotOptionsError, SlotStoreUnavailableError } from './errors';

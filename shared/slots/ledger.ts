@@ -1,11 +1,8 @@
 import type { Redis } from '@upstash/redis';
+// RATE-8's cap has one home, the fetcher's (it reads the header); the ledger keeps pauses within it.
+import { RETRY_AFTER_CAP_MS } from '../fetch';
 import { hostKey } from '../util';
-import {
-  CRAWL_DELAY_CAP_MS,
-  DEFAULT_STORE_TIMEOUT_MS,
-  OTHER_FETCH_BUCKET_MS,
-  RETRY_AFTER_CAP_MS,
-} from './constants';
+import { CRAWL_DELAY_CAP_MS, DEFAULT_STORE_TIMEOUT_MS, OTHER_FETCH_BUCKET_MS } from './constants';
 import { SlotStoreUnavailableError } from './errors';
 import { NOTE_HOST_FLOOR_SCRIPT, READ_HOST_LEDGER_SCRIPT, RECORD_OTHER_FETCHES_SCRIPT } from './scripts';
 

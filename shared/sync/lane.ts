@@ -63,6 +63,14 @@ export interface LaneBudget {
   signal?: AbortSignal;
 }
 
+/** One lane's run: its peers, the lane, its invocation's budget and who hears each step. */
+interface LaneRun {
+  deps: SyncRunDeps;
+  lane: SyncLane;
+  budget: LaneBudget;
+  onStep: (step: LaneStep) => void;
+}
+
 /** Runs the lane's entries one after another; `onStep` sees each run, skip and the part left. */
 export async function runLane(
   deps: SyncRunDeps,
@@ -70,7 +78,7 @@ export async function runLane(
   budget: LaneBudget,
   onStep: (step: LaneStep) => void,
 ): Promise<void> {
-  if (lane.pool !== undefined) return replanLane(deps, lane, lane.pool, budget, onStep);
+  if (lane.pool !== undefined) return replanLane({ deps, lane, budget, onStep }, lane.pool);
   for (let i = 0; i < lane.entries.length; i += 1) {
     const entry = lane.entries[i] as SyncLane['entries'][number];
     const rest: SyncLane = { ...lane, entries: lane.entries.slice(i + 1) };
@@ -155,13 +163,8 @@ const POOL_RECHECK_MS = 60_000;
  * lease at a time (SCH-5), each start conditional on the source being due now (`dueBy`), so a source
  * another run or lane took meanwhile is skipped; the requests keep their host slots (RATE-1/RATE-4).
  */
-async function replanLane(
-  deps: SyncRunDeps,
-  lane: SyncLane,
-  initialPool: readonly LanePoolEntry[],
-  budget: LaneBudget,
-  onStep: (step: LaneStep) => void,
-): Promise<void> {
+async function replanLane(run: LaneRun, initialPool: readonly LanePoolEntry[]): Promise<void> {
+  const { deps, lane, budget, onStep } = run;
   const pool: LanePool = {
     entries: new Map(initialPool.map((p) => [p.sourceId, { ...p }])),
     movedOff: new Set(),
@@ -169,7 +172,7 @@ async function replanLane(
   // Runs that waited at the plan are due now: read them first.
   for (const e of lane.entries) pool.entries.set(e.sourceId, { sourceId: e.sourceId });
   const plannedAtMs = Date.parse(lane.plannedAt);
-  const laneKind = lane.kind ?? 'incremental';
+  const replan: Replan = { deps, lane, pool, laneKind: lane.kind ?? 'incremental' };
   for (let position = 1; ; position += 1) {
     const now = deps.now();
     const move = laneStepAt({
@@ -197,7 +200,7 @@ async function replanLane(
     let picked: Picked | undefined;
     try {
       await joinHostSources(deps, lane.host, pool);
-      picked = await pickNext(deps, lane, pool, now, laneKind);
+      picked = await pickNext(replan, now);
     } catch (err) {
       if (storeOutageOf(err) === undefined) throw err;
       onStep({ status: 'store-outage', sourceId: '', host: lane.host, error: err });
@@ -306,14 +309,17 @@ interface Picked {
   dueAtRead?: string;
 }
 
+/** What a re-planning lane decides from: its peers, the lane as planned, its pool and its kind. */
+interface Replan {
+  deps: SyncRunDeps;
+  lane: SyncLane;
+  pool: LanePool;
+  laneKind: 'incremental' | 'full';
+}
+
 /** Reads the pool's sources due by `now`, decides them and returns the fair pick (`nextLaneRun`). */
-async function pickNext(
-  deps: SyncRunDeps,
-  lane: SyncLane,
-  pool: LanePool,
-  now: Date,
-  laneKind: 'incremental' | 'full',
-): Promise<Picked | undefined> {
+async function pickNext(replan: Replan, now: Date): Promise<Picked | undefined> {
+  const { deps, lane, pool, laneKind } = replan;
   const nowIso = now.toISOString();
   const due = poolDueBy([...pool.entries.values()], now.getTime());
   const read = await mapLimit(due, POOL_READS, async (p): Promise<(LaneCandidate & Picked) | undefined> => {

@@ -41,3 +41,11 @@ export function hostKeyOrUndefined(input: string | URL): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * The host key of a URL, '' where it names none: a key to group by or compare (a page's `links.next`
+ * on another host, a document's host admission) where a URL without a host simply matches nothing.
+ */
+export function hostKeyOrEmpty(url: string): string {
+  return hostKeyOrUndefined(url) ?? '';
+}

@@ -3,5 +3,5 @@
  * (test/repo/front-doors.test.ts).
  */
 export { createGate, type Gate } from './gate';
-export { HostKeyError, hostKey, hostKeyOrUndefined } from './host-key';
+export { HostKeyError, hostKey, hostKeyOrEmpty, hostKeyOrUndefined } from './host-key';
 export { mapLimit } from './map-limit';

@@ -16,7 +16,12 @@ import { runCliInProcess } from '../support/cli-in-process';
  */
 describe('ingestor hosts / status (RATE-9)', () => {
   let dir: string;
-  const data = () => ['--data', join(dir, 'data')];
+  /**
+   * `--now` pins the instant every command decides at: a Monday afternoon, outside the nightly
+   * full-sync window (FULL-1), whatever hour the suite runs at.
+   */
+  const NOW = '2026-11-30T14:00:00+01:00';
+  const data = () => ['--data', join(dir, 'data'), '--now', NOW];
   const HOSTED = Array.from({ length: 30 }, (_, i) => `hosted-${String(i).padStart(2, '0')}`);
 
   beforeAll(async () => {
@@ -31,17 +36,10 @@ describe('ingestor hosts / status (RATE-9)', () => {
           active: true,
           requestIntervalSeconds: 30,
         });
-        // Each synced a minute ago: its cadence is not due yet, and stretched further.
-        const ended = new Date(Date.now() - 60_000).toISOString();
+        // Each synced a minute before NOW: its cadence is not due yet, and stretched further.
+        const ended = new Date(Date.parse(NOW) - 60_000).toISOString();
         await patchSourceState({ doc: rt.clients.doc, table: rt.env.STATE_TABLE }, sourceId, {
-          // Incremental only for a day (FULL-7): the CLI reads the wall clock, and in the
-          // 03:00 window (FULL-1) every source would otherwise be due for its full sync at that hour.
-          schedule: {
-            ...initialScheduleState(),
-            lastSyncStartedAt: ended,
-            lastSyncEndedAt: ended,
-            incrementalOnlyUntil: new Date(Date.now() + 86_400_000).toISOString(),
-          },
+          schedule: { ...initialScheduleState(), lastSyncStartedAt: ended, lastSyncEndedAt: ended },
           dueAt: ended,
         });
       }
@@ -101,8 +99,7 @@ describe('ingestor hosts / status (RATE-9)', () => {
     expect(hosted?.reason).toContain('saturated');
     expect(sources.find((s) => s.sourceId === 'solo')).toMatchObject({ action: 'sync', hostSaturated: null });
     const human = await runCliInProcess(['status', 'hosted-00', ...data()]);
-    // The CLI reads the wall clock: before the 03:00 full-sync window the why line names the cadence and
-    // the closed window first; the host's saturation is on it at every hour.
+    expect(status.json.at).toBe(new Date(NOW).toISOString());
     expect(human.stdout).toMatch(/why: .*host ris\.hosting\.example saturated: needs [\d.]+ requests\/s/);
   });
 });

@@ -1,7 +1,7 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSourceItem, type SourceConfig } from '../../shared/config';
-import { decideManualSync, plannerTick } from '../../shared/planner';
+import { decideManualSync, plannerTick, startManualSync } from '../../shared/planner';
 import {
   DEFAULT_SCHEDULE_SETTINGS,
   initialScheduleState,
@@ -113,5 +113,50 @@ describe('a manual request: the one decision of the planner and the CLI (SCH-7, 
         expected,
       );
     }
+  });
+
+  it('SCH-5 / SCH-7: `ingestor sync` starts through startManualSync — decided as above, the lease taken once; a spared source gets none', async () => {
+    const deps = {
+      doc: bed.clients.doc,
+      tables: { state: bed.env.STATE_TABLE },
+      settings: DEFAULT_SCHEDULE_SETTINGS,
+      leaseMinutes: 20,
+    };
+    const started: Record<string, Awaited<ReturnType<typeof startManualSync>>> = {};
+    for (const sourceId of ['cli-asked', 'cli-spared']) {
+      const item = { sourceId, systemUrl: `https://${sourceId}.example.de/oparl/system`, active: true };
+      const parsed = parseSourceItem(item);
+      if (!parsed.ok) throw new Error(`bad fixture ${sourceId}`);
+      sources.set(sourceId, parsed.source);
+      const { schedule } = asks[sourceId === 'cli-asked' ? 'asked' : 'spared'] as (typeof asks)[string];
+      await patchSourceState({ doc: bed.clients.doc, table: bed.env.STATE_TABLE }, sourceId, { schedule });
+      const question = {
+        source: parsed.source,
+        request: { kind: 'sync' as const, requestedAt: at.toISOString() },
+        now: at,
+      };
+      const stored = await getSourceState<SourceScheduleState>(
+        bed.clients.doc,
+        bed.env.STATE_TABLE,
+        sourceId,
+      );
+      const ahead = decideManualSync({ ...question, stored, settings: DEFAULT_SCHEDULE_SETTINGS });
+      started[sourceId] = await startManualSync(deps, question);
+      expect(started[sourceId]?.decision, sourceId).toEqual(ahead.decision);
+    }
+    expect(started['cli-asked']?.message).toMatchObject({ sourceId: 'cli-asked', kind: 'incremental' });
+    const leased = await getSourceState(bed.clients.doc, bed.env.STATE_TABLE, 'cli-asked');
+    expect(leased?.leaseUntil).toBe(new Date(at.getTime() + 20 * 60_000).toISOString());
+    expect(started['cli-spared']?.message).toBeUndefined();
+    expect(
+      (await getSourceState(bed.clients.doc, bed.env.STATE_TABLE, 'cli-spared'))?.leaseUntil,
+    ).toBeUndefined();
+    // A second ask while the first run holds the lease starts nothing (SCH-5).
+    const again = await startManualSync(deps, {
+      source: sources.get('cli-asked') as SourceConfig,
+      request: { kind: 'sync', requestedAt: at.toISOString() },
+      now: at,
+    });
+    expect(again.message).toBeUndefined();
   });
 });
