@@ -16,7 +16,6 @@ import { initialScheduleState } from '../schedule';
 import type { HostLedger } from '../slots';
 import {
   idOf,
-  listLeasedSourceStates,
   listSourceStates,
   loadAllSources,
   patchSourceState,
@@ -127,12 +126,12 @@ export function scheduleStateOf(item: StoredState | undefined, now: Date): Sourc
 }
 
 /**
- * The due STATE items with their leases (issue 28): `byDueAt` holds no lease, so a due item's lease (a
- * run past its planned end) is the one `byLeaseUntil` lists (SCH-5).
+ * SCH-5 / issue 28: a leased item stays due while leased (the lease moves no index key), so the due read
+ * holds the running syncs too: those whose lease is in force are running, not due; a lease that has
+ * expired (its run died) leaves the item due, to be decided again.
  */
-function withLeases(due: StoredState[], leased: StoredState[]): StoredState[] {
-  const leaseById = new Map(leased.map((s) => [s.sourceId, s]));
-  return due.map((s) => ({ ...s, ...leaseById.get(s.sourceId) }));
+function leaseInForce(item: StoredState, nowIso: string): boolean {
+  return item.leaseUntil !== undefined && item.leaseUntil > nowIso;
 }
 
 /**
@@ -237,18 +236,12 @@ export async function plannerTick(deps: PlannerDeps, now: Date): Promise<Planner
       .map((p) => [p.source.sourceId, p.source]),
   );
 
-  // 2. State: only the due items and the running ones, each through an index.
-  const [dueRead, leased] = await Promise.all([
-    listSourceStates<SourceScheduleState>(deps.doc, deps.tables.state, { dueBefore: nowIso }),
-    // Of a running sync only its lease counts here (SCH-5); decisions read what byDueAt holds.
-    listLeasedSourceStates<SourceScheduleState>(deps.doc, deps.tables.state, [
-      'sourceId',
-      'leaseUntil',
-      'leaseKind',
-    ]),
-  ]);
-  const due = withLeases(dueRead, leased);
-  const stateById = new Map([...leased, ...due].map((s) => [s.sourceId, s]));
+  // 2. State: only the due items through one index — the running ones among them (SCH-5, issue 28).
+  const dueRead = await listSourceStates<SourceScheduleState>(deps.doc, deps.tables.state, {
+    dueBefore: nowIso,
+  });
+  const due = dueRead.filter((s) => !leaseInForce(s, nowIso));
+  const stateById = new Map(dueRead.map((s) => [s.sourceId, s]));
   const hostStates = cache.hostStates ?? new Map<string, HostStateView>();
   for (const item of due)
     if (item.schedule !== undefined) hostStates.set(item.sourceId, hostStateView(item.schedule));
@@ -256,9 +249,7 @@ export async function plannerTick(deps: PlannerDeps, now: Date): Promise<Planner
   // RATE-8 / ROB-10 / item 5: one read of the host ledger for every host's pause, Crawl-delay and share.
   const ledger = await readHostConditions(deps.hostLedger);
   if (ledger.unavailable !== undefined) result.hostLedgerUnavailable = ledger.unavailable;
-  const running = [...stateById.values()].filter(
-    (s) => s.leaseUntil !== undefined && s.leaseUntil > now.toISOString(),
-  );
+  const running = dueRead.filter((s) => leaseInForce(s, nowIso));
   // SCH-5 / FULL-3 / RATE-9: decisions, the stretch of saturated hosts, full syncs per host window and
   // per-host admission — one pure picture, the same `status` and `hosts` show.
   const fleet = planFleet({
