@@ -161,20 +161,23 @@ async function sourceToSync({
 }: ClaimedRun): Promise<Dropped | { status: 'ok'; source: SourceConfig }> {
   const { sourceId } = message;
   const state = { doc: deps.doc, table: deps.tables.state };
+  // Due again at once, and moved on from the due time a planner or lane may have read (their `dueBy`,
+  // issue 28: the lease left it as it was), so only a fresh decision starts the source again.
+  const dueNow = { dueAt: deps.now().toISOString() };
   const parsed = await loadSource(deps.doc, deps.tables.sources, sourceId);
   if (parsed === undefined || !parsed.ok) {
     const reason =
       parsed === undefined
         ? 'source no longer exists'
         : `invalid config: ${parsed.problems.map((p) => `${p.field} ${p.message}`).join('; ')}`;
-    await releaseSyncLease(state, sourceId, claim);
+    await releaseSyncLease(state, sourceId, claim, dueNow);
     if (parsed !== undefined && !parsed.ok)
       await patchSourceState(state, sourceId, { configProblems: parsed.problems });
     return { status: 'dropped', sourceId, reason };
   }
   // ERR-7: deactivated while queued. A manual run (CLI) may sync an inactive source once (ONB-3).
   if (!parsed.source.active && message.trigger !== 'manual') {
-    await releaseSyncLease(state, sourceId, claim);
+    await releaseSyncLease(state, sourceId, claim, dueNow);
     return { status: 'dropped', sourceId, reason: 'source is inactive (ERR-7)' };
   }
   return { status: 'ok', source: parsed.source };
