@@ -741,11 +741,15 @@ async function measureRunLifecycle(
       const message = JSON.parse(m.Body ?? '{}') as SyncMessage;
       if (message.sourceId !== sourceId) continue;
       await onStage?.('leased', message.kind, sourceId);
-      // The message arrives after the queue's batching window, not at the tick's instant: its claim
-      // renews the lease to a later end (SCH-5), which moves the lease index's sort key as in AWS.
+      // The message arrives after the queue's batching window, not at the tick's instant, as in AWS.
       clock.advance(SYNC_BATCHING_WINDOW_SECONDS * 1000);
       const beforeMessage = meter.read();
-      const result = await runSyncMessage(runDeps, message, { deadlineMs: clock.ms + 3_600_000 });
+      // The invocation ends with the sync function's timeout, as in AWS: the claim sees whether the
+      // lease the tick took outlasts it (issue 28: then it renews nothing and writes no index copy).
+      const result = await runSyncMessage(runDeps, message, {
+        deadlineMs: clock.ms + 3_600_000,
+        endsAtMs: Date.now() + SYNC_TIMEOUT_SECONDS * 1000,
+      });
       if (result.status !== 'done') throw new Error(`lifecycle run ${result.status}`);
       const path = meterDiff(beforeMessage, meter.read());
       await onStage?.('released', message.kind, sourceId);

@@ -212,7 +212,7 @@ export async function runPlannerBench(
         ticks: steady.length,
       },
       scaling:
-        'A warm tick reads the due STATE items (byDueAt, dueAt ≤ now) and the running leases (sparse byLeaseUntil) only; ' +
+        'A warm tick reads the due STATE items only (byDueAt, dueAt ≤ now; the running syncs stay due while leased); ' +
         'the Sources table is scanned once per 5 minutes per warm instance. Reads per tick therefore grow with the ' +
         'sources due in that minute (≈ N × 1/interval, about N/10 by weekday day), not with N; at 100,000 sources ' +
         'the 5-minute scan (~100,000 small items) dominates and would move to a change stream or a config version item.',

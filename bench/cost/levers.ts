@@ -26,7 +26,7 @@ export interface Levers {
   /**
    * What-if: a source's STATE item under 1 KB while leased, also with a full sync in its history — each
    * of a run's lease, claim and release writes then 1 unit instead of 2. Built so far (issue 28): the
-   * `byDueAt`/`byLeaseUntil` copies are small (they project what the planner reads) and the last run has
+   * `byDueAt` copies are small (it projects what the planner reads) and the last run has
    * its own item; the item is ≈ 835 B released, ≈ 1,046 B leased and claimed (the start's decision,
    * ≈ 175 B, is the next thing to move out).
    */

@@ -16,7 +16,6 @@ import { initialScheduleState } from '../schedule';
 import type { HostLedger } from '../slots';
 import {
   idOf,
-  listLeasedSourceStates,
   listSourceStates,
   loadAllSources,
   patchSourceState,
@@ -127,12 +126,12 @@ export function scheduleStateOf(item: StoredState | undefined, now: Date): Sourc
 }
 
 /**
- * The due STATE items with their leases (issue 28): `byDueAt` holds no lease, so a due item's lease (a
- * run past its planned end) is the one `byLeaseUntil` lists (SCH-5).
+ * SCH-5 / issue 28: a leased item stays due while leased (the lease moves no index key), so the due read
+ * holds the running syncs too: those whose lease is in force are running, not due; a lease that has
+ * expired (its run died) leaves the item due, to be decided again.
  */
-function withLeases(due: StoredState[], leased: StoredState[]): StoredState[] {
-  const leaseById = new Map(leased.map((s) => [s.sourceId, s]));
-  return due.map((s) => ({ ...s, ...leaseById.get(s.sourceId) }));
+function leaseInForce(item: StoredState, nowIso: string): boolean {
+  return item.leaseUntil !== undefined && item.leaseUntil > nowIso;
 }
 
 /**
@@ -274,20 +273,15 @@ async function recordInvalid(
   tick.cache.knownStateIds?.add(id);
 }
 
-/** Phase 2 — state: only the due items and the running ones, each through an index. */
+/** Phase 2 — state: the due items, the running ones among them, through one index (issue 28). */
 async function readState(tick: Tick): Promise<TickState> {
   const { deps, nowIso, cache } = tick;
-  const [dueRead, leased] = await Promise.all([
-    listSourceStates<SourceScheduleState>(deps.doc, deps.tables.state, { dueBefore: nowIso }),
-    // Of a running sync only its lease counts here (SCH-5); decisions read what byDueAt holds.
-    listLeasedSourceStates<SourceScheduleState>(deps.doc, deps.tables.state, [
-      'sourceId',
-      'leaseUntil',
-      'leaseKind',
-    ]),
-  ]);
-  const due = withLeases(dueRead, leased);
-  const stateById = new Map([...leased, ...due].map((s) => [s.sourceId, s]));
+  // Only the due items through one index — the running ones among them (SCH-5, issue 28).
+  const dueRead = await listSourceStates<SourceScheduleState>(deps.doc, deps.tables.state, {
+    dueBefore: nowIso,
+  });
+  const due = dueRead.filter((s) => !leaseInForce(s, nowIso));
+  const stateById = new Map(dueRead.map((s) => [s.sourceId, s]));
   const hostStates = cache.hostStates ?? new Map<string, HostStateView>();
   for (const item of due)
     if (item.schedule !== undefined) hostStates.set(item.sourceId, hostStateView(item.schedule));
@@ -296,9 +290,8 @@ async function readState(tick: Tick): Promise<TickState> {
 
 /** Phase 3 — expire: the runs whose lease is still in force (an expired lease's run counts as dead). */
 function runningAt(stateById: ReadonlyMap<string, StoredState>, now: Date): StoredState[] {
-  return [...stateById.values()].filter(
-    (s) => s.leaseUntil !== undefined && s.leaseUntil > now.toISOString(),
-  );
+  const nowIso = now.toISOString();
+  return [...stateById.values()].filter((s) => leaseInForce(s, nowIso));
 }
 
 /** What phases 4–5 (decide, admit) hand to the lease phase. */

@@ -12,21 +12,30 @@ import type { TableContext } from './context';
 import { LAST_RUN_SK, sourcePartition } from './keys';
 import { BATCH_GET_MAX } from './partition-items';
 import { type LeaseView, MANUAL_REQUEST_STORED, scheduleFromStore, storedSchedule } from './schedule-codec';
-import { DUE_INDEX, LEASE_INDEX, STATE_TABLE } from './tables';
+import { DUE_INDEX, STATE_TABLE } from './tables';
 
 /**
  * The machine-written `STATE` item of a source in the State table: scheduling state (owned by
  * shared/schedule), the sync lease (SCH-5: at most one sync per source), the last run's outcome, the
  * planner's last decision and any config problems — everything on-call needs to see why a source waits.
  *
- * The lease is two flat attributes so that every write is one conditional single-item update
- * (dynalite has no transactions; none are needed).
+ * The lease is flat attributes so that every write is one conditional single-item update (dynalite has
+ * no transactions; none are needed).
+ *
+ * Issue 28: one index, `byDueAt`, serves the planner for both due sources and running syncs. Taking the
+ * lease leaves `dueAt` where it was — due, as the taker read it — so a leased item stays in the planner's
+ * due read for as long as it is leased: the running syncs are counted there and a dead run's lease is
+ * found there once `leaseUntil` (projected into the index) has passed (SCH-5). A run moves the index key
+ * once, when its release sets the next due time; the lease and a renewing claim rewrite only the copy.
  */
 export const STATE_SK = 'STATE';
 /** All STATE items share one `byDueAt` partition; `dueAt` orders them for the planner. */
 export const PLANNER_SHARD = 'planner';
-/** Present only while a sync holds the lease: the sparse `byLeaseUntil` index lists running syncs. */
-export const LEASE_SHARD = 'lease';
+/**
+ * Written by the release before issue 28's single index (the sparse `byLease` index's key): still removed
+ * by a release, so an item leased by the previous release leaves that index too (one release).
+ */
+const LEGACY_LEASE_SHARD_ATTRIBUTE = 'leaseShard';
 
 /** The source's partition (keys.ts `sourcePartition`). */
 export const sourcePk = sourcePartition;
@@ -160,8 +169,9 @@ async function queryStateIndex<T = Record<string, unknown>>(
 
 /**
  * Every STATE item through the `byDueAt` index (no table scan), oldest due first — as the index holds
- * it (issue 28): schedule, last decision, config problems; not the lease (`listLeasedSourceStates`)
- * nor the last run (`readSourceStates` reads whole items).
+ * it (issue 28): schedule, last decision, config problems, the lease's end and kind (a leased item stays
+ * due while it is leased: the running syncs are among `dueBefore: now`); not the last run
+ * (`readSourceStates` reads whole items).
  */
 export async function listSourceStates<S>(
   doc: DynamoDBDocumentClient,
@@ -208,31 +218,6 @@ export async function readSourceStates<S>({ doc, table }: TableContext): Promise
   }
   // Oldest due first, as the index answers.
   return out.sort((a, b) => a.dueAt.localeCompare(b.dueAt) || a.sourceId.localeCompare(b.sourceId));
-}
-
-/**
- * The STATE items that carry a lease (running syncs, and expired leases of runs that died), as the
- * `byLeaseUntil` index holds them: source, lease end and kind (SCH-5; issue 18: the planner counts
- * running syncs from these three). With `attributes`, only those of each item are returned.
- */
-export async function listLeasedSourceStates<S>(
-  doc: DynamoDBDocumentClient,
-  table: string,
-  attributes?: readonly (keyof SourceStateItem<S>)[],
-): Promise<SourceStateItem<S>[]> {
-  const names = attributes?.map((name, i) => [`#p${i}`, name] as const);
-  return queryStateIndex<SourceStateItem<S>>(doc, {
-    TableName: table,
-    IndexName: LEASE_INDEX,
-    KeyConditionExpression: 'leaseShard = :shard',
-    ExpressionAttributeValues: { ':shard': LEASE_SHARD },
-    ...(names === undefined
-      ? {}
-      : {
-          ProjectionExpression: names.map(([placeholder]) => placeholder).join(', '),
-          ExpressionAttributeNames: Object.fromEntries(names),
-        }),
-  });
 }
 
 /** Ids of every source that has a STATE item (keys only: cheap even for many sources). */
@@ -334,9 +319,20 @@ export interface SyncLeaseRequest {
 }
 
 /**
+ * The due time a lease write leaves (issue 28): none when the caller read the source due (`dueBy` not
+ * after `now`) — the condition `dueAt <= :dueBy` holds the stored one there, so the item stays in the
+ * planner's due read while leased and no index key moves; otherwise (a CLI run, a lane entry without a
+ * read due time) `now`, for the same reason. A caller's own `dueAt` in `extra` wins.
+ */
+function leaseDueClause(lease: SyncLeaseRequest): string {
+  const readDue = lease.dueBy !== undefined && lease.dueBy.getTime() <= lease.now.getTime();
+  return lease.extra?.dueAt !== undefined || readDue ? '' : ', dueAt = :now';
+}
+
+/**
  * SCH-5: the one definition of taking a source's sync lease — free or expired only, recording the new
- * run and `extra` in the same conditional update. Used alone (`acquireSyncLease`) and in transactions
- * (`acquireSyncLeases`).
+ * run and `extra` in the same conditional update. The lease's end and kind are copied into `byDueAt`
+ * (the planner counts running syncs from them); the write moves no index key (`leaseDueClause`).
  */
 function syncLeaseUpdate(table: string, sourceId: string, lease: SyncLeaseRequest): UpdateCommandInput {
   const extra = attributeClauses(lease.extra ?? {}, [], 'x');
@@ -345,9 +341,8 @@ function syncLeaseUpdate(table: string, sourceId: string, lease: SyncLeaseReques
     TableName: table,
     Key: { pk: sourcePk(sourceId), sk: STATE_SK },
     UpdateExpression:
-      'SET leaseRunId = :run, leaseKind = :kind, leaseUntil = :until, leaseShard = :leaseShard, sourceId = :sid, dueShard = :shard, leaseStep = :step' +
-      // A new item needs a dueAt for the index, unless the caller sets one.
-      (lease.extra?.dueAt === undefined ? ', dueAt = if_not_exists(dueAt, :epoch)' : '') +
+      'SET leaseRunId = :run, leaseKind = :kind, leaseUntil = :until, sourceId = :sid, dueShard = :shard, leaseStep = :step' +
+      leaseDueClause(lease) +
       extraSets +
       // A dead run's claim goes with its lease.
       ` REMOVE ${CLAIM_ATTRIBUTES.join(', ')}`,
@@ -363,10 +358,8 @@ function syncLeaseUpdate(table: string, sourceId: string, lease: SyncLeaseReques
       ':now': lease.now.toISOString(),
       ':sid': sourceId,
       ':shard': PLANNER_SHARD,
-      ':leaseShard': LEASE_SHARD,
       ':step': 0,
       ...(lease.dueBy === undefined ? {} : { ':dueBy': lease.dueBy.toISOString() }),
-      ...(lease.extra?.dueAt === undefined ? { ':epoch': new Date(0).toISOString() } : {}),
     },
   };
 }
@@ -400,30 +393,36 @@ export interface SyncRunClaim {
  * invocation works on that message — unless that one's time is up (`leaseHeldUntil`, the end of its
  * invocation: after a crash the redelivery proceeds). `false`: a duplicate or stale delivery; it must
  * touch nothing.
+ *
+ * Issue 28: the lease's end is copied into `byDueAt`, so renewing it writes an index copy. With
+ * `keepLease` the claim first tries to leave the lease as it stands — only while it outlasts this
+ * invocation (`leaseUntil >= heldUntil`), which the claim's condition checks — and renews it only if not.
  */
 export async function claimSyncRun(
   doc: DynamoDBDocumentClient,
   table: string,
   sourceId: string,
-  claim: SyncRunClaim & { heldUntil: Date; leaseUntil: Date; now: Date },
+  claim: SyncRunClaim & { heldUntil: Date; leaseUntil: Date; now: Date; keepLease?: boolean },
 ): Promise<boolean> {
-  return updateIf(doc, {
+  const update = (renew: boolean): UpdateCommandInput => ({
     TableName: table,
     Key: { pk: sourcePk(sourceId), sk: STATE_SK },
-    UpdateExpression:
-      'SET leaseUntil = :until, leaseStep = :step, leaseHolder = :holder, leaseHeldUntil = :held',
+    UpdateExpression: `SET ${renew ? 'leaseUntil = :until, ' : ''}leaseStep = :step, leaseHolder = :holder, leaseHeldUntil = :held`,
     ConditionExpression:
       'leaseRunId = :run AND (attribute_not_exists(leaseStep) OR leaseStep < :step OR ' +
-      '(leaseStep = :step AND (attribute_not_exists(leaseHeldUntil) OR leaseHeldUntil < :now)))',
+      '(leaseStep = :step AND (attribute_not_exists(leaseHeldUntil) OR leaseHeldUntil < :now)))' +
+      (renew ? '' : ' AND leaseUntil >= :held'),
     ExpressionAttributeValues: {
       ':run': claim.runId,
       ':step': claim.step,
       ':holder': claim.holder,
       ':held': claim.heldUntil.toISOString(),
-      ':until': claim.leaseUntil.toISOString(),
       ':now': claim.now.toISOString(),
+      ...(renew ? { ':until': claim.leaseUntil.toISOString() } : {}),
     },
   });
+  if (claim.keepLease === true && (await updateIf(doc, update(false)))) return true;
+  return updateIf(doc, update(true));
 }
 
 /**
@@ -472,7 +471,7 @@ export async function releaseSyncLease(
     'leaseRunId',
     'leaseKind',
     'leaseUntil',
-    'leaseShard',
+    LEGACY_LEASE_SHARD_ATTRIBUTE,
     'leaseStep',
     ...CLAIM_ATTRIBUTES,
     ...removes,

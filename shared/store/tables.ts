@@ -21,18 +21,27 @@ export interface TableDefinition {
      */
     replaces?: string;
   }[];
+  /**
+   * Indexes dropped from the design that stay in AWS for one release (CloudFormation deletes one global
+   * index per table update, and this release's update adds one): read by nothing, written by nothing new.
+   */
+  retired?: { indexName: string; partitionKey: string; sortKey: string }[];
 }
 
 /**
- * The indexes a table still has in AWS for one release, beside the ones that replace them (`replaces`):
- * same keys, every attribute. Not created locally and not billed by the cost bench (it bills the target).
+ * The indexes a table still has in AWS for one release, beside the ones that replace them (`replaces`:
+ * same keys, every attribute) and those dropped (`retired`). Not created locally and not billed by the
+ * cost bench (it bills the target).
  */
 export function retiringIndexes(definition: TableDefinition): TableDefinition['globalIndexes'] {
-  return definition.globalIndexes.flatMap((index) =>
-    index.replaces === undefined
-      ? []
-      : [{ indexName: index.replaces, partitionKey: index.partitionKey, sortKey: index.sortKey }],
-  );
+  return [
+    ...definition.globalIndexes.flatMap((index) =>
+      index.replaces === undefined
+        ? []
+        : [{ indexName: index.replaces, partitionKey: index.partitionKey, sortKey: index.sortKey }],
+    ),
+    ...(definition.retired ?? []),
+  ];
 }
 
 /**
@@ -56,12 +65,12 @@ export const SOURCES_TABLE: TableDefinition = {
  * lease, outcome — shared/store/source-state.ts), `OPARL#SYSTEM`, `BODY#…`, `SLUG#…`, `LIST#…`,
  * `CURSOR#…`, `RUNLIST#…`, `SESSION#…` (the engine core, shared/engine/state.ts). The mirror's object
  * index lives in partitions of its own, `pk` = `MIRROR#<sourceId>#<type>` (shared/mirror).
- * `byDueAt` lets the planner read only sources whose next decision is due (`dueShard` + `dueAt`);
- * `byLeaseUntil` is sparse — only STATE items of running syncs carry `leaseShard` — so counting the
- * running syncs (SCH-5) reads a handful of items, not the table. Issue 28: both project only what the
- * planner reads from them (`DUE_INDEX_ATTRIBUTES`, `LEASE_INDEX_ATTRIBUTES`), so a write of the STATE
- * item that changes nothing they hold (a message's claim, SCH-5) writes no index copy, and the copies
- * that are written are small. `byList` is sparse too — only mirror index
+ * `byDueAt` lets the planner read only sources whose next decision is due (`dueShard` + `dueAt`); a
+ * leased item stays due while leased (the lease moves no index key, issue 28), so the same read counts
+ * the running syncs and finds the leases of runs that died (SCH-5) — a handful of items, not the table.
+ * It projects only what the planner reads (`DUE_INDEX_ATTRIBUTES`), so a write of the STATE item that
+ * changes nothing it holds (a message's claim, SCH-5) writes no index copy, and a run moves its key once
+ * (the release's next due time). `byList` is sparse — only mirror index
  * items of a body's objects carry `lp` (source, body, type) and `ls` (commit time, id; shared/mirror
  * keys.ts) — so one page of the OParl API over the mirror (shared/mirror-api) is one Query.
  */
@@ -77,17 +86,28 @@ export const LEGACY_LIST_INDEX = 'byBodyList';
 
 /** The planner's due index (issue 28: replaces `byDue`, which projected every attribute). */
 export const DUE_INDEX = 'byDueAt';
-/** The running syncs' sparse index (issue 28: replaces `byLease`, which projected every attribute). */
-export const LEASE_INDEX = 'byLeaseUntil';
+/**
+ * The running syncs' sparse index before issue 28's single index (`leaseShard` + `leaseUntil`, every
+ * attribute): a lease, a claim and a release each moved its key. Retired: `byDueAt` lists the running
+ * syncs; kept in AWS for one release.
+ */
+export const RETIRED_LEASE_INDEX = 'byLease';
 
 /**
  * What a tick decides from (shared/planner tick.ts): the schedule, the last decision (a decision
- * rewritten unchanged is not written) and any config problems. Not the lease: the tick takes it from
- * `byLeaseUntil`; not the last run: on-call reads it from the item (`readSourceStates`).
+ * rewritten unchanged is not written), any config problems, and the lease's end and kind (SCH-5: the
+ * running syncs and the expired leases of runs that died). Not the lease's run and claim (only the
+ * sync function's conditions read them), not the last run: on-call reads it from the item
+ * (`readSourceStates`).
  */
-export const DUE_INDEX_ATTRIBUTES = ['sourceId', 'schedule', 'lastDecision', 'configProblems'];
-/** SCH-5: what counting the running syncs reads (their kind; the lease's end is the sort key). */
-export const LEASE_INDEX_ATTRIBUTES = ['sourceId', 'leaseKind'];
+export const DUE_INDEX_ATTRIBUTES = [
+  'sourceId',
+  'schedule',
+  'lastDecision',
+  'configProblems',
+  'leaseUntil',
+  'leaseKind',
+];
 
 export const STATE_TABLE: TableDefinition = {
   logicalName: 'State',
@@ -101,13 +121,6 @@ export const STATE_TABLE: TableDefinition = {
       include: DUE_INDEX_ATTRIBUTES,
       replaces: 'byDue',
     },
-    {
-      indexName: LEASE_INDEX,
-      partitionKey: 'leaseShard',
-      sortKey: 'leaseUntil',
-      include: LEASE_INDEX_ATTRIBUTES,
-      replaces: 'byLease',
-    },
     // Keys, two flags and the inline copy of small objects (`o`, shared/mirror keys.ts): a list page is
     // one Query and no S3 read for objects that fit (issue 16).
     { indexName: LIST_INDEX, partitionKey: 'lp', sortKey: 'ls', include: ['deleted', 'takedown', 'o'] },
@@ -118,6 +131,7 @@ export const STATE_TABLE: TableDefinition = {
       include: ['deleted', 'takedown', 'o'],
     },
   ],
+  retired: [{ indexName: RETIRED_LEASE_INDEX, partitionKey: 'leaseShard', sortKey: 'leaseUntil' }],
 };
 
 /**

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { SourceConfig } from '../config';
 import type { EngineReport, SyncEngine } from '../engine';
 import { isIngestorError } from '../errors';
 import type { RunOutcome, ScheduleSettings, SourceScheduleState } from '../schedule';
@@ -68,13 +69,7 @@ export type SyncRunResult =
 export async function runSyncMessage(
   deps: SyncRunDeps,
   message: SyncMessage,
-  budget: {
-    deadlineMs: number;
-    /** When this invocation is killed at the latest (wall clock, ms); default `deadlineMs`. */
-    endsAtMs?: number;
-    /** The operator's stop (CLI Ctrl-C): the engine ends at its next checkpoint. */
-    signal?: AbortSignal;
-  },
+  budget: RunBudget,
 ): Promise<SyncRunResult> {
   const { sourceId, runId } = message;
   const now = deps.now();
@@ -84,11 +79,15 @@ export async function runSyncMessage(
     step: message.continuation,
     holder: (deps.newHolderId ?? randomUUID)(),
   };
+  const heldUntil = new Date(
+    now.getTime() + Math.max(0, (budget.endsAtMs ?? budget.deadlineMs) - Date.now()),
+  );
   const claimed = await claimSyncRun(deps.doc, deps.tables.state, sourceId, {
     ...claim,
-    heldUntil: new Date(now.getTime() + Math.max(0, (budget.endsAtMs ?? budget.deadlineMs) - Date.now())),
+    heldUntil,
     leaseUntil: new Date(now.getTime() + deps.leaseMinutes * 60_000),
     now,
+    keepLease: leaseOutlasts(message, deps.leaseMinutes, heldUntil),
   });
   if (!claimed) {
     const item = await getSourceState(deps.doc, deps.tables.state, sourceId);
@@ -109,100 +108,162 @@ export async function runSyncMessage(
   }
 }
 
+interface RunBudget {
+  deadlineMs: number;
+  /** When this invocation is killed at the latest (wall clock, ms); default `deadlineMs`. */
+  endsAtMs?: number;
+  /** The operator's stop (CLI Ctrl-C): the engine ends at its next checkpoint. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Issue 28: whether the lease its start took (`startedAt` + `leaseMinutes`, shared/sync/start.ts) still
+ * covers this invocation — then the first message's claim need not renew it, and writes no index copy
+ * (the claim's condition checks the stored lease; a renewing claim follows if it does not hold). A
+ * continuation renews: its run has outlived one invocation already.
+ */
+export function leaseOutlasts(message: SyncMessage, leaseMinutes: number, heldUntil: Date): boolean {
+  const plannedEnd = Date.parse(message.startedAt) + leaseMinutes * 60_000;
+  return message.continuation === 0 && plannedEnd >= heldUntil.getTime();
+}
+
+/** A message whose claim this invocation holds: what each step of its run works with. */
+interface ClaimedRun {
+  deps: SyncRunDeps;
+  message: SyncMessage;
+  claim: SyncRunClaim;
+}
+
+/** A claimed message, step by step: the source still to sync, the engine, then hand-over or outcome. */
 async function runClaimed(
   deps: SyncRunDeps,
   message: SyncMessage,
   claim: SyncRunClaim,
-  budget: { deadlineMs: number; endsAtMs?: number; signal?: AbortSignal },
+  budget: RunBudget,
 ): Promise<SyncRunResult> {
-  const { sourceId, runId } = message;
+  const run: ClaimedRun = { deps, message, claim };
+  const checked = await sourceToSync(run);
+  if (checked.status === 'dropped') return checked;
+  const ran = await runEngine(run, checked.source, budget);
+  if (ran.status === 'dropped') return ran;
+  if (ran.report.continued) return handOver(run, ran.report);
+  return recordOutcome(run, checked.source, ran.report);
+}
+
+type Dropped = Extract<SyncRunResult, { status: 'dropped' }>;
+
+/**
+ * The message's source as it is configured now; a source that is gone, broken (ERR-6) or deactivated
+ * while queued (ERR-7) ends the run here, its lease released.
+ */
+async function sourceToSync({
+  deps,
+  message,
+  claim,
+}: ClaimedRun): Promise<Dropped | { status: 'ok'; source: SourceConfig }> {
+  const { sourceId } = message;
+  const state = { doc: deps.doc, table: deps.tables.state };
+  // Due again at once, and moved on from the due time a planner or lane may have read (their `dueBy`,
+  // issue 28: the lease left it as it was), so only a fresh decision starts the source again.
+  const dueNow = { dueAt: deps.now().toISOString() };
   const parsed = await loadSource(deps.doc, deps.tables.sources, sourceId);
   if (parsed === undefined || !parsed.ok) {
     const reason =
       parsed === undefined
         ? 'source no longer exists'
         : `invalid config: ${parsed.problems.map((p) => `${p.field} ${p.message}`).join('; ')}`;
-    await releaseSyncLease({ doc: deps.doc, table: deps.tables.state }, sourceId, claim);
-    if (parsed !== undefined && !parsed.ok) {
-      await patchSourceState({ doc: deps.doc, table: deps.tables.state }, sourceId, {
-        configProblems: parsed.problems,
-      });
-    }
+    await releaseSyncLease(state, sourceId, claim, dueNow);
+    if (parsed !== undefined && !parsed.ok)
+      await patchSourceState(state, sourceId, { configProblems: parsed.problems });
     return { status: 'dropped', sourceId, reason };
   }
-  const source = parsed.source;
   // ERR-7: deactivated while queued. A manual run (CLI) may sync an inactive source once (ONB-3).
-  if (!source.active && message.trigger !== 'manual') {
-    await releaseSyncLease({ doc: deps.doc, table: deps.tables.state }, sourceId, claim);
+  if (!parsed.source.active && message.trigger !== 'manual') {
+    await releaseSyncLease(state, sourceId, claim, dueNow);
     return { status: 'dropped', sourceId, reason: 'source is inactive (ERR-7)' };
   }
+  return { status: 'ok', source: parsed.source };
+}
 
-  const runStartedAt = new Date(message.startedAt);
-  let report: EngineReport;
+/**
+ * The engine within the budget. Its failure is the run's outcome (ERR-4) — unless the store failed (ours:
+ * thrown for redelivery, issue 13) or another invocation owns the run (its cursor moved: dropped).
+ */
+async function runEngine(
+  { deps, message, claim }: ClaimedRun,
+  source: SourceConfig,
+  budget: RunBudget,
+): Promise<Dropped | { status: 'ran'; report: EngineReport }> {
   try {
-    report = await deps.engine(source, message, {
+    const report = await deps.engine(source, message, {
       deadlineMs: budget.deadlineMs,
       // Every request of the run ends (its socket closed) in time for the checkpoint.
       ...(budget.endsAtMs === undefined ? {} : { requestsEndMs: budget.endsAtMs - CHECKPOINT_RESERVE_MS }),
-      runStartedAt,
+      runStartedAt: new Date(message.startedAt),
       ...(budget.signal ? { signal: budget.signal } : {}),
     });
+    return { status: 'ran', report };
   } catch (err) {
     // A store outage or refusal is ours (issue 13, ERR-4): the caller redelivers the message.
     if (storeOutageOf(err) !== undefined || storeRefusalOf(err) !== undefined) throw err;
     if (isIngestorError(err, 'SYNC_CURSOR_CONFLICT')) {
       // Another invocation advanced this run's cursor: it owns the run; this one leaves everything to it.
-      await releaseSyncClaim({ doc: deps.doc, table: deps.tables.state }, sourceId, claim);
+      await releaseSyncClaim({ doc: deps.doc, table: deps.tables.state }, message.sourceId, claim);
       return {
         status: 'dropped',
-        sourceId,
+        sourceId: message.sourceId,
         reason: `duplicate delivery: ${err.message}`,
         duplicate: 'concurrent',
       };
     }
     // An engine bug or an unexpected fault: a failed run (ERR-4), never a crashed planner.
-    report = {
-      kind: message.kind,
-      requests: 0,
-      changed: false,
-      complete: false,
-      continued: false,
-      objects: { new: 0, modified: 0, deleted: 0 },
-      failures: ['other'],
-      failureDetails: [
-        err instanceof Error ? `${(err as { code?: string }).code ?? err.name}: ${err.message}` : String(err),
-      ],
+    return {
+      status: 'ran',
+      report: {
+        kind: message.kind,
+        requests: 0,
+        changed: false,
+        complete: false,
+        continued: false,
+        objects: { new: 0, modified: 0, deleted: 0 },
+        failures: ['other'],
+        failureDetails: [
+          err instanceof Error
+            ? `${(err as { code?: string }).code ?? err.name}: ${err.message}`
+            : String(err),
+        ],
+      },
     };
   }
+}
 
-  if (report.continued) {
-    const next: SyncMessage = { ...message, continuation: message.continuation + 1 };
-    await deps.queue.send(JSON.stringify(next));
-    // Hand the run over, so a late redelivery of this message is stale. Best effort: the continuation
-    // takes over by its later step anyway.
-    await releaseSyncClaim(
-      { doc: deps.doc, table: deps.tables.state },
-      sourceId,
-      claim,
-      next.continuation,
-    ).catch(() => false);
-    return { status: 'continued', sourceId, report, continuation: next.continuation };
-  }
+/** The run goes on in a continuation message; the lease stays with the run (issue 13). */
+async function handOver({ deps, message, claim }: ClaimedRun, report: EngineReport): Promise<SyncRunResult> {
+  const next: SyncMessage = { ...message, continuation: message.continuation + 1 };
+  await deps.queue.send(JSON.stringify(next));
+  // Hand the run over, so a late redelivery of this message is stale. Best effort: the continuation
+  // takes over by its later step anyway.
+  await releaseSyncClaim(
+    { doc: deps.doc, table: deps.tables.state },
+    message.sourceId,
+    claim,
+    next.continuation,
+  ).catch(() => false);
+  return { status: 'continued', sourceId: message.sourceId, report, continuation: next.continuation };
+}
 
-  const { endedAt, skewMs } = runEndedAt(runStartedAt, deps.now());
-  const failed = report.failures.length > 0 && !report.complete;
-  const outcome: RunOutcome = {
-    kind: report.kind,
-    startedAt: runStartedAt.toISOString(),
-    endedAt: endedAt.toISOString(),
-    changed: report.changed,
-    complete: report.complete,
-    failed,
-    failures: report.failures,
-    ...(report.filterNotHonoured ? { filterNotHonoured: true } : {}),
-    ...(report.sessionDays ? { sessionDays: report.sessionDays } : {}),
-    requests: report.requests,
-  };
+/**
+ * The run's end: its outcome applied to the schedule state and the lease released in the same
+ * conditional write, the source due again at once (the planner decides at its next tick).
+ */
+async function recordOutcome(
+  { deps, message, claim }: ClaimedRun,
+  source: SourceConfig,
+  report: EngineReport,
+): Promise<SyncRunResult> {
+  const { sourceId } = message;
+  const { endedAt, skewMs } = runEndedAt(new Date(message.startedAt), deps.now());
+  const outcome = runOutcomeOf(report, message.startedAt, endedAt);
   const item = await getSourceState<SourceScheduleState>(deps.doc, deps.tables.state, sourceId);
   const schedule = applyRunOutcome(item?.schedule ?? initialScheduleState(), outcome, endedAt.toISOString(), {
     config: source,
@@ -212,23 +273,43 @@ async function runClaimed(
     schedule,
     // The planner decides again at its next tick.
     dueAt: endedAt.toISOString(),
-    lastRun: {
-      runId,
-      kind: report.kind,
-      trigger: message.trigger,
-      startedAt: outcome.startedAt,
-      endedAt: outcome.endedAt,
-      ok: !failed,
-      changed: report.changed,
-      complete: report.complete,
-      requests: report.requests,
-      objects: report.objects,
-      failures: report.failures,
-      ...(report.failureDetails ? { failureDetails: report.failureDetails.slice(0, 10) } : {}),
-      continuations: message.continuation,
-    },
+    lastRun: lastRunOf(message, report, outcome),
   });
   return { status: 'done', sourceId, report, outcome, ...(skewMs > 0 ? { clockSkewMs: skewMs } : {}) };
+}
+
+function runOutcomeOf(report: EngineReport, startedAt: string, endedAt: Date): RunOutcome {
+  return {
+    kind: report.kind,
+    startedAt: new Date(startedAt).toISOString(),
+    endedAt: endedAt.toISOString(),
+    changed: report.changed,
+    complete: report.complete,
+    failed: report.failures.length > 0 && !report.complete,
+    failures: report.failures,
+    ...(report.filterNotHonoured ? { filterNotHonoured: true } : {}),
+    ...(report.sessionDays ? { sessionDays: report.sessionDays } : {}),
+    requests: report.requests,
+  };
+}
+
+/** The run's report as on-call reads it (`status`, `explain`), kept in the source's LASTRUN item. */
+function lastRunOf(message: SyncMessage, report: EngineReport, outcome: RunOutcome): Record<string, unknown> {
+  return {
+    runId: message.runId,
+    kind: report.kind,
+    trigger: message.trigger,
+    startedAt: outcome.startedAt,
+    endedAt: outcome.endedAt,
+    ok: !outcome.failed,
+    changed: report.changed,
+    complete: report.complete,
+    requests: report.requests,
+    objects: report.objects,
+    failures: report.failures,
+    ...(report.failureDetails ? { failureDetails: report.failureDetails.slice(0, 10) } : {}),
+    continuations: message.continuation,
+  };
 }
 
 /**

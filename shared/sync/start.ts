@@ -8,8 +8,8 @@ import type { SyncLane, SyncMessage } from './message';
 /**
  * Starting a run, the one way both the planner and a host lane (shared/sync/lane.ts) do it: take the
  * source's lease (SCH-5) and record the start in the same conditional write — schedule state with the
- * FULL-2 window, next due time, decision. The run's first message is returned; the caller sends it (the
- * planner, in a batch) or runs it in place (a lane). `undefined`: another run holds the lease — or, with
+ * FULL-2 window, decision; the due time stays (issue 28). The run's first message is returned; the
+ * caller sends it (the planner, in a batch) or runs it in place (a lane). `undefined`: another run holds the lease — or, with
  * `dueBy`, the source is no longer due as planned — and nothing was written.
  */
 export interface RunStartDeps {
@@ -50,10 +50,10 @@ export async function startRun(deps: RunStartDeps, start: RunStart): Promise<Syn
     ...(start.dueBy ? { dueBy: start.dueBy } : {}),
     extra: {
       schedule,
+      // No due time (issue 28): the item stays due while leased, so the planner counts the run and
+      // decides the source again once the lease has expired, should the run die (SCH-5).
       // RATE-2: the pace this run fetches with (also recorded by a cold planner that sees no change).
       lastValidPace: paceOf(source),
-      // If the run dies, the source is decided again when its lease has expired.
-      dueAt: until.toISOString(),
       lastDecision: {
         action: 'sync',
         kind,

@@ -111,8 +111,8 @@ describe('old-shape STATE items through the planner and status (issue 28)', () =
     expect(result.started).toEqual([]);
     expect(byId['old-paused']?.action).toBe('wait');
     expect(byId['old-paused']?.reason).toContain('three failed runs in a row');
-    expect(byId['old-running']?.action).toBe('wait');
-    expect(byId['old-running']?.reason).toMatch(/running full sync/);
+    // SCH-5 / issue 28: a lease in force makes the item running, not due: counted, not decided or written.
+    expect(byId['old-running']).toBeUndefined();
     expect(byId['old-quiet']?.action).toBe('wait');
     expect(byId['old-quiet']?.reason).toMatch(/cadence/);
 

@@ -91,6 +91,20 @@ describe('planner tick against the local peers', () => {
     // Both slots are held by the running syncs, so the third source still waits.
     expect(byId['fresh-c']?.action).toBe('wait');
   });
+
+  it('SCH-5 / issue 28: runs that die without a word are found through the due index once their leases expire, and their sources start again', async () => {
+    const before = await getSourceState(bed.clients.doc, bed.env.STATE_TABLE, 'fresh-a');
+    // Nobody claims or releases (the invocations died); the 20-minute leases run out.
+    const result = await plannerTick(deps(), new Date(NOW.getTime() + 21 * 60_000));
+    const byId = Object.fromEntries(result.decisions.map((d) => [d.sourceId, d]));
+    expect(byId['fresh-a']).toBeDefined();
+    expect(byId['fresh-b']).toBeDefined();
+    expect(result.started).toHaveLength(2);
+    const after = await getSourceState(bed.clients.doc, bed.env.STATE_TABLE, 'fresh-a');
+    if (result.started.some((s) => s.sourceId === 'fresh-a'))
+      expect(after?.leaseRunId).not.toBe(before?.leaseRunId);
+    else expect(byId['fresh-a']?.reason).toMatch(/expired|slot/);
+  });
 });
 
 describe('planner tick reads only what changed (issue 5: due-time index)', () => {
@@ -141,7 +155,7 @@ describe('planner tick reads only what changed (issue 5: due-time index)', () =>
     // Five minutes later nothing is due: the inactive sources wait a day, the two running syncs hold leases.
     const later = await plannerTick(deps(), new Date(NOW.getTime() + 4 * 60_000));
     expect(later.decisions.filter((d) => d.action !== 'skip')).toEqual([]);
-    // Only the two leased STATE items are read (sparse byLease index); no scan, no waiting item.
+    // Only the two leased STATE items are read (they stay due while leased, issue 28); no scan, no waiting item.
     expect(itemsRead).toBe(2);
   });
 

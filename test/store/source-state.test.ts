@@ -1,7 +1,7 @@
 import { CreateTableCommand, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { dynamoItemBytes } from '../../bench/cost/item-size';
+import { dynamoItemBytes, writeChangeUnits } from '../../bench/cost/item-size';
 import {
   applyRunOutcome,
   DEFAULT_SCHEDULE_SETTINGS,
@@ -15,7 +15,6 @@ import {
   acquireSyncLease,
   claimSyncRun,
   getSourceState,
-  listLeasedSourceStates,
   listSourceStates,
   patchSourceState,
   readSourceStates,
@@ -188,27 +187,155 @@ describe('source STATE item and sync lease (SCH-5)', () => {
     expect(ids).not.toContain('src-3');
   });
 
-  it('SCH-5 / issue 28: the planner index holds no lease, the lease index lists it, readSourceStates whole items', async () => {
+  it('SCH-5 / issue 28: a leased item stays due in byDueAt with its lease end and kind (not its run), readSourceStates whole items', async () => {
     const doc = bed.clients.doc;
-    await acquireSyncLease(doc, table(), 'src-4', {
-      runId: 'r4',
-      kind: 'full',
-      until: plus(60_000),
-      now: t0,
-      extra: { dueAt: t0.toISOString() },
-    });
+    await patchSourceState({ doc, table: table() }, 'src-4', { dueAt: t0.toISOString() });
+    expect(
+      await acquireSyncLease(doc, table(), 'src-4', {
+        runId: 'r4',
+        kind: 'full',
+        until: plus(60_000),
+        now: plus(1000),
+        dueBy: t0,
+      }),
+    ).toBe(true);
     const due = (await listSourceStates(doc, table(), { dueBefore: plus(1000).toISOString() })).find(
       (s) => s.sourceId === 'src-4',
     );
-    expect(due?.dueAt).toBe(t0.toISOString());
+    // The lease moved no key: still due as read, so the planner counts the run from this read.
+    expect(due).toMatchObject({
+      dueAt: t0.toISOString(),
+      leaseKind: 'full',
+      leaseUntil: plus(60_000).toISOString(),
+    });
     expect(due?.leaseRunId).toBeUndefined();
-    const leased = (await listLeasedSourceStates(doc, table())).find((s) => s.sourceId === 'src-4');
-    expect(leased).toMatchObject({ leaseKind: 'full', leaseUntil: plus(60_000).toISOString() });
     const whole = (await readSourceStates({ doc, table: table() })).find((s) => s.sourceId === 'src-4');
     expect(whole).toMatchObject({ leaseRunId: 'r4', leaseKind: 'full', dueAt: t0.toISOString() });
   });
 
-  it('issue 28: while the new indexes are being built, the ones they replace answer (one table with only those)', async () => {
+  it('SCH-5 / issue 28: a run that dies is found by the due read once its lease has expired, and a new run takes the source', async () => {
+    const doc = bed.clients.doc;
+    await patchSourceState({ doc, table: table() }, 'src-dies', { dueAt: t0.toISOString() });
+    const start = (runId: string, at: number) =>
+      acquireSyncLease(doc, table(), 'src-dies', {
+        runId,
+        kind: 'incremental',
+        until: plus(at + 25 * 60_000),
+        now: plus(at),
+        dueBy: t0,
+      });
+    expect(await start('dead', 1000)).toBe(true);
+    expect(
+      await claimSyncRun(doc, table(), 'src-dies', {
+        runId: 'dead',
+        step: 0,
+        holder: 'h',
+        heldUntil: plus(15 * 60_000),
+        leaseUntil: plus(26 * 60_000),
+        now: plus(2000),
+        keepLease: true,
+      }),
+    ).toBe(true);
+    // The invocation dies without a release. While the lease is in force nobody else starts it.
+    expect(await start('early', 20 * 60_000)).toBe(false);
+    const dueAfter = await listSourceStates(doc, table(), { dueBefore: plus(26 * 60_000).toISOString() });
+    const found = dueAfter.find((s) => s.sourceId === 'src-dies');
+    expect(found?.leaseUntil !== undefined && found.leaseUntil < plus(26 * 60_000).toISOString()).toBe(true);
+    expect(await start('next', 26 * 60_000)).toBe(true);
+    expect((await getSourceState(doc, table(), 'src-dies'))?.leaseRunId).toBe('next');
+  });
+
+  it('SCH-5 / issue 28: a claim keeps a lease that outlasts its invocation and renews one that does not; a duplicate is refused either way', async () => {
+    const doc = bed.clients.doc;
+    const claim = (holder: string, step: number, heldMin: number, at: number) =>
+      claimSyncRun(doc, table(), 'src-keep', {
+        runId: 'run',
+        step,
+        holder,
+        heldUntil: plus((at + heldMin) * 60_000),
+        leaseUntil: plus((at + 25) * 60_000),
+        now: plus(at * 60_000),
+        keepLease: true,
+      });
+    const leaseUntil = async () => (await getSourceState(doc, table(), 'src-keep'))?.leaseUntil;
+    expect(
+      await acquireSyncLease(doc, table(), 'src-keep', {
+        runId: 'run',
+        kind: 'full',
+        until: plus(25 * 60_000),
+        now: t0,
+      }),
+    ).toBe(true);
+    expect(await claim('a', 0, 15, 0)).toBe(true);
+    expect(await leaseUntil()).toBe(plus(25 * 60_000).toISOString());
+    expect(await claim('twin', 0, 15, 1)).toBe(false);
+    // A continuation 14 minutes on would outlive the lease: its claim renews it.
+    expect(await claim('b', 1, 15, 14)).toBe(true);
+    expect(await leaseUntil()).toBe(plus(39 * 60_000).toISOString());
+    expect(await claim('twin-b', 1, 15, 15)).toBe(false);
+  });
+
+  it('SCH-5 / issue 28: a run writes one index move — the lease and the claim move no index key, the release moves dueAt once', async () => {
+    const doc = bed.clients.doc;
+    const sourceId = 'src-moves';
+    const raw = async () =>
+      (
+        await bed.clients.dynamo.send(
+          new GetItemCommand({
+            TableName: table(),
+            Key: { pk: { S: `SOURCE#${sourceId}` }, sk: { S: 'STATE' } },
+            ConsistentRead: true,
+          }),
+        )
+      ).Item as Parameters<typeof writeChangeUnits>[0];
+    const metered = async (write: () => Promise<boolean>) => {
+      const before = await raw();
+      expect(await write()).toBe(true);
+      return writeChangeUnits(before, await raw(), STATE_TABLE).indexes;
+    };
+    await patchSourceState({ doc, table: table() }, sourceId, {
+      dueAt: t0.toISOString(),
+      schedule: { ...initialScheduleState() },
+    });
+    const run = { runId: 'r', step: 0, holder: 'h' };
+    const leased = await metered(() =>
+      acquireSyncLease(doc, table(), sourceId, {
+        runId: 'r',
+        kind: 'incremental',
+        until: plus(25 * 60_000),
+        now: plus(1000),
+        dueBy: t0,
+        extra: {
+          schedule: markSyncStarted(
+            initialScheduleState(),
+            { kind: 'incremental' },
+            plus(1000).toISOString(),
+          ),
+        },
+      }),
+    );
+    const claimed = await metered(() =>
+      claimSyncRun(doc, table(), sourceId, {
+        ...run,
+        heldUntil: plus(15 * 60_000),
+        leaseUntil: plus(26 * 60_000),
+        now: plus(2000),
+        keepLease: true,
+      }),
+    );
+    const released = await metered(() =>
+      releaseSyncLease({ doc, table: table() }, sourceId, run, {
+        schedule: initialScheduleState(),
+        dueAt: plus(60_000).toISOString(),
+      }),
+    );
+    // The copy rewritten in place (lease end and kind enter it), nothing for the claim, one move.
+    expect(leased).toEqual({ byDueAt: 1 });
+    expect(claimed).toEqual({});
+    expect(released).toEqual({ byDueAt: 2 });
+  });
+
+  it('issue 28: while the new index is being built, the one it replaces answers — the lease included (one table with only the retiring ones)', async () => {
     const legacy = `${table()}-legacy`;
     await bed.clients.dynamo.send(
       new CreateTableCommand(
@@ -223,9 +350,55 @@ describe('source STATE item and sync lease (SCH-5)', () => {
       now: t0,
       extra: { dueAt: t0.toISOString() },
     });
-    expect((await listSourceStates(doc, legacy)).map((s) => s.sourceId)).toEqual(['src-old']);
-    expect((await listLeasedSourceStates(doc, legacy)).map((s) => s.sourceId)).toEqual(['src-old']);
+    expect((await listSourceStates(doc, legacy)).map((s) => [s.sourceId, s.leaseUntil])).toEqual([
+      ['src-old', plus(60_000).toISOString()],
+    ]);
     expect((await readSourceStates({ doc, table: legacy })).map((s) => s.leaseRunId)).toEqual(['r']);
+  });
+
+  it('issue 28: an item leased by the release before (dueAt = lease end, leaseShard) is claimed and released as before, and leaves the retired lease index', async () => {
+    const doc = bed.clients.doc;
+    await doc.send(
+      new PutCommand({
+        TableName: table(),
+        Item: {
+          pk: 'SOURCE#src-prev-lease',
+          sk: 'STATE',
+          sourceId: 'src-prev-lease',
+          dueShard: 'planner',
+          dueAt: plus(25 * 60_000).toISOString(),
+          leaseShard: 'lease',
+          leaseRunId: 'prev',
+          leaseKind: 'incremental',
+          leaseUntil: plus(25 * 60_000).toISOString(),
+          leaseStep: 0,
+        },
+      }),
+    );
+    const claim = { runId: 'prev', step: 0, holder: 'h' };
+    expect(
+      await claimSyncRun(doc, table(), 'src-prev-lease', {
+        ...claim,
+        heldUntil: plus(15 * 60_000),
+        leaseUntil: plus(26 * 60_000),
+        now: plus(1000),
+        keepLease: true,
+      }),
+    ).toBe(true);
+    expect(
+      await releaseSyncLease({ doc, table: table() }, 'src-prev-lease', claim, {
+        dueAt: plus(60_000).toISOString(),
+      }),
+    ).toBe(true);
+    const raw = await bed.clients.dynamo.send(
+      new GetItemCommand({
+        TableName: table(),
+        Key: { pk: { S: 'SOURCE#src-prev-lease' }, sk: { S: 'STATE' } },
+        ConsistentRead: true,
+      }),
+    );
+    expect(raw.Item?.leaseShard).toBeUndefined();
+    expect(raw.Item?.leaseUntil).toBeUndefined();
   });
 
   it('SCH-5 / issue 28: in a leased steady state the STATE item every lease, claim and release rewrites stays under 1 KB', async () => {
