@@ -26,18 +26,38 @@ function lastSundayOneUtc(year: number, month: number): number {
   return lastDay - new Date(lastDay).getUTCDay() * DAY_MS + HOUR_MS;
 }
 
+/** Summer time's start and end of a year (epoch ms), computed once a year. */
+const SUMMER_BY_YEAR = new Map<number, readonly [number, number]>();
+
 /** Europe/Berlin's offset from UTC in minutes at `ms` (EU rule, as in force since 1996). */
 function berlinOffsetMinutes(ms: number): number {
   const year = new Date(ms).getUTCFullYear();
-  return ms >= lastSundayOneUtc(year, 2) && ms < lastSundayOneUtc(year, 9) ? 120 : 60;
+  let summer = SUMMER_BY_YEAR.get(year);
+  if (summer === undefined) {
+    summer = [lastSundayOneUtc(year, 2), lastSundayOneUtc(year, 9)];
+    SUMMER_BY_YEAR.set(year, summer);
+  }
+  return ms >= summer[0] && ms < summer[1] ? 120 : 60;
 }
+
+/**
+ * Texts decoded lately: the planner reads every STATE item each tick (issue 27: 10,000 sources), and
+ * most of their instants are the same from one tick to the next. Bounded; emptied when full.
+ */
+const TEXT_BY_SECONDS = new Map<number, string>();
+const TEXTS_REMEMBERED = 100_000;
 
 /** The schedule's text of a whole-second instant: Berlin wall time with its offset. */
 function berlinText(seconds: number): string {
+  const known = TEXT_BY_SECONDS.get(seconds);
+  if (known !== undefined) return known;
   const ms = seconds * 1000;
   const offset = berlinOffsetMinutes(ms);
   const wall = new Date(ms + offset * 60_000).toISOString().slice(0, 19);
-  return `${wall}${offset === 120 ? '+02:00' : '+01:00'}`;
+  const text = `${wall}${offset === 120 ? '+02:00' : '+01:00'}`;
+  if (TEXT_BY_SECONDS.size >= TEXTS_REMEMBERED) TEXT_BY_SECONDS.clear();
+  TEXT_BY_SECONDS.set(seconds, text);
+  return text;
 }
 
 /** An instant as stored: a number where it reads back as the same text, else as it is. */
@@ -78,13 +98,20 @@ export function storedLocalDates(value: unknown): unknown {
   return text;
 }
 
+/** Session-day strings decoded lately (as `TEXT_BY_SECONDS`: the planner reads them every tick). */
+const DATES_BY_TEXT = new Map<string, readonly string[]>();
+
 /** Session days as a list of `YYYY-MM-DD` again (a stored list is returned as it is). */
 export function localDatesFromStore(value: unknown): unknown {
   if (typeof value !== 'string') return value;
+  const known = DATES_BY_TEXT.get(value);
+  if (known !== undefined) return [...known];
   const dates: string[] = [];
   for (let i = 0; i < value.length; i += DAY_WIDTH) {
     const day = Number.parseInt(value.slice(i, i + DAY_WIDTH), 36);
     dates.push(new Date(day * DAY_MS).toISOString().slice(0, 10));
   }
-  return dates;
+  if (DATES_BY_TEXT.size >= TEXTS_REMEMBERED) DATES_BY_TEXT.clear();
+  DATES_BY_TEXT.set(value, dates);
+  return [...dates];
 }
