@@ -1,6 +1,7 @@
 import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type TableContext, unlessConditionFails } from './context';
 import { bodySk, sessionSk, slugSk, sourcePartition } from './keys';
+import { packItem, unpackItem } from './packed-item';
 
 /** Keys per BatchGetItem (DynamoDB's limit). */
 export const BATCH_GET_MAX = 100;
@@ -99,6 +100,23 @@ export class PartitionItems {
         }),
       ),
     );
+  }
+
+  /** An item written by `putLockedPacked`, in its own shape (one written plain is read as it is). */
+  async getPacked<T>(sk: string): Promise<T | undefined> {
+    return unpackItem<T>(await this.get<Record<string, unknown>>(sk));
+  }
+
+  /**
+   * `putLocked`, the item compressed into one attribute beside its plain `seq` (packed-item.ts): for
+   * the scraper's run cursor, written after every page (issue 28).
+   */
+  putLockedPacked(
+    sk: string,
+    item: object & { seq: number },
+    previousSeq: number | undefined,
+  ): Promise<boolean> {
+    return this.putLocked(sk, packItem(item as Record<string, unknown>) as { seq: number }, previousSeq);
   }
 
   /** Every item whose sort key begins with `prefix`, without keys, in sort-key order (strongly consistent). */

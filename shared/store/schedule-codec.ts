@@ -1,3 +1,5 @@
+import { instantFromStore, localDatesFromStore, storedInstant, storedLocalDates } from './instant-codec';
+
 /**
  * Issue 28: how the store keeps a source's schedule state (shared/schedule `SourceScheduleState`) in the
  * STATE item. Every lease, claim and release rewrites that item, and DynamoDB bills each started KB of the
@@ -8,7 +10,15 @@
  * - `schemaVersion` (always 1) is not written;
  * - the running sync's `kind` and `leaseUntil` are the lease's own `leaseKind` / `leaseUntil` attributes
  *   (SCH-5: the lease is the truth) and are filled back from them on reading;
- * - the learnt runs (RATE-9) are one short string each (`i:11:0.4` = kind, requests, seconds).
+ * - the learnt runs (RATE-9) are one short string each (`i:11:0.4` = kind, requests, seconds);
+ * - instants are numbers (`instant-codec.ts`: ≈ 6 B instead of 24–25) and the session days one string of
+ *   three base-36 characters a day, wherever that reads back as the very same text — anything else
+ *   (an instant in another form, a date that is no date) is kept as it was written;
+ * - the last run's kind and period and the running sync's trigger are one letter;
+ * - beside the schedule, the planner's last decision keeps its instant as a number and the last valid
+ *   pace its two fields under one-letter names (`storedStateAttribute`, `stateItemFromStore`).
+ * The lease's own attributes (`leaseUntil`, and `dueAt` beside it) stay ISO strings: they are index keys
+ * and must sort as text (the `byDueAt` design is shared/store tables.ts').
  *
  * On-call never reads the raw item: `status` and `explain` read it through the store, which hands the
  * schedule out in its own shape. Items written before are read as they are (long names; one release of
@@ -67,6 +77,61 @@ interface RecentRunShape {
 
 type Fields = Record<string, unknown>;
 
+/** Schedule fields holding an instant (ISO text in the schedule's shape). */
+const INSTANT_FIELDS: ReadonlySet<string> = new Set([
+  'lastSyncStartedAt',
+  'lastSyncEndedAt',
+  'lastSuccessAt',
+  'fullSyncLastStartedAt',
+  'fullSyncLastWindowId',
+  'fullSyncLastCompleteStartedAt',
+  'fullSyncLastCompletedAt',
+  'fullSyncLastCompleteWindowId',
+  'incrementalOnlyUntil',
+]);
+/** Instants inside the nested maps, by the map's (long) name. */
+const NESTED_INSTANTS: Readonly<Record<string, ReadonlySet<string>>> = {
+  running: new Set(['startedAt', 'windowId', 'deadline']),
+  pause: new Set(['until']),
+  manualRequest: new Set(['requestedAt']),
+};
+/** One-letter codes of closed word sets (a word not listed is stored as it is). */
+const WORD_CODES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  lastSyncKind: RUN_KIND_CODES,
+  lastSyncPeriod: { weekdayDay: 'd', weekdayNight: 'n', weekend: 'w' },
+};
+const RUNNING_TRIGGER_CODES: Record<string, string> = { schedule: 's', manual: 'm' };
+const invert = (codes: Readonly<Record<string, string>>): Record<string, string> =>
+  Object.fromEntries(Object.entries(codes).map(([word, code]) => [code, word]));
+const WORD_OF_CODE = Object.fromEntries(Object.entries(WORD_CODES).map(([f, c]) => [f, invert(c)]));
+const RUNNING_TRIGGER_OF_CODE = invert(RUNNING_TRIGGER_CODES);
+
+/** A word as stored: its code when it has one and the code is not itself a word of the set. */
+function storedWord(value: unknown, codes: Readonly<Record<string, string>> | undefined): unknown {
+  return typeof value === 'string' && codes?.[value] !== undefined ? codes[value] : value;
+}
+
+function wordFromStore(value: unknown, words: Readonly<Record<string, string>> | undefined): unknown {
+  return typeof value === 'string' && words?.[value] !== undefined ? words[value] : value;
+}
+
+/** A nested map's instants stored as numbers (its other fields as they are). */
+function storedInstantsIn(map: unknown, fields: ReadonlySet<string> | undefined): unknown {
+  if (!isFields(map) || fields === undefined) return map;
+  const out: Fields = {};
+  for (const [name, value] of Object.entries(map))
+    out[name] = fields.has(name) ? storedInstant(value) : value;
+  return out;
+}
+
+function instantsFromStoreIn(map: unknown, fields: ReadonlySet<string> | undefined): unknown {
+  if (!isFields(map) || fields === undefined) return map;
+  const out: Fields = {};
+  for (const [name, value] of Object.entries(map))
+    out[name] = fields.has(name) ? instantFromStore(value) : value;
+  return out;
+}
+
 const isFields = (value: unknown): value is Fields =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -88,12 +153,29 @@ function recentRunsFromStore(runs: unknown): unknown {
 
 function storedRunning(running: unknown): unknown {
   if (!isFields(running)) return running;
+  const instants = NESTED_INSTANTS.running;
   const out: Fields = {};
   for (const [name, value] of Object.entries(running)) {
     if (RUNNING_FROM_LEASE.has(name) || value === undefined) continue;
-    out[RUNNING_SHORT[name] ?? name] = value;
+    const stored =
+      name === 'trigger'
+        ? storedWord(value, RUNNING_TRIGGER_CODES)
+        : instants?.has(name)
+          ? storedInstant(value)
+          : value;
+    out[RUNNING_SHORT[name] ?? name] = stored;
   }
   return out;
+}
+
+/** One schedule field's value as stored (by its long name). */
+function storedField(name: string, value: unknown): unknown {
+  if (name === 'recentRuns') return storedRecentRuns(value);
+  if (name === 'running') return storedRunning(value);
+  if (name === 'sessionDays') return storedLocalDates(value);
+  if (INSTANT_FIELDS.has(name)) return storedInstant(value);
+  if (name in WORD_CODES) return storedWord(value, WORD_CODES[name]);
+  return storedInstantsIn(value, NESTED_INSTANTS[name]);
 }
 
 /** The schedule as the STATE item stores it. */
@@ -102,9 +184,7 @@ export function storedSchedule(schedule: unknown): unknown {
   const out: Fields = {};
   for (const [name, value] of Object.entries(schedule)) {
     if (name === 'schemaVersion' || value === undefined) continue;
-    const stored =
-      name === 'recentRuns' ? storedRecentRuns(value) : name === 'running' ? storedRunning(value) : value;
-    out[SHORT_NAMES[name] ?? name] = stored;
+    out[SHORT_NAMES[name] ?? name] = storedField(name, value);
   }
   return out;
 }
@@ -118,10 +198,27 @@ export interface LeaseView {
 function runningFromStore(running: unknown, lease: LeaseView): unknown {
   if (!isFields(running)) return running;
   const out: Fields = {};
-  for (const [name, value] of Object.entries(running)) out[RUNNING_LONG[name] ?? name] = value;
+  for (const [stored, value] of Object.entries(running)) {
+    const name = RUNNING_LONG[stored] ?? stored;
+    out[name] =
+      name === 'trigger'
+        ? wordFromStore(value, RUNNING_TRIGGER_OF_CODE)
+        : NESTED_INSTANTS.running?.has(name)
+          ? instantFromStore(value)
+          : value;
+  }
   if (lease.leaseKind !== undefined) out.kind = lease.leaseKind;
   if (lease.leaseUntil !== undefined) out.leaseUntil = lease.leaseUntil;
   return out;
+}
+
+/** One schedule field's value in the schedule's shape (by its long name), from either stored form. */
+function fieldFromStore(name: string, value: unknown): unknown {
+  if (name === 'recentRuns') return recentRunsFromStore(value);
+  if (name === 'sessionDays') return localDatesFromStore(value);
+  if (INSTANT_FIELDS.has(name)) return instantFromStore(value);
+  if (name in WORD_OF_CODE) return wordFromStore(value, WORD_OF_CODE[name]);
+  return instantsFromStoreIn(value, NESTED_INSTANTS[name]);
 }
 
 /**
@@ -138,15 +235,45 @@ export function scheduleFromStore(schedule: unknown, lease: LeaseView = {}): unk
   );
   for (const [stored, value] of entries) {
     const name = LONG_NAMES[stored] ?? stored;
-    out[name] =
-      name === 'recentRuns'
-        ? recentRunsFromStore(value)
-        : name === 'running'
-          ? runningFromStore(value, lease)
-          : value;
+    out[name] = name === 'running' ? runningFromStore(value, lease) : fieldFromStore(name, value);
   }
   const running = out.running;
   if (isFields(running) && (running.kind === undefined || running.leaseUntil === undefined))
     delete out.running;
   return out;
+}
+
+/** Stored names of the last valid pace's fields (RATE-2: written by the planner on every decision). */
+const PACE_SHORT: Record<string, string> = { host: 'h', requestIntervalSeconds: 'i' };
+const PACE_LONG = invert(PACE_SHORT);
+
+function renamed(map: unknown, names: Readonly<Record<string, string>>): unknown {
+  if (!isFields(map)) return map;
+  const out: Fields = {};
+  for (const [name, value] of Object.entries(map)) out[names[name] ?? name] = value;
+  return out;
+}
+
+/**
+ * One attribute of the STATE item as stored: the schedule (above), the planner's last decision with its
+ * instant as a number, the last valid pace under short names. Others as they are.
+ */
+export function storedStateAttribute(name: string, value: unknown): unknown {
+  if (name === 'schedule') return storedSchedule(value);
+  if (name === 'lastDecision') return storedInstantsIn(value, DECISION_INSTANTS);
+  if (name === 'lastValidPace') return renamed(value, PACE_SHORT);
+  return value;
+}
+
+const DECISION_INSTANTS: ReadonlySet<string> = new Set(['decidedAt']);
+
+/** The STATE item in the shapes its readers know, from either stored form (the lease beside it). */
+export function stateItemFromStore<T>(item: T): T {
+  if (!isFields(item)) return item;
+  const out: Fields = { ...item };
+  if (item.schedule !== undefined) out.schedule = scheduleFromStore(item.schedule, item as LeaseView);
+  if (item.lastDecision !== undefined)
+    out.lastDecision = instantsFromStoreIn(item.lastDecision, DECISION_INSTANTS);
+  if (item.lastValidPace !== undefined) out.lastValidPace = renamed(item.lastValidPace, PACE_LONG);
+  return out as T;
 }

@@ -11,7 +11,12 @@ import {
 import type { TableContext } from './context';
 import { LAST_RUN_SK, sourcePartition } from './keys';
 import { BATCH_GET_MAX } from './partition-items';
-import { type LeaseView, MANUAL_REQUEST_STORED, scheduleFromStore, storedSchedule } from './schedule-codec';
+import {
+  MANUAL_REQUEST_STORED,
+  stateItemFromStore,
+  storedSchedule,
+  storedStateAttribute,
+} from './schedule-codec';
 import { DUE_INDEX, STATE_TABLE } from './tables';
 
 /**
@@ -40,13 +45,8 @@ const LEGACY_LEASE_SHARD_ATTRIBUTE = 'leaseShard';
 /** The source's partition (keys.ts `sourcePartition`). */
 export const sourcePk = sourcePartition;
 
-/** An item as the store hands it out: the schedule in its own shape again. */
-function fromStore<T>(item: T): T {
-  const stored = item as ({ schedule?: unknown } & LeaseView) | undefined;
-  return stored?.schedule === undefined
-    ? item
-    : ({ ...stored, schedule: scheduleFromStore(stored.schedule, stored) } as T);
-}
+/** An item as the store hands it out: the schedule (and what else is stored short) in its own shape. */
+const fromStore = stateItemFromStore;
 
 /** The STATE item and its `LASTRUN` item as one view: the last run from its own item when it has one. */
 function withLastRun<T extends { lastRun?: unknown }>(state: T, lastRunItem?: { lastRun?: unknown }): T {
@@ -262,7 +262,7 @@ function attributeClauses(
   Object.entries(set).forEach(([k, v], i) => {
     if (v === undefined) return;
     names[`#${tag}${i}`] = k;
-    values[`:${tag}${i}`] = k === 'schedule' ? storedSchedule(v) : v;
+    values[`:${tag}${i}`] = storedStateAttribute(k, v);
     sets.push(`#${tag}${i} = :${tag}${i}`);
   });
   const removes = remove.map((k, i) => {
