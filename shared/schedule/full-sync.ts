@@ -1,6 +1,6 @@
 import { atLocalMs, clockText, dayOfIndex, isoOfMs, type LocalDay, localDayAt } from './calendar';
 import { FULL_SYNC_DEFAULT_WINDOW_HOURS } from './constants';
-import { calendarDaysBetween, localDateAfter, minutesOfDay, msOf, reasonTime, remember } from './time';
+import { minutesOfDay, msOf, reasonTime, remember } from './time';
 import type { Instant, ScheduleSettings, ScheduleSourceConfig, SourceScheduleState, SyncKind } from './types';
 
 type FullSyncConfig = Pick<ScheduleSourceConfig, 'fullSyncWindow' | 'fullSyncMinDays' | 'fullSyncSliced'>;
@@ -33,14 +33,21 @@ interface WindowTimes {
   described?: FullSyncWindow;
 }
 
-/** Window times per day, hour setting and own window: the same for most sources on a tick (issue 18). */
-const WINDOWS = new Map<string, WindowTimes>();
+/**
+ * Window times per hour setting and own window, then per day: the same for most sources on a tick
+ * (issue 18). Keyed by the day's number under the window's key, so a lookup builds no text (issue 27).
+ */
+const WINDOWS = new Map<string, Map<number, WindowTimes>>();
 
 function windowOn(day: LocalDay, config: FullSyncConfig, settings: ScheduleSettings): WindowTimes {
-  return remember(WINDOWS, `${day.index}|${windowKey(config, settings)}`, () =>
-    computeWindowOn(day, config, settings),
-  );
+  const own = config.fullSyncWindow;
+  const key = own === undefined ? DEFAULT_WINDOW_KEYS[settings.fullSyncHour] : undefined;
+  const days = remember(WINDOWS, key ?? windowKey(config, settings), () => new Map<number, WindowTimes>());
+  return remember(days, day.index, () => computeWindowOn(day, config, settings));
 }
+
+/** `windowKey` of the default window for each full-sync hour, made once. */
+const DEFAULT_WINDOW_KEYS: readonly string[] = Array.from({ length: 24 }, (_, hour) => String(hour));
 
 /** What a source's window depends on: the full-sync hour setting and its own window. */
 function windowKey(config: FullSyncConfig, settings: ScheduleSettings): string {
@@ -92,11 +99,10 @@ function windowTimesAt(
   atMs: number,
 ): WindowTimes | undefined {
   const today = localDayAt(atMs);
-  for (const day of [dayOfIndex(today.index - 1), today]) {
-    const times = windowOn(day, config, settings);
-    if (times.startMs <= atMs && atMs < times.endMs) return times;
-  }
-  return undefined;
+  const yesterdays = windowOn(dayOfIndex(today.index - 1), config, settings);
+  if (yesterdays.startMs <= atMs && atMs < yesterdays.endMs) return yesterdays;
+  const todays = windowOn(today, config, settings);
+  return todays.startMs <= atMs && atMs < todays.endMs ? todays : undefined;
 }
 
 function nextWindowTimes(config: FullSyncConfig, settings: ScheduleSettings, afterMs: number): WindowTimes {
@@ -128,28 +134,31 @@ export function nextFullSyncWindow(
 }
 
 /** Local date the minimum distance counts from: the date of the window the last complete run started in. */
-function lastCompleteDate(state: FullSyncState): string | undefined {
+function lastCompleteDay(state: FullSyncState): LocalDay | undefined {
   const reference =
     state.fullSyncLastCompleteWindowId ??
     state.fullSyncLastCompleteStartedAt ??
     state.fullSyncLastCompletedAt;
-  return reference === undefined ? undefined : localDayAt(msOf(reference, 'last complete full sync')).date;
+  return reference === undefined ? undefined : localDayAt(msOf(reference, 'last complete full sync'));
 }
+
+const DISTANCE_MET = { met: true } as const;
 
 /**
  * FULL-4: minimum distance in days, counted in local calendar days between the windows — a run that
- * started at 03:40 yesterday does not block tonight's 03:00 window with a minimum of 1 day.
+ * started at 03:40 yesterday does not block tonight's 03:00 window with a minimum of 1 day. Days are
+ * counted on the calendar's day numbers (what `calendarDaysBetween` of their dates gives).
  */
 function minDistance(
   config: FullSyncConfig,
   state: FullSyncState,
-  candidateDate: string,
+  candidate: LocalDay,
 ): { met: true } | { met: false; lastDate: string; earliestDate: string } {
-  const lastDate = lastCompleteDate(state);
-  if (config.fullSyncMinDays <= 0 || lastDate === undefined) return { met: true };
-  if (calendarDaysBetween(lastDate, candidateDate) >= config.fullSyncMinDays) return { met: true };
-  const earliestDate = localDateAfter(lastDate, config.fullSyncMinDays);
-  return { met: false, lastDate, earliestDate };
+  const last = lastCompleteDay(state);
+  if (config.fullSyncMinDays <= 0 || last === undefined) return DISTANCE_MET;
+  if (candidate.index - last.index >= config.fullSyncMinDays) return DISTANCE_MET;
+  const earliestDate = dayOfIndex(last.index + config.fullSyncMinDays).date;
+  return { met: false, lastDate: last.date, earliestDate };
 }
 
 function incrementalOnly(state: FullSyncState, nowMs: number): number | undefined {
@@ -174,7 +183,7 @@ function nextEligibleStart(
   for (let step = 0; step < 400; step += 1) {
     const usable =
       isoOfMs(times.startMs) !== state.fullSyncLastWindowId &&
-      minDistance(config, state, localDayAt(times.startMs).date).met;
+      minDistance(config, state, localDayAt(times.startMs)).met;
     if (usable) return times === open ? fromMs : times.startMs;
     times = nextWindowTimes(config, settings, times.startMs);
   }
@@ -244,7 +253,7 @@ export function scheduledFullSyncMs(
       nextPossibleAt: isoOfMs(next),
     };
   }
-  const distance = minDistance(config, state, localDayAt(open.startMs).date);
+  const distance = minDistance(config, state, localDayAt(open.startMs));
   if (!distance.met) {
     const next = nextEligibleStart(config, state, settings, open.endMs);
     return {
@@ -332,7 +341,7 @@ export function manualFullSyncMs(
       ruleIds: ['FULL-8', 'FULL-4'],
     };
   }
-  const distance = minDistance(config, state, localDayAt(open?.startMs ?? nowMs).date);
+  const distance = minDistance(config, state, localDayAt(open?.startMs ?? nowMs));
   if (!distance.met) {
     return {
       kind: 'incremental',

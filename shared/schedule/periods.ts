@@ -29,12 +29,14 @@ export function periodAtMs(ms: number): PeriodId {
   return hour >= WEEKDAY_DAY_START_HOUR && hour < WEEKDAY_DAY_END_HOUR ? 'weekdayDay' : 'weekdayNight';
 }
 
+/** CADENCE_PERIODS by id, read once (issue 27: looked up several times a decision). */
+const PUBLISHED_BASE_MINUTES = new Map<PeriodId, number>(CADENCE_PERIODS.map((p) => [p.id, p.baseMinutes]));
+
 /** SCH-1: the published base of a period; INGESTOR_INTERVAL replaces the weekday-daytime one. */
 export function publishedBaseMinutes(period: PeriodId, settings: ScheduleSettings): number {
   if (period === 'weekdayDay') return settings.weekdayDayBaseMinutes;
-  const row = CADENCE_PERIODS.find((p) => p.id === period);
   // The table covers every PeriodId; the fallback only satisfies the type checker.
-  return row?.baseMinutes ?? 60;
+  return PUBLISHED_BASE_MINUTES.get(period) ?? 60;
 }
 
 /**

@@ -55,6 +55,25 @@ export function runningAtMs(
   return msOf(running.leaseUntil, 'running.leaseUntil') > nowMs ? running : undefined;
 }
 
+const NOTHING: readonly (keyof SourceScheduleState)[] = [];
+
+/**
+ * A copy of `state` without the fields `ended`, in the same order as `{ ...state }` followed by
+ * `delete` gives. Left out rather than deleted: a `delete` turns the copy into a slow dictionary object
+ * that every later decision on the source reads (issue 27).
+ */
+function copyWithout(
+  state: SourceScheduleState,
+  ended: readonly (keyof SourceScheduleState)[],
+): SourceScheduleState {
+  if (ended.length === 0) return { ...state };
+  const next: Record<string, unknown> = {};
+  for (const key of Object.keys(state) as (keyof SourceScheduleState)[]) {
+    if (!ended.includes(key)) next[key] = state[key];
+  }
+  return next as unknown as SourceScheduleState;
+}
+
 /**
  * The state to write (conditionally, with the lease) when the planner starts a sync for a `sync`
  * decision. FULL-2: the window id is recorded at the start, so an aborted run — even one whose process
@@ -78,15 +97,13 @@ export function markSyncStarted(
   };
   if (decision.windowId !== undefined) running.windowId = decision.windowId;
   if (decision.deadline !== undefined) running.deadline = decision.deadline;
-  const next: SourceScheduleState = { ...state, running };
   const request = state.manualRequest;
   // A request is answered by the run started for it, and a pending 'sync' by any run.
-  if (
+  const answered =
     request !== undefined &&
-    (running.trigger === 'manual' || request.kind === 'sync' || running.kind !== 'incremental')
-  ) {
-    delete next.manualRequest;
-  }
+    (running.trigger === 'manual' || request.kind === 'sync' || running.kind !== 'incremental');
+  const next = answered ? copyWithout(state, ['manualRequest']) : copyWithout(state, NOTHING);
+  next.running = running;
   if (running.kind !== 'incremental') {
     next.fullSyncInProgress = true;
     next.fullSyncLastStartedAt = running.startedAt;
@@ -131,34 +148,35 @@ export function applyRunOutcome(
   const quietStreak = outcome.changed ? 0 : state.lastSyncPeriod === period ? previousQuiet + 1 : 1;
   const failureStreak = outcome.failed ? (state.failureStreak ?? 0) + 1 : 0;
 
-  const next: SourceScheduleState = {
-    ...state,
-    lastSyncStartedAt: isoOfMs(startedAt),
-    lastSyncEndedAt: isoOfMs(endedAt),
-    lastSyncKind: outcome.kind,
-    lastSyncPeriod: period,
-    lastSyncChanged: outcome.changed,
-    quietStreak,
-    failureStreak,
-  };
-  delete next.running;
-  if (!outcome.failed) next.lastSuccessAt = isoOfMs(endedAt);
-
   const standing =
     state.pause !== undefined && msOf(state.pause.until, 'pause.until') > nowMs ? state.pause : undefined;
   const pause = longerPause(standing, pauseForRun(failureStreak, outcome.failures, outcome.endedAt));
-  if (pause === undefined) delete next.pause;
-  else next.pause = pause;
+  const fullComplete =
+    outcome.kind !== 'incremental' && outcome.complete && !outcome.failed && !outcome.filterNotHonoured;
+  const windowId = state.running?.kind === outcome.kind ? state.running.windowId : undefined;
+
+  // The fields that end are left out of the copy; the others are set in the order they always were.
+  const ended: (keyof SourceScheduleState)[] = ['running'];
+  if (pause === undefined) ended.push('pause');
+  if (fullComplete && windowId === undefined) ended.push('fullSyncLastCompleteWindowId');
+  const next = copyWithout(state, ended);
+  next.lastSyncStartedAt = isoOfMs(startedAt);
+  next.lastSyncEndedAt = isoOfMs(endedAt);
+  next.lastSyncKind = outcome.kind;
+  next.lastSyncPeriod = period;
+  next.lastSyncChanged = outcome.changed;
+  next.quietStreak = quietStreak;
+  next.failureStreak = failureStreak;
+  if (!outcome.failed) next.lastSuccessAt = isoOfMs(endedAt);
+  if (pause !== undefined) next.pause = pause;
 
   if (outcome.kind !== 'incremental') {
     next.fullSyncInProgress = false;
     next.fullSyncLastStartedAt = isoOfMs(startedAt);
-    if (outcome.complete && !outcome.failed && !outcome.filterNotHonoured) {
+    if (fullComplete) {
       next.fullSyncLastCompleteStartedAt = isoOfMs(startedAt);
       next.fullSyncLastCompletedAt = isoOfMs(endedAt);
-      const windowId = state.running?.kind === outcome.kind ? state.running.windowId : undefined;
-      if (windowId === undefined) delete next.fullSyncLastCompleteWindowId;
-      else next.fullSyncLastCompleteWindowId = windowId;
+      if (windowId !== undefined) next.fullSyncLastCompleteWindowId = windowId;
     }
   }
   if (outcome.filterNotHonoured) {
