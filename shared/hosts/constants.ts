@@ -45,3 +45,12 @@ export const INCREMENTAL_SLOT_HEADROOM = 1.25;
 export const MIN_FULL_SYNC_SLOTS = 1;
 /** The planner runs once a minute (infra's schedule): a slot freed by a run ending is given at the next tick. */
 export const PLANNER_TICK_SECONDS = 60;
+/**
+ * RATE-9: on a saturated host a source is due again after this share of its stretched interval (never
+ * before its own cadence), and the host's lane then serves the due ones by their share of their own
+ * cycle waited (`nextLaneRun`). Due exactly at the stretch, the host idled whenever nobody was due and the
+ * order was who happened to be due; a small queue of due sources lets the fair order decide, while the
+ * host's pace (RATE-1) still serves only what it can. Measured by the fleet bench at 1,000 sources × a
+ * week (docs/scale.md): with the streak in own cycles, 1 → fairness 1.30, 0.8 → 1.25 (utilisation ≥ 0.9).
+ */
+export const STRETCH_DUE_SHARE = 0.8;
