@@ -1,6 +1,7 @@
 import {
   admitRuns,
   type DueRun,
+  decideOnHost,
   expectedRequests,
   type FullSyncCandidate,
   fullSyncSlotsFor,
@@ -13,7 +14,6 @@ import {
   hostStateView,
   planHostFullSyncs,
   type RunningRun,
-  stretchDecision,
 } from '../../shared/hosts';
 import {
   FULL_SYNC_DEFAULT_WINDOW_HOURS,
@@ -27,7 +27,7 @@ import type { PerHostAdmission, SimSourceView, TickView } from './types';
 /**
  * The per-host allocation (issue 27, RATE-9) as the planner makes it, from `shared/hosts`' pure API:
  * the host model per host (`hostModelOf` over `hostSourceInputOf`: pace, Crawl-delay, demand learnt
- * from the sources' recent runs), a fresh decision stretched on a saturated host (`stretchDecision`),
+ * from the sources' recent runs), a fresh decision stretched on a saturated host (`decideOnHost`),
  * tonight's full syncs fitted into each host's window budget (`planHostFullSyncs`, FULL-3 oldest first)
  * and the slots admitted per host (`admitRuns`: SCH-5, RATE-4, no head-of-line blocking).
  *
@@ -103,7 +103,16 @@ export function perHostAdmission(fleet: Fleet, settings: ScheduleSettings): PerH
     },
     adjust(view, decision, nowIso) {
       refresh(msOf(nowIso), nowIso);
-      return stretchDecision(decision, view.state.lastSyncEndedAt, models.get(keyOf(view)), nowIso);
+      // RATE-9: decided on the source's own cycles (SCH-3) and stretched; the sim's decision reused when
+      // the host has capacity (`decideOnHost`).
+      return decideOnHost({
+        source: view.config,
+        state: view.state,
+        now: nowIso,
+        settings,
+        model: models.get(keyOf(view)),
+        decided: decision,
+      });
     },
     runEnded(view, nowIso) {
       inputs.set(view.fleet.sourceId, inputOf(view, nowIso));

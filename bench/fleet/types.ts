@@ -1,4 +1,9 @@
-import type { ScheduleSettings, SourceDecision, SourceScheduleState } from '../../shared/schedule';
+import type {
+  ScheduleSettings,
+  ScheduleSourceConfig,
+  SourceDecision,
+  SourceScheduleState,
+} from '../../shared/schedule';
 import type { FleetSource } from './model';
 
 /** The fleet bench's shared types (simulation ↔ allocations). */
@@ -37,6 +42,8 @@ export interface PerHostAdmission {
 
 export interface SimSourceView {
   fleet: FleetSource;
+  /** Its cadence (RATE-9 decides a saturated host's sources afresh on their own cycles). */
+  config: ScheduleSourceConfig;
   state: SourceScheduleState;
 }
 

@@ -45,3 +45,13 @@ export const INCREMENTAL_SLOT_HEADROOM = 1.25;
 export const MIN_FULL_SYNC_SLOTS = 1;
 /** The planner runs once a minute (infra's schedule): a slot freed by a run ending is given at the next tick. */
 export const PLANNER_TICK_SECONDS = 60;
+/**
+ * RATE-9: on a saturated host a source is due again after this share of its stretched interval (never
+ * before its own cadence), and the host's lane then serves the due ones by their share of their own
+ * cycle waited (`nextLaneRun`). Due exactly at the stretch, the host idled whenever nobody was due and the
+ * order was who happened to be due; a small queue of due sources lets the fair order decide, while the
+ * host's pace (RATE-1) still serves only what it can. Fleet bench, 1,000 sources × a week (docs/scale.md):
+ * due at 1, utilisation 0.88 / 0.85 (mean / least saturated host), fairness 1.25; at 0.8, 0.94 / 0.91 and
+ * 1.27 (0.9: 0.93 / 0.89, 1.28 — fairness moves ±0.02 without a trend across 0.8–1).
+ */
+export const STRETCH_DUE_SHARE = 0.8;

@@ -11,7 +11,10 @@
  *   — capacity (pace − other fetches' share), demand, utilisation, stretch, runLimit per host key.
  * - `admitRuns({ due: DueRun[], running: RunningRun[], hosts, settings, fullSyncBehind? }): Admission`
  *   — `{ start: SourceDecision[], waiting: WaitingRun[], queuedByHost }` (SCH-5, FULL-3, RATE-4, RATE-9).
- * - `stretchDecision(decision, lastSyncEndedAt, model, nowIso): SourceDecision` — RATE-9 fair share.
+ * - `decideOnHost({ source, state, now, settings, model, decided? }): SourceDecision` — RATE-9 fair share:
+ *   `decideSource` on the source's own cycles (SCH-3's quiet streak × the stretch, `ownCycleState`),
+ *   then `stretchDecision(decision, lastSyncEndedAt, model, nowIso)`; on a host with capacity exactly
+ *   `decideSource`. `ownIntervalMinutes(input, stretch)`: the interval the model's demand counts.
  * - `planHostFullSyncs(candidates: FullSyncCandidate[], { hosts, nowMs, defaultWindowEndMs, runningRequests? })`
  *   → `{ byHost: Map<host, HostFullSyncPlan>, behind: Map<sourceId, reason> }` (FULL-3 per host).
  * - `otherFetchAdmission(model, requestsPerSecondInUse): { allowed, reason, ruleIds }` — item 5: may

@@ -6,10 +6,17 @@ import {
   msOf,
   type PeriodId,
   periodAtMs,
+  QUIET_SYNCS_PER_DOUBLING,
   type ScheduleSettings,
   type SourceScheduleState,
 } from '../schedule';
 import { expectedRequests, type HostSourceInput, secondsPerRequestOf } from './model';
+
+/**
+ * SCH-3's ladder ends at its ceiling (120 min from 10: four doublings; a slower base, fewer); a base of
+ * a minute would need seven — the bound only keeps a misconfigured one finite.
+ */
+const MAX_LADDER_STEPS = 8;
 
 /** The part of a source's schedule state the host model reads (a warm planner keeps it per source). */
 export type HostStateView = Pick<
@@ -50,6 +57,16 @@ export function hostSourceInputOf(
     expectedIncrementalRequests: expectedRequests(state, 'incremental'),
     sessionDay,
   };
+  // RATE-9 / SCH-3: on a saturated host the model counts the streak in the source's own cycles.
+  if (quiet > 0) {
+    const minutes = [cadenceIntervalMinutes(source, settings, period, 0, sessionDay)];
+    for (let d = 1; d <= MAX_LADDER_STEPS; d += 1) {
+      const next = cadenceIntervalMinutes(source, settings, period, d * QUIET_SYNCS_PER_DOUBLING, sessionDay);
+      if (next === minutes[minutes.length - 1]) break;
+      minutes.push(next);
+    }
+    input.quietLadder = { quietStreak: quiet, minutes };
+  }
   const perRequest = secondsPerRequestOf(state);
   if (perRequest !== undefined) input.secondsPerRequest = perRequest;
   return input;

@@ -11,6 +11,7 @@ import { hostKey } from '../util';
 import type { Admission, WaitingRun } from './admission';
 import { DEFAULT_EXPECTED_REQUESTS } from './constants';
 import type { HostModel } from './model';
+import { stretchedDueMs } from './stretch';
 
 /**
  * Host lanes (issues 27 and 28), pure. The admission gives each host one run per planner tick; a
@@ -189,7 +190,7 @@ export interface LanePoolSource {
   sourceId: string;
   /** SCH-4: the end of its last sync (the cadence counts from it). */
   lastSyncEndedAt?: string;
-  /** Its cadence interval now (unstretched), minutes (`HostSourceInput.intervalMinutes`). */
+  /** Its own cadence interval now (unstretched; SCH-3 in its own cycles, `ownIntervalMinutes`), minutes. */
   intervalMinutes: number;
   /** Due now (the planner decided it `sync` this tick): read at the first re-plan. */
   dueNow?: boolean;
@@ -197,14 +198,15 @@ export interface LanePoolSource {
 
 /**
  * The lane's pool, pure: each source with when it is expected due — the end of its last sync plus its
- * interval × RATE-9's factor (as `stretchDecision` measures), none for a source due now or never synced
+ * interval stretched as `stretchDecision` measures (`stretchedDueMs`), none for a source due now or never synced
  * (read at once). A hint only: the lane decides from the state it reads, so a wrong guess costs a read
  * (too early) or a later turn (too late — the lane's life is short, and the planner admits it after).
  */
 export function lanePoolOf(sources: readonly LanePoolSource[], stretch: number): LanePoolEntry[] {
   return sources.map((s) => {
     if (s.dueNow || s.lastSyncEndedAt === undefined) return { sourceId: s.sourceId };
-    const dueMs = msOf(s.lastSyncEndedAt) + s.intervalMinutes * 60_000 * Math.max(1, stretch);
+    const endedMs = msOf(s.lastSyncEndedAt);
+    const dueMs = stretchedDueMs(endedMs, endedMs + s.intervalMinutes * 60_000, stretch);
     return { sourceId: s.sourceId, dueAt: new Date(Math.trunc(dueMs)).toISOString() };
   });
 }

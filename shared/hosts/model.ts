@@ -1,4 +1,9 @@
-import type { RecentRun, SourceScheduleState, SyncKind } from '../schedule';
+import {
+  QUIET_SYNCS_PER_DOUBLING,
+  type RecentRun,
+  type SourceScheduleState,
+  type SyncKind,
+} from '../schedule';
 import { CRAWL_DELAY_CAP_MS, MIN_INTERVAL_MS } from '../slots';
 import {
   DEFAULT_EXPECTED_REQUESTS,
@@ -26,6 +31,12 @@ export interface HostSourceInput {
   requestIntervalSeconds: number;
   /** The incremental interval its cadence asks for now (SCH-1…SCH-3, unstretched), minutes. */
   intervalMinutes: number;
+  /**
+   * SCH-3 on a saturated host (RATE-9, `ownQuietStreak`): its quiet streak now and the interval after
+   * each doubling (`[10, 20, 40, 80, 120]` on a weekday day; one entry while capped, SCH-2), so the host
+   * model can count the streak in the source's own cycles. Absent without a quiet streak.
+   */
+  quietLadder?: { quietStreak: number; minutes: readonly number[] };
   /** Expected requests of its next incremental run (`expectedRequests`). */
   expectedIncrementalRequests: number;
   /** SCH-2: a session day or the day before (served first on a saturated host). */
@@ -60,11 +71,17 @@ export interface HostModel {
   otherRequestsPerSecond: number;
   /** Requests per second left for sync runs. */
   capacity: number;
-  /** Requests per second the sources' cadence asks for (unstretched). */
+  /**
+   * Requests per second the sources' cadence asks for (unstretched; on a saturated host each quiet
+   * streak counted in the source's own cycles at `stretch`, SCH-3 — `ownIntervalMinutes`).
+   */
   demand: number;
   /** demand / capacity. */
   utilisation: number;
-  /** RATE-9: every source's interval on this host × this (≥ 1). */
+  /**
+   * RATE-9: every source's interval on this host × this (≥ 1) — the least factor at which the pace
+   * serves the demand counted at that factor (`stretchOf`).
+   */
   stretch: number;
   /** RATE-8: paused until (ISO), when a pause is in force now. */
   pausedUntil?: string;
@@ -146,10 +163,8 @@ export function hostModelOf(
   const usable = perRequestMs > intervalMs ? Math.min(pace, (runLimit * 1000) / perRequestMs) : pace;
   const other = Math.min(Math.max(0, conditions.otherRequestsPerSecond ?? 0), usable * MAX_OTHER_FETCH_SHARE);
   const capacity = usable - other;
-  const demand = sources.reduce(
-    (sum, s) => sum + s.expectedIncrementalRequests / (Math.max(1, s.intervalMinutes) * 60),
-    0,
-  );
+  const stretch = stretchOf(sources, capacity);
+  const demand = demandAt(sources, stretch);
   const utilisation = demand / capacity;
   const paused = conditions.pausedUntilMs !== undefined && conditions.pausedUntilMs > nowMs;
   const model: HostModel = {
@@ -161,13 +176,70 @@ export function hostModelOf(
     capacity,
     demand,
     utilisation,
-    stretch: Math.max(1, utilisation),
+    stretch,
     runLimit: paused ? 0 : runLimit,
-    incrementalSlots: Math.min(paused ? 0 : runLimit, incrementalSlotsOf(sources, intervalMs, perRequestMs)),
+    incrementalSlots: Math.min(
+      paused ? 0 : runLimit,
+      incrementalSlotsOf(sources, intervalMs, perRequestMs, stretch),
+    ),
     secondsPerRunRequest: Math.max(intervalMs, perRequestMs) / 1000,
   };
   if (paused) model.pausedUntil = new Date(conditions.pausedUntilMs as number).toISOString();
   return model;
+}
+
+/**
+ * RATE-9 with SCH-3 (pure): a source on a host stretched by `stretch` syncs once where its unstretched
+ * self would have synced `stretch` times, so its quiet streak of n stretched syncs stands for n × stretch
+ * of its own cycles — and its quiet doubling follows the wall time its own cadence would have taken.
+ * Counted in stretched syncs instead, a quiet source stayed at short intervals `stretch` times longer
+ * than its cadence alone and took more than its share (fleet bench, a week at 1,000 sources: a quiet
+ * council 13 syncs of a fair 8.3 on one Thursday, a session-day one 20 of 23.9). The streak unchanged
+ * on a host with capacity (SCH-3 as published).
+ */
+export function ownQuietStreak(quietStreak: number, stretch: number): number {
+  return stretch <= 1 ? quietStreak : Math.floor(quietStreak * stretch);
+}
+
+/** The interval a source's own cadence asks on a host stretched by `stretch` (SCH-3 in its own cycles). */
+export function ownIntervalMinutes(
+  s: Pick<HostSourceInput, 'intervalMinutes' | 'quietLadder'>,
+  stretch: number,
+): number {
+  const ladder = s.quietLadder;
+  if (stretch <= 1 || ladder === undefined || ladder.minutes.length === 0) return s.intervalMinutes;
+  const doublings = Math.floor(ownQuietStreak(ladder.quietStreak, stretch) / QUIET_SYNCS_PER_DOUBLING);
+  return ladder.minutes[Math.min(doublings, ladder.minutes.length - 1)] as number;
+}
+
+/** Requests per second the sources' own cadences ask on a host stretched by `stretch`. */
+function demandAt(sources: readonly HostSourceInput[], stretch: number): number {
+  let demand = 0;
+  for (const s of sources)
+    demand += s.expectedIncrementalRequests / (Math.max(1, ownIntervalMinutes(s, stretch)) * 60);
+  return demand;
+}
+
+/** Halvings of the search for the stretch: (first guess − 1) ÷ 2^16, far below the 0.01 status shows. */
+const STRETCH_SEARCH_STEPS = 16;
+
+/**
+ * RATE-9's factor, pure: the least F ≥ 1 with demandAt(F) ≤ F × capacity. The demand falls as F grows
+ * (quiet streaks count more own cycles, `ownQuietStreak`), so F lies between 1 and the factor of the
+ * streaks as counted (demandAt(1) ÷ capacity) — found by halving. Without quiet streaks F is that
+ * first factor, as before.
+ */
+function stretchOf(sources: readonly HostSourceInput[], capacity: number): number {
+  const first = demandAt(sources, 1) / capacity;
+  if (first <= 1 || !sources.some((s) => s.quietLadder !== undefined)) return Math.max(1, first);
+  let lo = 1;
+  let hi = first;
+  for (let i = 0; i < STRETCH_SEARCH_STEPS; i += 1) {
+    const mid = (lo + hi) / 2;
+    if (demandAt(sources, mid) <= mid * capacity) hi = mid;
+    else lo = mid;
+  }
+  return hi;
 }
 
 /**
@@ -180,13 +252,14 @@ function incrementalSlotsOf(
   sources: readonly HostSourceInput[],
   intervalMs: number,
   perRequestMs: number,
+  stretch: number,
 ): number {
   const perRequestSeconds = Math.max(intervalMs, perRequestMs) / 1000;
   let slots = 0;
   for (const s of sources) {
     const runSeconds = s.expectedIncrementalRequests * perRequestSeconds;
     const holdSeconds = Math.max(PLANNER_TICK_SECONDS, runSeconds + PLANNER_TICK_SECONDS / 2);
-    slots += holdSeconds / (Math.max(1, s.intervalMinutes) * 60);
+    slots += holdSeconds / (Math.max(1, ownIntervalMinutes(s, stretch)) * 60);
   }
   return slots;
 }

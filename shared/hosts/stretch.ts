@@ -1,9 +1,70 @@
-import { isoOfMs, msOf, type SourceDecision } from '../schedule';
-import { type HostModel, saturationText } from './model';
+import {
+  decideSource,
+  isoOfMs,
+  msOf,
+  type ScheduleSettings,
+  type ScheduleSourceConfig,
+  type SourceDecision,
+  type SourceScheduleState,
+} from '../schedule';
+import { STRETCH_DUE_SHARE } from './constants';
+import { type HostModel, ownQuietStreak, round, saturationText } from './model';
+
+type StretchModel = Pick<HostModel, 'host' | 'demand' | 'capacity' | 'stretch'>;
+
+/**
+ * RATE-9, pure: a source's decision on its host — `decideSource` (SCH-1…SCH-4, FULL, ERR) on the
+ * source's own cycles (`ownCycleState`: SCH-3's quiet streak counted as its unstretched self would have
+ * counted it), then `stretchDecision`. On a host with capacity (stretch 1) exactly `decideSource`.
+ * `decided` is `decideSource` of the same state and instant when the caller has it (reused when the
+ * streak is not rescaled).
+ */
+export function decideOnHost(input: {
+  source: ScheduleSourceConfig;
+  state: SourceScheduleState;
+  now: string;
+  settings: ScheduleSettings;
+  model: StretchModel | undefined;
+  decided?: SourceDecision;
+}): SourceDecision {
+  const { source, state, now, settings, model } = input;
+  const own = ownCycleState(state, model?.stretch ?? 1);
+  const decision =
+    own === state && input.decided !== undefined ? input.decided : decideSource(source, own, now, settings);
+  return stretchDecision(decision, state.lastSyncEndedAt, model, now);
+}
+
+/**
+ * SCH-3 on a host stretched by `stretch` (RATE-9): the state with its quiet streak counted in the
+ * source's own cycles (`ownQuietStreak`); the same object when nothing changes (stretch 1, no streak).
+ */
+export function ownCycleState<S extends Pick<SourceScheduleState, 'quietStreak'>>(
+  state: S,
+  stretch: number,
+): S {
+  const quiet = state.quietStreak ?? 0;
+  const own = ownQuietStreak(quiet, stretch);
+  return own === quiet ? state : { ...state, quietStreak: own };
+}
+
+/**
+ * RATE-9: the instant a source on a host stretched by `stretch` is due again, ms — from the end of its
+ * last sync (SCH-4), its own interval × the stretch × `STRETCH_DUE_SHARE`, never before its own cadence.
+ * The lane pool's expectation (`lanePoolOf`) and `stretchDecision` use this one measure.
+ */
+export function stretchedDueMs(endedMs: number, cadenceMs: number, stretch: number): number {
+  return endedMs + Math.max(0, cadenceMs - endedMs) * dueFactorOf(stretch);
+}
+
+function dueFactorOf(stretch: number): number {
+  return stretch <= 1 ? 1 : Math.max(1, stretch * STRETCH_DUE_SHARE);
+}
 
 /**
  * RATE-9, pure: on a saturated host every source's incremental interval is stretched by the host's one
- * factor (demand / capacity), so the host's pace serves them all and none is starved.
+ * factor (demand / capacity), so the host's pace serves them all and none is starved. A source is due
+ * again a little before its stretched time (`STRETCH_DUE_SHARE`): the host's lane then serves the due
+ * ones by the share of their own cycle waited (`nextLaneRun`), which keeps each at the one factor.
  *
  * Reading of "session days first (SCH-2)": the factor is the same for every source on the host, session
  * days included — a session-day cap of 10 min becomes 10 × factor. Only when the host has capacity
@@ -11,12 +72,13 @@ import { type HostModel, saturationText } from './model';
  * one host, a session-day run starts before the others (`admitRuns`).
  *
  * Only scheduled incremental syncs are stretched: manual requests (SCH-7) and full syncs (FULL-3 per host,
- * `planHostFullSyncs`) are paced by admission and the window budget instead.
+ * `planHostFullSyncs`) are paced by admission and the window budget instead. `decision` should be
+ * decided on the source's own cycles (`decideOnHost`).
  */
 export function stretchDecision(
   decision: SourceDecision,
   lastSyncEndedAt: string | undefined,
-  model: Pick<HostModel, 'host' | 'demand' | 'capacity' | 'stretch'> | undefined,
+  model: StretchModel | undefined,
   now: string,
 ): SourceDecision {
   if (model === undefined || model.stretch <= 1 || decision.action === 'skip') return decision;
@@ -31,13 +93,12 @@ export function stretchDecision(
   const scheduled =
     decision.action === 'wait' || (decision.kind === 'incremental' && decision.trigger === 'schedule');
   if (!scheduled || cadenceAt === undefined || lastSyncEndedAt === undefined) return annotated;
-  const ended = msOf(lastSyncEndedAt);
   const cadenceMs = msOf(cadenceAt);
-  const stretchedMs = ended + Math.max(0, cadenceMs - ended) * model.stretch;
+  const stretchedMs = stretchedDueMs(msOf(lastSyncEndedAt), cadenceMs, model.stretch);
   if (stretchedMs <= msOf(now)) return annotated;
   // Whole milliseconds, as `new Date(ms)` keeps them.
   const at = isoOfMs(Math.trunc(stretchedMs));
-  const next = `${sentence}: next incremental at ${at} (the cadence alone: ${cadenceAt})`;
+  const next = `${sentence}: next incremental at ${at} (interval × ${round(dueFactorOf(model.stretch))}, then in the host's fair order; the cadence alone: ${cadenceAt})`;
   if (decision.action === 'wait') {
     // A wait for something earlier than the cadence (a full-sync window opening) keeps its time.
     const waitsForCadence = decision.dueAt === undefined || msOf(decision.dueAt) >= cadenceMs;

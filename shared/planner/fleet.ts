@@ -2,6 +2,7 @@ import type { SourceConfig } from '../config';
 import {
   type Admission,
   admitRuns,
+  decideOnHost,
   expectedRequests,
   type FullSyncPlans,
   type HostConditions,
@@ -11,11 +12,10 @@ import {
   hostSourceInputOf,
   type LanePoolEntry,
   lanePoolOf,
+  ownIntervalMinutes,
   planHostFullSyncs,
-  stretchDecision,
 } from '../hosts';
 import {
-  decideSource,
   FULL_SYNC_DEFAULT_WINDOW_HOURS,
   type ScheduleSettings,
   type SourceDecision,
@@ -78,13 +78,8 @@ export function planFleet(input: FleetInput): FleetPlan {
   const candidates: FleetCandidate[] = input.due.map(({ source, state }) => ({
     source,
     state,
-    // RATE-9: on a saturated host the cadence is stretched by the host's one factor.
-    decision: stretchDecision(
-      decideSource(source, state, nowIso, settings),
-      state.lastSyncEndedAt,
-      hosts.get(hostKey(source.host)),
-      nowIso,
-    ),
+    // RATE-9: on a saturated host the cadence (SCH-3 in the source's own cycles) is stretched by the host's one factor.
+    decision: decideOnHost({ source, state, now: nowIso, settings, model: hosts.get(hostKey(source.host)) }),
   }));
 
   const runningByHost = new Map<string, number>();
@@ -139,6 +134,10 @@ export function planFleet(input: FleetInput): FleetPlan {
   const dueNow = new Set(
     candidates.filter((c) => c.decision.action === 'sync').map((c) => c.source.sourceId),
   );
+  const ownIntervalOf = (id: string, stretch: number) => {
+    const own = inputs.get(id);
+    return own === undefined ? settings.weekdayDayBaseMinutes : ownIntervalMinutes(own, stretch);
+  };
   const lanePool = (key: string): LanePoolEntry[] => {
     const model = hosts.get(key);
     if (model === undefined) return [];
@@ -147,7 +146,7 @@ export function planFleet(input: FleetInput): FleetPlan {
         const lastSyncEndedAt = input.hostStateOf(id)?.lastSyncEndedAt;
         return {
           sourceId: id,
-          intervalMinutes: inputs.get(id)?.intervalMinutes ?? settings.weekdayDayBaseMinutes,
+          intervalMinutes: ownIntervalOf(id, model.stretch),
           ...(lastSyncEndedAt === undefined ? {} : { lastSyncEndedAt }),
           ...(dueNow.has(id) ? { dueNow: true } : {}),
         };

@@ -1,20 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { SourceConfig } from '../config';
 import {
+  decideOnHost,
   fullSyncCreditMs,
   type LaneCandidate,
   type LanePoolEntry,
   laneStepAt,
   nextLaneRun,
   poolDueBy,
-  stretchDecision,
 } from '../hosts';
-import {
-  decideSource,
-  initialScheduleState,
-  type SourceDecision,
-  type SourceScheduleState,
-} from '../schedule';
+import { initialScheduleState, type SourceDecision, type SourceScheduleState } from '../schedule';
 import { getSourceState, listHostSources, loadSource, releaseSyncLease, storeOutageOf } from '../store';
 import { hostKey, mapLimit } from '../util';
 import type { SyncLane, SyncMessage } from './message';
@@ -341,10 +336,12 @@ async function pickNext(replan: Replan, now: Date): Promise<Picked | undefined> 
       return undefined;
     }
     const state = idleScheduleState(item?.schedule ?? initialScheduleState());
-    const decision = stretchDecision(
-      decideSource(parsed.source, state, nowIso, deps.settings),
-      state.lastSyncEndedAt,
-      lane.stretch
+    const decision = decideOnHost({
+      source: parsed.source,
+      state,
+      now: nowIso,
+      settings: deps.settings,
+      model: lane.stretch
         ? {
             host: lane.host,
             stretch: lane.stretch.factor,
@@ -352,8 +349,7 @@ async function pickNext(replan: Replan, now: Date): Promise<Picked | undefined> 
             capacity: lane.stretch.capacity,
           }
         : undefined,
-      nowIso,
-    );
+    });
     if (decision.action !== 'sync') {
       // Not due: look again when it is (a skip, an hour on; the lane ends long before).
       const at =

@@ -11,6 +11,7 @@ import {
   isSaturated,
   otherFetchAllowed,
   planHostFullSyncs,
+  STRETCH_DUE_SHARE,
   stretchDecision,
 } from '../../shared/hosts';
 import { applyRunOutcome, decideSource, initialScheduleState, planSyncSlots } from '../../shared/schedule';
@@ -375,10 +376,14 @@ describe('fair share on a saturated host (RATE-9)', () => {
       dueAt: iso('2026-12-02 09:55'),
       cadenceAt: iso('2026-12-02 09:55'),
     });
-    // Last sync ended 09:45, cadence 10 min → due 09:55; stretched: 09:45 + 23 min = 10:08.
+    // Last sync ended 09:45, cadence 10 min → due 09:55; stretched: 09:45 + 23 min = 10:08 — due from
+    // STRETCH_DUE_SHARE of it (10 min × 2.3 × 0.8 = 18.4 min: 10:03:24), then in the lane's fair order.
     const stretched = stretchDecision(decision, iso('2026-12-02 09:45'), saturated, NOW);
     expect(stretched.action).toBe('wait');
-    expect(Date.parse(stretched.dueAt ?? '')).toBe(Date.parse(iso('2026-12-02 10:08')));
+    expect(Date.parse(stretched.dueAt ?? '')).toBeCloseTo(
+      Date.parse(iso('2026-12-02 09:45')) + 10 * 60_000 * 2.3 * STRETCH_DUE_SHARE,
+      -1,
+    );
     expect(stretched.reason).toMatch(
       /^host hosting\.example saturated: needs 2\.3 requests\/s of 1; intervals × 2\.3 \(RATE-9\)/,
     );
@@ -392,7 +397,7 @@ describe('fair share on a saturated host (RATE-9)', () => {
       saturated,
       NOW,
     );
-    // 10 min session-day cap × 2.3 = 23 min after 09:30 → 09:53, before now: it runs.
+    // 10 min session-day cap × 2.3 (× 0.8, STRETCH_DUE_SHARE) after 09:30 → 09:48:24, before now: it runs.
     expect(sessionCapped.action).toBe('sync');
     expect(sessionCapped.reason).toMatch(/intervals × 2\.3/);
   });
@@ -402,9 +407,9 @@ describe('fair share on a saturated host (RATE-9)', () => {
     const decision = decideSource(source({ sourceId: 's3' }), state, NOW, settings);
     expect(decision).toMatchObject({ action: 'wait', cadenceAt: iso('2026-12-02 10:05') });
     const stretched = stretchDecision(decision, state.lastSyncEndedAt, saturated, NOW);
-    // 09:55 + 10 min × 2.3 = 10:18.
+    // 09:55 + 10 min × 2.3 × 0.8 (STRETCH_DUE_SHARE) = 10:13:24.
     expect(stretched.action).toBe('wait');
-    expect(Date.parse(stretched.dueAt ?? '')).toBe(Date.parse(iso('2026-12-02 10:18')));
+    expect(Date.parse(stretched.dueAt ?? '')).toBeCloseTo(Date.parse(iso('2026-12-02 10:13')) + 24_000, -1);
     expect(stretched.reason).toMatch(
       /saturated: needs 2\.3 requests\/s of 1; intervals × 2\.3 \(RATE-9\): next incremental at/,
     );

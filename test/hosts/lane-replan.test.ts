@@ -12,6 +12,7 @@ import {
   lanesOf,
   nextLaneRun,
   poolDueBy,
+  STRETCH_DUE_SHARE,
   slotsShortText,
 } from '../../shared/hosts';
 import { iso, syncDecision } from '../support/schedule-factories';
@@ -90,15 +91,17 @@ describe('lane re-plan: run, hand on or end (SCH-5)', () => {
 });
 
 describe('lane re-plan: the pool the planner hands on (RATE-9, SCH-4)', () => {
-  it('RATE-9: each source expected due at the end of its last sync + interval × the stretch; due now or never synced: read at once', () => {
+  it('RATE-9: each source expected due at the end of its last sync + interval × the stretch × STRETCH_DUE_SHARE (as stretchDecision); due now or never synced: read at once', () => {
     const pool = lanePoolOf(
       [
         { sourceId: 'a', lastSyncEndedAt: at(-10), intervalMinutes: 10 },
         { sourceId: 'due', lastSyncEndedAt: at(-40), intervalMinutes: 10, dueNow: true },
         { sourceId: 'new', intervalMinutes: 10 },
       ],
-      2,
+      2.5,
     );
+    // 10 min × 2.5 × 0.8 = 20 min after the end of its last sync (10 min ago).
+    expect(STRETCH_DUE_SHARE).toBe(0.8);
     expect(pool).toEqual([{ sourceId: 'a', dueAt: at(10) }, { sourceId: 'due' }, { sourceId: 'new' }]);
     expect(poolDueBy(pool, NOW_MS).map((p) => p.sourceId)).toEqual(['due', 'new']);
     expect(poolDueBy(pool, Date.parse(at(10))).map((p) => p.sourceId)).toEqual(['a', 'due', 'new']);

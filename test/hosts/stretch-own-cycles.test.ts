@@ -1,0 +1,238 @@
+import { describe, expect, it } from 'vitest';
+import {
+  decideOnHost,
+  type HostModel,
+  hostModelOf,
+  hostSourceInputOf,
+  hostStateView,
+  type LaneCandidate,
+  nextLaneRun,
+  ownIntervalMinutes,
+  ownQuietStreak,
+  stretchDecision,
+} from '../../shared/hosts';
+import {
+  applyRunOutcome,
+  decideSource,
+  isoOfMs,
+  markSyncStarted,
+  type ScheduleSourceConfig,
+  type SourceDecision,
+  type SourceScheduleState,
+} from '../../shared/schedule';
+import { iso, settings, source } from '../support/schedule-factories';
+
+/**
+ * RATE-9 with SCH-3, pure: on a saturated host a source's quiet doubling is counted in its own
+ * (unstretched) cycles, so the stretched source slows down over the day as its own cadence would —
+ * and the host model's demand counts the same intervals (`ownIntervalMinutes`).
+ */
+const MIN = 60_000;
+const HOST = 'ris.hosting.example';
+/** RATE-2: the councils' own interval, 10 s per request; a run of 16 requests takes 160 s. */
+const INTERVAL_S = 10;
+const REQUESTS = 16;
+
+interface Council {
+  config: ScheduleSourceConfig & { host: string; requestIntervalSeconds: number };
+  state: SourceScheduleState;
+}
+
+/**
+ * A weekday day (Thursday 2026-12-03, 07:00–19:00) on one host: four councils whose session is today
+ * (SCH-2: capped at 10 min all day) and twelve quiet ones (SCH-3: their streak starts afresh at 07:00),
+ * none of which changes. Alone each would sync at its cadence; together they ask far more than the
+ * host's 0.1 requests/s. One lane serves the host back to back (`nextLaneRun`), the host's model
+ * recomputed from the councils' states after each run, as the planner and the lane do.
+ */
+function councils(): Council[] {
+  const from = Date.parse(iso('2026-12-03 07:00'));
+  const list: Council[] = [];
+  const add = (id: string, sessionDays: string[], i: number) =>
+    list.push({
+      config: { ...source({ sourceId: id }), host: HOST, requestIntervalSeconds: INTERVAL_S },
+      state: {
+        schemaVersion: 1,
+        quietStreak: 5,
+        failureStreak: 0,
+        fullSyncInProgress: false,
+        sessionDays,
+        lastSyncKind: 'incremental',
+        lastSyncPeriod: 'weekdayNight',
+        // The night's last turns, one after another.
+        lastSyncStartedAt: isoOfMs(from - (i + 1) * 3 * MIN),
+        lastSyncEndedAt: isoOfMs(from - i * 3 * MIN),
+        recentRuns: [{ kind: 'incremental', requests: REQUESTS, seconds: REQUESTS * INTERVAL_S }],
+        // This night's full sync done (FULL-2: once per window): the day is the cadence's alone.
+        fullSyncLastWindowId: iso('2026-12-03 03:00'),
+        fullSyncLastCompleteWindowId: iso('2026-12-03 03:00'),
+        fullSyncLastCompleteStartedAt: iso('2026-12-03 03:10'),
+        fullSyncLastCompletedAt: iso('2026-12-03 03:30'),
+      },
+    });
+  for (let i = 0; i < 4; i += 1) add(`session-${i}`, ['2026-12-03'], i);
+  for (let i = 0; i < 12; i += 1) add(`quiet-${i}`, [], i + 4);
+  return list;
+}
+
+type Decide = (c: Council, model: HostModel | undefined, nowIso: string) => SourceDecision;
+
+/** RATE-9 as built: decided on the source's own cycles, then stretched. */
+const onOwnCycles: Decide = (c, model, nowIso) =>
+  decideOnHost({ source: c.config, state: c.state, now: nowIso, settings, model });
+/** RATE-9 before: the streak counted in stretched syncs, the cadence stretched after it. */
+const inStretchedSyncs: Decide = (c, model, nowIso) =>
+  stretchDecision(decideSource(c.config, c.state, nowIso, settings), c.state.lastSyncEndedAt, model, nowIso);
+
+function modelOf(members: readonly Council[], nowIso: string): HostModel {
+  const inputs = members.map((c) => hostSourceInputOf(c.config, hostStateView(c.state), nowIso, settings));
+  return hostModelOf(HOST, inputs, {}, Date.parse(nowIso));
+}
+
+/** Serves `members` from 07:00 to 19:00, one run at a time; the starts per council. */
+function serveDay(members: Council[], decide: Decide): Map<string, number> {
+  const to = Date.parse(iso('2026-12-03 19:00'));
+  const starts = new Map(members.map((c) => [c.config.sourceId, 0]));
+  let t = Date.parse(iso('2026-12-03 07:00'));
+  while (t < to) {
+    const nowIso = isoOfMs(t);
+    const model = members.length > 1 ? modelOf(members, nowIso) : undefined;
+    const candidates: (LaneCandidate & { council: Council })[] = [];
+    let nextDue = Number.POSITIVE_INFINITY;
+    for (const c of members) {
+      const decision = decide(c, model, nowIso);
+      if (decision.action === 'sync') candidates.push({ decision, state: c.state, council: c });
+      else if (decision.dueAt !== undefined) nextDue = Math.min(nextDue, Date.parse(decision.dueAt));
+    }
+    const picked = nextLaneRun(candidates, 'incremental', t);
+    const chosen = candidates.find((c) => c.decision.sourceId === picked?.sourceId);
+    if (picked === undefined || chosen === undefined) {
+      t = Math.max(t + 1000, nextDue);
+      continue;
+    }
+    const endMs = t + REQUESTS * INTERVAL_S * 1000;
+    const endIso = isoOfMs(endMs);
+    const c = chosen.council;
+    c.state = applyRunOutcome(
+      markSyncStarted(c.state, picked, nowIso),
+      {
+        kind: 'incremental',
+        startedAt: nowIso,
+        endedAt: endIso,
+        changed: false,
+        complete: true,
+        failed: false,
+        failures: [],
+        requests: REQUESTS,
+      },
+      endIso,
+      { config: c.config, settings },
+    );
+    starts.set(c.config.sourceId, (starts.get(c.config.sourceId) ?? 0) + 1);
+    t = endMs;
+  }
+  return starts;
+}
+
+/** Each council's syncs ÷ its fair count (what it asks alone ÷ the host's factor); the factor. */
+function dayShares(decide: Decide): {
+  share: Map<string, number>;
+  factor: number;
+  fair: Map<string, number>;
+} {
+  const achieved = serveDay(councils(), decide);
+  const asked = new Map(
+    councils().map((c) => [c.config.sourceId, serveDay([c], decide).get(c.config.sourceId) as number]),
+  );
+  const sum = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
+  const factor = sum(asked) / sum(achieved);
+  const fair = new Map([...asked].map(([id, n]) => [id, n / factor]));
+  const share = new Map([...achieved].map(([id, n]) => [id, n / (fair.get(id) as number)]));
+  return { share, factor, fair };
+}
+
+describe('RATE-9 / SCH-3: a saturated host counts quiet doubling in each source’s own cycles', () => {
+  it('RATE-9 / SCH-2 / SCH-3: a saturated weekday — session-day and quiet councils each within one sync or 10 % of the one factor', () => {
+    const { share, factor, fair } = dayShares(onOwnCycles);
+    expect(factor).toBeGreaterThan(1.4); // saturated: the host serves far less than they ask
+    for (const [id, s] of share) {
+      // A quiet council asks 14 syncs of the day, ≈ 8.5 at the factor: one sync is the grain.
+      const grain = Math.max(0.1, 1 / (fair.get(id) as number));
+      expect({ id, within: Math.abs(s - 1) <= grain }).toEqual({ id, within: true });
+    }
+  });
+
+  it('RATE-9 / SCH-3: counted in stretched syncs (the rule before) the quiet councils got far beyond their share, the session-day ones short of it', () => {
+    const { share } = dayShares(inStretchedSyncs);
+    // Measured: 11 syncs of a fair 9.2 (1.20) for a quiet council, 31–32 of 37.3 (0.85) for a session-day one.
+    expect(share.get('quiet-0') as number).toBeGreaterThan(1.15);
+    expect(share.get('session-0') as number).toBeLessThan(0.9);
+  });
+
+  it('SCH-3: a streak of n stretched syncs stands for n × stretch of the source’s own; unchanged at stretch 1', () => {
+    expect(ownQuietStreak(4, 1)).toBe(4);
+    expect(ownQuietStreak(4, 2.6)).toBe(10);
+    const input = { intervalMinutes: 20, quietLadder: { quietStreak: 4, minutes: [10, 20, 40, 80, 120] } };
+    expect(ownIntervalMinutes(input, 1)).toBe(20);
+    expect(ownIntervalMinutes(input, 2.6)).toBe(80); // 10 own quiet syncs: three doublings
+    expect(ownIntervalMinutes(input, 9)).toBe(120); // SCH-3's ceiling
+  });
+
+  it('RATE-9: the model’s factor is the least at which the pace serves the demand counted at it', () => {
+    const nowIso = iso('2026-12-03 10:00');
+    const members = councils().map((c, i) =>
+      i < 4 ? c : { ...c, state: { ...c.state, lastSyncPeriod: 'weekdayDay' as const, quietStreak: 4 } },
+    );
+    const model = modelOf(members, nowIso);
+    const inputs = members.map((c) => hostSourceInputOf(c.config, hostStateView(c.state), nowIso, settings));
+    const asCounted = inputs.reduce((sum, s) => sum + REQUESTS / (s.intervalMinutes * 60), 0);
+    // Counted in stretched syncs the host would look more saturated than the councils' own cadence asks.
+    expect(model.stretch).toBeLessThan(asCounted / model.capacity);
+    expect(model.stretch).toBeGreaterThan(1);
+    const atFactor = inputs.reduce(
+      (sum, s) => sum + REQUESTS / (ownIntervalMinutes(s, model.stretch) * 60),
+      0,
+    );
+    expect(model.demand).toBeCloseTo(atFactor, 9);
+    expect(model.demand).toBeLessThanOrEqual(model.stretch * model.capacity + 1e-9);
+    // A little less and the pace would not serve what the councils ask at it.
+    const less = model.stretch - 0.01;
+    const atLess = inputs.reduce((sum, s) => sum + REQUESTS / (ownIntervalMinutes(s, less) * 60), 0);
+    expect(atLess).toBeGreaterThan(less * model.capacity);
+  });
+
+  it('SCH-1…SCH-3 unchanged on a host with capacity: every decision over a day byte-identical to decideSource', () => {
+    const alone = councils().slice(3, 6);
+    const from = Date.parse(iso('2026-12-03 06:30'));
+    let compared = 0;
+    for (let t = from; t < from + 14 * 60 * MIN; t += 7 * MIN) {
+      const nowIso = isoOfMs(t);
+      for (const c of alone) {
+        const model = modelOf([c], nowIso);
+        expect(model.stretch).toBe(1);
+        const plain = decideSource(c.config, c.state, nowIso, settings);
+        const onHost = decideOnHost({ source: c.config, state: c.state, now: nowIso, settings, model });
+        expect(JSON.stringify(onHost)).toBe(JSON.stringify(plain));
+        compared += 1;
+        if (plain.action === 'sync') {
+          const endIso = isoOfMs(t + 160_000);
+          const outcome = {
+            kind: 'incremental' as const,
+            startedAt: nowIso,
+            endedAt: endIso,
+            changed: false,
+            complete: true,
+            failed: false,
+            failures: [],
+            requests: REQUESTS,
+          };
+          c.state = applyRunOutcome(markSyncStarted(c.state, plain, nowIso), outcome, endIso, {
+            config: c.config,
+            settings,
+          });
+        }
+      }
+    }
+    expect(compared).toBeGreaterThan(300);
+  });
+});
