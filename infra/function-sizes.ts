@@ -35,6 +35,27 @@ export const FUNCTION_MEMORY_MB = {
 } as const;
 
 /**
+ * Issue 28: the sync worker's memory, measured — the sync's size and the worker's width
+ * (WORKER_RUNS_AT_ONCE) are chosen from it by cost (`npm run bench -- cost`, `syncSizing`).
+ * - `bundleImportMb`: the sync bundle imported in a fresh process (`npm run bench -- rss`, 2026-12-01).
+ * - `mbPerRun`: 2026-12-03, `RSS_ONLY=worker RSS_WORKER_RUNS=20 RSS_LAMBDA_MB=256 npm run bench -- rss`:
+ *   the real worker (composeSync, Redis host slots, the queue) with 20 full syncs of real 100-object pages
+ *   in flight against 20 loopback councils answering in 1.5 s, in a Node process with the heap bounds
+ *   Lambda's runtime sets at 256 MB (bench/rss.ts lambdaHeapFlags): all 20 runs done, live heap and
+ *   buffers 35 → 106 MB at peak (71 MB, ≈ 3.6 MB a run), the process's resident set at most 222 MB —
+ *   under 256 MB although tsx's transpiler adds ≈ 60 MB that the bundle does not have. Without the
+ *   bounds V8 collected late and the same work showed ≈ 10 MB a run (228 MB live): not the need.
+ */
+export const SYNC_WORKER_MEMORY = { bundleImportMb: 101, mbPerRun: 71 / 20, measuredRuns: 20 } as const;
+
+/**
+ * The margin a size keeps over the measured need (bundle + runs): 1.4× — for pages larger than the
+ * demo's (long names and texts), the runtime's own buffers and Node's growth, and the measurement's
+ * load. A 20-run worker needs ≈ 172 MB: 256 MB is 1.49× that.
+ */
+export const SYNC_MEMORY_HEADROOM = 1.4;
+
+/**
  * Sync messages per invocation (issues 18, 28). The event's records are the sync worker's first
  * messages (shared/sync/worker.ts): they run at once, one run per host, and the worker refills from the
  * queue itself up to WORKER_RUNS_AT_ONCE (20) while time is left, so waits of many hosts overlap and are

@@ -55,6 +55,14 @@ export const ASSUMPTIONS = {
    */
   upstashBytesPerCommand: 700,
   /**
+   * Issue 28, the ingest's own egress: bytes a council request sends out — the request line and headers
+   * (≈ 0.5 KB with User-Agent, conditional headers), its share of the TLS handshake on a kept-alive
+   * connection, and the TCP acknowledgements of the answer (≈ 40 B per two 1,460-byte segments: ≈ 1.4 KB
+   * for a 100 KB page). An estimate, not measured. The host slots' Redis traffic (Upstash in the
+   * functions' region, eu-central-1) is not billed by Lambda within its region.
+   */
+  councilRequestBytesOut: 2_000,
+  /**
    * Lambda's SQS poller long-polls an idle queue: ~5 pollers × 20 s polls ≈ 15 ReceiveMessage calls a
    * minute, billed as SQS requests whether or not a message comes.
    */

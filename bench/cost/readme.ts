@@ -127,7 +127,8 @@ const SERVICE_NAMES: Record<string, string> = {
   s3: 'S3 (Standard, Glacier Instant Retrieval)',
   upstash: 'Upstash Redis',
   cloudwatchMetrics: 'CloudWatch metrics, alarms, dashboard',
-  dataTransfer: 'Data transfer out (preview, mirror API via CloudFront)',
+  dataTransfer: 'Data transfer out, portal serving (preview files, mirror API via CloudFront)',
+  ingestTransfer: 'Data transfer out, ingest (requests to the councils; their answers come in free)',
   sqs: 'SQS',
   secretsManager: 'Secrets Manager',
   cloudwatchLogs: 'CloudWatch Logs',
@@ -160,6 +161,15 @@ export function renderCostSection(r: CostResult): string {
     lines.push(`| ${SERVICE_NAMES[name] ?? name} | ${items} | ${eur(s.eur)} |`);
   }
   lines.push(`| **total** | | **${eur(r.eurPerMonth)}** |`, '');
+  // Issue 28: what visitors cost apart from what the ingest costs, so an operator can weigh each.
+  const serving = r.services.dataTransfer?.eur;
+  const ingest = r.services.ingestTransfer?.eur;
+  if (serving !== undefined && ingest !== undefined)
+    lines.push(
+      `Transfer apart: portal serving €${eur(serving)} (visitors’ preview files and mirror API answers — the VM’s “egress” below is the same bytes), ` +
+        `the ingest’s own €${eur(ingest)} (requests out to the councils; answers in are free).`,
+      '',
+    );
   lines.push(
     'The same job on one VM (prices in `bench/cost/prices.ts`, sizes in `bench/cost/assumptions.ts`):',
     '',
