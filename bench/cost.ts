@@ -137,8 +137,8 @@ const WORKER_MODEL_MINUTES = 180;
 
 /** Issue 28: the sync sizes the bench prices (MB × runs in flight an invocation). */
 const SYNC_SIZING_CANDIDATES = {
-  memoriesMb: [128, 192, 256, 320, 384, 512],
-  runsAtOnce: [5, 10, 20, 30, 40],
+  memoriesMb: [192, 256, 384, 512, 768, 1024],
+  runsAtOnce: [10, 20, 40, 60, 80, 100],
 } as const;
 
 const zeroMeter = (): Meter => ({
