@@ -1628,6 +1628,8 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       onboardingEur: round(b.onboarding.eurPerMonth),
       deletionSampleIntervalDays: round(b.deletion.sampleIntervalDays, 1),
       deletionSecondsPerRun: round(Math.max(b.deletion.waitSecondsPerRun, b.deletion.cpuSecondsPerRun), 0),
+      // Issue 28: the host slots' Redis traffic against the fixed plan's bandwidth (billed regardless).
+      upstashBandwidthGb: upstashOf(b).bandwidthGb,
     };
   });
   const withoutLevers = bill(sources, LEVERS_OFF);

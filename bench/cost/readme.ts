@@ -33,6 +33,8 @@ interface FleetRow {
   onboardingEur: number;
   deletionSampleIntervalDays: number;
   deletionSecondsPerRun: number;
+  /** Issue 28: Upstash bandwidth a month at this fleet size (GB). */
+  upstashBandwidthGb?: number;
 }
 interface LeverRow {
   lever: string;
@@ -235,6 +237,15 @@ export function renderCostSection(r: CostResult): string {
         `pay-as-you-go €${eur(u.payAsYouGoEur)}, the fixed plan €${eur(u.fixedPlanEur)} (billed: the cheaper); ` +
         `≈ ${num(u.bandwidthGb)} GB of its ${num(u.fixedPlanBandwidthGb)} GB bandwidth.`,
     );
+    // Issue 28: where the fixed plan's bandwidth no longer holds, the bill above is short (a larger
+    // plan, not priced here) — said, not hidden.
+    const over = r.fleet.filter((f) => (f.upstashBandwidthGb ?? 0) > u.fixedPlanBandwidthGb);
+    if (over.length > 0)
+      lines.push(
+        '',
+        `Beyond the fixed plan’s bandwidth: ${over.map((f) => `${num(f.sources)} sources ≈ ${num(f.upstashBandwidthGb ?? 0)} GB`).join(', ')} — ` +
+          'a larger Upstash plan is needed there, which the bill above does not price (upstash.com/pricing, to be re-checked).',
+      );
   }
   lines.push(
     '',
