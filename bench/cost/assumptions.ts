@@ -62,13 +62,15 @@ export const ASSUMPTIONS = {
    */
   upstashBytesPerCommand: 700,
   /**
-   * Issue 28, the ingest's own egress: bytes a council request sends out — the request line and headers
-   * (≈ 0.5 KB with User-Agent, conditional headers), its share of the TLS handshake on a kept-alive
-   * connection, and the TCP acknowledgements of the answer (≈ 40 B per two 1,460-byte segments: ≈ 1.4 KB
-   * for a 100 KB page). An estimate, not measured. The host slots' Redis traffic (Upstash in the
-   * functions' region, eu-central-1) is not billed by Lambda within its region.
+   * Issue 28, the ingest's own egress: bytes a council request sends out, counted at the IP level as
+   * AWS meters transfer — the request line and headers (≈ 0.5 KB with User-Agent and conditional
+   * headers, in a TLS record), and the TCP acknowledgements of the answer (≈ 60 B per two 1,460-byte
+   * segments: ≈ 0.3 KB for an incremental page of a few KB, ≈ 2 KB for a full page of 100 objects, one
+   * request in seven of a source's week). ≈ 1 KB on average; an estimate, not measured. The host slots'
+   * Redis traffic (Upstash in the functions' region, eu-central-1) is not billed by Lambda within its
+   * region.
    */
-  councilRequestBytesOut: 2_000,
+  councilRequestBytesOut: 1_000,
   /**
    * Lambda's SQS poller long-polls an idle queue: ~5 pollers × 20 s polls ≈ 15 ReceiveMessage calls a
    * minute, billed as SQS requests whether or not a message comes.
