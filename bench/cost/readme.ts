@@ -129,7 +129,7 @@ const SERVICE_NAMES: Record<string, string> = {
   s3: 'S3 (Standard, Glacier Instant Retrieval)',
   upstash: 'Upstash Redis',
   cloudwatchMetrics: 'CloudWatch metrics, alarms, dashboard',
-  dataTransfer: 'Data transfer out, portal serving (preview files, mirror API via CloudFront)',
+  dataTransfer: 'Data transfer out (preview, mirror API via CloudFront)',
   ingestTransfer: 'Data transfer out, ingest (requests to the councils; their answers come in free)',
   sqs: 'SQS',
   secretsManager: 'Secrets Manager',
