@@ -1551,7 +1551,11 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
         filesGb: fileGb(storedFiles),
         databaseGb: A.vmDatabaseGb,
         snapshotGb: A.vmDatabaseGb * A.vmSnapshotFactor,
-        egressGb: usage.dataTransfer.internetOutGb + usage.dataTransfer.cloudFrontOutGb,
+        // The same bytes leave a VM: visitors' files and API answers, and its requests to the councils.
+        egressGb:
+          usage.dataTransfer.internetOutGb +
+          usage.dataTransfer.cloudFrontOutGb +
+          (usage.dataTransfer.ingestOutGb ?? 0),
       }),
     };
   };

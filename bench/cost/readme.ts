@@ -168,8 +168,8 @@ export function renderCostSection(r: CostResult): string {
   const ingest = r.services.ingestTransfer?.eur;
   if (serving !== undefined && ingest !== undefined)
     lines.push(
-      `Transfer apart: portal serving €${eur(serving)} (visitors’ preview files and mirror API answers — the VM’s “egress” below is the same bytes), ` +
-        `the ingest’s own €${eur(ingest)} (requests out to the councils; answers in are free).`,
+      `Transfer apart: portal serving €${eur(serving)} (visitors’ preview files and mirror API answers), ` +
+        `the ingest’s own €${eur(ingest)} (requests out to the councils; answers in are free) — the VM’s “egress” below is both.`,
       '',
     );
   lines.push(
