@@ -19,6 +19,8 @@ import {
   MIRROR_API_MAX_INSTANCES,
   SYNC_BATCH_SIZE,
   SYNC_BATCHING_WINDOW_SECONDS,
+  SYNC_MEMORY_HEADROOM,
+  SYNC_WORKER_MEMORY,
 } from '../infra/function-sizes';
 import { FILES_TO_GLACIER_IR_AFTER_DAYS } from '../infra/storage-classes';
 import { REQUEST_INTERVAL_MIN_SECONDS, SCRAPER_DEFAULT_INTERVAL_SECONDS } from '../shared/config';
@@ -54,13 +56,7 @@ import {
   SyncQueue,
   sourcePartition,
 } from '../shared/store';
-import {
-  BUDGET_RESERVE_MS,
-  runSyncMessage,
-  type SyncMessage,
-  WORKER_RUNS_AT_ONCE,
-  WORKER_START_MIN_MS,
-} from '../shared/sync';
+import { BUDGET_RESERVE_MS, runSyncMessage, type SyncMessage, WORKER_START_MIN_MS } from '../shared/sync';
 import { type AwsTestbed, startAwsTestbed } from '../test/support/aws';
 import { ALLRIS_DISTRICTS, startFakeRisHtml } from '../test/support/fake-ris-html';
 import { harness, TestClock } from '../test/support/oparl-harness';
@@ -91,6 +87,7 @@ import {
 import { PRICES, PRICES_READ_ON, UPSTASH_FIXED_BANDWIDTH_GB, USD_TO_EUR } from './cost/prices';
 import { countStack, metricSeries } from './cost/stack-count';
 import { type StateItemSize, stateItemSize, writeWorstLeasedStateItem } from './cost/state-item';
+import { syncSizing } from './cost/sync-sizing';
 import { simulateWorker, type WorkerModelResult } from './cost/worker-model';
 import { plannerBenchDeps, STEADY_T0, seedSteadySources } from './planner';
 
@@ -137,6 +134,12 @@ interface Meter {
 const SYNC_TIMEOUT_SECONDS = 15 * 60;
 /** Minutes of run stream the worker model simulates per fleet (after 30 minutes' warm-up). */
 const WORKER_MODEL_MINUTES = 180;
+
+/** Issue 28: the sync sizes the bench prices (MB × runs in flight an invocation). */
+const SYNC_SIZING_CANDIDATES = {
+  memoriesMb: [192, 256, 384, 512, 768, 1024],
+  runsAtOnce: [10, 20, 40, 60, 80, 100],
+} as const;
 
 const zeroMeter = (): Meter => ({
   readUnits: 0,
@@ -1138,6 +1141,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     runSecondsPerMonth: number,
     runsPerMonth: number,
     refill: boolean,
+    runsAtOnce: number,
   ): WorkerModelResult => {
     const secondsPerMonth = minutesPerMonth * 60;
     const runsPerMinute = runsPerMonth / minutesPerMonth;
@@ -1148,20 +1152,20 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       DEFAULT_MAX_CONCURRENT_SYNCS,
       Math.ceil((1.5 * runSecondsPerMonth) / secondsPerMonth + runsPerMinute),
     );
-    const key = JSON.stringify([runs, runsPerMonth, slots, refill]);
+    const key = JSON.stringify([runs, runsPerMonth, slots, refill, runsAtOnce]);
     let result = workerRuns.get(key);
     if (result === undefined) {
       result = simulateWorker({
         runsPerMinute,
         runs,
-        runsAtOnce: WORKER_RUNS_AT_ONCE,
+        runsAtOnce,
         slots,
         refill,
         ...(refill
           ? {
               // infra/stack.ts: SCH-5's slots ÷ the worker's runs, at least SQS's minimum of 2; the
               // batching window gathers a tick's burst into full batches.
-              maxInvocations: Math.max(2, Math.ceil(slots / WORKER_RUNS_AT_ONCE)),
+              maxInvocations: Math.max(2, Math.ceil(slots / runsAtOnce)),
               batchSize: SYNC_BATCH_SIZE,
             }
           : {
@@ -1374,7 +1378,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     // distinct hosts in few invocations that refill from the queue (shared/sync/worker.ts). Billed sync
     // seconds = Σ invocations' wall time, at least the runs' CPU work together.
     const recordsPerInvocation = Math.max(1, Math.min(SYNC_BATCH_SIZE, syncsPerMinute / A.sqsPollers));
-    const worker = workerOf(runMix, sync.seconds, sync.invocations, levers.payPerWork);
+    const worker = workerOf(runMix, sync.seconds, sync.invocations, levers.payPerWork, levers.syncRunsAtOnce);
     const syncInvocations = sync.invocations * worker.invocationsPerRun;
     const syncSeconds = Math.max(sync.seconds * worker.billedPerRunSecond, sync.workSeconds);
     const changes = perMonth(A.changesPerWeekday * 5) * sources;
@@ -1468,6 +1472,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
         internetOutGb: (visits * A.fileBytes) / 1e9,
         cloudFrontOutGb: (apiRequests * A.apiBytesPerResponse) / 1e9,
         cloudFrontRequests: visits + apiRequests,
+        ingestOutGb: (fetches * A.councilRequestBytesOut) / 1e9,
       },
       // Issue 25 point 4: one web ACL with one rate-based rule, every API request inspected — only when on.
       ...(opts.apiWaf ? { waf: { webAcls: 1, rules: 1, requests: apiRequests } } : {}),
@@ -1561,7 +1566,11 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
         filesGb: fileGb(storedFiles),
         databaseGb: A.vmDatabaseGb,
         snapshotGb: A.vmDatabaseGb * A.vmSnapshotFactor,
-        egressGb: usage.dataTransfer.internetOutGb + usage.dataTransfer.cloudFrontOutGb,
+        // The same bytes leave a VM: visitors' files and API answers, and its requests to the councils.
+        egressGb:
+          usage.dataTransfer.internetOutGb +
+          usage.dataTransfer.cloudFrontOutGb +
+          (usage.dataTransfer.ingestOutGb ?? 0),
       }),
     };
   };
@@ -1638,9 +1647,24 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       onboardingEur: round(b.onboarding.eurPerMonth),
       deletionSampleIntervalDays: round(b.deletion.sampleIntervalDays, 1),
       deletionSecondsPerRun: round(Math.max(b.deletion.waitSecondsPerRun, b.deletion.cpuSecondsPerRun), 0),
+      // Issue 28: the host slots' Redis traffic against the fixed plan's bandwidth (billed regardless).
+      upstashBandwidthGb: upstashOf(b).bandwidthGb,
     };
   });
   const withoutLevers = bill(sources, LEVERS_OFF);
+  // Issue 28: the sync's memory and the worker's width by cost, among the sizes that fit the measured
+  // need with its headroom (bench/cost/sync-sizing.ts); the built pair is marked.
+  const syncEurOf = (syncMemoryMb: number, syncRunsAtOnce: number) => {
+    const items = bill(sources, { ...LEVERS_NOW, syncMemoryMb, syncRunsAtOnce }).cost.services.lambda?.items;
+    return (items?.['sync GB-s']?.eur ?? 0) + (items?.['sync invocations']?.eur ?? 0);
+  };
+  const sizing = syncSizing(SYNC_SIZING_CANDIDATES, syncEurOf).map((r) => ({
+    ...r,
+    needMb: round(r.needMb, 0),
+    headroom: round(r.headroom, 2),
+    syncEur: Number.isNaN(r.syncEur) ? null : round(r.syncEur),
+    built: r.memoryMb === LEVERS_NOW.syncMemoryMb && r.runsAtOnce === LEVERS_NOW.syncRunsAtOnce,
+  }));
   return {
     sources,
     eurPerMonth: round(cost.eurPerMonth),
@@ -1716,6 +1740,12 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       requestLogLineBytes,
       summaryLineBytes,
       logBytesPerSync: round(now.logBytesPerSync, 0),
+    },
+    syncSizing: {
+      sources,
+      headroom: SYNC_MEMORY_HEADROOM,
+      measured: SYNC_WORKER_MEMORY,
+      rows: sizing,
     },
     efficiency: {
       syncRecordsPerInvocation: round(now.recordsPerInvocation, 1),

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { Redis as IORedis } from 'ioredis';
 import { startFakeCouncil } from '../demo';
 import { FUNCTION_MEMORY_MB } from '../infra/function-sizes';
 import { WORKER_RUNS_AT_ONCE } from '../shared/sync';
@@ -22,6 +23,21 @@ import { buildFunctionBundle, FUNCTIONS } from './bundle';
  * A function needs about `bundleImportMb + workMb`; the local peers run in processes of their own.
  */
 
+/** Scripts (EVAL, EVALSHA) the server has run since it started, from INFO commandstats. */
+async function redisScripts(url: string): Promise<number> {
+  const client = new IORedis(url, { lazyConnect: true, maxRetriesPerRequest: 0 });
+  await client.connect();
+  try {
+    const stats = await client.info('commandstats');
+    let total = 0;
+    for (const m of stats.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm))
+      if (/^eval(sha)?(_ro)?$/.test(m[1] as string)) total += Number(m[2]);
+    return total;
+  } finally {
+    client.disconnect();
+  }
+}
+
 /** What bench/rss-child.ts prints (the worker scenario adds its runs). */
 interface ChildFigures {
   importsMb: number;
@@ -34,13 +50,36 @@ interface ChildFigures {
   ok?: number;
   maxInFlight?: number;
   seconds?: number;
+  /** Issue 28: the worker scenario's Redis commands per request, counted at the server. */
+  upstash?: {
+    requests: number;
+    commands: number;
+    scripts: number;
+    commandsPerRequest: number;
+    bodyBytesPerCommand: number;
+  };
 }
 
 const execFileAsync = promisify(execFile);
 
+/**
+ * Issue 28: the heap bounds Lambda's Node runtime gives a function of `memoryMb` (its bootstrap: a
+ * tenth of the memory for the young generation, half of it per semi-space, the rest for the old
+ * space), so a child measured with RSS_LAMBDA_MB collects as the function would — under pressure —
+ * instead of late (without them V8 grows the heap first and the resident set overstates the need).
+ * A child that does not fit dies of a heap limit: the bench fails rather than print a figure.
+ */
+export function lambdaHeapFlags(memoryMb: number): string[] {
+  const newSpace = Math.floor(memoryMb / 10);
+  return [`--max-semi-space-size=${Math.floor(newSpace / 2)}`, `--max-old-space-size=${memoryMb - newSpace}`];
+}
+
+const lambdaMb = Number(process.env.RSS_LAMBDA_MB ?? 0);
+
 /** A measured scenario of bench/rss-child.ts in its own Node process (`--expose-gc`, tsx). */
 const script = (scenario: string, url = '') => [
   '--expose-gc',
+  ...(lambdaMb > 0 ? lambdaHeapFlags(lambdaMb) : []),
   '--import',
   'tsx',
   'bench/rss-child.ts',
@@ -166,10 +205,27 @@ async function workerChild(runs: number, log: (line: string) => void): Promise<C
       redisUrl: redis.adapter.url,
       redisToken: redis.adapter.token,
     };
+    const before = await redisScripts(redis.redisServer.url);
+    const bytesBefore = redis.adapter.bodyBytes();
+    const commandsBefore = redis.adapter.commandCount();
     const r = await child<ChildFigures>(script('worker'), { RSS_WORKER: JSON.stringify(bed) });
     const requests = councils.reduce((n, c) => n + c.requests.length, 0);
-    log(`worker, ${runs} runs: ${requests} requests to ${runs} councils`);
-    return r;
+    // Issue 28: the host slots' Redis commands per polite request, as Upstash bills them (every command
+    // its REST endpoint receives), and the scripts the real redis-server ran (INFO commandstats), which
+    // must be nearly all of them: a reservation and the release riding along are one script.
+    const commands = redis.adapter.commandCount() - commandsBefore;
+    const scripts = (await redisScripts(redis.redisServer.url)) - before;
+    const bytesAfter = redis.adapter.bodyBytes();
+    const bodyBytes = bytesAfter.received - bytesBefore.received + bytesAfter.sent - bytesBefore.sent;
+    const upstash = {
+      requests,
+      commands,
+      scripts,
+      commandsPerRequest: Number((commands / requests).toFixed(3)),
+      bodyBytesPerCommand: Math.round(bodyBytes / Math.max(1, commands)),
+    };
+    log(`worker, ${runs} runs: ${JSON.stringify(upstash)}`);
+    return { ...r, upstash };
   } finally {
     await Promise.all(councils.map((c) => c.close()));
     await redis.stop();

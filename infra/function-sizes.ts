@@ -10,7 +10,7 @@
  * | function | bundle import | work adds | size | why this size |
  * |---|---|---|---|---|
  * | planner | 63 MB | 109 MB for two ticks over 10,000 sources (cached config, due items) | 512 | CPU-bound: below 1,769 MB a function gets that share of a vCPU, so its bill is the same at any size below; 512 keeps a 10,000-source tick inside its 60 s |
- * | sync | 101 MB | issue 28, 2026-12-02: 5 MB of live heap for 10 demo full syncs side by side at real pages of 100 objects (`RSS_ONLY=sync RSS_PAGE_SIZE=100 RSS_OBJECTS_PER_LIST=100 npm run bench -- rss`: 35 → 40 MB live, sampled every 5 ms) ≈ 0.5 MB a run in flight | 256 | wait-bound (the host's pace): the bill is ∝ memory. ≈ 106 MB for a batch of 10, ≈ 126 MB if one invocation keeps 50 runs in flight (the cost model's pay-per-work worker, an assumption: no worker constant yet): ≥ 2× either. Was 512 (2× a ≈ 240 MB estimate, not measured) |
+ * | sync | 101 MB | issue 28, 2026-12-03: the real worker with 20 full syncs of real 100-object pages in flight under Lambda's 256 MB heap bounds: live memory 35 → 106 MB, ≈ 3.6 MB a run (SYNC_WORKER_MEMORY below) | 256 | wait-bound (the host's pace): the bill is ∝ memory × invocations alive. 20 runs need ≈ 172 MB: 1.49× (SYNC_MEMORY_HEADROOM 1.4); chosen by cost among the sizes that fit (see below). Was 512 (2× a ≈ 240 MB estimate, not measured) |
  * | files | 101 MB | a 50 MB PDF and pdf.js's parse of it in the text worker, bounded: ≤ 768 MB per file, stopped at 1,300 MB for the process (DOC-2, shared/documents/constants.ts) | 1536 | the text worker's process bound plus the growth between two looks (test/documents/text-bounds.test.ts) |
  * | deletionCheck | 92 MB | HEAD requests, no bodies; whole-file GETs 4 at once | 512 | issue 28: 100 servers at once overlap their RATE-6 waits, so CPU binds — ≈ 0.011 s a check on one vCPU (upper bound, local peers in the process) × ≈ 11,900 checks a run at 1,000 sources ≈ 820–930 s at 256 MB (over the 780 s a run may use), ≈ 410 s at 512 |
  * | photos | 95 MB | one photo at a time | 256 | wait-bound (the host's pace) |
@@ -33,6 +33,35 @@ export const FUNCTION_MEMORY_MB = {
   // One list page (≤ 100 small JSON objects) at a time; reads only.
   mirrorApi: 512,
 } as const;
+
+/**
+ * Issue 28: the sync worker's memory, measured — the sync's size and the worker's width
+ * (WORKER_RUNS_AT_ONCE) are chosen from it by cost (`npm run bench -- cost`, `syncSizing`).
+ * - `bundleImportMb`: the sync bundle imported in a fresh process (`npm run bench -- rss`, 2026-12-01).
+ * - `mbPerRun`: 2026-12-03, `RSS_ONLY=worker RSS_WORKER_RUNS=20 RSS_LAMBDA_MB=256 npm run bench -- rss`:
+ *   the real worker (composeSync, Redis host slots, the queue) with 20 full syncs of real 100-object pages
+ *   in flight against 20 loopback councils answering in 1.5 s, in a Node process with the heap bounds
+ *   Lambda's runtime sets at 256 MB (bench/rss.ts lambdaHeapFlags): all 20 runs done, live heap and
+ *   buffers 35 → 106 MB at peak (71 MB, ≈ 3.6 MB a run), the process's resident set at most 222 MB —
+ *   under 256 MB although tsx's transpiler adds ≈ 60 MB that the bundle does not have. Without the
+ *   bounds V8 collected late and the same work showed ≈ 10 MB a run (228 MB live): not the need.
+ */
+export const SYNC_WORKER_MEMORY = { bundleImportMb: 101, mbPerRun: 71 / 20, measuredRuns: 20 } as const;
+
+/**
+ * The margin a size keeps over the measured need (bundle + runs): 1.4× — for pages larger than the
+ * demo's (long names and texts), the runtime's own buffers and Node's growth, and the measurement's
+ * load. A 20-run worker needs ≈ 172 MB: 256 MB is 1.49× that.
+ *
+ * Chosen by cost (`npm run bench -- cost`, `syncSizing`, 1,000 sources, 2026-12-03): 256 MB × 20 runs
+ * bills the sync €22.30 a month; the sizes that hold their runs with this margin and bill less are
+ * 384 MB × 40 (€21.19) and 512 MB × 60 (€20.15, the cheapest) — widths whose memory is extrapolated
+ * from the 20 measured, for at most 10 % less, and an invocation that fails takes 2–3× the runs back to
+ * the queue. Kept at 256 × 20 until a wider worker is measured (`RSS_WORKER_RUNS=60 RSS_LAMBDA_MB=512`).
+ * Below 256 MB only 10 runs fit (192 MB × 10: €25.28): the bundle's ≈ 100 MB is the weight an
+ * invocation carries, each run's ≈ 3.6 MB is not.
+ */
+export const SYNC_MEMORY_HEADROOM = 1.4;
 
 /**
  * Sync messages per invocation (issues 18, 28). The event's records are the sync worker's first

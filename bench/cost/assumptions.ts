@@ -46,14 +46,31 @@ export const ASSUMPTIONS = {
    * (EVALSHA, one command; shared/slots scripts.ts RESERVE_SLOT_SCRIPT) and the previous request's
    * release rides along with it (test/slots/redis-rules.test.ts "one round trip per request", real
    * redis-server); a run's last release goes alone (`upstashCommandsPerRun`). Was 2, the bound.
+   * Checked against the real worker (2026-12-03, `RSS_ONLY=worker RSS_WORKER_RUNS=5 npm run bench --
+   * rss`, commands counted at the Upstash adapter, scripts at the redis-server): 5 first full syncs,
+   * 70 requests, 150 commands = 2.14 a request (115 scripts, 35 other commands), on a machine loaded
+   * ≈ 2× its cores — late slots re-reserved and busy polls count there; a second run with the release
+   * linger at 1 s instead of 250 ms gave 2.4 (the 35 others unchanged: not lone releases). Until the
+   * others are named, the bill may be short by up to 2× here: see `upstash` in the bench's output.
    */
   upstashCommandsPerRequest: 1,
   upstashCommandsPerRun: 1,
   /**
    * Bytes on the wire per command (REST: the script's 6 keys and 8 arguments out, 6–7 numbers back,
-   * HTTP framing apart) — against the fixed plan's monthly bandwidth. An estimate, not measured.
+   * HTTP framing apart) — against the fixed plan's monthly bandwidth. An estimate; the JSON bodies
+   * measured at the test adapter in the worker scenario above: 556–565 B a command.
    */
   upstashBytesPerCommand: 700,
+  /**
+   * Issue 28, the ingest's own egress: bytes a council request sends out, counted at the IP level as
+   * AWS meters transfer — the request line and headers (≈ 0.5 KB with User-Agent and conditional
+   * headers, in a TLS record), and the TCP acknowledgements of the answer (≈ 60 B per two 1,460-byte
+   * segments: ≈ 0.3 KB for an incremental page of a few KB, ≈ 2 KB for a full page of 100 objects, one
+   * request in seven of a source's week). ≈ 1 KB on average; an estimate, not measured. The host slots'
+   * Redis traffic (Upstash in the functions' region, eu-central-1) is not billed by Lambda within its
+   * region.
+   */
+  councilRequestBytesOut: 1_000,
   /**
    * Lambda's SQS poller long-polls an idle queue: ~5 pollers × 20 s polls ≈ 15 ReceiveMessage calls a
    * minute, billed as SQS requests whether or not a message comes.

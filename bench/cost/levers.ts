@@ -1,5 +1,6 @@
 import { FUNCTION_MEMORY_MB } from '../../infra/function-sizes';
 import { DEL_HOSTS_IN_PARALLEL, HOSTS_IN_PARALLEL } from '../../shared/documents';
+import { WORKER_RUNS_AT_ONCE } from '../../shared/sync';
 
 /**
  * The switches the cost bench bills with (issue 28): what the code does now, and each lever's
@@ -23,6 +24,8 @@ export interface Levers {
   payPerWork: boolean;
   /** The sync function's memory (MB): its bill is ∝ memory, its CPU work stretches below 1,769 MB. */
   syncMemoryMb: number;
+  /** Runs one sync invocation keeps in flight (WORKER_RUNS_AT_ONCE; the sizing sweep varies it). */
+  syncRunsAtOnce: number;
   /**
    * What-if: a source's STATE item under 1 KB while leased, also with a full sync in its history — each
    * of a run's lease, claim and release writes then 1 unit instead of 2. Built so far (issue 28): the
@@ -49,6 +52,7 @@ export const LEVERS_NOW: Levers = {
   metricsOnlyAlarmed: true,
   payPerWork: true,
   syncMemoryMb: FUNCTION_MEMORY_MB.sync,
+  syncRunsAtOnce: WORKER_RUNS_AT_ONCE,
   stateUnderOneKb: false,
   deletionWalk: true,
 };

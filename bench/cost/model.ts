@@ -102,7 +102,17 @@ export interface MonthlyUsage {
   scheduler: { invocations: number };
   upstash: { commands: number };
   secrets: { secrets: number; apiCalls: number };
-  dataTransfer: { internetOutGb: number; cloudFrontOutGb: number; cloudFrontRequests: number };
+  /**
+   * Portal serving: what visitors fetch (preview files from S3, the mirror API through CloudFront) —
+   * the VM comparison's egress is the same bytes. `ingestOutGb` (issue 28): what the ingest itself sends
+   * out to the internet — its requests to the councils (their answers come in, and inbound is free).
+   */
+  dataTransfer: {
+    internetOutGb: number;
+    cloudFrontOutGb: number;
+    cloudFrontRequests: number;
+    ingestOutGb?: number;
+  };
   /**
    * Issue 25 point 4: the API's rate-based WAF rule, only when deployed (`-c apiWaf=true`): web ACLs,
    * rules, and the requests it inspects (every request to the API's distribution).
@@ -186,6 +196,8 @@ export function priceUsage(
   add('dataTransfer', 'GB out to the internet', usage.dataTransfer.internetOutGb, 'dataOutGb');
   add('dataTransfer', 'CloudFront GB out', usage.dataTransfer.cloudFrontOutGb, 'cloudFrontOutGb');
   add('dataTransfer', 'CloudFront requests', usage.dataTransfer.cloudFrontRequests, 'cloudFrontHttpsRequest');
+  if (usage.dataTransfer.ingestOutGb !== undefined)
+    add('ingestTransfer', 'GB out to the councils', usage.dataTransfer.ingestOutGb, 'dataOutGb');
   if (usage.waf) {
     add('waf', 'web ACLs', usage.waf.webAcls, 'wafWebAclMonth');
     add('waf', 'rules', usage.waf.rules, 'wafRuleMonth');

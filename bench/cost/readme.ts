@@ -33,6 +33,8 @@ interface FleetRow {
   onboardingEur: number;
   deletionSampleIntervalDays: number;
   deletionSecondsPerRun: number;
+  /** Issue 28: Upstash bandwidth a month at this fleet size (GB). */
+  upstashBandwidthGb?: number;
 }
 interface LeverRow {
   lever: string;
@@ -128,6 +130,7 @@ const SERVICE_NAMES: Record<string, string> = {
   upstash: 'Upstash Redis',
   cloudwatchMetrics: 'CloudWatch metrics, alarms, dashboard',
   dataTransfer: 'Data transfer out (preview, mirror API via CloudFront)',
+  ingestTransfer: 'Data transfer out, ingest (requests to the councils; their answers come in free)',
   sqs: 'SQS',
   secretsManager: 'Secrets Manager',
   cloudwatchLogs: 'CloudWatch Logs',
@@ -160,6 +163,15 @@ export function renderCostSection(r: CostResult): string {
     lines.push(`| ${SERVICE_NAMES[name] ?? name} | ${items} | ${eur(s.eur)} |`);
   }
   lines.push(`| **total** | | **${eur(r.eurPerMonth)}** |`, '');
+  // Issue 28: what visitors cost apart from what the ingest costs, so an operator can weigh each.
+  const serving = r.services.dataTransfer?.eur;
+  const ingest = r.services.ingestTransfer?.eur;
+  if (serving !== undefined && ingest !== undefined)
+    lines.push(
+      `Transfer apart: portal serving €${eur(serving)} (visitors’ preview files and mirror API answers), ` +
+        `the ingest’s own €${eur(ingest)} (requests out to the councils; answers in are free) — the VM’s “egress” below is both.`,
+      '',
+    );
   lines.push(
     'The same job on one VM (prices in `bench/cost/prices.ts`, sizes in `bench/cost/assumptions.ts`):',
     '',
@@ -225,6 +237,15 @@ export function renderCostSection(r: CostResult): string {
         `pay-as-you-go €${eur(u.payAsYouGoEur)}, the fixed plan €${eur(u.fixedPlanEur)} (billed: the cheaper); ` +
         `≈ ${num(u.bandwidthGb)} GB of its ${num(u.fixedPlanBandwidthGb)} GB bandwidth.`,
     );
+    // Issue 28: where the fixed plan's bandwidth no longer holds, the bill above is short (a larger
+    // plan, not priced here) — said, not hidden.
+    const over = r.fleet.filter((f) => (f.upstashBandwidthGb ?? 0) > u.fixedPlanBandwidthGb);
+    if (over.length > 0)
+      lines.push(
+        '',
+        `Beyond the fixed plan’s bandwidth: ${over.map((f) => `${num(f.sources)} sources ≈ ${num(f.upstashBandwidthGb ?? 0)} GB`).join(', ')} — ` +
+          'a larger Upstash plan is needed there, which the bill above does not price (upstash.com/pricing, to be re-checked).',
+      );
   }
   lines.push(
     '',

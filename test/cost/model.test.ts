@@ -229,6 +229,15 @@ describe('cost model arithmetic (issue 18)', () => {
     expect(vm.filesInS3.total).toBe(10 + 30 + 3 + 8 + 10 + 50);
   });
 
+  it('issue 28: the ingest’s own transfer is billed apart from portal serving, at the internet rate', () => {
+    const usage = emptyUsage();
+    usage.dataTransfer = { internetOutGb: 10, cloudFrontOutGb: 0, cloudFrontRequests: 0, ingestOutGb: 4 };
+    const cost = priceUsage(usage, roundPrices({ dataOutGb: 0.1 }), 1);
+    expect(cost.services.dataTransfer?.eur).toBeCloseTo(1, 9);
+    expect(cost.services.ingestTransfer?.items['GB out to the councils']?.eur).toBeCloseTo(0.4, 9);
+    expect(cost.eurPerMonth).toBeCloseTo(1.4, 9);
+  });
+
   it('issue 28: metric series are the products of each metric’s dimension values', () => {
     const count = {
       customMetrics: { Requests: ['Outcome'], SyncRuns: ['Kind', 'Outcome'], StoreOutages: [] },

@@ -12,6 +12,13 @@ export interface UpstashAdapter {
   token: string;
   /** HTTP requests answered so far (one per client round trip), e.g. for round-trips-per-request figures. */
   requestCount(): number;
+  /**
+   * Issue 28: JSON body bytes received and sent so far (HTTP headers and TLS apart) — what one command
+   * carries against a plan's bandwidth.
+   */
+  bodyBytes(): { received: number; sent: number };
+  /** Commands received so far, each of a pipeline or transaction counted: what Upstash bills. */
+  commandCount(): number;
   stop(): Promise<void>;
 }
 
@@ -32,6 +39,8 @@ export async function startUpstashAdapter(opts: {
   redis.on('error', () => {}); // reconnects on its own; failures surface per command
   await redis.connect();
   let requests = 0;
+  const bytes = { received: 0, sent: 0 };
+  let commands = 0;
 
   const run = async ([name, ...args]: Command): Promise<Outcome> => {
     try {
@@ -45,12 +54,17 @@ export async function startUpstashAdapter(opts: {
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     requests += 1;
     const send = (status: number, body: unknown) => {
-      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      const text = JSON.stringify(body);
+      bytes.sent += Buffer.byteLength(text);
+      res.writeHead(status, { 'content-type': 'application/json' }).end(text);
     };
     if (req.headers.authorization !== `Bearer ${opts.token}`) return send(401, { error: 'Unauthorized' });
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const body = JSON.parse(Buffer.concat(chunks).toString() || 'null') as Command | Command[];
+    const raw = Buffer.concat(chunks);
+    bytes.received += raw.length;
+    const body = JSON.parse(raw.toString() || 'null') as Command | Command[];
+    commands += Array.isArray(body) && Array.isArray(body[0]) ? body.length : 1;
     const encode = (v: unknown) => encodeReply(v, req.headers['upstash-encoding'] === 'base64');
     const path = (req.url ?? '/').split('?')[0];
     try {
@@ -92,6 +106,8 @@ export async function startUpstashAdapter(opts: {
     url: `http://127.0.0.1:${port}`,
     token: opts.token,
     requestCount: () => requests,
+    bodyBytes: () => ({ ...bytes }),
+    commandCount: () => commands,
     async stop() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
