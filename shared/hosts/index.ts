@@ -36,3 +36,4 @@ export * from './lanes';
 export * from './model';
 export * from './other-fetches';
 export * from './stretch';
+export * from './turns';

@@ -82,7 +82,12 @@ const onOwnCycles: Decide = (c, model, nowIso) =>
   decideOnHost({ source: c.config, state: c.state, now: nowIso, settings, model });
 /** RATE-9 before: the streak counted in stretched syncs, the cadence stretched after it. */
 const inStretchedSyncs: Decide = (c, model, nowIso) =>
-  stretchDecision(decideSource(c.config, c.state, nowIso, settings), c.state.lastSyncEndedAt, model, nowIso);
+  stretchDecision(decideSource(c.config, c.state, nowIso, settings), {
+    state: c.state,
+    model,
+    now: nowIso,
+    own: { config: c.config, settings },
+  });
 
 function modelOf(members: readonly Council[], nowIso: string): HostModel {
   const inputs = members.map((c) => hostSourceInputOf(c.config, hostStateView(c.state), nowIso, settings));
