@@ -67,7 +67,10 @@ export function dueFactorOf(stretch: number): number {
  * RATE-9, pure: on a saturated host every source's incremental interval is stretched by the host's one
  * factor (demand / capacity), so the host's pace serves them all and none is starved. A source is due
  * again a little before its stretched time (`STRETCH_DUE_SHARE`): the host's lane then serves the due
- * ones by the share of their own cycle waited (`nextLaneRun`), which keeps each at the one factor.
+ * ones by the turns of their own cadence waited (`nextLaneRun`), which keeps each at the one factor.
+ * The turns are counted at the rate the source's own cadence asks in each period the wait spans
+ * (`ownTurnsDueMs`, ./turns.ts): a quiet council last synced on the night's 120 min is due by the day's
+ * 10 from 07:00, as alone — not at the night's interval × the factor, hours into the morning.
  *
  * Reading of "session days first (SCH-2)": the factor is the same for every source on the host, session
  * days included — a session-day cap of 10 min becomes 10 × factor. Only when the host has capacity
