@@ -106,7 +106,9 @@ function serveDay(members: Council[], decide: Decide): Map<string, number> {
     let nextDue = Number.POSITIVE_INFINITY;
     for (const c of members) {
       const decision = decide(c, model, nowIso);
-      if (decision.action === 'sync') candidates.push({ decision, state: c.state, council: c });
+      // The lane counts turns per period of the council's own cadence, as shared/sync/lane.ts does.
+      const own = { config: c.config, settings, stretch: model?.stretch ?? 1 };
+      if (decision.action === 'sync') candidates.push({ decision, state: c.state, own, council: c });
       else if (decision.dueAt !== undefined) nextDue = Math.min(nextDue, Date.parse(decision.dueAt));
     }
     const picked = nextLaneRun(candidates, 'incremental', t);
