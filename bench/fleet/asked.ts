@@ -126,6 +126,60 @@ export function sharesAtHostFactor(
   achievedByHour: readonly (readonly number[])[],
   askedByHour: readonly (readonly number[])[],
 ): number[] {
+  return sharesAtFactorOf(achievedByHour, askedByHour, hostFactorByHour(achievedByHour, askedByHour));
+}
+
+/** Each source's syncs ÷ its fair count at `factor` (per hour: the host's factor in force then). */
+function sharesAtFactorOf(
+  achievedByHour: readonly (readonly number[])[],
+  askedByHour: readonly (readonly number[])[],
+  factor: readonly number[],
+): number[] {
+  return achievedByHour.map((achieved, i) => {
+    const fair = fairByHour(askedByHour[i] ?? [], factor).reduce((sum, x) => sum + x, 0);
+    const total = achieved.reduce((sum, x) => sum + x, 0);
+    return fair === 0 ? 0 : total / fair;
+  });
+}
+
+/**
+ * The same at the factor of each SCH-1 period block (00–07, 07–19, 19–24 of each local day: where the
+ * rules change what a source asks — periods, SCH-2's caps from midnight): the host's achieved ÷ asked
+ * over the block, for every hour of it. The measured span starts at local midnight (no DST in the week).
+ */
+export function sharesAtBlockFactor(
+  achievedByHour: readonly (readonly number[])[],
+  askedByHour: readonly (readonly number[])[],
+): number[] {
+  const blockOf = (b: number) => {
+    const hour = b % 24;
+    return Math.floor(b / 24) * 3 + (hour < 7 ? 0 : hour < 19 ? 1 : 2);
+  };
+  const sum = (rows: readonly (readonly number[])[]) => {
+    const out = new Map<number, number>();
+    for (const row of rows) {
+      row.forEach((x, b) => {
+        out.set(blockOf(b), (out.get(blockOf(b)) ?? 0) + x);
+      });
+    }
+    return out;
+  };
+  const achieved = sum(achievedByHour);
+  const asked = sum(askedByHour);
+  const hours = Math.max(0, ...askedByHour.map((a) => a.length));
+  const factor: number[] = [];
+  for (let b = 0; b < hours; b += 1) {
+    const a = asked.get(blockOf(b)) ?? 0;
+    factor.push(a === 0 ? 0 : (achieved.get(blockOf(b)) ?? 0) / a);
+  }
+  return sharesAtFactorOf(achievedByHour, askedByHour, factor);
+}
+
+/** The host's factor in force per hour: its sources' syncs achieved ÷ asked in that hour (0: none asked). */
+export function hostFactorByHour(
+  achievedByHour: readonly (readonly number[])[],
+  askedByHour: readonly (readonly number[])[],
+): number[] {
   const hours = Math.max(0, ...askedByHour.map((a) => a.length));
   const factor: number[] = [];
   for (let b = 0; b < hours; b += 1) {
@@ -135,11 +189,10 @@ export function sharesAtHostFactor(
     for (const a of askedByHour) asked += a[b] ?? 0;
     factor.push(asked === 0 ? 0 : achieved / asked);
   }
-  return achievedByHour.map((achieved, i) => {
-    const asked = askedByHour[i] ?? [];
-    let fair = 0;
-    for (let b = 0; b < hours; b += 1) fair += (asked[b] ?? 0) * (factor[b] as number);
-    const total = achieved.reduce((sum, x) => sum + x, 0);
-    return fair === 0 ? 0 : total / fair;
-  });
+  return factor;
+}
+
+/** A source's fair count per hour: what it asks in the hour × the host's factor then. */
+export function fairByHour(askedByHour: readonly number[], factor: readonly number[]): number[] {
+  return factor.map((f, b) => (askedByHour[b] ?? 0) * f);
 }

@@ -21,7 +21,10 @@ const line = (s: SaturatedHostSource) =>
   `${s.sourceId} sessions ${s.sessionDays.join('+') || 'none'} changes ${s.changes}: ` +
   `${s.syncs} syncs (${s.incrementalSyncs} incremental) of ${s.asked} asked, ` +
   `week share ${s.weekShare}, at the host's factor ${s.atHostFactor}\n` +
-  `    per day: syncs ${s.syncsByDay.join(' ')} | asked alone ${s.askedByDay.join(' ')}`;
+  `    per day: syncs ${s.syncsByDay.join(' ')} | asked alone ${s.askedByDay.join(' ')} | fair ${s.fairByDay.join(' ')}\n` +
+  `    per period (syncs/fair): weekday 07–19 ${period(s.byPeriod.weekdayDay)}, weekday nights ` +
+  `${period(s.byPeriod.weekdayNight)}, weekend ${period(s.byPeriod.weekend)}`;
+const period = (p: { syncs: number; fair: number }) => `${p.syncs}/${p.fair}`;
 
 const result = simulateFleet({ sources, allocation: 'lanes', slots, days, seed });
 const hosts = [...result.saturatedHostDetail].sort((a, b) => b.fairness - a.fairness);

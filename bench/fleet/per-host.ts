@@ -114,6 +114,9 @@ export function perHostAdmission(fleet: Fleet, settings: ScheduleSettings): PerH
         decided: decision,
       });
     },
+    stretchOf(view) {
+      return models.get(keyOf(view))?.stretch ?? 1;
+    },
     runEnded(view, nowIso) {
       inputs.set(view.fleet.sourceId, inputOf(view, nowIso));
       dirty.add(keyOf(view));

@@ -19,7 +19,15 @@ import {
 } from '../../shared/schedule';
 import { ASSUMPTIONS } from '../cost/assumptions';
 import { todayStarts } from './allocation';
-import { type AskedSyncs, askedSyncs, hourIndexOf, sharesAtHostFactor } from './asked';
+import {
+  type AskedSyncs,
+  askedSyncs,
+  fairByHour,
+  hostFactorByHour,
+  hourIndexOf,
+  sharesAtBlockFactor,
+  sharesAtHostFactor,
+} from './asked';
 import { type HostRun, SimHost } from './host';
 import { laneSuccessor, newLane, type SimLane, type SimLaneCandidate } from './lanes';
 import {
@@ -38,6 +46,7 @@ import type {
   FleetSimOptions,
   FleetSimResult,
   PerHostAdmission,
+  PeriodShares,
   SaturatedHostDetail,
   SimSourceView,
 } from './types';
@@ -507,6 +516,8 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
         decision: s.waiting.decision,
         fullSyncCreditMs: fullSyncCreditMs(s.state),
         state: s.state,
+        // The lane counts each source's turns per period of its own cadence (RATE-9, `ownTurnsWaited`).
+        own: { config: s.config, settings, stretch: perHost?.stretchOf(s) ?? 1 },
       });
     }
     const lane = run.lane as SimLane;
@@ -573,6 +584,7 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
   let rawFairness: number | null = 1;
   let weekShareFairness: number | null = 1;
   let incrementalFairness: number | null = 1;
+  let blockFairness: number | null = 1;
   const saturatedHostDetail: SaturatedHostDetail[] = [];
   const askedSpan = { startMs, measureFromMs: measureFrom, endMs, tickMs, settings };
   let zeroSync = 0;
@@ -604,10 +616,21 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
       asked.map((a) => a.byHour),
     );
     fairness = worse(fairness, atFactor);
+    blockFairness = worse(
+      blockFairness,
+      sharesAtBlockFactor(
+        members.map((s) => s.syncsByHour ?? []),
+        asked.map((a) => a.byHour),
+      ),
+    );
     weekShareFairness = worse(weekShareFairness, weekShares);
     rawFairness = worse(rawFairness, syncs);
     incrementalFairness = worse(incrementalFairness, incrementals);
-    saturatedHostDetail.push(hostDetail(h, members, asked, weekShares, atFactor));
+    const factor = hostFactorByHour(
+      members.map((s) => s.syncsByHour ?? []),
+      asked.map((a) => a.byHour),
+    );
+    saturatedHostDetail.push(hostDetail(h, members, { asked, weekShares, atFactor, factor }));
   }
   // The yardstick's calibration: sources alone on a host that is not saturated get what they ask
   // (share ≈ 1 with enough slots). A sample keeps the replay's cost small at 10,000 sources.
@@ -642,6 +665,7 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
     weekShareFairness: weekShareFairness === null ? null : round(weekShareFairness, 3),
     rawFairness: rawFairness === null ? null : round(rawFairness, 3),
     incrementalFairness: incrementalFairness === null ? null : round(incrementalFairness, 3),
+    blockFairness: blockFairness === null ? null : round(blockFairness, 3),
     sourcesWithoutSyncOnSaturatedHosts: zeroSync,
     saturatedHostUtilisation: {
       mean: round(saturatedUse.reduce((a, b) => a + b, 0) / Math.max(1, saturatedUse.length), 3),
@@ -674,12 +698,18 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
 function hostDetail(
   h: HostEntry,
   members: readonly SimSource[],
-  asked: readonly AskedSyncs[],
-  weekShares: readonly number[],
-  atFactor: readonly number[],
+  shares: {
+    asked: readonly AskedSyncs[];
+    weekShares: readonly number[];
+    atFactor: readonly number[];
+    /** The host's factor per hour (`hostFactorByHour`). */
+    factor: readonly number[];
+  },
 ): SaturatedHostDetail {
+  const { asked, weekShares, atFactor, factor } = shares;
   const of = (i: number) => {
     const s = members[i] as SimSource;
+    const fair = fairByHour((asked[i] as AskedSyncs).byHour, factor);
     return {
       sourceId: s.fleet.sourceId,
       syncs: s.syncs,
@@ -691,6 +721,8 @@ function hostDetail(
       changes: s.changes.length,
       syncsByDay: perDay(s.syncsByHour ?? []),
       askedByDay: perDay((asked[i] as AskedSyncs).byHour),
+      fairByDay: perDay(fair).map((x) => round(x, 1)),
+      byPeriod: byPeriodOf(s.syncsByHour ?? [], fair),
     };
   };
   const ends = (values: readonly number[]) => {
@@ -725,6 +757,28 @@ function hostDetail(
     fewestSyncs: of(bySyncs.least),
     mostSyncs: of(bySyncs.most),
   };
+}
+
+/**
+ * Syncs and fair counts (at the host's factor of each hour) per period of SCH-1 — weekday 07–19,
+ * weekday nights, the weekend —: where a source is served ahead of or behind its share. The span is
+ * measured from a Monday 00:00 local (hour index → local hour; no DST change in the bench's week).
+ */
+function byPeriodOf(syncsByHour: readonly number[], fair: readonly number[]): PeriodShares {
+  const out: PeriodShares = {
+    weekdayDay: { syncs: 0, fair: 0 },
+    weekdayNight: { syncs: 0, fair: 0 },
+    weekend: { syncs: 0, fair: 0 },
+  };
+  fair.forEach((f, b) => {
+    const day = Math.floor(b / 24) % 7;
+    const hour = b % 24;
+    const period = day >= 5 ? out.weekend : hour >= 7 && hour < 19 ? out.weekdayDay : out.weekdayNight;
+    period.syncs += syncsByHour[b] ?? 0;
+    period.fair += f;
+  });
+  for (const p of Object.values(out)) p.fair = round(p.fair, 1);
+  return out;
 }
 
 /** Hourly counts (index: hours since the measured span began) summed per day of the span. */

@@ -31,6 +31,8 @@ export interface PerHostAdmission {
   register(source: SimSourceView): void;
   /** RATE-9 on a fresh decision (stretch on a saturated host); may turn `sync` into `wait`. */
   adjust(source: SimSourceView, decision: SourceDecision, nowIso: string): SourceDecision;
+  /** RATE-9's factor of the source's host as the planner last modelled it (1: the host has capacity). */
+  stretchOf(source: SimSourceView): number;
   starts(tick: TickView): SourceDecision[];
   /** SCH-5: the most slots the fleet needed at a tick so far (`FullSyncSlots.needed`). */
   slotsNeeded(): number;
@@ -94,6 +96,8 @@ export interface FleetSimResult {
    * fewer (its full sync took its turn on the host, and SCH-4 counts the interval from its end).
    */
   incrementalFairness: number | null;
+  /** `fairness` at the host's factor per SCH-1 period block (00–07, 07–19, 19–24) instead of per hour. */
+  blockFairness: number | null;
   sourcesWithoutSyncOnSaturatedHosts: number;
   /** Mean over saturated hosts of the pace used on weekdays 07–19 (requests × interval / time). */
   saturatedHostUtilisation: { mean: number; min: number };
@@ -145,6 +149,17 @@ export interface SaturatedHostSource {
   /** Its syncs per day of the span (how often it was picked), and what it asks per day alone. */
   syncsByDay: number[];
   askedByDay: number[];
+  /** Its fair count per day at the host's factor of each hour (what `atHostFactor` divides by). */
+  fairByDay: number[];
+  /** Syncs and fair counts per SCH-1 period (weekday 07–19, weekday nights, the weekend). */
+  byPeriod: PeriodShares;
+}
+
+/** Per SCH-1 period: syncs achieved and the fair count at the host's factor of each hour. */
+export interface PeriodShares {
+  weekdayDay: { syncs: number; fair: number };
+  weekdayNight: { syncs: number; fair: number };
+  weekend: { syncs: number; fair: number };
 }
 
 export interface SaturatedHostDetail {

@@ -13,8 +13,9 @@
  *   — `{ start: SourceDecision[], waiting: WaitingRun[], queuedByHost }` (SCH-5, FULL-3, RATE-4, RATE-9).
  * - `decideOnHost({ source, state, now, settings, model, decided? }): SourceDecision` — RATE-9 fair share:
  *   `decideSource` on the source's own cycles (SCH-3's quiet streak × the stretch, `ownCycleState`),
- *   then `stretchDecision(decision, lastSyncEndedAt, model, nowIso)`; on a host with capacity exactly
- *   `decideSource`. `ownIntervalMinutes(input, stretch)`: the interval the model's demand counts.
+ *   then `stretchDecision(decision, { state, model, now, own })` (due after the factor's turns of its own
+ *   cadence, counted per period: `ownTurnsWaited`/`ownTurnsDueMs`, ./turns.ts); on a host with capacity
+ *   exactly `decideSource`. `ownIntervalMinutes(input, stretch)`: the interval the model's demand counts.
  * - `planHostFullSyncs(candidates: FullSyncCandidate[], { hosts, nowMs, defaultWindowEndMs, runningRequests? })`
  *   → `{ byHost: Map<host, HostFullSyncPlan>, behind: Map<sourceId, reason> }` (FULL-3 per host).
  * - `otherFetchAdmission(model, requestsPerSecondInUse): { allowed, reason, ruleIds }` — item 5: may
@@ -36,3 +37,4 @@ export * from './lanes';
 export * from './model';
 export * from './other-fetches';
 export * from './stretch';
+export * from './turns';

@@ -3,7 +3,6 @@ import {
   byUrgency,
   msOf,
   type SourceDecision,
-  type SourceScheduleState,
   type SyncKind,
   type SyncTrigger,
 } from '../schedule';
@@ -12,6 +11,7 @@ import type { Admission, WaitingRun } from './admission';
 import { DEFAULT_EXPECTED_REQUESTS } from './constants';
 import type { HostModel } from './model';
 import { stretchedDueMs } from './stretch';
+import { type OwnCadence, ownTurnsWaited, type TurnState, turnBeganMs } from './turns';
 
 /**
  * Host lanes (issues 27 and 28), pure. The admission gives each host one run per planner tick; a
@@ -262,21 +262,12 @@ export interface LaneCandidate {
    * Its STATE's last sync (the schedule fields the lane reads anyway): the fair order measures the
    * source's wait from its last turn (`laneTurnShare`). Without it the order falls back to the due time.
    */
-  state?: Pick<SourceScheduleState, 'lastSyncKind' | 'lastSyncStartedAt' | 'lastSyncEndedAt'>;
-}
-
-/**
- * The service a full sync took that is not charged to the source's incremental turns (RATE-9's fair
- * share): its duration, when the source's last sync was a full sync; 0 otherwise. SCH-4 measures the
- * next incremental from the end of the full sync, so without this credit the source queued behind
- * sources that had had their incremental turns meanwhile.
- */
-export function fullSyncCreditMs(
-  state: Pick<SourceScheduleState, 'lastSyncKind' | 'lastSyncStartedAt' | 'lastSyncEndedAt'>,
-): number {
-  if (state.lastSyncKind === undefined || state.lastSyncKind === 'incremental') return 0;
-  if (state.lastSyncStartedAt === undefined || state.lastSyncEndedAt === undefined) return 0;
-  return Math.max(0, msOf(state.lastSyncEndedAt) - msOf(state.lastSyncStartedAt));
+  state?: TurnState;
+  /**
+   * Its per-period cadence (SCH-1) and the host's factor: its turns waited are counted at the interval
+   * of each period the wait spans (`ownTurnsWaited`). Without it, at the one interval to `cadenceAt`.
+   */
+  own?: OwnCadence;
 }
 
 /**
@@ -297,12 +288,9 @@ export function fullSyncCreditMs(
 export function laneTurnShare(c: LaneCandidate, nowMs: number): number | undefined {
   const cadenceAt = c.decision.cadenceAt;
   if (c.state === undefined || cadenceAt === undefined) return undefined;
-  const { lastSyncStartedAt, lastSyncEndedAt } = c.state;
-  if (lastSyncStartedAt === undefined && lastSyncEndedAt === undefined) return Number.POSITIVE_INFINITY;
-  const began =
-    lastSyncStartedAt === undefined
-      ? msOf(lastSyncEndedAt as string)
-      : msOf(lastSyncStartedAt) + fullSyncCreditMs(c.state);
+  if (c.own !== undefined) return ownTurnsWaited(c.state, msOf(cadenceAt), c.own, nowMs);
+  const began = turnBeganMs(c.state);
+  if (began === undefined) return Number.POSITIVE_INFINITY;
   const cycle = msOf(cadenceAt) - began;
   if (!(cycle > 0)) return Number.POSITIVE_INFINITY;
   return (nowMs - began) / cycle;

@@ -9,6 +9,7 @@ import {
 } from '../schedule';
 import { STRETCH_DUE_SHARE } from './constants';
 import { type HostModel, ownQuietStreak, round, saturationText } from './model';
+import { type OwnCadence, ownTurnsDueMs, type TurnState } from './turns';
 
 type StretchModel = Pick<HostModel, 'host' | 'demand' | 'capacity' | 'stretch'>;
 
@@ -31,7 +32,7 @@ export function decideOnHost(input: {
   const own = ownCycleState(state, model?.stretch ?? 1);
   const decision =
     own === state && input.decided !== undefined ? input.decided : decideSource(source, own, now, settings);
-  return stretchDecision(decision, state.lastSyncEndedAt, model, now);
+  return stretchDecision(decision, { state, model, now, own: { config: source, settings } });
 }
 
 /**
@@ -48,15 +49,17 @@ export function ownCycleState<S extends Pick<SourceScheduleState, 'quietStreak'>
 }
 
 /**
- * RATE-9: the instant a source on a host stretched by `stretch` is due again, ms — from the end of its
- * last sync (SCH-4), its own interval × the stretch × `STRETCH_DUE_SHARE`, never before its own cadence.
- * The lane pool's expectation (`lanePoolOf`) and `stretchDecision` use this one measure.
+ * RATE-9: the instant a source on a host stretched by `stretch` is expected due again, ms — from the end
+ * of its last sync (SCH-4), its own interval now × the stretch × `STRETCH_DUE_SHARE`, never before its
+ * own cadence. The lane pool's hint (`lanePoolOf`, when to read a source's state); the decision itself
+ * counts the turns of the source's own cadence across periods (`stretchDecision`, `ownTurnsDueMs`).
  */
 export function stretchedDueMs(endedMs: number, cadenceMs: number, stretch: number): number {
   return endedMs + Math.max(0, cadenceMs - endedMs) * dueFactorOf(stretch);
 }
 
-function dueFactorOf(stretch: number): number {
+/** RATE-9: the turns of its own cadence a source waits on a host stretched by `stretch` (≥ 1). */
+export function dueFactorOf(stretch: number): number {
   return stretch <= 1 ? 1 : Math.max(1, stretch * STRETCH_DUE_SHARE);
 }
 
@@ -64,7 +67,10 @@ function dueFactorOf(stretch: number): number {
  * RATE-9, pure: on a saturated host every source's incremental interval is stretched by the host's one
  * factor (demand / capacity), so the host's pace serves them all and none is starved. A source is due
  * again a little before its stretched time (`STRETCH_DUE_SHARE`): the host's lane then serves the due
- * ones by the share of their own cycle waited (`nextLaneRun`), which keeps each at the one factor.
+ * ones by the turns of their own cadence waited (`nextLaneRun`), which keeps each at the one factor.
+ * The turns are counted at the rate the source's own cadence asks in each period the wait spans
+ * (`ownTurnsDueMs`, ./turns.ts): a quiet council last synced on the night's 120 min is due by the day's
+ * 10 from 07:00, as alone — not at the night's interval × the factor, hours into the morning.
  *
  * Reading of "session days first (SCH-2)": the factor is the same for every source on the host, session
  * days included — a session-day cap of 10 min becomes 10 × factor. Only when the host has capacity
@@ -77,10 +83,16 @@ function dueFactorOf(stretch: number): number {
  */
 export function stretchDecision(
   decision: SourceDecision,
-  lastSyncEndedAt: string | undefined,
-  model: StretchModel | undefined,
-  now: string,
+  on: {
+    /** The source's stored schedule state (its last sync; SCH-3's streak as stored). */
+    state: TurnState;
+    model: StretchModel | undefined;
+    now: string;
+    /** The source's per-period cadence and the settings (SCH-1): its turns are counted per period. */
+    own: Omit<OwnCadence, 'stretch'>;
+  },
 ): SourceDecision {
+  const { state, model, now } = on;
   if (model === undefined || model.stretch <= 1 || decision.action === 'skip') return decision;
   const sentence = saturationText(model);
   const annotated: SourceDecision = {
@@ -88,17 +100,19 @@ export function stretchDecision(
     reason: `${decision.reason}; ${sentence}`,
     ruleIds: unique([...decision.ruleIds, 'RATE-9']),
   };
-  // Only the scheduled incremental cadence is stretched, measured from the end of the last sync (SCH-4).
+  // Only the scheduled incremental cadence is stretched: due when the source has waited the factor's
+  // turns of its own cadence, each counted at the interval of the period it falls in (`ownTurnsDueMs`).
   const cadenceAt = decision.cadenceAt;
   const scheduled =
     decision.action === 'wait' || (decision.kind === 'incremental' && decision.trigger === 'schedule');
-  if (!scheduled || cadenceAt === undefined || lastSyncEndedAt === undefined) return annotated;
+  if (!scheduled || cadenceAt === undefined || state.lastSyncEndedAt === undefined) return annotated;
   const cadenceMs = msOf(cadenceAt);
-  const stretchedMs = stretchedDueMs(msOf(lastSyncEndedAt), cadenceMs, model.stretch);
+  const own: OwnCadence = { config: on.own.config, settings: on.own.settings, stretch: model.stretch };
+  const stretchedMs = ownTurnsDueMs(state, cadenceMs, own, dueFactorOf(model.stretch));
   if (stretchedMs <= msOf(now)) return annotated;
   // Whole milliseconds, as `new Date(ms)` keeps them.
   const at = isoOfMs(Math.trunc(stretchedMs));
-  const next = `${sentence}: next incremental at ${at} (interval × ${round(dueFactorOf(model.stretch))}, then in the host's fair order; the cadence alone: ${cadenceAt})`;
+  const next = `${sentence}: next incremental at ${at} (${round(dueFactorOf(model.stretch))} turns of its own cadence, then in the host's fair order; the cadence alone: ${cadenceAt})`;
   if (decision.action === 'wait') {
     // A wait for something earlier than the cadence (a full-sync window opening) keeps its time.
     const waitsForCadence = decision.dueAt === undefined || msOf(decision.dueAt) >= cadenceMs;

@@ -365,6 +365,7 @@ async function pickNext(replan: Replan, now: Date): Promise<Picked | undefined> 
       fullSyncCreditMs: fullSyncCreditMs(state),
       source: parsed.source,
       state,
+      own: { config: parsed.source, settings: deps.settings, stretch: lane.stretch?.factor ?? 1 },
       ...(item?.dueAt === undefined ? {} : { dueAtRead: item.dueAt }),
     };
   });

@@ -5,6 +5,7 @@ import {
   type DueRun,
   expectedRequests,
   fullSyncSlotsFor,
+  type HostModel,
   type HostSourceInput,
   hostModelsOf,
   hostSourceInputOf,
@@ -13,8 +14,15 @@ import {
   planHostFullSyncs,
   STRETCH_DUE_SHARE,
   stretchDecision,
+  type TurnState,
 } from '../../shared/hosts';
-import { applyRunOutcome, decideSource, initialScheduleState, planSyncSlots } from '../../shared/schedule';
+import {
+  applyRunOutcome,
+  decideSource,
+  initialScheduleState,
+  planSyncSlots,
+  type SourceDecision,
+} from '../../shared/schedule';
 import { afterSync, iso, settings, source, syncDecision } from '../support/schedule-factories';
 
 const NOW = iso('2026-12-02 10:00');
@@ -363,6 +371,9 @@ describe('admission per host (RATE-9, SCH-5, RATE-4)', () => {
 });
 
 describe('fair share on a saturated host (RATE-9)', () => {
+  /** `stretchDecision` at NOW after a last sync, a source with the published cadence (SCH-1). */
+  const stretchAfter = (decision: SourceDecision, state: TurnState, model: HostModel | undefined) =>
+    stretchDecision(decision, { state, model, now: NOW, own: { config: { cadenceMinutes: {} }, settings } });
   const saturated = hostModelsOf(
     Array.from({ length: 30 }, (_, i) =>
       src(`s${i}`, 'hosting.example', { expectedIncrementalRequests: 46 }),
@@ -378,7 +389,7 @@ describe('fair share on a saturated host (RATE-9)', () => {
     });
     // Last sync ended 09:45, cadence 10 min → due 09:55; stretched: 09:45 + 23 min = 10:08 — due from
     // STRETCH_DUE_SHARE of it (10 min × 2.3 × 0.8 = 18.4 min: 10:03:24), then in the lane's fair order.
-    const stretched = stretchDecision(decision, iso('2026-12-02 09:45'), saturated, NOW);
+    const stretched = stretchAfter(decision, { lastSyncEndedAt: iso('2026-12-02 09:45') }, saturated);
     expect(stretched.action).toBe('wait');
     expect(Date.parse(stretched.dueAt ?? '')).toBeCloseTo(
       Date.parse(iso('2026-12-02 09:45')) + 10 * 60_000 * 2.3 * STRETCH_DUE_SHARE,
@@ -391,11 +402,10 @@ describe('fair share on a saturated host (RATE-9)', () => {
   });
 
   it('the same factor for every source, session days included; due once the stretched interval has passed', () => {
-    const sessionCapped = stretchDecision(
+    const sessionCapped = stretchAfter(
       syncDecision({ sourceId: 's2', dueAt: iso('2026-12-02 09:40'), cadenceAt: iso('2026-12-02 09:40') }),
-      iso('2026-12-02 09:30'),
+      { lastSyncEndedAt: iso('2026-12-02 09:30'), sessionDays: ['2026-12-02'] },
       saturated,
-      NOW,
     );
     // 10 min session-day cap × 2.3 (× 0.8, STRETCH_DUE_SHARE) after 09:30 → 09:48:24, before now: it runs.
     expect(sessionCapped.action).toBe('sync');
@@ -406,7 +416,7 @@ describe('fair share on a saturated host (RATE-9)', () => {
     const state = afterSync('2026-12-02 09:55', 0, 'weekdayDay');
     const decision = decideSource(source({ sourceId: 's3' }), state, NOW, settings);
     expect(decision).toMatchObject({ action: 'wait', cadenceAt: iso('2026-12-02 10:05') });
-    const stretched = stretchDecision(decision, state.lastSyncEndedAt, saturated, NOW);
+    const stretched = stretchAfter(decision, state, saturated);
     // 09:55 + 10 min × 2.3 × 0.8 (STRETCH_DUE_SHARE) = 10:13:24.
     expect(stretched.action).toBe('wait');
     expect(Date.parse(stretched.dueAt ?? '')).toBeCloseTo(Date.parse(iso('2026-12-02 10:13')) + 24_000, -1);
@@ -422,9 +432,9 @@ describe('fair share on a saturated host (RATE-9)', () => {
       dueAt: iso('2026-12-02 09:55'),
       cadenceAt: iso('2026-12-02 09:55'),
     });
-    expect(stretchDecision(d, iso('2026-12-02 09:45'), calm, NOW)).toBe(d);
+    expect(stretchAfter(d, { lastSyncEndedAt: iso('2026-12-02 09:45') }, calm)).toBe(d);
     const manual = syncDecision({ sourceId: 's1', trigger: 'manual', dueAt: NOW });
-    expect(stretchDecision(manual, iso('2026-12-02 09:59'), saturated, NOW).action).toBe('sync');
+    expect(stretchAfter(manual, { lastSyncEndedAt: iso('2026-12-02 09:59') }, saturated).action).toBe('sync');
   });
 });
 

@@ -129,7 +129,9 @@ describe('lane fair order: each source at the same multiple of its own cadence (
           const state = states.get(s.config.sourceId) as SourceScheduleState;
           const decided = decideSource(s.config, state, nowIso, settings, noFull);
           const decision =
-            members.length > 1 ? stretchDecision(decided, state.lastSyncEndedAt, model, nowIso) : decided;
+            members.length > 1
+              ? stretchDecision(decided, { state, model, now: nowIso, own: { config: s.config, settings } })
+              : decided;
           if (decision.action === 'sync') candidates.push({ decision, state });
           else if (decision.dueAt !== undefined) nextDue = Math.min(nextDue, msOf(decision.dueAt));
         }

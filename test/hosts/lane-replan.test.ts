@@ -91,7 +91,7 @@ describe('lane re-plan: run, hand on or end (SCH-5)', () => {
 });
 
 describe('lane re-plan: the pool the planner hands on (RATE-9, SCH-4)', () => {
-  it('RATE-9: each source expected due at the end of its last sync + interval × the stretch × STRETCH_DUE_SHARE (as stretchDecision); due now or never synced: read at once', () => {
+  it('RATE-9: each source expected due at the end of its last sync + interval × the stretch × STRETCH_DUE_SHARE (the hint; within one period as stretchDecision counts it); due now or never synced: read at once', () => {
     const pool = lanePoolOf(
       [
         { sourceId: 'a', lastSyncEndedAt: at(-10), intervalMinutes: 10 },

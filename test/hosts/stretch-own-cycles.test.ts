@@ -82,7 +82,12 @@ const onOwnCycles: Decide = (c, model, nowIso) =>
   decideOnHost({ source: c.config, state: c.state, now: nowIso, settings, model });
 /** RATE-9 before: the streak counted in stretched syncs, the cadence stretched after it. */
 const inStretchedSyncs: Decide = (c, model, nowIso) =>
-  stretchDecision(decideSource(c.config, c.state, nowIso, settings), c.state.lastSyncEndedAt, model, nowIso);
+  stretchDecision(decideSource(c.config, c.state, nowIso, settings), {
+    state: c.state,
+    model,
+    now: nowIso,
+    own: { config: c.config, settings },
+  });
 
 function modelOf(members: readonly Council[], nowIso: string): HostModel {
   const inputs = members.map((c) => hostSourceInputOf(c.config, hostStateView(c.state), nowIso, settings));
@@ -101,7 +106,9 @@ function serveDay(members: Council[], decide: Decide): Map<string, number> {
     let nextDue = Number.POSITIVE_INFINITY;
     for (const c of members) {
       const decision = decide(c, model, nowIso);
-      if (decision.action === 'sync') candidates.push({ decision, state: c.state, council: c });
+      // The lane counts turns per period of the council's own cadence, as shared/sync/lane.ts does.
+      const own = { config: c.config, settings, stretch: model?.stretch ?? 1 };
+      if (decision.action === 'sync') candidates.push({ decision, state: c.state, own, council: c });
       else if (decision.dueAt !== undefined) nextDue = Math.min(nextDue, Date.parse(decision.dueAt));
     }
     const picked = nextLaneRun(candidates, 'incremental', t);
