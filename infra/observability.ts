@@ -90,6 +90,16 @@ export interface IngestorObservabilityProps {
 /** Errors of a function in this many of the last three 5-minute periods raise its alarm. */
 export const FUNCTION_ERROR_DATAPOINTS = 2;
 
+/** An alarmed figure: its metric (the dashboard shows it too) and its alarm. */
+interface AlarmedFigure {
+  metric: Metric;
+  alarm: Alarm;
+}
+type AlarmedFigures = Record<
+  'deadLetter' | 'longestPause' | 'storeOutages' | 'saturatedHosts' | 'slotFallbacks',
+  AlarmedFigure
+>;
+
 export class IngestorObservability extends Construct {
   readonly dashboard: Dashboard;
   readonly deadLetterAlarm: Alarm;
@@ -110,11 +120,34 @@ export class IngestorObservability extends Construct {
       ? new SnsAction(Topic.fromTopicArn(this, 'AlarmTopic', props.alarmTopicArn))
       : undefined;
 
-    const dlqVisible = props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+    const figures = this.alarmedFigures(props.deadLetterQueue);
+    this.deadLetterAlarm = figures.deadLetter.alarm;
+    this.pausedTooLongAlarm = figures.longestPause.alarm;
+    this.storeOutageAlarm = figures.storeOutages.alarm;
+    this.hostSaturatedAlarm = figures.saturatedHosts.alarm;
+    this.slotFallbackAlarm = figures.slotFallbacks.alarm;
+
+    this.functionWidgets = {
+      errors: new GraphWidget({ title: 'Function errors', width: 8, left: [] }),
+      invocations: new GraphWidget({ title: 'Function invocations', width: 8, left: [] }),
+      duration: new GraphWidget({ title: 'Function duration (p95)', width: 8, left: [] }),
+    };
+
+    this.dashboard = new Dashboard(this, 'Dashboard', {
+      defaultInterval: Duration.hours(24),
+    });
+    this.addActivityRows(figures);
+    this.addCapacityRows(figures, props.syncQueue);
+    this.watchEveryFunction();
+  }
+
+  /** The five alarmed figures (RATE-7, RATE-9, ERR-4/ERR-5, the DLQ, our store): each metric with its alarm. */
+  private alarmedFigures(deadLetterQueue: IQueue): AlarmedFigures {
+    const dlqVisible = deadLetterQueue.metricApproximateNumberOfMessagesVisible({
       period: Duration.minutes(5),
       statistic: 'Maximum',
     });
-    this.deadLetterAlarm = this.alarm('DeadLetterMessages', {
+    const deadLetter = this.alarm('DeadLetterMessages', {
       metric: dlqVisible,
       threshold: 1,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
@@ -130,7 +163,7 @@ export class IngestorObservability extends Construct {
       // The planner writes it every 15 minutes (PAUSE_METRICS_EVERY_MINUTES); an hour always has data.
       period: Duration.minutes(Math.max(60, PAUSE_METRICS_EVERY_MINUTES * 4)),
     });
-    this.pausedTooLongAlarm = this.alarm('SourcePausedTooLong', {
+    const pausedTooLong = this.alarm('SourcePausedTooLong', {
       metric: longestPause,
       threshold: PAUSED_TOO_LONG_HOURS,
       comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
@@ -144,7 +177,7 @@ export class IngestorObservability extends Construct {
       statistic: 'Sum',
       period: Duration.minutes(5),
     });
-    this.storeOutageAlarm = this.alarm('StoreOutages', {
+    const storeOutage = this.alarm('StoreOutages', {
       metric: storeOutages,
       threshold: 1,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
@@ -162,7 +195,7 @@ export class IngestorObservability extends Construct {
       statistic: 'Minimum',
       period: Duration.minutes(HOST_SATURATED_ALARM_MINUTES),
     });
-    this.hostSaturatedAlarm = this.alarm('HostSaturated', {
+    const hostSaturated = this.alarm('HostSaturated', {
       metric: saturatedHosts,
       threshold: 1,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
@@ -178,7 +211,7 @@ export class IngestorObservability extends Construct {
       statistic: 'Sum',
       period: Duration.minutes(5),
     });
-    this.slotFallbackAlarm = this.alarm('SlotStoreFallback', {
+    const slotFallback = this.alarm('SlotStoreFallback', {
       metric: slotFallbacks,
       threshold: 1,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
@@ -187,18 +220,22 @@ export class IngestorObservability extends Construct {
         'A function lost the shared slot store (Upstash Redis) and paced alone or stayed quiet (RATE-7). See docs/operations.md#alarm-slot-store-fallback.',
     });
 
-    // Dashboard-only figures come from the functions' metric log lines (issue 28: no custom metric).
-    const fromLogs = (props: ConstructorParameters<typeof MetricLogWidget>[1]) =>
-      new MetricLogWidget(this.logGroupNames, props);
-    this.functionWidgets = {
-      errors: new GraphWidget({ title: 'Function errors', width: 8, left: [] }),
-      invocations: new GraphWidget({ title: 'Function invocations', width: 8, left: [] }),
-      duration: new GraphWidget({ title: 'Function duration (p95)', width: 8, left: [] }),
+    return {
+      deadLetter: { metric: dlqVisible, alarm: deadLetter },
+      longestPause: { metric: longestPause, alarm: pausedTooLong },
+      storeOutages: { metric: storeOutages, alarm: storeOutage },
+      saturatedHosts: { metric: saturatedHosts, alarm: hostSaturated },
+      slotFallbacks: { metric: slotFallbacks, alarm: slotFallback },
     };
+  }
 
-    this.dashboard = new Dashboard(this, 'Dashboard', {
-      defaultInterval: Duration.hours(24),
-    });
+  /** Dashboard-only figures come from the functions' metric log lines (issue 28: no custom metric). */
+  private fromLogs(props: ConstructorParameters<typeof MetricLogWidget>[1]): MetricLogWidget {
+    return new MetricLogWidget(this.logGroupNames, props);
+  }
+
+  /** The dashboard's first rows: what was fetched, synced and paused, and the alarmed figures. */
+  private addActivityRows(figures: AlarmedFigures): void {
     this.dashboard.addWidgets(
       new TextWidget({
         markdown:
@@ -208,13 +245,13 @@ export class IngestorObservability extends Construct {
       }),
     );
     this.dashboard.addWidgets(
-      fromLogs({
+      this.fromLogs({
         title: 'Requests by outcome',
         width: 12,
         view: 'bar',
         query: `filter ispresent(${METRICS.requests}) | stats sum(${METRICS.requests}) as requests by ${DIMENSIONS.outcome} | sort requests desc`,
       }),
-      fromLogs({
+      this.fromLogs({
         title: 'robots.txt: fetch results (ROB-5/6/7) and refused requests (ROB-7/8)',
         width: 12,
         view: 'table',
@@ -222,13 +259,13 @@ export class IngestorObservability extends Construct {
       }),
     );
     this.dashboard.addWidgets(
-      fromLogs({
+      this.fromLogs({
         title: 'Sync runs by kind and outcome',
         width: 12,
         view: 'table',
         query: `filter ispresent(${METRICS.syncRuns}) | stats sum(${METRICS.syncRuns}) as runs by ${DIMENSIONS.kind}, ${DIMENSIONS.outcome} | sort runs desc`,
       }),
-      fromLogs({
+      this.fromLogs({
         title: 'Paused sources now (ERR-4/ERR-5)',
         width: 4,
         view: 'timeSeries',
@@ -237,32 +274,36 @@ export class IngestorObservability extends Construct {
       new GraphWidget({
         title: 'Longest pause (h)',
         width: 4,
-        left: [longestPause.with({ label: 'longest pause (h)' })],
+        left: [figures.longestPause.metric.with({ label: 'longest pause (h)' })],
         leftAnnotations: [{ value: PAUSED_TOO_LONG_HOURS, label: 'alarm' }],
       }),
       new SingleValueWidget({
         title: 'Alarms',
         width: 4,
         metrics: [
-          dlqVisible.with({ label: 'DLQ messages' }),
-          storeOutages.with({ label: 'store outages (ours)' }),
-          slotFallbacks.with({ label: 'slot store fallbacks' }),
+          figures.deadLetter.metric.with({ label: 'DLQ messages' }),
+          figures.storeOutages.metric.with({ label: 'store outages (ours)' }),
+          figures.slotFallbacks.metric.with({ label: 'slot store fallbacks' }),
         ],
       }),
     );
+  }
+
+  /** The dashboard's capacity rows: saturated hosts (RATE-9), SCH-5's slots, the queue, the functions, the feed. */
+  private addCapacityRows(figures: AlarmedFigures, syncQueue: IQueue): void {
     this.dashboard.addWidgets(
       new GraphWidget({
         title: 'Saturated hosts (RATE-9)',
         width: 8,
         left: [
-          saturatedHosts.with({
+          figures.saturatedHosts.metric.with({
             statistic: 'Maximum',
             period: Duration.minutes(5),
             label: 'saturated hosts',
           }),
         ],
       }),
-      fromLogs({
+      this.fromLogs({
         title: 'Saturated hosts: stretch factor and utilisation (RATE-9)',
         width: 16,
         view: 'table',
@@ -272,7 +313,7 @@ export class IngestorObservability extends Construct {
     // Issue 27 (SCH-5 sizing): the slots the fleet's demand needs beyond the configured ones — raise
     // maxConcurrentSyncs when this stays above 0 (the planner's "sync slots short" wait reason).
     this.dashboard.addWidgets(
-      fromLogs({
+      this.fromLogs({
         title: 'Sync slots short (SCH-5): needed beyond the configured slots',
         width: 8,
         view: 'timeSeries',
@@ -284,11 +325,11 @@ export class IngestorObservability extends Construct {
         title: 'Sync queue',
         width: 12,
         left: [
-          props.syncQueue.metricApproximateNumberOfMessagesVisible({ label: 'waiting' }),
-          props.syncQueue.metricApproximateNumberOfMessagesNotVisible({ label: 'in flight' }),
-          dlqVisible.with({ label: 'dead-letter' }),
+          syncQueue.metricApproximateNumberOfMessagesVisible({ label: 'waiting' }),
+          syncQueue.metricApproximateNumberOfMessagesNotVisible({ label: 'in flight' }),
+          figures.deadLetter.metric.with({ label: 'dead-letter' }),
         ],
-        right: [props.syncQueue.metricApproximateAgeOfOldestMessage({ label: 'oldest (s)' })],
+        right: [syncQueue.metricApproximateAgeOfOldestMessage({ label: 'oldest (s)' })],
       }),
       this.functionWidgets.errors,
     );
@@ -296,22 +337,24 @@ export class IngestorObservability extends Construct {
       this.functionWidgets.invocations,
       this.functionWidgets.duration,
       // Issue 16: outboxed events are published late, undelivered ones failed a sync (and are retried).
-      fromLogs({
+      this.fromLogs({
         title: 'Change feed events by outcome',
         width: 8,
         view: 'bar',
         query: `filter ispresent(${METRICS.changeFeedEvents}) | stats sum(${METRICS.changeFeedEvents}) as events by ${DIMENSIONS.outcome}`,
       }),
       // Issue 16: a list counter that drifted (a lost ADD, or one read below zero) — run backfill-index.
-      fromLogs({
+      this.fromLogs({
         title: 'API list counters off, by outcome',
         width: 8,
         view: 'bar',
         query: `filter ispresent(${METRICS.apiListCounts}) | stats sum(${METRICS.apiListCounts}) as counters by ${DIMENSIONS.outcome}`,
       }),
     );
+  }
 
-    // Every ingestor function of the stack, also those added after this construct.
+  /** Watches every ingestor function of the stack, also those added after this construct. */
+  private watchEveryFunction(): void {
     const watcher: IAspect = {
       visit: (node: IConstruct) => {
         if (node instanceof IngestorFunction)

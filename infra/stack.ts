@@ -56,7 +56,7 @@ import type { Construct } from 'constructs';
 import { type OptionalStackOutputKey, STACK_OUTPUT_ENV, type StackOutputKey } from '../shared/config';
 import { TEXT_WORKER } from '../shared/documents';
 import { GEO_OBJECT_PREFIX, GEO_REFRESH_HOUR, GEO_REFRESH_MINUTE } from '../shared/geo';
-import { FILES_PREFIX, INCOMING_PREFIX } from '../shared/mirror';
+import { FILES_PREFIX, INCOMING_PREFIX, MIRROR_PREFIX, TEXT_PREFIX } from '../shared/mirror';
 import {
   API_BASE_HEADER,
   API_PREFIX,
@@ -90,7 +90,11 @@ import { DEFAULT_UPSTASH_SECRET_NAME, type IngestorSettings, UPSTASH_URL_PLACEHO
 import { FILES_TO_GLACIER_IR_AFTER_DAYS } from './storage-classes';
 
 /** Key prefixes of the mirror bucket; each function is granted only the prefixes it works on. */
-export const MIRROR_PREFIXES = { mirror: 'mirror/', files: 'files/', text: 'text/' } as const;
+export const MIRROR_PREFIXES = {
+  mirror: `${MIRROR_PREFIX}/`,
+  files: FILES_PREFIX,
+  text: TEXT_PREFIX,
+} as const;
 
 /** The sync function's hard limit (DESIGN: it checkpoints and hands over before this runs out). */
 export const SYNC_TIMEOUT = Duration.minutes(15);
@@ -247,6 +251,15 @@ export interface ScheduledFunctionOptions {
   workerEntries?: WorkerEntry[];
 }
 
+/** The deployment's numbers the stack checks once and hands to its builders. */
+interface DeploymentSettings {
+  /** SCH-5: syncs at once (1–100). */
+  maxConcurrentSyncs: number;
+  /** FULL-2: the full syncs' night hour, Europe/Berlin (0–23). */
+  fullSyncHour: number;
+  upstashRestUrl: string;
+}
+
 /**
  * The whole ingestor in one stack: the three tables (from the shared definitions), the mirror bucket,
  * the sync queue with its dead-letter queue, the planner (every minute) and the sync function (per
@@ -288,10 +301,60 @@ export class IngestorStack extends Stack {
       ...props,
       ...(waf && props.env?.region !== WAF_CLOUDFRONT_REGION ? { crossRegionReferences: true } : {}),
     });
+    this.reservedConcurrency = props.reservedConcurrency ?? false;
+    const settings = this.deploymentSettings(props);
+    // SCH-5 is enforced by the planner (it enqueues at most maxConcurrentSyncs). Issue 28: each sync
+    // invocation is a worker with up to WORKER_RUNS_AT_ONCE runs of distinct hosts, taking messages from
+    // the queue itself while it has room — so the event source needs only enough invocations to hold the
+    // slots' runs; more would split the runs across invocations each billed for its own waits. Never
+    // below SQS's minimum of 2.
+    this.syncMaxConcurrency = Math.max(
+      Math.ceil(settings.maxConcurrentSyncs / WORKER_RUNS_AT_ONCE),
+      SQS_MIN_MAX_CONCURRENCY,
+    );
+
+    // Typed by the definitions' logical names: a fourth definition without a table here fails to compile.
+    this.tables = {
+      Sources: this.createTable(SOURCES_TABLE),
+      State: this.createTable(STATE_TABLE),
+      Documents: this.createTable(DOCUMENTS_TABLE),
+    };
+
+    this.accessLogBucket = this.createAccessLogBucket();
+    this.mirrorBucket = this.createMirrorBucket();
+    const queues = this.createSyncQueues();
+    this.syncDeadLetterQueue = queues.deadLetterQueue;
+    this.syncQueue = queues.queue;
+
+    // Imported by name: the token is put into Secrets Manager by an operator and never appears in
+    // the template. Functions get the ARN and read the value at cold start.
+    this.upstashSecret = Secret.fromSecretNameV2(
+      this,
+      'UpstashToken',
+      props.upstashSecretName ?? DEFAULT_UPSTASH_SECRET_NAME,
+    );
+
+    this.apiIdKey = this.createApiIdKey();
+    this.functionEnvironment = this.environmentOf(settings, props.userAgent);
+
+    this.planner = this.createPlanner();
+    this.sync = this.createSync();
+    this.addOptionalParts(props, waf);
+
+    this.schedule('PlannerSchedule', this.planner, ScheduleExpression.rate(Duration.minutes(1)), {
+      description: 'Planner tick; the planner computes Europe/Berlin time itself',
+      maxEventAge: Duration.minutes(1),
+    });
+
+    this.addObservability();
+    this.addOutputs(settings.upstashRestUrl);
+  }
+
+  /** The deployment's own numbers, checked, and the notes `cdk synth` prints about them. */
+  private deploymentSettings(props: IngestorStackProps): DeploymentSettings {
     const maxConcurrentSyncs = checkInteger('maxConcurrentSyncs', props.maxConcurrentSyncs ?? 4, 1, 100);
     const fullSyncHour = checkInteger('fullSyncHour', props.fullSyncHour ?? 3, 0, 23);
     const upstashRestUrl = props.upstashRestUrl ?? UPSTASH_URL_PLACEHOLDER;
-    this.reservedConcurrency = props.reservedConcurrency ?? false;
     if (!this.reservedConcurrency) {
       Annotations.of(this).addInfo(
         'Reserved concurrency is off (a new account has too little to reserve): one planner and one run of each scheduled job at a time are then kept by leases and schedules, and the preview and the OParl API may exceed their intended instances (a flood of API misses can then take the sync’s share of the account’s pool: see -c apiWaf); deploy with -c reservedConcurrency=true once the account allows it (docs/operations.md).',
@@ -303,24 +366,12 @@ export class IngestorStack extends Stack {
         `UPSTASH_REDIS_REST_URL is the placeholder ${UPSTASH_URL_PLACEHOLDER}: deploy with -c upstashRestUrl=https://<your-db>.upstash.io`,
       );
     }
-    // SCH-5 is enforced by the planner (it enqueues at most maxConcurrentSyncs). Issue 28: each sync
-    // invocation is a worker with up to WORKER_RUNS_AT_ONCE runs of distinct hosts, taking messages from
-    // the queue itself while it has room — so the event source needs only enough invocations to hold the
-    // slots' runs; more would split the runs across invocations each billed for its own waits. Never
-    // below SQS's minimum of 2.
-    this.syncMaxConcurrency = Math.max(
-      Math.ceil(maxConcurrentSyncs / WORKER_RUNS_AT_ONCE),
-      SQS_MIN_MAX_CONCURRENCY,
-    );
+    return { maxConcurrentSyncs, fullSyncHour, upstashRestUrl };
+  }
 
-    // Typed by the definitions' logical names: a fourth definition without a table here fails to compile.
-    this.tables = {
-      Sources: this.createTable(SOURCES_TABLE),
-      State: this.createTable(STATE_TABLE),
-      Documents: this.createTable(DOCUMENTS_TABLE),
-    };
-
-    this.accessLogBucket = new Bucket(this, 'AccessLogBucket', {
+  /** The mirror bucket's access-log target (AwsSolutions-S1 acknowledged: it cannot log into itself). */
+  private createAccessLogBucket(): Bucket {
+    const bucket = new Bucket(this, 'AccessLogBucket', {
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
       encryption: BucketEncryption.S3_MANAGED,
       enforceSSL: true,
@@ -328,12 +379,17 @@ export class IngestorStack extends Stack {
       lifecycleRules: [{ id: 'expire-access-logs', expiration: Duration.days(90) }],
       removalPolicy: RemovalPolicy.RETAIN,
     });
-    Validations.of(this.accessLogBucket).acknowledge({
+    Validations.of(bucket).acknowledge({
       id: 'AwsSolutions-S1',
       reason: 'This is the access-log target of the mirror bucket; logging it into itself would loop.',
     });
 
-    this.mirrorBucket = new Bucket(this, 'MirrorBucket', {
+    return bucket;
+  }
+
+  /** The mirror bucket: private, logged, with its lifecycle rules (DOC-5's incoming files, issue 28's Glacier IR). */
+  private createMirrorBucket(): Bucket {
+    return new Bucket(this, 'MirrorBucket', {
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
       encryption: BucketEncryption.S3_MANAGED,
       enforceSSL: true,
@@ -372,58 +428,66 @@ export class IngestorStack extends Stack {
       ],
       removalPolicy: RemovalPolicy.RETAIN,
     });
+  }
 
-    this.syncDeadLetterQueue = new Queue(this, 'SyncDeadLetterQueue', {
+  /** The sync queue and its dead-letter queue (SYNC_MAX_RECEIVE_COUNT receives, then parked 14 days). */
+  private createSyncQueues(): { queue: Queue; deadLetterQueue: Queue } {
+    const deadLetterQueue = new Queue(this, 'SyncDeadLetterQueue', {
       retentionPeriod: Duration.days(14),
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
     });
-    this.syncQueue = new Queue(this, 'SyncQueue', {
+    const queue = new Queue(this, 'SyncQueue', {
       visibilityTimeout: SYNC_VISIBILITY_TIMEOUT,
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
-      deadLetterQueue: { queue: this.syncDeadLetterQueue, maxReceiveCount: SYNC_MAX_RECEIVE_COUNT },
+      deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: SYNC_MAX_RECEIVE_COUNT },
     });
 
-    // Imported by name: the token is put into Secrets Manager by an operator and never appears in
-    // the template. Functions get the ARN and read the value at cold start.
-    this.upstashSecret = Secret.fromSecretNameV2(
-      this,
-      'UpstashToken',
-      props.upstashSecretName ?? DEFAULT_UPSTASH_SECRET_NAME,
-    );
+    return { queue, deadLetterQueue };
+  }
 
+  /** Issue 25 point 5: the key of the mirror API ids, generated at the first deploy and kept. */
+  private createApiIdKey(): Secret {
     // Generated by Secrets Manager at the first deploy and kept when the stack goes (RETAIN): every
     // API id is derived from it, so a new key would change every URL a client holds. Never rotated.
-    this.apiIdKey = new Secret(this, 'ApiIdKey', {
+    const key = new Secret(this, 'ApiIdKey', {
       description: 'mandari ingestor: key of the mirror API ids (HMAC-SHA-256, issue 25 point 5)',
       generateSecretString: { passwordLength: 64, excludePunctuation: true, includeSpace: false },
       removalPolicy: RemovalPolicy.RETAIN,
     });
-    Validations.of(this.apiIdKey).acknowledge({
+    Validations.of(key).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason:
         'The key of the mirror API ids (HMAC): every public URL is derived from it, so rotating it would change every id a client holds. It never leaves Secrets Manager and the functions that derive ids.',
     });
 
-    this.functionEnvironment = {
+    return key;
+  }
+
+  /** What every function reads from its environment: tables, bucket, queue, secrets, SCH-5 and RATE-7 numbers. */
+  private environmentOf(settings: DeploymentSettings, userAgent: string | undefined): Record<string, string> {
+    return {
       SOURCES_TABLE: this.tables.Sources.tableName,
       STATE_TABLE: this.tables.State.tableName,
       DOCUMENTS_TABLE: this.tables.Documents.tableName,
       BUCKET: this.mirrorBucket.bucketName,
       SYNC_QUEUE_URL: this.syncQueue.queueUrl,
-      UPSTASH_REDIS_REST_URL: upstashRestUrl,
+      UPSTASH_REDIS_REST_URL: settings.upstashRestUrl,
       UPSTASH_SECRET_ARN: this.upstashSecret.secretArn,
       INGESTOR_API_ID_KEY_SECRET_ARN: this.apiIdKey.secretArn,
-      INGESTOR_MAX_CONCURRENT_SYNCS: String(maxConcurrentSyncs),
-      INGESTOR_FULL_SYNC_HOUR: String(fullSyncHour),
+      INGESTOR_MAX_CONCURRENT_SYNCS: String(settings.maxConcurrentSyncs),
+      INGESTOR_FULL_SYNC_HOUR: String(settings.fullSyncHour),
       // RATE-7: the fallback pace multiplies by the number of instances that may fetch at once. Lazy,
       // because scheduled fetchers added later (addScheduledFunction) raise it.
       INGESTOR_MAX_INSTANCES: Lazy.string({ produce: () => String(this.maxFetchingInstances()) }),
-      ...(props.userAgent ? { INGESTOR_USER_AGENT: props.userAgent } : {}),
+      ...(userAgent ? { INGESTOR_USER_AGENT: userAgent } : {}),
     };
+  }
 
-    this.planner = new IngestorFunction(this, 'Planner', {
+  /** The planner (every minute, one at a time): reads Sources, writes State, sends to the sync queue. */
+  private createPlanner(): IngestorFunction {
+    const planner = new IngestorFunction(this, 'Planner', {
       entry: 'functions/planner.ts',
       description: 'Every minute: decides which sources are due and enqueues their syncs',
       timeout: Duration.minutes(1),
@@ -436,12 +500,17 @@ export class IngestorStack extends Stack {
       maxEventAge: Duration.minutes(1),
       retryAttempts: 0,
     });
-    grantTable(this.planner.role, this.tables.Sources, SOURCES_TABLE, 'read');
-    grantTable(this.planner.role, this.tables.State, STATE_TABLE, 'readWrite');
-    this.syncQueue.grantSendMessages(this.planner.role);
-    this.upstashSecret.grantRead(this.planner.role);
+    grantTable(planner.role, this.tables.Sources, SOURCES_TABLE, 'read');
+    grantTable(planner.role, this.tables.State, STATE_TABLE, 'readWrite');
+    this.syncQueue.grantSendMessages(planner.role);
+    this.upstashSecret.grantRead(planner.role);
 
-    this.sync = new IngestorFunction(this, 'Sync', {
+    return planner;
+  }
+
+  /** The sync worker on the sync queue: SCH-5's invocations, the mirror and robots.txt prefixes, continuations. */
+  private createSync(): IngestorFunction {
+    const sync = new IngestorFunction(this, 'Sync', {
       entry: 'functions/sync.ts',
       description: 'Sync worker: runs of distinct hosts at once from the queue, continuing through it',
       timeout: SYNC_TIMEOUT,
@@ -451,7 +520,7 @@ export class IngestorStack extends Stack {
       // loop detection would stop such a chain after ~16 hops (DESIGN "Known AWS traps").
       recursiveLoop: RecursiveLoop.ALLOW,
     });
-    this.sync.fn.addEventSource(
+    sync.fn.addEventSource(
       new SqsEventSource(this.syncQueue, {
         batchSize: SYNC_BATCH_SIZE,
         maxBatchingWindow: Duration.seconds(SYNC_BATCHING_WINDOW_SECONDS),
@@ -459,23 +528,23 @@ export class IngestorStack extends Stack {
         reportBatchItemFailures: true,
       }),
     );
-    grantTable(this.sync.role, this.tables.Sources, SOURCES_TABLE, 'read');
-    grantTable(this.sync.role, this.tables.State, STATE_TABLE, 'readWrite');
-    grantTable(this.sync.role, this.tables.Documents, DOCUMENTS_TABLE, 'readWrite');
+    grantTable(sync.role, this.tables.Sources, SOURCES_TABLE, 'read');
+    grantTable(sync.role, this.tables.State, STATE_TABLE, 'readWrite');
+    grantTable(sync.role, this.tables.Documents, DOCUMENTS_TABLE, 'readWrite');
     // robots/: the robots.txt cache every function shares (ROB-5), next to the mirror.
-    grantBucketPrefixes(
-      this.sync.role,
-      this.mirrorBucket,
-      [MIRROR_PREFIXES.mirror, ROBOTS_PREFIX],
-      'readWrite',
-    );
+    grantBucketPrefixes(sync.role, this.mirrorBucket, [MIRROR_PREFIXES.mirror, ROBOTS_PREFIX], 'readWrite');
     // Continuations go back to the queue; the worker's own receive, delete and give-back (visibility 0)
     // are the event source's consume grant (receive, delete, change visibility) on this queue only.
-    this.syncQueue.grantSendMessages(this.sync.role);
-    this.upstashSecret.grantRead(this.sync.role);
-    this.grantApiIdKey(this.sync.role);
-    this.acknowledgePrefixWildcards(this.sync, [MIRROR_PREFIXES.mirror, ROBOTS_PREFIX]);
+    this.syncQueue.grantSendMessages(sync.role);
+    this.upstashSecret.grantRead(sync.role);
+    this.grantApiIdKey(sync.role);
+    this.acknowledgePrefixWildcards(sync, [MIRROR_PREFIXES.mirror, ROBOTS_PREFIX]);
 
+    return sync;
+  }
+
+  /** The functions a deployment may leave out (`-c <switch>=false`), the API's WAF and the change feed. */
+  private addOptionalParts(props: IngestorStackProps, waf: boolean): void {
     // Document functions and the preview deploy by default; `-c documentFunctions=false` /
     // `-c previewFunction=false` leave them out (e.g. a first deployment that only mirrors objects).
     const switchOn = (value: boolean | undefined, key: string) => {
@@ -492,12 +561,10 @@ export class IngestorStack extends Stack {
     }
     const bus = changeFeedBus(props.changeFeed ?? this.node.tryGetContext(STACK_CONTEXT_KEYS.changeFeed));
     if (bus !== undefined) this.changeBus = this.addChangeFeed(bus);
+  }
 
-    this.schedule('PlannerSchedule', this.planner, ScheduleExpression.rate(Duration.minutes(1)), {
-      description: 'Planner tick; the planner computes Europe/Berlin time itself',
-      maxEventAge: Duration.minutes(1),
-    });
-
+  /** Alarms and the dashboard (IngestorObservability), and the API's invocation alarm. */
+  private addObservability(): void {
     // Alarms (DLQ, source paused > 1 day, function errors) and the dashboard: docs/operations.md.
     const observability = new IngestorObservability(this, 'Observability', {
       syncQueue: this.syncQueue,
@@ -507,7 +574,10 @@ export class IngestorStack extends Stack {
     // Issue 25 point 4: a flood shows as invocations long before it shows as errors.
     if (this.mirrorApi)
       observability.alarmOnInvocations('MirrorApi', this.mirrorApi.function.fn, MIRROR_API_INVOCATION_ALARM);
+  }
 
+  /** The stack's outputs: what the functions and `ingestor --aws` read by name. */
+  private addOutputs(upstashRestUrl: string): void {
     // Every table, bucket and queue by name; the keys of STACK_OUTPUT_ENV are what `ingestor --aws`
     // reads with DescribeStacks (typed: a renamed output here fails to compile).
     const outputs: Record<Exclude<StackOutputKey, OptionalStackOutputKey>, string> = {

@@ -66,7 +66,7 @@ export function askedSyncs(source: AskedInput, span: AskedSpan): AskedSyncs {
   let t = span.startMs;
   while (t <= span.endMs) {
     const nowIso = isoOfMs(t);
-    const decision = decideSource(source.config, state, nowIso, span.settings);
+    const decision = decideSource(source.config, state, nowIso, { settings: span.settings });
     if (decision.action !== 'sync') {
       const dueMs = decision.dueAt === undefined ? Number.NaN : msOf(decision.dueAt);
       t = tickAtOrAfter(dueMs > t ? dueMs : t + (decision.action === 'skip' ? HOUR : MINUTE));

@@ -327,7 +327,7 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
     const toDecide = new Set(due.filter((s) => s.dueTick === tick && s.run === undefined));
     if (redecideWaiting) for (const s of waiting) toDecide.add(s);
     for (const s of toDecide) {
-      let decision = decideSource(s.config, s.state, nowIso, settings);
+      let decision = decideSource(s.config, s.state, nowIso, { settings });
       m.decisions += 1;
       if (perHost) decision = perHost.adjust(s, decision, nowIso);
       if (decision.action === 'sync') {
@@ -498,7 +498,7 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
       if (s.run !== undefined) continue;
       if (s.waiting === undefined && s.dueMs <= endAt) {
         atIso ??= isoOfMs(Math.trunc(endAt));
-        let decision = decideSource(s.config, s.state, atIso, settings);
+        let decision = decideSource(s.config, s.state, atIso, { settings });
         m.decisions += 1;
         if (perHost) decision = perHost.adjust(s, decision, atIso);
         if (decision.action !== 'sync') {

@@ -1,3 +1,4 @@
+import { DAY_MS, HOUR_MS, MINUTE_MS } from '../util';
 import type { RulesConstants } from './rules-constants';
 import { quietSequence, sparingSequence } from './rules-page';
 
@@ -8,10 +9,6 @@ import { quietSequence, sparingSequence } from './rules-page';
  * test/docs/rules-book.test.ts regenerates it, compares, and checks the homes below against the code
  * and the tests. Pure: the same constants give the same book, byte for byte.
  */
-
-const MINUTE_MS = 60_000;
-const HOUR_MS = 60 * MINUTE_MS;
-const DAY_MS = 24 * HOUR_MS;
 
 /** Where a rule lives: modules that keep it and tests that cite its ID (paths from the repository root). */
 export interface RuleHome {

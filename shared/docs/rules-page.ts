@@ -1,3 +1,4 @@
+import { DAY_MS, HOUR_MS, MINUTE_MS } from '../util';
 import type { RulesConstants } from './rules-constants';
 
 /**
@@ -5,10 +6,6 @@ import type { RulesConstants } from './rules-constants';
  * number taken from a `RulesConstants` object — never written into the text by hand. Pure: the same
  * constants give the same page, byte for byte (the docs test regenerates and compares).
  */
-
-const MINUTE_MS = 60_000;
-const HOUR_MS = 60 * MINUTE_MS;
-const DAY_MS = 24 * HOUR_MS;
 
 /** German number: decimal comma, no thousands separator below 10 000 (as the published rules write). */
 export function zahl(n: number): string {

@@ -3,9 +3,7 @@
  * exported, so the generated rules page and the tests read the same numbers as the code.
  */
 
-const MINUTE_MS = 60_000;
-const HOUR_MS = 60 * MINUTE_MS;
-export const DAY_MS = 24 * HOUR_MS;
+import { DAY_MS, HOUR_MS, MINUTE_MS } from '../util';
 
 /** The states a document can be in (issue 6); `documents --json` prints these names. */
 export const DOCUMENT_STATES = [

@@ -3,8 +3,8 @@ import { isTransientStatus } from '../fetch';
 import { fileKey } from '../mirror';
 import type { SourceScheduleState } from '../schedule';
 import { documentsRest, isSpared } from '../schedule';
+import { DAY_MS } from '../util';
 import {
-  DAY_MS,
   DEL_RECHECKS,
   DEL_SAMPLE_INTERVAL_MS,
   DEL_STOP_STATUSES,

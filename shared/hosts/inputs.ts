@@ -53,15 +53,26 @@ export function hostSourceInputOf(
     sourceId: source.sourceId,
     host: source.host,
     requestIntervalSeconds: source.requestIntervalSeconds,
-    intervalMinutes: cadenceIntervalMinutes(source, settings, period, quiet, sessionDay),
+    intervalMinutes: cadenceIntervalMinutes(source, settings, {
+      period,
+      quietStreak: quiet,
+      sessionCapped: sessionDay,
+    }),
     expectedIncrementalRequests: expectedRequests(state, 'incremental'),
     sessionDay,
   };
   // RATE-9 / SCH-3: on a saturated host the model counts the streak in the source's own cycles.
   if (quiet > 0) {
-    const minutes = [cadenceIntervalMinutes(source, settings, period, 0, sessionDay)];
+    const minutes = [
+      cadenceIntervalMinutes(source, settings, { period, quietStreak: 0, sessionCapped: sessionDay }),
+    ];
     for (let d = 1; d <= MAX_LADDER_STEPS; d += 1) {
-      const next = cadenceIntervalMinutes(source, settings, period, d * QUIET_SYNCS_PER_DOUBLING, sessionDay);
+      const quietStreak = d * QUIET_SYNCS_PER_DOUBLING;
+      const next = cadenceIntervalMinutes(source, settings, {
+        period,
+        quietStreak,
+        sessionCapped: sessionDay,
+      });
       if (next === minutes[minutes.length - 1]) break;
       minutes.push(next);
     }

@@ -31,7 +31,9 @@ export function decideOnHost(input: {
   const { source, state, now, settings, model } = input;
   const own = ownCycleState(state, model?.stretch ?? 1);
   const decision =
-    own === state && input.decided !== undefined ? input.decided : decideSource(source, own, now, settings);
+    own === state && input.decided !== undefined
+      ? input.decided
+      : decideSource(source, own, now, { settings });
   return stretchDecision(decision, { state, model, now, own: { config: source, settings } });
 }
 

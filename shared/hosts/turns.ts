@@ -75,7 +75,11 @@ function cycleMsAt(ms: number, state: TurnState, own: OwnCadence, runMs: number)
   const lastPeriod = state.lastSyncPeriod ?? periodAtMs(turnBeganMs(state) ?? ms);
   const streak = period === lastPeriod ? ownQuietStreak(state.quietStreak ?? 0, own.stretch) : 0;
   const capped = sessionCappedAtMs(ms, state.sessionDays ?? []);
-  return cadenceIntervalMinutes(own.config, own.settings, period, streak, capped) * MINUTE_MS + runMs;
+  return (
+    cadenceIntervalMinutes(own.config, own.settings, { period, quietStreak: streak, sessionCapped: capped }) *
+      MINUTE_MS +
+    runMs
+  );
 }
 
 /**

@@ -36,7 +36,10 @@ export interface ManualSyncDecision {
 
 export function decideManualSync(ask: ManualSyncAsk): ManualSyncDecision {
   const state: SourceScheduleState = { ...scheduleStateOf(ask.stored, ask.now), manualRequest: ask.request };
-  return { state, decision: decideSource(ask.source, state, ask.now.toISOString(), ask.settings) };
+  return {
+    state,
+    decision: decideSource(ask.source, state, ask.now.toISOString(), { settings: ask.settings }),
+  };
 }
 
 /** What reading and deciding a manual request needs: the State table and the schedule's settings. */

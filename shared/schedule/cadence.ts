@@ -48,6 +48,12 @@ export function sessionCapMinutes(
 }
 
 /**
+ * Where a source stands on the cadence: the period, its quiet streak there (SCH-3) and whether SCH-2's
+ * session-day cap applies — the three things its interval depends on besides its config and settings.
+ */
+export type CadencePoint = Pick<CadenceDue, 'period' | 'quietStreak' | 'sessionCapped'>;
+
+/**
  * SCH-1…SCH-3: the interval after `quietStreak` syncs without change in `period`. It doubles after
  * every third quiet sync (10, 10, 10, 20, 20, 20, 40 …) up to 120 min — or the source's slower base —
  * and on session days and the day before it is capped (SCH-2).
@@ -55,10 +61,9 @@ export function sessionCapMinutes(
 export function cadenceIntervalMinutes(
   config: CadenceConfig,
   settings: ScheduleSettings,
-  period: PeriodId,
-  quietStreak: number,
-  sessionCapped: boolean,
+  point: CadencePoint,
 ): number {
+  const { period, quietStreak, sessionCapped } = point;
   const baseMinutes = baseIntervalMinutes(period, config, settings);
   const ceilingMinutes = Math.max(QUIET_CEILING_MINUTES, baseMinutes);
   // Capping the exponent keeps the arithmetic finite for very long quiet streaks.
@@ -112,7 +117,7 @@ export function nextSyncDueMs(
     const sessionCapped = sessionCappedAtMs(nowMs, sessionDays);
     return {
       at: isoOfMs(nowMs),
-      intervalMinutes: cadenceIntervalMinutes(config, settings, period, 0, sessionCapped),
+      intervalMinutes: cadenceIntervalMinutes(config, settings, { period, quietStreak: 0, sessionCapped }),
       period,
       quietStreak: 0,
       sessionCapped,
@@ -126,7 +131,11 @@ export function nextSyncDueMs(
   const lastPeriod = state.lastSyncPeriod ?? periodAtMs(startedMs);
   const quietStreak = state.quietStreak ?? 0;
   const sessionCapped = sessionCappedAtMs(startedMs, sessionDays);
-  const runningMinutes = cadenceIntervalMinutes(config, settings, lastPeriod, quietStreak, sessionCapped);
+  const runningMinutes = cadenceIntervalMinutes(config, settings, {
+    period: lastPeriod,
+    quietStreak,
+    sessionCapped,
+  });
 
   let atMs = endedMs + runningMinutes * MINUTE_MS;
   let earlyStart: { period: PeriodId; minutes: number } | undefined;
@@ -135,13 +144,11 @@ export function nextSyncDueMs(
     const period = periodAtMs(boundary);
     const capped = sessionCappedAtMs(boundary, sessionDays);
     // A sync in another period starts that period's doubling afresh (SCH-3), so compare with its base.
-    const freshMinutes = cadenceIntervalMinutes(
-      config,
-      settings,
+    const freshMinutes = cadenceIntervalMinutes(config, settings, {
       period,
-      period === lastPeriod ? quietStreak : 0,
-      capped,
-    );
+      quietStreak: period === lastPeriod ? quietStreak : 0,
+      sessionCapped: capped,
+    });
     if (freshMinutes < runningMinutes) {
       atMs = Math.max(boundary, endedMs);
       earlyStart = { period, minutes: freshMinutes };

@@ -1,4 +1,5 @@
 import { DateTime, IANAZone } from 'luxon';
+import { DAY_MS, HOUR_MS, MINUTE_MS } from '../util';
 import { TIME_ZONE } from './constants';
 
 /**
@@ -10,9 +11,6 @@ import { TIME_ZONE } from './constants';
  * the results are the very ones luxon gives (test/schedule/fast-path.test.ts compares them).
  */
 
-const MINUTE_MS = 60_000;
-const HOUR_MS = 3_600_000;
-export const DAY_MS = 86_400_000;
 /** 1990-01-01: from here on every Europe/Berlin offset change falls on a whole UTC hour. */
 const WHOLE_HOUR_TRANSITIONS_FROM_MS = Date.UTC(1990, 0, 1);
 /** 9999-12-31: beyond, `toISOString` writes six-digit years; luxon formats those. */

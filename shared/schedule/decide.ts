@@ -200,10 +200,10 @@ export function decideSource(
   config: ScheduleSourceConfig,
   state: SourceScheduleState,
   now: Instant,
-  settings: ScheduleSettings = DEFAULT_SCHEDULE_SETTINGS,
   options: DecideOptions = {},
 ): SourceDecision {
   const nowMs = msOf(now, 'now');
+  const settings = options.settings ?? DEFAULT_SCHEDULE_SETTINGS;
   const step: DecideContext = {
     config,
     state,

@@ -90,7 +90,8 @@ export function simulateCadence(options: SimulateCadenceOptions): CadenceSimulat
     if (step > maxSteps) {
       throw new ScheduleError('SCHEDULE_SIMULATION_STUCK', `simulation did not advance past ${toIso(now)}`);
     }
-    const decision = decideSource(config, state, now, settings, {
+    const decision = decideSource(config, state, now, {
+      settings,
       scheduledFullSyncs: options.fullSyncs ?? false,
     });
     if (decision.action !== 'sync' || decision.kind === undefined) {

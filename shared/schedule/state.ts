@@ -197,13 +197,11 @@ export function applyRunOutcome(
     ].slice(-RECENT_RUNS_KEPT);
   }
   if (cadence !== undefined) {
-    next.intervalMinutes = cadenceIntervalMinutes(
-      cadence.config,
-      cadence.settings,
+    next.intervalMinutes = cadenceIntervalMinutes(cadence.config, cadence.settings, {
       period,
       quietStreak,
-      sessionCappedAtMs(startedAt, next.sessionDays ?? []),
-    );
+      sessionCapped: sessionCappedAtMs(startedAt, next.sessionDays ?? []),
+    });
   }
   return next;
 }

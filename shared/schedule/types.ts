@@ -170,7 +170,10 @@ export interface SourceDecision {
   ruleIds: string[];
 }
 
+/** How `decideSource` decides, beside the source, its state and the instant. */
 export interface DecideOptions {
+  /** The deployment's schedule settings (default `DEFAULT_SCHEDULE_SETTINGS`). */
+  settings?: ScheduleSettings;
   /** Scheduled full syncs (default true). The cadence simulation switches them off. */
   scheduledFullSyncs?: boolean;
 }

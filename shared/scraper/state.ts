@@ -1,12 +1,5 @@
 import { CursorConflictError, refreshDue, type SyncFailure, stableStringify } from '../engine';
-import {
-  type AwsClients,
-  SourceSyncItems,
-  scrapeCursorSk,
-  scrapeMonthSk,
-  scrapePageSk,
-  scrapeUrlKey,
-} from '../store';
+import { type AwsClients, SourceSyncItems, scrapeCursorSk, scrapeMonthSk, scrapePageSk } from '../store';
 import type { MirrorTypeName } from './oparl-shape';
 import type { CalendarRow, OrganizationKind } from './types';
 
@@ -15,7 +8,7 @@ import type { CalendarRow, OrganizationKind } from './types';
  * `SOURCE#<sourceId>` (shared/engine/state.ts), in their own sort-key family:
  * - `SCRAPE#CURSOR#<kind>`     the run cursor, checkpointed by the run frame (optimistic lock on `seq`)
  * - `SCRAPE#MONTH#<yyyy-mm>`   hash per calendar row of that month (+ when its meeting page was read)
- * - `SCRAPE#PAGE#<urlKey>`     per detail page: content hash, the objects it owns (for tombstones),
+ * - `SCRAPE#PAGE#<scrapeUrlKey>` per detail page: content hash, the objects it owns (for tombstones),
  *                              when it was read, "not public" marks
  * Single-item writes only (dynalite has no transactions); each is idempotent, the cursor is the commit
  * point of a page. Body, slug and session-day items are the OParl engine's (`SyncStateStore`).
@@ -25,7 +18,6 @@ import type { CalendarRow, OrganizationKind } from './types';
 export const cursorKey = scrapeCursorSk;
 export const monthKey = scrapeMonthSk;
 export const pageStateKey = scrapePageSk;
-export const urlKey = scrapeUrlKey;
 
 /** One calendar row as remembered: content hash, when its meeting page was last read (ISO), its URL. */
 export interface RowMark {

@@ -16,18 +16,3 @@ export class SlotStoreUnavailableError extends IngestorError {
     super('SLOT_STORE_UNAVAILABLE', message, { retryable: true, cause });
   }
 }
-
-/**
- * No slot for the host within the caller's wait budget (e.g. the preview's 5 s, PRV-1). Nothing was
- * reserved. `retryAtMs` (local clock) is when a slot is expected to be free, when known.
- */
-export class HostSlotTimeoutError extends IngestorError {
-  readonly host: string;
-  readonly retryAtMs: number | undefined;
-
-  constructor(host: string, maxWaitMs: number, retryAtMs: number | undefined) {
-    super('HOST_SLOT_TIMEOUT', `no slot for ${host} within ${maxWaitMs} ms`, { retryable: true });
-    this.host = host;
-    this.retryAtMs = retryAtMs;
-  }
-}

@@ -19,7 +19,7 @@ import {
   PACE_MARGIN_MS,
   SHARED_STORE_RETRY_MS,
 } from './constants';
-import { HostSlotTimeoutError, SlotOptionsError, SlotStoreUnavailableError } from './errors';
+import { SlotOptionsError, SlotStoreUnavailableError } from './errors';
 import { HostGate } from './gate';
 import { type FloorNote, type HostLedger, processHostLedger, RedisHostLedger } from './ledger';
 import { LocalSlotStore } from './local-store';
@@ -145,20 +145,6 @@ export function createHostSlots(opts: HostSlotsOptions = {}): PacedHostSlots {
 
 export function isSlotLease(result: AcquireResult): result is SlotLease {
   return result.granted;
-}
-
-/**
- * Acquire with a wait budget, as an error: `HOST_SLOT_TIMEOUT` when no slot is free within
- * `maxWaitMs` (nothing reserved then). For callers whose retry policy rides on error types.
- */
-export async function reserveHostSlot(
-  slots: PacedSlots,
-  host: string | URL,
-  opts: AcquireOptions & { maxWaitMs: number },
-): Promise<SlotLease> {
-  const result = await slots.acquire(host, opts);
-  if (!result.granted) throw new HostSlotTimeoutError(result.host, opts.maxWaitMs, result.retryAtMs);
-  return result;
 }
 
 /**

@@ -9,7 +9,6 @@ export {
   type HostSlotsStats,
   isSlotLease,
   PacedHostSlots,
-  reserveHostSlot,
 } from './host-slots';
 export {
   type FloorNote,

@@ -213,7 +213,7 @@ export const runListSk = (kind: string, index: number) => `RUNLIST#${kind}#${Str
 
 /**
  * The scraper's sort-key family in the source partition (shared/scraper/state.ts): `SCRAPE#CURSOR#<kind>`,
- * `SCRAPE#MONTH#<yyyy-mm>`, `SCRAPE#PAGE#<urlKey>` (`urlKey` = first 24 hex of SHA-256(url)).
+ * `SCRAPE#MONTH#<yyyy-mm>`, `SCRAPE#PAGE#<scrapeUrlKey>` (`scrapeUrlKey` = first 24 hex of SHA-256(url)).
  */
 export const scrapeCursorSk = (kind: string) => `SCRAPE#CURSOR#${kind}`;
 export const scrapeMonthSk = (month: string) => `SCRAPE#MONTH#${month}`;

@@ -5,3 +5,4 @@
 export { createGate, type Gate } from './gate';
 export { HostKeyError, hostKey, hostKeyOrEmpty, hostKeyOrUndefined } from './host-key';
 export { mapLimit } from './map-limit';
+export { DAY_MS, HOUR_MS, MINUTE_MS } from './time';

@@ -414,7 +414,7 @@ describe('fair share on a saturated host (RATE-9)', () => {
 
   it('a source still waiting for its cadence waits for the stretched time, with the decision of the real planner', () => {
     const state = afterSync('2026-12-02 09:55', 0, 'weekdayDay');
-    const decision = decideSource(source({ sourceId: 's3' }), state, NOW, settings);
+    const decision = decideSource(source({ sourceId: 's3' }), state, NOW, { settings });
     expect(decision).toMatchObject({ action: 'wait', cadenceAt: iso('2026-12-02 10:05') });
     const stretched = stretchAfter(decision, state, saturated);
     // 09:55 + 10 min × 2.3 × 0.8 (STRETCH_DUE_SHARE) = 10:13:24.

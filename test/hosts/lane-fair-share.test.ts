@@ -110,7 +110,7 @@ describe('lane fair order: each source at the same multiple of its own cadence (
     for (let i = 0; i < 2; i += 1) add(`session-${i}`, true, ['2026-12-03'], 0);
     for (let i = 0; i < 12; i += 1) add(`changing-${i}`, true, [], 0);
     for (let i = 0; i < 12; i += 1) add(`quiet-${i}`, false, [], 30);
-    const noFull = { scheduledFullSyncs: false };
+    const noFull = { settings, scheduledFullSyncs: false };
     const model = { host: 'council.example', demand: 1.3, capacity: 1, stretch: 1.3 };
 
     /** Runs the sources from `from` to `to` one after another; the starts per source. */
@@ -127,7 +127,7 @@ describe('lane fair order: each source at the same multiple of its own cadence (
         let nextDue = Number.POSITIVE_INFINITY;
         for (const s of members) {
           const state = states.get(s.config.sourceId) as SourceScheduleState;
-          const decided = decideSource(s.config, state, nowIso, settings, noFull);
+          const decided = decideSource(s.config, state, nowIso, noFull);
           const decision =
             members.length > 1
               ? stretchDecision(decided, { state, model, now: nowIso, own: { config: s.config, settings } })

@@ -82,7 +82,7 @@ const onOwnCycles: Decide = (c, model, nowIso) =>
   decideOnHost({ source: c.config, state: c.state, now: nowIso, settings, model });
 /** RATE-9 before: the streak counted in stretched syncs, the cadence stretched after it. */
 const inStretchedSyncs: Decide = (c, model, nowIso) =>
-  stretchDecision(decideSource(c.config, c.state, nowIso, settings), {
+  stretchDecision(decideSource(c.config, c.state, nowIso, { settings }), {
     state: c.state,
     model,
     now: nowIso,
@@ -217,7 +217,7 @@ describe('RATE-9 / SCH-3: a saturated host counts quiet doubling in each sourceâ
       for (const c of alone) {
         const model = modelOf([c], nowIso);
         expect(model.stretch).toBe(1);
-        const plain = decideSource(c.config, c.state, nowIso, settings);
+        const plain = decideSource(c.config, c.state, nowIso, { settings });
         const onHost = decideOnHost({ source: c.config, state: c.state, now: nowIso, settings, model });
         expect(JSON.stringify(onHost)).toBe(JSON.stringify(plain));
         compared += 1;

@@ -93,7 +93,7 @@ const perPeriod: Rule = {
 /** RATE-9 before: due at the last sync's end + (cadence − end) × the factor's share; turns at that one interval. */
 const oneInterval: Rule = {
   decide: (c, model, nowIso) => {
-    const d = decideSource(c.config, ownCycleState(c.state, model?.stretch ?? 1), nowIso, settings);
+    const d = decideSource(c.config, ownCycleState(c.state, model?.stretch ?? 1), nowIso, { settings });
     if (model === undefined || model.stretch <= 1 || d.action !== 'sync' || d.cadenceAt === undefined)
       return d;
     const dueMs = stretchedDueMs(msOf(c.state.lastSyncEndedAt as string), msOf(d.cadenceAt), model.stretch);

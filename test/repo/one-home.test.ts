@@ -44,14 +44,14 @@ const EXPORTED_VALUE =
  * shrink, a new pair fails. `systemClock` was one: the fetcher's `Date.now()` kept the name, the slots'
  * steady clock with its abortable sleep became `systemSlotClock`. Given one home since: FULL-7's
  * incremental-only days (shared/schedule), RATE-8's Retry-After cap (shared/fetch), `hostOf` (shared/util
- * `hostKeyOrEmpty`, re-exported under the old name), `isMissingObject` and `listSk` (shared/store).
- * What is left means different things under one name: `urlKey` (the OParl validators' 16-hex key and
- * the scraper's 24-hex page key, both stored — renaming one is a store-format change), and
- * `HostSlotTimeoutError` (the slot store's refusal and the fetcher's error for a request that waited
- * too long, a layer apart). `DAY_MS` (schedule's calendar, documents' constants) is the same figure
- * still written twice.
+ * `hostKeyOrEmpty`, re-exported under the old name), `isMissingObject` and `listSk` (shared/store); in
+ * session 13 the last three: `DAY_MS` (with `HOUR_MS`, `MINUTE_MS`) in shared/util/time.ts (schedule's
+ * calendar, documents' constants and the rule pages import it), the scraper's unused `urlKey` alias of
+ * the store's `scrapeUrlKey` gone (OParl's 16-hex validator key keeps the name; no stored value changed),
+ * and the slot store's `HostSlotTimeoutError` gone with `reserveHostSlot`, which no production code
+ * called — HOST_SLOT_TIMEOUT is the fetcher's error alone. The list is empty: a pair fails.
  */
-const KNOWN_VALUE_PAIRS = new Set(['DAY_MS', 'HostSlotTimeoutError', 'urlKey']);
+const KNOWN_VALUE_PAIRS = new Set<string>([]);
 
 /** Names declared by `pattern` in more than one file of `files`, with the files. */
 function declaredTwice(files: string[], pattern: RegExp): Map<string, string[]> {

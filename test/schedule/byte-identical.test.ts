@@ -95,7 +95,7 @@ function walk(random: Random, config: ScheduleSourceConfig, settings: ScheduleSe
         ...state,
         manualRequest: { kind: pick(random, ['sync', 'full'] as const), requestedAt: now },
       };
-    const ours = decideSource(config, state, now, settings);
+    const ours = decideSource(config, state, now, { settings });
     const theirs = old.decideSource(config, state, now, settings);
     expect(text(ours), `decideSource at ${now} for ${text({ config, state })}`).toBe(text(theirs));
     seen.add(`${theirs.action}:${theirs.kind ?? ''}`);
@@ -120,7 +120,7 @@ function walk(random: Random, config: ScheduleSourceConfig, settings: ScheduleSe
     if (random() < 0.05) {
       const later = nowMs + (lease + 5) * MINUTE;
       const laterIso = old.toIso(old.toBerlin(new Date(later).toISOString()));
-      expect(text(decideSource(config, started, laterIso, settings))).toBe(
+      expect(text(decideSource(config, started, laterIso, { settings }))).toBe(
         text(old.decideSource(config, started, laterIso, settings)),
       );
     }

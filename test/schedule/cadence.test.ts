@@ -40,9 +40,27 @@ describe('SCH-3 quiet doubling', () => {
   });
 
   it('SCH-3: doubling stops at 120 min however long it stays quiet', () => {
-    expect(cadenceIntervalMinutes(source(), settings, 'weekdayDay', 300, false)).toBe(120);
-    expect(cadenceIntervalMinutes(source(), settings, 'weekdayNight', 300, false)).toBe(120);
-    expect(cadenceIntervalMinutes(source(), settings, 'weekend', 300, false)).toBe(120);
+    expect(
+      cadenceIntervalMinutes(source(), settings, {
+        period: 'weekdayDay',
+        quietStreak: 300,
+        sessionCapped: false,
+      }),
+    ).toBe(120);
+    expect(
+      cadenceIntervalMinutes(source(), settings, {
+        period: 'weekdayNight',
+        quietStreak: 300,
+        sessionCapped: false,
+      }),
+    ).toBe(120);
+    expect(
+      cadenceIntervalMinutes(source(), settings, {
+        period: 'weekend',
+        quietStreak: 300,
+        sessionCapped: false,
+      }),
+    ).toBe(120);
   });
 
   it('SCH-3: the first sync of a period counts — 07:00 after a night starts the streak at 1', () => {
@@ -302,8 +320,16 @@ describe('SCH-2 session days', () => {
     const slowWeekend = source({ cadenceMinutes: { weekend: 180 } });
 
     expect(sessionCapMinutes('weekend', source(), settings)).toBe(10);
-    expect(cadenceIntervalMinutes(slowDay, settings, 'weekend', 9, true)).toBe(30);
-    expect(cadenceIntervalMinutes(slowWeekend, settings, 'weekend', 9, true)).toBe(180);
+    expect(
+      cadenceIntervalMinutes(slowDay, settings, { period: 'weekend', quietStreak: 9, sessionCapped: true }),
+    ).toBe(30);
+    expect(
+      cadenceIntervalMinutes(slowWeekend, settings, {
+        period: 'weekend',
+        quietStreak: 9,
+        sessionCapped: true,
+      }),
+    ).toBe(180);
   });
 });
 

@@ -13,7 +13,7 @@ import { afterSync, iso, settings, source } from '../support/schedule-factories'
 
 describe('decideSource — one decision with a reason for on-call', () => {
   it('SCH-1: a source never synced is due at once', () => {
-    const decision = decideSource(source(), initialScheduleState(), iso('2026-12-02 10:03'), settings);
+    const decision = decideSource(source(), initialScheduleState(), iso('2026-12-02 10:03'), { settings });
 
     expect(decision).toMatchObject({
       action: 'sync',
@@ -29,7 +29,7 @@ describe('decideSource — one decision with a reason for on-call', () => {
       source(),
       afterSync('2026-12-02 08:20', 6, 'weekdayDay'),
       iso('2026-12-02 08:30'),
-      settings,
+      { settings },
     );
 
     expect(decision).toMatchObject({ action: 'wait', dueAt: iso('2026-12-02 09:00'), incrementalDue: false });
@@ -44,7 +44,7 @@ describe('decideSource — one decision with a reason for on-call', () => {
       source(),
       afterSync('2026-12-02 08:20', 6, 'weekdayDay'),
       iso('2026-12-02 09:00'),
-      settings,
+      { settings },
     );
 
     expect(decision).toMatchObject({ action: 'sync', kind: 'incremental', dueAt: iso('2026-12-02 09:00') });
@@ -60,7 +60,7 @@ describe('decideSource — one decision with a reason for on-call', () => {
       },
     });
 
-    const decision = decideSource(source(), state, iso('2026-12-02 09:05'), settings);
+    const decision = decideSource(source(), state, iso('2026-12-02 09:05'), { settings });
 
     expect(decision.action).toBe('sync');
     expect(decision.reason).toContain('the lease of the incremental run started 08:40 expired');
@@ -71,7 +71,7 @@ describe('decideSource — one decision with a reason for on-call', () => {
       manualRequest: { kind: 'sync', requestedAt: iso('2026-12-02 08:25') },
     });
 
-    const decision = decideSource(source(), state, iso('2026-12-02 08:26'), settings);
+    const decision = decideSource(source(), state, iso('2026-12-02 08:26'), { settings });
 
     expect(decision).toMatchObject({
       action: 'sync',
@@ -86,7 +86,7 @@ describe('decideSource — one decision with a reason for on-call', () => {
     const state = initialScheduleState({
       manualRequest: { kind: 'sync', requestedAt: iso('2026-12-02 08:25') },
     });
-    const decision = decideSource(source(), state, iso('2026-12-02 08:26'), settings);
+    const decision = decideSource(source(), state, iso('2026-12-02 08:26'), { settings });
 
     const started = markSyncStarted(state, decision, iso('2026-12-02 08:26'), 20);
 
@@ -102,8 +102,10 @@ describe('decideSource — one decision with a reason for on-call', () => {
   it('now may be a luxon DateTime in any zone, or an ISO string with another offset', () => {
     const state = afterSync('2026-12-02 08:20', 6, 'weekdayDay');
 
-    const fromUtc = decideSource(source(), state, '2026-12-02T07:59:00Z', settings);
-    const fromDateTime = decideSource(source(), state, DateTime.fromISO('2026-12-02T08:00:00Z'), settings);
+    const fromUtc = decideSource(source(), state, '2026-12-02T07:59:00Z', { settings });
+    const fromDateTime = decideSource(source(), state, DateTime.fromISO('2026-12-02T08:00:00Z'), {
+      settings,
+    });
 
     expect(fromUtc.action).toBe('wait');
     expect(fromDateTime.action).toBe('sync');
@@ -116,7 +118,7 @@ describe('decideSource — one decision with a reason for on-call', () => {
         source(),
         initialScheduleState({ lastSyncEndedAt: 'yesterday' }),
         iso('2026-12-02 10:00'),
-        settings,
+        { settings },
       );
     } catch (error) {
       caught = error;

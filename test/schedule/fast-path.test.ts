@@ -186,7 +186,7 @@ describe('fast decision path equals the luxon computation (issue 27; SCH-1…SCH
       const state = randomState(random, nowMs, settings);
       const now = stored(random, nowMs);
       const theirs = old.decideSource(config, state, now, settings);
-      const ours = decideSource(config, state, now, settings);
+      const ours = decideSource(config, state, now, { settings });
       expect(ours, `decideSource at ${now} for ${JSON.stringify({ config, state, settings })}`).toEqual(
         theirs,
       );

@@ -34,7 +34,7 @@ describe('FULL-1 default window', () => {
   });
 
   it('FULL-1: the default window limits only the start — no deadline, runs to the end', () => {
-    const decision = decideSource(source(), quietNight(), iso('2026-12-02 07:59'), settings);
+    const decision = decideSource(source(), quietNight(), iso('2026-12-02 07:59'), { settings });
 
     expect(decision).toMatchObject({ action: 'sync', kind: 'full', windowId: '2026-12-02T03:00:00+01:00' });
     expect(decision.deadline).toBeUndefined();
@@ -55,7 +55,7 @@ describe('FULL-1 default window', () => {
   });
 
   it('FULL-1: a closed window says when it opens, and the wait ends then at the latest', () => {
-    const decision = decideSource(source(), quietNight(), iso('2026-12-02 02:40'), settings);
+    const decision = decideSource(source(), quietNight(), iso('2026-12-02 02:40'), { settings });
 
     expect(decision.action).toBe('wait');
     expect(decision.reason).toContain('full-sync window closed (opens 03:00)');
@@ -69,7 +69,7 @@ describe('FULL-1 default window', () => {
       iso('2026-12-02 02:59'),
     );
 
-    const during = decideSource(source(), running, iso('2026-12-02 03:00'), settings);
+    const during = decideSource(source(), running, iso('2026-12-02 03:00'), { settings });
     const ended = applyRunOutcome(
       running,
       {
@@ -83,7 +83,7 @@ describe('FULL-1 default window', () => {
       },
       iso('2026-12-02 03:04'),
     );
-    const after = decideSource(source(), ended, iso('2026-12-02 03:04'), settings);
+    const after = decideSource(source(), ended, iso('2026-12-02 03:04'), { settings });
 
     expect(during.action).toBe('wait');
     expect(during.reason).toContain('the full sync follows right after it (FULL-1)');
@@ -97,7 +97,7 @@ describe('FULL-1 default window', () => {
       iso('2026-12-02 03:00'),
     );
 
-    const decision = decideSource(source(), state, iso('2026-12-02 03:15'), settings);
+    const decision = decideSource(source(), state, iso('2026-12-02 03:15'), { settings });
 
     expect(decision.action).toBe('wait');
     expect(decision.reason).toContain('incremental syncs of this source rest');
@@ -114,8 +114,8 @@ describe('FULL-2 once per window, also after a restart', () => {
       iso('2026-12-02 03:00'),
     );
 
-    const afterRestart = decideSource(source(), started, iso('2026-12-02 04:00'), settings);
-    const nextNight = decideSource(source(), started, iso('2026-12-03 03:00'), settings);
+    const afterRestart = decideSource(source(), started, iso('2026-12-02 04:00'), { settings });
+    const nextNight = decideSource(source(), started, iso('2026-12-03 03:00'), { settings });
 
     expect(afterRestart.kind).not.toBe('full');
     expect(afterRestart.reason).toContain('once per window, FULL-2');
@@ -172,7 +172,7 @@ describe('FULL-4 own window and minimum distance', () => {
   });
 
   it('FULL-4: the own window gives the sync a deadline — no further page after its end', () => {
-    const decision = decideSource(ownAcrossMidnight, quietNight(), iso('2026-12-02 23:00'), settings);
+    const decision = decideSource(ownAcrossMidnight, quietNight(), iso('2026-12-02 23:00'), { settings });
 
     expect(decision).toMatchObject({ action: 'sync', kind: 'full', deadline: '2026-12-03T04:00:00+01:00' });
     expect(decision.reason).toBe(
@@ -183,7 +183,7 @@ describe('FULL-4 own window and minimum distance', () => {
   it('FULL-4: outside the own window only incrementals run, and the reason says when it opens', () => {
     const state = afterSync('2026-12-02 04:50', 4, 'weekdayNight');
 
-    const decision = decideSource(ownAcrossMidnight, state, iso('2026-12-02 05:00'), settings);
+    const decision = decideSource(ownAcrossMidnight, state, iso('2026-12-02 05:00'), { settings });
 
     expect(decision.action).toBe('wait');
     expect(decision.reason).toContain('own full-sync window closed (opens 22:00)');
@@ -238,7 +238,7 @@ describe('FULL-6 sliced only inside the window', () => {
   const sliced = source({ fullSyncSliced: true });
 
   it('FULL-6: sliced in the default window ends with the window (deadline 08:00)', () => {
-    const decision = decideSource(sliced, quietNight(), iso('2026-12-02 03:00'), settings);
+    const decision = decideSource(sliced, quietNight(), iso('2026-12-02 03:00'), { settings });
 
     expect(decision).toMatchObject({ action: 'sync', kind: 'sliced', deadline: '2026-12-02T08:00:00+01:00' });
     expect(decision.ruleIds).toContain('FULL-6');
@@ -247,13 +247,13 @@ describe('FULL-6 sliced only inside the window', () => {
   it('FULL-6: sliced in an own window ends with the own window', () => {
     const config = source({ fullSyncSliced: true, fullSyncWindow: { start: '22:00', end: '04:00' } });
 
-    const decision = decideSource(config, quietNight(), iso('2026-12-03 01:00'), settings);
+    const decision = decideSource(config, quietNight(), iso('2026-12-03 01:00'), { settings });
 
     expect(decision).toMatchObject({ kind: 'sliced', deadline: '2026-12-03T04:00:00+01:00' });
   });
 
   it('FULL-6: outside the window an incremental runs instead', () => {
-    const decision = decideSource(sliced, initialScheduleState(), iso('2026-12-02 10:00'), settings);
+    const decision = decideSource(sliced, initialScheduleState(), iso('2026-12-02 10:00'), { settings });
 
     expect(decision).toMatchObject({ action: 'sync', kind: 'incremental' });
   });
@@ -306,7 +306,7 @@ describe('FULL-7 filter not honoured', () => {
         incrementalOnlyUntil: aborted.incrementalOnlyUntil,
       }),
       iso('2027-01-01 03:00'),
-      settings,
+      { settings },
     );
 
     expect(decision.action).toBe('wait');
@@ -328,7 +328,7 @@ describe('FULL-8 manual full sync', () => {
       config,
       initialScheduleState({ manualRequest: { kind: 'full', requestedAt: iso(at) }, ...state }),
       iso(at),
-      settings,
+      { settings },
     );
   }
 

@@ -68,7 +68,11 @@ describe('SCH-1 periods and base intervals', () => {
     const slow = source({ cadenceMinutes: { weekdayDay: 30 } });
 
     const intervals = [0, 3, 6, 9].map((streak) =>
-      cadenceIntervalMinutes(slow, settings, 'weekdayDay', streak, false),
+      cadenceIntervalMinutes(slow, settings, {
+        period: 'weekdayDay',
+        quietStreak: streak,
+        sessionCapped: false,
+      }),
     );
 
     expect(intervals).toEqual([30, 60, 120, 120]);

@@ -64,7 +64,7 @@ describe('SCH-5 at most N sources at once, one sync per source', () => {
       },
     });
 
-    const decision = decideSource(source(), leased, iso('2026-12-02 10:05'), settings);
+    const decision = decideSource(source(), leased, iso('2026-12-02 10:05'), { settings });
 
     expect(decision).toMatchObject({ action: 'wait', dueAt: iso('2026-12-02 10:20') });
     expect(decision.reason).toBe('running incremental sync (lease until 10:20)');

@@ -148,7 +148,7 @@ describe('ERR-5 first-time pauses, the longer wins', () => {
       },
     });
 
-    const decision = decideSource(source(), state, iso('2026-12-02 14:05'), settings);
+    const decision = decideSource(source(), state, iso('2026-12-02 14:05'), { settings });
 
     expect(decision).toMatchObject({ action: 'wait', dueAt: iso('2026-12-02 14:20') });
     expect(decision.reason).toBe(
@@ -166,7 +166,7 @@ describe('SCH-7 sparing wins over a manual request', () => {
     (kind) => {
       const state = { ...spared, manualRequest: { kind, requestedAt: iso('2026-12-02 10:05') } };
 
-      const decision = decideSource(source(), state, iso('2026-12-02 10:30'), settings);
+      const decision = decideSource(source(), state, iso('2026-12-02 10:30'), { settings });
 
       expect(decision.action).toBe('wait');
       expect(decision.dueAt).toBe(iso('2026-12-02 11:00'));
@@ -180,7 +180,7 @@ describe('SCH-7 sparing wins over a manual request', () => {
       manualRequest: { kind: 'sync' as const, requestedAt: iso('2026-12-02 10:05') },
     };
 
-    const decision = decideSource(source(), state, iso('2026-12-02 11:00'), settings);
+    const decision = decideSource(source(), state, iso('2026-12-02 11:00'), { settings });
 
     expect(decision).toMatchObject({ action: 'sync', kind: 'incremental', trigger: 'manual' });
   });
@@ -228,7 +228,9 @@ describe('ERR-7 / ONB-3 inactive sources', () => {
     ],
     ['with the full-sync window open', {}, '2026-12-02 03:30'],
   ])('ERR-7: an inactive source is never synced — %s', (_name, state, at) => {
-    const decision = decideSource(source({ active: false }), initialScheduleState(state), iso(at), settings);
+    const decision = decideSource(source({ active: false }), initialScheduleState(state), iso(at), {
+      settings,
+    });
 
     expect(decision.action).toBe('skip');
     expect(decision.reason).toBe('inactive: only active sources are synced (ERR-7, ONB-3)');
@@ -247,10 +249,10 @@ describe('ERR-7 / ONB-3 inactive sources', () => {
     if (!created.ok || !activated.ok) throw new Error('fixture items must parse');
 
     expect(
-      decideSource(created.source, initialScheduleState(), iso('2026-12-02 10:00'), settings).action,
+      decideSource(created.source, initialScheduleState(), iso('2026-12-02 10:00'), { settings }).action,
     ).toBe('skip');
     expect(
-      decideSource(activated.source, initialScheduleState(), iso('2026-12-02 10:00'), settings).action,
+      decideSource(activated.source, initialScheduleState(), iso('2026-12-02 10:00'), { settings }).action,
     ).toBe('sync');
   });
 });
