@@ -171,7 +171,16 @@ function keyFamily(key: Record<string, unknown> | undefined): string {
 /** Items that grow with a source's objects: the mirror index, documents, session days (per meeting). */
 const OBJECT_FAMILIES = new Set(['MIRROR', 'DOCUMENT', 'documentId', 'SESSION', 'object-hash']);
 
-const bytesOf = (v: unknown): number => (v === undefined ? 0 : Buffer.byteLength(JSON.stringify(v)));
+/**
+ * An item's size for its read units: its JSON, a binary value (a packed cursor, packed run reports) by
+ * its bytes — JSON writes a Uint8Array as a map of its bytes, ≈ 10 × its size (issue 28).
+ */
+const bytesOf = (v: unknown): number =>
+  v === undefined
+    ? 0
+    : Buffer.byteLength(
+        JSON.stringify(v, (_key, x) => (x instanceof Uint8Array ? 'b'.repeat(x.byteLength) : x)),
+      );
 
 /** Counts every call of the clients (a middleware on the real SDK clients; the peers are real). */
 type AttrItem = Record<string, AttributeValue>;
@@ -344,7 +353,8 @@ export function attachMeter(
         const values = (input.ExpressionAttributeValues ?? {}) as Record<string, unknown>;
         const key = (input.Key as Record<string, unknown> | undefined) ?? {
           pk: values[':pk'],
-          sk: values[':prefix'] ?? values[':sk'],
+          // Issue 28: a range of a source's sync items read at once (`preloadSyncState`).
+          sk: values[':from'] !== undefined ? 'PARTITION' : (values[':prefix'] ?? values[':sk']),
         };
         read(
           keyFamily(key),

@@ -57,6 +57,7 @@ export {
   CursorConflictError,
   MARK_REFRESH_MS,
   refreshDue,
+  type StoredCursor,
   SyncStateStore,
   sourcePartition,
   strip,

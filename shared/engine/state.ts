@@ -18,7 +18,7 @@ import type { BodyRecord, SystemRecord } from './types';
  * - `OPARL#SYSTEM`             the System: body list URL, last filter check (SCH-10), validators (B-1)
  * - `BODY#<bodyKey>`           one per body: id, name, slug, listed (ONB-4), list URLs, last complete sync
  * - `SLUG#<slug>`              reservation making body slugs unique per source (conditional put)
- * - `CURSOR#<kind>`            the run cursor (incremental / full / sliced), written after every page
+ * - `CURSOR#<kind>`            the run cursor (incremental / full / sliced), written at checkpoints, packed
  * - `SESSION#<bodyKey>`        upcoming meeting days, one attribute per meeting (SCH-2)
  * The OParl lists' items (`LIST#…`, `RUNLIST#…`) are the OParl kind's (shared/oparl/state.ts).
  * The mirror index lives in its own partitions (`MIRROR#…`, see shared/mirror/store.ts).
@@ -93,10 +93,20 @@ export class SyncStateStore {
     this.items = new SourceSyncItems({ doc: clients.doc, table }, sourceId);
   }
 
+  /**
+   * Issue 28: the partition's sync items in one Query at an invocation's start (shared/store
+   * `preloadSyncState`); the reads after it are served from it until the run writes the item.
+   */
+  preload(): Promise<void> {
+    return this.items.preloadSyncState();
+  }
+
   // --- cursor -------------------------------------------------------------------------------------
 
-  getCursor<C extends StoredCursor>(kind: string): Promise<C | undefined> {
-    return this.items.get<C>(cursorSk(kind));
+  /** The cursor of a kind (one written plain before issue 28's packing is read as it is). */
+  async getCursor<C extends StoredCursor>(kind: string): Promise<C | undefined> {
+    const item = await this.items.getPacked<C>(cursorSk(kind));
+    return item === undefined ? undefined : (this.cursorFromItem(item) as C);
   }
 
   /**
@@ -105,15 +115,23 @@ export class SyncStateStore {
    * interleaving pages.
    */
   async putCursor(cursor: StoredCursor, previousSeq: number | undefined): Promise<void> {
-    // A kind's items that travel with the cursor first (OParl: the run's list reports): a cursor never
-    // counts what is not stored.
-    await this.beforeCursorWrite();
-    if (!(await this.items.putLocked(cursorSk(cursor.kind), cursor, previousSeq)))
+    // Issue 28: packed (shared/store packed-item.ts) — ≈ 1 KB plain at a run's end, 1–2 write units a
+    // checkpoint. A kind's items that travel with the cursor go in it or before it (OParl: the run's
+    // list reports): a cursor never counts what is not stored.
+    const item = await this.cursorItem(cursor);
+    if (!(await this.items.putLockedPacked(cursorSk(cursor.kind), item, previousSeq)))
       throw new CursorConflictError(this.sourceId, cursor.kind);
   }
 
-  /** Hook for a kind's store: what must be written before (with) the next cursor write. */
-  protected async beforeCursorWrite(): Promise<void> {}
+  /** Hook for a kind's store: the item a cursor is written as (what rides with it added). */
+  protected async cursorItem(cursor: StoredCursor): Promise<StoredCursor> {
+    return cursor;
+  }
+
+  /** Hook for a kind's store: the cursor of an item as read (what rode with it taken out). */
+  protected cursorFromItem(item: StoredCursor): StoredCursor {
+    return item;
+  }
 
   // --- system -------------------------------------------------------------------------------------
 

@@ -79,8 +79,9 @@ export interface SyncCursor {
   totals: { requests: number; new: number; modified: number; deleted: number; documents: number };
   failures: SyncFailure[];
   /**
-   * Per-list reports of this run so far. They live in their own State items (`RUNLIST#<kind>#<n>`,
-   * written once per list), so the cursor written after every page stays small.
+   * Per-list reports of this run so far. Not in this object: they ride in the cursor's item while it
+   * stays within one write unit, else in their own State items (`RUNLIST#<kind>#<n>`; issue 28,
+   * shared/oparl/state.ts).
    */
   listCount: number;
   flags: {

@@ -4,17 +4,19 @@ import {
   type ListReport,
   type ListState,
   refreshDue,
+  type StoredCursor,
   SyncStateStore,
   stableStringify,
 } from '../engine';
-import { listSk, runListSk } from '../store';
+import { cursorSk, listSk, runListSk } from '../store';
 
 /**
  * The OParl kind's own items of the source partition `SOURCE#<sourceId>` (State table), beside the
  * core's (cursor, System, bodies, session days — shared/engine/state.ts):
  * - `LIST#<bodyKey>#<list>`    marks per list: filter finding, time of day, missing, slow, catch-up
  * - `RUNLIST#<kind>#<n>`       list reports n, n+1 … of the current run of that kind, written together
- *                              with the cursor (overwritten by the next run; `runId` tells whose)
+ *                              with the cursor (overwritten by the next run; `runId` tells whose) —
+ *                              only those that do not ride in the cursor item itself (issue 28)
  */
 // The keys live in shared/store keys.ts (one home for every key, issue 29 item 1).
 export { runListSk };
@@ -22,14 +24,77 @@ export { runListSk };
 /** List reports per `RUNLIST#` item (a report is ~250 bytes; an item may hold 400 KB). */
 export const RUN_LIST_REPORTS_PER_ITEM = 100;
 
+/**
+ * Issue 28: a run's list reports ride in its cursor item while the packed item stays within one write
+ * unit (an unchanged run's ten reports: the cursor and its reports ≈ 0.6 KB packed) — the run's end
+ * then writes one item, not a cursor and a `RUNLIST#` item. Past it they go to `RUNLIST#` items.
+ */
+export const CURSOR_ITEM_MAX_BYTES = 1024;
+
+/** The run's reports in its cursor item: n = `from`, `from` + 1 … */
+interface RidingRunLists {
+  from: number;
+  reports: ListReport[];
+}
+
+type PendingRunList = { kind: string; runId: string; index: number; report: ListReport };
+
 export class OParlStateStore extends SyncStateStore {
   /** List reports not yet written: they go out with the next cursor write (`putCursor`). */
-  private pendingRunLists: { kind: string; runId: string; index: number; report: ListReport }[] = [];
+  private pendingRunLists: PendingRunList[] = [];
+  /** The reports riding in the cursor item as last read or written, with their run. */
+  private riding: { kind: string; runId: string; reports: Map<number, ListReport> } | undefined;
   /** List marks as last read or written, without their times (see `putListState`). */
   private readonly knownMarks = new Map<string, { content: string; lastCompleteStart?: string }>();
 
-  protected override async beforeCursorWrite(): Promise<void> {
-    await this.flushRunLists();
+  protected override cursorFromItem(item: StoredCursor): StoredCursor {
+    const { runLists, ...cursor } = item as StoredCursor & { runId?: string; runLists?: RidingRunLists };
+    this.riding =
+      runLists === undefined
+        ? undefined
+        : {
+            kind: cursor.kind,
+            runId: String(cursor.runId),
+            reports: new Map(runLists.reports.map((report, k) => [runLists.from + k, report])),
+          };
+    return cursor;
+  }
+
+  /**
+   * The cursor with its run's reports riding in it (those it carried and the new ones) when they are
+   * one unbroken series and the packed item stays within CURSOR_ITEM_MAX_BYTES; else the reports go
+   * to their own items first and the cursor alone is written.
+   */
+  protected override async cursorItem(cursor: StoredCursor): Promise<StoredCursor> {
+    const { kind } = cursor;
+    const runId = String((cursor as StoredCursor & { runId?: string }).runId);
+    const reports = new Map<number, ListReport>();
+    if (this.riding?.kind === kind && this.riding.runId === runId)
+      for (const [index, report] of this.riding.reports) reports.set(index, report);
+    const others: PendingRunList[] = [];
+    for (const p of this.pendingRunLists) {
+      if (p.kind === kind && p.runId === runId) reports.set(p.index, p.report);
+      else others.push(p);
+    }
+    this.pendingRunLists = [];
+    this.riding = undefined;
+    // Another run's reports (none in a store of one run) keep their own items.
+    await this.writeRunLists(others);
+    if (reports.size === 0) return cursor;
+    const indexes = [...reports.keys()].sort((a, b) => a - b);
+    const from = indexes[0] as number;
+    if (indexes.every((index, k) => index === from + k)) {
+      const runLists: RidingRunLists = { from, reports: indexes.map((i) => reports.get(i) as ListReport) };
+      const item = { ...cursor, runLists };
+      if (this.items.packedBytes(cursorSk(kind), item) <= CURSOR_ITEM_MAX_BYTES) {
+        this.riding = { kind, runId, reports };
+        return item;
+      }
+    }
+    await this.writeRunLists(
+      indexes.map((index) => ({ kind, runId, index, report: reports.get(index) as ListReport })),
+    );
+    return cursor;
   }
 
   // --- per-list reports of a run -----------------------------------------------------------------
@@ -43,11 +108,25 @@ export class OParlStateStore extends SyncStateStore {
     this.pendingRunLists.push({ kind, runId, index, report });
   }
 
-  private async flushRunLists(): Promise<void> {
-    const pending = this.pendingRunLists;
-    this.pendingRunLists = [];
-    for (let i = 0; i < pending.length; i += RUN_LIST_REPORTS_PER_ITEM) {
-      const chunk = pending.slice(i, i + RUN_LIST_REPORTS_PER_ITEM);
+  /** Reports to `RUNLIST#` items, up to RUN_LIST_REPORTS_PER_ITEM an item (each an unbroken series). */
+  private async writeRunLists(pending: PendingRunList[]): Promise<void> {
+    const sorted = [...pending].sort((a, b) => a.kind.localeCompare(b.kind) || a.index - b.index);
+    const chunks: PendingRunList[][] = [];
+    for (const p of sorted) {
+      const chunk = chunks.at(-1);
+      const last = chunk?.at(-1);
+      if (
+        chunk === undefined ||
+        last === undefined ||
+        last.kind !== p.kind ||
+        last.runId !== p.runId ||
+        last.index + 1 !== p.index ||
+        chunk.length >= RUN_LIST_REPORTS_PER_ITEM
+      )
+        chunks.push([p]);
+      else chunk.push(p);
+    }
+    for (const chunk of chunks) {
       const first = chunk[0] as (typeof pending)[number];
       // One run and kind per store (the engine's run); an item's key is its first report's index.
       await this.items.put(runListSk(first.kind, first.index), {
@@ -61,7 +140,31 @@ export class OParlStateStore extends SyncStateStore {
   /** The first `count` list reports of run `runId`, in order (the stored ones and those not yet written). */
   async getRunLists(kind: string, runId: string, count: number): Promise<ListReport[]> {
     if (count === 0) return [];
-    const items = await this.items.listPrefix<{
+    // Those riding in the cursor and those not yet written: all of them, in a run that kept them there.
+    const known = new Map<number, ListReport>();
+    if (this.riding?.kind === kind && this.riding.runId === runId)
+      for (const [index, report] of this.riding.reports) known.set(index, report);
+    for (const p of this.pendingRunLists)
+      if (p.kind === kind && p.runId === runId) known.set(p.index, p.report);
+    const byIndex = new Map<number, ListReport>();
+    const stored = Array.from({ length: count }, (_, i) => i).every((i) => known.has(i))
+      ? []
+      : await this.storedRunLists(kind);
+    for (const item of stored.filter((i) => i.runId === runId).sort((a, b) => a.index - b.index)) {
+      const reports = item.packed
+        ? unpackReports(item.packed)
+        : (item.reports ?? (item.report ? [item.report] : []));
+      for (const [k, r] of reports.entries()) byIndex.set(item.index + k, r);
+    }
+    for (const [index, report] of known) byIndex.set(index, report);
+    return [...byIndex.entries()]
+      .filter(([index]) => index < count)
+      .sort((a, b) => a[0] - b[0])
+      .map(([, report]) => report);
+  }
+
+  private storedRunLists(kind: string) {
+    return this.items.listPrefix<{
       runId: string;
       index: number;
       /** Items written before issue 18 hold one report each; before issue 28 a plain list. */
@@ -69,19 +172,6 @@ export class OParlStateStore extends SyncStateStore {
       reports?: ListReport[];
       packed?: Uint8Array;
     }>(`RUNLIST#${kind}#`);
-    const byIndex = new Map<number, ListReport>();
-    for (const item of items.filter((i) => i.runId === runId).sort((a, b) => a.index - b.index)) {
-      const reports = item.packed
-        ? unpackReports(item.packed)
-        : (item.reports ?? (item.report ? [item.report] : []));
-      for (const [k, r] of reports.entries()) byIndex.set(item.index + k, r);
-    }
-    for (const p of this.pendingRunLists)
-      if (p.kind === kind && p.runId === runId) byIndex.set(p.index, p.report);
-    return [...byIndex.entries()]
-      .filter(([index]) => index < count)
-      .sort((a, b) => a[0] - b[0])
-      .map(([, report]) => report);
   }
 
   // --- lists --------------------------------------------------------------------------------------

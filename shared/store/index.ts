@@ -55,6 +55,7 @@ export {
   acquireSyncLease,
   claimSyncRun,
   getSourceState,
+  getStateItem,
   listSourceStates,
   listStateSourceIds,
   patchSourceState,

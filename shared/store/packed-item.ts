@@ -43,3 +43,19 @@ export function unpackItem<T>(stored: Record<string, unknown> | undefined): T | 
   const { [PACKED_ATTRIBUTE]: _packed, ...plain } = stored;
   return { ...JSON.parse(brotliDecompressSync(packed).toString('utf8')), ...plain } as T;
 }
+
+/**
+ * An upper bound of a packed item's DynamoDB size (names + values): a string by its UTF-8 bytes, a
+ * binary by its bytes, a number by its digits (DynamoDB stores about half that), anything else by its
+ * JSON. What decides whether a write of it fits one write unit (1 KB).
+ */
+export function packedItemBytes(item: Record<string, unknown>): number {
+  let bytes = 0;
+  for (const [name, value] of Object.entries(item)) {
+    bytes += Buffer.byteLength(name);
+    if (value instanceof Uint8Array) bytes += value.byteLength;
+    else if (typeof value === 'string') bytes += Buffer.byteLength(value);
+    else bytes += Buffer.byteLength(JSON.stringify(value) ?? '');
+  }
+  return bytes;
+}

@@ -1,10 +1,13 @@
 import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type TableContext, unlessConditionFails } from './context';
 import { bodySk, sessionSk, slugSk, sourcePartition } from './keys';
-import { packItem, unpackItem } from './packed-item';
+import { packedItemBytes, packItem, unpackItem } from './packed-item';
 
 /** Keys per BatchGetItem (DynamoDB's limit). */
 export const BATCH_GET_MAX = 100;
+/** The range `SourceSyncItems.preloadSyncState` reads: `BODY#…` up to every `SESSION#…`. */
+const SYNC_STATE_FIRST_SK = bodySk('');
+const SYNC_STATE_LAST_SK = `${sessionSk('')}\uffff`;
 /** Attributes named in one meeting-day removal (keeps an update expression small). */
 const MEETING_DAYS_PER_UPDATE = 50;
 
@@ -51,13 +54,76 @@ function setAndRemove(
  * (shared/engine's sync state, shared/broadcasts) decide what to write; this only stores it.
  */
 export class PartitionItems {
+  /**
+   * Issue 28: the items of a sort-key range read in one Query (`preload`), by sort key. A Query bills
+   * the sum of its items' sizes in 4 KB units, a GetItem or Query per item at least one unit each: an
+   * unchanged OParl run read its cursor, System, body, list marks, run reports and session days in 7
+   * units one by one, ≈ 10 KB (3 units) together.
+   */
+  private snapshot: { from: string; to: string; items: Map<string, Record<string, unknown>> } | undefined;
+  /** Sort keys written (or tried) since the snapshot: read from the table again, never from it. */
+  private readonly written = new Set<string>();
+
   constructor(
     protected readonly ctx: TableContext,
     readonly pk: string,
   ) {}
 
+  /**
+   * Reads every item with a sort key in [`from`, `to`] in one strongly consistent Query (paged past
+   * 1 MB) and serves later reads in that range from it — until this object writes an item, which is
+   * then read from the table again. What others write meanwhile is seen as of this read (the sync's
+   * lease keeps other writers of the run's items away, SCH-5; an operator's change of a body counts
+   * from the next invocation).
+   */
+  async preload(from: string, to: string): Promise<void> {
+    const items = new Map<string, Record<string, unknown>>();
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const out = await this.ctx.doc.send(
+        new QueryCommand({
+          TableName: this.ctx.table,
+          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+          ExpressionAttributeValues: { ':pk': this.pk, ':from': from, ':to': to },
+          ConsistentRead: true,
+          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+        }),
+      );
+      for (const item of out.Items ?? []) items.set(String(item.sk), item);
+      startKey = out.LastEvaluatedKey;
+    } while (startKey);
+    this.snapshot = { from, to, items };
+    this.written.clear();
+  }
+
+  /** Whether the snapshot answers for `sk` (in its range, not written since). */
+  private fromSnapshot(sk: string): boolean {
+    const s = this.snapshot;
+    return s !== undefined && sk >= s.from && sk <= s.to && !this.written.has(sk);
+  }
+
+  /** Whether the snapshot answers for every sort key beginning with `prefix`. */
+  private prefixFromSnapshot(prefix: string): boolean {
+    const s = this.snapshot;
+    if (s === undefined || prefix < s.from || `${prefix}\uffff` > s.to) return false;
+    for (const sk of this.written) if (sk.startsWith(prefix)) return false;
+    return true;
+  }
+
+  /** A snapshot item as a read hands it out: a copy (callers change what they read, the snapshot stays). */
+  private snapshotItem<T>(sk: string): T | undefined {
+    const item = this.snapshot?.items.get(sk);
+    return item === undefined ? undefined : withoutKeys<T>(structuredClone(item));
+  }
+
+  /** A write of `sk` is about to go out: from now on it is read from the table. */
+  protected writing(sk: string): void {
+    if (this.snapshot !== undefined) this.written.add(sk);
+  }
+
   /** The item without its keys; undefined when there is none. */
   async get<T>(sk: string): Promise<T | undefined> {
+    if (this.fromSnapshot(sk)) return this.snapshotItem<T>(sk);
     const out = await this.ctx.doc.send(
       new GetCommand({ TableName: this.ctx.table, Key: { pk: this.pk, sk }, ConsistentRead: true }),
     );
@@ -66,6 +132,7 @@ export class PartitionItems {
 
   /** Writes (replaces) the item. */
   async put(sk: string, item: object): Promise<void> {
+    this.writing(sk);
     await this.ctx.doc.send(
       new PutCommand({ TableName: this.ctx.table, Item: { pk: this.pk, sk, ...item } }),
     );
@@ -73,6 +140,7 @@ export class PartitionItems {
 
   /** Creates the item unless it exists; false when it does (nothing written then). */
   putNew(sk: string, item: object): Promise<boolean> {
+    this.writing(sk);
     return unlessConditionFails(
       this.ctx.doc.send(
         new PutCommand({
@@ -89,6 +157,7 @@ export class PartitionItems {
    * replaced only while its `seq` is still `previousSeq`. False when someone else wrote it first.
    */
   putLocked(sk: string, item: object & { seq: number }, previousSeq: number | undefined): Promise<boolean> {
+    this.writing(sk);
     return unlessConditionFails(
       this.ctx.doc.send(
         new PutCommand({
@@ -107,6 +176,11 @@ export class PartitionItems {
     return unpackItem<T>(await this.get<Record<string, unknown>>(sk));
   }
 
+  /** The size `putLockedPacked(sk, item, …)` would store (an upper bound of DynamoDB's, keys included). */
+  packedBytes(sk: string, item: object): number {
+    return packedItemBytes({ pk: this.pk, sk, ...packItem(item as Record<string, unknown>) });
+  }
+
   /**
    * `putLocked`, the item compressed into one attribute beside its plain `seq` (packed-item.ts): for
    * the scraper's run cursor, written after every page (issue 28).
@@ -122,6 +196,10 @@ export class PartitionItems {
   /** Every item whose sort key begins with `prefix`, without keys, in sort-key order (strongly consistent). */
   async listPrefix<T>(prefix: string): Promise<T[]> {
     const items: T[] = [];
+    if (this.prefixFromSnapshot(prefix)) {
+      const sks = [...(this.snapshot?.items.keys() ?? [])].filter((sk) => sk.startsWith(prefix)).sort();
+      return sks.map((sk) => this.snapshotItem<T>(sk) as T);
+    }
     let startKey: Record<string, unknown> | undefined;
     do {
       const out = await this.ctx.doc.send(
@@ -145,7 +223,11 @@ export class PartitionItems {
    */
   async getMany<T>(sks: readonly string[]): Promise<T[]> {
     const found: T[] = [];
-    const unique = [...new Set(sks)];
+    const unique: string[] = [];
+    for (const sk of new Set(sks)) {
+      if (!this.fromSnapshot(sk)) unique.push(sk);
+      else if (this.snapshot?.items.has(sk)) found.push(this.snapshotItem<T>(sk) as T);
+    }
     const { table } = this.ctx;
     for (let i = 0; i < unique.length; i += BATCH_GET_MAX) {
       let pending: Record<string, unknown>[] = unique
@@ -173,6 +255,7 @@ export class PartitionItems {
     remove: readonly string[] = [],
   ): Promise<T> {
     const { expression, names, values } = setAndRemove(set, remove);
+    this.writing(sk);
     const out = await this.ctx.doc.send(
       new UpdateCommand({
         TableName: this.ctx.table,
@@ -198,6 +281,17 @@ export class SourceSyncItems extends PartitionItems {
     super(ctx, sourcePartition(sourceId));
   }
 
+  /**
+   * Issue 28: the sync's own items (shared/engine/state.ts) in one Query at an invocation's start:
+   * `BODY#` … `SESSION#` in sort-key order — bodies, cursors, `LASTRUN`, list marks, the System, run
+   * reports, session days; not `SLUG#` (written, never read, by a run) nor `STATE` (the lease's item,
+   * read by the sync function itself). A scraper source's `SCRAPE#` items sort in between: its engine
+   * does not preload.
+   */
+  preloadSyncState(): Promise<void> {
+    return this.preload(SYNC_STATE_FIRST_SK, SYNC_STATE_LAST_SK);
+  }
+
   /** ONB-4: creates a body's `BODY#` record unless it exists; false when it does (nothing written). */
   createBody(bodyKey: string, record: object): Promise<boolean> {
     return this.putNew(bodySk(bodyKey), record);
@@ -213,6 +307,7 @@ export class SourceSyncItems extends PartitionItems {
    * when another body holds it.
    */
   reserveSlug(slug: string, bodyKey: string): Promise<boolean> {
+    this.writing(slugSk(slug));
     return unlessConditionFails(
       this.ctx.doc.send(
         new PutCommand({
@@ -231,6 +326,7 @@ export class SourceSyncItems extends PartitionItems {
    * never onto a body that does not exist. False when nothing moved.
    */
   advanceBodyComplete(bodyKey: string, startedAt: string, full: boolean): Promise<boolean> {
+    this.writing(bodySk(bodyKey));
     return unlessConditionFails(
       this.ctx.doc.send(
         new UpdateCommand({
@@ -252,6 +348,7 @@ export class SourceSyncItems extends PartitionItems {
    * undefined) removed on its own — no read-modify-write of a shared map, so repeating is harmless.
    */
   async setMeetingDay(bodyKey: string, meetingKey: string, date: string | undefined): Promise<void> {
+    this.writing(sessionSk(bodyKey));
     await this.ctx.doc.send(
       new UpdateCommand({
         TableName: this.ctx.table,
@@ -265,6 +362,7 @@ export class SourceSyncItems extends PartitionItems {
 
   /** SCH-2: removes meetings' days from a body's session item. */
   async removeMeetingDays(bodyKey: string, meetingKeys: readonly string[]): Promise<void> {
+    this.writing(sessionSk(bodyKey));
     for (let i = 0; i < meetingKeys.length; i += MEETING_DAYS_PER_UPDATE) {
       const chunk = meetingKeys.slice(i, i + MEETING_DAYS_PER_UPDATE);
       await this.ctx.doc.send(

@@ -1,6 +1,7 @@
 import {
   BatchGetCommand,
   type DynamoDBDocumentClient,
+  GetCommand,
   PutCommand,
   QueryCommand,
   type QueryCommandInput,
@@ -99,6 +100,20 @@ export async function getSourceState<S>(
     true,
   );
   return state === undefined ? undefined : withLastRun(state as unknown as SourceStateItem<S>, lastRun);
+}
+
+/**
+ * The STATE item alone, strongly consistent: what a run's end applies its outcome to (issue 28: one
+ * read unit — the last run's own item, which on-call reads beside it, is not needed there).
+ */
+export async function getStateItem<S>(
+  { doc, table }: TableContext,
+  sourceId: string,
+): Promise<SourceStateItem<S> | undefined> {
+  const out = await doc.send(
+    new GetCommand({ TableName: table, Key: { pk: sourcePk(sourceId), sk: STATE_SK }, ConsistentRead: true }),
+  );
+  return out.Item === undefined ? undefined : fromStore(out.Item as unknown as SourceStateItem<S>);
 }
 
 /**

@@ -8,6 +8,7 @@ import { applyRunOutcome, initialScheduleState } from '../schedule';
 import {
   claimSyncRun,
   getSourceState,
+  getStateItem,
   loadSource,
   patchSourceState,
   releaseSyncClaim,
@@ -264,7 +265,7 @@ async function recordOutcome(
   const { sourceId } = message;
   const { endedAt, skewMs } = runEndedAt(new Date(message.startedAt), deps.now());
   const outcome = runOutcomeOf(report, message.startedAt, endedAt);
-  const item = await getSourceState<SourceScheduleState>(deps.doc, deps.tables.state, sourceId);
+  const item = await getStateItem<SourceScheduleState>({ doc: deps.doc, table: deps.tables.state }, sourceId);
   const schedule = applyRunOutcome(item?.schedule ?? initialScheduleState(), outcome, endedAt.toISOString(), {
     config: source,
     settings: deps.settings,

@@ -33,7 +33,7 @@ describe('issue 18: the writes of an unchanged sync', () => {
     await bed.stop();
   });
 
-  it('an unchanged incremental sync writes its cursor once and its list reports in one item: 2 items (was 57; issue 28: no body mark)', async () => {
+  it('an unchanged incremental sync writes its cursor once, its list reports riding in it: 1 item (was 57; issue 28: no body mark, no RUNLIST item)', async () => {
     const h = harness(bed, fake.systemUrl, clock, 'writes');
     writes.reset();
     const full = await h.sync('full');
@@ -53,7 +53,7 @@ describe('issue 18: the writes of an unchanged sync', () => {
     // One body: its body list page and ten lists, one page each (fewer than the unsaved bound).
     expect(unchanged.requests).toBe(11);
     expect(unchanged.requests).toBeLessThan(CHECKPOINT_MAX_UNSAVED_REQUESTS);
-    expect(counted).toEqual({ CURSOR: 1, RUNLIST: 1 });
+    expect(counted).toEqual({ CURSOR: 1 });
     // The reports are all there, and a redelivered message answers with the same ones (SCH-5).
     expect(unchanged.lists.map((l) => `${l.list} ${l.outcome}`)).toEqual(
       first.lists.map((l) => `${l.list} ${l.outcome}`),
@@ -138,7 +138,7 @@ describe('issue 28: an unchanged run writes no body mark, and the SCH-9 window s
     h.fetcher.urls.length = 0;
     writes.reset();
     const b = await h.sync('incremental');
-    expect(writes.families()).toEqual({ CURSOR: 1, RUNLIST: 1 });
+    expect(writes.families()).toEqual({ CURSOR: 1 });
     expect(windowsAsked(h.fetcher.urls)).toEqual(new Set([windowOf(a.startedAt)]));
 
     // A run killed after a few requests (nothing saved: its pages changed nothing) and its message
@@ -185,7 +185,7 @@ describe('issue 28: an unchanged run writes no body mark, and the SCH-9 window s
     expect((await state.getCursor<SyncCursor>('incremental'))?.bodiesComplete).toBeUndefined();
   });
 
-  it('the list reports of an unchanged run are one item of one write unit, and a redelivery answers with them', async () => {
+  it('issue 28: the list reports of an unchanged run ride in its cursor item of one write unit, and a redelivery answers with them', async () => {
     const h = harness(bed, fake.systemUrl, clock, 'packed-reports');
     await h.sync('full');
     clock.advance(10 * 60_000);
@@ -197,11 +197,59 @@ describe('issue 28: an unchanged run writes no body mark, and the SCH-9 window s
         ExpressionAttributeValues: { ':pk': `SOURCE#${h.source.sourceId}`, ':p': 'RUNLIST#incremental#' },
       }),
     );
-    expect(items.Items).toHaveLength(1);
-    // As DynamoDB sizes it: at most 1 KB is one write unit (was ~1.1 KB, two).
-    expect(dynamoItemBytes(marshall(items.Items?.[0] ?? {}))).toBeLessThanOrEqual(1024);
+    expect(items.Items).toHaveLength(0);
+    const cursor = await bed.clients.doc.send(
+      new QueryCommand({
+        TableName: bed.env.STATE_TABLE,
+        KeyConditionExpression: 'pk = :pk AND sk = :sk',
+        ExpressionAttributeValues: { ':pk': `SOURCE#${h.source.sourceId}`, ':sk': 'CURSOR#incremental' },
+      }),
+    );
+    // As DynamoDB sizes it: at most 1 KB is one write unit (cursor ≈ 1 KB plain and reports ≈ 0.3 KB
+    // packed were two items of one unit each).
+    expect(dynamoItemBytes(marshall(cursor.Items?.[0] ?? {}))).toBeLessThanOrEqual(1024);
     expect(run.lists.length).toBeGreaterThanOrEqual(10);
     const replayed = await h.sync('incremental', { runId: 'packed' });
     expect(replayed.lists).toEqual(run.lists);
+  });
+
+  it('issue 28: an unchanged run reads its own items of the source partition in one Query (was a GetItem or Query each)', async () => {
+    const h = harness(bed, fake.systemUrl, clock, 'one-read');
+    await h.sync('full');
+    clock.advance(10 * 60_000);
+    await h.sync('incremental');
+    clock.advance(10 * 60_000);
+    // Every read of the source's partition, by command and sort key (or key condition), on the real
+    // client in front of dynalite.
+    const reads: string[] = [];
+    bed.clients.dynamo.middlewareStack.add(
+      (next, context) => async (args) => {
+        const input = args.input as {
+          Key?: Record<string, unknown>;
+          KeyConditionExpression?: string;
+          ExpressionAttributeValues?: Record<string, unknown>;
+          RequestItems?: Record<string, { Keys?: Record<string, unknown>[] }>;
+        };
+        // The document client's plain values, or the low-level client's `{ S }`.
+        const plain = (v: unknown) => String((v as { S?: string } | undefined)?.S ?? v ?? '');
+        const keys = [
+          ...(input.Key ? [input.Key] : []),
+          ...Object.values(input.RequestItems ?? {}).flatMap((r) => r.Keys ?? []),
+        ];
+        const pks = [...keys.map((k) => plain(k.pk)), plain(input.ExpressionAttributeValues?.[':pk'])];
+        const command = context.commandName ?? '';
+        if (/^(Get|Query|BatchGet)/.test(command) && pks.includes(`SOURCE#${h.source.sourceId}`))
+          reads.push(`${command} ${keys.map((k) => plain(k.sk)).join(',') || input.KeyConditionExpression}`);
+        return next(args);
+      },
+      { step: 'initialize', name: 'onePartitionRead' },
+    );
+    try {
+      const run = await h.sync('incremental');
+      expect(run).toMatchObject({ complete: true, changed: false });
+      expect(reads).toEqual(['QueryCommand pk = :pk AND sk BETWEEN :from AND :to']);
+    } finally {
+      bed.clients.dynamo.middlewareStack.remove('onePartitionRead');
+    }
   });
 });
