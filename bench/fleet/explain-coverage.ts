@@ -20,6 +20,8 @@ const days = Number(process.env.FLEET_DAYS ?? 1);
 const slots = Number(process.env.FLEET_SLOTS ?? Math.round((sources * 110) / 1000));
 const seed = Number(process.env.FLEET_SEED ?? 27);
 const weekStart = process.env.FLEET_WEEK_START ?? '2026-11-30T00:00';
+const warmupHours =
+  process.env.FLEET_WARMUP_HOURS === undefined ? undefined : Number(process.env.FLEET_WARMUP_HOURS);
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -42,6 +44,7 @@ const result = simulateFleet({
   days,
   seed,
   weekStart,
+  ...(warmupHours === undefined ? {} : { warmupHours }),
   onRunEnded: (run) => {
     if (run.kind !== 'incremental') fulls.push(run);
     else if (inWindow(run.startedAtMs))
@@ -73,6 +76,10 @@ function explain(hostNames: ReadonlySet<string>, sourceIds: readonly string[]) {
     // the start state (their last one the night before the simulation began: the oldest, next in turn).
     const missed = sourceIds.filter((id) => (lastEnded.get(id) ?? 0) < w.endMs - DAY);
     const missedServedBefore = missed.filter((id) => lastEnded.has(id)).length;
+    // A full sync that started in the window and ended after its end is complete only after 08:00.
+    const endedLate = new Set(
+      started.filter((f) => f.endAtMs > w.endMs && hostNames.has(f.host)).map((f) => f.sourceId),
+    );
     return {
       windowEnd: new Date(w.endMs).toISOString(),
       sources: sourceIds.length,
@@ -86,6 +93,9 @@ function explain(hostNames: ReadonlySet<string>, sourceIds: readonly string[]) {
       missed: missed.length,
       missedServedTheNightBefore: missedServedBefore,
       missedNotServedSinceTheStart: missed.length - missedServedBefore,
+      missedStartedInWindowEndedAfterIt: missed.filter((id) => endedLate.has(id)).length,
+      lastFullSyncStartInWindow:
+        started.length === 0 ? null : new Date(Math.max(...started.map((f) => f.startedAtMs))).toISOString(),
     };
   });
 }
