@@ -43,23 +43,34 @@ export function perHostAdmission(fleet: Fleet, settings: ScheduleSettings): PerH
   // As the planner's tick: no host conditions known to it (Crawl-delay, pauses and other fetches are
   // not fed to its model yet) — the simulated hosts still enforce their Crawl-delay.
   const conditions = new Map<string, HostConditions>();
-  const sourcesOf = new Map<string, string[]>();
-  // RATE-2's key per source, computed once (the tick asks it of every waiting and running run).
-  const keyBySource = new Map<string, string>();
-  const keyOf = (view: SimSourceView) => keyBySource.get(view.fleet.sourceId) as string;
+  // Per host key its sources' model inputs, in the fleet's order, each source at a fixed place: a run's
+  // end replaces one entry in place (the model is rebuilt from the host's list, as before, without a
+  // list built per rebuild — at 10,000 sources a run ends every few simulated seconds).
+  const inputsOf = new Map<string, (HostSourceInput | undefined)[]>();
+  // RATE-2's key and the place in its host's list per source (fleet index), computed once (the tick
+  // asks the key of every waiting and running run).
+  const keyByIndex: string[] = [];
+  const placeByIndex: number[] = [];
+  const keyOf = (view: SimSourceView) => keyByIndex[view.fleet.index] as string;
   for (const s of fleet.sources) {
     const key = hostKey(s.host);
-    keyBySource.set(s.sourceId, key);
-    const list = sourcesOf.get(key);
-    if (list) list.push(s.sourceId);
-    else sourcesOf.set(key, [s.sourceId]);
+    keyByIndex[s.index] = key;
+    const list = inputsOf.get(key);
+    placeByIndex[s.index] = list ? list.length : 0;
+    if (list) list.push(undefined);
+    else inputsOf.set(key, [undefined]);
   }
-  const inputs = new Map<string, HostSourceInput>();
+  const inputOfSource = (view: SimSourceView) =>
+    (inputsOf.get(keyOf(view)) as (HostSourceInput | undefined)[])[placeByIndex[view.fleet.index] as number];
+  const setInput = (view: SimSourceView, input: HostSourceInput) => {
+    (inputsOf.get(keyOf(view)) as (HostSourceInput | undefined)[])[placeByIndex[view.fleet.index] as number] =
+      input;
+  };
   const models = new Map<string, HostModel>();
-  const dirty = new Set<string>(sourcesOf.keys());
+  const dirty = new Set<string>(inputsOf.keys());
   let inputsHour = Number.NaN;
   let allInputsStale = true;
-  const views = new Map<string, SimSourceView>();
+  const views: SimSourceView[] = [];
   let slotsNeeded = 0;
 
   const inputOf = (view: SimSourceView, nowIso: string) =>
@@ -84,14 +95,16 @@ export function perHostAdmission(fleet: Fleet, settings: ScheduleSettings): PerH
       inputsHour = hour;
     }
     if (allInputsStale) {
-      for (const view of views.values()) inputs.set(view.fleet.sourceId, inputOf(view, nowIso));
-      for (const key of sourcesOf.keys()) dirty.add(key);
+      for (const view of views) setInput(view, inputOf(view, nowIso));
+      for (const key of inputsOf.keys()) dirty.add(key);
       allInputsStale = false;
     }
     for (const key of dirty) {
-      const list = (sourcesOf.get(key) ?? [])
-        .map((id) => inputs.get(id))
-        .filter((x): x is HostSourceInput => x !== undefined);
+      const all = inputsOf.get(key) ?? [];
+      // Every source of the fleet is registered before the first tick: the list is complete then.
+      const list = all.includes(undefined)
+        ? all.filter((x): x is HostSourceInput => x !== undefined)
+        : (all as HostSourceInput[]);
       if (list.length > 0) models.set(key, hostModelOf(key, list, conditions.get(key) ?? {}, nowMs));
     }
     dirty.clear();
@@ -99,7 +112,7 @@ export function perHostAdmission(fleet: Fleet, settings: ScheduleSettings): PerH
 
   return {
     register(view) {
-      views.set(view.fleet.sourceId, view);
+      views.push(view);
     },
     adjust(view, decision, nowIso) {
       refresh(msOf(nowIso), nowIso);
@@ -118,7 +131,7 @@ export function perHostAdmission(fleet: Fleet, settings: ScheduleSettings): PerH
       return models.get(keyOf(view))?.stretch ?? 1;
     },
     runEnded(view, nowIso) {
-      inputs.set(view.fleet.sourceId, inputOf(view, nowIso));
+      setInput(view, inputOf(view, nowIso));
       dirty.add(keyOf(view));
     },
     slotsNeeded() {
@@ -129,11 +142,6 @@ export function perHostAdmission(fleet: Fleet, settings: ScheduleSettings): PerH
     },
     starts(tick: TickView) {
       refresh(tick.nowMs, tick.nowIso);
-      const running: RunningRun[] = tick.running.map((r) => ({
-        sourceId: r.source.fleet.sourceId,
-        host: r.source.fleet.host,
-        kind: r.kind,
-      }));
       const inFlight = new Map<string, number>();
       const runningFullRequests = new Map<string, number>();
       for (const r of tick.running) {
@@ -147,33 +155,37 @@ export function perHostAdmission(fleet: Fleet, settings: ScheduleSettings): PerH
         }
       }
       const hasRoom = (key: string) => (inFlight.get(key) ?? 0) < (models.get(key)?.runLimit ?? 1);
-      const due: DueRun[] = [];
-      const fullCandidates: FullSyncCandidate[] = [];
+      // The due runs apart by kind, each in the order `admitRuns` sorts that kind by (fulls: FULL-3's;
+      // incrementals: SCH-5's), so that its sorts are one pass each (see `inFullSyncOrder`).
+      const dueFulls: WaitingFull[] = [];
+      const dueIncrementals: DueRun[] = [];
       for (const w of tick.waiting) {
         const key = keyOf(w.source);
         if (!hasRoom(key)) continue;
-        due.push({
+        const run: DueRun = {
           decision: w.decision,
           host: w.source.fleet.host,
-          sessionDay: inputs.get(w.source.fleet.sourceId)?.sessionDay === true,
-        });
-        if (
-          w.decision.kind !== undefined &&
-          w.decision.kind !== 'incremental' &&
-          w.decision.trigger !== 'manual'
-        ) {
-          fullCandidates.push({
-            decision: w.decision,
-            host: w.source.fleet.host,
-            expectedRequests: expectedRequests(w.source.state, w.decision.kind),
-          });
-        }
+          sessionDay: inputOfSource(w.source)?.sessionDay === true,
+        };
+        if (w.decision.kind !== undefined && w.decision.kind !== 'incremental') {
+          dueFulls.push({ run, state: w.source.state, kind: w.decision.kind });
+        } else dueIncrementals.push(run);
       }
-      if (due.length === 0) return [];
+      if (dueFulls.length === 0 && dueIncrementals.length === 0) return [];
+      const fulls = inFullSyncOrder(dueFulls);
+      const fullCandidates: FullSyncCandidate[] = [];
+      for (const f of fulls) {
+        if (f.run.decision.trigger === 'manual') continue;
+        fullCandidates.push({
+          decision: f.run.decision,
+          host: f.run.host,
+          expectedRequests: expectedRequests(f.state, f.kind),
+        });
+      }
       const plans =
         fullCandidates.length === 0
           ? undefined
-          : planHostFullSyncs(inFullSyncOrder(fullCandidates), {
+          : planHostFullSyncs(fullCandidates, {
               hosts: models,
               nowMs: tick.nowMs,
               defaultWindowEndMs: tick.nowMs + FULL_SYNC_DEFAULT_WINDOW_HOURS * 3_600_000,
@@ -183,9 +195,16 @@ export function perHostAdmission(fleet: Fleet, settings: ScheduleSettings): PerH
       const needed = fullSyncSlotsFor(models, settings, plans?.slotsNeeded).needed;
       if (needed > slotsNeeded) slotsNeeded = needed;
       // With every slot taken `admitRuns` starts nothing (SCH-5): only the figure above is asked.
-      if (running.length >= settings.maxConcurrentSyncs) return [];
+      if (tick.running.length >= settings.maxConcurrentSyncs) return [];
+      const running: RunningRun[] = tick.running.map((r) => ({
+        sourceId: r.source.fleet.sourceId,
+        host: r.source.fleet.host,
+        kind: r.kind,
+      }));
+      const due = fulls.map((f) => f.run);
+      for (const d of inUrgencyOrder(dueIncrementals)) due.push(d);
       return admitRuns({
-        due: inUrgencyOrder(due),
+        due,
         running,
         hosts: models,
         settings,
@@ -195,19 +214,30 @@ export function perHostAdmission(fleet: Fleet, settings: ScheduleSettings): PerH
   };
 }
 
+/** A due full sync (or sliced part) with what its expected requests are learnt from. */
+interface WaitingFull {
+  run: DueRun;
+  state: SimSourceView['state'];
+  kind: 'full' | 'sliced';
+}
+
 /**
- * The candidates in FULL-3's order (`byOldestFullSync`: the oldest last full sync, then the id — a
- * total order), each key read once: `planHostFullSyncs` sorts them again by the same comparator, which
- * on a sorted list is one pass. At 10,000 sources thousands of fulls wait at night and the sort's
- * instant parses per comparison were a fifth of the bench's CPU; the order, and so the plan, is the same.
+ * The due fulls in FULL-3's order (`byOldestFullSync`: the oldest last full sync, then the id — a
+ * total order), each key read once: `planHostFullSyncs` and `admitRuns` sort them again by the same
+ * comparator, which on a sorted list is one pass. At 10,000 sources thousands of fulls wait at night
+ * and the sorts' instant parses per comparison were a fifth of the bench's CPU; the order, and so the
+ * plan and the admission, is the same (both sorts are total orders: what they get first does not matter).
  */
-function inFullSyncOrder(candidates: readonly FullSyncCandidate[]): FullSyncCandidate[] {
-  const keyed = candidates.map((c) => ({
-    c,
-    at: c.decision.lastFullSyncAt === undefined ? Number.NEGATIVE_INFINITY : msOf(c.decision.lastFullSyncAt),
+function inFullSyncOrder(fulls: readonly WaitingFull[]): WaitingFull[] {
+  const keyed = fulls.map((f) => ({
+    f,
+    at:
+      f.run.decision.lastFullSyncAt === undefined
+        ? Number.NEGATIVE_INFINITY
+        : msOf(f.run.decision.lastFullSyncAt),
   }));
-  keyed.sort((a, b) => a.at - b.at || a.c.decision.sourceId.localeCompare(b.c.decision.sourceId));
-  return keyed.map((k) => k.c);
+  keyed.sort((a, b) => a.at - b.at || a.f.run.decision.sourceId.localeCompare(b.f.run.decision.sourceId));
+  return keyed.map((k) => k.f);
 }
 
 /**

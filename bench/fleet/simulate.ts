@@ -226,6 +226,7 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
   });
 
   for (const s of sources) perHost?.register(s);
+  const sourceById = new Map(sources.map((s) => [s.fleet.sourceId, s]));
 
   // Due buckets by tick index; a source sits in the bucket of its `dueTick` (stale entries skipped).
   const buckets = new Map<number, SimSource[]>();
@@ -378,14 +379,13 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
           nowMs,
           nowIso,
           waiting: waitingList.map((s) => ({ source: s, decision: s.waiting?.decision as SourceDecision })),
-          running: [...running].map((r) => ({ source: r.source, kind: r.kind })),
+          running: [...running],
           settings,
         });
       }
     }
-    const byId = starts.length === 0 ? undefined : new Map(waitingList.map((s) => [s.fleet.sourceId, s]));
     for (const decision of starts) {
-      const s = byId?.get(decision.sourceId);
+      const s = sourceById.get(decision.sourceId);
       if (s === undefined || s.run !== undefined) continue;
       startRun(s, decision, nowMs, nowIso, measuring, lanes ? newLane(nowMs, decision) : undefined);
     }
@@ -444,7 +444,9 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
       s.changePtr += 1;
     }
     const plan = runPlanOf(s.fleet, kind, changed);
-    const latencies = Array.from({ length: plan.requests }, (_, i) => latencyMs(plan.pageOf(i), random));
+    // Drawn at the start, in request order (the draws' order is the seeded world's).
+    const latencies = new Array<number>(plan.requests);
+    for (let i = 0; i < plan.requests; i += 1) latencies[i] = latencyMs(plan.pageOf(i), random);
     const run: SimRun = {
       source: s,
       kind,
@@ -572,6 +574,14 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
       m.requestsByKind.set(key, k);
     }
     perHost?.runEnded(s, endedIso);
+    options.onRunEnded?.({
+      sourceId: s.fleet.sourceId,
+      host: s.fleet.host,
+      kind: run.kind,
+      startedAtMs: run.startedAt,
+      endAtMs: endAt,
+      requests: run.sent,
+    });
     // The sync function writes dueAt = endedAt: the planner decides it at its next tick.
     schedule(s, endAt, tick - 1);
   }

@@ -23,6 +23,18 @@ export interface FleetSimOptions {
   tickSeconds?: number;
   /** Local Monday 00:00 the measured week starts (default 2026-11-30, no DST change in it). */
   weekStart?: string;
+  /** Told of every run that ended (an explanation's data, e.g. ./explain-coverage.ts; no decision reads it). */
+  onRunEnded?: (run: EndedRun) => void;
+}
+
+/** A run that ended, as `onRunEnded` is told of it. */
+export interface EndedRun {
+  sourceId: string;
+  host: string;
+  kind: 'incremental' | 'full' | 'sliced';
+  startedAtMs: number;
+  endAtMs: number;
+  requests: number;
 }
 
 /** What the per-host allocation sees at a tick and answers. */
