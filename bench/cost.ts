@@ -27,7 +27,6 @@ import { REQUEST_INTERVAL_MIN_SECONDS, SCRAPER_DEFAULT_INTERVAL_SECONDS } from '
 import {
   DEL_HOSTS_IN_PARALLEL,
   DEL_SAMPLE_INTERVAL_MS,
-  deletionSampleFit,
   HOSTS_IN_PARALLEL,
   PHO_RECHECK_MS,
 } from '../shared/documents';
@@ -62,6 +61,7 @@ import { ALLRIS_DISTRICTS, startFakeRisHtml } from '../test/support/fake-ris-htm
 import { harness, TestClock } from '../test/support/oparl-harness';
 import { scraperHarness } from '../test/support/scraper-harness';
 import { ASSUMPTIONS } from './cost/assumptions';
+import { deletionRun } from './cost/deletion-model';
 import { type DeletionSampleUnits, measureDeletionSamples } from './cost/deletion-samples';
 import {
   dynamoItemBytes,
@@ -81,10 +81,11 @@ import {
   pacedRunSeconds,
   priceUsage,
   readUnits,
+  upstashPlanOf,
   vmComparison,
   WEEKS_PER_MONTH,
 } from './cost/model';
-import { PRICES, PRICES_READ_ON, UPSTASH_FIXED_BANDWIDTH_GB, USD_TO_EUR } from './cost/prices';
+import { PRICES, PRICES_READ_ON, UPSTASH_FIXED_PLANS, USD_TO_EUR } from './cost/prices';
 import { countStack, metricSeries } from './cost/stack-count';
 import { type StateItemSize, stateItemSize, writeWorstLeasedStateItem } from './cost/state-item';
 import { syncSizing } from './cost/sync-sizing';
@@ -1291,28 +1292,24 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
         hostsInParallel: HOSTS_IN_PARALLEL,
       });
     // DEL-2: every stored file sampled once a week (HEAD); RATE-6: 2 s between two checks of a server
-    // (from the end of one to the start of the next, so the answer time adds), servers in parallel.
-    const storedFilesNow = sources * A.storedFilesPerSource;
+    // (from the end of one to the start of the next, so the answer time adds), servers in parallel;
+    // issue 28: the run in shards by host, each shard its own invocation (bench/cost/deletion-model.ts).
     const deletionRunSeconds = (deletionFunction?.timeoutS ?? 900) - DELETION_BUDGET_RESERVE_MS / 1000;
-    const headSeconds = levers.latency ? (A.latency.head.minSeconds + A.latency.head.maxSeconds) / 2 : 0;
-    const deletionFit = deletionSampleFit({
-      servers: sources,
-      storedFiles: storedFilesNow,
-      headSeconds,
-      runSeconds: deletionRunSeconds,
-      runEveryMs: 3_600_000,
-      serversAtOnce: levers.deletionServersAtOnce,
-    });
-    // Servers worked at once overlap their waits and share the function's CPU: a run lasts the longer
-    // of its waits and its CPU. One that does not fit stops at its deadline: billed its budget, and the
-    // interval every file is sampled at stretches in proportion (oldest due first).
     const deletionMemoryMb = deletionFunction?.memoryMb ?? FUNCTION_MEMORY_MB.deletionCheck;
-    const deletionCpuPerRun =
-      deletionFit.samplesPerRun * A.deletionCpuSecondsPerCheck * cpuSlowdown(deletionMemoryMb);
-    const deletionWallPerRun = Math.max(deletionFit.secondsPerRun, deletionCpuPerRun);
-    const deletionSecondsPerRun = Math.min(deletionWallPerRun, deletionRunSeconds);
-    const deletionSampleIntervalMs =
-      DEL_SAMPLE_INTERVAL_MS * Math.max(1, deletionWallPerRun / deletionRunSeconds);
+    const deletion = deletionRun({
+      sources,
+      storedFilesPerSource: A.storedFilesPerSource,
+      headSeconds: levers.latency ? (A.latency.head.minSeconds + A.latency.head.maxSeconds) / 2 : 0,
+      runSeconds: deletionRunSeconds,
+      memoryMb: deletionMemoryMb,
+      serversAtOnce: levers.deletionServersAtOnce,
+      cpuSecondsPerCheck: A.deletionCpuSecondsPerCheck,
+      cpuSecondsPerSourceRun: A.deletionCpuSecondsPerSourceRun,
+    });
+    const { fit: deletionFit, sampleIntervalMs: deletionSampleIntervalMs } = deletion;
+    // Each shard reads the whole Sources table once a run (eventually consistent scan).
+    const deletionScanReadUnits =
+      hourlyRuns * deletion.shards * Math.ceil((sources * A.sourceItemBytes) / 4096) * 0.5;
     // Issue 28: a sample's DynamoDB units, measured through the real check (1b'); off = the code before
     // the sample walk, measured the same way (assumptions.ts).
     const deletionUnits = levers.deletionWalk
@@ -1320,7 +1317,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       : A.deletionSampleUnitsBeforeWalk;
     const headsPerMonth =
       perMonth(A.storedFilesPerSource) * sources * (DEL_SAMPLE_INTERVAL_MS / deletionSampleIntervalMs);
-    const deletionSeconds = hourlyRuns * deletionSecondsPerRun;
+    const deletionSeconds = hourlyRuns * deletion.shards * deletion.secondsPerRun;
     // PHO-2: each person's photo re-checked every 30 days; ~60 persons per body.
     const photosPerMonth = ((60 * 30 * 86_400_000) / PHO_RECHECK_MS) * sources;
     const photoSeconds = pacedRunSeconds({
@@ -1406,7 +1403,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
         planner: fn(FUNCTION_MEMORY_MB.planner, ticks, plannerSeconds),
         sync: fn(levers.syncMemoryMb, syncInvocations, syncSeconds),
         files: fn(FUNCTION_MEMORY_MB.files, hourlyRuns, fileSeconds),
-        deletionCheck: fn(deletionMemoryMb, hourlyRuns, deletionSeconds),
+        deletionCheck: fn(deletionMemoryMb, hourlyRuns * deletion.shards, deletionSeconds),
         photos: fn(FUNCTION_MEMORY_MB.photos, WEEKS_PER_MONTH, photoSeconds),
         preview: fn(FUNCTION_MEMORY_MB.preview, visits, visits * A.previewFunctionSeconds),
         geo: fn(
@@ -1441,6 +1438,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
           sync.invocations * lifecycle.readUnits +
           filesPerMonth * A.fileReads +
           headsPerMonth * deletionUnits.readUnits +
+          deletionScanReadUnits +
           broadcastRuns * A.broadcastReadUnitsPerRun +
           apiOrigin * A.apiReadUnitsPerRequest,
         writeUnits:
@@ -1476,7 +1474,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       },
       scheduler: { invocations: scheduledPerMonth },
       // The planner's host ledger is one script a tick (shared/slots ledger.ts).
-      upstash: { commands: upstashCommands },
+      upstash: { commands: upstashCommands, bandwidthGb: (upstashCommands * A.upstashBytesPerCommand) / 1e9 },
       secrets: { secrets: 1, apiCalls: A.coldStartsPerMonth },
       dataTransfer: {
         internetOutGb: (visits * A.fileBytes) / 1e9,
@@ -1564,8 +1562,9 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       deletionFit,
       deletionRunSeconds,
       deletion: {
-        waitSecondsPerRun: deletionFit.secondsPerRun,
-        cpuSecondsPerRun: deletionCpuPerRun,
+        shards: deletion.shards,
+        waitSecondsPerRun: deletion.waitSecondsPerRun,
+        cpuSecondsPerRun: deletion.cpuSecondsPerRun,
         sampleIntervalDays: deletionSampleIntervalMs / 86_400_000,
       },
       storedFiles,
@@ -1605,14 +1604,19 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
   // Issue 28: Upstash pay-as-you-go against the fixed plan for the month's commands (the model bills
   // the cheaper), and the fixed plan's bandwidth bound.
   const upstashOf = (b: ReturnType<typeof bill>) => {
-    const commands = b.usage.upstash.commands;
-    const bandwidthGb = (commands * A.upstashBytesPerCommand) / 1e9;
+    const { commands } = b.usage.upstash;
+    const bandwidthGb = b.usage.upstash.bandwidthGb ?? 0;
+    const billed = upstashPlanOf(b.usage.upstash);
+    // The plan that carries the bandwidth, billed or not (pay-as-you-go may be cheaper).
+    const plan = billed.plan ?? UPSTASH_FIXED_PLANS.find((p) => p.bandwidthGb >= bandwidthGb);
     return {
       millionCommandsPerMonth: round(commands / 1e6, 2),
-      payAsYouGoEur: round(commands * PRICES.upstashCommand.usd * USD_TO_EUR),
-      fixedPlanEur: round(PRICES.upstashFixedMonth.usd * USD_TO_EUR),
+      payAsYouGoEur: round(billed.payAsYouGoUsd * USD_TO_EUR),
+      fixedPlan: plan?.name ?? 'none carries it',
+      fixedPlanEur: round((plan ? PRICES[plan.price].usd : Number.NaN) * USD_TO_EUR),
       bandwidthGb: round(bandwidthGb, 1),
-      fixedPlanBandwidthGb: UPSTASH_FIXED_BANDWIDTH_GB,
+      fixedPlanBandwidthGb: plan?.bandwidthGb ?? Number.NaN,
+      billed: billed.plan ? billed.plan.name : 'pay-as-you-go',
     };
   };
   // Issue 28: the write units of the month by item family and operation, largest first (million WRU).
@@ -1656,9 +1660,11 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       eurPer1000Sources: round((b.cost.eurPerMonth / n) * 1000),
       onboardingEur: round(b.onboarding.eurPerMonth),
       deletionSampleIntervalDays: round(b.deletion.sampleIntervalDays, 1),
+      deletionShards: b.deletion.shards,
       deletionSecondsPerRun: round(Math.max(b.deletion.waitSecondsPerRun, b.deletion.cpuSecondsPerRun), 0),
       // Issue 28: the host slots' Redis traffic against the fixed plan's bandwidth (billed regardless).
       upstashBandwidthGb: upstashOf(b).bandwidthGb,
+      upstashPlan: upstashOf(b).billed,
     };
   });
   const withoutLevers = bill(sources, LEVERS_OFF);

@@ -30,6 +30,12 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
     const { runFleetBench, fleetBenchOptionsFromEnv } = await import('./fleet');
     return runFleetBench({ ...fleetBenchOptionsFromEnv(process.env), log: (l: string) => console.error(l) });
   },
+  // Issue 28: the deletion check's own CPU per check, its peers and councils in other processes.
+  'deletion-cpu': async () =>
+    (await import('./deletion-cpu')).runDeletionCpuBench({
+      ...(process.env.DELETION_CPU_SOURCES ? { sources: Number(process.env.DELETION_CPU_SOURCES) } : {}),
+      log: (l: string) => console.error(l),
+    }),
   rss: async () => (await import('./rss')).runRssBench({ log: (l: string) => console.error(l) }),
   // Issue 28: the run lifecycle's STATE writes alone (the part of `cost` the STATE item's shape moves).
   'state-writes': async () =>

@@ -47,14 +47,19 @@ import {
   ObjectOwnership,
   StorageClass,
 } from 'aws-cdk-lib/aws-s3';
-import { type CronOptionsWithTimezone, Schedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
+import {
+  type CronOptionsWithTimezone,
+  Schedule,
+  ScheduleExpression,
+  ScheduleTargetInput,
+} from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
 import { type OptionalStackOutputKey, STACK_OUTPUT_ENV, type StackOutputKey } from '../shared/config';
-import { TEXT_WORKER } from '../shared/documents';
+import { deletionShardsFor, TEXT_WORKER } from '../shared/documents';
 import { GEO_OBJECT_PREFIX, GEO_REFRESH_HOUR, GEO_REFRESH_MINUTE } from '../shared/geo';
 import { FILES_PREFIX, INCOMING_PREFIX, MIRROR_PREFIX, TEXT_PREFIX } from '../shared/mirror';
 import {
@@ -158,6 +163,7 @@ export const STACK_CONTEXT_KEYS = {
   changeFeed: 'changeFeed',
   apiWaf: 'apiWaf',
   apiWafRateLimit: 'apiWafRateLimit',
+  fleetSources: 'fleetSources',
   /**
    * Issue 28 (docs/operations.md, "State indexes"): `1` on the first of two deploys of an existing
    * stack — CloudFormation creates one global index per table update, so that deploy adds only the
@@ -214,6 +220,19 @@ function apiWafWanted(scope: Construct, props: IngestorStackProps): boolean {
 }
 
 /**
+ * Issue 28, DEL-2 at 10,000+ sources: the hourly deletion check's shards for the fleet the stack is
+ * sized for, context `-c fleetSources=…` (default 1,000: one run). Each shard is its own schedule and
+ * invocation (a host in exactly one); a fleet grown past it is logged by every shard (`deletion check:
+ * fleet outgrew its shards`) — deploy again with the new size.
+ */
+function deletionShardsOf(scope: Construct): number {
+  const raw = scope.node.tryGetContext(STACK_CONTEXT_KEYS.fleetSources);
+  return deletionShardsFor(
+    checkInteger('fleetSources', raw === undefined ? 1_000 : Number(raw), 1, 10_000_000),
+  );
+}
+
+/**
  * Most preview instances at once, and how many of its fetches count towards RATE-7's
  * INGESTOR_MAX_INSTANCES. Enforced by Lambda only with `reservedConcurrency` (see IngestorSettings).
  */
@@ -249,6 +268,11 @@ export interface ScheduledFunctionOptions {
   memorySize?: number;
   /** Worker-thread entries bundled next to the handler (infra/ingestor-function.ts). */
   workerEntries?: WorkerEntry[];
+  /**
+   * Issue 28: invocations of one tick, each with `{ shard: { index, of } }` from its own schedule (the
+   * deletion check at 10,000+ sources); they may run at once and count as that many fetchers. @default 1
+   */
+  shards?: number;
 }
 
 /** The deployment's numbers the stack checks once and hands to its builders. */
@@ -280,6 +304,8 @@ export class IngestorStack extends Stack {
   readonly syncMaxConcurrency: number;
   /** Whether functions get reserved concurrency (IngestorSettings.reservedConcurrency). */
   readonly reservedConcurrency: boolean;
+  /** Issue 28: shards of the hourly deletion check, from `fleetSources` (set by addDocumentFunctions). */
+  deletionShards = 1;
   /** CloudFront in front of the preview's Function URL (when the preview is deployed). */
   previewDistribution: Distribution | undefined;
   /** The OParl API's function and the distribution that serves it (when deployed, issue 16). */
@@ -641,26 +667,34 @@ export class IngestorStack extends Stack {
     cron: Omit<CronOptionsWithTimezone, 'timeZone'>,
     options: ScheduledFunctionOptions = {},
   ): IngestorFunction {
+    const shards = checkInteger(`${name} shards`, options.shards ?? 1, 1, 1_000);
     const fn = new IngestorFunction(this, name, {
       entry,
       description: options.description ?? `${name} (scheduled)`,
       timeout: options.timeout ?? Duration.minutes(15),
       memorySize: options.memorySize ?? 1024,
       environment: this.functionEnvironment,
-      ...this.reserve(1),
+      ...this.reserve(shards),
       maxEventAge: Duration.minutes(15),
       retryAttempts: 0,
       ...(options.workerEntries === undefined ? {} : { workerEntries: options.workerEntries }),
     });
     this.upstashSecret.grantRead(fn.role);
     this.grantApiIdKey(fn.role);
-    this.countFetchingInstances(1);
-    this.schedule(
-      `${name}Schedule`,
-      fn,
-      ScheduleExpression.cron({ ...cron, timeZone: TimeZone.EUROPE_BERLIN }),
-      { description: `${name} (Europe/Berlin)`, maxEventAge: Duration.minutes(15) },
-    );
+    this.countFetchingInstances(shards);
+    for (let index = 0; index < shards; index++) {
+      this.schedule(
+        index === 0 ? `${name}Schedule` : `${name}Schedule${index}`,
+        fn,
+        ScheduleExpression.cron({ ...cron, timeZone: TimeZone.EUROPE_BERLIN }),
+        {
+          description:
+            shards === 1 ? `${name} (Europe/Berlin)` : `${name} shard ${index + 1}/${shards} (Europe/Berlin)`,
+          maxEventAge: Duration.minutes(15),
+          ...(shards === 1 ? {} : { input: { shard: { index, of: shards } } }),
+        },
+      );
+    }
     return fn;
   }
 
@@ -676,6 +710,8 @@ export class IngestorStack extends Stack {
     deletionCheck: IngestorFunction;
     photos: IngestorFunction;
   } {
+    const deletionShards = deletionShardsOf(this);
+    this.deletionShards = deletionShards;
     const files = this.addScheduledFunction('Files', 'functions/files.ts', DOCUMENT_SCHEDULES.files, {
       description: 'Hourly: document cache and text extraction (DOC-1…DOC-7)',
       memorySize: FUNCTION_MEMORY_MB.files,
@@ -689,6 +725,8 @@ export class IngestorStack extends Stack {
       {
         description: 'Hourly: deletion check of stored documents (DEL-1…DEL-5)',
         memorySize: FUNCTION_MEMORY_MB.deletionCheck,
+        // Issue 28: a host in exactly one shard (shared/documents/deletion-shards.ts).
+        shards: deletionShards,
       },
     );
     const photos = this.addScheduledFunction('Photos', 'functions/photos.ts', DOCUMENT_SCHEDULES.photos, {
@@ -1122,13 +1160,17 @@ export class IngestorStack extends Stack {
     id: string,
     target: IngestorFunction,
     expression: ScheduleExpression,
-    options: { description: string; maxEventAge: Duration },
+    options: { description: string; maxEventAge: Duration; input?: Record<string, unknown> },
   ): Schedule {
     const schedule = new Schedule(this, id, {
       schedule: expression,
       description: options.description,
       // A missed tick is not made up: every run decides from the current state and time.
-      target: new LambdaInvoke(target.fn, { retryAttempts: 0, maxEventAge: options.maxEventAge }),
+      target: new LambdaInvoke(target.fn, {
+        retryAttempts: 0,
+        maxEventAge: options.maxEventAge,
+        ...(options.input === undefined ? {} : { input: ScheduleTargetInput.fromObject(options.input) }),
+      }),
     });
     // LambdaInvoke's role (created by the target, one per function, no handle to it) is granted the
     // function ARN and `<arn>:*` (its versions and aliases). Acknowledged on the stack for exactly

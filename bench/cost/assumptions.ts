@@ -139,13 +139,26 @@ export const ASSUMPTIONS = {
   /** Storage classes: share of preview visits that read a file older than the transition age. */
   previewOldFileShare: 0.3,
   /**
-   * CPU seconds of one deletion check (a HEAD through the fetcher, one conditional DynamoDB update) on
-   * one full vCPU: ≈ 0.011 s measured once (2026-12-02, 30 samples of one demo council on the documents
-   * test bed, process CPU with the local peers in the same process: an upper bound); the figure before
-   * was 0.05 s, unmeasured. The function asks 100 servers at once, so a run lasts the longer of its
-   * RATE-6 waits and its CPU at the function's share of a vCPU.
+   * CPU seconds of one deletion-check sample (a HEAD through the fetcher, the walk's share of DynamoDB
+   * reads and cursor writes) on one full vCPU, measured 2026-12-03 with `npm run bench -- deletion-cpu`
+   * (bench/deletion-cpu.ts): the real `runDeletionCheck` in its own process, the local DynamoDB/S3 peers
+   * and 40 demo councils each in another, `process.cpuUsage()` of the checker only; 2 runs × 40 servers
+   * × 30 samples = 2,400 samples, 10.57 s CPU (warm; a first run 6.0 ms a sample) = 4.4 ms a sample, the
+   * source loads of those runs included (3.6 ms with the quiet run's share taken out). Not in it: each
+   * request's Upstash slot round trip (host slots in memory there) — one more small HTTPS call a HEAD;
+   * the figure rounds up for it. Was 0.01 s, an upper bound measured with the peers in the process.
+   * The function asks 100 servers at once, so a run lasts the longer of its RATE-6 waits and its CPU
+   * at the function's share of a vCPU.
    */
-  deletionCpuSecondsPerCheck: 0.01,
+  deletionCpuSecondsPerCheck: 0.005,
+  /**
+   * CPU seconds a deletion run spends per source apart from its samples (the source's State, bodies and
+   * takedowns read, its queues and walk cursors queried), one full vCPU: the same bench's quiet run (40
+   * sources, nothing due) took 0.33 s and 0.93 s in two sessions = 8–23 ms a source; the upper end.
+   */
+  deletionCpuSecondsPerSourceRun: 0.023,
+  /** Bytes of one Sources item (a council's config): each deletion-check shard scans the table a run. */
+  sourceItemBytes: 1_000,
   /**
    * Issue 28, DynamoDB units of one unchanged deletion-check sample (DEL-2) before the sample walk:
    * measured with the cost bench's own stage (bench/cost/deletion-samples.ts, 24 samples in 4 hourly

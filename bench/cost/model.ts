@@ -1,4 +1,10 @@
-import { PRICES, type PriceName, USD_TO_EUR } from './prices';
+import {
+  PRICES,
+  type PriceName,
+  UPSTASH_FIXED_PLANS,
+  UPSTASH_PAYG_FREE_BANDWIDTH_GB,
+  USD_TO_EUR,
+} from './prices';
 
 /**
  * The cost model's arithmetic, pure: monthly quantities in, a priced breakdown out. The bench
@@ -100,7 +106,8 @@ export interface MonthlyUsage {
   logs: { ingestedGb: number; storedGb: number };
   metrics: { series: number; alarms: number; dashboards: number };
   scheduler: { invocations: number };
-  upstash: { commands: number };
+  /** Issue 28: the month's commands, and their bytes on the wire against a plan's bandwidth. */
+  upstash: { commands: number; bandwidthGb?: number };
   secrets: { secrets: number; apiCalls: number };
   /**
    * Portal serving: what visitors fetch (preview files from S3, the mirror API through CloudFront) —
@@ -138,6 +145,25 @@ export interface CostBreakdown {
 }
 
 export type PriceTable = Record<PriceName, { usd: number; per: string }>;
+
+/**
+ * Issue 28: the Upstash plan a month's commands and bandwidth are billed on — the smallest fixed plan
+ * that carries the bandwidth when it is cheaper than pay-as-you-go (commands, and bandwidth beyond its
+ * free share), else pay-as-you-go (`plan` undefined). Pure.
+ */
+export function upstashPlanOf(
+  upstash: MonthlyUsage['upstash'],
+  prices: PriceTable = PRICES,
+): { plan?: (typeof UPSTASH_FIXED_PLANS)[number]; payAsYouGoUsd: number; paidBandwidthGb: number } {
+  const bandwidthGb = upstash.bandwidthGb ?? 0;
+  const paidBandwidthGb = Math.max(0, bandwidthGb - UPSTASH_PAYG_FREE_BANDWIDTH_GB);
+  const payAsYouGoUsd =
+    upstash.commands * prices.upstashCommand.usd + paidBandwidthGb * prices.upstashPaygBandwidthGb.usd;
+  const plan = UPSTASH_FIXED_PLANS.find((p) => p.bandwidthGb >= bandwidthGb);
+  return plan && prices[plan.price].usd < payAsYouGoUsd
+    ? { plan, payAsYouGoUsd, paidBandwidthGb }
+    : { payAsYouGoUsd, paidBandwidthGb };
+}
 
 /** Prices `usage` with `prices` (USD) at `usdToEur`. */
 export function priceUsage(
@@ -187,10 +213,15 @@ export function priceUsage(
   add('cloudwatchMetrics', 'alarms', usage.metrics.alarms, 'alarmMonth');
   add('cloudwatchMetrics', 'dashboards', usage.metrics.dashboards, 'dashboardMonth');
   add('eventbridgeScheduler', 'invocations', usage.scheduler.invocations, 'schedulerInvocation');
-  // Upstash: pay-as-you-go per command, or a flat fixed plan — whichever is cheaper for the month.
-  if (usage.upstash.commands * prices.upstashCommand.usd > prices.upstashFixedMonth.usd)
-    add('upstash', 'fixed plan', 1, 'upstashFixedMonth');
-  else add('upstash', 'commands', usage.upstash.commands, 'upstashCommand');
+  // Upstash (issue 28): pay-as-you-go per command and bandwidth, or the smallest fixed plan whose
+  // bandwidth carries the month — whichever is cheaper.
+  const upstash = upstashPlanOf(usage.upstash, prices);
+  if (upstash.plan) add('upstash', 'fixed plan', 1, upstash.plan.price);
+  else {
+    add('upstash', 'commands', usage.upstash.commands, 'upstashCommand');
+    if (upstash.paidBandwidthGb > 0)
+      add('upstash', 'bandwidth GB', upstash.paidBandwidthGb, 'upstashPaygBandwidthGb');
+  }
   add('secretsManager', 'secrets', usage.secrets.secrets, 'secretMonth');
   add('secretsManager', 'API calls', usage.secrets.apiCalls, 'secretApiCall');
   add('dataTransfer', 'GB out to the internet', usage.dataTransfer.internetOutGb, 'dataOutGb');

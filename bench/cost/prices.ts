@@ -123,14 +123,45 @@ export const PRICES = {
     source: `Upstash Redis pricing (upstash.com/pricing/redis; upstash.com/docs/redis/overall/billing), pay as you go, $0.20 per 100K commands, ${READ}`,
   },
   /**
-   * Upstash's Fixed 250 MB plan: a flat price, commands not billed (bounded by commands per second —
-   * 10,000/s on every plan; the fleet's ~40/s at 1,000 sources is far below), 50 GB bandwidth a month.
-   * The model bills whichever of this and pay-as-you-go is cheaper for the month's commands.
+   * Upstash's fixed plans (issue 28): a flat price, commands not billed (bounded by 10,000 commands a
+   * second — the fleet's ≈ 20/s at 1,000 sources, ≈ 2,000/s at 100,000, stays below), each with a
+   * monthly bandwidth (`UPSTASH_FIXED_PLANS`). The model bills the cheapest of pay-as-you-go and the
+   * smallest fixed plan whose bandwidth carries the month's traffic.
    */
   upstashFixedMonth: {
     usd: 10,
     per: 'month of the Fixed 250 MB plan (commands not billed, 50 GB bandwidth)',
     source: `Upstash Redis pricing (upstash.com/pricing/redis; upstash.com/docs/redis/overall/billing), Fixed 250MB $10/month; the same figure in pricing captures dated 2026-09-20 and 2026-11-09; ${READ}`,
+  },
+  upstashFixed1GbMonth: {
+    usd: 20,
+    per: 'month of the Fixed 1 GB plan (commands not billed, 100 GB bandwidth)',
+    source: `Upstash Redis pricing (upstash.com/pricing/redis), as transcribed 2026-09-20 in api-evangelist/upstash plans/upstash-plans-pricing.yml: Fixed 1GB $20/month, 1 GB, 100 GB bandwidth; ${READ}`,
+  },
+  upstashFixed5GbMonth: {
+    usd: 100,
+    per: 'month of the Fixed 5 GB plan (commands not billed, 500 GB bandwidth)',
+    source: `Upstash Redis pricing (upstash.com/pricing/redis), as transcribed 2026-09-20 in api-evangelist/upstash plans/upstash-plans-pricing.yml: Fixed 5GB $100/month, 5 GB, 500 GB bandwidth; ${READ}`,
+  },
+  upstashFixed10GbMonth: {
+    usd: 200,
+    per: 'month of the Fixed 10 GB plan (commands not billed, 1 TB bandwidth)',
+    source: `Upstash Redis pricing (upstash.com/pricing/redis), as transcribed 2026-09-20 in api-evangelist/upstash plans/upstash-plans-pricing.yml: Fixed 10GB $200/month, 10 GB, 1 TB bandwidth; ${READ}`,
+  },
+  upstashFixed50GbMonth: {
+    usd: 400,
+    per: 'month of the Fixed 50 GB plan (commands not billed, 5 TB bandwidth)',
+    source: `Upstash Redis pricing (upstash.com/pricing/redis), as transcribed 2026-09-20 in api-evangelist/upstash plans/upstash-plans-pricing.yml: Fixed 50GB $400/month, 50 GB, 5 TB bandwidth; ${READ}`,
+  },
+  upstashFixed100GbMonth: {
+    usd: 800,
+    per: 'month of the Fixed 100 GB plan (commands not billed, 10 TB bandwidth)',
+    source: `Upstash Redis pricing (upstash.com/pricing/redis), as transcribed 2026-09-20 in api-evangelist/upstash plans/upstash-plans-pricing.yml: Fixed 100GB $800/month, 100 GB, 10 TB bandwidth; ${READ}`,
+  },
+  upstashPaygBandwidthGb: {
+    usd: 0.03,
+    per: 'GB of Upstash bandwidth beyond 200 GB a month, pay-as-you-go',
+    source: `Upstash Redis pricing (upstash.com/pricing/redis), as transcribed 2026-09-20 in api-evangelist/upstash plans/upstash-plans-pricing.yml: Pay as You Go, bandwidth free up to 200 GB/month, then $0.03/GB; ${READ}`,
   },
   dataOutGb: {
     usd: 0.09,
@@ -214,5 +245,18 @@ export const PRICES = {
 
 export type PriceName = keyof typeof PRICES;
 
-/** The Fixed 250 MB plan's monthly bandwidth (GB), from the same page as `upstashFixedMonth`. */
+/** Issue 28: Upstash's fixed plans by monthly bandwidth (GB), cheapest first — the pages of `upstashFixed*`. */
+export const UPSTASH_FIXED_PLANS: readonly { price: PriceName; name: string; bandwidthGb: number }[] = [
+  { price: 'upstashFixedMonth', name: 'Fixed 250 MB', bandwidthGb: 50 },
+  { price: 'upstashFixed1GbMonth', name: 'Fixed 1 GB', bandwidthGb: 100 },
+  { price: 'upstashFixed5GbMonth', name: 'Fixed 5 GB', bandwidthGb: 500 },
+  { price: 'upstashFixed10GbMonth', name: 'Fixed 10 GB', bandwidthGb: 1_000 },
+  { price: 'upstashFixed50GbMonth', name: 'Fixed 50 GB', bandwidthGb: 5_000 },
+  { price: 'upstashFixed100GbMonth', name: 'Fixed 100 GB', bandwidthGb: 10_000 },
+];
+
+/** The Fixed 250 MB plan's monthly bandwidth (GB), the smallest fixed plan's. */
 export const UPSTASH_FIXED_BANDWIDTH_GB = 50;
+
+/** Pay-as-you-go's monthly bandwidth without charge (GB); beyond, `upstashPaygBandwidthGb`. */
+export const UPSTASH_PAYG_FREE_BANDWIDTH_GB = 200;

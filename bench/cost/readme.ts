@@ -33,8 +33,11 @@ interface FleetRow {
   onboardingEur: number;
   deletionSampleIntervalDays: number;
   deletionSecondsPerRun: number;
-  /** Issue 28: Upstash bandwidth a month at this fleet size (GB). */
+  /** Issue 28: Upstash bandwidth a month at this fleet size (GB), and the plan billed for it. */
   upstashBandwidthGb?: number;
+  upstashPlan?: string;
+  /** Issue 28: the deletion check's hourly run in this many shards (one invocation each). */
+  deletionShards?: number;
 }
 interface LeverRow {
   lever: string;
@@ -83,13 +86,17 @@ export interface CostResult {
   };
   /** Issue 28: the month's DynamoDB write units by item family and operation (million WRU). */
   dynamoWrites?: { millionWruPerMonth: number; eurPerMonth: number; byFamily: Record<string, number> };
-  /** Issue 28: Upstash pay-as-you-go against the fixed plan for the month's commands. */
+  /** Issue 28: Upstash pay-as-you-go against the fixed plan that carries the month's bandwidth. */
   upstash?: {
     millionCommandsPerMonth: number;
     payAsYouGoEur: number;
+    /** The smallest fixed plan whose bandwidth carries the month (bench/cost/prices.ts). */
+    fixedPlan?: string;
     fixedPlanEur: number;
     bandwidthGb: number;
     fixedPlanBandwidthGb: number;
+    /** The plan billed: that fixed plan or pay-as-you-go, the cheaper. */
+    billed?: string;
   };
   prices: string;
   usdToEur: number;
@@ -190,12 +197,12 @@ export function renderCostSection(r: CostResult): string {
     '',
     `(${num(r.comparison.storedFilesGb)} GB of files.) Per fleet size:`,
     '',
-    '| sources | € / month | € per 1,000 sources | onboarding (one-off) | deletion check: s a run, sample every … days |',
+    '| sources | € / month | € per 1,000 sources | onboarding (one-off) | deletion check: shards × s a run, sample every … days |',
     '|---|---|---|---|---|',
   );
   for (const f of r.fleet) {
     lines.push(
-      `| ${num(f.sources)} | ${eur(f.eurPerMonth)} | ${eur(f.eurPer1000Sources)} | ${eur(f.onboardingEur)} | ${num(f.deletionSecondsPerRun)} s, ${num(f.deletionSampleIntervalDays)} |`,
+      `| ${num(f.sources)} | ${eur(f.eurPerMonth)} | ${eur(f.eurPer1000Sources)} | ${eur(f.onboardingEur)} | ${f.deletionShards ?? 1} × ${num(f.deletionSecondsPerRun)} s, ${num(f.deletionSampleIntervalDays)} |`,
     );
   }
   lines.push('', 'Levers of issue 28, each billed off → on, everything else as now (€ / month):', '');
@@ -233,18 +240,16 @@ export function renderCostSection(r: CostResult): string {
     const u = r.upstash;
     lines.push(
       '',
-      `Upstash: ${num(u.millionCommandsPerMonth)} M commands a month (one script per request, RATE-1/RATE-4): ` +
-        `pay-as-you-go €${eur(u.payAsYouGoEur)}, the fixed plan €${eur(u.fixedPlanEur)} (billed: the cheaper); ` +
-        `≈ ${num(u.bandwidthGb)} GB of its ${num(u.fixedPlanBandwidthGb)} GB bandwidth.`,
+      `Upstash: ${num(u.millionCommandsPerMonth)} M commands a month (one script per request, RATE-1/RATE-4), ` +
+        `≈ ${num(u.bandwidthGb)} GB: pay-as-you-go €${eur(u.payAsYouGoEur)}, the ${u.fixedPlan ?? 'fixed'} plan ` +
+        `(${num(u.fixedPlanBandwidthGb)} GB) €${eur(u.fixedPlanEur)}; billed: ${u.billed ?? 'the cheaper'}.`,
     );
-    // Issue 28: where the fixed plan's bandwidth no longer holds, the bill above is short (a larger
-    // plan, not priced here) — said, not hidden.
-    const over = r.fleet.filter((f) => (f.upstashBandwidthGb ?? 0) > u.fixedPlanBandwidthGb);
-    if (over.length > 0)
+    // Issue 28: each fleet size is billed the plan that carries its bandwidth (fleet rows).
+    const plans = r.fleet.filter((f) => f.upstashPlan !== undefined);
+    if (plans.length > 0)
       lines.push(
         '',
-        `Beyond the fixed plan’s bandwidth: ${over.map((f) => `${num(f.sources)} sources ≈ ${num(f.upstashBandwidthGb ?? 0)} GB`).join(', ')} — ` +
-          'a larger Upstash plan is needed there, which the bill above does not price (upstash.com/pricing, to be re-checked).',
+        `Upstash by fleet size: ${plans.map((f) => `${num(f.sources)} sources ≈ ${num(f.upstashBandwidthGb ?? 0)} GB → ${f.upstashPlan}`).join(', ')}.`,
       );
   }
   lines.push(

@@ -105,10 +105,12 @@ export async function composeDocuments(
 /** Without a Lambda context (a local call), a pass may take the longest a Lambda may run. */
 const LAMBDA_MAX_MS = 15 * 60_000;
 
-export interface DocumentsPassHandlerSpec<R> {
+export interface DocumentsPassHandlerSpec<R, O extends PassOptions = PassOptions> {
   /** The function's runtime (`composeDocuments`), kept while the instance is warm (`warmRuntime`). */
   runtime: () => Promise<DocumentsRuntime>;
-  pass: (deps: DocumentsDeps, options: PassOptions) => Promise<R>;
+  pass: (deps: DocumentsDeps, options: O) => Promise<R>;
+  /** Issue 28: what the invocation's event adds to the pass's options (a deletion-check shard). */
+  optionsOf?: (event: unknown) => Omit<O, keyof PassOptions>;
   /** Kept back from the invocation's remaining time: the pass starts no new item in its last minutes. */
   reserveMs: number;
   /** One log line of what the pass did. */
@@ -116,22 +118,26 @@ export interface DocumentsPassHandlerSpec<R> {
 }
 
 /** A document pass as a scheduled Lambda handler, under the invocation's remaining time less `reserveMs`. */
-export function documentsPassHandler<R>({
+export function documentsPassHandler<R, O extends PassOptions = PassOptions>({
   runtime,
   pass,
   reserveMs,
   done,
-}: DocumentsPassHandlerSpec<R>): (
-  _event?: unknown,
+  optionsOf,
+}: DocumentsPassHandlerSpec<R, O>): (
+  event?: unknown,
   context?: Pick<Context, 'getRemainingTimeInMillis'>,
 ) => Promise<R> {
-  return async (_event, context) => {
+  return async (event, context) => {
+    // Read first: a malformed event fails before any work.
+    const extra = optionsOf?.(event);
     const rt = await runtime();
     const remainingMs = context?.getRemainingTimeInMillis() ?? LAMBDA_MAX_MS;
     const report = await pass(rt.deps, {
+      ...extra,
       now: new Date(),
       deadlineMs: Date.now() + Math.max(0, remainingMs - reserveMs),
-    });
+    } as O);
     done(report);
     return report;
   };

@@ -171,6 +171,15 @@ export const HOSTS_IN_PARALLEL = 4;
  */
 export const DEL_HOSTS_IN_PARALLEL = 100;
 /**
+ * Issue 28, DEL-2 at 10,000+ sources: sources one deletion-check shard (one invocation of the hourly
+ * run) works. Measured (`npm run bench -- deletion-cpu`): ≈ 4.4 ms CPU a sample and ≈ 8–23 ms a source's
+ * loads and queue reads a run on one vCPU; at 512 MB (≈ 0.29 vCPU) and ≈ 12 samples a source and hour
+ * (2,000 stored files, weekly) a source takes ≈ 0.23–0.28 s of CPU and ≈ 0.27 s of RATE-6 waits
+ * (100 servers at once) a run — ≈ 2,800 sources fill the 780 s a run may use; 2,000 leave room for
+ * bigger councils and a slower answer.
+ */
+export const DEL_SOURCES_PER_SHARD = 2_000;
+/**
  * Whole-file GETs in one deletion run at once (DEL-1 re-fetches, the GET after an unclear HEAD, the
  * 30-day GET): as many as the files pass streams, so the function's memory stays as measured.
  */

@@ -70,15 +70,23 @@ export interface LoadedContexts {
   contexts: SourceContext[];
   /** Sources whose config is invalid: skipped (their status says why). */
   invalid: string[];
+  /** Sources in the table, those left out by `include` too (issue 28: the shards the fleet needs). */
+  fleetSources: number;
 }
 
 /** Sources, their sync state (ERR-6) and bodies (ONB-4 / DOC-7), read once per run. */
-export async function loadSourceContexts(deps: DocumentsDeps, now: Date): Promise<LoadedContexts> {
+export async function loadSourceContexts(
+  deps: DocumentsDeps,
+  now: Date,
+  /** Issue 28: only these sources' contexts (a deletion-check shard); their per-source reads only. */
+  include: (source: SourceConfig) => boolean = () => true,
+): Promise<LoadedContexts> {
   const load = await loadAllSources(deps.doc, deps.tables.sources);
   const { parsed } = load;
   const sources: SourceConfig[] = [];
   const invalid: string[] = [];
   for (const p of parsed) {
+    if (p.ok && !include(p.source)) continue;
     if (p.ok) sources.push(p.source);
     else invalid.push(p.sourceId);
   }
@@ -102,7 +110,7 @@ export async function loadSourceContexts(deps: DocumentsDeps, now: Date): Promis
       ...(state?.schedule === undefined ? {} : { hostState: hostStateView(state.schedule) }),
     });
   }
-  return { contexts, invalid };
+  return { contexts, invalid, fleetSources: parsed.length };
 }
 
 /**

@@ -21,6 +21,7 @@ import {
   forEachGroup,
   hostOf,
   isTakenDown,
+  type LoadedContexts,
   listedBodies,
   loadSourceContexts,
   type PassOptions,
@@ -41,6 +42,7 @@ import {
   sampleChange,
   takenDownChange,
 } from './decide';
+import { type DeletionShard, deletionShardsFor, hostShard } from './deletion-shards';
 import { shards, walkCursorId } from './keys';
 import { deleteObjects, type FileFetchContext, fetchFileToS3, fetchSourceOf } from './objects';
 import { routeIntake } from './route';
@@ -75,6 +77,10 @@ export interface DeletionReport {
   invalidSources: string[];
   /** Item 5 of issue 27: servers this run did not start on (sync runs first, RATE-8 pauses), and why. */
   busyHosts: BusyHost[];
+  /** Issue 28: the shard this run worked, when the hourly run is split. */
+  shard?: DeletionShard;
+  /** Issue 28: shards the fleet needs (`deletionShardsFor`); above `shard.of` (or 1) it outgrew them. */
+  shardsNeeded: number;
 }
 
 type TaskKind = 'refetch' | 'recheck' | 'sample';
@@ -107,36 +113,23 @@ interface RunState {
   bodies: Gate;
 }
 
-export async function runDeletionCheck(deps: DocumentsDeps, options: PassOptions): Promise<DeletionReport> {
-  const { now } = options;
-  const nowIso = now.toISOString();
+/** Issue 28: one shard of the hourly run (deletion-shards.ts); absent = the whole fleet. */
+export interface DeletionOptions extends PassOptions {
+  shard?: DeletionShard;
+}
+
+export async function runDeletionCheck(
+  deps: DocumentsDeps,
+  options: DeletionOptions,
+): Promise<DeletionReport> {
+  const { now, shard } = options;
   const store = documentsStoreOf(deps);
-  const { contexts, invalid } = await loadSourceContexts(deps, now);
+  const { contexts, invalid, shardsNeeded } = await shardContexts(deps, now, shard);
   // Item 5 of issue 27: per server, whether this check may start there (RATE-9, RATE-8).
   const admission = await passAdmission(deps.hostBudget, contexts, now);
   const routed = await routeIntake(deps, store, now);
 
-  const tasks: Task[] = [];
-  const walks: BodyWalk[] = [];
-  let refetchLeft = DEL_MAX_REFETCHES_PER_RUN;
-  let recheckLeft = DEL_MAX_RECHECKS_PER_RUN;
-  for (const ctx of contexts) {
-    // DEL-5: file fetching and ERR-6 decide; an inactive source is still checked.
-    if (!ctx.gate.deletion) continue;
-    const id = ctx.source.sourceId;
-    const refetch = await store.queryDue(shards.refetch(id), nowIso, refetchLeft);
-    refetchLeft -= refetch.length;
-    tasks.push(...refetch.map((item) => ({ kind: 'refetch' as const, item, ctx })));
-    for (const { bodyKey } of listedBodies(ctx)) {
-      // DEL-3 (seed: "bei öffentlich gelisteten Kommunen") and DEL-2: listed bodies only.
-      const recheck = await store.queryDue(shards.recheck(id, bodyKey), nowIso, recheckLeft);
-      recheckLeft -= recheck.length;
-      tasks.push(...recheck.map((item) => ({ kind: 'recheck' as const, item, ctx })));
-      const samples = await sampleTasks(store, ctx, bodyKey, now);
-      walks.push(samples.walk);
-      tasks.push(...samples.tasks);
-    }
-  }
+  const { tasks, walks } = await gatherTasks(store, contexts, now);
 
   const run: RunState = {
     now,
@@ -200,11 +193,70 @@ export async function runDeletionCheck(deps: DocumentsDeps, options: PassOptions
       .map(([host, s]) => ({ host, reason: s.stopReason ?? 'stopped' })),
     invalidSources: invalid,
     busyHosts: admission.busy,
+    ...(shard ? { shard } : {}),
+    shardsNeeded,
   };
   // The run's requests into the host ledger: the planner's and the next pass's other-fetch share.
   await deps.hostBudget?.record();
   deps.log?.('deletion check', { ...report });
   return report;
+}
+
+/** The run's work, source by source: DEL-1 re-fetches, DEL-3 re-checks and DEL-2 samples, within their caps. */
+async function gatherTasks(
+  store: DocumentsStore,
+  contexts: SourceContext[],
+  now: Date,
+): Promise<{ tasks: Task[]; walks: BodyWalk[] }> {
+  const nowIso = now.toISOString();
+  const tasks: Task[] = [];
+  const walks: BodyWalk[] = [];
+  let refetchLeft = DEL_MAX_REFETCHES_PER_RUN;
+  let recheckLeft = DEL_MAX_RECHECKS_PER_RUN;
+  for (const ctx of contexts) {
+    // DEL-5: file fetching and ERR-6 decide; an inactive source is still checked.
+    if (!ctx.gate.deletion) continue;
+    const id = ctx.source.sourceId;
+    const refetch = await store.queryDue(shards.refetch(id), nowIso, refetchLeft);
+    refetchLeft -= refetch.length;
+    tasks.push(...refetch.map((item) => ({ kind: 'refetch' as const, item, ctx })));
+    for (const { bodyKey } of listedBodies(ctx)) {
+      // DEL-3 (seed: "bei öffentlich gelisteten Kommunen") and DEL-2: listed bodies only.
+      const recheck = await store.queryDue(shards.recheck(id, bodyKey), nowIso, recheckLeft);
+      recheckLeft -= recheck.length;
+      tasks.push(...recheck.map((item) => ({ kind: 'recheck' as const, item, ctx })));
+      const samples = await sampleTasks(store, ctx, bodyKey, now);
+      walks.push(samples.walk);
+      tasks.push(...samples.tasks);
+    }
+  }
+  return { tasks, walks };
+}
+
+/**
+ * Issue 28: the contexts of the shard's sources (all without a shard), and the shards the fleet needs —
+ * a fleet grown past the shards deployed keeps being checked, only less often: said aloud.
+ */
+async function shardContexts(
+  deps: DocumentsDeps,
+  now: Date,
+  shard: DeletionShard | undefined,
+): Promise<LoadedContexts & { shardsNeeded: number }> {
+  const loaded = await loadSourceContexts(
+    deps,
+    now,
+    shard ? (source) => hostShard(source.host, shard.of) === shard.index : undefined,
+  );
+  const shardsNeeded = deletionShardsFor(loaded.fleetSources);
+  if (shardsNeeded > (shard?.of ?? 1)) {
+    const { fleetSources } = loaded;
+    deps.log?.('deletion check: fleet outgrew its shards', {
+      fleetSources,
+      shards: shard?.of ?? 1,
+      shardsNeeded,
+    });
+  }
+  return { ...loaded, shardsNeeded };
 }
 
 /**

@@ -11,6 +11,7 @@ export const DOCUMENT_ERROR_CODES = [
   'TEXT_TIMEOUT',
   'TEXT_MEMORY',
   'TEXT_INTERRUPTED',
+  'DELETION_SHARD_INVALID',
 ] as const;
 export type DocumentErrorCode = (typeof DOCUMENT_ERROR_CODES)[number];
 

@@ -29,8 +29,9 @@ export {
   type SourceContext,
 } from './context';
 export * from './decide';
-export { type DeletionReport, runDeletionCheck } from './deletion';
+export { type DeletionOptions, type DeletionReport, runDeletionCheck } from './deletion';
 export { type DeletionFit, type DeletionFitInput, deletionSampleFit } from './deletion-fit';
+export { type DeletionShard, deletionShardsFor, hostShard, shardOfEvent } from './deletion-shards';
 export * from './errors';
 export * from './keys';
 export {

@@ -1,0 +1,161 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { composeDocuments, type DeletionReport, runDeletionCheck, runFilesPass } from '../shared/documents';
+import { createTestResolver } from '../shared/net';
+import { createHostSlots } from '../shared/slots';
+import { type DocumentsBed, HOUR, putBody, putSource, recordFile, T0 } from '../test/support/documents-bed';
+import { InstantClock } from '../test/support/fetch-kit';
+import { startRemotePeers } from './support';
+
+/**
+ * Issue 28: the deletion check's own CPU per check, without its peers' CPU. The local DynamoDB/S3 run
+ * in one child process (peers-process.ts), the demo councils in another (councils-process.ts); this
+ * process runs only the real `runDeletionCheck` (fetcher, host slots in memory, DynamoDB/S3 clients)
+ * and counts `process.cpuUsage()` around it. Not counted: the Upstash round trip of each request's
+ * slot (in production one more HTTPS call per HEAD; in memory here) — see `slotsNote` in the output.
+ *
+ * `sources` servers, one listed body each with `filesPerSource` stored files (≤ DEL_SAMPLES_PER_BODY,
+ * so one run samples them all); a run a week after the store is warm-up (JIT, connection pools), the
+ * runs one and two weeks later are measured, then a quiet run (nothing due) gives the per-source cost.
+ */
+export interface DeletionCpuResult {
+  sources: number;
+  samplesMeasured: number;
+  cpuSecondsMeasured: number;
+  /** CPU seconds per sample on this machine's one core, the quiet run's per-source share taken out. */
+  cpuSecondsPerCheck: number;
+  /** CPU seconds a run spends per source with nothing due (source load, queue and cursor reads). */
+  cpuSecondsPerSourceRun: number;
+  warmupCpuSecondsPerCheck: number;
+  checks: Record<string, number>;
+  slotsNote: string;
+}
+
+async function startCouncils(
+  count: number,
+  files: number,
+): Promise<{ urls: string[]; stop(): Promise<void> }> {
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'bench/councils-process.ts', String(count), String(files)],
+    { stdio: ['pipe', 'pipe', 'inherit'] },
+  );
+  const line = await new Promise<string>((resolve, reject) => {
+    const rl = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+    rl.once('line', (l) => {
+      rl.close();
+      resolve(l);
+    });
+    child.once('exit', (code) => reject(new Error(`councils process exited with ${code}`)));
+  });
+  const urls = (JSON.parse(line) as { url: string }[]).map((c) => c.url);
+  return {
+    urls,
+    async stop() {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.stdin?.end();
+      await exited;
+    },
+  };
+}
+
+const cpuSeconds = (since: NodeJS.CpuUsage) => {
+  const d = process.cpuUsage(since);
+  return (d.user + d.system) / 1e6;
+};
+
+const samplesOf = (report: DeletionReport) =>
+  Object.entries(report.checks)
+    // Answered samples only: a sample not asked (no slot, deadline) sent nothing.
+    .filter(
+      ([key]) =>
+        key.startsWith('sample:') &&
+        !/:(not-asked|not-started|host-busy|server-stopped|source-resting|error)$/.test(key),
+    )
+    .reduce((sum, [, n]) => sum + n, 0);
+
+export async function runDeletionCpuBench({
+  sources = 40,
+  filesPerSource = 30,
+  log = () => {},
+}: {
+  sources?: number;
+  filesPerSource?: number;
+  log?: (line: string) => void;
+} = {}): Promise<DeletionCpuResult> {
+  const peers = await startRemotePeers();
+  const councils = await startCouncils(sources, filesPerSource);
+  const clock = new InstantClock(T0);
+  const env = { ...peers.env, INGESTOR_ALLOW_LOOPBACK: true };
+  // Storing the files is setup: its pacing on an instant clock. The checks run on the real clock: with
+  // many servers at once, one shared instant clock would let one server's waits push another's slot past
+  // its wait budget (not asked) — a real RATE-6 wait costs no CPU, so the figure is unchanged by it.
+  const setup = await composeDocuments(env, {
+    clients: peers.clients,
+    resolver: createTestResolver(),
+    slots: createHostSlots({ clock }),
+    clock,
+    sleep: clock.sleep,
+  });
+  const runtime = await composeDocuments(env, { clients: peers.clients, resolver: createTestResolver() });
+  try {
+    // The documents bed's helpers need only the peers and the clock.
+    const bed = { aws: peers, clock } as unknown as DocumentsBed;
+    for (const [i, url] of councils.urls.entries()) {
+      const sourceId = `del-cpu-${i}`;
+      const bodyId = `${url}/oparl/v1/bodies/1`;
+      await putSource(bed, { sourceId, systemUrl: `${url}/oparl/v1/system` });
+      await putBody(bed, sourceId, { id: bodyId, listed: true });
+      for (let n = 1; n <= filesPerSource; n++) {
+        await recordFile(bed, { sourceId, bodyId, url: `${url}/files/1/${n}.pdf` });
+      }
+    }
+    // Store every file (DOC-1): the files pass takes a bounded share a run.
+    for (let pass = 0; pass < 20; pass++) {
+      const report = await runFilesPass(setup.deps, { now: new Date(clock.now()) });
+      const stored = report.files.stored ?? 0;
+      log(`files pass ${pass}: ${JSON.stringify(report.files)}`);
+      if (stored === 0 && pass > 0) break;
+      clock.advance(HOUR);
+    }
+    const week = 7 * 24 * HOUR;
+    const checkAt = async (atMs: number) => {
+      clock.timeMs = atMs;
+      const before = process.cpuUsage();
+      const report = await runDeletionCheck(runtime.deps, { now: new Date(clock.now()) });
+      const cpu = cpuSeconds(before);
+      log(
+        `deletion check at +${((atMs - T0) / HOUR).toFixed(0)} h: ${cpu.toFixed(2)} s CPU, ${JSON.stringify(report.checks)}`,
+      );
+      return { cpu, samples: samplesOf(report), checks: report.checks };
+    };
+    const warm = await checkAt(T0 + week + 2 * HOUR);
+    const measured = [await checkAt(T0 + 2 * week + 2 * HOUR), await checkAt(T0 + 3 * week + 2 * HOUR)];
+    // Nothing due an hour later: what a run costs per source apart from its checks.
+    const quiet = await checkAt(T0 + 3 * week + 3 * HOUR);
+    const cpuSecondsPerSourceRun = quiet.cpu / sources;
+    const samplesMeasured = measured.reduce((s, m) => s + m.samples, 0);
+    const cpuSecondsMeasured = measured.reduce((s, m) => s + m.cpu, 0);
+    const checks: Record<string, number> = {};
+    for (const m of measured) for (const [k, n] of Object.entries(m.checks)) checks[k] = (checks[k] ?? 0) + n;
+    return {
+      sources,
+      samplesMeasured,
+      cpuSecondsMeasured,
+      cpuSecondsPerCheck:
+        samplesMeasured > 0
+          ? (cpuSecondsMeasured - measured.length * quiet.cpu) / samplesMeasured
+          : Number.NaN,
+      cpuSecondsPerSourceRun,
+      warmupCpuSecondsPerCheck: warm.samples > 0 ? warm.cpu / warm.samples : Number.NaN,
+      checks,
+      slotsNote:
+        'host slots in memory: in production each HEAD also makes one Upstash REST call (EVALSHA) — not in this figure',
+    };
+  } finally {
+    await setup.close();
+    await runtime.close();
+    await councils.stop();
+    await peers.stop();
+  }
+}
