@@ -146,7 +146,7 @@ export class SyncStateStore {
   // --- bodies -------------------------------------------------------------------------------------
 
   getBodies(): Promise<BodyRecord[]> {
-    return this.items.listPrefix<BodyRecord>('BODY#');
+    return this.items.listPrefix<BodyRecord>(bodySk(''));
   }
 
   getBody(bodyKey: string): Promise<BodyRecord | undefined> {
