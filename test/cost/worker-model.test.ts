@@ -117,4 +117,19 @@ describe('the sync worker cost model (issue 28)', () => {
     expect(capped.meanInvocationsAlive).toBeLessThanOrEqual(2);
     expect(capped.billedPerRunSecond).toBeLessThan(spread.billedPerRunSecond);
   });
+
+  it('a cap from the runs in flight makes the burst wait for live workers: fewer invocations, a short wait', () => {
+    // 60 runs of 20 s a tick, ≈ 20 in flight, a worker of 20: the slots' cap (120 ÷ 20 = 6) opens an
+    // invocation per batch of ten at every tick; 1.5 × 20 ÷ 20 → 2 holds 40 at once.
+    const stream = { ...bursty, runsPerMinute: 60, slots: 120, eventSourcePollers: 5 };
+    const slotsCap = simulateWorker({ ...stream, maxInvocations: 6 });
+    const meanCap = simulateWorker({ ...stream, maxInvocations: 2 });
+    expect(meanCap.meanInvocationsAlive).toBeLessThanOrEqual(2);
+    expect(meanCap.billedPerRunSecond).toBeLessThan(slotsCap.billedPerRunSecond / 1.3);
+    expect(meanCap.maxRunsInFlight).toBeLessThanOrEqual(40);
+    // Every admitted run still starts, later by the queue's wait — well inside SCH-5's lease.
+    expect(meanCap.meanRunsInFlight).toBeCloseTo(slotsCap.meanRunsInFlight, 0);
+    expect(meanCap.meanQueueWaitSeconds).toBeGreaterThan(slotsCap.meanQueueWaitSeconds);
+    expect(meanCap.meanQueueWaitSeconds).toBeLessThan(60);
+  });
 });
