@@ -23,6 +23,7 @@ import {
   SYNC_WORKER_MEMORY,
 } from '../infra/function-sizes';
 import { FILES_TO_GLACIER_IR_AFTER_DAYS } from '../infra/storage-classes';
+import { syncMaxConcurrency } from '../infra/sync-concurrency';
 import { REQUEST_INTERVAL_MIN_SECONDS, SCRAPER_DEFAULT_INTERVAL_SECONDS } from '../shared/config';
 import {
   DEL_HOSTS_IN_PARALLEL,
@@ -1158,10 +1159,14 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       DEFAULT_MAX_CONCURRENT_SYNCS,
       Math.ceil((1.5 * runSecondsPerMonth) / secondsPerMonth + runsPerMinute),
     );
-    // infra/stack.ts: SCH-5's slots ÷ the worker's runs; the what-if: the runs in flight (Little) × 1.5 ÷
-    // the worker's runs. Either at least SQS's minimum of 2.
-    const capOf = levers.syncCapFromMean ? (1.5 * runSecondsPerMonth) / secondsPerMonth : slots;
-    const maxInvocations = Math.max(2, Math.ceil(capOf / runsAtOnce));
+    // infra/stack.ts: the event source's cap from the runs in flight (Little's mean, the operator's
+    // syncRunsInFlight) — or, with the lever off, from SCH-5's slots alone (the stack before issue 28's cap).
+    const meanInFlight = runSecondsPerMonth / secondsPerMonth;
+    const maxInvocations = syncMaxConcurrency({
+      maxConcurrentSyncs: slots,
+      syncRunsInFlight: levers.syncCapFromMean && meanInFlight > 0 ? meanInFlight : undefined,
+      runsAtOnce,
+    });
     const key = JSON.stringify([
       runs,
       runsPerMonth,
@@ -1697,7 +1702,8 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     });
   };
   const spreadSizing = whatIfSizing({ syncSpreadSeconds: SYNC_SPREAD_WHAT_IF_SECONDS });
-  const cappedSizing = whatIfSizing({ syncCapFromMean: true });
+  // Before the cap from the runs in flight: the event source's cap from SCH-5's slots alone.
+  const slotsCapSizing = whatIfSizing({ syncCapFromMean: false });
   const sizing = syncSizing(SYNC_SIZING_CANDIDATES, syncEurOf({})).map((r, i) => ({
     ...r,
     needMb: round(r.needMb, 0),
@@ -1705,8 +1711,8 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     syncEur: Number.isNaN(r.syncEur) ? null : round(r.syncEur),
     syncEurSpread: spreadSizing(i).eur,
     cheapestSpread: spreadSizing(i).cheapest,
-    syncEurCapFromMean: cappedSizing(i).eur,
-    cheapestCapFromMean: cappedSizing(i).cheapest,
+    syncEurCapFromSlots: slotsCapSizing(i).eur,
+    cheapestCapFromSlots: slotsCapSizing(i).cheapest,
     built: r.memoryMb === LEVERS_NOW.syncMemoryMb && r.runsAtOnce === LEVERS_NOW.syncRunsAtOnce,
   }));
   return {
@@ -1802,7 +1808,10 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
             workerSpread: workerFigures(
               bill(sources, { ...LEVERS_NOW, syncSpreadSeconds: SYNC_SPREAD_WHAT_IF_SECONDS }).worker,
             ),
-            workerCapFromMean: workerFigures(bill(sources, { ...LEVERS_NOW, syncCapFromMean: true }).worker),
+            // Before: the event source's cap from SCH-5's slots alone (a tick's burst opens invocations).
+            workerCapFromSlots: workerFigures(
+              bill(sources, { ...LEVERS_NOW, syncCapFromMean: false }).worker,
+            ),
           }
         : {}),
     },

@@ -54,14 +54,14 @@ export const SYNC_WORKER_MEMORY = { bundleImportMb: 101, mbPerRun: 71 / 20, meas
  * load. A 20-run worker needs ≈ 172 MB: 256 MB is 1.49× that.
  *
  * Chosen by cost (`npm run bench -- cost`, `syncSizing`, 1,000 sources, 2026-12-03, the worker model
- * with the event source's pollers beside the workers): 256 MB × 20 runs bills the sync €26.17 a month;
- * the sizes that hold their runs with this margin and bill less are 512 MB × 60 (€23.00, the cheapest)
- * — a width whose memory is extrapolated from the 20 measured, for 12 % less, and an invocation that
- * fails takes 3× the runs back to the queue; 384 MB × 40 bills more (€27.05). Kept at 256 × 20 until a
- * wider worker is measured (`RSS_WORKER_RUNS=60 RSS_LAMBDA_MB=512`). Below 256 MB only 10 runs fit
- * (192 MB × 10: €29.40): the bundle's ≈ 100 MB is the weight an invocation carries, each run's ≈ 3.6 MB
- * is not. With the event source's cap from the runs in flight (a what-if, docs/scale.md) 256 × 20 is the
- * cheapest (€14.53); spreading the planner's handout over its minute bills more at every size.
+ * with the event source's pollers beside the workers): with the event source's cap from the runs in
+ * flight (infra/sync-concurrency.ts, built the same day) 256 MB × 20 runs is the cheapest size that
+ * holds its runs with this margin — the sync €14.53 a month (384 × 40: €20.02, 512 × 60: €23.00).
+ * With the cap from SCH-5's slots alone (a deploy without `syncRunsInFlight`) it bills €26.17 and
+ * 512 × 60 would be 12 % cheaper — a width whose memory is extrapolated from the 20 measured. Below
+ * 256 MB only 10 runs fit (192 MB × 10: €29.40 with the slots' cap): the bundle's ≈ 100 MB is the
+ * weight an invocation carries, each run's ≈ 3.6 MB is not. Spreading the planner's handout over its
+ * minute bills more at every size.
  */
 export const SYNC_MEMORY_HEADROOM = 1.4;
 

@@ -32,9 +32,10 @@ export interface Levers {
    */
   syncSpreadSeconds: number;
   /**
-   * What-if: the sync event source's maximum concurrency from the runs in flight (1.5 × Little's mean ÷
-   * the worker's width, at least SQS's 2) instead of SCH-5's slots ÷ the width (infra/stack.ts) — a
-   * tick's burst then waits in the queue for the live workers instead of opening invocations of its own.
+   * The sync event source's maximum concurrency from the runs in flight (infra/sync-concurrency.ts: 1.5
+   * × Little's mean ÷ the worker's width, at least SQS's 2, the deploy's `syncRunsInFlight`) instead of
+   * SCH-5's slots ÷ the width — a tick's burst waits in the queue for the live workers instead of
+   * opening invocations of its own.
    */
   syncCapFromMean: boolean;
   /**
@@ -72,7 +73,7 @@ export const LEVERS_NOW: Levers = {
   syncMemoryMb: FUNCTION_MEMORY_MB.sync,
   syncRunsAtOnce: WORKER_RUNS_AT_ONCE,
   syncSpreadSeconds: 0,
-  syncCapFromMean: false,
+  syncCapFromMean: true,
   stateUnderOneKb: false,
   deletionWalk: true,
 };
@@ -87,6 +88,7 @@ export const LEVERS_OFF: Levers = {
   metricsOnlyAlarmed: false,
   payPerWork: false,
   syncMemoryMb: SYNC_MEMORY_MB_BEFORE,
+  syncCapFromMean: false,
   deletionWalk: false,
 };
 
@@ -143,8 +145,8 @@ export const LEVER_VARIANTS: Record<
     on: { payPerWork: true },
   },
   syncCapFromMean: {
-    what: 'what-if (not built): the sync event source’s maximum concurrency from the runs in flight (1.5 × mean ÷ 20) instead of SCH-5’s slots ÷ 20 — the burst waits for live workers',
-    built: false,
+    what: 'sync event source’s maximum concurrency from the runs in flight (1.5 × mean ÷ 20, `syncRunsInFlight`) instead of SCH-5’s slots ÷ 20 — the burst waits for live workers',
+    built: true,
     off: { syncCapFromMean: false },
     on: { syncCapFromMean: true },
   },

@@ -162,7 +162,8 @@ export async function runSyncWorker(
 
   // One receive at a time. While runs are in flight and there is room, the worker keeps a long poll
   // open, so what the planner sends is taken here while the event source's few invocations are busy
-  // (infra: its maximum concurrency is SCH-5's slots ÷ WORKER_RUNS_AT_ONCE). With nothing in flight it
+  // (infra/sync-concurrency.ts: its maximum concurrency is 1.5 × the runs in flight ÷ WORKER_RUNS_AT_ONCE,
+  // at most SCH-5's slots ÷ it). With nothing in flight it
   // looks once more and ends on an empty answer: an idle invocation is not billed to wait.
   let poll: Promise<QueuedMessage[]> | undefined;
   let idleLookEmpty = false;
