@@ -23,6 +23,7 @@ import {
   SYNC_WORKER_MEMORY,
 } from '../infra/function-sizes';
 import { FILES_TO_GLACIER_IR_AFTER_DAYS } from '../infra/storage-classes';
+import { syncMaxConcurrency } from '../infra/sync-concurrency';
 import { REQUEST_INTERVAL_MIN_SECONDS, SCRAPER_DEFAULT_INTERVAL_SECONDS } from '../shared/config';
 import {
   DEL_HOSTS_IN_PARALLEL,
@@ -69,7 +70,13 @@ import {
   type TableShape,
   writeChangeUnits,
 } from './cost/item-size';
-import { LEVER_VARIANTS, LEVERS_NOW, LEVERS_OFF, type Levers } from './cost/levers';
+import {
+  LEVER_VARIANTS,
+  LEVERS_NOW,
+  LEVERS_OFF,
+  type Levers,
+  SYNC_SPREAD_WHAT_IF_SECONDS,
+} from './cost/levers';
 import {
   apiFloodCeilingEurPerHour,
   type CostBreakdown,
@@ -1151,9 +1158,9 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     runs: { seconds: number; weight: number; cpu: number }[],
     runSecondsPerMonth: number,
     runsPerMonth: number,
-    refill: boolean,
-    runsAtOnce: number,
+    levers: Pick<Levers, 'payPerWork' | 'syncRunsAtOnce' | 'syncSpreadSeconds' | 'syncCapFromMean'>,
   ): WorkerModelResult => {
+    const { payPerWork: refill, syncRunsAtOnce: runsAtOnce, syncSpreadSeconds: spreadSeconds } = levers;
     const secondsPerMonth = minutesPerMonth * 60;
     const runsPerMinute = runsPerMonth / minutesPerMonth;
     // SCH-5's slots as they must be set: the runs in flight on average (× 1.5) and a tick's burst —
@@ -1163,7 +1170,23 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       DEFAULT_MAX_CONCURRENT_SYNCS,
       Math.ceil((1.5 * runSecondsPerMonth) / secondsPerMonth + runsPerMinute),
     );
-    const key = JSON.stringify([runs, runsPerMonth, slots, refill, runsAtOnce]);
+    // infra/stack.ts: the event source's cap from the runs in flight (Little's mean, the operator's
+    // syncRunsInFlight) — or, with the lever off, from SCH-5's slots alone (the stack before issue 28's cap).
+    const meanInFlight = runSecondsPerMonth / secondsPerMonth;
+    const maxInvocations = syncMaxConcurrency({
+      maxConcurrentSyncs: slots,
+      syncRunsInFlight: levers.syncCapFromMean && meanInFlight > 0 ? meanInFlight : undefined,
+      runsAtOnce,
+    });
+    const key = JSON.stringify([
+      runs,
+      runsPerMonth,
+      slots,
+      refill,
+      runsAtOnce,
+      spreadSeconds,
+      maxInvocations,
+    ]);
     let result = workerRuns.get(key);
     if (result === undefined) {
       result = simulateWorker({
@@ -1174,10 +1197,13 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
         refill,
         ...(refill
           ? {
-              // infra/stack.ts: SCH-5's slots ÷ the worker's runs, at least SQS's minimum of 2; the
-              // batching window gathers a tick's burst into full batches.
-              maxInvocations: Math.max(2, Math.ceil(slots / runsAtOnce)),
+              // The batching window gathers a tick's burst into full batches.
+              maxInvocations,
               batchSize: SYNC_BATCH_SIZE,
+              // The event source's pollers long-poll beside the live workers: below its maximum
+              // concurrency a message may open a new invocation although a live one has room.
+              eventSourcePollers: A.sqsPollers,
+              spreadSeconds,
             }
           : {
               // Before: the event source's cap was the slots; a tick's burst split among its pollers.
@@ -1385,7 +1411,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     // distinct hosts in few invocations that refill from the queue (shared/sync/worker.ts). Billed sync
     // seconds = Σ invocations' wall time, at least the runs' CPU work together.
     const recordsPerInvocation = Math.max(1, Math.min(SYNC_BATCH_SIZE, syncsPerMinute / A.sqsPollers));
-    const worker = workerOf(runMix, sync.seconds, sync.invocations, levers.payPerWork, levers.syncRunsAtOnce);
+    const worker = workerOf(runMix, sync.seconds, sync.invocations, levers);
     const syncInvocations = sync.invocations * worker.invocationsPerRun;
     const syncSeconds = Math.max(sync.seconds * worker.billedPerRunSecond, sync.workSeconds);
     const changes = perMonth(A.changesPerWeekday * 5) * sources;
@@ -1585,6 +1611,14 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
   };
 
   const round = (x: number, d = 2) => Number(x.toFixed(d));
+  const workerFigures = (w: WorkerModelResult) => ({
+    billedPerRunSecond: round(w.billedPerRunSecond, 3),
+    invocationsPerRun: round(w.invocationsPerRun, 3),
+    meanRunsInFlight: round(w.meanRunsInFlight, 1),
+    maxRunsInFlight: w.maxRunsInFlight,
+    meanInvocationsAlive: round(w.meanInvocationsAlive, 2),
+    meanQueueWaitSeconds: round(w.meanQueueWaitSeconds, 1),
+  });
   const servicesOf = (cost: CostBreakdown) =>
     Object.fromEntries(
       Object.entries(cost.services).map(([name, svc]) => [
@@ -1669,16 +1703,32 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
   });
   const withoutLevers = bill(sources, LEVERS_OFF);
   // Issue 28: the sync's memory and the worker's width by cost, among the sizes that fit the measured
-  // need with its headroom (bench/cost/sync-sizing.ts); the built pair is marked.
-  const syncEurOf = (syncMemoryMb: number, syncRunsAtOnce: number) => {
-    const items = bill(sources, { ...LEVERS_NOW, syncMemoryMb, syncRunsAtOnce }).cost.services.lambda?.items;
+  // need with its headroom (bench/cost/sync-sizing.ts); the built pair is marked. Each size is priced
+  // as built (one burst a tick, the event source's cap from the slots) and with each what-if.
+  const syncEurOf = (what: Partial<Levers>) => (syncMemoryMb: number, syncRunsAtOnce: number) => {
+    const levers = { ...LEVERS_NOW, ...what, syncMemoryMb, syncRunsAtOnce };
+    const items = bill(sources, levers).cost.services.lambda?.items;
     return (items?.['sync GB-s']?.eur ?? 0) + (items?.['sync invocations']?.eur ?? 0);
   };
-  const sizing = syncSizing(SYNC_SIZING_CANDIDATES, syncEurOf).map((r) => ({
+  const whatIfSizing = (what: Partial<Levers>) => {
+    const rows = syncSizing(SYNC_SIZING_CANDIDATES, syncEurOf(what));
+    return (i: number) => ({
+      eur: Number.isNaN(rows[i]?.syncEur ?? Number.NaN) ? null : round(rows[i]?.syncEur ?? 0),
+      cheapest: rows[i]?.cheapest ?? false,
+    });
+  };
+  const spreadSizing = whatIfSizing({ syncSpreadSeconds: SYNC_SPREAD_WHAT_IF_SECONDS });
+  // Before the cap from the runs in flight: the event source's cap from SCH-5's slots alone.
+  const slotsCapSizing = whatIfSizing({ syncCapFromMean: false });
+  const sizing = syncSizing(SYNC_SIZING_CANDIDATES, syncEurOf({})).map((r, i) => ({
     ...r,
     needMb: round(r.needMb, 0),
     headroom: round(r.headroom, 2),
     syncEur: Number.isNaN(r.syncEur) ? null : round(r.syncEur),
+    syncEurSpread: spreadSizing(i).eur,
+    cheapestSpread: spreadSizing(i).cheapest,
+    syncEurCapFromSlots: slotsCapSizing(i).eur,
+    cheapestCapFromSlots: slotsCapSizing(i).cheapest,
     built: r.memoryMb === LEVERS_NOW.syncMemoryMb && r.runsAtOnce === LEVERS_NOW.syncRunsAtOnce,
   }));
   return {
@@ -1759,6 +1809,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     },
     syncSizing: {
       sources,
+      spreadSeconds: SYNC_SPREAD_WHAT_IF_SECONDS,
       headroom: SYNC_MEMORY_HEADROOM,
       measured: SYNC_WORKER_MEMORY,
       rows: sizing,
@@ -1768,13 +1819,15 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       // Issue 28: the sync worker as built (bench/cost/worker-model.ts), at this fleet size.
       ...(now.worker
         ? {
-            [LEVERS_NOW.payPerWork ? 'worker' : 'batches']: {
-              billedPerRunSecond: round(now.worker.billedPerRunSecond, 3),
-              invocationsPerRun: round(now.worker.invocationsPerRun, 3),
-              meanRunsInFlight: round(now.worker.meanRunsInFlight, 1),
-              meanInvocationsAlive: round(now.worker.meanInvocationsAlive, 2),
-              meanQueueWaitSeconds: round(now.worker.meanQueueWaitSeconds, 1),
-            },
+            [LEVERS_NOW.payPerWork ? 'worker' : 'batches']: workerFigures(now.worker),
+            // The what-if: the same run stream with the handout spread over the tick's minute.
+            workerSpread: workerFigures(
+              bill(sources, { ...LEVERS_NOW, syncSpreadSeconds: SYNC_SPREAD_WHAT_IF_SECONDS }).worker,
+            ),
+            // Before: the event source's cap from SCH-5's slots alone (a tick's burst opens invocations).
+            workerCapFromSlots: workerFigures(
+              bill(sources, { ...LEVERS_NOW, syncCapFromMean: false }).worker,
+            ),
           }
         : {}),
     },

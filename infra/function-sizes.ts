@@ -53,13 +53,15 @@ export const SYNC_WORKER_MEMORY = { bundleImportMb: 101, mbPerRun: 71 / 20, meas
  * demo's (long names and texts), the runtime's own buffers and Node's growth, and the measurement's
  * load. A 20-run worker needs ≈ 172 MB: 256 MB is 1.49× that.
  *
- * Chosen by cost (`npm run bench -- cost`, `syncSizing`, 1,000 sources, 2026-12-03): 256 MB × 20 runs
- * bills the sync €22.30 a month; the sizes that hold their runs with this margin and bill less are
- * 384 MB × 40 (€21.19) and 512 MB × 60 (€20.15, the cheapest) — widths whose memory is extrapolated
- * from the 20 measured, for at most 10 % less, and an invocation that fails takes 2–3× the runs back to
- * the queue. Kept at 256 × 20 until a wider worker is measured (`RSS_WORKER_RUNS=60 RSS_LAMBDA_MB=512`).
- * Below 256 MB only 10 runs fit (192 MB × 10: €25.28): the bundle's ≈ 100 MB is the weight an
- * invocation carries, each run's ≈ 3.6 MB is not.
+ * Chosen by cost (`npm run bench -- cost`, `syncSizing`, 1,000 sources, 2026-12-03, the worker model
+ * with the event source's pollers beside the workers): with the event source's cap from the runs in
+ * flight (infra/sync-concurrency.ts, built the same day) 256 MB × 20 runs is the cheapest size that
+ * holds its runs with this margin — the sync €14.53 a month (384 × 40: €20.02, 512 × 60: €23.00).
+ * With the cap from SCH-5's slots alone (a deploy without `syncRunsInFlight`) it bills €26.17 and
+ * 512 × 60 would be 12 % cheaper — a width whose memory is extrapolated from the 20 measured. Below
+ * 256 MB only 10 runs fit (192 MB × 10: €29.40 with the slots' cap): the bundle's ≈ 100 MB is the
+ * weight an invocation carries, each run's ≈ 3.6 MB is not. Spreading the planner's handout over its
+ * minute bills more at every size.
  */
 export const SYNC_MEMORY_HEADROOM = 1.4;
 

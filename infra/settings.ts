@@ -17,6 +17,12 @@ export interface IngestorSettings {
   /** FULL-1: start hour of the default full-sync window, Europe/Berlin. */
   fullSyncHour: number;
   /**
+   * Issue 28: the runs the sync keeps in flight on average (`npm run bench -- cost` prints it as
+   * `week.concurrentRunsNeeded`); the sync event source's cap is built from it
+   * (infra/sync-concurrency.ts). Unset: every slot (`maxConcurrentSyncs`), the cap from the slots alone.
+   */
+  syncRunsInFlight: number | undefined;
+  /**
    * Reserve concurrency for the planner (1), each scheduled job (1) and the preview
    * (PREVIEW_MAX_INSTANCES): 14 in all. Off by default — a new account's quota (10, all of it
    * unreservable) refuses any reservation; turn it on once the quota was raised.
@@ -34,6 +40,7 @@ export const CONTEXT_KEYS = {
   userAgent: 'userAgent',
   maxConcurrentSyncs: 'maxConcurrentSyncs',
   fullSyncHour: 'fullSyncHour',
+  syncRunsInFlight: 'syncRunsInFlight',
   reservedConcurrency: 'reservedConcurrency',
 } as const;
 
@@ -71,6 +78,16 @@ export function resolveSettings(
     throw new Error(`context ${CONTEXT_KEYS.upstashRestUrl} must be an https URL, got "${upstashRestUrl}"`);
   }
 
+  const inFlightText = contextString(lookup, CONTEXT_KEYS.syncRunsInFlight);
+  const syncRunsInFlight = inFlightText === undefined ? undefined : Number(inFlightText);
+  // A mean of runs, so a fraction is fine (the bench prints one decimal); the stack checks it against
+  // the slots.
+  if (syncRunsInFlight !== undefined && !(Number.isFinite(syncRunsInFlight) && syncRunsInFlight > 0)) {
+    throw new Error(
+      `context ${CONTEXT_KEYS.syncRunsInFlight} must be a number > 0 (the mean runs in flight), got "${inFlightText}"`,
+    );
+  }
+
   const reserved = contextString(lookup, CONTEXT_KEYS.reservedConcurrency) ?? 'false';
   if (reserved !== 'true' && reserved !== 'false') {
     throw new Error(`context ${CONTEXT_KEYS.reservedConcurrency} must be true or false, got "${reserved}"`);
@@ -83,5 +100,6 @@ export function resolveSettings(
     userAgent: parsed.INGESTOR_USER_AGENT,
     maxConcurrentSyncs: parsed.INGESTOR_MAX_CONCURRENT_SYNCS,
     fullSyncHour: parsed.INGESTOR_FULL_SYNC_HOUR,
+    syncRunsInFlight,
   };
 }

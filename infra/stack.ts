@@ -93,6 +93,7 @@ import { IngestorFunction, type WorkerEntry } from './ingestor-function';
 import { IngestorObservability } from './observability';
 import { DEFAULT_UPSTASH_SECRET_NAME, type IngestorSettings, UPSTASH_URL_PLACEHOLDER } from './settings';
 import { FILES_TO_GLACIER_IR_AFTER_DAYS } from './storage-classes';
+import { syncMaxConcurrency } from './sync-concurrency';
 
 /** Key prefixes of the mirror bucket; each function is granted only the prefixes it works on. */
 export const MIRROR_PREFIXES = {
@@ -109,8 +110,6 @@ export const SYNC_TIMEOUT = Duration.minutes(15);
  */
 export const SYNC_VISIBILITY_TIMEOUT = Duration.minutes(20);
 export const SYNC_MAX_RECEIVE_COUNT = 5;
-/** Lambda's SQS event source refuses a maximum concurrency below 2. */
-export const SQS_MIN_MAX_CONCURRENCY = 2;
 
 export type TableName = TableDefinition['logicalName'];
 
@@ -300,7 +299,7 @@ export class IngestorStack extends Stack {
   readonly apiIdKey: Secret;
   readonly planner: IngestorFunction;
   readonly sync: IngestorFunction;
-  /** The sync event source's maximum concurrency: SCH-5's slots ÷ the worker's runs, at least SQS's minimum. */
+  /** The sync event source's maximum concurrency, from the runs in flight (infra/sync-concurrency.ts). */
   readonly syncMaxConcurrency: number;
   /** Whether functions get reserved concurrency (IngestorSettings.reservedConcurrency). */
   readonly reservedConcurrency: boolean;
@@ -331,13 +330,14 @@ export class IngestorStack extends Stack {
     const settings = this.deploymentSettings(props);
     // SCH-5 is enforced by the planner (it enqueues at most maxConcurrentSyncs). Issue 28: each sync
     // invocation is a worker with up to WORKER_RUNS_AT_ONCE runs of distinct hosts, taking messages from
-    // the queue itself while it has room — so the event source needs only enough invocations to hold the
-    // slots' runs; more would split the runs across invocations each billed for its own waits. Never
-    // below SQS's minimum of 2.
-    this.syncMaxConcurrency = Math.max(
-      Math.ceil(settings.maxConcurrentSyncs / WORKER_RUNS_AT_ONCE),
-      SQS_MIN_MAX_CONCURRENCY,
-    );
+    // the queue itself while it has room — so the event source needs only enough invocations for the runs
+    // in flight (infra/sync-concurrency.ts); more would let a tick's burst open invocations each billed
+    // for its own waits.
+    this.syncMaxConcurrency = syncMaxConcurrency({
+      maxConcurrentSyncs: settings.maxConcurrentSyncs,
+      syncRunsInFlight: props.syncRunsInFlight,
+      runsAtOnce: WORKER_RUNS_AT_ONCE,
+    });
 
     // Typed by the definitions' logical names: a fourth definition without a table here fails to compile.
     this.tables = {

@@ -27,6 +27,18 @@ export interface Levers {
   /** Runs one sync invocation keeps in flight (WORKER_RUNS_AT_ONCE; the sizing sweep varies it). */
   syncRunsAtOnce: number;
   /**
+   * The planner's handout spreads a tick's sync messages over this many seconds (SQS DelaySeconds), so
+   * they reach live workers one after another instead of as one burst (0: one burst).
+   */
+  syncSpreadSeconds: number;
+  /**
+   * The sync event source's maximum concurrency from the runs in flight (infra/sync-concurrency.ts: 1.5
+   * × Little's mean ÷ the worker's width, at least SQS's 2, the deploy's `syncRunsInFlight`) instead of
+   * SCH-5's slots ÷ the width — a tick's burst waits in the queue for the live workers instead of
+   * opening invocations of its own.
+   */
+  syncCapFromMean: boolean;
+  /**
    * What-if: a source's STATE item under 1 KB while leased, also with a full sync in its history — each
    * of a run's lease, claim and release writes then 1 unit instead of 2. Built so far (issue 28): the
    * `byDueAt` copies are small (it projects what the planner reads) and the last run has
@@ -41,6 +53,13 @@ export interface Levers {
   deletionWalk: boolean;
 }
 
+/**
+ * What-if (issue 28, "the sync pays for work, not for bursts"): the planner's handout delays message i of
+ * a tick's n by ⌊i × 55 ÷ n⌋ s (SQS DelaySeconds), so every run still starts inside its tick's minute
+ * (the planner ticks every 60 s) but the messages reach the queue one after another.
+ */
+export const SYNC_SPREAD_WHAT_IF_SECONDS = 55;
+
 /** The sync's size before issue 28 (2× an estimated peak, infra/function-sizes.ts). */
 export const SYNC_MEMORY_MB_BEFORE = 512;
 
@@ -53,6 +72,8 @@ export const LEVERS_NOW: Levers = {
   payPerWork: true,
   syncMemoryMb: FUNCTION_MEMORY_MB.sync,
   syncRunsAtOnce: WORKER_RUNS_AT_ONCE,
+  syncSpreadSeconds: 0,
+  syncCapFromMean: true,
   stateUnderOneKb: false,
   deletionWalk: true,
 };
@@ -67,6 +88,7 @@ export const LEVERS_OFF: Levers = {
   metricsOnlyAlarmed: false,
   payPerWork: false,
   syncMemoryMb: SYNC_MEMORY_MB_BEFORE,
+  syncCapFromMean: false,
   deletionWalk: false,
 };
 
@@ -121,5 +143,17 @@ export const LEVER_VARIANTS: Record<
     built: true,
     off: { payPerWork: false },
     on: { payPerWork: true },
+  },
+  syncCapFromMean: {
+    what: 'sync event source’s maximum concurrency from the runs in flight (1.5 × mean ÷ 20, `syncRunsInFlight`) instead of SCH-5’s slots ÷ 20 — the burst waits for live workers',
+    built: true,
+    off: { syncCapFromMean: false },
+    on: { syncCapFromMean: true },
+  },
+  handoutSpread: {
+    what: `what-if (not built, measured dearer): the planner spreads a tick's sync messages over ${SYNC_SPREAD_WHAT_IF_SECONDS} s (SQS DelaySeconds) instead of one burst`,
+    built: false,
+    off: { syncSpreadSeconds: 0 },
+    on: { syncSpreadSeconds: SYNC_SPREAD_WHAT_IF_SECONDS },
   },
 };

@@ -6,12 +6,16 @@ import { seededRandom } from '../random';
  *
  * The simulated system, second by second:
  * - every minute the planner admits the due runs (Poisson arrivals at the fleet's mean rate) while SCH-5's
- *   slots allow (runs in flight + runs queued ≤ `slots`); they go to the queue;
+ *   slots allow (runs in flight + runs queued ≤ `slots`); they go to the queue — at once, or visible one
+ *   after another over `spreadSeconds` (the handout's SQS delays; still leased, so they hold slots);
  * - the event source starts an invocation with up to `batchSize` queued messages while fewer than
  *   `maxInvocations` are alive (infra: SCH-5's slots ÷ runsAtOnce, at least 2);
  * - a live invocation takes queued messages itself while it has room (< `runsAtOnce` runs) and may still
  *   start one (its start ≤ `startBySeconds` into the invocation) — its long poll is open while runs are
- *   in flight, so it takes them within the same second here;
+ *   in flight, so it takes them within the same second here. With `eventSourcePollers`, the event
+ *   source's pollers long-poll the same queue beside them: while fewer than `maxInvocations` are alive, a
+ *   message that becomes visible goes to one of them (a new invocation) with the odds of their number
+ *   among all polls open — SQS hands a message to any waiting receive;
  * - a run lasting past its invocation's budget (`runBudgetSeconds`) is cut there and its rest queued as a
  *   continuation (SCH-5: the run keeps its lease); an invocation ends when its last run ends and nothing
  *   is queued;
@@ -44,6 +48,16 @@ export interface WorkerModelInput {
   startBySeconds: number;
   /** A run's requests end by this far into its invocation (timeout − BUDGET_RESERVE_MS). */
   runBudgetSeconds: number;
+  /**
+   * The planner's handout spreads a tick's messages over this many seconds (SQS DelaySeconds, message i of
+   * n delayed ⌊i × spread ÷ n⌋ s); 0 or absent: one burst at the tick.
+   */
+  spreadSeconds?: number;
+  /**
+   * The event source's pollers competing with the live workers' long polls (see above); 0 or absent:
+   * live workers take first, the event source the rest.
+   */
+  eventSourcePollers?: number;
   /** Simulated minutes measured, after `warmupMinutes`. */
   minutes: number;
   warmupMinutes: number;
@@ -58,8 +72,10 @@ export interface WorkerModelResult {
   /** Mean runs in flight and mean invocations alive over the measured minutes. */
   meanRunsInFlight: number;
   meanInvocationsAlive: number;
-  /** Mean seconds a run waited in the queue (admitted → started). */
+  /** Mean seconds a run waited in the queue (admitted → started; the handout's delay included). */
   meanQueueWaitSeconds: number;
+  /** The most runs in flight in one second: what the invocations alive must hold. */
+  maxRunsInFlight: number;
 }
 
 interface Invocation {
@@ -70,11 +86,15 @@ interface Invocation {
   speed: number;
 }
 
-/** A queued message: the run seconds still to go, its CPU share, and when it was queued (-1: continuation). */
+/**
+ * A queued message: the run seconds still to go, its CPU share, when it was queued (-1: continuation)
+ * and from when it is visible (its delay).
+ */
 interface Queued {
   seconds: number;
   cpu: number;
   at: number;
+  visibleAt: number;
 }
 
 function poisson(mean: number, random: () => number): number {
@@ -105,7 +125,10 @@ export function simulateWorker(input: WorkerModelInput): WorkerModelResult {
     }
     return input.runs[input.runs.length - 1] ?? { seconds: 0, weight: 0 };
   };
+  // Visible messages, in order; and the delayed ones, in the order they become visible (a tick's delays
+  // rise and stay below the next tick: the spread is at most the tick's interval).
   const queue: Queued[] = [];
+  const delayed: Queued[] = [];
   let backlog = 0;
   const alive: Invocation[] = [];
   const measureFrom = input.warmupMinutes * 60;
@@ -120,13 +143,17 @@ export function simulateWorker(input: WorkerModelInput): WorkerModelResult {
   let waited = 0;
   const inFlight = () => alive.reduce((n, i) => n + i.runs.length, 0);
 
+  let maxInFlight = 0;
+  const pollers = input.eventSourcePollers ?? 0;
+  const spread = input.spreadSeconds ?? 0;
   const startRun = (inv: Invocation, t: number) => {
     const m = queue.shift() as Queued;
     // Every run lasts at least the second it starts in.
     inv.runs.push({ left: Math.max(m.seconds, 1), cpu: m.cpu });
-    if (t >= measureFrom) {
-      runsStarted += m.at >= 0 ? 1 : 0;
-      waitSum += t - Math.max(0, m.at);
+    // A continuation (at -1) is no new run and waited for no tick: neither counts.
+    if (t >= measureFrom && m.at >= 0) {
+      runsStarted += 1;
+      waitSum += t - m.at;
       waited += 1;
     }
   };
@@ -140,38 +167,64 @@ export function simulateWorker(input: WorkerModelInput): WorkerModelResult {
         r.left -= inv.speed;
         if (r.left <= 1e-9) return false;
         if (!cut) return true;
-        queue.push({ seconds: r.left, cpu: r.cpu, at: -1 });
+        queue.push({ seconds: r.left, cpu: r.cpu, at: -1, visibleAt: t });
         return false;
       });
     }
     // The planner's tick: due runs admitted while SCH-5's slots allow.
     if (t % 60 === 0) {
       backlog += poisson(input.runsPerMinute, random);
-      const free = Math.max(0, input.slots - inFlight() - queue.length);
+      const free = Math.max(0, input.slots - inFlight() - queue.length - delayed.length);
       const admitted = Math.min(free, backlog);
       backlog -= admitted;
       for (let i = 0; i < admitted; i += 1) {
         const run = drawRun();
-        queue.push({ seconds: run.seconds, cpu: run.cpu ?? 0, at: t });
+        const delay = Math.floor((i * spread) / admitted);
+        delayed.push({ seconds: run.seconds, cpu: run.cpu ?? 0, at: t, visibleAt: t + delay });
       }
     }
-    // Live workers take what is queued while they have room and time to start it.
-    if (input.refill) {
-      for (const inv of alive) {
-        while (
-          queue.length > 0 &&
-          inv.runs.length < input.runsAtOnce &&
-          t - inv.start <= input.startBySeconds
-        )
-          startRun(inv, t);
+    while (delayed.length > 0 && (delayed[0] as Queued).visibleAt <= t) queue.push(delayed.shift() as Queued);
+    const hasRoom = (inv: Invocation) =>
+      inv.runs.length < input.runsAtOnce && t - inv.start <= input.startBySeconds;
+    // A new invocation of the event source's, filled up to its batch before the next is started.
+    let opened: Invocation | undefined;
+    const toEventSource = () => {
+      if (opened === undefined || opened.runs.length >= input.batchSize) {
+        opened = { start: t, runs: [], speed: 1 };
+        alive.push(opened);
+        if (t >= measureFrom) invocationsStarted += 1;
       }
-    }
-    // The event source starts invocations for the rest, up to its maximum concurrency.
-    while (queue.length > 0 && alive.length < input.maxInvocations) {
-      const inv: Invocation = { start: t, runs: [], speed: 1 };
-      alive.push(inv);
-      if (t >= measureFrom) invocationsStarted += 1;
-      for (let i = 0; i < input.batchSize && queue.length > 0; i += 1) startRun(inv, t);
+      startRun(opened, t);
+    };
+    if (input.refill && pollers > 0) {
+      // Every visible message to one open poll: a live worker's (one with room; an invocation opened
+      // this second polls from the next) or one of the event source's pollers.
+      const workers = alive.filter(hasRoom);
+      while (queue.length > 0) {
+        const sourceOpen =
+          (opened !== undefined && opened.runs.length < input.batchSize) ||
+          alive.length < input.maxInvocations;
+        if (!sourceOpen && workers.length === 0) break;
+        if (sourceOpen && (workers.length === 0 || random() < pollers / (pollers + workers.length))) {
+          toEventSource();
+          continue;
+        }
+        const i = Math.floor(random() * workers.length);
+        const worker = workers[i] as Invocation;
+        startRun(worker, t);
+        if (!hasRoom(worker)) workers.splice(i, 1);
+      }
+    } else {
+      // Live workers take what is queued while they have room and time to start it.
+      if (input.refill) {
+        for (const inv of alive) while (queue.length > 0 && hasRoom(inv)) startRun(inv, t);
+      }
+      // The event source starts invocations for the rest, up to its maximum concurrency.
+      while (queue.length > 0 && alive.length < input.maxInvocations) {
+        opened = undefined;
+        toEventSource();
+        for (let i = 1; i < input.batchSize && queue.length > 0; i += 1) toEventSource();
+      }
     }
     // Invocations with nothing in flight end (their last look found the queue empty).
     for (let i = alive.length - 1; i >= 0; i -= 1) if (alive[i]?.runs.length === 0) alive.splice(i, 1);
@@ -182,6 +235,7 @@ export function simulateWorker(input: WorkerModelInput): WorkerModelResult {
     if (t >= measureFrom) {
       billed += alive.length;
       const n = inFlight();
+      maxInFlight = Math.max(maxInFlight, n);
       // Run seconds as a run alone would take them: what the bill's run stream counts.
       runSeconds += alive.reduce((sum, inv) => sum + inv.runs.length * inv.speed, 0);
       inFlightSum += n;
@@ -195,5 +249,6 @@ export function simulateWorker(input: WorkerModelInput): WorkerModelResult {
     meanRunsInFlight: inFlightSum / seconds,
     meanInvocationsAlive: aliveSum / seconds,
     meanQueueWaitSeconds: waited === 0 ? 0 : waitSum / waited,
+    maxRunsInFlight: maxInFlight,
   };
 }

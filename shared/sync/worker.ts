@@ -30,14 +30,15 @@ import { parseSyncMessage } from './message';
 /**
  * Runs in flight in one invocation. Twenty: the bill of a run is its invocation's wall time shared with
  * the runs beside it, and a planner tick starts its due runs at once, so an invocation lasts about its
- * longest run — twenty runs share it about half as dearly as ten (bench/cost/worker-model.ts: billed
- * ≈ 0.11 of the runs' seconds at 1,000 sources with 20, ≈ 0.17 with 10). What bounds it: memory — the
+ * longest run — twenty runs share it about two-thirds as dearly as ten (bench/cost/worker-model.ts with
+ * the event source's pollers, 2026-12-03: billed ≈ 0.16 of the runs' seconds at 1,000 sources with 20,
+ * ≈ 0.22 with 10). What bounds it: memory — the
  * bundle's ≈ 100 MB plus what the runs hold: measured (`RSS_ONLY=worker RSS_WORKER_RUNS=20 RSS_LAMBDA_MB=256
  * npm run bench -- rss`, 2026-12-03) 20 full syncs of real 100-object pages in flight in this worker,
  * under the heap bounds Lambda sets at 256 MB, grew the live heap 35 → 106 MB (≈ 3.6 MB a run; without
  * the bounds V8 collected late and showed ≈ 10 MB) — ≈ 172 MB with the bundle, 256 MB is 1.49× that
  * (infra/function-sizes.ts SYNC_MEMORY_HEADROOM); and cost — the cost bench prices every width and
- * memory that fit (`syncSizing`): wider workers at more memory bill at most 10 % less. And CPU — an
+ * memory that fit (`syncSizing`): wider workers at more memory bill at most 12 % less. And CPU — an
  * unchanged incremental run works ≈ 0.5 s at 512 MB (≈ 0.29 vCPU) over its ≈ 22 s, so twenty take about
  * half the function's share. Runs beyond SCH-5's slots never come: the planner leases no more.
  */
@@ -161,7 +162,8 @@ export async function runSyncWorker(
 
   // One receive at a time. While runs are in flight and there is room, the worker keeps a long poll
   // open, so what the planner sends is taken here while the event source's few invocations are busy
-  // (infra: its maximum concurrency is SCH-5's slots ÷ WORKER_RUNS_AT_ONCE). With nothing in flight it
+  // (infra/sync-concurrency.ts: its maximum concurrency is 1.5 × the runs in flight ÷ WORKER_RUNS_AT_ONCE,
+  // at most SCH-5's slots ÷ it). With nothing in flight it
   // looks once more and ends on an empty answer: an idle invocation is not billed to wait.
   let poll: Promise<QueuedMessage[]> | undefined;
   let idleLookEmpty = false;

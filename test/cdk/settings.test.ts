@@ -17,8 +17,19 @@ describe('resolveSettings', () => {
       userAgent: undefined,
       maxConcurrentSyncs: 4,
       fullSyncHour: 3,
+      syncRunsInFlight: undefined,
       reservedConcurrency: false,
     });
+  });
+
+  it('syncRunsInFlight (issue 28): a mean from context, fractions kept; unset leaves the cap to the slots', () => {
+    expect(resolveSettings(contextOf({ [CONTEXT_KEYS.syncRunsInFlight]: '20.9' }), {}).syncRunsInFlight).toBe(
+      20.9,
+    );
+    expect(resolveSettings(contextOf({ [CONTEXT_KEYS.syncRunsInFlight]: 21 }), {}).syncRunsInFlight).toBe(21);
+    expect(resolveSettings(contextOf({ [CONTEXT_KEYS.syncRunsInFlight]: '' }), {}).syncRunsInFlight).toBe(
+      undefined,
+    );
   });
 
   it('reservedConcurrency: off unless context says true; anything else is refused', () => {
@@ -64,6 +75,8 @@ describe('resolveSettings', () => {
     [{ [CONTEXT_KEYS.maxConcurrentSyncs]: '0' }, /INGESTOR_MAX_CONCURRENT_SYNCS/],
     [{ [CONTEXT_KEYS.maxConcurrentSyncs]: 'four' }, /INGESTOR_MAX_CONCURRENT_SYNCS/],
     [{ [CONTEXT_KEYS.fullSyncHour]: '24' }, /INGESTOR_FULL_SYNC_HOUR/],
+    [{ [CONTEXT_KEYS.syncRunsInFlight]: '0' }, /syncRunsInFlight/],
+    [{ [CONTEXT_KEYS.syncRunsInFlight]: 'many' }, /syncRunsInFlight/],
     [{ [CONTEXT_KEYS.upstashRestUrl]: 'http://eu1-x.upstash.io' }, /https URL/],
     [{ [CONTEXT_KEYS.upstashRestUrl]: 'not a url' }, /https URL/],
   ])('refuses %o', (context, message) => {

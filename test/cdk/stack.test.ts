@@ -673,6 +673,44 @@ describe('settings and extension points', () => {
     });
   });
 
+  // The synthesised event source mapping's cap (issue 28): a 1,000-source fleet keeps ≈ 21 runs in
+  // flight (`npm run bench -- cost`, week.concurrentRunsNeeded) and needs ≈ 100 slots to hold a tick's
+  // burst as well; before, the cap was those slots ÷ 20 = 5, so a burst opened up to 5 invocations.
+  it('syncRunsInFlight caps the sync event source at ⌈1.5 × mean ÷ 20⌉, never above slots ÷ 20, at least 2 (issue 28)', () => {
+    const capOf = (props: ConstructorParameters<typeof IngestorStack>[2]) => {
+      const variant = unbundled(props);
+      const mappings = Template.fromStack(variant).findResources('AWS::Lambda::EventSourceMapping');
+      const caps = Object.values(mappings).map(
+        (m) =>
+          (m as { Properties: { ScalingConfig?: { MaximumConcurrency?: number } } }).Properties.ScalingConfig
+            ?.MaximumConcurrency,
+      );
+      expect(caps).toHaveLength(1);
+      expect(caps[0]).toBe(variant.syncMaxConcurrency);
+      return caps[0];
+    };
+    // Small fleet: the default 4 slots, 2 runs in flight — SQS's minimum either way.
+    expect(capOf({ syncRunsInFlight: 2 })).toBe(2);
+    // Large fleet: 100 slots. Unset, the cap is the slots' as before; from 21 runs in flight it is 2.
+    expect(capOf({ maxConcurrentSyncs: 100 })).toBe(5);
+    expect(capOf({ maxConcurrentSyncs: 100, syncRunsInFlight: 21 })).toBe(2);
+    expect(capOf({ maxConcurrentSyncs: 100, syncRunsInFlight: 50 })).toBe(4); // ⌈75 ÷ 20⌉
+    // It only lowers the cap: every slot busy on average still gives slots ÷ 20.
+    expect(capOf({ maxConcurrentSyncs: 100, syncRunsInFlight: 100 })).toBe(5);
+    // RATE-7's bound counts the sync's capped instances (no other fetchers in this variant).
+    Template.fromStack(unbundled({ maxConcurrentSyncs: 100, syncRunsInFlight: 21 })).hasResourceProperties(
+      'AWS::Lambda::Function',
+      {
+        Environment: {
+          Variables: Match.objectLike({ INGESTOR_MAX_CONCURRENT_SYNCS: '100', INGESTOR_MAX_INSTANCES: '2' }),
+        },
+      },
+    );
+    // More runs in flight than the planner may start (SCH-5) is a settings mistake, refused at synth.
+    expect(() => unbundled({ maxConcurrentSyncs: 8, syncRunsInFlight: 21 })).toThrow(/syncRunsInFlight/);
+    expect(() => unbundled({ syncRunsInFlight: 0 })).toThrow(/syncRunsInFlight/);
+  });
+
   it('rejects out-of-range knobs at synth', () => {
     expect(() => unbundled({ maxConcurrentSyncs: 0 })).toThrow(/maxConcurrentSyncs/);
     expect(() => unbundled({ fullSyncHour: 24 })).toThrow(/fullSyncHour/);

@@ -63,8 +63,73 @@ describe('the sync worker cost model (issue 28)', () => {
     // 0.5 a minute × 2,000 s ≈ 16.7 in flight; the cut runs' rests come back as continuations.
     expect(long.meanRunsInFlight).toBeGreaterThan(14);
     expect(long.meanRunsInFlight).toBeLessThan(19);
+    // A continuation waited for no tick: its rest is no queue wait (counted from t = 0 it was thousands).
+    expect(long.meanQueueWaitSeconds).toBeLessThan(60);
     const bound = simulateWorker({ ...base, slots: 3 });
     expect(bound.meanRunsInFlight).toBeLessThanOrEqual(3);
     expect(bound.meanQueueWaitSeconds).toBeLessThan(2);
+  });
+
+  // A stream whose tick brings a burst: 30 runs of 20 s a minute, ≈ 10 in flight on average.
+  const bursty: WorkerModelInput = {
+    ...base,
+    runsPerMinute: 30,
+    runs: [{ seconds: 20, weight: 1 }],
+    runsAtOnce: 20,
+    maxInvocations: 5,
+    slots: 60,
+  };
+
+  it('SCH-5: the handout spread delays a tick’s runs inside its minute, and spreads the runs in flight', () => {
+    const burst = simulateWorker(bursty);
+    const spread = simulateWorker({ ...bursty, spreadSeconds: 55 });
+    // Message i of n waits ⌊i × 55 ÷ n⌋ s: ≈ 27 s on average, never the next tick.
+    expect(burst.meanQueueWaitSeconds).toBeLessThan(1);
+    expect(spread.meanQueueWaitSeconds).toBeGreaterThan(20);
+    expect(spread.meanQueueWaitSeconds).toBeLessThan(30);
+    // The same runs, in flight one after another instead of all at the tick.
+    expect(spread.meanRunsInFlight).toBeCloseTo(burst.meanRunsInFlight, 0);
+    expect(spread.maxRunsInFlight).toBeLessThan(burst.maxRunsInFlight / 1.5);
+  });
+
+  it('if live workers took every spread message first, one invocation would carry the stream', () => {
+    // 60 runs a tick, ≈ 20 in flight: a worker of 40 could hold them all.
+    const wide = { ...bursty, runsPerMinute: 60, runsAtOnce: 40, slots: 120 };
+    const burst = simulateWorker(wide);
+    const spread = simulateWorker({ ...wide, spreadSeconds: 55 });
+    // The burst opens batches of ten (5 invocations at each tick); spread, the live one takes them.
+    expect(burst.meanInvocationsAlive).toBeGreaterThan(1.5);
+    expect(spread.meanInvocationsAlive).toBeLessThan(1.3);
+    expect(spread.billedPerRunSecond).toBeLessThan(burst.billedPerRunSecond / 1.3);
+  });
+
+  it('with the event source’s pollers beside the workers, spread messages open invocations up to its cap', () => {
+    const withPollers = { ...bursty, eventSourcePollers: 5 };
+    const burst = simulateWorker(withPollers);
+    const spread = simulateWorker({ ...withPollers, spreadSeconds: 55 });
+    // Below the cap, five pollers against one or two workers' polls win most messages: each opens
+    // an invocation, which then lives on its own refills — the spread keeps the cap alive.
+    expect(spread.meanInvocationsAlive).toBeGreaterThan(burst.meanInvocationsAlive * 1.3);
+    expect(spread.meanInvocationsAlive).toBeLessThanOrEqual(5);
+    expect(spread.billedPerRunSecond).toBeGreaterThan(burst.billedPerRunSecond);
+    // At the cap the pollers stop: with a cap of 2 the spread costs little beyond the burst.
+    const capped = simulateWorker({ ...withPollers, maxInvocations: 2, spreadSeconds: 55 });
+    expect(capped.meanInvocationsAlive).toBeLessThanOrEqual(2);
+    expect(capped.billedPerRunSecond).toBeLessThan(spread.billedPerRunSecond);
+  });
+
+  it('a cap from the runs in flight makes the burst wait for live workers: fewer invocations, a short wait', () => {
+    // 60 runs of 20 s a tick, ≈ 20 in flight, a worker of 20: the slots' cap (120 ÷ 20 = 6) opens an
+    // invocation per batch of ten at every tick; 1.5 × 20 ÷ 20 → 2 holds 40 at once.
+    const stream = { ...bursty, runsPerMinute: 60, slots: 120, eventSourcePollers: 5 };
+    const slotsCap = simulateWorker({ ...stream, maxInvocations: 6 });
+    const meanCap = simulateWorker({ ...stream, maxInvocations: 2 });
+    expect(meanCap.meanInvocationsAlive).toBeLessThanOrEqual(2);
+    expect(meanCap.billedPerRunSecond).toBeLessThan(slotsCap.billedPerRunSecond / 1.3);
+    expect(meanCap.maxRunsInFlight).toBeLessThanOrEqual(40);
+    // Every admitted run still starts, later by the queue's wait — well inside SCH-5's lease.
+    expect(meanCap.meanRunsInFlight).toBeCloseTo(slotsCap.meanRunsInFlight, 0);
+    expect(meanCap.meanQueueWaitSeconds).toBeGreaterThan(slotsCap.meanQueueWaitSeconds);
+    expect(meanCap.meanQueueWaitSeconds).toBeLessThan(60);
   });
 });
