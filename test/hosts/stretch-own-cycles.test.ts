@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import {
   decideOnHost,
   type HostModel,
-  hostModelOf,
   hostSourceInputOf,
   hostStateView,
   type LaneCandidate,
@@ -16,64 +15,24 @@ import {
   decideSource,
   isoOfMs,
   markSyncStarted,
-  type ScheduleSourceConfig,
   type SourceDecision,
-  type SourceScheduleState,
 } from '../../shared/schedule';
-import { iso, settings, source } from '../support/schedule-factories';
+import { iso, settings } from '../support/schedule-factories';
+import { type Council, INTERVAL_S, MIN, modelOf, REQUESTS, saturatedCouncils } from './support';
 
 /**
  * RATE-9 with SCH-3, pure: on a saturated host a source's quiet doubling is counted in its own
  * (unstretched) cycles, so the stretched source slows down over the day as its own cadence would —
  * and the host model's demand counts the same intervals (`ownIntervalMinutes`).
  */
-const MIN = 60_000;
-const HOST = 'ris.hosting.example';
-/** RATE-2: the councils' own interval, 10 s per request; a run of 16 requests takes 160 s. */
-const INTERVAL_S = 10;
-const REQUESTS = 16;
-
-interface Council {
-  config: ScheduleSourceConfig & { host: string; requestIntervalSeconds: number };
-  state: SourceScheduleState;
-}
-
 /**
- * A weekday day (Thursday 2026-12-03, 07:00–19:00) on one host: four councils whose session is today
- * (SCH-2: capped at 10 min all day) and twelve quiet ones (SCH-3: their streak starts afresh at 07:00),
- * none of which changes. Alone each would sync at its cadence; together they ask far more than the
- * host's 0.1 requests/s. One lane serves the host back to back (`nextLaneRun`), the host's model
- * recomputed from the councils' states after each run, as the planner and the lane do.
+ * A weekday day (Thursday 2026-12-03, 07:00–19:00) on one host (./support.ts): four session-day councils
+ * (SCH-2: capped at 10 min all day) and twelve quiet ones (SCH-3: their streak starts afresh at 07:00).
+ * Alone each would sync at its cadence; together they ask far more than the host's 0.1 requests/s. One
+ * lane serves the host back to back (`nextLaneRun`), the host's model recomputed from the councils'
+ * states after each run, as the planner and the lane do.
  */
-function councils(): Council[] {
-  const from = Date.parse(iso('2026-12-03 07:00'));
-  const list: Council[] = [];
-  const add = (id: string, sessionDays: string[], i: number) =>
-    list.push({
-      config: { ...source({ sourceId: id }), host: HOST, requestIntervalSeconds: INTERVAL_S },
-      state: {
-        schemaVersion: 1,
-        quietStreak: 5,
-        failureStreak: 0,
-        fullSyncInProgress: false,
-        sessionDays,
-        lastSyncKind: 'incremental',
-        lastSyncPeriod: 'weekdayNight',
-        // The night's last turns, one after another.
-        lastSyncStartedAt: isoOfMs(from - (i + 1) * 3 * MIN),
-        lastSyncEndedAt: isoOfMs(from - i * 3 * MIN),
-        recentRuns: [{ kind: 'incremental', requests: REQUESTS, seconds: REQUESTS * INTERVAL_S }],
-        // This night's full sync done (FULL-2: once per window): the day is the cadence's alone.
-        fullSyncLastWindowId: iso('2026-12-03 03:00'),
-        fullSyncLastCompleteWindowId: iso('2026-12-03 03:00'),
-        fullSyncLastCompleteStartedAt: iso('2026-12-03 03:10'),
-        fullSyncLastCompletedAt: iso('2026-12-03 03:30'),
-      },
-    });
-  for (let i = 0; i < 4; i += 1) add(`session-${i}`, ['2026-12-03'], i);
-  for (let i = 0; i < 12; i += 1) add(`quiet-${i}`, [], i + 4);
-  return list;
-}
+const councils = (): Council[] => saturatedCouncils('2026-12-03 07:00', 5);
 
 type Decide = (c: Council, model: HostModel | undefined, nowIso: string) => SourceDecision;
 
@@ -88,11 +47,6 @@ const inStretchedSyncs: Decide = (c, model, nowIso) =>
     now: nowIso,
     own: { config: c.config, settings },
   });
-
-function modelOf(members: readonly Council[], nowIso: string): HostModel {
-  const inputs = members.map((c) => hostSourceInputOf(c.config, hostStateView(c.state), nowIso, settings));
-  return hostModelOf(HOST, inputs, {}, Date.parse(nowIso));
-}
 
 /** Serves `members` from 07:00 to 19:00, one run at a time; the starts per council. */
 function serveDay(members: Council[], decide: Decide): Map<string, number> {

@@ -2,9 +2,6 @@ import { describe, expect, it } from 'vitest';
 import {
   decideOnHost,
   type HostModel,
-  hostModelOf,
-  hostSourceInputOf,
-  hostStateView,
   type LaneCandidate,
   nextLaneRun,
   ownCycleState,
@@ -18,11 +15,10 @@ import {
   isoOfMs,
   markSyncStarted,
   msOf,
-  type ScheduleSourceConfig,
   type SourceDecision,
-  type SourceScheduleState,
 } from '../../shared/schedule';
 import { iso, settings, source } from '../support/schedule-factories';
+import { type Council, INTERVAL_S, modelOf, REQUESTS, saturatedCouncils } from './support';
 
 /**
  * RATE-9 with SCH-1/SCH-2, pure: on a saturated host a source's turns are counted at the rate its own
@@ -30,49 +26,12 @@ import { iso, settings, source } from '../support/schedule-factories';
  * night's 120 minutes is due by the day's 10, as alone, and is not left waiting while the session-capped
  * councils take the host's morning.
  */
-const MIN = 60_000;
-const HOST = 'ris.hosting.example';
-/** RATE-2: 10 s per request; a run of 16 requests takes 160 s. */
-const INTERVAL_S = 10;
-const REQUESTS = 16;
-
-interface Council {
-  config: ScheduleSourceConfig & { host: string; requestIntervalSeconds: number };
-  state: SourceScheduleState;
-}
-
 /**
- * Thursday 2026-12-03 from 05:00: four councils with a session today (SCH-2: 10 min, the night
- * included) and twelve long quiet ones (SCH-3: 120 min at night; from 07:00 the day's 10 min afresh).
+ * Thursday 2026-12-03 from 05:00 on one host (./support.ts): four councils with a session today (SCH-2:
+ * 10 min, the night included) and twelve long quiet ones (SCH-3: 120 min at night; from 07:00 the day's
+ * 10 min afresh).
  */
-function councils(): Council[] {
-  const from = Date.parse(iso('2026-12-03 05:00'));
-  const list: Council[] = [];
-  const add = (id: string, sessionDays: string[], i: number) =>
-    list.push({
-      config: { ...source({ sourceId: id }), host: HOST, requestIntervalSeconds: INTERVAL_S },
-      state: {
-        schemaVersion: 1,
-        quietStreak: 30,
-        failureStreak: 0,
-        fullSyncInProgress: false,
-        sessionDays,
-        lastSyncKind: 'incremental',
-        lastSyncPeriod: 'weekdayNight',
-        lastSyncStartedAt: isoOfMs(from - (i + 1) * 3 * MIN),
-        lastSyncEndedAt: isoOfMs(from - i * 3 * MIN),
-        recentRuns: [{ kind: 'incremental', requests: REQUESTS, seconds: REQUESTS * INTERVAL_S }],
-        // This night's full sync done (FULL-2): the morning is the cadence's alone.
-        fullSyncLastWindowId: iso('2026-12-03 03:00'),
-        fullSyncLastCompleteWindowId: iso('2026-12-03 03:00'),
-        fullSyncLastCompleteStartedAt: iso('2026-12-03 03:10'),
-        fullSyncLastCompletedAt: iso('2026-12-03 03:30'),
-      },
-    });
-  for (let i = 0; i < 4; i += 1) add(`session-${i}`, ['2026-12-03'], i);
-  for (let i = 0; i < 12; i += 1) add(`quiet-${i}`, [], i + 4);
-  return list;
-}
+const councils = (): Council[] => saturatedCouncils('2026-12-03 05:00', 30);
 
 interface Rule {
   decide: (c: Council, model: HostModel | undefined, nowIso: string) => SourceDecision;
@@ -101,11 +60,6 @@ const oneInterval: Rule = {
   },
   candidate: (c, decision) => ({ decision, state: c.state }),
 };
-
-function modelOf(members: readonly Council[], nowIso: string): HostModel {
-  const inputs = members.map((c) => hostSourceInputOf(c.config, hostStateView(c.state), nowIso, settings));
-  return hostModelOf(HOST, inputs, {}, Date.parse(nowIso));
-}
 
 /** Serves `members` from 05:00 to 11:00 one run at a time (one lane); the starts per council from 07:00. */
 function serveMorning(members: Council[], rule: Rule): Map<string, number> {
