@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import dynalite from 'dynalite';
 import { startFauxqs } from 'fauxqs';
 import S3rver from 's3rver';
+import { makeObjectWritesAtomic } from './atomic-s3';
 
 /**
  * Real-protocol local peers for DynamoDB (dynalite), S3 (s3rver) and SQS (fauxqs), started in this
@@ -44,6 +45,8 @@ export async function startAwsPeers(options: AwsPeersOptions = {}): Promise<AwsP
   const dynamoPort = (dynamo.address() as AddressInfo).port;
 
   const s3 = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: join(baseDir, 's3') });
+  // As S3: a GET during a PUT of the key answers the old object or the new one, whole (atomic-s3.ts).
+  makeObjectWritesAtomic(s3, join(baseDir, 's3-staging'));
   const s3Address = await s3.run();
 
   const sqs = await startFauxqs({ port: 0, logger: false, host: '127.0.0.1' });

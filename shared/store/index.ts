@@ -44,7 +44,14 @@ export {
   TAKEN_DOWN,
 } from './mirror-index';
 export { type MirrorRecordKind, MirrorRecords } from './mirror-records';
-export { BucketObjects, isMissingKey, isMissingObject, type PutOptions, type UploadOptions } from './objects';
+export {
+  BucketObjects,
+  isMissingKey,
+  isMissingObject,
+  type PutOptions,
+  StoredObjectUnreadableError,
+  type UploadOptions,
+} from './objects';
 export { type StoreRefusal, StoreUnavailableError, storeOutageOf, storeRefusalOf } from './outage';
 export { PartitionItems, SourceSyncItems, withoutKeys } from './partition-items';
 export { PhotoMarks } from './photo-marks';

@@ -9,7 +9,30 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { IngestorError } from '../errors';
 import type { BucketContext } from './context';
+
+/**
+ * A stored JSON object whose body does not parse: cut short in transfer, or read while it was being
+ * written by a store that is not atomic (s3rver before cli/local atomic-s3.ts). Retryable: the object
+ * itself may be whole; the caller's run fails and repeats instead of treating a part as the record.
+ */
+export class StoredObjectUnreadableError extends IngestorError {
+  constructor(
+    readonly key: string,
+    readonly bytes: number,
+    cause: unknown,
+  ) {
+    super(
+      'STORE_OBJECT_UNREADABLE',
+      `s3://…/${key}: ${bytes} bytes that are not whole JSON (${String(cause)})`,
+      {
+        retryable: true,
+        cause,
+      },
+    );
+  }
+}
 
 /** What S3 answers for a key that holds nothing (the SDK's names differ by operation). */
 export function isMissingObject(error: unknown): boolean {
@@ -63,7 +86,12 @@ export class BucketObjects {
   /** The object's JSON, parsed; undefined when there is none. */
   async readJson<T>(key: string): Promise<T | undefined> {
     const text = await this.readText(key);
-    return text === undefined ? undefined : (JSON.parse(text) as T);
+    if (text === undefined) return undefined;
+    try {
+      return JSON.parse(text) as T;
+    } catch (error) {
+      throw new StoredObjectUnreadableError(key, Buffer.byteLength(text), error);
+    }
   }
 
   async put(key: string, body: string | Uint8Array, options: PutOptions = {}): Promise<void> {
