@@ -1,6 +1,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { FakeCouncilOptions, Fault, FaultScope, Mutation, RobotsScript } from '../../demo';
+import { IngestorError } from '../../shared/errors';
 import type { CouncilCommand, CouncilEvent, WireRequest } from './council-process';
 
 /** The gzip bomb the scenarios use (just above the 20 MiB API limit), built before any request is timed. */
@@ -34,6 +35,17 @@ export interface CouncilHost {
 }
 
 type Distributive<T> = T extends unknown ? Omit<T, 'id'> : never;
+
+/**
+ * A command for the council process after it exited or its channel closed (`stop()`, a crash). Sending
+ * it anyway made Node emit ERR_IPC_CHANNEL_CLOSED on the child, unhandled: the bench died in teardown
+ * after its scenario had passed (a council closed late, by the reference run still under way).
+ */
+export class CouncilHostGoneError extends IngestorError {
+  constructor(op: string) {
+    super('CHAOS_COUNCIL_HOST_GONE', `the council process is gone; '${op}' not sent`);
+  }
+}
 
 export async function startCouncilHost(): Promise<CouncilHost> {
   const child: ChildProcess = fork(fileURLToPath(new URL('./council-process.ts', import.meta.url)), [], {
@@ -73,13 +85,30 @@ export async function startCouncilHost(): Promise<CouncilHost> {
       c.requests[event.index] = event.req;
     }
   });
+  const gone = () => !child.connected || child.exitCode !== null || child.signalCode !== null;
   const call = (cmd: Distributive<CouncilCommand>): Promise<unknown> =>
     new Promise((resolve, reject) => {
+      if (gone()) {
+        reject(new CouncilHostGoneError(cmd.op));
+        return;
+      }
       const id = nextId;
       nextId += 1;
       pending.set(id, { resolve, reject });
-      child.send({ ...cmd, id });
+      // With a callback a failed send is an answer to this call, not an 'error' event nobody handles.
+      child.send({ ...cmd, id }, (error) => {
+        if (error === null) return;
+        pending.delete(id);
+        reject(new CouncilHostGoneError(cmd.op));
+      });
     });
+  // A call the process never answers (it exited first) fails instead of hanging the bench.
+  child.once('exit', () => {
+    for (const [id, p] of pending) {
+      pending.delete(id);
+      p.reject(new CouncilHostGoneError('reply'));
+    }
+  });
   await ready;
 
   return {
@@ -127,13 +156,18 @@ export async function startCouncilHost(): Promise<CouncilHost> {
           return ((await call({ op: 'ping' })) as { lagMaxMs: number }).lagMaxMs;
         },
         async close() {
-          await call({ op: 'close', council: n });
+          // Its servers ended with the process: nothing left to close.
+          if (gone()) return;
+          await call({ op: 'close', council: n }).catch((error: unknown) => {
+            if (!(error instanceof CouncilHostGoneError)) throw error;
+          });
         },
       };
     },
     async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.disconnect();
+      if (child.connected) child.disconnect();
       await exited;
     },
   };

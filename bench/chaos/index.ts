@@ -58,8 +58,9 @@ export async function runChaosBench(opts: ChaosOptions = {}): Promise<ChaosResul
   const redis = await startRedisPeer();
   const [stack, councils] = await Promise.all([startChaosStack(redis), startCouncilHost()]);
   const clean = cleanRuns(stack, councils, log);
-  // The reference most scenarios compare with: started at once, in parallel with the first scenarios.
-  void clean({}).catch(() => undefined);
+  // The reference most scenarios compare with: started at once, in parallel with the first scenarios;
+  // awaited before teardown (a scenario that needs none may end first — its council then closed late).
+  const reference = clean({}).catch(() => undefined);
   const selected = SCENARIOS.filter(
     (s) => opts.only === undefined || opts.only.length === 0 || opts.only.some((o) => s.name.includes(o)),
   );
@@ -83,6 +84,7 @@ export async function runChaosBench(opts: ChaosOptions = {}): Promise<ChaosResul
       results.push(await runScenario(s, ctx, log));
     }
   } finally {
+    await reference;
     const packets = await capture?.stop();
     if (packets) {
       wire = new Map();
