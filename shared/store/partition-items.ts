@@ -74,7 +74,9 @@ export class PartitionItems {
    * 1 MB) and serves later reads in that range from it — until this object writes an item, which is
    * then read from the table again. What others write meanwhile is seen as of this read (the sync's
    * lease keeps other writers of the run's items away, SCH-5; an operator's change of a body counts
-   * from the next invocation).
+   * from the next invocation) and never lost: no write into the range replaces what another writer
+   * owns — a body's refresh and a session day name their own attributes, a body's creation and
+   * SCH-9 advance and the cursor (`seq`) are conditional (test/store/partition-snapshot-writers).
    */
   async preload(from: string, to: string): Promise<void> {
     const items = new Map<string, Record<string, unknown>>();
