@@ -34,7 +34,11 @@ export async function statusCommand(
     // RATE-9: a stretched cadence or a full sync behind is said even when the decision names it already.
     if (s.hostSaturated && !s.reason.includes(s.hostSaturated)) text.push(`  ${s.hostSaturated}`);
     if (s.fullSyncBehind && !s.reason.includes(s.fullSyncBehind)) text.push(`  ${s.fullSyncBehind}`);
-    if (s.paused) text.push(`  paused until ${s.paused.until}: ${s.paused.reason}`);
+    // The exact instant; the sentence only when `why` does not say it already (it does while spared).
+    if (s.paused)
+      text.push(
+        `  paused until ${s.paused.until}${s.reason.includes(s.paused.reason) ? '' : `: ${s.paused.reason}`}`,
+      );
     if (s.running)
       text.push(`  running ${s.running.kind} since ${s.running.since} (lease until ${s.running.leaseUntil})`);
     if (s.lastRun) {
