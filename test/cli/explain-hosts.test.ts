@@ -256,7 +256,12 @@ describe('after a planner tick, status and hosts explain every waiting, stretche
     );
 
     // RATE-4 / RATE-9: the busy host's second due council waits for it, with how many are queued.
-    expect(said('busy-a')).toMatch(/running incremental since/);
+    // Instants in one clock (Berlin, with offset): the lease ends after the run began.
+    const [, since, leaseUntil] =
+      said('busy-a').match(/running incremental since (\S+) \(lease until (\S+)\)/) ?? [];
+    expect(since).toBe('2026-11-30T03:30:00+01:00');
+    expect(leaseUntil).toMatch(/^2026-11-30T0\d:\d\d:00\+01:00$/);
+    expect(Date.parse(leaseUntil ?? '')).toBeGreaterThan(NOW.getTime());
     expect(said('busy-b')).toContain(
       'why: host 127.0.0.2 busy: 1 run queued; 1 of 1 run its pace keeps busy already (RATE-9, RATE-4)',
     );
