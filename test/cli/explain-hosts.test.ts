@@ -4,6 +4,7 @@ import { statusCommand } from '../../cli/commands/status';
 import type { LocalRuntime } from '../../cli/local/runtime';
 import type { HostStatus, SourceStatus } from '../../shared/planner';
 import { DEFAULT_SCHEDULE_SETTINGS, initialScheduleState } from '../../shared/schedule';
+import { processHostLedger, resetProcessHostLedger } from '../../shared/slots';
 import { patchSourceState } from '../../shared/store/source-state';
 import { putSourceItem } from '../../shared/store/sources';
 import { useAwsTestbed } from '../support/aws';
@@ -311,7 +312,35 @@ describe('after a planner tick, status and hosts explain every waiting, stretche
       expect(named, `${r.sourceId} on ${r.host}`).toBe(true);
     }
   }, 60_000);
+
+  it('RATE-8 / RATE-9: a host paused by a Retry-After — its due source says until when, and hosts names it', async () => {
+    // A lone host still waiting after the tick (SCH-5), then paused by a 503's Retry-After as the sync
+    // instances' slots note it into this process's host ledger — the one local `status`/`hosts` read.
+    const before = (await statusCommand(rt(), undefined, NOW)).json as { sources: SourceStatus[] };
+    const waiting = before.sources.find((r) => LONE.includes(r.sourceId) && r.running === null);
+    expect(waiting).toBeDefined();
+    const { sourceId, host } = waiting as SourceStatus;
+    try {
+      await processHostLedger().noteFloor(host as string, { kind: 'pause', delayMs: 30 * 60_000 });
+      const status = await statusCommand(rt(), undefined, NOW);
+      expect(blockOf(status.text, sourceId)).toMatch(
+        new RegExp(`why: host ${escaped(host as string)} paused until \\S+ \\(RATE-8\\): 1 run queued`),
+      );
+      const hosts = await hostsCommand(rt(), NOW);
+      const block = blockOf(hosts.text, host as string);
+      expect(block).toContain(`waiting for the paused host (RATE-8): ${sourceId}`);
+      expect(block).toMatch(/ {2}paused until \S+ \(RATE-8 Retry-After\): no run starts/);
+      expect(block).toMatch(/runs 0 of 0 it keeps busy \(RATE-4\)/);
+    } finally {
+      resetProcessHostLedger();
+    }
+  }, 60_000);
 });
+
+/** A host key as a literal in a RegExp. */
+function escaped(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
 
 /** Two decimals, as the RATE-9 sentence rounds. */
 function round2(x: number): number {
