@@ -1165,7 +1165,8 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     const runsPerMinute = runsPerMonth / minutesPerMonth;
     // SCH-5's slots as they must be set: the runs in flight on average (× 1.5) and a tick's burst —
     // the planner starts a minute's due runs at once, so slots of 1.5 × the mean alone would hold them
-    // back and the backlog would grow (week.maxConcurrentSyncsToSet is that lower figure).
+    // back and the backlog would grow (week.maxConcurrentSyncsToSet is that lower figure,
+    // week.maxConcurrentSyncsWithBurst this one).
     const slots = Math.max(
       DEFAULT_MAX_CONCURRENT_SYNCS,
       Math.ceil((1.5 * runSecondsPerMonth) / secondsPerMonth + runsPerMinute),
@@ -1798,6 +1799,10 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       concurrentRunsNeeded: round(now.sync.seconds / (WEEKS_PER_MONTH * 7 * 86_400), 1),
       maxConcurrentSyncsDefault: DEFAULT_MAX_CONCURRENT_SYNCS,
       maxConcurrentSyncsToSet: Math.ceil((1.5 * now.sync.seconds) / (WEEKS_PER_MONTH * 7 * 86_400)),
+      // SCH-5's slots the worker model runs with (`workerOf`): the mean × 1.5 and a tick's burst of due runs.
+      maxConcurrentSyncsWithBurst: Math.ceil(
+        (1.5 * now.sync.seconds) / (WEEKS_PER_MONTH * 7 * 86_400) + now.syncsPerMinute,
+      ),
     },
     measured: {
       oparlDemo: oparl,

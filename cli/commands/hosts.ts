@@ -42,6 +42,9 @@ function hostLines(h: HostStatus): string[] {
     `  pace ${fixed(h.paceRequestsPerSecond)} requests/s${h.crawlDelayMs !== null ? ` (Crawl-delay ${h.crawlDelayMs / 1000} s, ROB-10)` : ''}; other fetches ${fixed(h.otherRequestsPerSecond)} requests/s (documents, deletion check, photos, preview; RATE-9); runs ${h.running} of ${h.runLimit} it keeps busy (RATE-4)${h.queuedRuns > 0 ? `; ${h.queuedRuns} run${h.queuedRuns === 1 ? '' : 's'} queued` : ''}`,
     `  sources: ${h.sources.join(', ')}`,
   ];
+  // Who keeps the host busy: the runs the queued ones wait for.
+  if (h.runningSources.length > 0)
+    lines.push(`  running: ${h.runningSources.map((r) => `${r.sourceId} (${r.kind})`).join(', ')}`);
   if (h.saturated)
     lines.push(
       `  stretched (RATE-9): every source here syncs at its interval × ${fixed(h.stretch)} — the host's pace wins, none is starved`,
@@ -50,6 +53,11 @@ function hostLines(h: HostStatus): string[] {
     const ids = h.waiting.filter((w) => w.waitingFor === kind).map((w) => w.sourceId);
     if (words !== undefined && ids.length > 0) lines.push(`  ${words}: ${ids.join(', ')}`);
   }
+  // ERR-4/ERR-5: spared by their own errors, not by the host — named so no waiting source goes unexplained.
+  if (h.pausedSources.length > 0)
+    lines.push(
+      `  spared, not synced until their pause ends (SCH-7): ${h.pausedSources.map((p) => `${p.sourceId} — ${p.reason}`).join('; ')}`,
+    );
   if (h.pausedUntil !== null)
     lines.push(`  paused until ${h.pausedUntil} (RATE-8 Retry-After): no run starts`);
   if (h.fullSyncBacklog.length > 0)

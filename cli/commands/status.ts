@@ -1,5 +1,5 @@
 import { explainSources } from '../../shared/planner';
-import { scheduleSettingsFromEnv } from '../../shared/schedule';
+import { scheduleSettingsFromEnv, toBerlin, toIso } from '../../shared/schedule';
 import { composeCli } from '../compose';
 import type { LocalRuntime } from '../local/runtime';
 import type { CommandResult } from '../output';
@@ -28,15 +28,21 @@ export async function statusCommand(
   for (const s of rows) {
     const state = !s.valid ? 'INVALID' : s.active ? 'active' : 'inactive';
     text.push(
-      `${s.sourceId}  [${state}]  ${s.action}${s.kind ? ` ${s.kind}` : ''}${s.nextDueAt ? `  next ${s.nextDueAt}` : ''}`,
+      `${s.sourceId}  [${state}]  ${s.action}${s.kind ? ` ${s.kind}` : ''}${s.nextDueAt ? `  next ${berlin(s.nextDueAt)}` : ''}`,
     );
     text.push(`  why: ${s.reason}`);
     // RATE-9: a stretched cadence or a full sync behind is said even when the decision names it already.
     if (s.hostSaturated && !s.reason.includes(s.hostSaturated)) text.push(`  ${s.hostSaturated}`);
     if (s.fullSyncBehind && !s.reason.includes(s.fullSyncBehind)) text.push(`  ${s.fullSyncBehind}`);
-    if (s.paused) text.push(`  paused until ${s.paused.until}: ${s.paused.reason}`);
+    // The exact instant; the sentence only when `why` does not say it already (it does while spared).
+    if (s.paused)
+      text.push(
+        `  paused until ${berlin(s.paused.until)}${s.reason.includes(s.paused.reason) ? '' : `: ${s.paused.reason}`}`,
+      );
     if (s.running)
-      text.push(`  running ${s.running.kind} since ${s.running.since} (lease until ${s.running.leaseUntil})`);
+      text.push(
+        `  running ${s.running.kind} since ${berlin(s.running.since)} (lease until ${berlin(s.running.leaseUntil)})`,
+      );
     if (s.lastRun) {
       const r = s.lastRun as {
         ok?: boolean;
@@ -46,11 +52,20 @@ export async function statusCommand(
         failures?: string[];
       };
       text.push(
-        `  last run: ${r.ok ? 'ok' : 'FAILED'} ${r.kind ?? ''} ended ${r.endedAt ?? '?'}, ${r.requests ?? 0} requests${r.failures && r.failures.length > 0 ? `, failures: ${r.failures.join(', ')}` : ''}`,
+        `  last run: ${r.ok ? 'ok' : 'FAILED'} ${r.kind ?? ''} ended ${r.endedAt === undefined ? '?' : berlin(r.endedAt)}, ${r.requests ?? 0} requests${r.failures && r.failures.length > 0 ? `, failures: ${r.failures.join(', ')}` : ''}`,
       );
     }
     if (s.failureStreak > 0) text.push(`  failed runs in a row: ${s.failureStreak}`);
     for (const w of s.warnings) text.push(`  config warning: ${w.field} ${w.message}`);
   }
   return { text, json: { at: now.toISOString(), sources: rows } };
+}
+
+/**
+ * An instant as the planner writes its own (Europe/Berlin, with offset): the State item keeps some in
+ * UTC, and "since 03:30+01:00, lease until 02:55Z" reads as a lease that ended before it began.
+ */
+function berlin(iso: string): string {
+  // A hand-edited State item may hold anything: shown as it is rather than failing the whole status.
+  return Number.isNaN(Date.parse(iso)) ? iso : toIso(toBerlin(new Date(iso).toISOString()));
 }

@@ -62,6 +62,8 @@ export interface HostStatus {
   /** How many runs at once keep the host busy (RATE-4: ≤ 2; 0 while paused). */
   runLimit: number;
   running: number;
+  /** The runs holding their lease on the host (who keeps it busy), by source id. */
+  runningSources: { sourceId: string; kind: string }[];
   /** Due runs waiting for this host (not for a slot). */
   queuedRuns: number;
   /**
@@ -71,6 +73,11 @@ export interface HostStatus {
   waiting: { sourceId: string; waitingFor: WaitingFor['kind']; reason: string }[];
   /** FULL-3: full syncs that go to a later night for lack of host capacity. */
   fullSyncBacklog: string[];
+  /**
+   * ERR-4/ERR-5, SCH-7: the host's sources spared by their own errors — they wait for their pause, not
+   * for the host, and still count in its demand (RATE-9).
+   */
+  pausedSources: { sourceId: string; until: string; reason: string }[];
   /** Item 5 of issue 27: requests per second other fetches take of the pace (at most their share). */
   otherRequestsPerSecond: number;
   /** RATE-8: paused until (ISO), while a Retry-After pause is in force. */
@@ -166,7 +173,7 @@ export async function explainFleet(
   return {
     at: now.toISOString(),
     sources,
-    hosts: hostStatuses(fleet, ledger.conditions),
+    hosts: hostStatuses(fleet, ledger.conditions, sources),
     ...(ledger.unavailable === undefined ? {} : { hostLedgerUnavailable: ledger.unavailable }),
   };
 }
@@ -225,14 +232,32 @@ function statusOf(
   };
 }
 
-function hostStatuses(fleet: FleetPlan, conditions: ReadonlyMap<string, HostConditions>): HostStatus[] {
-  const waitingByHost = new Map<string, HostStatus['waiting']>();
-  for (const w of fleet.admission.waiting) {
-    const list = waitingByHost.get(w.host) ?? [];
-    list.push({ sourceId: w.sourceId, waitingFor: w.waitingFor.kind, reason: w.reason });
-    waitingByHost.set(w.host, list);
-  }
-  for (const list of waitingByHost.values()) list.sort((a, b) => a.sourceId.localeCompare(b.sourceId));
+function hostStatuses(
+  fleet: FleetPlan,
+  conditions: ReadonlyMap<string, HostConditions>,
+  sources: readonly SourceStatus[],
+): HostStatus[] {
+  const waitingByHost = groupByHost(
+    fleet.admission.waiting.map((w) => ({
+      host: w.host,
+      row: { sourceId: w.sourceId, waitingFor: w.waitingFor.kind, reason: w.reason },
+    })),
+  );
+  // `hosts` names every source of a host that is not idle: the runs holding it and those spared by errors.
+  const runningByHost = groupByHost(
+    sources.flatMap((s) =>
+      s.host === null || s.running === null
+        ? []
+        : [{ host: s.host, row: { sourceId: s.sourceId, kind: s.running.kind } }],
+    ),
+  );
+  const pausedByHost = groupByHost(
+    sources.flatMap((s) =>
+      s.host === null || s.paused === null || !s.active
+        ? []
+        : [{ host: s.host, row: { sourceId: s.sourceId, until: s.paused.until, reason: s.paused.reason } }],
+    ),
+  );
   return [...fleet.hosts.values()]
     .map((m) => ({
       host: m.host,
@@ -245,12 +270,28 @@ function hostStatuses(fleet: FleetPlan, conditions: ReadonlyMap<string, HostCond
       stretch: m.stretch,
       runLimit: m.runLimit,
       running: fleet.runningByHost.get(m.host) ?? 0,
+      runningSources: runningByHost.get(m.host) ?? [],
       queuedRuns: fleet.admission.queuedByHost.get(m.host) ?? 0,
       waiting: waitingByHost.get(m.host) ?? [],
       fullSyncBacklog: fleet.fullPlans.byHost.get(m.host)?.nextNight ?? [],
+      pausedSources: pausedByHost.get(m.host) ?? [],
       otherRequestsPerSecond: m.otherRequestsPerSecond,
       pausedUntil: m.pausedUntil ?? null,
       crawlDelayMs: conditions.get(m.host)?.crawlDelayMs ?? null,
     }))
     .sort((a, b) => b.utilisation - a.utilisation || a.host.localeCompare(b.host));
+}
+
+/** Rows per host key, each list by source id. */
+function groupByHost<T extends { sourceId: string }>(
+  rows: readonly { host: string; row: T }[],
+): Map<string, T[]> {
+  const byHost = new Map<string, T[]>();
+  for (const { host, row } of rows) {
+    const list = byHost.get(host) ?? [];
+    list.push(row);
+    byHost.set(host, list);
+  }
+  for (const list of byHost.values()) list.sort((a, b) => a.sourceId.localeCompare(b.sourceId));
+  return byHost;
 }

@@ -17,7 +17,7 @@ const RULE_IDS = [
   ...range('ID', 4),
   ...range('ROB', 10),
   'ROB-2a',
-  ...range('RATE', 8),
+  ...range('RATE', 9),
   ...range('RED', 3),
   ...range('SCH', 12),
   ...range('FULL', 8),
@@ -47,6 +47,17 @@ describe('docs/abrufregeln.md: generated from the constants the code uses', () =
     const page = currentRulesPage();
     const missing = RULE_IDS.filter((id) => !page.includes(`**${id}**`));
     expect(missing).toEqual([]);
+  });
+
+  it('RATE-9: the one sentence for hosting providers — councils on one server share its pace, one steady visitor', () => {
+    const rate9 = currentRulesPage()
+      .split('\n')
+      .find((l) => l.startsWith('- **RATE-9** '));
+    expect(rate9).toContain(
+      'Betreiben Sie als Rechenzentrum die Ratsinformationssysteme vieler Kommunen auf einem Server, teilen sich alle diese Kommunen seinen Takt — Sie sehen einen einzigen, gleichmäßigen Besucher, nie einen je Kommune.',
+    );
+    // The pace wins over the cadence, for every council on the server by the same factor (issue 27).
+    expect(rate9).toContain('um denselben Faktor seltener ab, keine fällt heraus');
   });
 
   it('a changed constant changes the page — the check fails until the page is regenerated', () => {
