@@ -1722,6 +1722,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       mirrorWrites: {
         table: b.sync.writesBy['PutItem object-hash'] ?? 0,
         index: b.sync.writesBy[`PutItem object-hash → ${LIST_INDEX}`] ?? 0,
+        counters: b.sync.writesBy['UpdateItem APILISTCOUNT'] ?? 0,
       },
       mirrorTableGb: b.mirror.mirrorTableBytes / 1e9,
       api: {

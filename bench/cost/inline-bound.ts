@@ -116,6 +116,19 @@ export interface ApiPageModel {
   billedReadUnitsPerRequest: number;
 }
 
+/** The month's write units of the mirror items and their copies at `at`, in proportion to a commit's. */
+export function mirrorWriteUnits(
+  mirrorWrites: { table: number; index: number },
+  measured: InlineBoundFigures,
+  at: InlineBoundFigures,
+): number {
+  const ratio = (a: number, b: number) => (b === 0 ? 1 : a / b);
+  return (
+    mirrorWrites.table * ratio(at.tableWriteUnits, measured.tableWriteUnits) +
+    mirrorWrites.index * ratio(at.indexWriteUnits, measured.indexWriteUnits)
+  );
+}
+
 /** A page's Query: eventually consistent, 0.5 unit per started 4 KB of the entries it reads. */
 export function pageReadUnits(f: InlineBoundFigures, pageSize: number): number {
   if (f.listed === 0) return 0.5;
@@ -142,11 +155,11 @@ export function usageAtBound(input: {
   api: ApiPageModel;
 }): MonthlyUsage {
   const { usage, sources, measured, at, mirrorWrites, api } = input;
-  const ratio = (a: number, b: number) => (b === 0 ? 1 : a / b);
   const writeUnits =
     usage.dynamodb.writeUnits +
-    mirrorWrites.table * (ratio(at.tableWriteUnits, measured.tableWriteUnits) - 1) +
-    mirrorWrites.index * (ratio(at.indexWriteUnits, measured.indexWriteUnits) - 1);
+    mirrorWriteUnits(mirrorWrites, measured, at) -
+    mirrorWrites.table -
+    mirrorWrites.index;
   const gets = pageS3Gets(at, api.pageSize);
   const readUnits =
     usage.dynamodb.readUnits +
@@ -215,23 +228,36 @@ export function standardIaDeltaEur(lines: DynamoLines): number {
 /**
  * The mirror index in a table of its own without PITR: the month saves PITR on the mirror's share of
  * the table bytes; the move is a one-off read of every mirror item (Scan, eventually consistent) and a
- * write of it and its `byList` copy (a new copy: one write, no key moved).
+ * write of it and its `byList` copy (a new copy: one write, no key moved). That table could also be
+ * Standard-IA on its own: its storage (items and `byList`) × 0.4, its request units × 1.25
+ * (`mirrorRequestEur`: the mirror items', copies' and counters' writes and the API's page reads; the
+ * sync's few mirror reads with the list digest are left out).
  */
 export function mirrorTableWithoutPitr(input: {
   lines: DynamoLines;
   storageGb: number;
   mirrorTableGb: number;
+  mirrorRequestEur: number;
   at: InlineBoundFigures;
   sources: number;
   eurPerReadUnit: number;
   eurPerWriteUnit: number;
-}): { savesEurPerMonth: number; moveEur: number; moveWriteUnits: number; moveReadUnits: number } {
+}): {
+  savesEurPerMonth: number;
+  standardIaSavesEurPerMonth: number;
+  moveEur: number;
+  moveWriteUnits: number;
+  moveReadUnits: number;
+} {
   const { lines, storageGb, mirrorTableGb, at, sources } = input;
-  const savesEurPerMonth = storageGb === 0 ? 0 : (lines.pitrEur * mirrorTableGb) / storageGb;
+  const mirrorShare = storageGb === 0 ? 0 : mirrorTableGb / storageGb;
+  const mirrorStorageEur = lines.storageEur * mirrorShare + lines.indexStorageEur;
   const moveWriteUnits = sources * (at.tableWriteUnits + at.indexWriteUnits / 2);
   const moveReadUnits = (0.5 * (mirrorTableGb * 1e9)) / 4096;
   return {
-    savesEurPerMonth,
+    savesEurPerMonth: lines.pitrEur * mirrorShare,
+    standardIaSavesEurPerMonth:
+      mirrorStorageEur * (1 - IA_STORAGE_FACTOR) - input.mirrorRequestEur * (IA_REQUEST_FACTOR - 1),
     moveEur: moveWriteUnits * input.eurPerWriteUnit + moveReadUnits * input.eurPerReadUnit,
     moveWriteUnits,
     moveReadUnits,
@@ -243,7 +269,7 @@ export interface BillAtFleet {
   usage: MonthlyUsage;
   cost: CostBreakdown;
   /** The month's write units of the mirror items and of their `byList` copies, as measured. */
-  mirrorWrites: { table: number; index: number };
+  mirrorWrites: { table: number; index: number; counters: number };
   /** The mirror items' share of the table bytes (GB), for the table-of-its-own what-if. */
   mirrorTableGb: number;
   api: ApiPageModel;
@@ -312,6 +338,10 @@ export function inlineBoundRows(input: {
         lines,
         storageGb: usage.dynamodb.storageGb,
         mirrorTableGb,
+        mirrorRequestEur:
+          (mirrorWriteUnits(bill.mirrorWrites, measured, at) + bill.mirrorWrites.counters) *
+            input.eurPerWriteUnit +
+          bill.api.requests * pageReadUnits(at, bill.api.pageSize) * input.eurPerReadUnit,
         at,
         sources,
         eurPerReadUnit: input.eurPerReadUnit,

@@ -105,12 +105,15 @@ describe('inline bound grid (issue 28)', () => {
       lines,
       storageGb: 20,
       mirrorTableGb: 15,
+      mirrorRequestEur: 2,
       at,
       sources: 1_000,
       eurPerReadUnit: 1e-7,
       eurPerWriteUnit: 1e-6,
     });
     expect(move.savesEurPerMonth).toBeCloseTo(3, 9);
+    // Its storage (15/20 of the table's € 5, all of the index's € 3) × 0.6 saved, its € 2 of units × 0.25 more.
+    expect(move.standardIaSavesEurPerMonth).toBeCloseTo((3.75 + 3) * 0.6 - 2 * 0.25, 9);
     // Each item once (5 units) and each copy once (10 / 2), per source.
     expect(move.moveWriteUnits).toBe(1_000 * (5 + 5));
     expect(move.moveReadUnits).toBeCloseTo((0.5 * 15e9) / 4096, 6);
