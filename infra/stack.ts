@@ -165,8 +165,9 @@ export const STACK_CONTEXT_KEYS = {
   fleetSources: 'fleetSources',
   /**
    * Issue 28 (docs/operations.md, "State indexes"): `1` on the first of two deploys of an existing
-   * stack — CloudFormation creates one global index per table update, so that deploy adds only the
-   * first index that replaces another; the next deploy, without it, adds the rest.
+   * stack — CloudFormation creates or deletes one global index per table update, so that deploy adds
+   * only the first index that replaces another and keeps the indexes the release drops (TableDefinition
+   * `dropped`); the next deploy, without it, deletes them (this release: `byBodyList`, one).
    */
   indexRolloutStep: 'indexRolloutStep',
 } as const;
@@ -1144,6 +1145,8 @@ export class IngestorStack extends Stack {
         (index) => !firstStep || index.replaces === undefined || index === firstReplacing,
       ),
       ...retiringIndexes(definition),
+      // Deleted by the step after (one global index per update): as deployed until then.
+      ...(firstStep ? (definition.dropped ?? []) : []),
     ];
     for (const index of indexes) {
       table.addGlobalSecondaryIndex({
