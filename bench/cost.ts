@@ -69,8 +69,10 @@ import {
   type BillAtFleet,
   type InlineItemShape,
   type InlineSample,
+  inlineBoundFigures,
   inlineBoundRows,
   inlineItemShape,
+  pageReadUnits,
 } from './cost/inline-bound';
 import {
   dynamoItemBytes,
@@ -1265,6 +1267,17 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
   };
 
   // 3. Monthly quantities of a fleet of `sources`, with or without each lever (issue 28).
+  // Issue 28: the mirror index's items as measured, weighted as the fleet holds them (overFleet below),
+  // for the inline-bound grid; and an API origin request as one list page of them (PAGE_SIZE_DEFAULT
+  // objects, their `byList` copies at the built bound) instead of a flat 2 read units.
+  const inlineSamples: InlineSample[] = [
+    { weightPerSource: A.oparlShare * A.oparlObjectScale * A.bodiesPerOparlSource, items: oparlShapes },
+    { weightPerSource: 1 - A.oparlShare, items: scraperShapes },
+  ];
+  const apiPageReadUnits = pageReadUnits(
+    inlineBoundFigures(inlineSamples, INLINE_ITEM_MAX_BYTES),
+    PAGE_SIZE_DEFAULT,
+  );
   const bill = (sources: number, levers: Levers = LEVERS_NOW) => {
     const perMonth = (perWeek: number) => perWeek * WEEKS_PER_MONTH;
     const kinds = [
@@ -1509,7 +1522,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
           headsPerMonth * deletionUnits.readUnits +
           deletionScanReadUnits +
           broadcastRuns * A.broadcastReadUnitsPerRun +
-          apiOrigin * A.apiReadUnitsPerRequest,
+          apiOrigin * apiPageReadUnits,
         writeUnits:
           sync.writeUnits +
           sync.invocations * (levers.stateUnderOneKb ? lifecycle.writeCopies : lifecycle.writeUnits) +
@@ -1711,10 +1724,6 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
   const { cost, mirror } = now;
   // Issue 28: the mirror index's inline bound, PITR and table class re-priced from the measured items
   // (bench/cost/inline-bound.ts): every bound at 1,000 and 10,000 sources, the rest of the bill as built.
-  const inlineSamples: InlineSample[] = [
-    { weightPerSource: A.oparlShare * A.oparlObjectScale * A.bodiesPerOparlSource, items: oparlShapes },
-    { weightPerSource: 1 - A.oparlShare, items: scraperShapes },
-  ];
   const billAtFleet = (n: number, b: ReturnType<typeof bill>): BillAtFleet => {
     return {
       usage: b.usage,
@@ -1730,7 +1739,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
         pageSize: PAGE_SIZE_DEFAULT,
         concurrency: OBJECT_READ_CONCURRENCY,
         s3RoundSeconds: A.apiS3RoundSeconds,
-        billedReadUnitsPerRequest: A.apiReadUnitsPerRequest,
+        billedReadUnitsPerRequest: apiPageReadUnits,
       },
     };
   };
@@ -1831,6 +1840,9 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       services: servicesOf(now.onboarding),
     },
     mirrorApi: {
+      // Issue 28: read units of one list page (an origin request) of the measured items, as billed.
+      pageReadUnits: apiPageReadUnits,
+      pageSize: PAGE_SIZE_DEFAULT,
       waf: opts.apiWaf === true,
       wafEurPerMonth: round(now.cost.services.waf?.eur ?? 0),
       // The most a flood can cost per hour through the API function at its bound (reserved concurrency).

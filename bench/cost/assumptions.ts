@@ -118,7 +118,7 @@ export const ASSUMPTIONS = {
   apiRequestsPerSourcePerMonth: 3_000,
   apiCacheHitShare: 0.6,
   apiFunctionSeconds: 0.08,
-  apiReadUnitsPerRequest: 2,
+  // Read units a request: one list page of the measured mirror items (bench/cost.ts apiPageReadUnits).
   apiBytesPerResponse: 20_000,
   /**
    * Issue 28 (inline bound grid, bench/cost/inline-bound.ts): what one round of a page's parallel S3
