@@ -33,6 +33,7 @@ import {
 } from '../shared/documents';
 import { engineReportOf } from '../shared/engine';
 import { INLINE_ITEM_MAX_BYTES, listCountKey } from '../shared/mirror';
+import { OBJECT_READ_CONCURRENCY, PAGE_SIZE_DEFAULT } from '../shared/mirror-api';
 import { logger, logRequestEvent, MetricsBuffer } from '../shared/observability';
 import { syncSource } from '../shared/oparl';
 import { plannerTick } from '../shared/planner';
@@ -64,6 +65,15 @@ import { scraperHarness } from '../test/support/scraper-harness';
 import { ASSUMPTIONS } from './cost/assumptions';
 import { deletionRun } from './cost/deletion-model';
 import { type DeletionSampleUnits, measureDeletionSamples } from './cost/deletion-samples';
+import {
+  type BillAtFleet,
+  type InlineItemShape,
+  type InlineSample,
+  inlineBoundFigures,
+  inlineBoundRows,
+  inlineItemShape,
+  pageReadUnits,
+} from './cost/inline-bound';
 import {
   dynamoItemBytes,
   STORAGE_OVERHEAD_BYTES_PER_ITEM,
@@ -638,6 +648,37 @@ async function sampleMirrorIndex(bed: AwsTestbed, sourceId: string): Promise<Mir
   return { table, indexes, counters };
 }
 
+/** Issue 28: the inline bounds priced against the one built (INLINE_ITEM_MAX_BYTES), bytes. */
+const INLINE_BOUND_GRID = [0, 1024, 2048, 3072, 4096];
+
+/** Every number in a JSON-like value to 3 decimals (the grid's rows). */
+function roundDeep<T>(value: T): T {
+  if (typeof value === 'number') return Number(value.toFixed(3)) as T;
+  if (Array.isArray(value)) return value.map(roundDeep) as T;
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, roundDeep(v)])) as T;
+  return value;
+}
+
+/** Issue 28: one source's mirror items as shapes for the inline-bound grid (bench/cost/inline-bound.ts). */
+async function sampleInlineShapes(bed: AwsTestbed, sourceId: string): Promise<InlineItemShape[]> {
+  const shapes: InlineItemShape[] = [];
+  let start: Record<string, AttributeValue> | undefined;
+  do {
+    const out = await bed.clients.dynamo.send(
+      new ScanCommand({
+        TableName: bed.env.STATE_TABLE,
+        FilterExpression: 'begins_with(pk, :prefix)',
+        ExpressionAttributeValues: { ':prefix': { S: `MIRROR#${sourceId}#` } },
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of out.Items ?? []) shapes.push(inlineItemShape(item));
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return shapes;
+}
+
 /** Issue 28: what one run costs beside its engine's work: the planner's start and the message's path. */
 interface RunLifecycleProfile {
   /** Write units of the lease taken, the claim and the release with the outcome (table and indexes). */
@@ -916,6 +957,8 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
   let planner: PlannerProfile;
   let oparlIndex: MirrorIndexSample;
   let scraperIndex: MirrorIndexSample;
+  let oparlShapes: InlineItemShape[];
+  let scraperShapes: InlineItemShape[];
   let lifecycle: RunLifecycleProfile;
   let deletionSamples: DeletionSampleUnits;
   let requestLogLineBytes = 0;
@@ -952,6 +995,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       });
       log(`run lifecycle: ${JSON.stringify(lifecycle)}`);
       oparlIndex = await sampleMirrorIndex(bed, h.source.sourceId);
+      oparlShapes = await sampleInlineShapes(bed, h.source.sourceId);
       log(`oparl mirror index: ${JSON.stringify(oparlIndex)}`);
     } finally {
       await fake.close();
@@ -973,6 +1017,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       scraper = { firstFull, nightlyFull, unchanged, changed };
       log(`scraper: ${JSON.stringify(scraper)}`);
       scraperIndex = await sampleMirrorIndex(bed, s.source.sourceId);
+      scraperShapes = await sampleInlineShapes(bed, s.source.sourceId);
       log(`scraper mirror index: ${JSON.stringify(scraperIndex)}`);
     } finally {
       await s.close();
@@ -1223,6 +1268,17 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
   };
 
   // 3. Monthly quantities of a fleet of `sources`, with or without each lever (issue 28).
+  // Issue 28: the mirror index's items as measured, weighted as the fleet holds them (overFleet below),
+  // for the inline-bound grid; and an API origin request as one list page of them (PAGE_SIZE_DEFAULT
+  // objects, their `byList` copies at the built bound) instead of a flat 2 read units.
+  const inlineSamples: InlineSample[] = [
+    { weightPerSource: A.oparlShare * A.oparlObjectScale * A.bodiesPerOparlSource, items: oparlShapes },
+    { weightPerSource: 1 - A.oparlShare, items: scraperShapes },
+  ];
+  const apiPageReadUnits = pageReadUnits(
+    inlineBoundFigures(inlineSamples, INLINE_ITEM_MAX_BYTES),
+    PAGE_SIZE_DEFAULT,
+  );
   const bill = (sources: number, levers: Levers = LEVERS_NOW) => {
     const perMonth = (perWeek: number) => perWeek * WEEKS_PER_MONTH;
     const kinds = [
@@ -1467,7 +1523,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
           headsPerMonth * deletionUnits.readUnits +
           deletionScanReadUnits +
           broadcastRuns * A.broadcastReadUnitsPerRun +
-          apiOrigin * A.apiReadUnitsPerRequest,
+          apiOrigin * apiPageReadUnits,
         writeUnits:
           sync.writeUnits +
           sync.invocations * (levers.stateUnderOneKb ? lifecycle.writeCopies : lifecycle.writeUnits) +
@@ -1667,6 +1723,45 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     };
   };
   const { cost, mirror } = now;
+  // Issue 28: the mirror index's inline bound, PITR and table class re-priced from the measured items
+  // (bench/cost/inline-bound.ts): every bound at 1,000 and 10,000 sources, the rest of the bill as built.
+  const billAtFleet = (n: number, b: ReturnType<typeof bill>): BillAtFleet => {
+    return {
+      usage: b.usage,
+      cost: b.cost,
+      mirrorWrites: {
+        table: b.sync.writesBy['PutItem object-hash'] ?? 0,
+        index: b.sync.writesBy[`PutItem object-hash → ${LIST_INDEX}`] ?? 0,
+        counters: b.sync.writesBy['UpdateItem APILISTCOUNT'] ?? 0,
+      },
+      mirrorTableGb: b.mirror.mirrorTableBytes / 1e9,
+      api: {
+        requests: A.apiRequestsPerSourcePerMonth * n * (1 - A.apiCacheHitShare),
+        pageSize: PAGE_SIZE_DEFAULT,
+        concurrency: OBJECT_READ_CONCURRENCY,
+        s3RoundSeconds: A.apiS3RoundSeconds,
+        billedReadUnitsPerRequest: apiPageReadUnits,
+      },
+    };
+  };
+  const eurPerUnit = (price: 'dynamoReadUnit' | 'dynamoWriteUnit') => PRICES[price].usd * USD_TO_EUR;
+  const inlineBound = [1_000, 10_000].map((n) => {
+    const b = n === sources ? now : bill(n);
+    return {
+      sources: n,
+      billEur: round(b.cost.eurPerMonth),
+      rows: inlineBoundRows({
+        bill: billAtFleet(n, b),
+        sources: n,
+        samples: inlineSamples,
+        measuredBound: INLINE_ITEM_MAX_BYTES,
+        bounds: INLINE_BOUND_GRID,
+        price: (usage) => priceUsage(usage),
+        eurPerReadUnit: eurPerUnit('dynamoReadUnit'),
+        eurPerWriteUnit: eurPerUnit('dynamoWriteUnit'),
+      }).map((row) => roundDeep(row)),
+    };
+  });
   // Before / after each lever at three fleet sizes (issue 28): the lever off, everything else as now.
   const FLEETS = [1_000, 10_000, 100_000];
   const leverRows = Object.entries(LEVER_VARIANTS).map(([lever, variant]) => ({
@@ -1746,6 +1841,9 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       services: servicesOf(now.onboarding),
     },
     mirrorApi: {
+      // Issue 28: read units of one list page (an origin request) of the measured items, as billed.
+      pageReadUnits: apiPageReadUnits,
+      pageSize: PAGE_SIZE_DEFAULT,
       waf: opts.apiWaf === true,
       wafEurPerMonth: round(now.cost.services.waf?.eur ?? 0),
       // The most a flood can cost per hour through the API function at its bound (reserved concurrency).
@@ -1849,6 +1947,8 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       indexGb: round(mirror.mirrorIndexBytes / 1e9, 3),
       gb: round((mirror.mirrorTableBytes + mirror.mirrorIndexBytes) / 1e9, 3),
       measured: { oparlDemo: oparlIndex, scraperFakeRis: scraperIndex },
+      // Issue 28: the bill at each inline bound (API list pages by the page model; docs/scale.md).
+      inlineBound,
     },
     prices: PRICES_READ_ON,
     usdToEur: USD_TO_EUR,

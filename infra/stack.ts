@@ -165,8 +165,9 @@ export const STACK_CONTEXT_KEYS = {
   fleetSources: 'fleetSources',
   /**
    * Issue 28 (docs/operations.md, "State indexes"): `1` on the first of two deploys of an existing
-   * stack — CloudFormation creates one global index per table update, so that deploy adds only the
-   * first index that replaces another; the next deploy, without it, adds the rest.
+   * stack — CloudFormation creates or deletes one global index per table update, so that deploy adds
+   * only the first index that replaces another and keeps the indexes the release drops (TableDefinition
+   * `dropped`); the next deploy, without it, deletes them (this release: `byBodyList`, one).
    */
   indexRolloutStep: 'indexRolloutStep',
 } as const;
@@ -1128,8 +1129,11 @@ export class IngestorStack extends Stack {
       // PITR on for all three (issue 28, decided by the cost bench): the mirror index could be rebuilt
       // from S3 (shared/mirror/backfill.ts), but it shares the State table with what cannot — the
       // takedown registry (OPT-2), leases, cursors — and PITR is per table. Its share of the PITR bill
-      // is ≈ €3.5 a month at 1,000 sources (16.8 of 18.5 GB, `npm run bench -- cost`); a table of its
-      // own without PITR would save that at the price of moving every mirror item: not worth it now.
+      // is €3.53 a month at 1,000 sources (16.7 of 18.5 GB; `npm run bench -- cost`, mirrorIndex
+      // .inlineBound). A table of its own without PITR, in Standard-IA (which pays for it alone, not
+      // for State as a whole), would save €7.59 a month for a one-off move of ≈ €23 (×10 at 10,000
+      // sources) — but moves every mirror item under live syncs and takedowns: figures for the owner
+      // in docs/scale.md ("The mirror index's storage"), not built.
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       encryption: TableEncryption.AWS_MANAGED,
       // A table is deleted only after an operator turns this off on purpose (console or a deploy).
@@ -1144,6 +1148,8 @@ export class IngestorStack extends Stack {
         (index) => !firstStep || index.replaces === undefined || index === firstReplacing,
       ),
       ...retiringIndexes(definition),
+      // Deleted by the step after (one global index per update): as deployed until then.
+      ...(firstStep ? (definition.dropped ?? []) : []),
     ];
     for (const index of indexes) {
       table.addGlobalSecondaryIndex({

@@ -118,8 +118,13 @@ export const ASSUMPTIONS = {
   apiRequestsPerSourcePerMonth: 3_000,
   apiCacheHitShare: 0.6,
   apiFunctionSeconds: 0.08,
-  apiReadUnitsPerRequest: 2,
+  // Read units a request: one list page of the measured mirror items (bench/cost.ts apiPageReadUnits).
   apiBytesPerResponse: 20_000,
+  /**
+   * Issue 28 (inline bound grid, bench/cost/inline-bound.ts): what one round of a page's parallel S3
+   * GETs adds to the API function (S3 first-byte latency in-region, ≈ 20–40 ms; assumed).
+   */
+  apiS3RoundSeconds: 0.03,
   /** Change feed: one event per changed object (objectsPerChange × changes). */
   changeFeedEventsPerObject: 1,
   /**

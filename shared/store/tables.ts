@@ -26,6 +26,13 @@ export interface TableDefinition {
    * index per table update, and this release's update adds one): read by nothing, written by nothing new.
    */
   retired?: { indexName: string; partitionKey: string; sortKey: string }[];
+  /**
+   * Indexes this release deletes from AWS (read and written by nothing, empty): synthesised only by
+   * the first rollout step (`indexRolloutStep=1`, as deployed, projection included), so that deploy
+   * adds the first replacing index and the next one — without it — deletes these: one global index
+   * per table update. Not created locally, not granted, not billed.
+   */
+  dropped?: { indexName: string; partitionKey: string; sortKey: string; include?: string[] }[];
 }
 
 /**
@@ -78,9 +85,9 @@ export const LIST_INDEX = 'byList';
 
 /**
  * The first list index, on the long attributes `apiList`/`apiListSort` (3 read units a page instead of
- * ≤ 2). Nothing writes them any more and `ingestor backfill-index` removes them, so it holds nothing
- * after the backfill. It stays defined for one release because CloudFormation creates or deletes only
- * one global index per table update: this release adds `byList`, the next one drops this.
+ * ≤ 2). Nothing reads or writes them since `byList` (session 12) and `ingestor backfill-index` removed
+ * them, so it holds nothing — yet it was deployed with `o` projected, and every deploy carried it.
+ * Dropped (issue 28): the final rollout step deletes it (`dropped`, docs/operations.md "State indexes").
  */
 export const LEGACY_LIST_INDEX = 'byBodyList';
 
@@ -124,6 +131,9 @@ export const STATE_TABLE: TableDefinition = {
     // Keys, two flags and the inline copy of small objects (`o`, shared/mirror keys.ts): a list page is
     // one Query and no S3 read for objects that fit (issue 16).
     { indexName: LIST_INDEX, partitionKey: 'lp', sortKey: 'ls', include: ['deleted', 'takedown', 'o'] },
+  ],
+  retired: [{ indexName: RETIRED_LEASE_INDEX, partitionKey: 'leaseShard', sortKey: 'leaseUntil' }],
+  dropped: [
     {
       indexName: LEGACY_LIST_INDEX,
       partitionKey: 'apiList',
@@ -131,7 +141,6 @@ export const STATE_TABLE: TableDefinition = {
       include: ['deleted', 'takedown', 'o'],
     },
   ],
-  retired: [{ indexName: RETIRED_LEASE_INDEX, partitionKey: 'leaseShard', sortKey: 'leaseUntil' }],
 };
 
 /**

@@ -135,7 +135,7 @@ describe('DynamoDB tables (from shared/store/tables.ts)', () => {
     expect(indexes.map((i) => i.IndexName)).not.toContain('byLeaseUntil');
   });
 
-  it('issue 28: a stack deployed before adds exactly one State index in one deploy (byDueAt), with or without indexRolloutStep=1', () => {
+  it('issue 28: each deploy of a stack deployed before changes one State index — step 1 adds byDueAt and keeps byBodyList, the final step deletes byBodyList', () => {
     const first = new IngestorStack(
       new App({
         outdir: tempOutdir('rollout'),
@@ -154,19 +154,33 @@ describe('DynamoDB tables (from shared/store/tables.ts)', () => {
         userAgent: 'mandari-ingestor/0.1.0 (+https://mandari.de/ingestor/; ops@example.org)',
       },
     );
-    // The State table's indexes (the one with the legacy list index).
+    // The State table's indexes (the one with the list index), with their projections.
     const stateIndexes = (t: Template) =>
       Object.values(t.findResources('AWS::DynamoDB::Table'))
-        .map((table) =>
-          ((table.Properties.GlobalSecondaryIndexes ?? []) as Json[]).map((i) => String(i.IndexName)),
-        )
-        .find((names) => names.includes(LEGACY_LIST_INDEX)) ?? [];
-    const before = ['byDue', 'byLease', LIST_INDEX, LEGACY_LIST_INDEX];
-    // CloudFormation creates one global index per table update: one deploy adds the one new index.
-    for (const stack of [Template.fromStack(first), template]) {
-      expect(stateIndexes(stack).filter((n) => !before.includes(n))).toEqual([DUE_INDEX]);
-      expect(stateIndexes(stack)).toEqual(expect.arrayContaining(before));
-    }
+        .map((table) => (table.Properties.GlobalSecondaryIndexes ?? []) as Json[])
+        .find((indexes) => indexes.some((i) => i.IndexName === LIST_INDEX)) ?? [];
+    const names = (t: Template) => stateIndexes(t).map((i) => String(i.IndexName));
+    // As deployed by session 12's release.
+    const deployed = ['byDue', 'byLease', LIST_INDEX, LEGACY_LIST_INDEX];
+    const step1 = Template.fromStack(first);
+    // CloudFormation creates or deletes one global index per table update.
+    expect(names(step1).filter((n) => !deployed.includes(n))).toEqual([DUE_INDEX]);
+    expect(names(step1)).toEqual(expect.arrayContaining(deployed));
+    // The dropped index as deployed (a changed projection would be a replacement, two changes).
+    expect(stateIndexes(step1).find((i) => i.IndexName === LEGACY_LIST_INDEX)).toEqual({
+      IndexName: LEGACY_LIST_INDEX,
+      KeySchema: [
+        { AttributeName: 'apiList', KeyType: 'HASH' },
+        { AttributeName: 'apiListSort', KeyType: 'RANGE' },
+      ],
+      Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['deleted', 'takedown', 'o'] },
+    });
+    // The final step (no context) after step 1: byBodyList deleted, nothing added.
+    expect(names(step1).filter((n) => !names(template).includes(n))).toEqual([LEGACY_LIST_INDEX]);
+    expect(names(template).filter((n) => !names(step1).includes(n))).toEqual([]);
+    expect(names(template)).not.toContain(LEGACY_LIST_INDEX);
+    // Nothing grants the dropped index (it is read by nothing).
+    expect(JSON.stringify(template.findResources('AWS::IAM::Policy'))).not.toContain(LEGACY_LIST_INDEX);
   });
 
   it('creates exactly one table per shared definition', () => {

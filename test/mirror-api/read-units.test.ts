@@ -1,9 +1,7 @@
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentHash } from '../../shared/engine';
-import { apiIdHash, indexPartition, MirrorStore } from '../../shared/mirror';
+import { MirrorStore } from '../../shared/mirror';
 import { MirrorReader, parseListQuery } from '../../shared/mirror-api';
-import { LEGACY_LIST_INDEX } from '../../shared/store';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
 
 /**
@@ -84,34 +82,5 @@ describe('read units of a list page (issue 16 goal)', () => {
 
   it('a source id of 42 characters crosses the goal (the documented bound)', async () => {
     expect(await pageUnits(BEYOND)).toBe(2.5);
-  });
-
-  it('the same entries under the first index’s long keys cost 4 read units', async () => {
-    const legacyList = `${WITHIN}#${apiIdHash(BODY)}#${TYPE}`;
-    for (const [n, id] of ids.entries()) {
-      await bed.clients.doc.send(
-        new UpdateCommand({
-          TableName: bed.env.STATE_TABLE,
-          Key: { pk: indexPartition(WITHIN, TYPE), sk: apiIdHash(id) },
-          UpdateExpression: 'SET apiList = :l, apiListSort = :s',
-          ExpressionAttributeValues: {
-            ':l': legacyList,
-            ':s': `${new Date(T0 + (n + 1) * 1000).toISOString()}#${apiIdHash(id)}`,
-          },
-        }),
-      );
-    }
-    const out = await bed.clients.doc.send(
-      new QueryCommand({
-        TableName: bed.env.STATE_TABLE,
-        IndexName: LEGACY_LIST_INDEX,
-        KeyConditionExpression: 'apiList = :p',
-        ExpressionAttributeValues: { ':p': legacyList },
-        Limit: PAGE + 1,
-        ReturnConsumedCapacity: 'TOTAL',
-      }),
-    );
-    expect(out.Items).toHaveLength(PAGE + 1);
-    expect(out.ConsumedCapacity?.CapacityUnits).toBe(4);
   });
 });
