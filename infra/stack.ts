@@ -58,7 +58,12 @@ import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
-import { type OptionalStackOutputKey, STACK_OUTPUT_ENV, type StackOutputKey } from '../shared/config';
+import {
+  MAX_CONCURRENT_SYNCS_LIMIT,
+  type OptionalStackOutputKey,
+  STACK_OUTPUT_ENV,
+  type StackOutputKey,
+} from '../shared/config';
 import { deletionShardsFor, TEXT_WORKER } from '../shared/documents';
 import { GEO_OBJECT_PREFIX, GEO_REFRESH_HOUR, GEO_REFRESH_MINUTE } from '../shared/geo';
 import { FILES_PREFIX, INCOMING_PREFIX, MIRROR_PREFIX, TEXT_PREFIX } from '../shared/mirror';
@@ -379,7 +384,12 @@ export class IngestorStack extends Stack {
 
   /** The deployment's own numbers, checked, and the notes `cdk synth` prints about them. */
   private deploymentSettings(props: IngestorStackProps): DeploymentSettings {
-    const maxConcurrentSyncs = checkInteger('maxConcurrentSyncs', props.maxConcurrentSyncs ?? 4, 1, 100);
+    const maxConcurrentSyncs = checkInteger(
+      'maxConcurrentSyncs',
+      props.maxConcurrentSyncs ?? 4,
+      1,
+      MAX_CONCURRENT_SYNCS_LIMIT,
+    );
     const fullSyncHour = checkInteger('fullSyncHour', props.fullSyncHour ?? 3, 0, 23);
     const upstashRestUrl = props.upstashRestUrl ?? UPSTASH_URL_PLACEHOLDER;
     if (!this.reservedConcurrency) {

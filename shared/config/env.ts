@@ -30,6 +30,14 @@ const optionalString = z
   .optional()
   .transform((v) => (v === '' ? undefined : v));
 
+/**
+ * SCH-5's slots are a count, not a pace: every host keeps its own (RATE-1/4/9) however many there are. A fleet
+ * needs ≈ 92 per 1,000 sources (docs/scale.md, `week.maxConcurrentSyncsWithBurst` of `npm run bench -- cost`),
+ * so the bound sits above 100,000 sources' ≈ 9,200 rather than at the old 100, which made every fleet above
+ * ≈ 1,100 sources slot-bound.
+ */
+export const MAX_CONCURRENT_SYNCS_LIMIT = 10_000;
+
 const envSchema = z.object({
   /** ID-1: operator's User-Agent; `SCRAPER_USER_AGENT` is the legacy name. */
   INGESTOR_USER_AGENT: optionalString,
@@ -39,7 +47,7 @@ const envSchema = z.object({
   /** FULL-1: start hour of the default full-sync window, Europe/Berlin (default 03). */
   INGESTOR_FULL_SYNC_HOUR: intFrom(0, 23, 3),
   /** SCH-5: sources synced at once (default 4). */
-  INGESTOR_MAX_CONCURRENT_SYNCS: intFrom(1, 100, 4),
+  INGESTOR_MAX_CONCURRENT_SYNCS: intFrom(1, MAX_CONCURRENT_SYNCS_LIMIT, 4),
   /** RATE-7: maximum concurrent function instances, the multiplier of the Redis-less fallback pace. */
   INGESTOR_MAX_INSTANCES: intFrom(1, 1000, 10),
   SOURCES_TABLE: z.string().trim().default('ingestor-sources'),

@@ -728,6 +728,17 @@ describe('settings and extension points', () => {
   it('rejects out-of-range knobs at synth', () => {
     expect(() => unbundled({ maxConcurrentSyncs: 0 })).toThrow(/maxConcurrentSyncs/);
     expect(() => unbundled({ fullSyncHour: 24 })).toThrow(/fullSyncHour/);
+    expect(() => unbundled({ maxConcurrentSyncs: 10_001 })).toThrow(
+      /maxConcurrentSyncs must be a whole number from 1 to 10000/,
+    );
+  });
+
+  it('SCH-5: a 10,000-source fleet gets the ≈ 920 slots it needs (the old bound of 100 made it slot-bound)', () => {
+    const t = Template.fromStack(unbundled({ maxConcurrentSyncs: 920 }));
+    const planner = Object.values(t.findResources('AWS::Lambda::Function')).find(
+      (f) => f.Properties?.Environment?.Variables?.INGESTOR_MAX_CONCURRENT_SYNCS !== undefined,
+    );
+    expect(planner?.Properties.Environment.Variables.INGESTOR_MAX_CONCURRENT_SYNCS).toBe('920');
   });
 
   it('without upstashRestUrl it uses the placeholder and warns', () => {

@@ -116,4 +116,11 @@ describe('environment', () => {
       /INGESTOR_FULL_SYNC_HOUR must be a whole number from 0 to 23/,
     );
   });
+
+  it('SCH-5: takes a fleet’s slots (920 at 10,000 sources) and refuses more than the bound', () => {
+    expect(parseEnv({ INGESTOR_MAX_CONCURRENT_SYNCS: '920' }).INGESTOR_MAX_CONCURRENT_SYNCS).toBe(920);
+    expect(() => parseEnv({ INGESTOR_MAX_CONCURRENT_SYNCS: '10001' })).toThrow(
+      /INGESTOR_MAX_CONCURRENT_SYNCS/,
+    );
+  });
 });
