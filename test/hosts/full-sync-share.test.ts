@@ -12,6 +12,7 @@ import {
   planHostFullSyncs,
 } from '../../shared/hosts';
 import { isoOfMs, type SourceDecision } from '../../shared/schedule';
+import { parseSyncMessage } from '../../shared/sync/message';
 import { iso, syncDecision } from '../support/schedule-factories';
 
 /**
@@ -179,6 +180,28 @@ describe('full syncs on a saturated host take their share of its time (RATE-9, F
     expect(nextLaneRun([inc, manual], 'full', NIGHT_MS, gate)?.sourceId).toBe(manual.decision.sourceId);
     // A lane without a share (a host with spare capacity) is left as it was: fulls chain there.
     expect(laneAfterRun({}, { kind: 'full', startedMs: 0, endedMs: 600_000 })).toBeUndefined();
+  });
+
+  it('RATE-9: a handed-on lane keeps its share and its next full turn (the sync message carries both)', () => {
+    const { lane } = laneAtNight(true);
+    const fullsNotBefore = laneAfterRun(lane, {
+      kind: 'full',
+      startedMs: NIGHT_MS,
+      endedMs: NIGHT_MS + 600_000,
+    });
+    const share = lane.fullShare as number;
+    const gapMs = (600_000 * (1 - share)) / share;
+    expect(fullsNotBefore).toBe(new Date(Math.ceil(NIGHT_MS + 600_000 + gapMs)).toISOString());
+    const body = JSON.stringify({
+      sourceId: 'c01',
+      runId: 'r1',
+      kind: 'incremental',
+      startedAt: isoOfMs(NIGHT_MS),
+      lane: { ...lane, fullsNotBefore },
+    });
+    const parsed = parseSyncMessage(body).lane;
+    expect(parsed?.fullShare).toBe(lane.fullShare);
+    expect(parsed?.fullsNotBefore).toBe(fullsNotBefore);
   });
 
   it('FULL-3: a host with spare capacity gets no share — its window budget decides, as before', () => {
