@@ -1,4 +1,4 @@
-import { type LaneCandidate, laneStepAt, nextLaneRun } from '../../shared/hosts';
+import { type LaneCandidate, laneAfterRun, laneStepAt, nextLaneRun } from '../../shared/hosts';
 import type { SourceDecision } from '../../shared/schedule';
 import { LANE_START_MIN_MS } from '../../shared/sync';
 
@@ -21,6 +21,10 @@ export interface SimLane {
   full: boolean;
   /** Invocations handed on to so far. */
   handOns: number;
+  /** RATE-9 on a saturated host (a full lane): its full syncs' share of the host's time (`Lane.fullShare`). */
+  fullShare?: number;
+  /** The lane's next full sync not before this instant (`laneAfterRun`). */
+  fullsNotBefore?: string;
 }
 
 /** A sync invocation's life (infra SYNC_TIMEOUT) less BUDGET_RESERVE_MS. */
@@ -28,13 +32,24 @@ export const LANE_INVOCATION_DEADLINE_MS = 14 * 60_000;
 /** A handed-on lane's next run starts this long after the hand-on (SQS delivery to a new invocation). */
 export const HAND_ON_DELAY_MS = 1_000;
 
-export function newLane(nowMs: number, decision: SourceDecision): SimLane {
+export function newLane(nowMs: number, decision: SourceDecision, fullShare?: number): SimLane {
+  const full = (decision.kind ?? 'incremental') !== 'incremental';
   return {
     plannedAtMs: nowMs,
     invocationStartMs: nowMs,
-    full: (decision.kind ?? 'incremental') !== 'incremental',
+    full,
     handOns: 0,
+    ...(full && fullShare !== undefined ? { fullShare } : {}),
   };
+}
+
+/** The lane after its run ended (`laneAfterRun`, as shared/sync's lane does): a full defers the next. */
+export function noteLaneRunEnded(
+  lane: SimLane,
+  run: { kind: 'incremental' | 'full' | 'sliced'; startedMs: number; endedMs: number },
+): void {
+  const notBefore = laneAfterRun(lane, run);
+  if (notBefore !== undefined) lane.fullsNotBefore = notBefore;
 }
 
 /** A source of the host due at the run's end, as the lane sees it. */
@@ -59,7 +74,8 @@ export function laneSuccessor<S>(
     canHandOn: true,
   });
   if (move === 'end') return undefined;
-  const decision = nextLaneRun(candidates, lane.full ? 'full' : 'incremental', endAtMs);
+  const notBefore = lane.fullsNotBefore === undefined ? undefined : Date.parse(lane.fullsNotBefore);
+  const decision = nextLaneRun(candidates, lane.full ? 'full' : 'incremental', endAtMs, notBefore);
   if (decision === undefined) return undefined;
   const candidate = candidates.find((c) => c.decision === decision) as SimLaneCandidate<S>;
   return move === 'run'

@@ -72,6 +72,8 @@ export function perHostAdmission(fleet: Fleet, settings: ScheduleSettings): PerH
   let allInputsStale = true;
   const views: SimSourceView[] = [];
   let slotsNeeded = 0;
+  // RATE-9: each saturated host's full-sync share as the last admission planned it (its lanes carry it).
+  const fullShares = new Map<string, number>();
 
   const inputOf = (view: SimSourceView, nowIso: string) =>
     hostSourceInputOf(
@@ -129,6 +131,9 @@ export function perHostAdmission(fleet: Fleet, settings: ScheduleSettings): PerH
     },
     stretchOf(view) {
       return models.get(keyOf(view))?.stretch ?? 1;
+    },
+    fullShareOf(view) {
+      return fullShares.get(keyOf(view));
     },
     runEnded(view, nowIso) {
       setInput(view, inputOf(view, nowIso));
@@ -191,6 +196,10 @@ export function perHostAdmission(fleet: Fleet, settings: ScheduleSettings): PerH
               defaultWindowEndMs: tick.nowMs + FULL_SYNC_DEFAULT_WINDOW_HOURS * 3_600_000,
               runningRequests: runningFullRequests,
             });
+      for (const [key, plan] of plans?.byHost ?? []) {
+        if (plan.share === undefined) fullShares.delete(key);
+        else fullShares.set(key, plan.share);
+      }
       // SCH-5's slot-sizing signal, as the planner computes it (`FullSyncSlots.needed`).
       const needed = fullSyncSlotsFor(models, settings, plans?.slotsNeeded).needed;
       if (needed > slotsNeeded) slotsNeeded = needed;

@@ -29,7 +29,7 @@ import {
   sharesAtHostFactor,
 } from './asked';
 import { type HostRun, SimHost } from './host';
-import { laneSuccessor, newLane, type SimLane, type SimLaneCandidate } from './lanes';
+import { laneSuccessor, newLane, noteLaneRunEnded, type SimLane, type SimLaneCandidate } from './lanes';
 import {
   buildFleet,
   changeInstants,
@@ -387,7 +387,8 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
     for (const decision of starts) {
       const s = sourceById.get(decision.sourceId);
       if (s === undefined || s.run !== undefined) continue;
-      startRun(s, decision, nowMs, nowIso, measuring, lanes ? newLane(nowMs, decision) : undefined);
+      const lane = lanes ? newLane(nowMs, decision, perHost?.fullShareOf(s)) : undefined;
+      startRun(s, decision, nowMs, nowIso, measuring, lane);
     }
 
     // 5. Is a due run on a free host (none of ours in flight there) left waiting?
@@ -523,6 +524,7 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
       });
     }
     const lane = run.lane as SimLane;
+    noteLaneRunEnded(lane, { kind: run.kind, startedMs: run.startedAt, endedMs: endAt });
     const next = laneSuccessor(lane, endAt, candidates);
     if (next === undefined) return;
     if (next.handOn) {
@@ -598,6 +600,7 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
   const saturatedHostDetail: SaturatedHostDetail[] = [];
   const askedSpan = { startMs, measureFromMs: measureFrom, endMs, tickMs, settings };
   let zeroSync = 0;
+  const useByHost: FleetSimResult['leastUtilisedHosts'] = [];
   const weekdayDayMs = landmarks.weekdayDay
     .filter(([a]) => a >= measureFrom && a < endMs)
     .reduce((sum, [a, b]) => sum + (b - a), 0);
@@ -612,6 +615,12 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
     maxInFlight = Math.max(maxInFlight, h.sim.figures.maxInFlight);
     if (!h.saturated) continue;
     saturatedUse.push((h.weekdayDayRequests * h.sim.intervalMs) / weekdayDayMs);
+    useByHost.push({
+      host: h.fleet.host,
+      sources: h.fleet.sourceIndexes.length,
+      kind: h.fleet.kind,
+      utilisation: round(saturatedUse[saturatedUse.length - 1] as number, 3),
+    });
     const syncs = h.fleet.sourceIndexes.map((i) => (sources[i] as SimSource).syncs);
     const incrementals = h.fleet.sourceIndexes.map((i) => (sources[i] as SimSource).incrementalSyncs);
     zeroSync += syncs.filter((x) => x === 0).length;
@@ -681,6 +690,7 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
       mean: round(saturatedUse.reduce((a, b) => a + b, 0) / Math.max(1, saturatedUse.length), 3),
       min: round(saturatedUse.length === 0 ? 0 : Math.min(...saturatedUse), 3),
     },
+    leastUtilisedHosts: useByHost.sort((a, b) => a.utilisation - b.utilisation).slice(0, 3),
     idleSlotShareWhileDue: round(m.slotMs === 0 ? 0 : m.idleWhileDueMs / m.slotMs, 4),
     billedWaitSecondsPerRequest: round(m.requests === 0 ? 0 : m.waitMs / 1000 / m.requests, 3),
     queuedWaitSecondsPerRequest: round(m.requests === 0 ? 0 : m.queuedMs / 1000 / m.requests, 3),

@@ -45,6 +45,8 @@ export interface PerHostAdmission {
   adjust(source: SimSourceView, decision: SourceDecision, nowIso: string): SourceDecision;
   /** RATE-9's factor of the source's host as the planner last modelled it (1: the host has capacity). */
   stretchOf(source: SimSourceView): number;
+  /** RATE-9: the source's host's full-sync share at the last admission (saturated hosts only). */
+  fullShareOf(source: SimSourceView): number | undefined;
   starts(tick: TickView): SourceDecision[];
   /** SCH-5: the most slots the fleet needed at a tick so far (`FullSyncSlots.needed`). */
   slotsNeeded(): number;
@@ -113,6 +115,8 @@ export interface FleetSimResult {
   sourcesWithoutSyncOnSaturatedHosts: number;
   /** Mean over saturated hosts of the pace used on weekdays 07–19 (requests × interval / time). */
   saturatedHostUtilisation: { mean: number; min: number };
+  /** The three least used saturated hosts (weekdays 07–19), least first: which host sets `min`. */
+  leastUtilisedHosts: { host: string; sources: number; kind: string; utilisation: number }[];
   /** Slot-time idle, or waiting behind other runs on a host, while a run that could start as an incremental on a free host waited, of all slot-time. */
   idleSlotShareWhileDue: number;
   /** A run's wait for the host between ready and sent, per request (billed: the run holds its slot). */

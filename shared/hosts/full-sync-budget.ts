@@ -32,6 +32,12 @@ export interface HostFullSyncPlan {
   nextNight: string[];
   /** Slots tonight's full syncs on this host need until the window ends (see `FullSyncPlans`). */
   slotsNeeded: number;
+  /**
+   * RATE-9 on a saturated host (`fullSyncShareOf`): the share of the host's time its full syncs take,
+   * interleaved with the incremental syncs (`nextFullTurnMs`). Absent on a host with spare capacity:
+   * there the window budget alone decides, as before.
+   */
+  share?: number;
 }
 
 export interface FullSyncPlans {
@@ -85,7 +91,8 @@ export function planHostFullSyncs(
     const used = spent.get(c.host) ?? 0;
     // While none runs on the host, its oldest full sync always gets its chance (never starved, even on
     // a saturated host); it may finish on a later night as FULL-4/FULL-6 allow. One that runs already
-    // had it: the next waits for budget.
+    // had it: the next waits for budget — on a saturated host, for its turn in the host's lane, which
+    // gives the full syncs their share of the host's time (`share`), not all of it.
     const firstChance = plan.tonight.length === 0 && (runningRequests.get(c.host) ?? 0) === 0;
     if (firstChance || used + c.expectedRequests <= budget) {
       plan.tonight.push(c.decision.sourceId);
@@ -102,6 +109,12 @@ export function planHostFullSyncs(
       `full sync behind: host capacity — host ${c.host}'s window holds ~${Math.round(Math.max(0, budget))} requests for full syncs, the ${plan.tonight.length} older ones need ${Math.round(used)} and this one ~${Math.round(c.expectedRequests)}; next night, oldest first (FULL-3, RATE-9; spare ${round(spare)} requests/s)`,
     );
   }
+  sharesOnSaturatedHosts(byHost, sorted, night);
+  for (const [host, plan] of byHost) {
+    if (plan.share === undefined) continue;
+    for (const id of plan.nextNight)
+      behind.set(id, `${behind.get(id)}; ${fullSyncShareText(host, plan.share)}`);
+  }
   let slotsNeeded = 0;
   for (const plan of byHost.values()) slotsNeeded += plan.slotsNeeded;
   for (const [host, requests] of runningRequests) {
@@ -111,6 +124,62 @@ export function planHostFullSyncs(
     slotsNeeded += Math.min(model?.runLimit ?? 1, (requests * (model?.secondsPerRunRequest ?? 1)) / seconds);
   }
   return { byHost, behind, slotsNeeded };
+}
+
+/**
+ * RATE-9 with FULL-3, pure: on a saturated host the window holds no spare budget (window × (capacity −
+ * incremental demand) ≤ 0), yet neither demand may starve the other. Both are demand on one pace, so
+ * both are slowed by one factor: the full syncs take the share of the host's time that their requests
+ * are of all the requests asked of it until the window ends — tonight's full syncs (due and running)
+ * ÷ (those + the window's seconds × the incremental demand). Undefined on a host with spare capacity
+ * (today's window budget decides there) and when no full sync is asked.
+ */
+export function fullSyncShareOf(input: {
+  /** Requests of the host's full syncs tonight: due ones and what the running ones still need. */
+  fullRequests: number;
+  /** Seconds left in the window. */
+  windowSeconds: number;
+  model: Pick<HostModel, 'demand' | 'capacity'>;
+}): number | undefined {
+  const { fullRequests, windowSeconds, model } = input;
+  if (model.demand < model.capacity || !(fullRequests > 0)) return undefined;
+  const incremental = Math.max(0, windowSeconds) * model.demand;
+  return fullRequests / (fullRequests + incremental);
+}
+
+/**
+ * RATE-9, pure: when a saturated host's lane may start its next full sync after one ended — after the
+ * incremental syncs had their share of the time the full sync took: duration × (1 − share) ÷ share.
+ * Interleaved so, the host serves both demands at one factor all night; chained, its full syncs held
+ * 97 % of the window and its councils' incremental syncs got 1–5 runs in five hours (fleet bench).
+ */
+export function nextFullTurnMs(ended: { endedMs: number; durationMs: number; share: number }): number {
+  const { endedMs, durationMs, share } = ended;
+  if (!(share > 0)) return Number.POSITIVE_INFINITY;
+  if (share >= 1) return endedMs;
+  return endedMs + (Math.max(0, durationMs) * (1 - share)) / share;
+}
+
+/** The status clause of a full sync that waits on a saturated host for its share (RATE-9). */
+export function fullSyncShareText(host: string, share: number): string {
+  return `host ${host} saturated: full syncs take ${Math.round(share * 100)} % of its time, interleaved with the incremental syncs (RATE-9)`;
+}
+
+/** Each saturated host's full-sync share, from tonight's candidates on it and its running full syncs. */
+function sharesOnSaturatedHosts(
+  byHost: Map<string, HostFullSyncPlan>,
+  candidates: readonly FullSyncCandidate[],
+  night: FullSyncNight,
+): void {
+  const requests = new Map<string, number>(night.runningRequests ?? []);
+  for (const c of candidates) requests.set(c.host, (requests.get(c.host) ?? 0) + c.expectedRequests);
+  const windowSeconds = Math.max(0, (night.defaultWindowEndMs - night.nowMs) / 1000);
+  for (const [host, plan] of byHost) {
+    const model = night.hosts.get(host);
+    if (model === undefined) continue;
+    const share = fullSyncShareOf({ fullRequests: requests.get(host) ?? 0, windowSeconds, model });
+    if (share !== undefined) plan.share = share;
+  }
 }
 
 export interface FullSyncSlots {

@@ -17,14 +17,17 @@
  *   cadence, counted per period: `ownTurnsWaited`/`ownTurnsDueMs`, ./turns.ts); on a host with capacity
  *   exactly `decideSource`. `ownIntervalMinutes(input, stretch)`: the interval the model's demand counts.
  * - `planHostFullSyncs(candidates: FullSyncCandidate[], { hosts, nowMs, defaultWindowEndMs, runningRequests? })`
- *   → `{ byHost: Map<host, HostFullSyncPlan>, behind: Map<sourceId, reason> }` (FULL-3 per host).
+ *   → `{ byHost: Map<host, HostFullSyncPlan>, behind: Map<sourceId, reason> }` (FULL-3 per host); on a
+ *   saturated host `HostFullSyncPlan.share` (`fullSyncShareOf`): the full syncs' share of its time,
+ *   which its full lane keeps by waiting `nextFullTurnMs` after each full (`laneAfterRun`, RATE-9).
  * - `otherFetchAdmission(model, requestsPerSecondInUse): { allowed, reason, ruleIds }` — item 5: may
  *   another pass start on the host (sync runs first; MIN_OTHER_FETCH_SHARE: never starved);
  *   `otherFetchAllowed` is its boolean. `hostConditionsOf(ledgerReading)` — the host ledger as conditions.
  * - `hostSourceInputOf(source, stateView, nowIso, settings): HostSourceInput` — a source's demand now.
  * - `saturationText(model)`, `isSaturated(model)`.
- * - `lanesOf(admission, hostOf, nowIso): Map<sourceId, Lane>` — per admitted run, its host's runs
- *   waiting for the busy host (issues 27/28 host lanes; the sync function runs them one after another).
+ * - `lanesOf(admission, hostOf, nowIso, replan?): Map<sourceId, Lane>` — per admitted run, its host's runs
+ *   waiting for the busy host (issues 27/28 host lanes; the sync function runs them one after another);
+ *   `nextLaneRun(candidates, laneKind, nowMs?, fullsNotBeforeMs?)` — the lane's next run (fair order).
  */
 
 export * from './admission';

@@ -9,6 +9,7 @@ import {
 import { hostKey } from '../util';
 import type { Admission, WaitingRun } from './admission';
 import { DEFAULT_EXPECTED_REQUESTS } from './constants';
+import { nextFullTurnMs } from './full-sync-budget';
 import type { HostModel } from './model';
 import { stretchedDueMs } from './stretch';
 import { type OwnCadence, ownTurnsWaited, type TurnState, turnBeganMs } from './turns';
@@ -75,6 +76,14 @@ export interface Lane {
   /** The slot's kind (FULL-3): a full lane may start full syncs, an incremental lane only incrementals. */
   kind?: 'incremental' | 'full';
   stretch?: LaneStretch;
+  /**
+   * RATE-9 on a saturated host (a full lane only): the share of the host's time its full syncs take
+   * (`fullSyncShareOf`). After a full sync the lane serves the incremental syncs until `fullsNotBefore`
+   * (`laneAfterRun`), so the two demands interleave instead of the full syncs chaining all night.
+   */
+  fullShare?: number;
+  /** The lane's next full sync not before this instant (set by `laneAfterRun`). */
+  fullsNotBefore?: string;
 }
 
 /**
@@ -155,6 +164,7 @@ export function lanesOf(
               ...(model && model.stretch > 1
                 ? { stretch: { factor: model.stretch, demand: model.demand, capacity: model.capacity } }
                 : {}),
+              ...fullShareOfLane(head, replan.fullShareOf?.(host)),
             }
           : {}),
       } as Lane,
@@ -178,11 +188,37 @@ export function lanesOf(
   return lanes;
 }
 
+/** A full lane on a saturated host carries its full syncs' share of the host's time (RATE-9). */
+function fullShareOfLane(head: SourceDecision, share: number | undefined): Pick<Lane, 'fullShare'> {
+  if (share === undefined || (head.kind ?? 'incremental') === 'incremental') return {};
+  return { fullShare: share };
+}
+
 /** What the planner hands `lanesOf` so that its lanes re-plan (issue 27). */
 export interface LaneReplanInput {
   hosts: ReadonlyMap<string, Pick<HostModel, 'demand' | 'capacity' | 'stretch'>>;
   /** The host's active sources with when each is expected due (`lanePoolOf`). */
   poolOf: (hostKey: string) => LanePoolEntry[];
+  /** RATE-9: a saturated host's full-sync share tonight (`HostFullSyncPlan.share`); none elsewhere. */
+  fullShareOf?: (hostKey: string) => number | undefined;
+}
+
+/**
+ * The lane after one of its runs ended, pure (RATE-9): on a saturated host (`fullShare`), a full sync
+ * that ended defers the lane's next full sync by its share (`nextFullTurnMs`); the lane serves the
+ * incremental syncs meanwhile. Any other lane, or run, leaves the lane as it is.
+ */
+export function laneAfterRun(
+  lane: Pick<Lane, 'fullShare' | 'fullsNotBefore'>,
+  run: { kind: SyncKind; startedMs: number; endedMs: number },
+): string | undefined {
+  if (lane.fullShare === undefined || run.kind === 'incremental') return lane.fullsNotBefore;
+  const notBefore = nextFullTurnMs({
+    endedMs: run.endedMs,
+    durationMs: run.endedMs - run.startedMs,
+    share: lane.fullShare,
+  });
+  return Number.isFinite(notBefore) ? new Date(Math.ceil(notBefore)).toISOString() : undefined;
 }
 
 /** A host's source as the planner knows it, for the lane's pool. */
@@ -318,13 +354,16 @@ export function nextLaneRun(
   candidates: readonly LaneCandidate[],
   laneKind: 'incremental' | 'full',
   nowMs?: number,
+  /** RATE-9 on a saturated host (`laneAfterRun`): no full sync before this; incrementals meanwhile. */
+  fullsNotBeforeMs?: number,
 ): SourceDecision | undefined {
   let best: LaneCandidate | undefined;
   let bestShare: number | undefined;
+  const fullsWait = fullsNotBeforeMs !== undefined && (nowMs === undefined || nowMs < fullsNotBeforeMs);
   for (const c of candidates) {
     if (c.decision.action !== 'sync') continue;
     const full = (c.decision.kind ?? 'incremental') !== 'incremental';
-    if (full && laneKind !== 'full') continue;
+    if (full && (laneKind !== 'full' || (fullsWait && c.decision.trigger !== 'manual'))) continue;
     const share = nowMs === undefined ? undefined : laneTurnShare(c, nowMs);
     if (best === undefined || byLaneOrder({ c, share }, { c: best, share: bestShare }) < 0) {
       best = c;

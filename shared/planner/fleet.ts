@@ -62,6 +62,8 @@ export interface FleetPlan {
   runningByHost: Map<string, number>;
   /** Host lanes' re-planning (issue 27): per host key its active sources and when each is expected due. */
   lanePool: (hostKey: string) => LanePoolEntry[];
+  /** RATE-9: a saturated host's full-sync share tonight, for its full lane (`HostFullSyncPlan.share`). */
+  fullShareOf: (hostKey: string) => number | undefined;
 }
 
 export function planFleet(input: FleetInput): FleetPlan {
@@ -154,5 +156,6 @@ export function planFleet(input: FleetInput): FleetPlan {
       model.stretch,
     );
   };
-  return { hosts, candidates, fullPlans, admission, runningByHost, lanePool };
+  const fullShareOf = (key: string) => fullPlans.byHost.get(key)?.share;
+  return { hosts, candidates, fullPlans, admission, runningByHost, lanePool, fullShareOf };
 }

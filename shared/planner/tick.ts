@@ -347,6 +347,7 @@ async function decideFleet(
     lanes: lanesOf(allocation, (id) => configById.get(id)?.host, nowIso, {
       hosts,
       poolOf: fleet.lanePool,
+      fullShareOf: fleet.fullShareOf,
     }),
   };
 }

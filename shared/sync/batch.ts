@@ -1,4 +1,5 @@
 import { isIngestorError } from '../errors';
+import { laneAfterRun } from '../hosts';
 import { logger, METRICS, type MetricsBuffer, metrics as processMetrics } from '../observability';
 import { storeOutageOf, storeRefusalOf } from '../store';
 import { type LanePosition, type LaneStep, runLane } from './lane';
@@ -105,9 +106,15 @@ export async function processSyncBody(
   // Issue 27: a lane with a pool re-plans its host even when no entry waited at the plan.
   const laneGoesOn = lane !== undefined && (lane.entries.length > 0 || lane.pool !== undefined);
   if (result.status === 'done' && lane !== undefined && laneGoesOn) {
+    // RATE-9 on a saturated host: a full sync that heads the lane defers its next full by its share.
+    const fullsNotBefore = laneAfterRun(lane, {
+      kind: message.kind,
+      startedMs: Date.parse(message.startedAt),
+      endedMs: deps.runDeps.now().getTime(),
+    });
     await runLane(
       deps.runDeps,
-      lane,
+      fullsNotBefore === undefined ? lane : { ...lane, fullsNotBefore },
       {
         deadlineMs: startMs + Math.max(0, remainingMs - BUDGET_RESERVE_MS),
         endsAtMs: startMs + remainingMs,

@@ -5,6 +5,7 @@ import {
   fullSyncCreditMs,
   type LaneCandidate,
   type LanePoolEntry,
+  laneAfterRun,
   laneStepAt,
   nextLaneRun,
   poolDueBy,
@@ -206,7 +207,7 @@ async function replanLane(run: LaneRun, initialPool: readonly LanePoolEntry[]): 
       return;
     }
     const { source, decision, state } = picked;
-    const rest: SyncLane = { ...lane, entries: [], pool: [...pool.entries.values()] };
+    const rest: SyncLane = { ...replan.lane, entries: [], pool: [...pool.entries.values()] };
     const at: LanePosition = { host: lane.host, position, left: Math.max(0, (picked.due ?? 1) - 1) };
     let message: SyncMessage | undefined;
     let result: SyncRunResult;
@@ -249,7 +250,21 @@ async function replanLane(run: LaneRun, initialPool: readonly LanePoolEntry[]): 
     }
     onStep({ status: 'ran', sourceId: source.sourceId, runId: message.runId, result, lane: at });
     if (result.status !== 'done') return;
+    noteRunEnded(replan, decision, now);
   }
+}
+
+/**
+ * RATE-9 on a saturated host: after a full sync the lane gives the incremental syncs their share of the
+ * host's time before its next full sync (`laneAfterRun`); a hand-on carries the instant on.
+ */
+function noteRunEnded(replan: Replan, decision: SourceDecision, startedAt: Date): void {
+  const fullsNotBefore = laneAfterRun(replan.lane, {
+    kind: decision.kind ?? 'incremental',
+    startedMs: startedAt.getTime(),
+    endedMs: replan.deps.now().getTime(),
+  });
+  if (fullsNotBefore !== undefined) replan.lane = { ...replan.lane, fullsNotBefore };
 }
 
 /** The lane's pool while it runs: the entries to look at, and the sources it let go for another host. */
@@ -370,7 +385,8 @@ async function pickNext(replan: Replan, now: Date): Promise<Picked | undefined> 
     };
   });
   const candidates = read.filter((c): c is LaneCandidate & Picked => c !== undefined);
-  const decision = nextLaneRun(candidates, laneKind, now.getTime());
+  const notBefore = lane.fullsNotBefore === undefined ? undefined : Date.parse(lane.fullsNotBefore);
+  const decision = nextLaneRun(candidates, laneKind, now.getTime(), notBefore);
   const picked = candidates.find((c) => c.decision === decision);
   return picked === undefined ? undefined : { ...picked, due: candidates.length };
 }

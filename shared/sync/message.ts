@@ -34,6 +34,9 @@ const laneSchema = z.object({
   kind: z.enum(['incremental', 'full']).optional(),
   /** RATE-9's stretch of the host at the plan. */
   stretch: z.object({ factor: z.number(), demand: z.number(), capacity: z.number() }).optional(),
+  /** RATE-9 on a saturated host: the full syncs' share of its time, and when the next may start. */
+  fullShare: z.number().min(0).max(1).optional(),
+  fullsNotBefore: z.string().optional(),
 });
 
 export const syncMessageSchema = z.object({

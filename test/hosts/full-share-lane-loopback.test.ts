@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import type { SyncEngine } from '../../shared/engine';
+import { processSyncBody } from '../../shared/sync/batch';
+import { parseSyncMessage } from '../../shared/sync/message';
+import { loopbackFetcher } from '../support/oparl-harness';
+import { captureLog, deliver, oparlTestEngine, plan, runDepsOf, useSourceBed } from '../support/sync-bed';
+
+/**
+ * RATE-9 with FULL-3 in the sync function (issue 27, item 4): a full lane that carries its saturated
+ * host's full-sync share does not chain the next full sync after one ended — it waits its turn
+ * (duration × (1 − share) ÷ share) and serves the host's incremental syncs meanwhile. Real planner tick,
+ * real queue (fauxqs), State and Sources tables (dynalite), the real OParl engine, the council on
+ * loopback; the schedule on a clock the test moves (each run takes `RUN_MS` of it).
+ *
+ * Three councils on one host have capacity to spare, so the planner gives their lane no share; the
+ * test writes the share a saturated host's plan would carry (0.5) into the head's message — the only
+ * injected part — and then lets the next tick run the same host without it, as the control.
+ */
+const NIGHT = new Date('2026-11-30T02:00:00Z'); // 03:00 in Berlin: the default window opens (FULL-1)
+/**
+ * What each run takes of the test's clock: a few seconds, so the host model learns a pace-bound server
+ * (under 1.5 host intervals a request: one run at a time, RATE-4) and the control's tick starts one run.
+ */
+const RUN_MS = 4_000;
+
+describe('a saturated host’s full lane waits its full-sync turn (RATE-9, FULL-3)', () => {
+  const { bed } = useSourceBed('share-a', 'share-b', 'share-c');
+
+  it('RATE-9 / FULL-3: after a full sync the lane starts no further full before its turn; without a share it chains them', async () => {
+    let simNow = NIGHT;
+    const now = () => simNow;
+    const inner = oparlTestEngine(bed, loopbackFetcher(), now);
+    const engine: SyncEngine = async (source, message, budget) => {
+      const report = await inner(source, message, budget);
+      simNow = new Date(simNow.getTime() + RUN_MS);
+      return report;
+    };
+    const { log } = captureLog();
+    const deps = { runDeps: runDepsOf(bed, engine, now), log };
+
+    const tick = await plan(bed, NIGHT);
+    expect(tick.started).toHaveLength(1);
+    const headId = tick.started[0]?.sourceId as string;
+    const record = await deliver(bed, headId);
+    const planned = parseSyncMessage(record.body);
+    expect(planned.kind).toBe('full');
+    expect(planned.lane?.kind).toBe('full');
+    // Three councils leave the host spare capacity: no share, the window budget decides (as before).
+    expect(planned.lane?.fullShare).toBeUndefined();
+    const raw = JSON.parse(record.body) as { lane: Record<string, unknown> };
+    const saturated = JSON.stringify({ ...raw, lane: { ...raw.lane, fullShare: 0.5 } });
+
+    const first = await processSyncBody(deps, saturated, 15 * 60_000);
+    expect(first.status).toBe('done');
+    // The other two councils' full syncs are due, but not before the head's end + 4 s × 0.5 ÷ 0.5;
+    // nothing else is due on the host, so the lane leaves it to the planner instead of chaining a full.
+    expect(first.laneRuns).toBeUndefined();
+
+    // Control: the next tick admits the host's oldest full again (its first chance); its lane has no
+    // share, and chains the last council's full at once.
+    simNow = new Date(simNow.getTime() + 60_000);
+    const next = await plan(bed, simNow);
+    expect(next.started).toHaveLength(1);
+    const secondId = next.started[0]?.sourceId as string;
+    expect(secondId).not.toBe(headId);
+    const second = await processSyncBody(deps, (await deliver(bed, secondId)).body, 15 * 60_000);
+    expect(second.status).toBe('done');
+    const third = ['share-a', 'share-b', 'share-c'].find((id) => id !== headId && id !== secondId);
+    expect(second.laneRuns?.map((r) => [r.sourceId, r.status])).toEqual([[third, 'done']]);
+  }, 90_000);
+});
