@@ -166,6 +166,18 @@ const eur = (x: number) => x.toFixed(2);
 const num = (x: number) =>
   Number.isInteger(x) ? x.toLocaleString('en-US') : x.toLocaleString('en-US', { maximumFractionDigits: 2 });
 
+/** Issue 28: the always-free tier's two rows under the list-price total: what it takes off, and the rest. */
+function freeTierRows(free: AlwaysFree): string[] {
+  const used = Object.values(free.byAllowance)
+    .filter((a) => a.eur > 0)
+    .map((a) => `${a.what} ${num(Math.min(a.used, a.allowance))} of ${num(a.allowance)}`)
+    .join('; ');
+  return [
+    `| ${free.what} | ${used} | −${eur(free.freeTierEur)} |`,
+    `| **total with the always-free tier** | | **${eur(free.eurPerMonth)}** |`,
+  ];
+}
+
 export function renderCostSection(r: CostResult): string {
   const lines: string[] = [COST_BEGIN, ''];
   // Issue 28: the list price first; the always-free tier beside it, never folded into it.
@@ -192,16 +204,7 @@ export function renderCostSection(r: CostResult): string {
     lines.push(`| ${SERVICE_NAMES[name] ?? name} | ${items} | ${eur(s.eur)} |`);
   }
   lines.push(`| **total** | | **${eur(r.eurPerMonth)}** |`);
-  if (free) {
-    const used = Object.values(free.byAllowance)
-      .filter((a) => a.eur > 0)
-      .map((a) => `${a.what} ${num(Math.min(a.used, a.allowance))} of ${num(a.allowance)}`)
-      .join('; ');
-    lines.push(
-      `| ${free.what} | ${used} | −${eur(free.freeTierEur)} |`,
-      `| **total with the always-free tier** | | **${eur(free.eurPerMonth)}** |`,
-    );
-  }
+  if (free) lines.push(...freeTierRows(free));
   lines.push('');
   // Issue 28: what visitors cost apart from what the ingest costs, so an operator can weigh each.
   const serving = r.services.dataTransfer?.eur;
