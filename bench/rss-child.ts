@@ -65,7 +65,7 @@ if (scenario === 'sync') {
 } else if (scenario === 'mirrorApi' && prepared.mirror) {
   await mirrorApiPages(prepared.mirror);
 } else if (scenario === 'geo' && prepared.geoFile) {
-  geoAnswer(prepared.geoFile);
+  await geoAnswer(prepared.geoFile);
 } else if (scenario === 'broadcasts') {
   await broadcastPasses();
 } else if (scenario === 'planner') {
