@@ -12,7 +12,7 @@
  * | planner | 63 MB | 109 MB for two ticks over 10,000 sources (cached config, due items) | 512 | CPU-bound: below 1,769 MB a function gets that share of a vCPU, so its bill is the same at any size below; 512 keeps a 10,000-source tick inside its 60 s |
  * | sync | 101 MB | issue 28, 2026-12-03: the real worker with 20 full syncs of real 100-object pages in flight under Lambda's 256 MB heap bounds: live memory 35 → 106 MB, ≈ 3.6 MB a run (SYNC_WORKER_MEMORY below) | 256 | wait-bound (the host's pace): the bill is ∝ memory × invocations alive. 20 runs need ≈ 172 MB: 1.49× (SYNC_MEMORY_HEADROOM 1.4); chosen by cost among the sizes that fit (see below). Was 512 (2× a ≈ 240 MB estimate, not measured) |
  * | files | 101 MB | a 50 MB PDF and pdf.js's parse of it in the text worker, bounded: ≤ 768 MB per file, stopped at 1,300 MB for the process (DOC-2, shared/documents/constants.ts) | 1536 | the text worker's process bound plus the growth between two looks (test/documents/text-bounds.test.ts) |
- * | deletionCheck | 92 MB | HEAD requests, no bodies; whole-file GETs 4 at once | 512 | issue 28: 100 servers at once overlap their RATE-6 waits (≈ 270 s a run at 1,000 sources); CPU measured with the peers and councils in other processes (`npm run bench -- deletion-cpu`): ≈ 4.4 ms a sample and ≈ 8–23 ms a source's loads a run on one vCPU → ≈ 250 s at 512 (≈ 500 s at 256, too close to the 780 s a run may use with bigger councils). At 10,000+ sources the run is split into shards by host (DEL_SOURCES_PER_SHARD, one invocation each) |
+ * | deletionCheck | 92 MB (97 MB 2026-12-03) | HEAD requests, no bodies; whole-file GETs 4 at once; issue 28, 2026-12-03 (`npm run bench -- deletion-cpu`, liveMbAdded): a run of 40 servers × 30 stored files (1,200 samples) adds +35 MB live → ≈ 132 MB, 26 % of 512 | 512 | issue 28: 100 servers at once overlap their RATE-6 waits (≈ 270 s a run at 1,000 sources); CPU measured with the peers and councils in other processes (`npm run bench -- deletion-cpu`): ≈ 4.4 ms a sample and ≈ 8–23 ms a source's loads a run on one vCPU → ≈ 250 s at 512 (≈ 500 s at 256, too close to the 780 s a run may use with bigger councils). At 10,000+ sources the run is split into shards by host (DEL_SOURCES_PER_SHARD, one invocation each) |
  * | photos | 95 MB | one photo at a time | 256 | wait-bound (the host's pace) |
  * | preview | 96 MB | streams from S3 | 1024 | a visitor waits for its cold start: at 256 MB the import's ≈ 0.5 s CPU takes ≈ 3.5 s |
  * | geo | 76 MB | issue 28, 2026-12-03: the largest answer the limits admit (50 MiB of plan boundaries, DEFAULT_MAX_BYTES.service) read, parsed, normalised and serialised: live heap + buffers 36 → 654 MB (+618 MB); in a child with the heap bounds of 768 MB it still ran, resident 731 MB; ≈ 4.4 s CPU on one core (≈ 7.6 s at 1,024 MB) | 1024 | ≈ 694 MB needed: 68 % of 1,024 (768 would be 90 %) |
@@ -24,7 +24,7 @@
  * fixtures, and Lambda's runtime and Node's own growth take their share. The figures above for geo,
  * broadcasts and the mirror API: `RSS_ONLY=geo,broadcasts,mirror-api,mirrorApi npm run bench -- rss`
  * (bench/rss.ts; the planner's 2026-12-03 re-run there: bundle 96 MB, +126 MB for its two ticks — 222 MB,
- * 43 % of 512). Not measured by work: the deletion check's shard (sized by its CPU, above) and photos.
+ * 43 % of 512). Not measured by work: photos (one photo at a time, 256 MB: the bundle is 38 %).
  */
 export const FUNCTION_MEMORY_MB = {
   planner: 512,
