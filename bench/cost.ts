@@ -65,6 +65,7 @@ import { scraperHarness } from '../test/support/scraper-harness';
 import { ASSUMPTIONS } from './cost/assumptions';
 import { deletionRun } from './cost/deletion-model';
 import { type DeletionSampleUnits, measureDeletionSamples } from './cost/deletion-samples';
+import { ALWAYS_FREE, applyFreeTier, vmFreeEgressGb } from './cost/free-tier';
 import {
   type BillAtFleet,
   type InlineItemShape,
@@ -1633,9 +1634,15 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       writesByFamily[`run: ${label}`] = sync.invocations * units * lifecycleScale;
     writesByFamily['documents: file stored (assumed)'] = filesPerMonth * A.fileWrites;
     writesByFamily['documents: deletion check sample (measured)'] = headsPerMonth * deletionUnits.writeUnits;
+    // Issue 28: the always-free allowances, apart from the list price (bench/cost/free-tier.ts).
+    const egressGb =
+      usage.dataTransfer.internetOutGb +
+      usage.dataTransfer.cloudFrontOutGb +
+      (usage.dataTransfer.ingestOutGb ?? 0);
     return {
       usage,
       cost,
+      freeTier: applyFreeTier(cost),
       writesByFamily,
       onboarding: onboardingCost,
       syncsPerMinute,
@@ -1659,10 +1666,9 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
         databaseGb: A.vmDatabaseGb,
         snapshotGb: A.vmDatabaseGb * A.vmSnapshotFactor,
         // The same bytes leave a VM: visitors' files and API answers, and its requests to the councils.
-        egressGb:
-          usage.dataTransfer.internetOutGb +
-          usage.dataTransfer.cloudFrontOutGb +
-          (usage.dataTransfer.ingestOutGb ?? 0),
+        egressGb,
+        // The same always-free allowance as the serverless bill's: 100 GB of egress (issue 28).
+        freeEgressGb: vmFreeEgressGb(egressGb),
       }),
     };
   };
@@ -1788,6 +1794,8 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       sources: n,
       eurPerMonth: round(b.cost.eurPerMonth),
       eurPer1000Sources: round((b.cost.eurPerMonth / n) * 1000),
+      // Issue 28: beside the list price, never inside it — if this account runs nothing else.
+      alwaysFreeEurPerMonth: round(b.freeTier.eurPerMonth),
       onboardingEur: round(b.onboarding.eurPerMonth),
       deletionSampleIntervalDays: round(b.deletion.sampleIntervalDays, 1),
       deletionShards: b.deletion.shards,
@@ -1832,6 +1840,26 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     eurPerMonth: round(cost.eurPerMonth),
     eurPerMonthPer1000Sources: round((cost.eurPerMonth / sources) * 1000),
     services: servicesOf(cost),
+    // Issue 28: the list-price total above; this beside it, apart (bench/cost/free-tier.ts).
+    alwaysFree: {
+      what: 'always-free tier, if this account runs nothing else',
+      freeTierEur: round(now.freeTier.freeTierEur),
+      eurPerMonth: round(now.freeTier.eurPerMonth),
+      eurPerMonthPer1000Sources: round((now.freeTier.eurPerMonth / sources) * 1000),
+      byAllowance: Object.fromEntries(
+        Object.entries(now.freeTier.byAllowance)
+          .filter(([, a]) => a.used > 0)
+          .map(([name, a]) => [
+            name,
+            {
+              what: ALWAYS_FREE[name as keyof typeof ALWAYS_FREE].what,
+              allowance: a.allowance,
+              used: round(a.used, 3),
+              eur: round(a.eur),
+            },
+          ]),
+      ),
+    },
     fleet,
     dynamoWrites: dynamoWritesOf(now),
     upstash: upstashOf(now),
@@ -1862,6 +1890,8 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       smallVmEurPerMonth: round(PRICES.smallVmMonth.usd * USD_TO_EUR),
       vmFilesOnDisk: Object.fromEntries(Object.entries(now.vm.filesOnDisk).map(([k, v]) => [k, round(v)])),
       vmFilesInS3: Object.fromEntries(Object.entries(now.vm.filesInS3).map(([k, v]) => [k, round(v)])),
+      // The VM's share of the same allowance (100 GB egress), apart from its totals (issue 28).
+      vmFreeTier: { egressGb: round(now.vm.freeTier.egressGb, 1), eur: round(now.vm.freeTier.eur) },
       storedFilesGb: round((now.storedFiles * A.fileBytes) / 1e9, 0),
     },
     levers: leverRows,

@@ -28,6 +28,8 @@ export interface DeletionCpuResult {
   cpuSecondsPerSourceRun: number;
   warmupCpuSecondsPerCheck: number;
   checks: Record<string, number>;
+  /** Issue 28: the most live heap and buffers a run added while it ran (MB), of all runs. */
+  liveMbAdded: number;
   slotsNote: string;
 }
 
@@ -119,11 +121,25 @@ export async function runDeletionCpuBench({
       clock.advance(HOUR);
     }
     const week = 7 * 24 * HOUR;
+    let liveMbAdded = 0;
     const checkAt = async (atMs: number) => {
       clock.timeMs = atMs;
+      // Issue 28 (lambda-fit): what the run holds — live heap and buffers sampled while it runs, over
+      // the figure before it (infra/function-sizes.ts sizes the function from it, with its bundle).
+      const liveMb = () => {
+        const u = process.memoryUsage();
+        return (u.heapUsed + u.external + u.arrayBuffers) / 1024 / 1024;
+      };
+      const startMb = liveMb();
+      let peakMb = startMb;
+      const sampler = setInterval(() => {
+        peakMb = Math.max(peakMb, liveMb());
+      }, 5);
       const before = process.cpuUsage();
       const report = await runDeletionCheck(runtime.deps, { now: new Date(clock.now()) });
       const cpu = cpuSeconds(before);
+      clearInterval(sampler);
+      liveMbAdded = Math.max(liveMbAdded, peakMb - startMb);
       log(
         `deletion check at +${((atMs - T0) / HOUR).toFixed(0)} h: ${cpu.toFixed(2)} s CPU, ${JSON.stringify(report.checks)}`,
       );
@@ -149,6 +165,7 @@ export async function runDeletionCpuBench({
       cpuSecondsPerSourceRun,
       warmupCpuSecondsPerCheck: warm.samples > 0 ? warm.cpu / warm.samples : Number.NaN,
       checks,
+      liveMbAdded: Math.round(liveMbAdded),
       slotsNote:
         'host slots in memory: in production each HEAD also makes one Upstash REST call (EVALSHA) — not in this figure',
     };

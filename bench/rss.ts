@@ -46,6 +46,8 @@ interface ChildFigures {
   workPeakMb: number;
   settledLiveMb: number;
   workLivePeakMb: number;
+  /** The work's CPU time in the child (ms), beside the memory: what a smaller size's CPU share stretches. */
+  workCpuMs?: number;
   runs?: number;
   ok?: number;
   maxInFlight?: number;
@@ -87,6 +89,19 @@ const script = (scenario: string, url = '') => [
   url,
 ];
 
+/**
+ * Every function the stack deploys (issue 28, lambda-fit): the bundle bench's six and the three it
+ * leaves out — each sized from its figure here (infra/function-sizes.ts).
+ */
+const RSS_FUNCTIONS = [...FUNCTIONS, 'broadcasts', 'geo', 'mirror-api'];
+
+/**
+ * The work each function's worst realistic invocation adds (bench/rss-child.ts): ten full syncs side by
+ * side, two planner ticks over 10,000 sources, list pages of 100 papers of the mirror API (inline and
+ * from S3), the geo function's largest answer (50 MiB of plan boundaries), an hour of broadcast passes.
+ */
+const WORK_SCENARIOS = ['sync', 'planner', 'mirrorApi', 'geo', 'broadcasts'];
+
 /** A council's own answer time (issue 28: OParl pages often take 1–3 s): runs stay in flight side by side. */
 const WORKER_COUNCIL_ANSWER_MS = 1_500;
 
@@ -114,10 +129,11 @@ export async function runRssBench(opts: { log?: (line: string) => void } = {}) {
   const log = opts.log ?? (() => {});
   const dir = mkdtempSync(join(tmpdir(), 'rss-bench-'));
   const bundleImportMb: Record<string, number> = {};
-  const only = process.env.RSS_ONLY;
+  // RSS_ONLY=sync (or a list, RSS_ONLY=planner,geo): those functions' bundles and work only.
+  const onlyList = process.env.RSS_ONLY?.split(',');
+  const picked = (name: string) => onlyList === undefined || onlyList.includes(name);
   try {
-    // RSS_ONLY=sync: that function's bundle and work only (a quicker look at one size).
-    for (const name of FUNCTIONS.filter((f) => only === undefined || f === only)) {
+    for (const name of RSS_FUNCTIONS.filter(picked)) {
       const outfile = join(dir, name, 'index.mjs');
       await buildFunctionBundle(name, outfile);
       const url = pathToFileURL(outfile).href;
@@ -147,14 +163,14 @@ export async function runRssBench(opts: { log?: (line: string) => void } = {}) {
     workMb: Math.max(r.workPeakMb - r.settledMb, r.workLivePeakMb - r.settledLiveMb),
   });
   try {
-    for (const scenario of ['sync', 'planner'].filter((s) => only === undefined || s === only)) {
+    for (const scenario of WORK_SCENARIOS.filter(picked)) {
       work[scenario] = measured(await child<ChildFigures>(script(scenario, fake.systemUrl)));
       log(`${scenario}: ${JSON.stringify(work[scenario])}`);
     }
   } finally {
     await fake.close();
   }
-  if (only === undefined || only === 'worker') {
+  if (picked('worker')) {
     for (const runs of workerWidths()) {
       work[`worker-${runs}`] = measured(await workerChild(runs, log));
       log(`worker, ${runs} runs: ${JSON.stringify(work[`worker-${runs}`])}`);

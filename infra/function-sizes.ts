@@ -12,9 +12,19 @@
  * | planner | 63 MB | 109 MB for two ticks over 10,000 sources (cached config, due items) | 512 | CPU-bound: below 1,769 MB a function gets that share of a vCPU, so its bill is the same at any size below; 512 keeps a 10,000-source tick inside its 60 s |
  * | sync | 101 MB | issue 28, 2026-12-03: the real worker with 20 full syncs of real 100-object pages in flight under Lambda's 256 MB heap bounds: live memory 35 → 106 MB, ≈ 3.6 MB a run (SYNC_WORKER_MEMORY below) | 256 | wait-bound (the host's pace): the bill is ∝ memory × invocations alive. 20 runs need ≈ 172 MB: 1.49× (SYNC_MEMORY_HEADROOM 1.4); chosen by cost among the sizes that fit (see below). Was 512 (2× a ≈ 240 MB estimate, not measured) |
  * | files | 101 MB | a 50 MB PDF and pdf.js's parse of it in the text worker, bounded: ≤ 768 MB per file, stopped at 1,300 MB for the process (DOC-2, shared/documents/constants.ts) | 1536 | the text worker's process bound plus the growth between two looks (test/documents/text-bounds.test.ts) |
- * | deletionCheck | 92 MB | HEAD requests, no bodies; whole-file GETs 4 at once | 512 | issue 28: 100 servers at once overlap their RATE-6 waits (≈ 270 s a run at 1,000 sources); CPU measured with the peers and councils in other processes (`npm run bench -- deletion-cpu`): ≈ 4.4 ms a sample and ≈ 8–23 ms a source's loads a run on one vCPU → ≈ 250 s at 512 (≈ 500 s at 256, too close to the 780 s a run may use with bigger councils). At 10,000+ sources the run is split into shards by host (DEL_SOURCES_PER_SHARD, one invocation each) |
+ * | deletionCheck | 92 MB (97 MB 2026-12-03) | HEAD requests, no bodies; whole-file GETs 4 at once; issue 28, 2026-12-03 (`npm run bench -- deletion-cpu`, liveMbAdded): a run of 40 servers × 30 stored files (1,200 samples) adds +35 MB live → ≈ 132 MB, 26 % of 512 | 512 | issue 28: 100 servers at once overlap their RATE-6 waits (≈ 270 s a run at 1,000 sources); CPU measured with the peers and councils in other processes (`npm run bench -- deletion-cpu`): ≈ 4.4 ms a sample and ≈ 8–23 ms a source's loads a run on one vCPU → ≈ 250 s at 512 (≈ 500 s at 256, too close to the 780 s a run may use with bigger councils). At 10,000+ sources the run is split into shards by host (DEL_SOURCES_PER_SHARD, one invocation each) |
  * | photos | 95 MB | one photo at a time | 256 | wait-bound (the host's pace) |
  * | preview | 96 MB | streams from S3 | 1024 | a visitor waits for its cold start: at 256 MB the import's ≈ 0.5 s CPU takes ≈ 3.5 s |
+ * | geo | 76 MB | issue 28, 2026-12-03: the largest answer the limits admit (50 MiB of plan boundaries, DEFAULT_MAX_BYTES.service) read, parsed, normalised and serialised: live heap + buffers 36 → 654 MB (+618 MB); in a child with the heap bounds of 768 MB it still ran, resident 731 MB; ≈ 4.4 s CPU on one core (≈ 7.6 s at 1,024 MB) | 1024 | ≈ 694 MB needed: 68 % of 1,024 (768 would be 90 %) |
+ * | broadcasts | 91 MB | issue 28, 2026-12-03: an hour of passes outside meeting windows (the usual minute): +15 MB live, ≈ 3.7 ms CPU a pass | 256 | ≈ 106 MB needed: 41 % of 256 (192 would be 55 %, but a pass inside a window builds the fetch runtime — Upstash slots, the secret — not measured here, and the cold import's ≈ 0.5 s CPU takes ≈ 3.5 s at 256, ≈ 4.6 s at 192 of the init phase's 10 s). Was 512, not measured |
+ * | mirrorApi | 95 MB | issue 28, 2026-12-03: the function's own composition answering list pages of 100 papers, 3 inline and 3 of papers read from S3 (the worst page): +23 MB live; ≈ 790 ms CPU for the six pages with the first call's setup, on this shared machine | 512 | ≈ 118 MB needed (23 % of 512): memory does not decide; an API client waits for a cold start and each page's CPU, which the share below 1,769 MB stretches (as the preview) |
+ *
+ * The margin: a size keeps its measured need at ≤ ~70 % (SYNC_MEMORY_HEADROOM's 1.4× for the sync):
+ * the measurement runs under tsx on x86_64 with the peers elsewhere, real pages can be larger than the
+ * fixtures, and Lambda's runtime and Node's own growth take their share. The figures above for geo,
+ * broadcasts and the mirror API: `RSS_ONLY=geo,broadcasts,mirror-api,mirrorApi npm run bench -- rss`
+ * (bench/rss.ts; the planner's 2026-12-03 re-run there: bundle 96 MB, +126 MB for its two ticks — 222 MB,
+ * 43 % of 512). Not measured by work: photos (one photo at a time, 256 MB: the bundle is 38 %).
  */
 export const FUNCTION_MEMORY_MB = {
   planner: 512,
@@ -24,13 +34,15 @@ export const FUNCTION_MEMORY_MB = {
   files: 1536,
   deletionCheck: 512,
   photos: 256,
-  // One geo source's FeatureCollection in memory (≤ 50 MB answer, DEFAULT_MAX_BYTES.service); not yet
-  // measured by `npm run bench -- rss`, so sized for the largest answer the limits admit.
+  // One geo source's FeatureCollection in memory (≤ 50 MiB answer, DEFAULT_MAX_BYTES.service): measured
+  // ≈ 694 MB for the largest (bundle 76 MB + 618 MB of work), 68 % of this.
   geo: 1024,
   preview: 1024,
-  // OTH-5: a playlist or status of a few KB per minute, and a few State items.
-  broadcasts: 512,
-  // One list page (≤ 100 small JSON objects) at a time; reads only.
+  // OTH-5: a playlist or status of a few KB per minute, and a few State items: measured ≈ 106 MB
+  // (bundle 91 MB + 15 MB a pass), 41 % of this; the init phase's import CPU keeps it above 192.
+  broadcasts: 256,
+  // One list page (≤ 100 JSON objects) at a time; reads only: measured ≈ 118 MB (bundle 95 MB + 23 MB
+  // for pages of 100 papers, inline or from S3). Sized by CPU — a client waits for each page — not memory.
   mirrorApi: 512,
 } as const;
 

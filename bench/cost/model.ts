@@ -275,12 +275,18 @@ export function apiFloodCeilingEurPerHour(
  * The same job on one always-on VM (issue 28, the honest comparison): a t4g.small, its gp3 disk for the
  * files and the database, snapshots of the database, a public IPv4 address and the preview's egress —
  * or with the files in S3 Standard instead of on the disk. Prices from prices.ts, in EUR a month.
+ * `freeEgressGb`: the egress the account's always-free allowance covers (bench/cost/free-tier.ts), the
+ * same allowance the serverless bill gets — returned apart (`freeTier`), never inside the totals.
  */
 export function vmComparison(
-  input: { filesGb: number; databaseGb: number; snapshotGb: number; egressGb: number },
+  input: { filesGb: number; databaseGb: number; snapshotGb: number; egressGb: number; freeEgressGb?: number },
   prices: PriceTable = PRICES,
   usdToEur: number = USD_TO_EUR,
-): { filesOnDisk: Record<string, number>; filesInS3: Record<string, number> } {
+): {
+  filesOnDisk: Record<string, number>;
+  filesInS3: Record<string, number>;
+  freeTier: { egressGb: number; eur: number };
+} {
   const eur = (usd: number) => usd * usdToEur;
   const common = {
     't4g.small': eur(prices.smallVmMonth.usd),
@@ -302,6 +308,10 @@ export function vmComparison(
       'gp3 disk': eur(input.databaseGb * prices.ebsGp3GbMonth.usd),
       'S3 Standard (files)': eur(input.filesGb * prices.s3StorageGbMonth.usd),
     }),
+    freeTier: {
+      egressGb: input.freeEgressGb ?? 0,
+      eur: eur(Math.min(input.freeEgressGb ?? 0, input.egressGb) * prices.dataOutGb.usd),
+    },
   };
 }
 

@@ -1,6 +1,9 @@
 /**
  * List prices the cost model bills with: eu-central-1 (Frankfurt), on-demand, in USD, free tiers
- * ignored (they shrink with every other workload in the account, so the model does not count on them).
+ * not in them (they shrink with every other workload in the account, so the bill does not count on
+ * them). The always-free allowances are in bench/cost/free-tier.ts, each with its page (Lambda, data
+ * transfer, CloudFront, SQS, CloudWatch, DynamoDB storage, Scheduler), and are billed as a line of
+ * their own beside the list-price total (issue 28).
  *
  * Every price is "as known on 2026-12-01, to be re-checked": this file was written without web access,
  * from the public pricing pages named in `source`. Re-read each page before quoting a figure; when a

@@ -10,7 +10,8 @@ import { pathToFileURL } from 'node:url';
  *
  *   npm run bench -- cost > /tmp/cost.json && npx tsx bench/cost/readme.ts /tmp/cost.json
  *
- * (with no argument it re-renders the README from the committed JSON).
+ * (with no argument it re-renders the README from the committed JSON; with a second, e.g.
+ * `/tmp/README.md`, it renders into that copy instead and leaves the committed files alone).
  */
 export const COST_RESULT_PATH = join(import.meta.dirname, '..', 'cost-result.json');
 export const README_PATH = join(import.meta.dirname, '..', '..', 'README.md');
@@ -38,6 +39,17 @@ interface FleetRow {
   upstashPlan?: string;
   /** Issue 28: the deletion check's hourly run in this many shards (one invocation each). */
   deletionShards?: number;
+  /** Issue 28: the month with AWS's always-free allowances (bench/cost/free-tier.ts), beside the list price. */
+  alwaysFreeEurPerMonth?: number;
+}
+
+/** Issue 28: the always-free allowances applied, apart from the list-price total (bench/cost/free-tier.ts). */
+interface AlwaysFree {
+  what: string;
+  freeTierEur: number;
+  eurPerMonth: number;
+  eurPerMonthPer1000Sources: number;
+  byAllowance: Record<string, { what: string; allowance: number; used: number; eur: number }>;
 }
 interface LeverRow {
   lever: string;
@@ -60,6 +72,8 @@ export interface CostResult {
   eurPerMonth: number;
   eurPerMonthPer1000Sources: number;
   services: Record<string, Service>;
+  /** Absent in results from before it was modelled: the README then shows the list price alone. */
+  alwaysFree?: AlwaysFree;
   fleet: FleetRow[];
   onboarding: { what: string; eur: number };
   comparison: {
@@ -67,6 +81,8 @@ export interface CostResult {
     vmFilesOnDisk: Record<string, number>;
     vmFilesInS3: Record<string, number>;
     storedFilesGb: number;
+    /** The VM's share of the same allowance: its egress up to 100 GB, apart from its totals. */
+    vmFreeTier?: { egressGb: number; eur: number };
   };
   levers: LeverRow[];
   modelBeforeIssue28: { what: string; eurPerMonth: number };
@@ -109,6 +125,7 @@ export function summaryOf(full: CostResult): CostResult {
     'eurPerMonth',
     'eurPerMonthPer1000Sources',
     'services',
+    'alwaysFree',
     'fleet',
     'onboarding',
     'comparison',
@@ -149,10 +166,27 @@ const eur = (x: number) => x.toFixed(2);
 const num = (x: number) =>
   Number.isInteger(x) ? x.toLocaleString('en-US') : x.toLocaleString('en-US', { maximumFractionDigits: 2 });
 
+/** Issue 28: the always-free tier's two rows under the list-price total: what it takes off, and the rest. */
+function freeTierRows(free: AlwaysFree): string[] {
+  const used = Object.values(free.byAllowance)
+    .filter((a) => a.eur > 0)
+    .map((a) => `${a.what} ${num(Math.min(a.used, a.allowance))} of ${num(a.allowance)}`)
+    .join('; ');
+  return [
+    `| ${free.what} | ${used} | −${eur(free.freeTierEur)} |`,
+    `| **total with the always-free tier** | | **${eur(free.eurPerMonth)}** |`,
+  ];
+}
+
 export function renderCostSection(r: CostResult): string {
   const lines: string[] = [COST_BEGIN, ''];
+  // Issue 28: the list price first; the always-free tier beside it, never folded into it.
+  const free = r.alwaysFree;
+  const freeText = free
+    ? ` at list price; with AWS's ${free.what} ≈ €${eur(free.eurPerMonth)} (€${eur(free.eurPerMonthPer1000Sources)} per 1,000)`
+    : '';
   lines.push(
-    `At ${num(r.sources)} sources: **≈ €${eur(r.eurPerMonth)} per month** (€${eur(r.eurPerMonthPer1000Sources)} per 1,000 sources); ` +
+    `At ${num(r.sources)} sources: **≈ €${eur(r.eurPerMonth)} per month** (€${eur(r.eurPerMonthPer1000Sources)} per 1,000 sources)${freeText}; ` +
       `onboarding them is a one-off ≈ €${eur(r.onboarding.eur)} (${r.onboarding.what}). ` +
       `The stack as synthesised: ${r.stack.functions.length} functions, ${r.stack.schedules.length} schedules, ` +
       `${r.stack.alarms} alarms, ${r.stack.dashboards} dashboard(s), ≈ ${r.stack.metricSeries} custom metric series. ` +
@@ -169,7 +203,9 @@ export function renderCostSection(r: CostResult): string {
       .join('; ');
     lines.push(`| ${SERVICE_NAMES[name] ?? name} | ${items} | ${eur(s.eur)} |`);
   }
-  lines.push(`| **total** | | **${eur(r.eurPerMonth)}** |`, '');
+  lines.push(`| **total** | | **${eur(r.eurPerMonth)}** |`);
+  if (free) lines.push(...freeTierRows(free));
+  lines.push('');
   // Issue 28: what visitors cost apart from what the ingest costs, so an operator can weigh each.
   const serving = r.services.dataTransfer?.eur;
   const ingest = r.services.ingestTransfer?.eur;
@@ -192,17 +228,28 @@ export function renderCostSection(r: CostResult): string {
     const b = r.comparison.vmFilesInS3[part];
     lines.push(`| ${part} | ${a === undefined ? '—' : eur(a)} | ${b === undefined ? '—' : eur(b)} |`);
   }
+  const vmOnDisk = r.comparison.vmFilesOnDisk.total ?? 0;
+  const vmInS3 = r.comparison.vmFilesInS3.total ?? 0;
+  lines.push(`| **total** | **${eur(vmOnDisk)}** | **${eur(vmInS3)}** |`);
+  // The same allowance as the serverless bill's (100 GB of egress), so the comparison stays fair.
+  const vmFree = r.comparison.vmFreeTier;
+  if (vmFree)
+    lines.push(
+      `| always-free tier (${num(vmFree.egressGb)} GB of the egress) | −${eur(vmFree.eur)} | −${eur(vmFree.eur)} |`,
+      `| **total with the always-free tier** | **${eur(vmOnDisk - vmFree.eur)}** | **${eur(vmInS3 - vmFree.eur)}** |`,
+    );
+  const withFree = r.fleet.every((f) => f.alwaysFreeEurPerMonth !== undefined);
   lines.push(
-    `| **total** | **${eur(r.comparison.vmFilesOnDisk.total ?? 0)}** | **${eur(r.comparison.vmFilesInS3.total ?? 0)}** |`,
     '',
     `(${num(r.comparison.storedFilesGb)} GB of files.) Per fleet size:`,
     '',
-    '| sources | € / month | € per 1,000 sources | onboarding (one-off) | deletion check: shards × s a run, sample every … days |',
-    '|---|---|---|---|---|',
+    `| sources | € / month${withFree ? ' | € / month with the always-free tier' : ''} | € per 1,000 sources | onboarding (one-off) | deletion check: shards × s a run, sample every … days |`,
+    `|---|---|---|---|---|${withFree ? '---|' : ''}`,
   );
   for (const f of r.fleet) {
+    const freeCell = withFree ? ` | ${eur(f.alwaysFreeEurPerMonth ?? 0)}` : '';
     lines.push(
-      `| ${num(f.sources)} | ${eur(f.eurPerMonth)} | ${eur(f.eurPer1000Sources)} | ${eur(f.onboardingEur)} | ${f.deletionShards ?? 1} × ${num(f.deletionSecondsPerRun)} s, ${num(f.deletionSampleIntervalDays)} |`,
+      `| ${num(f.sources)} | ${eur(f.eurPerMonth)}${freeCell} | ${eur(f.eurPer1000Sources)} | ${eur(f.onboardingEur)} | ${f.deletionShards ?? 1} × ${num(f.deletionSecondsPerRun)} s, ${num(f.deletionSampleIntervalDays)} |`,
     );
   }
   lines.push('', 'Levers of issue 28, each billed off → on, everything else as now (€ / month):', '');
@@ -270,16 +317,17 @@ export function withCostSection(readme: string, section: string): string {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const from = process.argv[2];
+  const [from, copy] = process.argv.slice(2);
+  // A second argument renders into a copy of the README there (and its JSON beside it), leaving the
+  // committed README and bench/cost-result.json as they are: a look at the rendering before committing.
+  const resultPath = copy ? `${copy}.cost-result.json` : COST_RESULT_PATH;
+  const readmePath = copy ?? README_PATH;
   if (from) {
     // The bench prints progress first; its result is the last line.
     const last = readFileSync(from, 'utf8').trim().split('\n').at(-1) ?? '';
-    writeFileSync(
-      COST_RESULT_PATH,
-      `${JSON.stringify(summaryOf(JSON.parse(last) as CostResult), null, 1)}\n`,
-    );
+    writeFileSync(resultPath, `${JSON.stringify(summaryOf(JSON.parse(last) as CostResult), null, 1)}\n`);
   }
-  const result = JSON.parse(readFileSync(COST_RESULT_PATH, 'utf8')) as CostResult;
-  writeFileSync(README_PATH, withCostSection(readFileSync(README_PATH, 'utf8'), renderCostSection(result)));
-  console.error(`README.md: cost section rendered from ${COST_RESULT_PATH}`);
+  const result = JSON.parse(readFileSync(resultPath, 'utf8')) as CostResult;
+  writeFileSync(readmePath, withCostSection(readFileSync(README_PATH, 'utf8'), renderCostSection(result)));
+  console.error(`${readmePath}: cost section rendered from ${resultPath}`);
 }

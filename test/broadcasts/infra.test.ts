@@ -1,6 +1,7 @@
 import { App, type CfnElement } from 'aws-cdk-lib';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FUNCTION_MEMORY_MB } from '../../infra/function-sizes';
 import type { IngestorFunction } from '../../infra/ingestor-function';
 import { BROADCAST_TIMEOUT, IngestorStack, MIRROR_PREFIXES, ROBOTS_PREFIX } from '../../infra/stack';
 import {
@@ -58,7 +59,8 @@ describe('CDK: the broadcast function (OTH-5)', () => {
     const props = template.findResources('AWS::Lambda::Function')[logicalId(broadcasts.fn)]?.Properties;
     expect(props).toMatchObject({
       Timeout: BROADCAST_TIMEOUT.toSeconds(),
-      MemorySize: 512,
+      // Issue 28: sized from its measured RSS (infra/function-sizes.ts).
+      MemorySize: FUNCTION_MEMORY_MB.broadcasts,
       Handler: 'index.handler',
     });
     // RATE-7: the sync's instances (SCH-5 slots ÷ the worker's runs, at least 2) + this one may fetch at once.

@@ -49,6 +49,40 @@ describe('README "What it costs" (issue 28)', () => {
     expect(result.fleet.map((f) => f.sources)).toEqual([1_000, 10_000, 100_000]);
   });
 
+  it('issue 28: prints the list price first and the always-free tier beside it, never inside it (VM too)', () => {
+    const withFree: CostResult = {
+      ...result,
+      alwaysFree: {
+        what: 'always-free tier, if this account runs nothing else',
+        freeTierEur: 7.5,
+        eurPerMonth: result.eurPerMonth - 7.5,
+        eurPerMonthPer1000Sources: ((result.eurPerMonth - 7.5) / result.sources) * 1000,
+        byAllowance: {
+          sqsRequests: { what: 'SQS requests', allowance: 1_000_000, used: 3_000_000, eur: 0.34 },
+        },
+      },
+      fleet: result.fleet.map((f) => ({ ...f, alwaysFreeEurPerMonth: f.eurPerMonth - 7.5 })),
+      comparison: { ...result.comparison, vmFreeTier: { egressGb: 100, eur: 7.74 } },
+    };
+    const text = renderCostSection(withFree);
+    const list = text.indexOf(`**≈ €${result.eurPerMonth.toFixed(2)} per month**`);
+    const free = text.indexOf(`≈ €${(result.eurPerMonth - 7.5).toFixed(2)}`);
+    expect(list).toBeGreaterThan(0);
+    expect(free).toBeGreaterThan(list);
+    // The list-price total row is unchanged; the free tier is a row of its own below it.
+    expect(text).toContain(`| **total** | | **${result.eurPerMonth.toFixed(2)}** |`);
+    expect(text).toContain(
+      '| always-free tier, if this account runs nothing else | SQS requests 1,000,000 of 1,000,000 | −7.50 |',
+    );
+    expect(text).toContain(
+      `| **total with the always-free tier** | | **${(result.eurPerMonth - 7.5).toFixed(2)}** |`,
+    );
+    const vmDisk = result.comparison.vmFilesOnDisk.total ?? 0;
+    expect(text).toContain(`| **total with the always-free tier** | **${(vmDisk - 7.74).toFixed(2)}** |`);
+    // Without the field (a result from before), the rendering is the list price alone.
+    expect(renderCostSection(result)).not.toContain('always-free');
+  });
+
   it('adds up the VM comparison, and every lever’s “on” at the bench’s fleet is the bill as built', () => {
     for (const vm of [result.comparison.vmFilesOnDisk, result.comparison.vmFilesInS3]) {
       const { total, ...parts } = vm;
