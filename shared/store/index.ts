@@ -62,6 +62,7 @@ export {
   readSourceStates,
   releaseSyncClaim,
   releaseSyncLease,
+  releaseSyncRun,
   requestManualSync,
   type SourceStateItem,
   type SyncRunClaim,

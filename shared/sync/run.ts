@@ -13,6 +13,7 @@ import {
   patchSourceState,
   releaseSyncClaim,
   releaseSyncLease,
+  releaseSyncRun,
   StoreUnavailableError,
   type SyncQueue,
   type SyncRunClaim,
@@ -270,11 +271,13 @@ async function recordOutcome(
     config: source,
     settings: deps.settings,
   });
-  await releaseSyncLease({ doc: deps.doc, table: deps.tables.state }, sourceId, claim, {
-    schedule,
+  await releaseSyncRun({ doc: deps.doc, table: deps.tables.state }, sourceId, {
+    run: claim,
     // The planner decides again at its next tick.
-    dueAt: endedAt.toISOString(),
+    patch: { schedule, dueAt: endedAt.toISOString() },
     lastRun: lastRunOf(message, report, outcome),
+    // Issue 28: the item as read tells whether the report fits inline (one write a run fewer).
+    ...(item === undefined ? {} : { before: item as unknown as Record<string, unknown> }),
   });
   return { status: 'done', sourceId, report, outcome, ...(skewMs > 0 ? { clockSkewMs: skewMs } : {}) };
 }
@@ -294,7 +297,7 @@ function runOutcomeOf(report: EngineReport, startedAt: string, endedAt: Date): R
   };
 }
 
-/** The run's report as on-call reads it (`status`, `explain`), kept in the source's LASTRUN item. */
+/** The run's report as on-call reads it (`status`, `explain`): inline in STATE or in its LASTRUN item. */
 function lastRunOf(message: SyncMessage, report: EngineReport, outcome: RunOutcome): Record<string, unknown> {
   return {
     runId: message.runId,
