@@ -3,8 +3,8 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SourceConfig } from '../config';
 import type { EngineReport, SyncEngine } from '../engine';
 import { isIngestorError } from '../errors';
-import type { RunOutcome, ScheduleSettings, SourceScheduleState } from '../schedule';
-import { applyRunOutcome, initialScheduleState } from '../schedule';
+import type { RunOutcome, ScheduleSettings, SourceDecision, SourceScheduleState } from '../schedule';
+import { applyRunOutcome, decideSource, initialScheduleState } from '../schedule';
 import {
   claimSyncRun,
   getSourceState,
@@ -256,7 +256,8 @@ async function handOver({ deps, message, claim }: ClaimedRun, report: EngineRepo
 
 /**
  * The run's end: its outcome applied to the schedule state and the lease released in the same
- * conditional write, the source due again at once (the planner decides at its next tick).
+ * conditional write with its report, and the wait the source's own decision asks from its end
+ * (`nextDecisionOf`) — or due again at once, for the planner's next tick.
  */
 async function recordOutcome(
   { deps, message, claim }: ClaimedRun,
@@ -273,13 +274,45 @@ async function recordOutcome(
   });
   await releaseSyncRun({ doc: deps.doc, table: deps.tables.state }, sourceId, {
     run: claim,
-    // The planner decides again at its next tick.
-    patch: { schedule, dueAt: endedAt.toISOString() },
+    patch: { schedule, ...nextDecisionOf(source, schedule, endedAt, deps.settings) },
     lastRun: lastRunOf(message, report, outcome),
     // Issue 28: the item as read tells whether the report fits inline (one write a run fewer).
     ...(item === undefined ? {} : { before: item as unknown as Record<string, unknown> }),
   });
   return { status: 'done', sourceId, report, outcome, ...(skewMs > 0 ? { clockSkewMs: skewMs } : {}) };
+}
+
+/**
+ * Issue 28, pure: the due time (and decision) a run's release leaves. The source's own decision at the
+ * run's end (`decideSource`: cadence, pause, full-sync window — SCH-1…4, ERR-4/5, FULL-2) when it waits:
+ * then the release records it as the planner would, and the planner's next tick does not read the
+ * source again only to write that wait (a second due-time move each run: 3 write units). The host's
+ * stretch (RATE-9) and admission only ever wait longer, so this is never later than the planner's own
+ * next look; it looks again then, with the whole fleet. Anything else — due again at once, a skip —
+ * leaves the source due at the run's end, and the planner decides at its next tick. Either due time is
+ * later than any a planner or lane read before the run (`dueBy`): a stale lane start is refused.
+ */
+export function nextDecisionOf(
+  source: SourceConfig,
+  schedule: SourceScheduleState,
+  endedAt: Date,
+  settings: ScheduleSettings,
+): { dueAt: string; lastDecision?: Record<string, unknown> } {
+  const endedIso = endedAt.toISOString();
+  const decision: SourceDecision = decideSource(source, schedule, endedIso, { settings });
+  const dueMs = decision.dueAt === undefined ? Number.NaN : Date.parse(decision.dueAt);
+  if (decision.action !== 'wait' || !(dueMs > endedAt.getTime())) return { dueAt: endedIso };
+  return {
+    // The index sorts strings: UTC ISO, whatever offset the decision carries.
+    dueAt: new Date(dueMs).toISOString(),
+    lastDecision: {
+      action: decision.action,
+      reason: decision.reason,
+      decidedAt: endedIso,
+      ruleIds: decision.ruleIds,
+      ...(decision.kind ? { kind: decision.kind } : {}),
+    },
+  };
 }
 
 function runOutcomeOf(report: EngineReport, startedAt: string, endedAt: Date): RunOutcome {
