@@ -535,6 +535,11 @@ export interface RunRelease {
   lastRun?: Record<string, unknown>;
   /** The STATE item as read before the release (`getStateItem`): whether the report fits inline. */
   before?: Record<string, unknown>;
+  /**
+   * Only while the item's due time is still this one (as read before the release): a source made due
+   * meanwhile (a config edit the planner saw, an operator's request) is not given a later one.
+   */
+  ifDueAt?: string;
 }
 
 /**
@@ -565,7 +570,7 @@ export async function releaseSyncLease(
 export async function releaseSyncRun(
   { doc, table }: TableContext,
   sourceId: string,
-  { run, patch = {}, lastRun, before }: RunRelease,
+  { run, patch = {}, lastRun, before, ifDueAt }: RunRelease,
 ): Promise<boolean> {
   const inline =
     lastRun !== undefined &&
@@ -582,12 +587,15 @@ export async function releaseSyncRun(
     TableName: table,
     Key: { pk: sourcePk(sourceId), sk: STATE_SK },
     UpdateExpression: `${sets.length > 0 ? `SET ${sets.join(', ')} ` : ''}REMOVE ${removeAll}`,
-    ConditionExpression: claim ? 'leaseRunId = :run AND leaseHolder = :holder' : 'leaseRunId = :run',
+    ConditionExpression:
+      (claim ? 'leaseRunId = :run AND leaseHolder = :holder' : 'leaseRunId = :run') +
+      (ifDueAt === undefined ? '' : ' AND dueAt = :ifDue'),
     ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
     ExpressionAttributeValues: {
       ...values,
       ':run': claim ? claim.runId : run,
       ...(claim ? { ':holder': claim.holder } : {}),
+      ...(ifDueAt === undefined ? {} : { ':ifDue': ifDueAt }),
     },
   });
   if (released && lastRun !== undefined && !inline)

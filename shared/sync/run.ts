@@ -272,13 +272,22 @@ async function recordOutcome(
     config: source,
     settings: deps.settings,
   });
-  await releaseSyncRun({ doc: deps.doc, table: deps.tables.state }, sourceId, {
+  const state = { doc: deps.doc, table: deps.tables.state };
+  const release = {
     run: claim,
-    patch: { schedule, ...nextDecisionOf(source, schedule, endedAt, deps.settings) },
     lastRun: lastRunOf(message, report, outcome),
     // Issue 28: the item as read tells whether the report fits inline (one write a run fewer).
     ...(item === undefined ? {} : { before: item as unknown as Record<string, unknown> }),
-  });
+  };
+  const dueNow = { schedule, dueAt: endedAt.toISOString() };
+  const next = madeDueDuringRun(item?.dueAt, message.startedAt)
+    ? dueNow
+    : { schedule, ...nextDecisionOf(source, schedule, endedAt, deps.settings) };
+  // A wait only while nobody made the source due since the read; else due at the run's end, as before.
+  const released =
+    next.dueAt !== dueNow.dueAt &&
+    (await releaseSyncRun(state, sourceId, { ...release, patch: next, ifDueAt: item?.dueAt }));
+  if (!released) await releaseSyncRun(state, sourceId, { ...release, patch: dueNow });
   return { status: 'done', sourceId, report, outcome, ...(skewMs > 0 ? { clockSkewMs: skewMs } : {}) };
 }
 
@@ -313,6 +322,16 @@ export function nextDecisionOf(
       ...(decision.kind ? { kind: decision.kind } : {}),
     },
   };
+}
+
+/**
+ * Whether something made the source due while it ran: the lease leaves its due time at or before the
+ * run's start (`leaseDueClause`), and while it is leased only a config change the planner saw (RATE-2)
+ * or an operator's request (SCH-7) sets one — their "now", after the start. Then the planner must decide
+ * at its next tick, with what changed: a hand edit wins, as before issue 28.
+ */
+export function madeDueDuringRun(dueAt: string | undefined, startedAt: string): boolean {
+  return dueAt !== undefined && Date.parse(dueAt) > Date.parse(startedAt);
 }
 
 function runOutcomeOf(report: EngineReport, startedAt: string, endedAt: Date): RunOutcome {

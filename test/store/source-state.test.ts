@@ -844,6 +844,41 @@ describe('the last run inline in STATE while it fits (issue 28)', () => {
     expect((await getSourceState(doc, table(), sourceId))?.lastRun).toEqual(large.lastRun);
   });
 
+  it('SCH-5 / issue 28: a release with a wait holds only while the due time is as read — a source made due meanwhile refuses it and keeps its lease for the plain release', async () => {
+    const doc = bed.clients.doc;
+    const sourceId = 'src-made-due';
+    const first = await run(sourceId, 'a3c1f6e2-8b4d-4e7a-9c2f-1d5e6b7a8c90', 0, { reason: 'first' });
+    const runId = 'f1e2d3c4-b5a6-4978-8695-a4b3c2d1e0f9';
+    expect(
+      await acquireSyncLease(doc, table(), sourceId, {
+        runId,
+        kind: 'incremental',
+        until: new Date(at(40)),
+        now: new Date(at(20)),
+      }),
+    ).toBe(true);
+    const readDue = (await getStateItem({ doc, table: table() }, sourceId))?.dueAt;
+    // Between the run's read and its release, the planner makes the source due (a config edit it saw).
+    await patchSourceState({ doc, table: table() }, sourceId, { dueAt: at(21) });
+    const wait = { schedule: initialScheduleState(), dueAt: at(40), lastDecision: { action: 'wait' } };
+    expect(
+      await releaseSyncRun({ doc, table: table() }, sourceId, {
+        run: runId,
+        patch: wait,
+        lastRun: first.lastRun,
+        ...(readDue === undefined ? {} : { ifDueAt: readDue }),
+      }),
+    ).toBe(false);
+    expect((await getSourceState(doc, table(), sourceId))?.leaseRunId).toBe(runId);
+    expect(
+      await releaseSyncRun({ doc, table: table() }, sourceId, {
+        run: runId,
+        patch: { schedule: initialScheduleState(), dueAt: at(22) },
+      }),
+    ).toBe(true);
+    expect((await getSourceState(doc, table(), sourceId))?.dueAt).toBe(at(22));
+  });
+
   it('issue 28: the store sizes an item as DynamoDB does (numbers, lists, maps, Booleans, text)', async () => {
     const item = {
       pk: 'SOURCE#src-size',
