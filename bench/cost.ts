@@ -680,8 +680,9 @@ interface LifecycleOptions {
 
 /**
  * Unchanged incremental runs of the demo council, each started by a real planner tick and run by the
- * real message path (`runSyncMessage`): the meter before and after the tick, the message and the
- * engine inside it tells the run's own writes and reads from the engine's. The first runs only bring
+ * real message path (`runSyncMessage`), then the planner's tick a minute after its end (issue 28: what
+ * that tick writes for the source is the run's too): the meter before and after the ticks, the message
+ * and the engine inside it tells the run's own writes and reads from the engine's. The first runs only bring
  * the STATE item to its steady size; the last `measured` are averaged.
  */
 async function measureRunLifecycle(
