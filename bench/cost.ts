@@ -722,8 +722,9 @@ interface LifecycleOptions {
 
 /**
  * Unchanged incremental runs of the demo council, each started by a real planner tick and run by the
- * real message path (`runSyncMessage`): the meter before and after the tick, the message and the
- * engine inside it tells the run's own writes and reads from the engine's. The first runs only bring
+ * real message path (`runSyncMessage`), then the planner's tick a minute after its end (issue 28: what
+ * that tick writes for the source is the run's too): the meter before and after the ticks, the message
+ * and the engine inside it tells the run's own writes and reads from the engine's. The first runs only bring
  * the STATE item to its steady size; the last `measured` are averaged.
  */
 async function measureRunLifecycle(
@@ -816,18 +817,26 @@ async function measureRunLifecycle(
       if (result.status !== 'done') throw new Error(`lifecycle run ${result.status}`);
       const path = meterDiff(beforeMessage, meter.read());
       await onStage?.('released', message.kind, sourceId);
+      // Issue 28: the planner ticks every minute; the tick after the run's end decides on the source
+      // again if the release left it due (its write — a decision and a due-time move — is the run's).
+      clock.advance(60_000);
+      const beforeNextTick = meter.read();
+      await plannerTick(planDeps, clock.now());
+      const nextTick = meterDiff(beforeNextTick, meter.read());
       if (cycle < CYCLES - measured) continue;
       const tickCopies = Object.values(afterTick.writeCallsBy).reduce((n, c) => n + c, 0);
       const own = {
-        writeUnits: afterTick.writeUnits + path.writeUnits - inEngine.writeUnits,
+        writeUnits: afterTick.writeUnits + path.writeUnits - inEngine.writeUnits + nextTick.writeUnits,
         readUnits: path.readUnits - inEngine.readUnits,
       };
-      sum.writeCopies += tickCopies + path.writeCopies - inEngine.writeCopies;
+      sum.writeCopies += tickCopies + path.writeCopies - inEngine.writeCopies + nextTick.writeCopies;
       sum.writeUnits += own.writeUnits;
       sum.readUnits += own.readUnits;
       sum.runs += 1;
       for (const [k, v] of Object.entries({ ...afterTick.writesBy }))
         sum.writesBy[k] = (sum.writesBy[k] ?? 0) + v;
+      for (const [k, v] of Object.entries(nextTick.writesBy))
+        sum.writesBy[`${k} (next tick)`] = (sum.writesBy[`${k} (next tick)`] ?? 0) + v;
       for (const [k, v] of Object.entries(path.writesBy)) {
         const d = v - (inEngine.writesBy[k] ?? 0);
         if (d !== 0) sum.writesBy[k] = (sum.writesBy[k] ?? 0) + d;

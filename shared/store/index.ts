@@ -69,6 +69,7 @@ export {
   readSourceStates,
   releaseSyncClaim,
   releaseSyncLease,
+  releaseSyncRun,
   requestManualSync,
   type SourceStateItem,
   type SyncRunClaim,

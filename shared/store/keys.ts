@@ -192,7 +192,8 @@ export function sourcePartition(sourceId: string): string {
 
 /**
  * `LASTRUN`: the last run's report (issue 28), beside the `STATE` item so that the item every lease,
- * claim and release rewrites stays under 1 KB; written once a run, when it ends (source-state.ts).
+ * claim and release rewrites stays under 1 KB; written when a run ends whose report does not fit in
+ * the STATE item within that (else the release keeps it inline; source-state.ts `releaseSyncRun`).
  */
 export const LAST_RUN_SK = 'LASTRUN';
 /** `BODY#<bodyKey>`: one body's record (ONB-4), `bodyKey` = first 16 hex of SHA-256(body id). */

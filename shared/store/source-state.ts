@@ -10,6 +10,7 @@ import {
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import type { TableContext } from './context';
+import { storedItemBytes, WRITE_UNIT_BYTES } from './item-bytes';
 import { LAST_RUN_SK, sourcePartition } from './keys';
 import { BATCH_GET_MAX } from './partition-items';
 import {
@@ -49,11 +50,16 @@ export const sourcePk = sourcePartition;
 /** An item as the store hands it out: the schedule (and what else is stored short) in its own shape. */
 const fromStore = stateItemFromStore;
 
-/** The STATE item and its `LASTRUN` item as one view: the last run from its own item when it has one. */
+/**
+ * The STATE item and its `LASTRUN` item as one view. A release writes the last run inline when the item
+ * stays within one write unit with it (`releaseSyncRun`), else to `LASTRUN` and removes the inline one —
+ * so an inline last run is always the newest, and a `LASTRUN` item beside it is an older one left behind.
+ * (An item written before issue 28 carries its last run inline too, with no `LASTRUN` item.)
+ */
 function withLastRun<T extends { lastRun?: unknown }>(state: T, lastRunItem?: { lastRun?: unknown }): T {
   const item = fromStore(state);
-  // An item written before issue 28 still carries `lastRun` itself (moved out at its next release).
-  return lastRunItem?.lastRun === undefined ? item : { ...item, lastRun: lastRunItem.lastRun };
+  if (item.lastRun !== undefined || lastRunItem?.lastRun === undefined) return item;
+  return { ...item, lastRun: lastRunItem.lastRun };
 }
 
 export interface SourceStateItem<Schedule = Record<string, unknown>> {
@@ -464,47 +470,135 @@ export async function releaseSyncClaim(
   });
 }
 
+/** What a release removes: the lease, its claim, and the lease index key of the release before. */
+const RELEASE_REMOVES = [
+  'leaseRunId',
+  'leaseKind',
+  'leaseUntil',
+  LEGACY_LEASE_SHARD_ATTRIBUTE,
+  'leaseStep',
+  ...CLAIM_ATTRIBUTES,
+];
+
+/**
+ * Issue 28: room a released STATE item keeps for the next run's lease and claim — their attributes at
+ * their largest (run id and holder UUIDs, the longest kind, the lease's and the claim's ends, a step) —
+ * and for a next decision whose reason is up to DECISION_ROOM_BYTES longer than the last one's. The
+ * lease, the claim and the release each bill the larger of the item before and after, so a release
+ * puts the last run inline only while the released item plus this room stays within one write unit.
+ */
+export const DECISION_ROOM_BYTES = 64;
+export const LEASE_ROOM_BYTES =
+  storedItemBytes({
+    leaseRunId: '00000000-0000-4000-8000-000000000000',
+    leaseKind: 'incremental',
+    leaseUntil: '2026-12-09T10:00:00.000Z',
+    leaseStep: 99,
+    leaseHolder: '00000000-0000-4000-8000-000000000000',
+    leaseHeldUntil: '2026-12-09T10:00:00.000Z',
+  }) + DECISION_ROOM_BYTES;
+
+/**
+ * The DynamoDB size of the STATE item a release leaves (pure): `before` as read (`getStateItem`) without
+ * its lease, claim and last run, with `patch` and `lastRun` set — each attribute as stored.
+ */
+export function releasedItemBytes(
+  sourceId: string,
+  before: Record<string, unknown>,
+  patch: Record<string, unknown>,
+  lastRun?: Record<string, unknown>,
+): number {
+  const kept = Object.entries(before).filter(
+    ([name]) => !RELEASE_REMOVES.includes(name) && name !== 'lastRun' && !(name in patch),
+  );
+  const item: Record<string, unknown> = {
+    ...Object.fromEntries(kept),
+    ...patch,
+    ...(lastRun === undefined ? {} : { lastRun }),
+    pk: sourcePk(sourceId),
+    sk: STATE_SK,
+  };
+  return storedItemBytes(
+    Object.fromEntries(
+      Object.entries(item).map(([name, value]) => [name, storedStateAttribute(name, value)]),
+    ),
+  );
+}
+
+/** A run's end (shared/sync run.ts): its lease released with its outcome and its report. */
+export interface RunRelease {
+  /** The run id, or this invocation's claim (then only while it holds it). */
+  run: string | SyncRunClaim;
+  /** Attributes the release sets (the schedule, the next due time). */
+  patch?: Record<string, unknown>;
+  /** The run's report as on-call reads it (`status`, `explain`). */
+  lastRun?: Record<string, unknown>;
+  /** The STATE item as read before the release (`getStateItem`): whether the report fits inline. */
+  before?: Record<string, unknown>;
+  /**
+   * Only while the item's due time is still this one (as read before the release): a source made due
+   * meanwhile (a config edit the planner saw, an operator's request) is not given a later one.
+   */
+  ifDueAt?: string;
+}
+
 /**
  * Release the lease held by `runId` (and, given a claim, only while this invocation holds it) and
  * record the run's results in the same write.
  */
 export async function releaseSyncLease(
-  { doc, table }: TableContext,
+  ctx: TableContext,
   sourceId: string,
   run: string | SyncRunClaim,
   patch: Record<string, unknown> = {},
 ): Promise<boolean> {
-  // Issue 28: the run's report goes to its own item, after the lease is released; an item written
-  // before keeps its `lastRun` until here.
   const { lastRun, ...statePatch } = patch;
+  return releaseSyncRun(ctx, sourceId, {
+    run,
+    patch: statePatch,
+    ...(lastRun === undefined ? {} : { lastRun: lastRun as Record<string, unknown> }),
+  });
+}
+
+/**
+ * Release the run's lease with its outcome (`releaseSyncLease`) and keep its report. Issue 28: inline,
+ * in the same write, when the released item plus LEASE_ROOM_BYTES stays within one write unit (known
+ * from `before`): one write a run fewer, and the report lands with the outcome or not at all. Otherwise
+ * in the source's `LASTRUN` item after the release (and the inline one removed), so the item every
+ * lease, claim and release rewrites stays under 1 KB.
+ */
+export async function releaseSyncRun(
+  { doc, table }: TableContext,
+  sourceId: string,
+  { run, patch = {}, lastRun, before, ifDueAt }: RunRelease,
+): Promise<boolean> {
+  const inline =
+    lastRun !== undefined &&
+    before !== undefined &&
+    releasedItemBytes(sourceId, before, patch, lastRun) + LEASE_ROOM_BYTES <= WRITE_UNIT_BYTES;
   const { sets, removes, names, values } = attributeClauses(
-    statePatch,
-    lastRun === undefined ? [] : ['lastRun'],
+    inline ? { ...patch, lastRun } : patch,
+    lastRun === undefined || inline ? [] : ['lastRun'],
     'f',
   );
-  const removeAll = [
-    'leaseRunId',
-    'leaseKind',
-    'leaseUntil',
-    LEGACY_LEASE_SHARD_ATTRIBUTE,
-    'leaseStep',
-    ...CLAIM_ATTRIBUTES,
-    ...removes,
-  ].join(', ');
+  const removeAll = [...RELEASE_REMOVES, ...removes].join(', ');
   const claim = typeof run === 'string' ? undefined : run;
   const released = await updateIf(doc, {
     TableName: table,
     Key: { pk: sourcePk(sourceId), sk: STATE_SK },
     UpdateExpression: `${sets.length > 0 ? `SET ${sets.join(', ')} ` : ''}REMOVE ${removeAll}`,
-    ConditionExpression: claim ? 'leaseRunId = :run AND leaseHolder = :holder' : 'leaseRunId = :run',
+    ConditionExpression:
+      (claim ? 'leaseRunId = :run AND leaseHolder = :holder' : 'leaseRunId = :run') +
+      (ifDueAt === undefined ? '' : ' AND dueAt = :ifDue'),
     ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
     ExpressionAttributeValues: {
       ...values,
       ':run': claim ? claim.runId : run,
       ...(claim ? { ':holder': claim.holder } : {}),
+      ...(ifDueAt === undefined ? {} : { ':ifDue': ifDueAt }),
     },
   });
-  if (released && lastRun !== undefined)
+  if (released && lastRun !== undefined && !inline)
     await doc.send(
       new PutCommand({ TableName: table, Item: { pk: sourcePk(sourceId), sk: LAST_RUN_SK, lastRun } }),
     );

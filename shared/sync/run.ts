@@ -3,8 +3,8 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SourceConfig } from '../config';
 import type { EngineReport, SyncEngine } from '../engine';
 import { isIngestorError } from '../errors';
-import type { RunOutcome, ScheduleSettings, SourceScheduleState } from '../schedule';
-import { applyRunOutcome, initialScheduleState } from '../schedule';
+import type { RunOutcome, ScheduleSettings, SourceDecision, SourceScheduleState } from '../schedule';
+import { applyRunOutcome, decideSource, initialScheduleState } from '../schedule';
 import {
   claimSyncRun,
   getSourceState,
@@ -13,6 +13,7 @@ import {
   patchSourceState,
   releaseSyncClaim,
   releaseSyncLease,
+  releaseSyncRun,
   StoreUnavailableError,
   type SyncQueue,
   type SyncRunClaim,
@@ -255,7 +256,8 @@ async function handOver({ deps, message, claim }: ClaimedRun, report: EngineRepo
 
 /**
  * The run's end: its outcome applied to the schedule state and the lease released in the same
- * conditional write, the source due again at once (the planner decides at its next tick).
+ * conditional write with its report, and the wait the source's own decision asks from its end
+ * (`nextDecisionOf`) — or due again at once, for the planner's next tick.
  */
 async function recordOutcome(
   { deps, message, claim }: ClaimedRun,
@@ -270,13 +272,66 @@ async function recordOutcome(
     config: source,
     settings: deps.settings,
   });
-  await releaseSyncLease({ doc: deps.doc, table: deps.tables.state }, sourceId, claim, {
-    schedule,
-    // The planner decides again at its next tick.
-    dueAt: endedAt.toISOString(),
+  const state = { doc: deps.doc, table: deps.tables.state };
+  const release = {
+    run: claim,
     lastRun: lastRunOf(message, report, outcome),
-  });
+    // Issue 28: the item as read tells whether the report fits inline (one write a run fewer).
+    ...(item === undefined ? {} : { before: item as unknown as Record<string, unknown> }),
+  };
+  const dueNow = { schedule, dueAt: endedAt.toISOString() };
+  const next = madeDueDuringRun(item?.dueAt, message.startedAt)
+    ? dueNow
+    : { schedule, ...nextDecisionOf(source, schedule, endedAt, deps.settings) };
+  // A wait only while nobody made the source due since the read; else due at the run's end, as before.
+  const released =
+    next.dueAt !== dueNow.dueAt &&
+    (await releaseSyncRun(state, sourceId, { ...release, patch: next, ifDueAt: item?.dueAt }));
+  if (!released) await releaseSyncRun(state, sourceId, { ...release, patch: dueNow });
   return { status: 'done', sourceId, report, outcome, ...(skewMs > 0 ? { clockSkewMs: skewMs } : {}) };
+}
+
+/**
+ * Issue 28, pure: the due time (and decision) a run's release leaves. The source's own decision at the
+ * run's end (`decideSource`: cadence, pause, full-sync window — SCH-1…4, ERR-4/5, FULL-2) when it waits:
+ * then the release records it as the planner would, and the planner's next tick does not read the
+ * source again only to write that wait (a second due-time move each run: 3 write units). The host's
+ * stretch (RATE-9) and admission only ever wait longer, so this is never later than the planner's own
+ * next look; it looks again then, with the whole fleet. Anything else — due again at once, a skip —
+ * leaves the source due at the run's end, and the planner decides at its next tick. Either due time is
+ * later than any a planner or lane read before the run (`dueBy`): a stale lane start is refused.
+ */
+export function nextDecisionOf(
+  source: SourceConfig,
+  schedule: SourceScheduleState,
+  endedAt: Date,
+  settings: ScheduleSettings,
+): { dueAt: string; lastDecision?: Record<string, unknown> } {
+  const endedIso = endedAt.toISOString();
+  const decision: SourceDecision = decideSource(source, schedule, endedIso, { settings });
+  const dueMs = decision.dueAt === undefined ? Number.NaN : Date.parse(decision.dueAt);
+  if (decision.action !== 'wait' || !(dueMs > endedAt.getTime())) return { dueAt: endedIso };
+  return {
+    // The index sorts strings: UTC ISO, whatever offset the decision carries.
+    dueAt: new Date(dueMs).toISOString(),
+    lastDecision: {
+      action: decision.action,
+      reason: decision.reason,
+      decidedAt: endedIso,
+      ruleIds: decision.ruleIds,
+      ...(decision.kind ? { kind: decision.kind } : {}),
+    },
+  };
+}
+
+/**
+ * Whether something made the source due while it ran: the lease leaves its due time at or before the
+ * run's start (`leaseDueClause`), and while it is leased only a config change the planner saw (RATE-2)
+ * or an operator's request (SCH-7) sets one — their "now", after the start. Then the planner must decide
+ * at its next tick, with what changed: a hand edit wins, as before issue 28.
+ */
+export function madeDueDuringRun(dueAt: string | undefined, startedAt: string): boolean {
+  return dueAt !== undefined && Date.parse(dueAt) > Date.parse(startedAt);
 }
 
 function runOutcomeOf(report: EngineReport, startedAt: string, endedAt: Date): RunOutcome {
@@ -294,7 +349,7 @@ function runOutcomeOf(report: EngineReport, startedAt: string, endedAt: Date): R
   };
 }
 
-/** The run's report as on-call reads it (`status`, `explain`), kept in the source's LASTRUN item. */
+/** The run's report as on-call reads it (`status`, `explain`): inline in STATE or in its LASTRUN item. */
 function lastRunOf(message: SyncMessage, report: EngineReport, outcome: RunOutcome): Record<string, unknown> {
   return {
     runId: message.runId,

@@ -168,9 +168,15 @@ describe('host lanes re-plan their host while they run (RATE-9, SCH-5, RATE-1)',
     const tick = await plan(bed, simNow);
     expect(tick.started.map((s) => s.sourceId)).toEqual(['head']);
     // Not due at the tick: not in any list the planner handed out, only in the pool, with a hint of when.
-    const lateAtTick = tick.decisions.find((d) => d.sourceId === 'late');
-    expect(lateAtTick?.action).toBe('wait');
-    expect(Date.parse(lateAtTick?.dueAt ?? '')).toBe(NOW.getTime() + 3 * 60_000);
+    // Issue 28: its run's release recorded the wait and its due time, so the tick does not decide it again.
+    expect(tick.decisions.find((d) => d.sourceId === 'late')).toBeUndefined();
+    const lateWaiting = await getSourceState<SourceScheduleState>(
+      bed.clients.doc,
+      bed.env.STATE_TABLE,
+      'late',
+    );
+    expect(lateWaiting?.lastDecision?.action).toBe('wait');
+    expect(Date.parse(lateWaiting?.dueAt ?? '')).toBe(NOW.getTime() + 3 * 60_000);
     const lateDueMs = NOW.getTime() + 3 * 60_000;
 
     // The head's run takes four (simulated) minutes: when it ends, "late" is one minute overdue.

@@ -10,16 +10,21 @@ import {
   SESSION_DAYS_AHEAD_DAYS,
   type SourceScheduleState,
 } from '../../shared/schedule';
+import { storedItemBytes } from '../../shared/store/item-bytes';
 import { createTableInput } from '../../shared/store/provision';
 import {
   acquireSyncLease,
   claimSyncRun,
   getSourceState,
+  getStateItem,
+  LEASE_ROOM_BYTES,
   listSourceStates,
   patchSourceState,
   readSourceStates,
+  releasedItemBytes,
   releaseSyncClaim,
   releaseSyncLease,
+  releaseSyncRun,
 } from '../../shared/store/source-state';
 import { retiringIndexes, STATE_TABLE } from '../../shared/store/tables';
 import { useAwsTestbed } from '../support/aws';
@@ -684,5 +689,208 @@ describe('STATE item size per state (issue 28)', () => {
     sizes.released = await rawBytes(sourceId);
     expect(Math.max(...Object.values(sizes))).toBeLessThanOrEqual(HOT_WRITE_MAX_BYTES);
     expect((await getSourceState<SourceScheduleState>(doc, table(), sourceId))?.schedule).toEqual(ended);
+  });
+});
+
+describe('the last run inline in STATE while it fits (issue 28)', () => {
+  const bed = useAwsTestbed();
+  const table = () => bed.env.STATE_TABLE;
+  const now = new Date('2026-12-09T10:00:00Z');
+  const at = (minutes: number) => new Date(now.getTime() + minutes * 60_000).toISOString();
+  const holder = '0b7e6a52-3f4d-4c1e-9d7a-2f6b8e1c4a90';
+  const raw = async (sourceId: string, sk: string) =>
+    (
+      await bed.clients.dynamo.send(
+        new GetItemCommand({
+          TableName: table(),
+          Key: { pk: { S: `SOURCE#${sourceId}` }, sk: { S: sk } },
+          ConsistentRead: true,
+        }),
+      )
+    ).Item as Parameters<typeof writeChangeUnits>[0] | undefined;
+  const lastRunOf = (runId: string, minute: number) => ({
+    runId,
+    kind: 'incremental',
+    trigger: 'schedule',
+    startedAt: at(minute),
+    endedAt: at(minute + 1),
+    ok: true,
+    changed: false,
+    complete: true,
+    requests: 11,
+    objects: { new: 0, modified: 0, deleted: 0 },
+    failures: [],
+    continuations: 0,
+  });
+  /** One run as the planner and the sync function make it: lease with a decision, claim, release. */
+  const run = async (
+    sourceId: string,
+    runId: string,
+    minute: number,
+    decision: { reason: string; configProblems?: { field: string; message: string }[] },
+  ) => {
+    const doc = bed.clients.doc;
+    const units: Record<string, number> = {};
+    const metered = async (name: string, write: () => Promise<boolean>) => {
+      const before = await raw(sourceId, 'STATE');
+      expect(await write()).toBe(true);
+      const after = await raw(sourceId, 'STATE');
+      units[name] = writeChangeUnits(before, after, STATE_TABLE).table;
+      return after;
+    };
+    await metered('lease', () =>
+      acquireSyncLease(doc, table(), sourceId, {
+        runId,
+        kind: 'incremental',
+        until: new Date(at(minute + 20)),
+        now: new Date(at(minute)),
+        extra: {
+          schedule: markSyncStarted(initialScheduleState(), { kind: 'incremental' }, at(minute)),
+          lastValidPace: { host: 'ratsinformation.musterstadt.de', requestIntervalSeconds: 1 },
+          lastDecision: {
+            action: 'sync',
+            kind: 'incremental',
+            reason: decision.reason,
+            decidedAt: at(minute),
+            ruleIds: ['SCH-4', 'SCH-3'],
+          },
+          ...(decision.configProblems ? { configProblems: decision.configProblems } : {}),
+        },
+      }),
+    );
+    const claimed = await metered('claim', () =>
+      claimSyncRun(doc, table(), sourceId, {
+        runId,
+        step: 0,
+        holder,
+        heldUntil: new Date(at(minute + 15)),
+        leaseUntil: new Date(at(minute + 20)),
+        now: new Date(at(minute)),
+      }),
+    );
+    const before = await getStateItem({ doc, table: table() }, sourceId);
+    const patch = { schedule: initialScheduleState(), dueAt: at(minute + 1) };
+    const lastRun = lastRunOf(runId, minute);
+    const released = await metered('release', () =>
+      releaseSyncRun({ doc, table: table() }, sourceId, {
+        run: { runId, step: 0, holder },
+        patch,
+        lastRun,
+        before: before as unknown as Record<string, unknown>,
+      }),
+    );
+    return { units, claimed, released, lastRun, before, patch };
+  };
+
+  it('SCH-5 / issue 28: a small source keeps its last run inline — no LASTRUN write, each of lease, claim and release one unit, and on-call reads it (a LASTRUN left behind does not win)', async () => {
+    const doc = bed.clients.doc;
+    const sourceId = 'src-inline';
+    const reason = 'cadence: incremental due since 11:50 (interval 20 min, 4 quiet syncs)';
+    const first = await run(sourceId, 'a3c1f6e2-8b4d-4e7a-9c2f-1d5e6b7a8c90', 0, { reason });
+    expect(first.released?.lastRun).toBeDefined();
+    expect(await raw(sourceId, 'LASTRUN')).toBeUndefined();
+    // The release knew the item's size before writing it: DynamoDB's own count of the released item.
+    const releasedBytes = dynamoItemBytes(first.released ?? {});
+    expect(
+      releasedItemBytes(
+        sourceId,
+        first.before as unknown as Record<string, unknown>,
+        first.patch,
+        first.lastRun,
+      ),
+    ).toBe(releasedBytes);
+    // A second run: its lease and claim on the item with the run inside stay one unit each.
+    const second = await run(sourceId, 'f1e2d3c4-b5a6-4978-8695-a4b3c2d1e0f9', 20, { reason });
+    expect(second.units).toEqual({ lease: 1, claim: 1, release: 1 });
+    expect(dynamoItemBytes(second.claimed ?? {})).toBeLessThanOrEqual(releasedBytes + LEASE_ROOM_BYTES);
+    expect((await getSourceState(doc, table(), sourceId))?.lastRun).toEqual(second.lastRun);
+    // A LASTRUN item from before (an older release wrote it) is older than the inline run.
+    await doc.send(
+      new PutCommand({
+        TableName: table(),
+        Item: { pk: `SOURCE#${sourceId}`, sk: 'LASTRUN', lastRun: { runId: 'older', ok: false } },
+      }),
+    );
+    expect((await getSourceState(doc, table(), sourceId))?.lastRun).toEqual(second.lastRun);
+    const listed = (await readSourceStates({ doc, table: table() })).find((s) => s.sourceId === sourceId);
+    expect(listed?.lastRun).toEqual(second.lastRun);
+  });
+
+  it('SCH-5 / issue 28: a source whose item would pass one write unit with its run keeps it in LASTRUN and the inline one goes', async () => {
+    const doc = bed.clients.doc;
+    const sourceId = 'src-inline-large';
+    const reason = 'cadence: incremental due since 11:50 (interval 20 min, 4 quiet syncs)';
+    await run(sourceId, 'a3c1f6e2-8b4d-4e7a-9c2f-1d5e6b7a8c90', 0, { reason });
+    expect((await raw(sourceId, 'STATE'))?.lastRun).toBeDefined();
+    // The item grows (config problems recorded beside the decision): the run moves out, in one release.
+    const configProblems = Array.from({ length: 4 }, (_, i) => ({
+      field: `cadenceMinutes.weekday${i}`,
+      message: 'must be a whole number of minutes between 5 and 1440',
+    }));
+    const large = await run(sourceId, 'f1e2d3c4-b5a6-4978-8695-a4b3c2d1e0f9', 20, {
+      reason,
+      configProblems,
+    });
+    expect(
+      releasedItemBytes(
+        sourceId,
+        large.before as unknown as Record<string, unknown>,
+        large.patch,
+        large.lastRun,
+      ) + LEASE_ROOM_BYTES,
+    ).toBeGreaterThan(1024);
+    expect(large.released?.lastRun).toBeUndefined();
+    expect((await raw(sourceId, 'LASTRUN'))?.lastRun).toBeDefined();
+    expect((await getSourceState(doc, table(), sourceId))?.lastRun).toEqual(large.lastRun);
+  });
+
+  it('SCH-5 / issue 28: a release with a wait holds only while the due time is as read — a source made due meanwhile refuses it and keeps its lease for the plain release', async () => {
+    const doc = bed.clients.doc;
+    const sourceId = 'src-made-due';
+    const first = await run(sourceId, 'a3c1f6e2-8b4d-4e7a-9c2f-1d5e6b7a8c90', 0, { reason: 'first' });
+    const runId = 'f1e2d3c4-b5a6-4978-8695-a4b3c2d1e0f9';
+    expect(
+      await acquireSyncLease(doc, table(), sourceId, {
+        runId,
+        kind: 'incremental',
+        until: new Date(at(40)),
+        now: new Date(at(20)),
+      }),
+    ).toBe(true);
+    const readDue = (await getStateItem({ doc, table: table() }, sourceId))?.dueAt;
+    // Between the run's read and its release, the planner makes the source due (a config edit it saw).
+    await patchSourceState({ doc, table: table() }, sourceId, { dueAt: at(21) });
+    const wait = { schedule: initialScheduleState(), dueAt: at(40), lastDecision: { action: 'wait' } };
+    expect(
+      await releaseSyncRun({ doc, table: table() }, sourceId, {
+        run: runId,
+        patch: wait,
+        lastRun: first.lastRun,
+        ...(readDue === undefined ? {} : { ifDueAt: readDue }),
+      }),
+    ).toBe(false);
+    expect((await getSourceState(doc, table(), sourceId))?.leaseRunId).toBe(runId);
+    expect(
+      await releaseSyncRun({ doc, table: table() }, sourceId, {
+        run: runId,
+        patch: { schedule: initialScheduleState(), dueAt: at(22) },
+      }),
+    ).toBe(true);
+    expect((await getSourceState(doc, table(), sourceId))?.dueAt).toBe(at(22));
+  });
+
+  it('issue 28: the store sizes an item as DynamoDB does (numbers, lists, maps, Booleans, text)', async () => {
+    const item = {
+      pk: 'SOURCE#src-size',
+      sk: 'STATE',
+      n: 1796814012,
+      f: 42.5,
+      z: 0,
+      b: true,
+      l: ['f:139:2', 'i:11:2'],
+      m: { a: 'ä', n: 20, e: [] },
+    };
+    await bed.clients.doc.send(new PutCommand({ TableName: table(), Item: item }));
+    expect(storedItemBytes(item)).toBe(dynamoItemBytes((await raw('src-size', 'STATE')) ?? {}));
   });
 });

@@ -140,10 +140,11 @@ describe('planner tick and host lane race for one source (SCH-5, RATE-9)', () =>
       const item = await getSourceState<SourceScheduleState>(bed.clients.doc, bed.env.STATE_TABLE, 'race-b');
       expect(item?.leaseRunId).toBeUndefined();
       expect(item?.lastRun?.ok).toBe(true);
-      // Its due time and decision are the lane run's (due again at its end, TICK_2), not the stale ones
-      // of the planner's read (NOW, "wait").
-      expect(item?.dueAt).toBe(TICK_2.toISOString());
-      expect(item?.lastDecision?.action).toBe('sync');
+      // Its due time and decision are the lane run's (issue 28: the wait its end recorded, decided at
+      // TICK_2, due at its next cadence), not the stale ones of the planner's read (NOW, "wait … SCH-5").
+      expect(Date.parse(item?.dueAt ?? '')).toBeGreaterThan(TICK_2.getTime());
+      expect(item?.lastDecision).toMatchObject({ action: 'wait', decidedAt: TICK_2.toISOString() });
+      expect(item?.lastDecision?.reason).not.toMatch(/another run holds the lease/);
     } finally {
       plannerClients.doc.middlewareStack.remove('laneRunsBeforePlannerLease');
       destroyFeedClients(plannerClients);
