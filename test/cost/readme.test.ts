@@ -50,8 +50,16 @@ describe('README "What it costs" (issue 28)', () => {
   });
 
   it('issue 28: prints the list price first and the always-free tier beside it, never inside it (VM too)', () => {
+    // A result from before the always-free tier: the committed one without its fields.
+    const { alwaysFree: _free, ...listOnly } = result;
+    const { vmFreeTier: _vmFree, ...comparisonListOnly } = result.comparison;
+    const before: CostResult = {
+      ...listOnly,
+      fleet: result.fleet.map(({ alwaysFreeEurPerMonth: _f, ...f }) => f),
+      comparison: comparisonListOnly,
+    };
     const withFree: CostResult = {
-      ...result,
+      ...before,
       alwaysFree: {
         what: 'always-free tier, if this account runs nothing else',
         freeTierEur: 7.5,
@@ -61,7 +69,7 @@ describe('README "What it costs" (issue 28)', () => {
           sqsRequests: { what: 'SQS requests', allowance: 1_000_000, used: 3_000_000, eur: 0.34 },
         },
       },
-      fleet: result.fleet.map((f) => ({ ...f, alwaysFreeEurPerMonth: f.eurPerMonth - 7.5 })),
+      fleet: before.fleet.map((f) => ({ ...f, alwaysFreeEurPerMonth: f.eurPerMonth - 7.5 })),
       comparison: { ...result.comparison, vmFreeTier: { egressGb: 100, eur: 7.74 } },
     };
     const text = renderCostSection(withFree);
@@ -80,7 +88,7 @@ describe('README "What it costs" (issue 28)', () => {
     const vmDisk = result.comparison.vmFilesOnDisk.total ?? 0;
     expect(text).toContain(`| **total with the always-free tier** | **${(vmDisk - 7.74).toFixed(2)}** |`);
     // Without the field (a result from before), the rendering is the list price alone.
-    expect(renderCostSection(result)).not.toContain('always-free');
+    expect(renderCostSection(before)).not.toContain('always-free');
   });
 
   it('adds up the VM comparison, and every lever’s “on” at the bench’s fleet is the bill as built', () => {
