@@ -1,4 +1,5 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { storedNumberBytes } from '../../shared/store';
 import { PRICES_READ_ON } from './prices';
 
 /**
@@ -25,16 +26,8 @@ export const STORAGE_OVERHEAD_BYTES_PER_ITEM = 100;
 
 const utf8 = (text: string): number => Buffer.byteLength(text, 'utf8');
 
-/** A number's stored size: leading and trailing zeroes are trimmed, 1 byte per two digits left, + 1. */
-export function numberBytes(text: string): number {
-  const digits = text
-    .replace(/^[-+]/, '')
-    .replace(/[eE].*$/, '')
-    .replace('.', '')
-    .replace(/^0+/, '')
-    .replace(/0+$/, '');
-  return Math.ceil(Math.max(1, digits.length) / 2) + 1;
-}
+/** A number's stored size (the one rule, shared/store item-bytes.ts). */
+export const numberBytes = (text: string): number => storedNumberBytes(text);
 
 /** The size of one attribute value (its name apart). */
 export function attributeValueBytes(value: AttributeValue): number {

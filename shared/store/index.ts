@@ -27,6 +27,7 @@ export {
 export { type BusEvent, EventBus } from './event-bus';
 export { FeedOutbox, OUTBOX_PARTITION, type OutboxEvent } from './feed-outbox';
 export { createGeoItems, type GeoItemsContext } from './geo-items';
+export { storedItemBytes, storedNumberBytes, WRITE_UNIT_BYTES } from './item-bytes';
 export * from './keys';
 export {
   type CommittedKey,

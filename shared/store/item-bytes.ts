@@ -17,7 +17,11 @@ export const WRITE_UNIT_BYTES = 1024;
 
 const utf8 = (text: string): number => Buffer.byteLength(text, 'utf8');
 
-function numberBytes(value: number | bigint): number {
+/**
+ * A number's stored size: leading and trailing zeroes trimmed, 1 byte per two digits left, + 1 — for a
+ * plain number here and for a marshalled one (its `N` text) in the cost bench's item sizes.
+ */
+export function storedNumberBytes(value: number | bigint | string): number {
   const digits = String(value)
     .replace(/^[-+]/, '')
     .replace(/[eE].*$/, '')
@@ -29,7 +33,7 @@ function numberBytes(value: number | bigint): number {
 
 function valueBytes(value: unknown): number {
   if (typeof value === 'string') return utf8(value);
-  if (typeof value === 'number' || typeof value === 'bigint') return numberBytes(value);
+  if (typeof value === 'number' || typeof value === 'bigint') return storedNumberBytes(value);
   if (typeof value === 'boolean' || value === null) return 1;
   if (value instanceof Uint8Array) return value.byteLength;
   if (value instanceof Set) return [...value].reduce<number>((sum, e) => sum + valueBytes(e), 0);
