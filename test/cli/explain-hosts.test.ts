@@ -31,32 +31,45 @@ function blockOf(text: string[], head: string): string {
   return text.slice(at, end < 0 ? undefined : end).join('\n');
 }
 
+interface SeedOptions {
+  intervalSeconds?: number;
+  syncedMinutesAgo: number;
+  fullDoneTonight: boolean;
+  pause?: object;
+}
+
+/** A source on `systemUrl`, last synced `syncedMinutesAgo` before NOW (and tonight's full done, or paused). */
+async function seedSource(
+  bed: ReturnType<typeof useAwsTestbed>,
+  sourceId: string,
+  systemUrl: string,
+  opts: SeedOptions,
+) {
+  await putSourceItem(bed.clients.doc, bed.env.SOURCES_TABLE, {
+    sourceId,
+    systemUrl,
+    active: true,
+    ...(opts.intervalSeconds === undefined ? {} : { requestIntervalSeconds: opts.intervalSeconds }),
+  });
+  const ended = new Date(NOW.getTime() - opts.syncedMinutesAgo * 60_000).toISOString();
+  await patchSourceState({ doc: bed.clients.doc, table: bed.env.STATE_TABLE }, sourceId, {
+    schedule: {
+      ...initialScheduleState(),
+      lastSyncStartedAt: ended,
+      lastSyncEndedAt: ended,
+      ...(opts.fullDoneTonight ? { fullSyncLastWindowId: TONIGHT_WINDOW } : {}),
+      ...(opts.pause === undefined ? {} : { failureStreak: 3, pause: opts.pause }),
+    },
+    dueAt: ended,
+  });
+}
+
 describe('status and hosts name the reason of every waiting or stretched source (RATE-9)', () => {
   const bed = useAwsTestbed();
   const rt = (): LocalRuntime => ({ env: bed.env, clients: bed.clients, dataDir: '', close: async () => {} });
 
-  async function source(
-    sourceId: string,
-    host: string,
-    opts: { intervalSeconds?: number; syncedMinutesAgo: number; fullDoneTonight: boolean },
-  ) {
-    await putSourceItem(bed.clients.doc, bed.env.SOURCES_TABLE, {
-      sourceId,
-      systemUrl: `https://${host}/oparl/${sourceId}/system`,
-      active: true,
-      ...(opts.intervalSeconds === undefined ? {} : { requestIntervalSeconds: opts.intervalSeconds }),
-    });
-    const ended = new Date(NOW.getTime() - opts.syncedMinutesAgo * 60_000).toISOString();
-    await patchSourceState({ doc: bed.clients.doc, table: bed.env.STATE_TABLE }, sourceId, {
-      schedule: {
-        ...initialScheduleState(),
-        lastSyncStartedAt: ended,
-        lastSyncEndedAt: ended,
-        ...(opts.fullDoneTonight ? { fullSyncLastWindowId: TONIGHT_WINDOW } : {}),
-      },
-      dueAt: ended,
-    });
-  }
+  const source = (sourceId: string, host: string, opts: SeedOptions) =>
+    seedSource(bed, sourceId, `https://${host}/oparl/${sourceId}/system`, opts);
 
   it('RATE-9 / RATE-4 / FULL-3 / SCH-5: saturated, busy, full sync behind and free — each source says why', async () => {
     await source('free', 'ris.free.example', { syncedMinutesAgo: 90, fullDoneTonight: true });
@@ -155,29 +168,8 @@ describe('after a planner tick, status and hosts explain every waiting, stretche
   const FULL_DUE = ['shared-00', 'shared-01'];
   const LONE = ['lone-3', 'lone-4', 'lone-5', 'lone-6'];
 
-  async function source(
-    sourceId: string,
-    systemUrl: string,
-    opts: { intervalSeconds?: number; syncedMinutesAgo: number; fullDoneTonight: boolean; pause?: object },
-  ) {
-    await putSourceItem(bed.clients.doc, bed.env.SOURCES_TABLE, {
-      sourceId,
-      systemUrl,
-      active: true,
-      ...(opts.intervalSeconds === undefined ? {} : { requestIntervalSeconds: opts.intervalSeconds }),
-    });
-    const ended = new Date(NOW.getTime() - opts.syncedMinutesAgo * 60_000).toISOString();
-    await patchSourceState({ doc: bed.clients.doc, table: bed.env.STATE_TABLE }, sourceId, {
-      schedule: {
-        ...initialScheduleState(),
-        lastSyncStartedAt: ended,
-        lastSyncEndedAt: ended,
-        ...(opts.fullDoneTonight ? { fullSyncLastWindowId: TONIGHT_WINDOW } : {}),
-        ...(opts.pause === undefined ? {} : { failureStreak: 3, pause: opts.pause }),
-      },
-      dueAt: ended,
-    });
-  }
+  const source = (sourceId: string, systemUrl: string, opts: SeedOptions) =>
+    seedSource(bed, sourceId, systemUrl, opts);
 
   beforeAll(async () => {
     for (const [i, id] of SHARED.entries()) {
