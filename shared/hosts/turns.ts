@@ -105,7 +105,7 @@ function pieceAt(
   state: TurnState,
   own: OwnCadence,
   runMs: number,
-): { cycleMs: number; doublingAt: number; boundaryMs: number } {
+): { cycleMs: number; doublingAt: number } {
   const capped = sessionCappedAtMs(cursor.ms, state.sessionDays ?? []);
   const intervalAt = (streak: number) =>
     cadenceIntervalMinutes(own.config, own.settings, {
@@ -117,14 +117,39 @@ function pieceAt(
   const interval = intervalAt(streak);
   const doublingAt = (Math.floor(streak / QUIET_SYNCS_PER_DOUBLING) + 1) * QUIET_SYNCS_PER_DOUBLING;
   const grows = cursor.fresh && intervalAt(doublingAt) !== interval;
-  const [boundaryMs] = periodBoundariesMs(cursor.ms, cursor.ms + DAY_MS + 1);
   return {
     cycleMs: interval * MINUTE_MS + runMs,
     // In the last sync's period, or where the interval no longer grows (the ceiling, SCH-2's cap),
     // the streak changes nothing within the wait.
     doublingAt: grows ? doublingAt : Number.POSITIVE_INFINITY,
-    boundaryMs: boundaryMs ?? cursor.ms + DAY_MS,
   };
+}
+
+/** SCH-1's boundaries (00:00, 07:00, 19:00) from an instant on, read a day at a time. */
+class PeriodBoundaries {
+  private list: number[] = [];
+  private next = 0;
+  private readTo: number;
+
+  constructor(private readonly fromMs: number) {
+    this.readTo = fromMs;
+  }
+
+  /** The first boundary after `ms` (≥ the instant it was built with). */
+  after(ms: number): number {
+    for (;;) {
+      while (this.next < this.list.length) {
+        const b = this.list[this.next] as number;
+        if (b > ms) return b;
+        this.next += 1;
+      }
+      // Boundaries in (readTo − 1, readTo + a day): the first read excludes the instant itself.
+      const after = this.readTo === this.fromMs ? this.readTo : this.readTo - 1;
+      this.list = periodBoundariesMs(after, this.readTo + DAY_MS);
+      this.next = 0;
+      this.readTo += DAY_MS;
+    }
+  }
 }
 
 /**
@@ -143,10 +168,12 @@ function walkTurns(
 ): { turns: number; ms: number } {
   const runMs = runOf(state);
   const cursor = cursorAtCadence(state, own, cadenceAtMs);
+  const boundaries = new PeriodBoundaries(cadenceAtMs);
   let turns = 1;
   for (;;) {
     const piece = pieceAt(cursor, state, own, runMs);
-    const turnsToBoundary = (piece.boundaryMs - cursor.ms) / piece.cycleMs;
+    const boundaryMs = boundaries.after(cursor.ms);
+    const turnsToBoundary = (boundaryMs - cursor.ms) / piece.cycleMs;
     const turnsToLimit = Math.min(limit.turns - turns, (limit.untilMs - cursor.ms) / piece.cycleMs);
     const step = Math.min(turnsToBoundary, piece.doublingAt - cursor.streak);
     if (turnsToLimit <= step) {
@@ -158,7 +185,7 @@ function walkTurns(
     }
     turns += step;
     if (step === turnsToBoundary) {
-      cursor.ms = piece.boundaryMs;
+      cursor.ms = boundaryMs;
       const period = periodAtMs(cursor.ms);
       // A new period starts SCH-3's streak afresh; 00:00 inside a night only changes SCH-2's cap.
       if (period !== cursor.period) {
