@@ -3,6 +3,7 @@ import {
   msOf,
   periodAtMs,
   periodBoundariesMs,
+  QUIET_SYNCS_PER_DOUBLING,
   type ScheduleSettings,
   type ScheduleSourceConfig,
   type SourceScheduleState,
@@ -66,28 +67,154 @@ export function turnBeganMs(state: TurnState): number | undefined {
 const MINUTE_MS = 60_000;
 
 /**
- * The rate the source's own cadence asks at `ms` after `cadenceAtMs`: one turn per (the interval of the
- * period at `ms` — SCH-3's streak only in the period of the last sync, as `nextSyncDue` counts it; SCH-2's
- * cap on a capped day — plus the run, as the first turn's cycle counts it).
+ * Where the walk over a source's own cadence stands after its cadence instant: the instant, the
+ * period in force, SCH-3's streak there as its own cadence would count it, and whether a period has
+ * begun since its last sync (`fresh`: the streak then starts afresh and advances by one per turn).
  */
-function cycleMsAt(ms: number, state: TurnState, own: OwnCadence, runMs: number): number {
-  const period = periodAtMs(ms);
-  const lastPeriod = state.lastSyncPeriod ?? periodAtMs(turnBeganMs(state) ?? ms);
-  const streak = period === lastPeriod ? ownQuietStreak(state.quietStreak ?? 0, own.stretch) : 0;
-  const capped = sessionCappedAtMs(ms, state.sessionDays ?? []);
-  return (
-    cadenceIntervalMinutes(own.config, own.settings, { period, quietStreak: streak, sessionCapped: capped }) *
-      MINUTE_MS +
-    runMs
-  );
+interface TurnCursor {
+  ms: number;
+  period: ReturnType<typeof periodAtMs>;
+  /** Turns counted in a fresh period (continuous; its whole part is SCH-3's streak). */
+  streak: number;
+  fresh: boolean;
+}
+
+/**
+ * At the cadence instant: still in the period of the last sync, SCH-3's streak is the source's own
+ * (`ownQuietStreak`) and stays so for the whole wait — within that period it grows at each decision,
+ * by the factor's many own syncs per stretched one, and a change (SCH-3) resets it, so counting it on
+ * within the wait would assume no change came; in a period begun since, the streak is that of its
+ * first sync there (1: state.ts starts a new period's streak afresh).
+ */
+function cursorAtCadence(state: TurnState, own: OwnCadence, cadenceAtMs: number): TurnCursor {
+  const period = periodAtMs(cadenceAtMs);
+  const lastPeriod = state.lastSyncPeriod ?? periodAtMs(turnBeganMs(state) ?? cadenceAtMs);
+  return period === lastPeriod
+    ? { ms: cadenceAtMs, period, streak: ownQuietStreak(state.quietStreak ?? 0, own.stretch), fresh: false }
+    : { ms: cadenceAtMs, period, streak: 1, fresh: true };
+}
+
+/**
+ * One stretch of the walk at one rate: the cycle in force at the cursor (its period's interval at
+ * SCH-3's streak there, SCH-2's cap on a capped day, plus the run) and where that rate ends — at the
+ * next period boundary (00:00, 07:00, 19:00) or where SCH-3 doubles the interval (every third quiet
+ * turn, until the ceiling or a cap holds it).
+ */
+function pieceAt(
+  cursor: TurnCursor,
+  state: TurnState,
+  own: OwnCadence,
+  runMs: number,
+): { cycleMs: number; doublingAt: number } {
+  const capped = sessionCappedAtMs(cursor.ms, state.sessionDays ?? []);
+  const intervalAt = (streak: number) =>
+    cadenceIntervalMinutes(own.config, own.settings, {
+      period: cursor.period,
+      quietStreak: streak,
+      sessionCapped: capped,
+    });
+  const streak = Math.floor(cursor.streak);
+  const interval = intervalAt(streak);
+  const doublingAt = (Math.floor(streak / QUIET_SYNCS_PER_DOUBLING) + 1) * QUIET_SYNCS_PER_DOUBLING;
+  const grows = cursor.fresh && intervalAt(doublingAt) !== interval;
+  return {
+    cycleMs: interval * MINUTE_MS + runMs,
+    // In the last sync's period, or where the interval no longer grows (the ceiling, SCH-2's cap),
+    // the streak changes nothing within the wait.
+    doublingAt: grows ? doublingAt : Number.POSITIVE_INFINITY,
+  };
+}
+
+/** SCH-1's boundaries (00:00, 07:00, 19:00) from an instant on, read a day at a time. */
+class PeriodBoundaries {
+  private list: number[] = [];
+  private next = 0;
+  private readTo: number;
+
+  constructor(private readonly fromMs: number) {
+    this.readTo = fromMs;
+  }
+
+  /** The first boundary after `ms` (≥ the instant it was built with). */
+  after(ms: number): number {
+    for (;;) {
+      while (this.next < this.list.length) {
+        const b = this.list[this.next] as number;
+        if (b > ms) return b;
+        this.next += 1;
+      }
+      // Boundaries in (readTo − 1, readTo + a day): the first read excludes the instant itself.
+      const after = this.readTo === this.fromMs ? this.readTo : this.readTo - 1;
+      this.list = periodBoundariesMs(after, this.readTo + DAY_MS);
+      this.next = 0;
+      this.readTo += DAY_MS;
+    }
+  }
+}
+
+/**
+ * Walks the source's own cadence from its cadence instant (1 turn waited there) until `untilMs` or
+ * until `turns` turns are waited, whichever comes first: the turns waited and the instant reached.
+ * Each turn is counted at the cycle its cadence alone would run then: the period in force (SCH-1),
+ * SCH-2's cap of that day, and SCH-3's streak — its own in the period of its last sync; in a period
+ * begun since, afresh and advancing by one per turn (doubling every third), as a quiet source's cadence
+ * alone runs there (RATE-9's yardstick).
+ */
+function walkTurns(
+  state: TurnState,
+  cadenceAtMs: number,
+  own: OwnCadence,
+  limit: { untilMs: number; turns: number },
+): { turns: number; ms: number } {
+  const runMs = runOf(state);
+  const cursor = cursorAtCadence(state, own, cadenceAtMs);
+  const boundaries = new PeriodBoundaries(cadenceAtMs);
+  let turns = 1;
+  for (;;) {
+    const piece = pieceAt(cursor, state, own, runMs);
+    const boundaryMs = boundaries.after(cursor.ms);
+    const turnsToBoundary = (boundaryMs - cursor.ms) / piece.cycleMs;
+    const turnsToLimit = Math.min(limit.turns - turns, (limit.untilMs - cursor.ms) / piece.cycleMs);
+    const step = Math.min(turnsToBoundary, piece.doublingAt - cursor.streak);
+    if (turnsToLimit <= step) {
+      const ms =
+        limit.turns - turns <= (limit.untilMs - cursor.ms) / piece.cycleMs
+          ? cursor.ms + (limit.turns - turns) * piece.cycleMs
+          : limit.untilMs;
+      return { turns: turns + Math.max(0, turnsToLimit), ms };
+    }
+    turns += step;
+    if (step === turnsToBoundary) {
+      cursor.ms = boundaryMs;
+      const period = periodAtMs(cursor.ms);
+      // A new period starts SCH-3's streak afresh; 00:00 inside a night only changes SCH-2's cap.
+      if (period !== cursor.period) {
+        cursor.streak = 1;
+        cursor.fresh = true;
+      } else if (cursor.fresh) cursor.streak += step;
+      cursor.period = period;
+    } else {
+      cursor.ms += step * piece.cycleMs;
+      cursor.streak = piece.doublingAt;
+    }
+  }
 }
 
 /**
  * Turns of its own cadence the source has waited at `nowMs`: up to its cadence instant (`cadenceAtMs`,
  * `decideSource`'s — the interval from its last sync, or earlier where a period with a shorter interval
- * begins) the share of that first cycle, 1 at the cadence; after it one turn per cycle of the period in
- * force, summed over the periods passed (boundaries at 00:00, 07:00 and 19:00). Infinity for a source
- * never synced; undefined without a last sync's start or end.
+ * begins) the share of that first cycle, 1 at the cadence; after it one turn per cycle its cadence alone
+ * would run then (`walkTurns`: SCH-1's period, SCH-2's cap, SCH-3's streak — in a period begun since
+ * the last sync afresh and advancing per turn). Infinity for a source never synced; undefined without a
+ * last sync's start or end.
+ *
+ * Why SCH-3 advances in a period begun since (issue 27, the 10,000-source week): alone, a quiet
+ * council's night runs its first syncs an hour apart, then two hours (SCH-3 doubles after the third).
+ * Counted at the night's fresh 60 min all night, a council whose last sync was in the day waited up to
+ * twice the turns its cadence asks, and on a hosting host whose nights are stretched far (most of the
+ * window is the full syncs' share) it took the turns of the councils with a session the next day (10
+ * min all night, SCH-2) — on ris7 the most served council got 35 night syncs of a fair 30.5, the least
+ * 54 of 60.5 (docs/scale.md).
  */
 export function ownTurnsWaited(
   state: TurnState,
@@ -100,14 +227,7 @@ export function ownTurnsWaited(
   const first = cadenceAtMs - began;
   if (!(first > 0)) return Number.POSITIVE_INFINITY;
   if (nowMs <= cadenceAtMs) return (nowMs - began) / first;
-  const runMs = runOf(state);
-  let turns = 1;
-  let from = cadenceAtMs;
-  for (const boundary of periodBoundariesMs(cadenceAtMs, nowMs)) {
-    turns += (boundary - from) / cycleMsAt(from, state, own, runMs);
-    from = boundary;
-  }
-  return turns + (nowMs - from) / cycleMsAt(from, state, own, runMs);
+  return walkTurns(state, cadenceAtMs, own, { untilMs: nowMs, turns: Number.POSITIVE_INFINITY }).turns;
 }
 
 /**
@@ -116,20 +236,8 @@ export function ownTurnsWaited(
  * host's factor × `STRETCH_DUE_SHARE`.
  */
 export function ownTurnsDueMs(state: TurnState, cadenceAtMs: number, own: OwnCadence, turns: number): number {
-  const runMs = runOf(state);
-  let left = turns - 1;
-  let from = cadenceAtMs;
-  // Each period is at most a day long: look a day ahead at a time.
-  for (;;) {
-    const horizon = from + DAY_MS;
-    for (const boundary of [...periodBoundariesMs(from, horizon), horizon]) {
-      const cycle = cycleMsAt(from, state, own, runMs);
-      const span = (boundary - from) / cycle;
-      if (span >= left) return from + left * cycle;
-      left -= span;
-      from = boundary;
-    }
-  }
+  if (turns <= 1) return cadenceAtMs;
+  return walkTurns(state, cadenceAtMs, own, { untilMs: Number.POSITIVE_INFINITY, turns }).ms;
 }
 
 const DAY_MS = 24 * 60 * MINUTE_MS;

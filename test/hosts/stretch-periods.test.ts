@@ -157,9 +157,11 @@ describe('RATE-9 / SCH-1: a saturated host counts each source’s turns per peri
     const cadenceAt = msOf(iso('2026-12-03 07:00'));
     expect(ownTurnsWaited(state, cadenceAt, own, msOf(iso('2026-12-03 06:00')))).toBeCloseTo(0.5, 9);
     expect(ownTurnsWaited(state, cadenceAt, own, msOf(iso('2026-12-03 07:00')))).toBeCloseTo(1, 9);
-    expect(ownTurnsWaited(state, cadenceAt, own, msOf(iso('2026-12-03 07:25')))).toBeCloseTo(3.5, 9);
-    expect(ownTurnsDueMs(state, cadenceAt, own, 3.5)).toBe(msOf(iso('2026-12-03 07:25')));
-    // Before: one interval of 120 min — 1.21 turns at 07:25, due 3.5 turns only at 12:00.
+    // Alone from 07:00: 07:10, 07:20, then 20 min (SCH-3 doubles after the day's third sync): 3.25 at
+    // 07:25 (before the streak advanced in a period begun since: 3.5, test/hosts/stretch-night-ladder).
+    expect(ownTurnsWaited(state, cadenceAt, own, msOf(iso('2026-12-03 07:25')))).toBeCloseTo(3.25, 9);
+    expect(ownTurnsDueMs(state, cadenceAt, own, 3.25)).toBe(msOf(iso('2026-12-03 07:25')));
+    // Before that: one interval of 120 min — 1.21 turns at 07:25, due 3.5 turns only at 12:00.
     expect(stretchedDueMs(msOf(state.lastSyncEndedAt), cadenceAt, 3.5 / 0.8)).toBe(
       msOf(iso('2026-12-03 12:00')),
     );
