@@ -12,7 +12,7 @@ import {
 } from '../hosts';
 import { paceOf } from '../pace';
 import type { ScheduleSettings, SourceDecision, SourceScheduleState, SyncKind } from '../schedule';
-import { initialScheduleState } from '../schedule';
+import { decisionRecord, initialScheduleState } from '../schedule';
 import type { HostLedger } from '../slots';
 import {
   idOf,
@@ -268,7 +268,7 @@ async function recordInvalid(
   await patchSourceState({ doc: deps.doc, table: deps.tables.state }, id, {
     configProblems: p.problems,
     dueAt: new Date(now.getTime() + IDLE_RECHECK_MS).toISOString(),
-    lastDecision: { action: 'skip', reason, decidedAt: nowIso, ruleIds: [] },
+    lastDecision: decisionRecord({ action: 'skip', reason, ruleIds: [] }, nowIso),
   });
   tick.cache.knownStateIds?.add(id);
 }
@@ -474,13 +474,7 @@ async function recordDecision(
     candidate.source.sourceId,
     {
       dueAt: nextDueAt,
-      lastDecision: {
-        action: finalDecision.action,
-        reason: finalDecision.reason,
-        decidedAt: nowIso,
-        ruleIds: finalDecision.ruleIds,
-        ...(finalDecision.kind ? { kind: finalDecision.kind } : {}),
-      },
+      lastDecision: decisionRecord(finalDecision, nowIso),
     },
     previous?.configProblems !== undefined ? ['configProblems'] : [],
   );

@@ -2,6 +2,7 @@ export * from './cadence';
 export { dayOfIndex, isoOfMs, type LocalDay, localDayAt, localHourOf } from './calendar';
 export * from './constants';
 export * from './decide';
+export { type DecisionRecord, decisionRecord } from './decision-record';
 export * from './errors';
 export * from './full-sync';
 export * from './periods';

@@ -3,8 +3,14 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SourceConfig } from '../config';
 import type { EngineReport, SyncEngine } from '../engine';
 import { isIngestorError } from '../errors';
-import type { RunOutcome, ScheduleSettings, SourceDecision, SourceScheduleState } from '../schedule';
-import { applyRunOutcome, decideSource, initialScheduleState } from '../schedule';
+import type {
+  DecisionRecord,
+  RunOutcome,
+  ScheduleSettings,
+  SourceDecision,
+  SourceScheduleState,
+} from '../schedule';
+import { applyRunOutcome, decideSource, decisionRecord, initialScheduleState } from '../schedule';
 import {
   claimSyncRun,
   getSourceState,
@@ -306,7 +312,7 @@ export function nextDecisionOf(
   schedule: SourceScheduleState,
   endedAt: Date,
   settings: ScheduleSettings,
-): { dueAt: string; lastDecision?: Record<string, unknown> } {
+): { dueAt: string; lastDecision?: DecisionRecord } {
   const endedIso = endedAt.toISOString();
   const decision: SourceDecision = decideSource(source, schedule, endedIso, { settings });
   const dueMs = decision.dueAt === undefined ? Number.NaN : Date.parse(decision.dueAt);
@@ -314,13 +320,7 @@ export function nextDecisionOf(
   return {
     // The index sorts strings: UTC ISO, whatever offset the decision carries.
     dueAt: new Date(dueMs).toISOString(),
-    lastDecision: {
-      action: decision.action,
-      reason: decision.reason,
-      decidedAt: endedIso,
-      ruleIds: decision.ruleIds,
-      ...(decision.kind ? { kind: decision.kind } : {}),
-    },
+    lastDecision: decisionRecord(decision, endedIso),
   };
 }
 

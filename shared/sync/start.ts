@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SourceConfig } from '../config';
 import { paceOf } from '../pace';
-import { markSyncStarted, type SourceDecision, type SourceScheduleState } from '../schedule';
+import { decisionRecord, markSyncStarted, type SourceDecision, type SourceScheduleState } from '../schedule';
 import { acquireSyncLease, type StoreTables } from '../store';
 import type { SyncLane, SyncMessage } from './message';
 
@@ -54,13 +54,7 @@ export async function startRun(deps: RunStartDeps, start: RunStart): Promise<Syn
       // decides the source again once the lease has expired, should the run die (SCH-5).
       // RATE-2: the pace this run fetches with (also recorded by a cold planner that sees no change).
       lastValidPace: paceOf(source),
-      lastDecision: {
-        action: 'sync',
-        kind,
-        reason: decision.reason,
-        decidedAt: now.toISOString(),
-        ruleIds: decision.ruleIds,
-      },
+      lastDecision: decisionRecord({ ...decision, action: 'sync', kind }, now.toISOString()),
     },
   });
   if (!taken) return undefined;
