@@ -23,6 +23,7 @@ import {
   pastDeadline,
   type SourceRun,
   takenDownNow,
+  unlistedNow,
 } from './context';
 import { cacheChange, disableChange, takenDownChange, unlistedChange } from './decide';
 import { shards } from './keys';
@@ -177,10 +178,18 @@ async function cacheOne(run: SourceRun, item: DocumentItem): Promise<void> {
     key,
     { maxBytes: CACHE_MAX_FILE_BYTES },
   );
-  if (outcome.kind === 'stored' && (await takenDownNow(deps, item))) {
-    // OPT-5: taken down while the file was fetched — the new copy is not kept, the item leaves the queue.
-    await settle(run, item, takenDownChange());
-    return;
+  if (outcome.kind === 'stored') {
+    const [takenDown, unlisted] = await Promise.all([takenDownNow(deps, item), unlistedNow(deps, item)]);
+    if (takenDown) {
+      // OPT-5: taken down while the file was fetched — the new copy is not kept, the item leaves the queue.
+      await settle(run, item, takenDownChange());
+      return;
+    }
+    if (unlisted) {
+      // DOC-7: unlisted while the file was fetched (the pass read the listing at its start) — no copy.
+      await settle(run, item, unlistedChange(item, now, ctx.gate.textFromSource));
+      return;
+    }
   }
   const change = cacheChange(item, outcome, now);
   if (outcome.kind === 'stored') {

@@ -7,7 +7,7 @@ import type { PoliteFetcher, RunContext } from '../fetch';
 import { type HostStateView, hostStateView } from '../hosts';
 import { loadHostIntervals } from '../pace';
 import type { SourceScheduleState } from '../schedule';
-import { getSourceState, loadAllSources, type StoreTables } from '../store';
+import { BodyRecords, getSourceState, loadAllSources, type StoreTables } from '../store';
 import { TakedownRegistry, type TakedownSet } from '../takedown';
 import type { HostBudget } from './admission';
 import { sourceGate } from './decide';
@@ -151,6 +151,19 @@ export async function takenDownNow(deps: DocumentsDeps, item: DocumentItem): Pro
     documentsStoreOf(deps).get(item.docId),
   ]);
   return found.length > 0 || current?.takedownAt !== undefined;
+}
+
+/**
+ * DOC-7 / ONB-4 at the commit point of a copy: a fresh, strongly consistent look at the body's listing —
+ * an operator's `bodies unlist` issued while the file was being fetched wins over storing it (the pass
+ * read the bodies once, at its start). A body record gone meanwhile leaves the pass's decision.
+ */
+export async function unlistedNow(deps: DocumentsDeps, item: DocumentItem): Promise<boolean> {
+  const listed = await new BodyRecords({ doc: deps.doc, table: deps.tables.state }).listedNow(
+    item.sourceId,
+    bodyKeyOf(item.bodyId),
+  );
+  return listed === false;
 }
 
 /** Bodies an operator listed (and the source did not delete), with their index key. */

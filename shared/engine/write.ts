@@ -8,7 +8,7 @@ import {
   MirrorStore,
   type MirrorWrite,
 } from '../mirror';
-import type { AwsClients } from '../store';
+import { type AwsClients, BodyRecords } from '../store';
 import { mapLimit } from '../util';
 import { WRITE_CONCURRENCY } from './constants';
 import { recordDocument } from './documents';
@@ -189,8 +189,11 @@ export interface MirrorWriterDeps<M> {
 
 export class MirrorWriter<M> {
   private readonly mirror: MirrorStore;
+  /** DOC-7: the bodies' listing as the operator sets it (a new file's flag is confirmed against it). */
+  private readonly bodies: BodyRecords;
 
   constructor(private readonly deps: MirrorWriterDeps<M>) {
+    this.bodies = new BodyRecords({ doc: deps.clients.doc, table: deps.tables.state });
     this.mirror = new MirrorStore(deps.clients, {
       bucket: deps.tables.bucket,
       stateTable: deps.tables.state,
@@ -378,6 +381,7 @@ export class MirrorWriter<M> {
         sourceId: this.deps.sourceId,
         bodyId: body.id,
         listed: body.listed,
+        listedNow: () => this.bodies.listedNow(this.deps.sourceId, body.bodyKey),
         nowIso: fetchedAt,
       });
       if (recorded === 'created' || recorded === 'changed') this.deps.totals().documents += 1;

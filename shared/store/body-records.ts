@@ -23,6 +23,22 @@ export class BodyRecords {
     return typeof bodyKey === 'string' ? bodyKey : undefined;
   }
 
+  /**
+   * DOC-7 / ONB-4: the body's `listed` flag now (strongly consistent), or undefined when the record is
+   * gone. A sync run confirms a Documents item it created against it (shared/engine/documents.ts).
+   */
+  async listedNow(sourceId: string, bodyKey: string): Promise<boolean | undefined> {
+    const out = await this.ctx.doc.send(
+      new GetCommand({
+        TableName: this.ctx.table,
+        Key: { pk: sourcePartition(sourceId), sk: bodySk(bodyKey) },
+        ProjectionExpression: 'listed',
+        ConsistentRead: true,
+      }),
+    );
+    return out.Item === undefined ? undefined : out.Item.listed === true;
+  }
+
   /** SCH-2: the body's `SESSION#` item (`m_<meetingKey>` = its Berlin date), as stored; {} when none. */
   async sessionDays(sourceId: string, bodyKey: string): Promise<Record<string, unknown>> {
     const out = await this.ctx.doc.send(
