@@ -3,6 +3,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SourceConfig } from '../config';
 import type { EngineReport, SyncEngine } from '../engine';
 import { isIngestorError } from '../errors';
+import { decideOnHost } from '../hosts';
 import type {
   DecisionRecord,
   RunOutcome,
@@ -288,7 +289,13 @@ async function recordOutcome(
   const dueNow = { schedule, dueAt: endedAt.toISOString() };
   const next = madeDueDuringRun(item?.dueAt, message.startedAt)
     ? dueNow
-    : { schedule, ...nextDecisionOf(source, schedule, endedAt, deps.settings) };
+    : {
+        schedule,
+        ...nextDecisionOf(source, schedule, endedAt, {
+          settings: deps.settings,
+          host: plannedStretch(message),
+        }),
+      };
   // A wait only while nobody made the source due since the read; else due at the run's end, as before.
   const released =
     next.dueAt !== dueNow.dueAt &&
@@ -311,8 +318,13 @@ export function nextDecisionOf(
   source: SourceConfig,
   schedule: SourceScheduleState,
   endedAt: Date,
-  settings: ScheduleSettings,
+  on: {
+    settings: ScheduleSettings;
+    /** RATE-9: the host's stretch as the planner saw it at the plan (`plannedStretch`); none: not saturated. */
+    host?: HostStretch;
+  },
 ): { dueAt: string; lastDecision?: DecisionRecord } {
+  const { settings } = on;
   const endedIso = endedAt.toISOString();
   const decision: SourceDecision = decideSource(source, schedule, endedIso, { settings });
   const dueMs = decision.dueAt === undefined ? Number.NaN : Date.parse(decision.dueAt);
@@ -320,8 +332,52 @@ export function nextDecisionOf(
   return {
     // The index sorts strings: UTC ISO, whatever offset the decision carries.
     dueAt: new Date(dueMs).toISOString(),
-    lastDecision: decisionRecord(decision, endedIso),
+    lastDecision: decisionRecord(
+      { ...decision, ...stretchedReason(source, schedule, endedIso, on) },
+      endedIso,
+    ),
   };
+}
+
+/** RATE-9: a saturated host as a run's message carries it (`SyncLane.stretch`). */
+export type HostStretch = Parameters<typeof decideOnHost>[0]['model'];
+
+/**
+ * RATE-9: the stretch of the run's host as the planner saw it when it planned the run's lane (a
+ * saturated host only; a run without a lane is alone on its host or was started by hand).
+ */
+export function plannedStretch(message: Pick<SyncMessage, 'lane'>): HostStretch {
+  const { lane } = message;
+  if (lane?.stretch === undefined || lane.stretch.factor <= 1) return undefined;
+  return {
+    host: lane.host,
+    stretch: lane.stretch.factor,
+    demand: lane.stretch.demand,
+    capacity: lane.stretch.capacity,
+  };
+}
+
+/**
+ * RATE-9, pure: what the release records on a saturated host — the reason and rules the planner writes
+ * when it decides the source there ("…; host … saturated …: next incremental at …"), so on-call reads
+ * the stretch from the run's end on, not only once the planner looks again. The due time stays the
+ * source's own wait: the planner looks then and waits on to the stretched turn (never earlier).
+ */
+function stretchedReason(
+  source: SourceConfig,
+  schedule: SourceScheduleState,
+  endedIso: string,
+  on: { settings: ScheduleSettings; host?: HostStretch },
+): Pick<SourceDecision, 'reason' | 'ruleIds'> | undefined {
+  if (on.host === undefined) return undefined;
+  const onHost = decideOnHost({
+    source,
+    state: schedule,
+    now: endedIso,
+    settings: on.settings,
+    model: on.host,
+  });
+  return onHost.action === 'wait' ? { reason: onHost.reason, ruleIds: onHost.ruleIds } : undefined;
 }
 
 /**
