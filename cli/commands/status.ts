@@ -1,5 +1,7 @@
+import { DEL_SAMPLES_PER_BODY, type DeletionRunFit, type DeletionRunMeasure } from '../../shared/documents';
 import { explainSources } from '../../shared/planner';
 import { scheduleSettingsFromEnv, toBerlin, toIso } from '../../shared/schedule';
+import { DeletionRuns } from '../../shared/store';
 import { composeCli } from '../compose';
 import type { LocalRuntime } from '../local/runtime';
 import type { CommandResult } from '../output';
@@ -58,7 +60,33 @@ export async function statusCommand(
     if (s.failureStreak > 0) text.push(`  failed runs in a row: ${s.failureStreak}`);
     for (const w of s.warnings) text.push(`  config warning: ${w.field} ${w.message}`);
   }
-  return { text, json: { at: now.toISOString(), sources: rows } };
+  // DEL-2 (issue 28): the sample interval the deletion check keeps, as its last run of each shard measured.
+  const deletion = Object.entries(
+    await new DeletionRuns({ doc: rt.clients.doc, table: rt.env.DOCUMENTS_TABLE }).all(),
+  )
+    .sort(([a], [b]) => a.localeCompare(b, 'en', { numeric: true }))
+    .map(([, m]) => m as unknown as DeletionRunMeasure & DeletionRunFit);
+  for (const m of deletion) text.push(deletionLine(m));
+  return { text, json: { at: now.toISOString(), sources: rows, deletionCheck: deletion } };
+}
+
+const DAY_MS = 86_400_000;
+
+/** "deletion check: every stored file sampled every 7.0 days; last run 285 s of 780 s" (DEL-2). */
+export function deletionLine(m: DeletionRunMeasure & DeletionRunFit): string {
+  const head = m.shard === 'whole' ? 'deletion check' : `deletion check (shard ${m.shard})`;
+  const interval =
+    m.sampleIntervalMs === undefined
+      ? `no check asked before the deadline (${m.leftAtDeadline} left): the sample interval is unknown`
+      : `every stored file sampled every ${(m.sampleIntervalMs / DAY_MS).toFixed(1)} days` +
+        (m.fits ? '' : ` (the run needs ${(m.load ?? 0).toFixed(2)} × its time)`);
+  const run = `last run ${Math.round(m.seconds)} s${m.budgetSeconds === undefined ? '' : ` of ${Math.round(m.budgetSeconds)} s`} at ${berlin(m.at)}, ${m.samples} samples`;
+  const left = m.leftAtDeadline > 0 && m.asked > 0 ? `, ${m.leftAtDeadline} checks left at its deadline` : '';
+  const capped =
+    m.bodiesAtCap > 0
+      ? `; ${m.bodiesAtCap} ${m.bodiesAtCap === 1 ? 'body' : 'bodies'} at the ${DEL_SAMPLES_PER_BODY}-sample cap (their files sampled less often)`
+      : '';
+  return `${head}: ${interval}; ${run}${left}${capped}`;
 }
 
 /**

@@ -50,6 +50,54 @@ export function deletionSampleFit(input: DeletionFitInput): DeletionFit {
     secondsPerRun,
     load,
     fits,
-    sampleIntervalMs: fits ? DEL_SAMPLE_INTERVAL_MS : DEL_SAMPLE_INTERVAL_MS * load,
+    sampleIntervalMs: sampleIntervalOfLoad(load),
   };
+}
+
+/** DEL-2: the interval the walks keep at a run's load — weekly while it fits, longer in proportion. */
+export function sampleIntervalOfLoad(load: number): number {
+  return load <= 1 ? DEL_SAMPLE_INTERVAL_MS : DEL_SAMPLE_INTERVAL_MS * load;
+}
+
+/** What one deletion-check run (one shard) measured — stored for `status` (issue 28, DEL-2). */
+export interface DeletionRunMeasure {
+  /** The run's start (the pass's `now`). */
+  at: string;
+  /** `whole`, or the shard as `i/of` (1-based, as operators count). */
+  shard: string;
+  /** Seconds its checks took. */
+  seconds: number;
+  /** Seconds it had (its deadline less its start); absent without a deadline (a CLI run). */
+  budgetSeconds?: number;
+  /** Checks (DEL-1 re-fetches, DEL-3 re-checks, DEL-2 samples) asked, and those its deadline left. */
+  asked: number;
+  leftAtDeadline: number;
+  /** DEL-2 samples among the checks asked. */
+  samples: number;
+  /** Listed bodies whose walk reached DEL_SAMPLES_PER_BODY: more of theirs waited behind (sampled less often). */
+  bodiesAtCap: number;
+}
+
+export interface DeletionRunFit {
+  /** The run's need over its budget: the seconds it took, or would have taken to ask all (> 1: no fit). */
+  load?: number;
+  fits: boolean;
+  /** The sample interval this run keeps; absent when nothing was asked before the deadline. */
+  sampleIntervalMs?: number;
+}
+
+/**
+ * DEL-2, pure: the interval a measured run keeps — `deletionSampleFit`'s rule on what the run needed:
+ * the seconds it took, or, when its deadline left checks unasked, those seconds scaled to all its checks.
+ */
+export function measuredSampleFit(m: DeletionRunMeasure): DeletionRunFit {
+  const all = m.asked + m.leftAtDeadline;
+  if (m.leftAtDeadline > 0 && m.asked === 0) return { fits: false };
+  const needed = m.leftAtDeadline === 0 ? m.seconds : (m.seconds * all) / m.asked;
+  if (m.budgetSeconds === undefined || m.budgetSeconds <= 0) {
+    const fits = m.leftAtDeadline === 0;
+    return fits ? { fits, sampleIntervalMs: DEL_SAMPLE_INTERVAL_MS } : { fits };
+  }
+  const load = needed / m.budgetSeconds;
+  return { load, fits: load <= 1, sampleIntervalMs: sampleIntervalOfLoad(load) };
 }

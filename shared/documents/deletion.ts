@@ -1,5 +1,6 @@
 import { createRunContext, type RunContext } from '../fetch';
 import { fileKey, textKey } from '../mirror';
+import { DeletionRuns } from '../store';
 import { createGate, type Gate } from '../util';
 import { type BusyHost, passAdmission } from './admission';
 import {
@@ -42,6 +43,7 @@ import {
   sampleChange,
   takenDownChange,
 } from './decide';
+import { type DeletionRunFit, type DeletionRunMeasure, measuredSampleFit } from './deletion-fit';
 import { type DeletionShard, deletionShardsFor, hostShard } from './deletion-shards';
 import { shards, walkCursorId } from './keys';
 import { deleteObjects, type FileFetchContext, fetchFileToS3, fetchSourceOf } from './objects';
@@ -81,6 +83,8 @@ export interface DeletionReport {
   shard?: DeletionShard;
   /** Issue 28: shards the fleet needs (`deletionShardsFor`); above `shard.of` (or 1) it outgrew them. */
   shardsNeeded: number;
+  /** Issue 28 / DEL-2: what this run measured (stored for `status`), and the sample interval it keeps. */
+  measured: DeletionRunMeasure & DeletionRunFit;
 }
 
 type TaskKind = 'refetch' | 'recheck' | 'sample';
@@ -123,13 +127,17 @@ export async function runDeletionCheck(
   options: DeletionOptions,
 ): Promise<DeletionReport> {
   const { now, shard } = options;
+  // The pacing clock (real in the Lambda): what the run's checks took; the deadline is wall-clock.
+  const startedMs = deps.clock.now();
+  const budgetMs = options.deadlineMs === undefined ? undefined : options.deadlineMs - Date.now();
   const store = documentsStoreOf(deps);
   const { contexts, invalid, shardsNeeded } = await shardContexts(deps, now, shard);
   // Item 5 of issue 27: per server, whether this check may start there (RATE-9, RATE-8).
   const admission = await passAdmission(deps.hostBudget, contexts, now);
   const routed = await routeIntake(deps, store, now);
 
-  const { tasks, walks } = await gatherTasks(store, contexts, now);
+  const { tasks, walks, bodiesAtCap } = await gatherTasks(store, contexts, now);
+  const tally = { asked: 0, leftAtDeadline: 0, samples: 0 };
 
   const run: RunState = {
     now,
@@ -152,6 +160,7 @@ export async function runDeletionCheck(
     try {
       const { outcome, settled } = await outcomeOf(host, task);
       countOutcome(run.checks, `${task.kind}:${outcome}`);
+      tallyCheck(tally, task.kind, outcome);
       // DEL-2: the walk's cursor passes only documents answered or moved elsewhere.
       task.walk?.body.settle(task.walk.index, settled);
     } finally {
@@ -195,6 +204,14 @@ export async function runDeletionCheck(
     busyHosts: admission.busy,
     ...(shard ? { shard } : {}),
     shardsNeeded,
+    measured: await recordMeasure(deps, {
+      at: now.toISOString(),
+      shard: shard ? `${shard.index + 1}/${shard.of}` : 'whole',
+      seconds: (deps.clock.now() - startedMs) / 1000,
+      ...(budgetMs === undefined ? {} : { budgetSeconds: budgetMs / 1000 }),
+      ...tally,
+      bodiesAtCap,
+    }),
   };
   // The run's requests into the host ledger: the planner's and the next pass's other-fetch share.
   await deps.hostBudget?.record();
@@ -202,15 +219,50 @@ export async function runDeletionCheck(
   return report;
 }
 
+/** Outcomes of checks nobody asked for a reason other than the deadline (DEL-4, RATE-8/9). */
+const HELD_BACK = new Set(['source-resting', 'server-stopped', 'host-busy']);
+
+/** Issue 28 / DEL-2: a check into the run's measure — asked, or left by the deadline (held back: neither). */
+function tallyCheck(
+  tally: { asked: number; leftAtDeadline: number; samples: number },
+  kind: TaskKind,
+  outcome: string,
+): void {
+  if (outcome === 'not-started') tally.leftAtDeadline += 1;
+  else if (!HELD_BACK.has(outcome)) {
+    tally.asked += 1;
+    if (kind === 'sample') tally.samples += 1;
+  }
+}
+
+/**
+ * Issue 28 / DEL-2: the run's measure with the sample interval it keeps, stored per shard for `status`.
+ * A failed write costs the run nothing but the figure (status then shows the run before).
+ */
+async function recordMeasure(
+  deps: DocumentsDeps,
+  measure: DeletionRunMeasure,
+): Promise<DeletionRunMeasure & DeletionRunFit> {
+  const measured = { ...measure, ...measuredSampleFit(measure) };
+  const key = measure.shard === 'whole' ? 'whole' : `s${measure.shard.replace('/', 'of')}`;
+  try {
+    await new DeletionRuns({ doc: deps.doc, table: deps.tables.documents }).record(key, measured);
+  } catch (error) {
+    deps.log?.('deletion check: measure not recorded', { shard: measure.shard, error: String(error) });
+  }
+  return measured;
+}
+
 /** The run's work, source by source: DEL-1 re-fetches, DEL-3 re-checks and DEL-2 samples, within their caps. */
 async function gatherTasks(
   store: DocumentsStore,
   contexts: SourceContext[],
   now: Date,
-): Promise<{ tasks: Task[]; walks: BodyWalk[] }> {
+): Promise<{ tasks: Task[]; walks: BodyWalk[]; bodiesAtCap: number }> {
   const nowIso = now.toISOString();
   const tasks: Task[] = [];
   const walks: BodyWalk[] = [];
+  let bodiesAtCap = 0;
   let refetchLeft = DEL_MAX_REFETCHES_PER_RUN;
   let recheckLeft = DEL_MAX_RECHECKS_PER_RUN;
   for (const ctx of contexts) {
@@ -228,9 +280,11 @@ async function gatherTasks(
       const samples = await sampleTasks(store, ctx, bodyKey, now);
       walks.push(samples.walk);
       tasks.push(...samples.tasks);
+      // DEL-2's cap reached: more of the body's files waited behind (its walk lags, sampled less often).
+      if (samples.tasks.length >= DEL_SAMPLES_PER_BODY) bodiesAtCap += 1;
     }
   }
-  return { tasks, walks };
+  return { tasks, walks, bodiesAtCap };
 }
 
 /**

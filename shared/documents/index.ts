@@ -30,7 +30,15 @@ export {
 } from './context';
 export * from './decide';
 export { type DeletionOptions, type DeletionReport, runDeletionCheck } from './deletion';
-export { type DeletionFit, type DeletionFitInput, deletionSampleFit } from './deletion-fit';
+export {
+  type DeletionFit,
+  type DeletionFitInput,
+  type DeletionRunFit,
+  type DeletionRunMeasure,
+  deletionSampleFit,
+  measuredSampleFit,
+  sampleIntervalOfLoad,
+} from './deletion-fit';
 export { type DeletionShard, deletionShardsFor, hostShard, shardOfEvent } from './deletion-shards';
 export * from './errors';
 export * from './keys';

@@ -16,6 +16,7 @@ export {
   type TableContext,
   unlessConditionFails,
 } from './context';
+export { DeletionRuns } from './deletion-runs';
 export { DocumentItems } from './document-items';
 export {
   BY_NEXT_ATTEMPT,
