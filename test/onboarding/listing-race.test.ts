@@ -1,15 +1,19 @@
 import { DeleteMessageCommand } from '@aws-sdk/client-sqs';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DocumentItem } from '../../shared/documents';
+import { isTakenDown } from '../../shared/documents/context';
 import { documentId } from '../../shared/engine';
 import { setBodyListed } from '../../shared/onboarding';
 import type { OParlFetcher } from '../../shared/oparl/ports';
 import { DocumentQueue } from '../../shared/store';
 import { processSyncBody } from '../../shared/sync/batch';
+import { TakedownRegistry, tombstoneBody } from '../../shared/takedown';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
 import { json, type MiniCouncil, oneBodySystem, startMiniCouncil } from '../support/mini-council';
 import { loopbackFetcher } from '../support/oparl-harness';
 import { deliver, NOW, oparlTestEngine, plan, runDepsOf } from '../support/sync-bed';
+import { takedownDepsOf } from '../support/takedown';
 
 /**
  * DOC-7 / ONB-4: an operator's `bodies unlist` that lands while a sync run is under way — after the
@@ -122,5 +126,32 @@ describe('DOC-7 / ONB-4: listing changed during a sync run', () => {
     expect(await documentOf('1')).toMatchObject({ listed: false });
     // The file the run recorded after the sweep follows the operator's choice, not the run's old read.
     expect(await documentOf('2')).toMatchObject({ listed: false });
+  });
+
+  it('OPT-2 / OPT-5: a body taken down while the run works — its new file is recorded unlisted and without the takedown flag, but the registry (written first) covers it', async () => {
+    // The third run meets paper 3 (a new file) after `tombstone --body` ran in its window.
+    await setListed(true);
+    papers.push('3');
+    const port = loopbackFetcher();
+    let tombstoned = false;
+    const hooked: OParlFetcher = {
+      async get(url, options) {
+        if (!tombstoned && new URL(url).pathname.endsWith('/paper')) {
+          tombstoned = true;
+          await tombstoneBody(takedownDepsOf(bed), 'stadt-quirksheim', { sourceId: SOURCE, by: 'test' });
+        }
+        return port.get(url, options);
+      },
+    };
+    await syncAt(new Date(NOW.getTime() + 2 * 24 * 60 * MIN), hooked);
+    expect(tombstoned).toBe(true);
+
+    const item = (await documentOf('3')) as DocumentItem | undefined;
+    // The same shape as the listing race: the item came after the takedown's sweep (no `takedownAt`) …
+    expect(item).toMatchObject({ listed: false });
+    expect(item?.takedownAt).toBeUndefined();
+    // … and every document function reads the registry beside the flag: it is taken down for them all.
+    const takedowns = await new TakedownRegistry(bed.clients.doc, bed.env.STATE_TABLE).load(SOURCE);
+    expect(isTakenDown({ takedowns }, item as DocumentItem)).toBe(true);
   });
 });
