@@ -52,6 +52,7 @@ import {
   DUE_INDEX,
   destroyAwsClients,
   dueIndexCopiesOf,
+  LEASE_ROOM_BYTES,
   LIST_INDEX,
   requestManualSync,
   SOURCES_TABLE,
@@ -59,6 +60,7 @@ import {
   SyncQueue,
   sourcePartition,
   type UpdateShape,
+  WRITE_UNIT_BYTES,
 } from '../shared/store';
 import { BUDGET_RESERVE_MS, runSyncMessage, type SyncMessage, WORKER_START_MIN_MS } from '../shared/sync';
 import { type AwsTestbed, startAwsTestbed } from '../test/support/aws';
@@ -999,7 +1001,19 @@ export async function runStateWritesBench(opts: { log?: (line: string) => void }
     if (process.env.STATE_WRITES_DUMP === '1' && state)
       for (const [name, value] of Object.entries(state))
         log(`STATE ${name}: ${dynamoItemBytes({ [name]: value })} B ${JSON.stringify(value).slice(0, 2000)}`);
-    return { ...lifecycle, stateItem, itemBytes };
+    // Issue 28: the room the released item leaves before its last run spills to `LASTRUN` (a release
+    // keeps it inline while the item plus LEASE_ROOM_BYTES stays within one write unit), and the session
+    // days (3 B each in the stored schedule) that room holds.
+    const released = itemBytes.STATE ?? 0;
+    const roomBytes = WRITE_UNIT_BYTES - LEASE_ROOM_BYTES - released;
+    const lastRunInline = {
+      releasedBytes: released,
+      lastRunBytes: state?.lastRun === undefined ? 0 : dynamoItemBytes({ lastRun: state.lastRun }),
+      roomBytes,
+      sessionDaysBeforeSpill: Math.max(0, Math.floor(roomBytes / 3)),
+      lastRunPuts: lifecycle.writesBy['PutItem LASTRUN'] ?? 0,
+    };
+    return { ...lifecycle, stateItem, itemBytes, lastRunInline };
   } finally {
     await fake.close();
     destroyAwsClients(peekClients);

@@ -73,6 +73,7 @@ export {
   claimSyncRun,
   getSourceState,
   getStateItem,
+  LEASE_ROOM_BYTES,
   listSourceStates,
   listStateSourceIds,
   patchSourceState,
