@@ -578,6 +578,7 @@ function scaleWritesBy(
 /** A run `k` times over (more bodies: every quantity, requests too). */
 const scaled = (p: RunProfile, k: number): RunProfile => ({
   writesBy: scaleWritesBy(p.writesBy, k),
+  readsBy: scaleWritesBy(p.readsBy, k),
   requests: p.requests * k,
   workSeconds: p.workSeconds * k,
   readUnits: p.readUnits * k,
@@ -600,6 +601,7 @@ const scaled = (p: RunProfile, k: number): RunProfile => ({
 const objectScaled = (p: RunProfile, k: number): RunProfile => ({
   ...p,
   writesBy: scaleWritesBy(p.writesBy, k, true),
+  readsBy: scaleWritesBy(p.readsBy, k, true),
   workSeconds: p.workSeconds * k,
   readUnits: p.readUnits + p.objectReadUnits * (k - 1),
   writeUnits: p.writeUnits + p.objectWriteUnits * (k - 1),
@@ -767,11 +769,9 @@ interface LifecycleOptions {
  */
 function addStateUpdates(
   into: Record<string, StateUpdateRecord>,
-  tick: StateUpdateRecord[],
-  beforeMessage: Meter,
-  end: Meter,
-  beforeNextTick: Meter,
+  run: { tick: StateUpdateRecord[]; beforeMessage: Meter; beforeNextTick: Meter; end: Meter },
 ): void {
+  const { tick, beforeMessage, beforeNextTick, end } = run;
   const message = end.stateUpdates.slice(
     beforeMessage.stateUpdates.length,
     beforeNextTick.stateUpdates.length,
@@ -922,7 +922,12 @@ async function measureRunLifecycle(
         const d = v - (inEngine.writesBy[k] ?? 0);
         if (d !== 0) sum.writesBy[k] = (sum.writesBy[k] ?? 0) + d;
       }
-      addStateUpdates(sum.byWrite, afterTick.stateUpdates, beforeMessage, meter.read(), beforeNextTick);
+      addStateUpdates(sum.byWrite, {
+        tick: afterTick.stateUpdates,
+        beforeMessage,
+        beforeNextTick,
+        end: meter.read(),
+      });
     }
     if (tick.started.length === 0) log(`lifecycle: no run started at ${clock.now().toISOString()}`);
   }
@@ -1397,6 +1402,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     const perMonth = (perWeek: number) => perWeek * WEEKS_PER_MONTH;
     const kinds = [
       {
+        kind: 'oparl',
         n: sources * A.oparlShare,
         p: oparlReal,
         w: oparlWeek,
@@ -1405,6 +1411,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
         incrementalLatency: A.latency.oparlIncrementalPage,
       },
       {
+        kind: 'scraper',
         n: sources * (1 - A.oparlShare),
         p: scraper,
         w: scraperWeek,
@@ -1428,6 +1435,8 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       logBytes: 0,
       objectWrites: 0,
       writesBy: {} as Record<string, number>,
+      /** Issue 28: the runs' read units by `<command> <family>` (an unchanged scrape's months, …). */
+      readsBy: {} as Record<string, number>,
     };
     let storageS3Bytes = 0;
     /** Issue 28: the fleet's run stream for the worker model — each run's wall seconds alone, and how often. */
@@ -1461,6 +1470,8 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
         sync.writeUnits += count * p.writeUnits;
         for (const [label, units] of Object.entries(p.writesBy ?? {}))
           sync.writesBy[label] = (sync.writesBy[label] ?? 0) + count * units;
+        for (const [label, units] of Object.entries(p.readsBy ?? {}))
+          sync.readsBy[`${k.kind}: ${label}`] = (sync.readsBy[`${k.kind}: ${label}`] ?? 0) + count * units;
         sync.objectWrites += count * p.mirrorItemWriteUnits;
         sync.s3Puts += count * p.s3Puts;
         sync.s3Gets += count * p.s3Gets;
@@ -1852,6 +1863,13 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       millionWruPerMonth: round(total / 1e6, 2),
       eurPerMonth: round(b.cost.services.dynamodb?.items['write request units']?.eur ?? 0),
       byFamily: Object.fromEntries(rows.map(([label, units]) => [label, round(units / 1e6, 3)])),
+      /** Issue 28: the sync runs' read units by source kind and family, million a month. */
+      syncReadsByFamily: Object.fromEntries(
+        Object.entries(b.sync.readsBy)
+          .filter(([, units]) => units > 0)
+          .sort((x, y) => y[1] - x[1])
+          .map(([label, units]) => [label, round(units / 1e6, 3)]),
+      ),
       /** Issue 28: a run's STATE writes by kind, million units a month (`bench state-writes` per run). */
       stateByWrite: Object.fromEntries(
         Object.entries(b.stateByWrite).map(([label, w]) => [
