@@ -37,7 +37,8 @@ export interface UpdatedAttributes {
   remove: string[];
 }
 
-const CLAUSE_KEYWORDS = /\b(SET|REMOVE|ADD|DELETE)\b/gi;
+/** A clause keyword stands alone (not `:set`, `#add`, an attribute `deleted`). */
+const CLAUSE_KEYWORDS = /(?<=^|\s)(SET|REMOVE|ADD|DELETE)(?=\s)/gi;
 
 /** Splits at commas outside parentheses (`if_not_exists(a, :b)`, `list_append(…)`). */
 function topLevelParts(text: string): string[] {

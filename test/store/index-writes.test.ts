@@ -42,6 +42,12 @@ describe('byDueAt writes per STATE write kind (issue 28)', () => {
       setIfAbsent: ['schedule', 'dueAt'],
       remove: ['a', 'leaseHolder'],
     });
+    // Keywords stand alone: a value named `:set` or an attribute `deleted` is not a clause.
+    expect(updatedAttributes({ UpdateExpression: 'SET deleted = :set ADD n :add' })).toEqual({
+      set: ['deleted', 'n'],
+      setIfAbsent: [],
+      remove: [],
+    });
   });
 
   it('0, 1 or 2 by the rule: key moved 2, key removed or added 1, projected 1, else 0', () => {
