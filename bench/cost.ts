@@ -49,13 +49,18 @@ import {
   createAwsClients,
   DIGEST_PREFIX,
   DOCUMENTS_TABLE,
+  DUE_INDEX,
   destroyAwsClients,
+  dueIndexCopiesOf,
+  LEASE_ROOM_BYTES,
   LIST_INDEX,
   requestManualSync,
   SOURCES_TABLE,
   STATE_TABLE,
   SyncQueue,
   sourcePartition,
+  type UpdateShape,
+  WRITE_UNIT_BYTES,
 } from '../shared/store';
 import { BUDGET_RESERVE_MS, runSyncMessage, type SyncMessage, WORKER_START_MIN_MS } from '../shared/sync';
 import { type AwsTestbed, startAwsTestbed } from '../test/support/aws';
@@ -147,6 +152,17 @@ interface Meter {
   /** Units of items that grow with the objects of a source (mirror index, documents, session days). */
   objectReadUnits: number;
   objectWriteUnits: number;
+  /**
+   * Issue 28: each UpdateItem of a STATE item, in order: its table units, the `byDueAt` units measured
+   * (before/after) and the copies derived from its attribute names (shared/store `dueIndexCopiesOf`).
+   */
+  stateUpdates: StateUpdateRecord[];
+}
+
+interface StateUpdateRecord {
+  tableUnits: number;
+  dueIndexUnits: number;
+  derivedCopies: number;
 }
 
 /** infra/stack.ts SYNC_TIMEOUT, in seconds (the CDK module is not loaded for one number). */
@@ -175,6 +191,7 @@ const zeroMeter = (): Meter => ({
   readsBy: {},
   objectReadUnits: 0,
   objectWriteUnits: 0,
+  stateUpdates: [],
 });
 
 /** A key's family for the meter: `SOURCE#…` items by their sort-key prefix, others by partition prefix. */
@@ -332,6 +349,7 @@ export function attachMeter(
         keys.some((k) => JSON.stringify(before?.[k]) !== JSON.stringify(after?.[k]));
       add(`${op} ${family} → ${index}`, n, keyMoved ? 2 : 1);
     }
+    return units;
   };
   clients.dynamo.middlewareStack.add(
     (next, context) => async (args) => {
@@ -402,7 +420,22 @@ export function attachMeter(
         // copies in the table's global indexes — so the item is read before and after, unmetered.
         const before = peeked.get(args);
         const after = /^Delete/.test(name) ? undefined : (item ?? (await peek(table, keyOf(table, key))));
-        write(name.replace(/Command$/, ''), table, before, after ?? (before ? undefined : keyOf(table, key)));
+        const units = write(
+          name.replace(/Command$/, ''),
+          table,
+          before,
+          after ?? (before ? undefined : keyOf(table, key)),
+        );
+        // Issue 28: a STATE update's index copies as the store's rule derives them from its names.
+        if (/^Update/.test(name) && shapes[table] === STATE_TABLE && writeFamily(after ?? key) === 'STATE')
+          m.stateUpdates.push({
+            tableUnits: units.table,
+            dueIndexUnits: units.indexes[DUE_INDEX] ?? 0,
+            derivedCopies: dueIndexCopiesOf(
+              input as UpdateShape,
+              before?.dueShard !== undefined && before?.dueAt !== undefined,
+            ),
+          });
       }
       return out;
     },
@@ -440,6 +473,7 @@ export function attachMeter(
       writesBy: { ...m.writesBy },
       writeCallsBy: { ...m.writeCallsBy },
       readsBy: { ...m.readsBy },
+      stateUpdates: [...m.stateUpdates],
     }),
     reset: () => {
       m = zeroMeter();
@@ -544,6 +578,7 @@ function scaleWritesBy(
 /** A run `k` times over (more bodies: every quantity, requests too). */
 const scaled = (p: RunProfile, k: number): RunProfile => ({
   writesBy: scaleWritesBy(p.writesBy, k),
+  readsBy: scaleWritesBy(p.readsBy, k),
   requests: p.requests * k,
   workSeconds: p.workSeconds * k,
   readUnits: p.readUnits * k,
@@ -566,6 +601,7 @@ const scaled = (p: RunProfile, k: number): RunProfile => ({
 const objectScaled = (p: RunProfile, k: number): RunProfile => ({
   ...p,
   writesBy: scaleWritesBy(p.writesBy, k, true),
+  readsBy: scaleWritesBy(p.readsBy, k, true),
   workSeconds: p.workSeconds * k,
   readUnits: p.readUnits + p.objectReadUnits * (k - 1),
   writeUnits: p.writeUnits + p.objectWriteUnits * (k - 1),
@@ -689,6 +725,12 @@ interface RunLifecycleProfile {
   writesBy: Record<string, number>;
   /** Table writes and index copies written a run: its write units if every one were < 1 KB. */
   writeCopies: number;
+  /**
+   * Issue 28: a run's STATE updates by kind — the tick's lease, the message's claim, the release with
+   * the outcome, the next tick's — each with its table units, the `byDueAt` units measured on the item
+   * before and after, and the copies derived from its attribute names (`dueIndexCopiesOf`), per run.
+   */
+  byWrite: Record<string, StateUpdateRecord>;
   runs: number;
   /** The measured source (its partition is sampled by `bench state-writes`). */
   sourceId: string;
@@ -718,6 +760,44 @@ interface LifecycleOptions {
    * by the message, released with the outcome — with the run's kind and the source.
    */
   onStage?: (stage: 'leased' | 'claimed' | 'released', kind: string, sourceId: string) => Promise<void>;
+}
+
+/**
+ * Issue 28: one run's STATE updates added by kind: the tick's (the lease), the message's (its claim
+ * first, the release with the outcome last, a retried release between) and the next tick's — from the
+ * meter's reads at the message's start, after it (which includes the next tick) and before the next tick.
+ */
+function addStateUpdates(
+  into: Record<string, StateUpdateRecord>,
+  run: { tick: StateUpdateRecord[]; beforeMessage: Meter; beforeNextTick: Meter; end: Meter },
+): void {
+  const { tick, beforeMessage, beforeNextTick, end } = run;
+  const message = end.stateUpdates.slice(
+    beforeMessage.stateUpdates.length,
+    beforeNextTick.stateUpdates.length,
+  );
+  const labelled: [string, StateUpdateRecord][] = [
+    ...tick.map((u): [string, StateUpdateRecord] => ['lease (planner tick)', u]),
+    ...message.map((u, i): [string, StateUpdateRecord] => [
+      i === 0
+        ? 'claim (message)'
+        : i === message.length - 1
+          ? 'release with the outcome'
+          : 'release (retried)',
+      u,
+    ]),
+    ...end.stateUpdates
+      .slice(beforeNextTick.stateUpdates.length)
+      .map((u): [string, StateUpdateRecord] => ['next tick', u]),
+  ];
+  for (const [label, u] of labelled) {
+    const row = into[label] ?? { tableUnits: 0, dueIndexUnits: 0, derivedCopies: 0 };
+    into[label] = {
+      tableUnits: row.tableUnits + u.tableUnits,
+      dueIndexUnits: row.dueIndexUnits + u.dueIndexUnits,
+      derivedCopies: row.derivedCopies + u.derivedCopies,
+    };
+  }
 }
 
 /**
@@ -784,6 +864,7 @@ async function measureRunLifecycle(
     readUnits: 0,
     writesBy: {} as Record<string, number>,
     writeCopies: 0,
+    byWrite: {} as Record<string, StateUpdateRecord>,
     runs: 0,
   };
   for (let cycle = 0; cycle < CYCLES; cycle += 1) {
@@ -841,6 +922,12 @@ async function measureRunLifecycle(
         const d = v - (inEngine.writesBy[k] ?? 0);
         if (d !== 0) sum.writesBy[k] = (sum.writesBy[k] ?? 0) + d;
       }
+      addStateUpdates(sum.byWrite, {
+        tick: afterTick.stateUpdates,
+        beforeMessage,
+        beforeNextTick,
+        end: meter.read(),
+      });
     }
     if (tick.started.length === 0) log(`lifecycle: no run started at ${clock.now().toISOString()}`);
   }
@@ -851,6 +938,16 @@ async function measureRunLifecycle(
     readUnits: per(sum.readUnits),
     writesBy: Object.fromEntries(Object.entries(sum.writesBy).map(([k, v]) => [k, per(v)])),
     writeCopies: per(sum.writeCopies),
+    byWrite: Object.fromEntries(
+      Object.entries(sum.byWrite).map(([k, v]) => [
+        k,
+        {
+          tableUnits: per(v.tableUnits),
+          dueIndexUnits: per(v.dueIndexUnits),
+          derivedCopies: per(v.derivedCopies),
+        },
+      ]),
+    ),
     runs: sum.runs,
     sourceId,
   };
@@ -909,7 +1006,19 @@ export async function runStateWritesBench(opts: { log?: (line: string) => void }
     if (process.env.STATE_WRITES_DUMP === '1' && state)
       for (const [name, value] of Object.entries(state))
         log(`STATE ${name}: ${dynamoItemBytes({ [name]: value })} B ${JSON.stringify(value).slice(0, 2000)}`);
-    return { ...lifecycle, stateItem, itemBytes };
+    // Issue 28: the room the released item leaves before its last run spills to `LASTRUN` (a release
+    // keeps it inline while the item plus LEASE_ROOM_BYTES stays within one write unit), and the session
+    // days (3 B each in the stored schedule) that room holds.
+    const released = itemBytes.STATE ?? 0;
+    const roomBytes = WRITE_UNIT_BYTES - LEASE_ROOM_BYTES - released;
+    const lastRunInline = {
+      releasedBytes: released,
+      lastRunBytes: state?.lastRun === undefined ? 0 : dynamoItemBytes({ lastRun: state.lastRun }),
+      roomBytes,
+      sessionDaysBeforeSpill: Math.max(0, Math.floor(roomBytes / 3)),
+      lastRunPuts: lifecycle.writesBy['PutItem LASTRUN'] ?? 0,
+    };
+    return { ...lifecycle, stateItem, itemBytes, lastRunInline };
   } finally {
     await fake.close();
     destroyAwsClients(peekClients);
@@ -1293,6 +1402,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     const perMonth = (perWeek: number) => perWeek * WEEKS_PER_MONTH;
     const kinds = [
       {
+        kind: 'oparl',
         n: sources * A.oparlShare,
         p: oparlReal,
         w: oparlWeek,
@@ -1301,6 +1411,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
         incrementalLatency: A.latency.oparlIncrementalPage,
       },
       {
+        kind: 'scraper',
         n: sources * (1 - A.oparlShare),
         p: scraper,
         w: scraperWeek,
@@ -1324,6 +1435,8 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       logBytes: 0,
       objectWrites: 0,
       writesBy: {} as Record<string, number>,
+      /** Issue 28: the runs' read units by `<command> <family>` (an unchanged scrape's months, …). */
+      readsBy: {} as Record<string, number>,
     };
     let storageS3Bytes = 0;
     /** Issue 28: the fleet's run stream for the worker model — each run's wall seconds alone, and how often. */
@@ -1357,6 +1470,8 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
         sync.writeUnits += count * p.writeUnits;
         for (const [label, units] of Object.entries(p.writesBy ?? {}))
           sync.writesBy[label] = (sync.writesBy[label] ?? 0) + count * units;
+        for (const [label, units] of Object.entries(p.readsBy ?? {}))
+          sync.readsBy[`${k.kind}: ${label}`] = (sync.readsBy[`${k.kind}: ${label}`] ?? 0) + count * units;
         sync.objectWrites += count * p.mirrorItemWriteUnits;
         sync.s3Puts += count * p.s3Puts;
         sync.s3Gets += count * p.s3Gets;
@@ -1641,6 +1756,18 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     const lifecycleScale = levers.stateUnderOneKb ? lifecycle.writeCopies / lifecycle.writeUnits : 1;
     for (const [label, units] of Object.entries(lifecycle.writesBy))
       writesByFamily[`run: ${label}`] = sync.invocations * units * lifecycleScale;
+    // Issue 28: the same STATE writes by kind (lease, claim, release): table and `byDueAt` units, and
+    // the index copies the store's rule derives from each update's attribute names.
+    const stateByWrite = Object.fromEntries(
+      Object.entries(lifecycle.byWrite).map(([label, w]) => [
+        label,
+        {
+          table: sync.invocations * w.tableUnits * lifecycleScale,
+          byDueAt: sync.invocations * w.dueIndexUnits * lifecycleScale,
+          derivedCopies: sync.invocations * w.derivedCopies,
+        },
+      ]),
+    );
     writesByFamily['documents: file stored (assumed)'] = filesPerMonth * A.fileWrites;
     writesByFamily['documents: deletion check sample (measured)'] = headsPerMonth * deletionUnits.writeUnits;
     // Issue 28: the always-free allowances, apart from the list price (bench/cost/free-tier.ts).
@@ -1653,6 +1780,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       cost,
       freeTier: applyFreeTier(cost),
       writesByFamily,
+      stateByWrite,
       onboarding: onboardingCost,
       syncsPerMinute,
       sync,
@@ -1735,6 +1863,24 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       millionWruPerMonth: round(total / 1e6, 2),
       eurPerMonth: round(b.cost.services.dynamodb?.items['write request units']?.eur ?? 0),
       byFamily: Object.fromEntries(rows.map(([label, units]) => [label, round(units / 1e6, 3)])),
+      /** Issue 28: the sync runs' read units by source kind and family, million a month. */
+      syncReadsByFamily: Object.fromEntries(
+        Object.entries(b.sync.readsBy)
+          .filter(([, units]) => units > 0)
+          .sort((x, y) => y[1] - x[1])
+          .map(([label, units]) => [label, round(units / 1e6, 3)]),
+      ),
+      /** Issue 28: a run's STATE writes by kind, million units a month (`bench state-writes` per run). */
+      stateByWrite: Object.fromEntries(
+        Object.entries(b.stateByWrite).map(([label, w]) => [
+          label,
+          {
+            table: round(w.table / 1e6, 3),
+            byDueAt: round(w.byDueAt / 1e6, 3),
+            derivedCopies: round(w.derivedCopies / 1e6, 3),
+          },
+        ]),
+      ),
     };
   };
   const { cost, mirror } = now;

@@ -17,6 +17,9 @@ export interface RunWrites {
   writesBy: Record<string, number>;
   /** Writes (table items and index copies) by the same labels. */
   writeCallsBy: Record<string, number>;
+  /** Issue 28: read units of the run and by `<command> <family>` (an unchanged scrape's reads). */
+  readUnits: number;
+  readsBy: Record<string, number>;
 }
 
 const round = (x: number) => Math.round(x * 100) / 100;
@@ -32,8 +35,12 @@ export async function runRunWritesBench(opts: { log?: (line: string) => void } =
       writeUnits: round(m.writeUnits),
       writesBy: Object.fromEntries(Object.entries(m.writesBy).map(([k, v]) => [k, round(v)])),
       writeCallsBy: m.writeCallsBy,
+      readUnits: round(m.readUnits),
+      readsBy: Object.fromEntries(Object.entries(m.readsBy).map(([k, v]) => [k, round(v)])),
     };
-    log(`${name}: ${out.writeUnits} WRU ${JSON.stringify(out.writesBy)}`);
+    log(
+      `${name}: ${out.writeUnits} WRU ${JSON.stringify(out.writesBy)}; ${out.readUnits} RRU ${JSON.stringify(out.readsBy)}`,
+    );
     return out;
   };
   const oparl: Record<string, RunWrites> = {};

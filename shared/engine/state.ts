@@ -163,8 +163,10 @@ export class SyncStateStore {
       'slug' | 'listed' | 'firstSeenAt' | 'lastCompleteSyncStart' | 'lastCompleteFullSyncStart'
     >,
     slugBase: string,
+    /** The record as the caller has just read it (absent: undefined inside), so it is not read twice. */
+    read?: { existing: BodyRecord | undefined },
   ): Promise<BodyRecord> {
-    const existing = await this.getBody(fields.bodyKey);
+    const existing = read === undefined ? await this.getBody(fields.bodyKey) : read.existing;
     if (existing && !bodyChanged(existing, fields) && !refreshDue(existing.lastSeenAt, fields.lastSeenAt)) {
       return existing;
     }

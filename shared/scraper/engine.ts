@@ -174,6 +174,9 @@ class ScrapeRun {
     } else {
       this.frame.begin(newScrapeCursor(this.identity, startIso, this.policy), existing);
     }
+    // Issue 28: the months still to read, in one Query (an unchanged scrape: 10 reads → 1).
+    if (this.cursor.phase === 'months')
+      await this.state.preloadMonths(this.cursor.months.slice(this.cursor.monthIndex));
     await this.ensureBody(undefined);
     // OPT-5: once per invocation. The source's one body taken down: nothing of it is fetched or written.
     await this.takedowns.load();
@@ -309,11 +312,14 @@ class ScrapeRun {
   private async ensureBody(headline: string | undefined): Promise<void> {
     const id = this.adapter.base;
     const bodyKey = idHash(id).slice(0, 16);
-    const known = this.body ?? (await this.syncState.getBody(bodyKey));
+    // Read once: the record just read is the one the upsert compares with (issue 28: a read fewer).
+    const read = this.body === undefined ? { existing: await this.syncState.getBody(bodyKey) } : undefined;
+    const known = this.body ?? read?.existing;
     const name = headline ?? known?.name ?? this.source.name ?? new URL(this.source.systemUrl).hostname;
     this.body = await this.syncState.upsertBody(
       { bodyKey, id, name, lists: {}, lastSeenAt: this.nowIso() },
       slugify(name) || 'body',
+      read,
     );
   }
 

@@ -145,6 +145,19 @@ export class ScrapeStateStore {
   /** Months as read, to tell an unchanged month (issue 18: most scrapes change no row). */
   private readonly readMonths = new Map<string, MonthState>();
 
+  /**
+   * Issue 28: the months a run is about to read (`YYYY-MM`, a run's consecutive calendar months), in
+   * one strongly consistent Query of their range instead of one GetItem each: a Query bills the sum of
+   * the items' sizes in 4 KB units, a GetItem at least one unit per item (an unchanged scrape read its
+   * ten months in ten). Later reads of a month are served from it until the run writes that month
+   * (shared/store PartitionItems.preload; the run's lease keeps other writers away, SCH-5).
+   */
+  async preloadMonths(months: readonly string[]): Promise<void> {
+    if (months.length === 0) return;
+    const sorted = [...months].sort();
+    await this.items.preload(monthKey(sorted[0] as string), monthKey(sorted[sorted.length - 1] as string));
+  }
+
   async getMonth(month: string): Promise<MonthState | undefined> {
     const state = await this.items.get<MonthState>(monthKey(month));
     if (state) this.readMonths.set(month, state);

@@ -28,6 +28,15 @@ export {
 export { type BusEvent, EventBus } from './event-bus';
 export { FeedOutbox, OUTBOX_PARTITION, type OutboxEvent } from './feed-outbox';
 export { createGeoItems, type GeoItemsContext } from './geo-items';
+export {
+  dueIndexCopiesOf,
+  type IndexCopies,
+  indexCopiesOfUpdate,
+  indexWriteUnits,
+  STATE_UNCHANGING_ATTRIBUTES,
+  type UpdateShape,
+  updatedAttributes,
+} from './index-writes';
 export { storedItemBytes, storedNumberBytes, WRITE_UNIT_BYTES } from './item-bytes';
 export * from './keys';
 export {
@@ -65,6 +74,7 @@ export {
   claimSyncRun,
   getSourceState,
   getStateItem,
+  LEASE_ROOM_BYTES,
   listSourceStates,
   listStateSourceIds,
   patchSourceState,

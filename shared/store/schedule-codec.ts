@@ -15,8 +15,9 @@ import { instantFromStore, localDatesFromStore, storedInstant, storedLocalDates 
  *   three base-36 characters a day, wherever that reads back as the very same text — anything else
  *   (an instant in another form, a date that is no date) is kept as it was written;
  * - the last run's kind and period and the running sync's trigger are one letter;
- * - beside the schedule, the planner's last decision keeps its instant as a number and the last valid
- *   pace its two fields under one-letter names (`storedStateAttribute`, `stateItemFromStore`).
+ * - beside the schedule, the planner's last decision keeps its instant as a number, the last valid
+ *   pace its two fields under one-letter names, and the last run inline its fields under one-letter
+ *   names with numbers for its instants (`storedStateAttribute`, `stateItemFromStore`).
  * The lease's own attributes (`leaseUntil`, and `dueAt` beside it) stay ISO strings: they are index keys
  * and must sort as text (the `byDueAt` design is shared/store tables.ts').
  *
@@ -262,10 +263,82 @@ export function storedStateAttribute(name: string, value: unknown): unknown {
   if (name === 'schedule') return storedSchedule(value);
   if (name === 'lastDecision') return storedInstantsIn(value, DECISION_INSTANTS);
   if (name === 'lastValidPace') return renamed(value, PACE_SHORT);
+  if (name === 'lastRun') return storedLastRun(value);
   return value;
 }
 
 const DECISION_INSTANTS: ReadonlySet<string> = new Set(['decidedAt']);
+
+/**
+ * Issue 28: the last run inline in STATE (shared/sync run.ts `lastRunOf`) under one-letter names, its
+ * instants as numbers, its kind and trigger as one letter and its object counts under one-letter names:
+ * 250 → 108 bytes for an unchanged scheduled run, so an item with more session days, a longer decision
+ * or a full sync's history still keeps it inline (the release's one write instead of it and a `LASTRUN`
+ * put). A name not listed is kept as it is; an item written before (long names) reads as it was.
+ */
+const LAST_RUN_SHORT: Record<string, string> = {
+  runId: 'r',
+  kind: 'k',
+  trigger: 't',
+  startedAt: 's',
+  endedAt: 'e',
+  ok: 'o',
+  changed: 'c',
+  complete: 'f',
+  requests: 'q',
+  objects: 'b',
+  failures: 'x',
+  failureDetails: 'd',
+  continuations: 'n',
+};
+const LAST_RUN_LONG = invert(LAST_RUN_SHORT);
+const LAST_RUN_INSTANTS: ReadonlySet<string> = new Set(['startedAt', 'endedAt']);
+const OBJECT_COUNTS_SHORT: Record<string, string> = { new: 'n', modified: 'm', deleted: 'd' };
+const OBJECT_COUNTS_LONG = invert(OBJECT_COUNTS_SHORT);
+const RUN_KIND_WORDS = invert(RUN_KIND_CODES);
+
+function storedLastRun(run: unknown): unknown {
+  if (!isFields(run)) return run;
+  const out: Fields = {};
+  for (const [name, value] of Object.entries(run)) {
+    if (value === undefined) continue;
+    out[LAST_RUN_SHORT[name] ?? name] =
+      name === 'kind'
+        ? storedWord(value, RUN_KIND_CODES)
+        : name === 'trigger'
+          ? storedWord(value, RUNNING_TRIGGER_CODES)
+          : name === 'objects'
+            ? renamed(value, OBJECT_COUNTS_SHORT)
+            : LAST_RUN_INSTANTS.has(name)
+              ? storedInstant(value)
+              : value;
+  }
+  return out;
+}
+
+function lastRunFromStore(run: unknown): unknown {
+  if (!isFields(run)) return run;
+  const out: Fields = {};
+  for (const [stored, value] of Object.entries(run)) {
+    // Only short names are decoded: a long-named item (written before) is as it was.
+    const name = LAST_RUN_LONG[stored];
+    if (name === undefined) {
+      out[stored] = value;
+      continue;
+    }
+    out[name] =
+      name === 'kind'
+        ? wordFromStore(value, RUN_KIND_WORDS)
+        : name === 'trigger'
+          ? wordFromStore(value, RUNNING_TRIGGER_OF_CODE)
+          : name === 'objects'
+            ? renamed(value, OBJECT_COUNTS_LONG)
+            : LAST_RUN_INSTANTS.has(name)
+              ? instantFromStore(value)
+              : value;
+  }
+  return out;
+}
 
 /** The STATE item in the shapes its readers know, from either stored form (the lease beside it). */
 export function stateItemFromStore<T>(item: T): T {
@@ -275,5 +348,6 @@ export function stateItemFromStore<T>(item: T): T {
   if (item.lastDecision !== undefined)
     out.lastDecision = instantsFromStoreIn(item.lastDecision, DECISION_INSTANTS);
   if (item.lastValidPace !== undefined) out.lastValidPace = renamed(item.lastValidPace, PACE_LONG);
+  if (item.lastRun !== undefined) out.lastRun = lastRunFromStore(item.lastRun);
   return out as T;
 }

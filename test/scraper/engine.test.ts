@@ -8,7 +8,7 @@ import { corpusDescribe, risHtml } from '../support/corpora';
 import { EXTRA_MEETINGS, type GateKind, NACHTRAG, type RecordedRisCall } from '../support/fake-ris-html';
 import { useRisSiteBed } from '../support/ris-site-bed';
 import { liveIds, SCRAPE_START_MS, type ScraperHarness, scraperHarness } from '../support/scraper-harness';
-import { countWrites } from '../support/write-counter';
+import { countCalls, countWrites } from '../support/write-counter';
 
 /** Suites on the captured RIS pages (outside the repository): skipped without that corpus. */
 const withRisHtml = corpusDescribe(risHtml());
@@ -212,7 +212,12 @@ withRisHtml('scraper engine: ALLRIS 3 site (harburg, eimsbuettel) on loopback', 
     own.clock.advance(HOUR);
     // Issue 18: counted by a middleware on the real SDK client in front of dynalite.
     const writes = countWrites(ris.bed.clients.dynamo);
+    const calls = countCalls(ris.bed.clients.dynamo);
     const report = await own.scrape();
+    // Issue 28: its months in one Query, not one GetItem each; the body read once — single reads are
+    // only the cursor and the body (were 2 + MONTHS + 1: every month, and the body twice).
+    const gets = calls.calls().filter((c) => c.command === 'Get' || c.command === 'GetItem');
+    expect(gets).toHaveLength(2);
     // No month changed, so none is rewritten: the cursor (once, fewer than 20 requests). Issue 28: the
     // body's SCH-9 mark is less than a day old, so it is not rewritten either (was `BODY: 1`).
     expect(writes.families()).toEqual({ SCRAPE: 1 });
