@@ -1,4 +1,10 @@
-import { type LaneCandidate, laneAfterRun, laneStepAt, nextLaneRun } from '../../shared/hosts';
+import {
+  type LaneCandidate,
+  laneAfterRun,
+  laneStepAt,
+  nextLaneRun,
+  pickedCandidate,
+} from '../../shared/hosts';
 import type { SourceDecision } from '../../shared/schedule';
 import { LANE_START_MIN_MS } from '../../shared/sync';
 
@@ -65,7 +71,9 @@ export function laneSuccessor<S>(
   lane: SimLane,
   endAtMs: number,
   candidates: readonly SimLaneCandidate<S>[],
-): { candidate: SimLaneCandidate<S>; startMs: number; handOn: boolean } | undefined {
+):
+  | { candidate: SimLaneCandidate<S>; decision: SourceDecision; startMs: number; handOn: boolean }
+  | undefined {
   const move = laneStepAt({
     nowMs: endAtMs,
     plannedAtMs: lane.plannedAtMs,
@@ -76,9 +84,10 @@ export function laneSuccessor<S>(
   if (move === 'end') return undefined;
   const notBefore = lane.fullsNotBefore === undefined ? undefined : Date.parse(lane.fullsNotBefore);
   const decision = nextLaneRun(candidates, lane.full ? 'full' : 'incremental', endAtMs, notBefore);
-  if (decision === undefined) return undefined;
-  const candidate = candidates.find((c) => c.decision === decision) as SimLaneCandidate<S>;
+  const candidate = pickedCandidate(candidates, decision);
+  if (decision === undefined || candidate === undefined) return undefined;
+  // The decision may be a waiting full sync's incremental fallback (FULL-3), not the candidate's own.
   return move === 'run'
-    ? { candidate, startMs: endAtMs, handOn: false }
-    : { candidate, startMs: endAtMs + HAND_ON_DELAY_MS, handOn: true };
+    ? { candidate, decision, startMs: endAtMs, handOn: false }
+    : { candidate, decision, startMs: endAtMs + HAND_ON_DELAY_MS, handOn: true };
 }

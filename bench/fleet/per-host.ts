@@ -4,6 +4,7 @@ import {
   decideOnHost,
   expectedRequests,
   type FullSyncCandidate,
+  fallbackDueMs,
   fullSyncSlotsFor,
   type HostConditions,
   type HostModel,
@@ -131,6 +132,10 @@ export function perHostAdmission(fleet: Fleet, settings: ScheduleSettings): PerH
     },
     stretchOf(view) {
       return models.get(keyOf(view))?.stretch ?? 1;
+    },
+    fallbackDueMs(view, decision) {
+      const stretch = models.get(keyOf(view))?.stretch ?? 1;
+      return fallbackDueMs(decision, { state: view.state, own: { config: view.config, settings }, stretch });
     },
     fullShareOf(view) {
       return fullShares.get(keyOf(view));

@@ -341,8 +341,12 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
         };
         waiting.add(s);
         // A waiting full sync may fall back to the incremental once that is due (FULL-3): look again then.
+        // On a saturated host at the fallback's stretched turn (RATE-9, `fallbackDueMs`).
         if (decision.kind !== 'incremental' && decision.incrementalDue === false) {
-          schedule(s, Date.parse(nextSyncDue(s.config, s.state, nowIso, settings).at), tick);
+          const at =
+            perHost?.fallbackDueMs(s, decision) ??
+            Date.parse(nextSyncDue(s.config, s.state, nowIso, settings).at);
+          schedule(s, at, tick);
         }
         continue;
       }
@@ -533,14 +537,7 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
       if (run.measured) m.handOns += 1;
     }
     const startIso = isoOfMs(Math.trunc(next.startMs));
-    startRun(
-      next.candidate.source,
-      next.candidate.decision,
-      next.startMs,
-      startIso,
-      next.startMs > measureFrom,
-      lane,
-    );
+    startRun(next.candidate.source, next.decision, next.startMs, startIso, next.startMs > measureFrom, lane);
     for (const r of h.sim.advance(nowMs)) finishing.push(r as SimRun);
     finishing.sort((a, b) => (a.endAt as number) - (b.endAt as number));
   }

@@ -45,6 +45,8 @@ export interface PerHostAdmission {
   adjust(source: SimSourceView, decision: SourceDecision, nowIso: string): SourceDecision;
   /** RATE-9's factor of the source's host as the planner last modelled it (1: the host has capacity). */
   stretchOf(source: SimSourceView): number;
+  /** FULL-3 with RATE-9: when a waiting full sync's incremental fallback is due, stretched (`fallbackDueMs`). */
+  fallbackDueMs(source: SimSourceView, decision: SourceDecision): number | undefined;
   /** RATE-9: the source's host's full-sync share at the last admission (saturated hosts only). */
   fullShareOf(source: SimSourceView): number | undefined;
   starts(tick: TickView): SourceDecision[];

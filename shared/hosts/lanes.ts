@@ -1,4 +1,5 @@
 import {
+  asIncrementalFallback,
   byOldestFullSync,
   byUrgency,
   msOf,
@@ -12,7 +13,7 @@ import { DEFAULT_EXPECTED_REQUESTS } from './constants';
 import { nextFullTurnMs } from './full-sync-budget';
 import type { HostModel } from './model';
 import { stretchedDueMs } from './stretch';
-import { type OwnCadence, ownTurnsWaited, type TurnState, turnBeganMs } from './turns';
+import { cadenceAtMsOf, type OwnCadence, ownTurnsWaited, type TurnState, turnBeganMs } from './turns';
 
 /**
  * Host lanes (issues 27 and 28), pure. The admission gives each host one run per planner tick; a
@@ -323,8 +324,10 @@ export interface LaneCandidate {
  */
 export function laneTurnShare(c: LaneCandidate, nowMs: number): number | undefined {
   const cadenceAt = c.decision.cadenceAt;
+  // A full sync that waits (FULL-3) is ranked as its fallback incremental: its cadence from its state.
+  if (c.own !== undefined && c.state !== undefined && (cadenceAt !== undefined || isFull(c.decision)))
+    return ownTurnsWaited(c.state, cadenceAtMsOf(c.decision, c.state, c.own, nowMs), c.own, nowMs);
   if (c.state === undefined || cadenceAt === undefined) return undefined;
-  if (c.own !== undefined) return ownTurnsWaited(c.state, msOf(cadenceAt), c.own, nowMs);
   const began = turnBeganMs(c.state);
   if (began === undefined) return Number.POSITIVE_INFINITY;
   const cycle = msOf(cadenceAt) - began;
@@ -357,36 +360,62 @@ export function nextLaneRun(
   /** RATE-9 on a saturated host (`laneAfterRun`): no full sync before this; incrementals meanwhile. */
   fullsNotBeforeMs?: number,
 ): SourceDecision | undefined {
-  let best: LaneCandidate | undefined;
-  let bestShare: number | undefined;
+  let best: Ranked | undefined;
   const fullsWait = fullsNotBeforeMs !== undefined && (nowMs === undefined || nowMs < fullsNotBeforeMs);
   for (const c of candidates) {
     if (c.decision.action !== 'sync') continue;
     const full = (c.decision.kind ?? 'incremental') !== 'incremental';
-    if (full && (laneKind !== 'full' || (fullsWait && c.decision.trigger !== 'manual'))) continue;
+    const fullWaits = full && (laneKind !== 'full' || (fullsWait && c.decision.trigger !== 'manual'));
+    // FULL-3: a full sync this lane may not start keeps its incremental cadence meanwhile, as in the
+    // admission (`incrementalDue`, RATE-9's stretch applied by `stretchDecision`).
+    if (fullWaits && c.decision.incrementalDue !== true) continue;
     const share = nowMs === undefined ? undefined : laneTurnShare(c, nowMs);
-    if (best === undefined || byLaneOrder({ c, share }, { c: best, share: bestShare }) < 0) {
-      best = c;
-      bestShare = share;
-    }
+    const ranked: Ranked = { c, share, fallback: fullWaits };
+    if (best === undefined || byLaneOrder(ranked, best) < 0) best = ranked;
   }
-  return best?.decision;
+  if (best === undefined) return undefined;
+  if (!best.fallback) return best.c.decision;
+  const why =
+    laneKind === 'full'
+      ? "full sync waits for its share's turn of the host's time (RATE-9)"
+      : 'full sync waits for a full-sync slot (FULL-3)';
+  return asIncrementalFallback(best.c.decision, why);
+}
+
+/**
+ * The lane candidate whose run `nextLaneRun` picked (by source: a full sync that waits comes back as its
+ * incremental fallback, a new decision).
+ */
+export function pickedCandidate<C extends LaneCandidate>(
+  candidates: readonly C[],
+  picked: SourceDecision | undefined,
+): C | undefined {
+  return picked === undefined ? undefined : candidates.find((c) => c.decision.sourceId === picked.sourceId);
 }
 
 interface Ranked {
   c: LaneCandidate;
   share: number | undefined;
+  /** A full sync that waits, ranked as its incremental fallback. */
+  fallback: boolean;
 }
 
 function byLaneOrder(a: Ranked, b: Ranked): number {
-  const manual = Number(b.c.decision.trigger === 'manual') - Number(a.c.decision.trigger === 'manual');
+  // A fallback answers the cadence, not a manual request (`asIncrementalFallback`).
+  const aManual = !a.fallback && a.c.decision.trigger === 'manual';
+  const bManual = !b.fallback && b.c.decision.trigger === 'manual';
+  const manual = Number(bManual) - Number(aManual);
   if (manual !== 0) return manual;
-  const aFull = (a.c.decision.kind ?? 'incremental') !== 'incremental';
-  const bFull = (b.c.decision.kind ?? 'incremental') !== 'incremental';
+  const aFull = !a.fallback && (a.c.decision.kind ?? 'incremental') !== 'incremental';
+  const bFull = !b.fallback && (b.c.decision.kind ?? 'incremental') !== 'incremental';
   if (aFull !== bFull) return aFull ? -1 : 1;
   if (aFull) return byOldestFullSync(a.c.decision, b.c.decision);
   if (a.share !== undefined && b.share !== undefined && a.share !== b.share) return b.share - a.share;
   return virtualFinishMs(a.c) - virtualFinishMs(b.c) || byUrgency(a.c.decision, b.c.decision);
+}
+
+function isFull(d: Pick<SourceDecision, 'kind'>): boolean {
+  return (d.kind ?? 'incremental') !== 'incremental';
 }
 
 function virtualFinishMs(c: LaneCandidate): number {

@@ -9,7 +9,7 @@ import {
 } from '../schedule';
 import { STRETCH_DUE_SHARE } from './constants';
 import { type HostModel, ownQuietStreak, round, saturationText } from './model';
-import { type OwnCadence, ownTurnsDueMs, type TurnState } from './turns';
+import { cadenceAtMsOf, type OwnCadence, ownTurnsDueMs, type TurnState } from './turns';
 
 type StretchModel = Pick<HostModel, 'host' | 'demand' | 'capacity' | 'stretch'>;
 
@@ -105,6 +105,8 @@ export function stretchDecision(
   // Only the scheduled incremental cadence is stretched: due when the source has waited the factor's
   // turns of its own cadence, each counted at the interval of the period it falls in (`ownTurnsDueMs`).
   const cadenceAt = decision.cadenceAt;
+  if (decision.action === 'sync' && (decision.kind ?? 'incremental') !== 'incremental')
+    return withStretchedFallback(annotated, { ...on, stretch: model.stretch });
   const scheduled =
     decision.action === 'wait' || (decision.kind === 'incremental' && decision.trigger === 'schedule');
   if (!scheduled || cadenceAt === undefined || state.lastSyncEndedAt === undefined) return annotated;
@@ -125,6 +127,41 @@ export function stretchDecision(
     };
   }
   return { ...annotated, action: 'wait', dueAt: at, incrementalDue: false, reason: next };
+}
+
+/**
+ * RATE-9 read with FULL-3: a full sync that waits (for a full lane's turn, tonight's budget or a slot)
+ * keeps the incremental cadence meanwhile (`incrementalDue` → `asIncrementalFallback`) — at the host's
+ * factor like every incremental on the host, not at its own unstretched cadence, which would serve a
+ * council whose full sync waits ahead of the others all night. Carries its cadence instant (the lane's
+ * fair order counts its turns from it).
+ */
+function withStretchedFallback(
+  decision: SourceDecision,
+  on: { state: TurnState; now: string; own: Omit<OwnCadence, 'stretch'>; stretch: number },
+): SourceDecision {
+  if (on.state.lastSyncEndedAt === undefined) return decision;
+  const nowMs = msOf(on.now);
+  const cadenceMs = cadenceAtMsOf(decision, on.state, { ...on.own, stretch: on.stretch }, nowMs);
+  const dueMs = fallbackDueMs({ cadenceAt: isoOfMs(cadenceMs) }, on);
+  const incrementalDue = decision.incrementalDue === true && dueMs !== undefined && dueMs <= nowMs;
+  return { ...decision, cadenceAt: isoOfMs(cadenceMs), incrementalDue };
+}
+
+/**
+ * When a full-sync decision's fallback incremental is due on a host stretched by `stretch` (RATE-9,
+ * `ownTurnsDueMs` from its cadence instant); its cadence instant at stretch 1; undefined without a
+ * cadence instant (`withStretchedFallback` sets it on a saturated host) or a last sync.
+ */
+export function fallbackDueMs(
+  decision: Pick<SourceDecision, 'cadenceAt'>,
+  on: { state: TurnState; own: Omit<OwnCadence, 'stretch'>; stretch: number },
+): number | undefined {
+  if (decision.cadenceAt === undefined || on.state.lastSyncEndedAt === undefined) return undefined;
+  const cadenceMs = msOf(decision.cadenceAt);
+  if (on.stretch <= 1) return cadenceMs;
+  const own: OwnCadence = { config: on.own.config, settings: on.own.settings, stretch: on.stretch };
+  return ownTurnsDueMs(on.state, cadenceMs, own, dueFactorOf(on.stretch));
 }
 
 function unique(ids: string[]): string[] {

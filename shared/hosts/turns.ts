@@ -1,11 +1,13 @@
 import {
   cadenceIntervalMinutes,
   msOf,
+  nextSyncDueMs,
   periodAtMs,
   periodBoundariesMs,
   QUIET_SYNCS_PER_DOUBLING,
   type ScheduleSettings,
   type ScheduleSourceConfig,
+  type SourceDecision,
   type SourceScheduleState,
   sessionCappedAtMs,
 } from '../schedule';
@@ -247,4 +249,24 @@ function runOf(state: TurnState): number {
   if (state.lastSyncStartedAt === undefined || state.lastSyncEndedAt === undefined) return 0;
   if (fullSyncCreditMs(state) > 0) return 0;
   return Math.max(0, msOf(state.lastSyncEndedAt) - msOf(state.lastSyncStartedAt));
+}
+
+/**
+ * FULL-3: the incremental cadence instant of a decision, ms — its `cadenceAt`; for a full-sync decision,
+ * which `decideSource` gives none, the cadence its source keeps while the full sync waits (SCH-1…SCH-4
+ * on its own cycles, SCH-3's streak as `ownQuietStreak` counts it, as `decideOnHost` decides).
+ */
+export function cadenceAtMsOf(
+  decision: Pick<SourceDecision, 'cadenceAt'>,
+  state: TurnState,
+  own: OwnCadence,
+  nowMs: number,
+): number {
+  if (decision.cadenceAt !== undefined) return msOf(decision.cadenceAt);
+  const cadenceState = {
+    ...state,
+    quietStreak: ownQuietStreak(state.quietStreak ?? 0, own.stretch),
+    sessionDays: state.sessionDays ?? [],
+  };
+  return msOf(nextSyncDueMs(own.config, cadenceState, nowMs, own.settings).at);
 }

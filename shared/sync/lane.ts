@@ -8,6 +8,7 @@ import {
   laneAfterRun,
   laneStepAt,
   nextLaneRun,
+  pickedCandidate,
   poolDueBy,
 } from '../hosts';
 import { initialScheduleState, type SourceDecision, type SourceScheduleState } from '../schedule';
@@ -387,8 +388,11 @@ async function pickNext(replan: Replan, now: Date): Promise<Picked | undefined> 
   const candidates = read.filter((c): c is LaneCandidate & Picked => c !== undefined);
   const notBefore = lane.fullsNotBefore === undefined ? undefined : Date.parse(lane.fullsNotBefore);
   const decision = nextLaneRun(candidates, laneKind, now.getTime(), notBefore);
-  const picked = candidates.find((c) => c.decision === decision);
-  return picked === undefined ? undefined : { ...picked, due: candidates.length };
+  // By source: a full sync that waits comes back as its incremental fallback (FULL-3), a new decision.
+  const picked = pickedCandidate(candidates, decision);
+  return picked === undefined || decision === undefined
+    ? undefined
+    : { ...picked, decision, due: candidates.length };
 }
 
 function recheckLater(pool: Map<string, LanePoolEntry>, sourceId: string, now: Date): void {
