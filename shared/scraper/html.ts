@@ -11,8 +11,22 @@ import { ZONE } from '../engine';
 
 export type { AnyNode, Cheerio, CheerioAPI, Element };
 
+/**
+ * Issue 28 (sync CPU): every scraped page is read three times — the gate check (ERR-5), the product
+ * markers it asks for, and the adapter — and each used to parse it: parse5 and cheerio's selectors were
+ * most of an unchanged scrape's CPU. The last page parsed is kept (one entry, keyed by its text), so the
+ * page in hand is parsed once. Sound only because no reader edits the parsed document: every edit
+ * (`linesOf`, the gate's visible text, ALLRIS sections) works on a `.clone()` — test/scraper/parse-once
+ * holds the readers to that. Runs at once in one worker may take turns between a page's readers: then
+ * the page is parsed again, as before.
+ */
+let lastPage: { html: string; $: CheerioAPI } | undefined;
+
 export function loadHtml(html: string): CheerioAPI {
-  return load(html);
+  if (lastPage !== undefined && lastPage.html === html) return lastPage.$;
+  const $ = load(html);
+  lastPage = { html, $ };
+  return $;
 }
 
 /** NBSP → space, runs of whitespace → one space, trimmed, NFC (umlauts as one code point). */
