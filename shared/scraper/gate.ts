@@ -1,5 +1,5 @@
 import { looksLikeRisPage } from './detect';
-import { cleanText, loadHtml } from './html';
+import { cleanText, loadHtml, textWithout } from './html';
 
 /**
  * Gate pages (issue 8, ERR-5, B-3): bot protection, proof-of-work and captcha challenges, "Zugriff
@@ -160,6 +160,9 @@ const JS_WALL_PHRASES = [
   'browser wird überprüft',
 ];
 
+/** Elements whose text a visitor does not see (the page's visible text leaves them out). */
+const NOT_VISIBLE: ReadonlySet<string> = new Set(['script', 'style', 'noscript']);
+
 function pageFacts(input: GateInput): PageFacts {
   const $ = loadHtml(input.html);
   const idsAndClasses = new Set<string>();
@@ -180,12 +183,11 @@ function pageFacts(input: GateInput): PageFacts {
   });
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(input.headers ?? {})) headers[k.toLowerCase()] = v;
-  const body = $('body').clone();
-  body.find('script, style, noscript').remove();
+  const visible = textWithout($('body'), NOT_VISIBLE);
   return {
     title: cleanText($('title').first().text()).toLowerCase(),
     headings: cleanText($('h1, h2').slice(0, 4).text()).toLowerCase(),
-    text: `${cleanText(body.text()).slice(0, 4_000).toLowerCase()} ${cleanText($('noscript').text()).toLowerCase()}`,
+    text: `${cleanText(visible).slice(0, 4_000).toLowerCase()} ${cleanText($('noscript').text()).toLowerCase()}`,
     scriptSources,
     inlineScripts: inline,
     idsAndClasses,

@@ -11,7 +11,7 @@ import {
 import { decodeHtml } from '../../shared/scraper/decode';
 import { detectProduct, oparlLinksInPage } from '../../shared/scraper/detect';
 import { detectGatePage } from '../../shared/scraper/gate';
-import { linesOf, loadHtml } from '../../shared/scraper/html';
+import { linesOf, loadHtml, textWithout } from '../../shared/scraper/html';
 import { parseSessionNetMeeting } from '../../shared/scraper/sessionnet/meeting';
 import {
   parseSessionNetOrganizationList,
@@ -120,6 +120,12 @@ const pages: [string, string, Reader[]][] = [
     [(html) => parseSessionNetPerson(html, `${BASE}pe0051.asp?__kpenr=9`)],
   ],
   ['Cloudflare gate (generated)', gatePage('cloudflare').body, []],
+  [
+    'a page with scripts, styles and noscript in its body',
+    '<html><head><title>T</title></head><body><p>A<script>var x = "no";</script>B</p><style>p{}</style>' +
+      '<noscript>enable javascript</noscript><div>C<!-- not text --><svg><style>s</style>D</svg></div></body></html>',
+    [],
+  ],
 ];
 
 // The captured ALLRIS pages (RIS HTML corpus, when present): the parsers that edit clones of the page.
@@ -163,5 +169,21 @@ describe('a scraped page parsed once, read by all (issue 28)', () => {
     expect(loadHtml(html)).toBe($);
     expect($.html()).toBe(before);
     expect(shared).toEqual(fresh);
+  });
+
+  it('ERR-5: scripts, styles (an SVG’s too) and noscript are left out, comments are no text, the nodes themselves are read', () => {
+    const $ = loadHtml(
+      '<html><body><p>A<script>var x = "no";</script>B</p><style>p{}</style><noscript>enable javascript</noscript>' +
+        '<div>C<!-- not text --><svg><style>s</style>D</svg></div></body></html>',
+    );
+    expect(textWithout($('body'), new Set(['script', 'style', 'noscript']))).toBe('ABCD');
+    expect(textWithout($('p'), new Set(['p', 'script']))).toBe('AB');
+  });
+
+  it.each(pages)('ERR-5: %s — the visible text without a copy is the copy’s text', (_, html) => {
+    const $ = loadHtml(html);
+    const copy = $('body').clone();
+    copy.find('script, style, noscript').remove();
+    expect(textWithout($('body'), new Set(['script', 'style', 'noscript']))).toBe(copy.text());
   });
 });
