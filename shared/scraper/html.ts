@@ -59,6 +59,17 @@ export function textWithout(nodes: Cheerio<AnyNode>, skip: ReadonlySet<string>):
   return out;
 }
 
+/** Every element below `nodes`, in document order (what a selector over them visits), in one walk. */
+export function elementsOf(nodes: readonly AnyNode[]): Element[] {
+  const out: Element[] = [];
+  const walk = (node: AnyNode): void => {
+    if (isTag(node)) out.push(node);
+    if (hasChildren(node)) for (const child of node.children) walk(child);
+  };
+  for (const node of nodes) if (hasChildren(node)) for (const child of node.children) walk(child);
+  return out;
+}
+
 /** Like `textOf`, but `<br>` and block ends become line breaks (names of agenda items, subjects). */
 export function linesOf($: CheerioAPI, node: Cheerio<AnyNode>): string[] {
   const clone = node.clone();

@@ -11,7 +11,7 @@ import {
 import { decodeHtml } from '../../shared/scraper/decode';
 import { detectProduct, oparlLinksInPage } from '../../shared/scraper/detect';
 import { detectGatePage } from '../../shared/scraper/gate';
-import { linesOf, loadHtml, textWithout } from '../../shared/scraper/html';
+import { elementsOf, linesOf, loadHtml, textWithout } from '../../shared/scraper/html';
 import { parseSessionNetMeeting } from '../../shared/scraper/sessionnet/meeting';
 import {
   parseSessionNetOrganizationList,
@@ -185,5 +185,10 @@ describe('a scraped page parsed once, read by all (issue 28)', () => {
     const copy = $('body').clone();
     copy.find('script, style, noscript').remove();
     expect(textWithout($('body'), new Set(['script', 'style', 'noscript']))).toBe(copy.text());
+    // The gate's one walk visits what its selectors visited: every element, in document order.
+    const walked = elementsOf($.root().toArray());
+    const selected = $('*').toArray();
+    expect(walked.length).toBe(selected.length);
+    expect(walked.every((el, i) => el === selected[i])).toBe(true);
   });
 });
