@@ -40,7 +40,7 @@ describe('OParl objects as vendors send them', () => {
     expect(modifiedMs({ modified: 'N/A' })).toBeUndefined();
   });
 
-  it('SCH-10, FULL-7: a `modified` reads as the same instant on the fast path as through luxon (issue 28)', () => {
+  it('SCH-9, SCH-10, FULL-7: a `modified` reads as the same instant, and the same time of day, on the fast path as through luxon (issue 28)', () => {
     // The shapes a vendor sends, the fast path's edges (fractions, offsets, day 28/29, leap years) and
     // those it leaves to luxon (no offset, compact offset, 30 February, 24:00).
     const fixed = [
@@ -71,7 +71,19 @@ describe('OParl objects as vendors send them', () => {
       const fraction = digits === 0 ? '' : `.${String(next(10 ** digits)).padStart(digits, '0')}`;
       return `${1990 + next(60)}-${two(1 + next(12))}-${two(1 + next(31))}T${two(next(24))}:${two(next(60))}:${two(next(60))}${fraction}${offsets[next(offsets.length)]}`;
     });
+    // SCH-9's time-of-day evidence as luxon reads it in Berlin (the shortcut must agree).
+    const timeOfDay = (text: string) => {
+      const t = text.includes('T') ? parseOParlTime(text) : undefined;
+      return t !== undefined && (t.hour !== 0 || t.minute !== 0 || t.second !== 0);
+    };
+    fixed.push(
+      '1850-06-01T12:30:00+01:00',
+      '2024-01-31T23:00:00Z',
+      '2024-04-31T10:15:00+02:00',
+      '2024-06-30T22:00:00Z',
+    );
     for (const text of [...fixed, ...walked]) {
+      expect(carriesTimeOfDay(text), text).toBe(timeOfDay(text));
       expect(oparlTimeMs(text), text).toBe(parseOParlTime(text)?.toMillis());
       expect(modifiedMs({ modified: text }), text).toBe(parseOParlTime(text)?.toMillis());
     }
