@@ -181,6 +181,16 @@ export async function runSyncCpuBench(opts: { repeat?: number; log?: (line: stri
         return s.scrape();
       });
       log(`scrape unchanged: ${JSON.stringify(out.scrapeUnchanged)}`);
+      // A change on every run: the calendar and an agenda flip between their two versions.
+      let flipped = false;
+      out.scrapeChanged = await profiled(session, 'scrapeChanged', repeat, async () => {
+        flipped = !flipped;
+        site.setCalendarChanged(flipped);
+        site.setAgendaChanged(flipped);
+        s.clock.advance(3_600_000);
+        return s.scrape();
+      });
+      log(`scrape changed: ${JSON.stringify(out.scrapeChanged)}`);
       out.scrapeNightlyFull = await profiled(session, 'scrapeNightlyFull', repeat, async () => {
         s.clock.advance(24 * 3_600_000);
         return s.scrape('full');
