@@ -168,9 +168,9 @@ export const ASSUMPTIONS = {
    * real source; the fake ALLRIS site): `npm run bench -- sync-cpu` (bench/sync-cpu.ts) with the local
    * DynamoDB/S3/SQS in a child process, `process.cpuUsage()` of the engine's process over 5 warm runs
    * (20 of the unchanged OParl run), the in-process council's share taken out by a CPU profile of as many
-   * runs again (stacks in demo/, fake-ris-html, node's HTTP server). Measured 2026-12-03 13:13 UTC (code at the sync-cpu branch's last cut) on this 2-core
-   * machine under the session's load. Not in it: the Upstash slot round trip per request (in memory
-   * there). Was the cost bench's own process CPU, peers and council included (an upper bound: OParl
+   * runs again (stacks in demo/, fake-ris-html, node's HTTP server). Measured 2026-12-03 13:13 UTC (the
+   * sync-cpu branch's last cut) on this 2-core machine under the session's load (12–14). Not in it: the
+   * Upstash slot round trip per request (in memory there). Was the cost bench's own process CPU, peers and council included (an upper bound: OParl
    * unchanged 0.037 s, nightly full 0.593 s; scraper unchanged 0.126 s, changed 0.263 s, nightly full 0.764 s).
    */
   syncCpuSecondsPerRun: {
