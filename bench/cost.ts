@@ -614,6 +614,33 @@ const objectScaled = (p: RunProfile, k: number): RunProfile => ({
   mirrorItemWriteUnits: p.mirrorItemWriteUnits * k,
 });
 
+/** The engine's own CPU seconds of a kind's runs on one full vCPU (assumptions.ts `syncCpuSecondsPerRun`). */
+interface EngineCpu {
+  nightlyFull: number;
+  changed: number;
+  unchanged: number;
+}
+
+/**
+ * Issue 28 (sync CPU): a kind's runs with the engine's own CPU in place of this process's, which counts
+ * the in-process peers and council too (an upper bound). The nightly full sync without the digest keeps
+ * its measured ratio to the one with it; the first full sync (onboarding, a one-off) keeps the upper bound.
+ */
+const withEngineCpu = (p: KindProfiles, cpu: EngineCpu): KindProfiles => ({
+  ...p,
+  nightlyFull: { ...p.nightlyFull, workSeconds: cpu.nightlyFull },
+  ...(p.nightlyFullWithoutDigest
+    ? {
+        nightlyFullWithoutDigest: {
+          ...p.nightlyFullWithoutDigest,
+          workSeconds: (p.nightlyFullWithoutDigest.workSeconds * cpu.nightlyFull) / p.nightlyFull.workSeconds,
+        },
+      }
+    : {}),
+  changed: { ...p.changed, workSeconds: cpu.changed },
+  unchanged: { ...p.unchanged, workSeconds: cpu.unchanged },
+});
+
 /** Items of one kind as the local peer holds them: how many, and their DynamoDB size in all. */
 interface ItemSample {
   items: number;
@@ -1277,22 +1304,28 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
   // A source of 1.5 bodies with 10× the demo's objects per page (see assumptions). The demo body embeds
   // A.legislativeTermsPerBody terms (a real body's 3–8), so an incremental run looks up what a real one
   // does; in a full run their few lookups are scaled with the objects (≤ 45 read units of ≈ 15,000).
-  const oparlReal: KindProfiles = {
-    firstFull: scaled(objectScaled(oparl.firstFull, A.oparlObjectScale), A.bodiesPerOparlSource),
-    nightlyFull: scaled(objectScaled(oparl.nightlyFull, A.oparlObjectScale), A.bodiesPerOparlSource),
-    ...(oparl.nightlyFullWithoutDigest
+  const realOparl = (measured: KindProfiles): KindProfiles => ({
+    firstFull: scaled(objectScaled(measured.firstFull, A.oparlObjectScale), A.bodiesPerOparlSource),
+    nightlyFull: scaled(objectScaled(measured.nightlyFull, A.oparlObjectScale), A.bodiesPerOparlSource),
+    ...(measured.nightlyFullWithoutDigest
       ? {
           nightlyFullWithoutDigest: scaled(
-            objectScaled(oparl.nightlyFullWithoutDigest, A.oparlObjectScale),
+            objectScaled(measured.nightlyFullWithoutDigest, A.oparlObjectScale),
             A.bodiesPerOparlSource,
           ),
         }
       : {}),
-    unchanged: scaled(oparl.unchanged, A.bodiesPerOparlSource),
-    changed: scaled(oparl.changed, A.bodiesPerOparlSource),
-  };
+    unchanged: scaled(measured.unchanged, A.bodiesPerOparlSource),
+    changed: scaled(measured.changed, A.bodiesPerOparlSource),
+  });
+  // Issue 28 (sync CPU): the runs' work is the engine's own CPU (bench sync-cpu, assumptions.ts), not
+  // this process's (its in-process peers and council in it); before and after that session's cuts.
+  const oparlReal = realOparl(withEngineCpu(oparl, A.syncCpuSecondsPerRun.oparl));
+  const oparlRealBeforeCuts = realOparl(withEngineCpu(oparl, A.syncCpuSecondsPerRunBeforeCuts.oparl));
+  const scraperEngine = withEngineCpu(scraper, A.syncCpuSecondsPerRun.scraper);
+  const scraperBeforeCuts = withEngineCpu(scraper, A.syncCpuSecondsPerRunBeforeCuts.scraper);
   const oparlWeek = weekly('oparl', oparlReal);
-  const scraperWeek = weekly('scraper', scraper);
+  const scraperWeek = weekly('scraper', scraperEngine);
   log(`week per source: oparl ${JSON.stringify(oparlWeek)}, scraper ${JSON.stringify(scraperWeek)}`);
 
   // 2b. The stack as synthesised: functions, schedules, alarms, dashboards, metric names (issue 28).
@@ -1404,7 +1437,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       {
         kind: 'oparl',
         n: sources * A.oparlShare,
-        p: oparlReal,
+        p: levers.syncCpuCuts ? oparlReal : oparlRealBeforeCuts,
         w: oparlWeek,
         interval: REQUEST_INTERVAL_MIN_SECONDS,
         fullLatency: A.latency.oparlFullPage,
@@ -1413,7 +1446,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       {
         kind: 'scraper',
         n: sources * (1 - A.oparlShare),
-        p: scraper,
+        p: levers.syncCpuCuts ? scraperEngine : scraperBeforeCuts,
         w: scraperWeek,
         interval: SCRAPER_DEFAULT_INTERVAL_SECONDS,
         fullLatency: A.latency.scraperPage,
@@ -2086,6 +2119,26 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       maxConcurrentSyncsWithBurst: Math.ceil(
         (1.5 * now.sync.seconds) / (WEEKS_PER_MONTH * 7 * 86_400) + now.syncsPerMinute,
       ),
+    },
+    // Issue 28 (sync CPU): how much of the sync's billed time is its runs' CPU at the function's share
+    // of a vCPU (the rest: politeness waits and council answers no run's CPU fills), and the engine's
+    // CPU per run the bill uses (assumptions.ts, bench sync-cpu) before and after that pass's cuts.
+    syncCpu: {
+      billedSeconds: round(now.usage.lambda.sync?.seconds ?? 0, 0),
+      cpuSecondsAtMemory: round(now.sync.workSeconds, 0),
+      cpuShareOfBilled: round(now.sync.workSeconds / (now.usage.lambda.sync?.seconds ?? 1), 3),
+      meanCpuDemand: round(now.sync.workSeconds / (WEEKS_PER_MONTH * 7 * 86_400), 2),
+      beforeCuts: (() => {
+        const before = bill(sources, { ...LEVERS_NOW, syncCpuCuts: false });
+        return {
+          billedSeconds: round(before.usage.lambda.sync?.seconds ?? 0, 0),
+          cpuSecondsAtMemory: round(before.sync.workSeconds, 0),
+          eur: round(before.cost.services.lambda?.items['sync GB-s']?.eur ?? 0, 2),
+        };
+      })(),
+      eur: round(now.cost.services.lambda?.items['sync GB-s']?.eur ?? 0, 2),
+      engineCpuSecondsPerRun: A.syncCpuSecondsPerRun,
+      engineCpuSecondsPerRunBeforeCuts: A.syncCpuSecondsPerRunBeforeCuts,
     },
     measured: {
       oparlDemo: oparl,

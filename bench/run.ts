@@ -31,6 +31,12 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
     return runFleetBench({ ...fleetBenchOptionsFromEnv(process.env), log: (l: string) => console.error(l) });
   },
   // Issue 28: the deletion check's own CPU per check, its peers and councils in other processes.
+  // Issue 28: the sync run's own CPU per run kind and its top frames, the peers in another process.
+  'sync-cpu': async () =>
+    (await import('./sync-cpu')).runSyncCpuBench({
+      ...(process.env.SYNC_CPU_REPEAT ? { repeat: Number(process.env.SYNC_CPU_REPEAT) } : {}),
+      log: (l: string) => console.error(l),
+    }),
   'deletion-cpu': async () =>
     (await import('./deletion-cpu')).runDeletionCpuBench({
       ...(process.env.DELETION_CPU_SOURCES ? { sources: Number(process.env.DELETION_CPU_SOURCES) } : {}),

@@ -162,6 +162,33 @@ export const ASSUMPTIONS = {
    * sources, nothing due) took 0.33 s and 0.93 s in two sessions = 8–23 ms a source; the upper end.
    */
   deletionCpuSecondsPerSourceRun: 0.023,
+  /**
+   * CPU seconds of one sync run on one full vCPU, the engine's own, per kind (the demo council's OParl
+   * source as the cost bench runs it: 5 terms, 150 objects a list, pages of 10 — the bill scales it to a
+   * real source; the fake ALLRIS site): `npm run bench -- sync-cpu` (bench/sync-cpu.ts) with the local
+   * DynamoDB/S3/SQS in a child process, `process.cpuUsage()` of the engine's process over 5 warm runs
+   * (20 of the unchanged OParl run), the in-process council's share taken out by a CPU profile of as many
+   * runs again (stacks in demo/, fake-ris-html, node's HTTP server). Measured 2026-12-03 13:13 UTC (the
+   * sync-cpu branch's last cut) on this 2-core machine under the session's load (12–14). Not in it: the
+   * Upstash slot round trip per request (in memory there). Was the cost bench's own process CPU, peers and council included (an upper bound: OParl
+   * unchanged 0.037 s, nightly full 0.593 s; scraper unchanged 0.126 s, changed 0.263 s, nightly full 0.764 s).
+   */
+  syncCpuSecondsPerRun: {
+    oparl: { nightlyFull: 0.227, changed: 0.0275, unchanged: 0.0182 },
+    scraper: { nightlyFull: 0.596, changed: 0.1195, unchanged: 0.1063 },
+  },
+  /**
+   * The same bench on the code before the sync-CPU pass (fffa3b8), run at the same time as the one above
+   * (the two processes side by side, so both met the same load). A second such pair 10 minutes earlier
+   * (the last two cuts not in it) read before → after: OParl unchanged 24.8 → 25.1 ms, changed 30.7 →
+   * 43.5, nightly full 308 → 338; scraper unchanged 143 → 113, changed 151 → 124, nightly full 1,269 →
+   * 761 — run-to-run spread on this loaded machine is ±15–25 %, more than the OParl cuts; the scraper's
+   * are above it in both pairs.
+   */
+  syncCpuSecondsPerRunBeforeCuts: {
+    oparl: { nightlyFull: 0.278, changed: 0.0279, unchanged: 0.0169 },
+    scraper: { nightlyFull: 0.965, changed: 0.141, unchanged: 0.124 },
+  },
   /** Bytes of one Sources item (a council's config): each deletion-check shard scans the table a run. */
   sourceItemBytes: 1_000,
   /**

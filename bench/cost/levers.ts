@@ -51,6 +51,12 @@ export interface Levers {
    * document, only its body's cursor once a run (off: every sample moved the document's index key).
    */
   deletionWalk: boolean;
+  /**
+   * The sync run's CPU as cut in issue 28's sync-CPU pass (a page parsed once, `modified` read without
+   * luxon, a cursor packed once …; off: the engine's CPU measured before, at fffa3b8) — both measured
+   * with `npm run bench -- sync-cpu`, assumptions.ts `syncCpuSecondsPerRun…`.
+   */
+  syncCpuCuts: boolean;
 }
 
 /**
@@ -76,6 +82,7 @@ export const LEVERS_NOW: Levers = {
   syncCapFromMean: true,
   stateUnderOneKb: false,
   deletionWalk: true,
+  syncCpuCuts: true,
 };
 
 /** The model and the code before issue 28's levers (latency left in: the model is corrected apart). */
@@ -90,6 +97,7 @@ export const LEVERS_OFF: Levers = {
   syncMemoryMb: SYNC_MEMORY_MB_BEFORE,
   syncCapFromMean: false,
   deletionWalk: false,
+  syncCpuCuts: false,
 };
 
 export const LEVER_VARIANTS: Record<
@@ -149,6 +157,12 @@ export const LEVER_VARIANTS: Record<
     built: true,
     off: { syncCapFromMean: false },
     on: { syncCapFromMean: true },
+  },
+  syncCpu: {
+    what: 'sync run CPU cut: a scraped page parsed once, `modified` read without luxon, filter times and the packed cursor not redone (engine CPU measured before and after, bench sync-cpu)',
+    built: true,
+    off: { syncCpuCuts: false },
+    on: { syncCpuCuts: true },
   },
   handoutSpread: {
     what: `what-if (not built, measured dearer): the planner spreads a tick's sync messages over ${SYNC_SPREAD_WHAT_IF_SECONDS} s (SQS DelaySeconds) instead of one burst`,

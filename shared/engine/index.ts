@@ -26,6 +26,7 @@ export {
   modifiedMs,
   type OParlObject,
   objectId,
+  oparlTimeMs,
   pageGoesBack,
   pageIdentity,
   pageItems,

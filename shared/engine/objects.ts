@@ -47,8 +47,35 @@ export function parseOParlTime(value: unknown): DateTime | undefined {
   return parsed.isValid ? parsed.setZone(ZONE) : undefined;
 }
 
+/**
+ * The shape nearly every vendor sends (RFC 3339: date, time of day, an explicit `Z` or ±hh:mm offset,
+ * at most milliseconds): its instant is fixed by the text alone, so `Date.parse` reads the same
+ * milliseconds as luxon without luxon's zone arithmetic (issue 28: a nightly full sync reads one per
+ * object, and luxon was ≈ 13 % of its CPU). A day past the month's last (30 February) takes luxon's way,
+ * which rejects it.
+ */
+const INSTANT_WITH_OFFSET =
+  /^(\d{4})-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):([0-5]\d):([0-5]\d)(?:\.\d{1,3})?(Z|[+-](?:0\d|1[0-4]):([0-5]\d))$/;
+
+/** The text's fields when it has that shape and its day exists (`Date.parse` would roll 30 February over). */
+function instantWithOffset(text: string): RegExpExecArray | undefined {
+  const m = INSTANT_WITH_OFFSET.exec(text);
+  if (!m) return undefined;
+  const [, year, month, day] = m;
+  const lastDay = new Date(Date.UTC(Number(year), Number(month), 0)).getUTCDate();
+  return Number(day) <= lastDay ? m : undefined;
+}
+
+/** The instant of an OParl time as epoch ms (what `parseOParlTime(value)?.toMillis()` gives), or undefined. */
+export function oparlTimeMs(value: unknown): number | undefined {
+  const text = textValue(value);
+  if (text === undefined) return undefined;
+  if (instantWithOffset(text)) return Date.parse(text);
+  return parseOParlTime(text)?.toMillis();
+}
+
 export function modifiedMs(obj: OParlObject): number | undefined {
-  return parseOParlTime(obj.modified)?.toMillis();
+  return oparlTimeMs(obj.modified);
 }
 
 /**
@@ -58,6 +85,11 @@ export function modifiedMs(obj: OParlObject): number | undefined {
 export function carriesTimeOfDay(value: unknown): boolean {
   const text = textValue(value);
   if (text === undefined || !text.includes('T')) return false;
+  // Issue 28: Berlin's offsets since 1893 are whole hours, so a time at a whole-hour offset whose minute
+  // or second is not 0 is not midnight in Berlin either — no zone arithmetic needed (luxon for the rest).
+  const m = instantWithOffset(text);
+  if (m && Number(m[1]) >= 1900 && (m[8] === undefined || m[8] === '00') && (m[5] !== '00' || m[6] !== '00'))
+    return true;
   const t = parseOParlTime(text);
   if (!t) return false;
   return t.hour !== 0 || t.minute !== 0 || t.second !== 0;

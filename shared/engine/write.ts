@@ -18,6 +18,7 @@ import {
   isDeleted,
   modifiedMs,
   type OParlObject,
+  oparlTimeMs,
   parseOParlTime,
   textValue,
   withoutEmbedded,
@@ -451,7 +452,7 @@ export function embeddingTakenDown<T extends PageObject>(
 
 /** The index entry's `modified` as epoch ms, for `classifyChange`. */
 function modifiedOf(entry: MirrorIndexEntry): { modifiedMs?: number } {
-  const ms = entry.modified === undefined ? undefined : parseOParlTime(entry.modified)?.toMillis();
+  const ms = entry.modified === undefined ? undefined : oparlTimeMs(entry.modified);
   return ms === undefined ? {} : { modifiedMs: ms };
 }
 

@@ -123,21 +123,23 @@ function weighFilterEvidence(
     task.sinceMs,
     task.untilMs,
   );
-  const range = `${task.sinceMs !== undefined ? formatFilterTime(task.sinceMs) : '…'} – ${
-    task.untilMs !== undefined ? formatFilterTime(task.untilMs) : '…'
-  }`;
+  // Formatted only for the evidence written (issue 28: an unchanged run's pages write none).
+  const range = () =>
+    `${task.sinceMs !== undefined ? formatFilterTime(task.sinceMs) : '…'} – ${
+      task.untilMs !== undefined ? formatFilterTime(task.untilMs) : '…'
+    }`;
   if (off === undefined) {
     if (live.length > 0 && task.marks.filter !== 'supported') {
       task.marks = {
         ...task.marks,
         filter: 'supported',
-        filterEvidence: `${live.length} object(s) within ${range}`,
+        filterEvidence: `${live.length} object(s) within ${range()}`,
         filterCheckedAt: run.nowIso(),
       };
     }
     return next;
   }
-  const evidence = `object modified ${formatFilterTime(off)} outside ${range}`;
+  const evidence = `object modified ${formatFilterTime(off)} outside ${range()}`;
   task.marks = {
     ...task.marks,
     filter: 'ignored',

@@ -18,13 +18,25 @@ import {
  * fractional seconds, SCH-9), e.g. `2026-10-16T00:00:00+02:00`. URL-encode it (`URLSearchParams` does).
  */
 export function formatFilterTime(ms: number): string {
-  const iso = DateTime.fromMillis(Math.floor(ms / 1000) * 1000, { zone: ZONE }).toISO({
+  const second = Math.floor(ms / 1000) * 1000;
+  const known = FORMATTED.get(second);
+  if (known !== undefined) return known;
+  const iso = DateTime.fromMillis(second, { zone: ZONE }).toISO({
     suppressMilliseconds: true,
     includeOffset: true,
   });
   if (!iso) throw new RangeError(`cannot format ${ms}`);
+  if (FORMATTED.size >= FORMATTED_KEPT) FORMATTED.clear();
+  FORMATTED.set(second, iso);
   return iso;
 }
+
+/**
+ * Issue 28 (sync CPU): a run asks every list from the same few window starts, and luxon's zone offset
+ * for each was ≈ 4 % of an unchanged run's CPU — the text of a second never changes, so it is kept.
+ */
+const FORMATTED = new Map<number, string>();
+const FORMATTED_KEPT = 256;
 
 export function startOfBerlinDay(ms: number): number {
   return DateTime.fromMillis(ms, { zone: ZONE }).startOf('day').toMillis();

@@ -1,5 +1,5 @@
 import { looksLikeRisPage } from './detect';
-import { cleanText, loadHtml } from './html';
+import { cleanText, elementsOf, loadHtml, textWithout } from './html';
 
 /**
  * Gate pages (issue 8, ERR-5, B-3): bot protection, proof-of-work and captcha challenges, "Zugriff
@@ -160,36 +160,37 @@ const JS_WALL_PHRASES = [
   'browser wird überprüft',
 ];
 
+/** Elements whose text a visitor does not see (the page's visible text leaves them out). */
+const NOT_VISIBLE: ReadonlySet<string> = new Set(['script', 'style', 'noscript']);
+
 function pageFacts(input: GateInput): PageFacts {
   const $ = loadHtml(input.html);
+  // One walk over the page's elements for the markers (issue 28: a selector per marker walked it each).
   const idsAndClasses = new Set<string>();
-  $('[id], [class]').each((_, el) => {
-    const id = $(el).attr('id');
-    if (id) idsAndClasses.add(id.toLowerCase());
-    for (const c of ($(el).attr('class') ?? '').split(/\s+/)) if (c) idsAndClasses.add(c.toLowerCase());
-  });
-  $('altcha-widget').each(() => {
-    idsAndClasses.add('altcha');
-  });
   const scriptSources: string[] = [];
   let inline = '';
-  $('script').each((_, el) => {
-    const src = $(el).attr('src');
-    if (src) scriptSources.push(src.toLowerCase());
-    else if (inline.length < 20_000) inline += `${$(el).text().slice(0, 2_000).toLowerCase()}\n`;
-  });
+  let passwordFields = 0;
+  for (const el of elementsOf($.root().toArray())) {
+    const { id, class: classes, src, type } = el.attribs;
+    if (id) idsAndClasses.add(id.toLowerCase());
+    for (const c of (classes ?? '').split(/\s+/)) if (c) idsAndClasses.add(c.toLowerCase());
+    if (el.name === 'altcha-widget') idsAndClasses.add('altcha');
+    else if (el.name === 'script') {
+      if (src) scriptSources.push(src.toLowerCase());
+      else if (inline.length < 20_000) inline += `${$(el).text().slice(0, 2_000).toLowerCase()}\n`;
+    } else if (el.name === 'input' && type?.toLowerCase() === 'password') passwordFields += 1;
+  }
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(input.headers ?? {})) headers[k.toLowerCase()] = v;
-  const body = $('body').clone();
-  body.find('script, style, noscript').remove();
+  const visible = textWithout($('body'), NOT_VISIBLE);
   return {
     title: cleanText($('title').first().text()).toLowerCase(),
     headings: cleanText($('h1, h2').slice(0, 4).text()).toLowerCase(),
-    text: `${cleanText(body.text()).slice(0, 4_000).toLowerCase()} ${cleanText($('noscript').text()).toLowerCase()}`,
+    text: `${cleanText(visible).slice(0, 4_000).toLowerCase()} ${cleanText($('noscript').text()).toLowerCase()}`,
     scriptSources,
     inlineScripts: inline,
     idsAndClasses,
-    passwordFields: $('input[type="password" i]').length,
+    passwordFields,
     headers,
   };
 }

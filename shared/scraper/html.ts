@@ -1,5 +1,5 @@
 import { type Cheerio, type CheerioAPI, load } from 'cheerio';
-import type { AnyNode, Element } from 'domhandler';
+import { type AnyNode, type Element, hasChildren, isComment, isTag, isText } from 'domhandler';
 import { DateTime } from 'luxon';
 import { ZONE } from '../engine';
 
@@ -11,8 +11,22 @@ import { ZONE } from '../engine';
 
 export type { AnyNode, Cheerio, CheerioAPI, Element };
 
+/**
+ * Issue 28 (sync CPU): every scraped page is read three times — the gate check (ERR-5), the product
+ * markers it asks for, and the adapter — and each used to parse it: parse5 and cheerio's selectors were
+ * most of an unchanged scrape's CPU. The last page parsed is kept (one entry, keyed by its text), so the
+ * page in hand is parsed once. Sound only because no reader edits the parsed document: every edit
+ * (`linesOf`, the gate's visible text, ALLRIS sections) works on a `.clone()` — test/scraper/parse-once
+ * holds the readers to that. Runs at once in one worker may take turns between a page's readers: then
+ * the page is parsed again, as before.
+ */
+let lastPage: { html: string; $: CheerioAPI } | undefined;
+
 export function loadHtml(html: string): CheerioAPI {
-  return load(html);
+  if (lastPage !== undefined && lastPage.html === html) return lastPage.$;
+  const $ = load(html);
+  lastPage = { html, $ };
+  return $;
 }
 
 /** NBSP → space, runs of whitespace → one space, trimmed, NFC (umlauts as one code point). */
@@ -27,6 +41,33 @@ export function cleanText(value: string | undefined): string {
 
 export function textOf(node: Cheerio<AnyNode>): string {
   return cleanText(node.text());
+}
+
+/**
+ * The text of `nodes` without the elements `skip` names (lower-case tag names, below the nodes): what
+ * `.clone()`, `.find(…).remove()` and `.text()` give, without the copy — issue 28: the gate check reads
+ * every scraped page's visible text, and cloning its body was a tenth of that check.
+ */
+export function textWithout(nodes: Cheerio<AnyNode>, skip: ReadonlySet<string>): string {
+  let out = '';
+  const walk = (node: AnyNode, top: boolean): void => {
+    if (!top && isTag(node) && skip.has(node.name)) return;
+    if (hasChildren(node) && !isComment(node)) for (const child of node.children) walk(child, false);
+    else if (isText(node)) out += node.data;
+  };
+  for (const node of nodes.toArray()) walk(node, true);
+  return out;
+}
+
+/** Every element below `nodes`, in document order (what a selector over them visits), in one walk. */
+export function elementsOf(nodes: readonly AnyNode[]): Element[] {
+  const out: Element[] = [];
+  const walk = (node: AnyNode): void => {
+    if (isTag(node)) out.push(node);
+    if (hasChildren(node)) for (const child of node.children) walk(child);
+  };
+  for (const node of nodes) if (hasChildren(node)) for (const child of node.children) walk(child);
+  return out;
 }
 
 /** Like `textOf`, but `<br>` and block ends become line breaks (names of agenda items, subjects). */

@@ -28,11 +28,25 @@ export function packItem(item: Record<string, unknown>): Record<string, unknown>
     if ((PLAIN as readonly string[]).includes(name)) plain[name] = value;
     else rest[name] = value;
   }
-  const json = Buffer.from(JSON.stringify(rest));
-  plain[PACKED_ATTRIBUTE] = brotliCompressSync(json, {
+  plain[PACKED_ATTRIBUTE] = compressed(JSON.stringify(rest));
+  return plain;
+}
+
+/**
+ * Issue 28 (sync CPU): a checkpoint packs its cursor twice — weighed first (OParl's riding list reports,
+ * `packedBytes`), then written — so the last text compressed is kept with its bytes (same text, same
+ * bytes: brotli is deterministic).
+ */
+let lastCompressed: { text: string; bytes: Buffer } | undefined;
+
+function compressed(text: string): Buffer {
+  if (lastCompressed?.text === text) return lastCompressed.bytes;
+  const json = Buffer.from(text);
+  const bytes = brotliCompressSync(json, {
     params: { [constants.BROTLI_PARAM_QUALITY]: QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: json.length },
   });
-  return plain;
+  lastCompressed = { text, bytes };
+  return bytes;
 }
 
 /** The item in its own shape again (an unpacked one as it is). */

@@ -6,9 +6,11 @@ import {
   isDeleted,
   modifiedMs,
   type OParlObject,
+  oparlTimeMs,
   pageGoesBack,
   pageItems,
   pageNext,
+  parseOParlTime,
   slugify,
   textValue,
   typeName,
@@ -36,6 +38,57 @@ describe('OParl objects as vendors send them', () => {
     expect(textValue('')).toBeUndefined();
     expect(textValue(' Stadt Leipzig ')).toBe('Stadt Leipzig');
     expect(modifiedMs({ modified: 'N/A' })).toBeUndefined();
+  });
+
+  it('SCH-9, SCH-10, FULL-7: a `modified` reads as the same instant, and the same time of day, on the fast path as through luxon (issue 28)', () => {
+    // The shapes a vendor sends, the fast path's edges (fractions, offsets, day 28/29, leap years) and
+    // those it leaves to luxon (no offset, compact offset, 30 February, 24:00).
+    const fixed = [
+      '2024-07-01T10:00:00+02:00',
+      '2024-01-15T09:30:00Z',
+      '2024-02-28T23:59:59.9-05:30',
+      '2024-02-29T12:00:00+01:00',
+      '2023-02-29T12:00:00+01:00',
+      '2024-02-30T12:00:00+01:00',
+      '2024-10-27T02:30:00',
+      '2024-10-27T02:30:00.123',
+      '2024-03-31',
+      '2024-07-01T10:00:00+0200',
+      '2024-07-01T24:00:00Z',
+      '2024-07-01T10:00:00.1234Z',
+      '2024-07-01T10:00:00.05+14:00',
+    ];
+    // A seeded walk over years, days, times, fractions and offsets (deterministic: no Math.random).
+    let seed = 28;
+    const next = (n: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed % n;
+    };
+    const two = (n: number) => String(n).padStart(2, '0');
+    const offsets = ['Z', '+00:00', '+01:00', '+02:00', '-05:30', '+14:00', '-12:00', ''];
+    const walked = Array.from({ length: 3_000 }, () => {
+      const digits = next(4);
+      const fraction = digits === 0 ? '' : `.${String(next(10 ** digits)).padStart(digits, '0')}`;
+      return `${1990 + next(60)}-${two(1 + next(12))}-${two(1 + next(31))}T${two(next(24))}:${two(next(60))}:${two(next(60))}${fraction}${offsets[next(offsets.length)]}`;
+    });
+    // SCH-9's time-of-day evidence as luxon reads it in Berlin (the shortcut must agree).
+    const timeOfDay = (text: string) => {
+      const t = text.includes('T') ? parseOParlTime(text) : undefined;
+      return t !== undefined && (t.hour !== 0 || t.minute !== 0 || t.second !== 0);
+    };
+    fixed.push(
+      '1850-06-01T12:30:00+01:00',
+      '2024-01-31T23:00:00Z',
+      '2024-04-31T10:15:00+02:00',
+      '2024-06-30T22:00:00Z',
+    );
+    for (const text of [...fixed, ...walked]) {
+      expect(carriesTimeOfDay(text), text).toBe(timeOfDay(text));
+      expect(oparlTimeMs(text), text).toBe(parseOParlTime(text)?.toMillis());
+      expect(modifiedMs({ modified: text }), text).toBe(parseOParlTime(text)?.toMillis());
+    }
+    expect(oparlTimeMs(' N/A ')).toBeUndefined();
+    expect(oparlTimeMs(42)).toBeUndefined();
   });
 
   it('SCH-9: a time of day is only demonstrated by a non-midnight local time', () => {

@@ -112,6 +112,10 @@ describe('SCH-9: date-times servers accept', () => {
   it('no fractional seconds, offset included, URL-encoded', () => {
     const ms = at('2026-01-15T08:09:10.987Z');
     expect(formatFilterTime(ms)).toBe('2026-01-15T09:09:10+01:00');
+    // Issue 28: kept per second — the same second again, and its neighbours, each as its own text.
+    expect(formatFilterTime(ms - 900)).toBe('2026-01-15T09:09:10+01:00');
+    expect(formatFilterTime(ms + 100)).toBe('2026-01-15T09:09:11+01:00');
+    expect(formatFilterTime(at('2026-07-15T08:09:10Z'))).toBe('2026-07-15T10:09:10+02:00');
     const url = withModifiedFilter('https://ris.example.de/oparl/papers?body=3', ms, undefined);
     expect(url).toBe(
       'https://ris.example.de/oparl/papers?body=3&modified_since=2026-01-15T09%3A09%3A10%2B01%3A00',

@@ -25,6 +25,18 @@ describe('packed items (issue 28)', () => {
     expect(unpackItem(packed)).toEqual(cursor);
   });
 
+  it('SCH-5: packed again (weighed, then written) it is the same bytes; another item in between packs as its own', () => {
+    const first = packItem(cursor);
+    const other = packItem({ ...cursor, seq: 8, totals: { requests: 13, pages: 12 } });
+    const again = packItem({ ...cursor });
+    expect(Buffer.from(again[PACKED_ATTRIBUTE] as Uint8Array)).toEqual(
+      Buffer.from(first[PACKED_ATTRIBUTE] as Uint8Array),
+    );
+    expect(unpackItem(again)).toEqual(cursor);
+    expect(unpackItem(other)).toEqual({ ...cursor, seq: 8, totals: { requests: 13, pages: 12 } });
+    expect(unpackItem(packItem(cursor))).toEqual(cursor);
+  });
+
   it('issue 28: an item written plain before reads as it is', () => {
     expect(unpackItem(cursor)).toEqual(cursor);
     expect(unpackItem(undefined)).toBeUndefined();
