@@ -308,24 +308,91 @@ export function decideTables(
   });
 }
 
+/** Units of one run (or one minute's fixed work) by target (`Table` or `Table/index`). */
+export type UnitsByTarget = Record<string, { read: number; write: number }>;
+
+/** One kind of run of the fleet: starts wanted per minute of the week, its wall minutes, its units. */
+export interface RunKindLoad {
+  /** Runs of the whole fleet that become due in each minute of the week (fractions allowed). */
+  startsPerMinute: readonly number[];
+  minutes: number;
+  units: UnitsByTarget;
+}
+
+export interface FleetLoadInput {
+  kinds: readonly RunKindLoad[];
+  /** SCH-5: runs in flight at most; a due run waits for a slot (first come, first served). */
+  slots: number;
+  /** Work that is not a run, each minute of the week (planner ticks, hourly jobs, the API). */
+  fixed: readonly { perMinute: readonly number[]; units: UnitsByTarget }[];
+}
+
 /**
- * A week's load per minute from runs (pure): each run starts at its minute and spends its units evenly
- * over its duration (a paced run's reads and writes follow its requests). `runs` are counts per start
- * minute (fractions: a fleet's share), each kind with its minutes and units.
+ * The fleet's units per minute of the week by target and kind (pure): runs start when due unless SCH-5's
+ * slots are full (then they wait, as the planner holds them back), and each spends its units evenly over
+ * its wall minutes. Two weeks are simulated and the second kept, so the week's end carries into its start.
  */
-export function spreadRuns(
-  starts: readonly { minute: number; count: number; minutes: number; units: number }[],
+export function fleetLoad(
+  input: FleetLoadInput,
   minutes = MINUTES_PER_WEEK,
-): number[] {
-  const load = new Array<number>(minutes).fill(0);
-  for (const s of starts) {
-    const span = Math.max(1, Math.round(s.minutes));
-    const perMinute = (s.count * s.units) / span;
-    // The week repeats: a run that crosses its end spends the rest at its start.
-    for (let i = 0; i < span; i += 1) {
-      const j = (s.minute + i) % minutes;
-      load[j] = (load[j] ?? 0) + perMinute;
-    }
+): Record<string, { read: number[]; write: number[] }> {
+  const targets = new Set<string>();
+  for (const k of input.kinds) for (const t of Object.keys(k.units)) targets.add(t);
+  for (const f of input.fixed) for (const t of Object.keys(f.units)) targets.add(t);
+  const span = Math.max(1, ...input.kinds.map((k) => Math.round(k.minutes)));
+  const horizon = 2 * minutes + span + 1;
+  // Runs per minute in flight of each kind, as a difference array (a start adds over its span).
+  const rate = input.kinds.map(() => new Array<number>(horizon).fill(0));
+  const ends = new Array<number>(horizon).fill(0);
+  const queue = input.kinds.map(() => 0);
+  let inFlight = 0;
+  for (let m = 0; m < 2 * minutes; m += 1) {
+    inFlight -= ends[m] ?? 0;
+    input.kinds.forEach((k, i) => {
+      queue[i] = (queue[i] ?? 0) + (k.startsPerMinute[m % minutes] ?? 0);
+    });
+    const waiting = queue.reduce((s, q) => s + q, 0);
+    const take = Math.min(Math.max(0, input.slots - inFlight), waiting);
+    if (take <= 0) continue;
+    const share = take / waiting;
+    input.kinds.forEach((k, i) => {
+      const started = (queue[i] ?? 0) * share;
+      queue[i] = (queue[i] ?? 0) - started;
+      const d = Math.max(1, Math.round(k.minutes));
+      inFlight += started;
+      ends[m + d] = (ends[m + d] ?? 0) + started;
+      const r = rate[i] as number[];
+      r[m] = (r[m] ?? 0) + started / d;
+      r[m + d] = (r[m + d] ?? 0) - started / d;
+    });
   }
-  return load;
+  const out: Record<string, { read: number[]; write: number[] }> = {};
+  for (const t of targets)
+    out[t] = { read: new Array<number>(minutes).fill(0), write: new Array<number>(minutes).fill(0) };
+  input.kinds.forEach((k, i) => {
+    let running = 0;
+    const r = rate[i] as number[];
+    for (let m = 0; m < horizon; m += 1) {
+      running += r[m] ?? 0;
+      // The second week, and what spills past it wrapped to its start.
+      if (m < minutes || running <= 0) continue;
+      const j = (m - minutes) % minutes;
+      for (const [t, u] of Object.entries(k.units)) {
+        const o = out[t] as { read: number[]; write: number[] };
+        o.read[j] = (o.read[j] ?? 0) + running * u.read;
+        o.write[j] = (o.write[j] ?? 0) + running * u.write;
+      }
+    }
+  });
+  for (const f of input.fixed)
+    for (let m = 0; m < minutes; m += 1) {
+      const n = f.perMinute[m] ?? 0;
+      if (n === 0) continue;
+      for (const [t, u] of Object.entries(f.units)) {
+        const o = out[t] as { read: number[]; write: number[] };
+        o.read[m] = (o.read[m] ?? 0) + n * u.read;
+        o.write[m] = (o.write[m] ?? 0) + n * u.write;
+      }
+    }
+  return out;
 }

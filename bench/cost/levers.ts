@@ -51,6 +51,11 @@ export interface Levers {
    * document, only its body's cursor once a run (off: every sample moved the document's index key).
    */
   deletionWalk: boolean;
+  /**
+   * Issue 28: DynamoDB's capacity mode — every table on-demand, or each as the load profile decides by
+   * cost (bench/cost/dynamo-capacity.ts: provisioned with auto scaling where it pays).
+   */
+  dynamoCapacity: 'onDemand' | 'decided';
 }
 
 /**
@@ -76,6 +81,7 @@ export const LEVERS_NOW: Levers = {
   syncCapFromMean: true,
   stateUnderOneKb: false,
   deletionWalk: true,
+  dynamoCapacity: 'decided',
 };
 
 /** The model and the code before issue 28's levers (latency left in: the model is corrected apart). */
@@ -90,6 +96,7 @@ export const LEVERS_OFF: Levers = {
   syncMemoryMb: SYNC_MEMORY_MB_BEFORE,
   syncCapFromMean: false,
   deletionWalk: false,
+  dynamoCapacity: 'onDemand',
 };
 
 export const LEVER_VARIANTS: Record<
@@ -155,5 +162,11 @@ export const LEVER_VARIANTS: Record<
     built: false,
     off: { syncSpreadSeconds: 0 },
     on: { syncSpreadSeconds: SYNC_SPREAD_WHAT_IF_SECONDS },
+  },
+  dynamoCapacity: {
+    what: 'DynamoDB: each table provisioned with auto scaling where its week’s load per minute makes it cheaper than on-demand (infra/table-capacity.ts)',
+    built: true,
+    off: { dynamoCapacity: 'onDemand' },
+    on: { dynamoCapacity: 'decided' },
   },
 };

@@ -4,9 +4,9 @@ import {
   DECREASES_MAX_PER_DAY,
   decideTables,
   defaultPolicy,
+  fleetLoad,
   MINUTES_PER_WEEK,
   simulateAutoScaling,
-  spreadRuns,
 } from '../../bench/cost/dynamo-capacity';
 
 /** Units per minute: `perSecond` units a second for `minutes` minutes. */
@@ -87,13 +87,28 @@ describe('DynamoDB auto scaling, simulated (issue 28)', () => {
     expect(steady?.provisionedEurPerWeek).toBeLessThan(steady?.onDemandEurPerWeek ?? 0);
     expect(idle?.mode).toBe('onDemand');
   });
+});
 
-  it('spreads a run’s units over its minutes, wrapping the week', () => {
-    const load = spreadRuns([{ minute: MINUTES_PER_WEEK - 1, count: 2, minutes: 4, units: 40 }]);
-    expect(load[MINUTES_PER_WEEK - 1]).toBe(20);
-    expect(load[0]).toBe(20);
-    expect(load[2]).toBe(20);
-    expect(load[3]).toBe(0);
-    expect(load.reduce((s, x) => s + x, 0)).toBe(80);
+describe('the fleet’s load per minute (issue 28)', () => {
+  it('holds due runs back when SCH-5’s slots are full, and keeps every unit', () => {
+    const starts = new Array<number>(MINUTES_PER_WEEK).fill(0);
+    starts[180] = 100; // a night's full syncs, all due at 03:00
+    const load = fleetLoad({
+      kinds: [{ startsPerMinute: starts, minutes: 10, units: { State: { read: 6, write: 3 } } }],
+      slots: 50,
+      fixed: [
+        {
+          perMinute: new Array<number>(MINUTES_PER_WEEK).fill(1),
+          units: { 'State/byDueAt': { read: 2, write: 0 } },
+        },
+      ],
+    });
+    const state = load.State as { read: number[]; write: number[] };
+    // 50 start at 03:00, the other 50 when the first end, ten minutes later: 5 runs' share a minute.
+    expect(state.write[180]).toBeCloseTo((50 / 10) * 3, 9);
+    expect(state.write[195]).toBeCloseTo((50 / 10) * 3, 9);
+    expect(state.write[200]).toBe(0);
+    expect(state.write.reduce((s, x) => s + x, 0)).toBeCloseTo(100 * 3, 6);
+    expect(load['State/byDueAt']?.read.reduce((s, x) => s + x, 0)).toBe(2 * MINUTES_PER_WEEK);
   });
 });
