@@ -99,7 +99,7 @@ import { IngestorObservability } from './observability';
 import { DEFAULT_UPSTASH_SECRET_NAME, type IngestorSettings, UPSTASH_URL_PLACEHOLDER } from './settings';
 import { FILES_TO_GLACIER_IR_AFTER_DAYS } from './storage-classes';
 import { syncMaxConcurrency } from './sync-concurrency';
-import { tableCapacity } from './table-capacity';
+import { ON_DEMAND, tableCapacity } from './table-capacity';
 
 /** Key prefixes of the mirror bucket; each function is granted only the prefixes it works on. */
 export const MIRROR_PREFIXES = {
@@ -1137,7 +1137,10 @@ export class IngestorStack extends Stack {
     const replaces = Object.fromEntries(
       definition.globalIndexes.flatMap((i) => (i.replaces ? [[i.replaces, i.indexName]] : [])),
     );
-    const capacity = tableCapacity(this, definition.logicalName, replaces);
+    // The first step of an index rollout keeps the table as deployed (on-demand): one change to the
+    // table per update — its capacity mode changes with a later deploy (docs/operations.md).
+    const firstStep = String(this.node.tryGetContext(STACK_CONTEXT_KEYS.indexRolloutStep) ?? '') === '1';
+    const capacity = firstStep ? ON_DEMAND : tableCapacity(this, definition.logicalName, replaces);
     const table = new Table(this, `${definition.logicalName}Table`, {
       partitionKey: { name: definition.partitionKey, type: AttributeType.STRING },
       ...(definition.sortKey ? { sortKey: { name: definition.sortKey, type: AttributeType.STRING } } : {}),
@@ -1157,7 +1160,6 @@ export class IngestorStack extends Stack {
       // Sources are hand-edited by on-call, State and Documents are costly to rebuild: outlive the stack.
       removalPolicy: RemovalPolicy.RETAIN,
     });
-    const firstStep = String(this.node.tryGetContext(STACK_CONTEXT_KEYS.indexRolloutStep) ?? '') === '1';
     const firstReplacing = definition.globalIndexes.find((index) => index.replaces !== undefined);
     const indexes = [
       ...definition.globalIndexes.filter(

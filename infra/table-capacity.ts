@@ -181,6 +181,14 @@ export interface TableCapacity {
   autoScale(table: Table, indexNames: readonly string[]): void;
 }
 
+/** On-demand: pay per request unit, no capacity, nothing to scale. */
+export const ON_DEMAND: TableCapacity = {
+  mode: 'onDemand',
+  tableProps: { billingMode: BillingMode.PAY_PER_REQUEST },
+  indexProps: () => ({}),
+  autoScale: () => {},
+};
+
 /**
  * The capacity of the table `logicalName` (pure but for the context it reads): the context's mode, else
  * the one decided for the fleet (`fleetSources`); provisioned capacity starts at the minimum and scales
@@ -197,13 +205,7 @@ export function tableCapacity(
   const fleetPlan = planFor(sources, plans);
   const plan = fleetPlan.tables[logicalName];
   const mode = capacityModeOf(scope.node.tryGetContext(DYNAMO_CAPACITY_CONTEXT)) ?? plan?.mode ?? 'onDemand';
-  if (mode === 'onDemand')
-    return {
-      mode,
-      tableProps: { billingMode: BillingMode.PAY_PER_REQUEST },
-      indexProps: () => ({}),
-      autoScale: () => {},
-    };
+  if (mode === 'onDemand') return ON_DEMAND;
   const ranges = (of: UnitRanges, factor = 1) => ({
     read: scaledRange(of.read, sources * factor, fleetPlan.fleet),
     write: scaledRange(of.write, sources * factor, fleetPlan.fleet),
