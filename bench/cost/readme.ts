@@ -148,7 +148,7 @@ export function summaryOf(full: CostResult): CostResult {
 }
 
 const SERVICE_NAMES: Record<string, string> = {
-  dynamodb: 'DynamoDB (capacity as decided per table, PITR)',
+  dynamodb: 'DynamoDB (on demand, PITR)',
   lambda: 'Lambda (arm64)',
   s3: 'S3 (Standard, Glacier Instant Retrieval)',
   upstash: 'Upstash Redis',
