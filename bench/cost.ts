@@ -24,6 +24,7 @@ import {
 } from '../infra/function-sizes';
 import { FILES_TO_GLACIER_IR_AFTER_DAYS } from '../infra/storage-classes';
 import { syncMaxConcurrency } from '../infra/sync-concurrency';
+import { planDifferences, planFor, type TableCapacityPlan } from '../infra/table-capacity';
 import { REQUEST_INTERVAL_MIN_SECONDS, SCRAPER_DEFAULT_INTERVAL_SECONDS } from '../shared/config';
 import {
   DEL_HOSTS_IN_PARALLEL,
@@ -268,6 +269,28 @@ function decideCapacity(load: Record<string, { read: number[]; write: number[] }
       wcuHours: month((c) => c.run.unitHours, 'write'),
     },
   };
+}
+
+/** The decision as infra/table-capacity.ts holds it: each table's mode and ranges (issue 28). */
+function infraPlanOf(decisions: readonly TableDecision[]): Record<string, TableCapacityPlan> {
+  return Object.fromEntries(
+    decisions.map((d) => {
+      const range = (target: string, kind: 'read' | 'write') => {
+        const c = d.choices.find((x) => x.target === target && x.kind === kind);
+        return { min: c?.policy.minUnits ?? 1, max: c?.policy.maxUnits ?? 1 };
+      };
+      const both = (target: string) => ({ read: range(target, 'read'), write: range(target, 'write') });
+      const indexes = [...new Set(d.choices.map((c) => c.target))].filter((t) => t !== d.table);
+      return [
+        d.table,
+        {
+          mode: d.mode,
+          table: both(d.table),
+          indexes: Object.fromEntries(indexes.map((t) => [t.split('/')[1] as string, both(t)])),
+        },
+      ];
+    }),
+  );
 }
 
 /** infra/stack.ts SYNC_TIMEOUT, in seconds (the CDK module is not loaded for one number). */
@@ -2246,25 +2269,10 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
           write: round(b.dynamo.profileWriteUnits / onDemand.writeUnits, 3),
         },
         provisionedTables: b.dynamo.provisionedTables.tables,
+        // Where infra/table-capacity.ts's plan for this fleet differs from this decision (empty: agrees).
+        infraDiffers: planDifferences(planFor(n).tables, infraPlanOf(b.dynamo.decisions)),
         // What infra/table-capacity.ts holds for this fleet (DECIDED_CAPACITY): units a second at it.
-        infraPlan: Object.fromEntries(
-          b.dynamo.decisions.map((d) => {
-            const range = (target: string, kind: 'read' | 'write') => {
-              const c = d.choices.find((x) => x.target === target && x.kind === kind);
-              return { min: c?.policy.minUnits ?? 1, max: c?.policy.maxUnits ?? 1 };
-            };
-            const both = (target: string) => ({ read: range(target, 'read'), write: range(target, 'write') });
-            const indexes = [...new Set(d.choices.map((c) => c.target))].filter((t) => t !== d.table);
-            return [
-              d.table,
-              {
-                mode: d.mode,
-                table: both(d.table),
-                indexes: Object.fromEntries(indexes.map((t) => [t.split('/')[1], both(t)])),
-              },
-            ];
-          }),
-        ),
+        infraPlan: infraPlanOf(b.dynamo.decisions),
         tables: b.dynamo.decisions.map((d) => ({
           table: d.table,
           mode: d.mode,

@@ -147,6 +147,32 @@ export function planFor(
   return sorted.filter((p) => p.fleet <= sources).pop() ?? first;
 }
 
+/**
+ * Where a plan held here differs from one the bench decided (pure): `Table mode …` or `Table/index read
+ * min/max …` lines, empty when they agree — the bench prints it so a stale plan shows.
+ */
+export function planDifferences(
+  held: Record<string, TableCapacityPlan>,
+  decided: Record<string, TableCapacityPlan>,
+): string[] {
+  const out: string[] = [];
+  const same = (a: UnitRange | undefined, b: UnitRange | undefined) => a?.min === b?.min && a?.max === b?.max;
+  const compare = (target: string, a: UnitRanges | undefined, b: UnitRanges | undefined) => {
+    for (const kind of ['read', 'write'] as const)
+      if (!same(a?.[kind], b?.[kind]))
+        out.push(
+          `${target} ${kind} ${a?.[kind]?.min}–${a?.[kind]?.max} ≠ ${b?.[kind]?.min}–${b?.[kind]?.max}`,
+        );
+  };
+  for (const [table, d] of Object.entries(decided)) {
+    const h = held[table];
+    if (h?.mode !== d.mode) out.push(`${table} mode ${h?.mode ?? 'none'} ≠ ${d.mode}`);
+    compare(table, h?.table, d.table);
+    for (const [index, r] of Object.entries(d.indexes)) compare(`${table}/${index}`, h?.indexes[index], r);
+  }
+  return out;
+}
+
 /** The sources the stack is sized for (`-c fleetSources`, default 1,000), as the deletion shards read it. */
 function fleetSourcesOf(scope: Construct): number {
   const raw = scope.node.tryGetContext('fleetSources');

@@ -2,6 +2,7 @@ import type { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   capacityModeOf,
+  planDifferences,
   planFor,
   RETIRING_INDEX_FACTOR,
   scaledRange,
@@ -157,6 +158,19 @@ describe('CDK: DynamoDB capacity (issue 28)', () => {
     expect(planFor(1_000).fleet).toBe(1_000);
     expect(planFor(50_000).fleet).toBe(10_000);
     expect(planFor(200).fleet).toBe(1_000);
+    // A stale plan shows: the bench compares what it decided with what is held here.
+    const held = planFor(1_000).tables;
+    expect(planDifferences(held, held)).toEqual([]);
+    const state = held.State;
+    if (state === undefined) throw new Error('no State plan');
+    const decided = {
+      ...held,
+      State: { ...state, mode: 'onDemand' as const, table: { ...state.table, write: { min: 1, max: 2 } } },
+    };
+    expect(planDifferences(held, decided)).toEqual([
+      'State mode provisioned ≠ onDemand',
+      `State write ${state.table.write.min}–${state.table.write.max} ≠ 1–2`,
+    ]);
   });
 });
 
