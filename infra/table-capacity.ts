@@ -147,6 +147,9 @@ export function planFor(
   return sorted.filter((p) => p.fleet <= sources).pop() ?? first;
 }
 
+/** Relative difference of a minimum or maximum that `planDifferences` lets pass as the same (10 %). */
+export const PLAN_TOLERANCE = 0.1;
+
 /**
  * Where a plan held here differs from one the bench decided (pure): `Table mode …` or `Table/index read
  * min/max …` lines, empty when they agree — the bench prints it so a stale plan shows.
@@ -154,9 +157,14 @@ export function planFor(
 export function planDifferences(
   held: Record<string, TableCapacityPlan>,
   decided: Record<string, TableCapacityPlan>,
+  tolerance = PLAN_TOLERANCE,
 ): string[] {
   const out: string[] = [];
-  const same = (a: UnitRange | undefined, b: UnitRange | undefined) => a?.min === b?.min && a?.max === b?.max;
+  // The bench's maxima move a little from run to run (its runs' wall time is measured work).
+  const near = (a: number | undefined, b: number | undefined) =>
+    a !== undefined && b !== undefined && Math.abs(a - b) <= tolerance * Math.max(a, b);
+  const same = (a: UnitRange | undefined, b: UnitRange | undefined) =>
+    near(a?.min, b?.min) && near(a?.max, b?.max);
   const compare = (target: string, a: UnitRanges | undefined, b: UnitRanges | undefined) => {
     for (const kind of ['read', 'write'] as const)
       if (!same(a?.[kind], b?.[kind]))
