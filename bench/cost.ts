@@ -24,6 +24,7 @@ import {
 } from '../infra/function-sizes';
 import { FILES_TO_GLACIER_IR_AFTER_DAYS } from '../infra/storage-classes';
 import { syncMaxConcurrency } from '../infra/sync-concurrency';
+import { planDifferences, planFor, type TableCapacityPlan } from '../infra/table-capacity';
 import { REQUEST_INTERVAL_MIN_SECONDS, SCRAPER_DEFAULT_INTERVAL_SECONDS } from '../shared/config';
 import {
   DEL_HOSTS_IN_PARALLEL,
@@ -59,6 +60,7 @@ import {
   STATE_TABLE,
   SyncQueue,
   sourcePartition,
+  TABLES,
   type UpdateShape,
   WRITE_UNIT_BYTES,
 } from '../shared/store';
@@ -70,6 +72,17 @@ import { scraperHarness } from '../test/support/scraper-harness';
 import { ASSUMPTIONS } from './cost/assumptions';
 import { deletionRun } from './cost/deletion-model';
 import { type DeletionSampleUnits, measureDeletionSamples } from './cost/deletion-samples';
+import {
+  type CapacityChoice,
+  decideTables,
+  type FleetLoadInput,
+  fleetLoad,
+  MINUTES_PER_WEEK,
+  type RunKindLoad,
+  type TableDecision,
+  type UnitProfile,
+  type UnitsByTarget,
+} from './cost/dynamo-capacity';
 import { ALWAYS_FREE, applyFreeTier, vmFreeEgressGb } from './cost/free-tier';
 import {
   type BillAtFleet,
@@ -157,12 +170,143 @@ interface Meter {
    * (before/after) and the copies derived from its attribute names (shared/store `dueIndexCopiesOf`).
    */
   stateUpdates: StateUpdateRecord[];
+  /**
+   * Issue 28: units by table and by global index (`Table`, `Table/index`; each has its own capacity in
+   * provisioned mode), with the share that grows with a source's objects.
+   */
+  byTarget: Record<string, TargetUnits>;
 }
 
 interface StateUpdateRecord {
   tableUnits: number;
   dueIndexUnits: number;
   derivedCopies: number;
+}
+
+/** Read and write units of one table or index (issue 28), and of them those that grow with objects. */
+interface TargetUnits {
+  read: number;
+  write: number;
+  objectRead: number;
+  objectWrite: number;
+}
+
+const zeroTarget = (): TargetUnits => ({ read: 0, write: 0, objectRead: 0, objectWrite: 0 });
+
+/** Units by target, each × k (`objects`: only the part that grows with objects, as `objectScaled`). */
+function scaleByTarget(
+  by: Record<string, TargetUnits> | undefined,
+  k: number,
+  objects = false,
+): Record<string, TargetUnits> {
+  return Object.fromEntries(
+    Object.entries(by ?? {}).map(([t, u]) => [
+      t,
+      objects
+        ? {
+            read: u.read + u.objectRead * (k - 1),
+            write: u.write + u.objectWrite * (k - 1),
+            objectRead: u.objectRead * k,
+            objectWrite: u.objectWrite * k,
+          }
+        : {
+            read: u.read * k,
+            write: u.write * k,
+            objectRead: u.objectRead * k,
+            objectWrite: u.objectWrite * k,
+          },
+    ]),
+  );
+}
+
+/** `b − a` by target (what happened between two meter readings). */
+function diffByTarget(
+  a: Record<string, TargetUnits>,
+  b: Record<string, TargetUnits>,
+): Record<string, TargetUnits> {
+  const out: Record<string, TargetUnits> = {};
+  for (const [t, u] of Object.entries(b)) {
+    const p = a[t] ?? zeroTarget();
+    out[t] = {
+      read: u.read - p.read,
+      write: u.write - p.write,
+      objectRead: u.objectRead - p.objectRead,
+      objectWrite: u.objectWrite - p.objectWrite,
+    };
+  }
+  return out;
+}
+
+/** Read and write units by target as the capacity model takes them (issue 28). */
+function unitsOf(by: Record<string, TargetUnits>): UnitsByTarget {
+  return Object.fromEntries(Object.entries(by).map(([t, u]) => [t, { read: u.read, write: u.write }]));
+}
+
+/** Every table and global index of the design (`Table`, `Table/index`): each has capacity when provisioned. */
+const CAPACITY_TARGETS = TABLES.flatMap((t) => [
+  t.logicalName as string,
+  ...t.globalIndexes.map((i) => `${t.logicalName}/${i.indexName}`),
+]);
+
+/**
+ * Issue 28: the capacity mode of each table by cost from the week's load per minute, and what the
+ * provisioned tables take out of the on-demand bill (units) and put in (unit-hours), a month.
+ */
+function decideCapacity(load: Record<string, { read: number[]; write: number[] }>) {
+  const empty = new Array<number>(MINUTES_PER_WEEK).fill(0);
+  const profiles: UnitProfile[] = [...new Set([...CAPACITY_TARGETS, ...Object.keys(load)])].flatMap(
+    (target) => [
+      { target, kind: 'read' as const, demandPerMinute: load[target]?.read ?? empty },
+      { target, kind: 'write' as const, demandPerMinute: load[target]?.write ?? empty },
+    ],
+  );
+  const eur = (price: keyof typeof PRICES) => PRICES[price].usd * USD_TO_EUR;
+  const decisions: TableDecision[] = decideTables(profiles, {
+    read: { eurPerRequestUnit: eur('dynamoReadUnit'), eurPerUnitHour: eur('dynamoRcuHour') },
+    write: { eurPerRequestUnit: eur('dynamoWriteUnit'), eurPerUnitHour: eur('dynamoWcuHour') },
+  });
+  const provisioned = decisions.filter((d) => d.mode === 'provisioned');
+  const month = (of: (c: CapacityChoice) => number, kind: 'read' | 'write') =>
+    provisioned.flatMap((d) => d.choices.filter((c) => c.kind === kind)).reduce((s, c) => s + of(c), 0) *
+    WEEKS_PER_MONTH;
+  const all = decisions.flatMap((d) => d.choices);
+  return {
+    decisions,
+    /** Units a month in the load profile (to check it against the bill's totals). */
+    profileReadUnits:
+      all.filter((c) => c.kind === 'read').reduce((s, c) => s + c.unitsPerWeek, 0) * WEEKS_PER_MONTH,
+    profileWriteUnits:
+      all.filter((c) => c.kind === 'write').reduce((s, c) => s + c.unitsPerWeek, 0) * WEEKS_PER_MONTH,
+    provisionedTables: {
+      tables: provisioned.map((d) => d.table),
+      readUnits: month((c) => c.unitsPerWeek, 'read'),
+      writeUnits: month((c) => c.unitsPerWeek, 'write'),
+      rcuHours: month((c) => c.run.unitHours, 'read'),
+      wcuHours: month((c) => c.run.unitHours, 'write'),
+    },
+  };
+}
+
+/** The decision as infra/table-capacity.ts holds it: each table's mode and ranges (issue 28). */
+function infraPlanOf(decisions: readonly TableDecision[]): Record<string, TableCapacityPlan> {
+  return Object.fromEntries(
+    decisions.map((d) => {
+      const range = (target: string, kind: 'read' | 'write') => {
+        const c = d.choices.find((x) => x.target === target && x.kind === kind);
+        return { min: c?.policy.minUnits ?? 1, max: c?.policy.maxUnits ?? 1 };
+      };
+      const both = (target: string) => ({ read: range(target, 'read'), write: range(target, 'write') });
+      const indexes = [...new Set(d.choices.map((c) => c.target))].filter((t) => t !== d.table);
+      return [
+        d.table,
+        {
+          mode: d.mode,
+          table: both(d.table),
+          indexes: Object.fromEntries(indexes.map((t) => [t.split('/')[1] as string, both(t)])),
+        },
+      ];
+    }),
+  );
 }
 
 /** infra/stack.ts SYNC_TIMEOUT, in seconds (the CDK module is not loaded for one number). */
@@ -192,6 +336,7 @@ const zeroMeter = (): Meter => ({
   objectReadUnits: 0,
   objectWriteUnits: 0,
   stateUpdates: [],
+  byTarget: {},
 });
 
 /** A key's family for the meter: `SOURCE#…` items by their sort-key prefix, others by partition prefix. */
@@ -325,6 +470,15 @@ export function attachMeter(
     );
     return out.Item;
   };
+  // Issue 28: a table's logical name (the definitions passed as shapes carry it) for the units by target.
+  const logicalOf = (table: string) =>
+    (shapes[table] as { logicalName?: string } | undefined)?.logicalName ?? table;
+  const target = (name: string, object: boolean, kind: 'read' | 'write', n: number) => {
+    const t = m.byTarget[name] ?? zeroTarget();
+    t[kind] += n;
+    if (object) t[kind === 'read' ? 'objectRead' : 'objectWrite'] += n;
+    m.byTarget[name] = t;
+  };
   const indexOf = (table: string, index: string) =>
     shapes[table]?.globalIndexes.find((i) => i.indexName === index);
   const indexKeyOf = (table: string, index: string) => indexOf(table, index)?.partitionKey ?? '';
@@ -339,7 +493,9 @@ export function attachMeter(
       if (OBJECT_FAMILIES.has(family)) m.objectWriteUnits += n;
     };
     add(`${op} ${family}`, units.table);
+    target(logicalOf(table), OBJECT_FAMILIES.has(family), 'write', units.table);
     for (const [index, n] of Object.entries(units.indexes)) {
+      target(`${logicalOf(table)}/${index}`, OBJECT_FAMILIES.has(family), 'write', n);
       // An index key that changed is two copies written (the old deleted, the new put).
       const keys = [indexKeyOf(table, index), indexSortOf(table, index)];
       const inIndex = (x: AttrItem | undefined) => keys.every((k) => x?.[k] !== undefined);
@@ -379,8 +535,11 @@ export function attachMeter(
         (input.RequestItems ?? {}) as Record<string, { ConsistentRead?: boolean }>,
       );
       const consistent = input.ConsistentRead === true || batchTables.some((t) => t.ConsistentRead === true);
-      const read = (family: string, units: number) => {
+      const read = (family: string, units: number, table = String(input.TableName ?? '')) => {
         m.readUnits += units;
+        // A Query of an index consumes the index's read capacity, not the table's.
+        const index = typeof input.IndexName === 'string' ? `/${input.IndexName}` : '';
+        target(`${logicalOf(table)}${index}`, OBJECT_FAMILIES.has(family), 'read', units);
         const label = `${name.replace(/Command$/, '')} ${family}`;
         m.readsBy[label] = (m.readsBy[label] ?? 0) + units;
         if (OBJECT_FAMILIES.has(family)) m.objectReadUnits += units;
@@ -402,8 +561,8 @@ export function attachMeter(
         );
       } else if (/^BatchGet/.test(name)) {
         const responses = (output.Responses ?? {}) as Record<string, Record<string, unknown>[]>;
-        for (const items of Object.values(responses))
-          for (const i of items) read(keyFamily(i), readUnits(bytesOf(i), consistent));
+        for (const [table, items] of Object.entries(responses))
+          for (const i of items) read(keyFamily(i), readUnits(bytesOf(i), consistent), table);
       } else if (/^BatchWrite/.test(name)) {
         // Puts of new items (the mirror's first sync): nothing before them.
         const req = (input.RequestItems ?? {}) as Record<string, { PutRequest?: { Item: unknown } }[]>;
@@ -474,6 +633,7 @@ export function attachMeter(
       writeCallsBy: { ...m.writeCallsBy },
       readsBy: { ...m.readsBy },
       stateUpdates: [...m.stateUpdates],
+      byTarget: scaleByTarget(m.byTarget, 1),
     }),
     reset: () => {
       m = zeroMeter();
@@ -524,6 +684,8 @@ export interface RunProfile {
   mirrorItemWriteUnits: number;
   writesBy?: Record<string, number>;
   readsBy?: Record<string, number>;
+  /** Issue 28: units by table and index (bench/cost/dynamo-capacity.ts). */
+  byTarget?: Record<string, TargetUnits>;
 }
 
 /** CPU seconds of one read the meter makes around a write (calibrated per bench, `calibratePeek`). */
@@ -558,6 +720,7 @@ async function measureRun(
     mirrorItemWriteUnits: m.writesBy['PutItem object-hash'] ?? 0,
     writesBy: m.writesBy,
     readsBy: m.readsBy,
+    byTarget: m.byTarget,
   };
 }
 
@@ -579,6 +742,7 @@ function scaleWritesBy(
 const scaled = (p: RunProfile, k: number): RunProfile => ({
   writesBy: scaleWritesBy(p.writesBy, k),
   readsBy: scaleWritesBy(p.readsBy, k),
+  byTarget: scaleByTarget(p.byTarget, k),
   requests: p.requests * k,
   workSeconds: p.workSeconds * k,
   readUnits: p.readUnits * k,
@@ -602,6 +766,7 @@ const objectScaled = (p: RunProfile, k: number): RunProfile => ({
   ...p,
   writesBy: scaleWritesBy(p.writesBy, k, true),
   readsBy: scaleWritesBy(p.readsBy, k, true),
+  byTarget: scaleByTarget(p.byTarget, k, true),
   workSeconds: p.workSeconds * k,
   readUnits: p.readUnits + p.objectReadUnits * (k - 1),
   writeUnits: p.writeUnits + p.objectWriteUnits * (k - 1),
@@ -759,6 +924,8 @@ interface RunLifecycleProfile {
    */
   byWrite: Record<string, StateUpdateRecord>;
   runs: number;
+  /** Issue 28: the run's own units by table and index. */
+  byTarget: Record<string, TargetUnits>;
   /** The measured source (its partition is sampled by `bench state-writes`). */
   sourceId: string;
 }
@@ -775,8 +942,36 @@ const meterDiff = (a: Meter, b: Meter) => {
     readUnits: b.readUnits - a.readUnits,
     writesBy,
     writeCopies: copies(b) - copies(a),
+    byTarget: diffByTarget(a.byTarget, b.byTarget),
   };
 };
+
+/** Only the reads or only the writes of units by target (issue 28). */
+function only(kind: 'read' | 'write', by: Record<string, TargetUnits>): Record<string, TargetUnits> {
+  return Object.fromEntries(
+    Object.entries(by).map(([t, u]) => [
+      t,
+      kind === 'read'
+        ? { ...zeroTarget(), read: u.read, objectRead: u.objectRead }
+        : { ...zeroTarget(), write: u.write, objectWrite: u.objectWrite },
+    ]),
+  );
+}
+
+/** Units by target added up, each term with its sign (issue 28). */
+function sumByTarget(...terms: [number, Record<string, TargetUnits>][]): Record<string, TargetUnits> {
+  const out: Record<string, TargetUnits> = {};
+  for (const [sign, by] of terms)
+    for (const [t, u] of Object.entries(by)) {
+      const o = out[t] ?? zeroTarget();
+      o.read += sign * u.read;
+      o.write += sign * u.write;
+      o.objectRead += sign * u.objectRead;
+      o.objectWrite += sign * u.objectWrite;
+      out[t] = o;
+    }
+  return out;
+}
 
 interface LifecycleOptions {
   systemUrl: string;
@@ -853,7 +1048,13 @@ async function measureRunLifecycle(
     { kind: 'full', requestedAt: clock.now().toISOString() },
     initialScheduleState(),
   );
-  let inEngine = { writeUnits: 0, readUnits: 0, writesBy: {} as Record<string, number>, writeCopies: 0 };
+  let inEngine = {
+    writeUnits: 0,
+    readUnits: 0,
+    writesBy: {} as Record<string, number>,
+    writeCopies: 0,
+    byTarget: {} as Record<string, TargetUnits>,
+  };
   const runDeps = {
     doc: bed.clients.doc,
     tables,
@@ -893,6 +1094,7 @@ async function measureRunLifecycle(
     writeCopies: 0,
     byWrite: {} as Record<string, StateUpdateRecord>,
     runs: 0,
+    byTarget: {} as Record<string, TargetUnits>,
   };
   for (let cycle = 0; cycle < CYCLES; cycle += 1) {
     clock.advance(30 * 60_000);
@@ -941,6 +1143,15 @@ async function measureRunLifecycle(
       sum.writeUnits += own.writeUnits;
       sum.readUnits += own.readUnits;
       sum.runs += 1;
+      // The same sums by table and index (the engine's units are the run profile's): writes of the
+      // ticks and the path, reads of the path only (the bill counts the ticks' reads per tick).
+      sum.byTarget = sumByTarget(
+        [1, sum.byTarget],
+        [1, only('write', afterTick.byTarget)],
+        [1, path.byTarget],
+        [-1, inEngine.byTarget],
+        [1, only('write', nextTick.byTarget)],
+      );
       for (const [k, v] of Object.entries({ ...afterTick.writesBy }))
         sum.writesBy[k] = (sum.writesBy[k] ?? 0) + v;
       for (const [k, v] of Object.entries(nextTick.writesBy))
@@ -976,6 +1187,7 @@ async function measureRunLifecycle(
       ]),
     ),
     runs: sum.runs,
+    byTarget: scaleByTarget(sum.byTarget, 1 / Math.max(1, sum.runs)),
     sourceId,
   };
 }
@@ -1062,11 +1274,21 @@ interface KindProfiles {
   changed: RunProfile;
 }
 
+/** Run starts per minute of the week, by kind of run (issue 28: the DynamoDB load profile). */
+interface WeekStarts {
+  full: number[];
+  changed: number[];
+  unchanged: number[];
+}
+
 interface PlannerProfile {
   tickSeconds: number;
   tickReadUnits: number;
   perStart: { seconds: number; readUnits: number; writeUnits: number; sqsRequests: number };
   startsMeasured: number;
+  /** Issue 28: a tick's units by table and index, and a start's. */
+  tickByTarget: Record<string, TargetUnits>;
+  perStartByTarget: Record<string, TargetUnits>;
 }
 
 export interface CostBenchOptions {
@@ -1240,6 +1462,8 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
         sqsRequests: Math.max(0, busy.m.sqsRequests - idle.m.sqsRequests) / starts,
       },
       startsMeasured: busy.starts,
+      tickByTarget: idle.m.byTarget,
+      perStartByTarget: scaleByTarget(diffByTarget(idle.m.byTarget, busy.m.byTarget), 1 / starts),
     };
     log(`planner: ${JSON.stringify(planner)}`);
   } finally {
@@ -1281,24 +1505,50 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     const changes = changeAt.map((c) => Date.parse(`${c}:00+01:00`));
     let previous = Number.NEGATIVE_INFINITY;
     const counts = { full: 0, changed: 0, unchanged: 0 };
+    // Issue 28: when each run starts, by minute of the week (the DynamoDB load profile).
+    const weekStart = Date.parse('2026-11-30T00:00:00+01:00');
+    const startsAt: WeekStarts = {
+      full: new Array<number>(MINUTES_PER_WEEK).fill(0),
+      changed: new Array<number>(MINUTES_PER_WEEK).fill(0),
+      unchanged: new Array<number>(MINUTES_PER_WEEK).fill(0),
+    };
     for (const run of sim.runs) {
       const at = Date.parse(run.at);
-      if (run.kind !== 'incremental') counts.full += 1;
-      else if (changes.some((c) => c > previous && c <= at)) counts.changed += 1;
-      else counts.unchanged += 1;
+      const kind: keyof WeekStarts =
+        run.kind !== 'incremental'
+          ? 'full'
+          : changes.some((c) => c > previous && c <= at)
+            ? 'changed'
+            : 'unchanged';
+      counts[kind] += 1;
+      const minute = Math.floor((at - weekStart) / 60_000);
+      if (minute >= 0 && minute < MINUTES_PER_WEEK)
+        startsAt[kind][minute] = (startsAt[kind][minute] ?? 0) + 1;
       previous = at;
     }
-    return counts;
+    return { ...counts, startsAt };
   };
   const VARIANTS = 7;
+  /** Issue 28: a source's run starts per minute of the week, by kind of run (averaged over the variants). */
+  const weekStarts = new Map<'oparl' | 'scraper', WeekStarts>();
   const weekly = (kind: 'oparl' | 'scraper', profiles: KindProfiles) => {
     const sum = { full: 0, changed: 0, unchanged: 0 };
+    const starts: WeekStarts = {
+      full: new Array<number>(MINUTES_PER_WEEK).fill(0),
+      changed: new Array<number>(MINUTES_PER_WEEK).fill(0),
+      unchanged: new Array<number>(MINUTES_PER_WEEK).fill(0),
+    };
     for (let v = 0; v < VARIANTS; v += 1) {
       const c = week(kind, profiles, v);
       sum.full += c.full / VARIANTS;
       sum.changed += c.changed / VARIANTS;
       sum.unchanged += c.unchanged / VARIANTS;
+      for (const k of ['full', 'changed', 'unchanged'] as const)
+        c.startsAt[k].forEach((n, m) => {
+          starts[k][m] = (starts[k][m] ?? 0) + n / VARIANTS;
+        });
     }
+    weekStarts.set(kind, starts);
     return sum;
   };
   // A source of 1.5 bodies with 10× the demo's objects per page (see assumptions). The demo body embeds
@@ -1431,11 +1681,86 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     inlineBoundFigures(inlineSamples, INLINE_ITEM_MAX_BYTES),
     PAGE_SIZE_DEFAULT,
   );
+  // Issue 28: the week's DynamoDB load per minute beside the runs: the planner's tick every minute, the
+  // broadcasts and the mirror API's origin reads spread evenly (no daily curve is assumed for them), the
+  // hourly files pass (:05) and deletion check (:35) over their run time. Stated attributions: files and
+  // the deletion check's samples are Documents items, the check's scan reads Sources, the broadcasts
+  // State, an API page the `byList` index.
+  const dynamoLoadInput = (parts: {
+    runLoads: RunKindLoad[];
+    slots: number;
+    perHour: {
+      files: { count: number; minutes: number };
+      deletion: { count: number; minutes: number };
+      deletionScanReadUnits: number;
+    };
+    deletionUnits: { readUnits: number; writeUnits: number };
+    perMinute: { broadcastReadUnits: number; apiReadUnits: number };
+  }): FleetLoadInput => {
+    const every = new Array<number>(MINUTES_PER_WEEK).fill(1);
+    const hourly = (atMinute: number, minutes: number) => {
+      const span = Math.max(1, Math.round(minutes));
+      return every.map((_, m) => (((m % 60) - atMinute + 60) % 60 < span ? 1 / span : 0));
+    };
+    const { files, deletion } = parts.perHour;
+    return {
+      kinds: parts.runLoads,
+      slots: parts.slots,
+      fixed: [
+        { perMinute: every, units: unitsOf(planner.tickByTarget) },
+        {
+          perMinute: every,
+          units: {
+            State: { read: parts.perMinute.broadcastReadUnits, write: 0 },
+            [`State/${LIST_INDEX}`]: { read: parts.perMinute.apiReadUnits, write: 0 },
+          },
+        },
+        {
+          perMinute: hourly(5, files.minutes),
+          units: { Documents: { read: files.count * A.fileReads, write: files.count * A.fileWrites } },
+        },
+        {
+          perMinute: hourly(35, deletion.minutes),
+          units: {
+            Documents: {
+              read: deletion.count * parts.deletionUnits.readUnits,
+              write: deletion.count * parts.deletionUnits.writeUnits,
+            },
+            Sources: { read: parts.perHour.deletionScanReadUnits, write: 0 },
+          },
+        },
+      ],
+    };
+  };
+  // Issue 28: DynamoDB's capacity by cost, per table and index, from the week's load per minute (memoised:
+  // the sync's sizing levers move no unit).
+  const capacityMemo = new Map<string, ReturnType<typeof decideCapacity>>();
+  const dynamoCapacityOf = (
+    sources: number,
+    levers: Levers,
+    parts: Parameters<typeof dynamoLoadInput>[0],
+  ) => {
+    const key = JSON.stringify([
+      sources,
+      levers.listDigest,
+      levers.deletionWalk,
+      levers.stateUnderOneKb,
+      levers.deletionServersAtOnce,
+      levers.latency,
+      levers.syncMemoryMb,
+    ]);
+    let decided = capacityMemo.get(key);
+    if (decided === undefined) {
+      decided = decideCapacity(fleetLoad(dynamoLoadInput(parts)));
+      capacityMemo.set(key, decided);
+    }
+    return decided;
+  };
   const bill = (sources: number, levers: Levers = LEVERS_NOW) => {
     const perMonth = (perWeek: number) => perWeek * WEEKS_PER_MONTH;
     const kinds = [
       {
-        kind: 'oparl',
+        kind: 'oparl' as const,
         n: sources * A.oparlShare,
         p: levers.syncCpuCuts ? oparlReal : oparlRealBeforeCuts,
         w: oparlWeek,
@@ -1444,7 +1769,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
         incrementalLatency: A.latency.oparlIncrementalPage,
       },
       {
-        kind: 'scraper',
+        kind: 'scraper' as const,
         n: sources * (1 - A.oparlShare),
         p: levers.syncCpuCuts ? scraperEngine : scraperBeforeCuts,
         w: scraperWeek,
@@ -1474,17 +1799,19 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     let storageS3Bytes = 0;
     /** Issue 28: the fleet's run stream for the worker model — each run's wall seconds alone, and how often. */
     const runMix: { seconds: number; weight: number; cpu: number }[] = [];
+    /** Issue 28: the fleet's runs for the DynamoDB load profile — starts per minute, wall minutes, units. */
+    const runLoads: RunKindLoad[] = [];
     for (const k of kinds) {
       // Issue 28: the nightly full sync as measured with the per-list digest, or without it.
       const nightlyFull = levers.listDigest
         ? k.p.nightlyFull
         : (k.p.nightlyFullWithoutDigest ?? k.p.nightlyFull);
-      const runs: [RunProfile, number, Latency][] = [
-        [nightlyFull, k.w.full, k.fullLatency],
-        [k.p.changed, k.w.changed, k.incrementalLatency],
-        [k.p.unchanged, k.w.unchanged, k.incrementalLatency],
+      const runs: [RunProfile, number, Latency, keyof WeekStarts][] = [
+        [nightlyFull, k.w.full, k.fullLatency, 'full'],
+        [k.p.changed, k.w.changed, k.incrementalLatency, 'changed'],
+        [k.p.unchanged, k.w.unchanged, k.incrementalLatency, 'unchanged'],
       ];
-      for (const [p, perWeek, latency] of runs) {
+      for (const [p, perWeek, latency, runKind] of runs) {
         const count = perMonth(perWeek) * k.n;
         const runSeconds = pacedRunSeconds({
           ...p,
@@ -1497,6 +1824,26 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
         // Its CPU at the function's share over its wall time: runs at once share one invocation's CPU.
         const cpu = runSeconds > 0 ? (p.workSeconds * syncSlowdown) / runSeconds : 0;
         if (count > 0) runMix.push({ seconds: runSeconds, weight: count, cpu });
+        const starts = weekStarts.get(k.kind)?.[runKind];
+        if (starts && count > 0)
+          runLoads.push({
+            startsPerMinute: starts.map((x) => x * k.n),
+            minutes: runSeconds / 60,
+            // The engine's units, the run's own lease, claim and release, and the planner's start.
+            units: unitsOf(
+              levers.stateUnderOneKb
+                ? sumByTarget(
+                    [1, p.byTarget ?? {}],
+                    [lifecycle.writeCopies / lifecycle.writeUnits, lifecycle.byTarget],
+                    [1, only('read', planner.perStartByTarget)],
+                  )
+                : sumByTarget(
+                    [1, p.byTarget ?? {}],
+                    [1, lifecycle.byTarget],
+                    [1, only('read', planner.perStartByTarget)],
+                  ),
+            ),
+          });
         sync.workSeconds += count * p.workSeconds * syncSlowdown;
         sync.requests += count * p.requests;
         sync.readUnits += count * p.readUnits;
@@ -1726,6 +2073,37 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       // Issue 25 point 4: one web ACL with one rate-based rule, every API request inspected — only when on.
       ...(opts.apiWaf ? { waf: { webAcls: 1, rules: 1, requests: apiRequests } } : {}),
     };
+    // Issue 28: DynamoDB's capacity mode by cost (bench/cost/dynamo-capacity.ts) from the week's load per
+    // minute; the tables the decision provisions are billed per unit-hour instead of per request unit.
+    const dynamo = dynamoCapacityOf(sources, levers, {
+      runLoads,
+      slots: Math.max(
+        DEFAULT_MAX_CONCURRENT_SYNCS,
+        Math.ceil((1.5 * sync.seconds) / (minutesPerMonth * 60) + syncsPerMinute),
+      ),
+      perHour: {
+        files: { count: filesPerMonth / hourlyRuns, minutes: fileSeconds / hourlyRuns / 60 },
+        deletion: { count: headsPerMonth / hourlyRuns, minutes: deletion.secondsPerRun / 60 },
+        deletionScanReadUnits: deletionScanReadUnits / hourlyRuns,
+      },
+      deletionUnits,
+      perMinute: {
+        broadcastReadUnits: (broadcastRuns / minutesPerMonth) * A.broadcastReadUnitsPerRun,
+        apiReadUnits: (apiOrigin / minutesPerMonth) * apiPageReadUnits,
+      },
+    });
+    if (levers.dynamoCapacity === 'decided') {
+      usage.dynamodb.readUnits = Math.max(0, usage.dynamodb.readUnits - dynamo.provisionedTables.readUnits);
+      usage.dynamodb.writeUnits = Math.max(
+        0,
+        usage.dynamodb.writeUnits - dynamo.provisionedTables.writeUnits,
+      );
+      if (dynamo.provisionedTables.tables.length > 0)
+        usage.dynamodb.provisioned = {
+          wcuHours: dynamo.provisionedTables.wcuHours,
+          rcuHours: dynamo.provisionedTables.rcuHours,
+        };
+    }
     const cost = priceUsage(usage);
 
     // Onboarding, a one-off (issue 28): every source's first full sync and its file history fetched.
@@ -1829,6 +2207,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       },
       storedFiles,
       oldFiles,
+      dynamo,
       mirror: { mirrorItems, mirrorCounters, mirrorCopies, mirrorTableBytes, mirrorIndexBytes },
       logBytesPerSync,
       vm: vmComparison({
@@ -1972,6 +2351,9 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
         offPer1000: round((off.cost.eurPerMonth / n) * 1000),
         onPer1000: round((on.cost.eurPerMonth / n) * 1000),
         offSampleDays: round(off.deletion.sampleIntervalDays, 1),
+        // Issue 28: both readings of the bill (the always-free tier, if this account runs nothing else).
+        offAlwaysFreeEur: round(off.freeTier.eurPerMonth),
+        onAlwaysFreeEur: round(on.freeTier.eurPerMonth),
         onSampleDays: round(on.deletion.sampleIntervalDays, 1),
       };
     }),
@@ -2050,6 +2432,49 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     },
     fleet,
     dynamoWrites: dynamoWritesOf(now),
+    // Issue 28: DynamoDB's capacity mode per table by cost, from the week's load per minute; each table's
+    // and index's auto scaling as chosen (bench/cost/dynamo-capacity.ts; infra/table-capacity.ts applies it).
+    dynamoCapacity: FLEETS.map((n) => {
+      const b = n === sources ? now : bill(n);
+      const onDemand = bill(n, { ...LEVERS_NOW, dynamoCapacity: 'onDemand' }).usage.dynamodb;
+      const month = (x: number) => round(x * WEEKS_PER_MONTH);
+      return {
+        sources: n,
+        // The profile's units against the bill's (1 = every unit of the bill placed in a minute).
+        profileOfBill: {
+          read: round(b.dynamo.profileReadUnits / onDemand.readUnits, 3),
+          write: round(b.dynamo.profileWriteUnits / onDemand.writeUnits, 3),
+        },
+        provisionedTables: b.dynamo.provisionedTables.tables,
+        // Where infra/table-capacity.ts's plan for this fleet differs from this decision (empty: agrees).
+        infraDiffers: planDifferences(planFor(n).tables, infraPlanOf(b.dynamo.decisions)),
+        // What infra/table-capacity.ts holds for this fleet (DECIDED_CAPACITY): units a second at it.
+        infraPlan: infraPlanOf(b.dynamo.decisions),
+        tables: b.dynamo.decisions.map((d) => ({
+          table: d.table,
+          mode: d.mode,
+          onDemandEur: month(d.onDemandEurPerWeek),
+          provisionedEur: month(d.provisionedEurPerWeek),
+          targets: d.choices.map((c) => ({
+            target: c.target,
+            kind: c.kind,
+            minUnits: c.policy.minUnits,
+            maxUnits: c.policy.maxUnits,
+            targetUtilisation: c.policy.targetUtilisation,
+            meanProvisioned: round(c.run.meanUnits, 1),
+            maxProvisioned: c.run.maxUnits,
+            meanUnitsPerSecond: round(c.meanUnitsPerSecond, 2),
+            peakUnitsPerSecond: round(c.peakUnitsPerSecond, 2),
+            throttledUnits: round(c.run.throttledUnits, 0),
+            throttledWithoutBurst: round(c.throttledWithoutBurst, 0),
+            increasesPerWeek: c.run.increases,
+            decreasesPerWeek: c.run.decreases,
+            onDemandEur: month(c.onDemandEurPerWeek),
+            provisionedEur: month(c.provisionedEurPerWeek),
+          })),
+        })),
+      };
+    }),
     upstash: upstashOf(now),
     onboarding: {
       what: 'one-off: every source’s first full sync and its stored file history fetched (files pass)',

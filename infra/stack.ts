@@ -28,7 +28,7 @@ import {
   ViewerProtocolPolicy,
 } from 'aws-cdk-lib/aws-cloudfront';
 import { FunctionUrlOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
-import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { EventBus, type IEventBus } from 'aws-cdk-lib/aws-events';
 import { type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import {
@@ -99,6 +99,7 @@ import { IngestorObservability } from './observability';
 import { DEFAULT_UPSTASH_SECRET_NAME, type IngestorSettings, UPSTASH_URL_PLACEHOLDER } from './settings';
 import { FILES_TO_GLACIER_IR_AFTER_DAYS } from './storage-classes';
 import { syncMaxConcurrency } from './sync-concurrency';
+import { ON_DEMAND, tableCapacity } from './table-capacity';
 
 /** Key prefixes of the mirror bucket; each function is granted only the prefixes it works on. */
 export const MIRROR_PREFIXES = {
@@ -1132,10 +1133,18 @@ export class IngestorStack extends Stack {
   }
 
   private createTable(definition: TableDefinition): Table {
+    // Issue 28: on-demand or provisioned with auto scaling, as decided by cost (infra/table-capacity.ts).
+    const replaces = Object.fromEntries(
+      definition.globalIndexes.flatMap((i) => (i.replaces ? [[i.replaces, i.indexName]] : [])),
+    );
+    // The first step of an index rollout keeps the table as deployed (on-demand): one change to the
+    // table per update — its capacity mode changes with a later deploy (docs/operations.md).
+    const firstStep = String(this.node.tryGetContext(STACK_CONTEXT_KEYS.indexRolloutStep) ?? '') === '1';
+    const capacity = firstStep ? ON_DEMAND : tableCapacity(this, definition.logicalName, replaces);
     const table = new Table(this, `${definition.logicalName}Table`, {
       partitionKey: { name: definition.partitionKey, type: AttributeType.STRING },
       ...(definition.sortKey ? { sortKey: { name: definition.sortKey, type: AttributeType.STRING } } : {}),
-      billingMode: BillingMode.PAY_PER_REQUEST,
+      ...capacity.tableProps,
       // PITR on for all three (issue 28, decided by the cost bench): the mirror index could be rebuilt
       // from S3 (shared/mirror/backfill.ts), but it shares the State table with what cannot — the
       // takedown registry (OPT-2), leases, cursors — and PITR is per table. Its share of the PITR bill
@@ -1151,7 +1160,6 @@ export class IngestorStack extends Stack {
       // Sources are hand-edited by on-call, State and Documents are costly to rebuild: outlive the stack.
       removalPolicy: RemovalPolicy.RETAIN,
     });
-    const firstStep = String(this.node.tryGetContext(STACK_CONTEXT_KEYS.indexRolloutStep) ?? '') === '1';
     const firstReplacing = definition.globalIndexes.find((index) => index.replaces !== undefined);
     const indexes = [
       ...definition.globalIndexes.filter(
@@ -1167,8 +1175,13 @@ export class IngestorStack extends Stack {
         partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
         sortKey: { name: index.sortKey, type: AttributeType.STRING },
         ...(index.include ? { projectionType: ProjectionType.INCLUDE, nonKeyAttributes: index.include } : {}),
+        ...capacity.indexProps(index.indexName),
       });
     }
+    capacity.autoScale(
+      table,
+      indexes.map((index) => index.indexName),
+    );
     return table;
   }
 

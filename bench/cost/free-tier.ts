@@ -26,6 +26,9 @@ export interface FreeAllowance {
 
 const READ = PRICES_READ_ON;
 
+/** Hours in the model's month (365.25 / 12 days): a capacity unit held all month is this many unit-hours. */
+const HOURS_PER_MONTH = (365.25 / 12) * 24;
+
 export const ALWAYS_FREE = {
   lambdaGbSeconds: {
     quantity: 400_000,
@@ -95,12 +98,29 @@ export const ALWAYS_FREE = {
   },
   dynamoStorageGb: {
     quantity: 25,
-    what: 'DynamoDB table storage, GB-month (not its on-demand request units: the 25 WCU/RCU are provisioned capacity)',
+    what: 'DynamoDB table storage, GB-month',
     items: [
       { service: 'dynamodb', item: 'storage GB-month' },
       { service: 'dynamodb', item: 'index storage GB-month' },
     ],
-    source: `Amazon DynamoDB pricing (aws.amazon.com/dynamodb/pricing): free tier 25 GB of data storage a month, and 25 provisioned WCU/RCU (provisioned mode only, so nothing for this on-demand stack); does not expire, ${READ}`,
+    source: `Amazon DynamoDB pricing (aws.amazon.com/dynamodb/pricing): free tier 25 GB of data storage a month; does not expire, ${READ}`,
+  },
+  /**
+   * Issue 28: 25 WCU and 25 RCU of provisioned capacity, all month — unit-hours of tables in provisioned
+   * mode (bench/cost/dynamo-capacity.ts), pooled across tables and indexes; on-demand request units get
+   * nothing of it.
+   */
+  dynamoProvisionedWcu: {
+    quantity: 25 * HOURS_PER_MONTH,
+    what: 'DynamoDB provisioned write capacity, WCU-hours (25 WCU all month)',
+    items: [{ service: 'dynamodb', item: 'provisioned WCU-hours' }],
+    source: `Amazon DynamoDB pricing (aws.amazon.com/dynamodb/pricing/provisioned), AWS Free Tier: "25 WCUs and 25 RCUs of provisioned capacity", always free, provisioned mode only; ${READ}`,
+  },
+  dynamoProvisionedRcu: {
+    quantity: 25 * HOURS_PER_MONTH,
+    what: 'DynamoDB provisioned read capacity, RCU-hours (25 RCU all month)',
+    items: [{ service: 'dynamodb', item: 'provisioned RCU-hours' }],
+    source: `Amazon DynamoDB pricing (aws.amazon.com/dynamodb/pricing/provisioned), AWS Free Tier: "25 WCUs and 25 RCUs of provisioned capacity", always free, provisioned mode only; ${READ}`,
   },
   schedulerInvocations: {
     quantity: 14_000_000,

@@ -57,6 +57,11 @@ export interface Levers {
    * with `npm run bench -- sync-cpu`, assumptions.ts `syncCpuSecondsPerRun…`.
    */
   syncCpuCuts: boolean;
+  /**
+   * Issue 28: DynamoDB's capacity mode — every table on-demand, or each as the load profile decides by
+   * cost (bench/cost/dynamo-capacity.ts: provisioned with auto scaling where it pays).
+   */
+  dynamoCapacity: 'onDemand' | 'decided';
 }
 
 /**
@@ -83,6 +88,7 @@ export const LEVERS_NOW: Levers = {
   stateUnderOneKb: false,
   deletionWalk: true,
   syncCpuCuts: true,
+  dynamoCapacity: 'decided',
 };
 
 /** The model and the code before issue 28's levers (latency left in: the model is corrected apart). */
@@ -98,6 +104,7 @@ export const LEVERS_OFF: Levers = {
   syncCapFromMean: false,
   deletionWalk: false,
   syncCpuCuts: false,
+  dynamoCapacity: 'onDemand',
 };
 
 export const LEVER_VARIANTS: Record<
@@ -169,5 +176,11 @@ export const LEVER_VARIANTS: Record<
     built: false,
     off: { syncSpreadSeconds: 0 },
     on: { syncSpreadSeconds: SYNC_SPREAD_WHAT_IF_SECONDS },
+  },
+  dynamoCapacity: {
+    what: 'DynamoDB: each table provisioned with auto scaling where its week’s load per minute makes it cheaper than on-demand (infra/table-capacity.ts)',
+    built: true,
+    off: { dynamoCapacity: 'onDemand' },
+    on: { dynamoCapacity: 'decided' },
   },
 };

@@ -93,6 +93,11 @@ export interface MonthlyUsage {
     /** The items' copies in global secondary indexes: billed as storage, not backed up by PITR. */
     indexStorageGb: number;
     pitr: boolean;
+    /**
+     * Issue 28: unit-hours of the tables in provisioned mode (bench/cost/dynamo-capacity.ts); their
+     * units are then not in `readUnits`/`writeUnits` (those are the on-demand tables' alone).
+     */
+    provisioned?: { wcuHours: number; rcuHours: number };
   };
   s3: {
     putRequests: number;
@@ -196,6 +201,10 @@ export function priceUsage(
   // Continuous backups are billed on the table's size (its data and local secondary indexes); a global
   // index is rebuilt from the table on restore, so its copies are not in the backup.
   if (usage.dynamodb.pitr) add('dynamodb', 'PITR GB-month', usage.dynamodb.storageGb, 'dynamoPitrGbMonth');
+  if (usage.dynamodb.provisioned) {
+    add('dynamodb', 'provisioned WCU-hours', usage.dynamodb.provisioned.wcuHours, 'dynamoWcuHour');
+    add('dynamodb', 'provisioned RCU-hours', usage.dynamodb.provisioned.rcuHours, 'dynamoRcuHour');
+  }
   add('s3', 'PUT/LIST requests', usage.s3.putRequests, 's3PutRequest');
   add('s3', 'GET/HEAD requests', usage.s3.getRequests, 's3GetRequest');
   add('s3', 'storage GB-month', usage.s3.storageGb, 's3StorageGbMonth');

@@ -55,6 +55,21 @@ export const PRICES = {
     per: 'read request unit, on-demand, Standard table class',
     source: `Amazon DynamoDB on-demand pricing (aws.amazon.com/dynamodb/pricing/on-demand), eu-central-1, ${READ}`,
   },
+  /**
+   * Issue 28: provisioned capacity (with auto scaling), billed per unit-hour of what is provisioned,
+   * used or not — eu-central-1 is 1.22 × us-east-1's $0.00065 / $0.00013, the same ratio as its
+   * on-demand units above. Decided per table by bench/cost/dynamo-capacity.ts.
+   */
+  dynamoWcuHour: {
+    usd: 0.000793,
+    per: 'write capacity unit-hour, provisioned, Standard table class',
+    source: `Amazon DynamoDB provisioned pricing (aws.amazon.com/dynamodb/pricing/provisioned), eu-central-1, $0.000793 per WCU-hour, ${READ}`,
+  },
+  dynamoRcuHour: {
+    usd: 0.0001586,
+    per: 'read capacity unit-hour, provisioned, Standard table class',
+    source: `Amazon DynamoDB provisioned pricing (aws.amazon.com/dynamodb/pricing/provisioned), eu-central-1, $0.0001586 per RCU-hour, ${READ}`,
+  },
   dynamoStorageGbMonth: {
     usd: 0.306,
     per: 'GB-month of table storage',

@@ -113,6 +113,7 @@ export {
   SOURCES_BY_HOST_INDEX,
   SOURCES_TABLE,
   STATE_TABLE,
+  TABLES,
   type TableDefinition,
 } from './tables';
 export { type TakedownItem, type TakedownItemMark, TakedownItems, type TakedownScope } from './takedowns';

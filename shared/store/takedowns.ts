@@ -1,6 +1,7 @@
 import { BatchGetCommand, DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure, type TableContext } from './context';
 import { takedownPartition, takedownSortKey } from './keys';
+import { StoreUnavailableError, storeOutageOf } from './outage';
 
 /**
  * OPT-5: the takedown registry's items (State table), the memory of a takedown that no purge touches
@@ -114,6 +115,10 @@ export class TakedownItems {
       return true;
     } catch (error) {
       if (isConditionFailure(error)) return false;
+      // Issue 28: throttled (provisioned capacity) or unavailable past the SDK's retries — ours, typed, so
+      // on-call sees STORE_UNAVAILABLE and records again; nothing was written.
+      const outage = storeOutageOf(error);
+      if (outage !== undefined) throw new StoreUnavailableError(outage, error);
       throw error;
     }
   }

@@ -16,6 +16,7 @@ import {
   SYNC_VISIBILITY_TIMEOUT,
 } from '../../infra/stack';
 import { FILES_TO_GLACIER_IR_AFTER_DAYS } from '../../infra/storage-classes';
+import { planFor } from '../../infra/table-capacity';
 import { OPTIONAL_STACK_OUTPUTS, STACK_OUTPUT_ENV } from '../../shared/config/stack-outputs';
 import { FILES_PREFIX, fileKey, INCOMING_PREFIX, textKey } from '../../shared/mirror/keys';
 import { DEFAULT_LEASE_MINUTES } from '../../shared/schedule';
@@ -188,7 +189,7 @@ describe('DynamoDB tables (from shared/store/tables.ts)', () => {
   });
 
   it.each(TABLES.map((definition) => [definition.logicalName, definition] as const))(
-    '%s: keys and GSIs match the definition, on demand, PITR, encrypted, retained, deletion protection on',
+    '%s: keys and GSIs match the definition, capacity mode as decided, PITR, encrypted, retained, deletion protection on',
     (_name, definition) => {
       const keySchema = [
         { AttributeName: definition.partitionKey, KeyType: 'HASH' },
@@ -203,7 +204,12 @@ describe('DynamoDB tables (from shared/store/tables.ts)', () => {
       expect(table?.UpdateReplacePolicy).toBe('Retain');
 
       const props = table?.Properties as Json;
-      expect(props.BillingMode).toBe('PAY_PER_REQUEST');
+      // Issue 28: the mode decided by cost for the default fleet (infra/table-capacity.ts).
+      const mode = planFor(1_000).tables[definition.logicalName]?.mode ?? 'onDemand';
+      // CloudFormation's default mode: CDK leaves BillingMode out for provisioned tables.
+      expect(props.BillingMode ?? 'PROVISIONED').toBe(
+        mode === 'provisioned' ? 'PROVISIONED' : 'PAY_PER_REQUEST',
+      );
       expect(props.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
       expect(props.DeletionProtectionEnabled).toBe(true);
       // SSEEnabled without a key = the AWS-managed key (aws/dynamodb).

@@ -112,6 +112,28 @@ describe('always-free tier (issue 28)', () => {
     expect(free.eurPerMonth).toBeCloseTo(1 + 1 + 5 + 20, 9);
   });
 
+  it('gives provisioned capacity its 25 WCU and 25 RCU all month (unit-hours), pooled; on-demand units none', () => {
+    const hours = (365.25 / 12) * 24;
+    const usage = emptyUsage();
+    usage.dynamodb = {
+      readUnits: 1e6,
+      writeUnits: 0,
+      storageGb: 0,
+      indexStorageGb: 0,
+      pitr: false,
+      // 30 WCU and 10 RCU held all month.
+      provisioned: { wcuHours: 30 * hours, rcuHours: 10 * hours },
+    };
+    const prices = roundPrices({ dynamoReadUnit: 1e-6, dynamoWcuHour: 1, dynamoRcuHour: 1 });
+    const cost = priceUsage(usage, prices, 1);
+    expect(cost.services.dynamodb?.items['provisioned WCU-hours']?.eur).toBeCloseTo(30 * hours, 6);
+    const free = applyFreeTier(cost);
+    expect(free.byAllowance.dynamoProvisionedWcu?.eur).toBeCloseTo(25 * hours, 6);
+    expect(free.byAllowance.dynamoProvisionedRcu?.eur).toBeCloseTo(10 * hours, 6);
+    // What is left: 5 WCU all month and the on-demand reads (1 € of request units, never free).
+    expect(free.eurPerMonth).toBeCloseTo(5 * hours + 1, 6);
+  });
+
   it('takes nothing off what has no always-free allowance (S3, Upstash, Secrets Manager)', () => {
     const usage = emptyUsage();
     usage.s3 = { putRequests: 1000, getRequests: 1000, storageGb: 3 };

@@ -1,0 +1,398 @@
+/**
+ * Issue 28: DynamoDB capacity mode decided by cost — on-demand (pay per request unit) against provisioned
+ * capacity with auto scaling (pay per provisioned unit-hour), per table and per global index (each index
+ * has its own capacity in provisioned mode), from a load profile per minute over a week.
+ *
+ * Pure: a profile (units consumed each minute) and a policy in, the capacity auto scaling would hold each
+ * minute, the units it would throttle and the bill out. The bench (bench/cost.ts) builds the profiles from
+ * its own cadence week; infra/table-capacity.ts applies the decision.
+ *
+ * How AWS scales, as simulated (each with its page):
+ * - target tracking on consumed capacity: a scale-up when consumption is above the target utilisation for
+ *   `scaleUpAfterMinutes` (2) consecutive minutes, a scale-down when it is 20 % or more below the target
+ *   for `scaleDownAfterMinutes` (15) — AWS Knowledge Center "DynamoDB auto scaling" (repost.aws/
+ *   knowledge-center/dynamodb-auto-scaling): "increases provisioned capacity when utilization exceeds
+ *   70 RCUs for at least 2 consecutive minutes", "decreases … when utilization is 20% or more below the
+ *   target for 15 consecutive minutes";
+ * - decreases per table or index and UTC day: 4 at any time, then one more an hour after the last — at
+ *   most 27 a day (DynamoDB developer guide, "Quotas", provisioned capacity decreases;
+ *   ProvisionedThroughputDescription `NumberOfDecreasesToday`);
+ * - burst capacity: "DynamoDB currently retains up to 5 minutes (300 seconds) of unused read and write
+ *   capacity" (repost.aws/knowledge-center/dynamodb-spiky-workloads-short-intervals) — best effort, so the
+ *   decision also reports what is throttled without it (`burstSeconds: 0`);
+ * - the minimum of any table or index is 1 RCU and 1 WCU (developer guide, "Quotas").
+ *
+ * Not simulated: demand within a minute (a planner tick starts its runs at once; burst capacity carries
+ * seconds above the per-minute mean, which is why the policy keeps headroom), a scale action's own delay
+ * beyond the next minute, and partition-level limits (3,000 RCU / 1,000 WCU per partition: far above
+ * this load). A throttled unit is retried by the SDK with backoff (shared/store outage.ts) — counted once
+ * here, not added to later minutes.
+ */
+
+/** Minutes in the simulated week. */
+export const MINUTES_PER_WEEK = 7 * 24 * 60;
+
+/** AWS's floor for a provisioned table or index: 1 unit (developer guide, "Quotas"). */
+export const MIN_PROVISIONED_UNITS = 1;
+
+/** Decreases of one table's or index's capacity a UTC day: 4, then one an hour after the last; ≤ 27. */
+export const DECREASES_FREE_PER_DAY = 4;
+export const DECREASES_MAX_PER_DAY = 27;
+/** Minutes after a decrease before the next beyond the first four (AWS: one an hour). */
+export const DECREASE_SPACING_MINUTES = 60;
+
+/** Seconds of unused capacity DynamoDB keeps for bursts (best effort). */
+export const BURST_SECONDS = 300;
+
+/** The auto scaling policy of one table or index. */
+export interface CapacityPolicy {
+  /** Target utilisation of the provisioned capacity (0–1); AWS's default is 0.7. */
+  targetUtilisation: number;
+  /** Units a second the capacity never goes below / above. */
+  minUnits: number;
+  maxUnits: number;
+  /** Minutes above the target before a scale-up (CloudWatch alarm: 2 datapoints of a minute). */
+  scaleUpAfterMinutes: number;
+  /** Minutes 20 points below the target before a scale-down (15 datapoints). */
+  scaleDownAfterMinutes: number;
+  /** How far below the target the scale-down alarm sits (0.2: 20 percentage points). */
+  scaleDownMargin: number;
+  /** Seconds of unused capacity kept for bursts (300; 0 = none counted on). */
+  burstSeconds: number;
+}
+
+/** AWS's defaults as the console sets them, with the caller's min and max. */
+export function defaultPolicy(minUnits: number, maxUnits: number): CapacityPolicy {
+  return {
+    targetUtilisation: 0.7,
+    minUnits,
+    maxUnits,
+    scaleUpAfterMinutes: 2,
+    scaleDownAfterMinutes: 15,
+    scaleDownMargin: 0.2,
+    burstSeconds: BURST_SECONDS,
+  };
+}
+
+export interface CapacityRun {
+  /** Provisioned units a second, each minute. */
+  capacity: number[];
+  /** Units refused (demand above capacity and what burst capacity held), in all. */
+  throttledUnits: number;
+  /** Minutes in which something was refused. */
+  throttledMinutes: number;
+  /** Provisioned unit-hours over the profile. */
+  unitHours: number;
+  meanUnits: number;
+  maxUnits: number;
+  increases: number;
+  decreases: number;
+}
+
+/** Target tracking's capacity for a consumption of `perSecond` units a second: at the target utilisation. */
+function trackedUnits(perSecond: number, policy: CapacityPolicy): number {
+  const units = Math.ceil(perSecond / policy.targetUtilisation);
+  return Math.min(policy.maxUnits, Math.max(policy.minUnits, MIN_PROVISIONED_UNITS, units));
+}
+
+/**
+ * Auto scaling over a profile of units consumed per minute (pure). The profile starts at minute 0 of a
+ * UTC day (`startMinuteOfDay` otherwise) — the day the decrease quota counts. Capacity starts at the
+ * tracked capacity of the first minute's demand (a deploy sets it; the week before looks like this one).
+ */
+export function simulateAutoScaling(
+  demandPerMinute: readonly number[],
+  policy: CapacityPolicy,
+  startMinuteOfDay = 0,
+): CapacityRun {
+  let units = trackedUnits((demandPerMinute[0] ?? 0) / 60, policy);
+  let burst = units * policy.burstSeconds;
+  let above = 0;
+  let below = 0;
+  let decreasesToday = 0;
+  let lastDecrease = Number.NEGATIVE_INFINITY;
+  let day = -1;
+  const capacity: number[] = [];
+  const window: number[] = [];
+  const run = { throttledUnits: 0, throttledMinutes: 0, unitSeconds: 0, increases: 0, decreases: 0, max: 0 };
+  for (let m = 0; m < demandPerMinute.length; m += 1) {
+    const today = Math.floor((m + startMinuteOfDay) / 1440);
+    if (today !== day) {
+      day = today;
+      decreasesToday = 0;
+    }
+    const demand = demandPerMinute[m] ?? 0;
+    const fresh = units * 60;
+    capacity.push(units);
+    run.unitSeconds += fresh;
+    run.max = Math.max(run.max, units);
+    // Served from this minute's capacity, then from the burst bucket; the rest is refused.
+    const fromBurst = Math.min(burst, Math.max(0, demand - fresh));
+    const refused = Math.max(0, demand - fresh - fromBurst);
+    burst = Math.min(units * policy.burstSeconds, burst - fromBurst + Math.max(0, fresh - demand));
+    if (refused > 0) {
+      run.throttledUnits += refused;
+      run.throttledMinutes += 1;
+    }
+    // The alarms see what was consumed (served), a second's mean over the minute.
+    const consumed = (demand - refused) / 60;
+    window.push(consumed);
+    if (window.length > policy.scaleDownAfterMinutes) window.shift();
+    const utilisation = consumed / units;
+    above = utilisation > policy.targetUtilisation ? above + 1 : 0;
+    below = utilisation < policy.targetUtilisation - policy.scaleDownMargin ? below + 1 : 0;
+    if (above >= policy.scaleUpAfterMinutes && units < policy.maxUnits) {
+      const next = trackedUnits(consumed, policy);
+      if (next > units) {
+        units = next;
+        run.increases += 1;
+      }
+      above = 0;
+      below = 0;
+    } else if (below >= policy.scaleDownAfterMinutes && units > policy.minUnits) {
+      const spaced = decreasesToday < DECREASES_FREE_PER_DAY || m - lastDecrease >= DECREASE_SPACING_MINUTES;
+      const next = trackedUnits(Math.max(...window), policy);
+      if (spaced && decreasesToday < DECREASES_MAX_PER_DAY && next < units) {
+        units = next;
+        decreasesToday += 1;
+        lastDecrease = m;
+        run.decreases += 1;
+        below = 0;
+      }
+    }
+  }
+  const minutes = Math.max(1, demandPerMinute.length);
+  return {
+    capacity,
+    throttledUnits: run.throttledUnits,
+    throttledMinutes: run.throttledMinutes,
+    unitHours: run.unitSeconds / 3600,
+    meanUnits: run.unitSeconds / 60 / minutes,
+    maxUnits: run.max,
+    increases: run.increases,
+    decreases: run.decreases,
+  };
+}
+
+/** Prices of one kind of unit (read or write), in EUR. */
+export interface UnitPrices {
+  /** On-demand: one request unit. */
+  eurPerRequestUnit: number;
+  /** Provisioned: one capacity unit for an hour. */
+  eurPerUnitHour: number;
+}
+
+/** A table's or index's weekly profile of one kind of unit. */
+export interface UnitProfile {
+  /** `Table` or `Table/index`. */
+  target: string;
+  kind: 'read' | 'write';
+  demandPerMinute: readonly number[];
+}
+
+export interface CapacityChoice {
+  target: string;
+  kind: 'read' | 'write';
+  /** Units a week on-demand bills. */
+  unitsPerWeek: number;
+  peakUnitsPerSecond: number;
+  meanUnitsPerSecond: number;
+  onDemandEurPerWeek: number;
+  /** The cheapest policy that throttles nothing (with burst capacity), and its run. */
+  policy: CapacityPolicy;
+  run: Omit<CapacityRun, 'capacity'>;
+  provisionedEurPerWeek: number;
+  /** The chosen policy's throttled units if burst capacity were not there (it is best effort). */
+  throttledWithoutBurst: number;
+}
+
+/**
+ * The cheapest auto scaling policy for a profile that throttles nothing (pure): minimums from 1 up to
+ * the peak's tracked capacity, each with a maximum of `maxHeadroom` × the peak's tracked capacity.
+ * Ties go to the policy that leans less on burst capacity.
+ */
+export function chooseCapacity(profile: UnitProfile, prices: UnitPrices, maxHeadroom = 2): CapacityChoice {
+  const demand = profile.demandPerMinute;
+  const unitsPerWeek = demand.reduce((s, d) => s + d, 0);
+  const peak = Math.max(0, ...demand) / 60;
+  const base = defaultPolicy(1, 1);
+  const peakUnits = trackedUnits(peak, { ...base, maxUnits: Number.POSITIVE_INFINITY });
+  const maxUnits = Math.max(MIN_PROVISIONED_UNITS, Math.ceil(peakUnits * maxHeadroom));
+  const mins = [...new Set([1, 2, 3, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, peakUnits])]
+    .filter((m) => m <= peakUnits)
+    .sort((a, b) => a - b);
+  let best: CapacityChoice | undefined;
+  for (const minUnits of mins) {
+    const policy = defaultPolicy(minUnits, Math.max(minUnits, maxUnits));
+    const run = simulateAutoScaling(demand, policy);
+    if (run.throttledUnits > 0) continue;
+    const eur = run.unitHours * prices.eurPerUnitHour;
+    const noBurst = simulateAutoScaling(demand, { ...policy, burstSeconds: 0 }).throttledUnits;
+    const better =
+      best === undefined ||
+      eur < best.provisionedEurPerWeek - 1e-9 ||
+      (Math.abs(eur - best.provisionedEurPerWeek) <= 1e-9 && noBurst < best.throttledWithoutBurst);
+    if (better) {
+      const { capacity: _capacity, ...summary } = run;
+      best = {
+        target: profile.target,
+        kind: profile.kind,
+        unitsPerWeek,
+        peakUnitsPerSecond: peak,
+        meanUnitsPerSecond: unitsPerWeek / Math.max(1, demand.length) / 60,
+        onDemandEurPerWeek: unitsPerWeek * prices.eurPerRequestUnit,
+        policy,
+        run: summary,
+        provisionedEurPerWeek: eur,
+        throttledWithoutBurst: noBurst,
+      };
+    }
+  }
+  if (best === undefined) {
+    // Only when every minimum throttles: a fixed capacity at the peak's tracked capacity never does.
+    const policy = defaultPolicy(peakUnits, Math.max(peakUnits, maxUnits));
+    const { capacity: _capacity, ...summary } = simulateAutoScaling(demand, policy);
+    best = {
+      target: profile.target,
+      kind: profile.kind,
+      unitsPerWeek,
+      peakUnitsPerSecond: peak,
+      meanUnitsPerSecond: unitsPerWeek / Math.max(1, demand.length) / 60,
+      onDemandEurPerWeek: unitsPerWeek * prices.eurPerRequestUnit,
+      policy,
+      run: summary,
+      provisionedEurPerWeek: summary.unitHours * prices.eurPerUnitHour,
+      throttledWithoutBurst: simulateAutoScaling(demand, { ...policy, burstSeconds: 0 }).throttledUnits,
+    };
+  }
+  return best;
+}
+
+export type CapacityMode = 'onDemand' | 'provisioned';
+
+export interface TableDecision {
+  table: string;
+  /** DynamoDB's capacity mode is the table's: its indexes follow it. */
+  mode: CapacityMode;
+  onDemandEurPerWeek: number;
+  provisionedEurPerWeek: number;
+  /** Per target (table and each index) and kind: the chosen policy and its figures. */
+  choices: CapacityChoice[];
+}
+
+/**
+ * The mode of each table by cost (pure): a table's capacity mode covers its global indexes, so the table
+ * goes provisioned only when its own and all its indexes' provisioned bill (each with its own policy)
+ * is below their on-demand bill together. `profiles` name their target `Table` or `Table/index`.
+ */
+export function decideTables(
+  profiles: readonly UnitProfile[],
+  prices: { read: UnitPrices; write: UnitPrices },
+): TableDecision[] {
+  const byTable = new Map<string, CapacityChoice[]>();
+  for (const p of profiles) {
+    const table = p.target.split('/')[0] as string;
+    const choice = chooseCapacity(p, prices[p.kind]);
+    byTable.set(table, [...(byTable.get(table) ?? []), choice]);
+  }
+  return [...byTable.entries()].map(([table, choices]) => {
+    const onDemandEurPerWeek = choices.reduce((s, c) => s + c.onDemandEurPerWeek, 0);
+    const provisionedEurPerWeek = choices.reduce((s, c) => s + c.provisionedEurPerWeek, 0);
+    return {
+      table,
+      mode: provisionedEurPerWeek < onDemandEurPerWeek ? 'provisioned' : 'onDemand',
+      onDemandEurPerWeek,
+      provisionedEurPerWeek,
+      choices,
+    };
+  });
+}
+
+/** Units of one run (or one minute's fixed work) by target (`Table` or `Table/index`). */
+export type UnitsByTarget = Record<string, { read: number; write: number }>;
+
+/** One kind of run of the fleet: starts wanted per minute of the week, its wall minutes, its units. */
+export interface RunKindLoad {
+  /** Runs of the whole fleet that become due in each minute of the week (fractions allowed). */
+  startsPerMinute: readonly number[];
+  minutes: number;
+  units: UnitsByTarget;
+}
+
+export interface FleetLoadInput {
+  kinds: readonly RunKindLoad[];
+  /** SCH-5: runs in flight at most; a due run waits for a slot (first come, first served). */
+  slots: number;
+  /** Work that is not a run, each minute of the week (planner ticks, hourly jobs, the API). */
+  fixed: readonly { perMinute: readonly number[]; units: UnitsByTarget }[];
+}
+
+/**
+ * The fleet's units per minute of the week by target and kind (pure): runs start when due unless SCH-5's
+ * slots are full (then they wait, as the planner holds them back), and each spends its units evenly over
+ * its wall minutes. Two weeks are simulated and the second kept, so the week's end carries into its start.
+ */
+export function fleetLoad(
+  input: FleetLoadInput,
+  minutes = MINUTES_PER_WEEK,
+): Record<string, { read: number[]; write: number[] }> {
+  const targets = new Set<string>();
+  for (const k of input.kinds) for (const t of Object.keys(k.units)) targets.add(t);
+  for (const f of input.fixed) for (const t of Object.keys(f.units)) targets.add(t);
+  const span = Math.max(1, ...input.kinds.map((k) => Math.round(k.minutes)));
+  const horizon = 2 * minutes + span + 1;
+  // Runs per minute in flight of each kind, as a difference array (a start adds over its span).
+  const rate = input.kinds.map(() => new Array<number>(horizon).fill(0));
+  const ends = new Array<number>(horizon).fill(0);
+  const queue = input.kinds.map(() => 0);
+  let inFlight = 0;
+  for (let m = 0; m < 2 * minutes; m += 1) {
+    inFlight -= ends[m] ?? 0;
+    input.kinds.forEach((k, i) => {
+      queue[i] = (queue[i] ?? 0) + (k.startsPerMinute[m % minutes] ?? 0);
+    });
+    const waiting = queue.reduce((s, q) => s + q, 0);
+    const take = Math.min(Math.max(0, input.slots - inFlight), waiting);
+    if (take <= 0) continue;
+    const share = take / waiting;
+    input.kinds.forEach((k, i) => {
+      const started = (queue[i] ?? 0) * share;
+      queue[i] = (queue[i] ?? 0) - started;
+      const d = Math.max(1, Math.round(k.minutes));
+      inFlight += started;
+      ends[m + d] = (ends[m + d] ?? 0) + started;
+      const r = rate[i] as number[];
+      r[m] = (r[m] ?? 0) + started / d;
+      r[m + d] = (r[m + d] ?? 0) - started / d;
+    });
+  }
+  const out: Record<string, { read: number[]; write: number[] }> = {};
+  for (const t of targets)
+    out[t] = { read: new Array<number>(minutes).fill(0), write: new Array<number>(minutes).fill(0) };
+  input.kinds.forEach((k, i) => {
+    let running = 0;
+    const r = rate[i] as number[];
+    for (let m = 0; m < horizon; m += 1) {
+      running += r[m] ?? 0;
+      // The second week, and what spills past it wrapped to its start.
+      if (m < minutes || running <= 0) continue;
+      const j = (m - minutes) % minutes;
+      for (const [t, u] of Object.entries(k.units)) {
+        const o = out[t] as { read: number[]; write: number[] };
+        o.read[j] = (o.read[j] ?? 0) + running * u.read;
+        o.write[j] = (o.write[j] ?? 0) + running * u.write;
+      }
+    }
+  });
+  for (const f of input.fixed)
+    for (let m = 0; m < minutes; m += 1) {
+      const n = f.perMinute[m] ?? 0;
+      if (n === 0) continue;
+      for (const [t, u] of Object.entries(f.units)) {
+        const o = out[t] as { read: number[]; write: number[] };
+        o.read[m] = (o.read[m] ?? 0) + n * u.read;
+        o.write[m] = (o.write[m] ?? 0) + n * u.write;
+      }
+    }
+  return out;
+}

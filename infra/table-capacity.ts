@@ -1,0 +1,274 @@
+import { BillingMode, type Table } from 'aws-cdk-lib/aws-dynamodb';
+import type { Construct } from 'constructs';
+
+/**
+ * Issue 28: a table's capacity mode — on-demand (pay per request unit) or provisioned with auto scaling
+ * (pay per provisioned unit-hour) — applied to the table and every one of its global indexes (in
+ * provisioned mode each has capacity of its own, and an index short of write capacity throttles the
+ * table's writes). The mode is the table's: its indexes follow it.
+ *
+ * Decided by cost in `npm run bench -- cost` (`dynamoCapacity`, bench/cost/dynamo-capacity.ts) from the
+ * week's load per minute of every table and index, at 1,000, 10,000 and 100,000 sources; the decision and
+ * its minimum and maximum capacity are `DECIDED_CAPACITY` below. Context `-c dynamoCapacity=onDemand|
+ * provisioned` overrides the mode for every table; `-c fleetSources=…` picks the plan and scales it.
+ *
+ * Apply it to any table (`tableCapacity(scope, 'Name', replaces)`): `tableProps` at construction, `indexProps(name)`
+ * for each global index, then `autoScale(table, indexNames)` once every index is added. Auto scaling uses
+ * DynamoDB's service-linked role (AWSServiceRoleForApplicationAutoScaling_DynamoDBTable, created by AWS
+ * on first use and scoped by AWS to DynamoDB scaling): the stack creates no role or policy for it.
+ */
+
+/** The context key (`cdk deploy -c dynamoCapacity=onDemand|provisioned`). */
+export const DYNAMO_CAPACITY_CONTEXT = 'dynamoCapacity';
+
+export type CapacityMode = 'onDemand' | 'provisioned';
+
+/** Minimum and maximum units a second (scaled with `fleetSources` from the plan's fleet). */
+export interface UnitRange {
+  min: number;
+  max: number;
+}
+
+/** Read and write ranges of a table or index. */
+export interface UnitRanges {
+  read: UnitRange;
+  write: UnitRange;
+}
+
+/** A table's decided mode and its own and each index's ranges (used when provisioned). */
+export interface TableCapacityPlan {
+  mode: CapacityMode;
+  table: UnitRanges;
+  indexes: Record<string, UnitRanges>;
+}
+
+/** The plans of every table for one fleet size. */
+export interface FleetCapacityPlan {
+  fleet: number;
+  tables: Record<string, TableCapacityPlan>;
+}
+
+/** Target utilisation of auto scaling (AWS's default; the bench's policy). */
+export const TARGET_UTILISATION_PERCENT = 70;
+
+/** The range of a table or index no plan names (a new table or index): AWS's floor, room to scale. */
+const FLOOR: UnitRanges = { read: { min: 1, max: 10 }, write: { min: 1, max: 10 } };
+
+/**
+ * An index being replaced (TableDefinition `replaces`, kept one release) holds every attribute, so each
+ * copy its replacement writes costs it up to this many times the units: its range is the replacement's
+ * times this.
+ */
+export const RETIRING_INDEX_FACTOR = 2;
+
+const units = (readMin: number, readMax: number, writeMin: number, writeMax: number): UnitRanges => ({
+  read: { min: readMin, max: readMax },
+  write: { min: writeMin, max: writeMax },
+});
+
+/**
+ * From `npm run bench -- cost` (`dynamoCapacity[].infraPlan`, 2026-12-03): per fleet size, the mode each
+ * table pays least in (the week's load per minute, bench/cost/dynamo-capacity.ts) and the minimum and
+ * maximum units a second its auto scaling chose for the table and each index — the cheapest with no unit
+ * throttled in the simulated week. At 1,000 sources: State provisioned (€19.98 → €17.21 a month at list
+ * price), Sources and Documents on-demand (provisioned would cost more: €0.19 → €1.27, €1.85 → €5.43).
+ */
+export const DECIDED_CAPACITY: readonly FleetCapacityPlan[] = [
+  {
+    fleet: 1_000,
+    tables: {
+      Sources: {
+        mode: 'onDemand',
+        table: units(1, 4, 1, 2),
+        indexes: { byHost: units(1, 2, 1, 2) },
+      },
+      State: {
+        mode: 'provisioned',
+        table: units(20, 106, 2, 154),
+        indexes: { byDueAt: units(1, 2, 2, 14), byList: units(1, 38, 10, 80) },
+      },
+      Documents: {
+        mode: 'onDemand',
+        table: units(10, 94, 2, 16),
+        indexes: { byNextAttempt: units(1, 2, 1, 6), bySource: units(1, 2, 1, 6) },
+      },
+    },
+  },
+  {
+    fleet: 10_000,
+    tables: {
+      Sources: {
+        mode: 'onDemand',
+        table: units(3, 54, 1, 2),
+        indexes: { byHost: units(1, 2, 1, 2) },
+      },
+      State: {
+        mode: 'provisioned',
+        table: units(200, 1046, 20, 1528),
+        indexes: { byDueAt: units(1, 2, 20, 132), byList: units(1, 376, 100, 786) },
+      },
+      Documents: {
+        mode: 'onDemand',
+        table: units(50, 462, 10, 100),
+        indexes: { byNextAttempt: units(1, 2, 3, 44), bySource: units(1, 2, 3, 44) },
+      },
+    },
+  },
+  {
+    fleet: 100_000,
+    tables: {
+      Sources: {
+        mode: 'onDemand',
+        table: units(500, 3142, 1, 2),
+        indexes: { byHost: units(1, 2, 1, 2) },
+      },
+      State: {
+        mode: 'provisioned',
+        table: units(2000, 10448, 1000, 15262),
+        indexes: { byDueAt: units(1, 2, 200, 1310), byList: units(1, 3746, 1000, 7850) },
+      },
+      Documents: {
+        mode: 'onDemand',
+        table: units(500, 4610, 100, 986),
+        indexes: { byNextAttempt: units(1, 2, 50, 438), bySource: units(1, 2, 50, 438) },
+      },
+    },
+  },
+];
+
+/** The plan for `sources`: the largest fleet at or below it (the smallest below all), with its fleet. */
+export function planFor(
+  sources: number,
+  plans: readonly FleetCapacityPlan[] = DECIDED_CAPACITY,
+): FleetCapacityPlan {
+  const sorted = [...plans].sort((a, b) => a.fleet - b.fleet);
+  const first = sorted[0];
+  if (first === undefined) return { fleet: sources, tables: {} };
+  return sorted.filter((p) => p.fleet <= sources).pop() ?? first;
+}
+
+/** Relative difference of a minimum or maximum that `planDifferences` lets pass as the same (10 %). */
+export const PLAN_TOLERANCE = 0.1;
+
+/**
+ * Where a plan held here differs from one the bench decided (pure): `Table mode …` or `Table/index read
+ * min/max …` lines, empty when they agree — the bench prints it so a stale plan shows.
+ */
+export function planDifferences(
+  held: Record<string, TableCapacityPlan>,
+  decided: Record<string, TableCapacityPlan>,
+  tolerance = PLAN_TOLERANCE,
+): string[] {
+  const out: string[] = [];
+  // The bench's maxima move a little from run to run (its runs' wall time is measured work).
+  const near = (a: number | undefined, b: number | undefined) =>
+    a !== undefined && b !== undefined && Math.abs(a - b) <= tolerance * Math.max(a, b);
+  const same = (a: UnitRange | undefined, b: UnitRange | undefined) =>
+    near(a?.min, b?.min) && near(a?.max, b?.max);
+  const compare = (target: string, a: UnitRanges | undefined, b: UnitRanges | undefined) => {
+    for (const kind of ['read', 'write'] as const)
+      if (!same(a?.[kind], b?.[kind]))
+        out.push(
+          `${target} ${kind} ${a?.[kind]?.min}–${a?.[kind]?.max} ≠ ${b?.[kind]?.min}–${b?.[kind]?.max}`,
+        );
+  };
+  for (const [table, d] of Object.entries(decided)) {
+    const h = held[table];
+    if (h?.mode !== d.mode) out.push(`${table} mode ${h?.mode ?? 'none'} ≠ ${d.mode}`);
+    compare(table, h?.table, d.table);
+    for (const [index, r] of Object.entries(d.indexes)) compare(`${table}/${index}`, h?.indexes[index], r);
+  }
+  return out;
+}
+
+/** The sources the stack is sized for (`-c fleetSources`, default 1,000), as the deletion shards read it. */
+function fleetSourcesOf(scope: Construct): number {
+  const raw = scope.node.tryGetContext('fleetSources');
+  const n = raw === undefined ? 1_000 : Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`fleetSources must be a whole number ≥ 1, got ${raw}`);
+  return n;
+}
+
+/** The mode asked for in context, if any; refuses other values. */
+export function capacityModeOf(value: unknown): CapacityMode | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  if (value === 'onDemand' || value === 'provisioned') return value;
+  throw new Error(
+    `context ${DYNAMO_CAPACITY_CONTEXT} must be onDemand or provisioned, got "${String(value)}"`,
+  );
+}
+
+/** A range decided for `fleet` sources, at `sources` (pure): at least 1 unit, the maximum ≥ the minimum. */
+export function scaledRange(range: UnitRange, sources: number, fleet = 1_000): UnitRange {
+  const k = sources / fleet;
+  const min = Math.max(1, Math.round(range.min * k));
+  return { min, max: Math.max(min, Math.ceil(range.max * k)) };
+}
+
+export interface TableCapacity {
+  mode: CapacityMode;
+  /** Spread into the `Table` props. */
+  tableProps: { billingMode: BillingMode; readCapacity?: number; writeCapacity?: number };
+  /** Spread into each `addGlobalSecondaryIndex` props. */
+  indexProps(indexName: string): { readCapacity?: number; writeCapacity?: number };
+  /** Auto scaling of the table and the named indexes (provisioned only; nothing on-demand). */
+  autoScale(table: Table, indexNames: readonly string[]): void;
+}
+
+/** On-demand: pay per request unit, no capacity, nothing to scale. */
+export const ON_DEMAND: TableCapacity = {
+  mode: 'onDemand',
+  tableProps: { billingMode: BillingMode.PAY_PER_REQUEST },
+  indexProps: () => ({}),
+  autoScale: () => {},
+};
+
+/**
+ * The capacity of the table `logicalName` (pure but for the context it reads): the context's mode, else
+ * the one decided for the fleet (`fleetSources`); provisioned capacity starts at the minimum and scales
+ * between the range's bounds. An index the plan does not name gets, if it is being replaced, its
+ * replacement's range × RETIRING_INDEX_FACTOR, else the floor's.
+ */
+export function tableCapacity(
+  scope: Construct,
+  logicalName: string,
+  replaces: Record<string, string> = {},
+  plans: readonly FleetCapacityPlan[] = DECIDED_CAPACITY,
+): TableCapacity {
+  const sources = fleetSourcesOf(scope);
+  const fleetPlan = planFor(sources, plans);
+  const plan = fleetPlan.tables[logicalName];
+  const mode = capacityModeOf(scope.node.tryGetContext(DYNAMO_CAPACITY_CONTEXT)) ?? plan?.mode ?? 'onDemand';
+  if (mode === 'onDemand') return ON_DEMAND;
+  const ranges = (of: UnitRanges, factor = 1) => ({
+    read: scaledRange(of.read, sources * factor, fleetPlan.fleet),
+    write: scaledRange(of.write, sources * factor, fleetPlan.fleet),
+  });
+  const table = ranges(plan?.table ?? FLOOR);
+  const indexOf = (name: string) => {
+    const own = plan?.indexes[name];
+    if (own) return ranges(own);
+    const replacement = plan?.indexes[replaces[name] ?? ''];
+    return replacement ? ranges(replacement, RETIRING_INDEX_FACTOR) : ranges(FLOOR);
+  };
+  return {
+    mode,
+    tableProps: {
+      billingMode: BillingMode.PROVISIONED,
+      readCapacity: table.read.min,
+      writeCapacity: table.write.min,
+    },
+    indexProps: (name) => ({ readCapacity: indexOf(name).read.min, writeCapacity: indexOf(name).write.min }),
+    autoScale: (t, indexNames) => {
+      const policy = { targetUtilizationPercent: TARGET_UTILISATION_PERCENT };
+      const range = (r: UnitRange) => ({ minCapacity: r.min, maxCapacity: r.max });
+      t.autoScaleReadCapacity(range(table.read)).scaleOnUtilization(policy);
+      t.autoScaleWriteCapacity(range(table.write)).scaleOnUtilization(policy);
+      for (const name of indexNames) {
+        const r = indexOf(name);
+        t.autoScaleGlobalSecondaryIndexReadCapacity(name, range(r.read)).scaleOnUtilization(policy);
+        t.autoScaleGlobalSecondaryIndexWriteCapacity(name, range(r.write)).scaleOnUtilization(policy);
+      }
+    },
+  };
+}
