@@ -1212,6 +1212,12 @@ export class IngestorStack extends Stack {
       // Sources are hand-edited by on-call, State and Documents are costly to rebuild: outlive the stack.
       removalPolicy: RemovalPolicy.RETAIN,
     });
+    if (rebuildable)
+      Validations.of(table).acknowledge({
+        id: 'AwsSolutions-DDB3',
+        reason:
+          "The mirror's object index is rebuilt from the S3 records it indexes (each carries the item's data); PITR would cost more than the index's own storage (issue 28, docs/scale.md). The tables that cannot be rebuilt keep PITR.",
+      });
     const firstStep = String(this.node.tryGetContext(STACK_CONTEXT_KEYS.indexRolloutStep) ?? '') === '1';
     const firstReplacing = definition.globalIndexes.find((index) => index.replaces !== undefined);
     const indexes = [
