@@ -51,6 +51,11 @@ export interface Levers {
    * document, only its body's cursor once a run (off: every sample moved the document's index key).
    */
   deletionWalk: boolean;
+  /**
+   * Issue 28: the mirror's object items and their `byList` copies in the Mirror table (Standard-IA, no
+   * PITR; shared/store tables.ts MIRROR_TABLE) instead of State (Standard, PITR). Built.
+   */
+  mirrorTable: boolean;
 }
 
 /**
@@ -76,6 +81,7 @@ export const LEVERS_NOW: Levers = {
   syncCapFromMean: true,
   stateUnderOneKb: false,
   deletionWalk: true,
+  mirrorTable: true,
 };
 
 /** The model and the code before issue 28's levers (latency left in: the model is corrected apart). */
@@ -155,5 +161,11 @@ export const LEVER_VARIANTS: Record<
     built: false,
     off: { syncSpreadSeconds: 0 },
     on: { syncSpreadSeconds: SYNC_SPREAD_WHAT_IF_SECONDS },
+  },
+  mirrorTable: {
+    what: "the mirror's index items in a table of their own: Standard-IA, no PITR (State keeps PITR)",
+    built: true,
+    off: { mirrorTable: false },
+    on: { mirrorTable: true },
   },
 };

@@ -93,6 +93,11 @@ export interface MonthlyUsage {
     /** The items' copies in global secondary indexes: billed as storage, not backed up by PITR. */
     indexStorageGb: number;
     pitr: boolean;
+    /**
+     * Issue 28: the mirror's object items and their `byList` copies in a table of their own (shared/store
+     * tables.ts MIRROR_TABLE): Standard-IA, no PITR. Its units and bytes are not in the lines above.
+     */
+    mirrorTable?: { readUnits: number; writeUnits: number; storageGb: number; indexStorageGb: number };
   };
   s3: {
     putRequests: number;
@@ -196,6 +201,19 @@ export function priceUsage(
   // Continuous backups are billed on the table's size (its data and local secondary indexes); a global
   // index is rebuilt from the table on restore, so its copies are not in the backup.
   if (usage.dynamodb.pitr) add('dynamodb', 'PITR GB-month', usage.dynamodb.storageGb, 'dynamoPitrGbMonth');
+  // Issue 28: the Mirror table, Standard-IA (not in the free tier's 25 GB: that is Standard's), no PITR.
+  const mirror = usage.dynamodb.mirrorTable;
+  if (mirror) {
+    add('dynamodb', 'mirror table read request units (IA)', mirror.readUnits, 'dynamoIaReadUnit');
+    add('dynamodb', 'mirror table write request units (IA)', mirror.writeUnits, 'dynamoIaWriteUnit');
+    add('dynamodb', 'mirror table storage GB-month (IA)', mirror.storageGb, 'dynamoIaStorageGbMonth');
+    add(
+      'dynamodb',
+      'mirror table index storage GB-month (IA)',
+      mirror.indexStorageGb,
+      'dynamoIaStorageGbMonth',
+    );
+  }
   add('s3', 'PUT/LIST requests', usage.s3.putRequests, 's3PutRequest');
   add('s3', 'GET/HEAD requests', usage.s3.getRequests, 's3GetRequest');
   add('s3', 'storage GB-month', usage.s3.storageGb, 's3StorageGbMonth');
