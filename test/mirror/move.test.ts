@@ -1,7 +1,9 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import {
+  apiIdHash,
   copyWanted,
+  type MirrorIndexEntry,
   MirrorMovePhaseError,
   MirrorStore,
   moveMirrorTable,
@@ -9,7 +11,7 @@ import {
 } from '../../shared/mirror';
 import { indexKey, type MirrorTablePlacement, mirrorItemTables } from '../../shared/store';
 import { useAwsTestbed } from '../support/aws';
-import { paperWrite } from '../support/mirror-api';
+import { paperWrite, seedListedBody, walkList, withApi } from '../support/mirror-api';
 
 /**
  * Issue 28: the move of the mirror's index items from State to the Mirror table under live syncs and
@@ -285,6 +287,26 @@ describe('migrate mirror-table (issue 28)', () => {
     expect(rerun.pages).toBeLessThan(whole.pages);
     for (let n = 1; n <= 12; n++)
       expect(await item(bed.env.MIRROR_TABLE, sourceId, paper(n, n).id)).toMatchObject({ fetchedAt: at(n) });
+  });
+
+  it('deploy 2 (own): the API lists from the Mirror table — moved items, a new commit, a takedown mark (OPT-5) written there only', async () => {
+    const { sourceId, paper } = source();
+    const body = paper(1, 1).bodyId as string;
+    await seedListedBody(bed, sourceId, body, at(0));
+    const { before, own } = stores();
+    for (let n = 1; n <= 3; n++) await before.writeLive(paper(n, n));
+    await moveMirrorTable(bed.clients, tables(), { step: 'copy', phase: 'dual', ...fast, restart: true });
+    await own.writeLive(paper(4, 4));
+    const taken = await own.lookup(sourceId, [{ type: 'paper', id: paper(2, 2).id }]);
+    expect(await own.markTakenDown([...taken.values()][0] as MirrorIndexEntry, { at: at(9) })).toBe(true);
+    // Written to the Mirror table only: State still has paper 2 unmarked and no paper 4.
+    expect(await item(bed.env.STATE_TABLE, sourceId, paper(4, 4).id)).toBeUndefined();
+    expect((await item(bed.env.STATE_TABLE, sourceId, paper(2, 2).id))?.takedown).toBeUndefined();
+    const ownBed = { ...bed, env: { ...bed.env, MIRROR_TABLE_PHASE: 'own' as const } };
+    const listed = await withApi(ownBed, (api) =>
+      walkList(`${api.base}/oparl/v1/${sourceId}/body/${apiIdHash(body)}/paper?limit=2`),
+    );
+    expect(listed.objects.map((o) => o.name).sort()).toEqual(['Vorlage 1', 'Vorlage 3', 'Vorlage 4']);
   });
 
   it('refuses the wrong phase: copy only in dual, delete-old only in own', async () => {
