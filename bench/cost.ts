@@ -106,6 +106,7 @@ import {
   type Levers,
   SYNC_SPREAD_WHAT_IF_SECONDS,
 } from './cost/levers';
+import { mirrorMovePrice } from './cost/mirror-move';
 import {
   apiFloodCeilingEurPerHour,
   type CostBreakdown,
@@ -1960,9 +1961,19 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     );
     const mirrorTableBytes = mirrorItems.storedBytes + mirrorCounters.storedBytes;
     const mirrorIndexBytes = Object.values(mirrorCopies).reduce((sum, c) => sum + c.storedBytes, 0);
+    // Issue 28: with the Mirror table, the object items and their byList copies are billed there
+    // (Standard-IA, no PITR); the list counters stay in State.
+    const movedBytes = levers.mirrorTable ? mirrorItems.storedBytes : 0;
     const dynamoStorageGb =
-      (sources * 20 * A.stateItemBytes + storedFiles * A.documentItemBytes + mirrorTableBytes) / 1e9;
-    const dynamoIndexStorageGb = mirrorIndexBytes / 1e9;
+      (sources * 20 * A.stateItemBytes + storedFiles * A.documentItemBytes + mirrorTableBytes - movedBytes) /
+      1e9;
+    const dynamoIndexStorageGb = levers.mirrorTable ? 0 : mirrorIndexBytes / 1e9;
+    // The mirror items' writes and their byList copies' (measured per object commit), and the API's
+    // page reads (its Query of byList and GetItems of index items; the bodies it reads from State are
+    // a few items cached 30 s, left in State's line).
+    const mirrorTableWrites =
+      (sync.writesBy['PutItem object-hash'] ?? 0) +
+      (sync.writesBy[`PutItem object-hash → ${LIST_INDEX}`] ?? 0);
     // The byList copies of the mirror items written are measured with them (the meter bills index writes).
     const logBytesPerSync = sync.logBytes / sync.invocations + summaryLineBytes;
     const logsIngestedGb = (logBytesPerSync * sync.invocations) / 1e9;
@@ -2028,15 +2039,26 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
           headsPerMonth * deletionUnits.readUnits +
           deletionScanReadUnits +
           broadcastRuns * A.broadcastReadUnitsPerRun +
-          apiOrigin * apiPageReadUnits,
+          (levers.mirrorTable ? 0 : apiOrigin * apiPageReadUnits),
         writeUnits:
-          sync.writeUnits +
+          sync.writeUnits -
+          (levers.mirrorTable ? mirrorTableWrites : 0) +
           sync.invocations * (levers.stateUnderOneKb ? lifecycle.writeCopies : lifecycle.writeUnits) +
           filesPerMonth * A.fileWrites +
           headsPerMonth * deletionUnits.writeUnits,
         storageGb: dynamoStorageGb,
         indexStorageGb: dynamoIndexStorageGb,
         pitr: true,
+        ...(levers.mirrorTable
+          ? {
+              mirrorTable: {
+                readUnits: apiOrigin * apiPageReadUnits,
+                writeUnits: mirrorTableWrites,
+                storageGb: mirrorItems.storedBytes / 1e9,
+                indexStorageGb: mirrorIndexBytes / 1e9,
+              },
+            }
+          : {}),
       },
       s3: {
         putRequests: sync.s3Puts + filesPerMonth * 2,
@@ -2335,6 +2357,53 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       }).map((row) => roundDeep(row)),
     };
   });
+  // Issue 28: the Mirror table (Standard-IA, no PITR) at 1,000 and 10,000 sources: the month with the
+  // items in State (PITR, Standard) and in their own table, and the one-off move (bench/cost/mirror-move.ts;
+  // a week of the dual deploy between the two deploys).
+  const mirrorTable = [1_000, 10_000].map((n) => {
+    const on = n === sources ? now : bill(n);
+    const off = bill(n, { ...LEVERS_NOW, mirrorTable: false });
+    const dynamo = (b: ReturnType<typeof bill>) => b.cost.services.dynamodb?.eur ?? 0;
+    const writes = on.sync.writesBy;
+    const move = mirrorMovePrice({
+      items: on.mirror.mirrorItems.perSource * n,
+      avgItemBytes: on.mirror.mirrorItems.avgBytes,
+      stateTableBytes: off.usage.dynamodb.storageGb * 1e9,
+      mirrorWriteUnitsPerMonth:
+        (writes['PutItem object-hash'] ?? 0) + (writes[`PutItem object-hash → ${LIST_INDEX}`] ?? 0),
+      dualDays: 7,
+      usdToEur: USD_TO_EUR,
+    });
+    return roundDeep({
+      sources: n,
+      inStateEur: off.cost.eurPerMonth,
+      ownTableEur: on.cost.eurPerMonth,
+      savesEurPerMonth: off.cost.eurPerMonth - on.cost.eurPerMonth,
+      // The always-free 25 GB is Standard's: with the items moved out, most of it goes unused.
+      alwaysFree: {
+        inStateEur: off.freeTier.eurPerMonth,
+        ownTableEur: on.freeTier.eurPerMonth,
+        savesEurPerMonth: off.freeTier.eurPerMonth - on.freeTier.eurPerMonth,
+      },
+      dynamodbInStateEur: dynamo(off),
+      dynamodbOwnTableEur: dynamo(on),
+      ownTableLines: Object.fromEntries(
+        Object.entries(on.cost.services.dynamodb?.items ?? {})
+          .filter(([name]) => name.startsWith('mirror table'))
+          .map(([name, line]) => [name, line.eur]),
+      ),
+      pitrEur: {
+        inState: off.cost.services.dynamodb?.items['PITR GB-month']?.eur ?? 0,
+        ownTable: on.cost.services.dynamodb?.items['PITR GB-month']?.eur ?? 0,
+      },
+      mirrorTableGb:
+        (on.usage.dynamodb.mirrorTable?.storageGb ?? 0) +
+        (on.usage.dynamodb.mirrorTable?.indexStorageGb ?? 0),
+      stateGbAfter: on.usage.dynamodb.storageGb,
+      move,
+      paysBackMonths: move.eur.total / Math.max(1e-9, off.cost.eurPerMonth - on.cost.eurPerMonth),
+    });
+  });
   // Before / after each lever at three fleet sizes (issue 28): the lever off, everything else as now.
   const FLEETS = [1_000, 10_000, 100_000];
   const leverRows = Object.entries(LEVER_VARIANTS).map(([lever, variant]) => ({
@@ -2612,6 +2681,8 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       measured: { oparlDemo: oparlIndex, scraperFakeRis: scraperIndex },
       // Issue 28: the bill at each inline bound (API list pages by the page model; docs/scale.md).
       inlineBound,
+      // Issue 28: the mirror's items in a table of their own — the month before/after and the one-off move.
+      mirrorTable,
     },
     prices: PRICES_READ_ON,
     usdToEur: USD_TO_EUR,

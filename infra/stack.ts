@@ -28,7 +28,7 @@ import {
   ViewerProtocolPolicy,
 } from 'aws-cdk-lib/aws-cloudfront';
 import { FunctionUrlOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
-import { AttributeType, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, ProjectionType, Table, TableClass, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { EventBus, type IEventBus } from 'aws-cdk-lib/aws-events';
 import { type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import {
@@ -78,6 +78,9 @@ import { PREVIEW_DOWNLOAD_PARAM, PREVIEW_STORED_REDIRECT_MAX_AGE_S } from '../sh
 import {
   DOCUMENTS_TABLE,
   LIST_INDEX,
+  MIRROR_TABLE,
+  MIRROR_TABLE_PHASES,
+  type MirrorTablePhase,
   retiringIndexes,
   SOURCES_TABLE,
   STATE_TABLE,
@@ -176,6 +179,13 @@ export const STACK_CONTEXT_KEYS = {
    * `dropped`); the next deploy, without it, deletes them (this release: `byBodyList`, one).
    */
   indexRolloutStep: 'indexRolloutStep',
+  /**
+   * Issue 28 (docs/operations.md, "The mirror table"): where the mirror's object items are read and
+   * written — `dual` (the default: deploy 1 of an existing stack, State read, both written) until
+   * `ingestor --aws migrate mirror-table` has copied them, then `own` (deploy 2: the Mirror table only).
+   * A new stack, with nothing in State to move, may deploy `own` at once.
+   */
+  mirrorTable: 'mirrorTable',
 } as const;
 
 /**
@@ -223,6 +233,19 @@ function apiWafWanted(scope: Construct, props: IngestorStackProps): boolean {
   if (value === true || value === 'true') return true;
   if (value === false || value === 'false') return false;
   throw new Error(`context ${STACK_CONTEXT_KEYS.apiWaf} must be true or false, got "${String(value)}"`);
+}
+
+/**
+ * The mirror table's rollout phase (context `mirrorTable`, default `dual`: safe for a stack that
+ * has its items in State — `own` before the copy would read a Mirror table that lacks them). `state`
+ * is no phase of this stack: it has the Mirror table, and every writer keeps it written.
+ */
+export function mirrorTablePhaseOf(scope: Construct): Exclude<MirrorTablePhase, 'state'> {
+  const raw = scope.node.tryGetContext(STACK_CONTEXT_KEYS.mirrorTable) ?? 'dual';
+  if (raw === 'dual' || raw === 'own') return raw;
+  throw new Error(
+    `context ${STACK_CONTEXT_KEYS.mirrorTable} must be ${MIRROR_TABLE_PHASES.filter((p) => p !== 'state').join(' or ')}, got "${String(raw)}"`,
+  );
 }
 
 /**
@@ -297,6 +320,8 @@ interface DeploymentSettings {
  */
 export class IngestorStack extends Stack {
   readonly tables: Record<TableName, Table>;
+  /** Issue 28: the mirror's object items' rollout phase (`-c mirrorTable=dual|own`). */
+  readonly mirrorTablePhase: Exclude<MirrorTablePhase, 'state'>;
   readonly mirrorBucket: Bucket;
   readonly accessLogBucket: Bucket;
   readonly syncQueue: Queue;
@@ -351,7 +376,9 @@ export class IngestorStack extends Stack {
       Sources: this.createTable(SOURCES_TABLE),
       State: this.createTable(STATE_TABLE),
       Documents: this.createTable(DOCUMENTS_TABLE),
+      Mirror: this.createTable(MIRROR_TABLE),
     };
+    this.mirrorTablePhase = mirrorTablePhaseOf(this);
 
     this.accessLogBucket = this.createAccessLogBucket();
     this.mirrorBucket = this.createMirrorBucket();
@@ -509,6 +536,7 @@ export class IngestorStack extends Stack {
       SOURCES_TABLE: this.tables.Sources.tableName,
       STATE_TABLE: this.tables.State.tableName,
       DOCUMENTS_TABLE: this.tables.Documents.tableName,
+      ...this.mirrorTableEnvironment(),
       BUCKET: this.mirrorBucket.bucketName,
       SYNC_QUEUE_URL: this.syncQueue.queueUrl,
       UPSTASH_REDIS_REST_URL: settings.upstashRestUrl,
@@ -521,6 +549,11 @@ export class IngestorStack extends Stack {
       INGESTOR_MAX_INSTANCES: Lazy.string({ produce: () => String(this.maxFetchingInstances()) }),
       ...(userAgent ? { INGESTOR_USER_AGENT: userAgent } : {}),
     };
+  }
+
+  /** Where the functions that touch the mirror's object items find them (issue 28). */
+  private mirrorTableEnvironment(): Record<'MIRROR_TABLE' | 'MIRROR_TABLE_PHASE', string> {
+    return { MIRROR_TABLE: this.tables.Mirror.tableName, MIRROR_TABLE_PHASE: this.mirrorTablePhase };
   }
 
   /** The planner (every minute, one at a time): reads Sources, writes State, sends to the sync queue. */
@@ -568,6 +601,7 @@ export class IngestorStack extends Stack {
     );
     grantTable(sync.role, this.tables.Sources, SOURCES_TABLE, 'read');
     grantTable(sync.role, this.tables.State, STATE_TABLE, 'readWrite');
+    grantTable(sync.role, this.tables.Mirror, MIRROR_TABLE, 'readWrite');
     grantTable(sync.role, this.tables.Documents, DOCUMENTS_TABLE, 'readWrite');
     // robots/: the robots.txt cache every function shares (ROB-5), next to the mirror.
     grantBucketPrefixes(sync.role, this.mirrorBucket, [MIRROR_PREFIXES.mirror, ROBOTS_PREFIX], 'readWrite');
@@ -628,6 +662,12 @@ export class IngestorStack extends Stack {
       UpstashSecretArn: this.upstashSecret.secretArn,
       ApiIdKeySecretArn: this.apiIdKey.secretArn,
     };
+    // Issue 28: optional for `ingestor --aws` (a stack before the Mirror table has neither: `state`).
+    const mirrorOutputs: Record<'MirrorTableName' | 'MirrorTablePhase', string> = {
+      MirrorTableName: this.tables.Mirror.tableName,
+      MirrorTablePhase: this.mirrorTablePhase,
+    };
+    Object.assign(outputs, mirrorOutputs);
     for (const [key, value] of Object.entries(outputs)) {
       new CfnOutput(this, key, {
         value,
@@ -804,6 +844,8 @@ export class IngestorStack extends Stack {
     });
     grantTable(broadcasts.role, this.tables.Sources, SOURCES_TABLE, 'read');
     grantTable(broadcasts.role, this.tables.State, STATE_TABLE, 'readWrite');
+    // A meeting's index items by id-hash prefix (shared/broadcasts meetings.ts): one Query, no write.
+    grantTableReads(broadcasts.role, this.tables.Mirror, MIRROR_TABLE, { actions: ['dynamodb:Query'] });
     grantBucketPrefixes(broadcasts.role, this.mirrorBucket, [MIRROR_PREFIXES.mirror], 'read');
     this.acknowledgePrefixWildcards(broadcasts, [MIRROR_PREFIXES.mirror]);
     this.upstashSecret.grantRead(broadcasts.role);
@@ -845,6 +887,8 @@ export class IngestorStack extends Stack {
     this.previewDistribution = this.previewCdn(url);
     grantTable(preview.role, this.tables.Sources, SOURCES_TABLE, 'read');
     grantTable(preview.role, this.tables.State, STATE_TABLE, 'read');
+    // A file's index item (its takedown mark, shared/preview context.ts): GetItem only.
+    grantTableReads(preview.role, this.tables.Mirror, MIRROR_TABLE, { actions: ['dynamodb:GetItem'] });
     grantTable(preview.role, this.tables.Documents, DOCUMENTS_TABLE, 'readWrite');
     grantBucketPrefixes(preview.role, this.mirrorBucket, [MIRROR_PREFIXES.files, ROBOTS_PREFIX], 'readWrite');
     this.upstashSecret.grantRead(preview.role);
@@ -880,6 +924,7 @@ export class IngestorStack extends Stack {
       environment: {
         SOURCES_TABLE: this.tables.Sources.tableName,
         STATE_TABLE: this.tables.State.tableName,
+        ...this.mirrorTableEnvironment(),
         BUCKET: this.mirrorBucket.bucketName,
         // Without the preview there is no /documents route: File links stay the origin's.
         INGESTOR_API_DOCUMENTS: this.previewDistribution ? 'true' : 'false',
@@ -890,6 +935,11 @@ export class IngestorStack extends Stack {
     this.grantApiIdKey(api.role);
     grantTableReads(api.role, this.tables.Sources, SOURCES_TABLE, { actions: ['dynamodb:Scan'] });
     grantTableReads(api.role, this.tables.State, STATE_TABLE, {
+      actions: ['dynamodb:GetItem', 'dynamodb:Query'],
+      indexes: [LIST_INDEX],
+    });
+    // The index items and list pages (issue 28: here once moved; State's above until then).
+    grantTableReads(api.role, this.tables.Mirror, MIRROR_TABLE, {
       actions: ['dynamodb:GetItem', 'dynamodb:Query'],
       indexes: [LIST_INDEX],
     });
@@ -1141,25 +1191,35 @@ export class IngestorStack extends Stack {
     // table per update — its capacity mode changes with a later deploy (docs/operations.md).
     const firstStep = String(this.node.tryGetContext(STACK_CONTEXT_KEYS.indexRolloutStep) ?? '') === '1';
     const capacity = firstStep ? ON_DEMAND : tableCapacity(this, definition.logicalName, replaces);
+    const rebuildable = definition === MIRROR_TABLE;
     const table = new Table(this, `${definition.logicalName}Table`, {
       partitionKey: { name: definition.partitionKey, type: AttributeType.STRING },
       ...(definition.sortKey ? { sortKey: { name: definition.sortKey, type: AttributeType.STRING } } : {}),
       ...capacity.tableProps,
-      // PITR on for all three (issue 28, decided by the cost bench): the mirror index could be rebuilt
-      // from S3 (shared/mirror/backfill.ts), but it shares the State table with what cannot — the
-      // takedown registry (OPT-2), leases, cursors — and PITR is per table. Its share of the PITR bill
-      // is €3.53 a month at 1,000 sources (16.7 of 18.5 GB; `npm run bench -- cost`, mirrorIndex
-      // .inlineBound). A table of its own without PITR, in Standard-IA (which pays for it alone, not
-      // for State as a whole), would save €7.59 a month for a one-off move of ≈ €23 (×10 at 10,000
-      // sources) — but moves every mirror item under live syncs and takedowns: figures for the owner
-      // in docs/scale.md ("The mirror index's storage"), not built.
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      // PITR on for Sources, State and Documents: what they hold cannot be rebuilt — the takedown
+      // registry (OPT-2), leases, cursors, on-call's edits. Issue 28: the mirror's index (16.8 of the
+      // 18.4 GB at 1,000 sources) is in a table of its own without PITR, in Standard-IA (storage at
+      // 40 % of Standard's price, requests at 125 %: an index read and written by changes only, stored
+      // for ever): −€7.59 a month at 1,000 sources, −€75.9 at 10,000 (`npm run bench -- cost`,
+      // docs/scale.md "The mirror index in a table of its own"). Without PITR because it can be rebuilt
+      // from S3: every object's record (`mirror/<source>/<type>/<id>.json`) carries what its item holds
+      // (meta: id, type, source, body, commit time, deleted, takedown; the hash and list keys follow from
+      // the object and the commit time) — docs/operations.md "The mirror table" says how, and that the
+      // command for it is not built yet.
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: !rebuildable },
+      ...(rebuildable ? { tableClass: TableClass.STANDARD_INFREQUENT_ACCESS } : {}),
       encryption: TableEncryption.AWS_MANAGED,
       // A table is deleted only after an operator turns this off on purpose (console or a deploy).
       deletionProtection: true,
       // Sources are hand-edited by on-call, State and Documents are costly to rebuild: outlive the stack.
       removalPolicy: RemovalPolicy.RETAIN,
     });
+    if (rebuildable)
+      Validations.of(table).acknowledge({
+        id: 'AwsSolutions-DDB3',
+        reason:
+          "The mirror's object index is rebuilt from the S3 records it indexes (each carries the item's data); PITR would cost more than the index's own storage (issue 28, docs/scale.md). The tables that cannot be rebuilt keep PITR.",
+      });
     const firstReplacing = definition.globalIndexes.find((index) => index.replaces !== undefined);
     const indexes = [
       ...definition.globalIndexes.filter(

@@ -62,6 +62,11 @@ export interface Levers {
    * cost (bench/cost/dynamo-capacity.ts: provisioned with auto scaling where it pays).
    */
   dynamoCapacity: 'onDemand' | 'decided';
+  /**
+   * Issue 28: the mirror's object items and their `byList` copies in the Mirror table (Standard-IA, no
+   * PITR; shared/store tables.ts MIRROR_TABLE) instead of State (Standard, PITR). Built.
+   */
+  mirrorTable: boolean;
 }
 
 /**
@@ -89,6 +94,7 @@ export const LEVERS_NOW: Levers = {
   deletionWalk: true,
   syncCpuCuts: true,
   dynamoCapacity: 'decided',
+  mirrorTable: true,
 };
 
 /** The model and the code before issue 28's levers (latency left in: the model is corrected apart). */
@@ -182,5 +188,11 @@ export const LEVER_VARIANTS: Record<
     built: true,
     off: { dynamoCapacity: 'onDemand' },
     on: { dynamoCapacity: 'decided' },
+  },
+  mirrorTable: {
+    what: "the mirror's index items in a table of their own: Standard-IA, no PITR (State keeps PITR)",
+    built: true,
+    off: { mirrorTable: false },
+    on: { mirrorTable: true },
   },
 };

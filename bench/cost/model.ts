@@ -98,6 +98,11 @@ export interface MonthlyUsage {
      * units are then not in `readUnits`/`writeUnits` (those are the on-demand tables' alone).
      */
     provisioned?: { wcuHours: number; rcuHours: number };
+    /**
+     * Issue 28: the mirror's object items and their `byList` copies in a table of their own (shared/store
+     * tables.ts MIRROR_TABLE): Standard-IA, no PITR. Its units and bytes are not in the lines above.
+     */
+    mirrorTable?: { readUnits: number; writeUnits: number; storageGb: number; indexStorageGb: number };
   };
   s3: {
     putRequests: number;
@@ -204,6 +209,19 @@ export function priceUsage(
   if (usage.dynamodb.provisioned) {
     add('dynamodb', 'provisioned WCU-hours', usage.dynamodb.provisioned.wcuHours, 'dynamoWcuHour');
     add('dynamodb', 'provisioned RCU-hours', usage.dynamodb.provisioned.rcuHours, 'dynamoRcuHour');
+  }
+  // Issue 28: the Mirror table, Standard-IA (not in the free tier's 25 GB: that is Standard's), no PITR.
+  const mirror = usage.dynamodb.mirrorTable;
+  if (mirror) {
+    add('dynamodb', 'mirror table read request units (IA)', mirror.readUnits, 'dynamoIaReadUnit');
+    add('dynamodb', 'mirror table write request units (IA)', mirror.writeUnits, 'dynamoIaWriteUnit');
+    add('dynamodb', 'mirror table storage GB-month (IA)', mirror.storageGb, 'dynamoIaStorageGbMonth');
+    add(
+      'dynamodb',
+      'mirror table index storage GB-month (IA)',
+      mirror.indexStorageGb,
+      'dynamoIaStorageGbMonth',
+    );
   }
   add('s3', 'PUT/LIST requests', usage.s3.putRequests, 's3PutRequest');
   add('s3', 'GET/HEAD requests', usage.s3.getRequests, 's3GetRequest');

@@ -75,6 +75,23 @@ export const PRICES = {
     per: 'GB-month of table storage',
     source: `Amazon DynamoDB on-demand pricing (aws.amazon.com/dynamodb/pricing/on-demand), eu-central-1, ${READ}`,
   },
+  // Issue 28: the Mirror table's class, Standard-Infrequent Access (aws.amazon.com/dynamodb/pricing/on-demand,
+  // table classes): storage at 40 % of Standard's, request units at 125 %.
+  dynamoIaStorageGbMonth: {
+    usd: 0.1224,
+    per: 'GB-month of table storage, Standard-IA table class',
+    source: `Amazon DynamoDB on-demand pricing (aws.amazon.com/dynamodb/pricing/on-demand), eu-central-1, Standard-IA, ${READ}`,
+  },
+  dynamoIaReadUnit: {
+    usd: 0.190625 / 1e6,
+    per: 'read request unit, on-demand, Standard-IA table class',
+    source: `Amazon DynamoDB on-demand pricing (aws.amazon.com/dynamodb/pricing/on-demand), eu-central-1, Standard-IA, ${READ}`,
+  },
+  dynamoIaWriteUnit: {
+    usd: 0.953125 / 1e6,
+    per: 'write request unit, on-demand, Standard-IA table class',
+    source: `Amazon DynamoDB on-demand pricing (aws.amazon.com/dynamodb/pricing/on-demand), eu-central-1, Standard-IA, ${READ}`,
+  },
   dynamoPitrGbMonth: {
     usd: 0.2448,
     per: 'GB-month of continuous backup (PITR)',

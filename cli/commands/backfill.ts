@@ -1,6 +1,6 @@
 import { backfillListIndex } from '../../shared/mirror';
 import { SourceNotFoundError } from '../../shared/onboarding';
-import { loadAllSources } from '../../shared/store';
+import { loadAllSources, mirrorTablePlacement } from '../../shared/store';
 import { type CompletionReport, completeTakedowns } from '../../shared/takedown';
 import type { LocalRuntime } from '../local/runtime';
 import { type CommandResult, UsageError } from '../output';
@@ -39,7 +39,12 @@ export async function backfillIndexCommand(
   const sourceIds = values.source === undefined ? all : [values.source];
   const takedownDeps = {
     clients: rt.clients,
-    tables: { sources: rt.env.SOURCES_TABLE, state: rt.env.STATE_TABLE, documents: rt.env.DOCUMENTS_TABLE },
+    tables: {
+      sources: rt.env.SOURCES_TABLE,
+      state: rt.env.STATE_TABLE,
+      documents: rt.env.DOCUMENTS_TABLE,
+      mirror: mirrorTablePlacement(rt.env),
+    },
     bucket: rt.env.BUCKET,
   };
   const completions: CompletionReport[] = [];
@@ -48,7 +53,7 @@ export async function backfillIndexCommand(
   const takedowns = takedownSummary(completions);
   const report = await backfillListIndex(
     rt.clients,
-    { bucket: rt.env.BUCKET, stateTable: rt.env.STATE_TABLE },
+    { bucket: rt.env.BUCKET, stateTable: rt.env.STATE_TABLE, mirrorTable: mirrorTablePlacement(rt.env) },
     { sourceIds, ratePerSecond: rate, dryRun: values.dryRun, ...deps },
   );
   const verb = values.dryRun ? 'would update' : 'updated';

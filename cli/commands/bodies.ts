@@ -1,4 +1,5 @@
 import { type ListingOutcome, listBodies, setBodyListed } from '../../shared/onboarding';
+import { mirrorTablePlacement } from '../../shared/store';
 import { TakedownRegistry } from '../../shared/takedown';
 import type { LocalRuntime } from '../local/runtime';
 import type { CommandResult } from '../output';
@@ -28,6 +29,7 @@ export async function bodiesCommand(
     sources: rt.env.SOURCES_TABLE,
     state: rt.env.STATE_TABLE,
     documents: rt.env.DOCUMENTS_TABLE,
+    mirror: mirrorTablePlacement(rt.env),
   };
   if (positionals.length === 0) {
     const rows = await listBodies(doc, tables, values.source);

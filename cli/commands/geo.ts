@@ -5,7 +5,7 @@ import { createGeoStore, type GeoRunSummary, loadGeoSources } from '../../shared
 import { MirrorStore } from '../../shared/mirror';
 import { redactUrlsIn } from '../../shared/observability';
 import { BodyNotFoundError, resolveBody } from '../../shared/onboarding';
-import { getSourceItem, putOtherItem, setOtherItemActive } from '../../shared/store';
+import { getSourceItem, mirrorTablePlacement, putOtherItem, setOtherItemActive } from '../../shared/store';
 import { composeCli } from '../compose';
 import type { LocalRuntime } from '../local/runtime';
 import { type CommandResult, UsageError } from '../output';
@@ -60,7 +60,11 @@ async function councilBodyOf(rt: LocalRuntime, slug: string, sourceId: string | 
   const tables = { sources: rt.env.SOURCES_TABLE, state: rt.env.STATE_TABLE };
   try {
     const { sourceId: councilSourceId, body } = await resolveBody(rt.clients.doc, tables, slug, sourceId);
-    const mirror = new MirrorStore(rt.clients, { bucket: rt.env.BUCKET, stateTable: rt.env.STATE_TABLE });
+    const mirror = new MirrorStore(rt.clients, {
+      bucket: rt.env.BUCKET,
+      stateTable: rt.env.STATE_TABLE,
+      mirrorTable: mirrorTablePlacement(rt.env),
+    });
     const ags = (
       (await mirror.readLive(councilSourceId, 'body', body.id))?.object as { ags?: unknown } | undefined
     )?.ags;

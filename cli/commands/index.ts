@@ -153,6 +153,19 @@ const BACKFILL = {
   'dry-run': { type: 'flag', help: 'count what would be written, write nothing' },
 } as const satisfies OptionTable;
 
+const MIGRATE_MIRROR_TABLE = {
+  rate: {
+    type: 'number',
+    integer: true,
+    min: 1,
+    max: BACKFILL_MAX_RATE,
+    value: 'N',
+    help: 'writes per second at most (default: a pace syncs never notice)',
+  },
+  'delete-old': { type: 'flag', help: 'after deploy 2 (own): delete the moved items from State' },
+  restart: { type: 'flag', help: 'scan from the start although the step finished (one more pass)' },
+} as const satisfies OptionTable;
+
 const TOMBSTONE = {
   body: { type: 'string', value: 'SLUG', help: 'every object of this body' },
   ids: { type: 'string', value: 'ID,…', multiple: true, help: 'these OParl ids' },
@@ -250,6 +263,7 @@ export type BroadcastsAddInput = InputOf<typeof BROADCASTS_ADD>;
 export type BroadcastsPollInput = InputOf<typeof BROADCASTS_POLL>;
 export type GeoAddInput = InputOf<typeof GEO_ADD>;
 export type BackfillInput = InputOf<typeof BACKFILL>;
+export type MigrateMirrorTableInput = InputOf<typeof MIGRATE_MIRROR_TABLE>;
 export type ObjectsInput = InputOf<typeof OBJECTS>;
 export type SyncInput = InputOf<typeof SYNC>;
 export type ServeInput = InputOf<typeof SERVE>;
@@ -382,6 +396,16 @@ export const COMMANDS: CommandSpec[] = [
     runtime: true,
     bare: { args: [0, 0], options: BACKFILL },
     run: async (ctx) => (await import('./backfill')).backfillIndexCommand(ctx.rt, input(BACKFILL, ctx)),
+  },
+  {
+    name: 'migrate',
+    synopsis: ['migrate mirror-table [--delete-old] [--rate N] [--restart]'],
+    summary:
+      "moves the mirror's index items from State to the Mirror table (issue 28: after deploy 1; --delete-old after deploy 2)",
+    runtime: true,
+    subcommands: { 'mirror-table': { args: [0, 0], options: MIGRATE_MIRROR_TABLE } },
+    run: async (ctx) =>
+      (await import('./migrate')).migrateMirrorTableCommand(ctx.rt, input(MIGRATE_MIRROR_TABLE, ctx)),
   },
   {
     name: 'tombstone',

@@ -1,6 +1,6 @@
 import { MIRROR_TYPES, type MirrorIndexEntry, MirrorStore } from '../../shared/mirror';
 import { resolveBody, SourceNotFoundError } from '../../shared/onboarding';
-import { loadAllSources } from '../../shared/store';
+import { loadAllSources, mirrorTablePlacement } from '../../shared/store';
 import type { LocalRuntime } from '../local/runtime';
 import type { CommandResult } from '../output';
 import type { ObjectsInput } from '.';
@@ -19,6 +19,7 @@ export async function objectsCommand(rt: LocalRuntime, values: ObjectsInput): Pr
     sources: rt.env.SOURCES_TABLE,
     state: rt.env.STATE_TABLE,
     documents: rt.env.DOCUMENTS_TABLE,
+    mirror: mirrorTablePlacement(rt.env),
   };
   const { parsed } = await loadAllSources(rt.clients.doc, tables.sources);
   const all = parsed.map((p) => (p.ok ? p.source.sourceId : p.sourceId));
@@ -31,7 +32,11 @@ export async function objectsCommand(rt: LocalRuntime, values: ObjectsInput): Pr
     bodyId = resolved.body.id;
     sources = [resolved.sourceId];
   }
-  const mirror = new MirrorStore(rt.clients, { bucket: rt.env.BUCKET, stateTable: tables.state });
+  const mirror = new MirrorStore(rt.clients, {
+    bucket: rt.env.BUCKET,
+    stateTable: tables.state,
+    mirrorTable: tables.mirror,
+  });
   const objects: MirrorIndexEntry[] = [];
   for (const sourceId of sources) {
     for (const t of type === undefined ? MIRROR_TYPES : [type]) {

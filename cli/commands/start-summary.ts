@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { DocumentsStore } from '../../shared/documents';
 import { MIRROR_TYPES, MirrorStore } from '../../shared/mirror';
 import { listBodies, setBodyListed } from '../../shared/onboarding';
+import { mirrorTablePlacement } from '../../shared/store';
 import type { LocalRuntime } from '../local/runtime';
 import { statusCommand } from './status';
 
@@ -23,6 +24,7 @@ export async function listAllBodies(rt: LocalRuntime, sourceId: string, by: stri
     sources: rt.env.SOURCES_TABLE,
     state: rt.env.STATE_TABLE,
     documents: rt.env.DOCUMENTS_TABLE,
+    mirror: mirrorTablePlacement(rt.env),
   };
   const listed: string[] = [];
   for (const body of await listBodies(rt.clients.doc, tables, sourceId)) {
@@ -40,7 +42,7 @@ export async function firstStartSummary(
 ): Promise<FirstStartSummary> {
   const mirror = new MirrorStore(
     { doc: rt.clients.doc, s3: rt.clients.s3 },
-    { bucket: rt.env.BUCKET, stateTable: rt.env.STATE_TABLE },
+    { bucket: rt.env.BUCKET, stateTable: rt.env.STATE_TABLE, mirrorTable: mirrorTablePlacement(rt.env) },
   );
   const objectsByType: Record<string, number> = {};
   for (const type of MIRROR_TYPES) {

@@ -300,6 +300,8 @@ function envForHandlers(rt: LocalRuntime, allowLoopback: boolean): Record<string
     SOURCES_TABLE: e.SOURCES_TABLE,
     STATE_TABLE: e.STATE_TABLE,
     DOCUMENTS_TABLE: e.DOCUMENTS_TABLE,
+    MIRROR_TABLE: e.MIRROR_TABLE,
+    MIRROR_TABLE_PHASE: e.MIRROR_TABLE_PHASE,
     BUCKET: e.BUCKET,
     SYNC_QUEUE_URL: e.SYNC_QUEUE_URL ?? '',
     INGESTOR_ALLOW_LOOPBACK: allowLoopback ? 'true' : 'false',

@@ -1,3 +1,4 @@
+import { mirrorTablePlacement } from '../../shared/store';
 import {
   type InvalidationOutcome,
   invalidateAfterTakedown,
@@ -33,7 +34,12 @@ function idsOf(values: { ids?: string[] }): string[] {
 function depsOf(rt: LocalRuntime): TakedownDeps {
   return {
     clients: rt.clients,
-    tables: { sources: rt.env.SOURCES_TABLE, state: rt.env.STATE_TABLE, documents: rt.env.DOCUMENTS_TABLE },
+    tables: {
+      sources: rt.env.SOURCES_TABLE,
+      state: rt.env.STATE_TABLE,
+      documents: rt.env.DOCUMENTS_TABLE,
+      mirror: mirrorTablePlacement(rt.env),
+    },
     bucket: rt.env.BUCKET,
   };
 }

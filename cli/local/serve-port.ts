@@ -8,6 +8,7 @@ import {
 } from '../../shared/mirror-api';
 import { logger } from '../../shared/observability';
 import { createPreviewListener } from '../../shared/preview';
+import { mirrorTablePlacement } from '../../shared/store';
 import { composeCli } from '../compose';
 import type { LocalRuntime } from './runtime';
 
@@ -31,7 +32,11 @@ export async function startLocalServePort(
   const preview = await composeCli(rt, { allowLoopback: opts.allowLoopback }).preview();
   const reader = new MirrorReader(rt.clients, {
     bucket: rt.env.BUCKET,
-    tables: { sources: rt.env.SOURCES_TABLE, state: rt.env.STATE_TABLE },
+    tables: {
+      sources: rt.env.SOURCES_TABLE,
+      state: rt.env.STATE_TABLE,
+      mirror: mirrorTablePlacement(rt.env),
+    },
   });
   const onError = (what: string) => (error: unknown) =>
     logger.error(`${what} failed`, { error: String(error) });

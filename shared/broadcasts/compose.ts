@@ -4,6 +4,7 @@ import { createFetchRuntime } from '../fetch-runtime';
 import { MirrorStore } from '../mirror';
 import type { HostResolver } from '../net';
 import { createOtherFetch } from '../other-fetch';
+import { mirrorTablePlacement } from '../store';
 import type { BroadcastDeps, BroadcastFetch } from './run';
 
 /**
@@ -41,7 +42,7 @@ export function composeBroadcasts(env: IngestorEnv, options: BroadcastRuntimeOpt
   return {
     deps: {
       clients,
-      tables: { sources: env.SOURCES_TABLE, state: env.STATE_TABLE },
+      tables: { sources: env.SOURCES_TABLE, state: env.STATE_TABLE, mirror: mirrorTablePlacement(env) },
       mirror: new MirrorStore(clients, { bucket: env.BUCKET, stateTable: env.STATE_TABLE }),
       fetch,
     },

@@ -1,6 +1,6 @@
 import { berlinDate, isRecord, type OParlObject, parseOParlTime } from '../engine';
 import type { MirrorIndexEntry, MirrorStore } from '../mirror';
-import { type AwsClients, BodyRecords, MirrorIndex } from '../store';
+import { type AwsClients, BodyRecords, MirrorIndex, type MirrorTablePlacement } from '../store';
 import { candidateDays } from './decide';
 import type { ScheduledMeeting } from './types';
 
@@ -33,6 +33,8 @@ export interface BodyRef {
 export interface MeetingSourceDeps {
   clients: Pick<AwsClients, 'doc'>;
   stateTable: string;
+  /** Issue 28: where the mirror's object items are; absent = State. */
+  mirrorTable?: MirrorTablePlacement;
   mirror: Pick<MirrorStore, 'readKey'>;
 }
 
@@ -60,11 +62,10 @@ async function meetingEntry(
   body: BodyRef,
   meetingKey: string,
 ): Promise<MirrorIndexEntry | undefined> {
-  const entries = (await new MirrorIndex({ doc: deps.clients.doc, table: deps.stateTable }).withHashPrefix(
-    body.councilSourceId,
-    'meeting',
-    meetingKey,
-  )) as unknown as MirrorIndexEntry[];
+  const entries = (await new MirrorIndex(
+    { doc: deps.clients.doc, table: deps.stateTable },
+    deps.mirrorTable,
+  ).withHashPrefix(body.councilSourceId, 'meeting', meetingKey)) as unknown as MirrorIndexEntry[];
   // 64 bits of hash prefix: a second meeting of the same prefix is not expected; the body decides.
   return entries.find((e) => e.bodyId === undefined || e.bodyId === body.bodyId);
 }

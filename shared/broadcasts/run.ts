@@ -33,7 +33,7 @@ export type BroadcastFetch = Pick<OtherFetch, 'fetch'>;
 
 export interface BroadcastDeps {
   clients: Pick<AwsClients, 'doc'>;
-  tables: Pick<StoreTables, 'sources' | 'state'>;
+  tables: Pick<StoreTables, 'sources' | 'state' | 'mirror'>;
   mirror: Pick<MirrorStore, 'readKey'>;
   /** Built lazily: a pass with no open window never builds the fetcher. */
   fetch: () => BroadcastFetch | Promise<BroadcastFetch>;
@@ -141,7 +141,12 @@ async function pollOne(
   const store = new BroadcastStore(deps.clients, deps.tables.state, id);
   const status = await store.getStatus();
   const { meetings, known } = await loadBodyMeetings(
-    { clients: deps.clients, stateTable: deps.tables.state, mirror: deps.mirror },
+    {
+      clients: deps.clients,
+      stateTable: deps.tables.state,
+      mirrorTable: deps.tables.mirror,
+      mirror: deps.mirror,
+    },
     {
       councilSourceId: broadcast.councilSourceId,
       bodyId: broadcast.bodyId,

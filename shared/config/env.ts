@@ -53,6 +53,14 @@ const envSchema = z.object({
   SOURCES_TABLE: z.string().trim().default('ingestor-sources'),
   STATE_TABLE: z.string().trim().default('ingestor-state'),
   DOCUMENTS_TABLE: z.string().trim().default('ingestor-documents'),
+  /** Issue 28: the mirror's object index in a table of its own (shared/store tables.ts MIRROR_TABLE). */
+  MIRROR_TABLE: z.string().trim().default('ingestor-mirror-index'),
+  /**
+   * Where the mirror's object items are read and written during the move (shared/store tables.ts
+   * `MirrorTablePhase`): the stack sets it from `-c mirrorTable=dual|own`; absent = `state`, where
+   * every earlier release kept them (a local `.data/` included).
+   */
+  MIRROR_TABLE_PHASE: z.enum(['state', 'dual', 'own']).default('state'),
   BUCKET: z.string().trim().default('ingestor-mirror'),
   SYNC_QUEUE_URL: optionalString,
   /** Upstash REST endpoint and token; in AWS the token comes from Secrets Manager (UPSTASH_SECRET_ARN). */

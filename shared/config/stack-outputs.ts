@@ -7,6 +7,9 @@ export const STACK_OUTPUT_ENV = {
   SourcesTableName: 'SOURCES_TABLE',
   StateTableName: 'STATE_TABLE',
   DocumentsTableName: 'DOCUMENTS_TABLE',
+  /** Issue 28: the mirror's object index and where it is read and written (a stack before it: absent). */
+  MirrorTableName: 'MIRROR_TABLE',
+  MirrorTablePhase: 'MIRROR_TABLE_PHASE',
   MirrorBucketName: 'BUCKET',
   SyncQueueUrl: 'SYNC_QUEUE_URL',
   UpstashRestUrl: 'UPSTASH_REDIS_REST_URL',
@@ -26,6 +29,8 @@ export type StackOutputKey = keyof typeof STACK_OUTPUT_ENV;
 
 /** Outputs of optional parts of the stack: absent when the part is not deployed. */
 export const OPTIONAL_STACK_OUTPUTS = [
+  'MirrorTableName',
+  'MirrorTablePhase',
   'ChangeBusName',
   'CdnDistributionId',
 ] as const satisfies readonly StackOutputKey[];

@@ -7,6 +7,7 @@ import type { HostResolver } from '../net';
 import { logger } from '../observability';
 import { scheduleSettingsFromEnv } from '../schedule';
 import { createHostSlotsFromEnv, type HostLedger } from '../slots';
+import { mirrorTablePlacement } from '../store';
 import { HostBudget } from './admission';
 import type { DocumentsDeps, PassOptions } from './context';
 
@@ -79,7 +80,12 @@ export async function composeDocuments(
   const deps: DocumentsDeps = {
     doc: clients.doc,
     s3: clients.s3,
-    tables: { sources: env.SOURCES_TABLE, state: env.STATE_TABLE, documents: env.DOCUMENTS_TABLE },
+    tables: {
+      sources: env.SOURCES_TABLE,
+      state: env.STATE_TABLE,
+      documents: env.DOCUMENTS_TABLE,
+      mirror: mirrorTablePlacement(env),
+    },
     bucket: env.BUCKET,
     fetcher,
     clock,

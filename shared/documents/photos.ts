@@ -105,7 +105,7 @@ export async function runPhotosPass(deps: DocumentsDeps, options: PassOptions): 
   const { contexts, invalid } = await loadSourceContexts(deps, now);
   const mirror = new MirrorStore(
     { doc: deps.doc, s3: deps.s3 },
-    { bucket: deps.bucket, stateTable: deps.tables.state },
+    { bucket: deps.bucket, stateTable: deps.tables.state, mirrorTable: deps.tables.mirror },
   );
   // Item 5 of issue 27: per photo server, whether this run may fetch there (RATE-9, RATE-8).
   const admission = await passAdmission(deps.hostBudget, contexts, now);

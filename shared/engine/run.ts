@@ -1,5 +1,6 @@
 import { DateTime } from 'luxon';
 import type { IngestorEnv } from '../config';
+import { type MirrorTablePlacement, mirrorTablePlacement } from '../store';
 import { ZONE } from './constants';
 import type { EngineReport } from './contract';
 import { robotsForbadeAll } from './failure';
@@ -19,10 +20,17 @@ export interface SyncTables {
   state: string;
   documents: string;
   bucket: string;
+  /** Issue 28: where the mirror's object items are; absent = State. */
+  mirror?: MirrorTablePlacement;
 }
 
 export function syncTablesFromEnv(e: IngestorEnv): SyncTables {
-  return { state: e.STATE_TABLE, documents: e.DOCUMENTS_TABLE, bucket: e.BUCKET };
+  return {
+    state: e.STATE_TABLE,
+    documents: e.DOCUMENTS_TABLE,
+    bucket: e.BUCKET,
+    mirror: mirrorTablePlacement(e),
+  };
 }
 
 export type StopReason = 'deadline' | 'window' | 'interrupted' | 'failure' | 'filter-not-honoured';

@@ -198,6 +198,7 @@ export class MirrorWriter<M> {
     this.mirror = new MirrorStore(deps.clients, {
       bucket: deps.tables.bucket,
       stateTable: deps.tables.state,
+      mirrorTable: deps.tables.mirror,
     });
   }
 

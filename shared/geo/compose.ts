@@ -4,7 +4,7 @@ import { createFetchRuntime } from '../fetch-runtime';
 import { MirrorStore } from '../mirror';
 import type { HostResolver } from '../net';
 import { createOtherFetch } from '../other-fetch';
-import type { AwsClients } from '../store';
+import { type AwsClients, mirrorTablePlacement } from '../store';
 import { type GeoRunSummary, runGeoRefresh } from './run';
 import { createGeoStore } from './store';
 
@@ -39,7 +39,7 @@ export async function composeGeo(env: IngestorEnv, options: GeoRuntimeOptions = 
       hostIntervals: fetchRuntime.hostIntervals,
     }),
     store: createGeoStore({ doc: clients.doc, s3: clients.s3, ...tables }),
-    mirror: new MirrorStore(clients, tables),
+    mirror: new MirrorStore(clients, { ...tables, mirrorTable: mirrorTablePlacement(env) }),
     now: options.now ?? (() => new Date()),
     doc: clients.doc,
     sourcesTable: env.SOURCES_TABLE,

@@ -16,7 +16,7 @@ import { type ListCounts, type ListQuery, sortRange } from './paging';
  */
 export interface MirrorReaderConfig {
   bucket: string;
-  tables: Pick<StoreTables, 'sources' | 'state'>;
+  tables: Pick<StoreTables, 'sources' | 'state' | 'mirror'>;
 }
 
 export interface SourceBody {
@@ -101,8 +101,12 @@ export class MirrorReader {
     private readonly config: MirrorReaderConfig,
     now: () => number = Date.now,
   ) {
-    this.mirror = new MirrorStore(clients, { bucket: config.bucket, stateTable: config.tables.state });
-    this.index = new MirrorIndex({ doc: clients.doc, table: config.tables.state });
+    this.mirror = new MirrorStore(clients, {
+      bucket: config.bucket,
+      stateTable: config.tables.state,
+      mirrorTable: config.tables.mirror,
+    });
+    this.index = new MirrorIndex({ doc: clients.doc, table: config.tables.state }, config.tables.mirror);
     this.registry = new TakedownRegistry(clients.doc, config.tables.state);
     this.bodies = new Cached(now);
     this.takedownSets = new Cached(now);

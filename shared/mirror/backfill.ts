@@ -128,7 +128,7 @@ export async function backfillListIndex(
   const run: BackfillRun = {
     // Not `changes`: a backfill commits no change of any object (nothing to publish).
     mirror: new MirrorStore({ doc: clients.doc, s3: clients.s3 }, config),
-    index: new MirrorIndex({ doc: clients.doc, table: config.stateTable }),
+    index: new MirrorIndex({ doc: clients.doc, table: config.stateTable }, config.mirrorTable),
     objects: new BucketObjects({ s3: clients.s3, bucket: config.bucket }),
     paced: async () => {
       const wait = paceSlot(start, writes, options.ratePerSecond) - now();

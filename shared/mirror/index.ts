@@ -1,5 +1,6 @@
 export * from './backfill';
 export * from './digest';
 export * from './keys';
+export * from './move';
 export * from './store';
 export * from './types';

@@ -1,7 +1,7 @@
 import type { ChangeEvent, ChangeEventKind, FeedClients } from '../changes';
 import { IngestorError } from '../errors';
 import { DIMENSIONS, logger, METRICS, metrics } from '../observability';
-import { indexKey, MirrorIndex, MirrorRecords, TAKEN_DOWN } from '../store';
+import { indexKey, MirrorIndex, MirrorRecords, type MirrorTablePlacement, TAKEN_DOWN } from '../store';
 import {
   apiObjectPath,
   INLINE_ITEM_MAX_BYTES,
@@ -39,7 +39,10 @@ import type { ChangeKind, MirrorIndexEntry, MirrorMeta, MirrorRecord } from './t
  */
 export interface MirrorStoreConfig {
   bucket: string;
+  /** State: the API list counters, and the object items before the move (`mirrorTable`). */
   stateTable: string;
+  /** Issue 28: where the object items are (the Mirror table and the move's phase); absent = State. */
+  mirrorTable?: MirrorTablePlacement;
 }
 
 export interface MirrorWrite {
@@ -166,7 +169,7 @@ export class MirrorStore {
     private readonly clients: Pick<FeedClients, 'doc' | 's3' | 'changes'>,
     config: MirrorStoreConfig,
   ) {
-    this.index = new MirrorIndex({ doc: clients.doc, table: config.stateTable });
+    this.index = new MirrorIndex({ doc: clients.doc, table: config.stateTable }, config.mirrorTable);
     this.records = new MirrorRecords({ s3: clients.s3, bucket: config.bucket });
   }
 

@@ -114,6 +114,7 @@ export class OParlRun {
     this.digests = new ListDigestRepository(deps.clients, {
       bucket: deps.tables.bucket,
       stateTable: deps.tables.state,
+      mirrorTable: deps.tables.mirror,
     });
     this.writer = new MirrorWriter({
       clients: deps.clients,

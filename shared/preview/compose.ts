@@ -6,7 +6,7 @@ import type { HostResolver } from '../net';
 import { logger } from '../observability';
 import { scheduleSettingsFromEnv } from '../schedule';
 import { createHostLedgerFromEnv, createSlotRedisClient, type HostLedger } from '../slots';
-import type { AwsClients, SourcesLoad } from '../store';
+import { type AwsClients, mirrorTablePlacement, type SourcesLoad } from '../store';
 import { createPreviewHostBudget, hostStatesReader, type PreviewHostBudget } from './admission';
 import { createPreviewHandler, type PreviewDeps, type PreviewHandler } from './handler';
 import { createLocalPreviewLimits, createRedisPreviewLimits, type PreviewLimits } from './limits';
@@ -83,7 +83,12 @@ export async function composePreview(
     doc: fetchRuntime.clients.doc,
     s3: fetchRuntime.clients.s3,
     bucket: env.BUCKET,
-    tables: { sources: env.SOURCES_TABLE, state: env.STATE_TABLE, documents: env.DOCUMENTS_TABLE },
+    tables: {
+      sources: env.SOURCES_TABLE,
+      state: env.STATE_TABLE,
+      documents: env.DOCUMENTS_TABLE,
+      mirror: mirrorTablePlacement(env),
+    },
     fetcher: fetchRuntime.fetcher,
     limits,
     hostBudget,

@@ -5,7 +5,7 @@ import { bodyKeyOf } from '../documents';
 import { SyncStateStore } from '../engine';
 import type { SourceScheduleState } from '../schedule';
 import { documentsRest, isSpared } from '../schedule';
-import { getSourceState, loadSource, MirrorIndex } from '../store';
+import { getSourceState, loadSource, MirrorIndex, type MirrorTablePlacement } from '../store';
 import { TakedownRegistry } from '../takedown';
 import { PREVIEW_CONTEXT_TTL_MS } from './constants';
 
@@ -18,7 +18,7 @@ export interface DocumentContext {
 
 export interface DocumentContextDeps {
   doc: DynamoDBDocumentClient;
-  tables: { sources: string; state: string };
+  tables: { sources: string; state: string; mirror?: MirrorTablePlacement };
   now: () => Date;
 }
 
@@ -33,7 +33,7 @@ export class DocumentContextReader {
 
   constructor(private readonly deps: DocumentContextDeps) {
     this.registry = new TakedownRegistry(deps.doc, deps.tables.state);
-    this.mirrorIndex = new MirrorIndex({ doc: deps.doc, table: deps.tables.state });
+    this.mirrorIndex = new MirrorIndex({ doc: deps.doc, table: deps.tables.state }, deps.tables.mirror);
   }
 
   async contextOf(item: DocumentItem): Promise<DocumentContext> {

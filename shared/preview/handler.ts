@@ -3,6 +3,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DocumentItem } from '../documents';
 import { DocumentsStore } from '../documents';
 import type { PoliteFetcher } from '../fetch';
+import type { MirrorTablePlacement } from '../store';
 import type { PreviewHostBudget } from './admission';
 import {
   PREVIEW_DOC_ID_PATTERN,
@@ -42,7 +43,7 @@ export interface PreviewDeps {
   doc: DynamoDBDocumentClient;
   s3: S3Client;
   bucket: string;
-  tables: { sources: string; state: string; documents: string };
+  tables: { sources: string; state: string; documents: string; mirror?: MirrorTablePlacement };
   fetcher: PoliteFetcher;
   limits: PreviewLimits;
   /** RATE-2: the largest interval of any source on a host, ms. */

@@ -1,5 +1,6 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { MirrorTablePlacement } from './mirror-index';
 
 /**
  * What a repository of one table needs: the client and the table's physical name. One object instead
@@ -19,6 +20,8 @@ export interface StoreTables {
   sources: string;
   state: string;
   documents: string;
+  /** Issue 28: where the mirror's object items are (MIRROR_TABLE, MIRROR_TABLE_PHASE); absent = State. */
+  mirror?: MirrorTablePlacement;
 }
 
 /** What a repository of the bucket needs. */

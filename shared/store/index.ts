@@ -52,8 +52,16 @@ export {
   indexKey,
   MirrorIndex,
   type MirrorObjectRef,
+  type MirrorTablePlacement,
+  mirrorItemTables,
+  mirrorTablePlacement,
   TAKEN_DOWN,
 } from './mirror-index';
+export {
+  type MirrorMoveCheckpoint,
+  type MirrorMoveStep,
+  MirrorTableMove,
+} from './mirror-move';
 export { type MirrorRecordKind, MirrorRecords } from './mirror-records';
 export {
   BucketObjects,
@@ -108,6 +116,9 @@ export {
   DUE_INDEX_ATTRIBUTES,
   LEGACY_LIST_INDEX,
   LIST_INDEX,
+  MIRROR_TABLE,
+  MIRROR_TABLE_PHASES,
+  type MirrorTablePhase,
   RETIRED_LEASE_INDEX,
   retiringIndexes,
   SOURCES_BY_HOST_INDEX,

@@ -8,6 +8,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { AwsClients } from './clients';
+import { type MirrorTablePlacement, mirrorItemTables } from './mirror-index';
 import { LIST_INDEX } from './tables';
 
 /**
@@ -48,7 +49,7 @@ export interface CommittedKey {
 export class ListDigestRepository {
   constructor(
     private readonly clients: Pick<AwsClients, 'doc' | 's3'>,
-    private readonly config: { bucket: string; stateTable: string },
+    private readonly config: { bucket: string; stateTable: string; mirrorTable?: MirrorTablePlacement },
   ) {}
 
   /** The stored digest of one list, as written; undefined when there is none. */
@@ -118,7 +119,8 @@ export class ListDigestRepository {
       do {
         const out = await this.clients.doc.send(
           new QueryCommand({
-            TableName: this.config.stateTable,
+            // The mirror's items: in State before the move, in the Mirror table after (issue 28).
+            TableName: mirrorItemTables(this.config.stateTable, this.config.mirrorTable).read,
             IndexName: LIST_INDEX,
             KeyConditionExpression: 'lp = :lp AND ls > :after',
             ExpressionAttributeValues: { ':lp': lp, ':after': afterSort },

@@ -16,12 +16,13 @@ import {
   listCountKey,
   lookupKey,
 } from './keys';
-import { LIST_INDEX } from './tables';
+import { LIST_INDEX, type MirrorTablePhase } from './tables';
 
 /**
- * The mirror's index (State table): one small item per mirrored object, pk `MIRROR#<sourceId>#<type>`,
- * sk = its api id hash (shared/mirror store.ts says why an index and the order of writes), and the API
- * list counters (`APILISTCOUNT#…`). Items come back as stored; shared/mirror gives them their type.
+ * The mirror's index: one small item per mirrored object, pk `MIRROR#<sourceId>#<type>`, sk = its api
+ * id hash (shared/mirror store.ts says why an index and the order of writes) — in the Mirror table, or
+ * in State before the move (`MirrorTablePlacement`) — and the API list counters (`APILISTCOUNT#…`,
+ * always in State). Items come back as stored; shared/mirror gives them their type.
  */
 export type IndexItem = Record<string, unknown>;
 
@@ -42,8 +43,84 @@ export interface MirrorObjectRef {
   id: string;
 }
 
+/** Where the object items are (issue 28, tables.ts `MirrorTablePhase`): the Mirror table's name, the phase. */
+export interface MirrorTablePlacement {
+  table: string;
+  phase: MirrorTablePhase;
+}
+
+/** Pure: the placement the environment names (MIRROR_TABLE, MIRROR_TABLE_PHASE). */
+export function mirrorTablePlacement(env: {
+  MIRROR_TABLE: string;
+  MIRROR_TABLE_PHASE: MirrorTablePhase;
+}): MirrorTablePlacement {
+  return { table: env.MIRROR_TABLE, phase: env.MIRROR_TABLE_PHASE };
+}
+
+/**
+ * Pure: the table object items are read from, and the tables each write goes to — the first one
+ * decides (its answer is the write's: the item replaced, a takedown refusal); `dual` writes State
+ * first, so the Mirror table is never ahead of what the reads (State) see but by a write in flight,
+ * and a write that died between the two is what `ingestor migrate mirror-table` copies.
+ */
+export function mirrorItemTables(
+  state: string,
+  placement: MirrorTablePlacement | undefined,
+): { read: string; write: [string, ...string[]] } {
+  switch (placement?.phase ?? 'state') {
+    case 'state':
+      return { read: state, write: [state] };
+    case 'dual':
+      return { read: state, write: [state, (placement as MirrorTablePlacement).table] };
+    case 'own':
+      return {
+        read: (placement as MirrorTablePlacement).table,
+        write: [(placement as MirrorTablePlacement).table],
+      };
+  }
+}
+
+/** Pure: the item a takedown mark leaves (`markTakenDown`'s update), for a table that may not hold it yet. */
+function markedItem(old: IndexItem, mark: Record<string, unknown>, listSort: string | undefined): IndexItem {
+  const { o: _inline, ...rest } = old;
+  return {
+    ...rest,
+    deleted: true,
+    takedown: mark,
+    ...(listSort !== undefined ? { [LIST_SORT_ATTRIBUTE]: listSort } : {}),
+  };
+}
+
 export class MirrorIndex {
-  constructor(private readonly ctx: TableContext) {}
+  /** The object items' table for reads; the tables a write goes to, the deciding one first. */
+  private readonly items: { read: string; write: [string, ...string[]] };
+
+  /**
+   * `ctx.table` is State (the list counters, and the object items before the move); `placement` says
+   * where the object items are (absent: State).
+   */
+  constructor(
+    private readonly ctx: TableContext,
+    placement?: MirrorTablePlacement,
+  ) {
+    this.items = mirrorItemTables(ctx.table, placement);
+  }
+
+  /** The tables after the deciding one (`dual`: Mirror), which follow its write. */
+  private get followers(): string[] {
+    return this.items.write.slice(1);
+  }
+
+  /** A follower's write: its condition failing (a takedown there already) is no error. */
+  private async follow(write: (table: string) => Promise<unknown>): Promise<void> {
+    for (const table of this.followers) {
+      try {
+        await write(table);
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+      }
+    }
+  }
 
   /** Index items of the given objects, keyed by `lookupKey(type, id)`; absent = never mirrored. */
   async lookup(
@@ -58,7 +135,7 @@ export class MirrorIndex {
       unique.set(`${key.pk}|${key.sk}`, key);
     }
     const keys = [...unique.values()];
-    const table = this.ctx.table;
+    const table = this.items.read;
     for (let i = 0; i < keys.length; i += BATCH_GET_MAX) {
       let pending: Record<string, unknown>[] = keys.slice(i, i + BATCH_GET_MAX);
       for (let attempt = 0; pending.length > 0; attempt++) {
@@ -88,7 +165,7 @@ export class MirrorIndex {
   ): Promise<IndexItem | undefined> {
     const out = await this.ctx.doc.send(
       new GetCommand({
-        TableName: this.ctx.table,
+        TableName: this.items.read,
         Key: indexKey(sourceId, type, id),
         ...(options.consistent ? { ConsistentRead: true } : {}),
       }),
@@ -100,7 +177,7 @@ export class MirrorIndex {
   async withHashPrefix(sourceId: string, type: string, prefix: string): Promise<IndexItem[]> {
     const out = await this.ctx.doc.send(
       new QueryCommand({
-        TableName: this.ctx.table,
+        TableName: this.items.read,
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :key)',
         ExpressionAttributeValues: { ':pk': indexPartition(sourceId, type), ':key': prefix },
       }),
@@ -118,7 +195,7 @@ export class MirrorIndex {
     do {
       const out = await this.ctx.doc.send(
         new QueryCommand({
-          TableName: this.ctx.table,
+          TableName: this.items.read,
           KeyConditionExpression: 'pk = :pk',
           ...(options.consistent ? { ConsistentRead: true } : {}),
           ...(options.bodyId === undefined
@@ -146,22 +223,35 @@ export class MirrorIndex {
     id: string,
     attributes: IndexItem,
   ): Promise<{ old: IndexItem | undefined } | typeof TAKEN_DOWN> {
+    const item = { ...indexKey(sourceId, type, id), ...attributes };
+    let old: IndexItem | undefined;
     try {
       const out = await this.ctx.doc.send(
         new PutCommand({
-          TableName: this.ctx.table,
-          Item: { ...indexKey(sourceId, type, id), ...attributes },
+          TableName: this.items.write[0],
+          Item: item,
           ConditionExpression: 'attribute_not_exists(takedown)',
           // The replaced item tells new from modified, and what the list counts lose, at the commit
           // itself: ReturnValues costs no read unit (DynamoDB charges a Put by the larger item anyway).
           ReturnValues: 'ALL_OLD',
         }),
       );
-      return { old: out.Attributes };
+      old = out.Attributes;
     } catch (error) {
       if (isConditionFailure(error)) return TAKEN_DOWN;
       throw error;
     }
+    // OPT-5 holds in the follower too: a mark there (copied, or written by a takedown) is not overwritten.
+    await this.follow((table) =>
+      this.ctx.doc.send(
+        new PutCommand({
+          TableName: table,
+          Item: item,
+          ConditionExpression: 'attribute_not_exists(takedown)',
+        }),
+      ),
+    );
+    return { old };
   }
 
   /**
@@ -175,10 +265,11 @@ export class MirrorIndex {
     listSort?: string,
   ): Promise<{ old: IndexItem | undefined } | undefined> {
     const listed = listSort !== undefined;
+    let old: IndexItem | undefined;
     try {
       const out = await this.ctx.doc.send(
         new UpdateCommand({
-          TableName: this.ctx.table,
+          TableName: this.items.write[0],
           Key: indexKey(sourceId, type, id),
           // The inline copy goes with the content: a taken-down object's text stays only in S3 (audit).
           UpdateExpression: `SET deleted = :d, takedown = :t${listed ? `, ${LIST_SORT_ATTRIBUTE} = :s` : ''} REMOVE o`,
@@ -188,26 +279,41 @@ export class MirrorIndex {
           ReturnValues: 'ALL_OLD',
         }),
       );
-      return { old: out.Attributes };
+      old = out.Attributes;
     } catch (error) {
       if (isConditionFailure(error)) return undefined;
       throw error;
     }
+    // The follower may not hold the item yet (not copied): the whole marked item, so that the copy
+    // (which never overwrites a mark) finds it there and a later sync's commit is refused (OPT-5).
+    const marked = markedItem(old as IndexItem, mark, listSort);
+    await this.follow((table) =>
+      this.ctx.doc.send(
+        new PutCommand({
+          TableName: table,
+          Item: marked,
+          ConditionExpression: 'attribute_not_exists(takedown)',
+        }),
+      ),
+    );
+    return { old };
   }
 
   /** OPT-5: `takedown lift` removes the mark of an entry; an entry gone meanwhile is nothing to lift. */
   async removeTakedownMark(sourceId: string, type: string, id: string): Promise<void> {
-    try {
-      await this.ctx.doc.send(
-        new UpdateCommand({
-          TableName: this.ctx.table,
-          Key: indexKey(sourceId, type, id),
-          UpdateExpression: 'REMOVE takedown',
-          ConditionExpression: 'attribute_exists(pk)',
-        }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
+    for (const table of this.items.write) {
+      try {
+        await this.ctx.doc.send(
+          new UpdateCommand({
+            TableName: table,
+            Key: indexKey(sourceId, type, id),
+            UpdateExpression: 'REMOVE takedown',
+            ConditionExpression: 'attribute_exists(pk)',
+          }),
+        );
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+      }
     }
   }
 
@@ -215,10 +321,13 @@ export class MirrorIndex {
   async remove(sourceId: string, type: string, id: string): Promise<IndexItem | undefined> {
     const out = await this.ctx.doc.send(
       new DeleteCommand({
-        TableName: this.ctx.table,
+        TableName: this.items.write[0],
         Key: indexKey(sourceId, type, id),
         ReturnValues: 'ALL_OLD',
       }),
+    );
+    await this.follow((table) =>
+      this.ctx.doc.send(new DeleteCommand({ TableName: table, Key: indexKey(sourceId, type, id) })),
     );
     return out.Attributes;
   }
@@ -249,7 +358,7 @@ export class MirrorIndex {
   ): Promise<{ item: IndexItem | undefined; units: number | undefined }> {
     const out = await this.ctx.doc.send(
       new GetCommand({
-        TableName: this.ctx.table,
+        TableName: this.items.read,
         Key: { pk: indexPartition(sourceId, type), sk: hash },
         ReturnConsumedCapacity: 'TOTAL',
       }),
@@ -282,7 +391,7 @@ export class MirrorIndex {
     }
     const out = await this.ctx.doc.send(
       new QueryCommand({
-        TableName: this.ctx.table,
+        TableName: this.items.read,
         IndexName: LIST_INDEX,
         KeyConditionExpression: condition,
         ExpressionAttributeNames: {
@@ -324,10 +433,10 @@ export class MirrorIndex {
       ...(names.length > 0 ? [`SET ${names.map((n) => `#${n} = :${n}`).join(', ')}`] : []),
       ...(change.remove.length > 0 ? [`REMOVE ${change.remove.map((n) => `#${n}`).join(', ')}`] : []),
     ];
-    try {
-      await this.ctx.doc.send(
+    const update = (table: string) =>
+      this.ctx.doc.send(
         new UpdateCommand({
-          TableName: this.ctx.table,
+          TableName: table,
           Key: indexKey(sourceId, type, id),
           UpdateExpression: clauses.join(' '),
           ConditionExpression: `fetchedAt = :fetchedAt AND deleted = :deleted AND ${
@@ -341,51 +450,55 @@ export class MirrorIndex {
           },
         }),
       );
-      return true;
+    try {
+      await update(this.items.write[0]);
     } catch (error) {
       if (isConditionFailure(error)) return false;
       throw error;
     }
+    await this.follow(update);
+    return true;
   }
 
   /** Whether an item is stored under this sort key in the item's partition (`item.pk`). */
   async holds(item: IndexItem, sk: string): Promise<boolean> {
     const out = await this.ctx.doc.send(
-      new GetCommand({ TableName: this.ctx.table, Key: { pk: item.pk, sk }, ConsistentRead: true }),
+      new GetCommand({ TableName: this.items.read, Key: { pk: item.pk, sk }, ConsistentRead: true }),
     );
     return out.Item !== undefined;
   }
 
   /** Writes a moved item (its own keys) unless one is there already; false when one was. */
   async putMoved(item: IndexItem): Promise<boolean> {
-    try {
-      await this.ctx.doc.send(
-        new PutCommand({
-          TableName: this.ctx.table,
-          Item: item,
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
+    const put = (table: string) =>
+      this.ctx.doc.send(
+        new PutCommand({ TableName: table, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }),
       );
-      return true;
+    try {
+      await put(this.items.write[0]);
     } catch (error) {
       if (isConditionFailure(error)) return false;
       throw error;
     }
+    await this.follow(put);
+    return true;
   }
 
   /** Deletes an item as read (its keys, same `fetchedAt`); anything that changed it meanwhile stays. */
   async deleteAsRead(item: IndexItem): Promise<void> {
-    try {
-      await this.ctx.doc.send(
-        new DeleteCommand({
-          TableName: this.ctx.table,
-          Key: { pk: item.pk, sk: item.sk },
-          ConditionExpression: 'fetchedAt = :fetchedAt',
-          ExpressionAttributeValues: { ':fetchedAt': item.fetchedAt },
-        }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
+    for (const table of this.items.write) {
+      try {
+        await this.ctx.doc.send(
+          new DeleteCommand({
+            TableName: table,
+            Key: { pk: item.pk, sk: item.sk },
+            ConditionExpression: 'fetchedAt = :fetchedAt',
+            ExpressionAttributeValues: { ':fetchedAt': item.fetchedAt },
+          }),
+        );
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+      }
     }
   }
 
@@ -444,7 +557,7 @@ export class MirrorIndex {
       await beforePage();
       const page = await this.ctx.doc.send(
         new QueryCommand({
-          TableName: this.ctx.table,
+          TableName: this.items.read,
           IndexName: LIST_INDEX,
           KeyConditionExpression: '#lp = :p',
           FilterExpression: 'deleted <> :t AND attribute_not_exists(takedown)',

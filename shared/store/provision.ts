@@ -24,6 +24,8 @@ export function tableName(def: TableDefinition, e: IngestorEnv): string {
       return e.STATE_TABLE;
     case 'Documents':
       return e.DOCUMENTS_TABLE;
+    case 'Mirror':
+      return e.MIRROR_TABLE;
   }
 }
 

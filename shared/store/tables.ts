@@ -1,10 +1,10 @@
 /**
- * The three DynamoDB tables, described once as data: the CDK stack and the local runner / tests create
+ * The four DynamoDB tables, described once as data: the CDK stack and the local runner / tests create
  * them from these definitions, so AWS and local can never disagree on keys or indexes.
  */
 export interface TableDefinition {
   /** Logical name; the physical name comes from the environment (SOURCES_TABLE …). */
-  logicalName: 'Sources' | 'State' | 'Documents';
+  logicalName: 'Sources' | 'State' | 'Documents' | 'Mirror';
   partitionKey: string;
   sortKey?: string;
   globalIndexes: {
@@ -156,4 +156,34 @@ export const DOCUMENTS_TABLE: TableDefinition = {
   ],
 };
 
-export const TABLES = [SOURCES_TABLE, STATE_TABLE, DOCUMENTS_TABLE] as const;
+/**
+ * Mirror (issue 28): the mirror's object index — one item per mirrored object, `pk` =
+ * `MIRROR#<sourceId>#<type>`, `sk` = its api id hash, with the sparse `byList` index the OParl API pages
+ * (shared/store mirror-index.ts) — in a table of its own, so that it can go without PITR and in
+ * Standard-IA (infra/stack.ts says why and what it saves). The API list counters (`APILISTCOUNT#…`)
+ * stay in State: small, and ADDed where a mark or commit is decided. Until an existing stack has moved
+ * its items (`ingestor migrate mirror-table`, docs/operations.md "The mirror table"), the items are in
+ * State and `byList` stays there too (`MirrorTablePhase`).
+ */
+export const MIRROR_TABLE: TableDefinition = {
+  logicalName: 'Mirror',
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  globalIndexes: [
+    // As in State before the move: keys, two flags and the inline copy (issue 16).
+    { indexName: LIST_INDEX, partitionKey: 'lp', sortKey: 'ls', include: ['deleted', 'takedown', 'o'] },
+  ],
+};
+
+/**
+ * Where the mirror's object items are read and written during the move from State to the Mirror table
+ * (a two-deploy rollout, docs/operations.md "The mirror table"):
+ * - `state`: State only — before the move (a stack or a local `.data/` of an earlier release);
+ * - `dual`: deploy 1 — every write goes to State, then to Mirror; reads from State (still complete);
+ *   `ingestor migrate mirror-table` then copies what Mirror lacks;
+ * - `own`: deploy 2 — Mirror only; `ingestor migrate mirror-table --delete-old` then empties State of them.
+ */
+export const MIRROR_TABLE_PHASES = ['state', 'dual', 'own'] as const;
+export type MirrorTablePhase = (typeof MIRROR_TABLE_PHASES)[number];
+
+export const TABLES = [SOURCES_TABLE, STATE_TABLE, DOCUMENTS_TABLE, MIRROR_TABLE] as const;

@@ -42,7 +42,12 @@ export async function composeSync(env: IngestorEnv, options: SyncRuntimeOptions 
   });
   const tables = syncTablesFromEnv(env);
   // OPT-5: the kinds take the takedown guard as a port; it is built here, over the same clients.
-  const takedowns = takedownGuards({ clients, bucket: tables.bucket, stateTable: tables.state });
+  const takedowns = takedownGuards({
+    clients,
+    bucket: tables.bucket,
+    stateTable: tables.state,
+    mirrorTable: tables.mirror,
+  });
   const engineDeps = {
     fetcher,
     clients,

@@ -114,7 +114,11 @@ async function evidenceOf(
   sourceId: string,
   items: readonly TakedownItem[],
 ): Promise<TakedownEvidence> {
-  const mirror = new MirrorStore(deps.clients, { bucket: deps.bucket, stateTable: deps.tables.state });
+  const mirror = new MirrorStore(deps.clients, {
+    bucket: deps.bucket,
+    stateTable: deps.tables.state,
+    mirrorTable: deps.tables.mirror,
+  });
   const refs = items.flatMap(takedownEntryRefs);
   // Strongly consistent: a mark written a moment ago by a sync that sealed the object must be seen.
   const entries = refs.length > 0 ? await mirror.lookup(sourceId, refs, { consistent: true }) : new Map();

@@ -81,9 +81,18 @@ export async function commitEmbeddersWithout(
 ): Promise<number> {
   if (takenDown.length === 0) return 0;
   const { sourceId } = source;
-  const mirror = new MirrorStore(deps.clients, { bucket: deps.bucket, stateTable: deps.tables.state });
+  const mirror = new MirrorStore(deps.clients, {
+    bucket: deps.bucket,
+    stateTable: deps.tables.state,
+    mirrorTable: deps.tables.mirror,
+  });
   const guard = new TakedownGuard(
-    { clients: deps.clients, bucket: deps.bucket, stateTable: deps.tables.state },
+    {
+      clients: deps.clients,
+      bucket: deps.bucket,
+      stateTable: deps.tables.state,
+      mirrorTable: deps.tables.mirror,
+    },
     sourceId,
   );
   await guard.load();

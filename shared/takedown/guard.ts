@@ -42,7 +42,11 @@ export class TakedownGuard {
     private readonly log?: (event: string, fields: Record<string, unknown>) => void,
   ) {
     this.registry = new TakedownRegistry(deps.clients.doc, deps.stateTable);
-    this.mirror = new MirrorStore(deps.clients, { bucket: deps.bucket, stateTable: deps.stateTable });
+    this.mirror = new MirrorStore(deps.clients, {
+      bucket: deps.bucket,
+      stateTable: deps.stateTable,
+      mirrorTable: deps.mirrorTable,
+    });
   }
 
   async load(): Promise<void> {

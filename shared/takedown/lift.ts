@@ -22,11 +22,10 @@ export interface LiftResult {
 }
 
 async function unmark(deps: TakedownDeps, sourceId: string, type: string, id: string): Promise<void> {
-  await new MirrorIndex({ doc: deps.clients.doc, table: deps.tables.state }).removeTakedownMark(
-    sourceId,
-    type,
-    id,
-  );
+  await new MirrorIndex(
+    { doc: deps.clients.doc, table: deps.tables.state },
+    deps.tables.mirror,
+  ).removeTakedownMark(sourceId, type, id);
 }
 
 /** Removes `takedownAt` from the source's Documents items of the body or of these files. */
@@ -47,6 +46,7 @@ async function dropListDigests(deps: TakedownDeps, sourceIds: readonly string[])
   const digests = new ListDigestRepository(deps.clients, {
     bucket: deps.bucket,
     stateTable: deps.tables.state,
+    mirrorTable: deps.tables.mirror,
   });
   for (const sourceId of sourceIds) await digests.removeSource(sourceId);
 }
@@ -73,7 +73,11 @@ export async function liftTakedown(
       body.bodyKey,
     );
     // Every marked entry of the body, or the next sync's commits would fail their condition again.
-    const mirror = new MirrorStore(deps.clients, { bucket: deps.bucket, stateTable: deps.tables.state });
+    const mirror = new MirrorStore(deps.clients, {
+      bucket: deps.bucket,
+      stateTable: deps.tables.state,
+      mirrorTable: deps.tables.mirror,
+    });
     for (const type of MIRROR_TYPES) {
       for await (const entry of mirror.listAll(sourceId, type, { bodyId: body.id, consistent: true })) {
         if (entry.takedown !== undefined) await unmark(deps, sourceId, type, entry.id);
@@ -90,7 +94,11 @@ export async function liftTakedown(
     .map((p) => (p.ok ? p.source.sourceId : p.sourceId))
     .filter((s) => target.sourceId === undefined || s === target.sourceId);
   const seen = new Set<string>();
-  const mirror = new MirrorStore(deps.clients, { bucket: deps.bucket, stateTable: deps.tables.state });
+  const mirror = new MirrorStore(deps.clients, {
+    bucket: deps.bucket,
+    stateTable: deps.tables.state,
+    mirrorTable: deps.tables.mirror,
+  });
   for (const sourceId of sources) {
     const items = await registry.find(
       sourceId,

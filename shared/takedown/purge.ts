@@ -146,7 +146,11 @@ export async function executePurge(store: PurgeStore, plan: PurgePlan): Promise<
 
 /** The AWS implementation of the port (S3 bucket, State and Documents tables). */
 export function awsPurgeStore(deps: TakedownDeps): PurgeStore {
-  const mirror = new MirrorStore(deps.clients, { bucket: deps.bucket, stateTable: deps.tables.state });
+  const mirror = new MirrorStore(deps.clients, {
+    bucket: deps.bucket,
+    stateTable: deps.tables.state,
+    mirrorTable: deps.tables.mirror,
+  });
   const bucket = { s3: deps.clients.s3, bucket: deps.bucket };
   const objects = new BucketObjects(bucket);
   const records = new MirrorRecords(bucket);

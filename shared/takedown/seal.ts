@@ -1,13 +1,15 @@
 import type { FeedClients } from '../changes';
 import type { MirrorIndexEntry, MirrorRecord } from '../mirror';
 import { MirrorStore } from '../mirror';
-import { MirrorRecords } from '../store';
+import { MirrorRecords, type MirrorTablePlacement } from '../store';
 import type { TakedownMark, TakedownMeta } from './types';
 
 export interface SealDeps {
   clients: Pick<FeedClients, 'doc' | 's3' | 'changes'>;
   bucket: string;
   stateTable: string;
+  /** Issue 28: where the mirror's object items are; absent = State. */
+  mirrorTable?: MirrorTablePlacement;
 }
 
 /**
@@ -29,7 +31,11 @@ export async function sealTakenDown(
   mark: TakedownMark,
 ): Promise<boolean> {
   const wasLive = !entry.deleted;
-  const mirror = new MirrorStore(deps.clients, { bucket: deps.bucket, stateTable: deps.stateTable });
+  const mirror = new MirrorStore(deps.clients, {
+    bucket: deps.bucket,
+    stateTable: deps.stateTable,
+    mirrorTable: deps.mirrorTable,
+  });
   // Purged meanwhile, or marked already: nothing to mark; the registry item remembers the takedown.
   if (entry.takedown === undefined) await mirror.markTakenDown(entry, mark);
   const before = (await mirror.read(entry.sourceId, entry.type, entry.id)) as

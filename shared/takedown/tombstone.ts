@@ -81,11 +81,20 @@ export interface TombstoneResult {
 }
 
 function store(deps: TakedownDeps): MirrorStore {
-  return new MirrorStore(deps.clients, { bucket: deps.bucket, stateTable: deps.tables.state });
+  return new MirrorStore(deps.clients, {
+    bucket: deps.bucket,
+    stateTable: deps.tables.state,
+    mirrorTable: deps.tables.mirror,
+  });
 }
 
 function sealDeps(deps: TakedownDeps): SealDeps {
-  return { clients: deps.clients, bucket: deps.bucket, stateTable: deps.tables.state };
+  return {
+    clients: deps.clients,
+    bucket: deps.bucket,
+    stateTable: deps.tables.state,
+    mirrorTable: deps.tables.mirror,
+  };
 }
 
 /** Tombstones one index entry (index mark, then S3 record). Returns false when it was deleted already. */

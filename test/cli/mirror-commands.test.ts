@@ -110,4 +110,41 @@ describe('mirror commands in local mode (issue 16)', () => {
     const ended = await run;
     expect(ended.code, ended.stderr).toBe(0);
   }, 60_000);
+
+  it('issue 28: ingestor migrate mirror-table — refused before deploy 1 (phase state), copies in dual, then `objects` in own reads the Mirror table; --delete-old empties State', async () => {
+    const refused = await runCliInProcess(['migrate', 'mirror-table', '--data', data, '--json']);
+    expect(refused.code).not.toBe(0);
+    vi.stubEnv('MIRROR_TABLE_PHASE', 'dual');
+    const copied = await runCliInProcess([
+      'migrate',
+      'mirror-table',
+      '--rate',
+      '1000',
+      '--data',
+      data,
+      '--json',
+    ]);
+    expect(copied.code, copied.stdout).toBe(0);
+    expect(copied.json).toMatchObject({ step: 'copy', done: true, counts: { written: 4 } });
+    vi.stubEnv('MIRROR_TABLE_PHASE', 'own');
+    const deleted = await runCliInProcess([
+      'migrate',
+      'mirror-table',
+      '--delete-old',
+      '--data',
+      data,
+      '--json',
+    ]);
+    expect(deleted.json).toMatchObject({
+      step: 'delete-old',
+      done: true,
+      counts: { written: 4, missing: 0 },
+    });
+    // State holds none of them now: what `objects` lists comes from the Mirror table.
+    const listed = await runCliInProcess(['objects', '--data', data, '--json']);
+    expect((listed.json.objects as unknown[]).length).toBe(4);
+    vi.stubEnv('MIRROR_TABLE_PHASE', 'state');
+    const before = await runCliInProcess(['objects', '--data', data, '--json']);
+    expect((before.json.objects as unknown[]).length).toBe(0);
+  }, 60_000);
 });

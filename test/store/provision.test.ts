@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AwsPeers, startAwsPeers } from '../../cli/local/peers';
 import { parseEnv } from '../../shared/config/env';
 import { type AwsClients, createAwsClients, destroyAwsClients } from '../../shared/store/clients';
-import { provisionLocal } from '../../shared/store/provision';
+import { provisionLocal, tableName } from '../../shared/store/provision';
 import { TABLES } from '../../shared/store/tables';
 
 describe('local peers and provisioning', () => {
@@ -28,12 +28,8 @@ describe('local peers and provisioning', () => {
     expect(second.syncQueueUrl).toBe(first.syncQueueUrl);
 
     for (const def of TABLES) {
-      const name =
-        def.logicalName === 'Sources'
-          ? e().SOURCES_TABLE
-          : def.logicalName === 'State'
-            ? e().STATE_TABLE
-            : e().DOCUMENTS_TABLE;
+      // Issue 28: the Mirror table too (MIRROR_TABLE), named as provisionLocal names it.
+      const name = tableName(def, e());
       const table = await clients.dynamo.send(new DescribeTableCommand({ TableName: name }));
       expect(table.Table?.KeySchema?.[0]?.AttributeName).toBe(def.partitionKey);
       expect((table.Table?.GlobalSecondaryIndexes ?? []).map((g) => g.IndexName).sort()).toEqual(

@@ -8,7 +8,7 @@ import type { MirrorWrite } from '../../shared/mirror';
 import { createMirrorApiHandler, createMirrorApiListener, MirrorReader } from '../../shared/mirror-api';
 import { setBodyListed } from '../../shared/onboarding';
 import { bodyKeyOf } from '../../shared/oparl';
-import { putSourceItem } from '../../shared/store';
+import { mirrorTablePlacement, putSourceItem } from '../../shared/store';
 import type { AwsTestbed } from './aws';
 import { type Harness, syncedTwoBodyCouncil, type TestClock } from './oparl-harness';
 import { countCalls } from './write-counter';
@@ -47,7 +47,15 @@ export async function serveApi(
   const dynamoCalls = countCalls(clients.dynamo);
   const reader = new MirrorReader(
     clients,
-    { bucket: bed.env.BUCKET, tables: { sources: bed.env.SOURCES_TABLE, state: bed.env.STATE_TABLE } },
+    {
+      bucket: bed.env.BUCKET,
+      // Issue 28: the mirror's items where the testbed's phase says (MIRROR_TABLE_PHASE, default State).
+      tables: {
+        sources: bed.env.SOURCES_TABLE,
+        state: bed.env.STATE_TABLE,
+        mirror: mirrorTablePlacement(bed.env),
+      },
+    },
     now,
   );
   let listener: ReturnType<typeof createMirrorApiListener> | undefined;

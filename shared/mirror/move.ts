@@ -1,0 +1,212 @@
+import { IngestorError } from '../errors';
+import {
+  type AwsClients,
+  type IndexItem,
+  type MirrorMoveCheckpoint,
+  type MirrorMoveStep,
+  MirrorTableMove,
+  type MirrorTablePhase,
+} from '../store';
+import { paceSlot } from './backfill';
+
+/**
+ * Issue 28: `ingestor migrate mirror-table` — the mirror's object items move from State (PITR on, its
+ * takedown registry and leases cannot be rebuilt) to the Mirror table (no PITR, Standard-IA: the
+ * index can be rebuilt from S3). A two-deploy rollout (docs/operations.md "The mirror table"):
+ *
+ * 1. deploy `-c mirrorTable=dual`: every writer writes State, then Mirror; every reader reads State.
+ * 2. `copy` (this, in `dual` only): each State item the Mirror table lacks, or holds older, is copied —
+ *    conditional on what the Mirror table held when read, so a sync's newer commit or a takedown's mark
+ *    written there meanwhile wins (OPT-5: a mark there is never overwritten); then the State item is
+ *    read again, and when it changed meanwhile (a commit, a mark) the item is decided again, and when
+ *    it is gone (a purge, OPT-3) our copy is deleted: nothing comes back that a purge removed.
+ * 3. deploy `-c mirrorTable=own`: Mirror only.
+ * 4. `delete-old` (in `own` only): the State items are deleted (they cost storage and PITR until then),
+ *    each only where the Mirror table holds its key — what it lacks is counted, kept, and named.
+ *
+ * Resumable: each step saves where its Scan stopped after every page (a State item outside the mirror's
+ * partitions); a rerun after a crash continues there — items of the page in flight are decided again,
+ * which their conditions make harmless. Idempotent: a finished step does nothing unless `restart`.
+ * Paced like `backfill-index` (`ratePerSecond` writes at most).
+ */
+export interface MirrorMoveOptions {
+  step: MirrorMoveStep;
+  /** The deployed phase (MIRROR_TABLE_PHASE): `copy` runs in `dual` only, `delete-old` in `own` only. */
+  phase: MirrorTablePhase;
+  ratePerSecond: number;
+  /** Scan from the start although the step finished (e.g. one more copy pass just before deploy 2). */
+  restart?: boolean;
+  /** Items the Scan evaluates per page (one checkpoint per page). */
+  pageSize?: number;
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export interface MirrorMoveReport {
+  step: MirrorMoveStep;
+  /** The step had finished before and was not restarted: nothing read, nothing written. */
+  alreadyDone: boolean;
+  /** Whether it went to the end of the table (false: a rerun continues). */
+  done: boolean;
+  /** Counts of this step, over every run of it since its start. */
+  counts: Record<MoveOutcome, number>;
+  /** `delete-old`: the keys of some State items the Mirror table lacks (kept). */
+  missing: string[];
+}
+
+export type MoveOutcome =
+  /** State items read. */
+  | 'scanned'
+  /** Copied into (copy) or deleted from State (delete-old). */
+  | 'written'
+  /** Held by the Mirror table as new or newer (copy) — nothing to do. */
+  | 'present'
+  /** Purged while being copied: our copy deleted again. */
+  | 'purged'
+  /** Changed on every attempt: left to the next run (`restart`). */
+  | 'raced'
+  /** delete-old: not in the Mirror table, kept. */
+  | 'missing';
+
+/** The move's steps refuse a phase they are not safe in. */
+export class MirrorMovePhaseError extends IngestorError {
+  constructor(step: MirrorMoveStep, phase: MirrorTablePhase) {
+    super(
+      'MIRROR_MOVE_PHASE',
+      `migrate mirror-table ${step === 'copy' ? '' : '--delete-old '}needs the stack in phase ${
+        step === 'copy' ? 'dual' : 'own'
+      } (-c mirrorTable=${step === 'copy' ? 'dual' : 'own'}), it is in ${phase}: docs/operations.md "The mirror table"`,
+    );
+  }
+}
+
+/**
+ * Copy only while every writer writes State first (`dual`): after deploy 2 a purge removes only the
+ * Mirror item, and a copy from State would bring it back. Delete only when nothing reads State (`own`).
+ */
+const STEP_PHASE: Record<MirrorMoveStep, MirrorTablePhase> = { copy: 'dual', 'delete-old': 'own' };
+const DEFAULT_PAGE = 500;
+/** Decisions of one item while writers keep changing it; then it is left to the next run. */
+const ITEM_ATTEMPTS = 4;
+/** Keys of kept items the report names (the count is complete). */
+const MISSING_NAMED = 20;
+
+/**
+ * Pure: whether the State item `old` goes over what the Mirror table holds (`held`). A mark there wins
+ * (OPT-5, a takedown in flight); a mark in State the Mirror table lacks is copied (a takedown that died
+ * between its two writes), and so is a newer commit (a sync that did).
+ */
+export function copyWanted(old: IndexItem, held: IndexItem | undefined): boolean {
+  if (held === undefined) return true;
+  if (held.takedown !== undefined) return false;
+  if (old.takedown !== undefined) return true;
+  return String(old.fetchedAt) > String(held.fetchedAt);
+}
+
+/** Pure: whether two reads of a State item are the same commit with the same mark. */
+export function sameVersion(a: IndexItem, b: IndexItem): boolean {
+  return (
+    a.fetchedAt === b.fetchedAt &&
+    a.deleted === b.deleted &&
+    (a.takedown === undefined) === (b.takedown === undefined)
+  );
+}
+
+export async function moveMirrorTable(
+  clients: Pick<AwsClients, 'doc'>,
+  tables: { state: string; mirror: string },
+  options: MirrorMoveOptions,
+): Promise<MirrorMoveReport> {
+  if (options.phase !== STEP_PHASE[options.step]) throw new MirrorMovePhaseError(options.step, options.phase);
+  if (!(options.ratePerSecond > 0)) throw new RangeError('ratePerSecond must be positive');
+  const move = new MirrorTableMove(
+    { doc: clients.doc, table: tables.state },
+    { doc: clients.doc, table: tables.mirror },
+  );
+  const saved = options.restart ? undefined : await move.checkpoint(options.step);
+  const counts = { ...emptyCounts(), ...(saved?.counts ?? {}) };
+  const report: MirrorMoveReport = {
+    step: options.step,
+    alreadyDone: false,
+    done: false,
+    counts,
+    missing: [],
+  };
+  if (saved?.done) return { ...report, alreadyDone: true, done: true };
+  const paced = pacer(options);
+  let next = saved?.next;
+  do {
+    const page = await move.scanPage(next, options.pageSize ?? DEFAULT_PAGE);
+    for (const item of page.items) {
+      counts.scanned += 1;
+      const outcome =
+        options.step === 'copy' ? await copyItem(move, item, paced) : await deleteOldItem(move, item, paced);
+      counts[outcome] += 1;
+      if (outcome === 'missing' && report.missing.length < MISSING_NAMED)
+        report.missing.push(`${String(item.pk)} ${String(item.sk)}`);
+    }
+    next = page.next;
+    const checkpoint: MirrorMoveCheckpoint = { done: next === undefined, counts, ...(next ? { next } : {}) };
+    await move.saveCheckpoint(options.step, checkpoint);
+  } while (next !== undefined);
+  return { ...report, done: true };
+}
+
+function emptyCounts(): Record<MoveOutcome, number> {
+  return { scanned: 0, written: 0, present: 0, purged: 0, raced: 0, missing: 0 };
+}
+
+function pacer(options: MirrorMoveOptions): () => Promise<void> {
+  const now = options.now ?? Date.now;
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const start = now();
+  let writes = 0;
+  return async () => {
+    const wait = paceSlot(start, writes, options.ratePerSecond) - now();
+    writes += 1;
+    if (wait > 0) await sleep(wait);
+  };
+}
+
+/**
+ * One State item into the Mirror table: decided against what the Mirror table holds, written only over
+ * that, confirmed against State read again (see `moveMirrorTable`).
+ */
+async function copyItem(
+  move: MirrorTableMove,
+  read: IndexItem,
+  paced: () => Promise<void>,
+): Promise<MoveOutcome> {
+  let old = read;
+  let copied: IndexItem | undefined;
+  for (let attempt = 0; attempt < ITEM_ATTEMPTS; attempt++) {
+    const held = await move.readNew(old);
+    if (copyWanted(old, held)) {
+      await paced();
+      // Refused: the Mirror item changed since it was read (a commit, a mark) — decide again.
+      if (!(await move.copy(old, held))) continue;
+      copied = old;
+    }
+    const now = await move.readOld(old);
+    if (now === undefined) {
+      // OPT-3: purged meanwhile — its purge may have passed the Mirror table before our copy landed.
+      if (copied !== undefined) await move.deleteCopy(copied);
+      return 'purged';
+    }
+    if (sameVersion(now, old)) return copied !== undefined ? 'written' : 'present';
+    old = now;
+  }
+  return 'raced';
+}
+
+/** One State item deleted after the move, only where the Mirror table holds its key. */
+async function deleteOldItem(
+  move: MirrorTableMove,
+  item: IndexItem,
+  paced: () => Promise<void>,
+): Promise<MoveOutcome> {
+  if ((await move.readNew(item)) === undefined) return 'missing';
+  await paced();
+  await move.deleteOld(item);
+  return 'written';
+}
