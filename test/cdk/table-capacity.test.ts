@@ -47,6 +47,11 @@ describe('CDK: DynamoDB capacity (issue 28)', () => {
   afterAll(removeTempOutdirs);
 
   const tables = (t: Template) => Object.values(t.findResources('AWS::DynamoDB::Table'));
+  // By logical id: State and Mirror share their key names (issue 28, the mirror's own table).
+  const tableNamed = (t: Template, logicalName: string) =>
+    Object.entries(t.findResources('AWS::DynamoDB::Table')).find(([id]) =>
+      id.startsWith(`${logicalName}Table`),
+    )?.[1];
   const targets = (t: Template) =>
     Object.values(t.findResources('AWS::ApplicationAutoScaling::ScalableTarget'));
 
@@ -54,9 +59,7 @@ describe('CDK: DynamoDB capacity (issue 28)', () => {
     expect(provisionedError).toBeUndefined();
     let expected = 0;
     for (const definition of TABLES) {
-      const [table] = tables(provisioned).filter(
-        (t) => (t.Properties.KeySchema as Json[])[0]?.AttributeName === definition.partitionKey,
-      );
+      const table = tableNamed(provisioned, definition.logicalName);
       const props = table?.Properties as Json;
       // CloudFormation's default mode: CDK leaves BillingMode out for provisioned tables.
       expect(props.BillingMode ?? 'PROVISIONED').toBe('PROVISIONED');
@@ -83,7 +86,7 @@ describe('CDK: DynamoDB capacity (issue 28)', () => {
       const tableTargets = targets(provisioned).filter(
         (t) =>
           JSON.stringify(t.Properties.ResourceId).includes(
-            provisionedLogicalIdOf(provisioned, definition.partitionKey),
+            provisionedLogicalIdOf(provisioned, definition.logicalName),
           ) && t.Properties.ScalableDimension === 'dynamodb:table:ReadCapacityUnits',
       );
       expect(tableTargets.map((t) => [t.Properties.MinCapacity, t.Properties.MaxCapacity])).toEqual([
@@ -186,10 +189,13 @@ describe('CDK: DynamoDB capacity (issue 28)', () => {
   });
 });
 
-/** The logical id of the table keyed by `partitionKey` (its scalable targets name it in their resource id). */
-function provisionedLogicalIdOf(t: Template, partitionKey: string): string {
-  const [id] = Object.entries(t.findResources('AWS::DynamoDB::Table')).find(
-    ([, r]) => (r.Properties.KeySchema as Json[])[0]?.AttributeName === partitionKey,
+/**
+ * The logical id of the table named `logicalName` (its scalable targets name it in their resource id) —
+ * by name, not key: State and Mirror share their key names (issue 28).
+ */
+function provisionedLogicalIdOf(t: Template, logicalName: string): string {
+  const [id] = Object.entries(t.findResources('AWS::DynamoDB::Table')).find(([key]) =>
+    key.startsWith(`${logicalName}Table`),
   ) ?? [''];
   return id;
 }
