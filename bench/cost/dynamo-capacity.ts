@@ -396,3 +396,44 @@ export function fleetLoad(
     }
   return out;
 }
+
+/** The tables' and index's names a run's units move between when the mirror has its own table. */
+export interface MirrorTargets {
+  /** The table the engine writes the mirror's object items to in the local bench (State). */
+  state: string;
+  /** The mirror's own table (issue 28, shared/store tables.ts MIRROR_TABLE). */
+  mirror: string;
+  /** The list index both carry (`byList`). */
+  index: string;
+}
+
+/**
+ * Issue 28 (the mirror's own table): a run's units as they fall when the mirror's object items live in
+ * the Mirror table. The bench measures its runs with the items in State (the local default phase), so
+ * their writes (`objectWrites` of the State table's write units) and every unit of State's list index
+ * (it indexes mirror items alone) move to the Mirror table and its index — otherwise State would be
+ * sized, and billed, for load the Mirror table carries.
+ */
+export function withMirrorTable(
+  units: UnitsByTarget,
+  objectWrites: number,
+  names: MirrorTargets,
+): UnitsByTarget {
+  const out: UnitsByTarget = { ...units };
+  const stateIndex = `${names.state}/${names.index}`;
+  const state = out[names.state] ?? { read: 0, write: 0 };
+  const moved = Math.min(objectWrites, state.write);
+  out[names.state] = { read: state.read, write: state.write - moved };
+  const mirror = out[names.mirror] ?? { read: 0, write: 0 };
+  out[names.mirror] = { read: mirror.read, write: mirror.write + moved };
+  const index = out[stateIndex];
+  if (index) {
+    const mirrorIndex = out[`${names.mirror}/${names.index}`] ?? { read: 0, write: 0 };
+    out[`${names.mirror}/${names.index}`] = {
+      read: mirrorIndex.read + index.read,
+      write: mirrorIndex.write + index.write,
+    };
+    delete out[stateIndex];
+  }
+  return out;
+}

@@ -7,6 +7,7 @@ import {
   fleetLoad,
   MINUTES_PER_WEEK,
   simulateAutoScaling,
+  withMirrorTable,
 } from '../../bench/cost/dynamo-capacity';
 
 /** Units per minute: `perSecond` units a second for `minutes` minutes. */
@@ -110,5 +111,35 @@ describe('the fleet’s load per minute (issue 28)', () => {
     expect(state.write[200]).toBe(0);
     expect(state.write.reduce((s, x) => s + x, 0)).toBeCloseTo(100 * 3, 6);
     expect(load['State/byDueAt']?.read.reduce((s, x) => s + x, 0)).toBe(2 * MINUTES_PER_WEEK);
+  });
+});
+
+describe("the mirror in its own table: a run's units by target (issue 28)", () => {
+  const names = { state: 'State', mirror: 'Mirror', index: 'byList' };
+
+  it("the mirror items' writes and every unit of State's list index move to the Mirror table; the rest stays", () => {
+    const run = {
+      State: { read: 6, write: 9 },
+      'State/byDueAt': { read: 0, write: 3 },
+      'State/byList': { read: 1, write: 4 },
+    };
+    const moved = withMirrorTable(run, 4, names);
+    expect(moved).toEqual({
+      State: { read: 6, write: 5 },
+      'State/byDueAt': { read: 0, write: 3 },
+      Mirror: { read: 0, write: 4 },
+      'Mirror/byList': { read: 1, write: 4 },
+    });
+    // Nothing is lost or counted twice.
+    const total = (u: Record<string, { read: number; write: number }>) =>
+      Object.values(u).reduce((s, x) => s + x.read + x.write, 0);
+    expect(total(moved)).toBe(total(run));
+  });
+
+  it('never moves more than State wrote (a run that wrote no mirror item moves nothing)', () => {
+    expect(withMirrorTable({ State: { read: 2, write: 1 } }, 3, names)).toEqual({
+      State: { read: 2, write: 0 },
+      Mirror: { read: 0, write: 1 },
+    });
   });
 });
