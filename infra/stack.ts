@@ -102,7 +102,7 @@ import { IngestorObservability } from './observability';
 import { DEFAULT_UPSTASH_SECRET_NAME, type IngestorSettings, UPSTASH_URL_PLACEHOLDER } from './settings';
 import { FILES_TO_GLACIER_IR_AFTER_DAYS } from './storage-classes';
 import { syncMaxConcurrency } from './sync-concurrency';
-import { ON_DEMAND, tableCapacity } from './table-capacity';
+import { capacityModeOf, DYNAMO_CAPACITY_CONTEXT, ON_DEMAND, tableCapacity } from './table-capacity';
 
 /** Key prefixes of the mirror bucket; each function is granted only the prefixes it works on. */
 export const MIRROR_PREFIXES = {
@@ -1190,7 +1190,14 @@ export class IngestorStack extends Stack {
     // The first step of an index rollout keeps the table as deployed (on-demand): one change to the
     // table per update — its capacity mode changes with a later deploy (docs/operations.md).
     const firstStep = String(this.node.tryGetContext(STACK_CONTEXT_KEYS.indexRolloutStep) ?? '') === '1';
-    const capacity = firstStep ? ON_DEMAND : tableCapacity(this, definition.logicalName, replaces);
+    // Issue 28: while the mirror moves (`-c mirrorTable=dual`, deploy 1) State also carries the mirror's
+    // items and their list copies — load the decided plan, sized for the Mirror table's own design
+    // (`-c mirrorTable=own`), does not hold: State stays on-demand until deploy 2 unless a mode is asked.
+    const moving =
+      definition === STATE_TABLE &&
+      mirrorTablePhaseOf(this) === 'dual' &&
+      capacityModeOf(this.node.tryGetContext(DYNAMO_CAPACITY_CONTEXT)) === undefined;
+    const capacity = firstStep || moving ? ON_DEMAND : tableCapacity(this, definition.logicalName, replaces);
     const rebuildable = definition === MIRROR_TABLE;
     const table = new Table(this, `${definition.logicalName}Table`, {
       partitionKey: { name: definition.partitionKey, type: AttributeType.STRING },

@@ -27,6 +27,7 @@ import {
   MIRROR_TABLE,
   RETIRED_LEASE_INDEX,
   retiringIndexes,
+  STATE_TABLE,
   TABLES,
 } from '../../shared/store/tables';
 import { WORKER_RUNS_AT_ONCE } from '../../shared/sync';
@@ -205,7 +206,11 @@ describe('DynamoDB tables (from shared/store/tables.ts)', () => {
 
       const props = table?.Properties as Json;
       // Issue 28: the mode decided by cost for the default fleet (infra/table-capacity.ts).
-      const mode = planFor(1_000).tables[definition.logicalName]?.mode ?? 'onDemand';
+      // State stays on-demand while it still carries the mirror (`-c mirrorTable=dual`, the default).
+      const mode =
+        definition === STATE_TABLE
+          ? 'onDemand'
+          : (planFor(1_000).tables[definition.logicalName]?.mode ?? 'onDemand');
       // CloudFormation's default mode: CDK leaves BillingMode out for provisioned tables.
       expect(props.BillingMode ?? 'PROVISIONED').toBe(
         mode === 'provisioned' ? 'PROVISIONED' : 'PAY_PER_REQUEST',

@@ -31,6 +31,8 @@ type Json = Record<string, unknown>;
 describe('CDK: DynamoDB capacity (issue 28)', () => {
   let provisioned: Template;
   let onDemand: Template;
+  let decidedOwn: Template;
+  let decidedDual: Template;
   let provisionedError: unknown;
 
   beforeAll(() => {
@@ -43,6 +45,11 @@ describe('CDK: DynamoDB capacity (issue 28)', () => {
     ({ template: onDemand } = synthWithNag('capacity-on-demand', 'CapacityOnDemand', PROPS, {
       dynamoCapacity: 'onDemand',
     }));
+    // As decided (no mode asked), after the mirror's move (deploy 2) — and during it (deploy 1, the default).
+    ({ template: decidedOwn } = synthWithNag('capacity-decided-own', 'CapacityDecidedOwn', PROPS, {
+      mirrorTable: 'own',
+    }));
+    ({ template: decidedDual } = synthWithNag('capacity-decided-dual', 'CapacityDecidedDual', PROPS, {}));
   }, 240_000);
   afterAll(removeTempOutdirs);
 
@@ -141,6 +148,16 @@ describe('CDK: DynamoDB capacity (issue 28)', () => {
     expect(writeTargets.map((t) => [t.Properties.MinCapacity, t.Properties.MaxCapacity])).toEqual([
       [expected.min, expected.max],
     ]);
+  });
+
+  it('as decided: State provisioned once the mirror has moved (`-c mirrorTable=own`), on-demand while State still carries the mirror (`dual`, deploy 1)', () => {
+    const stateOf = (t: Template) => tableNamed(t, 'State')?.Properties as Json;
+    expect(planFor(1_000).tables.State?.mode).toBe('provisioned');
+    // CloudFormation's default mode: CDK leaves BillingMode out for provisioned tables.
+    expect(stateOf(decidedOwn).BillingMode).toBeUndefined();
+    expect(stateOf(decidedOwn).ProvisionedThroughput).toBeDefined();
+    expect(stateOf(decidedDual).BillingMode).toBe('PAY_PER_REQUEST');
+    expect(stateOf(decidedDual).ProvisionedThroughput).toBeUndefined();
   });
 
   it('on-demand: pay per request, no capacity, no scaling', () => {
