@@ -70,8 +70,11 @@ const units = (readMin: number, readMax: number, writeMin: number, writeMax: num
  * From `npm run bench -- cost` (`dynamoCapacity[].infraPlan`, 2026-12-03): per fleet size, the mode each
  * table pays least in (the week's load per minute, bench/cost/dynamo-capacity.ts) and the minimum and
  * maximum units a second its auto scaling chose for the table and each index — the cheapest with no unit
- * throttled in the simulated week. At 1,000 sources: State provisioned (€19.98 → €17.21 a month at list
- * price), Sources and Documents on-demand (provisioned would cost more: €0.19 → €1.27, €1.85 → €5.43).
+ * throttled in the simulated week — for the design after the mirror's move (`-c mirrorTable=own`: State's
+ * `byList` then indexes nothing; while it moves State stays on-demand, infra/stack.ts). At 1,000 sources:
+ * State provisioned (€16.19 → €10.61 a month at list price), Sources, Documents and Mirror on-demand
+ * (provisioned would cost more: €0.19 → €1.27, €2.80 → €7.58, €2.37 → €8.48 — the Mirror table's load is
+ * the 03:00 full syncs' burst).
  */
 export const DECIDED_CAPACITY: readonly FleetCapacityPlan[] = [
   {
@@ -84,13 +87,18 @@ export const DECIDED_CAPACITY: readonly FleetCapacityPlan[] = [
       },
       State: {
         mode: 'provisioned',
-        table: units(20, 106, 2, 154),
-        indexes: { byDueAt: units(1, 2, 2, 14), byList: units(1, 38, 10, 80) },
+        table: units(10, 80, 2, 114),
+        indexes: { byDueAt: units(1, 2, 2, 14), byList: units(1, 2, 1, 2) },
       },
       Documents: {
         mode: 'onDemand',
-        table: units(10, 94, 2, 16),
+        table: units(10, 94, 5, 34),
         indexes: { byNextAttempt: units(1, 2, 1, 6), bySource: units(1, 2, 1, 6) },
+      },
+      Mirror: {
+        mode: 'onDemand',
+        table: units(1, 2, 5, 46),
+        indexes: { byList: units(1, 42, 10, 78) },
       },
     },
   },
@@ -104,13 +112,18 @@ export const DECIDED_CAPACITY: readonly FleetCapacityPlan[] = [
       },
       State: {
         mode: 'provisioned',
-        table: units(200, 1046, 20, 1528),
-        indexes: { byDueAt: units(1, 2, 20, 132), byList: units(1, 376, 100, 786) },
+        table: units(100, 786, 20, 1120),
+        indexes: { byDueAt: units(1, 2, 20, 130), byList: units(1, 2, 1, 2) },
       },
       Documents: {
         mode: 'onDemand',
-        table: units(50, 462, 10, 100),
+        table: units(50, 462, 20, 194),
         indexes: { byNextAttempt: units(1, 2, 3, 44), bySource: units(1, 2, 3, 44) },
+      },
+      Mirror: {
+        mode: 'onDemand',
+        table: units(1, 2, 50, 452),
+        indexes: { byList: units(1, 414, 100, 776) },
       },
     },
   },
@@ -119,18 +132,23 @@ export const DECIDED_CAPACITY: readonly FleetCapacityPlan[] = [
     tables: {
       Sources: {
         mode: 'onDemand',
-        table: units(500, 3142, 1, 2),
+        table: units(500, 3140, 1, 2),
         indexes: { byHost: units(1, 2, 1, 2) },
       },
       State: {
         mode: 'provisioned',
-        table: units(2000, 10448, 1000, 15262),
-        indexes: { byDueAt: units(1, 2, 200, 1310), byList: units(1, 3746, 1000, 7850) },
+        table: units(1000, 7844, 200, 11174),
+        indexes: { byDueAt: units(1, 2, 200, 1290), byList: units(1, 2, 1, 2) },
       },
       Documents: {
         mode: 'onDemand',
-        table: units(500, 4610, 100, 986),
-        indexes: { byNextAttempt: units(1, 2, 50, 438), bySource: units(1, 2, 50, 438) },
+        table: units(500, 4610, 200, 1930),
+        indexes: { byNextAttempt: units(1, 2, 50, 430), bySource: units(1, 2, 50, 430) },
+      },
+      Mirror: {
+        mode: 'onDemand',
+        table: units(1, 2, 500, 4514),
+        indexes: { byList: units(1, 4128, 1000, 7736) },
       },
     },
   },

@@ -101,7 +101,12 @@ export interface CostResult {
     metricSeries: number;
   };
   /** Issue 28: the month's DynamoDB write units by item family and operation (million WRU). */
-  dynamoWrites?: { millionWruPerMonth: number; eurPerMonth: number; byFamily: Record<string, number> };
+  dynamoWrites?: {
+    millionWruPerMonth: number;
+    onDemandMillionWruPerMonth?: number;
+    eurPerMonth: number;
+    byFamily: Record<string, number>;
+  };
   /** Issue 28: Upstash pay-as-you-go against the fixed plan that carries the month's bandwidth. */
   upstash?: {
     millionCommandsPerMonth: number;
@@ -148,7 +153,7 @@ export function summaryOf(full: CostResult): CostResult {
 }
 
 const SERVICE_NAMES: Record<string, string> = {
-  dynamodb: 'DynamoDB (on demand, PITR)',
+  dynamodb: 'DynamoDB (State provisioned, the rest on demand; Mirror in Standard-IA, no PITR)',
   lambda: 'Lambda (arm64)',
   s3: 'S3 (Standard, Glacier Instant Retrieval)',
   upstash: 'Upstash Redis',
@@ -273,7 +278,8 @@ export function renderCostSection(r: CostResult): string {
     const w = r.dynamoWrites;
     lines.push(
       '',
-      `DynamoDB write units at ${num(r.sources)} sources: ${num(w.millionWruPerMonth)} M a month (€${eur(w.eurPerMonth)}), ` +
+      `DynamoDB write units at ${num(r.sources)} sources: ${num(w.millionWruPerMonth)} M a month, of them ` +
+        `${num(w.onDemandMillionWruPerMonth ?? w.millionWruPerMonth)} M billed per request on-demand (€${eur(w.eurPerMonth)}; the rest in State's provisioned capacity and the Mirror table's lines), ` +
         'billed as DynamoDB bills them (the larger of the item before and after, and every global index copy written), largest first:',
       '',
       '| operation and item family (→ index copy) | million WRU / month |',
