@@ -15,7 +15,7 @@ import { initialScheduleState, type SourceDecision, type SourceScheduleState } f
 import { getSourceState, listHostSources, loadSource, releaseSyncLease, storeOutageOf } from '../store';
 import { hostKey, mapLimit } from '../util';
 import type { SyncLane, SyncMessage } from './message';
-import { runSyncMessage, type SyncRunDeps, type SyncRunResult } from './run';
+import { laneStretchModel, runSyncMessage, type SyncRunDeps, type SyncRunResult } from './run';
 import { idleScheduleState, startRun } from './start';
 
 /**
@@ -357,14 +357,7 @@ async function pickNext(replan: Replan, now: Date): Promise<Picked | undefined> 
       state,
       now: nowIso,
       settings: deps.settings,
-      model: lane.stretch
-        ? {
-            host: lane.host,
-            stretch: lane.stretch.factor,
-            demand: lane.stretch.demand,
-            capacity: lane.stretch.capacity,
-          }
-        : undefined,
+      model: laneStretchModel(lane),
     });
     if (decision.action !== 'sync') {
       // Not due: look again when it is (a skip, an hour on; the lane ends long before).

@@ -28,7 +28,7 @@ import {
   storeRefusalOf,
 } from '../store';
 import { type DuplicateKind, duplicateDelivery } from './duplicate';
-import type { SyncMessage } from './message';
+import type { SyncLane, SyncMessage } from './message';
 
 /**
  * Of the time kept back after `deadlineMs` (BUDGET_RESERVE_MS, shared/sync/batch.ts), this much stays
@@ -349,6 +349,12 @@ export type HostStretch = Parameters<typeof decideOnHost>[0]['model'];
 export function plannedStretch(message: Pick<SyncMessage, 'lane'>): HostStretch {
   const { lane } = message;
   if (lane?.stretch === undefined || lane.stretch.factor <= 1) return undefined;
+  return laneStretchModel(lane);
+}
+
+/** RATE-9: a lane's host stretch (as the planner saw the host) in the form `decideOnHost` takes. */
+export function laneStretchModel(lane: SyncLane): HostStretch {
+  if (lane.stretch === undefined) return undefined;
   return {
     host: lane.host,
     stretch: lane.stretch.factor,
