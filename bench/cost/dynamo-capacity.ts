@@ -221,38 +221,10 @@ export function chooseCapacity(profile: UnitProfile, prices: UnitPrices, maxHead
   const mins = [...new Set([1, 2, 3, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, peakUnits])]
     .filter((m) => m <= peakUnits)
     .sort((a, b) => a - b);
-  let best: CapacityChoice | undefined;
-  for (const minUnits of mins) {
-    const policy = defaultPolicy(minUnits, Math.max(minUnits, maxUnits));
-    const run = simulateAutoScaling(demand, policy);
-    if (run.throttledUnits > 0) continue;
-    const eur = run.unitHours * prices.eurPerUnitHour;
-    const noBurst = simulateAutoScaling(demand, { ...policy, burstSeconds: 0 }).throttledUnits;
-    const better =
-      best === undefined ||
-      eur < best.provisionedEurPerWeek - 1e-9 ||
-      (Math.abs(eur - best.provisionedEurPerWeek) <= 1e-9 && noBurst < best.throttledWithoutBurst);
-    if (better) {
-      const { capacity: _capacity, ...summary } = run;
-      best = {
-        target: profile.target,
-        kind: profile.kind,
-        unitsPerWeek,
-        peakUnitsPerSecond: peak,
-        meanUnitsPerSecond: unitsPerWeek / Math.max(1, demand.length) / 60,
-        onDemandEurPerWeek: unitsPerWeek * prices.eurPerRequestUnit,
-        policy,
-        run: summary,
-        provisionedEurPerWeek: eur,
-        throttledWithoutBurst: noBurst,
-      };
-    }
-  }
-  if (best === undefined) {
-    // Only when every minimum throttles: a fixed capacity at the peak's tracked capacity never does.
-    const policy = defaultPolicy(peakUnits, Math.max(peakUnits, maxUnits));
-    const { capacity: _capacity, ...summary } = simulateAutoScaling(demand, policy);
-    best = {
+  // One policy's choice: its simulated week, its bill, and what it throttles without burst capacity.
+  const choiceOf = (policy: CapacityPolicy): CapacityChoice => {
+    const { capacity: _capacity, ...run } = simulateAutoScaling(demand, policy);
+    return {
       target: profile.target,
       kind: profile.kind,
       unitsPerWeek,
@@ -260,11 +232,25 @@ export function chooseCapacity(profile: UnitProfile, prices: UnitPrices, maxHead
       meanUnitsPerSecond: unitsPerWeek / Math.max(1, demand.length) / 60,
       onDemandEurPerWeek: unitsPerWeek * prices.eurPerRequestUnit,
       policy,
-      run: summary,
-      provisionedEurPerWeek: summary.unitHours * prices.eurPerUnitHour,
+      run,
+      provisionedEurPerWeek: run.unitHours * prices.eurPerUnitHour,
       throttledWithoutBurst: simulateAutoScaling(demand, { ...policy, burstSeconds: 0 }).throttledUnits,
     };
+  };
+  let best: CapacityChoice | undefined;
+  for (const minUnits of mins) {
+    const choice = choiceOf(defaultPolicy(minUnits, Math.max(minUnits, maxUnits)));
+    if (choice.run.throttledUnits > 0) continue;
+    const eur = choice.provisionedEurPerWeek;
+    const better =
+      best === undefined ||
+      eur < best.provisionedEurPerWeek - 1e-9 ||
+      (Math.abs(eur - best.provisionedEurPerWeek) <= 1e-9 &&
+        choice.throttledWithoutBurst < best.throttledWithoutBurst);
+    if (better) best = choice;
   }
+  // Only when every minimum throttles: a fixed capacity at the peak's tracked capacity never does.
+  best ??= choiceOf(defaultPolicy(peakUnits, Math.max(peakUnits, maxUnits)));
   return best;
 }
 
