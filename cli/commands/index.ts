@@ -140,28 +140,25 @@ const OBJECTS = {
 /** `backfill-index --rate`'s ceiling: updates per second on-demand tables take without throttling others. */
 export const BACKFILL_MAX_RATE = 1000;
 
-const BACKFILL = {
-  ...SOURCE,
-  rate: {
+/** `--rate N` of a bulk command: its writes a second, at most BACKFILL_MAX_RATE. */
+const rateOption = (what: string) =>
+  ({
     type: 'number',
     integer: true,
     min: 1,
     max: BACKFILL_MAX_RATE,
     value: 'N',
-    help: 'updates per second at most (default: a pace syncs never notice)',
-  },
+    help: `${what} per second at most (default: a pace syncs never notice)`,
+  }) as const;
+
+const BACKFILL = {
+  ...SOURCE,
+  rate: rateOption('updates'),
   'dry-run': { type: 'flag', help: 'count what would be written, write nothing' },
 } as const satisfies OptionTable;
 
 const MIGRATE_MIRROR_TABLE = {
-  rate: {
-    type: 'number',
-    integer: true,
-    min: 1,
-    max: BACKFILL_MAX_RATE,
-    value: 'N',
-    help: 'writes per second at most (default: a pace syncs never notice)',
-  },
+  rate: rateOption('writes'),
   'delete-old': { type: 'flag', help: 'after deploy 2 (own): delete the moved items from State' },
   restart: { type: 'flag', help: 'scan from the start although the step finished (one more pass)' },
 } as const satisfies OptionTable;
