@@ -1,5 +1,4 @@
 import { DeleteMessageCommand } from '@aws-sdk/client-sqs';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DocumentItem } from '../../shared/documents';
 import { isTakenDown } from '../../shared/documents/context';
@@ -13,6 +12,7 @@ import { type AwsTestbed, startAwsTestbed } from '../support/aws';
 import { json, type MiniCouncil, oneBodySystem, startMiniCouncil } from '../support/mini-council';
 import { loopbackFetcher } from '../support/oparl-harness';
 import { deliver, NOW, oparlTestEngine, plan, runDepsOf } from '../support/sync-bed';
+import { putActiveSource } from '../support/sync-runtime';
 import { takedownDepsOf } from '../support/takedown';
 
 /**
@@ -60,12 +60,7 @@ describe('DOC-7 / ONB-4: listing changed during a sync run', () => {
         });
       }),
     );
-    await bed.clients.doc.send(
-      new PutCommand({
-        TableName: bed.env.SOURCES_TABLE,
-        Item: { sourceId: SOURCE, systemUrl: council.systemUrl, active: true },
-      }),
-    );
+    await putActiveSource(bed, SOURCE, council.systemUrl);
   }, 60_000);
   afterAll(async () => {
     await Promise.all([bed?.stop(), council?.close()]);

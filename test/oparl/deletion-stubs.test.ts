@@ -2,7 +2,6 @@ import { readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DeleteMessageCommand } from '@aws-sdk/client-sqs';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChangeEvent } from '../../shared/changes';
 import { MirrorStore } from '../../shared/mirror';
@@ -14,6 +13,7 @@ import { type AwsTestbed, startAwsTestbed } from '../support/aws';
 import { json, type MiniCouncil, oneBodySystem, startMiniCouncil } from '../support/mini-council';
 import { loopbackFetcher } from '../support/oparl-harness';
 import { deliver, NOW, oparlTestEngine, plan, runDepsOf } from '../support/sync-bed';
+import { putActiveSource } from '../support/sync-runtime';
 
 /**
  * Issue 26 point 2 (SCH-3, OPT-2): OParl 1.1 lists filtered by `modified_since` carry `deleted: true`
@@ -73,12 +73,7 @@ describe('SCH-3 / OPT-2: deletion stubs of objects the mirror does not hold live
         return json({ data: inWindow, links: {} });
       }),
     );
-    await bed.clients.doc.send(
-      new PutCommand({
-        TableName: bed.env.SOURCES_TABLE,
-        Item: { sourceId: SOURCE, systemUrl: council.systemUrl, active: true },
-      }),
-    );
+    await putActiveSource(bed, SOURCE, council.systemUrl);
   }, 60_000);
   afterAll(async () => {
     await Promise.all([bed?.stop(), council?.close()]);

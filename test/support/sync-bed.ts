@@ -2,7 +2,6 @@ import { Readable } from 'node:stream';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll } from 'vitest';
 import type { SyncEngine } from '../../shared/engine';
@@ -16,6 +15,7 @@ import type { SyncRunDeps } from '../../shared/sync/run';
 import { takedownGuards } from '../../shared/takedown';
 import { type AwsTestbed, lateBound, startAwsTestbed } from './aws';
 import { type MiniCouncil, oneBodySystem, startMiniCouncil } from './mini-council';
+import { putActiveSource } from './sync-runtime';
 
 /** Monday 2026-11-30 10:00 Europe/Berlin: weekday daytime, outside the default full-sync window. */
 export const NOW = new Date('2026-11-30T09:00:00Z');
@@ -31,14 +31,7 @@ export async function startSourceBed(sourceIds: readonly string[]): Promise<Sour
     startAwsTestbed(),
     startMiniCouncil(oneBodySystem(() => undefined)),
   ]);
-  for (const sourceId of sourceIds) {
-    await bed.clients.doc.send(
-      new PutCommand({
-        TableName: bed.env.SOURCES_TABLE,
-        Item: { sourceId, systemUrl: council.systemUrl, active: true },
-      }),
-    );
-  }
+  for (const sourceId of sourceIds) await putActiveSource(bed, sourceId, council.systemUrl);
   return { bed, council };
 }
 
