@@ -24,6 +24,15 @@ export const ASSUMPTIONS = {
   /** New files (PDFs) per source and week, average size, and text extracted per file. */
   filesPerSourcePerWeek: 15,
   fileBytes: 400_000,
+  /**
+   * Issue 28: the spread of file sizes around that mean — lognormal, σ of ln(size) (bench/cost
+   * file-sizes.ts; the median follows from the mean: ≈ 150 KB). Assumed, not measured: council PDFs
+   * run from one-page letters (≈ 20–60 KB) to scanned plans of several MB, ≈ ±2.5 σ around the median;
+   * the fixtures hold one real ALLRIS file size (460 KB, ../shared/fixtures/ris-html/allris/altona
+   * vo020.html), no distribution. With it ≈ 46 % of files are under 128 KiB, holding ≈ 6.5 % of the
+   * bytes: what decides the Glacier IR transition (a request per object, 128 KiB billed at least).
+   */
+  fileSizeSigma: 1.4,
   textBytesPerFile: 20_000,
   /** Files already stored per source (history): the deletion check samples each once a week (DEL-2). */
   storedFilesPerSource: 2_000,
