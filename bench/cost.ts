@@ -134,6 +134,7 @@ import { PRICES, PRICES_READ_ON, UPSTASH_FIXED_PLANS, USD_TO_EUR } from './cost/
 import { countStack, metricSeries } from './cost/stack-count';
 import { type StateItemSize, stateItemSize, writeWorstLeasedStateItem } from './cost/state-item';
 import { syncSizing } from './cost/sync-sizing';
+import { type CouncilWire, councilBytesOut } from './cost/wire-bytes';
 import { simulateWorker, type WorkerModelResult } from './cost/worker-model';
 import { plannerBenchDeps, STEADY_T0, seedSteadySources } from './planner';
 
@@ -812,6 +813,16 @@ function scaleS3PutsBy(
       return [label, objectsOnly && S3_PER_LIST_FAMILIES.has(family) ? n : n * k];
     }),
   );
+}
+
+/** Issue 28: the measured wire figures of a source kind's requests (assumptions.ts `councilWire`). */
+function wireOf(kind: 'oparl' | 'scraper'): CouncilWire {
+  const w = ASSUMPTIONS.councilWire;
+  return {
+    requestIpBytes: w.requestIpBytes[kind],
+    tlsRecordBytesPerRequest: w.tlsRecordBytesPerRequest,
+    tlsHandshakeBytesPerConnection: w.tlsHandshakeBytesPerConnection,
+  };
 }
 
 /** The changes the fake RIS site makes before the scraper's measured changed run (calendar row, Nachtrag). */
@@ -1900,6 +1911,8 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       writeUnits: 0,
       s3Puts: 0,
       s3Gets: 0,
+      /** Issue 28: the IP bytes the runs send the councils (bench/cost/wire-bytes.ts, measured figures). */
+      councilBytesOut: 0,
       /** Issue 28: the runs' PUT-class calls by `<kind> <run>: <command> <family>`. */
       s3PutsBy: {} as Record<string, number>,
       logBytes: 0,
@@ -1971,6 +1984,18 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
           sync.readsBy[`${k.kind}: ${label}`] = (sync.readsBy[`${k.kind}: ${label}`] ?? 0) + count * units;
         sync.objectWrites += count * p.mirrorItemWriteUnits;
         sync.s3Puts += count * p.s3Puts;
+        // One new connection a run (runs are minutes apart; the keep-alive is 4 s).
+        const answers = A.councilWire.responseBytes;
+        sync.councilBytesOut += councilBytesOut(wireOf(k.kind), {
+          requests: count * p.requests,
+          connections: count,
+          responseBytesPerRequest:
+            k.kind === 'scraper'
+              ? answers.scraper[runKind]
+              : runKind === 'full'
+                ? answers.oparlFullDemoPage * A.oparlObjectScale
+                : answers.oparlIncremental[runKind],
+        });
         for (const [label, n] of Object.entries(p.s3PutsBy ?? {})) {
           const at = `sync ${k.kind} ${runKind}: ${label}`;
           sync.s3PutsBy[at] = (sync.s3PutsBy[at] ?? 0) + count * n;
@@ -1980,6 +2005,12 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       }
       const robots = perMonth(robotsPerWeek) * k.n;
       sync.requests += robots;
+      // robots.txt on its run's connection: a short answer.
+      sync.councilBytesOut += councilBytesOut(wireOf(k.kind), {
+        requests: robots,
+        connections: 0,
+        responseBytesPerRequest: A.councilWire.responseBytes.head,
+      });
       // Issue 28: each robots.txt fetch rewrites its shared cache entry (ROB-5, one PUT): the daily
       // refresh is not in the measured runs (their robots.txt is fresh for 24 h).
       const robotsLabel = `sync ${k.kind}: PutObject robots.txt cache (a fetch, ROB-5)`;
@@ -2222,7 +2253,27 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
         internetOutGb: (visits * A.fileBytes) / 1e9,
         cloudFrontOutGb: (apiRequests * A.apiBytesPerResponse) / 1e9,
         cloudFrontRequests: visits + apiRequests,
-        ingestOutGb: (fetches * A.councilRequestBytesOut) / 1e9,
+        // Issue 28: measured bytes a request (bench/cost/wire-bytes.ts; assumptions.ts `councilWire`):
+        // a file fetch its own connection; the deletion check one per server and hourly run (its
+        // HEADs of a server 2 s apart, RATE-6), the photo check one per source and weekly run.
+        ingestOutGb:
+          (sync.councilBytesOut +
+            councilBytesOut(wireOf('scraper'), {
+              requests: filesPerMonth,
+              connections: filesPerMonth,
+              responseBytesPerRequest: A.fileBytes,
+            }) +
+            councilBytesOut(wireOf('scraper'), {
+              requests: headsPerMonth,
+              connections: Math.min(headsPerMonth, hourlyRuns * sources),
+              responseBytesPerRequest: A.councilWire.responseBytes.head,
+            }) +
+            councilBytesOut(wireOf('scraper'), {
+              requests: photosPerMonth,
+              connections: Math.min(photosPerMonth, WEEKS_PER_MONTH * sources),
+              responseBytesPerRequest: A.councilWire.responseBytes.head,
+            })) /
+          1e9,
       },
       // Issue 25 point 4: one web ACL with one rate-based rule, every API request inspected — only when on.
       ...(opts.apiWaf ? { waf: { webAcls: 1, rules: 1, requests: apiRequests } } : {}),
