@@ -29,7 +29,7 @@ export const ASSUMPTIONS = {
    * file-sizes.ts; the median follows from the mean: ≈ 150 KB). Assumed, not measured: council PDFs
    * run from one-page letters (≈ 20–60 KB) to scanned plans of several MB, ≈ ±2.5 σ around the median;
    * the fixtures hold one real ALLRIS file size (460 KB, ../shared/fixtures/ris-html/allris/altona
-   * vo020.html), no distribution. With it ≈ 46 % of files are under 128 KiB, holding ≈ 6.5 % of the
+   * vo020.html), no distribution. With it ≈ 46 % of files are under 128 KiB, holding ≈ 6.7 % of the
    * bytes: what decides the Glacier IR transition (a request per object, 128 KiB billed at least).
    */
   fileSizeSigma: 1.4,
