@@ -4,7 +4,9 @@ import {
   acksOnPath,
   type CountedPacket,
   clientSideOf,
+  councilBytesOut,
   PATH_MSS_BYTES,
+  TCP_CONNECTION_IP_BYTES,
 } from '../../bench/cost/wire-bytes';
 
 const SERVER = 8080;
@@ -63,5 +65,14 @@ describe('issue 28: bytes out per council request, counted from packets (bench/c
     expect(acksOnPath(2 * PATH_MSS_BYTES + 1)).toBe(2);
     // A 400 KB file: ≈ 139 ACKs, ≈ 7 KB out.
     expect(acksOnPath(400_000) * ACK_IP_BYTES).toBeGreaterThan(7_000);
+  });
+
+  it('a run’s bytes out: each request with its TLS record and its answer’s ACKs, each new connection its TCP and TLS handshake', () => {
+    const wire = { requestIpBytes: 250, tlsRecordBytesPerRequest: 22, tlsHandshakeBytesPerConnection: 669 };
+    const oneRun = councilBytesOut(wire, { requests: 11, connections: 1, responseBytesPerRequest: 1_000 });
+    expect(oneRun).toBe(11 * (250 + 22 + ACK_IP_BYTES) + TCP_CONNECTION_IP_BYTES + 669);
+    // Ten times the answer: more ACKs, nothing else.
+    const bigger = councilBytesOut(wire, { requests: 11, connections: 1, responseBytesPerRequest: 10_000 });
+    expect(bigger - oneRun).toBe(11 * (acksOnPath(10_000) - 1) * ACK_IP_BYTES);
   });
 });
