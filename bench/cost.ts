@@ -53,15 +53,20 @@ import {
   DUE_INDEX,
   destroyAwsClients,
   dueIndexCopiesOf,
+  FILES_PREFIX,
+  INCOMING_PREFIX,
   LEASE_ROOM_BYTES,
   LIST_INDEX,
+  MIRROR_PREFIX,
   MIRROR_TABLE,
+  ROBOTS_PREFIX,
   requestManualSync,
   SOURCES_TABLE,
   STATE_TABLE,
   SyncQueue,
   sourcePartition,
   TABLES,
+  TEXT_PREFIX,
   type UpdateShape,
   WRITE_UNIT_BYTES,
 } from '../shared/store';
@@ -85,6 +90,7 @@ import {
   type UnitsByTarget,
   withMirrorTable,
 } from './cost/dynamo-capacity';
+import { lognormalWithMean, tieredFiles } from './cost/file-sizes';
 import { ALWAYS_FREE, applyFreeTier, vmFreeEgressGb } from './cost/free-tier';
 import {
   type BillAtFleet,
@@ -128,6 +134,7 @@ import { PRICES, PRICES_READ_ON, UPSTASH_FIXED_PLANS, USD_TO_EUR } from './cost/
 import { countStack, metricSeries } from './cost/stack-count';
 import { type StateItemSize, stateItemSize, writeWorstLeasedStateItem } from './cost/state-item';
 import { syncSizing } from './cost/sync-sizing';
+import { type CouncilWire, councilBytesOut } from './cost/wire-bytes';
 import { simulateWorker, type WorkerModelResult } from './cost/worker-model';
 import { plannerBenchDeps, STEADY_T0, seedSteadySources } from './planner';
 
@@ -158,6 +165,8 @@ interface Meter {
   s3ListPuts: number;
   s3ListGets: number;
   s3BytesPut: number;
+  /** Issue 28: S3 PUT-class calls (PUT, COPY, LIST …) by `<command> <family>` (`s3Family`). */
+  s3PutsBy: Record<string, number>;
   sqsRequests: number;
   /** DynamoDB write units by command and key prefix (what an unchanged run writes, and why). */
   writesBy: Record<string, number>;
@@ -327,6 +336,20 @@ function infraPlanOf(decisions: readonly TableDecision[]): Record<string, TableC
 
 /** infra/stack.ts SYNC_TIMEOUT, in seconds (the CDK module is not loaded for one number). */
 const SYNC_TIMEOUT_SECONDS = 15 * 60;
+/**
+ * Issue 28: the PUT-class calls of one stored file (shared/documents): its upload to the incoming key
+ * (one PutObject below the 5 MB part size — lib-storage's `Upload` sends a single part as a PUT; the
+ * assumed sizes put ≈ 0.5 % of files above it, a few calls more each), the promotion's CopyObject to the
+ * copy's key (`storeVerifiedCopy`; its DeleteObject is free) and the text's PutObject (text.ts). The
+ * model before counted two.
+ */
+export const FILE_S3_PUTS_BY: Record<string, number> = {
+  'PutObject file (incoming)': 1,
+  'CopyObject file (promote)': 1,
+  'PutObject text': 1,
+};
+const FILE_S3_PUTS = Object.values(FILE_S3_PUTS_BY).reduce((a, b) => a + b, 0);
+
 /** Minutes of run stream the worker model simulates per fleet (after 30 minutes' warm-up). */
 const WORKER_MODEL_MINUTES = 180;
 
@@ -345,6 +368,7 @@ const zeroMeter = (): Meter => ({
   s3ListPuts: 0,
   s3ListGets: 0,
   s3BytesPut: 0,
+  s3PutsBy: {},
   sqsRequests: 0,
   writesBy: {},
   writeCallsBy: {},
@@ -619,10 +643,12 @@ export function attachMeter(
   clients.s3.middlewareStack.add(
     (next, context) => async (args) => {
       const name = context.commandName ?? '';
-      const input = args.input as { Body?: unknown; Key?: unknown };
+      const input = args.input as { Body?: unknown; Key?: unknown; Prefix?: unknown };
       const perList = String(input.Key ?? '').startsWith(`${DIGEST_PREFIX}/`);
       if (/^(Put|Copy|List|CreateMultipart|UploadPart|CompleteMultipart)/.test(name)) {
         m.s3Puts += 1;
+        const label = `${name.replace(/Command$/, '')} ${s3Family(String(input.Key ?? input.Prefix ?? ''))}`;
+        m.s3PutsBy[label] = (m.s3PutsBy[label] ?? 0) + 1;
         if (perList) m.s3ListPuts += 1;
         const body = input.Body;
         if (typeof body === 'string') m.s3BytesPut += Buffer.byteLength(body);
@@ -648,6 +674,7 @@ export function attachMeter(
       writesBy: { ...m.writesBy },
       writeCallsBy: { ...m.writeCallsBy },
       readsBy: { ...m.readsBy },
+      s3PutsBy: { ...m.s3PutsBy },
       stateUpdates: [...m.stateUpdates],
       byTarget: scaleByTarget(m.byTarget, 1),
     }),
@@ -692,6 +719,8 @@ export interface RunProfile {
   s3ListPuts: number;
   s3ListGets: number;
   s3BytesPut: number;
+  /** Issue 28: the PUT-class calls by `<command> <family>` (in s3Puts). */
+  s3PutsBy?: Record<string, number>;
   logBytes: number;
   /** The read and write units of items that grow with the source's objects (in the totals above). */
   objectReadUnits: number;
@@ -730,6 +759,7 @@ async function measureRun(
     s3ListPuts: m.s3ListPuts,
     s3ListGets: m.s3ListGets,
     s3BytesPut: m.s3BytesPut,
+    s3PutsBy: m.s3PutsBy,
     logBytes,
     objectReadUnits: m.objectReadUnits,
     objectWriteUnits: m.objectWriteUnits,
@@ -754,6 +784,67 @@ function scaleWritesBy(
   );
 }
 
+/**
+ * Issue 28: what an S3 key is of, for the PUT/LIST line's families: the mirror's records, the list
+ * digests, file copies (incoming and promoted), texts, photos, the robots.txt cache (ROB-5), geo plans.
+ */
+export function s3Family(key: string): string {
+  if (key.startsWith(`${DIGEST_PREFIX}/`)) return 'list digest';
+  if (key.startsWith(INCOMING_PREFIX)) return 'file (incoming)';
+  if (key.startsWith(FILES_PREFIX)) return key.includes('/photos/') ? 'photo' : 'file';
+  if (key.startsWith(TEXT_PREFIX)) return 'text';
+  if (key.startsWith(`${MIRROR_PREFIX}/`)) return 'mirror record';
+  if (key.startsWith(ROBOTS_PREFIX)) return 'robots.txt cache';
+  return key.split('/')[0] || '?';
+}
+
+/** Families whose calls are per list or per host, not per object: not scaled with a list's objects. */
+const S3_PER_LIST_FAMILIES = new Set(['list digest', 'robots.txt cache']);
+
+/** PUT-class calls by label × k — with `objectsOnly`, the per-list and per-host families kept as they are. */
+function scaleS3PutsBy(
+  by: Record<string, number> | undefined,
+  k: number,
+  objectsOnly = false,
+): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(by ?? {}).map(([label, n]) => {
+      const family = label.slice(label.indexOf(' ') + 1);
+      return [label, objectsOnly && S3_PER_LIST_FAMILIES.has(family) ? n : n * k];
+    }),
+  );
+}
+
+/** Issue 28: the measured wire figures of a source kind's requests (assumptions.ts `councilWire`). */
+function wireOf(kind: 'oparl' | 'scraper'): CouncilWire {
+  const w = ASSUMPTIONS.councilWire;
+  return {
+    requestIpBytes: w.requestIpBytes[kind],
+    tlsRecordBytesPerRequest: w.tlsRecordBytesPerRequest,
+    tlsHandshakeBytesPerConnection: w.tlsHandshakeBytesPerConnection,
+  };
+}
+
+/** The changes the fake RIS site makes before the scraper's measured changed run (calendar row, Nachtrag). */
+const SCRAPER_CHANGES_MEASURED = 2;
+
+/**
+ * Issue 28: a changed run's mirror records (S3 PUTs) as of one change — the week's simulation has one
+ * change per changed run — where the measured run's records are of `changes` (the fake site's two; the
+ * demo council's one change scaled with the bodies). Only the S3 record family: the run's DynamoDB
+ * units are left as measured here (the same over-count; bench/cost's DynamoDB lines are another's).
+ */
+function recordsOfChanges(p: RunProfile, changes: number): RunProfile {
+  const label = 'PutObject mirror record';
+  const records = p.s3PutsBy?.[label] ?? 0;
+  if (records === 0 || changes === 1) return p;
+  return {
+    ...p,
+    s3Puts: p.s3Puts - records + records / changes,
+    s3PutsBy: { ...p.s3PutsBy, [label]: records / changes },
+  };
+}
+
 /** A run `k` times over (more bodies: every quantity, requests too). */
 const scaled = (p: RunProfile, k: number): RunProfile => ({
   writesBy: scaleWritesBy(p.writesBy, k),
@@ -768,6 +859,7 @@ const scaled = (p: RunProfile, k: number): RunProfile => ({
   s3ListPuts: p.s3ListPuts * k,
   s3ListGets: p.s3ListGets * k,
   s3BytesPut: p.s3BytesPut * k,
+  s3PutsBy: scaleS3PutsBy(p.s3PutsBy, k),
   logBytes: p.logBytes * k,
   objectReadUnits: p.objectReadUnits * k,
   objectWriteUnits: p.objectWriteUnits * k,
@@ -790,6 +882,7 @@ const objectScaled = (p: RunProfile, k: number): RunProfile => ({
   s3Puts: p.s3Puts * k - p.s3ListPuts * (k - 1),
   s3Gets: p.s3Gets * k - p.s3ListGets * (k - 1),
   s3BytesPut: p.s3BytesPut * k,
+  s3PutsBy: scaleS3PutsBy(p.s3PutsBy, k, true),
   objectReadUnits: p.objectReadUnits * k,
   objectWriteUnits: p.objectWriteUnits * k,
   mirrorItemWriteUnits: p.mirrorItemWriteUnits * k,
@@ -1582,14 +1675,20 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
         }
       : {}),
     unchanged: scaled(measured.unchanged, A.bodiesPerOparlSource),
-    changed: scaled(measured.changed, A.bodiesPerOparlSource),
+    // Issue 28: the change is in one body; its records are not one set per body.
+    changed: recordsOfChanges(scaled(measured.changed, A.bodiesPerOparlSource), A.bodiesPerOparlSource),
   });
   // Issue 28 (sync CPU): the runs' work is the engine's own CPU (bench sync-cpu, assumptions.ts), not
   // this process's (its in-process peers and council in it); before and after that session's cuts.
   const oparlReal = realOparl(withEngineCpu(oparl, A.syncCpuSecondsPerRun.oparl));
   const oparlRealBeforeCuts = realOparl(withEngineCpu(oparl, A.syncCpuSecondsPerRunBeforeCuts.oparl));
-  const scraperEngine = withEngineCpu(scraper, A.syncCpuSecondsPerRun.scraper);
-  const scraperBeforeCuts = withEngineCpu(scraper, A.syncCpuSecondsPerRunBeforeCuts.scraper);
+  // Issue 28: the fake RIS site's changed run holds two changes (a calendar row and a Nachtrag).
+  const scraperOneChange = {
+    ...scraper,
+    changed: recordsOfChanges(scraper.changed, SCRAPER_CHANGES_MEASURED),
+  };
+  const scraperEngine = withEngineCpu(scraperOneChange, A.syncCpuSecondsPerRun.scraper);
+  const scraperBeforeCuts = withEngineCpu(scraperOneChange, A.syncCpuSecondsPerRunBeforeCuts.scraper);
   const oparlWeek = weekly('oparl', oparlReal);
   const scraperWeek = weekly('scraper', scraperEngine);
   log(`week per source: oparl ${JSON.stringify(oparlWeek)}, scraper ${JSON.stringify(scraperWeek)}`);
@@ -1812,6 +1911,10 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       writeUnits: 0,
       s3Puts: 0,
       s3Gets: 0,
+      /** Issue 28: the IP bytes the runs send the councils (bench/cost/wire-bytes.ts, measured figures). */
+      councilBytesOut: 0,
+      /** Issue 28: the runs' PUT-class calls by `<kind> <run>: <command> <family>`. */
+      s3PutsBy: {} as Record<string, number>,
       logBytes: 0,
       objectWrites: 0,
       writesBy: {} as Record<string, number>,
@@ -1881,11 +1984,38 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
           sync.readsBy[`${k.kind}: ${label}`] = (sync.readsBy[`${k.kind}: ${label}`] ?? 0) + count * units;
         sync.objectWrites += count * p.mirrorItemWriteUnits;
         sync.s3Puts += count * p.s3Puts;
+        // One new connection a run (runs are minutes apart; the keep-alive is 4 s).
+        const answers = A.councilWire.responseBytes;
+        sync.councilBytesOut += councilBytesOut(wireOf(k.kind), {
+          requests: count * p.requests,
+          connections: count,
+          responseBytesPerRequest:
+            k.kind === 'scraper'
+              ? answers.scraper[runKind]
+              : runKind === 'full'
+                ? answers.oparlFullDemoPage * A.oparlObjectScale
+                : answers.oparlIncremental[runKind],
+        });
+        for (const [label, n] of Object.entries(p.s3PutsBy ?? {})) {
+          const at = `sync ${k.kind} ${runKind}: ${label}`;
+          sync.s3PutsBy[at] = (sync.s3PutsBy[at] ?? 0) + count * n;
+        }
         sync.s3Gets += count * p.s3Gets;
         sync.logBytes += count * p.logBytes;
       }
       const robots = perMonth(robotsPerWeek) * k.n;
       sync.requests += robots;
+      // robots.txt on its run's connection: a short answer.
+      sync.councilBytesOut += councilBytesOut(wireOf(k.kind), {
+        requests: robots,
+        connections: 0,
+        responseBytesPerRequest: A.councilWire.responseBytes.head,
+      });
+      // Issue 28: each robots.txt fetch rewrites its shared cache entry (ROB-5, one PUT): the daily
+      // refresh is not in the measured runs (their robots.txt is fresh for 24 h).
+      const robotsLabel = `sync ${k.kind}: PutObject robots.txt cache (a fetch, ROB-5)`;
+      sync.s3PutsBy[robotsLabel] = (sync.s3PutsBy[robotsLabel] ?? 0) + robots;
+      sync.s3Puts += robots;
       sync.seconds +=
         robots * (levers.latency ? expectedRequestSeconds(k.interval, A.latency.head) : k.interval);
       storageS3Bytes += k.n * k.p.firstFull.s3BytesPut;
@@ -1953,10 +2083,17 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     const oldFiles = sources * A.storedFilesPerSource;
     const fileGb = (files: number) => (files * A.fileBytes) / 1e9;
     const textGb = (storedFiles * A.textBytesPerFile) / 1e9;
+    // Issue 28: which old files are in Glacier IR — those larger than the rule's threshold, by the
+    // assumed size distribution (bench/cost/file-sizes.ts), each billed there as 128 KiB at the least.
+    const tiers = tieredFiles(lognormalWithMean(A.fileBytes, A.fileSizeSigma), levers.glacierIrMinBytes);
     const s3StandardGb = levers.storageClasses
-      ? storageS3Bytes / 1e9 + textGb + fileGb(storedFiles - oldFiles)
+      ? storageS3Bytes / 1e9 +
+        textGb +
+        fileGb(storedFiles - oldFiles) +
+        (oldFiles * tiers.standardBytesPerFile) / 1e9
       : storageS3Bytes / 1e9 + textGb + fileGb(storedFiles);
     const oldVisits = visits * A.previewOldFileShare;
+    const glacierVisits = oldVisits * tiers.transitionedShare;
 
     // The mirror index, measured (see the comment of issue 18 above MirrorKind).
     type MirrorKind = { n: number; sample: MirrorIndexSample; objects: number; lists: number };
@@ -2087,16 +2224,16 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
           : {}),
       },
       s3: {
-        putRequests: sync.s3Puts + filesPerMonth * 2,
-        getRequests: sync.s3Gets + (levers.storageClasses ? visits - oldVisits : visits) + filesPerMonth,
+        putRequests: sync.s3Puts + filesPerMonth * FILE_S3_PUTS,
+        getRequests: sync.s3Gets + (levers.storageClasses ? visits - glacierVisits : visits) + filesPerMonth,
         storageGb: s3StandardGb,
         ...(levers.storageClasses
           ? {
               glacierIr: {
-                storageGb: fileGb(oldFiles),
-                getRequests: oldVisits,
-                retrievalGb: fileGb(oldVisits),
-                transitions: filesPerMonth,
+                storageGb: (oldFiles * tiers.glacierIrBilledBytesPerFile) / 1e9,
+                getRequests: glacierVisits,
+                retrievalGb: (oldVisits * tiers.glacierIrBytesPerFile) / 1e9,
+                transitions: filesPerMonth * tiers.transitionedShare,
               },
             }
           : {}),
@@ -2116,7 +2253,27 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
         internetOutGb: (visits * A.fileBytes) / 1e9,
         cloudFrontOutGb: (apiRequests * A.apiBytesPerResponse) / 1e9,
         cloudFrontRequests: visits + apiRequests,
-        ingestOutGb: (fetches * A.councilRequestBytesOut) / 1e9,
+        // Issue 28: measured bytes a request (bench/cost/wire-bytes.ts; assumptions.ts `councilWire`):
+        // a file fetch its own connection; the deletion check one per server and hourly run (its
+        // HEADs of a server 2 s apart, RATE-6), the photo check one per source and weekly run.
+        ingestOutGb:
+          (sync.councilBytesOut +
+            councilBytesOut(wireOf('scraper'), {
+              requests: filesPerMonth,
+              connections: filesPerMonth,
+              responseBytesPerRequest: A.fileBytes,
+            }) +
+            councilBytesOut(wireOf('scraper'), {
+              requests: headsPerMonth,
+              connections: Math.min(headsPerMonth, hourlyRuns * sources),
+              responseBytesPerRequest: A.councilWire.responseBytes.head,
+            }) +
+            councilBytesOut(wireOf('scraper'), {
+              requests: photosPerMonth,
+              connections: Math.min(photosPerMonth, WEEKS_PER_MONTH * sources),
+              responseBytesPerRequest: A.councilWire.responseBytes.head,
+            })) /
+          1e9,
       },
       // Issue 25 point 4: one web ACL with one rate-based rule, every API request inspected — only when on.
       ...(opts.apiWaf ? { waf: { webAcls: 1, rules: 1, requests: apiRequests } } : {}),
@@ -2208,11 +2365,18 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
         pitr: false,
       },
       s3: {
-        putRequests: firstFulls.s3Puts + backfillFiles * 2,
+        putRequests: firstFulls.s3Puts + backfillFiles * FILE_S3_PUTS,
         getRequests: 0,
         storageGb: 0,
         ...(levers.storageClasses
-          ? { glacierIr: { storageGb: 0, getRequests: 0, retrievalGb: 0, transitions: backfillFiles } }
+          ? {
+              glacierIr: {
+                storageGb: 0,
+                getRequests: 0,
+                retrievalGb: 0,
+                transitions: backfillFiles * tiers.transitionedShare,
+              },
+            }
           : {}),
       },
       upstash: { commands: (firstFulls.requests + backfillFiles) * A.upstashCommandsPerRequest },
@@ -2238,6 +2402,10 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     );
     writesByFamily['documents: file stored (assumed)'] = filesPerMonth * A.fileWrites;
     writesByFamily['documents: deletion check sample (measured)'] = headsPerMonth * deletionUnits.writeUnits;
+    // Issue 28: the month's S3 PUT-class calls by family — the runs' as measured, a file's from the code.
+    const s3PutsByFamily: Record<string, number> = { ...sync.s3PutsBy };
+    for (const [label, n] of Object.entries(FILE_S3_PUTS_BY))
+      s3PutsByFamily[`files: ${label}`] = filesPerMonth * n;
     // Issue 28: the always-free allowances, apart from the list price (bench/cost/free-tier.ts).
     const egressGb =
       usage.dataTransfer.internetOutGb +
@@ -2248,6 +2416,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       cost,
       freeTier: applyFreeTier(cost),
       writesByFamily,
+      s3PutsByFamily,
       stateByWrite,
       onboarding: onboardingCost,
       syncsPerMinute,
@@ -2353,6 +2522,18 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
           },
         ]),
       ),
+    };
+  };
+  // Issue 28: the S3 PUT/LIST line by family, largest first (thousand calls a month), and its transitions.
+  const s3RequestsOf = (b: ReturnType<typeof bill>) => {
+    const rows = Object.entries(b.s3PutsByFamily)
+      .filter(([, n]) => n > 0)
+      .sort((x, y) => y[1] - x[1]);
+    return {
+      thousandPutsPerMonth: round(b.usage.s3.putRequests / 1e3, 1),
+      eurPerMonth: round(b.cost.services.s3?.items['PUT/LIST requests']?.eur ?? 0),
+      byFamily: Object.fromEntries(rows.map(([label, n]) => [label, round(n / 1e3, 1)])),
+      thousandTransitionsPerMonth: round((b.usage.s3.glacierIr?.transitions ?? 0) / 1e3, 1),
     };
   };
   const { cost, mirror } = now;
@@ -2539,6 +2720,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     },
     fleet,
     dynamoWrites: dynamoWritesOf(now),
+    s3Requests: s3RequestsOf(now),
     // Issue 28: DynamoDB's capacity mode per table by cost, from the week's load per minute; each table's
     // and index's auto scaling as chosen (bench/cost/dynamo-capacity.ts; infra/table-capacity.ts applies it).
     dynamoCapacity: FLEETS.map((n) => {

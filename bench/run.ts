@@ -42,6 +42,9 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
       ...(process.env.DELETION_CPU_SOURCES ? { sources: Number(process.env.DELETION_CPU_SOURCES) } : {}),
       log: (l: string) => console.error(l),
     }),
+  // Issue 28: the bytes a council request sends out (tcpdump on the loopback; root).
+  'wire-bytes': async () =>
+    (await import('./wire-bytes')).runWireBytesBench({ log: (l: string) => console.error(l) }),
   rss: async () => (await import('./rss')).runRssBench({ log: (l: string) => console.error(l) }),
   // Issue 28: the run lifecycle's STATE writes alone (the part of `cost` the STATE item's shape moves).
   'state-writes': async () =>

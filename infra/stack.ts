@@ -100,7 +100,7 @@ import { grantBucketPrefixes, grantTable, grantTableReads } from './grants';
 import { IngestorFunction, type WorkerEntry } from './ingestor-function';
 import { IngestorObservability } from './observability';
 import { DEFAULT_UPSTASH_SECRET_NAME, type IngestorSettings, UPSTASH_URL_PLACEHOLDER } from './settings';
-import { FILES_TO_GLACIER_IR_AFTER_DAYS } from './storage-classes';
+import { FILES_TO_GLACIER_IR_AFTER_DAYS, FILES_TO_GLACIER_IR_MIN_BYTES } from './storage-classes';
 import { syncMaxConcurrency } from './sync-concurrency';
 import { capacityModeOf, DYNAMO_CAPACITY_CONTEXT, ON_DEMAND, tableCapacity } from './table-capacity';
 
@@ -482,6 +482,8 @@ export class IngestorStack extends Stack {
           // infra/storage-classes.ts). The files/ prefix only: texts and mirror records stay Standard.
           id: 'files-to-glacier-instant-retrieval',
           prefix: FILES_PREFIX,
+          // Issue 28: small files cost more to move than they save (FILES_TO_GLACIER_IR_MIN_BYTES).
+          objectSizeGreaterThan: FILES_TO_GLACIER_IR_MIN_BYTES,
           transitions: [
             {
               storageClass: StorageClass.GLACIER_INSTANT_RETRIEVAL,

@@ -15,3 +15,14 @@
  * 90-day stay only for files deleted within 60 days of the transition (DEL-3 deletions, rare).
  */
 export const FILES_TO_GLACIER_IR_AFTER_DAYS = 30;
+
+/**
+ * Issue 28: only file copies larger than this move (the rule's `ObjectSizeGreaterThan`). A transition is
+ * one request per object ($0.02 per 1,000) and Glacier IR bills an object as 128 KiB at the least, so a
+ * small file's move pays back only after months: ≈ 95 KB within a year, ≈ 61 KB within two, ≈ 49 KB
+ * within three (bench/cost file-sizes.ts `transitionBreakEvenBytes`, prices of bench/cost/prices.ts).
+ * Files are kept for years (≈ 2.5 years of history a source in the cost model): 64 KiB is the cheapest
+ * threshold of the cost bench's steady state (file-sizes.ts `tierMonthUsd`, test/cost/file-sizes.test.ts)
+ * — below S3's default of 128 KiB since 2024-09, which a rule's filter overrides.
+ */
+export const FILES_TO_GLACIER_IR_MIN_BYTES = 64 * 1024;

@@ -24,6 +24,15 @@ export const ASSUMPTIONS = {
   /** New files (PDFs) per source and week, average size, and text extracted per file. */
   filesPerSourcePerWeek: 15,
   fileBytes: 400_000,
+  /**
+   * Issue 28: the spread of file sizes around that mean — lognormal, σ of ln(size) (bench/cost
+   * file-sizes.ts; the median follows from the mean: ≈ 150 KB). Assumed, not measured: council PDFs
+   * run from one-page letters (≈ 20–60 KB) to scanned plans of several MB, ≈ ±2.5 σ around the median;
+   * the fixtures hold one real ALLRIS file size (460 KB, ../shared/fixtures/ris-html/allris/altona
+   * vo020.html), no distribution. With it ≈ 46 % of files are under 128 KiB, holding ≈ 6.7 % of the
+   * bytes: what decides the Glacier IR transition (a request per object, 128 KiB billed at least).
+   */
+  fileSizeSigma: 1.4,
   textBytesPerFile: 20_000,
   /** Files already stored per source (history): the deletion check samples each once a week (DEL-2). */
   storedFilesPerSource: 2_000,
@@ -62,15 +71,33 @@ export const ASSUMPTIONS = {
    */
   upstashBytesPerCommand: 700,
   /**
-   * Issue 28, the ingest's own egress: bytes a council request sends out, counted at the IP level as
-   * AWS meters transfer — the request line and headers (≈ 0.5 KB with User-Agent and conditional
-   * headers, in a TLS record), and the TCP acknowledgements of the answer (≈ 60 B per two 1,460-byte
-   * segments: ≈ 0.3 KB for an incremental page of a few KB, ≈ 2 KB for a full page of 100 objects, one
-   * request in seven of a source's week). ≈ 1 KB on average; an estimate, not measured. The host slots'
-   * Redis traffic (Upstash in the functions' region, eu-central-1) is not billed by Lambda within its
-   * region.
+   * Issue 28, the ingest's own egress: what our side sends a council, at the IP level as AWS meters
+   * transfer — measured, `npm run bench -- wire-bytes` (2026-12-03; tcpdump on the loopback, the real
+   * engines and fetcher against the fake council and the fake ALLRIS site; bench/wire-bytes.ts):
+   * - a request's packets, plain: 249 B an OParl page (212 B in a full run), 327 B a scraped page (its
+   *   longer query strings); a file's or HEAD's request is taken as a scraped page's;
+   * - TLS 1.3 adds 22 B a request (record header, content type, AEAD tag) and 669 B a connection
+   *   (ClientHello, Finished), measured with the real fetcher against a loopback HTTPS server and the
+   *   same server in plain HTTP (2 and 6 requests each; the differences);
+   * - the answers' bytes, measured (`responseBytes`), acknowledged on a 1,500-byte path one ACK of 52 B
+   *   per two segments (bench/cost/wire-bytes.ts `acksOnPath`: the loopback's 64 KiB MTU is no real
+   *   path's) — a real full OParl page is the demo's × oparlObjectScale;
+   * - one new connection a run (216 B of TCP besides): runs are minutes apart and the fetcher's
+   *   keep-alive is 4 s (shared/net dispatcher.ts); a file fetch its own; the deletion check one per
+   *   server and hourly run, the photo check one per source and weekly run.
+   * Was `councilRequestBytesOut: 1_000` a request, an estimate.
    */
-  councilRequestBytesOut: 1_000,
+  councilWire: {
+    requestIpBytes: { oparl: 249, scraper: 327 },
+    tlsRecordBytesPerRequest: 22,
+    tlsHandshakeBytesPerConnection: 669,
+    responseBytes: {
+      oparlFullDemoPage: 7_880,
+      oparlIncremental: { changed: 1_304, unchanged: 873 },
+      scraper: { full: 5_745, changed: 7_076, unchanged: 7_076 },
+      head: 300,
+    },
+  },
   /**
    * Lambda's SQS poller long-polls an idle queue: ~5 pollers × 20 s polls ≈ 15 ReceiveMessage calls a
    * minute, billed as SQS requests whether or not a message comes.

@@ -1,6 +1,8 @@
 import { FUNCTION_MEMORY_MB } from '../../infra/function-sizes';
+import { FILES_TO_GLACIER_IR_MIN_BYTES } from '../../infra/storage-classes';
 import { DEL_HOSTS_IN_PARALLEL, HOSTS_IN_PARALLEL } from '../../shared/documents';
 import { WORKER_RUNS_AT_ONCE } from '../../shared/sync';
+import { GLACIER_IR_MIN_BILLABLE_BYTES } from './file-sizes';
 
 /**
  * The switches the cost bench bills with (issue 28): what the code does now, and each lever's
@@ -16,6 +18,11 @@ export interface Levers {
   deletionServersAtOnce: number;
   /** File copies older than the transition age in Glacier Instant Retrieval. */
   storageClasses: boolean;
+  /**
+   * Issue 28: the smallest file copy the Glacier IR rule moves (bytes): S3's default without a filter
+   * is 128 KiB; the rule's `ObjectSizeGreaterThan` (infra/storage-classes.ts) sets it.
+   */
+  glacierIrMinBytes: number;
   /** A full sync reads one digest per list instead of an index read per object (measured both ways). */
   listDigest: boolean;
   /** Only the metrics an alarm reads are custom metrics; the dashboard reads the rest from logs. */
@@ -83,6 +90,7 @@ export const LEVERS_NOW: Levers = {
   latency: true,
   deletionServersAtOnce: DEL_HOSTS_IN_PARALLEL,
   storageClasses: true,
+  glacierIrMinBytes: FILES_TO_GLACIER_IR_MIN_BYTES,
   listDigest: true,
   metricsOnlyAlarmed: true,
   payPerWork: true,
@@ -103,6 +111,7 @@ export const LEVERS_OFF: Levers = {
   latency: false,
   deletionServersAtOnce: HOSTS_IN_PARALLEL,
   storageClasses: false,
+  glacierIrMinBytes: GLACIER_IR_MIN_BILLABLE_BYTES,
   listDigest: false,
   metricsOnlyAlarmed: false,
   payPerWork: false,
@@ -134,6 +143,12 @@ export const LEVER_VARIANTS: Record<
     built: true,
     off: { storageClasses: false },
     on: { storageClasses: true },
+  },
+  glacierIrMinBytes: {
+    what: `Glacier IR rule moves file copies over ${FILES_TO_GLACIER_IR_MIN_BYTES / 1024} KiB (rule filter) instead of S3's default 128 KiB`,
+    built: true,
+    off: { glacierIrMinBytes: GLACIER_IR_MIN_BILLABLE_BYTES },
+    on: { glacierIrMinBytes: FILES_TO_GLACIER_IR_MIN_BYTES },
   },
   metricsOnlyAlarmed: {
     what: 'custom metrics only for alarms; the dashboard reads the rest from the log lines',
