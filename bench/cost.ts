@@ -962,6 +962,24 @@ const meterDiff = (a: Meter, b: Meter) => {
   };
 };
 
+/**
+ * Billed seconds of one file in the files pass (issue 28): its host's pace (RATE-1), overlapped across
+ * the hosts the pass works at once, and its CPU at the function's share of a vCPU. Measured (`npm run
+ * bench -- files-cost`): the download is a wait inside the host's slot (`latency.file`), the CPU 0.08 s;
+ * off: the model's assumption before it, 1.5 s of work a file.
+ */
+function fileSecondsEach(levers: Levers): number {
+  const slowdown = cpuSlowdown(FUNCTION_MEMORY_MB.files);
+  return pacedRunSeconds({
+    requests: 1,
+    intervalSeconds: REQUEST_INTERVAL_MIN_SECONDS,
+    workSeconds:
+      (levers.filesCpuMeasured ? ASSUMPTIONS.fileCpuSeconds : ASSUMPTIONS.fileWorkSecondsAssumed) * slowdown,
+    hostsInParallel: levers.filesHostsAtOnce,
+    ...(levers.filesCpuMeasured && levers.latency ? { latency: ASSUMPTIONS.latency.file } : {}),
+  });
+}
+
 /** Only the reads or only the writes of units by target (issue 28). */
 function only(kind: 'read' | 'write', by: Record<string, TargetUnits>): Record<string, TargetUnits> {
   return Object.fromEntries(
@@ -1898,14 +1916,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
 
     const filesPerMonth = perMonth(A.filesPerSourcePerWeek) * sources;
     const hourlyRuns = minutesPerMonth / 60;
-    const fileSeconds =
-      filesPerMonth *
-      pacedRunSeconds({
-        requests: 1,
-        intervalSeconds: REQUEST_INTERVAL_MIN_SECONDS,
-        workSeconds: A.fileWorkSeconds * cpuSlowdown(FUNCTION_MEMORY_MB.files),
-        hostsInParallel: HOSTS_IN_PARALLEL,
-      });
+    const fileSeconds = filesPerMonth * fileSecondsEach(levers);
     // DEL-2: every stored file sampled once a week (HEAD); RATE-6: 2 s between two checks of a server
     // (from the end of one to the start of the next, so the answer time adds), servers in parallel;
     // issue 28: the run in shards by host, each shard its own invocation (bench/cost/deletion-model.ts).
@@ -2188,17 +2199,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       ...emptyUsage(),
       lambda: {
         sync: fn(levers.syncMemoryMb, sources, firstFulls.seconds),
-        files: fn(
-          FUNCTION_MEMORY_MB.files,
-          backfillFiles / 100,
-          backfillFiles *
-            pacedRunSeconds({
-              requests: 1,
-              intervalSeconds: REQUEST_INTERVAL_MIN_SECONDS,
-              workSeconds: A.fileWorkSeconds * cpuSlowdown(FUNCTION_MEMORY_MB.files),
-              hostsInParallel: HOSTS_IN_PARALLEL,
-            }),
-        ),
+        files: fn(FUNCTION_MEMORY_MB.files, backfillFiles / 100, backfillFiles * fileSecondsEach(levers)),
       },
       dynamodb: {
         readUnits: firstFulls.readUnits + backfillFiles * A.fileReads,
