@@ -27,6 +27,7 @@ import { syncMaxConcurrency } from '../infra/sync-concurrency';
 import { planDifferences, planFor, type TableCapacityPlan } from '../infra/table-capacity';
 import { REQUEST_INTERVAL_MIN_SECONDS, SCRAPER_DEFAULT_INTERVAL_SECONDS } from '../shared/config';
 import {
+  CACHE_MAX_FILES_PER_RUN,
   DEL_HOSTS_IN_PARALLEL,
   DEL_SAMPLE_INTERVAL_MS,
   HOSTS_IN_PARALLEL,
@@ -2478,6 +2479,10 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       deletionSampleIntervalDays: round(b.deletion.sampleIntervalDays, 1),
       deletionShards: b.deletion.shards,
       deletionSecondsPerRun: round(Math.max(b.deletion.waitSecondsPerRun, b.deletion.cpuSecondsPerRun), 0),
+      // Issue 28 (files-pass): files due in an hourly files pass against DOC-3's 400 a run — above it the
+      // pass falls behind (the bill counts every file as fetched).
+      filesPerHourlyRun: round((A.filesPerSourcePerWeek * WEEKS_PER_MONTH * n) / (minutesPerMonth / 60), 0),
+      filesPerRunCap: CACHE_MAX_FILES_PER_RUN,
       // Issue 28: the host slots' Redis traffic against the fixed plan's bandwidth (billed regardless).
       upstashBandwidthGb: upstashOf(b).bandwidthGb,
       upstashPlan: upstashOf(b).billed,
