@@ -2479,8 +2479,8 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       deletionSampleIntervalDays: round(b.deletion.sampleIntervalDays, 1),
       deletionShards: b.deletion.shards,
       deletionSecondsPerRun: round(Math.max(b.deletion.waitSecondsPerRun, b.deletion.cpuSecondsPerRun), 0),
-      // Issue 28 (files-pass): files due in an hourly files pass against DOC-3's 400 a run — above it the
-      // pass falls behind (the bill counts every file as fetched).
+      // Issue 28 (files-pass): files due in an hourly files pass against DOC-3's 400 an hour — above it
+      // the cache falls behind (the bill counts every file as fetched).
       filesPerHourlyRun: round((A.filesPerSourcePerWeek * WEEKS_PER_MONTH * n) / (minutesPerMonth / 60), 0),
       filesPerRunCap: CACHE_MAX_FILES_PER_RUN,
       // Issue 28: the host slots' Redis traffic against the fixed plan's bandwidth (billed regardless).
