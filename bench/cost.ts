@@ -1917,7 +1917,12 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
 
     const filesPerMonth = perMonth(A.filesPerSourcePerWeek) * sources;
     const hourlyRuns = minutesPerMonth / 60;
-    const fileSeconds = filesPerMonth * fileSecondsEach(levers);
+    // Issue 28: and every hourly pass loads every source (measured with the files, off: not billed before).
+    const fileSeconds =
+      filesPerMonth * fileSecondsEach(levers) +
+      (levers.filesCpuMeasured
+        ? hourlyRuns * sources * A.filesCpuSecondsPerSourceRun * cpuSlowdown(FUNCTION_MEMORY_MB.files)
+        : 0);
     // DEL-2: every stored file sampled once a week (HEAD); RATE-6: 2 s between two checks of a server
     // (from the end of one to the start of the next, so the answer time adds), servers in parallel;
     // issue 28: the run in shards by host, each shard its own invocation (bench/cost/deletion-model.ts).

@@ -25,6 +25,8 @@ import { startRemotePeers } from './support';
  *   slotWaitSecondsPerFile    time spent inside HostSlots.acquire (RATE-1 pacing; each host's requests
  *                             one after the other, 4 hosts at once) ÷ files — wall time, not CPU
  *   extractSecondsPerFile     time inside TextExtractor.extract ÷ files (the worker's start included)
+ *   cpuSecondsPerSourceRun    a pass an hour later with nothing due: its CPU ÷ sources (the loads of
+ *                             each source's config, state, bodies, takedowns and queues — every run)
  *
  * Host slots in memory on the real clock: in production each request's slot is one Upstash REST call
  * (not counted here, as in `deletion-cpu`). The councils answer at once unless `answerMs` is given.
@@ -55,6 +57,8 @@ export interface FilesCostResult {
     slotWaitSeconds: number;
     extractSeconds: number;
   };
+  /** CPU seconds a pass spends per source with nothing due (loads and queue reads; every hourly run). */
+  cpuSecondsPerSourceRun: number;
   slotsNote: string;
 }
 
@@ -201,6 +205,14 @@ export async function runFilesCostBench(options: FilesCostOptions = {}): Promise
     const totalCpu = cpuOf({ user: cpuEnd.user - cpuStart.user, system: cpuEnd.system - cpuStart.system });
     const downloadPhase = (downloadsDone.at - started) / 1000;
     log(`pass: ${JSON.stringify(report.files)} ${JSON.stringify(report.text)}`);
+    // Nothing due an hour later: what a pass costs per source apart from its files (the sources' loads,
+    // each source's cache and text queue reads) — paid every hourly run by every source.
+    const quietStart = process.cpuUsage();
+    const quiet = await runFilesPass(runtime.deps, { now: new Date(T0 + 3 * HOUR) });
+    const quietCpu = cpuOf(process.cpuUsage(quietStart));
+    log(
+      `quiet pass: ${JSON.stringify(quiet.files)} ${JSON.stringify(quiet.text)} ${quietCpu.toFixed(3)} s CPU`,
+    );
     return {
       hosts,
       files,
@@ -219,6 +231,7 @@ export async function runFilesCostBench(options: FilesCostOptions = {}): Promise
         slotWaitSeconds: r3(waited.ms / 1000 / files),
         extractSeconds: r3(extraction.ms / 1000 / files),
       },
+      cpuSecondsPerSourceRun: r3(quietCpu / (hosts + 1)),
       slotsNote:
         'host slots in memory: in production each request also makes one Upstash REST call (EVALSHA) — not in this figure',
     };

@@ -33,10 +33,16 @@ export const ASSUMPTIONS = {
    * characters: bench/council-pdf.ts), the local DynamoDB/S3 and the councils in other processes,
    * `process.cpuUsage()` of the pass (the text worker's thread included): 7.09 s for 100 files —
    * 0.023 s a file downloading (fetch, SHA-256, S3 multipart, records) and 0.048 s for its text (S3
-   * read, pdf.js in the worker: 0.030 s, text put, records). Rounded up to 0.08 s for what it does not
-   * count: each request's Upstash slot call and real files' embedded fonts, which pdf.js parses.
+   * read, pdf.js in the worker: 0.030 s, text put, records). Four runs on this loaded machine (20 and 40
+   * councils, answers at once and after 500 ms): 0.071–0.081 s. 0.08 s; not in it: each request's
+   * Upstash slot call and real files' embedded fonts, which pdf.js parses (a 5 MB, 60-page file: 0.49 s).
    */
   fileCpuSeconds: 0.08,
+  /**
+   * Issue 28, measured the same way: a files pass an hour later with nothing due, 0.185 s CPU for 21
+   * sources — what every hourly run pays per source (its config, state, bodies, takedowns, queue reads).
+   */
+  filesCpuSecondsPerSourceRun: 0.009,
   /**
    * What the model billed before the measurement (issue 18): 1.5 s a file "apart from the pace wait:
    * download at a council's bandwidth, pdf.js text" — the download is a wait inside the host's slot
