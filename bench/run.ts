@@ -14,6 +14,21 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
     (await import('./sync-cost')).runSyncCostBench({ log: (l: string) => console.error(l) }),
   planner: async () => (await import('./planner')).runPlannerBench({ log: (l) => console.error(l) }),
   files: async () => (await import('./files')).runFilesBench({ log: (l: string) => console.error(l) }),
+  // Issue 28: one real files pass over loopback councils — wall, CPU, slot waits and extraction per file.
+  // FILES_COST_HOSTS, FILES_COST_FILES (per host), FILES_COST_BYTES, FILES_COST_PAGES, FILES_COST_ANSWER_MS.
+  'files-cost': async () => {
+    const n = (name: string) => (process.env[name] ? Number(process.env[name]) : undefined);
+    const bytes = n('FILES_COST_BYTES') ?? 400_000;
+    const pages = n('FILES_COST_PAGES') ?? 8;
+    return (await import('./files-cost')).runFilesCostBench({
+      ...(n('FILES_COST_HOSTS') ? { hosts: n('FILES_COST_HOSTS') } : {}),
+      ...(n('FILES_COST_FILES') ? { filesPerHost: n('FILES_COST_FILES') } : {}),
+      ...(n('FILES_COST_ANSWER_MS') ? { answerMs: n('FILES_COST_ANSWER_MS') } : {}),
+      // The cost model's text per file (20,000 characters) scaled with the pages.
+      shape: { bytes, pages, textChars: 2_500 * pages },
+      log: (l: string) => console.error(l),
+    });
+  },
   text: async () => (await import('./text')).runTextBench(),
   'scrape-cost': async () => (await import('./scrape-cost')).runScrapeCostBench(),
   preview: async () => (await import('./preview')).runPreviewBench(),

@@ -36,8 +36,28 @@ export const ASSUMPTIONS = {
   textBytesPerFile: 20_000,
   /** Files already stored per source (history): the deletion check samples each once a week (DEL-2). */
   storedFilesPerSource: 2_000,
-  /** Work of one file apart from the pace wait: download at a council's bandwidth, pdf.js text. */
-  fileWorkSeconds: 1.5,
+  /**
+   * Issue 28, measured (`npm run bench -- files-cost`, 2026-12-03): the files pass's own CPU per file —
+   * the real `runFilesPass` over 20 loopback councils × 5 council documents of 400 KB (8 pages, 20,000
+   * characters: bench/council-pdf.ts), the local DynamoDB/S3 and the councils in other processes,
+   * `process.cpuUsage()` of the pass (the text worker's thread included): 7.09 s for 100 files —
+   * 0.023 s a file downloading (fetch, SHA-256, S3 multipart, records) and 0.048 s for its text (S3
+   * read, pdf.js in the worker: 0.030 s, text put, records). Four runs on this loaded machine (20 and 40
+   * councils, answers at once and after 500 ms): 0.071–0.081 s. 0.08 s; not in it: each request's
+   * Upstash slot call and real files' embedded fonts, which pdf.js parses (a 5 MB, 60-page file: 0.49 s).
+   */
+  fileCpuSeconds: 0.08,
+  /**
+   * Issue 28, measured the same way: a files pass an hour later with nothing due, 0.185 s CPU for 21
+   * sources — what every hourly run pays per source (its config, state, bodies, takedowns, queue reads).
+   */
+  filesCpuSecondsPerSourceRun: 0.009,
+  /**
+   * What the model billed before the measurement (issue 18): 1.5 s a file "apart from the pace wait:
+   * download at a council's bandwidth, pdf.js text" — the download is a wait inside the host's slot
+   * (`latency.file`), the CPU 0.08 s.
+   */
+  fileWorkSecondsAssumed: 1.5,
   /** Documents-table writes and reads per file stored (state, text flag, route). */
   fileWrites: 3,
   fileReads: 2,
@@ -135,6 +155,11 @@ export const ASSUMPTIONS = {
     scraperPage: { minSeconds: 0.3, maxSeconds: 1.5 },
     /** A HEAD of a stored file (deletion check) and a robots.txt. */
     head: { minSeconds: 0.1, maxSeconds: 0.5 },
+    /**
+     * Issue 28: a council document's GET to its last byte (400 KB at 0.3–2 MB/s and the answer): it runs
+     * inside the host's slot, so only the part beyond the interval adds (expectedRequestSeconds).
+     */
+    file: { minSeconds: 0.2, maxSeconds: 1.5 },
   },
   /** Functions not measured here, per invocation (seconds) — rough figures, stated. */
   geoSecondsPerRun: 300,
