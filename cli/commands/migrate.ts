@@ -1,20 +1,7 @@
-import { moveMirrorTable } from '../../shared/mirror';
+import { MIRROR_BULK_DEFAULT_RATE, moveMirrorTable } from '../../shared/mirror';
 import type { LocalRuntime } from '../local/runtime';
 import { type CommandResult, UsageError } from '../output';
 import { BACKFILL_MAX_RATE, type MigrateMirrorTableInput } from '.';
-
-/**
- * Items a second by default for the Mirror table's bulk commands (the move's copy, `mirror rebuild`),
- * from the table's capacity: it is on-demand (infra/table-capacity.ts DECIDED_CAPACITY) and takes
- * 4,000 write units a second at once as a new table (AWS's initial on-demand throughput), but at most
- * 1,000 a second into one partition — and both commands walk their source in key order, so their writes
- * fall into one `MIRROR#<source>#<type>` partition after another. An item costs 2 write units (⌈KB⌉,
- * the average item, bench/cost/mirror-move.ts) and 1 more in `byList`: 200 items a second are 400 units on the hot partition (40 % of
- * its limit, the syncs' own writes there beside it) and 600 on the table (15 %; its own peak, the 03:00
- * full syncs, is ≈ 125). 13 M items (1,000 sources) take 18 hours; 60 a second (backfill-index's
- * pace) took 60. `--rate` up to 1,000 is allowed (≈ 3.6 hours) once the table has had such a peak.
- */
-export const MIRROR_BULK_DEFAULT_RATE = 200;
 
 /**
  * `ingestor migrate mirror-table [--delete-old] [--rate N] [--restart]` (issue 28): the move of the

@@ -1,12 +1,11 @@
 import { type OParlObject, storedVersion } from '../../shared/engine';
-import { type MirrorRebuildDeps, rebuildMirrorIndex } from '../../shared/mirror';
+import { MIRROR_BULK_DEFAULT_RATE, type MirrorRebuildDeps, rebuildMirrorIndex } from '../../shared/mirror';
 import { SourceNotFoundError } from '../../shared/onboarding';
 import { loadAllSources, mirrorTablePlacement } from '../../shared/store';
 import { sealTakenDown, type TakedownMark, TakedownRegistry } from '../../shared/takedown';
 import type { LocalRuntime } from '../local/runtime';
 import { type CommandResult, UsageError } from '../output';
 import { BACKFILL_MAX_RATE, type MirrorRebuildInput } from '.';
-import { MIRROR_BULK_DEFAULT_RATE } from './migrate';
 
 /**
  * `ingestor mirror rebuild --source ID | --all [--rate N] [--dry-run] [--restart]` (issue 28): the

@@ -11,6 +11,21 @@ import { mapLimit } from '../util';
 import { paceSlot } from './backfill';
 
 /**
+ * Items a second by default for the Mirror table's bulk commands (the move's copy, `mirror rebuild`),
+ * from the table's capacity: it is on-demand (infra/table-capacity.ts DECIDED_CAPACITY) and takes
+ * 4,000 write units a second at once as a new table (AWS's initial on-demand throughput), but at most
+ * 1,000 a second into one partition — and both commands walk their source in key order, so their writes
+ * fall into one `MIRROR#<source>#<type>` partition after another. An item costs 2 write units (⌈KB⌉
+ * of the average item, bench/cost/mirror-move.ts) and 1 more in `byList`: 200 items a second are 400
+ * units on the hot partition (40 % of its limit, the syncs' own writes there beside it) and 600 on the
+ * table (15 %; its own peak, the 03:00 full syncs, is ≈ 125). The move's reads of State (on-demand
+ * while it moves, infra/stack.ts) are 200 units a second. 13 M items (1,000 sources) take 18 hours; at
+ * 60 a second (backfill-index's pace) they took 60. `--rate` goes up to 1,000 (≈ 3.6 hours): spread
+ * such a rise over 30 minutes (on-demand doubles its previous peak within that).
+ */
+export const MIRROR_BULK_DEFAULT_RATE = 200;
+
+/**
  * Issue 28: `ingestor migrate mirror-table` — the mirror's object items move from State (PITR on, its
  * takedown registry and leases cannot be rebuilt) to the Mirror table (no PITR, Standard-IA: the
  * index can be rebuilt from S3). A two-deploy rollout (docs/operations.md "The mirror table"):
