@@ -34,7 +34,7 @@ import {
   PHO_RECHECK_MS,
 } from '../shared/documents';
 import { engineReportOf } from '../shared/engine';
-import { INLINE_ITEM_MAX_BYTES, listCountKey } from '../shared/mirror';
+import { INLINE_ITEM_MAX_BYTES, listCountKey, MIRROR_BULK_DEFAULT_RATE } from '../shared/mirror';
 import { OBJECT_READ_CONCURRENCY, PAGE_SIZE_DEFAULT } from '../shared/mirror-api';
 import { logger, logRequestEvent, MetricsBuffer } from '../shared/observability';
 import { syncSource } from '../shared/oparl';
@@ -115,7 +115,7 @@ import {
   type Levers,
   SYNC_SPREAD_WHAT_IF_SECONDS,
 } from './cost/levers';
-import { mirrorMovePrice } from './cost/mirror-move';
+import { mirrorMovePrice, mirrorRebuildPrice } from './cost/mirror-move';
 import {
   apiFloodCeilingEurPerHour,
   type CostBreakdown,
@@ -2628,6 +2628,14 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       stateGbAfter: on.usage.dynamodb.storageGb,
       move,
       paysBackMonths: move.eur.total / Math.max(1e-9, off.cost.eurPerMonth - on.cost.eurPerMonth),
+      // Issue 28: `ingestor mirror rebuild --all` of a lost Mirror table, once, at its default rate.
+      rebuild: mirrorRebuildPrice({
+        items: on.mirror.mirrorItems.perSource * n,
+        listCopies: (on.mirror.mirrorCopies[LIST_INDEX]?.perSource ?? on.mirror.mirrorItems.perSource) * n,
+        avgItemBytes: on.mirror.mirrorItems.avgBytes,
+        ratePerSecond: MIRROR_BULK_DEFAULT_RATE,
+        usdToEur: USD_TO_EUR,
+      }),
     });
   });
   // Before / after each lever at three fleet sizes (issue 28): the lever off, everything else as now.

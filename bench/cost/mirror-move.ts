@@ -60,3 +60,53 @@ export function mirrorMovePrice(input: MirrorMoveInput): MirrorMovePrice {
     eur: { copy: copyEur, dual: dualEur, deleteOld: deleteEur, total: copyEur + dualEur + deleteEur },
   };
 }
+
+/**
+ * Issue 28, pure: the one-off price and duration of `ingestor mirror rebuild --all` (shared/mirror
+ * rebuild.ts) into an empty Mirror table, request by request as the command sends them: one LIST per
+ * 1,000 records (priced as a PUT), one GET per record, the conditional PutItem (⌈KB⌉ IA units) and its
+ * `byList` copy (1 IA unit) per item; per page of 1,000 one strongly consistent registry Query per
+ * source in the page (≈ 2) before and after its writes, and its checkpoint (1 unit). Transfer from S3
+ * to the command in the region is free. Hours: the items at the command's default rate.
+ */
+export interface MirrorRebuildInput {
+  items: number;
+  /** Items with a `byList` copy (an object of a body); absent = every item. */
+  listCopies?: number;
+  avgItemBytes: number;
+  ratePerSecond: number;
+  usdToEur: number;
+}
+
+export interface MirrorRebuildPrice {
+  s3Lists: number;
+  s3Gets: number;
+  iaWriteUnits: number;
+  readUnits: number;
+  writeUnits: number;
+  hours: number;
+  eur: { s3: number; mirrorWrites: number; state: number; total: number };
+}
+
+const REBUILD_PAGE = 1000;
+const REGISTRY_READS_PER_PAGE = 4;
+
+export function mirrorRebuildPrice(input: MirrorRebuildInput): MirrorRebuildPrice {
+  const eur = (units: number, price: keyof typeof PRICES) => units * PRICES[price].usd * input.usdToEur;
+  const pages = Math.ceil(input.items / REBUILD_PAGE);
+  const unitsPerItem = Math.max(1, Math.ceil(input.avgItemBytes / 1024));
+  const iaWriteUnits = input.items * unitsPerItem + (input.listCopies ?? input.items);
+  const readUnits = pages * REGISTRY_READS_PER_PAGE;
+  const s3 = eur(pages, 's3PutRequest') + eur(input.items, 's3GetRequest');
+  const mirrorWrites = eur(iaWriteUnits, 'dynamoIaWriteUnit');
+  const state = eur(readUnits, 'dynamoReadUnit') + eur(pages, 'dynamoWriteUnit');
+  return {
+    s3Lists: pages,
+    s3Gets: input.items,
+    iaWriteUnits,
+    readUnits,
+    writeUnits: pages,
+    hours: input.items / input.ratePerSecond / 3600,
+    eur: { s3, mirrorWrites, state, total: s3 + mirrorWrites + state },
+  };
+}

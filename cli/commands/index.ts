@@ -157,6 +157,15 @@ const BACKFILL = {
   'dry-run': { type: 'flag', help: 'count what would be written, write nothing' },
 } as const satisfies OptionTable;
 
+const MIRROR_REBUILD = {
+  ...SOURCE,
+  all: { type: 'flag', help: 'every record under mirror/' },
+  rate: rateOption('records'),
+  'dry-run': { type: 'flag', help: 'count what would be written, write nothing' },
+  restart: { type: 'flag', help: 'from the first record although a rebuild of this scope finished' },
+} as const satisfies OptionTable;
+const SOURCE_OR_ALL = ['source', 'all'] as const;
+
 const MIGRATE_MIRROR_TABLE = {
   rate: rateOption('writes'),
   'delete-old': { type: 'flag', help: 'after deploy 2 (own): delete the moved items from State' },
@@ -261,6 +270,7 @@ export type BroadcastsPollInput = InputOf<typeof BROADCASTS_POLL>;
 export type GeoAddInput = InputOf<typeof GEO_ADD>;
 export type BackfillInput = InputOf<typeof BACKFILL>;
 export type MigrateMirrorTableInput = InputOf<typeof MIGRATE_MIRROR_TABLE>;
+export type MirrorRebuildInput = InputOf<typeof MIRROR_REBUILD>;
 export type ObjectsInput = InputOf<typeof OBJECTS>;
 export type SyncInput = InputOf<typeof SYNC>;
 export type ServeInput = InputOf<typeof SERVE>;
@@ -403,6 +413,16 @@ export const COMMANDS: CommandSpec[] = [
     subcommands: { 'mirror-table': { args: [0, 0], options: MIGRATE_MIRROR_TABLE } },
     run: async (ctx) =>
       (await import('./migrate')).migrateMirrorTableCommand(ctx.rt, input(MIGRATE_MIRROR_TABLE, ctx)),
+  },
+  {
+    name: 'mirror',
+    synopsis: ['mirror rebuild --source ID | --all [--rate N] [--dry-run] [--restart]'],
+    summary:
+      'rebuilds the Mirror table from the S3 records (issue 28; takedowns kept, newer items kept, resumable)',
+    runtime: true,
+    subcommands: { rebuild: { args: [0, 0], options: MIRROR_REBUILD, oneOf: SOURCE_OR_ALL } },
+    run: async (ctx) =>
+      (await import('./mirror-rebuild')).mirrorRebuildCommand(ctx.rt, input(MIRROR_REBUILD, ctx)),
   },
   {
     name: 'tombstone',

@@ -1,8 +1,7 @@
-import { moveMirrorTable } from '../../shared/mirror';
+import { MIRROR_BULK_DEFAULT_RATE, moveMirrorTable } from '../../shared/mirror';
 import type { LocalRuntime } from '../local/runtime';
 import { type CommandResult, UsageError } from '../output';
 import { BACKFILL_MAX_RATE, type MigrateMirrorTableInput } from '.';
-import { BACKFILL_DEFAULT_RATE } from './backfill';
 
 /**
  * `ingestor migrate mirror-table [--delete-old] [--rate N] [--restart]` (issue 28): the move of the
@@ -16,7 +15,7 @@ export async function migrateMirrorTableCommand(
   values: MigrateMirrorTableInput,
   deps: { now?: () => number; sleep?: (ms: number) => Promise<void>; pageSize?: number } = {},
 ): Promise<CommandResult> {
-  const rate = values.rate ?? BACKFILL_DEFAULT_RATE;
+  const rate = values.rate ?? MIRROR_BULK_DEFAULT_RATE;
   if (!Number.isInteger(rate) || rate < 1 || rate > BACKFILL_MAX_RATE)
     throw new UsageError(`--rate must be a whole number from 1 to ${BACKFILL_MAX_RATE}, got ${values.rate}`);
   const step = values.deleteOld ? 'delete-old' : 'copy';

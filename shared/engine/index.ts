@@ -82,5 +82,6 @@ export {
   PageTakedowns,
   type SourceTakedowns,
   stampedWhenSeen,
+  storedVersion,
   type TakedownGuardFactory,
 } from './write';

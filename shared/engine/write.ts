@@ -138,6 +138,24 @@ export const stampedWhenSeen: Versioning = (o, fetchedAt) => ({
 });
 
 /**
+ * Pure: the hash and `modified` a stored object was committed with (`ingestor mirror rebuild`, from its
+ * S3 record): as published for an OParl source; for a scraped one the stamp `stampedWhenSeen` added is
+ * not part of the hash (the next scrape compares the content without it).
+ */
+export function storedVersion(
+  object: OParlObject,
+  kind: 'oparl' | 'scraper',
+): { hash: string; modified?: string } {
+  if (kind === 'oparl') {
+    const { hash, modified } = asPublished({ object } as PageObject, '');
+    return { hash, ...(modified !== undefined ? { modified } : {}) };
+  }
+  const { modified, ...content } = object;
+  const stamp = textValue(modified);
+  return { hash: contentHash(content as OParlObject), ...(stamp !== undefined ? { modified: stamp } : {}) };
+}
+
+/**
  * Which of the page's objects a call may write: `any`; only those the mirror does not hold (`absent`:
  * stubs never overwrite an owner's copy); only those it holds (`known`: tombstones of vanished
  * objects are written over something, never out of nothing).

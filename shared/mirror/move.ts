@@ -7,7 +7,23 @@ import {
   MirrorTableMove,
   type MirrorTablePhase,
 } from '../store';
+import { mapLimit } from '../util';
 import { paceSlot } from './backfill';
+
+/**
+ * Items a second by default for the Mirror table's bulk commands (the move's copy, `mirror rebuild`),
+ * from the table's capacity: it is on-demand (infra/table-capacity.ts DECIDED_CAPACITY) and takes
+ * 4,000 write units a second at once as a new table (AWS's initial on-demand throughput), but at most
+ * 1,000 a second into one partition — and both commands walk their source in key order, so their writes
+ * fall into one `MIRROR#<source>#<type>` partition after another. An item costs 2 write units (⌈KB⌉
+ * of the average item, bench/cost/mirror-move.ts) and 1 more in `byList`: 200 items a second are 400
+ * units on the hot partition (40 % of its limit, the syncs' own writes there beside it) and 600 on the
+ * table (15 %; its own peak, the 03:00 full syncs, is ≈ 125). The move's reads of State (on-demand
+ * while it moves, infra/stack.ts) are 200 units a second. 13 M items (1,000 sources) take 18 hours; at
+ * 60 a second (backfill-index's pace) they took 60. `--rate` goes up to 1,000 (≈ 3.6 hours): spread
+ * such a rise over 30 minutes (on-demand doubles its previous peak within that).
+ */
+export const MIRROR_BULK_DEFAULT_RATE = 200;
 
 /**
  * Issue 28: `ingestor migrate mirror-table` — the mirror's object items move from State (PITR on, its
@@ -38,6 +54,12 @@ export interface MirrorMoveOptions {
   restart?: boolean;
   /** Items the Scan evaluates per page (one checkpoint per page). */
   pageSize?: number;
+  /**
+   * Items of a page decided at once (each on its own key, so independent): one item is three requests
+   * one after another, ≈ 30 ms in the region and ≈ 100 ms from an operator's laptop, so one at a time
+   * could not reach a rate above ≈ 10–30 a second.
+   */
+  concurrency?: number;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
 }
@@ -86,6 +108,7 @@ export class MirrorMovePhaseError extends IngestorError {
  */
 const STEP_PHASE: Record<MirrorMoveStep, MirrorTablePhase> = { copy: 'dual', 'delete-old': 'own' };
 const DEFAULT_PAGE = 500;
+const DEFAULT_CONCURRENCY = 16;
 /** Decisions of one item while writers keep changing it; then it is left to the next run. */
 const ITEM_ATTEMPTS = 4;
 /** Keys of kept items the report names (the count is complete). */
@@ -93,12 +116,17 @@ const MISSING_NAMED = 20;
 
 /**
  * Pure: whether the State item `old` goes over what the Mirror table holds (`held`). A mark there wins
- * (OPT-5, a takedown in flight); a mark in State the Mirror table lacks is copied (a takedown that died
- * between its two writes), and so is a newer commit (a sync that did).
+ * (OPT-5, a takedown in flight) — unless it is `lifted`: State, read after that Mirror item, lacks the
+ * mark. Every takedown marks State first and every lift unmarks State first (`mirrorItemTables`), so
+ * such a mark is one a `takedown lift` removed from State while the copy was writing it into the Mirror
+ * table (the lift found no Mirror item to unmark), or a lift in flight. A mark in State the Mirror
+ * table lacks is copied (a takedown that died between its two writes), and so is a newer commit (a
+ * sync that did).
  */
-export function copyWanted(old: IndexItem, held: IndexItem | undefined): boolean {
+export function copyWanted(old: IndexItem, held: IndexItem | undefined, lifted = false): boolean {
   if (held === undefined) return true;
-  if (held.takedown !== undefined) return false;
+  if (held.takedown !== undefined)
+    return lifted && old.takedown === undefined && String(old.fetchedAt) >= String(held.fetchedAt);
   if (old.takedown !== undefined) return true;
   return String(old.fetchedAt) > String(held.fetchedAt);
 }
@@ -137,14 +165,14 @@ export async function moveMirrorTable(
   let next = saved?.next;
   do {
     const page = await move.scanPage(next, options.pageSize ?? DEFAULT_PAGE);
-    for (const item of page.items) {
+    await mapLimit(page.items, options.concurrency ?? DEFAULT_CONCURRENCY, async (item) => {
       counts.scanned += 1;
       const outcome =
         options.step === 'copy' ? await copyItem(move, item, paced) : await deleteOldItem(move, item, paced);
       counts[outcome] += 1;
       if (outcome === 'missing' && report.missing.length < MISSING_NAMED)
         report.missing.push(`${String(item.pk)} ${String(item.sk)}`);
-    }
+    });
     next = page.next;
     const checkpoint: MirrorMoveCheckpoint = { done: next === undefined, counts, ...(next ? { next } : {}) };
     await move.saveCheckpoint(options.step, checkpoint);
@@ -170,7 +198,8 @@ function pacer(options: MirrorMoveOptions): () => Promise<void> {
 
 /**
  * One State item into the Mirror table: decided against what the Mirror table holds, written only over
- * that, confirmed against State read again (see `moveMirrorTable`).
+ * that, confirmed against State read again (see `moveMirrorTable`). A Mirror mark State lacks is decided
+ * against State read after it (`copyWanted`'s `lifted`).
  */
 async function copyItem(
   move: MirrorTableMove,
@@ -181,22 +210,31 @@ async function copyItem(
   let copied: IndexItem | undefined;
   for (let attempt = 0; attempt < ITEM_ATTEMPTS; attempt++) {
     const held = await move.readNew(old);
-    if (copyWanted(old, held)) {
+    let lifted = false;
+    if (held?.takedown !== undefined && old.takedown === undefined) {
+      const after = await move.readOld(old);
+      if (after === undefined) return purged(move, copied);
+      old = after;
+      lifted = after.takedown === undefined;
+    }
+    if (copyWanted(old, held, lifted)) {
       await paced();
       // Refused: the Mirror item changed since it was read (a commit, a mark) — decide again.
       if (!(await move.copy(old, held))) continue;
       copied = old;
     }
     const now = await move.readOld(old);
-    if (now === undefined) {
-      // OPT-3: purged meanwhile — its purge may have passed the Mirror table before our copy landed.
-      if (copied !== undefined) await move.deleteCopy(copied);
-      return 'purged';
-    }
+    if (now === undefined) return purged(move, copied);
     if (sameVersion(now, old)) return copied !== undefined ? 'written' : 'present';
     old = now;
   }
   return 'raced';
+}
+
+/** OPT-3: purged meanwhile — its purge may have passed the Mirror table before our copy landed. */
+async function purged(move: MirrorTableMove, copied: IndexItem | undefined): Promise<MoveOutcome> {
+  if (copied !== undefined) await move.deleteCopy(copied);
+  return 'purged';
 }
 
 /** One State item deleted after the move, only where the Mirror table holds its key. */

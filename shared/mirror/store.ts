@@ -158,6 +158,44 @@ export function countDelta(
 }
 
 /**
+ * Pure: the index item of one commit — the entry, the API's list keys (GSI byList: a body's objects by
+ * type and commit time) and, for a small live object of a list or a body, its inline copy (issue 25
+ * point 4: the API's body list is then one Query per source). The sync's commit and `ingestor mirror
+ * rebuild` (rebuild.ts, from the S3 record) build it here, so a rebuilt item is the item the sync wrote.
+ */
+export function indexItemOf(
+  write: Omit<MirrorWrite, 'sourceUrl' | 'embeddedIn'>,
+  deleted: boolean,
+): { entry: MirrorIndexEntry; item: Record<string, unknown> } {
+  const entry: MirrorIndexEntry = {
+    sourceId: write.sourceId,
+    type: write.type,
+    id: write.id,
+    key: mirrorKey(write.sourceId, write.type, write.id),
+    hash: write.hash,
+    deleted,
+    fetchedAt: write.fetchedAt,
+  };
+  if (write.modified !== undefined) entry.modified = write.modified;
+  if (write.bodyId !== undefined) entry.bodyId = write.bodyId;
+  const listKeys =
+    write.bodyId === undefined || write.type === 'body'
+      ? {}
+      : {
+          [LIST_PARTITION_ATTRIBUTE]: listPartition(write.sourceId, write.bodyId, write.type),
+          [LIST_SORT_ATTRIBUTE]: listSort(write.fetchedAt, write.id),
+        };
+  const item: Record<string, unknown> = { ...entry, ...listKeys };
+  if (!deleted && (LIST_PARTITION_ATTRIBUTE in listKeys || write.type === 'body')) {
+    const inline = JSON.stringify(write.object);
+    // The bound counts the table's keys too: the item as stored.
+    const stored = { ...indexKey(write.sourceId, write.type, write.id), ...item, o: inline };
+    if (itemSizeBound(stored) <= INLINE_ITEM_MAX_BYTES) item.o = inline;
+  }
+  return { entry, item };
+}
+
+/**
  * The mirror's write and read paths over its two stores (shared/store `MirrorIndex`, `MirrorRecords`):
  * what a commit means (order, counts, the change feed), not how an item is keyed or sent.
  */
@@ -280,35 +318,9 @@ export class MirrorStore {
   }
 
   private async putIndex(write: MirrorWrite, deleted: boolean): Promise<MirrorIndexEntry> {
-    const entry: MirrorIndexEntry = {
-      sourceId: write.sourceId,
-      type: write.type,
-      id: write.id,
-      key: mirrorKey(write.sourceId, write.type, write.id),
-      hash: write.hash,
-      deleted,
-      fetchedAt: write.fetchedAt,
-    };
-    if (write.modified !== undefined) entry.modified = write.modified;
-    if (write.bodyId !== undefined) entry.bodyId = write.bodyId;
-    // The API's list index (GSI byList, shared/mirror-api): a body's objects by type and commit time.
-    const listKeys =
-      write.bodyId === undefined || write.type === 'body'
-        ? {}
-        : {
-            [LIST_PARTITION_ATTRIBUTE]: listPartition(write.sourceId, write.bodyId, write.type),
-            [LIST_SORT_ATTRIBUTE]: listSort(write.fetchedAt, write.id),
-          };
+    const { entry, item } = indexItemOf(write, deleted);
     // Deterministic key and full value: repeating this write is harmless (idempotent). OPT-5: never over
     // an operator's mark — a takedown issued while this sync ran wins over its later writes.
-    const item: Record<string, unknown> = { ...entry, ...listKeys };
-    // A body rides inline too (issue 25 point 4): the API's body list is then one Query per source.
-    if (!deleted && (LIST_PARTITION_ATTRIBUTE in listKeys || write.type === 'body')) {
-      const inline = JSON.stringify(write.object);
-      // The bound counts the table's keys too: the item as stored.
-      const stored = { ...indexKey(write.sourceId, write.type, write.id), ...item, o: inline };
-      if (itemSizeBound(stored) <= INLINE_ITEM_MAX_BYTES) item.o = inline;
-    }
     const committed = await this.index.commit(write.sourceId, write.type, write.id, item);
     if (committed === TAKEN_DOWN) throw new MirrorTakenDownError(write.sourceId, write.type, write.id);
     const old = committed.old;

@@ -53,6 +53,7 @@ export {
   MirrorIndex,
   type MirrorObjectRef,
   type MirrorTablePlacement,
+  markedItem,
   mirrorItemTables,
   mirrorTablePlacement,
   TAKEN_DOWN,
@@ -62,6 +63,7 @@ export {
   type MirrorMoveStep,
   MirrorTableMove,
 } from './mirror-move';
+export { type MirrorRebuildCheckpoint, MirrorRebuildCheckpoints } from './mirror-rebuild';
 export { type MirrorRecordKind, MirrorRecords } from './mirror-records';
 export {
   BucketObjects,

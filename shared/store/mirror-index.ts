@@ -80,8 +80,15 @@ export function mirrorItemTables(
   }
 }
 
-/** Pure: the item a takedown mark leaves (`markTakenDown`'s update), for a table that may not hold it yet. */
-function markedItem(old: IndexItem, mark: Record<string, unknown>, listSort: string | undefined): IndexItem {
+/**
+ * Pure: the item a takedown mark leaves (`markTakenDown`'s update), for a table that may not hold it yet
+ * (the move's follower, `ingestor mirror rebuild`).
+ */
+export function markedItem(
+  old: IndexItem,
+  mark: Record<string, unknown>,
+  listSort: string | undefined,
+): IndexItem {
   const { o: _inline, ...rest } = old;
   return {
     ...rest,
@@ -457,6 +464,37 @@ export class MirrorIndex {
       throw error;
     }
     await this.follow(update);
+    return true;
+  }
+
+  // --- `ingestor mirror rebuild` (shared/mirror rebuild.ts) ---
+
+  /**
+   * Writes an item rebuilt from its S3 record unless the table holds the same or a newer commit
+   * (`fetchedAt`) or any operator's mark (OPT-5): absent, or older and unmarked. Returns true when
+   * written, else the item held (undefined: it changed again and is gone — decide again).
+   */
+  async putRebuilt(
+    { sourceId, type, id }: MirrorObjectRef,
+    attributes: IndexItem,
+  ): Promise<true | { held: IndexItem | undefined }> {
+    const put = (table: string) =>
+      this.ctx.doc.send(
+        new PutCommand({
+          TableName: table,
+          Item: { ...indexKey(sourceId, type, id), ...attributes },
+          ConditionExpression:
+            'attribute_not_exists(pk) OR (fetchedAt < :f AND attribute_not_exists(takedown))',
+          ExpressionAttributeValues: { ':f': attributes.fetchedAt },
+        }),
+      );
+    try {
+      await put(this.items.write[0]);
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      return { held: await this.get(sourceId, type, id) };
+    }
+    await this.follow(put);
     return true;
   }
 

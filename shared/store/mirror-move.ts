@@ -71,10 +71,12 @@ export class MirrorTableMove {
 
   /**
    * Writes `item` into the Mirror table only over what was read there (`held`): nothing, or that
-   * commit (`fetchedAt`) without a mark — never over a mark (OPT-5), never over a newer commit. False
-   * when the Mirror item changed since.
+   * commit (`fetchedAt`) with that mark or none — never over a mark written since (OPT-5), never over
+   * a newer commit. The caller decides whether a mark held may go (shared/mirror `copyWanted`: only one
+   * State no longer has). False when the Mirror item changed since.
    */
   copy(item: IndexItem, held: IndexItem | undefined): Promise<boolean> {
+    const heldMark = (held?.takedown as { at?: unknown } | undefined)?.at;
     return unlessConditionFails(
       this.to.doc.send(
         new PutCommand({
@@ -82,10 +84,16 @@ export class MirrorTableMove {
           Item: item,
           ...(held === undefined
             ? { ConditionExpression: 'attribute_not_exists(pk)' }
-            : {
-                ConditionExpression: 'fetchedAt = :f AND attribute_not_exists(takedown)',
-                ExpressionAttributeValues: { ':f': held.fetchedAt },
-              }),
+            : held.takedown === undefined
+              ? {
+                  ConditionExpression: 'fetchedAt = :f AND attribute_not_exists(takedown)',
+                  ExpressionAttributeValues: { ':f': held.fetchedAt },
+                }
+              : {
+                  ConditionExpression: 'fetchedAt = :f AND takedown.#at = :at',
+                  ExpressionAttributeNames: { '#at': 'at' },
+                  ExpressionAttributeValues: { ':f': held.fetchedAt, ':at': heldMark },
+                }),
         }),
       ),
     );

@@ -1,3 +1,4 @@
+import { ListObjectsCommand } from '@aws-sdk/client-s3';
 import type { BucketContext } from './context';
 import { mirrorKey, TAKEDOWN_TAG, TOMBSTONE_TAG } from './keys';
 import type { MirrorObjectRef } from './mirror-index';
@@ -23,8 +24,32 @@ const KIND_MARKS: Record<MirrorRecordKind, { metadata: Record<string, string>; t
 export class MirrorRecords {
   private readonly objects: BucketObjects;
 
-  constructor(ctx: BucketContext) {
+  constructor(private readonly ctx: BucketContext) {
     this.objects = new BucketObjects(ctx);
+  }
+
+  /**
+   * One page of record keys under `prefix` (`mirror/`, or one source's `mirror/<sourceId>/`), in key
+   * order after `startAfter` (a key: the page resumes there, a checkpoint needs nothing else); `next` is
+   * the page's last key when more follow. ListObjects (v1) with `Marker`: the same request price and
+   * order as v2's `StartAfter`, and a position that is a key (v2's continuation token is opaque, and
+   * the local S3 peer, s3rver, fails building one).
+   */
+  async listKeys(
+    prefix: string,
+    startAfter: string | undefined,
+    limit: number,
+  ): Promise<{ keys: string[]; next: string | undefined }> {
+    const out = await this.ctx.s3.send(
+      new ListObjectsCommand({
+        Bucket: this.ctx.bucket,
+        Prefix: prefix,
+        MaxKeys: limit,
+        ...(startAfter !== undefined ? { Marker: startAfter } : {}),
+      }),
+    );
+    const keys = (out.Contents ?? []).map((o) => o.Key).filter((k): k is string => k !== undefined);
+    return { keys, next: out.IsTruncated ? keys.at(-1) : undefined };
   }
 
   /** The record under one S3 key (`mirrorKey`), tombstones included; absent = undefined. */

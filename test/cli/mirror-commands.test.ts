@@ -143,8 +143,20 @@ describe('mirror commands in local mode (issue 16)', () => {
     // State holds none of them now: what `objects` lists comes from the Mirror table.
     const listed = await runCliInProcess(['objects', '--data', data, '--json']);
     expect((listed.json.objects as unknown[]).length).toBe(4);
+    // Issue 28: `mirror rebuild` over the moved table finds every record's item there already.
+    const neither = await runCliInProcess(['mirror', 'rebuild', '--data', data, '--json']);
+    expect(neither.code).not.toBe(0);
+    const rebuilt = await runCliInProcess(['mirror', 'rebuild', '--all', '--data', data, '--json']);
+    expect(rebuilt.code, rebuilt.stdout).toBe(0);
+    expect(rebuilt.json).toMatchObject({
+      scope: 'all',
+      done: true,
+      counts: { scanned: 4, present: 4, written: 0, unreadable: 0 },
+    });
     vi.stubEnv('MIRROR_TABLE_PHASE', 'state');
     const before = await runCliInProcess(['objects', '--data', data, '--json']);
     expect((before.json.objects as unknown[]).length).toBe(0);
+    const refusedRebuild = await runCliInProcess(['mirror', 'rebuild', '--all', '--data', data, '--json']);
+    expect(refusedRebuild.code).not.toBe(0);
   }, 60_000);
 });

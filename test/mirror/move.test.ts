@@ -9,7 +9,7 @@ import {
   moveMirrorTable,
   sameVersion,
 } from '../../shared/mirror';
-import { indexKey, type MirrorTablePlacement, mirrorItemTables } from '../../shared/store';
+import { indexKey, MirrorIndex, type MirrorTablePlacement, mirrorItemTables } from '../../shared/store';
 import { useAwsTestbed } from '../support/aws';
 import { paperWrite, seedListedBody, walkList, withApi } from '../support/mirror-api';
 
@@ -183,6 +183,42 @@ describe('migrate mirror-table (issue 28)', () => {
     });
   });
 
+  it('OPT-5: a takedown lift during the copy leaves no stale mark in the Mirror table', async () => {
+    const { sourceId, paper } = source();
+    const { before } = stores();
+    const entry = await before.writeLive(paper(1, 10));
+    // Taken down before deploy 1: State marked, the Mirror table has no item yet.
+    expect(await before.markTakenDown(entry, { at: at(20) })).toBe(true);
+    const remove = aroundCopyOf(indexKey(sourceId, 'paper', entry.id), {
+      // `takedown lift` between the copy's read of State (marked) and its write: the lift's own write
+      // (shared/takedown lift.ts `unmark`, deploy 1: State, then Mirror) unmarks State and finds no
+      // Mirror item to unmark — then the copy lands the mark there.
+      before: async () => {
+        await new MirrorIndex(
+          { doc: bed.clients.doc, table: bed.env.STATE_TABLE },
+          { table: bed.env.MIRROR_TABLE, phase: 'dual' },
+        ).removeTakedownMark(sourceId, 'paper', entry.id);
+      },
+    });
+    let report: Awaited<ReturnType<typeof moveMirrorTable>>;
+    try {
+      report = await moveMirrorTable(bed.clients, tables(), {
+        step: 'copy',
+        phase: 'dual',
+        ...fast,
+        restart: true,
+      });
+    } finally {
+      remove();
+    }
+    expect((await item(bed.env.STATE_TABLE, sourceId, entry.id))?.takedown).toBeUndefined();
+    // The Mirror item is State's: lifted, so the next sync's commit is not refused there (OPT-5 lifted).
+    const moved = await item(bed.env.MIRROR_TABLE, sourceId, entry.id);
+    expect(moved?.takedown).toBeUndefined();
+    expect(moved).toEqual(await item(bed.env.STATE_TABLE, sourceId, entry.id));
+    expect(report.counts.raced).toBe(0);
+  });
+
   it('a sync writing a newer version during the copy keeps it: the copy never goes over a newer commit', async () => {
     const { sourceId, paper } = source();
     const { before, dual } = stores();
@@ -348,6 +384,11 @@ describe('the move, decided (pure)', () => {
     expect(copyWanted(item({ fetchedAt: at(1) }), item({ fetchedAt: at(1) }))).toBe(false);
     expect(copyWanted(item({ fetchedAt: at(3) }), item({ fetchedAt: at(1), takedown: {} }))).toBe(false);
     expect(copyWanted(item({ fetchedAt: at(1), takedown: {} }), item({ fetchedAt: at(1) }))).toBe(true);
+    // A Mirror mark State (read after it) lacks was lifted: State's item goes over it, never a newer one.
+    expect(copyWanted(item({ fetchedAt: at(1) }), item({ fetchedAt: at(1), takedown: {} }), true)).toBe(true);
+    expect(copyWanted(item({ fetchedAt: at(1) }), item({ fetchedAt: at(2), takedown: {} }), true)).toBe(
+      false,
+    );
   });
   it('sameVersion: commit, deletion and mark', () => {
     expect(sameVersion(item({ fetchedAt: at(1) }), item({ fetchedAt: at(1) }))).toBe(true);
