@@ -67,6 +67,12 @@ export interface Levers {
    * PITR; shared/store tables.ts MIRROR_TABLE) instead of State (Standard, PITR). Built.
    */
   mirrorTable: boolean;
+  /**
+   * Issue 28: State's `byList` index deleted once the mirror's items have left State (`-c mirrorTable=
+   * ownDropped`, after `migrate mirror-table --delete-old`): off, it stays, empty, at its provisioned
+   * floor of 1 RCU and 1 WCU. Only with `mirrorTable` (before the move State's index is the list index).
+   */
+  stateListIndexDropped: boolean;
 }
 
 /**
@@ -95,6 +101,7 @@ export const LEVERS_NOW: Levers = {
   syncCpuCuts: true,
   dynamoCapacity: 'decided',
   mirrorTable: true,
+  stateListIndexDropped: true,
 };
 
 /** The model and the code before issue 28's levers (latency left in: the model is corrected apart). */
@@ -111,6 +118,7 @@ export const LEVERS_OFF: Levers = {
   deletionWalk: false,
   syncCpuCuts: false,
   dynamoCapacity: 'onDemand',
+  stateListIndexDropped: false,
 };
 
 export const LEVER_VARIANTS: Record<
@@ -194,5 +202,11 @@ export const LEVER_VARIANTS: Record<
     built: true,
     off: { mirrorTable: false },
     on: { mirrorTable: true },
+  },
+  stateListIndexDropped: {
+    what: "State's empty `byList` index deleted after the mirror's move (`-c mirrorTable=ownDropped`, after `--delete-old`)",
+    built: true,
+    off: { stateListIndexDropped: false },
+    on: { stateListIndexDropped: true },
   },
 };
