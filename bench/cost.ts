@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import {
   type AttributeValue,
@@ -81,12 +82,14 @@ import { deletionRun } from './cost/deletion-model';
 import { type DeletionSampleUnits, measureDeletionSamples } from './cost/deletion-samples';
 import {
   type CapacityChoice,
+  type ChoiceOptions,
   decideTables,
   type FleetLoadInput,
   fleetLoad,
   MINUTES_PER_WEEK,
   type RunKindLoad,
   type TableDecision,
+  type TargetLoad,
   type UnitProfile,
   type UnitsByTarget,
   withMirrorTable,
@@ -250,6 +253,14 @@ function diffByTarget(
   return out;
 }
 
+/** Read and write units by target added up (issue 28). */
+function sumUnits(a: UnitsByTarget, b: UnitsByTarget): UnitsByTarget {
+  const out: UnitsByTarget = { ...a };
+  for (const [t, u] of Object.entries(b))
+    out[t] = { read: (out[t]?.read ?? 0) + u.read, write: (out[t]?.write ?? 0) + u.write };
+  return out;
+}
+
 /** Read and write units by target as the capacity model takes them (issue 28). */
 function unitsOf(by: Record<string, TargetUnits>): UnitsByTarget {
   return Object.fromEntries(Object.entries(by).map(([t, u]) => [t, { read: u.read, write: u.write }]));
@@ -261,11 +272,23 @@ function unitsOf(by: Record<string, TargetUnits>): UnitsByTarget {
  */
 function mirrorTargetsOf(levers: Levers, p: RunProfile, units: UnitsByTarget): UnitsByTarget {
   if (!levers.mirrorTable) return units;
-  return withMirrorTable(units, p.writesBy?.['PutItem object-hash'] ?? 0, {
+  const items = { writes: p.writesBy?.['PutItem object-hash'] ?? 0, reads: mirrorItemReads(p.readsBy) };
+  return withMirrorTable(units, items, {
     state: STATE_TABLE.logicalName,
     mirror: MIRROR_TABLE.logicalName,
     index: LIST_INDEX,
   });
+}
+
+/**
+ * Issue 28: the read units of the mirror's object items read by key (`BatchGetItem MIRROR`, a lookup's
+ * `GetItem MIRROR`) among reads by label (`[<kind>: ]<command> <family>`) — the Mirror table's once the
+ * items live there; its list index's reads are the index's apart.
+ */
+function mirrorItemReads(readsBy: Record<string, number> | undefined): number {
+  return Object.entries(readsBy ?? {})
+    .filter(([label]) => label.endsWith(' MIRROR'))
+    .reduce((sum, [, units]) => sum + units, 0);
 }
 
 /** Every table and global index of the design (`Table`, `Table/index`): each has capacity when provisioned. */
@@ -278,19 +301,41 @@ const CAPACITY_TARGETS = TABLES.flatMap((t) => [
  * Issue 28: the capacity mode of each table by cost from the week's load per minute, and what the
  * provisioned tables take out of the on-demand bill (units) and put in (unit-hours), a month.
  */
-function decideCapacity(load: Record<string, { read: number[]; write: number[] }>) {
+function decideCapacity(
+  load: Record<string, TargetLoad>,
+  { without = [], ...options }: ChoiceOptions & { without?: readonly string[] } = {},
+) {
   const empty = new Array<number>(MINUTES_PER_WEEK).fill(0);
-  const profiles: UnitProfile[] = [...new Set([...CAPACITY_TARGETS, ...Object.keys(load)])].flatMap(
-    (target) => [
-      { target, kind: 'read' as const, demandPerMinute: load[target]?.read ?? empty },
-      { target, kind: 'write' as const, demandPerMinute: load[target]?.write ?? empty },
-    ],
-  );
+  const names = [...new Set([...CAPACITY_TARGETS, ...Object.keys(load)])];
+  // Issue 28: a target the stack does not create (State's list index once dropped) must carry no load.
+  for (const t of without)
+    if ((load[t]?.read ?? []).some((x) => x > 0) || (load[t]?.write ?? []).some((x) => x > 0))
+      throw new Error(`capacity: ${t} is dropped but carries load`);
+  const profiles: UnitProfile[] = names
+    .filter((t) => !without.includes(t))
+    .flatMap((target) => [
+      {
+        target,
+        kind: 'read' as const,
+        demandPerMinute: load[target]?.read ?? empty,
+        atOncePerMinute: load[target]?.readAtOnce ?? empty,
+      },
+      {
+        target,
+        kind: 'write' as const,
+        demandPerMinute: load[target]?.write ?? empty,
+        atOncePerMinute: load[target]?.writeAtOnce ?? empty,
+      },
+    ]);
   const eur = (price: keyof typeof PRICES) => PRICES[price].usd * USD_TO_EUR;
-  const decisions: TableDecision[] = decideTables(profiles, {
-    read: { eurPerRequestUnit: eur('dynamoReadUnit'), eurPerUnitHour: eur('dynamoRcuHour') },
-    write: { eurPerRequestUnit: eur('dynamoWriteUnit'), eurPerUnitHour: eur('dynamoWcuHour') },
-  });
+  const decisions: TableDecision[] = decideTables(
+    profiles,
+    {
+      read: { eurPerRequestUnit: eur('dynamoReadUnit'), eurPerUnitHour: eur('dynamoRcuHour') },
+      write: { eurPerRequestUnit: eur('dynamoWriteUnit'), eurPerUnitHour: eur('dynamoWcuHour') },
+    },
+    options,
+  );
   const provisioned = decisions.filter((d) => d.mode === 'provisioned');
   const month = (of: (c: CapacityChoice) => number, kind: 'read' | 'write') =>
     provisioned.flatMap((d) => d.choices.filter((c) => c.kind === kind)).reduce((s, c) => s + of(c), 0) *
@@ -327,6 +372,7 @@ function infraPlanOf(decisions: readonly TableDecision[]): Record<string, TableC
         d.table,
         {
           mode: d.mode,
+          targetPercent: Math.round(d.targetUtilisation * 100),
           table: both(d.table),
           indexes: Object.fromEntries(indexes.map((t) => [t.split('/')[1] as string, both(t)])),
         },
@@ -1827,6 +1873,8 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       files: { count: number; minutes: number };
       deletion: { count: number; minutes: number };
       deletionScanReadUnits: number;
+      /** Issue 28: each shard's one `deletion-runs` record a run (Documents). */
+      deletionRunWriteUnits: number;
     };
     deletionUnits: { readUnits: number; writeUnits: number };
     perMinute: { broadcastReadUnits: number; apiReadUnits: number };
@@ -1863,7 +1911,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
           units: {
             Documents: {
               read: deletion.count * parts.deletionUnits.readUnits,
-              write: deletion.count * parts.deletionUnits.writeUnits,
+              write: deletion.count * parts.deletionUnits.writeUnits + parts.perHour.deletionRunWriteUnits,
             },
             Sources: { read: parts.perHour.deletionScanReadUnits, write: 0 },
           },
@@ -1888,10 +1936,22 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       levers.latency,
       levers.syncMemoryMb,
       levers.mirrorTable,
+      levers.stateListIndexDropped,
     ]);
     let decided = capacityMemo.get(key);
     if (decided === undefined) {
-      decided = decideCapacity(fleetLoad(dynamoLoadInput(parts)));
+      const load = fleetLoad(dynamoLoadInput(parts));
+      // Issue 28: the week's load per target, for a look at the capacity model outside the bench.
+      if (process.env.DYNAMO_LOAD_DUMP)
+        writeFileSync(
+          `${process.env.DYNAMO_LOAD_DUMP}-${sources}-${capacityMemo.size}.json`,
+          JSON.stringify({ key, load }),
+        );
+      // Issue 28: State's list index, empty once the mirror has its own table, deleted (`ownDropped`).
+      const dropped = levers.mirrorTable && levers.stateListIndexDropped;
+      decided = decideCapacity(load, {
+        without: dropped ? [`${STATE_TABLE.logicalName}/${LIST_INDEX}`] : [],
+      });
       capacityMemo.set(key, decided);
     }
     return decided;
@@ -1945,6 +2005,18 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     const runMix: { seconds: number; weight: number; cpu: number }[] = [];
     /** Issue 28: the fleet's runs for the DynamoDB load profile — starts per minute, wall minutes, units. */
     const runLoads: RunKindLoad[] = [];
+    // Issue 28: what a run's start spends in its tick's first second — the planner reads its due item and
+    // writes its lease (table and `byDueAt` copy) with a minute's other starts, 48 at a time (shared/
+    // planner tick.ts STORE_CONCURRENCY); the claim and the rest follow as a worker takes the message.
+    const lease = lifecycle.byWrite['lease (planner tick)'];
+    const leaseScale = levers.stateUnderOneKb ? lifecycle.writeCopies / lifecycle.writeUnits : 1;
+    const leaseAtStart: UnitsByTarget = sumUnits(unitsOf(only('read', planner.perStartByTarget)), {
+      [STATE_TABLE.logicalName]: { read: 0, write: (lease?.tableUnits ?? 0) * leaseScale },
+      [`${STATE_TABLE.logicalName}/${DUE_INDEX}`]: {
+        read: 0,
+        write: (lease?.dueIndexUnits ?? 0) * leaseScale,
+      },
+    });
     for (const k of kinds) {
       // Issue 28: the nightly full sync as measured with the per-list digest, or without it.
       const nightlyFull = levers.listDigest
@@ -1973,6 +2045,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
           runLoads.push({
             startsPerMinute: starts.map((x) => x * k.n),
             minutes: runSeconds / 60,
+            atStart: leaseAtStart,
             // The engine's units, the run's own lease, claim and release, and the planner's start — the
             // mirror's items and list copies in the Mirror table when it has its own (issue 28).
             units: mirrorTargetsOf(
@@ -2080,6 +2153,8 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     const headsPerMonth =
       perMonth(A.storedFilesPerSource) * sources * (DEL_SAMPLE_INTERVAL_MS / deletionSampleIntervalMs);
     const deletionSeconds = hourlyRuns * deletion.shards * deletion.secondsPerRun;
+    // Issue 28: each shard's run writes its `deletion-runs` record once, whatever its samples (measured).
+    const deletionRunWrites = hourlyRuns * deletion.shards * deletionSamples.writeUnitsPerRun;
     // PHO-2: each person's photo re-checked every 30 days; ~60 persons per body.
     const photosPerMonth = ((60 * 30 * 86_400_000) / PHO_RECHECK_MS) * sources;
     const photoSeconds = pacedRunSeconds({
@@ -2154,6 +2229,9 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     const mirrorTableWrites =
       (sync.writesBy['PutItem object-hash'] ?? 0) +
       (sync.writesBy[`PutItem object-hash → ${LIST_INDEX}`] ?? 0);
+    // Issue 28: the runs' reads of the mirror items by key — State's before the move, the Mirror table's
+    // (Standard-IA) after it.
+    const mirrorTableReads = levers.mirrorTable ? mirrorItemReads(sync.readsBy) : 0;
     // The byList copies of the mirror items written are measured with them (the meter bills index writes).
     const logBytesPerSync = sync.logBytes / sync.invocations + summaryLineBytes;
     const logsIngestedGb = (logBytesPerSync * sync.invocations) / 1e9;
@@ -2211,7 +2289,8 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       },
       dynamodb: {
         readUnits:
-          sync.readUnits +
+          sync.readUnits -
+          mirrorTableReads +
           ticks * planner.tickReadUnits +
           sync.invocations * planner.perStart.readUnits +
           sync.invocations * lifecycle.readUnits +
@@ -2225,14 +2304,15 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
           (levers.mirrorTable ? mirrorTableWrites : 0) +
           sync.invocations * (levers.stateUnderOneKb ? lifecycle.writeCopies : lifecycle.writeUnits) +
           filesPerMonth * A.fileWrites +
-          headsPerMonth * deletionUnits.writeUnits,
+          headsPerMonth * deletionUnits.writeUnits +
+          deletionRunWrites,
         storageGb: dynamoStorageGb,
         indexStorageGb: dynamoIndexStorageGb,
         pitr: true,
         ...(levers.mirrorTable
           ? {
               mirrorTable: {
-                readUnits: apiOrigin * apiPageReadUnits,
+                readUnits: apiOrigin * apiPageReadUnits + mirrorTableReads,
                 writeUnits: mirrorTableWrites,
                 storageGb: mirrorItems.storedBytes / 1e9,
                 indexStorageGb: mirrorIndexBytes / 1e9,
@@ -2307,6 +2387,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
         files: { count: filesPerMonth / hourlyRuns, minutes: fileSeconds / hourlyRuns / 60 },
         deletion: { count: headsPerMonth / hourlyRuns, minutes: deletion.secondsPerRun / 60 },
         deletionScanReadUnits: deletionScanReadUnits / hourlyRuns,
+        deletionRunWriteUnits: deletionRunWrites / hourlyRuns,
       },
       deletionUnits,
       perMinute: {
@@ -2413,6 +2494,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     const s3PutsByFamily: Record<string, number> = { ...sync.s3PutsBy };
     for (const [label, n] of Object.entries(FILE_S3_PUTS_BY))
       s3PutsByFamily[`files: ${label}`] = filesPerMonth * n;
+    writesByFamily['documents: deletion check run record (measured)'] = deletionRunWrites;
     // Issue 28: the always-free allowances, apart from the list price (bench/cost/free-tier.ts).
     const egressGb =
       usage.dataTransfer.internetOutGb +

@@ -182,8 +182,10 @@ export const STACK_CONTEXT_KEYS = {
   /**
    * Issue 28 (docs/operations.md, "The mirror table"): where the mirror's object items are read and
    * written — `dual` (the default: deploy 1 of an existing stack, State read, both written) until
-   * `ingestor --aws migrate mirror-table` has copied them, then `own` (deploy 2: the Mirror table only).
-   * A new stack, with nothing in State to move, may deploy `own` at once.
+   * `ingestor --aws migrate mirror-table` has copied them, then `own` (deploy 2: the Mirror table only),
+   * then `ownDropped` once `migrate mirror-table --delete-old` has emptied State of them (deploy 3: `own`,
+   * and State's `byList` index, which then indexes nothing, deleted). A new stack, with nothing in State
+   * to move, may deploy `ownDropped` at once.
    */
   mirrorTable: 'mirrorTable',
 } as const;
@@ -236,16 +238,40 @@ function apiWafWanted(scope: Construct, props: IngestorStackProps): boolean {
 }
 
 /**
+ * Issue 28: the context value for the phase after the move — `own`, with State's `byList` index deleted
+ * (State holds no mirror item once `migrate mirror-table --delete-old` has run; the index then holds
+ * nothing and costs its provisioned floor, ≈ €0.6 a month). The functions see `own`.
+ */
+export const MIRROR_MOVED_DROPPED = 'ownDropped';
+
+/** The context's value (pure): a phase of this stack, or the phase after the move with State's index gone. */
+function mirrorTableContextOf(scope: Construct): 'dual' | 'own' | typeof MIRROR_MOVED_DROPPED {
+  const raw = scope.node.tryGetContext(STACK_CONTEXT_KEYS.mirrorTable) ?? 'dual';
+  if (raw === 'dual' || raw === 'own' || raw === MIRROR_MOVED_DROPPED) return raw;
+  throw new Error(
+    `context ${STACK_CONTEXT_KEYS.mirrorTable} must be ${[...MIRROR_TABLE_PHASES.filter((p) => p !== 'state'), MIRROR_MOVED_DROPPED].join(' or ')}, got "${String(raw)}"`,
+  );
+}
+
+/**
  * The mirror table's rollout phase (context `mirrorTable`, default `dual`: safe for a stack that
  * has its items in State — `own` before the copy would read a Mirror table that lacks them). `state`
- * is no phase of this stack: it has the Mirror table, and every writer keeps it written.
+ * is no phase of this stack: it has the Mirror table, and every writer keeps it written. `ownDropped`
+ * is `own` to every function.
  */
 export function mirrorTablePhaseOf(scope: Construct): Exclude<MirrorTablePhase, 'state'> {
-  const raw = scope.node.tryGetContext(STACK_CONTEXT_KEYS.mirrorTable) ?? 'dual';
-  if (raw === 'dual' || raw === 'own') return raw;
-  throw new Error(
-    `context ${STACK_CONTEXT_KEYS.mirrorTable} must be ${MIRROR_TABLE_PHASES.filter((p) => p !== 'state').join(' or ')}, got "${String(raw)}"`,
-  );
+  const value = mirrorTableContextOf(scope);
+  return value === MIRROR_MOVED_DROPPED ? 'own' : value;
+}
+
+/**
+ * Whether State's `byList` index is left out (`-c mirrorTable=ownDropped`): only after the move, when
+ * nothing reads it (`dual` reads State's list index; `own` reads the Mirror table's) and State holds no
+ * mirror item. Going back to `dual` from there would rebuild it empty: the move is one way after
+ * `--delete-old` in any case.
+ */
+export function stateListIndexDropped(scope: Construct): boolean {
+  return mirrorTableContextOf(scope) === MIRROR_MOVED_DROPPED;
 }
 
 /**
@@ -1230,9 +1256,13 @@ export class IngestorStack extends Stack {
           "The mirror's object index is rebuilt from the S3 records it indexes (each carries the item's data); PITR would cost more than the index's own storage (issue 28, docs/scale.md). The tables that cannot be rebuilt keep PITR.",
       });
     const firstReplacing = definition.globalIndexes.find((index) => index.replaces !== undefined);
+    // Issue 28: State's list index, empty after the mirror's move, is deleted with `ownDropped`.
+    const listDropped = definition === STATE_TABLE && stateListIndexDropped(this);
     const indexes = [
       ...definition.globalIndexes.filter(
-        (index) => !firstStep || index.replaces === undefined || index === firstReplacing,
+        (index) =>
+          (!firstStep || index.replaces === undefined || index === firstReplacing) &&
+          !(listDropped && index.indexName === LIST_INDEX),
       ),
       ...retiringIndexes(definition),
       // Deleted by the step after (one global index per update): as deployed until then.

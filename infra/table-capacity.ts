@@ -38,6 +38,11 @@ export interface UnitRanges {
 /** A table's decided mode and its own and each index's ranges (used when provisioned). */
 export interface TableCapacityPlan {
   mode: CapacityMode;
+  /**
+   * Target utilisation (percent) of every scaling policy of the table and its indexes, decided with the
+   * ranges (AWS allows 20–90); TARGET_UTILISATION_PERCENT when absent.
+   */
+  targetPercent?: number;
   table: UnitRanges;
   indexes: Record<string, UnitRanges>;
 }
@@ -48,7 +53,7 @@ export interface FleetCapacityPlan {
   tables: Record<string, TableCapacityPlan>;
 }
 
-/** Target utilisation of auto scaling (AWS's default; the bench's policy). */
+/** Target utilisation of auto scaling where no plan decides one (AWS's default). */
 export const TARGET_UTILISATION_PERCENT = 70;
 
 /** The range of a table or index no plan names (a new table or index): AWS's floor, room to scale. */
@@ -68,13 +73,15 @@ const units = (readMin: number, readMax: number, writeMin: number, writeMax: num
 
 /**
  * From `npm run bench -- cost` (`dynamoCapacity[].infraPlan`, 2026-12-03): per fleet size, the mode each
- * table pays least in (the week's load per minute, bench/cost/dynamo-capacity.ts) and the minimum and
- * maximum units a second its auto scaling chose for the table and each index — the cheapest with no unit
- * throttled in the simulated week — for the design after the mirror's move (`-c mirrorTable=own`: State's
- * `byList` then indexes nothing; while it moves State stays on-demand, infra/stack.ts). At 1,000 sources:
- * State provisioned (€16.19 → €10.61 a month at list price), Sources, Documents and Mirror on-demand
- * (provisioned would cost more: €0.19 → €1.27, €2.80 → €7.58, €2.37 → €8.48 — the Mirror table's load is
- * the 03:00 full syncs' burst).
+ * table pays least in (the week's load per minute, each minute's first second apart — the planner's
+ * leases come at once — bench/cost/dynamo-capacity.ts), the target utilisation of its scaling policies
+ * (70, 80 or 90 %: the cheapest at which none throttles in the simulated week) and the minimum and
+ * maximum units a second its auto scaling chose for the table and each index, for the design after
+ * the mirror's move (`-c mirrorTable=ownDropped`: State without `byList`; under `own` the index, empty,
+ * gets the floor; while it moves State stays on-demand, infra/stack.ts). At 1,000 sources: State
+ * provisioned at 90 % (€15.00 on-demand → €7.32 a month at list price), Sources, Documents and Mirror
+ * on-demand (provisioned would cost more: €0.19 → €1.21, €1.85 → €4.56, €3.56 → €7.40 — the Mirror
+ * table's load is the 03:00 full syncs' burst). At 100,000 Sources too is provisioned (€76.51 → €67.32).
  */
 export const DECIDED_CAPACITY: readonly FleetCapacityPlan[] = [
   {
@@ -82,23 +89,27 @@ export const DECIDED_CAPACITY: readonly FleetCapacityPlan[] = [
     tables: {
       Sources: {
         mode: 'onDemand',
+        targetPercent: 90,
         table: units(1, 4, 1, 2),
         indexes: { byHost: units(1, 2, 1, 2) },
       },
       State: {
         mode: 'provisioned',
-        table: units(10, 80, 2, 114),
-        indexes: { byDueAt: units(1, 2, 2, 14), byList: units(1, 2, 1, 2) },
+        targetPercent: 90,
+        table: units(3, 38, 3, 88),
+        indexes: { byDueAt: units(1, 2, 2, 12) },
       },
       Documents: {
         mode: 'onDemand',
-        table: units(10, 94, 5, 34),
-        indexes: { byNextAttempt: units(1, 2, 1, 6), bySource: units(1, 2, 1, 6) },
+        targetPercent: 90,
+        table: units(10, 72, 2, 12),
+        indexes: { byNextAttempt: units(1, 2, 1, 4), bySource: units(1, 2, 1, 4) },
       },
       Mirror: {
         mode: 'onDemand',
-        table: units(1, 2, 5, 46),
-        indexes: { byList: units(1, 42, 10, 78) },
+        targetPercent: 90,
+        table: units(4, 38, 5, 36),
+        indexes: { byList: units(4, 34, 7, 62) },
       },
     },
   },
@@ -107,23 +118,27 @@ export const DECIDED_CAPACITY: readonly FleetCapacityPlan[] = [
     tables: {
       Sources: {
         mode: 'onDemand',
-        table: units(3, 54, 1, 2),
+        targetPercent: 90,
+        table: units(4, 42, 1, 2),
         indexes: { byHost: units(1, 2, 1, 2) },
       },
       State: {
         mode: 'provisioned',
-        table: units(100, 786, 20, 1120),
-        indexes: { byDueAt: units(1, 2, 20, 130), byList: units(1, 2, 1, 2) },
+        targetPercent: 90,
+        table: units(28, 368, 22, 870),
+        indexes: { byDueAt: units(1, 2, 17, 102) },
       },
       Documents: {
         mode: 'onDemand',
-        table: units(50, 462, 20, 194),
-        indexes: { byNextAttempt: units(1, 2, 3, 44), bySource: units(1, 2, 3, 44) },
+        targetPercent: 90,
+        table: units(50, 360, 8, 78),
+        indexes: { byNextAttempt: units(1, 2, 3, 34), bySource: units(1, 2, 3, 34) },
       },
       Mirror: {
         mode: 'onDemand',
-        table: units(1, 2, 50, 452),
-        indexes: { byList: units(1, 414, 100, 776) },
+        targetPercent: 90,
+        table: units(44, 378, 44, 352),
+        indexes: { byList: units(35, 322, 69, 604) },
       },
     },
   },
@@ -131,24 +146,28 @@ export const DECIDED_CAPACITY: readonly FleetCapacityPlan[] = [
     fleet: 100_000,
     tables: {
       Sources: {
-        mode: 'onDemand',
-        table: units(500, 3140, 1, 2),
+        mode: 'provisioned',
+        targetPercent: 90,
+        table: units(337, 2442, 1, 2),
         indexes: { byHost: units(1, 2, 1, 2) },
       },
       State: {
         mode: 'provisioned',
-        table: units(1000, 7844, 200, 11174),
-        indexes: { byDueAt: units(1, 2, 200, 1290), byList: units(1, 2, 1, 2) },
+        targetPercent: 90,
+        table: units(269, 3678, 215, 8690),
+        indexes: { byDueAt: units(1, 2, 172, 1004) },
       },
       Documents: {
         mode: 'onDemand',
-        table: units(500, 4610, 200, 1930),
-        indexes: { byNextAttempt: units(1, 2, 50, 430), bySource: units(1, 2, 50, 430) },
+        targetPercent: 90,
+        table: units(500, 3586, 87, 768),
+        indexes: { byNextAttempt: units(1, 2, 28, 336), bySource: units(1, 2, 28, 336) },
       },
       Mirror: {
         mode: 'onDemand',
-        table: units(1, 2, 500, 4514),
-        indexes: { byList: units(1, 4128, 1000, 7736) },
+        targetPercent: 90,
+        table: units(422, 3762, 500, 3510),
+        indexes: { byList: units(337, 3210, 660, 6018) },
       },
     },
   },
@@ -193,6 +212,8 @@ export function planDifferences(
   for (const [table, d] of Object.entries(decided)) {
     const h = held[table];
     if (h?.mode !== d.mode) out.push(`${table} mode ${h?.mode ?? 'none'} ≠ ${d.mode}`);
+    const target = (p: TableCapacityPlan | undefined) => p?.targetPercent ?? TARGET_UTILISATION_PERCENT;
+    if (target(h) !== target(d)) out.push(`${table} target ${target(h)} % ≠ ${target(d)} %`);
     compare(table, h?.table, d.table);
     for (const [index, r] of Object.entries(d.indexes)) compare(`${table}/${index}`, h?.indexes[index], r);
   }
@@ -278,7 +299,7 @@ export function tableCapacity(
     },
     indexProps: (name) => ({ readCapacity: indexOf(name).read.min, writeCapacity: indexOf(name).write.min }),
     autoScale: (t, indexNames) => {
-      const policy = { targetUtilizationPercent: TARGET_UTILISATION_PERCENT };
+      const policy = { targetUtilizationPercent: plan?.targetPercent ?? TARGET_UTILISATION_PERCENT };
       const range = (r: UnitRange) => ({ minCapacity: r.min, maxCapacity: r.max });
       t.autoScaleReadCapacity(range(table.read)).scaleOnUtilization(policy);
       t.autoScaleWriteCapacity(range(table.write)).scaleOnUtilization(policy);

@@ -3,6 +3,7 @@ import { parseEnv } from '../../shared/config';
 import { composeDocuments, runDeletionCheck, runFilesPass } from '../../shared/documents';
 import { createTestResolver } from '../../shared/net';
 import { createHostSlots } from '../../shared/slots';
+import { DeletionRuns } from '../../shared/store';
 import type { AwsTestbed } from '../../test/support/aws';
 import {
   type DocumentsBed,
@@ -29,7 +30,13 @@ export interface DeletionSampleUnits {
   /** HEAD samples the measured runs made (all answered 304: the file is still there). */
   samples: number;
   runs: number;
+  /** Write units of a sample: the run's writes but its one `deletion-runs` record, per sample. */
   writeUnitsPerSample: number;
+  /**
+   * Write units of the one `deletion-runs` record a run (a shard) writes whatever its samples (shared/
+   * store deletion-runs.ts): measured by writing the last run's record again through the store.
+   */
+  writeUnitsPerRun: number;
   /** Read units of the Documents table (queues, walk cursor) per sample. */
   readUnitsPerSample: number;
   /** The measured runs' write units by command, key family and index copy. */
@@ -94,6 +101,12 @@ export async function measureDeletionSamples(
     meter.reset();
     const { samples, runs } = await hourly(startMs + 2 * week);
     const m = meter.read();
+    // The per-run record once more, as the last run wrote it (same key, same size): its units alone.
+    const records = new DeletionRuns({ doc: aws.clients.doc, table: aws.env.DOCUMENTS_TABLE });
+    const [shardKey, measured] = Object.entries(await records.all())[0] ?? [];
+    meter.reset();
+    if (shardKey !== undefined && measured !== undefined) await records.record(shardKey, measured);
+    const writeUnitsPerRun = meter.read().writeUnits;
     // The Documents table's reads only (its queues and the walk cursors: the meter labels a query
     // without a `pk` value `pk`, a get by `docId` `docId`): the Sources, State and takedown loads of a
     // run are per source, not per sample, and here include the bench's other sources.
@@ -103,7 +116,8 @@ export async function measureDeletionSamples(
     return {
       samples,
       runs,
-      writeUnitsPerSample: samples > 0 ? m.writeUnits / samples : 0,
+      writeUnitsPerSample: samples > 0 ? Math.max(0, m.writeUnits - runs * writeUnitsPerRun) / samples : 0,
+      writeUnitsPerRun,
       readUnitsPerSample: samples > 0 ? documentReads / samples : 0,
       writesBy: m.writesBy,
       readsBy: m.readsBy,

@@ -22,11 +22,15 @@
  *   decision also reports what is throttled without it (`burstSeconds: 0`);
  * - the minimum of any table or index is 1 RCU and 1 WCU (developer guide, "Quotas").
  *
- * Not simulated: demand within a minute (a planner tick starts its runs at once; burst capacity carries
- * seconds above the per-minute mean, which is why the policy keeps headroom), a scale action's own delay
- * beyond the next minute, and partition-level limits (3,000 RCU / 1,000 WCU per partition: far above
- * this load). A throttled unit is retried by the SDK with backoff (shared/store outage.ts) — counted once
- * here, not added to later minutes.
+ * Demand within a minute: a minute's units are spread evenly over its seconds, except those a profile
+ * names as arriving at once in its first second (`atOncePerMinute`: the planner tick's lease writes — it
+ * writes a minute's starts 48 at a time, shared/planner tick.ts STORE_CONCURRENCY, ≈ 900 in about a
+ * second), which must fit one second's capacity and the burst bucket then. A per-minute mean alone would
+ * let a burst draw on the 59 seconds after it, which DynamoDB does not.
+ *
+ * Not simulated: a scale action's own delay beyond the next minute, and partition-level limits (3,000
+ * RCU / 1,000 WCU per partition: far above this load). A throttled unit is retried by the SDK with
+ * backoff (shared/store outage.ts) — counted once here, not added to later minutes.
  */
 
 /** Minutes in the simulated week. */
@@ -74,6 +78,17 @@ export function defaultPolicy(minUnits: number, maxUnits: number): CapacityPolic
   };
 }
 
+/** Targets of utilisation the choice tries (AWS allows 20–90 %; 70 % is its default). */
+export const TARGET_UTILISATIONS = [0.7, 0.8, 0.9] as const;
+
+/** What a profile carries beside its units per minute. */
+export interface DemandShape {
+  /** The minute of the UTC day the profile starts at (the decrease quota counts per UTC day). */
+  startMinuteOfDay?: number;
+  /** Of each minute's units, those that arrive at once in its first second (the rest is even). */
+  atOncePerMinute?: readonly number[];
+}
+
 export interface CapacityRun {
   /** Provisioned units a second, each minute. */
   capacity: number[];
@@ -95,16 +110,30 @@ function trackedUnits(perSecond: number, policy: CapacityPolicy): number {
   return Math.min(policy.maxUnits, Math.max(policy.minUnits, MIN_PROVISIONED_UNITS, units));
 }
 
+/** The burst bucket after one stretch of seconds (pure): what it served from the bucket, what it refused. */
+function serveSeconds(
+  bucket: { units: number; cap: number },
+  demand: number,
+  fresh: number,
+): { refused: number; bucket: number } {
+  const fromBurst = Math.min(bucket.units, Math.max(0, demand - fresh));
+  const refused = Math.max(0, demand - fresh - fromBurst);
+  return { refused, bucket: Math.min(bucket.cap, bucket.units - fromBurst + Math.max(0, fresh - demand)) };
+}
+
 /**
  * Auto scaling over a profile of units consumed per minute (pure). The profile starts at minute 0 of a
  * UTC day (`startMinuteOfDay` otherwise) — the day the decrease quota counts. Capacity starts at the
  * tracked capacity of the first minute's demand (a deploy sets it; the week before looks like this one).
+ * Each minute is served as its first second (its at-once units and a second's share of the rest) and
+ * the 59 seconds after, each against its capacity and the burst bucket.
  */
 export function simulateAutoScaling(
   demandPerMinute: readonly number[],
   policy: CapacityPolicy,
-  startMinuteOfDay = 0,
+  shape: DemandShape = {},
 ): CapacityRun {
+  const startMinuteOfDay = shape.startMinuteOfDay ?? 0;
   let units = trackedUnits((demandPerMinute[0] ?? 0) / 60, policy);
   let burst = units * policy.burstSeconds;
   let above = 0;
@@ -122,14 +151,17 @@ export function simulateAutoScaling(
       decreasesToday = 0;
     }
     const demand = demandPerMinute[m] ?? 0;
-    const fresh = units * 60;
+    const atOnce = Math.min(demand, shape.atOncePerMinute?.[m] ?? 0);
+    const even = (demand - atOnce) / 60;
     capacity.push(units);
-    run.unitSeconds += fresh;
+    run.unitSeconds += units * 60;
     run.max = Math.max(run.max, units);
-    // Served from this minute's capacity, then from the burst bucket; the rest is refused.
-    const fromBurst = Math.min(burst, Math.max(0, demand - fresh));
-    const refused = Math.max(0, demand - fresh - fromBurst);
-    burst = Math.min(units * policy.burstSeconds, burst - fromBurst + Math.max(0, fresh - demand));
+    // Served from the second's capacity, then from the burst bucket; the rest is refused.
+    const cap = units * policy.burstSeconds;
+    const first = serveSeconds({ units: burst, cap }, atOnce + even, units);
+    const rest = serveSeconds({ units: first.bucket, cap }, even * 59, units * 59);
+    burst = rest.bucket;
+    const refused = first.refused + rest.refused;
     if (refused > 0) {
       run.throttledUnits += refused;
       run.throttledMinutes += 1;
@@ -188,6 +220,8 @@ export interface UnitProfile {
   target: string;
   kind: 'read' | 'write';
   demandPerMinute: readonly number[];
+  /** Of each minute's units, those that arrive at once in its first second (the planner's leases). */
+  atOncePerMinute?: readonly number[];
 }
 
 export interface CapacityChoice {
@@ -207,23 +241,41 @@ export interface CapacityChoice {
 }
 
 /**
- * The cheapest auto scaling policy for a profile that throttles nothing (pure): minimums from 1 up to
- * the peak's tracked capacity, each with a maximum of `maxHeadroom` × the peak's tracked capacity.
- * Ties go to the policy that leans less on burst capacity.
+ * Minimums the choice tries: every unit to 10, then steps of a quarter and the 1-2-5 steps (a minimum held all week is
+ * most of a quiet table's bill: 1-2-5 steps made the lease burst's 10,000-source minimum 50 where 30 do).
  */
-export function chooseCapacity(profile: UnitProfile, prices: UnitPrices, maxHeadroom = 2): CapacityChoice {
+export const MINIMUMS_TRIED: readonly number[] = (() => {
+  const out = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000];
+  for (let m = 10; m < 20_000; m = Math.ceil(m * 1.25)) out.push(m);
+  return [...new Set(out)].sort((a, b) => a - b);
+})();
+
+/** What the choice of a policy may try: the maximum's headroom over the peak, the target utilisations. */
+export interface ChoiceOptions {
+  /** The maximum: this × the peak's tracked capacity (2). */
+  maxHeadroom?: number;
+  /** Target utilisations tried (TARGET_UTILISATIONS). */
+  targets?: readonly number[];
+}
+
+/**
+ * The cheapest auto scaling policy for a profile that throttles nothing (pure): for each target
+ * utilisation, minimums from 1 up to the peak's tracked capacity, each with a maximum of `maxHeadroom` ×
+ * the peak's tracked capacity. Ties go to the policy that leans less on burst capacity, then to the
+ * lower target (more headroom for what the profile does not show).
+ */
+export function chooseCapacity(
+  profile: UnitProfile,
+  prices: UnitPrices,
+  { maxHeadroom = 2, targets = TARGET_UTILISATIONS }: ChoiceOptions = {},
+): CapacityChoice {
   const demand = profile.demandPerMinute;
+  const shape = profile.atOncePerMinute ? { atOncePerMinute: profile.atOncePerMinute } : {};
   const unitsPerWeek = demand.reduce((s, d) => s + d, 0);
   const peak = Math.max(0, ...demand) / 60;
-  const base = defaultPolicy(1, 1);
-  const peakUnits = trackedUnits(peak, { ...base, maxUnits: Number.POSITIVE_INFINITY });
-  const maxUnits = Math.max(MIN_PROVISIONED_UNITS, Math.ceil(peakUnits * maxHeadroom));
-  const mins = [...new Set([1, 2, 3, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, peakUnits])]
-    .filter((m) => m <= peakUnits)
-    .sort((a, b) => a - b);
   // One policy's choice: its simulated week, its bill, and what it throttles without burst capacity.
   const choiceOf = (policy: CapacityPolicy): CapacityChoice => {
-    const { capacity: _capacity, ...run } = simulateAutoScaling(demand, policy);
+    const { capacity: _capacity, ...run } = simulateAutoScaling(demand, policy, shape);
     return {
       target: profile.target,
       kind: profile.kind,
@@ -234,23 +286,42 @@ export function chooseCapacity(profile: UnitProfile, prices: UnitPrices, maxHead
       policy,
       run,
       provisionedEurPerWeek: run.unitHours * prices.eurPerUnitHour,
-      throttledWithoutBurst: simulateAutoScaling(demand, { ...policy, burstSeconds: 0 }).throttledUnits,
+      throttledWithoutBurst: simulateAutoScaling(demand, { ...policy, burstSeconds: 0 }, shape)
+        .throttledUnits,
     };
   };
+  const policyOf = (targetUtilisation: number, minUnits: number, maxUnits: number): CapacityPolicy => ({
+    ...defaultPolicy(minUnits, Math.max(minUnits, maxUnits)),
+    targetUtilisation,
+  });
   let best: CapacityChoice | undefined;
-  for (const minUnits of mins) {
-    const choice = choiceOf(defaultPolicy(minUnits, Math.max(minUnits, maxUnits)));
-    if (choice.run.throttledUnits > 0) continue;
-    const eur = choice.provisionedEurPerWeek;
-    const better =
-      best === undefined ||
-      eur < best.provisionedEurPerWeek - 1e-9 ||
-      (Math.abs(eur - best.provisionedEurPerWeek) <= 1e-9 &&
-        choice.throttledWithoutBurst < best.throttledWithoutBurst);
-    if (better) best = choice;
+  for (const target of targets) {
+    const peakUnits = trackedUnits(peak, {
+      ...defaultPolicy(1, Number.POSITIVE_INFINITY),
+      targetUtilisation: target,
+    });
+    const maxUnits = Math.max(MIN_PROVISIONED_UNITS, Math.ceil(peakUnits * maxHeadroom));
+    const mins = [...new Set([...MINIMUMS_TRIED, peakUnits])]
+      .filter((m) => m <= peakUnits)
+      .sort((a, b) => a - b);
+    for (const minUnits of mins) {
+      const choice = choiceOf(policyOf(target, minUnits, maxUnits));
+      if (choice.run.throttledUnits > 0) continue;
+      const eur = choice.provisionedEurPerWeek;
+      const better =
+        best === undefined ||
+        eur < best.provisionedEurPerWeek - 1e-9 ||
+        (Math.abs(eur - best.provisionedEurPerWeek) <= 1e-9 &&
+          choice.throttledWithoutBurst < best.throttledWithoutBurst);
+      if (better) best = choice;
+    }
   }
-  // Only when every minimum throttles: a fixed capacity at the peak's tracked capacity never does.
-  best ??= choiceOf(defaultPolicy(peakUnits, Math.max(peakUnits, maxUnits)));
+  // Only when every policy throttles: a fixed capacity at the peak's tracked capacity (AWS's default
+  // target) — it throttles no per-minute peak; the choice reports what it throttles.
+  if (best === undefined) {
+    const fixed = trackedUnits(peak, defaultPolicy(1, Number.POSITIVE_INFINITY));
+    best = choiceOf(defaultPolicy(fixed, Math.max(fixed, Math.ceil(fixed * maxHeadroom))));
+  }
   return best;
 }
 
@@ -260,6 +331,8 @@ export interface TableDecision {
   table: string;
   /** DynamoDB's capacity mode is the table's: its indexes follow it. */
   mode: CapacityMode;
+  /** The target utilisation of every scaling policy of the table and its indexes (one per table). */
+  targetUtilisation: number;
   onDemandEurPerWeek: number;
   provisionedEurPerWeek: number;
   /** Per target (table and each index) and kind: the chosen policy and its figures. */
@@ -269,27 +342,44 @@ export interface TableDecision {
 /**
  * The mode of each table by cost (pure): a table's capacity mode covers its global indexes, so the table
  * goes provisioned only when its own and all its indexes' provisioned bill (each with its own policy)
- * is below their on-demand bill together. `profiles` name their target `Table` or `Table/index`.
+ * is below their on-demand bill together. `profiles` name their target `Table` or `Table/index`. One
+ * target utilisation per table (infra/table-capacity.ts applies one): the cheapest of `options.targets`
+ * at which no policy of the table throttles; ties go to the lower target.
  */
 export function decideTables(
   profiles: readonly UnitProfile[],
   prices: { read: UnitPrices; write: UnitPrices },
+  options: ChoiceOptions = {},
 ): TableDecision[] {
-  const byTable = new Map<string, CapacityChoice[]>();
+  const byTable = new Map<string, UnitProfile[]>();
   for (const p of profiles) {
     const table = p.target.split('/')[0] as string;
-    const choice = chooseCapacity(p, prices[p.kind]);
-    byTable.set(table, [...(byTable.get(table) ?? []), choice]);
+    byTable.set(table, [...(byTable.get(table) ?? []), p]);
   }
-  return [...byTable.entries()].map(([table, choices]) => {
-    const onDemandEurPerWeek = choices.reduce((s, c) => s + c.onDemandEurPerWeek, 0);
-    const provisionedEurPerWeek = choices.reduce((s, c) => s + c.provisionedEurPerWeek, 0);
+  const targets = options.targets ?? TARGET_UTILISATIONS;
+  return [...byTable.entries()].map(([table, tableProfiles]) => {
+    const tries = targets.map((targetUtilisation) => {
+      const choices = tableProfiles.map((p) =>
+        chooseCapacity(p, prices[p.kind], { ...options, targets: [targetUtilisation] }),
+      );
+      return {
+        targetUtilisation,
+        choices,
+        eur: choices.reduce((s, c) => s + c.provisionedEurPerWeek, 0),
+        throttles: choices.some((c) => c.run.throttledUnits > 0),
+      };
+    });
+    const fit = tries.filter((t) => !t.throttles);
+    const pool = fit.length > 0 ? fit : tries;
+    const best = pool.reduce((a, b) => (b.eur < a.eur - 1e-9 ? b : a));
+    const onDemandEurPerWeek = best.choices.reduce((s, c) => s + c.onDemandEurPerWeek, 0);
     return {
       table,
-      mode: provisionedEurPerWeek < onDemandEurPerWeek ? 'provisioned' : 'onDemand',
+      mode: best.eur < onDemandEurPerWeek ? 'provisioned' : 'onDemand',
+      targetUtilisation: best.targetUtilisation,
       onDemandEurPerWeek,
-      provisionedEurPerWeek,
-      choices,
+      provisionedEurPerWeek: best.eur,
+      choices: best.choices,
     };
   });
 }
@@ -303,6 +393,19 @@ export interface RunKindLoad {
   startsPerMinute: readonly number[];
   minutes: number;
   units: UnitsByTarget;
+  /**
+   * Of `units`, those a run spends at once in the first second of its start minute (the planner tick's
+   * lease write and its index copy: a tick writes its starts' leases together).
+   */
+  atStart?: UnitsByTarget;
+}
+
+/** A target's load each minute of the week, and of it what arrives at once in the minute's first second. */
+export interface TargetLoad {
+  read: number[];
+  write: number[];
+  readAtOnce: number[];
+  writeAtOnce: number[];
 }
 
 export interface FleetLoadInput {
@@ -318,18 +421,19 @@ export interface FleetLoadInput {
  * slots are full (then they wait, as the planner holds them back), and each spends its units evenly over
  * its wall minutes. Two weeks are simulated and the second kept, so the week's end carries into its start.
  */
-export function fleetLoad(
-  input: FleetLoadInput,
-  minutes = MINUTES_PER_WEEK,
-): Record<string, { read: number[]; write: number[] }> {
+export function fleetLoad(input: FleetLoadInput, minutes = MINUTES_PER_WEEK): Record<string, TargetLoad> {
   const targets = new Set<string>();
-  for (const k of input.kinds) for (const t of Object.keys(k.units)) targets.add(t);
+  for (const k of input.kinds) for (const t of Object.keys({ ...k.units, ...k.atStart })) targets.add(t);
   for (const f of input.fixed) for (const t of Object.keys(f.units)) targets.add(t);
   const span = Math.max(1, ...input.kinds.map((k) => Math.round(k.minutes)));
   const horizon = 2 * minutes + span + 1;
   // Runs per minute in flight of each kind, as a difference array (a start adds over its span).
   const rate = input.kinds.map(() => new Array<number>(horizon).fill(0));
   const ends = new Array<number>(horizon).fill(0);
+  const out: Record<string, TargetLoad> = {};
+  const zeros = () => new Array<number>(minutes).fill(0);
+  for (const t of targets)
+    out[t] = { read: zeros(), write: zeros(), readAtOnce: zeros(), writeAtOnce: zeros() };
   const queue = input.kinds.map(() => 0);
   let inFlight = 0;
   for (let m = 0; m < 2 * minutes; m += 1) {
@@ -350,11 +454,18 @@ export function fleetLoad(
       const r = rate[i] as number[];
       r[m] = (r[m] ?? 0) + started / d;
       r[m + d] = (r[m + d] ?? 0) - started / d;
+      // The second week's starts: their at-once units in their start minute, and in its first second.
+      if (m < minutes) return;
+      for (const [t, u] of Object.entries(k.atStart ?? {})) {
+        const o = out[t] as TargetLoad;
+        const j = m - minutes;
+        o.read[j] = (o.read[j] ?? 0) + started * u.read;
+        o.write[j] = (o.write[j] ?? 0) + started * u.write;
+        o.readAtOnce[j] = (o.readAtOnce[j] ?? 0) + started * u.read;
+        o.writeAtOnce[j] = (o.writeAtOnce[j] ?? 0) + started * u.write;
+      }
     });
   }
-  const out: Record<string, { read: number[]; write: number[] }> = {};
-  for (const t of targets)
-    out[t] = { read: new Array<number>(minutes).fill(0), write: new Array<number>(minutes).fill(0) };
   input.kinds.forEach((k, i) => {
     let running = 0;
     const r = rate[i] as number[];
@@ -363,10 +474,12 @@ export function fleetLoad(
       // The second week, and what spills past it wrapped to its start.
       if (m < minutes || running <= 0) continue;
       const j = (m - minutes) % minutes;
+      // The run's units but those it spends at once (placed at its start above), evenly.
       for (const [t, u] of Object.entries(k.units)) {
-        const o = out[t] as { read: number[]; write: number[] };
-        o.read[j] = (o.read[j] ?? 0) + running * u.read;
-        o.write[j] = (o.write[j] ?? 0) + running * u.write;
+        const o = out[t] as TargetLoad;
+        const once = k.atStart?.[t];
+        o.read[j] = (o.read[j] ?? 0) + running * (u.read - (once?.read ?? 0));
+        o.write[j] = (o.write[j] ?? 0) + running * (u.write - (once?.write ?? 0));
       }
     }
   });
@@ -375,7 +488,7 @@ export function fleetLoad(
       const n = f.perMinute[m] ?? 0;
       if (n === 0) continue;
       for (const [t, u] of Object.entries(f.units)) {
-        const o = out[t] as { read: number[]; write: number[] };
+        const o = out[t] as TargetLoad;
         o.read[m] = (o.read[m] ?? 0) + n * u.read;
         o.write[m] = (o.write[m] ?? 0) + n * u.write;
       }
@@ -393,25 +506,33 @@ export interface MirrorTargets {
   index: string;
 }
 
+/** A run's units on the mirror's object items in State as the bench measures them (issue 28). */
+export interface MirrorItemUnits {
+  /** Write units of the object items (`PutItem object-hash`), their `byList` copies apart. */
+  writes: number;
+  /** Read units of the object items read by key (`BatchGetItem MIRROR`, lookups; not the list index). */
+  reads: number;
+}
+
 /**
  * Issue 28 (the mirror's own table): a run's units as they fall when the mirror's object items live in
  * the Mirror table. The bench measures its runs with the items in State (the local default phase), so
- * their writes (`objectWrites` of the State table's write units) and every unit of State's list index
- * (it indexes mirror items alone) move to the Mirror table and its index — otherwise State would be
- * sized, and billed, for load the Mirror table carries.
+ * their writes and reads by key and every unit of State's list index (it indexes mirror items alone)
+ * move to the Mirror table and its index — otherwise State would be sized, and billed, for load the
+ * Mirror table carries.
  */
 export function withMirrorTable(
   units: UnitsByTarget,
-  objectWrites: number,
+  items: MirrorItemUnits,
   names: MirrorTargets,
 ): UnitsByTarget {
   const out: UnitsByTarget = { ...units };
   const stateIndex = `${names.state}/${names.index}`;
   const state = out[names.state] ?? { read: 0, write: 0 };
-  const moved = Math.min(objectWrites, state.write);
-  out[names.state] = { read: state.read, write: state.write - moved };
+  const moved = { read: Math.min(items.reads, state.read), write: Math.min(items.writes, state.write) };
+  out[names.state] = { read: state.read - moved.read, write: state.write - moved.write };
   const mirror = out[names.mirror] ?? { read: 0, write: 0 };
-  out[names.mirror] = { read: mirror.read, write: mirror.write + moved };
+  out[names.mirror] = { read: mirror.read + moved.read, write: mirror.write + moved.write };
   const index = out[stateIndex];
   if (index) {
     const mirrorIndex = out[`${names.mirror}/${names.index}`] ?? { read: 0, write: 0 };

@@ -82,6 +82,12 @@ export interface Levers {
   filesCpuMeasured: boolean;
   /** Servers the files pass downloads from at once (HOSTS_IN_PARALLEL; each server's files in turn). */
   filesHostsAtOnce: number;
+  /**
+   * Issue 28: State's `byList` index deleted once the mirror's items have left State (`-c mirrorTable=
+   * ownDropped`, after `migrate mirror-table --delete-old`): off, it stays, empty, at its provisioned
+   * floor of 1 RCU and 1 WCU. Only with `mirrorTable` (before the move State's index is the list index).
+   */
+  stateListIndexDropped: boolean;
 }
 
 /** What-if (issue 28): the files pass downloading from this many servers at once instead of 4. */
@@ -116,6 +122,7 @@ export const LEVERS_NOW: Levers = {
   mirrorTable: true,
   filesCpuMeasured: true,
   filesHostsAtOnce: HOSTS_IN_PARALLEL,
+  stateListIndexDropped: true,
 };
 
 /** The model and the code before issue 28's levers (latency left in: the model is corrected apart). */
@@ -134,6 +141,7 @@ export const LEVERS_OFF: Levers = {
   syncCpuCuts: false,
   dynamoCapacity: 'onDemand',
   filesCpuMeasured: false,
+  stateListIndexDropped: false,
 };
 
 export const LEVER_VARIANTS: Record<
@@ -235,5 +243,11 @@ export const LEVER_VARIANTS: Record<
     built: false,
     off: { filesHostsAtOnce: HOSTS_IN_PARALLEL },
     on: { filesHostsAtOnce: FILES_HOSTS_WHAT_IF },
+  },
+  stateListIndexDropped: {
+    what: "State's empty `byList` index deleted after the mirror's move (`-c mirrorTable=ownDropped`, after `--delete-old`)",
+    built: true,
+    off: { stateListIndexDropped: false },
+    on: { stateListIndexDropped: true },
   },
 };

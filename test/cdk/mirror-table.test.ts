@@ -1,7 +1,7 @@
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, describe, expect, it } from 'vitest';
-import { IngestorStack, mirrorTablePhaseOf } from '../../infra/stack';
+import { IngestorStack, mirrorTablePhaseOf, stateListIndexDropped } from '../../infra/stack';
 import { LIST_INDEX, MIRROR_TABLE } from '../../shared/store/tables';
 import { cdkJsonContext, NO_BUNDLING, removeTempOutdirs, TEST_ENV, tempOutdir } from '../support/cdk';
 
@@ -128,6 +128,32 @@ describe('the Mirror table (issue 28)', () => {
     expect(own.stack.mirrorTablePhase).toBe('own');
     const ownFns = functionsOn(own.template, own.stack, (arn) => arn).filter((f) => f.actions.length > 0);
     for (const fn of ownFns) expect(fn.env.MIRROR_TABLE_PHASE).toBe('own');
+  });
+
+  it('`ownDropped` (after `--delete-old`): `own` to every function, State without its empty `byList` index; the Mirror table keeps its own', () => {
+    const indexesOf = (t: Template, stack: IngestorStack, name: 'State' | 'Mirror') => {
+      const id = stack.getLogicalId(stack.tables[name].node.defaultChild as never);
+      const props = (t.findResources('AWS::DynamoDB::Table')[id]?.Properties ?? {}) as Json;
+      return ((props.GlobalSecondaryIndexes ?? []) as Json[]).map((i) => i.IndexName);
+    };
+    const dropped = synth({ mirrorTable: 'ownDropped' });
+    expect(dropped.stack.mirrorTablePhase).toBe('own');
+    expect(mirrorTablePhaseOf(new App({ context: { mirrorTable: 'ownDropped' } }))).toBe('own');
+    expect(stateListIndexDropped(new App({ context: { mirrorTable: 'ownDropped' } }))).toBe(true);
+    expect(stateListIndexDropped(new App({ context: { mirrorTable: 'own' } }))).toBe(false);
+    const outputs = dropped.template.toJSON().Outputs as Record<string, { Value: unknown }>;
+    expect(outputs.MirrorTablePhase?.Value).toBe('own');
+    for (const fn of functionsOn(dropped.template, dropped.stack, (arn) => arn).filter(
+      (f) => f.actions.length > 0,
+    ))
+      expect(fn.env.MIRROR_TABLE_PHASE).toBe('own');
+    // State loses exactly its list index (one index deleted: one update); `own` and `dual` keep it.
+    const before = indexesOf(everything.template, everything.stack, 'State');
+    expect(before).toContain(LIST_INDEX);
+    expect(indexesOf(dropped.template, dropped.stack, 'State')).toEqual(
+      before.filter((i) => i !== LIST_INDEX),
+    );
+    expect(indexesOf(dropped.template, dropped.stack, 'Mirror')).toEqual([LIST_INDEX]);
   });
 
   it('refuses any other phase (`state` included: this stack has the table and keeps it written)', () => {

@@ -112,14 +112,22 @@ describe('CDK: DynamoDB capacity (issue 28)', () => {
     );
   });
 
-  it('provisioned: each target tracks 70 % utilisation; scaling runs as the service-linked role, no role of ours', () => {
+  it('provisioned: each target tracks its table’s decided utilisation (State 90 %); scaling runs as the service-linked role, no role of ours', () => {
     const policies = Object.values(provisioned.findResources('AWS::ApplicationAutoScaling::ScalingPolicy'));
     expect(policies).toHaveLength(targets(provisioned).length);
-    for (const p of policies) {
+    const plan = planFor(FLEET).tables;
+    expect(plan.State?.targetPercent).toBe(90);
+    // Each table's policies (their ids start with the table's construct id) at its plan's target.
+    for (const [id, p] of Object.entries(
+      provisioned.findResources('AWS::ApplicationAutoScaling::ScalingPolicy'),
+    )) {
       expect(p.Properties.PolicyType).toBe('TargetTrackingScaling');
-      expect(p.Properties.TargetTrackingScalingPolicyConfiguration.TargetValue).toBe(
-        TARGET_UTILISATION_PERCENT,
-      );
+      const table = Object.keys(plan).find((t) => id.startsWith(`${t}Table`));
+      expect(table).toBeDefined();
+      const target = plan[table ?? '']?.targetPercent ?? TARGET_UTILISATION_PERCENT;
+      expect(target).toBeGreaterThanOrEqual(20);
+      expect(target).toBeLessThanOrEqual(90);
+      expect(p.Properties.TargetTrackingScalingPolicyConfiguration.TargetValue).toBe(target);
     }
     for (const t of targets(provisioned))
       expect(JSON.stringify(t.Properties.RoleARN)).toContain(

@@ -70,6 +70,38 @@ describe('DynamoDB auto scaling, simulated (issue 28)', () => {
       expect((downAt[i] ?? 0) - (downAt[i - 1] ?? 0)).toBeGreaterThanOrEqual(60);
   });
 
+  it("a burst in a minute's first second (the planner's leases) meets one second's capacity and the bucket, not the minute's", () => {
+    const fixed = { ...defaultPolicy(10, 10) };
+    // 300 units a minute is 5/s on average: 10 units serve it spread, not at once without a bucket.
+    const demand = flat(5, 10);
+    const atOnce = demand.map(() => 300);
+    expect(simulateAutoScaling(demand, { ...fixed, burstSeconds: 0 }).throttledUnits).toBe(0);
+    const bare = simulateAutoScaling(demand, { ...fixed, burstSeconds: 0 }, { atOncePerMinute: atOnce });
+    expect(bare.throttledUnits).toBeCloseTo(10 * (300 - 10), 6);
+    // With the bucket (300 s × 10 units, full at the start) each burst is lent and paid back in the
+    // minute's other 59 seconds (59 × 10 - 0 ≥ 290).
+    expect(simulateAutoScaling(demand, fixed, { atOncePerMinute: atOnce }).throttledUnits).toBe(0);
+    // 900 at once each minute: the bucket lends 890 and gets 590 back, so by the ninth minute it holds
+    // less than a burst — the per-minute mean alone (600 fresh + 300 from the bucket) never throttles.
+    const heavy = demand.map(() => 900);
+    const drained = simulateAutoScaling(heavy, fixed, { atOncePerMinute: heavy });
+    expect(drained.throttledMinutes).toBe(2);
+    expect(simulateAutoScaling(heavy, fixed).throttledUnits).toBe(0);
+  });
+
+  it('the choice tries targets of 70, 80 and 90 % and keeps the cheapest that throttles nothing', () => {
+    const steady = { target: 'T', kind: 'write' as const, demandPerMinute: flat(9, 24 * 60) };
+    const at70 = chooseCapacity(steady, prices.write, { targets: [0.7] });
+    const chosen = chooseCapacity(steady, prices.write);
+    expect(at70.policy.targetUtilisation).toBe(0.7);
+    expect(chosen.policy.targetUtilisation).toBe(0.9);
+    // ceil(9 ÷ 0.9) = 10 units against ceil(9 ÷ 0.7) = 13, nothing throttled either way.
+    expect(chosen.run.meanUnits).toBe(10);
+    expect(at70.run.meanUnits).toBe(13);
+    expect(chosen.run.throttledUnits).toBe(0);
+    expect(chosen.provisionedEurPerWeek).toBeLessThan(at70.provisionedEurPerWeek);
+  });
+
   it('chooses provisioned for a steady load (3.5× cheaper a unit) and on-demand for a near-idle one', () => {
     const week = (perSecond: number) => flat(perSecond, MINUTES_PER_WEEK);
     const [steady, idle] = decideTables(
@@ -87,6 +119,9 @@ describe('DynamoDB auto scaling, simulated (issue 28)', () => {
     expect(steady?.choices.map((c) => c.target)).toEqual(['Busy', 'Busy/byX']);
     expect(steady?.provisionedEurPerWeek).toBeLessThan(steady?.onDemandEurPerWeek ?? 0);
     expect(idle?.mode).toBe('onDemand');
+    // One target utilisation per table (the stack applies one): the cheapest that throttles nothing.
+    expect(steady?.targetUtilisation).toBe(0.9);
+    for (const c of steady?.choices ?? []) expect(c.policy.targetUtilisation).toBe(0.9);
   });
 });
 
@@ -112,22 +147,46 @@ describe('the fleet’s load per minute (issue 28)', () => {
     expect(state.write.reduce((s, x) => s + x, 0)).toBeCloseTo(100 * 3, 6);
     expect(load['State/byDueAt']?.read.reduce((s, x) => s + x, 0)).toBe(2 * MINUTES_PER_WEEK);
   });
+
+  it('places what a run spends at its start (its lease) in its start minute, as arriving at once', () => {
+    const starts = new Array<number>(MINUTES_PER_WEEK).fill(0);
+    starts[180] = 10;
+    const load = fleetLoad({
+      kinds: [
+        {
+          startsPerMinute: starts,
+          minutes: 5,
+          units: { State: { read: 0, write: 7 } },
+          atStart: { State: { read: 0, write: 2 } },
+        },
+      ],
+      slots: 50,
+      fixed: [],
+    });
+    const state = load.State as { write: number[]; writeAtOnce: number[] };
+    expect(state.writeAtOnce[180]).toBeCloseTo(10 * 2, 9);
+    expect(state.writeAtOnce[181]).toBe(0);
+    // The lease in the start minute, the other 5 units of each run over its 5 minutes.
+    expect(state.write[180]).toBeCloseTo(10 * 2 + (10 * 5) / 5, 9);
+    expect(state.write[181]).toBeCloseTo((10 * 5) / 5, 9);
+    expect(state.write.reduce((s, x) => s + x, 0)).toBeCloseTo(10 * 7, 6);
+  });
 });
 
 describe("the mirror in its own table: a run's units by target (issue 28)", () => {
   const names = { state: 'State', mirror: 'Mirror', index: 'byList' };
 
-  it("the mirror items' writes and every unit of State's list index move to the Mirror table; the rest stays", () => {
+  it("the mirror items' writes and reads by key and every unit of State's list index move to the Mirror table; the rest stays", () => {
     const run = {
       State: { read: 6, write: 9 },
       'State/byDueAt': { read: 0, write: 3 },
       'State/byList': { read: 1, write: 4 },
     };
-    const moved = withMirrorTable(run, 4, names);
+    const moved = withMirrorTable(run, { writes: 4, reads: 2.5 }, names);
     expect(moved).toEqual({
-      State: { read: 6, write: 5 },
+      State: { read: 3.5, write: 5 },
       'State/byDueAt': { read: 0, write: 3 },
-      Mirror: { read: 0, write: 4 },
+      Mirror: { read: 2.5, write: 4 },
       'Mirror/byList': { read: 1, write: 4 },
     });
     // Nothing is lost or counted twice.
@@ -136,10 +195,10 @@ describe("the mirror in its own table: a run's units by target (issue 28)", () =
     expect(total(moved)).toBe(total(run));
   });
 
-  it('never moves more than State wrote (a run that wrote no mirror item moves nothing)', () => {
-    expect(withMirrorTable({ State: { read: 2, write: 1 } }, 3, names)).toEqual({
-      State: { read: 2, write: 0 },
-      Mirror: { read: 0, write: 1 },
+  it('never moves more than State wrote or read (a run that wrote no mirror item moves nothing)', () => {
+    expect(withMirrorTable({ State: { read: 2, write: 1 } }, { writes: 3, reads: 5 }, names)).toEqual({
+      State: { read: 0, write: 0 },
+      Mirror: { read: 2, write: 1 },
     });
   });
 });
