@@ -39,6 +39,13 @@ export interface Levers {
    */
   syncCapFromMean: boolean;
   /**
+   * Who starts the sync's invocations: the SQS event source (its maximum concurrency at least SQS's 2,
+   * its pollers opening invocations beside the live workers), or the planner's tick — as many workers
+   * as the runs in flight and queued need (⌈n ÷ width⌉) less those alive, each receiving from the queue
+   * itself until it holds nothing (bench/cost/worker-model.ts `trigger`).
+   */
+  syncTrigger: 'eventSource' | 'planner';
+  /**
    * What-if: a source's STATE item under 1 KB while leased, also with a full sync in its history — each
    * of a run's lease, claim and release writes then 1 unit instead of 2. Built so far (issue 28): the
    * `byDueAt` copies are small (it projects what the planner reads) and the last run has
@@ -76,6 +83,13 @@ export interface Levers {
  */
 export const SYNC_SPREAD_WHAT_IF_SECONDS = 55;
 
+/**
+ * Issue 28: the sync's size when the planner starts the workers — the widest that fits 320 MB with the
+ * measured need and its headroom (101 + 34 × 3.55 = 222 MB, 1.44×), so that at 1,000 sources one worker
+ * holds the runs the cap reckons with (1.5 × 22.3 ≈ 34).
+ */
+export const SYNC_PLANNER_SIZE = { memoryMb: 320, runsAtOnce: 34 } as const;
+
 /** The sync's size before issue 28 (2× an estimated peak, infra/function-sizes.ts). */
 export const SYNC_MEMORY_MB_BEFORE = 512;
 
@@ -90,6 +104,7 @@ export const LEVERS_NOW: Levers = {
   syncRunsAtOnce: WORKER_RUNS_AT_ONCE,
   syncSpreadSeconds: 0,
   syncCapFromMean: true,
+  syncTrigger: 'eventSource',
   stateUnderOneKb: false,
   deletionWalk: true,
   syncCpuCuts: true,
@@ -182,6 +197,16 @@ export const LEVER_VARIANTS: Record<
     built: false,
     off: { syncSpreadSeconds: 0 },
     on: { syncSpreadSeconds: SYNC_SPREAD_WHAT_IF_SECONDS },
+  },
+  syncTriggerPlanner: {
+    what: `sync workers started by the planner's tick (⌈runs in flight and queued ÷ width⌉ less those alive, at most 1.5 × mean ÷ width, no SQS floor of 2) instead of the SQS event source; ${SYNC_PLANNER_SIZE.memoryMb} MB × ${SYNC_PLANNER_SIZE.runsAtOnce} runs (the event source's ${FUNCTION_MEMORY_MB.sync} MB × ${WORKER_RUNS_AT_ONCE})`,
+    built: false,
+    off: { syncTrigger: 'eventSource' },
+    on: {
+      syncTrigger: 'planner',
+      syncMemoryMb: SYNC_PLANNER_SIZE.memoryMb,
+      syncRunsAtOnce: SYNC_PLANNER_SIZE.runsAtOnce,
+    },
   },
   dynamoCapacity: {
     what: 'DynamoDB: each table provisioned with auto scaling where its week’s load per minute makes it cheaper than on-demand (infra/table-capacity.ts)',
