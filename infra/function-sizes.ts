@@ -78,6 +78,18 @@ export const SYNC_WORKER_MEMORY = { bundleImportMb: 101, mbPerRun: 71 / 20, meas
 export const SYNC_MEMORY_HEADROOM = 1.4;
 
 /**
+ * Issue 28: the sync's size when the planner starts the workers (infra/stack.ts `-c syncTrigger=planner`):
+ * 34 runs at 320 MB — the widest that fits 320 MB with the measured need and SYNC_MEMORY_HEADROOM (101 +
+ * 34 × 3.55 = 222 MB, 1.44×), so that at 1,000 sources one worker holds what the cap reckons with (1.5 ×
+ * 22.3 runs in flight ≈ 34). Measured at this width (`RSS_ONLY=worker RSS_WORKER_RUNS=34
+ * RSS_LAMBDA_MB=320 npm run bench -- rss`, 2026-12-03, under a loaded machine: 34 in flight, 25 ended
+ * ok in time): live heap 36 → 114 MB, ≈ 2.3 MB a run — below the 3.55 the size is reckoned with.
+ * Priced by cost (`syncSizing.syncEurPlanner`, 1,000 sources): €8.73 a month against the event
+ * source's €13.53 at 256 MB × 20 (384 × 40: €10.21, 512 × 60: €13.47).
+ */
+export const SYNC_PLANNER_WORKER = { memoryMb: 320, runsAtOnce: 34 } as const;
+
+/**
  * Sync messages per invocation (issues 18, 28). The event's records are the sync worker's first
  * messages (shared/sync/worker.ts): they run at once, one run per host, and the worker refills from the
  * queue itself up to WORKER_RUNS_AT_ONCE (20) while time is left, so waits of many hosts overlap and are

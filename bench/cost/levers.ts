@@ -1,4 +1,4 @@
-import { FUNCTION_MEMORY_MB } from '../../infra/function-sizes';
+import { FUNCTION_MEMORY_MB, SYNC_PLANNER_WORKER } from '../../infra/function-sizes';
 import { DEL_HOSTS_IN_PARALLEL, HOSTS_IN_PARALLEL } from '../../shared/documents';
 import { WORKER_RUNS_AT_ONCE } from '../../shared/sync';
 
@@ -82,13 +82,6 @@ export interface Levers {
  * (the planner ticks every 60 s) but the messages reach the queue one after another.
  */
 export const SYNC_SPREAD_WHAT_IF_SECONDS = 55;
-
-/**
- * Issue 28: the sync's size when the planner starts the workers — the widest that fits 320 MB with the
- * measured need and its headroom (101 + 34 × 3.55 = 222 MB, 1.44×), so that at 1,000 sources one worker
- * holds the runs the cap reckons with (1.5 × 22.3 ≈ 34).
- */
-export const SYNC_PLANNER_SIZE = { memoryMb: 320, runsAtOnce: 34 } as const;
 
 /** The sync's size before issue 28 (2× an estimated peak, infra/function-sizes.ts). */
 export const SYNC_MEMORY_MB_BEFORE = 512;
@@ -199,13 +192,13 @@ export const LEVER_VARIANTS: Record<
     on: { syncSpreadSeconds: SYNC_SPREAD_WHAT_IF_SECONDS },
   },
   syncTriggerPlanner: {
-    what: `sync workers started by the planner's tick (⌈runs in flight and queued ÷ width⌉ less those alive, at most 1.5 × mean ÷ width, no SQS floor of 2) instead of the SQS event source; ${SYNC_PLANNER_SIZE.memoryMb} MB × ${SYNC_PLANNER_SIZE.runsAtOnce} runs (the event source's ${FUNCTION_MEMORY_MB.sync} MB × ${WORKER_RUNS_AT_ONCE})`,
+    what: `sync workers started by the planner's tick (⌈runs in flight and queued ÷ width⌉ less those alive, at most 1.5 × mean ÷ width, no SQS floor of 2) instead of the SQS event source; ${SYNC_PLANNER_WORKER.memoryMb} MB × ${SYNC_PLANNER_WORKER.runsAtOnce} runs (the event source's ${FUNCTION_MEMORY_MB.sync} MB × ${WORKER_RUNS_AT_ONCE})`,
     built: false,
     off: { syncTrigger: 'eventSource' },
     on: {
       syncTrigger: 'planner',
-      syncMemoryMb: SYNC_PLANNER_SIZE.memoryMb,
-      syncRunsAtOnce: SYNC_PLANNER_SIZE.runsAtOnce,
+      syncMemoryMb: SYNC_PLANNER_WORKER.memoryMb,
+      syncRunsAtOnce: SYNC_PLANNER_WORKER.runsAtOnce,
     },
   },
   dynamoCapacity: {
