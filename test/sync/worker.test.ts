@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeCouncil, startFakeCouncil } from '../../demo';
 import type { SyncEngine } from '../../shared/engine';
 import { createTestResolver } from '../../shared/net';
-import { syncWorkersToStart, type WakeDeps, wakeSyncWorkers } from '../../shared/planner';
+import { composePlanner, syncWorkersToStart, wakeSyncWorkers } from '../../shared/planner';
 import { initialScheduleState, type SourceScheduleState } from '../../shared/schedule';
 import { getSourceState, loadSource, type QueuedMessage, SyncQueue } from '../../shared/store';
 import type { SyncRuntime } from '../../shared/sync/compose';
@@ -338,13 +338,23 @@ describe('sync worker: refill, give back, crash (issue 28; SCH-5)', () => {
     // Done and deleted: a further look finds nothing, and a late copy of it would be dropped (finished).
     expect(await visible(bed)).toEqual([]);
   }, 60_000);
-  /** The planner's wake step over the real queues (cap 1: one worker of 34, as at 1,000 sources). */
-  const wakeOf = (maxWorkers = 1): WakeDeps & { wakeQueue: SyncQueue } => ({
-    syncQueue: queueOf(bed),
-    wakeQueue: new SyncQueue({ sqs: bed.clients.sqs, queueUrl: bed.queues.syncWakeQueueUrl }),
-    runsAtOnce: 34,
-    maxWorkers,
-  });
+  /**
+   * The planner's wake step as its composition root builds it from the stack's environment (cap 1: one
+   * worker of 34, as at 1,000 sources), over the real queues.
+   */
+  async function wakeOf() {
+    const env = {
+      ...bed.env,
+      SYNC_WAKE_QUEUE_URL: bed.queues.syncWakeQueueUrl,
+      INGESTOR_SYNC_WORKERS_MAX: 1,
+      INGESTOR_SYNC_RUNS_AT_ONCE: 34,
+    };
+    expect((await composePlanner(bed.env)).wake).toBeUndefined(); // no wake queue: the event source's
+    const wake = (await composePlanner(env)).wake;
+    expect(wake).toMatchObject({ runsAtOnce: 34, maxWorkers: 1 });
+    if (wake === undefined) throw new Error('no wake step');
+    return { ...wake, wakeQueue: new SyncQueue({ sqs: bed.clients.sqs, queueUrl: env.SYNC_WAKE_QUEUE_URL }) };
+  }
 
   /** The wake queue's event source: takes one wake (batch size 1) as Lambda would. */
   async function takeWake(wake: SyncQueue): Promise<QueuedMessage> {
@@ -355,7 +365,7 @@ describe('sync worker: refill, give back, crash (issue 28; SCH-5)', () => {
   }
 
   it('issue 28 / SCH-5: with runs waiting and no worker alive the planner starts one; while it lives the next tick starts none; it runs the queue dry and leaves', async () => {
-    const wake = wakeOf();
+    const wake = await wakeOf();
     clock = new Date(NOW.getTime() + 3 * 60 * 60_000);
     // Nothing waits: no worker.
     expect(await wakeSyncWorkers(wake)).toMatchObject({ started: 0, waiting: 0 });
@@ -396,7 +406,7 @@ describe('sync worker: refill, give back, crash (issue 28; SCH-5)', () => {
   }, 60_000);
 
   it('issue 28 / SCH-5: a killed worker’s wake turns visible after its lease and starts the next worker, which runs the killed one’s message once', async () => {
-    const wake = wakeOf();
+    const wake = await wakeOf();
     clock = new Date(NOW.getTime() + 5 * 60 * 60_000);
     const queue = queueOf(bed);
     const m = await started('wk-a');
