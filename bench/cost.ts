@@ -2513,8 +2513,8 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
   const spreadSizing = whatIfSizing({ syncSpreadSeconds: SYNC_SPREAD_WHAT_IF_SECONDS });
   // Before the cap from the runs in flight: the event source's cap from SCH-5's slots alone.
   const slotsCapSizing = whatIfSizing({ syncCapFromMean: false });
-  // Issue 28 what-if: workers started by the planner's tick instead of the event source.
-  const plannerSizing = whatIfSizing({ syncTrigger: 'planner' });
+  // Issue 28: each size with the event source's trigger instead of the planner's (as before).
+  const eventSourceSizing = whatIfSizing({ syncTrigger: 'eventSource' });
   const sizing = syncSizing(SYNC_SIZING_CANDIDATES, syncEurOf({})).map((r, i) => ({
     ...r,
     needMb: round(r.needMb, 0),
@@ -2524,8 +2524,8 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     cheapestSpread: spreadSizing(i).cheapest,
     syncEurCapFromSlots: slotsCapSizing(i).eur,
     cheapestCapFromSlots: slotsCapSizing(i).cheapest,
-    syncEurPlanner: plannerSizing(i).eur,
-    cheapestPlanner: plannerSizing(i).cheapest,
+    syncEurEventSource: eventSourceSizing(i).eur,
+    cheapestEventSource: eventSourceSizing(i).cheapest,
     built: r.memoryMb === LEVERS_NOW.syncMemoryMb && r.runsAtOnce === LEVERS_NOW.syncRunsAtOnce,
   }));
   return {
@@ -2724,8 +2724,10 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
             workerCapFromSlots: workerFigures(
               bill(sources, { ...LEVERS_NOW, syncCapFromMean: false }).worker,
             ),
-            // What-if: the planner's tick starts the workers (no event source, no floor of 2).
-            workerPlanner: workerFigures(bill(sources, { ...LEVERS_NOW, syncTrigger: 'planner' }).worker),
+            // Before: the event source started the workers (its floor of 2), 256 MB × 20.
+            workerEventSource: workerFigures(
+              bill(sources, { ...LEVERS_NOW, ...LEVER_VARIANTS.syncTriggerPlanner?.off }).worker,
+            ),
           }
         : {}),
     },

@@ -92,6 +92,7 @@ import {
   MIRROR_API_MAX_INSTANCES,
   SYNC_BATCH_SIZE,
   SYNC_BATCHING_WINDOW_SECONDS,
+  SYNC_EVENT_SOURCE_MEMORY_MB,
   SYNC_PLANNER_WORKER,
 } from './function-sizes';
 
@@ -126,8 +127,9 @@ export type TableName = TableDefinition['logicalName'];
 export interface IngestorStackProps extends StackProps, Partial<IngestorSettings> {
   /**
    * Issue 28: who starts the sync workers — the sync queue's SQS event source, or the planner through
-   * the wake queue (shared/planner/wake.ts). Also context `-c syncTrigger=planner|eventSource`.
-   * @default 'eventSource'
+   * the wake queue (shared/planner/wake.ts). Also context `-c syncTrigger=planner|eventSource`. The
+   * planner by cost: €13.53 → €8.73 a month for the sync at 1,000 sources (docs/scale.md sync-workers).
+   * @default 'planner'
    */
   syncTrigger?: SyncTrigger;
   /**
@@ -251,9 +253,9 @@ function apiWafWanted(scope: Construct, props: IngestorStackProps): boolean {
  * has its items in State — `own` before the copy would read a Mirror table that lacks them). `state`
  * is no phase of this stack: it has the Mirror table, and every writer keeps it written.
  */
-/** Issue 28: the sync's trigger from the props, else `-c syncTrigger=…`, else the event source. */
+/** Issue 28: the sync's trigger from the props, else `-c syncTrigger=…`, else the planner (by cost). */
 function syncTriggerOf(scope: Construct, props: IngestorStackProps): SyncTrigger {
-  const raw = props.syncTrigger ?? scope.node.tryGetContext(STACK_CONTEXT_KEYS.syncTrigger) ?? 'eventSource';
+  const raw = props.syncTrigger ?? scope.node.tryGetContext(STACK_CONTEXT_KEYS.syncTrigger) ?? 'planner';
   if (raw === 'eventSource' || raw === 'planner') return raw;
   throw new Error(
     `context ${STACK_CONTEXT_KEYS.syncTrigger} must be eventSource or planner, got "${String(raw)}"`,
@@ -654,7 +656,7 @@ export class IngestorStack extends Stack {
       entry: 'functions/sync.ts',
       description: 'Sync worker: runs of distinct hosts at once from the queue, continuing through it',
       timeout: SYNC_TIMEOUT,
-      memorySize: this.syncWakeQueue ? SYNC_PLANNER_WORKER.memoryMb : FUNCTION_MEMORY_MB.sync,
+      memorySize: this.syncWakeQueue ? SYNC_PLANNER_WORKER.memoryMb : SYNC_EVENT_SOURCE_MEMORY_MB,
       environment: this.functionEnvironment,
       // The sync hands over to itself through the queue that triggers it (continuation messages);
       // loop detection would stop such a chain after ~16 hops (DESIGN "Known AWS traps").

@@ -1,4 +1,8 @@
-import { FUNCTION_MEMORY_MB, SYNC_PLANNER_WORKER } from '../../infra/function-sizes';
+import {
+  FUNCTION_MEMORY_MB,
+  SYNC_EVENT_SOURCE_MEMORY_MB,
+  SYNC_PLANNER_WORKER,
+} from '../../infra/function-sizes';
 import { DEL_HOSTS_IN_PARALLEL, HOSTS_IN_PARALLEL } from '../../shared/documents';
 import { WORKER_RUNS_AT_ONCE } from '../../shared/sync';
 
@@ -94,10 +98,10 @@ export const LEVERS_NOW: Levers = {
   metricsOnlyAlarmed: true,
   payPerWork: true,
   syncMemoryMb: FUNCTION_MEMORY_MB.sync,
-  syncRunsAtOnce: WORKER_RUNS_AT_ONCE,
+  syncRunsAtOnce: SYNC_PLANNER_WORKER.runsAtOnce,
   syncSpreadSeconds: 0,
   syncCapFromMean: true,
-  syncTrigger: 'eventSource',
+  syncTrigger: 'planner',
   stateUnderOneKb: false,
   deletionWalk: true,
   syncCpuCuts: true,
@@ -115,6 +119,8 @@ export const LEVERS_OFF: Levers = {
   metricsOnlyAlarmed: false,
   payPerWork: false,
   syncMemoryMb: SYNC_MEMORY_MB_BEFORE,
+  syncRunsAtOnce: WORKER_RUNS_AT_ONCE,
+  syncTrigger: 'eventSource',
   syncCapFromMean: false,
   deletionWalk: false,
   syncCpuCuts: false,
@@ -174,7 +180,7 @@ export const LEVER_VARIANTS: Record<
     on: { payPerWork: true },
   },
   syncCapFromMean: {
-    what: 'sync event source’s maximum concurrency from the runs in flight (1.5 × mean ÷ 20, `syncRunsInFlight`) instead of SCH-5’s slots ÷ 20 — the burst waits for live workers',
+    what: 'sync workers’ cap from the runs in flight (1.5 × mean ÷ width, `syncRunsInFlight`) instead of SCH-5’s slots ÷ width — the burst waits for live workers',
     built: true,
     off: { syncCapFromMean: false },
     on: { syncCapFromMean: true },
@@ -192,9 +198,13 @@ export const LEVER_VARIANTS: Record<
     on: { syncSpreadSeconds: SYNC_SPREAD_WHAT_IF_SECONDS },
   },
   syncTriggerPlanner: {
-    what: `sync workers started by the planner's tick (⌈runs in flight and queued ÷ width⌉ less those alive, at most 1.5 × mean ÷ width, no SQS floor of 2) instead of the SQS event source; ${SYNC_PLANNER_WORKER.memoryMb} MB × ${SYNC_PLANNER_WORKER.runsAtOnce} runs (the event source's ${FUNCTION_MEMORY_MB.sync} MB × ${WORKER_RUNS_AT_ONCE})`,
-    built: false,
-    off: { syncTrigger: 'eventSource' },
+    what: `sync workers started by the planner's tick (⌈runs in flight and queued ÷ width⌉ less those alive, at most 1.5 × mean ÷ width, no SQS floor of 2) instead of the SQS event source; ${SYNC_PLANNER_WORKER.memoryMb} MB × ${SYNC_PLANNER_WORKER.runsAtOnce} runs (the event source's ${SYNC_EVENT_SOURCE_MEMORY_MB} MB × ${WORKER_RUNS_AT_ONCE})`,
+    built: true,
+    off: {
+      syncTrigger: 'eventSource',
+      syncMemoryMb: SYNC_EVENT_SOURCE_MEMORY_MB,
+      syncRunsAtOnce: WORKER_RUNS_AT_ONCE,
+    },
     on: {
       syncTrigger: 'planner',
       syncMemoryMb: SYNC_PLANNER_WORKER.memoryMb,
