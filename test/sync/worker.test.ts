@@ -3,7 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeCouncil, startFakeCouncil } from '../../demo';
 import type { SyncEngine } from '../../shared/engine';
 import { createTestResolver } from '../../shared/net';
-import { composePlanner, syncWorkersToStart, wakeSyncWorkers } from '../../shared/planner';
+import {
+  composePlanner,
+  runPlannerInvocation,
+  syncWorkersToStart,
+  wakeSyncWorkers,
+} from '../../shared/planner';
 import { initialScheduleState, type SourceScheduleState } from '../../shared/schedule';
 import { getSourceState, loadSource, type QueuedMessage, SyncQueue } from '../../shared/store';
 import type { SyncRuntime } from '../../shared/sync/compose';
@@ -449,8 +454,15 @@ describe('sync worker: refill, give back, crash (issue 28; SCH-5)', () => {
     // Alive by its wake while the lease runs: the planner starts no second worker (cap 1).
     expect((await wakeSyncWorkers(wake)).started).toBe(0);
     // The lease lapses unrenewed: the wake is visible again — the event source's next worker takes it.
+    let next: QueuedMessage | undefined;
     await expect
-      .poll(async () => (await wake.wakeQueue.receive({ max: 1, waitSeconds: 1 }))[0], { timeout: 10_000 })
+      .poll(
+        async () => {
+          next = (await wake.wakeQueue.receive({ max: 1, waitSeconds: 1 }))[0];
+          return next;
+        },
+        { timeout: 10_000 },
+      )
       .toBeDefined();
     // The killed run's message comes back after the sync queue's visibility timeout (shortened here).
     await new Promise((r) => setTimeout(r, WORKER_POLL_WAIT_SECONDS * 1_000));
@@ -467,6 +479,35 @@ describe('sync worker: refill, give back, crash (issue 28; SCH-5)', () => {
     const item = await getSourceState(bed.clients.doc, bed.env.STATE_TABLE, 'wk-a');
     expect(item?.lastRun).toMatchObject({ runId: m.runId, ok: true });
     expect(await visible(bed)).toEqual([]);
+    // The next worker returned: Lambda deletes its wake.
+    await wake.wakeQueue.delete(next?.receiptHandle ?? '');
+  }, 60_000);
+  it('issue 28 / SCH-5: a tick whose wake step fails still leases and hands out; the next tick’s wake starts a worker for what waits', async () => {
+    const wake = await wakeOf();
+    clock = new Date(NOW.getTime() + 48 * 60 * 60_000);
+    const planner = await composePlanner(bed.env);
+    // The wake queue unreachable for this tick (a client that refuses): the tick itself must not fail.
+    const refused = () => Promise.reject(new Error('wake queue unreachable'));
+    const result = await runPlannerInvocation(
+      {
+        ...planner,
+        wake: {
+          ...wake,
+          syncQueue: { depth: refused },
+          wakeQueue: { depth: refused, sendBatch: (e) => wake.wakeQueue.sendBatch(e) },
+        },
+      },
+      clock,
+    );
+    expect(result.started.length).toBeGreaterThan(0);
+    const waiting = await wake.syncQueue.depth();
+    expect(waiting.visible).toBe(result.started.length);
+    // The next look (the next tick) starts a worker for them.
+    expect(await wakeSyncWorkers(wake)).toMatchObject({
+      started: 1,
+      alive: 0,
+      waiting: result.started.length,
+    });
   }, 60_000);
 });
 
