@@ -24,7 +24,7 @@ import {
   SYNC_WORKER_MEMORY,
 } from '../infra/function-sizes';
 import { FILES_TO_GLACIER_IR_AFTER_DAYS } from '../infra/storage-classes';
-import { syncMaxConcurrency } from '../infra/sync-concurrency';
+import { plannerSyncWorkers, syncMaxConcurrency } from '../infra/sync-concurrency';
 import { planDifferences, planFor, type TableCapacityPlan } from '../infra/table-capacity';
 import { REQUEST_INTERVAL_MIN_SECONDS, SCRAPER_DEFAULT_INTERVAL_SECONDS } from '../shared/config';
 import {
@@ -402,8 +402,8 @@ const WORKER_MODEL_MINUTES = 180;
 
 /** Issue 28: the sync sizes the bench prices (MB × runs in flight an invocation). */
 const SYNC_SIZING_CANDIDATES = {
-  memoriesMb: [192, 256, 384, 512, 768, 1024],
-  runsAtOnce: [10, 20, 40, 60, 80, 100],
+  memoriesMb: [192, 256, 320, 384, 512, 768, 1024],
+  runsAtOnce: [10, 20, 34, 40, 60, 80, 100],
 } as const;
 
 const zeroMeter = (): Meter => ({
@@ -1785,7 +1785,10 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     runs: { seconds: number; weight: number; cpu: number }[],
     runSecondsPerMonth: number,
     runsPerMonth: number,
-    levers: Pick<Levers, 'payPerWork' | 'syncRunsAtOnce' | 'syncSpreadSeconds' | 'syncCapFromMean'>,
+    levers: Pick<
+      Levers,
+      'payPerWork' | 'syncRunsAtOnce' | 'syncSpreadSeconds' | 'syncCapFromMean' | 'syncTrigger'
+    >,
   ): WorkerModelResult => {
     const { payPerWork: refill, syncRunsAtOnce: runsAtOnce, syncSpreadSeconds: spreadSeconds } = levers;
     const secondsPerMonth = minutesPerMonth * 60;
@@ -1801,11 +1804,14 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     // infra/stack.ts: the event source's cap from the runs in flight (Little's mean, the operator's
     // syncRunsInFlight) — or, with the lever off, from SCH-5's slots alone (the stack before issue 28's cap).
     const meanInFlight = runSecondsPerMonth / secondsPerMonth;
-    const maxInvocations = syncMaxConcurrency({
+    const capInput = {
       maxConcurrentSyncs: slots,
       syncRunsInFlight: levers.syncCapFromMean && meanInFlight > 0 ? meanInFlight : undefined,
       runsAtOnce,
-    });
+    };
+    // Issue 28: the planner's own cap on the workers it starts has no SQS floor of 2.
+    const maxInvocations =
+      levers.syncTrigger === 'planner' ? plannerSyncWorkers(capInput) : syncMaxConcurrency(capInput);
     const key = JSON.stringify([
       runs,
       runsPerMonth,
@@ -1814,6 +1820,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       runsAtOnce,
       spreadSeconds,
       maxInvocations,
+      levers.syncTrigger,
     ]);
     let result = workerRuns.get(key);
     if (result === undefined) {
@@ -1823,6 +1830,8 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
         runsAtOnce,
         slots,
         refill,
+        // Issue 28 what-if: workers started by the planner's tick, no event source (worker-model.ts).
+        trigger: refill ? levers.syncTrigger : 'eventSource',
         ...(refill
           ? {
               // The batching window gathers a tick's burst into full batches.
@@ -2285,7 +2294,10 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
         requests:
           sync.invocations * planner.perStart.sqsRequests +
           syncInvocations * 2 +
-          ticks * A.sqsIdleReceivesPerMinute,
+          ticks * A.sqsIdleReceivesPerMinute +
+          // Issue 28: workers started by the planner — each tick reads both queues' depths (the wake
+          // queue's pollers replace the sync queue's idle ones; a wake is one send per invocation).
+          (levers.syncTrigger === 'planner' ? ticks * 2 + syncInvocations : 0),
       },
       dynamodb: {
         readUnits:
@@ -2783,6 +2795,8 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
   const spreadSizing = whatIfSizing({ syncSpreadSeconds: SYNC_SPREAD_WHAT_IF_SECONDS });
   // Before the cap from the runs in flight: the event source's cap from SCH-5's slots alone.
   const slotsCapSizing = whatIfSizing({ syncCapFromMean: false });
+  // Issue 28: each size with the event source's trigger instead of the planner's (as before).
+  const eventSourceSizing = whatIfSizing({ syncTrigger: 'eventSource' });
   const sizing = syncSizing(SYNC_SIZING_CANDIDATES, syncEurOf({})).map((r, i) => ({
     ...r,
     needMb: round(r.needMb, 0),
@@ -2792,6 +2806,8 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     cheapestSpread: spreadSizing(i).cheapest,
     syncEurCapFromSlots: slotsCapSizing(i).eur,
     cheapestCapFromSlots: slotsCapSizing(i).cheapest,
+    syncEurEventSource: eventSourceSizing(i).eur,
+    cheapestEventSource: eventSourceSizing(i).cheapest,
     built: r.memoryMb === LEVERS_NOW.syncMemoryMb && r.runsAtOnce === LEVERS_NOW.syncRunsAtOnce,
   }));
   return {
@@ -2990,6 +3006,10 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
             // Before: the event source's cap from SCH-5's slots alone (a tick's burst opens invocations).
             workerCapFromSlots: workerFigures(
               bill(sources, { ...LEVERS_NOW, syncCapFromMean: false }).worker,
+            ),
+            // Before: the event source started the workers (its floor of 2), 256 MB × 20.
+            workerEventSource: workerFigures(
+              bill(sources, { ...LEVERS_NOW, ...LEVER_VARIANTS.syncTriggerPlanner?.off }).worker,
             ),
           }
         : {}),

@@ -35,7 +35,15 @@ export async function processSyncBody(
 
 export const handler = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
   const rt = await runtime.get();
-  return handleSyncBatch({ runDeps: rt.runDeps, queue: rt.queue }, event, () =>
-    context.getRemainingTimeInMillis(),
+  return handleSyncBatch(
+    {
+      runDeps: rt.runDeps,
+      queue: rt.queue,
+      // Issue 28: started by the planner's wake (infra `syncTrigger` planner), at its stack-set width.
+      ...(rt.wakeQueue ? { wakeQueue: rt.wakeQueue } : {}),
+      ...(rt.env.INGESTOR_SYNC_RUNS_AT_ONCE ? { runsAtOnce: rt.env.INGESTOR_SYNC_RUNS_AT_ONCE } : {}),
+    },
+    event,
+    () => context.getRemainingTimeInMillis(),
   );
 };

@@ -28,7 +28,9 @@
  */
 export const FUNCTION_MEMORY_MB = {
   planner: 512,
-  sync: 256,
+  // Issue 28: 34 runs a worker started by the planner (SYNC_PLANNER_WORKER below; the event source's
+  // trigger keeps SYNC_EVENT_SOURCE_MEMORY_MB).
+  sync: 320,
   // Text extraction holds a file of up to 50 MB and pdfjs's parse of it in a worker stopped at
   // TEXT_MAX_PROCESS_RSS_BYTES (1,300 MB) of this (DOC-2; checked by test/documents/text-bounds.test.ts).
   files: 1536,
@@ -73,9 +75,28 @@ export const SYNC_WORKER_MEMORY = { bundleImportMb: 101, mbPerRun: 71 / 20, meas
  * 512 × 60 would be 12 % cheaper — a width whose memory is extrapolated from the 20 measured. Below
  * 256 MB only 10 runs fit (192 MB × 10: €29.40 with the slots' cap): the bundle's ≈ 100 MB is the
  * weight an invocation carries, each run's ≈ 3.6 MB is not. Spreading the planner's handout over its
- * minute bills more at every size.
+ * minute bills more at every size. That was the event source's trigger (SYNC_EVENT_SOURCE_MEMORY_MB);
+ * with the planner's (session 16, the default) 320 MB × 34 is the cheapest (SYNC_PLANNER_WORKER).
  */
 export const SYNC_MEMORY_HEADROOM = 1.4;
+
+/**
+ * Issue 28: the sync's size when the planner starts the workers (infra/stack.ts `-c syncTrigger=planner`):
+ * 34 runs at 320 MB — the widest that fits 320 MB with the measured need and SYNC_MEMORY_HEADROOM (101 +
+ * 34 × 3.55 = 222 MB, 1.44×), so that at 1,000 sources one worker holds what the cap reckons with (1.5 ×
+ * 22.3 runs in flight ≈ 34). Measured at this width (`RSS_ONLY=worker RSS_WORKER_RUNS=34
+ * RSS_LAMBDA_MB=320 npm run bench -- rss`, 2026-12-03, under a loaded machine: 34 in flight, 25 ended
+ * ok in time): live heap 36 → 114 MB, ≈ 2.3 MB a run — below the 3.55 the size is reckoned with.
+ * Priced by cost (`syncSizing.syncEurPlanner`, 1,000 sources): €8.73 a month against the event
+ * source's €13.53 at 256 MB × 20 (384 × 40: €10.21, 512 × 60: €13.47).
+ */
+export const SYNC_PLANNER_WORKER = { memoryMb: FUNCTION_MEMORY_MB.sync, runsAtOnce: 34 } as const;
+
+/**
+ * The sync's size with the event source's trigger (`-c syncTrigger=eventSource`): 20 runs
+ * (WORKER_RUNS_AT_ONCE) need ≈ 172 MB, 256 MB is 1.49× — the cheapest that fits with that trigger.
+ */
+export const SYNC_EVENT_SOURCE_MEMORY_MB = 256;
 
 /**
  * Sync messages per invocation (issues 18, 28). The event's records are the sync worker's first

@@ -92,6 +92,8 @@ import {
   MIRROR_API_MAX_INSTANCES,
   SYNC_BATCH_SIZE,
   SYNC_BATCHING_WINDOW_SECONDS,
+  SYNC_EVENT_SOURCE_MEMORY_MB,
+  SYNC_PLANNER_WORKER,
 } from './function-sizes';
 
 export { MIRROR_API_MAX_INSTANCES };
@@ -101,7 +103,7 @@ import { IngestorFunction, type WorkerEntry } from './ingestor-function';
 import { IngestorObservability } from './observability';
 import { DEFAULT_UPSTASH_SECRET_NAME, type IngestorSettings, UPSTASH_URL_PLACEHOLDER } from './settings';
 import { FILES_TO_GLACIER_IR_AFTER_DAYS, FILES_TO_GLACIER_IR_MIN_BYTES } from './storage-classes';
-import { syncMaxConcurrency } from './sync-concurrency';
+import { plannerSyncWorkers, syncMaxConcurrency } from './sync-concurrency';
 import { capacityModeOf, DYNAMO_CAPACITY_CONTEXT, ON_DEMAND, tableCapacity } from './table-capacity';
 
 /** Key prefixes of the mirror bucket; each function is granted only the prefixes it works on. */
@@ -123,6 +125,13 @@ export const SYNC_MAX_RECEIVE_COUNT = 5;
 export type TableName = TableDefinition['logicalName'];
 
 export interface IngestorStackProps extends StackProps, Partial<IngestorSettings> {
+  /**
+   * Issue 28: who starts the sync workers — the sync queue's SQS event source, or the planner through
+   * the wake queue (shared/planner/wake.ts). Also context `-c syncTrigger=planner|eventSource`. The
+   * planner by cost: €13.53 → €8.73 a month for the sync at 1,000 sources (docs/scale.md sync-workers).
+   * @default 'planner'
+   */
+  syncTrigger?: SyncTrigger;
   /**
    * Issue 6: add the files, deletion-check and photos functions (`addDocumentFunctions`). Also on
    * unless context `-c documentFunctions=false`. @default true
@@ -162,7 +171,11 @@ export interface IngestorStackProps extends StackProps, Partial<IngestorSettings
 }
 
 /** Context keys of the stack's own switches (`cdk deploy -c <key>=<value>`). */
+/** Issue 28: who starts the sync workers (IngestorStackProps.syncTrigger). */
+export type SyncTrigger = 'eventSource' | 'planner';
+
 export const STACK_CONTEXT_KEYS = {
+  syncTrigger: 'syncTrigger',
   documentFunctions: 'documentFunctions',
   previewFunction: 'previewFunction',
   geoFunction: 'geoFunction',
@@ -250,6 +263,15 @@ function mirrorTableContextOf(scope: Construct): 'dual' | 'own' | typeof MIRROR_
   if (raw === 'dual' || raw === 'own' || raw === MIRROR_MOVED_DROPPED) return raw;
   throw new Error(
     `context ${STACK_CONTEXT_KEYS.mirrorTable} must be ${[...MIRROR_TABLE_PHASES.filter((p) => p !== 'state'), MIRROR_MOVED_DROPPED].join(' or ')}, got "${String(raw)}"`,
+  );
+}
+
+/** Issue 28: the sync's trigger from the props, else `-c syncTrigger=…`, else the planner (by cost). */
+function syncTriggerOf(scope: Construct, props: IngestorStackProps): SyncTrigger {
+  const raw = props.syncTrigger ?? scope.node.tryGetContext(STACK_CONTEXT_KEYS.syncTrigger) ?? 'planner';
+  if (raw === 'eventSource' || raw === 'planner') return raw;
+  throw new Error(
+    `context ${STACK_CONTEXT_KEYS.syncTrigger} must be eventSource or planner, got "${String(raw)}"`,
   );
 }
 
@@ -352,6 +374,11 @@ export class IngestorStack extends Stack {
   readonly accessLogBucket: Bucket;
   readonly syncQueue: Queue;
   readonly syncDeadLetterQueue: Queue;
+  /** Issue 28: who starts the sync workers; with `planner`, the wake queue the planner sends to. */
+  readonly syncTrigger: SyncTrigger;
+  readonly syncWakeQueue: Queue | undefined;
+  /** Runs one sync worker keeps in flight (WORKER_RUNS_AT_ONCE, or SYNC_PLANNER_WORKER's). */
+  readonly syncRunsAtOnce: number;
   readonly upstashSecret: ISecret;
   /** Issue 25 point 5: the key of the mirror's ids (shared/config api-id-key.ts), generated here. */
   readonly apiIdKey: Secret;
@@ -359,6 +386,8 @@ export class IngestorStack extends Stack {
   readonly sync: IngestorFunction;
   /** The sync event source's maximum concurrency, from the runs in flight (infra/sync-concurrency.ts). */
   readonly syncMaxConcurrency: number;
+  /** Issue 28: the most sync workers the planner keeps alive (`planner` trigger). */
+  private readonly plannerSyncWorkers: number;
   /** Whether functions get reserved concurrency (IngestorSettings.reservedConcurrency). */
   readonly reservedConcurrency: boolean;
   /** Issue 28: shards of the hourly deletion check, from `fleetSources` (set by addDocumentFunctions). */
@@ -391,11 +420,18 @@ export class IngestorStack extends Stack {
     // the queue itself while it has room — so the event source needs only enough invocations for the runs
     // in flight (infra/sync-concurrency.ts); more would let a tick's burst open invocations each billed
     // for its own waits.
-    this.syncMaxConcurrency = syncMaxConcurrency({
+    this.syncTrigger = syncTriggerOf(this, props);
+    this.syncRunsAtOnce =
+      this.syncTrigger === 'planner' ? SYNC_PLANNER_WORKER.runsAtOnce : WORKER_RUNS_AT_ONCE;
+    const capInput = {
       maxConcurrentSyncs: settings.maxConcurrentSyncs,
       syncRunsInFlight: props.syncRunsInFlight,
-      runsAtOnce: WORKER_RUNS_AT_ONCE,
-    });
+      runsAtOnce: this.syncRunsAtOnce,
+    };
+    // With the planner's trigger the cap is the wake queue's event source's: the planner keeps at most
+    // plannerSyncWorkers alive, SQS's floor of 2 only bounds the instances (RATE-7 counts it).
+    this.syncMaxConcurrency = syncMaxConcurrency(capInput);
+    this.plannerSyncWorkers = plannerSyncWorkers(capInput);
 
     // Typed by the definitions' logical names: a fourth definition without a table here fails to compile.
     this.tables = {
@@ -411,6 +447,7 @@ export class IngestorStack extends Stack {
     const queues = this.createSyncQueues();
     this.syncDeadLetterQueue = queues.deadLetterQueue;
     this.syncQueue = queues.queue;
+    this.syncWakeQueue = this.syncTrigger === 'planner' ? this.createWakeQueue() : undefined;
 
     // Imported by name: the token is put into Secrets Manager by an operator and never appears in
     // the template. Functions get the ARN and read the value at cold start.
@@ -540,6 +577,26 @@ export class IngestorStack extends Stack {
     return { queue, deadLetterQueue };
   }
 
+  /**
+   * Issue 28: the wake queue (`planner` trigger). A wake is hidden while its worker lives (the worker
+   * renews it, shared/sync/worker.ts WAKE_LEASE_SECONDS) and deleted when it returns; one left over
+   * starts a worker that finds nothing and leaves. An hour's retention: the planner sends anew each tick.
+   */
+  private createWakeQueue(): Queue {
+    const queue = new Queue(this, 'SyncWakeQueue', {
+      visibilityTimeout: SYNC_VISIBILITY_TIMEOUT,
+      retentionPeriod: Duration.hours(1),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+    });
+    Validations.of(queue).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason:
+        'Wake messages name no run: a wake that cannot be worked is worth nothing later (the planner sends anew each tick), so it expires after an hour instead of being parked.',
+    });
+    return queue;
+  }
+
   /** Issue 25 point 5: the key of the mirror API ids, generated at the first deploy and kept. */
   private createApiIdKey(): Secret {
     // Generated by Secrets Manager at the first deploy and kept when the stack goes (RETAIN): every
@@ -571,6 +628,14 @@ export class IngestorStack extends Stack {
       UPSTASH_SECRET_ARN: this.upstashSecret.secretArn,
       INGESTOR_API_ID_KEY_SECRET_ARN: this.apiIdKey.secretArn,
       INGESTOR_MAX_CONCURRENT_SYNCS: String(settings.maxConcurrentSyncs),
+      // Issue 28: with the planner's trigger, where it sends wakes, how many workers, and their width.
+      ...(this.syncWakeQueue
+        ? {
+            SYNC_WAKE_QUEUE_URL: this.syncWakeQueue.queueUrl,
+            INGESTOR_SYNC_WORKERS_MAX: String(this.plannerSyncWorkers),
+            INGESTOR_SYNC_RUNS_AT_ONCE: String(this.syncRunsAtOnce),
+          }
+        : {}),
       INGESTOR_FULL_SYNC_HOUR: String(settings.fullSyncHour),
       // RATE-7: the fallback pace multiplies by the number of instances that may fetch at once. Lazy,
       // because scheduled fetchers added later (addScheduledFunction) raise it.
@@ -602,6 +667,12 @@ export class IngestorStack extends Stack {
     grantTable(planner.role, this.tables.Sources, SOURCES_TABLE, 'read');
     grantTable(planner.role, this.tables.State, STATE_TABLE, 'readWrite');
     this.syncQueue.grantSendMessages(planner.role);
+    if (this.syncWakeQueue) {
+      // Issue 28: it reads both queues' depths and sends wakes; it invokes nothing itself.
+      this.syncQueue.grant(planner.role, 'sqs:GetQueueAttributes');
+      this.syncWakeQueue.grant(planner.role, 'sqs:GetQueueAttributes');
+      this.syncWakeQueue.grantSendMessages(planner.role);
+    }
     this.upstashSecret.grantRead(planner.role);
 
     return planner;
@@ -613,20 +684,32 @@ export class IngestorStack extends Stack {
       entry: 'functions/sync.ts',
       description: 'Sync worker: runs of distinct hosts at once from the queue, continuing through it',
       timeout: SYNC_TIMEOUT,
-      memorySize: FUNCTION_MEMORY_MB.sync,
+      memorySize: this.syncWakeQueue ? SYNC_PLANNER_WORKER.memoryMb : SYNC_EVENT_SOURCE_MEMORY_MB,
       environment: this.functionEnvironment,
       // The sync hands over to itself through the queue that triggers it (continuation messages);
       // loop detection would stop such a chain after ~16 hops (DESIGN "Known AWS traps").
       recursiveLoop: RecursiveLoop.ALLOW,
     });
-    sync.fn.addEventSource(
-      new SqsEventSource(this.syncQueue, {
-        batchSize: SYNC_BATCH_SIZE,
-        maxBatchingWindow: Duration.seconds(SYNC_BATCHING_WINDOW_SECONDS),
-        maxConcurrency: this.syncMaxConcurrency,
-        reportBatchItemFailures: true,
-      }),
-    );
+    if (this.syncWakeQueue) {
+      // Issue 28: one wake, one worker; it takes every run from the sync queue itself.
+      sync.fn.addEventSource(
+        new SqsEventSource(this.syncWakeQueue, {
+          batchSize: 1,
+          maxConcurrency: this.syncMaxConcurrency,
+          reportBatchItemFailures: true,
+        }),
+      );
+      this.syncQueue.grantConsumeMessages(sync.role);
+    } else {
+      sync.fn.addEventSource(
+        new SqsEventSource(this.syncQueue, {
+          batchSize: SYNC_BATCH_SIZE,
+          maxBatchingWindow: Duration.seconds(SYNC_BATCHING_WINDOW_SECONDS),
+          maxConcurrency: this.syncMaxConcurrency,
+          reportBatchItemFailures: true,
+        }),
+      );
+    }
     grantTable(sync.role, this.tables.Sources, SOURCES_TABLE, 'read');
     grantTable(sync.role, this.tables.State, STATE_TABLE, 'readWrite');
     grantTable(sync.role, this.tables.Mirror, MIRROR_TABLE, 'readWrite');

@@ -36,12 +36,26 @@ export interface SyncConcurrencyInput {
  */
 export function syncMaxConcurrency(input: SyncConcurrencyInput): number {
   checkRunsInFlight(input);
+  return Math.max(SQS_MIN_MAX_CONCURRENCY, capOf(input));
+}
+
+/**
+ * Issue 28: the most sync workers the planner keeps alive when it starts them itself (`syncTrigger`
+ * `planner`, infra/stack.ts): the same reckoning as the event source's cap — 1.5 × the runs in flight ÷
+ * the width, at most SCH-5's slots ÷ it — without SQS's floor of 2, which at 1,000 sources kept two
+ * invocations alive, each holding part of a tick's runs (bench/cost/worker-model.ts: 1.87 invocations
+ * alive at 256 MB × 20 against 0.93 at 320 MB × 34 with one worker).
+ */
+export function plannerSyncWorkers(input: SyncConcurrencyInput): number {
+  checkRunsInFlight(input);
+  return Math.max(1, capOf(input));
+}
+
+/** 1.5 × the runs in flight ÷ the width (unset: every slot), at most SCH-5's slots ÷ the width. */
+function capOf(input: SyncConcurrencyInput): number {
   const fromSlots = Math.ceil(input.maxConcurrentSyncs / input.runsAtOnce);
-  const fromMean =
-    input.syncRunsInFlight === undefined
-      ? fromSlots
-      : Math.ceil((SYNC_BURST_FACTOR * input.syncRunsInFlight) / input.runsAtOnce);
-  return Math.max(SQS_MIN_MAX_CONCURRENCY, Math.min(fromSlots, fromMean));
+  if (input.syncRunsInFlight === undefined) return fromSlots;
+  return Math.min(fromSlots, Math.ceil((SYNC_BURST_FACTOR * input.syncRunsInFlight) / input.runsAtOnce));
 }
 
 /** A mean of runs in flight (a fraction is fine) never exceeds the slots the planner fills (SCH-5). */

@@ -1,4 +1,8 @@
-import { FUNCTION_MEMORY_MB } from '../../infra/function-sizes';
+import {
+  FUNCTION_MEMORY_MB,
+  SYNC_EVENT_SOURCE_MEMORY_MB,
+  SYNC_PLANNER_WORKER,
+} from '../../infra/function-sizes';
 import { FILES_TO_GLACIER_IR_MIN_BYTES } from '../../infra/storage-classes';
 import { DEL_HOSTS_IN_PARALLEL, HOSTS_IN_PARALLEL } from '../../shared/documents';
 import { WORKER_RUNS_AT_ONCE } from '../../shared/sync';
@@ -45,6 +49,13 @@ export interface Levers {
    * opening invocations of its own.
    */
   syncCapFromMean: boolean;
+  /**
+   * Who starts the sync's invocations: the SQS event source (its maximum concurrency at least SQS's 2,
+   * its pollers opening invocations beside the live workers), or the planner's tick — as many workers
+   * as the runs in flight and queued need (⌈n ÷ width⌉) less those alive, each receiving from the queue
+   * itself until it holds nothing (bench/cost/worker-model.ts `trigger`).
+   */
+  syncTrigger: 'eventSource' | 'planner';
   /**
    * What-if: a source's STATE item under 1 KB while leased, also with a full sync in its history — each
    * of a run's lease, claim and release writes then 1 unit instead of 2. Built so far (issue 28): the
@@ -112,9 +123,10 @@ export const LEVERS_NOW: Levers = {
   metricsOnlyAlarmed: true,
   payPerWork: true,
   syncMemoryMb: FUNCTION_MEMORY_MB.sync,
-  syncRunsAtOnce: WORKER_RUNS_AT_ONCE,
+  syncRunsAtOnce: SYNC_PLANNER_WORKER.runsAtOnce,
   syncSpreadSeconds: 0,
   syncCapFromMean: true,
+  syncTrigger: 'planner',
   stateUnderOneKb: false,
   deletionWalk: true,
   syncCpuCuts: true,
@@ -136,6 +148,8 @@ export const LEVERS_OFF: Levers = {
   metricsOnlyAlarmed: false,
   payPerWork: false,
   syncMemoryMb: SYNC_MEMORY_MB_BEFORE,
+  syncRunsAtOnce: WORKER_RUNS_AT_ONCE,
+  syncTrigger: 'eventSource',
   syncCapFromMean: false,
   deletionWalk: false,
   syncCpuCuts: false,
@@ -203,7 +217,7 @@ export const LEVER_VARIANTS: Record<
     on: { payPerWork: true },
   },
   syncCapFromMean: {
-    what: 'sync event source’s maximum concurrency from the runs in flight (1.5 × mean ÷ 20, `syncRunsInFlight`) instead of SCH-5’s slots ÷ 20 — the burst waits for live workers',
+    what: 'sync workers’ cap from the runs in flight (1.5 × mean ÷ width, `syncRunsInFlight`) instead of SCH-5’s slots ÷ width — the burst waits for live workers',
     built: true,
     off: { syncCapFromMean: false },
     on: { syncCapFromMean: true },
@@ -219,6 +233,20 @@ export const LEVER_VARIANTS: Record<
     built: false,
     off: { syncSpreadSeconds: 0 },
     on: { syncSpreadSeconds: SYNC_SPREAD_WHAT_IF_SECONDS },
+  },
+  syncTriggerPlanner: {
+    what: `sync workers started by the planner's tick (⌈runs in flight and queued ÷ width⌉ less those alive, at most 1.5 × mean ÷ width, no SQS floor of 2) instead of the SQS event source; ${SYNC_PLANNER_WORKER.memoryMb} MB × ${SYNC_PLANNER_WORKER.runsAtOnce} runs (the event source's ${SYNC_EVENT_SOURCE_MEMORY_MB} MB × ${WORKER_RUNS_AT_ONCE})`,
+    built: true,
+    off: {
+      syncTrigger: 'eventSource',
+      syncMemoryMb: SYNC_EVENT_SOURCE_MEMORY_MB,
+      syncRunsAtOnce: WORKER_RUNS_AT_ONCE,
+    },
+    on: {
+      syncTrigger: 'planner',
+      syncMemoryMb: SYNC_PLANNER_WORKER.memoryMb,
+      syncRunsAtOnce: SYNC_PLANNER_WORKER.runsAtOnce,
+    },
   },
   dynamoCapacity: {
     what: 'DynamoDB: each table provisioned with auto scaling where its week’s load per minute makes it cheaper than on-demand (infra/table-capacity.ts)',

@@ -58,6 +58,15 @@ export interface WorkerModelInput {
    * live workers take first, the event source the rest.
    */
   eventSourcePollers?: number;
+  /**
+   * Who starts invocations: the SQS event source (as built: `maxInvocations`, `batchSize`,
+   * `eventSourcePollers`), or the planner (issue 28): at each tick, when messages wait, it starts as many
+   * workers as ⌈(runs in flight + queued) ÷ runsAtOnce⌉ (at most `maxInvocations`, which has no SQS
+   * floor of 2 here) less every one alive; a worker takes from the queue itself and ends when it holds
+   * nothing. No invocation starts between ticks: what is queued then waits for a live worker's room or
+   * the next tick.
+   */
+  trigger?: 'eventSource' | 'planner';
   /** Simulated minutes measured, after `warmupMinutes`. */
   minutes: number;
   warmupMinutes: number;
@@ -146,6 +155,7 @@ export function simulateWorker(input: WorkerModelInput): WorkerModelResult {
   let maxInFlight = 0;
   const pollers = input.eventSourcePollers ?? 0;
   const spread = input.spreadSeconds ?? 0;
+  const byPlanner = input.trigger === 'planner';
   const startRun = (inv: Invocation, t: number) => {
     const m = queue.shift() as Queued;
     // Every run lasts at least the second it starts in.
@@ -196,7 +206,25 @@ export function simulateWorker(input: WorkerModelInput): WorkerModelResult {
       }
       startRun(opened, t);
     };
-    if (input.refill && pollers > 0) {
+    if (byPlanner && t % 60 === 0) {
+      // The planner's tick: workers for what runs and waits (⌈n ÷ width⌉, at most `maxInvocations`),
+      // less every worker alive — one past its last start still counts (the planner sees its wake
+      // message in flight), so what waits for it waits until it ends and the next tick.
+      const waiting = queue.length + delayed.length;
+      const wanted =
+        waiting === 0
+          ? 0
+          : Math.min(Math.ceil((inFlight() + waiting) / input.runsAtOnce), input.maxInvocations) -
+            alive.length;
+      for (let i = 0; i < wanted; i += 1) {
+        alive.push({ start: t, runs: [], speed: 1 });
+        if (t >= measureFrom) invocationsStarted += 1;
+      }
+    }
+    if (byPlanner) {
+      // Live workers take what is visible while they have room; nothing else starts an invocation.
+      for (const inv of alive) while (queue.length > 0 && hasRoom(inv)) startRun(inv, t);
+    } else if (input.refill && pollers > 0) {
       // Every visible message to one open poll: a live worker's (one with room; an invocation opened
       // this second polls from the next) or one of the event source's pollers.
       const workers = alive.filter(hasRoom);

@@ -63,6 +63,15 @@ const envSchema = z.object({
   MIRROR_TABLE_PHASE: z.enum(['state', 'dual', 'own']).default('state'),
   BUCKET: z.string().trim().default('ingestor-mirror'),
   SYNC_QUEUE_URL: optionalString,
+  /**
+   * Issue 28: the wake queue of the sync workers the planner starts (infra `syncTrigger` planner), and
+   * the most workers it keeps alive (infra/sync-concurrency.ts plannerSyncWorkers). Unset: the sync
+   * queue's event source starts them.
+   */
+  SYNC_WAKE_QUEUE_URL: optionalString,
+  INGESTOR_SYNC_WORKERS_MAX: intFrom(1, 1000, 1),
+  /** Runs one sync worker keeps in flight (shared/sync WORKER_RUNS_AT_ONCE unless the stack sets it). */
+  INGESTOR_SYNC_RUNS_AT_ONCE: z.coerce.number().int().min(1).max(200).optional(),
   /** Upstash REST endpoint and token; in AWS the token comes from Secrets Manager (UPSTASH_SECRET_ARN). */
   UPSTASH_REDIS_REST_URL: optionalString,
   UPSTASH_REDIS_REST_TOKEN: optionalString,

@@ -3,7 +3,10 @@ import { type IngestorEnv, upstashCredentials } from '../config';
 import { logger } from '../observability';
 import { DEFAULT_LEASE_MINUTES, scheduleSettingsFromEnv } from '../schedule';
 import { createHostLedgerFromEnv } from '../slots';
+import { SyncQueue } from '../store';
+import { WORKER_RUNS_AT_ONCE } from '../sync';
 import type { PlannerDeps } from './tick';
+import type { WakeDeps } from './wake';
 
 /**
  * The planner function's composition root: the clients, the tables, the schedule settings and the host
@@ -16,6 +19,8 @@ export interface PlannerComposition {
    * command left there go out within minutes even while no sync runs.
    */
   changes: ChangeFeed | undefined;
+  /** Issue 28: with the `planner` trigger, the sync workers this planner starts (shared/planner/wake.ts). */
+  wake?: WakeDeps;
 }
 
 export async function composePlanner(e: IngestorEnv): Promise<PlannerComposition> {
@@ -30,8 +35,20 @@ export async function composePlanner(e: IngestorEnv): Promise<PlannerComposition
     });
     return null;
   });
+  const wakeQueueUrl = e.SYNC_WAKE_QUEUE_URL;
+  const syncQueueUrl = e.SYNC_QUEUE_URL;
   return {
     changes: clients.changes,
+    ...(wakeQueueUrl
+      ? {
+          wake: {
+            syncQueue: new SyncQueue({ sqs: clients.sqs, queueUrl: syncQueueUrl }),
+            wakeQueue: new SyncQueue({ sqs: clients.sqs, queueUrl: wakeQueueUrl }),
+            runsAtOnce: e.INGESTOR_SYNC_RUNS_AT_ONCE ?? WORKER_RUNS_AT_ONCE,
+            maxWorkers: e.INGESTOR_SYNC_WORKERS_MAX,
+          },
+        }
+      : {}),
     deps: {
       doc: clients.doc,
       sqs: clients.sqs,

@@ -33,3 +33,10 @@ export {
   plannerTick,
   scheduleStateOf,
 } from './tick';
+export {
+  syncWorkersToStart,
+  type WakeDeps,
+  type WakeInput,
+  type WakeResult,
+  wakeSyncWorkers,
+} from './wake';

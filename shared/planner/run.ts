@@ -2,6 +2,7 @@ import { logger, metrics, putHostMetrics, putSlotMetrics } from '../observabilit
 import type { PlannerComposition } from './compose';
 import { emitPlannerMetrics } from './pause-metrics';
 import { type PlannedHost, type PlannerTickResult, plannerTick } from './tick';
+import { type WakeResult, wakeSyncWorkers } from './wake';
 
 /**
  * One planner invocation on a composed planner (`composePlanner`): the tick, its metrics, the change
@@ -14,6 +15,8 @@ export async function runPlannerInvocation(
 ): Promise<PlannerTickResult> {
   const { deps } = planner;
   const result = await plannerTick(deps, now);
+  // Issue 28: the sync workers for what now waits (the `planner` trigger; else the event source's).
+  const workers = await wakeWorkers(planner);
   // RATE-9: saturated hosts as gauges every tick (the "host saturated" alarm reads them).
   const saturatedHosts = putHostMetrics(result.hosts, metrics);
   // SCH-5 sizing (issue 27): how many sync slots the demand needs beyond the configured ones.
@@ -27,6 +30,7 @@ export async function runPlannerInvocation(
     sources: result.sources,
     invalid: result.invalid,
     started: result.started.map((s) => `${s.sourceId}:${s.kind}`),
+    ...(workers ? { syncWorkers: workers } : {}),
     ...(pauses ? { paused: pauses.paused, longestPauseHours: pauses.longestPauseHours } : {}),
     ...(redelivered > 0 ? { changesRedelivered: redelivered } : {}),
     // SCH-5 sizing (issue 27): the demand needs more sync slots than configured.
@@ -50,6 +54,23 @@ function hostLine(h: PlannedHost): string {
       : '') +
     (h.pausedUntil ? `, paused until ${h.pausedUntil} (RATE-8)` : '')
   );
+}
+
+/**
+ * The leases and messages are in place whatever happens here: a failed look or send only leaves the
+ * runs waiting for the next tick, which reads the queues again.
+ */
+async function wakeWorkers(planner: PlannerComposition): Promise<WakeResult | undefined> {
+  if (planner.wake === undefined) return undefined;
+  try {
+    return await wakeSyncWorkers(planner.wake);
+  } catch (error) {
+    logger.warn('sync workers not started this tick', {
+      code: 'STORE_UNAVAILABLE',
+      error: error instanceof Error ? error.name : String(error),
+    });
+    return undefined;
+  }
 }
 
 /** The feed's trouble is not the tick's: what stays in the outbox waits for the next drain. */

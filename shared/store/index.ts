@@ -111,7 +111,13 @@ export {
   setOtherItemActive,
   stampSourceHostKey,
 } from './sources';
-export { type QueueContext, type QueuedMessage, SQS_BATCH_MAX, SyncQueue } from './sync-queue';
+export {
+  type QueueContext,
+  type QueueDepth,
+  type QueuedMessage,
+  SQS_BATCH_MAX,
+  SyncQueue,
+} from './sync-queue';
 export {
   DOCUMENTS_TABLE,
   DUE_INDEX,

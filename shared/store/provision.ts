@@ -15,6 +15,7 @@ import { TABLES, type TableDefinition } from './tables';
  */
 export const LOCAL_SYNC_QUEUE = 'ingestor-sync';
 export const LOCAL_SYNC_DLQ = 'ingestor-sync-dlq';
+export const LOCAL_SYNC_WAKE_QUEUE = 'ingestor-sync-wake';
 
 export function tableName(def: TableDefinition, e: IngestorEnv): string {
   switch (def.logicalName) {
@@ -64,6 +65,7 @@ export function createTableInput(def: TableDefinition, name: string): CreateTabl
 export interface ProvisionedLocal {
   syncQueueUrl: string;
   syncDlqUrl: string;
+  syncWakeQueueUrl: string;
 }
 
 export async function provisionLocal(clients: AwsClients, e: IngestorEnv): Promise<ProvisionedLocal> {
@@ -94,5 +96,13 @@ export async function provisionLocal(clients: AwsClients, e: IngestorEnv): Promi
       },
     }),
   );
-  return { syncQueueUrl: queue.QueueUrl as string, syncDlqUrl: dlq.QueueUrl as string };
+  // Issue 28: the wake queue of the sync workers the planner starts (infra `syncTrigger` planner).
+  const wake = await clients.sqs.send(
+    new CreateQueueCommand({ QueueName: LOCAL_SYNC_WAKE_QUEUE, Attributes: { VisibilityTimeout: '900' } }),
+  );
+  return {
+    syncQueueUrl: queue.QueueUrl as string,
+    syncDlqUrl: dlq.QueueUrl as string,
+    syncWakeQueueUrl: wake.QueueUrl as string,
+  };
 }

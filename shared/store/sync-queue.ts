@@ -1,6 +1,8 @@
 import {
   ChangeMessageVisibilityCommand,
   DeleteMessageCommand,
+  GetQueueAttributesCommand,
+  type QueueAttributeName,
   ReceiveMessageCommand,
   SendMessageBatchCommand,
   SendMessageCommand,
@@ -23,6 +25,16 @@ export interface QueuedMessage {
   messageId: string;
   receiptHandle: string;
   body: string;
+}
+
+/**
+ * What a queue holds, by SQS's approximate counts (eventually consistent: a tick may see a message a
+ * second late, the next tick sees it): visible, taken and not yet deleted, and delayed.
+ */
+export interface QueueDepth {
+  visible: number;
+  inFlight: number;
+  delayed: number;
 }
 
 /** SQS accepts at most 10 messages per batch call (send and receive). */
@@ -80,6 +92,26 @@ export class SyncQueue {
     await this.ctx.sqs.send(
       new DeleteMessageCommand({ QueueUrl: this.ctx.queueUrl, ReceiptHandle: receiptHandle }),
     );
+  }
+
+  /** Issue 28: the planner reads it to start sync workers (shared/planner/wake.ts). */
+  async depth(): Promise<QueueDepth> {
+    const out = await this.ctx.sqs.send(
+      new GetQueueAttributesCommand({
+        QueueUrl: this.ctx.queueUrl,
+        AttributeNames: [
+          'ApproximateNumberOfMessages',
+          'ApproximateNumberOfMessagesNotVisible',
+          'ApproximateNumberOfMessagesDelayed',
+        ],
+      }),
+    );
+    const count = (name: QueueAttributeName) => Number(out.Attributes?.[name] ?? 0) || 0;
+    return {
+      visible: count('ApproximateNumberOfMessages'),
+      inFlight: count('ApproximateNumberOfMessagesNotVisible'),
+      delayed: count('ApproximateNumberOfMessagesDelayed'),
+    };
   }
 
   /** 0 gives the message back at once (another consumer may take it); more hides it that long. */

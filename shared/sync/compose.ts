@@ -23,6 +23,8 @@ export interface SyncRuntime {
   runDeps: SyncRunDeps;
   /** The sync queue the worker refills from (shared/sync/worker.ts). */
   queue: SyncQueue;
+  /** Issue 28: the wake queue, when the planner starts the workers (the worker holds its wake there). */
+  wakeQueue: SyncQueue | undefined;
   close(): Promise<void>;
 }
 
@@ -98,6 +100,9 @@ export async function composeSync(env: IngestorEnv, options: SyncRuntimeOptions 
     clients,
     runDeps,
     queue,
+    wakeQueue: env.SYNC_WAKE_QUEUE_URL
+      ? new SyncQueue({ sqs: clients.sqs, queueUrl: env.SYNC_WAKE_QUEUE_URL })
+      : undefined,
     close,
   };
 }

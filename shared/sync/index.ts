@@ -18,9 +18,11 @@ export { idleScheduleState, type RunStart, type RunStartDeps, startRun } from '.
 export {
   handleSyncBatch,
   runSyncWorker,
+  SYNC_WAKE_BODY,
   type SyncQueuePort,
   type SyncWorkerDeps,
   type SyncWorkerReport,
+  WAKE_LEASE_SECONDS,
   WORKER_RUNS_AT_ONCE,
   WORKER_RUNS_PER_HOST,
   WORKER_START_MIN_MS,

@@ -71,6 +71,22 @@ export const WORKER_RECEIVE_WAIT_SECONDS = 1;
  */
 export const WORKER_POLL_WAIT_SECONDS = 5;
 
+/**
+ * Issue 28: the body of a wake message. With the `planner` trigger (infra/stack.ts `syncTrigger`) the
+ * planner starts sync workers by sending this to the wake queue, whose event source invokes the sync;
+ * the worker then takes every run from the sync queue itself. It names no run.
+ */
+export const SYNC_WAKE_BODY = '{"wake":"sync-worker"}';
+
+/**
+ * While its worker lives, a wake message stays hidden this long and is hidden again every
+ * WAKE_RENEW_SECONDS: the planner counts wake messages as workers alive, so a worker that dies (timeout,
+ * crash) shows as gone within this — its wake turns visible and the wake queue's event source starts
+ * the next worker with it — not after the queue's 15-minute visibility timeout.
+ */
+export const WAKE_LEASE_SECONDS = 120;
+export const WAKE_RENEW_SECONDS = 60;
+
 /** The named queue operations the worker uses (shared/store `SyncQueue`). */
 export type SyncQueuePort = Pick<SyncQueue, 'receive' | 'delete' | 'changeVisibility'>;
 
@@ -79,6 +95,10 @@ export interface SyncWorkerDeps extends SyncBatchDeps {
   queue?: SyncQueuePort;
   /** Runs in flight at most; WORKER_RUNS_AT_ONCE unless a bench measures another width (bench/rss). */
   runsAtOnce?: number;
+  /** The wake queue (the planner's trigger): the worker keeps its wake message hidden while it lives. */
+  wakeQueue?: Pick<SyncQueue, 'changeVisibility'>;
+  /** Seconds a wake message stays hidden, and how often it is hidden again (tests shorten them). */
+  wakeLease?: { leaseSeconds: number; renewSeconds: number };
 }
 
 /** One message the worker holds: from the invocation's event (Lambda deletes those) or taken itself. */
@@ -272,15 +292,51 @@ export async function handleSyncBatch(
   event: SQSEvent,
   remainingMs: () => number,
 ): Promise<SQSBatchResponse> {
-  const report = await runSyncWorker(
+  const wakes = event.Records.filter((r) => r.body === SYNC_WAKE_BODY);
+  const stopLease = holdWakes(
     deps,
-    event.Records.map((r) => ({
-      messageId: r.messageId,
-      receiptHandle: r.receiptHandle,
-      body: r.body,
-      from: 'event' as const,
-    })),
-    remainingMs,
+    wakes.map((r) => r.receiptHandle),
   );
-  return { batchItemFailures: report.failedEventIds.map((itemIdentifier) => ({ itemIdentifier })) };
+  try {
+    const report = await runSyncWorker(
+      deps,
+      event.Records.filter((r) => r.body !== SYNC_WAKE_BODY).map((r) => ({
+        messageId: r.messageId,
+        receiptHandle: r.receiptHandle,
+        body: r.body,
+        from: 'event' as const,
+      })),
+      remainingMs,
+    );
+    // A wake record is worked once the worker ends: Lambda deletes it with the rest.
+    return { batchItemFailures: report.failedEventIds.map((itemIdentifier) => ({ itemIdentifier })) };
+  } finally {
+    stopLease();
+  }
+}
+
+/**
+ * The wake messages as this worker's lease (WAKE_LEASE_SECONDS, renewed): hidden while it lives, visible
+ * again soon after it dies. Returns the stop. A failed renewal only shortens the lease: at worst a
+ * second worker starts beside this one (each run still takes its claim and its host slots).
+ */
+function holdWakes(deps: SyncWorkerDeps, handles: readonly string[]): () => void {
+  const queue = deps.wakeQueue;
+  if (queue === undefined || handles.length === 0) return () => {};
+  const { leaseSeconds, renewSeconds } = deps.wakeLease ?? {
+    leaseSeconds: WAKE_LEASE_SECONDS,
+    renewSeconds: WAKE_RENEW_SECONDS,
+  };
+  const hide = () => {
+    for (const h of handles)
+      void queue.changeVisibility(h, leaseSeconds).catch((error: unknown) =>
+        (deps.log ?? defaultSyncLog).warn('sync worker could not renew its wake', {
+          code: 'STORE_UNAVAILABLE',
+          error: String(error),
+        }),
+      );
+  };
+  hide();
+  const timer = setInterval(hide, renewSeconds * 1000);
+  return () => clearInterval(timer);
 }

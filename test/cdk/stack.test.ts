@@ -438,25 +438,26 @@ describe('functions', () => {
     });
   });
 
-  it('sync: 15 minutes, 256 MB (measured peak RSS, infra/function-sizes.ts), recursive loop allowed for continuation messages', () => {
+  it('sync: 15 minutes, 320 MB (34 runs, measured peak RSS, infra/function-sizes.ts), recursive loop allowed for continuation messages', () => {
     expect(functionResource(stack.sync)).toMatchObject({
       Timeout: 900,
-      MemorySize: 256,
+      MemorySize: 320,
       RecursiveLoop: 'Allow',
     });
   });
 
-  it('sync consumes the queue ten messages per invocation (the worker runs them at once, issues 18/28), a tick’s burst gathered for 2 s, with partial batch failures and a concurrency cap', () => {
+  it('issue 28: the planner starts the sync workers — one wake per invocation from the wake queue, none from the sync queue; the worker refills from it', () => {
     template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
-    // The worker runs up to WORKER_RUNS_AT_ONCE: a larger batch would be handed over and not run.
+    // With the event source's trigger (the variants below), a batch larger than the worker would be
+    // handed over and not run.
     expect(SYNC_BATCH_SIZE).toBeLessThanOrEqual(WORKER_RUNS_AT_ONCE);
+    expect(stack.syncTrigger).toBe('planner');
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
-      EventSourceArn: stack.resolve(stack.syncQueue.queueArn),
+      EventSourceArn: stack.resolve(stack.syncWakeQueue?.queueArn),
       FunctionName: { Ref: logicalId(stack.sync.fn) },
-      BatchSize: 10,
-      MaximumBatchingWindowInSeconds: 2,
+      BatchSize: 1,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
-      // Issue 28: SCH-5's 4 slots fit in one worker of 20 runs; SQS's minimum is 2.
+      // SQS's minimum: the bound RATE-7 counts; the planner keeps INGESTOR_SYNC_WORKERS_MAX alive.
       ScalingConfig: { MaximumConcurrency: 2 },
     });
   });
@@ -551,8 +552,20 @@ describe('IAM: least privilege', () => {
     const sqsResources = statements
       .filter((s) => asArray(s.Action).some((a) => a.startsWith('sqs:')))
       .flatMap((s) => asArray(s.Resource));
+    // And the wake queue it is started from: the event source's consume grant (the worker keeps its
+    // wake hidden while it lives, WAKE_LEASE_SECONDS).
+    expect([...new Set(actionsOn(statements, stack.resolve(stack.syncWakeQueue?.queueArn)))].sort()).toEqual([
+      'sqs:ChangeMessageVisibility',
+      'sqs:DeleteMessage',
+      'sqs:GetQueueAttributes',
+      'sqs:GetQueueUrl',
+      'sqs:ReceiveMessage',
+    ]);
     expect(new Set(sqsResources.map((r) => JSON.stringify(r)))).toEqual(
-      new Set([JSON.stringify(stack.resolve(stack.syncQueue.queueArn))]),
+      new Set([
+        JSON.stringify(stack.resolve(stack.syncQueue.queueArn)),
+        JSON.stringify(stack.resolve(stack.syncWakeQueue?.queueArn)),
+      ]),
     );
   });
 
@@ -688,12 +701,15 @@ describe('settings and extension points', () => {
     });
   };
 
-  it('maxConcurrentSyncs 1 keeps SCH-5 in the env and raises the SQS cap to its minimum of 2; 45 slots need 3 workers of 20 (issue 28)', () => {
-    Template.fromStack(unbundled({ maxConcurrentSyncs: 45 })).hasResourceProperties(
-      'AWS::Lambda::EventSourceMapping',
-      { ScalingConfig: { MaximumConcurrency: 3 } },
-    );
-    const variant = unbundled({ maxConcurrentSyncs: 1 });
+  it('maxConcurrentSyncs 1 keeps SCH-5 in the env and raises the SQS cap to its minimum of 2; 45 slots need 3 workers of 20 (issue 28, the event source’s trigger)', () => {
+    Template.fromStack(
+      unbundled({ maxConcurrentSyncs: 45, syncTrigger: 'eventSource' }),
+    ).hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      BatchSize: 10,
+      MaximumBatchingWindowInSeconds: 2,
+      ScalingConfig: { MaximumConcurrency: 3 },
+    });
+    const variant = unbundled({ maxConcurrentSyncs: 1, syncTrigger: 'eventSource' });
     const t = Template.fromStack(variant);
     t.hasResourceProperties('AWS::Lambda::EventSourceMapping', { ScalingConfig: { MaximumConcurrency: 2 } });
     t.hasResourceProperties('AWS::Lambda::Function', {
@@ -708,7 +724,7 @@ describe('settings and extension points', () => {
   // burst as well; before, the cap was those slots ÷ 20 = 5, so a burst opened up to 5 invocations.
   it('syncRunsInFlight caps the sync event source at ⌈1.5 × mean ÷ 20⌉, never above slots ÷ 20, at least 2 (issue 28)', () => {
     const capOf = (props: ConstructorParameters<typeof IngestorStack>[2]) => {
-      const variant = unbundled(props);
+      const variant = unbundled({ syncTrigger: 'eventSource', ...props });
       const mappings = Template.fromStack(variant).findResources('AWS::Lambda::EventSourceMapping');
       const caps = Object.values(mappings).map(
         (m) =>

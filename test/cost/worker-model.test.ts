@@ -133,3 +133,57 @@ describe('the sync worker cost model (issue 28)', () => {
     expect(meanCap.meanQueueWaitSeconds).toBeLessThan(60);
   });
 });
+
+describe('sync workers started by the planner (issue 28, what-if priced against the event source)', () => {
+  // A tick's burst of 40 runs, most of 20 s, 1 in 20 of 4 minutes (≈ 20 in flight, as at 1,000 sources).
+  const stream: WorkerModelInput = {
+    ...base,
+    runsPerMinute: 40,
+    runs: [
+      { seconds: 20, weight: 19 },
+      { seconds: 240, weight: 1 },
+    ],
+    slots: 120,
+    eventSourcePollers: 5,
+  };
+
+  it('SCH-5: the event source cannot go below two invocations; the planner’s one wide worker holds the stream alone', () => {
+    // The event source at its floor of 2 with workers of 20: both stay alive, each with part of the tail.
+    const eventSource = simulateWorker({ ...stream, runsAtOnce: 20, maxInvocations: 2 });
+    expect(eventSource.meanInvocationsAlive).toBeGreaterThan(1.6);
+    // The planner's cap of 1 with a worker of 40: never a second invocation.
+    const planner = simulateWorker({ ...stream, runsAtOnce: 40, maxInvocations: 1, trigger: 'planner' });
+    expect(planner.meanInvocationsAlive).toBeLessThanOrEqual(1);
+    expect(planner.maxRunsInFlight).toBeLessThanOrEqual(40);
+    // Twice the width costs less than twice the memory: 40 runs need ≈ 1.4× the memory of 20, not 2×.
+    expect(planner.meanInvocationsAlive * 1.4).toBeLessThan(eventSource.meanInvocationsAlive);
+    // Every admitted run still starts: what waits, waits for the worker's room inside the lease.
+    expect(planner.meanRunsInFlight).toBeCloseTo(eventSource.meanRunsInFlight, -1);
+    expect(planner.meanQueueWaitSeconds).toBeLessThan(60);
+  });
+
+  it('with a cap from the slots the planner starts a worker per burst share: dearer, as the event source was', () => {
+    const capped = simulateWorker({ ...stream, runsAtOnce: 20, maxInvocations: 2, trigger: 'planner' });
+    const open = simulateWorker({ ...stream, runsAtOnce: 20, maxInvocations: 6, trigger: 'planner' });
+    expect(open.maxRunsInFlight).toBeGreaterThan(40);
+    expect(open.meanQueueWaitSeconds).toBeLessThan(capped.meanQueueWaitSeconds);
+    expect(open.meanInvocationsAlive).toBeGreaterThan(capped.meanInvocationsAlive * 1.2);
+  });
+
+  it('no worker alive and nothing queued: the planner starts none; a queued run gets one at the next tick', () => {
+    const idle = simulateWorker({ ...stream, runsPerMinute: 0, trigger: 'planner', maxInvocations: 1 });
+    expect(idle.meanInvocationsAlive).toBe(0);
+    const sparse = simulateWorker({
+      ...stream,
+      runsPerMinute: 0.2,
+      runs: [{ seconds: 20, weight: 1 }],
+      trigger: 'planner',
+      maxInvocations: 1,
+    });
+    // One run every five minutes: a worker per tick that brings runs (no wait), gone after them.
+    expect(sparse.meanQueueWaitSeconds).toBeLessThan(1);
+    expect(sparse.invocationsPerRun).toBeGreaterThan(0.8);
+    expect(sparse.invocationsPerRun).toBeLessThanOrEqual(1);
+    expect(sparse.meanInvocationsAlive).toBeLessThan(0.1);
+  });
+});

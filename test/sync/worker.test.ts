@@ -3,6 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeCouncil, startFakeCouncil } from '../../demo';
 import type { SyncEngine } from '../../shared/engine';
 import { createTestResolver } from '../../shared/net';
+import {
+  composePlanner,
+  runPlannerInvocation,
+  syncWorkersToStart,
+  wakeSyncWorkers,
+} from '../../shared/planner';
 import { initialScheduleState, type SourceScheduleState } from '../../shared/schedule';
 import { getSourceState, loadSource, type QueuedMessage, SyncQueue } from '../../shared/store';
 import type { SyncRuntime } from '../../shared/sync/compose';
@@ -10,6 +16,7 @@ import { parseSyncMessage, type SyncMessage } from '../../shared/sync/message';
 import { startRun } from '../../shared/sync/start';
 import {
   handleSyncBatch,
+  SYNC_WAKE_BODY,
   type SyncQueuePort,
   WORKER_POLL_WAIT_SECONDS,
   WORKER_RUNS_PER_HOST,
@@ -336,4 +343,185 @@ describe('sync worker: refill, give back, crash (issue 28; SCH-5)', () => {
     // Done and deleted: a further look finds nothing, and a late copy of it would be dropped (finished).
     expect(await visible(bed)).toEqual([]);
   }, 60_000);
+  /**
+   * The planner's wake step as its composition root builds it from the stack's environment (cap 1: one
+   * worker of 34, as at 1,000 sources), over the real queues.
+   */
+  async function wakeOf() {
+    const env = {
+      ...bed.env,
+      SYNC_WAKE_QUEUE_URL: bed.queues.syncWakeQueueUrl,
+      INGESTOR_SYNC_WORKERS_MAX: 1,
+      INGESTOR_SYNC_RUNS_AT_ONCE: 34,
+    };
+    expect((await composePlanner(bed.env)).wake).toBeUndefined(); // no wake queue: the event source's
+    const wake = (await composePlanner(env)).wake;
+    expect(wake).toMatchObject({ runsAtOnce: 34, maxWorkers: 1 });
+    if (wake === undefined) throw new Error('no wake step');
+    return { ...wake, wakeQueue: new SyncQueue({ sqs: bed.clients.sqs, queueUrl: env.SYNC_WAKE_QUEUE_URL }) };
+  }
+
+  /** The wake queue's event source: takes one wake (batch size 1) as Lambda would. */
+  async function takeWake(wake: SyncQueue): Promise<QueuedMessage> {
+    const [m] = await wake.receive({ max: 1, waitSeconds: 1 });
+    if (m === undefined) throw new Error('no wake message');
+    expect(m.body).toBe(SYNC_WAKE_BODY);
+    return m;
+  }
+
+  it('issue 28 / SCH-5: with runs waiting and no worker alive the planner starts one; while it lives the next tick starts none; it runs the queue dry and leaves', async () => {
+    const wake = await wakeOf();
+    clock = new Date(NOW.getTime() + 3 * 60 * 60_000);
+    // Nothing waits: no worker.
+    expect(await wakeSyncWorkers(wake)).toMatchObject({ started: 0, waiting: 0 });
+    const queue = queueOf(bed);
+    await queue.send(JSON.stringify(await started('wk-c')));
+    expect(await wakeSyncWorkers(wake)).toMatchObject({ started: 1, alive: 0, waiting: 1 });
+    const w = await takeWake(wake.wakeQueue);
+    const runs: string[] = [];
+    const g = gate();
+    const { lines, log } = captureLog();
+    const worker = handleSyncBatch(
+      {
+        runDeps: runDepsOf(bed, gatedEngine(new Map([['wk-c', g.opened]]), runs), now),
+        queue,
+        wakeQueue: wake.wakeQueue,
+        log,
+      },
+      eventOf(recordOf(w)),
+      () => 15 * 60_000,
+    );
+    // The wake names no run: the worker took wk-c from the sync queue itself.
+    await expect.poll(() => runs, { timeout: 5_000 }).toEqual(['wk-c']);
+    // Another run waits (wk-d), but one worker is alive (its wake hidden) and the cap is one: none started.
+    await queue.send(JSON.stringify(await started('wk-d')));
+    expect(await wakeSyncWorkers(wake)).toMatchObject({ started: 0, alive: 1 });
+    g.open();
+    expect((await worker).batchItemFailures).toEqual([]);
+    // Both ran in this one worker, which left when the queue was empty.
+    expect([...runs].sort()).toEqual(['wk-c', 'wk-d']);
+    expect(lines.find((l) => l.message === 'sync worker done')?.fields).toMatchObject({
+      runs: 2,
+      received: 2,
+    });
+    expect(await visible(bed)).toEqual([]);
+    // Lambda deletes the wake of a worker that returned: nothing alive, nothing waiting, none started.
+    await wake.wakeQueue.delete(w.receiptHandle);
+    expect(await wakeSyncWorkers(wake)).toEqual({ started: 0, alive: 0, waiting: 0 });
+  }, 60_000);
+
+  it('issue 28 / SCH-5: a killed worker’s wake turns visible after its lease and starts the next worker, which runs the killed one’s message once', async () => {
+    const wake = await wakeOf();
+    clock = new Date(NOW.getTime() + 5 * 60 * 60_000);
+    const queue = queueOf(bed);
+    const m = await started('wk-a');
+    await queue.send(JSON.stringify(m));
+    expect((await wakeSyncWorkers(wake)).started).toBe(1);
+    const w = await takeWake(wake.wakeQueue);
+    const runs: string[] = [];
+    const taken: QueuedMessage[] = [];
+    // The killed instance: after the kill its clients never answer again (no receive, no renewal).
+    let frozen = false;
+    const hang = <T>() => new Promise<T>(() => {});
+    const dying: SyncQueuePort = {
+      receive: async (o) => {
+        if (frozen) return hang();
+        const got = await queue.receive(o);
+        taken.push(...got);
+        return got;
+      },
+      delete: (h) => queue.delete(h),
+      changeVisibility: (h, sec) => queue.changeVisibility(h, sec),
+    };
+    const dyingWake = {
+      changeVisibility: (h: string, sec: number) =>
+        frozen ? hang<void>() : wake.wakeQueue.changeVisibility(h, sec),
+    };
+    void handleSyncBatch(
+      {
+        runDeps: runDepsOf(bed, gatedEngine(new Map([['wk-a', hang()]]), runs), now),
+        queue: dying,
+        wakeQueue: dyingWake,
+        // A short lease, so the test waits seconds, not two minutes (the renewal every second).
+        wakeLease: { leaseSeconds: 2, renewSeconds: 1 },
+        log: captureLog().log,
+      },
+      eventOf(recordOf(w)),
+      () => 15 * 60_000,
+    );
+    await expect.poll(() => runs, { timeout: 5_000 }).toEqual(['wk-a']);
+    frozen = true;
+    // Alive by its wake while the lease runs: the planner starts no second worker (cap 1).
+    expect((await wakeSyncWorkers(wake)).started).toBe(0);
+    // The lease lapses unrenewed: the wake is visible again — the event source's next worker takes it.
+    let next: QueuedMessage | undefined;
+    await expect
+      .poll(
+        async () => {
+          next = (await wake.wakeQueue.receive({ max: 1, waitSeconds: 1 }))[0];
+          return next;
+        },
+        { timeout: 10_000 },
+      )
+      .toBeDefined();
+    // The killed run's message comes back after the sync queue's visibility timeout (shortened here).
+    await new Promise((r) => setTimeout(r, WORKER_POLL_WAIT_SECONDS * 1_000));
+    expect(taken).toHaveLength(1);
+    await queue.changeVisibility(taken[0]?.receiptHandle ?? '', 0);
+    clock = new Date(clock.getTime() + 20 * 60_000);
+    const report = await handleSyncBatch(
+      { runDeps: runDepsOf(bed, gatedEngine(new Map(), runs), now), queue, log: captureLog().log },
+      eventOf(),
+      () => 15 * 60_000,
+    );
+    expect(report.batchItemFailures).toEqual([]);
+    expect(runs).toEqual(['wk-a', 'wk-a']);
+    const item = await getSourceState(bed.clients.doc, bed.env.STATE_TABLE, 'wk-a');
+    expect(item?.lastRun).toMatchObject({ runId: m.runId, ok: true });
+    expect(await visible(bed)).toEqual([]);
+    // The next worker returned: Lambda deletes its wake.
+    await wake.wakeQueue.delete(next?.receiptHandle ?? '');
+  }, 60_000);
+  it('issue 28 / SCH-5: a tick whose wake step fails still leases and hands out; the next tick’s wake starts a worker for what waits', async () => {
+    const wake = await wakeOf();
+    clock = new Date(NOW.getTime() + 48 * 60 * 60_000);
+    const planner = await composePlanner(bed.env);
+    // The wake queue unreachable for this tick (a client that refuses): the tick itself must not fail.
+    const refused = () => Promise.reject(new Error('wake queue unreachable'));
+    const result = await runPlannerInvocation(
+      {
+        ...planner,
+        wake: {
+          ...wake,
+          syncQueue: { depth: refused },
+          wakeQueue: { depth: refused, sendBatch: (e) => wake.wakeQueue.sendBatch(e) },
+        },
+      },
+      clock,
+    );
+    expect(result.started.length).toBeGreaterThan(0);
+    const waiting = await wake.syncQueue.depth();
+    expect(waiting.visible).toBe(result.started.length);
+    // The next look (the next tick) starts a worker for them.
+    expect(await wakeSyncWorkers(wake)).toMatchObject({
+      started: 1,
+      alive: 0,
+      waiting: result.started.length,
+    });
+  }, 60_000);
+});
+
+describe('syncWorkersToStart (issue 28, pure)', () => {
+  const depth = (visible: number, inFlight = 0, delayed = 0) => ({ visible, inFlight, delayed });
+  const at = (sync: ReturnType<typeof depth>, wakes: ReturnType<typeof depth>, maxWorkers = 3) =>
+    syncWorkersToStart({ sync, wakes, runsAtOnce: 34, maxWorkers });
+
+  it('SCH-5: ⌈(taken + waiting) ÷ width⌉ at most the cap, less the workers alive or starting; none when nothing waits', () => {
+    expect(at(depth(0, 20), depth(0))).toBe(0); // runs in flight, none waiting: their worker suffices
+    expect(at(depth(1), depth(0))).toBe(1); // nothing alive, one waits: one
+    expect(at(depth(58, 20), depth(0, 1))).toBe(2); // 78 ÷ 34 → 3, one alive
+    expect(at(depth(58, 20), depth(0, 1), 1)).toBe(0); // the cap: the burst waits for the one
+    expect(at(depth(200), depth(1, 1))).toBe(1); // a started wake (visible) counts as alive
+    expect(at(depth(0, 0, 5), depth(0))).toBe(1); // delayed runs wait too
+  });
 });
