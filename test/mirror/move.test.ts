@@ -11,6 +11,7 @@ import {
 } from '../../shared/mirror';
 import { indexKey, MirrorIndex, type MirrorTablePlacement, mirrorItemTables } from '../../shared/store';
 import { useAwsTestbed } from '../support/aws';
+import { aroundItemPut } from '../support/aws-faults';
 import { paperWrite, seedListedBody, walkList, withApi } from '../support/mirror-api';
 
 /**
@@ -66,40 +67,11 @@ async function item(
   return out.Item;
 }
 
-/**
- * Runs `around` around the copy's write of one item into the Mirror table (matched by its key):
- * `before` just before it is sent, `after` once it has landed or been refused. Once.
- */
-function aroundCopyOf(
+/** The Mirror table's write of one item, staged by `aroundItemPut` (test/support/aws-faults.ts). */
+const aroundCopyOf = (
   key: { pk: string; sk: string },
   around: { before?: () => Promise<void>; after?: () => Promise<void> },
-): () => void {
-  const name = `move-race-${key.sk}`;
-  let fired = false;
-  bed.clients.doc.middlewareStack.add(
-    (next, context) => async (args) => {
-      const input = args.input as { TableName?: string; Item?: unknown };
-      // The document client's commands reach this stack as the client's (`PutItemCommand`, marshalled).
-      const item = JSON.stringify(input.Item ?? {});
-      const hit =
-        !fired &&
-        /PutItem/.test(context.commandName ?? '') &&
-        input.TableName === bed.env.MIRROR_TABLE &&
-        item.includes(key.pk) &&
-        item.includes(key.sk);
-      if (!hit) return next(args);
-      fired = true;
-      await around.before?.();
-      try {
-        return await next(args);
-      } finally {
-        await around.after?.();
-      }
-    },
-    { step: 'initialize', name },
-  );
-  return () => bed.clients.doc.middlewareStack.remove(name);
-}
+) => aroundItemPut(bed.clients.doc, bed.env.MIRROR_TABLE, key, around);
 
 describe('migrate mirror-table (issue 28)', () => {
   it('copies every State item the Mirror table lacks; a duplicate run writes nothing; reads then come from Mirror', async () => {

@@ -17,6 +17,7 @@ import {
 import { indexKey, indexPartition, MirrorRecords, mirrorTablePlacement } from '../../shared/store';
 import { TakedownRegistry, tombstoneIds } from '../../shared/takedown';
 import { type AwsTestbed, useAwsTestbed } from '../support/aws';
+import { aroundItemPut } from '../support/aws-faults';
 import { syncedTwoBodyCouncil } from '../support/oparl-harness';
 import { takedownDepsOf } from '../support/takedown';
 
@@ -80,36 +81,11 @@ async function rebuild(
 
 const papersOf = (items: Record<string, unknown>[]) => items.filter((i) => i.type === 'paper');
 
-/** Runs `around` around the rebuild's PutItem of one Mirror item (matched by its key), once. */
-function aroundPutOf(
+/** The Mirror table's write of one item, staged by `aroundItemPut` (test/support/aws-faults.ts). */
+const aroundPutOf = (
   key: { pk: string; sk: string },
   around: { before?: () => Promise<void>; after?: () => Promise<void> },
-): () => void {
-  const name = `rebuild-race-${key.sk}`;
-  let fired = false;
-  bed.clients.doc.middlewareStack.add(
-    (next, context) => async (args) => {
-      const input = args.input as { TableName?: string; Item?: unknown };
-      const item = JSON.stringify(input.Item ?? {});
-      const hit =
-        !fired &&
-        /PutItem/.test(context.commandName ?? '') &&
-        input.TableName === bed.env.MIRROR_TABLE &&
-        item.includes(key.pk) &&
-        item.includes(key.sk);
-      if (!hit) return next(args);
-      fired = true;
-      await around.before?.();
-      try {
-        return await next(args);
-      } finally {
-        await around.after?.();
-      }
-    },
-    { step: 'initialize', name },
-  );
-  return () => bed.clients.doc.middlewareStack.remove(name);
-}
+) => aroundItemPut(bed.clients.doc, bed.env.MIRROR_TABLE, key, around);
 
 async function item(sourceId: string, type: string, id: string) {
   return (await snapshot(sourceId)).find((i) => i.pk === indexPartition(sourceId, type) && i.id === id);

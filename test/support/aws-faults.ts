@@ -1,3 +1,4 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { FeedClients } from '../../shared/changes';
 
 /**
@@ -187,4 +188,43 @@ export async function untilCrashed(
     if (Date.now() > deadline) throw new Error('the work never reached its crash point');
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/**
+ * Runs `around` around one PutItem of an item into `table` (matched by its key in the marshalled item):
+ * `before` just before it is sent to the real peer, `after` once it has landed or been refused. Once.
+ * A client middleware, so the races it stages (a takedown between a bulk job's read and its write) hit
+ * the real conditional write. Returns the removal.
+ */
+export function aroundItemPut(
+  doc: DynamoDBDocumentClient,
+  table: string,
+  key: { pk: string; sk: string },
+  around: { before?: () => Promise<void>; after?: () => Promise<void> },
+): () => void {
+  const name = `around-put-${table}-${key.pk}-${key.sk}`;
+  let fired = false;
+  doc.middlewareStack.add(
+    (next, context) => async (args) => {
+      const input = args.input as { TableName?: string; Item?: unknown };
+      // The document client's commands reach this stack as the client's (`PutItemCommand`, marshalled).
+      const item = JSON.stringify(input.Item ?? {});
+      const hit =
+        !fired &&
+        /PutItem/.test(context.commandName ?? '') &&
+        input.TableName === table &&
+        item.includes(key.pk) &&
+        item.includes(key.sk);
+      if (!hit) return next(args);
+      fired = true;
+      await around.before?.();
+      try {
+        return await next(args);
+      } finally {
+        await around.after?.();
+      }
+    },
+    { step: 'initialize', name },
+  );
+  return () => doc.middlewareStack.remove(name);
 }
