@@ -1,11 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { composeDocuments, type DeletionReport, runDeletionCheck, runFilesPass } from '../shared/documents';
 import { createTestResolver } from '../shared/net';
 import { createHostSlots } from '../shared/slots';
 import { type DocumentsBed, HOUR, putBody, putSource, recordFile, T0 } from '../test/support/documents-bed';
 import { InstantClock } from '../test/support/fetch-kit';
-import { startRemotePeers } from './support';
+import { firstLineOf, startRemotePeers } from './support';
 
 /**
  * Issue 28: the deletion check's own CPU per check, without its peers' CPU. The local DynamoDB/S3 run
@@ -42,14 +41,7 @@ async function startCouncils(
     ['--import', 'tsx', 'bench/councils-process.ts', String(count), String(files)],
     { stdio: ['pipe', 'pipe', 'inherit'] },
   );
-  const line = await new Promise<string>((resolve, reject) => {
-    const rl = createInterface({ input: child.stdout as NodeJS.ReadableStream });
-    rl.once('line', (l) => {
-      rl.close();
-      resolve(l);
-    });
-    child.once('exit', (code) => reject(new Error(`councils process exited with ${code}`)));
-  });
+  const line = await firstLineOf(child, 'councils');
   const urls = (JSON.parse(line) as { url: string }[]).map((c) => c.url);
   return {
     urls,

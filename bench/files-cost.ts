@@ -2,14 +2,13 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { composeDocuments, runFilesPass, TextExtractor } from '../shared/documents';
 import type { HostSlots } from '../shared/fetch';
 import { createTestResolver } from '../shared/net';
 import { createHostSlots } from '../shared/slots';
 import { type DocumentsBed, HOUR, putBody, putSource, recordFile, T0 } from '../test/support/documents-bed';
 import { buildCouncilPdf, type CouncilPdfShape } from './council-pdf';
-import { startRemotePeers } from './support';
+import { firstLineOf, startRemotePeers } from './support';
 
 /**
  * Issue 28: what bills the files function's time — measured, not assumed. One real files pass
@@ -89,14 +88,7 @@ async function startCouncils(pdfPath: string, answerMs: number) {
     ['--input-type=module', '-e', COUNCILS_SCRIPT, pdfPath, String(answerMs)],
     { stdio: ['pipe', 'pipe', 'inherit'] },
   );
-  const line = await new Promise<string>((resolve, reject) => {
-    const rl = createInterface({ input: child.stdout as NodeJS.ReadableStream });
-    rl.once('line', (l) => {
-      rl.close();
-      resolve(l);
-    });
-    child.once('exit', (code) => reject(new Error(`councils process exited with ${code}`)));
-  });
+  const line = await firstLineOf(child, 'councils');
   const { port } = JSON.parse(line) as { port: number };
   return {
     urlOf: (host: string) => `http://${host}:${port}`,
