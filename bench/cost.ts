@@ -876,20 +876,14 @@ function wireOf(kind: 'oparl' | 'scraper'): CouncilWire {
 const SCRAPER_CHANGES_MEASURED = 2;
 
 /**
- * Issue 28: a changed run's mirror records (S3 PUTs) as of one change — the week's simulation has one
- * change per changed run — where the measured run's records are of `changes` (the fake site's two; the
- * demo council's one change scaled with the bodies). Only the S3 record family: the run's DynamoDB
- * units are left as measured here (the same over-count; bench/cost's DynamoDB lines are another's).
+ * Issue 28: a changed run as of one change — the week's simulation has one change per changed run —
+ * where the measured run's objects are of `changes` (the fake site's two; the demo council's one change
+ * scaled with the bodies): what grows with objects (their index reads and writes, the mirror items and
+ * their list index, the S3 records) ÷ `changes`; requests, per-page and per-list writes (cursor, scrape
+ * pages, list marks and digests) and the run's work as measured.
  */
-function recordsOfChanges(p: RunProfile, changes: number): RunProfile {
-  const label = 'PutObject mirror record';
-  const records = p.s3PutsBy?.[label] ?? 0;
-  if (records === 0 || changes === 1) return p;
-  return {
-    ...p,
-    s3Puts: p.s3Puts - records + records / changes,
-    s3PutsBy: { ...p.s3PutsBy, [label]: records / changes },
-  };
+function ofOneChange(p: RunProfile, changes: number): RunProfile {
+  return changes === 1 ? p : { ...objectScaled(p, 1 / changes), workSeconds: p.workSeconds };
 }
 
 /** A run `k` times over (more bodies: every quantity, requests too). */
@@ -1741,7 +1735,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       : {}),
     unchanged: scaled(measured.unchanged, A.bodiesPerOparlSource),
     // Issue 28: the change is in one body; its records are not one set per body.
-    changed: recordsOfChanges(scaled(measured.changed, A.bodiesPerOparlSource), A.bodiesPerOparlSource),
+    changed: ofOneChange(scaled(measured.changed, A.bodiesPerOparlSource), A.bodiesPerOparlSource),
   });
   // Issue 28 (sync CPU): the runs' work is the engine's own CPU (bench sync-cpu, assumptions.ts), not
   // this process's (its in-process peers and council in it); before and after that session's cuts.
@@ -1750,7 +1744,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
   // Issue 28: the fake RIS site's changed run holds two changes (a calendar row and a Nachtrag).
   const scraperOneChange = {
     ...scraper,
-    changed: recordsOfChanges(scraper.changed, SCRAPER_CHANGES_MEASURED),
+    changed: ofOneChange(scraper.changed, SCRAPER_CHANGES_MEASURED),
   };
   const scraperEngine = withEngineCpu(scraperOneChange, A.syncCpuSecondsPerRun.scraper);
   const scraperBeforeCuts = withEngineCpu(scraperOneChange, A.syncCpuSecondsPerRunBeforeCuts.scraper);
