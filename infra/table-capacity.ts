@@ -79,9 +79,9 @@ const units = (readMin: number, readMax: number, writeMin: number, writeMax: num
  * maximum units a second its auto scaling chose for the table and each index, for the design after
  * the mirror's move (`-c mirrorTable=ownDropped`: State without `byList`; under `own` the index, empty,
  * gets the floor; while it moves State stays on-demand, infra/stack.ts). At 1,000 sources: State
- * provisioned at 90 % (€15.00 on-demand → €7.32 a month at list price), Sources, Documents and Mirror
- * on-demand (provisioned would cost more: €0.19 → €1.21, €1.85 → €4.56, €3.56 → €7.40 — the Mirror
- * table's load is the 03:00 full syncs' burst). At 100,000 Sources too is provisioned (€76.51 → €67.32).
+ * provisioned at 90 % (€14.99 on-demand → €7.31 a month at list price), Sources, Documents and Mirror
+ * on-demand (provisioned would cost more: €0.19 → €1.21, €1.85 → €4.56, €3.01 → €5.30 — the Mirror
+ * table's load is the 03:00 full syncs' burst). At 10,000 and 100,000 Sources too is provisioned (€2.39 → €2.34, a near tie; €76.51 → €67.32).
  */
 export const DECIDED_CAPACITY: readonly FleetCapacityPlan[] = [
   {
@@ -96,7 +96,7 @@ export const DECIDED_CAPACITY: readonly FleetCapacityPlan[] = [
       State: {
         mode: 'provisioned',
         targetPercent: 90,
-        table: units(3, 38, 3, 88),
+        table: units(3, 36, 3, 86),
         indexes: { byDueAt: units(1, 2, 2, 12) },
       },
       Documents: {
@@ -108,8 +108,8 @@ export const DECIDED_CAPACITY: readonly FleetCapacityPlan[] = [
       Mirror: {
         mode: 'onDemand',
         targetPercent: 90,
-        table: units(4, 38, 5, 36),
-        indexes: { byList: units(4, 34, 7, 62) },
+        table: units(4, 36, 3, 24),
+        indexes: { byList: units(4, 34, 5, 42) },
       },
     },
   },
@@ -117,15 +117,15 @@ export const DECIDED_CAPACITY: readonly FleetCapacityPlan[] = [
     fleet: 10_000,
     tables: {
       Sources: {
-        mode: 'onDemand',
+        mode: 'provisioned',
         targetPercent: 90,
-        table: units(4, 42, 1, 2),
+        table: units(9, 42, 1, 2),
         indexes: { byHost: units(1, 2, 1, 2) },
       },
       State: {
         mode: 'provisioned',
         targetPercent: 90,
-        table: units(28, 368, 22, 870),
+        table: units(28, 352, 22, 852),
         indexes: { byDueAt: units(1, 2, 17, 102) },
       },
       Documents: {
@@ -137,8 +137,8 @@ export const DECIDED_CAPACITY: readonly FleetCapacityPlan[] = [
       Mirror: {
         mode: 'onDemand',
         targetPercent: 90,
-        table: units(44, 378, 44, 352),
-        indexes: { byList: units(35, 322, 69, 604) },
+        table: units(44, 350, 28, 234),
+        indexes: { byList: units(35, 322, 44, 402) },
       },
     },
   },
@@ -154,20 +154,20 @@ export const DECIDED_CAPACITY: readonly FleetCapacityPlan[] = [
       State: {
         mode: 'provisioned',
         targetPercent: 90,
-        table: units(269, 3678, 215, 8690),
-        indexes: { byDueAt: units(1, 2, 172, 1004) },
+        table: units(269, 3504, 215, 8508),
+        indexes: { byDueAt: units(1, 2, 172, 1002) },
       },
       Documents: {
         mode: 'onDemand',
         targetPercent: 90,
-        table: units(500, 3586, 87, 768),
-        indexes: { byNextAttempt: units(1, 2, 28, 336), bySource: units(1, 2, 28, 336) },
+        table: units(500, 3592, 87, 778),
+        indexes: { byNextAttempt: units(1, 2, 28, 334), bySource: units(1, 2, 28, 334) },
       },
       Mirror: {
         mode: 'onDemand',
         targetPercent: 90,
-        table: units(422, 3762, 500, 3510),
-        indexes: { byList: units(337, 3210, 660, 6018) },
+        table: units(422, 3486, 269, 2336),
+        indexes: { byList: units(337, 3206, 422, 4004) },
       },
     },
   },
