@@ -1,3 +1,4 @@
+import type { WirePacket } from '../wire-capture';
 /**
  * Issue 28: the bytes a council request sends out, from a capture's packets (bench/wire-bytes.ts) —
  * pure, so the counting is tested on packets made by hand (test/cost/wire-bytes.test.ts).
@@ -23,16 +24,8 @@ export function acksOnPath(bytes: number): number {
   return Math.max(1, Math.ceil(bytes / (2 * PATH_MSS_BYTES)));
 }
 
-/** The packets the counting needs (bench/wire-capture.ts `WirePacket`). */
-export interface CountedPacket {
-  srcPort: number;
-  dstPort: number;
-  ipBytes: number;
-  payloadBytes: number;
-  syn: boolean;
-  fin: boolean;
-  head: string;
-}
+/** The packets the counting needs: a capture's packets without their time (a type import only). */
+export type CountedPacket = Omit<WirePacket, 'atMs'>;
 
 /** The client's side of a capture against one server port. */
 export interface ClientSide {
