@@ -1,5 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure, type TableContext, unlessConditionFails } from './context';
+import { getJobCheckpoint, putJobCheckpoint } from './job-checkpoints';
 import type { IndexItem } from './mirror-index';
 
 /** What every mirror object item's partition key begins with (keys.ts `indexPartition`). */
@@ -126,30 +127,13 @@ export class MirrorTableMove {
 
   /** The step's checkpoint, or undefined before its first page. */
   async checkpoint(step: MirrorMoveStep): Promise<MirrorMoveCheckpoint | undefined> {
-    const out = await this.from.doc.send(
-      new GetCommand({
-        TableName: this.from.table,
-        Key: { pk: CHECKPOINT_PK, sk: step },
-        ConsistentRead: true,
-      }),
-    );
-    if (out.Item === undefined) return undefined;
-    const { next, done, counts } = out.Item;
-    return { next, done: done === true, counts: counts ?? {} };
+    const saved = await getJobCheckpoint(this.from, { pk: CHECKPOINT_PK, sk: step });
+    if (saved === undefined) return undefined;
+    return { next: saved.item.next as MirrorMoveCheckpoint['next'], done: saved.done, counts: saved.counts };
   }
 
   async saveCheckpoint(step: MirrorMoveStep, checkpoint: MirrorMoveCheckpoint): Promise<void> {
-    await this.from.doc.send(
-      new PutCommand({
-        TableName: this.from.table,
-        Item: {
-          pk: CHECKPOINT_PK,
-          sk: step,
-          done: checkpoint.done,
-          counts: checkpoint.counts,
-          ...(checkpoint.next !== undefined ? { next: checkpoint.next } : {}),
-        },
-      }),
-    );
+    const position = checkpoint.next !== undefined ? { next: checkpoint.next } : {};
+    await putJobCheckpoint(this.from, { pk: CHECKPOINT_PK, sk: step }, checkpoint, position);
   }
 }

@@ -1,5 +1,5 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { TableContext } from './context';
+import { getJobCheckpoint, putJobCheckpoint } from './job-checkpoints';
 
 /** The rebuild's checkpoints: one State item per scope, outside every `MIRROR#` partition (State has PITR). */
 const CHECKPOINT_PK = 'MIGRATION#mirror-rebuild';
@@ -20,30 +20,14 @@ export class MirrorRebuildCheckpoints {
   constructor(private readonly ctx: TableContext) {}
 
   async get(scope: string): Promise<MirrorRebuildCheckpoint | undefined> {
-    const out = await this.ctx.doc.send(
-      new GetCommand({
-        TableName: this.ctx.table,
-        Key: { pk: CHECKPOINT_PK, sk: scope },
-        ConsistentRead: true,
-      }),
-    );
-    if (out.Item === undefined) return undefined;
-    const { after, done, counts } = out.Item;
-    return { ...(typeof after === 'string' ? { after } : {}), done: done === true, counts: counts ?? {} };
+    const saved = await getJobCheckpoint(this.ctx, { pk: CHECKPOINT_PK, sk: scope });
+    if (saved === undefined) return undefined;
+    const { after } = saved.item;
+    return { ...(typeof after === 'string' ? { after } : {}), done: saved.done, counts: saved.counts };
   }
 
   async save(scope: string, checkpoint: MirrorRebuildCheckpoint): Promise<void> {
-    await this.ctx.doc.send(
-      new PutCommand({
-        TableName: this.ctx.table,
-        Item: {
-          pk: CHECKPOINT_PK,
-          sk: scope,
-          done: checkpoint.done,
-          counts: checkpoint.counts,
-          ...(checkpoint.after !== undefined ? { after: checkpoint.after } : {}),
-        },
-      }),
-    );
+    const position = checkpoint.after !== undefined ? { after: checkpoint.after } : {};
+    await putJobCheckpoint(this.ctx, { pk: CHECKPOINT_PK, sk: scope }, checkpoint, position);
   }
 }
