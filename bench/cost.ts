@@ -77,6 +77,7 @@ import { type AwsTestbed, startAwsTestbed } from '../test/support/aws';
 import { ALLRIS_DISTRICTS, startFakeRisHtml } from '../test/support/fake-ris-html';
 import { harness, TestClock } from '../test/support/oparl-harness';
 import { scraperHarness } from '../test/support/scraper-harness';
+import { API_BYTES_PER_RESPONSE_ASSUMED, bytesPerResponse } from './cost/api-bytes';
 import { ASSUMPTIONS } from './cost/assumptions';
 import { deletionRun } from './cost/deletion-model';
 import { type DeletionSampleUnits, measureDeletionSamples } from './cost/deletion-samples';
@@ -2187,7 +2188,10 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
         fileGb(storedFiles - oldFiles) +
         (oldFiles * tiers.standardBytesPerFile) / 1e9
       : storageS3Bytes / 1e9 + textGb + fileGb(storedFiles);
-    const oldVisits = visits * A.previewOldFileShare;
+    // Issue 28 (what-if `previewViaCdn`): stored copies through the distribution — S3 reads a file only
+    // on CloudFront's misses; without it every visit's redirect reads it from S3.
+    const fileReadShare = levers.previewViaCdn ? 1 - A.previewCdnHitShare : 1;
+    const oldVisits = visits * A.previewOldFileShare * fileReadShare;
     const glacierVisits = oldVisits * tiers.transitionedShare;
 
     // The mirror index, measured (see the comment of issue 18 above MirrorKind).
@@ -2251,6 +2255,10 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     const changes = perMonth(A.changesPerWeekday * 5) * sources;
     const apiRequests = A.apiRequestsPerSourcePerMonth * sources;
     const apiOrigin = apiRequests * (1 - A.apiCacheHitShare);
+    const apiBytesEach = levers.apiBytesMeasured
+      ? bytesPerResponse([A.apiWire.listPage], A.apiWire.viewerEncodings)
+      : API_BYTES_PER_RESPONSE_ASSUMED;
+    const previewGb = (visits * A.fileBytes) / 1e9;
     const broadcastRuns = minutesPerMonth;
     const fn = (memoryMb: number, invocations: number, seconds: number) => ({
       invocations,
@@ -2328,7 +2336,10 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       },
       s3: {
         putRequests: sync.s3Puts + filesPerMonth * FILE_S3_PUTS,
-        getRequests: sync.s3Gets + (levers.storageClasses ? visits - glacierVisits : visits) + filesPerMonth,
+        getRequests:
+          sync.s3Gets +
+          (levers.storageClasses ? visits * fileReadShare - glacierVisits : visits * fileReadShare) +
+          filesPerMonth,
         storageGb: s3StandardGb,
         ...(levers.storageClasses
           ? {
@@ -2353,9 +2364,12 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       upstash: { commands: upstashCommands, bandwidthGb: (upstashCommands * A.upstashBytesPerCommand) / 1e9 },
       secrets: { secrets: 1, apiCalls: A.coldStartsPerMonth },
       dataTransfer: {
-        internetOutGb: (visits * A.fileBytes) / 1e9,
-        cloudFrontOutGb: (apiRequests * A.apiBytesPerResponse) / 1e9,
-        cloudFrontRequests: visits + apiRequests,
+        // Issue 28: the preview's files out of S3 (presigned redirects) or, what-if, through CloudFront
+        // (a second request a visit: the redirect's target); the API's bytes as measured (api-bytes).
+        internetOutGb: levers.previewViaCdn ? 0 : previewGb,
+        cloudFrontOutGb: (apiRequests * apiBytesEach) / 1e9 + (levers.previewViaCdn ? previewGb : 0),
+        cloudFrontRequests: visits + apiRequests + (levers.previewViaCdn ? visits : 0),
+        cloudFrontFlatRate: levers.cloudFrontFlatRate,
         // Issue 28: measured bytes a request (bench/cost/wire-bytes.ts; assumptions.ts `councilWire`):
         // a file fetch its own connection; the deletion check one per server and hourly run (its
         // HEADs of a server 2 s apart, RATE-6), the photo check one per source and weekly run.
@@ -2749,6 +2763,37 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       };
     }),
   }));
+  // Issue 28 (api-bytes): the serving line (services.dataTransfer) and S3's per fleet, as built, before
+  // the API's bytes were measured, and with the CloudFront what-ifs — the plan picked, the month's
+  // CloudFront requests and GB (the plans' allowances are counted in them).
+  const servingVariants: Record<string, Partial<Levers>> = {
+    apiBytesAssumed: { apiBytesMeasured: false },
+    asBuilt: {},
+    previewViaCdn: { previewViaCdn: true },
+    flatRate: { cloudFrontFlatRate: true },
+    previewViaCdnFlatRate: { previewViaCdn: true, cloudFrontFlatRate: true },
+  };
+  const serving = FLEETS.map((n) => ({
+    sources: n,
+    ...Object.fromEntries(
+      Object.entries(servingVariants).map(([name, what]) => {
+        const b = bill(n, { ...LEVERS_NOW, ...what });
+        const line = b.cost.services.dataTransfer;
+        return [
+          name,
+          {
+            servingEur: round(line?.eur ?? 0),
+            s3Eur: round(b.cost.services.s3?.eur ?? 0),
+            totalEur: round(b.cost.eurPerMonth),
+            plan: Object.keys(line?.items ?? {}).find((item) => item.endsWith(' plan')) ?? 'pay-as-you-go',
+            cloudFrontRequests: round(b.usage.dataTransfer.cloudFrontRequests, 0),
+            cloudFrontGb: round(b.usage.dataTransfer.cloudFrontOutGb, 1),
+            internetOutGb: round(b.usage.dataTransfer.internetOutGb, 1),
+          },
+        ];
+      }),
+    ),
+  }));
   const fleet = FLEETS.map((n) => {
     const b = bill(n);
     return {
@@ -2915,6 +2960,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       storedFilesGb: round((now.storedFiles * A.fileBytes) / 1e9, 0),
     },
     levers: leverRows,
+    serving,
     modelBeforeIssue28: {
       what: 'no council answer time, 4 servers at once for deletion HEADs, all files in S3 Standard (the rest as now)',
       eurPerMonth: round(withoutLevers.cost.eurPerMonth),

@@ -33,6 +33,9 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   'scrape-cost': async () => (await import('./scrape-cost')).runScrapeCostBench(),
   preview: async () => (await import('./preview')).runPreviewBench(),
   'mirror-api': async () => (await import('./mirror-api')).runMirrorApiBench(),
+  // Issue 28: a mirror API answer's bytes as CloudFront serves it (raw, gzip, Brotli; headers).
+  'api-bytes': async () =>
+    (await import('./api-bytes')).runApiBytesBench({ log: (l: string) => console.error(l) }),
   'api-flood': async () => (await import('./api-flood')).runApiFloodBench(),
   chaos: async () =>
     (await import('./chaos')).runChaosBench({

@@ -171,7 +171,32 @@ export const ASSUMPTIONS = {
   apiCacheHitShare: 0.6,
   apiFunctionSeconds: 0.08,
   // Read units a request: one list page of the measured mirror items (bench/cost.ts apiPageReadUnits).
-  apiBytesPerResponse: 20_000,
+  /**
+   * Issue 28: what an API response weighs as CloudFront serves it — measured, `npm run bench --
+   * api-bytes` (bench/api-bytes.ts, 2026-12-03): the real API over the demo council (the cost bench's
+   * shape: 150 objects a list, 5 terms) synced by the real engine, every list of the listed body walked
+   * at the API's default page size (50), 24 full pages (11 lists; the terms' one short page left out)
+   * and 22 single objects. The bill takes every request as a list page (as its read units do: bench/cost
+   * inline-bound.ts ApiPageModel), so the mean full page is billed; a single object is ≈ 0.44 + 1.2 KB
+   * raw (0.54 KB Brotli'd), so the figure is an upper bound for a mix with objects. Sizes: the header
+   * block the origin sends (HTTP/1.1 text, hop-by-hop headers out) + the 4 headers CloudFront adds
+   * (196 B; bench/cost/api-bytes.ts); the body raw, gzip (the larger of level 1 and 6) and Brotli (the
+   * larger of quality 4 and 11) — CloudFront does not document its levels. Scale check: the OParl
+   * specification's example objects compress to 0.24–0.70 of their size (Meeting 3.1 KB → 0.75 KB), the
+   * demo's single objects to 0.44–0.55; a page of 50 compresses 6–7× (its keys and URLs repeat).
+   * Was `apiBytesPerResponse: 20_000`, an assumption; the measured raw page is 63 KB.
+   */
+  apiWire: {
+    listPage: { headerBytes: 436, rawBytes: 63_470, gzipBytes: 10_550, brotliBytes: 8_978 },
+    /**
+     * ASSUMED shares of API requests by the viewer's Accept-Encoding: browsers (the portal's pages) send
+     * `gzip, deflate, br`, CloudFront answers Brotli; server-side clients mostly gzip — node's fetch
+     * sends `gzip, deflate` (measured by the bench), Python requests `gzip, deflate`, Go's net/http
+     * gzip; curl without `--compressed` and Java's HttpClient send none and get the raw page (7× the
+     * bytes). Half the requests from browsers, 5 % without Accept-Encoding.
+     */
+    viewerEncodings: { brotli: 0.5, gzip: 0.45, none: 0.05 },
+  },
   /**
    * Issue 28 (inline bound grid, bench/cost/inline-bound.ts): what one round of a page's parallel S3
    * GETs adds to the API function (S3 first-byte latency in-region, ≈ 20–40 ms; assumed).
@@ -195,6 +220,15 @@ export const ASSUMPTIONS = {
   metricSeriesAllEmf: 48,
   /** Storage classes: share of preview visits that read a file older than the transition age. */
   previewOldFileShare: 0.3,
+  /**
+   * Issue 28, the what-if of stored copies served through the distribution (levers.ts `previewViaCdn`):
+   * the share of such file requests CloudFront answers from its cache, without an S3 GET (or a Glacier
+   * IR retrieval). ASSUMED — nothing measures it: a document opened by several visitors within a day
+   * (a meeting's agenda that week) at one edge; files are many and each seldom opened, so lower than the
+   * API's 0.6. The lever's result hardly moves with it: the S3 GETs and retrievals it saves are ≈ €1 a
+   * month at 1,000 sources in all.
+   */
+  previewCdnHitShare: 0.3,
   /**
    * CPU seconds of one deletion-check sample (a HEAD through the fetcher, the walk's share of DynamoDB
    * reads and cursor writes) on one full vCPU, measured 2026-12-03 with `npm run bench -- deletion-cpu`

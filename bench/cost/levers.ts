@@ -99,6 +99,21 @@ export interface Levers {
    * floor of 1 RCU and 1 WCU. Only with `mirrorTable` (before the move State's index is the list index).
    */
   stateListIndexDropped: boolean;
+  /**
+   * Issue 28: the mirror API's bytes a response as measured (`npm run bench -- api-bytes`: a list page
+   * compressed as CloudFront serves it, assumptions.ts `apiWire`) instead of the assumed 20,000 B —
+   * a correction of the model, no code.
+   */
+  apiBytesMeasured: boolean;
+  /**
+   * What-if (issue 28): the preview's stored copies served through its CloudFront distribution (origin
+   * access control to the bucket) instead of a redirect to a presigned S3 URL — the bytes billed at
+   * CloudFront's price instead of S3's internet egress, one more CloudFront request a visit, and the S3
+   * GETs and Glacier IR retrievals only on CloudFront's misses (assumptions.ts `previewCdnHitShare`).
+   */
+  previewViaCdn: boolean;
+  /** What-if (issue 28): the distribution on the cheapest covering CloudFront flat-rate plan (model.ts). */
+  cloudFrontFlatRate: boolean;
 }
 
 /** What-if (issue 28): the files pass downloading from this many servers at once instead of 4. */
@@ -135,6 +150,9 @@ export const LEVERS_NOW: Levers = {
   filesCpuMeasured: true,
   filesHostsAtOnce: HOSTS_IN_PARALLEL,
   stateListIndexDropped: true,
+  apiBytesMeasured: true,
+  previewViaCdn: false,
+  cloudFrontFlatRate: false,
 };
 
 /** The model and the code before issue 28's levers (latency left in: the model is corrected apart). */
@@ -156,6 +174,7 @@ export const LEVERS_OFF: Levers = {
   dynamoCapacity: 'onDemand',
   filesCpuMeasured: false,
   stateListIndexDropped: false,
+  apiBytesMeasured: false,
 };
 
 export const LEVER_VARIANTS: Record<
@@ -277,5 +296,29 @@ export const LEVER_VARIANTS: Record<
     built: true,
     off: { stateListIndexDropped: false },
     on: { stateListIndexDropped: true },
+  },
+  apiBytes: {
+    what: 'mirror API bytes a response as measured (bench api-bytes: a 50-object list page as CloudFront serves it, Brotli/gzip by the viewers’ Accept-Encoding, headers included) instead of the assumed 20,000 B — a correction of the model, no code',
+    built: true,
+    off: { apiBytesMeasured: false },
+    on: { apiBytesMeasured: true },
+  },
+  previewViaCdn: {
+    what: 'what-if (not built): the preview’s stored copies through its CloudFront distribution (OAC to the bucket) instead of presigned S3 redirects — CloudFront $/GB for S3 egress, a second CloudFront request a visit, S3 GETs and Glacier IR retrievals on misses only',
+    built: false,
+    off: { previewViaCdn: false },
+    on: { previewViaCdn: true },
+  },
+  cloudFrontFlatRate: {
+    what: 'what-if (not built): the distribution on the cheapest CloudFront flat-rate plan that covers the month (Pro $15: 10 M requests/50 TB, Business $200: 125 M, Premium $1,000: 500 M; Free’s 1 M is below every fleet), else pay-as-you-go',
+    built: false,
+    off: { cloudFrontFlatRate: false },
+    on: { cloudFrontFlatRate: true },
+  },
+  previewViaCdnFlatRate: {
+    what: 'what-if (not built): both — the stored copies through the distribution and the distribution on the cheapest covering flat-rate plan',
+    built: false,
+    off: { previewViaCdn: false, cloudFrontFlatRate: false },
+    on: { previewViaCdn: true, cloudFrontFlatRate: true },
   },
 };

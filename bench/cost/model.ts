@@ -1,4 +1,5 @@
 import {
+  CLOUDFRONT_FLAT_RATE_PLANS,
   PRICES,
   type PriceName,
   UPSTASH_FIXED_PLANS,
@@ -129,6 +130,11 @@ export interface MonthlyUsage {
     cloudFrontOutGb: number;
     cloudFrontRequests: number;
     ingestOutGb?: number;
+    /**
+     * Issue 28 (what-if): the distribution on the cheapest CloudFront flat-rate plan whose allowance
+     * covers its month, when that is cheaper than pay-as-you-go (`cloudFrontPlanOf`).
+     */
+    cloudFrontFlatRate?: boolean;
   };
   /**
    * Issue 25 point 4: the API's rate-based WAF rule, only when deployed (`-c apiWaf=true`): web ACLs,
@@ -173,6 +179,24 @@ export function upstashPlanOf(
   return plan && prices[plan.price].usd < payAsYouGoUsd
     ? { plan, payAsYouGoUsd, paidBandwidthGb }
     : { payAsYouGoUsd, paidBandwidthGb };
+}
+
+/**
+ * Issue 28: the CloudFront plan a month is billed on — the cheapest flat-rate plan whose requests and
+ * data allowances cover it, when it is cheaper than pay-as-you-go (`plan` undefined otherwise; also when
+ * no plan covers the month: above an allowance AWS may throttle, so it is not billed as covered). Pure.
+ */
+export function cloudFrontPlanOf(
+  dataTransfer: Pick<MonthlyUsage['dataTransfer'], 'cloudFrontOutGb' | 'cloudFrontRequests'>,
+  prices: PriceTable = PRICES,
+): { plan?: (typeof CLOUDFRONT_FLAT_RATE_PLANS)[number]; payAsYouGoUsd: number } {
+  const payAsYouGoUsd =
+    dataTransfer.cloudFrontOutGb * prices.cloudFrontOutGb.usd +
+    dataTransfer.cloudFrontRequests * prices.cloudFrontHttpsRequest.usd;
+  const plan = CLOUDFRONT_FLAT_RATE_PLANS.find(
+    (p) => p.requests >= dataTransfer.cloudFrontRequests && p.dataGb >= dataTransfer.cloudFrontOutGb,
+  );
+  return plan && prices[plan.price].usd < payAsYouGoUsd ? { plan, payAsYouGoUsd } : { payAsYouGoUsd };
 }
 
 /** Prices `usage` with `prices` (USD) at `usdToEur`. */
@@ -252,8 +276,19 @@ export function priceUsage(
   add('secretsManager', 'secrets', usage.secrets.secrets, 'secretMonth');
   add('secretsManager', 'API calls', usage.secrets.apiCalls, 'secretApiCall');
   add('dataTransfer', 'GB out to the internet', usage.dataTransfer.internetOutGb, 'dataOutGb');
-  add('dataTransfer', 'CloudFront GB out', usage.dataTransfer.cloudFrontOutGb, 'cloudFrontOutGb');
-  add('dataTransfer', 'CloudFront requests', usage.dataTransfer.cloudFrontRequests, 'cloudFrontHttpsRequest');
+  const cloudFrontPlan = usage.dataTransfer.cloudFrontFlatRate
+    ? cloudFrontPlanOf(usage.dataTransfer, prices).plan
+    : undefined;
+  if (cloudFrontPlan) add('dataTransfer', `CloudFront ${cloudFrontPlan.name} plan`, 1, cloudFrontPlan.price);
+  else {
+    add('dataTransfer', 'CloudFront GB out', usage.dataTransfer.cloudFrontOutGb, 'cloudFrontOutGb');
+    add(
+      'dataTransfer',
+      'CloudFront requests',
+      usage.dataTransfer.cloudFrontRequests,
+      'cloudFrontHttpsRequest',
+    );
+  }
   if (usage.dataTransfer.ingestOutGb !== undefined)
     add('ingestTransfer', 'GB out to the councils', usage.dataTransfer.ingestOutGb, 'dataOutGb');
   if (usage.waf) {

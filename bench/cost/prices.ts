@@ -213,6 +213,22 @@ export const PRICES = {
     per: 'HTTPS request, Europe',
     source: `Amazon CloudFront pricing (aws.amazon.com/cloudfront/pricing), $0.012 per 10,000, ${READ}`,
   },
+  // Issue 28: CloudFront's flat-rate plans (bench/cost/model.ts cloudFrontPlanOf) — a what-if lever.
+  cloudFrontProPlanMonth: {
+    usd: 15,
+    per: 'month of the CloudFront Pro flat-rate plan (10 M requests, 50 TB)',
+    source: `Amazon CloudFront pricing (aws.amazon.com/cloudfront/pricing), flat-rate plans (since 2025-11-18, one distribution each, no overage charges), allowances from the CloudFront Developer Guide's flat-rate-pricing-plan page, as transcribed 2026-09-05 in api-evangelist/cloudfront plans/cloudfront-plans-pricing.yml: Pro $15/month, 10,000,000 requests, 50 TB; ${READ}`,
+  },
+  cloudFrontBusinessPlanMonth: {
+    usd: 200,
+    per: 'month of the CloudFront Business flat-rate plan (125 M requests, 50 TB)',
+    source: `Amazon CloudFront pricing (aws.amazon.com/cloudfront/pricing), flat-rate plans (since 2025-11-18, one distribution each, no overage charges), allowances from the CloudFront Developer Guide's flat-rate-pricing-plan page, as transcribed 2026-09-05 in api-evangelist/cloudfront plans/cloudfront-plans-pricing.yml: Business $200/month, 125,000,000 requests, 50 TB; ${READ}`,
+  },
+  cloudFrontPremiumPlanMonth: {
+    usd: 1_000,
+    per: 'month of the CloudFront Premium flat-rate plan (500 M requests, 50 TB)',
+    source: `Amazon CloudFront pricing (aws.amazon.com/cloudfront/pricing), flat-rate plans (since 2025-11-18, one distribution each, no overage charges), allowances from the CloudFront Developer Guide's flat-rate-pricing-plan page, as transcribed 2026-09-05 in api-evangelist/cloudfront plans/cloudfront-plans-pricing.yml: Premium $1,000/month at its first usage level, 500,000,000 requests, 50 TB (levels up to $10,000: 6 B requests, 600 TB); ${READ}`,
+  },
   /** Issue 25 point 4: the API's optional rate-based WAF rule (`-c apiWaf=true`): one web ACL, one rule. */
   wafWebAclMonth: {
     usd: 5,
@@ -295,3 +311,21 @@ export const UPSTASH_FIXED_BANDWIDTH_GB = 50;
 
 /** Pay-as-you-go's monthly bandwidth without charge (GB); beyond, `upstashPaygBandwidthGb`. */
 export const UPSTASH_PAYG_FREE_BANDWIDTH_GB = 200;
+
+/**
+ * Issue 28: CloudFront's flat-rate plans by allowance, cheapest first. A plan covers one distribution
+ * (the preview's, which serves the API too); above its allowance AWS charges nothing more but may
+ * throttle or ask for a larger plan — so the bill only takes a plan whose allowance covers the month.
+ * The Free plan ($0: 1 M requests, 100 GB) is left out: 1,000 sources ask ≈ 3 M requests a month, and a
+ * price of $0 is no price (every price here is > 0).
+ */
+export const CLOUDFRONT_FLAT_RATE_PLANS: readonly {
+  price: PriceName;
+  name: string;
+  requests: number;
+  dataGb: number;
+}[] = [
+  { price: 'cloudFrontProPlanMonth', name: 'Pro', requests: 10_000_000, dataGb: 50_000 },
+  { price: 'cloudFrontBusinessPlanMonth', name: 'Business', requests: 125_000_000, dataGb: 50_000 },
+  { price: 'cloudFrontPremiumPlanMonth', name: 'Premium', requests: 500_000_000, dataGb: 50_000 },
+];
