@@ -31,6 +31,20 @@ import { ASSUMPTIONS } from './cost/assumptions';
  */
 
 const GZIP_LEVELS = [1, 6] as const;
+
+/** The list fields of an OParl 1.1 Body (each a URL of a paged list). */
+const BODY_LIST_FIELDS = [
+  'organization',
+  'person',
+  'meeting',
+  'paper',
+  'legislativeTermList',
+  'agendaItem',
+  'membership',
+  'consultation',
+  'file',
+  'locationList',
+] as const;
 const BROTLI_QUALITIES = [4, 11] as const;
 
 interface Measured extends ResponseSizes {
@@ -145,11 +159,9 @@ export async function runApiBytesBench(opts: { log?: (line: string) => void } = 
       if (!body) throw new Error('no listed body');
       await get(body.id as string, 'body');
       const objectIds: { type: string; id: string }[] = [];
-      for (const list of LIST_KEYS) {
-        const field = Object.keys(body).find(
-          (k) => typeof body[k] === 'string' && (body[k] as string).endsWith(`/${list}`),
-        );
-        if (!field) continue;
+      for (const list of BODY_LIST_FIELDS) {
+        const field = list;
+        if (typeof body[field] !== 'string') continue;
         let next: string | undefined = body[field] as string;
         let pages = 0;
         while (next !== undefined) {
@@ -172,7 +184,7 @@ export async function runApiBytesBench(opts: { log?: (line: string) => void } = 
       const listPage = meanSizes(fullPages);
       const object = meanSizes(of('object'));
       const byType = Object.fromEntries(
-        LIST_KEYS.map((type) => [
+        BODY_LIST_FIELDS.map((type) => [
           type,
           {
             listPage: meanSizes(fullPages.filter((r) => r.type === type)),

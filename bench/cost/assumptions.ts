@@ -175,19 +175,19 @@ export const ASSUMPTIONS = {
    * Issue 28: what an API response weighs as CloudFront serves it — measured, `npm run bench --
    * api-bytes` (bench/api-bytes.ts, 2026-12-03): the real API over the demo council (the cost bench's
    * shape: 150 objects a list, 5 terms) synced by the real engine, every list of the listed body walked
-   * at the API's default page size (50), 24 full pages (11 lists; the terms' one short page left out)
-   * and 22 single objects. The bill takes every request as a list page (as its read units do: bench/cost
-   * inline-bound.ts ApiPageModel), so the mean full page is billed; a single object is ≈ 0.44 + 1.2 KB
-   * raw (0.54 KB Brotli'd), so the figure is an upper bound for a mix with objects. Sizes: the header
+   * at the API's default page size (50), 27 full pages (10 lists; the terms' one short page left out)
+   * and 20 single objects. The bill takes every request as a list page (as its read units do: bench/cost
+   * inline-bound.ts ApiPageModel), so the mean full page is billed; a single object is ≈ 0.44 + 1.1 KB
+   * raw (0.51 KB Brotli'd), so the figure is an upper bound for a mix with objects. Sizes: the header
    * block the origin sends (HTTP/1.1 text, hop-by-hop headers out) + the 4 headers CloudFront adds
    * (196 B; bench/cost/api-bytes.ts); the body raw, gzip (the larger of level 1 and 6) and Brotli (the
    * larger of quality 4 and 11) — CloudFront does not document its levels. Scale check: the OParl
    * specification's example objects compress to 0.24–0.70 of their size (Meeting 3.1 KB → 0.75 KB), the
    * demo's single objects to 0.44–0.55; a page of 50 compresses 6–7× (its keys and URLs repeat).
-   * Was `apiBytesPerResponse: 20_000`, an assumption; the measured raw page is 63 KB.
+   * Was `apiBytesPerResponse: 20_000`, an assumption; the measured raw page is 61 KB.
    */
   apiWire: {
-    listPage: { headerBytes: 436, rawBytes: 63_470, gzipBytes: 10_550, brotliBytes: 8_978 },
+    listPage: { headerBytes: 436, rawBytes: 60_588, gzipBytes: 9_993, brotliBytes: 8_509 },
     /**
      * ASSUMED shares of API requests by the viewer's Accept-Encoding: browsers (the portal's pages) send
      * `gzip, deflate, br`, CloudFront answers Brotli; server-side clients mostly gzip — node's fetch
