@@ -119,7 +119,9 @@ const MISSING_NAMED = 20;
  * (OPT-5, a takedown in flight) — unless it is `lifted`: State, read after that Mirror item, lacks the
  * mark. Every takedown marks State first and every lift unmarks State first (`mirrorItemTables`), so
  * such a mark is one a `takedown lift` removed from State while the copy was writing it into the Mirror
- * table (the lift found no Mirror item to unmark), or a lift in flight. A mark in State the Mirror
+ * table (the lift found no Mirror item to unmark), or a lift in flight. A new takedown meanwhile replaces
+ * such a mark there (`MirrorIndex.markTakenDown`), so the copy's write, conditional on the mark it read,
+ * is refused rather than clearing the new one. A mark in State the Mirror
  * table lacks is copied (a takedown that died between its two writes), and so is a newer commit (a
  * sync that did).
  */
