@@ -163,6 +163,9 @@ export async function moveMirrorTable(
     missing: [],
   };
   if (saved?.done) return { ...report, alreadyDone: true, done: true };
+  // A restart forgets the finished step at once: one that dies on its first page is continued by a
+  // plain rerun, not reported done by the previous pass's checkpoint.
+  if (options.restart) await move.saveCheckpoint(options.step, { done: false, counts });
   const paced = pacer(options);
   let next = saved?.next;
   do {

@@ -238,6 +238,9 @@ export async function rebuildMirrorIndex(
     unreadable: [],
   };
   if (saved?.done) return { ...report, alreadyDone: true, done: true };
+  // A restart forgets the finished rebuild at once: one that dies on its first page is continued by a
+  // plain rerun, not reported done by the previous pass's checkpoint.
+  if (options.restart && !options.dryRun) await checkpoints.save(scope, { done: false, counts });
   const run: RebuildRun = {
     records: new MirrorRecords({ s3: clients.s3, bucket: config.bucket }),
     index: new MirrorIndex(

@@ -340,6 +340,33 @@ describe('migrate mirror-table (issue 28)', () => {
       expect(await item(bed.env.MIRROR_TABLE, sourceId, paper(n, n).id)).toMatchObject({ fetchedAt: at(n) });
   });
 
+  it('a restart pass that dies on its first page is continued by a plain rerun, not reported done', async () => {
+    const { sourceId, paper } = source();
+    const { before } = stores();
+    await moveMirrorTable(bed.clients, tables(), { step: 'copy', phase: 'dual', ...fast, restart: true });
+    // Written by the release before after the step finished: what the pass before deploy 2 is for.
+    const late = await before.writeLive(paper(1, 1));
+    const remove = aroundCopyOf(indexKey(sourceId, 'paper', late.id), {
+      before: async () => {
+        throw new Error('crash: the process died before the copy write');
+      },
+    });
+    // One page over the whole table: the crash comes before any checkpoint of this pass.
+    const whole = { step: 'copy' as const, phase: 'dual' as const, ...fast, pageSize: 100_000 };
+    try {
+      await expect(moveMirrorTable(bed.clients, tables(), { ...whole, restart: true })).rejects.toThrow(
+        'crash',
+      );
+    } finally {
+      remove();
+    }
+    const rerun = await moveMirrorTable(bed.clients, tables(), whole);
+    expect(rerun.alreadyDone).toBe(false);
+    expect(await item(bed.env.MIRROR_TABLE, sourceId, late.id)).toEqual(
+      await item(bed.env.STATE_TABLE, sourceId, late.id),
+    );
+  });
+
   it('deploy 2 (own): the API lists from the Mirror table — moved items, a new commit, a takedown mark (OPT-5) written there only', async () => {
     const { sourceId, paper } = source();
     const body = paper(1, 1).bodyId as string;
