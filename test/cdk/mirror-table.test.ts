@@ -156,6 +156,28 @@ describe('the Mirror table (issue 28)', () => {
     expect(indexesOf(dropped.template, dropped.stack, 'Mirror')).toEqual([LIST_INDEX]);
   });
 
+  it("least privilege in every mode: no policy names an index its table does not have (`ownDropped`: State's `byList` is gone)", () => {
+    const indexArn = /\{"Fn::GetAtt":\["([^"]+)","Arn"\]\},"\/index\/([^"]+)"/g;
+    for (const mode of ['dual', 'own', 'ownDropped']) {
+      const { template } = mode === 'dual' ? everything : synth({ mirrorTable: mode });
+      const tables = template.findResources('AWS::DynamoDB::Table');
+      const named = Object.values(template.findResources('AWS::IAM::Policy')).flatMap((policy) =>
+        [...JSON.stringify(policy.Properties.PolicyDocument).matchAll(indexArn)].map(([, table, index]) => ({
+          table,
+          index,
+        })),
+      );
+      // The indexes that exist are still granted: the Mirror table's list index (the API's pages).
+      const mirror = everything.stack.getLogicalId(everything.stack.tables.Mirror.node.defaultChild as never);
+      expect(named, mode).toContainEqual({ table: mirror, index: LIST_INDEX });
+      const missing = named.filter(({ table, index }) => {
+        const props = (tables[table as string]?.Properties ?? {}) as Json;
+        return !((props.GlobalSecondaryIndexes ?? []) as Json[]).some((i) => i.IndexName === index);
+      });
+      expect(missing, mode).toEqual([]);
+    }
+  });
+
   it('refuses any other phase (`state` included: this stack has the table and keeps it written)', () => {
     for (const value of ['state', 'both', ''])
       expect(() => mirrorTablePhaseOf(new App({ context: { mirrorTable: value } }))).toThrow(/mirrorTable/);
