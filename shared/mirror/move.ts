@@ -8,7 +8,7 @@ import {
   type MirrorTablePhase,
 } from '../store';
 import { mapLimit } from '../util';
-import { paceSlot } from './backfill';
+import { writePacer } from './backfill';
 
 /**
  * Items a second by default for the Mirror table's bulk commands (the move's copy, `mirror rebuild`),
@@ -166,7 +166,7 @@ export async function moveMirrorTable(
   // A restart forgets the finished step at once: one that dies on its first page is continued by a
   // plain rerun, not reported done by the previous pass's checkpoint.
   if (options.restart) await move.saveCheckpoint(options.step, { done: false, counts });
-  const paced = pacer(options);
+  const paced = writePacer(options);
   let next = saved?.next;
   do {
     const page = await move.scanPage(next, options.pageSize ?? DEFAULT_PAGE);
@@ -187,18 +187,6 @@ export async function moveMirrorTable(
 
 function emptyCounts(): Record<MoveOutcome, number> {
   return { scanned: 0, written: 0, present: 0, purged: 0, raced: 0, missing: 0 };
-}
-
-function pacer(options: MirrorMoveOptions): () => Promise<void> {
-  const now = options.now ?? Date.now;
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
-  const start = now();
-  let writes = 0;
-  return async () => {
-    const wait = paceSlot(start, writes, options.ratePerSecond) - now();
-    writes += 1;
-    if (wait > 0) await sleep(wait);
-  };
 }
 
 /**

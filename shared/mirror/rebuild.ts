@@ -10,7 +10,7 @@ import {
   markedItem,
 } from '../store';
 import { mapLimit } from '../util';
-import { paceSlot } from './backfill';
+import { writePacer } from './backfill';
 import { listSort, MIRROR_PREFIX, mirrorKey } from './keys';
 import { indexItemOf } from './store';
 import type { MirrorIndexEntry, MirrorRecord } from './types';
@@ -249,7 +249,7 @@ export async function rebuildMirrorIndex(
     ),
     deps,
     report,
-    paced: pacer(options),
+    paced: writePacer(options),
     dryRun: options.dryRun === true,
   };
   const prefix =
@@ -280,18 +280,6 @@ interface RebuildRun {
 
 function emptyCounts(): Record<RebuildOutcome, number> {
   return { scanned: 0, written: 0, present: 0, newer: 0, takenDown: 0, sealed: 0, unreadable: 0, raced: 0 };
-}
-
-function pacer(options: MirrorRebuildOptions): () => Promise<void> {
-  const now = options.now ?? Date.now;
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
-  const start = now();
-  let n = 0;
-  return async () => {
-    const wait = paceSlot(start, n, options.ratePerSecond) - now();
-    n += 1;
-    if (wait > 0) await sleep(wait);
-  };
 }
 
 /**
