@@ -1,4 +1,5 @@
-import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Stack } from 'aws-cdk-lib';
+import { CfnTable, type ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { retiringIndexes, type TableDefinition } from '../shared/store';
@@ -8,6 +9,21 @@ import { retiringIndexes, type TableDefinition } from '../shared/store';
  * wildcards (`s3:GetObject*`, `s3:Abort*` …). Here every action is named and every index ARN comes
  * from the shared table definition, so a policy says exactly what the code may do.
  */
+
+/**
+ * The global indexes `table` has as synthesised (its CloudFormation resource; undefined for a table
+ * this app does not define). A rollout may leave a defined index out of the table
+ * (`-c mirrorTable=ownDropped` deletes State's `byList`): a policy names only indexes that exist.
+ * Read when granting: the stack adds every index when it creates the table, before any grant.
+ */
+function synthesisedIndexes(table: ITable): Set<string> | undefined {
+  const resource = table.node.defaultChild;
+  if (!(resource instanceof CfnTable)) return undefined;
+  const indexes = Stack.of(table).resolve(resource.globalSecondaryIndexes) as
+    | { indexName: string }[]
+    | undefined;
+  return new Set((indexes ?? []).map((index) => index.indexName));
+}
 
 export type Access = 'read' | 'readWrite';
 
@@ -34,7 +50,10 @@ export function grantTable(
     resourceArns: [table.tableArn],
   });
   // The indexes a new one replaces are read while it is being built (shared/store source-state.ts).
-  const indexes = [...definition.globalIndexes, ...retiringIndexes(definition)];
+  const exists = synthesisedIndexes(table);
+  const indexes = [...definition.globalIndexes, ...retiringIndexes(definition)].filter(
+    (index) => exists === undefined || exists.has(index.indexName),
+  );
   if (indexes.length > 0) {
     Grant.addToPrincipal({
       grantee,
@@ -46,7 +65,8 @@ export function grantTable(
 
 /**
  * Exactly the named reads, for a read-only function (the mirror API): table actions on the table, and
- * Query on the named indexes of its definition only — not every index, never a write.
+ * Query on the named indexes of its definition only — not every index, never a write. Naming an index
+ * the synthesised table lacks is an error (the caller leaves it out in that rollout phase).
  */
 export function grantTableReads(
   grantee: IGrantable,
@@ -58,8 +78,12 @@ export function grantTableReads(
   if (unknown.length > 0) throw new Error(`not a read action: ${unknown.join(', ')}`);
   Grant.addToPrincipal({ grantee, actions: reads.actions, resourceArns: [table.tableArn] });
   const indexes = reads.indexes ?? [];
+  const exists = synthesisedIndexes(table);
   for (const name of indexes) {
-    if (!definition.globalIndexes.some((index) => index.indexName === name))
+    if (
+      !definition.globalIndexes.some((index) => index.indexName === name) ||
+      (exists !== undefined && !exists.has(name))
+    )
       throw new Error(`table ${definition.logicalName} has no index ${name}`);
   }
   if (indexes.length > 0) {

@@ -1056,7 +1056,8 @@ export class IngestorStack extends Stack {
     grantTableReads(api.role, this.tables.Sources, SOURCES_TABLE, { actions: ['dynamodb:Scan'] });
     grantTableReads(api.role, this.tables.State, STATE_TABLE, {
       actions: ['dynamodb:GetItem', 'dynamodb:Query'],
-      indexes: [LIST_INDEX],
+      // Issue 28: `ownDropped` has deleted State's list index (the lists are the Mirror table's).
+      indexes: stateListIndexDropped(this) ? [] : [LIST_INDEX],
     });
     // The index items and list pages (issue 28: here once moved; State's above until then).
     grantTableReads(api.role, this.tables.Mirror, MIRROR_TABLE, {

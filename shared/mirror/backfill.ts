@@ -87,6 +87,26 @@ export function paceSlot(startMs: number, n: number, ratePerSecond: number): num
   return startMs + Math.floor((n * 1000) / ratePerSecond);
 }
 
+/**
+ * The bulk commands' pace (`backfill-index`, the move's copy, `mirror rebuild`): each call waits for
+ * its write's slot (`paceSlot`), counted from the pacer's creation — a pace syncs never notice.
+ */
+export function writePacer(options: {
+  ratePerSecond: number;
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+}): () => Promise<void> {
+  const now = options.now ?? Date.now;
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const start = now();
+  let writes = 0;
+  return async () => {
+    const wait = paceSlot(start, writes, options.ratePerSecond) - now();
+    writes += 1;
+    if (wait > 0) await sleep(wait);
+  };
+}
+
 /** An index item as the backfill reads it: the entry, its list keys (new or long) and inline copy. */
 export type BackfillItem = MirrorIndexEntry & {
   lp?: string;
@@ -121,20 +141,12 @@ export async function backfillListIndex(
   options: BackfillOptions,
 ): Promise<BackfillReport> {
   if (!(options.ratePerSecond > 0)) throw new RangeError('ratePerSecond must be positive');
-  const now = options.now ?? Date.now;
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
-  const start = now();
-  let writes = 0;
   const run: BackfillRun = {
     // Not `changes`: a backfill commits no change of any object (nothing to publish).
     mirror: new MirrorStore({ doc: clients.doc, s3: clients.s3 }, config),
     index: new MirrorIndex({ doc: clients.doc, table: config.stateTable }, config.mirrorTable),
     objects: new BucketObjects({ s3: clients.s3, bucket: config.bucket }),
-    paced: async () => {
-      const wait = paceSlot(start, writes, options.ratePerSecond) - now();
-      writes += 1;
-      if (wait > 0) await sleep(wait);
-    },
+    paced: writePacer(options),
     dryRun: options.dryRun === true,
     report: {
       scanned: 0,

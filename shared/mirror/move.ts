@@ -8,7 +8,7 @@ import {
   type MirrorTablePhase,
 } from '../store';
 import { mapLimit } from '../util';
-import { paceSlot } from './backfill';
+import { writePacer } from './backfill';
 
 /**
  * Items a second by default for the Mirror table's bulk commands (the move's copy, `mirror rebuild`),
@@ -119,7 +119,9 @@ const MISSING_NAMED = 20;
  * (OPT-5, a takedown in flight) — unless it is `lifted`: State, read after that Mirror item, lacks the
  * mark. Every takedown marks State first and every lift unmarks State first (`mirrorItemTables`), so
  * such a mark is one a `takedown lift` removed from State while the copy was writing it into the Mirror
- * table (the lift found no Mirror item to unmark), or a lift in flight. A mark in State the Mirror
+ * table (the lift found no Mirror item to unmark), or a lift in flight. A new takedown meanwhile replaces
+ * such a mark there (`MirrorIndex.markTakenDown`), so the copy's write, conditional on the mark it read,
+ * is refused rather than clearing the new one. A mark in State the Mirror
  * table lacks is copied (a takedown that died between its two writes), and so is a newer commit (a
  * sync that did).
  */
@@ -161,7 +163,10 @@ export async function moveMirrorTable(
     missing: [],
   };
   if (saved?.done) return { ...report, alreadyDone: true, done: true };
-  const paced = pacer(options);
+  // A restart forgets the finished step at once: one that dies on its first page is continued by a
+  // plain rerun, not reported done by the previous pass's checkpoint.
+  if (options.restart) await move.saveCheckpoint(options.step, { done: false, counts });
+  const paced = writePacer(options);
   let next = saved?.next;
   do {
     const page = await move.scanPage(next, options.pageSize ?? DEFAULT_PAGE);
@@ -182,18 +187,6 @@ export async function moveMirrorTable(
 
 function emptyCounts(): Record<MoveOutcome, number> {
   return { scanned: 0, written: 0, present: 0, purged: 0, raced: 0, missing: 0 };
-}
-
-function pacer(options: MirrorMoveOptions): () => Promise<void> {
-  const now = options.now ?? Date.now;
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
-  const start = now();
-  let writes = 0;
-  return async () => {
-    const wait = paceSlot(start, writes, options.ratePerSecond) - now();
-    writes += 1;
-    if (wait > 0) await sleep(wait);
-  };
 }
 
 /**

@@ -10,7 +10,7 @@ import {
   markedItem,
 } from '../store';
 import { mapLimit } from '../util';
-import { paceSlot } from './backfill';
+import { writePacer } from './backfill';
 import { listSort, MIRROR_PREFIX, mirrorKey } from './keys';
 import { indexItemOf } from './store';
 import type { MirrorIndexEntry, MirrorRecord } from './types';
@@ -238,6 +238,9 @@ export async function rebuildMirrorIndex(
     unreadable: [],
   };
   if (saved?.done) return { ...report, alreadyDone: true, done: true };
+  // A restart forgets the finished rebuild at once: one that dies on its first page is continued by a
+  // plain rerun, not reported done by the previous pass's checkpoint.
+  if (options.restart && !options.dryRun) await checkpoints.save(scope, { done: false, counts });
   const run: RebuildRun = {
     records: new MirrorRecords({ s3: clients.s3, bucket: config.bucket }),
     index: new MirrorIndex(
@@ -246,7 +249,7 @@ export async function rebuildMirrorIndex(
     ),
     deps,
     report,
-    paced: pacer(options),
+    paced: writePacer(options),
     dryRun: options.dryRun === true,
   };
   const prefix =
@@ -277,18 +280,6 @@ interface RebuildRun {
 
 function emptyCounts(): Record<RebuildOutcome, number> {
   return { scanned: 0, written: 0, present: 0, newer: 0, takenDown: 0, sealed: 0, unreadable: 0, raced: 0 };
-}
-
-function pacer(options: MirrorRebuildOptions): () => Promise<void> {
-  const now = options.now ?? Date.now;
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
-  const start = now();
-  let n = 0;
-  return async () => {
-    const wait = paceSlot(start, n, options.ratePerSecond) - now();
-    n += 1;
-    if (wait > 0) await sleep(wait);
-  };
 }
 
 /**

@@ -293,16 +293,13 @@ export class MirrorIndex {
     }
     // The follower may not hold the item yet (not copied): the whole marked item, so that the copy
     // (which never overwrites a mark) finds it there and a later sync's commit is refused (OPT-5).
+    // Unconditional: State took this mark only as its first, so a mark the follower holds is one State
+    // no longer has — a lift that died before its follower write, or one in flight. Replacing it makes
+    // the follower's mark State's, and the move's copy, which clears such a stale mark only as it read
+    // it (`takedown.at`), is refused instead of clearing this one (a crash before its re-read of State
+    // would leave the takedown unmarked there: test/mirror/move.test.ts).
     const marked = markedItem(old as IndexItem, mark, listSort);
-    await this.follow((table) =>
-      this.ctx.doc.send(
-        new PutCommand({
-          TableName: table,
-          Item: marked,
-          ConditionExpression: 'attribute_not_exists(takedown)',
-        }),
-      ),
-    );
+    await this.follow((table) => this.ctx.doc.send(new PutCommand({ TableName: table, Item: marked })));
     return { old };
   }
 

@@ -1,8 +1,11 @@
-import { App } from 'aws-cdk-lib';
+import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { AccountRootPrincipal, Role } from 'aws-cdk-lib/aws-iam';
 import { afterAll, describe, expect, it } from 'vitest';
+import { grantTable, grantTableReads } from '../../infra/grants';
 import { IngestorStack, mirrorTablePhaseOf, stateListIndexDropped } from '../../infra/stack';
-import { LIST_INDEX, MIRROR_TABLE } from '../../shared/store/tables';
+import { LIST_INDEX, MIRROR_TABLE, STATE_TABLE } from '../../shared/store/tables';
 import { cdkJsonContext, NO_BUNDLING, removeTempOutdirs, TEST_ENV, tempOutdir } from '../support/cdk';
 
 /**
@@ -154,6 +157,51 @@ describe('the Mirror table (issue 28)', () => {
       before.filter((i) => i !== LIST_INDEX),
     );
     expect(indexesOf(dropped.template, dropped.stack, 'Mirror')).toEqual([LIST_INDEX]);
+  });
+
+  it("least privilege in every mode: no policy names an index its table does not have (`ownDropped`: State's `byList` is gone)", () => {
+    const indexArn = /\{"Fn::GetAtt":\["([^"]+)","Arn"\]\},"\/index\/([^"]+)"/g;
+    for (const mode of ['dual', 'own', 'ownDropped']) {
+      const { template } = mode === 'dual' ? everything : synth({ mirrorTable: mode });
+      const tables = template.findResources('AWS::DynamoDB::Table');
+      const named = Object.values(template.findResources('AWS::IAM::Policy')).flatMap((policy) =>
+        [...JSON.stringify(policy.Properties.PolicyDocument).matchAll(indexArn)].map(([, table, index]) => ({
+          table,
+          index,
+        })),
+      );
+      // The indexes that exist are still granted: the Mirror table's list index (the API's pages).
+      const mirror = everything.stack.getLogicalId(everything.stack.tables.Mirror.node.defaultChild as never);
+      expect(named, mode).toContainEqual({ table: mirror, index: LIST_INDEX });
+      const missing = named.filter(({ table, index }) => {
+        const props = (tables[table as string]?.Properties ?? {}) as Json;
+        return !((props.GlobalSecondaryIndexes ?? []) as Json[]).some((i) => i.IndexName === index);
+      });
+      expect(missing, mode).toEqual([]);
+    }
+  });
+
+  it('grants: an index the definition has but the table lacks is never granted, and naming it is refused', () => {
+    const stack = new Stack(new App(), 'Grants');
+    const table = new Table(stack, 'State', {
+      partitionKey: { name: 'pk', type: AttributeType.STRING },
+      sortKey: { name: 'sk', type: AttributeType.STRING },
+    });
+    const kept = STATE_TABLE.globalIndexes.find((index) => index.indexName !== LIST_INDEX);
+    if (!kept) throw new Error('State has no index besides byList');
+    table.addGlobalSecondaryIndex({
+      indexName: kept.indexName,
+      partitionKey: { name: kept.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: kept.sortKey, type: AttributeType.STRING },
+    });
+    const role = new Role(stack, 'Reader', { assumedBy: new AccountRootPrincipal() });
+    grantTable(role, table, STATE_TABLE, 'read');
+    expect(() =>
+      grantTableReads(role, table, STATE_TABLE, { actions: ['dynamodb:Query'], indexes: [LIST_INDEX] }),
+    ).toThrow(`table State has no index ${LIST_INDEX}`);
+    const document = JSON.stringify(Template.fromStack(stack).findResources('AWS::IAM::Policy'));
+    expect(document).toContain(`/index/${kept.indexName}`);
+    expect(document).not.toContain(`/index/${LIST_INDEX}`);
   });
 
   it('refuses any other phase (`state` included: this stack has the table and keeps it written)', () => {

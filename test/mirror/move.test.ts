@@ -191,6 +191,49 @@ describe('migrate mirror-table (issue 28)', () => {
     expect(report.counts.raced).toBe(0);
   });
 
+  it('OPT-5: a takedown while the copy clears a lifted mark, then the copy crashes — the Mirror item keeps the new mark; the rerun leaves it', async () => {
+    const { sourceId, paper } = source();
+    const { dual } = stores();
+    const entry = await dual.writeLive(paper(1, 10));
+    expect(await dual.markTakenDown(entry, { at: at(20) })).toBe(true);
+    // `takedown lift` died between its two writes (State first, deploy 1): State unmarked, the Mirror
+    // table still marked — the stale mark the copy clears (`copyWanted`'s `lifted`).
+    await new MirrorIndex({ doc: bed.clients.doc, table: bed.env.STATE_TABLE }).removeTakedownMark(
+      sourceId,
+      'paper',
+      entry.id,
+    );
+    const remove = aroundCopyOf(indexKey(sourceId, 'paper', entry.id), {
+      // A new takedown between the copy's read of State (unmarked) and its write clearing the stale
+      // mark: State, then Mirror (its follower write meets the stale mark).
+      before: async () => {
+        expect(await dual.markTakenDown(entry, { at: at(30) })).toBe(true);
+      },
+      // The copy's process dies once its write is answered: it never reads State again.
+      after: async () => {
+        throw new Error('crash: the process died after the copy write');
+      },
+    });
+    try {
+      await expect(
+        moveMirrorTable(bed.clients, tables(), { step: 'copy', phase: 'dual', ...fast, restart: true }),
+      ).rejects.toThrow('crash');
+    } finally {
+      remove();
+    }
+    expect((await item(bed.env.STATE_TABLE, sourceId, entry.id))?.takedown).toMatchObject({ at: at(30) });
+    // What deploy 2 would read if nobody ran the copy again: marked.
+    expect(await item(bed.env.MIRROR_TABLE, sourceId, entry.id)).toMatchObject({
+      deleted: true,
+      takedown: { at: at(30) },
+    });
+    // The pass before deploy 2 leaves State's item there.
+    await moveMirrorTable(bed.clients, tables(), { step: 'copy', phase: 'dual', ...fast, restart: true });
+    expect(await item(bed.env.MIRROR_TABLE, sourceId, entry.id)).toEqual(
+      await item(bed.env.STATE_TABLE, sourceId, entry.id),
+    );
+  });
+
   it('a sync writing a newer version during the copy keeps it: the copy never goes over a newer commit', async () => {
     const { sourceId, paper } = source();
     const { before, dual } = stores();
@@ -295,6 +338,33 @@ describe('migrate mirror-table (issue 28)', () => {
     expect(rerun.pages).toBeLessThan(whole.pages);
     for (let n = 1; n <= 12; n++)
       expect(await item(bed.env.MIRROR_TABLE, sourceId, paper(n, n).id)).toMatchObject({ fetchedAt: at(n) });
+  });
+
+  it('a restart pass that dies on its first page is continued by a plain rerun, not reported done', async () => {
+    const { sourceId, paper } = source();
+    const { before } = stores();
+    await moveMirrorTable(bed.clients, tables(), { step: 'copy', phase: 'dual', ...fast, restart: true });
+    // Written by the release before after the step finished: what the pass before deploy 2 is for.
+    const late = await before.writeLive(paper(1, 1));
+    const remove = aroundCopyOf(indexKey(sourceId, 'paper', late.id), {
+      before: async () => {
+        throw new Error('crash: the process died before the copy write');
+      },
+    });
+    // One page over the whole table: the crash comes before any checkpoint of this pass.
+    const whole = { step: 'copy' as const, phase: 'dual' as const, ...fast, pageSize: 100_000 };
+    try {
+      await expect(moveMirrorTable(bed.clients, tables(), { ...whole, restart: true })).rejects.toThrow(
+        'crash',
+      );
+    } finally {
+      remove();
+    }
+    const rerun = await moveMirrorTable(bed.clients, tables(), whole);
+    expect(rerun.alreadyDone).toBe(false);
+    expect(await item(bed.env.MIRROR_TABLE, sourceId, late.id)).toEqual(
+      await item(bed.env.STATE_TABLE, sourceId, late.id),
+    );
   });
 
   it('deploy 2 (own): the API lists from the Mirror table — moved items, a new commit, a takedown mark (OPT-5) written there only', async () => {

@@ -291,6 +291,27 @@ describe('mirror rebuild (issue 28)', () => {
     expect(await snapshot(sourceId)).toEqual(before);
   }, 60_000);
 
+  it('a restart that dies on its first page is continued by a plain rerun, not reported done', async () => {
+    const sourceId = await seeded();
+    const before = await snapshot(sourceId);
+    expect((await rebuild(sourceId)).done).toBe(true);
+    await empty(sourceId);
+    const first = before[0] as { pk: string; sk: string };
+    const remove = aroundPutOf(first, {
+      before: async () => {
+        throw new Error('crash: the process died before the rebuild write');
+      },
+    });
+    try {
+      await expect(rebuild(sourceId, { restart: true })).rejects.toThrow('crash');
+    } finally {
+      remove();
+    }
+    const rerun = await rebuild(sourceId);
+    expect(rerun.alreadyDone).toBe(false);
+    expect(await snapshot(sourceId)).toEqual(before);
+  }, 60_000);
+
   it('a corrupt record is named with a clear error and costs nothing else', async () => {
     const sourceId = await seeded();
     const before = await snapshot(sourceId);
