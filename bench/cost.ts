@@ -23,7 +23,7 @@ import {
   SYNC_MEMORY_HEADROOM,
   SYNC_WORKER_MEMORY,
 } from '../infra/function-sizes';
-import { FILES_TO_GLACIER_IR_AFTER_DAYS } from '../infra/storage-classes';
+import { FILES_TO_GLACIER_IR_AFTER_DAYS, FILES_TO_GLACIER_IR_MIN_BYTES } from '../infra/storage-classes';
 import { plannerSyncWorkers, syncMaxConcurrency } from '../infra/sync-concurrency';
 import { planDifferences, planFor, type TableCapacityPlan } from '../infra/table-capacity';
 import { REQUEST_INTERVAL_MIN_SECONDS, SCRAPER_DEFAULT_INTERVAL_SECONDS } from '../shared/config';
@@ -33,6 +33,7 @@ import {
   DEL_SAMPLE_INTERVAL_MS,
   HOSTS_IN_PARALLEL,
   PHO_RECHECK_MS,
+  UPLOAD_PART_BYTES,
 } from '../shared/documents';
 import { engineReportOf } from '../shared/engine';
 import { INLINE_ITEM_MAX_BYTES, listCountKey, MIRROR_BULK_DEFAULT_RATE } from '../shared/mirror';
@@ -95,6 +96,13 @@ import {
   type UnitsByTarget,
   withMirrorTable,
 } from './cost/dynamo-capacity';
+import {
+  CLASS_PRICES,
+  fileStockMonthUsd,
+  putsPerStoredFile,
+  standardBreakEvenVisitsPerMonth,
+  youngFilesMonthUsd,
+} from './cost/file-class-choice';
 import { lognormalWithMean, tieredFiles } from './cost/file-sizes';
 import { ALWAYS_FREE, applyFreeTier, vmFreeEgressGb } from './cost/free-tier';
 import {
@@ -385,17 +393,15 @@ function infraPlanOf(decisions: readonly TableDecision[]): Record<string, TableC
 /** infra/stack.ts SYNC_TIMEOUT, in seconds (the CDK module is not loaded for one number). */
 const SYNC_TIMEOUT_SECONDS = 15 * 60;
 /**
- * Issue 28: the PUT-class calls of one stored file (shared/documents): its upload to the incoming key
- * (one PutObject below the 5 MB part size — lib-storage's `Upload` sends a single part as a PUT; the
- * assumed sizes put ≈ 0.5 % of files above it, a few calls more each), the promotion's CopyObject to the
- * copy's key (`storeVerifiedCopy`; its DeleteObject is free) and the text's PutObject (text.ts). The
- * model before counted two.
+ * Issue 28: the PUT-class calls of one stored file (shared/documents `storeVerifiedCopy`): a file within
+ * one upload part (5 MiB) is one PutObject to its key; a larger one (≈ 0.5 % of the assumed sizes) a
+ * multipart upload to the incoming key and the promotion's CopyObject; its text one PutObject (text.ts).
+ * Until s3-files every file paid the incoming PutObject and the CopyObject (3 calls a file).
  */
-export const FILE_S3_PUTS_BY: Record<string, number> = {
-  'PutObject file (incoming)': 1,
-  'CopyObject file (promote)': 1,
-  'PutObject text': 1,
-};
+export const FILE_S3_PUTS_BY: Record<string, number> = putsPerStoredFile(
+  lognormalWithMean(ASSUMPTIONS.fileBytes, ASSUMPTIONS.fileSizeSigma),
+  UPLOAD_PART_BYTES,
+);
 const FILE_S3_PUTS = Object.values(FILE_S3_PUTS_BY).reduce((a, b) => a + b, 0);
 
 /** Minutes of run stream the worker model simulates per fleet (after 30 minutes' warm-up). */
@@ -2645,6 +2651,44 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       thousandTransitionsPerMonth: round((b.usage.s3.glacierIr?.transitions ?? 0) / 1e3, 1),
     };
   };
+  // Issue 28 (s3-files): the file copies' storage-class alternatives, by the model's own load (bench/cost/
+  // file-class-choice.ts): EUR a month at this fleet, as built against each; none is built.
+  const fileClassesOf = (n: number) => {
+    const A = ASSUMPTIONS;
+    const d = lognormalWithMean(A.fileBytes, A.fileSizeSigma);
+    const visits = A.previewVisitsPerSourcePerWeek * WEEKS_PER_MONTH * n;
+    const load = {
+      newFilesPerMonth: A.filesPerSourcePerWeek * WEEKS_PER_MONTH * n,
+      oldFiles: A.storedFilesPerSource * n,
+      youngVisitsPerMonth: visits * (1 - A.previewOldFileShare),
+      oldVisitsPerMonth: visits * A.previewOldFileShare,
+      // text.ts reads each new copy once (readObject); the deletion check's samples HEAD the source.
+      readsPerNewFile: 1,
+      // Early deletions only add to the direct write's bill: 0 is the case most in its favour.
+      earlyDeletedShare: 0,
+      transitionAgeDays: FILES_TO_GLACIER_IR_AFTER_DAYS,
+    };
+    const eur = (usd: number) => round(usd * USD_TO_EUR);
+    const young = youngFilesMonthUsd(d, FILES_TO_GLACIER_IR_MIN_BYTES, load, CLASS_PRICES);
+    const stock = fileStockMonthUsd(d, FILES_TO_GLACIER_IR_MIN_BYTES, load, CLASS_PRICES);
+    const t = tieredFiles(d, FILES_TO_GLACIER_IR_MIN_BYTES);
+    const movedFileBytes = t.glacierIrBytesPerFile / t.transitionedShare;
+    return {
+      sources: n,
+      youngFilesOverThreshold: {
+        asBuiltEur: eur(young.asBuilt),
+        glacierIrAtPutEur: eur(young.directGlacierIr),
+      },
+      allFileCopies: { asBuiltEur: eur(stock.asBuilt), intelligentTieringEur: eur(stock.intelligentTiering) },
+      laterTransition: {
+        breakEvenVisitsPerFileMonth: round(standardBreakEvenVisitsPerMonth(CLASS_PRICES, movedFileBytes), 3),
+        oldVisitsPerMovedFileMonth: round(
+          (load.oldVisitsPerMonth * t.transitionedShare) / (load.oldFiles * t.transitionedShare),
+          4,
+        ),
+      },
+    };
+  };
   const { cost, mirror } = now;
   // Issue 28: the mirror index's inline bound, PITR and table class re-priced from the measured items
   // (bench/cost/inline-bound.ts): every bound at 1,000 and 10,000 sources, the rest of the bill as built.
@@ -2877,6 +2921,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     fleet,
     dynamoWrites: dynamoWritesOf(now),
     s3Requests: s3RequestsOf(now),
+    s3FileClasses: fileClassesOf(sources),
     // Issue 28: DynamoDB's capacity mode per table by cost, from the week's load per minute; each table's
     // and index's auto scaling as chosen (bench/cost/dynamo-capacity.ts; infra/table-capacity.ts applies it).
     dynamoCapacity: FLEETS.map((n) => {

@@ -13,6 +13,14 @@
  *
  * 30 days: after the 90-day minimum of the class a transition at 30 days is billed like a
  * 90-day stay only for files deleted within 60 days of the transition (DEL-3 deletions, rare).
+ *
+ * Weighed and not built (issue 28, bench/cost/file-class-choice.ts, `s3FileClasses` in the cost bench at
+ * 1,000 sources): writing a copy in Glacier IR at PUT saves the transition and its Standard month but
+ * pays Glacier IR reads of young files — the preview's visits (70 % go to files younger than 30 days)
+ * and the text extraction's read right after the store: €1.62 → €4.46 a month. Intelligent-Tiering for
+ * every copy: its monitoring fee (≈ 1.1 M copies ≥ 128 KB) passes the retrieval fees it would save —
+ * €6.53 → €7.73. A later transition pays only for files read ≥ 0.41 times a month; old files are read
+ * ≈ 0.03 times (assumptions.ts `previewOldFileShare`, visits spread evenly).
  */
 export const FILES_TO_GLACIER_IR_AFTER_DAYS = 30;
 

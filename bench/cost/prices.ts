@@ -272,6 +272,23 @@ export const PRICES = {
     per: 'lifecycle transition request into S3 Glacier Instant Retrieval',
     source: `Amazon S3 pricing (aws.amazon.com/s3/pricing), lifecycle transitions, $0.02 per 1,000, ${READ}`,
   },
+  // Issue 28 (s3-files): the storage-class alternatives the bench weighs and does not build
+  // (bench/cost/file-class-choice.ts) — direct Glacier IR at PUT, Intelligent-Tiering.
+  s3GlacierIrPutRequest: {
+    usd: 0.02 / 1000,
+    per: 'PUT, COPY, POST or LIST request, S3 Glacier Instant Retrieval',
+    source: `Amazon S3 pricing (aws.amazon.com/s3/pricing), requests, Glacier Instant Retrieval $0.02 per 1,000 (the transition row's price; the stored page's regional cells are unrendered, so not verified for eu-central-1), ${READ}`,
+  },
+  s3IntelligentTieringMonitoring: {
+    usd: 0.0025 / 1000,
+    per: 'object of at least 128 KB monitored a month, S3 Intelligent-Tiering',
+    source: `Amazon S3 pricing (aws.amazon.com/s3/pricing), monitoring and automation $0.0025 per 1,000 objects (objects under 128 KB neither monitored nor tiered), ${READ}`,
+  },
+  s3IntelligentTieringInfrequentGbMonth: {
+    usd: 0.0135,
+    per: 'GB-month, S3 Intelligent-Tiering Infrequent Access tier (30 days without access)',
+    source: `Amazon S3 pricing (aws.amazon.com/s3/pricing), eu-central-1, as S3 Standard-IA; the Frequent tier is Standard's price, the Archive Instant tier Glacier IR's, ${READ}`,
+  },
   eventBridgeEvent: {
     usd: 1 / 1e6,
     per: 'custom event published to an event bus',

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { pipeline, type Readable, Transform, type TransformCallback } from 'node:stream';
+import { pipeline, Readable, Transform, type TransformCallback } from 'node:stream';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { FetchSource, FetchStreamResult, PoliteFetcher, RunContext } from '../fetch';
 import { incomingKey } from '../mirror';
@@ -216,32 +216,81 @@ export interface FetchedCopy {
 
 /**
  * DOC-5: the one write path of a fetched file to a copy's `key` (the document cache, the deletion
- * check's re-fetch, the preview's PRV-3 copy). The body is streamed to the incoming key; only a complete,
- * non-empty file is promoted to `key`, so a body cut mid-way (the upload is aborted), an empty answer or
- * a run that dies first never leaves a partial or unverified object there.
+ * check's re-fetch, the preview's PRV-3 copy). Only a complete, non-empty file ever reaches `key`, so a
+ * body cut mid-way, an empty answer or a run that dies first never leaves a partial or unverified
+ * object there:
+ * - a file of at most one upload part (UPLOAD_PART_BYTES; ≈ 99.5 % of council files by the cost
+ *   model's sizes) is read whole into memory first — lib-storage's `Upload` holds such a part in memory
+ *   anyway — and written to `key` with one PutObject (atomic: the key holds the old copy or the new one);
+ * - a larger one is streamed to the incoming key (a multipart upload, aborted when the body fails) and
+ *   promoted to `key` by a CopyObject once complete.
+ * Issue 28: the first way saves the promotion's CopyObject (a PUT-class request) of nearly every file.
  *
- * `mayKeep` (OPT-5: not taken down) is asked at the commit point: before the promotion — a refused copy
- * never reaches `key` — and once more after it, since a takedown may land between the look and the
- * copy (its purge ran before the object existed): then the promoted copy is deleted again.
+ * `mayKeep` (OPT-5: not taken down) is asked at the commit point: before the write to `key` — a refused
+ * copy never reaches it — and once more after it, since a takedown may land between the look and the
+ * write (its purge ran before the object existed): then the new copy is deleted again.
  */
 export async function storeVerifiedCopy(access: BucketAccess, copy: FetchedCopy): Promise<VerifiedCopy> {
   const { key, mayKeep } = copy;
-  const incoming = incomingKey(key);
-  const object = await uploadStream(access, incoming, copy.body, copy.contentType);
-  if (object.size === 0) {
-    await deleteObjects(access.s3, access.bucket, [incoming]);
-    return { kind: 'empty' };
+  const head = await readHead(copy.body, UPLOAD_PART_BYTES);
+  if ('whole' in head) {
+    const object = { size: head.whole.length, sha256: createHash('sha256').update(head.whole).digest('hex') };
+    if (object.size === 0) return { kind: 'empty' };
+    if (mayKeep && !(await mayKeep())) return { kind: 'not-kept' };
+    await new BucketObjects(access).put(key, head.whole, {
+      ...(copy.contentType === undefined ? {} : { contentType: copy.contentType }),
+    });
+    return afterCommit(access, key, object, mayKeep);
   }
+  const incoming = incomingKey(key);
+  const object = await uploadStream(access, incoming, head.rest, copy.contentType);
   if (mayKeep && !(await mayKeep())) {
     await deleteObjects(access.s3, access.bucket, [incoming]);
     return { kind: 'not-kept' };
   }
   await promote(access.s3, access.bucket, incoming, key);
+  return afterCommit(access, key, object, mayKeep);
+}
+
+/** OPT-5's second look, after the copy reached `key`: a takedown that landed meanwhile removes it. */
+async function afterCommit(
+  access: BucketAccess,
+  key: string,
+  object: StreamedObject,
+  mayKeep: (() => Promise<boolean>) | undefined,
+): Promise<VerifiedCopy> {
   if (mayKeep && !(await mayKeep())) {
     await deleteObjects(access.s3, access.bucket, [key]);
     return { kind: 'not-kept' };
   }
   return { kind: 'stored', object };
+}
+
+/**
+ * Reads `body` up to `limit` bytes: the whole body when it ends within them, else a stream of all of it
+ * (the chunks read so far, then the rest) — each chunk held only until it is passed on. The body's own
+ * error (RESPONSE_TOO_LARGE, BODY_INCOMPLETE …) rejects, or fails the returned stream.
+ */
+async function readHead(body: Readable, limit: number): Promise<{ whole: Buffer } | { rest: Readable }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const reader = body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  while (size <= limit) {
+    const next = await reader.next();
+    if (next.done) return { whole: Buffer.concat(chunks, size) };
+    chunks.push(next.value);
+    size += next.value.length;
+  }
+  async function* all(): AsyncGenerator<Buffer> {
+    try {
+      for (let chunk = chunks.shift(); chunk !== undefined; chunk = chunks.shift()) yield chunk;
+      for (let next = await reader.next(); !next.done; next = await reader.next()) yield next.value;
+    } finally {
+      // An upload that fails on our side stops reading: the body is released (destroyed), not left open.
+      await reader.return?.();
+    }
+  }
+  return { rest: Readable.from(all(), { objectMode: false }) };
 }
 
 /**

@@ -217,9 +217,9 @@ function relayBody(
 ): Promise<VerifiedCopy> | undefined {
   const { item } = flight;
   const upload = storeIt ? new PassThrough() : undefined;
-  // PRV-3 through DOC-5's write path: streamed to the incoming key, promoted to the live key only
-  // as a complete file (a body that fails destroys `upload`, which aborts the upload) of a document
-  // not taken down (OPT-5, asked before and after the promotion).
+  // PRV-3 through DOC-5's write path (storeVerifiedCopy): the live key gets only a complete file (a
+  // body that fails destroys `upload`, which fails the write or aborts the upload) of a document not
+  // taken down (OPT-5, asked before and after the write).
   const stored = upload
     ? storeVerifiedCopy(room.bucket, {
         key: fileKey(item.sourceId, item.docId),
