@@ -99,6 +99,12 @@ export interface Levers {
    * floor of 1 RCU and 1 WCU. Only with `mirrorTable` (before the move State's index is the list index).
    */
   stateListIndexDropped: boolean;
+  /**
+   * Issue 28: the sync workers on provisioned concurrency — none (`off`), or the count the worker
+   * model's distribution of workers alive makes cheapest at list price (bench/cost/provisioned.ts;
+   * infra/sync-provisioned.ts holds it per fleet size, `-c syncProvisioned=…`).
+   */
+  syncProvisioned: 'off' | 'decided';
 }
 
 /** What-if (issue 28): the files pass downloading from this many servers at once instead of 4. */
@@ -135,6 +141,7 @@ export const LEVERS_NOW: Levers = {
   filesCpuMeasured: true,
   filesHostsAtOnce: HOSTS_IN_PARALLEL,
   stateListIndexDropped: true,
+  syncProvisioned: 'decided',
 };
 
 /** The model and the code before issue 28's levers (latency left in: the model is corrected apart). */
@@ -156,6 +163,7 @@ export const LEVERS_OFF: Levers = {
   dynamoCapacity: 'onDemand',
   filesCpuMeasured: false,
   stateListIndexDropped: false,
+  syncProvisioned: 'off',
 };
 
 export const LEVER_VARIANTS: Record<
@@ -271,6 +279,12 @@ export const LEVER_VARIANTS: Record<
     built: false,
     off: { filesHostsAtOnce: HOSTS_IN_PARALLEL },
     on: { filesHostsAtOnce: FILES_HOSTS_WHAT_IF },
+  },
+  syncProvisioned: {
+    what: 'sync workers on provisioned concurrency (an alias, `-c syncProvisioned`): the count cheapest at list price for the workers alive (no free tier for such a function)',
+    built: true,
+    off: { syncProvisioned: 'off' },
+    on: { syncProvisioned: 'decided' },
   },
   stateListIndexDropped: {
     what: "State's empty `byList` index deleted after the mirror's move (`-c mirrorTable=ownDropped`, after `--delete-old`)",
