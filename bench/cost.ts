@@ -25,6 +25,7 @@ import {
 } from '../infra/function-sizes';
 import { FILES_TO_GLACIER_IR_AFTER_DAYS, FILES_TO_GLACIER_IR_MIN_BYTES } from '../infra/storage-classes';
 import { plannerSyncWorkers, syncMaxConcurrency } from '../infra/sync-concurrency';
+import { syncProvisionedFor } from '../infra/sync-provisioned';
 import { planDifferences, planFor, type TableCapacityPlan } from '../infra/table-capacity';
 import { REQUEST_INTERVAL_MIN_SECONDS, SCRAPER_DEFAULT_INTERVAL_SECONDS } from '../shared/config';
 import {
@@ -144,6 +145,7 @@ import {
   WEEKS_PER_MONTH,
 } from './cost/model';
 import { PRICES, PRICES_READ_ON, UPSTASH_FIXED_PLANS, USD_TO_EUR } from './cost/prices';
+import { decideProvisioned } from './cost/provisioned';
 import { countStack, metricSeries } from './cost/stack-count';
 import { type StateItemSize, stateItemSize, writeWorstLeasedStateItem } from './cost/state-item';
 import { syncSizing } from './cost/sync-sizing';
@@ -2258,6 +2260,18 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     const worker = workerOf(runMix, sync.seconds, sync.invocations, levers);
     const syncInvocations = sync.invocations * worker.invocationsPerRun;
     const syncSeconds = Math.max(sync.seconds * worker.billedPerRunSecond, sync.workSeconds);
+    // Issue 28: the sync workers on provisioned concurrency — the count cheapest for this fleet's
+    // distribution of workers alive (bench/cost/provisioned.ts), the spill-over on-demand.
+    const syncProvisioned =
+      levers.syncProvisioned === 'decided'
+        ? decideProvisioned({
+            aliveSeconds: worker.aliveSeconds,
+            memoryMb: levers.syncMemoryMb,
+            billedSeconds: syncSeconds,
+            secondsPerMonth: minutesPerMonth * 60,
+          })
+        : undefined;
+    const syncOnProvisioned = syncProvisioned?.choices[syncProvisioned.instances];
     const changes = perMonth(A.changesPerWeekday * 5) * sources;
     const apiRequests = A.apiRequestsPerSourcePerMonth * sources;
     const apiOrigin = apiRequests * (1 - A.apiCacheHitShare);
@@ -2275,7 +2289,18 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     const usage: MonthlyUsage = {
       lambda: {
         planner: fn(FUNCTION_MEMORY_MB.planner, ticks, plannerSeconds),
-        sync: fn(levers.syncMemoryMb, syncInvocations, syncSeconds),
+        sync: {
+          ...fn(levers.syncMemoryMb, syncInvocations, syncSeconds),
+          ...(syncOnProvisioned && syncOnProvisioned.instances > 0
+            ? {
+                provisioned: {
+                  instances: syncOnProvisioned.instances,
+                  gbSeconds: syncOnProvisioned.provisionedGbSeconds,
+                  secondsOnProvisioned: syncOnProvisioned.secondsOnProvisioned,
+                },
+              }
+            : {}),
+        },
         files: fn(FUNCTION_MEMORY_MB.files, hourlyRuns, fileSeconds),
         deletionCheck: fn(deletionMemoryMb, hourlyRuns * deletion.shards, deletionSeconds),
         photos: fn(FUNCTION_MEMORY_MB.photos, WEEKS_PER_MONTH, photoSeconds),
@@ -2538,6 +2563,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       sync,
       recordsPerInvocation,
       worker,
+      syncProvisioned,
       deletionFit,
       deletionRunSeconds,
       deletion: {
@@ -2564,6 +2590,11 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
   };
 
   const round = (x: number, d = 2) => Number(x.toFixed(d));
+  // Issue 28: the sync's GB-s lines — on-demand, and with provisioned concurrency its instances and their duration.
+  const syncGbSecondsEur = (b: ReturnType<typeof bill>) =>
+    Object.entries(b.cost.services.lambda?.items ?? {})
+      .filter(([name]) => /^sync .*GB-s$/.test(name))
+      .reduce((sum, [, line]) => sum + line.eur, 0);
   const workerFigures = (w: WorkerModelResult) => ({
     billedPerRunSecond: round(w.billedPerRunSecond, 3),
     invocationsPerRun: round(w.invocationsPerRun, 3),
@@ -2865,8 +2896,11 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
   // as built (one burst a tick, the event source's cap from the slots) and with each what-if.
   const syncEurOf = (what: Partial<Levers>) => (syncMemoryMb: number, syncRunsAtOnce: number) => {
     const levers = { ...LEVERS_NOW, ...what, syncMemoryMb, syncRunsAtOnce };
-    const items = bill(sources, levers).cost.services.lambda?.items;
-    return (items?.['sync GB-s']?.eur ?? 0) + (items?.['sync invocations']?.eur ?? 0);
+    // Every sync line: on-demand GB-s and invocations, and provisioned concurrency's where decided.
+    const items = bill(sources, levers).cost.services.lambda?.items ?? {};
+    return Object.entries(items)
+      .filter(([name]) => name.startsWith('sync '))
+      .reduce((sum, [, line]) => sum + line.eur, 0);
   };
   const whatIfSizing = (what: Partial<Levers>) => {
     const rows = syncSizing(SYNC_SIZING_CANDIDATES, syncEurOf(what));
@@ -2972,6 +3006,38 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
         })),
       };
     }),
+    // Issue 28: sync workers on provisioned concurrency — per fleet, the count decided from the worker
+    // model's distribution of workers alive, what infra/sync-provisioned.ts holds, and every count's sync line.
+    syncProvisioned: FLEETS.map((n) => {
+      const b = n === sources ? now : bill(n);
+      const off = bill(n, { ...LEVERS_NOW, syncProvisioned: 'off' });
+      const syncLine = (x: typeof b) =>
+        Object.entries(x.cost.services.lambda?.items ?? {})
+          .filter(([name]) => name.startsWith('sync '))
+          .reduce((sum, [, line]) => sum + line.eur, 0);
+      const seconds = b.worker?.aliveSeconds.reduce((sum, s) => sum + s, 0) ?? 0;
+      const memoryGb = LEVERS_NOW.syncMemoryMb / 1024;
+      const requestsEur = b.cost.services.lambda?.items['sync invocations']?.eur ?? 0;
+      return {
+        sources: n,
+        decided: b.syncProvisioned?.instances ?? 0,
+        infra: syncProvisionedFor(n),
+        aliveShare: (b.worker?.aliveSeconds ?? []).map((s) => round(s / Math.max(1, seconds), 3)),
+        meanAlive: round(b.worker?.meanInvocationsAlive ?? 0, 3),
+        memoryMb: LEVERS_NOW.syncMemoryMb,
+        syncEurOff: round(syncLine(off)),
+        syncEurOn: round(syncLine(b)),
+        alwaysFreeEurOff: round(off.freeTier.eurPerMonth),
+        alwaysFreeEurOn: round(b.freeTier.eurPerMonth),
+        choices: (b.syncProvisioned?.choices ?? []).map((c) => ({
+          instances: c.instances,
+          eur: round(c.usd * USD_TO_EUR + requestsEur),
+          provisionedGbSeconds: round(c.provisionedGbSeconds, 0),
+          onProvisionedGbSeconds: round(c.secondsOnProvisioned * memoryGb, 0),
+          onDemandGbSeconds: round(c.secondsOnDemand * memoryGb, 0),
+        })),
+      };
+    }),
     upstash: upstashOf(now),
     onboarding: {
       what: 'one-off: every source’s first full sync and its stored file history fetched (files pass)',
@@ -3056,10 +3122,10 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
         return {
           billedSeconds: round(before.usage.lambda.sync?.seconds ?? 0, 0),
           cpuSecondsAtMemory: round(before.sync.workSeconds, 0),
-          eur: round(before.cost.services.lambda?.items['sync GB-s']?.eur ?? 0, 2),
+          eur: round(syncGbSecondsEur(before), 2),
         };
       })(),
-      eur: round(now.cost.services.lambda?.items['sync GB-s']?.eur ?? 0, 2),
+      eur: round(syncGbSecondsEur(now), 2),
       engineCpuSecondsPerRun: A.syncCpuSecondsPerRun,
       engineCpuSecondsPerRunBeforeCuts: A.syncCpuSecondsPerRunBeforeCuts,
     },

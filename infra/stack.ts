@@ -32,6 +32,7 @@ import { AttributeType, ProjectionType, Table, TableClass, TableEncryption } fro
 import { EventBus, type IEventBus } from 'aws-cdk-lib/aws-events';
 import { type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import {
+  Alias,
   type CfnFunction,
   type FunctionUrl,
   FunctionUrlAuthType,
@@ -104,6 +105,7 @@ import { IngestorObservability } from './observability';
 import { DEFAULT_UPSTASH_SECRET_NAME, type IngestorSettings, UPSTASH_URL_PLACEHOLDER } from './settings';
 import { FILES_TO_GLACIER_IR_AFTER_DAYS, FILES_TO_GLACIER_IR_MIN_BYTES } from './storage-classes';
 import { plannerSyncWorkers, syncMaxConcurrency } from './sync-concurrency';
+import { SYNC_ALIAS_NAME, SYNC_PROVISIONED_CONTEXT, syncProvisionedOf } from './sync-provisioned';
 import { capacityModeOf, DYNAMO_CAPACITY_CONTEXT, ON_DEMAND, tableCapacity } from './table-capacity';
 
 /** Key prefixes of the mirror bucket; each function is granted only the prefixes it works on. */
@@ -303,10 +305,13 @@ export function stateListIndexDropped(scope: Construct): boolean {
  * fleet outgrew its shards`) — deploy again with the new size.
  */
 function deletionShardsOf(scope: Construct): number {
+  return deletionShardsFor(fleetSourcesOf(scope));
+}
+
+/** The fleet the stack is sized for: context `-c fleetSources=…`, default 1,000. */
+function fleetSourcesOf(scope: Construct): number {
   const raw = scope.node.tryGetContext(STACK_CONTEXT_KEYS.fleetSources);
-  return deletionShardsFor(
-    checkInteger('fleetSources', raw === undefined ? 1_000 : Number(raw), 1, 10_000_000),
-  );
+  return checkInteger('fleetSources', raw === undefined ? 1_000 : Number(raw), 1, 10_000_000);
 }
 
 /**
@@ -388,6 +393,13 @@ export class IngestorStack extends Stack {
   readonly syncMaxConcurrency: number;
   /** Issue 28: the most sync workers the planner keeps alive (`planner` trigger). */
   private readonly plannerSyncWorkers: number;
+  /**
+   * Issue 28: sync instances on provisioned concurrency (`-c syncProvisioned`, else the decided count for
+   * `fleetSources` with the planner's trigger, infra/sync-provisioned.ts); 0 = none.
+   */
+  readonly syncProvisioned: number;
+  /** The alias the sync's event source invokes when `syncProvisioned` > 0 (it holds the instances). */
+  syncAlias: Alias | undefined;
   /** Whether functions get reserved concurrency (IngestorSettings.reservedConcurrency). */
   readonly reservedConcurrency: boolean;
   /** Issue 28: shards of the hourly deletion check, from `fleetSources` (set by addDocumentFunctions). */
@@ -432,6 +444,17 @@ export class IngestorStack extends Stack {
     // plannerSyncWorkers alive, SQS's floor of 2 only bounds the instances (RATE-7 counts it).
     this.syncMaxConcurrency = syncMaxConcurrency(capInput);
     this.plannerSyncWorkers = plannerSyncWorkers(capInput);
+    // Issue 28: the decided count is priced for the planner's workers; with the event source's trigger
+    // only an explicit `-c syncProvisioned` provisions any.
+    const provisionedRaw = this.node.tryGetContext(SYNC_PROVISIONED_CONTEXT);
+    this.syncProvisioned =
+      this.syncTrigger === 'planner' || provisionedRaw !== undefined
+        ? syncProvisionedOf({
+            raw: provisionedRaw,
+            fleetSources: fleetSourcesOf(this),
+            maxConcurrency: this.syncMaxConcurrency,
+          })
+        : 0;
 
     // Typed by the definitions' logical names: a fourth definition without a table here fails to compile.
     this.tables = {
@@ -699,9 +722,20 @@ export class IngestorStack extends Stack {
       // loop detection would stop such a chain after ~16 hops (DESIGN "Known AWS traps").
       recursiveLoop: RecursiveLoop.ALLOW,
     });
+    // Issue 28: with instances provisioned, the event source invokes an alias that holds them (Lambda
+    // provisions a version or alias, never $LATEST); what spills over runs on-demand under the same alias.
+    this.syncAlias =
+      this.syncProvisioned > 0
+        ? new Alias(this, 'SyncAlias', {
+            aliasName: SYNC_ALIAS_NAME,
+            version: sync.fn.currentVersion,
+            provisionedConcurrentExecutions: this.syncProvisioned,
+          })
+        : undefined;
+    const invoked = this.syncAlias ?? sync.fn;
     if (this.syncWakeQueue) {
       // Issue 28: one wake, one worker; it takes every run from the sync queue itself.
-      sync.fn.addEventSource(
+      invoked.addEventSource(
         new SqsEventSource(this.syncWakeQueue, {
           batchSize: 1,
           maxConcurrency: this.syncMaxConcurrency,
@@ -710,7 +744,7 @@ export class IngestorStack extends Stack {
       );
       this.syncQueue.grantConsumeMessages(sync.role);
     } else {
-      sync.fn.addEventSource(
+      invoked.addEventSource(
         new SqsEventSource(this.syncQueue, {
           batchSize: SYNC_BATCH_SIZE,
           maxBatchingWindow: Duration.seconds(SYNC_BATCHING_WINDOW_SECONDS),

@@ -164,7 +164,10 @@ export function applyFreeTier(
   for (const [name, a] of Object.entries(allowances)) {
     const lines = a.items
       .flatMap(({ service, item }) =>
-        Object.entries(cost.services[service]?.items ?? {}).filter(([label]) => matches(item, label)),
+        Object.entries(cost.services[service]?.items ?? {}).filter(
+          // Issue 28: a function with provisioned concurrency gets no free tier (PricedItem.noFreeTier).
+          ([label, priced]) => matches(item, label) && priced.noFreeTier !== true,
+        ),
       )
       .map(([, priced]) => priced)
       .sort((x, y) => x.eurPerUnit - y.eurPerUnit);

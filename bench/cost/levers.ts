@@ -114,6 +114,12 @@ export interface Levers {
   previewViaCdn: boolean;
   /** What-if (issue 28): the distribution on the cheapest covering CloudFront flat-rate plan (model.ts). */
   cloudFrontFlatRate: boolean;
+  /**
+   * Issue 28: the sync workers on provisioned concurrency — none (`off`), or the count the worker
+   * model's distribution of workers alive makes cheapest at list price (bench/cost/provisioned.ts;
+   * infra/sync-provisioned.ts holds it per fleet size, `-c syncProvisioned=…`).
+   */
+  syncProvisioned: 'off' | 'decided';
 }
 
 /** What-if (issue 28): the files pass downloading from this many servers at once instead of 4. */
@@ -153,6 +159,7 @@ export const LEVERS_NOW: Levers = {
   apiBytesMeasured: true,
   previewViaCdn: false,
   cloudFrontFlatRate: false,
+  syncProvisioned: 'decided',
 };
 
 /** The model and the code before issue 28's levers (latency left in: the model is corrected apart). */
@@ -175,6 +182,7 @@ export const LEVERS_OFF: Levers = {
   filesCpuMeasured: false,
   stateListIndexDropped: false,
   apiBytesMeasured: false,
+  syncProvisioned: 'off',
 };
 
 export const LEVER_VARIANTS: Record<
@@ -290,6 +298,12 @@ export const LEVER_VARIANTS: Record<
     built: false,
     off: { filesHostsAtOnce: HOSTS_IN_PARALLEL },
     on: { filesHostsAtOnce: FILES_HOSTS_WHAT_IF },
+  },
+  syncProvisioned: {
+    what: 'sync workers on provisioned concurrency (an alias, `-c syncProvisioned`): the count cheapest at list price for the workers alive (no free tier for such a function)',
+    built: true,
+    off: { syncProvisioned: 'off' },
+    on: { syncProvisioned: 'decided' },
   },
   stateListIndexDropped: {
     what: "State's empty `byList` index deleted after the mirror's move (`-c mirrorTable=ownDropped`, after `--delete-old`)",

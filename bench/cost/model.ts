@@ -80,6 +80,11 @@ export interface FunctionUsage {
   seconds: number;
   memoryMb: number;
   arch: 'arm64' | 'x86_64';
+  /**
+   * Issue 28: instances kept on provisioned concurrency (bench/cost/provisioned.ts), arm64: the GB-s
+   * configured over the month, and how many of `seconds` ran on them (the rest spilled over on-demand).
+   */
+  provisioned?: { instances: number; gbSeconds: number; secondsOnProvisioned: number };
 }
 
 /** Monthly quantities per service. */
@@ -148,6 +153,11 @@ export interface PricedItem {
   unit: string;
   eurPerUnit: number;
   eur: number;
+  /**
+   * Issue 28: no always-free allowance applies ("The Lambda free tier does not apply to functions that
+   * have Provisioned Concurrency enabled", aws.amazon.com/lambda/pricing): every item of such a function.
+   */
+  noFreeTier?: true;
 }
 
 export interface PricedService {
@@ -206,21 +216,47 @@ export function priceUsage(
   usdToEur: number = USD_TO_EUR,
 ): CostBreakdown {
   const services: Record<string, PricedService> = {};
-  const add = (service: string, item: string, quantity: number, price: PriceName) => {
+  const add = (service: string, item: string, quantity: number, price: PriceName, noFreeTier = false) => {
     const eurPerUnit = prices[price].usd * usdToEur;
     const s = services[service] ?? { items: {}, eur: 0 };
-    s.items[item] = { quantity, unit: prices[price].per, eurPerUnit, eur: quantity * eurPerUnit };
+    s.items[item] = {
+      quantity,
+      unit: prices[price].per,
+      eurPerUnit,
+      eur: quantity * eurPerUnit,
+      ...(noFreeTier ? { noFreeTier: true as const } : {}),
+    };
     s.eur += quantity * eurPerUnit;
     services[service] = s;
   };
   for (const [name, fn] of Object.entries(usage.lambda)) {
+    // Issue 28: a function with provisioned instances bills them, what runs on them at their duration
+    // price, the spill-over on-demand — and has no free tier (PricedItem.noFreeTier).
+    const pc = fn.provisioned !== undefined && fn.provisioned.instances > 0 ? fn.provisioned : undefined;
     add(
       'lambda',
       `${name} GB-s`,
-      gbSeconds(fn.seconds, fn.memoryMb),
+      gbSeconds(fn.seconds - (pc?.secondsOnProvisioned ?? 0), fn.memoryMb),
       fn.arch === 'arm64' ? 'lambdaGbSecondArm' : 'lambdaGbSecondX86',
+      pc !== undefined,
     );
-    add('lambda', `${name} invocations`, fn.invocations, 'lambdaRequest');
+    if (pc) {
+      add(
+        'lambda',
+        `${name} provisioned concurrency GB-s`,
+        pc.gbSeconds,
+        'lambdaProvisionedConcurrencyGbSecondArm',
+        true,
+      );
+      add(
+        'lambda',
+        `${name} provisioned duration GB-s`,
+        gbSeconds(pc.secondsOnProvisioned, fn.memoryMb),
+        'lambdaProvisionedDurationGbSecondArm',
+        true,
+      );
+    }
+    add('lambda', `${name} invocations`, fn.invocations, 'lambdaRequest', pc !== undefined);
   }
   add('sqs', 'requests', usage.sqs.requests, 'sqsRequest');
   add('dynamodb', 'read request units', usage.dynamodb.readUnits, 'dynamoReadUnit');

@@ -35,6 +35,26 @@ export const PRICES = {
     per: 'GB-second, x86_64',
     source: `AWS Lambda pricing (aws.amazon.com/lambda/pricing), eu-central-1, ${READ}`,
   },
+  /**
+   * Issue 28 (sync on provisioned concurrency): an instance kept initialised bills this for every second
+   * it is configured (rounded up to 5 minutes), used or not; what runs on it bills
+   * `lambdaProvisionedDurationGbSecondArm` instead of `lambdaGbSecondArm`; what spills over the
+   * configured count bills on-demand. The stored copies of the pricing page (read 2026-12-03 with the
+   * search tool) render the per-region table client-side: the figures here are US East's (the page's
+   * worked examples, Arm); eu-central-1's on-demand Arm and x86 rates above equal US East's (the region
+   * is in the page's base tier, as artillery's prices.js lists it), and its provisioned rates are taken
+   * to be too — the first price to re-check on the live page.
+   */
+  lambdaProvisionedConcurrencyGbSecondArm: {
+    usd: 0.0000033334,
+    per: 'GB-second of provisioned concurrency configured, arm64',
+    source: `AWS Lambda pricing (aws.amazon.com/lambda/pricing), "Provisioned Concurrency Pricing": "You pay for the amount of concurrency you configure, and for the period of time you configure it … rounded up to the nearest five minutes"; US East Arm rate, eu-central-1 assumed equal, ${READ}`,
+  },
+  lambdaProvisionedDurationGbSecondArm: {
+    usd: 0.0000077778,
+    per: 'GB-second of duration on provisioned concurrency, arm64',
+    source: `AWS Lambda pricing (aws.amazon.com/lambda/pricing), "Provisioned Concurrency Pricing": "When Provisioned Concurrency is enabled and executed for your function, you also pay for Requests and Duration based on the prices below. If your function exceeds the configured concurrency, you will be billed for excess function execution at the rate outlined in the AWS Lambda Pricing section above"; US East Arm rate, eu-central-1 assumed equal, ${READ}`,
+  },
   lambdaRequest: {
     usd: 0.2 / 1e6,
     per: 'invocation',

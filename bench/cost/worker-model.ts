@@ -85,6 +85,11 @@ export interface WorkerModelResult {
   meanQueueWaitSeconds: number;
   /** The most runs in flight in one second: what the invocations alive must hold. */
   maxRunsInFlight: number;
+  /**
+   * Issue 28 (provisioned concurrency): measured seconds with exactly i invocations alive, at index i —
+   * the distribution a count of always-on instances is priced against (bench/cost/provisioned.ts).
+   */
+  aliveSeconds: number[];
 }
 
 interface Invocation {
@@ -153,6 +158,7 @@ export function simulateWorker(input: WorkerModelInput): WorkerModelResult {
   const inFlight = () => alive.reduce((n, i) => n + i.runs.length, 0);
 
   let maxInFlight = 0;
+  const aliveSeconds: number[] = [];
   const pollers = input.eventSourcePollers ?? 0;
   const spread = input.spreadSeconds ?? 0;
   const byPlanner = input.trigger === 'planner';
@@ -268,6 +274,7 @@ export function simulateWorker(input: WorkerModelInput): WorkerModelResult {
       runSeconds += alive.reduce((sum, inv) => sum + inv.runs.length * inv.speed, 0);
       inFlightSum += n;
       aliveSum += alive.length;
+      aliveSeconds[alive.length] = (aliveSeconds[alive.length] ?? 0) + 1;
     }
   }
   const seconds = input.minutes * 60;
@@ -278,5 +285,6 @@ export function simulateWorker(input: WorkerModelInput): WorkerModelResult {
     meanInvocationsAlive: aliveSum / seconds,
     meanQueueWaitSeconds: waited === 0 ? 0 : waitSum / waited,
     maxRunsInFlight: maxInFlight,
+    aliveSeconds: Array.from(aliveSeconds, (n) => n ?? 0),
   };
 }

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App, type CfnElement, Duration, Token } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import type { Alias } from 'aws-cdk-lib/aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, DEFAULT_TAGS } from '../../infra/create-app';
 import { SYNC_BATCH_SIZE } from '../../infra/function-sizes';
@@ -454,12 +455,17 @@ describe('functions', () => {
     expect(stack.syncTrigger).toBe('planner');
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       EventSourceArn: stack.resolve(stack.syncWakeQueue?.queueArn),
-      FunctionName: { Ref: logicalId(stack.sync.fn) },
       BatchSize: 1,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       // SQS's minimum: the bound RATE-7 counts; the planner keeps INGESTOR_SYNC_WORKERS_MAX alive.
       ScalingConfig: { MaximumConcurrency: 2 },
     });
+    // Issue 28: it invokes the sync's alias that holds the provisioned worker (test/cdk/sync-provisioned.test.ts).
+    const [mapping] = Object.values(template.findResources('AWS::Lambda::EventSourceMapping'));
+    expect(stack.syncAlias).toBeDefined();
+    expect(JSON.stringify(mapping?.Properties.FunctionName)).toContain(
+      JSON.stringify({ Ref: logicalId(stack.syncAlias as Alias) }),
+    );
   });
 
   it.each([

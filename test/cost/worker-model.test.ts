@@ -26,6 +26,17 @@ describe('the sync worker cost model (issue 28)', () => {
     expect(r.meanRunsInFlight).toBeLessThan(7);
   });
 
+  it('issue 28: the seconds by workers alive cover every measured second and give the mean alive', () => {
+    const r = simulateWorker(base);
+    const seconds = r.aliveSeconds.reduce((n, s) => n + s, 0);
+    expect(seconds).toBe(base.minutes * 60);
+    const mean = r.aliveSeconds.reduce((n, s, alive) => n + s * alive, 0) / seconds;
+    expect(mean).toBeCloseTo(r.meanInvocationsAlive, 9);
+    // ≈ 6 runs of 60 s in flight, 10 a worker, at most 2: some seconds with none, most with one.
+    expect(r.aliveSeconds.length).toBeLessThanOrEqual(base.maxInvocations + 1);
+    expect(r.aliveSeconds[1] ?? 0).toBeGreaterThan(r.aliveSeconds[0] ?? 0);
+  });
+
   it('one run per invocation bills every run second; a worker of ten runs of distinct hosts bills far less', () => {
     const single = simulateWorker({ ...base, runsAtOnce: 1, batchSize: 1, maxInvocations: 100 });
     expect(single.billedPerRunSecond).toBeCloseTo(1, 5);
