@@ -1514,6 +1514,11 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     try {
       const firstFull = await measureRun(meter, () => h.sync('full'));
       clock.advance(10 * 60_000);
+      // Issue 28: the first run after onboarding reads the body page whole (the full sync's list
+      // commits are news to its digest, shared/oparl body-page-digest.ts); the month's unchanged runs
+      // are the ones after it, measured here.
+      await h.sync('incremental');
+      clock.advance(10 * 60_000);
       const unchanged = await measureRun(meter, () => h.sync('incremental'));
       clock.advance(10 * 60_000);
       changePapers('Cost');

@@ -1,6 +1,7 @@
 import { IngestorError } from '../errors';
 import {
   type AwsClients,
+  BODY_PAGE_DIGEST_ATTRIBUTE,
   bodySk,
   cursorSk,
   SourceSyncItems,
@@ -200,6 +201,14 @@ export class SyncStateStore {
       if (await this.items.reserveSlug(slug, bodyKey)) return slug;
     }
     throw new IngestorError('SLUG_EXHAUSTED', `no free slug for ${base}`);
+  }
+
+  /**
+   * Issue 28: the body's page digest (shared/oparl body-page-digest.ts) on its `BODY#` item, beside the
+   * fields the source owns (it names its own attribute: nothing else of the item is replaced).
+   */
+  async setBodyPageDigest(bodyKey: string, digest: unknown): Promise<void> {
+    await this.items.refreshBody(bodyKey, { [BODY_PAGE_DIGEST_ATTRIBUTE]: digest }, []);
   }
 
   /** SCH-9: only ever moves forward — a resumed older run must not roll the window back. */

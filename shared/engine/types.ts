@@ -80,6 +80,11 @@ export interface BodyRecord {
   lastCompleteSyncStart?: string;
   /** Start of the last complete full sync of this body. */
   lastCompleteFullSyncStart?: string;
+  /**
+   * Issue 28: the digest of the body's page in the body list (shared/oparl body-page-digest.ts), as
+   * stored (shared/mirror `ListDigestData`); written by the sync only, dropped by `takedown lift`.
+   */
+  pageDigest?: unknown;
 }
 
 /** State item `OPARL#SYSTEM`. */

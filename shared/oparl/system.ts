@@ -12,6 +12,7 @@ import {
   textValue,
 } from '../engine';
 import { bodyFieldsOf, bodyKeyOf } from './body-fields';
+import { openBodyPageDigest, saveBodyPageDigest } from './body-page-digest';
 import { BODY_LIST_MAX_PAGES } from './constants';
 import { parseOParlJson } from './json';
 import { hostOf, pruneValidators, rememberPage, urlKey } from './pages';
@@ -251,6 +252,14 @@ async function processBody(run: OParlRun, item: OParlObject, pageUrl: string): P
   // OPT-2/OPT-5: a body an operator took down is neither written nor are its lists fetched again —
   // the registry remembers it also when a purge or a lost BODY# mark forgot it.
   if (record.takedown !== undefined || run.takedowns.body(record.id) !== undefined) return undefined;
-  await run.processObjects([item], { listType: 'body', pageUrl, body: record });
+  // Issue 28: the embedded objects decided before are not read again (body-page-digest.ts).
+  const open = await openBodyPageDigest(run, record);
+  await run.processObjects([item], {
+    listType: 'body',
+    pageUrl,
+    body: record,
+    ...(open ? { digest: open.digest } : {}),
+  });
+  await saveBodyPageDigest(run, record, open);
   return bodyKey;
 }

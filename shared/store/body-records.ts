@@ -1,6 +1,7 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { TableContext } from './context';
 import { bodySk, sessionSk, slugSk, sourcePartition } from './keys';
+import { BODY_PAGE_DIGEST_ATTRIBUTE } from './list-digests';
 
 /**
  * The operator's writes to a body's `BODY#` record and the reads of its `SLUG#` reservation (State
@@ -81,12 +82,17 @@ export class BodyRecords {
     await this.update(sourceId, bodyKey, 'REMOVE takedown');
   }
 
-  /** OPT-3: a purge, noted for audit on the record that stays. */
+  /**
+   * OPT-3: a purge, noted for audit on the record that stays. The body page's digest goes in the same
+   * write (issue 28): a removed index entry is a change no digest's staleness Query sees.
+   */
   async notePurge(sourceId: string, bodyKey: string, purge: { at: string; by: string }): Promise<void> {
-    await this.update(sourceId, bodyKey, 'SET lastPurgeAt = :at, lastPurgeBy = :by', {
-      ':at': purge.at,
-      ':by': purge.by,
-    });
+    await this.update(
+      sourceId,
+      bodyKey,
+      `SET lastPurgeAt = :at, lastPurgeBy = :by REMOVE ${BODY_PAGE_DIGEST_ATTRIBUTE}`,
+      { ':at': purge.at, ':by': purge.by },
+    );
   }
 
   private async update(

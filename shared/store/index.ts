@@ -40,6 +40,7 @@ export {
 export { storedItemBytes, storedNumberBytes, WRITE_UNIT_BYTES } from './item-bytes';
 export * from './keys';
 export {
+  BODY_PAGE_DIGEST_ATTRIBUTE,
   type CommittedKey,
   DIGEST_PREFIX,
   type ListDigestKey,

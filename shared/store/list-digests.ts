@@ -6,8 +6,10 @@ import {
   NoSuchKey,
   PutObjectCommand,
 } from '@aws-sdk/client-s3';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AwsClients } from './clients';
+import { isConditionFailure } from './context';
+import { bodySk, sourcePartition } from './keys';
 import { type MirrorTablePlacement, mirrorItemTables } from './mirror-index';
 import { LIST_INDEX } from './tables';
 
@@ -24,6 +26,13 @@ import { LIST_INDEX } from './tables';
  * whatever the size: ≈ 300× cheaper to write, ≈ 100× to read.
  */
 export const DIGEST_PREFIX = 'digest';
+
+/**
+ * Issue 28: the attribute of a body's `BODY#` State item that holds the digest of its body list page
+ * (the body and the objects it embeds, shared/oparl body-page-digest.ts): a few hundred bytes, read
+ * with the run's preloaded State items at no extra unit, where an S3 object would cost a GET a run.
+ */
+export const BODY_PAGE_DIGEST_ATTRIBUTE = 'pageDigest';
 
 export interface ListDigestKey {
   sourceId: string;
@@ -81,12 +90,12 @@ export class ListDigestRepository {
   }
 
   /**
-   * Removes every list digest of a source (the next full syncs rebuild them): for what a digest's
-   * staleness check cannot see — an index entry removed (a purge) of an object that may come back
-   * (`takedown lift`). Returns how many were removed.
+   * Removes every list digest of a source, its bodies' page digests too (the next runs rebuild them):
+   * for what a digest's staleness check cannot see — an index entry removed (a purge) of an object
+   * that may come back (`takedown lift`). Returns how many were removed.
    */
   async removeSource(sourceId: string): Promise<number> {
-    let removed = 0;
+    let removed = await this.removeBodyPageDigests(sourceId);
     let token: string | undefined;
     do {
       const out = await this.clients.s3.send(
@@ -103,6 +112,45 @@ export class ListDigestRepository {
       }
       token = out.IsTruncated ? out.NextContinuationToken : undefined;
     } while (token);
+    return removed;
+  }
+
+  /** The `BODY#` items of a source that hold a page digest lose it; returns how many did. */
+  private async removeBodyPageDigests(sourceId: string): Promise<number> {
+    let removed = 0;
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const out = await this.clients.doc.send(
+        new QueryCommand({
+          TableName: this.config.stateTable,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :body)',
+          FilterExpression: 'attribute_exists(#d)',
+          ExpressionAttributeNames: { '#d': BODY_PAGE_DIGEST_ATTRIBUTE },
+          ExpressionAttributeValues: { ':pk': sourcePartition(sourceId), ':body': bodySk('') },
+          ProjectionExpression: 'pk, sk',
+          ConsistentRead: true,
+          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+        }),
+      );
+      for (const item of out.Items ?? []) {
+        try {
+          await this.clients.doc.send(
+            new UpdateCommand({
+              TableName: this.config.stateTable,
+              Key: { pk: item.pk, sk: item.sk },
+              UpdateExpression: 'REMOVE #d',
+              ConditionExpression: 'attribute_exists(sk)',
+              ExpressionAttributeNames: { '#d': BODY_PAGE_DIGEST_ATTRIBUTE },
+            }),
+          );
+          removed += 1;
+        } catch (error) {
+          // The body's item went meanwhile (the source removed): nothing left to trust.
+          if (!isConditionFailure(error)) throw error;
+        }
+      }
+      startKey = out.LastEvaluatedKey;
+    } while (startKey);
     return removed;
   }
 

@@ -1,4 +1,3 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
 import type { FakeCouncil } from '../../demo';
@@ -8,7 +7,7 @@ import { tombstoneIds } from '../../shared/takedown';
 import { useAwsTestbed } from '../support/aws';
 import { councilOnClock, type Harness, harness, SimulatedCrash } from '../support/oparl-harness';
 import { takedownDepsOf } from '../support/takedown';
-import { countCalls, countWrites } from '../support/write-counter';
+import { countCalls, countIndexKeysRead, countWrites } from '../support/write-counter';
 
 const T0 = Date.parse('2026-11-30T03:00:00+01:00');
 const NIGHT = 86_400_000;
@@ -236,31 +235,6 @@ function listItemsAsked(types: readonly string[], fake: FakeCouncil): string[] {
     }
     return true;
   });
-}
-
-/** Mirror index keys (`MIRROR#…`) a BatchGet asks for through the client from now on. */
-function countIndexKeysRead(dynamo: DynamoDBClient): { keys(): number; types(): string[] } {
-  let n = 0;
-  const types: string[] = [];
-  dynamo.middlewareStack.add(
-    (next, context) => async (args) => {
-      if (String(context.commandName).startsWith('BatchGet')) {
-        const items = (args.input as { RequestItems?: Record<string, { Keys?: { pk?: unknown }[] }> })
-          .RequestItems;
-        for (const table of Object.values(items ?? {}))
-          for (const key of table.Keys ?? []) {
-            const pk = (key.pk as { S?: string } | undefined)?.S ?? key.pk;
-            if (String(pk).startsWith('MIRROR#')) {
-              n += 1;
-              types.push(String(pk).split('#')[2] as string);
-            }
-          }
-      }
-      return next(args);
-    },
-    { step: 'initialize', name: `countIndexKeysRead-${Math.random()}` },
-  );
-  return { keys: () => n, types: () => types };
 }
 
 /** S3 keys written (PutObject) through the client from now on. */

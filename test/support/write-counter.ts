@@ -81,3 +81,27 @@ export function countCalls(dynamo: DynamoDBClient): { calls(): DynamoCall[]; res
     },
   };
 }
+
+/**
+ * Mirror index keys (`MIRROR#<source>#<type>`) the client's BatchGets ask for from now on — how many,
+ * and the type of each in order: the sync's index lookups, whichever table holds the items.
+ */
+export function countIndexKeysRead(dynamo: DynamoDBClient): { keys(): number; types(): string[] } {
+  const types: string[] = [];
+  dynamo.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (String(context.commandName).startsWith('BatchGet')) {
+        const items = (args.input as { RequestItems?: Record<string, { Keys?: { pk?: unknown }[] }> })
+          .RequestItems;
+        for (const table of Object.values(items ?? {}))
+          for (const key of table.Keys ?? []) {
+            const pk = (key.pk as { S?: string } | undefined)?.S ?? key.pk;
+            if (String(pk).startsWith('MIRROR#')) types.push(String(pk).split('#')[2] as string);
+          }
+      }
+      return next(args);
+    },
+    { step: 'initialize', name: `countIndexKeysRead${++counters}` },
+  );
+  return { keys: () => types.length, types: () => [...types] };
+}
