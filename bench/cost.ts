@@ -2880,6 +2880,11 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       sources: n,
       eurPerMonth: round(b.cost.eurPerMonth),
       eurPer1000Sources: round((b.cost.eurPerMonth / n) * 1000),
+      // Issue 28 (sync-memory): the sync function's line (GB-s and invocations) at this fleet size.
+      syncEur: round(
+        (b.cost.services.lambda?.items['sync GB-s']?.eur ?? 0) +
+          (b.cost.services.lambda?.items['sync invocations']?.eur ?? 0),
+      ),
       // Issue 28: beside the list price, never inside it — if this account runs nothing else.
       alwaysFreeEurPerMonth: round(b.freeTier.eurPerMonth),
       onboardingEur: round(b.onboarding.eurPerMonth),

@@ -54,6 +54,10 @@ const cpuBefore = process.cpuUsage();
 if (scenario === 'sync') {
   // A sync invocation works a batch of SYNC_BATCH_SIZE sources at once: ten full syncs side by side.
   const { SYNC_BATCH_SIZE } = await import('../infra/function-sizes');
+  // Mirror ids are keyed (issue 25): the bench's key, as the worker scenario loads it.
+  const { ensureApiIdKey, hasApiIdKey } = await import('../shared/config');
+  if (!hasApiIdKey())
+    await ensureApiIdKey({ INGESTOR_API_ID_KEY_FILE: process.env.INGESTOR_API_ID_KEY_FILE });
   const clock = new TestClock(Date.now());
   const runs = Array.from({ length: Number(process.env.RSS_SYNC_RUNS ?? SYNC_BATCH_SIZE) }, (_, i) =>
     harness(bed, systemUrl as string, clock, `rss${i}`),

@@ -10,7 +10,7 @@
  * | function | bundle import | work adds | size | why this size |
  * |---|---|---|---|---|
  * | planner | 63 MB | 109 MB for two ticks over 10,000 sources (cached config, due items) | 512 | CPU-bound: below 1,769 MB a function gets that share of a vCPU, so its bill is the same at any size below; 512 keeps a 10,000-source tick inside its 60 s |
- * | sync | 101 MB | issue 28, 2026-12-03: the real worker with 20 full syncs of real 100-object pages in flight under Lambda's 256 MB heap bounds: live memory 35 → 106 MB, ≈ 3.6 MB a run (SYNC_WORKER_MEMORY below) | 256 | wait-bound (the host's pace): the bill is ∝ memory × invocations alive. 20 runs need ≈ 172 MB: 1.49× (SYNC_MEMORY_HEADROOM 1.4); chosen by cost among the sizes that fit (see below). Was 512 (2× a ≈ 240 MB estimate, not measured) |
+ * | sync | 94 MB (101 before the sync-memory cut, 2026-12-03) | issue 28, 2026-12-03: the real worker with 34 full syncs of real 100-object pages in flight under Lambda's 256 MB heap bounds: live memory 36 → 120 MB, ≈ 2.5 MB a run (SYNC_WORKER_MEMORY below; 20 runs: ≈ 3.6 MB a run) | 256 | wait-bound (the host's pace): the bill is ∝ memory × invocations alive. 34 runs need ≈ 178 MB: 1.44× (SYNC_MEMORY_HEADROOM 1.4); chosen by cost among the sizes that fit (see below). Was 512 (2× a ≈ 240 MB estimate, not measured) |
  * | files | 101 MB | a 50 MB PDF and pdf.js's parse of it in the text worker, bounded: ≤ 768 MB per file, stopped at 1,300 MB for the process (DOC-2, shared/documents/constants.ts) | 1536 | the text worker's process bound plus the growth between two looks (test/documents/text-bounds.test.ts). Issue 28, 2026-12-03 (`npm run bench -- files-cost`, the real pass over 20 councils × 5 PDFs of 400 KB): 0.071 s CPU a file (0.048 of it text), the rest of its ≈ 0.37 s billed a file is the host's pace (4 hosts at once); every hourly pass also loads every source (0.009 s CPU each) — billed ≈ 47,000 GB-s a month at 1,000 sources (€0.54). A split (downloads at 256 MB, text at 1,536) would save at most 5/6 of the waits' ≈ €0.31 (≈ €0.26): not built |
  * | deletionCheck | 92 MB (97 MB 2026-12-03) | HEAD requests, no bodies; whole-file GETs 4 at once; issue 28, 2026-12-03 (`npm run bench -- deletion-cpu`, liveMbAdded): a run of 40 servers × 30 stored files (1,200 samples) adds +35 MB live → ≈ 132 MB, 26 % of 512 | 512 | issue 28: 100 servers at once overlap their RATE-6 waits (≈ 270 s a run at 1,000 sources); CPU measured with the peers and councils in other processes (`npm run bench -- deletion-cpu`): ≈ 4.4 ms a sample and ≈ 8–23 ms a source's loads a run on one vCPU → ≈ 250 s at 512 (≈ 500 s at 256, too close to the 780 s a run may use with bigger councils). At 10,000+ sources the run is split into shards by host (DEL_SOURCES_PER_SHARD, one invocation each). Decided by the model, 2026-12-03 (test/cost/files-deletion-sizes.test.ts): at 512 the run is CPU-bound (≈ 285 s of CPU against 274 s of RATE-6 waits at 1,000 sources), so 256 bills the same GB-s (570 s × 256 MB) and leaves less room; at 10,000 sources a 2,000-source shard needs 1,141 s of CPU at 256 — beyond its 780 s, each file sampled every ≈ 12.5 days instead of 7 (DEL-2). Above 512 the waits bill memory the CPU no longer needs (768: +44 %) |
  * | photos | 95 MB | one photo at a time | 256 | wait-bound (the host's pace) |
@@ -29,8 +29,9 @@
 export const FUNCTION_MEMORY_MB = {
   planner: 512,
   // Issue 28: 34 runs a worker started by the planner (SYNC_PLANNER_WORKER below; the event source's
-  // trigger keeps SYNC_EVENT_SOURCE_MEMORY_MB).
-  sync: 320,
+  // trigger keeps SYNC_EVENT_SOURCE_MEMORY_MB). 320 until the sync's import and a run's share were
+  // re-measured (sync memory, 2026-12-03).
+  sync: 256,
   // Text extraction holds a file of up to 50 MB and pdfjs's parse of it in a worker stopped at
   // TEXT_MAX_PROCESS_RSS_BYTES (1,300 MB) of this (DOC-2; checked by test/documents/text-bounds.test.ts).
   files: 1536,
@@ -51,16 +52,23 @@ export const FUNCTION_MEMORY_MB = {
 /**
  * Issue 28: the sync worker's memory, measured — the sync's size and the worker's width
  * (WORKER_RUNS_AT_ONCE) are chosen from it by cost (`npm run bench -- cost`, `syncSizing`).
- * - `bundleImportMb`: the sync bundle imported in a fresh process (`npm run bench -- rss`, 2026-12-01).
- * - `mbPerRun`: 2026-12-03, `RSS_ONLY=worker RSS_WORKER_RUNS=20 RSS_LAMBDA_MB=256 npm run bench -- rss`:
- *   the real worker (composeSync, Redis host slots, the queue) with 20 full syncs of real 100-object pages
- *   in flight against 20 loopback councils answering in 1.5 s, in a Node process with the heap bounds
- *   Lambda's runtime sets at 256 MB (bench/rss.ts lambdaHeapFlags): all 20 runs done, live heap and
- *   buffers 35 → 106 MB at peak (71 MB, ≈ 3.6 MB a run), the process's resident set at most 222 MB —
- *   under 256 MB although tsx's transpiler adds ≈ 60 MB that the bundle does not have. Without the
- *   bounds V8 collected late and the same work showed ≈ 10 MB a run (228 MB live): not the need.
+ * - `bundleImportMb`: the sync bundle imported in a fresh process (`RSS_ONLY=sync,worker RSS_WORKER_RUNS=34
+ *   RSS_LAMBDA_MB=256 npm run bench -- rss`, 2026-12-03, a machine under load ≈ 20 on 2 cores): 94 MB
+ *   (101 on 2026-12-01). Issue 28 (sync memory) cut what a run never calls from the import: cheerio's
+ *   main entry (its URL/buffer/stream loaders, encoding-sniffer with two more iconv-lite copies —
+ *   shared/scraper/html.ts) and undici's index (shared/net/undici.ts): bundle 3.50 → 2.34 MB; the same
+ *   two bundles imported alternately five times each on the same machine: 103 → 90–91 MB resident.
+ * - `mbPerRun`: 2026-12-03, the same command: the real worker (composeSync, Redis host slots, the queue)
+ *   with 34 full syncs of real 100-object pages in flight against 34 loopback councils answering in
+ *   1.5 s, in a Node process with the heap bounds Lambda's runtime sets at 256 MB (bench/rss.ts
+ *   lambdaHeapFlags): all 34 runs done (34 in flight at once, 674 s under that load), live heap and
+ *   buffers 36 → 120 MB at peak (84 MB, ≈ 2.5 MB a run), the process's resident set at most 248 MB —
+ *   under 256 MB although tsx's transpiler adds ≈ 60 MB that the bundle does not have. The earlier
+ *   figure, 20 runs under the same bounds: 35 → 106 MB (71 MB, ≈ 3.6 MB a run) — a run's share falls
+ *   with the width (the worker's own structures, the clients, the pools are shared). Without the bounds
+ *   V8 collected late and the same work showed ≈ 10 MB a run (228 MB live): not the need.
  */
-export const SYNC_WORKER_MEMORY = { bundleImportMb: 101, mbPerRun: 71 / 20, measuredRuns: 20 } as const;
+export const SYNC_WORKER_MEMORY = { bundleImportMb: 94, mbPerRun: 84 / 34, measuredRuns: 34 } as const;
 
 /**
  * The margin a size keeps over the measured need (bundle + runs): 1.4× — for pages larger than the
@@ -82,7 +90,11 @@ export const SYNC_MEMORY_HEADROOM = 1.4;
 
 /**
  * Issue 28: the sync's size when the planner starts the workers (infra/stack.ts `-c syncTrigger=planner`):
- * 34 runs at 320 MB — the widest that fits 320 MB with the measured need and SYNC_MEMORY_HEADROOM (101 +
+ * 34 runs at 256 MB since the sync-memory re-measure (2026-12-03, SYNC_WORKER_MEMORY: 94 + 34 × 2.47 =
+ * 178 MB, 1.44× with SYNC_MEMORY_HEADROOM): the cheapest that fits by cost (`npm run bench -- cost`,
+ * `syncSizing`, 1,000 sources, the built 320 × 34 beside it): 256 × 34 €7.03 a month against 320 × 34
+ * €8.73 (320 × 40: €8.77, 384 × 60: €10.14, 256 × 20: €13.15; with the event source's trigger 256 × 34
+ * would be €13.09 against its 256 × 20 €13.53). Until then: 34 runs at 320 MB — the widest that fits 320 MB with the measured need and SYNC_MEMORY_HEADROOM (101 +
  * 34 × 3.55 = 222 MB, 1.44×), so that at 1,000 sources one worker holds what the cap reckons with (1.5 ×
  * 22.3 runs in flight ≈ 34). Measured at this width (`RSS_ONLY=worker RSS_WORKER_RUNS=34
  * RSS_LAMBDA_MB=320 npm run bench -- rss`, 2026-12-03, under a loaded machine: 34 in flight, 25 ended

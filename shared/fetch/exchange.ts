@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Readable } from 'node:stream';
-import { type Dispatcher, request } from 'undici';
-import { AddressNotPublicError, DEFAULT_CONNECT_TIMEOUT_MS } from '../net';
+import type { Dispatcher } from 'undici';
+import { AddressNotPublicError, DEFAULT_CONNECT_TIMEOUT_MS, request } from '../net';
 import { FetchError, FetchTimeoutError, NetworkError } from './errors';
 
 /**

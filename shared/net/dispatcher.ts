@@ -1,5 +1,4 @@
 import tls from 'node:tls';
-import { Agent, buildConnector } from 'undici';
 import { AddressNotPublicError } from './errors';
 import {
   type AddressPolicy,
@@ -8,6 +7,7 @@ import {
   type HostResolver,
   refusalOf,
 } from './resolver';
+import { Agent, type BuildConnector, buildConnector } from './undici';
 
 /** Connect timeout of the guarded agent: a council server that takes longer than this is down. */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
@@ -29,7 +29,7 @@ export interface GuardedAgentOptions extends AddressPolicy {
  * 3. after connecting, the socket's actual peer address is judged once more and the socket
  *    destroyed when it is not allowed — the last line should any path bypass (1) and (2).
  */
-export function createGuardedConnector(options: GuardedAgentOptions = {}): buildConnector.connector {
+export function createGuardedConnector(options: GuardedAgentOptions = {}): BuildConnector.connector {
   const policy: AddressPolicy = { allowLoopback: options.allowLoopback === true };
   const lookup = createGuardedLookup({
     allowLoopback: policy.allowLoopback,

@@ -1,6 +1,8 @@
-import { type Cheerio, type CheerioAPI, load } from 'cheerio';
+import { type Cheerio, type CheerioAPI, load } from 'cheerio/slim';
 import { type AnyNode, type Element, hasChildren, isComment, isTag, isText } from 'domhandler';
 import { DateTime } from 'luxon';
+import { parse } from 'parse5';
+import { adapter } from 'parse5-htmlparser2-tree-adapter';
 import { ZONE } from '../engine';
 
 /**
@@ -22,9 +24,22 @@ export type { AnyNode, Cheerio, CheerioAPI, Element };
  */
 let lastPage: { html: string; $: CheerioAPI } | undefined;
 
+/**
+ * A page parsed as cheerio's `load(html)` parses it — parse5 into htmlparser2's DOM with scripting on
+ * (cheerio's parsers/parse5-adapter.js) — and wrapped by cheerio's slim entry. Issue 28 (sync memory):
+ * cheerio's main entry also carries its loaders from buffers, streams and URLs — undici whole, the
+ * encoding sniffer with two more copies of iconv-lite's tables, parse5's stream — none of which a scraper
+ * calls: ≈ 1 MB of the sync bundle and ≈ 7 MB of its import's resident set (`npm run bench -- rss`).
+ * The slim entry's own parser (htmlparser2) only ever sees the line breaks the readers insert (`linesOf`,
+ * ALLRIS agenda items); test/scraper/html-parse.test.ts holds the parse to cheerio's.
+ */
+function parsePage(html: string): CheerioAPI {
+  return load(parse(html, { treeAdapter: adapter, scriptingEnabled: true }));
+}
+
 export function loadHtml(html: string): CheerioAPI {
   if (lastPage !== undefined && lastPage.html === html) return lastPage.$;
-  const $ = load(html);
+  const $ = parsePage(html);
   lastPage = { html, $ };
   return $;
 }

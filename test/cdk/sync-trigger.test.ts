@@ -47,9 +47,9 @@ describe('sync trigger: planner (issue 28)', () => {
     });
   });
 
-  it('sync: 320 MB × 34 runs (infra/function-sizes.ts SYNC_PLANNER_WORKER); the planner keeps one worker at 1,000 sources', () => {
+  it('sync: 256 MB × 34 runs (infra/function-sizes.ts SYNC_PLANNER_WORKER); the planner keeps one worker at 1,000 sources', () => {
     template.hasResourceProperties('AWS::Lambda::Function', {
-      MemorySize: 320,
+      MemorySize: 256,
       Environment: {
         Variables: Match.objectLike({
           SYNC_WAKE_QUEUE_URL: stack.resolve(stack.syncWakeQueue?.queueUrl),
