@@ -2600,6 +2600,12 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     Object.entries(b.cost.services.lambda?.items ?? {})
       .filter(([name]) => /^sync .*GB-s$/.test(name))
       .reduce((sum, [, line]) => sum + line.eur, 0);
+  // Issue 28: the sync function's whole line — every `sync …` item: GB-s (on-demand, provisioned
+  // instances and their duration) and invocations.
+  const syncLineEur = (b: ReturnType<typeof bill>) =>
+    Object.entries(b.cost.services.lambda?.items ?? {})
+      .filter(([name]) => name.startsWith('sync '))
+      .reduce((sum, [, line]) => sum + line.eur, 0);
   const workerFigures = (w: WorkerModelResult) => ({
     billedPerRunSecond: round(w.billedPerRunSecond, 3),
     invocationsPerRun: round(w.invocationsPerRun, 3),
@@ -2881,10 +2887,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       eurPerMonth: round(b.cost.eurPerMonth),
       eurPer1000Sources: round((b.cost.eurPerMonth / n) * 1000),
       // Issue 28 (sync-memory): the sync function's line (GB-s and invocations) at this fleet size.
-      syncEur: round(
-        (b.cost.services.lambda?.items['sync GB-s']?.eur ?? 0) +
-          (b.cost.services.lambda?.items['sync invocations']?.eur ?? 0),
-      ),
+      syncEur: round(syncLineEur(b)),
       // Issue 28: beside the list price, never inside it — if this account runs nothing else.
       alwaysFreeEurPerMonth: round(b.freeTier.eurPerMonth),
       onboardingEur: round(b.onboarding.eurPerMonth),
@@ -2906,11 +2909,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
   // as built (one burst a tick, the event source's cap from the slots) and with each what-if.
   const syncEurOf = (what: Partial<Levers>) => (syncMemoryMb: number, syncRunsAtOnce: number) => {
     const levers = { ...LEVERS_NOW, ...what, syncMemoryMb, syncRunsAtOnce };
-    // Every sync line: on-demand GB-s and invocations, and provisioned concurrency's where decided.
-    const items = bill(sources, levers).cost.services.lambda?.items ?? {};
-    return Object.entries(items)
-      .filter(([name]) => name.startsWith('sync '))
-      .reduce((sum, [, line]) => sum + line.eur, 0);
+    return syncLineEur(bill(sources, levers));
   };
   const whatIfSizing = (what: Partial<Levers>) => {
     const rows = syncSizing(SYNC_SIZING_CANDIDATES, syncEurOf(what));
@@ -3021,10 +3020,6 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     syncProvisioned: FLEETS.map((n) => {
       const b = n === sources ? now : bill(n);
       const off = bill(n, { ...LEVERS_NOW, syncProvisioned: 'off' });
-      const syncLine = (x: typeof b) =>
-        Object.entries(x.cost.services.lambda?.items ?? {})
-          .filter(([name]) => name.startsWith('sync '))
-          .reduce((sum, [, line]) => sum + line.eur, 0);
       const seconds = b.worker?.aliveSeconds.reduce((sum, s) => sum + s, 0) ?? 0;
       const memoryGb = LEVERS_NOW.syncMemoryMb / 1024;
       const requestsEur = b.cost.services.lambda?.items['sync invocations']?.eur ?? 0;
@@ -3035,8 +3030,8 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
         aliveShare: (b.worker?.aliveSeconds ?? []).map((s) => round(s / Math.max(1, seconds), 3)),
         meanAlive: round(b.worker?.meanInvocationsAlive ?? 0, 3),
         memoryMb: LEVERS_NOW.syncMemoryMb,
-        syncEurOff: round(syncLine(off)),
-        syncEurOn: round(syncLine(b)),
+        syncEurOff: round(syncLineEur(off)),
+        syncEurOn: round(syncLineEur(b)),
         alwaysFreeEurOff: round(off.freeTier.eurPerMonth),
         alwaysFreeEurOn: round(b.freeTier.eurPerMonth),
         choices: (b.syncProvisioned?.choices ?? []).map((c) => ({

@@ -81,7 +81,7 @@ const units = (readMin: number, readMax: number, writeMin: number, writeMax: num
  * gets the floor; while it moves State stays on-demand, infra/stack.ts). At 1,000 sources: State
  * provisioned at 90 % (€14.99 on-demand → €7.31 a month at list price), Sources, Documents and Mirror
  * on-demand (provisioned would cost more: €0.19 → €1.21, €1.85 → €4.56, €3.01 → €5.30 — the Mirror
- * table's load is the 03:00 full syncs' burst). At 10,000 and 100,000 Sources too is provisioned (€2.39 → €2.34, a near tie; €76.51 → €67.32).
+ * table's load is the 03:00 full syncs' burst). At 100,000 Sources too is provisioned (€76.51 → €67.32); at 10,000 it is a tie (€2.39 on-demand, €2.40 provisioned) and stays on-demand.
  */
 export const DECIDED_CAPACITY: readonly FleetCapacityPlan[] = [
   {
@@ -96,7 +96,7 @@ export const DECIDED_CAPACITY: readonly FleetCapacityPlan[] = [
       State: {
         mode: 'provisioned',
         targetPercent: 90,
-        table: units(3, 36, 3, 86),
+        table: units(4, 36, 3, 86),
         indexes: { byDueAt: units(1, 2, 2, 12) },
       },
       Documents: {
@@ -117,15 +117,15 @@ export const DECIDED_CAPACITY: readonly FleetCapacityPlan[] = [
     fleet: 10_000,
     tables: {
       Sources: {
-        mode: 'provisioned',
+        mode: 'onDemand',
         targetPercent: 90,
-        table: units(9, 42, 1, 2),
+        table: units(4, 42, 1, 2),
         indexes: { byHost: units(1, 2, 1, 2) },
       },
       State: {
         mode: 'provisioned',
         targetPercent: 90,
-        table: units(28, 352, 22, 852),
+        table: units(35, 352, 22, 854),
         indexes: { byDueAt: units(1, 2, 17, 102) },
       },
       Documents: {
@@ -137,7 +137,7 @@ export const DECIDED_CAPACITY: readonly FleetCapacityPlan[] = [
       Mirror: {
         mode: 'onDemand',
         targetPercent: 90,
-        table: units(44, 350, 28, 234),
+        table: units(44, 350, 28, 236),
         indexes: { byList: units(35, 322, 44, 402) },
       },
     },
@@ -154,20 +154,20 @@ export const DECIDED_CAPACITY: readonly FleetCapacityPlan[] = [
       State: {
         mode: 'provisioned',
         targetPercent: 90,
-        table: units(269, 3504, 215, 8508),
-        indexes: { byDueAt: units(1, 2, 172, 1002) },
+        table: units(337, 3510, 215, 8524),
+        indexes: { byDueAt: units(1, 2, 172, 1004) },
       },
       Documents: {
         mode: 'onDemand',
         targetPercent: 90,
         table: units(500, 3592, 87, 778),
-        indexes: { byNextAttempt: units(1, 2, 28, 334), bySource: units(1, 2, 28, 334) },
+        indexes: { byNextAttempt: units(1, 2, 28, 336), bySource: units(1, 2, 28, 336) },
       },
       Mirror: {
         mode: 'onDemand',
         targetPercent: 90,
-        table: units(422, 3486, 269, 2336),
-        indexes: { byList: units(337, 3206, 422, 4004) },
+        table: units(422, 3492, 337, 2340),
+        indexes: { byList: units(337, 3210, 422, 4012) },
       },
     },
   },
