@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { LIST_KEYS } from '../demo';
+import { LIST_CATALOGUE } from '../shared/engine';
 import { PAGE_SIZE_DEFAULT } from '../shared/mirror-api';
 import { startAwsTestbed } from '../test/support/aws';
 import { oparlExamples } from '../test/support/corpus-dirs';
@@ -32,19 +33,8 @@ import { ASSUMPTIONS } from './cost/assumptions';
 
 const GZIP_LEVELS = [1, 6] as const;
 
-/** The list fields of an OParl 1.1 Body (each a URL of a paged list). */
-const BODY_LIST_FIELDS = [
-  'organization',
-  'person',
-  'meeting',
-  'paper',
-  'legislativeTermList',
-  'agendaItem',
-  'membership',
-  'consultation',
-  'file',
-  'locationList',
-] as const;
+/** The list fields of an OParl 1.1 Body (each a URL of a paged list), as the engine knows them. */
+const BODY_LIST_FIELDS = LIST_CATALOGUE.map((entry) => entry.bodyField);
 const BROTLI_QUALITIES = [4, 11] as const;
 
 interface Measured extends ResponseSizes {
