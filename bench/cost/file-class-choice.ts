@@ -22,6 +22,7 @@ import {
   type FileSizeDistribution,
   GLACIER_IR_MIN_BILLABLE_BYTES,
   shareAbove,
+  TRANSITION_PRICES,
   type TransitionPrices,
   tieredFiles,
 } from './file-sizes';
@@ -45,12 +46,7 @@ export interface ClassPrices extends TransitionPrices {
 }
 
 export const CLASS_PRICES: ClassPrices = {
-  standardGbMonth: PRICES.s3StorageGbMonth.usd,
-  glacierIrGbMonth: PRICES.s3GlacierIrStorageGbMonth.usd,
-  transition: PRICES.s3TransitionToGlacierIr.usd,
-  standardGet: PRICES.s3GetRequest.usd,
-  glacierIrGet: PRICES.s3GlacierIrGetRequest.usd,
-  glacierIrRetrievalGb: PRICES.s3GlacierIrRetrievalGb.usd,
+  ...TRANSITION_PRICES,
   standardPut: PRICES.s3PutRequest.usd,
   glacierIrPut: PRICES.s3GlacierIrPutRequest.usd,
   itMonitoring: PRICES.s3IntelligentTieringMonitoring.usd,
