@@ -160,7 +160,9 @@ export class IngestorObservability extends Construct {
       namespace: METRIC_NAMESPACE,
       metricName: METRICS.longestPauseHours,
       statistic: 'Maximum',
-      // The planner writes it every 15 minutes (PAUSE_METRICS_EVERY_MINUTES); an hour always has data.
+      // The planner computes it every 15 minutes (PAUSE_METRICS_EVERY_MINUTES) but writes a datapoint only
+      // above the threshold (CUSTOM_METRIC_ONLY_WHEN, issue 28: a series is billed per hour with data):
+      // an hour's Maximum > 24 exactly when some value in it was; an hour without data is not breaching.
       period: Duration.minutes(Math.max(60, PAUSE_METRICS_EVERY_MINUTES * 4)),
     });
     const pausedTooLong = this.alarm('SourcePausedTooLong', {
@@ -271,11 +273,12 @@ export class IngestorObservability extends Construct {
         view: 'timeSeries',
         query: `filter ispresent(${METRICS.pausedSources}) and not ispresent(${DIMENSIONS.pauseKind}) | stats max(${METRICS.pausedSources}) as paused by bin(15m)`,
       }),
-      new GraphWidget({
-        title: 'Longest pause (h)',
+      // Every value, the ones under the alarm's threshold too (those are log lines, not datapoints).
+      this.fromLogs({
+        title: `Longest pause (h; alarm above ${PAUSED_TOO_LONG_HOURS})`,
         width: 4,
-        left: [figures.longestPause.metric.with({ label: 'longest pause (h)' })],
-        leftAnnotations: [{ value: PAUSED_TOO_LONG_HOURS, label: 'alarm' }],
+        view: 'timeSeries',
+        query: `filter ispresent(${METRICS.longestPauseHours}) | stats max(${METRICS.longestPauseHours}) as longest by bin(15m)`,
       }),
       new SingleValueWidget({
         title: 'Alarms',

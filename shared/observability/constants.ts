@@ -19,8 +19,9 @@ export const METRICS = {
   /** Planner, every tick: active sources paused now (ERR-4/ERR-5), in total and by `PauseKind`. */
   pausedSources: 'PausedSources',
   /**
-   * Planner, every tick: of the active sources paused now, the longest time since its last successful
-   * sync (else since its pause began), in hours. The "paused for more than a day" alarm reads it.
+   * Planner, every 15 minutes: of the active sources paused now, the longest time since its last
+   * successful sync (else since its pause began), in hours. The "paused for more than a day" alarm reads
+   * it; a custom-metric datapoint only above that day (`CUSTOM_METRIC_ONLY_WHEN`), a log line otherwise.
    */
   longestPauseHours: 'LongestPauseHours',
   /**
@@ -77,6 +78,19 @@ export const ALARMED_METRICS: ReadonlySet<string> = new Set([
   METRICS.slotStoreFallback,
   METRICS.saturatedHosts,
 ]);
+
+/**
+ * Issue 28 (metric-hours): CloudWatch bills a custom metric series by the hour, only for hours in which it
+ * gets data. An alarmed gauge whose value cannot breach its alarm goes to the metric log line instead of
+ * being a datapoint: the alarm then sees data only when it breaches, and no data reads as not breaching
+ * (`TreatMissingData.NOT_BREACHING`), so it fires exactly as before. The dashboard reads every value from
+ * the logs (EMF lines carry `METRIC_LOG_FIELD` too). Only for alarms whose statistic is a Maximum compared
+ * with `>` / `>=`: a Minimum or a SampleCount alarm would change meaning (the SaturatedHosts one stays).
+ */
+export const CUSTOM_METRIC_ONLY_WHEN: Readonly<Record<string, (value: number) => boolean>> = {
+  // SourcePausedTooLong: Maximum over an hour > PAUSED_TOO_LONG_HOURS.
+  [METRICS.longestPauseHours]: (hours) => hours > PAUSED_TOO_LONG_HOURS,
+};
 
 /**
  * Marks a log line of dashboard-only figures (no `_aws` directive, so CloudWatch makes no metric of it):

@@ -4,6 +4,7 @@
  */
 export {
   ALARMED_METRICS,
+  CUSTOM_METRIC_ONLY_WHEN,
   DIMENSIONS,
   HOST_SATURATED_ALARM_MINUTES,
   METRIC_LOG_FIELD,
@@ -13,7 +14,7 @@ export {
 } from './constants';
 export { type HostMetricInput, putHostMetrics, putSlotMetrics } from './host-metrics';
 export { logger } from './logger';
-export { formatMetricLog, MetricsBuffer, metrics } from './metrics';
+export { formatMetricLog, isCustomMetricDatapoint, MetricsBuffer, metrics } from './metrics';
 export {
   PAUSE_METRICS_EVERY_MINUTES,
   type PausedSource,

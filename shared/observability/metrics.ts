@@ -1,4 +1,4 @@
-import { ALARMED_METRICS, METRIC_LOG_FIELD, METRIC_NAMESPACE } from './constants';
+import { ALARMED_METRICS, CUSTOM_METRIC_ONLY_WHEN, METRIC_LOG_FIELD, METRIC_NAMESPACE } from './constants';
 
 /**
  * CloudWatch Embedded Metric Format (EMF), written by hand: a log line with an `_aws` directive that
@@ -9,6 +9,8 @@ import { ALARMED_METRICS, METRIC_LOG_FIELD, METRIC_NAMESPACE } from './constants
  * Issue 28 (fixed costs): only the metrics an alarm reads (`ALARMED_METRICS`) go out as EMF; the others
  * are written as plain log lines of the same shape (`formatMetricLog`), which the dashboard reads through
  * Logs Insights — a custom metric series is billed every month, a log line only once, when ingested.
+ * A series is billed only for the hours it gets data: an alarmed gauge that cannot breach its alarm
+ * (`CUSTOM_METRIC_ONLY_WHEN`) goes to the log line too.
  */
 
 export type MetricUnit = 'Count' | 'Seconds' | 'Milliseconds' | 'None';
@@ -32,6 +34,12 @@ export interface EmfInput {
 /** EMF allows at most 100 metrics per directive and 30 dimensions per set. */
 export const EMF_MAX_METRICS = 100;
 export const EMF_MAX_DIMENSIONS = 30;
+
+/** Whether `metric` goes out as a custom-metric datapoint (EMF) rather than on the metric log line. */
+export function isCustomMetricDatapoint(metric: Pick<MetricValue, 'name' | 'value'>): boolean {
+  if (!ALARMED_METRICS.has(metric.name)) return false;
+  return CUSTOM_METRIC_ONLY_WHEN[metric.name]?.(metric.value) ?? true;
+}
 
 /** One EMF log line (JSON, no trailing newline). */
 export function formatEmf(input: EmfInput): string {
@@ -113,15 +121,15 @@ export class MetricsBuffer {
   }
 
   /**
-   * Writes per dimension set one EMF line of its alarmed metrics (split at 100) and one log line of the
-   * rest, and empties the buffer. Never throws.
+   * Writes per dimension set one EMF line of its custom-metric datapoints (split at 100) and one log line
+   * of the rest, and empties the buffer. Never throws.
    */
   flush(): void {
     const timestampMs = this.now();
     for (const { dimensions, values } of this.pending.values()) {
       const all = [...values.values()];
-      const alarmed = all.filter((m) => ALARMED_METRICS.has(m.name));
-      const logged = all.filter((m) => !ALARMED_METRICS.has(m.name));
+      const alarmed = all.filter(isCustomMetricDatapoint);
+      const logged = all.filter((m) => !isCustomMetricDatapoint(m));
       const lines: string[] = [];
       try {
         for (let i = 0; i < alarmed.length; i += EMF_MAX_METRICS) {
@@ -131,6 +139,9 @@ export class MetricsBuffer {
               timestampMs,
               dimensions,
               metrics: alarmed.slice(i, i + EMF_MAX_METRICS),
+              // The dashboard's log widgets filter on this field: an alarmed figure is on the dashboard
+              // whether it went out as a datapoint or on the log line.
+              properties: { [METRIC_LOG_FIELD]: this.namespace },
             }),
           );
         }

@@ -63,7 +63,11 @@ export function pauseMetrics(inputs: readonly PauseInput[], now: Date): PauseMet
   };
 }
 
-/** Puts the pause gauges into `target` (always, zeros included, so the alarm has data every minute). */
+/**
+ * Puts the pause gauges into `target` (always, zeros included). `LongestPauseHours` becomes a custom-metric
+ * datapoint only above PAUSED_TOO_LONG_HOURS (`CUSTOM_METRIC_ONLY_WHEN`, issue 28 metric-hours); below it
+ * is on the metric log line with the counts, for the dashboard.
+ */
 export function putPauseMetrics(result: PauseMetrics, target: MetricsBuffer): void {
   target.gauge(METRICS.pausedSources, {}, result.paused, 'Count');
   target.gauge(METRICS.longestPauseHours, {}, Math.round(result.longestPauseHours * 100) / 100, 'None');

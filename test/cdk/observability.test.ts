@@ -52,14 +52,34 @@ describe('observability: alarms and dashboard', () => {
   });
 
   it('ERR-4/ERR-5: alarms when a source is paused for more than a day (the planner’s metric)', () => {
-    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      Namespace: METRIC_NAMESPACE,
-      MetricName: METRICS.longestPauseHours,
-      Statistic: 'Maximum',
-      Threshold: PAUSED_TOO_LONG_HOURS,
-      ComparisonOperator: 'GreaterThanThreshold',
-      TreatMissingData: 'notBreaching',
+    // Issue 28 (metric-hours): the gauge is a datapoint only above the threshold (CUSTOM_METRIC_ONLY_WHEN),
+    // so the alarm must stay a Maximum over the hour compared with `>` and read no data as not breaching:
+    // then it fires in exactly the hours it fired when every value was written.
+    const alarms = template.findResources('AWS::CloudWatch::Alarm', {
+      Properties: { Namespace: METRIC_NAMESPACE, MetricName: METRICS.longestPauseHours },
     });
+    expect(Object.values(alarms).map((a) => a.Properties)).toEqual([
+      expect.objectContaining({
+        Statistic: 'Maximum',
+        Period: 3600,
+        EvaluationPeriods: 1,
+        Threshold: PAUSED_TOO_LONG_HOURS,
+        ComparisonOperator: 'GreaterThanThreshold',
+        TreatMissingData: 'notBreaching',
+        AlarmActions: ['arn:aws:sns:eu-central-1:123456789012:oncall'],
+      }),
+    ]);
+    expect(Object.values(alarms)[0]?.Properties).not.toHaveProperty('DatapointsToAlarm');
+  });
+
+  it('metric-hours: the dashboard shows every longest-pause value from the logs, not from the sparse metric', () => {
+    const dashboard = Object.values(template.findResources('AWS::CloudWatch::Dashboard'))[0];
+    const body = JSON.stringify(dashboard?.Properties?.DashboardBody).replace(/\\+"/g, '"');
+    expect(body).toContain(
+      `filter ${METRIC_LOG_FIELD} = '${METRIC_NAMESPACE}' | filter ispresent(${METRICS.longestPauseHours}) | stats max(${METRICS.longestPauseHours})`,
+    );
+    // No metric widget reads the gauge (it has datapoints only above 24 h).
+    expect(body).not.toMatch(new RegExp(`"${METRIC_NAMESPACE}","${METRICS.longestPauseHours}"`));
   });
 
   it('RATE-9: alarms when a host stays saturated for an hour (the planner’s SaturatedHosts gauge)', () => {

@@ -5,6 +5,7 @@ import {
   METRIC_LOG_FIELD,
   METRIC_NAMESPACE,
   METRICS,
+  PAUSED_TOO_LONG_HOURS,
 } from '../../shared/observability/constants';
 import { formatEmf, MetricsBuffer } from '../../shared/observability/metrics';
 import { pauseMetrics, putPauseMetrics } from '../../shared/observability/planner-metrics';
@@ -105,6 +106,40 @@ describe('issue 28: only alarmed metrics are custom metrics (EMF); the rest are 
       { [METRIC_LOG_FIELD]: METRIC_NAMESPACE, Timestamp: 1_700_000_000_000, [METRICS.pausedSources]: 4 },
       { [METRIC_LOG_FIELD]: METRIC_NAMESPACE, Timestamp: 1_700_000_000_000, Outcome: '2xx', Requests: 5 },
     ]);
+  });
+
+  it('metric-hours: the longest pause is a datapoint only above the alarm’s day, a log line below it', () => {
+    // SourcePausedTooLong reads the hourly Maximum > 24 and treats no data as not breaching: a value of
+    // 24 or less can never breach, and CloudWatch bills the series only for hours with data.
+    const at = (hours: number) => {
+      const { lines, targets } = recorder();
+      putPauseMetrics(
+        { paused: 1, byKind: { 'failure-streak': 1 }, longestPauseHours: hours, sources: [] },
+        targets.metrics,
+      );
+      targets.metrics.flush();
+      return {
+        emf: lines.filter((l) => l._aws !== undefined),
+        logged: lines.filter((l) => l._aws === undefined && l[METRICS.longestPauseHours] !== undefined),
+      };
+    };
+    // 24.004 h is written rounded to 24 (not > 24): before, a datapoint that never breached.
+    for (const hours of [0, 2.5, PAUSED_TOO_LONG_HOURS, 24.004]) {
+      const { emf, logged } = at(hours);
+      expect(emf, `${hours} h`).toEqual([]);
+      expect(logged, `${hours} h`).toEqual([
+        expect.objectContaining({ [METRIC_LOG_FIELD]: METRIC_NAMESPACE, [METRICS.pausedSources]: 1 }),
+      ]);
+    }
+    for (const hours of [24.01, 30, 400]) {
+      const { emf } = at(hours);
+      expect(emf, `${hours} h`).toEqual([
+        expect.objectContaining({ [METRICS.longestPauseHours]: hours, [METRIC_LOG_FIELD]: METRIC_NAMESPACE }),
+      ]);
+      expect(emf[0]?._aws).toMatchObject({
+        CloudWatchMetrics: [{ Metrics: [{ Name: METRICS.longestPauseHours }] }],
+      });
+    }
   });
 
   it('the alarmed set is a subset of the metric names (a renamed metric cannot linger in it)', () => {
