@@ -128,6 +128,7 @@ import {
   type Levers,
   SYNC_SPREAD_WHAT_IF_SECONDS,
 } from './cost/levers';
+import { metricHoursOf, metricMonths, plannerDatapointsOfAnOrdinaryHour } from './cost/metric-hours';
 import { mirrorMovePrice, mirrorRebuildPrice } from './cost/mirror-move';
 import {
   apiFloodCeilingEurPerHour,
@@ -1769,8 +1770,18 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
   // 2b. The stack as synthesised: functions, schedules, alarms, dashboards, metric names (issue 28).
   const stack = countStack();
   const series = metricSeries(stack, A.metricDimensionValues);
+  // Issue 28 (metric-hours): a series is billed for the hours it gets data (bench/cost/metric-hours.ts).
+  const plannerEveryHour = plannerDatapointsOfAnOrdinaryHour(A.typicalLongestPauseHours);
+  const metricHoursAt = (n: number) =>
+    metricHoursOf(stack, {
+      valuesPerKey: A.metricDimensionValues,
+      everyHour: plannerEveryHour,
+      incidentHoursPerMonth: A.metricIncidentHoursPerMonth,
+      pausedTooLongHoursPer1000: A.pausedTooLongHoursPer1000,
+      sources: n,
+    });
   log(
-    `stack: ${stack.functions.length} functions, ${stack.schedules.length} schedules, ${stack.alarms} alarms, ${stack.dashboards} dashboards, ${series} metric series (synth ${stack.synthSeconds.toFixed(1)} s)`,
+    `stack: ${stack.functions.length} functions, ${stack.schedules.length} schedules, ${stack.alarms} alarms, ${stack.dashboards} dashboards, ${series} metric series, ${metricMonths(metricHoursAt(sources)).toFixed(3)} metric-months (synth ${stack.synthSeconds.toFixed(1)} s)`,
   );
   const memoryOf = (descriptionStart: string, fallback: number) =>
     stack.functions.find((f) => f.description.startsWith(descriptionStart))?.memoryMb ?? fallback;
@@ -2391,7 +2402,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       events: { published: changes * A.objectsPerChange * A.changeFeedEventsPerObject },
       logs: { ingestedGb: logsIngestedGb, storedGb: logsIngestedGb * A.logsStoredFraction },
       metrics: {
-        series: levers.metricsOnlyAlarmed ? series : A.metricSeriesAllEmf,
+        series: levers.metricsOnlyAlarmed ? metricMonths(metricHoursAt(sources)) : A.metricSeriesAllEmf,
         alarms: stack.alarms,
         dashboards: stack.dashboards,
       },
@@ -2888,6 +2899,8 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       eurPer1000Sources: round((b.cost.eurPerMonth / n) * 1000),
       // Issue 28 (sync-memory): the sync function's line (GB-s and invocations) at this fleet size.
       syncEur: round(syncLineEur(b)),
+      // Issue 28 (metric-hours): custom metrics, alarms and the dashboard at this fleet size.
+      cloudwatchMetricsEur: round(b.cost.services.cloudwatchMetrics?.eur ?? 0),
       // Issue 28: beside the list price, never inside it — if this account runs nothing else.
       alwaysFreeEurPerMonth: round(b.freeTier.eurPerMonth),
       onboardingEur: round(b.onboarding.eurPerMonth),
@@ -3092,6 +3105,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       dashboards: stack.dashboards,
       customMetrics: stack.customMetrics,
       metricSeries: series,
+      metricHours: metricHoursAt(sources).map((m) => ({ ...m, hoursWithData: round(m.hoursWithData, 1) })),
       synthSeconds: round(stack.synthSeconds, 1),
     },
     deletionCheck: {

@@ -218,6 +218,28 @@ export const ASSUMPTIONS = {
    * dashboard's SEARCH expressions and plain widgets plus the alarms). The lever's "off" side.
    */
   metricSeriesAllEmf: 48,
+  /**
+   * Issue 28 (metric-hours, bench/cost/metric-hours.ts): a custom metric series is billed only for the
+   * hours it gets data. What the planner writes in an ordinary hour is found by running its metric code on
+   * an ordinary fleet: one source in an ERR-4/ERR-5 backoff this long without a success (a council server
+   * down for a morning; assumed — in 1,000 councils one is nearly always in some backoff, so the pause
+   * gauges are never all zero).
+   */
+  typicalLongestPauseHours: 6,
+  /**
+   * Hours a month with data for a metric written only on an incident of ours (StoreOutages; each
+   * SlotStoreFallback `Switch` value): 2 incidents a month touching 2 clock hours each (assumed; DynamoDB,
+   * S3 and SQS have 99.9–99.99 % SLAs ≈ 0.07–0.7 h a month of downtime, Upstash's regional Redis 99.99 %,
+   * so 4 h is generous). The figure hardly matters: each hour is €0.26 ÷ 730 ≈ €0.00035 a series.
+   */
+  metricIncidentHoursPerMonth: 4,
+  /**
+   * Hours a month in which some active source has gone more than a day paused without a success — the
+   * only hours SourcePausedTooLong's gauge is a datapoint (CUSTOM_METRIC_ONLY_WHEN): per 1,000 sources, one
+   * council a month switches its system off or blocks us (ROB-8, ID-4) and the operator, alarmed, takes
+   * two days to deactivate it (assumed). Scales with the fleet, capped at the month's hours.
+   */
+  pausedTooLongHoursPer1000: 48,
   /** Storage classes: share of preview visits that read a file older than the transition age. */
   previewOldFileShare: 0.3,
   /**

@@ -120,6 +120,10 @@ export interface MonthlyUsage {
   /** Issue 28: the change feed's events on the event bus. */
   events?: { published: number };
   logs: { ingestedGb: number; storedGb: number };
+  /**
+   * `series`: billed metric-months — each custom metric series × its hours with data ÷ the month's hours
+   * (issue 28, bench/cost/metric-hours.ts); a series written every hour counts 1.
+   */
   metrics: { series: number; alarms: number; dashboards: number };
   scheduler: { invocations: number };
   /** Issue 28: the month's commands, and their bytes on the wire against a plan's bandwidth. */

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
+  HOURS_IN_MONTH,
+  metricHoursOf,
+  metricMonths,
+  plannerDatapointsOfAnOrdinaryHour,
+} from '../../bench/cost/metric-hours';
+import {
   apiFloodCeilingEurPerHour,
   cpuSlowdown,
   expectedRequestSeconds,
@@ -14,6 +20,7 @@ import {
 } from '../../bench/cost/model';
 import { PRICES } from '../../bench/cost/prices';
 import { metricSeries, type StackCount } from '../../bench/cost/stack-count';
+import { METRICS } from '../../shared/observability';
 
 /** A price table of round numbers, so the expected figures below are computed by hand. */
 function roundPrices(set: Partial<Record<keyof PriceTable, number>>): PriceTable {
@@ -243,5 +250,69 @@ describe('cost model arithmetic (issue 18)', () => {
       customMetrics: { Requests: ['Outcome'], SyncRuns: ['Kind', 'Outcome'], StoreOutages: [] },
     } as unknown as StackCount;
     expect(metricSeries(count, { Outcome: 6, Kind: 3 })).toBe(6 + 18 + 1);
+  });
+
+  describe('issue 28 (metric-hours): a series is billed for the hours it gets data', () => {
+    // The stack's four alarmed metrics; SlotStoreFallback by Switch (entered, retry-failed, left).
+    const stack = {
+      customMetrics: {
+        [METRICS.longestPauseHours]: [],
+        [METRICS.storeOutages]: [],
+        [METRICS.slotStoreFallback]: ['Switch'],
+        [METRICS.saturatedHosts]: [],
+      },
+    };
+    const at = (sources: number, everyHour: Set<string>) =>
+      metricHoursOf(stack, {
+        valuesPerKey: { Switch: 3 },
+        everyHour,
+        incidentHoursPerMonth: 4,
+        pausedTooLongHoursPer1000: 48,
+        sources,
+      });
+
+    it('the month has 730.5 hours (365.25 days ÷ 12 × 24)', () => {
+      expect(HOURS_IN_MONTH).toBe(730.5);
+    });
+
+    it('bills series × hours with data ÷ hours in the month, by hand', () => {
+      const rows = at(1_000, new Set([METRICS.saturatedHosts]));
+      expect(Object.fromEntries(rows.map((r) => [r.metric, [r.series, r.hoursWithData]]))).toEqual({
+        [METRICS.longestPauseHours]: [1, 48],
+        [METRICS.storeOutages]: [1, 4],
+        [METRICS.slotStoreFallback]: [3, 4],
+        [METRICS.saturatedHosts]: [1, 730.5],
+      });
+      // 1 full series + (48 + 4 + 3 × 4) ÷ 730.5 = 1 + 64 ÷ 730.5.
+      const months = metricMonths(rows);
+      expect(months).toBeCloseTo(1.087611225, 8);
+      const usage = emptyUsage();
+      usage.metrics.series = months;
+      // At $0.30 a metric-month and 1 € = 1 $: 0.3 × 1.087611 = €0.326283 (six full months were €1.80).
+      expect(priceUsage(usage, roundPrices({ metricMonth: 0.3 }), 1).eurPerMonth).toBeCloseTo(0.326283368, 8);
+    });
+
+    it('the pause hours grow with the fleet but stop at the month: the cost per 1,000 sources does not rise', () => {
+      const months = (n: number) => metricMonths(at(n, new Set([METRICS.saturatedHosts])));
+      // 10,000 sources: 480 h; 100,000: 4,800 h capped at 730.5 (one full series).
+      expect(months(10_000)).toBeCloseTo(1 + (480 + 16) / 730.5, 9);
+      expect(months(100_000)).toBeCloseTo(2 + 16 / 730.5, 9);
+      expect(months(10_000) / 10).toBeLessThan(months(1_000));
+      expect(months(100_000) / 100).toBeLessThan(months(10_000) / 10);
+    });
+
+    it('a gauge written every tick or every 15 minutes has data every hour', () => {
+      const rows = at(1_000, new Set([METRICS.saturatedHosts, METRICS.longestPauseHours]));
+      expect(rows.find((r) => r.metric === METRICS.longestPauseHours)?.hoursWithData).toBe(730.5);
+      expect(metricMonths(rows)).toBeCloseTo(2 + 16 / 730.5, 9);
+    });
+
+    it('from the planner’s own metric code: an ordinary hour writes SaturatedHosts, the pause gauge only past a day', () => {
+      // 6 h in a backoff: before issue 28's metric-hours change the pause gauge was a datapoint too.
+      expect(plannerDatapointsOfAnOrdinaryHour(6)).toEqual(new Set([METRICS.saturatedHosts]));
+      expect(plannerDatapointsOfAnOrdinaryHour(30)).toEqual(
+        new Set([METRICS.saturatedHosts, METRICS.longestPauseHours]),
+      );
+    });
   });
 });
