@@ -1,9 +1,16 @@
 import { MIRROR_TYPES, MirrorStore } from '../mirror';
 import { resolveBody } from '../onboarding';
 import { BodyRecords, DocumentItems, ListDigestRepository, loadAllSources, MirrorIndex } from '../store';
+import { byMark } from './complete';
 import { TakedownError } from './errors';
-import { TakedownRegistry, type TakedownScope } from './registry';
-import { type DocumentMatch, forMatchingDocuments, type TakedownDeps } from './tombstone';
+import { type TakedownItem, TakedownRegistry, type TakedownScope } from './registry';
+import {
+  type DocumentMatch,
+  forMatchingDocuments,
+  type TakedownDeps,
+  tombstoneBody,
+  tombstoneIds,
+} from './tombstone';
 
 /**
  * OPT-5 "until an operator lifts it": `takedown lift --ids … | --body <slug>`. Removes the registry
@@ -11,6 +18,14 @@ import { type DocumentMatch, forMatchingDocuments, type TakedownDeps } from './t
  * next sync may mirror the objects again if the source still publishes them. The tombstones stay until
  * then (nothing reappears by this command alone), a lifted body stays unlisted until listed, and the
  * decision is logged loudly with who lifted it.
+ *
+ * Two operators at once (OPT-5: a new takedown always wins over an older lift): the lift removes a
+ * registry item only as it read it (`rev`, shared/store takedowns.ts) — a takedown recorded in between
+ * renews it, and the lift leaves that one alone. A takedown recorded after the removal, while the lift
+ * removes the marks, may have found its own marks refused by the old ones the lift then removes: so the
+ * lift reads the registry again at its end and completes what it holds again with the command's own
+ * code and the new item's mark (`tombstoneIds` / `tombstoneBody`, as `completeTakedowns` does).
+ * Either way the id is reported `renewed` and logged.
  */
 export interface LiftResult {
   sourceIds: string[];
@@ -19,6 +34,11 @@ export interface LiftResult {
   lifted: number;
   /** Ids with no takedown in any source. */
   notTakenDown: string[];
+  /**
+   * OPT-5: ids (or the body's id) taken down again while this lift ran — the newer takedown stays in
+   * force, complete; lifting it is a new decision (run the lift again).
+   */
+  renewed: string[];
 }
 
 async function unmark(deps: TakedownDeps, sourceId: string, type: string, id: string): Promise<void> {
@@ -58,16 +78,40 @@ export async function liftTakedown(
     console.warn(JSON.stringify({ level: 'WARN', event, ...fields })),
 ): Promise<LiftResult> {
   const registry = new TakedownRegistry(deps.clients.doc, deps.tables.state);
-  const result: LiftResult = { sourceIds: [], body: target.body ?? null, lifted: 0, notTakenDown: [] };
+  const result: LiftResult = {
+    sourceIds: [],
+    body: target.body ?? null,
+    lifted: 0,
+    notTakenDown: [],
+    renewed: [],
+  };
   const lifted = (sourceId: string, scope: TakedownScope, id: string) => {
     result.lifted += 1;
     if (!result.sourceIds.includes(sourceId)) result.sourceIds.push(sourceId);
     // Loud on purpose: a lifted takedown lets the next sync publish the object again (OPT-5).
     log('TAKEDOWN LIFTED', { sourceId, scope, id, by: target.by });
   };
+  const renewed = (item: TakedownItem) => {
+    if (!result.renewed.includes(item.id)) result.renewed.push(item.id);
+    // Loud too: the operator's lift did not end this takedown, a newer one (OPT-5).
+    log('TAKEDOWN RENEWED DURING LIFT', {
+      sourceId: item.sourceId,
+      scope: item.scope,
+      id: item.id,
+      by: target.by,
+      takedownBy: item.mark.by,
+      takedownAt: item.mark.at,
+    });
+  };
   if (target.body !== undefined) {
     const { sourceId, body } = await resolveBody(deps.clients.doc, deps.tables, target.body, target.sourceId);
-    if (await registry.remove(sourceId, 'body', body.id)) lifted(sourceId, 'body', body.id);
+    const [item] = await registry.find(sourceId, [{ scope: 'body', id: body.id }]);
+    const removal = item === undefined ? 'absent' : await registry.remove(item);
+    if (removal === 'renewed') {
+      renewed(item as TakedownItem);
+      return result;
+    }
+    if (removal === 'lifted') lifted(sourceId, 'body', body.id);
     await new BodyRecords({ doc: deps.clients.doc, table: deps.tables.state }).removeTakedown(
       sourceId,
       body.bodyKey,
@@ -84,6 +128,11 @@ export async function liftTakedown(
       }
     }
     await unflagDocuments(deps, sourceId, { bodyId: body.id });
+    const [again] = await registry.find(sourceId, [{ scope: 'body', id: body.id }]);
+    if (again !== undefined) {
+      await tombstoneBody(deps, target.body, { sourceId, by: again.mark.by, mark: again.mark });
+      renewed(again);
+    }
     await dropListDigests(deps, [sourceId]);
     return result;
   }
@@ -105,10 +154,16 @@ export async function liftTakedown(
       wanted.map((id) => ({ scope: 'object' as const, id })),
     );
     const fileIds = new Set<string>();
+    const removed: TakedownItem[] = [];
     for (const item of items) {
-      await registry.remove(sourceId, 'object', item.id);
-      lifted(sourceId, 'object', item.id);
       seen.add(item.id);
+      const removal = await registry.remove(item);
+      if (removal === 'renewed') {
+        renewed(item);
+        continue;
+      }
+      removed.push(item);
+      lifted(sourceId, 'object', item.id);
       // `tombstone --ids` records an id on its source's host before it knows the type (OPT-5), so the
       // item may carry none: then the mirrored entries of that id are looked up, or their marks stay.
       const types = item.type !== undefined ? [item.type] : await markedTypes(mirror, sourceId, item.id);
@@ -118,6 +173,11 @@ export async function liftTakedown(
       }
     }
     if (fileIds.size > 0) await unflagDocuments(deps, sourceId, { fileIds });
+    const again = removed.length > 0 ? await registry.find(sourceId, removed) : [];
+    for (const group of byMark(again)) {
+      await tombstoneIds(deps, group.ids, { sourceId, by: group.mark.by, mark: group.mark });
+    }
+    for (const item of again) renewed(item);
   }
   result.notTakenDown = wanted.filter((id) => !seen.has(id));
   await dropListDigests(deps, result.sourceIds);
