@@ -1,14 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import {
-  BatchGetCommand,
-  DeleteCommand,
-  PutCommand,
-  QueryCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure, type TableContext } from './context';
 import { takedownPartition, takedownSortKey } from './keys';
 import { StoreUnavailableError, storeOutageOf } from './outage';
+import { queryAll } from './query-pages';
 
 /**
  * OPT-5: the takedown registry's items (State table), the memory of a takedown that no purge touches
@@ -70,22 +65,13 @@ export class TakedownItems {
 
   /** Every takedown of a source: one Query (more only past 1 MB, i.e. thousands of takedowns). */
   async items(sourceId: string): Promise<TakedownItem[]> {
-    const items: TakedownItem[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const out = await this.ctx.doc.send(
-        new QueryCommand({
-          TableName: this.ctx.table,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': takedownPartition(sourceId) },
-          ConsistentRead: true,
-          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-        }),
-      );
-      for (const raw of out.Items ?? []) items.push(itemOf(raw));
-      startKey = out.LastEvaluatedKey;
-    } while (startKey);
-    return items;
+    const items = await queryAll(this.ctx.doc, {
+      TableName: this.ctx.table,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': takedownPartition(sourceId) },
+      ConsistentRead: true,
+    });
+    return items.map(itemOf);
   }
 
   /** The takedowns among a few subjects of one source (one BatchGet): the preview's per-opening check. */
