@@ -51,7 +51,7 @@ const markRemoval = {
   at: 'before' as const,
 };
 
-describe('OPT-5: a takedown lift racing a new takedown of the same object', () => {
+describe('OPT-5: a takedown lift racing a new takedown of the same object', { timeout: SLOW }, () => {
   it('a takedown recorded between the lift’s registry read and its delete stays in force: registry item and index mark kept, the lift reports it renewed', async () => {
     const { s, koeln } = await t.seed('lift-race-read');
     const paper = (await liveEntries(s.h, koeln.id)).find((e) => e.type === 'paper');
@@ -89,7 +89,7 @@ describe('OPT-5: a takedown lift racing a new takedown of the same object', () =
     // The operator who lifted is told: nothing lifted, the takedown renewed meanwhile.
     expect(liftedCount).toBe(0);
     expect(renewed).toEqual([paper.id]);
-  }, SLOW);
+  });
 
   it('a takedown recorded after the lift’s registry delete, its mark refused by the old one, keeps its index mark: the lift re-seals it', async () => {
     const { s, koeln } = await t.seed('lift-race-mark');
@@ -124,7 +124,7 @@ describe('OPT-5: a takedown lift racing a new takedown of the same object', () =
     expect(entry?.deleted).toBe(true);
     expect(entry?.takedown).toBeDefined();
     expect(renewed).toEqual([paper.id]);
-  }, SLOW);
+  });
 
   it('a body takedown issued while `takedown lift --body` removes the marks ends complete: every entry of the body marked, its documents flagged', async () => {
     const { s, koeln } = await t.seed('lift-race-body');
@@ -155,5 +155,5 @@ describe('OPT-5: a takedown lift racing a new takedown of the same object', () =
     await s.h.sync('full');
     expect(await liveEntries(s.h, koeln.id)).toEqual([]);
     expect(renewed).toEqual([koeln.id]);
-  }, SLOW);
+  });
 });
