@@ -37,6 +37,9 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   'api-bytes': async () =>
     (await import('./api-bytes')).runApiBytesBench({ log: (l: string) => console.error(l) }),
   'api-flood': async () => (await import('./api-flood')).runApiFloodBench(),
+  // Issue 28: `mirror rebuild`'s records a second with each request delayed as outside / inside the region.
+  'rebuild-pace': async () =>
+    (await import('./rebuild-pace')).runRebuildPaceBench({ log: (l: string) => console.error(l) }),
   chaos: async () =>
     (await import('./chaos')).runChaosBench({
       only: process.env.CHAOS_ONLY?.split(',').filter(Boolean),

@@ -162,5 +162,11 @@ export async function liftCommand(
   ];
   if (result.body) text.push(`  the body stays unlisted until: ingestor bodies list ${result.body} (ONB-4)`);
   if (result.notTakenDown.length > 0) text.push(`  not taken down: ${result.notTakenDown.join(', ')}`);
-  return { text, json: result, exitCode: result.lifted === 0 ? 1 : 0 };
+  // OPT-5: another operator's takedown of these came in while lifting; it wins, the lift did not end it.
+  if (result.renewed.length > 0) {
+    text.push(
+      `  STILL TAKEN DOWN (taken down again while lifting; lift again if still meant): ${result.renewed.join(', ')}`,
+    );
+  }
+  return { text, json: result, exitCode: result.lifted === 0 || result.renewed.length > 0 ? 1 : 0 };
 }

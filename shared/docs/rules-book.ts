@@ -1046,6 +1046,7 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
       'shared/takedown/guard.ts',
       'shared/takedown/seal.ts',
       'shared/takedown/lift.ts',
+      'shared/store/takedowns.ts',
       'shared/takedown/embedders.ts',
       'shared/takedown/tombstone.ts',
       'shared/engine/write.ts',
@@ -1058,6 +1059,7 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
       'test/takedown/embedded.test.ts',
       'test/takedown/sync-race.test.ts',
       'test/takedown/invalid-config.test.ts',
+      'test/takedown/lift-race.test.ts',
     ],
   },
   'OTH-1': {

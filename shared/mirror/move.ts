@@ -26,6 +26,19 @@ import { writePacer } from './backfill';
 export const MIRROR_BULK_DEFAULT_RATE = 200;
 
 /**
+ * Records or items both bulk commands (this copy, `mirror rebuild`) have in flight at once. The rate
+ * above, not this, protects the table; this only has to be high enough for the rate to be reached:
+ * an item waits on its requests one after another (the rebuild: S3 GET, then the conditional PutItem;
+ * the copy: Mirror GetItem, PutItem, State GetItem), so a run does concurrency ÷ Σ latency a second.
+ * In the region (S3 first byte ≈ 30 ms, bench/cost/assumptions.ts `apiS3RoundSeconds`; a DynamoDB
+ * request ≈ 10 ms, assumed) 16 make ≈ 400 rebuilt records a second, twice the rate (the rebuild's
+ * own 8 made ≈ 200, no margin for its page barriers); from an operator's machine outside the region
+ * (≈ 100 ms a request, assumed) 16 make ≈ 80 records a second (8 made ≈ 40) and the copy ≈ 53 items —
+ * below the rate: docs/operations.md "The mirror table" gives both durations.
+ */
+export const MIRROR_BULK_CONCURRENCY = 16;
+
+/**
  * Issue 28: `ingestor migrate mirror-table` — the mirror's object items move from State (PITR on, its
  * takedown registry and leases cannot be rebuilt) to the Mirror table (no PITR, Standard-IA: the
  * index can be rebuilt from S3). A two-deploy rollout (docs/operations.md "The mirror table"):
@@ -108,7 +121,6 @@ export class MirrorMovePhaseError extends IngestorError {
  */
 const STEP_PHASE: Record<MirrorMoveStep, MirrorTablePhase> = { copy: 'dual', 'delete-old': 'own' };
 const DEFAULT_PAGE = 500;
-const DEFAULT_CONCURRENCY = 16;
 /** Decisions of one item while writers keep changing it; then it is left to the next run. */
 const ITEM_ATTEMPTS = 4;
 /** Keys of kept items the report names (the count is complete). */
@@ -170,7 +182,7 @@ export async function moveMirrorTable(
   let next = saved?.next;
   do {
     const page = await move.scanPage(next, options.pageSize ?? DEFAULT_PAGE);
-    await mapLimit(page.items, options.concurrency ?? DEFAULT_CONCURRENCY, async (item) => {
+    await mapLimit(page.items, options.concurrency ?? MIRROR_BULK_CONCURRENCY, async (item) => {
       counts.scanned += 1;
       const outcome =
         options.step === 'copy' ? await copyItem(move, item, paced) : await deleteOldItem(move, item, paced);

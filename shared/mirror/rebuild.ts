@@ -12,6 +12,7 @@ import {
 import { mapLimit } from '../util';
 import { writePacer } from './backfill';
 import { listSort, MIRROR_PREFIX, mirrorKey } from './keys';
+import { MIRROR_BULK_CONCURRENCY } from './move';
 import { indexItemOf } from './store';
 import type { MirrorIndexEntry, MirrorRecord } from './types';
 
@@ -124,7 +125,6 @@ export class MirrorRebuildPhaseError extends IngestorError {
 }
 
 const DEFAULT_PAGE = 1000;
-const DEFAULT_CONCURRENCY = 8;
 /** Decisions of one record while writers keep changing its item; then `raced` into the next run. */
 const ITEM_ATTEMPTS = 4;
 const UNREADABLE_NAMED = 20;
@@ -257,7 +257,7 @@ export async function rebuildMirrorIndex(
   let after = saved?.after;
   do {
     const page = await run.records.listKeys(prefix, after, options.pageSize ?? DEFAULT_PAGE);
-    await rebuildPage(run, page.keys, options.concurrency ?? DEFAULT_CONCURRENCY);
+    await rebuildPage(run, page.keys, options.concurrency ?? MIRROR_BULK_CONCURRENCY);
     after = page.next;
     const checkpoint: MirrorRebuildCheckpoint = {
       done: after === undefined,

@@ -1,5 +1,6 @@
-import { DeleteCommand, QueryCommand, type QueryCommandOutput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type TableContext, unlessConditionFails } from './context';
+import { queryItems } from './query-pages';
 
 /** The Documents table's source index (`bySource`, shared/store tables.ts). */
 const BY_SOURCE = 'bySource';
@@ -19,26 +20,18 @@ export class DocumentItems {
     sourceId: string,
     options: { bodyId?: string; docIdOnly?: boolean } = {},
   ): AsyncGenerator<Record<string, unknown>> {
-    let startKey: QueryCommandOutput['LastEvaluatedKey'];
-    do {
-      const page = await this.ctx.doc.send(
-        new QueryCommand({
-          TableName: this.ctx.table,
-          IndexName: BY_SOURCE,
-          KeyConditionExpression: 'sourceId = :s',
-          ...(options.bodyId === undefined
-            ? { ExpressionAttributeValues: { ':s': sourceId } }
-            : {
-                FilterExpression: 'bodyId = :b',
-                ExpressionAttributeValues: { ':s': sourceId, ':b': options.bodyId },
-              }),
-          ...(options.docIdOnly ? { ProjectionExpression: 'docId' } : {}),
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      for (const item of page.Items ?? []) yield item;
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+    yield* queryItems(this.ctx.doc, {
+      TableName: this.ctx.table,
+      IndexName: BY_SOURCE,
+      KeyConditionExpression: 'sourceId = :s',
+      ...(options.bodyId === undefined
+        ? { ExpressionAttributeValues: { ':s': sourceId } }
+        : {
+            FilterExpression: 'bodyId = :b',
+            ExpressionAttributeValues: { ':s': sourceId, ':b': options.bodyId },
+          }),
+      ...(options.docIdOnly ? { ProjectionExpression: 'docId' } : {}),
+    });
   }
 
   /** DOC-7: listed or not, as its body. False when the item is gone (purged meanwhile). */

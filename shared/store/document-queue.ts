@@ -1,13 +1,7 @@
-import {
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  type QueryCommandInput,
-  type QueryCommandOutput,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, type QueryCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type TableContext, unlessConditionFails } from './context';
 import { DocumentItems } from './document-items';
+import { queryPages } from './query-pages';
 
 /** The Documents table's queue index (`byNextAttempt`: `attemptShard` + `nextAttemptAt`, tables.ts). */
 export const BY_NEXT_ATTEMPT = 'byNextAttempt';
@@ -93,20 +87,15 @@ export class DocumentQueue {
     extraPerPage = 0,
   ): Promise<T[]> {
     const out: T[] = [];
-    let startKey: QueryCommandOutput['LastEvaluatedKey'];
-    do {
-      const page = await this.ctx.doc.send(
-        new QueryCommand({
-          TableName: this.ctx.table,
-          IndexName: BY_NEXT_ATTEMPT,
-          ...query,
-          Limit: Math.min(limit - out.length + extraPerPage, QUEUE_PAGE_MAX),
-          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-        }),
-      );
-      for (const item of page.Items ?? []) if (keep(item) && out.length < limit) out.push(item as T);
-      startKey = page.LastEvaluatedKey;
-    } while (startKey && out.length < limit);
+    const pages = queryPages(
+      this.ctx.doc,
+      { TableName: this.ctx.table, IndexName: BY_NEXT_ATTEMPT, ...query },
+      { limit: () => Math.min(limit - out.length + extraPerPage, QUEUE_PAGE_MAX) },
+    );
+    for await (const items of pages) {
+      for (const item of items) if (keep(item) && out.length < limit) out.push(item as T);
+      if (out.length >= limit) break;
+    }
     return out;
   }
 

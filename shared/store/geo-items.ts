@@ -1,13 +1,8 @@
-import {
-  DeleteCommand,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  type QueryCommandOutput,
-} from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { BucketContext, TableContext } from './context';
 import { geoObjectKey, geoPartition } from './keys';
 import { BucketObjects } from './objects';
+import { queryAll } from './query-pages';
 
 const STATE_SK = 'STATE';
 const PLAN_PREFIX = 'PLAN#';
@@ -32,22 +27,12 @@ export function createGeoItems<
   const objects = new BucketObjects(ctx.bucket);
   const strip = ({ pk: _pk, sk: _sk, ...rest }: Record<string, unknown>) => rest;
   async function queryPrefix(sourceId: string, prefix: string): Promise<Record<string, unknown>[]> {
-    const items: Record<string, unknown>[] = [];
-    let startKey: QueryCommandOutput['LastEvaluatedKey'];
-    do {
-      const page = await doc.send(
-        new QueryCommand({
-          TableName: table,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': geoPartition(sourceId), ':prefix': prefix },
-          ExclusiveStartKey: startKey,
-          ConsistentRead: true,
-        }),
-      );
-      items.push(...(page.Items ?? []));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return items;
+    return queryAll(doc, {
+      TableName: table,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': geoPartition(sourceId), ':prefix': prefix },
+      ConsistentRead: true,
+    });
   }
   return {
     async plans(sourceId: string): Promise<Plan[]> {

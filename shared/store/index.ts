@@ -136,4 +136,10 @@ export {
   TABLES,
   type TableDefinition,
 } from './tables';
-export { type TakedownItem, type TakedownItemMark, TakedownItems, type TakedownScope } from './takedowns';
+export {
+  type TakedownItem,
+  type TakedownItemMark,
+  TakedownItems,
+  type TakedownRemoval,
+  type TakedownScope,
+} from './takedowns';

@@ -6,11 +6,12 @@ import {
   NoSuchKey,
   PutObjectCommand,
 } from '@aws-sdk/client-s3';
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AwsClients } from './clients';
 import { isConditionFailure } from './context';
 import { bodySk, sourcePartition } from './keys';
 import { type MirrorTablePlacement, mirrorItemTables } from './mirror-index';
+import { queryItems } from './query-pages';
 import { LIST_INDEX } from './tables';
 
 /**
@@ -118,39 +119,32 @@ export class ListDigestRepository {
   /** The `BODY#` items of a source that hold a page digest lose it; returns how many did. */
   private async removeBodyPageDigests(sourceId: string): Promise<number> {
     let removed = 0;
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const out = await this.clients.doc.send(
-        new QueryCommand({
-          TableName: this.config.stateTable,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :body)',
-          FilterExpression: 'attribute_exists(#d)',
-          ExpressionAttributeNames: { '#d': BODY_PAGE_DIGEST_ATTRIBUTE },
-          ExpressionAttributeValues: { ':pk': sourcePartition(sourceId), ':body': bodySk('') },
-          ProjectionExpression: 'pk, sk',
-          ConsistentRead: true,
-          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-        }),
-      );
-      for (const item of out.Items ?? []) {
-        try {
-          await this.clients.doc.send(
-            new UpdateCommand({
-              TableName: this.config.stateTable,
-              Key: { pk: item.pk, sk: item.sk },
-              UpdateExpression: 'REMOVE #d',
-              ConditionExpression: 'attribute_exists(sk)',
-              ExpressionAttributeNames: { '#d': BODY_PAGE_DIGEST_ATTRIBUTE },
-            }),
-          );
-          removed += 1;
-        } catch (error) {
-          // The body's item went meanwhile (the source removed): nothing left to trust.
-          if (!isConditionFailure(error)) throw error;
-        }
+    const digested = queryItems(this.clients.doc, {
+      TableName: this.config.stateTable,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :body)',
+      FilterExpression: 'attribute_exists(#d)',
+      ExpressionAttributeNames: { '#d': BODY_PAGE_DIGEST_ATTRIBUTE },
+      ExpressionAttributeValues: { ':pk': sourcePartition(sourceId), ':body': bodySk('') },
+      ProjectionExpression: 'pk, sk',
+      ConsistentRead: true,
+    });
+    for await (const item of digested) {
+      try {
+        await this.clients.doc.send(
+          new UpdateCommand({
+            TableName: this.config.stateTable,
+            Key: { pk: item.pk, sk: item.sk },
+            UpdateExpression: 'REMOVE #d',
+            ConditionExpression: 'attribute_exists(sk)',
+            ExpressionAttributeNames: { '#d': BODY_PAGE_DIGEST_ATTRIBUTE },
+          }),
+        );
+        removed += 1;
+      } catch (error) {
+        // The body's item went meanwhile (the source removed): nothing left to trust.
+        if (!isConditionFailure(error)) throw error;
       }
-      startKey = out.LastEvaluatedKey;
-    } while (startKey);
+    }
     return removed;
   }
 
@@ -163,23 +157,17 @@ export class ListDigestRepository {
   async committedAfter(partitions: readonly string[], afterSort: string): Promise<CommittedKey[]> {
     const found: CommittedKey[] = [];
     for (const lp of partitions) {
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const out = await this.clients.doc.send(
-          new QueryCommand({
-            // The mirror's items: in State before the move, in the Mirror table after (issue 28).
-            TableName: mirrorItemTables(this.config.stateTable, this.config.mirrorTable).read,
-            IndexName: LIST_INDEX,
-            KeyConditionExpression: 'lp = :lp AND ls > :after',
-            ExpressionAttributeValues: { ':lp': lp, ':after': afterSort },
-            ProjectionExpression: 'pk, sk, ls',
-            ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-          }),
-        );
-        for (const item of out.Items ?? [])
-          found.push({ pk: String(item.pk), sk: String(item.sk), ls: String(item.ls) });
-        startKey = out.LastEvaluatedKey;
-      } while (startKey);
+      const committed = queryItems(this.clients.doc, {
+        // The mirror's items: in State before the move, in the Mirror table after (issue 28).
+        TableName: mirrorItemTables(this.config.stateTable, this.config.mirrorTable).read,
+        IndexName: LIST_INDEX,
+        KeyConditionExpression: 'lp = :lp AND ls > :after',
+        ExpressionAttributeValues: { ':lp': lp, ':after': afterSort },
+        ProjectionExpression: 'pk, sk, ls',
+      });
+      for await (const item of committed) {
+        found.push({ pk: String(item.pk), sk: String(item.sk), ls: String(item.ls) });
+      }
     }
     return found;
   }

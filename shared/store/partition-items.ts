@@ -1,7 +1,8 @@
-import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type TableContext, unlessConditionFails } from './context';
 import { bodySk, sessionSk, slugSk, sourcePartition } from './keys';
 import { packedItemBytes, packItem, unpackItem } from './packed-item';
+import { queryItems } from './query-pages';
 
 /** Keys per BatchGetItem (DynamoDB's limit). */
 export const BATCH_GET_MAX = 100;
@@ -80,20 +81,13 @@ export class PartitionItems {
    */
   async preload(from: string, to: string): Promise<void> {
     const items = new Map<string, Record<string, unknown>>();
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const out = await this.ctx.doc.send(
-        new QueryCommand({
-          TableName: this.ctx.table,
-          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-          ExpressionAttributeValues: { ':pk': this.pk, ':from': from, ':to': to },
-          ConsistentRead: true,
-          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-        }),
-      );
-      for (const item of out.Items ?? []) items.set(String(item.sk), item);
-      startKey = out.LastEvaluatedKey;
-    } while (startKey);
+    const range = queryItems(this.ctx.doc, {
+      TableName: this.ctx.table,
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+      ExpressionAttributeValues: { ':pk': this.pk, ':from': from, ':to': to },
+      ConsistentRead: true,
+    });
+    for await (const item of range) items.set(String(item.sk), item);
     this.snapshot = { from, to, items };
     this.written.clear();
   }
@@ -202,20 +196,13 @@ export class PartitionItems {
       const sks = [...(this.snapshot?.items.keys() ?? [])].filter((sk) => sk.startsWith(prefix)).sort();
       return sks.map((sk) => this.snapshotItem<T>(sk) as T);
     }
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const out = await this.ctx.doc.send(
-        new QueryCommand({
-          TableName: this.ctx.table,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': this.pk, ':prefix': prefix },
-          ConsistentRead: true,
-          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-        }),
-      );
-      for (const item of out.Items ?? []) items.push(withoutKeys<T>(item) as T);
-      startKey = out.LastEvaluatedKey;
-    } while (startKey);
+    const found = queryItems(this.ctx.doc, {
+      TableName: this.ctx.table,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': this.pk, ':prefix': prefix },
+      ConsistentRead: true,
+    });
+    for await (const item of found) items.push(withoutKeys<T>(item) as T);
     return items;
   }
 

@@ -1,6 +1,7 @@
-import { PutCommand, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { TableContext } from './context';
 import { idHash, photoPartition } from './keys';
+import { queryAll } from './query-pages';
 
 /**
  * PHO-2: the photo marks of one body (State table, partition `PHOTO#<sourceId>#<bodyKey>`, one item per
@@ -11,21 +12,11 @@ export class PhotoMarks {
 
   /** Every mark of one body, as stored (keys included). */
   async ofBody<T>(sourceId: string, bodyKey: string): Promise<T[]> {
-    const marks: T[] = [];
-    let startKey: QueryCommandOutput['LastEvaluatedKey'];
-    do {
-      const page = await this.ctx.doc.send(
-        new QueryCommand({
-          TableName: this.ctx.table,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': photoPartition(sourceId, bodyKey) },
-          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-        }),
-      );
-      for (const item of page.Items ?? []) marks.push(item as T);
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return marks;
+    return (await queryAll(this.ctx.doc, {
+      TableName: this.ctx.table,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': photoPartition(sourceId, bodyKey) },
+    })) as T[];
   }
 
   /** Replaces a person's mark. */

@@ -3,9 +3,6 @@ import {
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
-  QueryCommand,
-  type QueryCommandInput,
-  type QueryCommandOutput,
   UpdateCommand,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
@@ -13,6 +10,7 @@ import type { TableContext } from './context';
 import { storedItemBytes, WRITE_UNIT_BYTES } from './item-bytes';
 import { LAST_RUN_SK, sourcePartition } from './keys';
 import { BATCH_GET_MAX } from './partition-items';
+import { type QueryInput, queryAll } from './query-pages';
 import {
   MANUAL_REQUEST_STORED,
   stateItemFromStore,
@@ -167,18 +165,9 @@ const REPLACED_INDEX = Object.fromEntries(
 /** Every page of a Query on a State index, from the index it replaces while it is not built yet. */
 async function queryStateIndex<T = Record<string, unknown>>(
   doc: DynamoDBDocumentClient,
-  input: Omit<QueryCommandInput, 'IndexName' | 'ExclusiveStartKey'> & { IndexName: string },
+  input: QueryInput & { IndexName: string },
 ): Promise<T[]> {
-  const pages = async (IndexName: string) => {
-    const out: T[] = [];
-    let startKey: QueryCommandOutput['LastEvaluatedKey'];
-    do {
-      const page = await doc.send(new QueryCommand({ ...input, IndexName, ExclusiveStartKey: startKey }));
-      out.push(...((page.Items ?? []) as T[]));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return out;
-  };
+  const pages = async (IndexName: string) => (await queryAll(doc, { ...input, IndexName })) as T[];
   try {
     return await pages(input.IndexName);
   } catch (err) {

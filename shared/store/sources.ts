@@ -2,8 +2,6 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import {
   GetCommand,
   PutCommand,
-  QueryCommand,
-  type QueryCommandOutput,
   ScanCommand,
   type ScanCommandOutput,
   UpdateCommand,
@@ -19,6 +17,7 @@ import {
 } from '../config';
 import { IngestorError } from '../errors';
 import { type TableContext, unlessConditionFails } from './context';
+import { queryItems } from './query-pages';
 import { SOURCES_BY_HOST_INDEX } from './tables';
 
 /**
@@ -118,22 +117,15 @@ export async function listHostSources(
   host: string,
 ): Promise<HostSourceEntry[]> {
   const out: HostSourceEntry[] = [];
-  let startKey: QueryCommandOutput['LastEvaluatedKey'];
-  do {
-    const page = await doc.send(
-      new QueryCommand({
-        TableName: table,
-        IndexName: SOURCES_BY_HOST_INDEX,
-        KeyConditionExpression: 'hostKey = :h',
-        ExpressionAttributeValues: { ':h': host },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? [])
-      if (typeof item.sourceId === 'string')
-        out.push({ sourceId: item.sourceId, active: item.active === true || item.active === 'true' });
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  const entries = queryItems(doc, {
+    TableName: table,
+    IndexName: SOURCES_BY_HOST_INDEX,
+    KeyConditionExpression: 'hostKey = :h',
+    ExpressionAttributeValues: { ':h': host },
+  });
+  for await (const item of entries)
+    if (typeof item.sourceId === 'string')
+      out.push({ sourceId: item.sourceId, active: item.active === true || item.active === 'true' });
   return out;
 }
 

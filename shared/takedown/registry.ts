@@ -22,7 +22,8 @@ import type { TakedownMark } from './types';
  * - pk `TAKEDOWN#<sourceId>` — one small partition per source, read whole with one Query;
  * - sk `OBJECT#<idHash(id)>` for a taken-down object (its OParl id, embedded ones included),
  *   sk `BODY#<idHash(bodyId)>` for a taken-down body (every object of it, the body itself included);
- * - attributes `sourceId`, `scope`, `id`, `type?`, and the mark `at`, `by`, `note?`.
+ * - attributes `sourceId`, `scope`, `id`, `type?`, the mark `at`, `by`, `note?`, and `rev` (renewed by
+ *   every `record`: a lift removes an item only at the revision it read, so a new takedown wins).
  */
 export {
   TAKEDOWN_PARTITION_PREFIX,

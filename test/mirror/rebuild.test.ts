@@ -157,7 +157,10 @@ describe('mirror rebuild (issue 28)', () => {
       mark,
     });
     // Lifted: registry item gone, the record stays an operator's tombstone until the next sync.
-    await new TakedownRegistry(bed.clients.doc, bed.env.STATE_TABLE).remove(sourceId, 'object', lifted.id);
+    const registry = new TakedownRegistry(bed.clients.doc, bed.env.STATE_TABLE);
+    for (const recorded of await registry.find(sourceId, [{ scope: 'object', id: lifted.id }])) {
+      await registry.remove(recorded);
+    }
     const markedBefore = await item(sourceId, 'paper', byTombstone.id);
     expect(markedBefore?.takedown).toBeDefined();
     // `tombstone` takes down what the paper embeds (its files) too: every item marked now stays so.
