@@ -28,25 +28,35 @@ export function packItem(item: Record<string, unknown>): Record<string, unknown>
     if ((PLAIN as readonly string[]).includes(name)) plain[name] = value;
     else rest[name] = value;
   }
-  plain[PACKED_ATTRIBUTE] = compressed(JSON.stringify(rest));
+  plain[PACKED_ATTRIBUTE] = compressText(JSON.stringify(rest));
   return plain;
 }
 
 /**
  * Issue 28 (sync CPU): a checkpoint packs its cursor twice — weighed first (OParl's riding list reports,
- * `packedBytes`), then written — so the last text compressed is kept with its bytes (same text, same
- * bytes: brotli is deterministic).
+ * `packedBytes`), then written — so the last text compressed is kept with its bytes (same text and
+ * quality, same bytes: brotli is deterministic).
  */
-let lastCompressed: { text: string; bytes: Buffer } | undefined;
+let lastCompressed: { text: string; quality: number; bytes: Buffer } | undefined;
 
-function compressed(text: string): Buffer {
-  if (lastCompressed?.text === text) return lastCompressed.bytes;
+/**
+ * The project's one compressor for DynamoDB attributes (a cursor here, the mirror's inline copies:
+ * inline-copy.ts): UTF-8 text as brotli at `quality`. Deterministic, so a rebuilt item is byte for byte
+ * the item written.
+ */
+export function compressText(text: string, quality: number = QUALITY): Buffer {
+  if (lastCompressed?.text === text && lastCompressed.quality === quality) return lastCompressed.bytes;
   const json = Buffer.from(text);
   const bytes = brotliCompressSync(json, {
-    params: { [constants.BROTLI_PARAM_QUALITY]: QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: json.length },
+    params: { [constants.BROTLI_PARAM_QUALITY]: quality, [constants.BROTLI_PARAM_SIZE_HINT]: json.length },
   });
-  lastCompressed = { text, bytes };
+  lastCompressed = { text, quality, bytes };
   return bytes;
+}
+
+/** The text `compressText` packed; throws (zlib's error) on bytes that are not a brotli stream. */
+export function decompressText(bytes: Uint8Array): string {
+  return brotliDecompressSync(bytes).toString('utf8');
 }
 
 /** The item in its own shape again (an unpacked one as it is). */
@@ -55,7 +65,7 @@ export function unpackItem<T>(stored: Record<string, unknown> | undefined): T | 
   const packed = stored[PACKED_ATTRIBUTE];
   if (!(packed instanceof Uint8Array)) return stored as T;
   const { [PACKED_ATTRIBUTE]: _packed, ...plain } = stored;
-  return { ...JSON.parse(brotliDecompressSync(packed).toString('utf8')), ...plain } as T;
+  return { ...JSON.parse(decompressText(packed)), ...plain } as T;
 }
 
 /**
