@@ -37,6 +37,9 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   'api-bytes': async () =>
     (await import('./api-bytes')).runApiBytesBench({ log: (l: string) => console.error(l) }),
   'api-flood': async () => (await import('./api-flood')).runApiFloodBench(),
+  // Issue 28: the mirror index's inline copies plain and packed — bytes per brotli quality, CPU, items.
+  'inline-copy': async () =>
+    (await import('./inline-copy')).runInlineCopyBench({ log: (l: string) => console.error(l) }),
   chaos: async () =>
     (await import('./chaos')).runChaosBench({
       only: process.env.CHAOS_ONLY?.split(',').filter(Boolean),
