@@ -28,30 +28,35 @@ export function packItem(item: Record<string, unknown>): Record<string, unknown>
     if ((PLAIN as readonly string[]).includes(name)) plain[name] = value;
     else rest[name] = value;
   }
-  plain[PACKED_ATTRIBUTE] = compressText(JSON.stringify(rest));
+  plain[PACKED_ATTRIBUTE] = compressed(JSON.stringify(rest));
   return plain;
 }
 
 /**
  * Issue 28 (sync CPU): a checkpoint packs its cursor twice — weighed first (OParl's riding list reports,
- * `packedBytes`), then written — so the last text compressed is kept with its bytes (same text and
- * quality, same bytes: brotli is deterministic).
+ * `packedBytes`), then written — so the last cursor text compressed is kept with its bytes (same text,
+ * same bytes: brotli is deterministic). The cursor's alone: the mirror's inline copies, packed between
+ * two checkpoints, do not evict it.
  */
-let lastCompressed: { text: string; quality: number; bytes: Buffer } | undefined;
+let lastCompressed: { text: string; bytes: Buffer } | undefined;
+
+function compressed(text: string): Buffer {
+  if (lastCompressed?.text === text) return lastCompressed.bytes;
+  const bytes = compressText(text);
+  lastCompressed = { text, bytes };
+  return bytes;
+}
 
 /**
  * The project's one compressor for DynamoDB attributes (a cursor here, the mirror's inline copies:
- * inline-copy.ts): UTF-8 text as brotli at `quality`. Deterministic, so a rebuilt item is byte for byte
- * the item written.
+ * inline-copy.ts): UTF-8 text as brotli at `quality`. Pure and deterministic, so a rebuilt item is
+ * byte for byte the item written.
  */
 export function compressText(text: string, quality: number = QUALITY): Buffer {
-  if (lastCompressed?.text === text && lastCompressed.quality === quality) return lastCompressed.bytes;
   const json = Buffer.from(text);
-  const bytes = brotliCompressSync(json, {
+  return brotliCompressSync(json, {
     params: { [constants.BROTLI_PARAM_QUALITY]: quality, [constants.BROTLI_PARAM_SIZE_HINT]: json.length },
   });
-  lastCompressed = { text, quality, bytes };
-  return bytes;
 }
 
 /** The text `compressText` packed; throws (zlib's error) on bytes that are not a brotli stream. */
