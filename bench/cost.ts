@@ -37,7 +37,7 @@ import {
   UPLOAD_PART_BYTES,
 } from '../shared/documents';
 import { engineReportOf } from '../shared/engine';
-import { INLINE_ITEM_MAX_BYTES, listCountKey, MIRROR_BULK_DEFAULT_RATE } from '../shared/mirror';
+import { INLINE_ITEM_MAX_BYTES, listCountKey, MIRROR_BULK_DEFAULT_RATE, MirrorStore } from '../shared/mirror';
 import { OBJECT_READ_CONCURRENCY, PAGE_SIZE_DEFAULT } from '../shared/mirror-api';
 import { logger, logRequestEvent, MetricsBuffer } from '../shared/observability';
 import { syncSource } from '../shared/oparl';
@@ -63,6 +63,7 @@ import {
   LIST_INDEX,
   MIRROR_PREFIX,
   MIRROR_TABLE,
+  packInline,
   ROBOTS_PREFIX,
   requestManualSync,
   SOURCES_TABLE,
@@ -1049,9 +1050,20 @@ function roundDeep<T>(value: T): T {
   return value;
 }
 
-/** Issue 28: one source's mirror items as shapes for the inline-bound grid (bench/cost/inline-bound.ts). */
+/**
+ * Issue 28: one source's mirror items as shapes for the inline-bound grid (bench/cost/inline-bound.ts);
+ * a live listed item too large for the built bound is priced with the copy it would carry (its S3
+ * record packed), so that a larger bound is priced too.
+ */
 async function sampleInlineShapes(bed: AwsTestbed, sourceId: string): Promise<InlineItemShape[]> {
   const shapes: InlineItemShape[] = [];
+  const mirror = new MirrorStore(bed.clients, { bucket: bed.env.BUCKET, stateTable: bed.env.STATE_TABLE });
+  const priced = async (item: Record<string, AttributeValue>) => {
+    const live = item.deleted?.BOOL !== true && item.takedown === undefined && item.o === undefined;
+    if (!live || (item.lp === undefined && item.type?.S !== 'body') || item.key?.S === undefined) return;
+    const record = await mirror.readKey(item.key.S);
+    return record && record.meta.deleted !== true ? packInline(record.object) : undefined;
+  };
   let start: Record<string, AttributeValue> | undefined;
   do {
     const out = await bed.clients.dynamo.send(
@@ -1062,7 +1074,7 @@ async function sampleInlineShapes(bed: AwsTestbed, sourceId: string): Promise<In
         ExclusiveStartKey: start,
       }),
     );
-    for (const item of out.Items ?? []) shapes.push(inlineItemShape(item));
+    for (const item of out.Items ?? []) shapes.push(inlineItemShape(item, await priced(item)));
     start = out.LastEvaluatedKey;
   } while (start);
   return shapes;

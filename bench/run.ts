@@ -40,6 +40,9 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   // Issue 28: `mirror rebuild`'s records a second with each request delayed as outside / inside the region.
   'rebuild-pace': async () =>
     (await import('./rebuild-pace')).runRebuildPaceBench({ log: (l: string) => console.error(l) }),
+  // Issue 28: the mirror index's inline copies plain and packed — bytes per brotli quality, CPU, items.
+  'inline-copy': async () =>
+    (await import('./inline-copy')).runInlineCopyBench({ log: (l: string) => console.error(l) }),
   chaos: async () =>
     (await import('./chaos')).runChaosBench({
       only: process.env.CHAOS_ONLY?.split(',').filter(Boolean),

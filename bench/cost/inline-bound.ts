@@ -1,7 +1,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { INLINE_ATTRIBUTE, itemSizeBound } from '../../shared/mirror';
-import { LIST_INDEX, STATE_TABLE } from '../../shared/store';
+import { INLINE_ATTRIBUTE } from '../../shared/mirror';
+import { LIST_INDEX, STATE_TABLE, storedItemBytes } from '../../shared/store';
 import { dynamoItemBytes } from './item-size';
 import type { CostBreakdown, MonthlyUsage } from './model';
 
@@ -18,9 +18,13 @@ import type { CostBreakdown, MonthlyUsage } from './model';
 export interface InlineItemShape {
   /** The table item without its inline copy. */
   bytes: number;
-  /** Its inline copy (`o`, name + value) when it rides inline at the measured bound; 0 otherwise. */
+  /**
+   * Its inline copy (`o`, name + value, packed): the one it carries, or for a live object too large for
+   * the measured bound the one it would carry (the bench packs its S3 record); 0 = none (deleted, taken
+   * down, or in no list).
+   */
   inlineBytes: number;
-  /** The code's measure of the item with its copy (`itemSizeBound`): inline at a bound ≥ this. */
+  /** The code's measure of the item with its copy (`fitsInline`: `storedItemBytes`): inline at a bound ≥ this. */
   boundBytes: number;
   /** Its `byList` copy without the inline copy; 0 = not listed. */
   copyBytes: number;
@@ -28,9 +32,13 @@ export interface InlineItemShape {
 
 const LIST = STATE_TABLE.globalIndexes.find((index) => index.indexName === LIST_INDEX);
 
-/** A State table mirror item as the local peer returns it, as its shape for re-pricing. */
-export function inlineItemShape(item: Record<string, AttributeValue>): InlineItemShape {
-  const { [INLINE_ATTRIBUTE]: inline, ...rest } = item;
+/**
+ * A State table mirror item as the local peer returns it, as its shape for re-pricing; `priced` = the
+ * packed copy a live listed item without one would carry (shared/store `packInline` of its S3 record).
+ */
+export function inlineItemShape(item: Record<string, AttributeValue>, priced?: Uint8Array): InlineItemShape {
+  const { [INLINE_ATTRIBUTE]: carried, ...rest } = item;
+  const inline: AttributeValue | undefined = carried ?? (priced === undefined ? undefined : { B: priced });
   const listed =
     LIST !== undefined && item[LIST.partitionKey] !== undefined && item[LIST.sortKey] !== undefined;
   const projected = [
@@ -44,7 +52,9 @@ export function inlineItemShape(item: Record<string, AttributeValue>): InlineIte
   return {
     bytes: dynamoItemBytes(rest),
     inlineBytes: inline === undefined ? 0 : dynamoItemBytes({ [INLINE_ATTRIBUTE]: inline }),
-    boundBytes: itemSizeBound(unmarshall(item)),
+    boundBytes: storedItemBytes(
+      unmarshall(inline === undefined ? rest : { ...rest, [INLINE_ATTRIBUTE]: inline }),
+    ),
     copyBytes: listed ? dynamoItemBytes(copy) : 0,
   };
 }
@@ -95,7 +105,7 @@ export function inlineBoundFigures(samples: InlineSample[], bound: number): Inli
       f.indexWriteUnits += w * 2 * unitsOf(copy);
       f.listed += w;
       f.listedCopyBytes += w * copy;
-      // Live and not inline: only items that ride inline now are live (deleted ones carry no copy).
+      // Live and not inline (a live listed item has a copy, carried or priced: `inlineItemShape`).
       if (item.inlineBytes > 0 && inline === 0) f.listedFromS3 += w;
     }
   }

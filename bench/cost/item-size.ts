@@ -6,7 +6,7 @@ import { PRICES_READ_ON } from './prices';
  * DynamoDB's item size rule, pure: what an item stored in a table or copied into an index counts
  * towards the bill. The bench measures the mirror index with it (bench/cost.ts), on the items as the
  * local peer returns them (AttributeValue form, so a number is sized as a number and a string in UTF-8,
- * which the JSON length of `itemSizeBound` in shared/mirror/keys.ts over-states by its punctuation).
+ * the same rule shared/store item-bytes.ts applies to plain values before a write).
  *
  * Rule from "DynamoDB item sizes and formats" (docs.aws.amazon.com/amazondynamodb/latest/developerguide/
  * CapacityUnitCalculations.html), as known on the date below, to be re-checked: an item is the sum of

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { type BodyRecord, isRecord, LIST_CATALOGUE, type ListName, withoutEmbedded } from '../engine';
 import { apiIdHash, committedAtOfListSort, listSort } from '../mirror';
+import { logger } from '../observability';
+import { type InlineCopy, InlineCopyCorruptError, unpackInline } from '../store';
 import type { TakedownSet } from '../takedown';
 import { mapLimit } from '../util';
 import { LIST_MAX_AGE_S, OBJECT_MAX_AGE_S, OBJECT_READ_CONCURRENCY, OPARL_VERSION_URL } from './constants';
@@ -111,9 +113,12 @@ async function bodyObject(ctx: ApiContext, b: SourceBody, at: string): Promise<R
   const { urls, reader } = ctx;
   const { sourceId, body, entry } = b;
   let stored: Record<string, unknown> = {};
-  if (entry?.o !== undefined && entry.deleted !== true) {
-    const inline = JSON.parse(entry.o) as unknown;
-    if (isRecord(inline)) stored = inline;
+  const inline =
+    entry?.o !== undefined && entry.deleted !== true
+      ? inlineObject(entry.o, { sourceId, type: 'body', hash: entry.sk })
+      : undefined;
+  if (inline !== undefined) {
+    if (isRecord(inline.object)) stored = inline.object;
   } else if (entry !== undefined) {
     const record = await reader.read({ sourceId, type: 'body', id: body.id });
     if (record && isRecord(record.object) && record.meta.deleted !== true) stored = record.object;
@@ -259,10 +264,38 @@ type Entry = {
   type: string;
   hash: string;
   committedAt: string;
-  inline?: string;
+  inline?: InlineCopy;
   /** OPT-5: the source's takedowns, dropped from embedded values. */
   hidden: TakedownSet;
 };
+
+/**
+ * An index item's inline copy as its object (either stored form, shared/store inline-copy.ts), or
+ * undefined when the copy is unreadable: the caller then serves the S3 record, the mirror's truth, as
+ * for an object too large to ride inline. A portal client gets the same answer either way — one S3 read
+ * slower — never a 5xx for a copy the API can do without, and never a guess; on-call gets the error
+ * (`MIRROR_INLINE_CORRUPT`) with the item's keys, and the next commit of the object (or
+ * `ingestor mirror rebuild`) writes the copy again.
+ */
+function inlineObject(
+  copy: InlineCopy,
+  at: { sourceId: string; type: string; hash: string },
+): { object: unknown } | undefined {
+  try {
+    return { object: unpackInline(copy) };
+  } catch (error) {
+    if (!(error instanceof InlineCopyCorruptError)) throw error;
+    const { sourceId, type, hash } = at;
+    logger.error('inline copy unreadable, served from S3', {
+      sourceId,
+      type,
+      hash,
+      code: error.code,
+      error: error.message,
+    });
+    return undefined;
+  }
+}
 
 /**
  * One index entry as served: its tombstone stub, or the live object — from the index item when it
@@ -274,8 +307,8 @@ async function entryObject(
   asDeleted: boolean,
 ): Promise<Record<string, unknown> | undefined> {
   const { urls, reader } = ctx;
-  if (!asDeleted && entry.inline !== undefined)
-    return liveObject(ctx, { ...entry, object: JSON.parse(entry.inline) });
+  const inline = !asDeleted && entry.inline !== undefined ? inlineObject(entry.inline, entry) : undefined;
+  if (inline !== undefined) return liveObject(ctx, { ...entry, object: inline.object });
   const record = await reader.readByHash(entry.sourceId, entry.type, entry.hash);
   // A record missing behind an index item (a purge in progress) is left out, not served half.
   if (!record) return undefined;

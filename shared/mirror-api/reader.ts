@@ -2,7 +2,14 @@ import { type BodyRecord, SyncStateStore } from '../engine';
 import type { MirrorIndexEntry, MirrorRecord } from '../mirror';
 import { apiIdHash, listPartition, MirrorStore, mirrorKeyOfHash } from '../mirror';
 import { DIMENSIONS, logger, METRICS, metrics } from '../observability';
-import { type AwsClients, LIST_INDEX, loadAllSources, MirrorIndex, type StoreTables } from '../store';
+import {
+  type AwsClients,
+  type InlineCopy,
+  LIST_INDEX,
+  loadAllSources,
+  MirrorIndex,
+  type StoreTables,
+} from '../store';
 import { TakedownRegistry, type TakedownSet } from '../takedown';
 import { BODIES_TTL_MS } from './constants';
 import { MirrorApiIndexMissingError } from './errors';
@@ -35,7 +42,8 @@ export interface BodyIndexItem {
   sk: string;
   fetchedAt: string;
   deleted: boolean;
-  o?: string;
+  /** Either stored form (shared/store inline-copy.ts). */
+  o?: InlineCopy;
 }
 
 /**
@@ -60,8 +68,8 @@ export interface IndexRowItem {
   ls: string;
   deleted: boolean;
   takedown?: unknown;
-  /** A small live object inline (shared/mirror `INLINE_ATTRIBUTE`): no S3 read for it. */
-  o?: string;
+  /** A small live object inline (shared/mirror `INLINE_ATTRIBUTE`, packed): no S3 read for it. */
+  o?: InlineCopy;
 }
 
 /** Values loaded per key and reused for BODIES_TTL_MS; a failed load is forgotten (the next request retries). */

@@ -1,9 +1,15 @@
-import { type AwsClients, BucketObjects, isMissingObject, MirrorIndex } from '../store';
+import {
+  type AwsClients,
+  BucketObjects,
+  isMissingObject,
+  MirrorIndex,
+  packInline,
+  packInlineText,
+} from '../store';
 import {
   apiIdHash,
   committedAtOfListSort,
-  INLINE_ITEM_MAX_BYTES,
-  itemSizeBound,
+  INLINE_ATTRIBUTE,
   LEGACY_LIST_ATTRIBUTES,
   LIST_PARTITION_ATTRIBUTE,
   LIST_SORT_ATTRIBUTE,
@@ -13,7 +19,7 @@ import {
   listSortOfHash,
   mirrorKey,
 } from './keys';
-import { MirrorStore, type MirrorStoreConfig } from './store';
+import { fitsInline, MirrorStore, type MirrorStoreConfig } from './store';
 import { MIRROR_TYPES, type MirrorIndexEntry } from './types';
 
 /**
@@ -23,7 +29,9 @@ import { MIRROR_TYPES, type MirrorIndexEntry } from './types';
  * The backfill gives them the keys, as the sync would have: sort = commit time (a takedown's time for a
  * taken-down object, see `MirrorStore.markTakenDown`), inline only for a live object whose item stays
  * within INLINE_ITEM_MAX_BYTES — and removes the long keys in the same update, which empties the first
- * index (`byBodyList`, shared/store tables.ts) so that the next release can drop it.
+ * index (`byBodyList`, shared/store tables.ts) so that the next release can drop it. An inline copy
+ * written before issue 28's packing (a plain JSON string) is packed as the sync packs it (from the copy
+ * itself, no S3 read): the Mirror table's bytes, and what every later read of the item costs, shrink.
  *
  * - Idempotent: an item that has its keys (and its inline copy, or is too large for one) and no long
  *   keys is left alone; running it twice writes nothing the second time.
@@ -112,7 +120,7 @@ export type BackfillItem = MirrorIndexEntry & {
   lp?: string;
   apiList?: string;
   apiListSort?: string;
-  o?: string;
+  o?: unknown;
 };
 
 /** Pure: what the backfill does with one index item — nothing, or which attributes it sets or removes. */
@@ -123,7 +131,9 @@ export function backfillNeed(
   if (item.bodyId === undefined || item.type === 'body')
     return legacy ? { listKeys: false, inline: false, legacy } : undefined;
   const listKeys = item[LIST_PARTITION_ATTRIBUTE] === undefined;
-  const inline = !item.deleted && item.takedown === undefined && item.o === undefined;
+  // No copy yet, or a plain one from before the packing (issue 28).
+  const inline =
+    !item.deleted && item.takedown === undefined && (item.o === undefined || typeof item.o === 'string');
   return listKeys || inline || legacy ? { listKeys, inline, legacy } : undefined;
 }
 
@@ -241,10 +251,14 @@ async function backfillItem(
     lists.push(list);
   }
   if (need.inline) {
-    const record = await run.mirror.readKey(mirrorKey(place.sourceId, place.type, item.id));
-    const inline = record && record.meta.deleted !== true ? JSON.stringify(record.object) : undefined;
-    if (inline !== undefined && itemSizeBound({ ...raw, ...set, o: inline }) <= INLINE_ITEM_MAX_BYTES)
-      set.o = inline;
+    let copy: Uint8Array | undefined;
+    if (typeof item.o === 'string') copy = packInlineText(item.o);
+    else {
+      const record = await run.mirror.readKey(mirrorKey(place.sourceId, place.type, item.id));
+      copy = record && record.meta.deleted !== true ? packInline(record.object) : undefined;
+    }
+    const { [INLINE_ATTRIBUTE]: _plain, ...without } = { ...raw, ...set };
+    if (copy !== undefined && fitsInline(without, copy)) set[INLINE_ATTRIBUTE] = copy;
   }
   const remove = need.legacy ? LEGACY_LIST_ATTRIBUTES.filter((name) => item[name] !== undefined) : [];
   if (Object.keys(set).length === 0 && remove.length === 0) return lists;

@@ -15,7 +15,6 @@ export {
   idHash,
   incomingKey,
   indexPartition,
-  itemSizeBound,
   LEGACY_LIST_ATTRIBUTES,
   LIST_COUNT_PREFIX,
   LIST_PARTITION_ATTRIBUTE,

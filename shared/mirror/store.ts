@@ -1,11 +1,20 @@
 import type { ChangeEvent, ChangeEventKind, FeedClients } from '../changes';
 import { IngestorError } from '../errors';
 import { DIMENSIONS, logger, METRICS, metrics } from '../observability';
-import { indexKey, MirrorIndex, MirrorRecords, type MirrorTablePlacement, TAKEN_DOWN } from '../store';
+import {
+  type InlineCopy,
+  indexKey,
+  MirrorIndex,
+  MirrorRecords,
+  type MirrorTablePlacement,
+  packInline,
+  storedItemBytes,
+  TAKEN_DOWN,
+} from '../store';
 import {
   apiObjectPath,
+  INLINE_ATTRIBUTE,
   INLINE_ITEM_MAX_BYTES,
-  itemSizeBound,
   LIST_PARTITION_ATTRIBUTE,
   LIST_SORT_ATTRIBUTE,
   listPartition,
@@ -187,12 +196,21 @@ export function indexItemOf(
         };
   const item: Record<string, unknown> = { ...entry, ...listKeys };
   if (!deleted && (LIST_PARTITION_ATTRIBUTE in listKeys || write.type === 'body')) {
-    const inline = JSON.stringify(write.object);
-    // The bound counts the table's keys too: the item as stored.
-    const stored = { ...indexKey(write.sourceId, write.type, write.id), ...item, o: inline };
-    if (itemSizeBound(stored) <= INLINE_ITEM_MAX_BYTES) item.o = inline;
+    const copy = packInline(write.object);
+    if (fitsInline({ ...indexKey(write.sourceId, write.type, write.id), ...item }, copy))
+      item[INLINE_ATTRIBUTE] = copy;
   }
   return { entry, item };
+}
+
+/**
+ * Pure: whether an index item (`stored`: as stored without its copy, table keys included) may carry the
+ * inline copy `copy` (packed: shared/store inline-copy.ts) — the item with it within
+ * INLINE_ITEM_MAX_BYTES by DynamoDB's size rule (`storedItemBytes`), so one read unit still reads it. The
+ * sync's commit, `ingestor mirror rebuild` and `backfill-index` decide it here.
+ */
+export function fitsInline(stored: Record<string, unknown>, copy: InlineCopy): boolean {
+  return storedItemBytes({ ...stored, [INLINE_ATTRIBUTE]: copy }) <= INLINE_ITEM_MAX_BYTES;
 }
 
 /**

@@ -61,8 +61,11 @@ export interface MirrorIndexEntry {
   fetchedAt: string;
   /** OPT-2: tombstoned by an operator (shared/takedown); the sync never writes this object again. */
   takedown?: unknown;
-  /** A small live object's JSON as received, inline (`INLINE_ATTRIBUTE`, see keys.ts). */
-  o?: string;
+  /**
+   * A small live object's JSON as received, inline (`INLINE_ATTRIBUTE`, see keys.ts): packed (binary),
+   * or a plain string written before issue 28 (shared/store inline-copy.ts `unpackInline` reads both).
+   */
+  o?: Uint8Array | string;
 }
 
 export type ChangeKind = 'new' | 'modified' | 'deleted' | 'unchanged';

@@ -37,6 +37,14 @@ export {
   type UpdateShape,
   updatedAttributes,
 } from './index-writes';
+export {
+  INLINE_QUALITY,
+  type InlineCopy,
+  InlineCopyCorruptError,
+  packInline,
+  packInlineText,
+  unpackInline,
+} from './inline-copy';
 export { storedItemBytes, storedNumberBytes, WRITE_UNIT_BYTES } from './item-bytes';
 export * from './keys';
 export {
@@ -75,6 +83,7 @@ export {
   type UploadOptions,
 } from './objects';
 export { type StoreRefusal, StoreUnavailableError, storeOutageOf, storeRefusalOf } from './outage';
+export { compressText, decompressText } from './packed-item';
 export { PartitionItems, SourceSyncItems, withoutKeys } from './partition-items';
 export { PhotoMarks } from './photo-marks';
 export { type ProvisionedLocal, provisionLocal } from './provision';

@@ -148,23 +148,22 @@ export function committedAtOfListSort(sortKey: string): string {
 export const LIST_SORT_PATTERN = /^\d{13}#[0-9a-f]{12}$/;
 
 /**
- * Objects ride inline in their index item (attribute `o`, the object's JSON as received), which `byList`
- * projects: a list page is then one Query and no S3 read at all. Up to one read unit per item (4 KB):
- * the sync's BatchGet of a page's index items and a GetItem by id cost what they cost without it, and a
- * page stays far below a Query's 1 MB (101 × 4 KB). That bound holds a typical paper or meeting (the
- * OParl specification's examples: 2.6 and 3.1 KB) — at 1 KB, the former bound, they came from S3: 100
- * GETs a page, ≈ 280 ms locally against ≈ 30 ms inline, and 7× the price of the page's read units. What
- * it costs: writes are billed per KB, so a changed 2.6 KB object writes 3 units and 3 for the index's
- * copy instead of 1 + 1, and the copies are DynamoDB storage (docs/mirror-api.md, Inline objects).
- * Larger objects are read from S3.
+ * Objects ride inline in their index item (attribute `o`, the object's JSON as received, packed: a
+ * binary attribute, inline-copy.ts), which `byList` projects: a list page is then one Query and no S3
+ * read at all. Up to one read unit per item (4 KB, the item as stored by DynamoDB's size rule,
+ * item-bytes.ts): the sync's BatchGet of a page's index items and a GetItem by id cost what they cost
+ * without it, and a page stays far below a Query's 1 MB (101 × 4 KB). At 1 KB, the first bound, a
+ * typical paper or meeting (the OParl specification's examples: 2.6 and 3.1 KB) came from S3: 100 GETs a
+ * page, ≈ 280 ms locally against ≈ 30 ms inline, and 7× the price of the page's read units. What it
+ * costs: writes are billed per KB and the copies are DynamoDB storage (docs/mirror-api.md, Inline
+ * objects) — packed, the specification's example paper (2,577 bytes) is 747 and its meeting (3,127)
+ * 723. Larger objects are read from S3. The bound is decided by cost (`npm run bench -- cost`,
+ * `mirrorIndex.inlineBound`, issue 28 with packed copies): at 1,000 sources the month is €63.56 at
+ * 3 and 4 KB, €63.77 at 2 KB, €64.96 at 1 KB (the demo's packed items: p95 1.2 KB); 4 KB stays, as
+ * real objects are larger than the demo's. Above it an item costs two read units a BatchGet or GetItem.
  */
 export const INLINE_ATTRIBUTE = 'o';
 export const INLINE_ITEM_MAX_BYTES = 4096;
-
-/** Upper bound of an item's DynamoDB size (names + values): its JSON, which only adds punctuation. */
-export function itemSizeBound(item: Record<string, unknown>): number {
-  return Buffer.byteLength(JSON.stringify(item), 'utf8');
-}
 
 /**
  * The counts of one API list (`listPartition`), one small State table item each, in one

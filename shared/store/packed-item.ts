@@ -34,19 +34,34 @@ export function packItem(item: Record<string, unknown>): Record<string, unknown>
 
 /**
  * Issue 28 (sync CPU): a checkpoint packs its cursor twice — weighed first (OParl's riding list reports,
- * `packedBytes`), then written — so the last text compressed is kept with its bytes (same text, same
- * bytes: brotli is deterministic).
+ * `packedBytes`), then written — so the last cursor text compressed is kept with its bytes (same text,
+ * same bytes: brotli is deterministic). The cursor's alone: the mirror's inline copies, packed between
+ * two checkpoints, do not evict it.
  */
 let lastCompressed: { text: string; bytes: Buffer } | undefined;
 
 function compressed(text: string): Buffer {
   if (lastCompressed?.text === text) return lastCompressed.bytes;
-  const json = Buffer.from(text);
-  const bytes = brotliCompressSync(json, {
-    params: { [constants.BROTLI_PARAM_QUALITY]: QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: json.length },
-  });
+  const bytes = compressText(text);
   lastCompressed = { text, bytes };
   return bytes;
+}
+
+/**
+ * The project's one compressor for DynamoDB attributes (a cursor here, the mirror's inline copies:
+ * inline-copy.ts): UTF-8 text as brotli at `quality`. Pure and deterministic, so a rebuilt item is
+ * byte for byte the item written.
+ */
+export function compressText(text: string, quality: number = QUALITY): Buffer {
+  const json = Buffer.from(text);
+  return brotliCompressSync(json, {
+    params: { [constants.BROTLI_PARAM_QUALITY]: quality, [constants.BROTLI_PARAM_SIZE_HINT]: json.length },
+  });
+}
+
+/** The text `compressText` packed; throws (zlib's error) on bytes that are not a brotli stream. */
+export function decompressText(bytes: Uint8Array): string {
+  return brotliDecompressSync(bytes).toString('utf8');
 }
 
 /** The item in its own shape again (an unpacked one as it is). */
@@ -55,7 +70,7 @@ export function unpackItem<T>(stored: Record<string, unknown> | undefined): T | 
   const packed = stored[PACKED_ATTRIBUTE];
   if (!(packed instanceof Uint8Array)) return stored as T;
   const { [PACKED_ATTRIBUTE]: _packed, ...plain } = stored;
-  return { ...JSON.parse(brotliDecompressSync(packed).toString('utf8')), ...plain } as T;
+  return { ...JSON.parse(decompressText(packed)), ...plain } as T;
 }
 
 /**

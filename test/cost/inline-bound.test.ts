@@ -14,7 +14,7 @@ import {
 } from '../../bench/cost/inline-bound';
 import { dynamoItemBytes } from '../../bench/cost/item-size';
 import { emptyUsage } from '../../bench/cost/model';
-import { itemSizeBound } from '../../shared/mirror/keys';
+import { storedItemBytes } from '../../shared/store';
 
 /**
  * Issue 28 (inline bound, PITR and table class of the mirror index decided by cost): the re-pricing
@@ -135,7 +135,7 @@ describe('inline bound grid (issue 28)', () => {
     const { o: _, ...rest } = stored;
     expect(shape.bytes).toBe(dynamoItemBytes(marshall(rest)));
     expect(shape.inlineBytes).toBe(1 + Buffer.byteLength(o));
-    expect(shape.boundBytes).toBe(itemSizeBound(stored));
+    expect(shape.boundBytes).toBe(storedItemBytes(stored));
     // The copy: table keys, list keys and `deleted` (not hash, fetchedAt).
     const { hash: _h, fetchedAt: _f, ...copy } = rest;
     expect(shape.copyBytes).toBe(dynamoItemBytes(marshall(copy)));

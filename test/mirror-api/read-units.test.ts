@@ -3,6 +3,7 @@ import { contentHash } from '../../shared/engine';
 import { MirrorStore } from '../../shared/mirror';
 import { MirrorReader, parseListQuery } from '../../shared/mirror-api';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
+import { incompressibleText } from '../support/mirror-api';
 
 /**
  * Issue 16's goal for a list page: ≤ 2 read units per 100 index entries, object bodies apart. Measured
@@ -34,8 +35,8 @@ beforeAll(async () => {
       id,
       type: 'https://schema.oparl.org/1.1/LegislativeTerm',
       name: `Wahlperiode ${n}`,
-      // Too large for an inline copy (INLINE_ITEM_MAX_BYTES): the body stays in S3.
-      keyword: Array.from({ length: 400 }, (_, k) => `Schlagwort ${k}`),
+      // Too large for an inline copy (INLINE_ITEM_MAX_BYTES) even packed: the body stays in S3.
+      text: incompressibleText(8_000, id),
     };
     for (const sourceId of [WITHIN, BEYOND]) {
       await mirror.writeLive({

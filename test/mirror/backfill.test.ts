@@ -1,3 +1,4 @@
+import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backfillIndexCommand } from '../../cli/commands/backfill';
@@ -11,11 +12,13 @@ import {
   listSort,
   MirrorStore,
   type MirrorWrite,
+  mirrorKey,
   paceSlot,
 } from '../../shared/mirror';
+import { packInline, unpackInline } from '../../shared/store';
 import { sealTakenDown } from '../../shared/takedown';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
-import { paperWrite, seedListedBody, serveApi, walkList } from '../support/mirror-api';
+import { incompressibleText, paperWrite, seedListedBody, serveApi, walkList } from '../support/mirror-api';
 
 /**
  * Issue 16 maintenance: index items written before the `byList` attributes (and the inline copy)
@@ -73,7 +76,8 @@ describe('backfill of the API list index (issue 16)', () => {
 
   it('gives old items the keys and inline copy the sync would write; deleted and taken-down ones no content; idempotent; paced', async () => {
     const small = paper(1, at(10));
-    const big = paper(2, at(20), { text: 'x'.repeat(INLINE_ITEM_MAX_BYTES) });
+    // Too large for one read unit even packed (issue 28).
+    const big = paper(2, at(20), { text: incompressibleText(2 * INLINE_ITEM_MAX_BYTES) });
     const gone = paper(3, at(30));
     const down = paper(4, at(40));
     for (const w of [small, big, gone, down]) await mirror.writeLive(w);
@@ -115,7 +119,7 @@ describe('backfill of the API list index (issue 16)', () => {
     const after = await item('paper', small.id);
     expect(after.lp).toBe(before.lp);
     expect(after.ls).toBe(before.ls);
-    expect(after.o).toBe(before.o);
+    expect(after.o).toEqual(before.o);
     const bigItem = await item('paper', big.id);
     expect(bigItem.lp).toBe(listPartition(SOURCE, BODY, 'paper'));
     expect(bigItem.o).toBeUndefined();
@@ -156,7 +160,7 @@ describe('backfill of the API list index (issue 16)', () => {
     expect(rewritten.map((i) => i.ls).sort()).toEqual(
       [listSort(at(500), first.id), listSort(at(500), second.id)].sort(),
     );
-    expect(rewritten.every((i) => String(i.o).includes('neu'))).toBe(true);
+    expect(rewritten.every((i) => JSON.stringify(unpackInline(i.o)).includes('neu'))).toBe(true);
   });
 
   it('items of the first list index (long keys, its counters) move to byList: listed again, the first index and its counters empty after, idempotent', async () => {
@@ -268,5 +272,35 @@ describe('backfill of the API list index (issue 16)', () => {
       await new Promise<void>((resolve) => api.server.close(() => resolve()));
       api.server.closeAllConnections();
     }
+  });
+  it('issue 28: a plain inline copy written before is packed from its own text (no S3 read); idempotent', async () => {
+    const source = 'backfill-legacy';
+    const w = paperWrite(source, BODY, 1, at(300), { reference: 'VO/1' });
+    await mirror.writeLive(w);
+    const key = { pk: indexPartition(source, 'paper'), sk: apiIdHash(w.id) };
+    // As written before issue 28: the object's JSON as a plain string.
+    await bed.clients.doc.send(
+      new UpdateCommand({
+        TableName: bed.env.STATE_TABLE,
+        Key: key,
+        UpdateExpression: 'SET o = :o',
+        ExpressionAttributeValues: { ':o': JSON.stringify(w.object) },
+      }),
+    );
+    // Its S3 record gone: the copy must come from the item itself.
+    await bed.clients.s3.send(
+      new DeleteObjectCommand({ Bucket: bed.env.BUCKET, Key: mirrorKey(source, 'paper', w.id) }),
+    );
+    const run = () =>
+      backfillListIndex(
+        bed.clients,
+        { bucket: bed.env.BUCKET, stateTable: bed.env.STATE_TABLE },
+        { sourceIds: [source], ratePerSecond: 1000, sleep: async () => {} },
+      );
+    expect(await run()).toMatchObject({ updated: 1, inlined: 1, raced: 0 });
+    const packed = await item('paper', w.id, source);
+    expect(packed.o).toBeInstanceOf(Uint8Array);
+    expect(Buffer.from(packed.o as Uint8Array)).toEqual(Buffer.from(packInline(w.object)));
+    expect(await run()).toMatchObject({ updated: 0, inlined: 0 });
   });
 });

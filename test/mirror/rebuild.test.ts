@@ -124,6 +124,8 @@ describe('mirror rebuild (issue 28)', () => {
     const before = await snapshot(sourceId);
     expect(before.length).toBeGreaterThan(20);
     expect(before.some((i) => i.o !== undefined)).toBe(true);
+    // Issue 28: the copies packed — the rebuilt ones byte for byte the sync's (brotli is deterministic).
+    expect(before.filter((i) => i.o !== undefined).every((i) => i.o instanceof Uint8Array)).toBe(true);
     expect(before.filter((i) => i.deleted === true)).toHaveLength(1);
 
     await empty(sourceId);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -226,4 +227,18 @@ export function paperWrite(
     bodyId,
     hash: contentHash(object),
   };
+}
+
+/**
+ * Text brotli cannot shrink much (base64 of a SHA-256 chain, ≈ 6 bits a character): a field that keeps
+ * an object too large to ride inline although its copy is packed (shared/store inline-copy.ts).
+ */
+export function incompressibleText(chars: number, seed = 'inline'): string {
+  let out = '';
+  let block = createHash('sha256').update(seed).digest();
+  while (out.length < chars) {
+    out += block.toString('base64');
+    block = createHash('sha256').update(block).digest();
+  }
+  return out.slice(0, chars);
 }

@@ -5,6 +5,7 @@ import { isRecord } from '../../shared/engine';
 import { apiIdHash, indexPartition, mirrorKey } from '../../shared/mirror';
 import { apiUrls } from '../../shared/mirror-api';
 import { listBodies } from '../../shared/onboarding';
+import { unpackInline } from '../../shared/store';
 import { putSourceItem } from '../../shared/store/sources';
 import { takedownPartition, tombstoneIds } from '../../shared/takedown';
 import { useAwsTestbed } from '../support/aws';
@@ -180,7 +181,7 @@ describe('OPT-5: a takedown of an embedded file while a sync of its source runs'
     const api = await getJson(apiUrls(s.m.base).object(s.sourceId, 'paper', String(s.paper.id)));
     return {
       s3: record?.object as Obj | undefined,
-      inline: typeof item?.o === 'string' ? (JSON.parse(item.o) as Obj) : undefined,
+      inline: item?.o !== undefined ? (unpackInline(item.o) as Obj) : undefined,
       commit: { hash: item?.hash, fetchedAt: item?.fetchedAt },
       api: api.json,
     };
@@ -334,7 +335,7 @@ describe('OPT-5: the same race for a paper small enough for an inline copy in it
             }),
           )
         ).Item;
-        return typeof item?.o === 'string' ? (JSON.parse(item.o) as Obj) : undefined;
+        return item?.o !== undefined ? (unpackInline(item.o) as Obj) : undefined;
       };
       expect(await inline()).toMatchObject({ mainFile: { id: paper.mainFile.id } });
       name = 'Antrag (geändert)';
