@@ -195,12 +195,14 @@ async function startRecorder(hostnames: string[], seed: number, slowShare: numbe
 /**
  * Issue 28 (function memory): the workers as the sync function runs them — POLITENESS_WORKER_MB gives
  * them the heap bounds Lambda sets at that size (bench/rss.ts lambdaHeapFlags), and the sync's glibc
- * malloc setting (infra/function-sizes.ts SYNC_MALLOC) in their environment. Unset: plain Node.
+ * malloc setting (infra/function-sizes.ts SYNC_MALLOC) in their environment (POLITENESS_WORKER_MALLOC=0:
+ * the bounds alone, to tell the two apart). Unset: plain Node.
  */
 function workerProcess(): { execArgv: string[]; env: Record<string, string> } {
   const mb = Number(process.env.POLITENESS_WORKER_MB ?? 0);
   if (!(mb > 0)) return { execArgv: [], env: {} };
-  return { execArgv: lambdaHeapFlags(mb), env: { ...SYNC_MALLOC.env } };
+  const malloc = process.env.POLITENESS_WORKER_MALLOC !== '0';
+  return { execArgv: lambdaHeapFlags(mb), env: malloc ? { ...SYNC_MALLOC.env } : {} };
 }
 
 /** Forks `path` under tsx and resolves once it says "ready". */
