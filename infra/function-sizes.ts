@@ -27,8 +27,8 @@
  * 43 % of 512). Not measured by work: photos (one photo at a time, 256 MB: the bundle is 38 %).
  *
  * Issue 28 (function memory, 2026-12-03): every bundle's import with glibc's fixed mmap threshold
- * (SYNC_MALLOC; `RSS_WORK=0 RSS_CHILD_ENV='MALLOC_MMAP_THRESHOLD_=32768' npm run bench -- rss`, three
- * imports each, before → with): sync 91–94 → 77–78, planner 85–88 → 72–73, deletion check 86–89 → 73–74,
+ * (SYNC_MALLOC; each bundle as bench/bundle.ts builds it imported three times in a fresh Node, as
+ * `RSS_WORK=0 RSS_CHILD_ENV='MALLOC_MMAP_THRESHOLD_=32768' npm run bench -- rss` does, before → with): sync 91–94 → 77–78, planner 85–88 → 72–73, deletion check 86–89 → 73–74,
  * photos 85–86 → 73–74, preview 87–90 → 73–74, files 86–89 → 73–74, broadcasts 80–83 → 67, geo 71 → 63,
  * mirror API 87 → 73 MB, each import ≈ 80–170 ms more CPU. Set on the sync only, the one function whose
  * size its memory decides and whose bill is ∝ that size (its runs wait on the councils' pace). For the
@@ -93,9 +93,10 @@ export const SYNC_WORKER_MEMORY = {
  * malloc with a fixed mmap threshold of 32 KiB. By default the threshold slides: the first free of a
  * large mmapped block raises it to that block's size (up to 32 MB), so the import's transient buffers
  * (the bundle's source, the SDK's tables) land in the brk heap afterwards and stay resident. Fixed, they
- * are mapped and returned when freed. Measured (`RSS_CHILD_ENV='MALLOC_MMAP_THRESHOLD_=32768'
- * RSS_LAMBDA_MB=256 npm run bench -- rss`, bench/rss.ts; the bundles imported three times each under
- * Lambda's heap bounds): the sync's import 91–94 → 77–78 MB (every bundle −8 to −16 MB), its CPU
+ * are mapped and returned when freed. Measured (the sync bundle imported three times each in a fresh
+ * Node, with and without Lambda's 256 MB heap bounds — what `RSS_ONLY=sync RSS_WORK=0 RSS_LAMBDA_MB=256
+ * RSS_CHILD_ENV='MALLOC_MMAP_THRESHOLD_=32768' npm run bench -- rss` measures): the sync's import
+ * 90–94 → 77–78 MB (every bundle −8 to −16 MB, below), its CPU
  * ≈ +100 ms (a cold start's, once per instance). Under the run load (`RSS_ONLY=worker RSS_WORKER_RUNS=34
  * RSS_LAMBDA_MB=256`, both settings side by side, twice, on this machine at a load of 15–21 on 2 cores —
  * too loaded for the runs to finish: 27 and 7, then 0 and 0 of 34 ended ok in the 15 minutes): the
