@@ -20,6 +20,7 @@ import {
   MIRROR_API_MAX_INSTANCES,
   SYNC_BATCH_SIZE,
   SYNC_BATCHING_WINDOW_SECONDS,
+  SYNC_MALLOC,
   SYNC_MEMORY_HEADROOM,
   SYNC_WORKER_MEMORY,
 } from '../infra/function-sizes';
@@ -413,6 +414,7 @@ const WORKER_MODEL_MINUTES = 180;
 
 /** Issue 28: the sync sizes the bench prices (MB × runs in flight an invocation). */
 const SYNC_SIZING_CANDIDATES = {
+  // Beside these round sizes, each width's tight one (bench/cost/sync-sizing.ts tightMemoryMb).
   memoriesMb: [192, 256, 320, 384, 512, 768, 1024],
   runsAtOnce: [10, 20, 34, 40, 60, 80, 100],
 } as const;
@@ -2020,7 +2022,8 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     ];
     const robotsPerWeek = 7; // robots.txt is re-read once a day per host (ROB cache lifetime 24 h)
     // Work measured here on one core is stretched by the function's CPU share (model.ts cpuSlowdown).
-    const syncSlowdown = cpuSlowdown(levers.syncMemoryMb);
+    const syncSlowdown =
+      cpuSlowdown(levers.syncMemoryMb) * (levers.syncMallocMmap ? SYNC_MALLOC.cpuFactor : 1);
     const sync = {
       invocations: 0,
       seconds: 0,

@@ -3,9 +3,11 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, setPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { SYNC_MALLOC } from '../infra/function-sizes';
 import { startRedisServer } from '../test/support/redis';
 import type { RecorderCollect, RecorderStart } from './politeness-recorder';
 import type { SendRecord, WorkerConfig, WorkerReport, WorkerStream } from './politeness-worker';
+import { lambdaHeapFlags } from './rss';
 import { startWireCapture } from './wire-capture';
 
 /**
@@ -190,10 +192,28 @@ async function startRecorder(hostnames: string[], seed: number, slowShare: numbe
   };
 }
 
+/**
+ * Issue 28 (function memory): the workers as the sync function runs them — POLITENESS_WORKER_MB gives
+ * them the heap bounds Lambda sets at that size (bench/rss.ts lambdaHeapFlags), and the sync's glibc
+ * malloc setting (infra/function-sizes.ts SYNC_MALLOC) in their environment (POLITENESS_WORKER_MALLOC=0:
+ * the bounds alone, to tell the two apart). Unset: plain Node.
+ */
+function workerProcess(): { execArgv: string[]; env: Record<string, string> } {
+  const mb = Number(process.env.POLITENESS_WORKER_MB ?? 0);
+  if (!(mb > 0)) return { execArgv: [], env: {} };
+  const malloc = process.env.POLITENESS_WORKER_MALLOC !== '0';
+  return { execArgv: lambdaHeapFlags(mb), env: malloc ? { ...SYNC_MALLOC.env } : {} };
+}
+
 /** Forks `path` under tsx and resolves once it says "ready". */
-function spawnChild(path: string, priority: number): Promise<ChildProcess> {
+function spawnChild(
+  path: string,
+  priority: number,
+  as: { execArgv: string[]; env: Record<string, string> } = { execArgv: [], env: {} },
+): Promise<ChildProcess> {
   const child = fork(path, [], {
-    execArgv: ['--import', 'tsx'],
+    execArgv: [...as.execArgv, '--import', 'tsx'],
+    env: { ...process.env, ...as.env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   if (priority !== 0 && child.pid) setPriority(child.pid, priority);
@@ -406,7 +426,7 @@ export async function runPolitenessBench(opts: PolitenessBenchOptions = {}): Pro
       'started',
     );
     const children = await Promise.all(
-      Array.from({ length: workers }, () => spawnChild(WORKER_PATH, priority)),
+      Array.from({ length: workers }, () => spawnChild(WORKER_PATH, priority, workerProcess())),
     );
     const plan = planStreams(hostnames, workers, streamsPerHost, requestsPerHost, redirectEvery);
     const expected = plan

@@ -78,10 +78,30 @@ export function lambdaHeapFlags(memoryMb: number): string[] {
 
 const lambdaMb = Number(process.env.RSS_LAMBDA_MB ?? 0);
 
+/**
+ * Issue 28 (function memory): what the function's own configuration would add to its process, applied
+ * to the measured children only (the councils and Redis in this process keep theirs) —
+ * `RSS_CHILD_ENV='MALLOC_MMAP_THRESHOLD_=32768'` (glibc's malloc tunables, set as a function's
+ * environment) and `RSS_NODE_FLAGS='--max-semi-space-size=4'` (after the Lambda heap bounds, so it wins
+ * as a flag the function adds would). Unset: the runtime's defaults, as before.
+ */
+export function childEnvOf(spec = process.env.RSS_CHILD_ENV ?? ''): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const pair of spec.split(/\s+/).filter(Boolean)) {
+    const at = pair.indexOf('=');
+    if (at <= 0) throw new Error(`RSS_CHILD_ENV: ${pair} is not NAME=value`);
+    env[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return env;
+}
+const childEnv = childEnvOf();
+const extraNodeFlags = (process.env.RSS_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+
 /** A measured scenario of bench/rss-child.ts in its own Node process (`--expose-gc`, tsx). */
 const script = (scenario: string, url = '') => [
   '--expose-gc',
   ...(lambdaMb > 0 ? lambdaHeapFlags(lambdaMb) : []),
+  ...extraNodeFlags,
   '--import',
   'tsx',
   'bench/rss-child.ts',
@@ -119,6 +139,7 @@ async function child<T>(args: string[], extraEnv: Record<string, string> = {}): 
       ...process.env,
       AWS_REGION: 'eu-central-1',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      ...childEnv,
       ...extraEnv,
     },
   });
@@ -140,7 +161,15 @@ export async function runRssBench(opts: { log?: (line: string) => void } = {}) {
       // The preview streams its answer through Lambda's `awslambda` global: a stand-in for the import.
       const script = `globalThis.awslambda ??= { streamifyResponse: (f) => f, HttpResponseStream: { from: (s) => s } }; await import(${JSON.stringify(url)}); console.log(JSON.stringify({ importsMb: 0, peakMb: process.resourceUsage().maxRSS / 1024 }));`;
       bundleImportMb[name] = Math.round(
-        (await child<{ peakMb: number }>(['--input-type=module', '-e', script])).peakMb,
+        (
+          await child<{ peakMb: number }>([
+            ...(lambdaMb > 0 ? lambdaHeapFlags(lambdaMb) : []),
+            ...extraNodeFlags,
+            '--input-type=module',
+            '-e',
+            script,
+          ])
+        ).peakMb,
       );
       log(`${name}: bundle import ${bundleImportMb[name]} MB`);
     }
@@ -163,7 +192,8 @@ export async function runRssBench(opts: { log?: (line: string) => void } = {}) {
     workMb: Math.max(r.workPeakMb - r.settledMb, r.workLivePeakMb - r.settledLiveMb),
   });
   try {
-    for (const scenario of WORK_SCENARIOS.filter(picked)) {
+    // RSS_WORK=0: the bundles' imports alone (a few seconds each) — e.g. to compare RSS_CHILD_ENV settings.
+    for (const scenario of WORK_SCENARIOS.filter((s) => picked(s) && process.env.RSS_WORK !== '0')) {
       work[scenario] = measured(await child<ChildFigures>(script(scenario, fake.systemUrl)));
       log(`${scenario}: ${JSON.stringify(work[scenario])}`);
     }
@@ -181,6 +211,8 @@ export async function runRssBench(opts: { log?: (line: string) => void } = {}) {
     work,
     syncMemoryMb: FUNCTION_MEMORY_MB.sync,
     workerRunsAtOnce: WORKER_RUNS_AT_ONCE,
+    // What the children ran with (RSS_LAMBDA_MB, RSS_CHILD_ENV, RSS_NODE_FLAGS): a figure names its setup.
+    childSetup: { lambdaMb, env: childEnv, nodeFlags: extraNodeFlags },
   };
 }
 

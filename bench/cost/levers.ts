@@ -1,6 +1,7 @@
 import {
   FUNCTION_MEMORY_MB,
   SYNC_EVENT_SOURCE_MEMORY_MB,
+  SYNC_MALLOC,
   SYNC_PLANNER_WORKER,
 } from '../../infra/function-sizes';
 import { FILES_TO_GLACIER_IR_MIN_BYTES } from '../../infra/storage-classes';
@@ -37,6 +38,11 @@ export interface Levers {
   syncMemoryMb: number;
   /** Runs one sync invocation keeps in flight (WORKER_RUNS_AT_ONCE; the sizing sweep varies it). */
   syncRunsAtOnce: number;
+  /**
+   * Issue 28 (function memory): the sync's glibc malloc with a fixed mmap threshold (SYNC_MALLOC's
+   * environment): its import holds ≈ 14 MB less, each run's CPU costs SYNC_MALLOC.cpuFactor as much.
+   */
+  syncMallocMmap: boolean;
   /**
    * The planner's handout spreads a tick's sync messages over this many seconds (SQS DelaySeconds), so
    * they reach live workers one after another instead of as one burst (0: one burst).
@@ -145,6 +151,7 @@ export const LEVERS_NOW: Levers = {
   payPerWork: true,
   syncMemoryMb: FUNCTION_MEMORY_MB.sync,
   syncRunsAtOnce: SYNC_PLANNER_WORKER.runsAtOnce,
+  syncMallocMmap: true,
   syncSpreadSeconds: 0,
   syncCapFromMean: true,
   syncTrigger: 'planner',
@@ -174,6 +181,7 @@ export const LEVERS_OFF: Levers = {
   payPerWork: false,
   syncMemoryMb: SYNC_MEMORY_MB_BEFORE,
   syncRunsAtOnce: WORKER_RUNS_AT_ONCE,
+  syncMallocMmap: false,
   syncTrigger: 'eventSource',
   syncCapFromMean: false,
   deletionWalk: false,
@@ -230,6 +238,12 @@ export const LEVER_VARIANTS: Record<
     built: true,
     off: { syncMemoryMb: SYNC_MEMORY_MB_BEFORE },
     on: { syncMemoryMb: FUNCTION_MEMORY_MB.sync },
+  },
+  syncMalloc: {
+    what: `sync: glibc malloc's mmap threshold fixed at ${SYNC_MALLOC.env.MALLOC_MMAP_THRESHOLD_} B (function environment) — import ${SYNC_MALLOC.importMbBefore} → ${SYNC_MALLOC.importMbWith} MB, CPU a run × ${SYNC_MALLOC.cpuFactor} (npm run bench -- rss) — so ${SYNC_MALLOC.memoryMbBefore} → ${FUNCTION_MEMORY_MB.sync} MB × ${SYNC_PLANNER_WORKER.runsAtOnce} runs with the 1.4 headroom`,
+    built: true,
+    off: { syncMallocMmap: false, syncMemoryMb: SYNC_MALLOC.memoryMbBefore },
+    on: { syncMallocMmap: true, syncMemoryMb: FUNCTION_MEMORY_MB.sync },
   },
   stateUnderOneKb: {
     what: 'what-if (not built): the leased STATE item under 1 KB also after a full sync (≈ 1,046 B now: its lease, claim and release writes 1 unit each)',

@@ -20,20 +20,48 @@ export interface SyncSizingRow {
   cheapest: boolean;
 }
 
+/** A worker's measured memory (SYNC_WORKER_MEMORY's shape). */
+export interface SyncWorkerMemory {
+  bundleImportMb: number;
+  mbPerRun: number;
+}
+
 /** Memory a worker of `runsAtOnce` runs needs: the bundle's import and each run's share, measured. */
-export function syncNeedMb(runsAtOnce: number, memory = SYNC_WORKER_MEMORY): number {
+export function syncNeedMb(runsAtOnce: number, memory: SyncWorkerMemory = SYNC_WORKER_MEMORY): number {
   return memory.bundleImportMb + runsAtOnce * memory.mbPerRun;
 }
 
+/**
+ * Lambda takes any memory from 128 MB to 10,240 MB in 1-MB steps: the smallest size that holds a width's
+ * need with the headroom is a size like any other, not only the round ones.
+ */
+export const LAMBDA_MEMORY_MIN_MB = 128;
+
+/** The smallest Lambda memory (whole MB) that holds `runsAtOnce` runs with `headroom`. */
+export function tightMemoryMb(
+  runsAtOnce: number,
+  headroom = SYNC_MEMORY_HEADROOM,
+  memory: SyncWorkerMemory = SYNC_WORKER_MEMORY,
+): number {
+  return Math.max(LAMBDA_MEMORY_MIN_MB, Math.ceil(syncNeedMb(runsAtOnce, memory) * headroom));
+}
+
+/**
+ * Every (memory, width) of the candidates, and (issue 28, function memory) for each width the tight
+ * size too: a wait-bound worker's bill is ∝ its memory, so the MB between the need × headroom and the
+ * next round size are paid for nothing.
+ */
 export function syncSizing(
   candidates: { memoriesMb: readonly number[]; runsAtOnce: readonly number[] },
   syncEurOf: (memoryMb: number, runsAtOnce: number) => number,
   headroom = SYNC_MEMORY_HEADROOM,
+  memory: SyncWorkerMemory = SYNC_WORKER_MEMORY,
 ): SyncSizingRow[] {
   const rows: SyncSizingRow[] = [];
-  for (const memoryMb of candidates.memoriesMb)
-    for (const runsAtOnce of candidates.runsAtOnce) {
-      const needMb = syncNeedMb(runsAtOnce);
+  for (const runsAtOnce of candidates.runsAtOnce) {
+    const sizes = [...new Set([...candidates.memoriesMb, tightMemoryMb(runsAtOnce, headroom, memory)])];
+    for (const memoryMb of sizes.sort((a, b) => a - b)) {
+      const needMb = syncNeedMb(runsAtOnce, memory);
       const fits = memoryMb >= needMb * headroom;
       rows.push({
         memoryMb,
@@ -46,6 +74,7 @@ export function syncSizing(
         cheapest: false,
       });
     }
+  }
   const fitting = rows.filter((r) => r.fits);
   const best = fitting.reduce<SyncSizingRow | undefined>(
     (b, r) => (b === undefined || r.syncEur < b.syncEur ? r : b),

@@ -1,7 +1,7 @@
 import { App, type CfnElement } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FUNCTION_MEMORY_MB } from '../../infra/function-sizes';
+import { FUNCTION_MEMORY_MB, SYNC_MALLOC } from '../../infra/function-sizes';
 import { IngestorFunction } from '../../infra/ingestor-function';
 import { IngestorStack } from '../../infra/stack';
 import { cdkJsonContext, NO_BUNDLING, removeTempOutdirs, TEST_ENV, tempOutdir } from '../support/cdk';
@@ -61,5 +61,20 @@ describe('function sizes (issue 28: memory from measured RSS)', () => {
       seen.add(key as string);
     }
     expect([...seen].sort()).toEqual(Object.keys(FUNCTION_MEMORY_MB).sort());
+  });
+
+  it('the sync runs with the malloc setting its size is measured with (SYNC_MALLOC); no other function does', () => {
+    const resources = template.findResources('AWS::Lambda::Function');
+    const functions = stack.node
+      .findAll()
+      .filter((c): c is IngestorFunction => c instanceof IngestorFunction);
+    const names = Object.keys(SYNC_MALLOC.env);
+    expect(names).toEqual(['MALLOC_MMAP_THRESHOLD_']);
+    for (const f of functions) {
+      const id = stack.getLogicalId(f.fn.node.defaultChild as CfnElement);
+      const variables = resources[id]?.Properties?.Environment?.Variables as Record<string, unknown>;
+      const present = Object.fromEntries(names.filter((n) => n in variables).map((n) => [n, variables[n]]));
+      expect(present, f.node.id).toEqual(f.node.id === 'Sync' ? SYNC_MALLOC.env : {});
+    }
   });
 });

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { syncNeedMb, syncSizing } from '../../bench/cost/sync-sizing';
-import { FUNCTION_MEMORY_MB, SYNC_MEMORY_HEADROOM, SYNC_WORKER_MEMORY } from '../../infra/function-sizes';
-import { WORKER_RUNS_AT_ONCE } from '../../shared/sync';
+import { syncNeedMb, syncSizing, tightMemoryMb } from '../../bench/cost/sync-sizing';
+import {
+  FUNCTION_MEMORY_MB,
+  SYNC_MEMORY_HEADROOM,
+  SYNC_PLANNER_WORKER,
+  SYNC_WORKER_MEMORY,
+} from '../../infra/function-sizes';
 
 /**
  * Issue 28: the sync's memory and the worker's width are chosen by cost among the sizes that hold the
@@ -28,9 +32,28 @@ describe('sync function sizing (issue 28)', () => {
     expect(rows.find((r) => r.memoryMb === 128 && r.runsAtOnce === 40)?.fits).toBe(false);
   });
 
-  it('the built sync holds its worker with the headroom', () => {
+  it('prices each width at its tight size too: the least whole MB that holds it with the headroom', () => {
+    const memory = { bundleImportMb: 80, mbPerRun: 2.5 };
+    // 80 + 34 × 2.5 = 165 MB, × 1.4 = 231 MB: fits at 231, not at 230.
+    expect(tightMemoryMb(34, 1.4, memory)).toBe(231);
+    // Lambda's floor: a tiny need still gets 128 MB.
+    expect(tightMemoryMb(0, 1.4, { bundleImportMb: 10, mbPerRun: 1 })).toBe(128);
+    // Price ∝ memory ÷ width: among the round sizes 256 × 34 would win; the tight 231 × 34 is cheaper.
+    const rows = syncSizing({ memoriesMb: [256, 512], runsAtOnce: [34] }, (m, r) => m / r, 1.4, memory);
+    expect(rows.map((r) => [r.memoryMb, r.fits])).toEqual([
+      [231, true],
+      [256, true],
+      [512, true],
+    ]);
+    expect(rows.find((r) => r.cheapest)?.memoryMb).toBe(231);
+    // One MB less than the tight size does not hold the need with the headroom.
+    expect(230).toBeLessThan(syncNeedMb(34, memory) * 1.4);
+  });
+
+  it('the built sync holds its worker’s width with the headroom (the planner’s trigger, the default)', () => {
+    expect(SYNC_PLANNER_WORKER.memoryMb).toBe(FUNCTION_MEMORY_MB.sync);
     expect(FUNCTION_MEMORY_MB.sync).toBeGreaterThanOrEqual(
-      syncNeedMb(WORKER_RUNS_AT_ONCE) * SYNC_MEMORY_HEADROOM,
+      syncNeedMb(SYNC_PLANNER_WORKER.runsAtOnce) * SYNC_MEMORY_HEADROOM,
     );
   });
 });
