@@ -107,9 +107,9 @@ export const DECIDED_CAPACITY: readonly FleetCapacityPlan[] = [
       },
       Mirror: {
         mode: 'onDemand',
-        targetPercent: 90,
-        table: units(4, 36, 3, 24),
-        indexes: { byList: units(4, 34, 5, 42) },
+        targetPercent: 80,
+        table: units(3, 36, 2, 18),
+        indexes: { byList: units(3, 30, 3, 24) },
       },
     },
   },
@@ -125,7 +125,7 @@ export const DECIDED_CAPACITY: readonly FleetCapacityPlan[] = [
       State: {
         mode: 'provisioned',
         targetPercent: 90,
-        table: units(35, 352, 22, 854),
+        table: units(35, 354, 22, 858),
         indexes: { byDueAt: units(1, 2, 17, 102) },
       },
       Documents: {
@@ -137,8 +137,8 @@ export const DECIDED_CAPACITY: readonly FleetCapacityPlan[] = [
       Mirror: {
         mode: 'onDemand',
         targetPercent: 90,
-        table: units(44, 350, 28, 236),
-        indexes: { byList: units(35, 322, 44, 402) },
+        table: units(35, 308, 17, 152),
+        indexes: { byList: units(28, 264, 28, 202) },
       },
     },
   },
@@ -154,8 +154,8 @@ export const DECIDED_CAPACITY: readonly FleetCapacityPlan[] = [
       State: {
         mode: 'provisioned',
         targetPercent: 90,
-        table: units(337, 3510, 215, 8524),
-        indexes: { byDueAt: units(1, 2, 172, 1004) },
+        table: units(337, 3526, 269, 8562),
+        indexes: { byDueAt: units(1, 2, 172, 1008) },
       },
       Documents: {
         mode: 'onDemand',
@@ -166,8 +166,8 @@ export const DECIDED_CAPACITY: readonly FleetCapacityPlan[] = [
       Mirror: {
         mode: 'onDemand',
         targetPercent: 90,
-        table: units(422, 3492, 337, 2340),
-        indexes: { byList: units(337, 3210, 422, 4012) },
+        table: units(337, 3070, 172, 1512),
+        indexes: { byList: units(337, 2636, 269, 2016) },
       },
     },
   },
