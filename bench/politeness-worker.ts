@@ -40,7 +40,7 @@ export interface WorkerConfig {
 /** One request as its sender wrote it: undici's `sendHeaders`, in the tick the head goes to the socket. */
 export interface SendRecord {
   hostname: string;
-  /** The request's x-bench-id and path (robots.txt carries the id of the request that needed it). */
+  /** The request's x-bench-id (robots.txt, which has none: `port:<local port>`) and path. */
   id: string;
   /** Epoch ms. */
   writtenMs: number;
@@ -63,9 +63,15 @@ export interface WorkerReport {
 const now = () => performance.timeOrigin + performance.now();
 const sends: SendRecord[] = [];
 subscribe('undici:client:sendHeaders', (message) => {
-  const { request, headers } = message as { request: { origin: string; path: string }; headers: string };
-  // robots.txt carries the id of the request that needed it: told apart by the path.
-  const id = `${/\r\nx-bench-id: ([^\r]+)\r\n/i.exec(headers)?.[1] ?? ''} ${request.path}`;
+  const { request, headers, socket } = message as {
+    request: { origin: string; path: string };
+    headers: string;
+    socket: { localPort?: number };
+  };
+  // robots.txt is sent without the x-bench-id of the request that needed it (its own fetch, its own
+  // headers): it is told apart by its connection — this side's port is the server's remote port.
+  const benchId = /\r\nx-bench-id: ([^\r]+)\r\n/i.exec(headers)?.[1] ?? `port:${socket.localPort}`;
+  const id = `${benchId} ${request.path}`;
   sends.push({ hostname: new URL(request.origin).hostname, id, writtenMs: now(), pid: process.pid });
 });
 
