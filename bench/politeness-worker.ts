@@ -62,6 +62,15 @@ export interface WorkerReport {
 
 const now = () => performance.timeOrigin + performance.now();
 const sends: SendRecord[] = [];
+/**
+ * POLITENESS_STALLS=1 (diagnosis, stderr): the fetcher checks a request's slot is on time in undici's
+ * onRequestStart, then undici builds and writes the head in the same synchronous call. Time spent
+ * between the two (a GC pause, the process preempted) makes a send late past its check. Stamped by a
+ * handler right inside the fetcher's check; only the RIS servers' requests (the slot client's calls to
+ * the adapter go through undici too, without a check).
+ */
+let checkedMs: number | undefined;
+const stalls: { id: string; stallMs: number; writtenMs: number }[] = [];
 subscribe('undici:client:sendHeaders', (message) => {
   const { request, headers, socket } = message as {
     request: { origin: string; path: string };
@@ -72,7 +81,14 @@ subscribe('undici:client:sendHeaders', (message) => {
   // headers): it is told apart by its connection — this side's port is the server's remote port.
   const benchId = /\r\nx-bench-id: ([^\r]+)\r\n/i.exec(headers)?.[1] ?? `port:${socket.localPort}`;
   const id = `${benchId} ${request.path}`;
-  sends.push({ hostname: new URL(request.origin).hostname, id, writtenMs: now(), pid: process.pid });
+  const writtenMs = now();
+  const hostname = new URL(request.origin).hostname;
+  sends.push({ hostname, id, writtenMs, pid: process.pid });
+  if (!hostname.endsWith('.test')) return;
+  if (checkedMs !== undefined && writtenMs - checkedMs > 1) {
+    stalls.push({ id, stallMs: writtenMs - checkedMs, writtenMs });
+  }
+  checkedMs = undefined;
 });
 
 /** The production robots store's role (one copy for all instances) played by files in one folder. */
@@ -121,14 +137,34 @@ async function prepare(config: WorkerConfig): Promise<Prepared> {
     },
   });
   await slots.warmUp();
-  const dispatcher = createGuardedAgent({ resolver: createTestResolver(), allowLoopback: true });
+  const agent = createGuardedAgent({ resolver: createTestResolver(), allowLoopback: true });
+  const dispatcher = agent.compose(
+    (dispatch) => (opts, handler) =>
+      dispatch(opts, {
+        ...handler,
+        onRequestStart(controller, context) {
+          checkedMs = now();
+          try {
+            handler.onRequestStart?.(controller, context);
+          } catch (error) {
+            checkedMs = undefined; // found late: not sent, re-timed
+            throw error;
+          }
+        },
+        onRequestUpgrade: (c, st, h, so) => handler.onRequestUpgrade?.(c, st, h, so),
+        onResponseStart: (c, st, h, m) => handler.onResponseStart?.(c, st, h, m),
+        onResponseData: (c, chunk) => handler.onResponseData?.(c, chunk),
+        onResponseEnd: (c, t) => handler.onResponseEnd?.(c, t),
+        onResponseError: (c, e) => handler.onResponseError?.(c, e),
+      }),
+  );
   const fetcher = createPoliteFetcher({
     slots,
     robotsStore: sharedRobotsStore(config.robotsDir),
     dispatcher,
     addressPolicy: { allowLoopback: true },
   });
-  return { config, slots, fetcher, close: () => dispatcher.close() };
+  return { config, slots, fetcher, close: () => agent.close() };
 }
 
 async function run({ config, slots, fetcher, close }: Prepared): Promise<WorkerReport> {
@@ -164,6 +200,7 @@ async function run({ config, slots, fetcher, close }: Prepared): Promise<WorkerR
   await slots.flushReleases();
   lag.disable();
   await close();
+  if (process.env.POLITENESS_STALLS) console.error(`stalls ${process.pid} ${JSON.stringify(stalls)}`);
   const stats = slots.stats();
   return {
     sends,
