@@ -59,7 +59,9 @@ async function start(message: RecorderStart): Promise<{ ports: Record<string, nu
     const server = createServer((req, res) => {
       // First thing: the time stamp. Everything else may wait.
       const atMs = performance.timeOrigin + performance.now();
-      arrivals.get(hostname)!.push({ atMs, id: `${req.headers['x-bench-id'] ?? ''} ${req.url ?? ''}` });
+      // robots.txt has no x-bench-id: its connection's port joins it to its sender's record.
+      const benchId = req.headers['x-bench-id'] ?? `port:${req.socket.remotePort}`;
+      arrivals.get(hostname)!.push({ atMs, id: `${benchId} ${req.url ?? ''}` });
       total += 1;
       const current = inFlight.get(hostname)! + 1;
       inFlight.set(hostname, current);

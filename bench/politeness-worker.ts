@@ -40,7 +40,7 @@ export interface WorkerConfig {
 /** One request as its sender wrote it: undici's `sendHeaders`, in the tick the head goes to the socket. */
 export interface SendRecord {
   hostname: string;
-  /** The request's x-bench-id and path (robots.txt carries the id of the request that needed it). */
+  /** The request's x-bench-id (robots.txt, which has none: `port:<local port>`) and path. */
   id: string;
   /** Epoch ms. */
   writtenMs: number;
@@ -62,11 +62,33 @@ export interface WorkerReport {
 
 const now = () => performance.timeOrigin + performance.now();
 const sends: SendRecord[] = [];
+/**
+ * POLITENESS_STALLS=1 (diagnosis, stderr): the fetcher checks a request's slot is on time in undici's
+ * onRequestStart, then undici builds and writes the head in the same synchronous call. Time spent
+ * between the two (a GC pause, the process preempted) makes a send late past its check. Stamped by a
+ * handler right inside the fetcher's check; only the RIS servers' requests (the slot client's calls to
+ * the adapter go through undici too, without a check).
+ */
+let checkedMs: number | undefined;
+const stalls: { id: string; stallMs: number; writtenMs: number }[] = [];
 subscribe('undici:client:sendHeaders', (message) => {
-  const { request, headers } = message as { request: { origin: string; path: string }; headers: string };
-  // robots.txt carries the id of the request that needed it: told apart by the path.
-  const id = `${/\r\nx-bench-id: ([^\r]+)\r\n/i.exec(headers)?.[1] ?? ''} ${request.path}`;
-  sends.push({ hostname: new URL(request.origin).hostname, id, writtenMs: now(), pid: process.pid });
+  const { request, headers, socket } = message as {
+    request: { origin: string; path: string };
+    headers: string;
+    socket: { localPort?: number };
+  };
+  // robots.txt is sent without the x-bench-id of the request that needed it (its own fetch, its own
+  // headers): it is told apart by its connection — this side's port is the server's remote port.
+  const benchId = /\r\nx-bench-id: ([^\r]+)\r\n/i.exec(headers)?.[1] ?? `port:${socket.localPort}`;
+  const id = `${benchId} ${request.path}`;
+  const writtenMs = now();
+  const hostname = new URL(request.origin).hostname;
+  sends.push({ hostname, id, writtenMs, pid: process.pid });
+  if (!hostname.endsWith('.test')) return;
+  if (checkedMs !== undefined && writtenMs - checkedMs > 1) {
+    stalls.push({ id, stallMs: writtenMs - checkedMs, writtenMs });
+  }
+  checkedMs = undefined;
 });
 
 /** The production robots store's role (one copy for all instances) played by files in one folder. */
@@ -115,14 +137,34 @@ async function prepare(config: WorkerConfig): Promise<Prepared> {
     },
   });
   await slots.warmUp();
-  const dispatcher = createGuardedAgent({ resolver: createTestResolver(), allowLoopback: true });
+  const agent = createGuardedAgent({ resolver: createTestResolver(), allowLoopback: true });
+  const dispatcher = agent.compose(
+    (dispatch) => (opts, handler) =>
+      dispatch(opts, {
+        ...handler,
+        onRequestStart(controller, context) {
+          checkedMs = now();
+          try {
+            handler.onRequestStart?.(controller, context);
+          } catch (error) {
+            checkedMs = undefined; // found late: not sent, re-timed
+            throw error;
+          }
+        },
+        onRequestUpgrade: (c, st, h, so) => handler.onRequestUpgrade?.(c, st, h, so),
+        onResponseStart: (c, st, h, m) => handler.onResponseStart?.(c, st, h, m),
+        onResponseData: (c, chunk) => handler.onResponseData?.(c, chunk),
+        onResponseEnd: (c, t) => handler.onResponseEnd?.(c, t),
+        onResponseError: (c, e) => handler.onResponseError?.(c, e),
+      }),
+  );
   const fetcher = createPoliteFetcher({
     slots,
     robotsStore: sharedRobotsStore(config.robotsDir),
     dispatcher,
     addressPolicy: { allowLoopback: true },
   });
-  return { config, slots, fetcher, close: () => dispatcher.close() };
+  return { config, slots, fetcher, close: () => agent.close() };
 }
 
 async function run({ config, slots, fetcher, close }: Prepared): Promise<WorkerReport> {
@@ -158,6 +200,7 @@ async function run({ config, slots, fetcher, close }: Prepared): Promise<WorkerR
   await slots.flushReleases();
   lag.disable();
   await close();
+  if (process.env.POLITENESS_STALLS) console.error(`stalls ${process.pid} ${JSON.stringify(stalls)}`);
   const stats = slots.stats();
   return {
     sends,

@@ -170,7 +170,7 @@ function cpuPressureTotalUs(): number | undefined {
 interface Arrival {
   /** Epoch ms at the recording server (performance.timeOrigin + now), comparable across processes to ~1 ms. */
   atMs: number;
-  /** The sender's record of it (joined by request id and host); absent for robots.txt (no id). */
+  /** The sender's record of it (joined by request id — robots.txt: its connection's port — and host). */
   send?: SendRecord;
 }
 

@@ -15,7 +15,7 @@ export interface WireArrival {
   atMs: number;
   /** Destination port (which RIS server). */
   port: number;
-  /** The request line's path and the x-bench-id header ('' when absent). */
+  /** The request line's path and the x-bench-id header (`port:<client port>` when absent). */
   path: string;
   id: string;
 }
@@ -131,7 +131,8 @@ export function parsePcap(data: Buffer): WireArrival[] {
     const payload = tcp.subarray((tcp[12]! >> 4) * 4).toString('latin1');
     if (!payload.startsWith('GET ')) continue;
     const path = payload.slice(4, payload.indexOf(' ', 4));
-    const id = /\r\nx-bench-id: ([^\r]+)\r\n/i.exec(payload)?.[1] ?? '';
+    // Without an x-bench-id (robots.txt), the connection's client port, as the sender records it.
+    const id = /\r\nx-bench-id: ([^\r]+)\r\n/i.exec(payload)?.[1] ?? `port:${tcp.readUInt16BE(0)}`;
     arrivals.push({ atMs, port: tcp.readUInt16BE(2), path, id });
   }
   return arrivals;
