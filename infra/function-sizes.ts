@@ -45,8 +45,8 @@ export const FUNCTION_MEMORY_MB = {
   // trigger keeps SYNC_EVENT_SOURCE_MEMORY_MB). 320 until the sync's import and a run's share were
   // re-measured (sync memory, 2026-12-03).
   // Issue 28 (function memory, 2026-12-03): 227 MB with SYNC_MALLOC's threshold was measured and held
-  // back — see SYNC_MALLOC: the politeness bench under Lambda's heap bounds showed sends late past the
-  // allowance with it (2 of 6 runs on the kernel clock), none at 256 without it.
+  // back — see SYNC_MALLOC: under Lambda's heap bounds the politeness bench shows sends late past the
+  // allowance (2 of 6 runs with it, 1 of 3 at 256 without it); not changed until that is fixed.
   sync: 256,
   // Text extraction holds a file of up to 50 MB and pdfjs's parse of it in a worker stopped at
   // TEXT_MAX_PROCESS_RSS_BYTES (1,300 MB) of this (DOC-2; checked by test/documents/text-bounds.test.ts).
@@ -116,11 +116,12 @@ export const SYNC_WORKER_MEMORY = {
  * HELD BACK (not in the function's environment; lever `syncMalloc` a what-if): the politeness bench with its
  * workers under Lambda's heap bounds (`POLITENESS_WORKER_MB=227`, the threshold in their environment) showed
  * a send written past its allowance in 2 of 6 runs on the kernel clock (963.2 and 994.4 ms gaps; one traced
- * to a 21.2 ms stall between the send-time check and undici's write at a worker's cold start), against none
- * in the runs at 256 MB without it (`POLITENESS_WORKER_MB=256 POLITENESS_WORKER_MALLOC=0`). The stall can
- * happen at any size — the fix belongs to the send allowance at cold start (shared/slots host-slots.ts
- * SendLateness) — but until that is built and measured, the setting that makes the cold start slower stays
- * off: ≈ €0.6 a month is not worth a politeness doubt.
+ * to a 21.2 ms stall between the send-time check and undici's write at a worker's cold start) — and the
+ * same in 1 of 3 runs at 256 MB without it (`POLITENESS_WORKER_MB=256 POLITENESS_WORKER_MALLOC=0`: 993.2 ms,
+ * 2026-12-03). So the stall is not the threshold's; it happens at any size, and its fix belongs to the send
+ * allowance at a cold start (shared/slots host-slots.ts SendLateness). Until that is built and measured, the
+ * setting that makes the cold start slower (+80–170 ms of import CPU, when the stalls are) stays off, and the
+ * size with it: ≈ €0.6 a month is not worth changing the worker while a politeness fault is open.
  */
 export const SYNC_MALLOC = {
   env: { MALLOC_MMAP_THRESHOLD_: '32768' },
