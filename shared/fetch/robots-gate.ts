@@ -15,8 +15,8 @@ import type { FetchSource } from './types';
 
 /**
  * The I/O half of robots.txt (the pure half is shared/robots): find the state for (host, agent),
- * fetch robots.txt when it is missing or due (ROB-5), store the next state. One load per key at a
- * time in this process; other callers wait for it within their own wait budget.
+ * fetch robots.txt when it is missing or due (ROB-5), store the next state. One lookup (read and load)
+ * per key at a time in this process; other callers wait for it within their own wait budget.
  */
 
 export interface RobotsLoadRequest {
@@ -69,39 +69,59 @@ export interface RobotsGate {
 }
 
 export function createRobotsGate(deps: RobotsGateDeps): RobotsGate {
-  const loading = new Map<string, Promise<RobotsCacheEntry>>();
+  // One lookup (store read, then a load when the copy is missing or due) per key at a time. The read is
+  // inside it, not before it: a second caller whose own read started before the first load's write
+  // and answered after it would find no load running and an old copy — and fetch robots.txt again.
+  const lookups = new Map<string, Lookup>();
 
   return {
     async entryFor(url, userAgent, deadline, context) {
       const host = hostKey(url);
       const agentKey = robotsAgentKey(userAgent);
-      const cached = await deps.store.get(host, agentKey);
-      if (cached && isFresh(cached, deps.clock.now())) return cached;
-
       const key = `${host}\u0000${agentKey}`;
-      let pending = loading.get(key);
-      if (!pending) {
-        const ask = { host, agentKey, url, userAgent, deadline, context };
-        pending = loadEntry(deps, ask, cached).finally(() => {
-          loading.delete(key);
-        });
-        loading.set(key, pending);
+      let lookup = lookups.get(key);
+      if (!lookup) {
+        const started = lookUp(deps, { host, agentKey, url, userAgent, deadline, context });
+        lookups.set(key, started);
+        // Whoever gives up first, the load finishes and is stored; keep its failure from going unhandled.
+        started.entry
+          .finally(() => {
+            if (lookups.get(key) === started) lookups.delete(key);
+          })
+          .catch(() => {});
+        lookup = started;
       }
+      // A fresh stored copy is the answer whatever the deadline, as before the lookup was shared.
+      const fresh = await lookup.fresh;
+      if (fresh) return fresh;
       const remainingMs = deadline - deps.clock.now();
       if (remainingMs <= 0) throw new HostSlotTimeoutError(url.href, 0);
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new HostSlotTimeoutError(url.href, remainingMs)), remainingMs);
       });
-      // Whoever gives up first, the load finishes and is stored; keep its failure from going unhandled.
-      pending.catch(() => {});
       try {
-        return await Promise.race([pending, timeout]);
+        return await Promise.race([lookup.entry, timeout]);
       } finally {
         clearTimeout(timer);
       }
     },
   };
+}
+
+/** One lookup: the stored copy when fresh (else `undefined`), and the entry it leads to (loaded if due). */
+interface Lookup {
+  fresh: Promise<RobotsCacheEntry | undefined>;
+  entry: Promise<RobotsCacheEntry>;
+}
+
+function lookUp(deps: RobotsGateDeps, ask: RobotsAsk): Lookup {
+  const stored = deps.store.get(ask.host, ask.agentKey);
+  const fresh = stored.then((cached) => (cached && isFresh(cached, deps.clock.now()) ? cached : undefined));
+  const entry = stored.then(async (cached) =>
+    cached && isFresh(cached, deps.clock.now()) ? cached : loadEntry(deps, ask, cached),
+  );
+  return { fresh, entry };
 }
 
 /** One caller's question: robots.txt of `url`'s host (cached as `host` + `agentKey`), by `deadline`. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type FakeCouncil, type RobotsScript, robotsScripts, startFakeCouncil } from '../../demo';
-import { createMemoryRobotsStore, robotsAgentKey } from '../../shared/fetch';
+import { createMemoryRobotsStore, type RobotsCacheStore, robotsAgentKey } from '../../shared/fetch';
 import { createHostSlots } from '../../shared/slots';
 import {
   api,
@@ -159,6 +159,45 @@ describe('robots.txt gate (ROB)', () => {
     clock.advance(24 * HOUR);
     await two.fetcher.fetch(c.systemUrl, api());
     expect(paths(c).filter((p) => p === '/robots.txt')).toHaveLength(2);
+  });
+
+  it('ROB-5: two concurrent callers in one process fetch robots.txt once, even when the second read of the store answers after the first load stored its copy', async () => {
+    const c = await council();
+    // The shared store (S3 in production) as a slow peer for the second reader: its read starts while
+    // nothing is stored yet and its answer arrives only after the first caller's load has stored the
+    // copy — an old answer, as a read that crosses a write may give.
+    const memory = createMemoryRobotsStore();
+    let reads = 0;
+    let stored!: () => void;
+    const putDone = new Promise<void>((resolve) => {
+      stored = resolve;
+    });
+    const store: RobotsCacheStore = {
+      async get(host, agent) {
+        reads += 1;
+        const read = reads;
+        const answer = await memory.get(host, agent);
+        if (read === 2) {
+          await Promise.race([putDone, new Promise((resolve) => setTimeout(resolve, 2_000))]);
+          // The answer travels back on a later network event than the write's.
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        return answer;
+      },
+      async put(host, agent, entry) {
+        await memory.put(host, agent, entry);
+        stored();
+      },
+    };
+    const k = kit({ store });
+
+    const results = await Promise.all([
+      k.fetcher.fetch(c.systemUrl, api()),
+      k.fetcher.fetch(c.bodyListUrl, api()),
+    ]);
+
+    expect(results.map((r) => r.status)).toEqual([200, 200]);
+    expect(paths(c).filter((p) => p === '/robots.txt')).toHaveLength(1);
   });
 
   it('ROB-5: the cache is per agent — a source with its own agent gets its own robots.txt entry', async () => {
