@@ -33,6 +33,32 @@ export const PACE_MARGIN_MS = 20;
 /** Upper bound of the send allowance a lagging process may ask for. */
 export const MAX_SEND_ALLOWANCE_MS = 200;
 /**
+ * The part of a send allowance kept for the time between the send-time check and the write. The check
+ * (`SlotLease.onTime`, in undici's onRequestStart) passes only while the send is at most
+ * allowance − guard late: undici builds and writes the head in the same synchronous call after it, but
+ * a GC pause or a preempted process in between still writes it later than the check saw it. Measured
+ * (bench/politeness, POLITENESS_STALLS=1, workers under Lambda's heap bounds): after a process's first
+ * sends, stalls between check and write ≤ 10.9 ms. Within the owner's 20 ms steady-state allowance
+ * (PACE_MARGIN_MS) that leaves 10 ms for a late wake-up.
+ */
+export const SEND_WRITE_GUARD_MS = 10;
+/**
+ * A process learns its lateness from this many sends before it chooses its own allowance; until
+ * then (a cold start) it asks for COLD_START_SEND_ALLOWANCE_MS.
+ */
+export const SEND_LATENESS_MIN_SAMPLES = 16;
+/**
+ * The send allowance of a cold start (fewer than SEND_LATENESS_MIN_SAMPLES sends), checked with
+ * COLD_START_WRITE_GUARD_MS. A fresh process's first sends stall longest between check and write
+ * (lazy compilation of the request path, the init's garbage, ~10 instances starting on 2 cores):
+ * measured 21.2 ms for a worker's first request, where later ones stalled ≤ 10.9 ms. The check still
+ * passes at up to 20 ms late — as many cold slots are given up as with the plain 20 ms allowance — and
+ * 40 ms, about twice the largest stall measured, are kept for the write. Costs 40 ms of the host's
+ * pace after each of a fresh process's first 16 sends, never anyone's politeness.
+ */
+export const COLD_START_SEND_ALLOWANCE_MS = 60;
+export const COLD_START_WRITE_GUARD_MS = 40;
+/**
  * RATE-7 alone: under Redis, processes that take turns on a host send one slot apart, a slot being the
  * interval plus the sender's allowance (up to MAX_SEND_ALLOWANCE_MS). Alone, each keeps its phase on a
  * grid whose step is a cycle of `instances` such slots: (interval + this slack) × instances. The cycle

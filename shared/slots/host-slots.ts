@@ -7,6 +7,8 @@ import {
   BUSY_POLL_JITTER_MS,
   BUSY_POLL_MAX_MS,
   BUSY_POLL_MIN_MS,
+  COLD_START_SEND_ALLOWANCE_MS,
+  COLD_START_WRITE_GUARD_MS,
   CRAWL_DELAY_CAP_MS,
   CRAWL_DELAY_VALID_MS,
   DEFAULT_LEASE_TTL_MS,
@@ -17,6 +19,8 @@ import {
   MIN_INTERVAL_MS,
   MIN_LEASE_TTL_MS,
   PACE_MARGIN_MS,
+  SEND_LATENESS_MIN_SAMPLES,
+  SEND_WRITE_GUARD_MS,
   SHARED_STORE_RETRY_MS,
 } from './constants';
 import { SlotOptionsError, SlotStoreUnavailableError } from './errors';
@@ -116,7 +120,7 @@ interface StoreAnswer {
   decision: ReserveDecision;
   /** When the answer arrived, on this process's clock. */
   answeredMs: number;
-  sendAllowanceMs: number;
+  allowance: SendAllowance;
 }
 
 /** A granted slot as the lease holds it. */
@@ -127,7 +131,7 @@ interface GrantedSlot {
   sendAtMs: number;
   intervalMs: number;
   uncertaintyMs: number;
-  allowanceMs: number;
+  allowance: SendAllowance;
   token: SlotToken;
 }
 
@@ -212,7 +216,7 @@ export class PacedHostSlots implements PacedSlots {
       mode: this.mode,
       ...this.counts,
       sharedStoreCalls: this.shared?.callCount ?? 0,
-      sendAllowanceMs: this.lateness.allowanceMs(),
+      sendAllowanceMs: this.lateness.allowance().allowanceMs,
     };
   }
 
@@ -441,7 +445,7 @@ export class PacedHostSlots implements PacedSlots {
     const releaseWith = r.moving?.store === store ? r.moving : undefined;
     // Without a lease to move or re-time, a lingering release of this host rides along.
     const lingered = !releaseWith && store === this.shared ? this.takeLingering(r.host) : undefined;
-    const sendAllowanceMs = this.lateness.allowanceMs();
+    const allowance = this.lateness.allowance();
     let decision: ReserveDecision;
     try {
       decision = await store.reserve({
@@ -455,7 +459,7 @@ export class PacedHostSlots implements PacedSlots {
           store.sendLeadMs(),
           store === this.shared ? this.ownPaceDelay(r.host, r.opts.intervalMs, now) : 0,
         ),
-        sendAllowanceMs,
+        sendAllowanceMs: allowance.allowanceMs,
         release: releaseWith
           ? { host: releaseWith.host, leaseId: releaseWith.leaseId }
           : lingered === undefined
@@ -473,7 +477,7 @@ export class PacedHostSlots implements PacedSlots {
       if (!releaseWith) void this.releaseQuietly(r.moving);
       r.moving = undefined;
     }
-    return { store, leaseId, decision, answeredMs: this.answeredAtMs(decision), sendAllowanceMs };
+    return { store, leaseId, decision, answeredMs: this.answeredAtMs(decision), allowance };
   }
 
   /** The answer's arrival, on this process's clock (see ReserveDecision.answeredAtMs). */
@@ -492,11 +496,11 @@ export class PacedHostSlots implements PacedSlots {
     answer: StoreAnswer,
     decision: GrantedDecision,
   ): Promise<Lease | undefined> {
-    const { store, leaseId, sendAllowanceMs } = answer;
+    const { store, leaseId, allowance } = answer;
     const host = r.host;
     // Never early: the store's "now" was at the latest when its answer arrived.
     const sendAtMs = answer.answeredMs + decision.sendInMs;
-    if (store === this.shared) this.local.recordSend(host, sendAtMs, sendAllowanceMs);
+    if (store === this.shared) this.local.recordSend(host, sendAtMs, allowance.allowanceMs);
     try {
       await this.clock.sleep(sendAtMs - this.clock.now(), r.opts.signal);
     } catch (error) {
@@ -507,9 +511,10 @@ export class PacedHostSlots implements PacedSlots {
     // arrive or the event loop slow to wake — a request could come closer than the interval to
     // the next slot, someone else's. Give the slot up and reserve again: the same call re-times
     // it to now when nobody has reserved after it yet, else it stays spent and a new one queues.
+    // The write comes later still (the lease's onTime check): the guard is kept for it here too.
     const lateMs = this.lateMsOf(sendAtMs, decision.uncertaintyMs);
     this.lateness.record(lateMs);
-    if (lateMs > sendAllowanceMs) {
+    if (!mayStart(lateMs, allowance)) {
       this.noteForfeit(host, lateMs, decision.uncertaintyMs);
       r.moving = { store, host, leaseId, retime: decision.token }; // freed by the next reservation call
       return undefined;
@@ -522,7 +527,7 @@ export class PacedHostSlots implements PacedSlots {
       sendAtMs,
       intervalMs: decision.intervalMs,
       uncertaintyMs: decision.uncertaintyMs,
-      allowanceMs: sendAllowanceMs,
+      allowance,
       token: decision.token,
     });
   }
@@ -688,14 +693,29 @@ export class PacedHostSlots implements PacedSlots {
 }
 
 /**
+ * What a reservation asks for: the allowance reserved after its send time (the host's next slot comes
+ * an interval after that) and the part of it kept for the write after the send-time check.
+ */
+interface SendAllowance {
+  allowanceMs: number;
+  guardMs: number;
+}
+
+/** Whether a send this late may still start: the check leaves the allowance's guard for the write. */
+function mayStart(lateMs: number, allowance: SendAllowance): boolean {
+  return lateMs <= allowance.allowanceMs - allowance.guardMs;
+}
+
+/**
  * How late this process's sends run (late timers, a slow event loop, connection set-up, plus the
- * uncertainty of the Redis clock), and so the send allowance it asks for. A send later than its
- * allowance gives its slot up (a store call, and up to an interval when another reservation already
- * follows it — counted as a whole interval here, to be safe); a larger allowance
- * widens the spacing after each of this process's slots (lost on every send). Over the last 64 sends,
- * the allowance with the least expected loss per send — share of sends later than it × 1 s + itself —
- * within PACE_MARGIN_MS … MAX_SEND_ALLOWANCE_MS; the minimum until there are 16 (a cold start's first,
- * slow answers say little about the process). A process that keeps time asks for the minimum.
+ * uncertainty of the Redis clock), and so the send allowance it asks for. A send that may no longer
+ * start gives its slot up (a store call, and up to an interval when another reservation already
+ * follows it — counted as a whole interval here, to be safe); a larger allowance widens the spacing
+ * after each of this process's slots (lost on every send). Over the last 64 sends, the check bound
+ * with the least expected loss per send — share of sends later than it × 1 s + the allowance it needs
+ * (bound + SEND_WRITE_GUARD_MS) — within PACE_MARGIN_MS … MAX_SEND_ALLOWANCE_MS. A process that keeps
+ * time asks for the minimum. Until SEND_LATENESS_MIN_SAMPLES sends the cold start's allowance: a cold
+ * start's first, slow answers say little about the process, and its stalls are the largest.
  */
 class SendLateness {
   private readonly samples: number[] = [];
@@ -705,17 +725,23 @@ class SendLateness {
     if (this.samples.length > 64) this.samples.shift();
   }
 
-  allowanceMs(): number {
-    if (this.samples.length < 16) return PACE_MARGIN_MS;
-    const sorted = [...this.samples].sort((a, b) => a - b);
-    let best = { allowanceMs: PACE_MARGIN_MS, lossMs: Number.POSITIVE_INFINITY };
-    for (const candidate of [PACE_MARGIN_MS, ...sorted.map(Math.ceil)]) {
-      const allowanceMs = Math.min(MAX_SEND_ALLOWANCE_MS, Math.max(PACE_MARGIN_MS, candidate));
-      const lateShare = sorted.filter((late) => late > allowanceMs).length / sorted.length;
-      const lossMs = lateShare * MIN_INTERVAL_MS + allowanceMs;
-      if (lossMs < best.lossMs) best = { allowanceMs, lossMs };
+  allowance(): SendAllowance {
+    if (this.samples.length < SEND_LATENESS_MIN_SAMPLES) {
+      return { allowanceMs: COLD_START_SEND_ALLOWANCE_MS, guardMs: COLD_START_WRITE_GUARD_MS };
     }
-    return best.allowanceMs;
+    const sorted = [...this.samples].sort((a, b) => a - b);
+    const steady = (allowanceMs: number): SendAllowance => ({
+      allowanceMs: Math.min(MAX_SEND_ALLOWANCE_MS, Math.max(PACE_MARGIN_MS, allowanceMs)),
+      guardMs: SEND_WRITE_GUARD_MS,
+    });
+    let best = { allowance: steady(PACE_MARGIN_MS), lossMs: Number.POSITIVE_INFINITY };
+    for (const late of [0, ...sorted.map(Math.ceil)]) {
+      const allowance = steady(late + SEND_WRITE_GUARD_MS);
+      const lateShare = sorted.filter((l) => !mayStart(l, allowance)).length / sorted.length;
+      const lossMs = lateShare * MIN_INTERVAL_MS + allowance.allowanceMs;
+      if (lossMs < best.lossMs) best = { allowance, lossMs };
+    }
+    return best.allowance;
   }
 }
 
@@ -744,7 +770,7 @@ class Lease implements SlotLease {
   }
 
   onTime(): boolean {
-    return this.lateMs() <= this.slot.allowanceMs;
+    return mayStart(this.lateMs(), this.slot.allowance);
   }
 
   retime(opts: AcquireOptions): Promise<AcquireResult> {

@@ -59,8 +59,9 @@ export interface SlotLease {
   moveTo(target: string | URL, opts: AcquireOptions): Promise<AcquireResult>;
   /**
    * Whether a request written now would still leave within this slot: not later than its send
-   * allowance after the send time (the next slot, someone else's, is an interval after that). Ask it
-   * right before the request is written — a connection still being set up can make it late.
+   * allowance after the send time (the next slot, someone else's, is an interval after that), less the
+   * part kept for a stall between this check and the write (SEND_WRITE_GUARD_MS). Ask it right before
+   * the request is written — a connection still being set up can make it late.
    */
   onTime(): boolean;
   /**
@@ -113,5 +114,5 @@ export type SlotEvent =
   | { type: 'release-failed'; host: string; error: unknown }
   /** The host ledger's copy of a floor (RATE-8 / ROB-10, for the planner) could not be written. */
   | { type: 'ledger-failed'; host: string; error: unknown }
-  /** A slot given up because the send would have left later than its allowance (PACE_MARGIN_MS). */
+  /** A slot given up because the send could no longer start within its allowance (SEND_WRITE_GUARD_MS). */
   | { type: 'slot-forfeited'; host: string; wokeLateMs: number; uncertaintyMs: number };

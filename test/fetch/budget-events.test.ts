@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type FakeCouncil, startFakeCouncil } from '../../demo';
-import { createHostSlots } from '../../shared/slots';
+import { COLD_START_SEND_ALLOWANCE_MS, createHostSlots } from '../../shared/slots';
 import { api, closeAfterEach, InstantClock, rejectionOf } from '../support/fetch-kit';
 
 const { cleanups, kit } = closeAfterEach();
@@ -21,7 +21,8 @@ describe('wait budget (PRV-1: place, robots.txt and slot within maxWaitMs)', () 
     await expect.poll(() => c.requests.map((r) => r.path)).toEqual(['/robots.txt']);
 
     await expect.poll(() => k.store.get('ris-a.test', 'mandari-ingestor'), { timeout: 3000 }).toBeDefined();
-    k.clock.advance(1_000); // the robots.txt request took this second's slot
+    // The robots.txt request took this second's slot, and a fresh process's send allowance after it.
+    k.clock.advance(1_000 + COLD_START_SEND_ALLOWANCE_MS);
     await expect(k.fetcher.fetch(c.systemUrl, api({ maxWaitMs: 50 }))).resolves.toMatchObject({
       status: 200,
     });

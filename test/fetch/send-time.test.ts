@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { HostSlotLease, HostSlots } from '../../shared/fetch';
 import type { HostResolver } from '../../shared/net';
-import { createHostSlots, MIN_INTERVAL_MS, PACE_MARGIN_MS } from '../../shared/slots';
+import { COLD_START_SEND_ALLOWANCE_MS, createHostSlots, MIN_INTERVAL_MS } from '../../shared/slots';
 import {
   api,
   closeAfterEach,
@@ -53,8 +53,11 @@ describe('send time at the socket (RATE-1)', () => {
     expect(local.stats()).toMatchObject({ lateForfeits: 1, grants: 4 });
     // No request event for the attempt that was never written.
     expect(k.events.filter((e) => e.kind === 'request')).toHaveLength(3);
-    // Re-timed in place: the next request waited one interval (+ allowance) after it, not two.
-    expect(clock.slotSleeps).toEqual([MIN_INTERVAL_MS + PACE_MARGIN_MS, MIN_INTERVAL_MS + PACE_MARGIN_MS]);
+    // Re-timed in place: the next request waited one interval (+ a fresh process's allowance) after it, not two.
+    expect(clock.slotSleeps).toEqual([
+      MIN_INTERVAL_MS + COLD_START_SEND_ALLOWANCE_MS,
+      MIN_INTERVAL_MS + COLD_START_SEND_ALLOWANCE_MS,
+    ]);
   });
 
   it('a process that keeps running late sends nothing and fails SEND_LATE (retryable) after three re-times', async () => {

@@ -2,10 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { isIngestorError } from '../../shared/errors';
 import {
   type AcquireResult,
+  COLD_START_SEND_ALLOWANCE_MS as C,
   createHostSlots,
   isSlotLease,
   PACE_MARGIN_MS as M,
   type PacedHostSlots,
+  SEND_WRITE_GUARD_MS,
   FALLBACK_GRID_SLACK_MS as SLACK,
   type SlotLease,
 } from '../../shared/slots';
@@ -73,8 +75,8 @@ describe('process-local host slots (fake clock)', () => {
     const times = await sendTimes(acquire, 'ris-a.test', 3, t0);
     const other = granted(await acquire('ris-b.test'));
 
-    // M: the pace margin for timer and socket jitter (PACE_MARGIN_MS).
-    expect(times).toEqual([0, 1_000 + M, 2 * (1_000 + M)]);
+    // C: a fresh process's send allowance (COLD_START_SEND_ALLOWANCE_MS; PACE_MARGIN_MS once it knows its lateness).
+    expect(times).toEqual([0, 1_000 + C, 2 * (1_000 + C)]);
     expect(other.sendAtMs).toBe(clock.now());
     expect(other.mode).toBe('local');
   });
@@ -96,12 +98,14 @@ describe('process-local host slots (fake clock)', () => {
     const stats = slots.stats();
     // Never closer than the interval, although every wake-up was late.
     expect(Math.min(...gaps)).toBeGreaterThanOrEqual(1_000);
-    // Slots were given up until the process knew its lateness, then it asked for 30 ms instead of M.
+    // Slots were given up until the process knew its lateness, then it asked for 30 ms and the write's
+    // guard instead of M.
     expect(stats.lateForfeits).toBeGreaterThan(0);
     expect(stats.lateForfeits).toBeLessThanOrEqual(16);
-    expect(stats.sendAllowanceMs).toBe(30);
-    // Slots 1 030 ms apart (interval + allowance): a late send and a punctual one still 1 s apart.
-    expect(Math.min(...gaps.slice(-10))).toBe(1_000);
+    expect(stats.sendAllowanceMs).toBe(30 + SEND_WRITE_GUARD_MS);
+    // Slots 1 040 ms apart (interval + allowance): a late send and a punctual one still 1 s apart, and
+    // the guard for a stall between check and write left over (no stall on this clock).
+    expect(Math.min(...gaps.slice(-10))).toBe(1_000 + SEND_WRITE_GUARD_MS);
   });
 
   it('RATE-1: a slot not used in time is re-timed in place when nobody reserved after it, else it queues', async () => {
@@ -123,8 +127,8 @@ describe('process-local host slots (fake clock)', () => {
     expect(onTimeAfter400).toBe(false);
     expect(retimedOnTime).toBe(true);
     expect(retimed.sendAtMs - t0).toBe(400);
-    expect(next.sendAtMs - retimed.sendAtMs).toBe(1_000 + M);
-    expect(queued.sendAtMs - follower.sendAtMs).toBe(1_000 + M);
+    expect(next.sendAtMs - retimed.sendAtMs).toBe(1_000 + C);
+    expect(queued.sendAtMs - follower.sendAtMs).toBe(1_000 + C);
     expect(slots.stats().lateForfeits).toBe(2);
   });
 
@@ -232,14 +236,14 @@ describe('process-local host slots (fake clock)', () => {
     await a.release();
     const b = granted(await acquire('ris-a.test', 1_000));
 
-    expect(fast).toEqual([0, 1_000 + M]);
-    expect(slowSource.sendAtMs - t0).toBe(1_000 + M + 5_000 + M);
+    expect(fast).toEqual([0, 1_000 + C]);
+    expect(slowSource.sendAtMs - t0).toBe(1_000 + C + 5_000 + C);
     // A fetch that only knows 1 s still keeps the 5 s noted for the host (RATE-2, "other fetches included").
-    expect(otherFetch.sendAtMs - slowSource.sendAtMs).toBe(5_000 + M);
+    expect(otherFetch.sendAtMs - slowSource.sendAtMs).toBe(5_000 + C);
     expect(otherFetch.intervalMs).toBe(5_000);
     // … for 5 minutes after the change.
     expect(a.sendAtMs).toBe(afterFiveMinutes);
-    expect(b.sendAtMs - a.sendAtMs).toBe(1_000 + M);
+    expect(b.sendAtMs - a.sendAtMs).toBe(1_000 + C);
   });
 
   it('RATE-4: at most two requests in flight per host; the third waits for a release', async () => {
@@ -259,7 +263,7 @@ describe('process-local host slots (fake clock)', () => {
 
     expect(stillWaiting).toBe(true);
     expect(lease.sendAtMs).toBe(clock.now());
-    expect(lease.sendAtMs - second.sendAtMs).toBeGreaterThanOrEqual(1_000 + M);
+    expect(lease.sendAtMs - second.sendAtMs).toBeGreaterThanOrEqual(1_000 + C);
     expect((await slots.hostState('ris-a.test')).inFlight).toBe(2);
   });
 
@@ -274,10 +278,10 @@ describe('process-local host slots (fake clock)', () => {
     const sameHostHop = granted(await clock.run(moved.moveTo('ris-b.test', { intervalMs: 1_000 })));
 
     expect(moved.host).toBe('ris-b.test');
-    expect(moved.sendAtMs - b1.sendAtMs).toBe(1_000 + M);
-    expect(a3.sendAtMs - a2.sendAtMs).toBe(1_000 + M);
+    expect(moved.sendAtMs - b1.sendAtMs).toBe(1_000 + C);
+    expect(a3.sendAtMs - a2.sendAtMs).toBe(1_000 + C);
     // RATE-1: a hop to the same host needs its own slot too.
-    expect(sameHostHop.sendAtMs - moved.sendAtMs).toBe(1_000 + M);
+    expect(sameHostHop.sendAtMs - moved.sendAtMs).toBe(1_000 + C);
     expect((await slots.hostState('ris-b.test')).inFlight).toBe(2);
     expect(t0).toBeLessThan(moved.sendAtMs);
   });
@@ -310,9 +314,9 @@ describe('process-local host slots (fake clock)', () => {
     const b1 = granted(await acquire('ris-b.test'));
     const c = await sendTimes(acquire, 'ris-c.test', 2, b1.sendAtMs);
 
-    expect(a[1]! - a[0]!).toBe(60_000 + M);
-    expect(b1.sendAtMs - b0.sendAtMs).toBe(3_000 + M);
-    expect(c[1]! - c[0]!).toBe(1_000 + M); // a smaller Crawl-delay never speeds up RATE-1
+    expect(a[1]! - a[0]!).toBe(60_000 + C);
+    expect(b1.sendAtMs - b0.sendAtMs).toBe(3_000 + C);
+    expect(c[1]! - c[0]!).toBe(1_000 + C); // a smaller Crawl-delay never speeds up RATE-1
     expect((await slots.hostState('ris-a.test')).crawlDelayMs).toBe(60_000);
   });
 
@@ -329,11 +333,11 @@ describe('process-local host slots (fake clock)', () => {
       granted: false,
       reason: 'max-wait',
       host: 'ris-a.test',
-      retryAtMs: held.sendAtMs + 1_000 + M,
+      retryAtMs: held.sendAtMs + 1_000 + C,
     });
     expect(after).toEqual(before);
     // The refused call did not take the slot: the next caller gets it.
-    expect(next.sendAtMs).toBe(held.sendAtMs + 1_000 + M);
+    expect(next.sendAtMs).toBe(held.sendAtMs + 1_000 + C);
     expect(clock.now()).toBe(next.sendAtMs);
   });
 
@@ -370,7 +374,7 @@ describe('process-local host slots (fake clock)', () => {
     expect(outcome).toBe('request cancelled');
     expect(stateAfter.inFlight).toBe(0);
     expect(clock.pendingTimers).toBe(0);
-    expect(next.sendAtMs - t0).toBe(2 * (1_000 + M));
+    expect(next.sendAtMs - t0).toBe(2 * (1_000 + C));
   });
 
   it('release is idempotent and a released lease cannot free a place twice', async () => {
