@@ -1,4 +1,7 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { readFileSync } from 'node:fs';
+import { createServer as createHttpsServer } from 'node:https';
+import { type AddressInfo, createServer as createTcpServer, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +10,10 @@ import { createGuardedAgent, createTestResolver } from '../../shared/net';
 import { createHostSlots, MIN_INTERVAL_MS, type PacedHostSlots } from '../../shared/slots';
 import { api, closeAfterEach, ok, routes, startTestServer } from '../support/fetch-kit';
 import { createTestRedisClient, type RedisPeer, startRedisPeer } from '../support/redis';
+
+const TLS_DIR = new URL('../support/tls/', import.meta.url);
+const cert = readFileSync(new URL('cert.pem', TLS_DIR), 'utf8');
+const key = readFileSync(new URL('key.pem', TLS_DIR), 'utf8');
 
 // RATE-1 where the server sees it, when the process stalls between the send-time check and the write.
 // The fetcher checks its slot in undici's onRequestStart; undici then builds the head and writes it in
@@ -48,6 +55,53 @@ function stallAfterCheck(stallMs: number, shouldStall: (origin: string, path: st
       });
 }
 
+/** Every request written to `hostname`, stamped in the tick undici writes its head (see above). */
+function recordWrites(hostname: string, track: (r: { close(): Promise<void> }) => unknown) {
+  const writes: { path: string; atMs: number }[] = [];
+  const onWrite = (message: unknown) => {
+    const { request } = message as { request: { origin: string; path: string } };
+    if (new URL(request.origin).hostname === hostname)
+      writes.push({ path: request.path, atMs: performance.now() });
+  };
+  subscribe('undici:client:sendHeaders', onWrite);
+  track({
+    close: async () => {
+      unsubscribe('undici:client:sendHeaders', onWrite);
+    },
+  });
+  return writes;
+}
+
+const gapsOf = (writes: { atMs: number }[]) => writes.slice(1).map((w, i) => w.atMs - writes[i]!.atMs);
+
+/**
+ * An HTTPS server (test/support/tls) whose first connection waits `delayMs` before its TLS handshake
+ * begins — a slow accept or handshake, as a busy council server or a long network path gives.
+ */
+async function startSlowHandshakeServer(delayMs: number) {
+  const https = createHttpsServer({ key, cert }, (req, res) => {
+    res.writeHead(200, { 'content-type': req.url === '/robots.txt' ? 'text/plain' : 'application/json' });
+    res.end(req.url === '/robots.txt' ? 'User-agent: *\nAllow: /\n' : '{"ok":true}');
+  });
+  const sockets = new Set<Socket>();
+  let accepted = 0;
+  const front = createTcpServer((socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+    accepted += 1;
+    // The client's hello waits in the socket until the TLS server takes it.
+    setTimeout(() => https.emit('connection', socket), accepted === 1 ? delayMs : 0);
+  });
+  await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (front.address() as AddressInfo).port,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => front.close(() => resolve()));
+    },
+  };
+}
+
 describe('a stall between the send-time check and the write (RATE-1)', () => {
   let peer: RedisPeer;
 
@@ -60,17 +114,7 @@ describe('a stall between the send-time check and the write (RATE-1)', () => {
 
   it(`a cold instance whose first request is written ${STALL_MS} ms after its check still keeps the interval to the next request`, async () => {
     const server = track(await startTestServer(routes({ '/a': ok(), '/b': ok() })));
-    const writes: { path: string; atMs: number }[] = [];
-    const onWrite = (message: unknown) => {
-      const { request } = message as { request: { origin: string; path: string } };
-      if (request.origin.includes('ris-a.test')) writes.push({ path: request.path, atMs: performance.now() });
-    };
-    subscribe('undici:client:sendHeaders', onWrite);
-    track({
-      close: async () => {
-        unsubscribe('undici:client:sendHeaders', onWrite);
-      },
-    });
+    const writes = recordWrites('ris-a.test', track);
     // A fresh instance as at a function's cold start: warmed up against Redis, no sends yet.
     const slots: PacedHostSlots = createHostSlots({
       redis: createTestRedisClient(peer.adapter),
@@ -100,7 +144,43 @@ describe('a stall between the send-time check and the write (RATE-1)', () => {
 
     expect(server.calls.map((c) => c.path)).toEqual(['/robots.txt', '/a', '/b']);
     expect(writes.map((w) => w.path)).toEqual(['/robots.txt', '/a', '/b']);
-    const gaps = writes.slice(1).map((w, i) => w.atMs - writes[i]!.atMs);
-    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(MIN_INTERVAL_MS);
+    for (const gap of gapsOf(writes)) expect(gap).toBeGreaterThanOrEqual(MIN_INTERVAL_MS);
+  });
+
+  it('a TLS handshake that outlasts the slot comes before the check: the late request is re-timed, not written close to the next instance', async () => {
+    // undici calls onRequestStart (the check) from its write step, once the socket is connected and,
+    // for HTTPS, its handshake done — so connection set-up can only make a request late at the check.
+    const server = track(await startSlowHandshakeServer(300));
+    const writes = recordWrites('ris-tls.test', track);
+    const instance = async () => {
+      const slots = createHostSlots({
+        redis: createTestRedisClient(peer.adapter),
+        maxInstances: 4,
+        keyPrefix: 'send-handshake:',
+      });
+      await slots.warmUp();
+      const agent = track(
+        createGuardedAgent({ resolver: createTestResolver(), allowLoopback: true, extraCa: cert }),
+      );
+      const fetcher = createPoliteFetcher({
+        slots,
+        robotsStore: createMemoryRobotsStore(),
+        dispatcher: agent,
+        addressPolicy: { allowLoopback: true },
+      });
+      return { slots, fetcher };
+    };
+    const [a, b] = [await instance(), await instance()];
+    const url = (path: string) => `https://ris-tls.test:${server.port}${path}`;
+
+    // A takes the host's first slot and meets the slow handshake; B reserves the slot after it.
+    const first = a.fetcher.fetch(url('/a'), api());
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await Promise.all([first, b.fetcher.fetch(url('/b'), api())]);
+
+    expect(writes.map((w) => w.path).sort()).toEqual(['/a', '/b', '/robots.txt', '/robots.txt']);
+    for (const gap of gapsOf(writes)) expect(gap).toBeGreaterThanOrEqual(MIN_INTERVAL_MS);
+    // A found its slot passed once the handshake was done, and gave it up.
+    expect(a.slots.stats().lateForfeits).toBeGreaterThanOrEqual(1);
   });
 });
