@@ -25,7 +25,8 @@ export { TAKEDOWN_TAG } from '../store';
 /**
  * OPT-5: how often a takedown records its registry items again when a `takedown lift` removed them
  * while it ran (the lift read them before their marks landed). One round suffices unless operators
- * keep lifting it; past this the command fails loudly (TAKEDOWN_LIFTED_WHILE_RECORDED) — its marks
- * stay, so the object stays down (errs safe) and the operator decides with both commands' output.
+ * keep lifting it; past this the command records the items once more (in force: never lost) and fails
+ * loudly (TAKEDOWN_LIFTED_WHILE_RECORDED) without repeating its mirror steps — the state of a takedown
+ * killed after its registry item, which the same command again or `backfill-index` completes.
  */
 export const RECORD_AGAIN_ROUNDS = 2;

@@ -202,8 +202,9 @@ export async function tombstoneBody(
   await takeDownBody(deps, { sourceId, body }, mark, result);
   if (options.mark !== undefined) return flushed(deps, result);
   for (let round = 1; (await registry.find(sourceId, [item])).length === 0; round += 1) {
-    liftedWhileRecorded(log, round, [item]);
+    logLiftedWhileRecorded(log, round, [item]);
     await registry.record(item);
+    if (round > RECORD_AGAIN_ROUNDS) throw liftedTooOften([item], round);
     // Counted once: the redo finds its entries deleted already and adds nothing new to the result.
     await takeDownBody(deps, { sourceId, body }, mark, emptyResult({ sourceIds: [], body: slug }));
   }
@@ -217,28 +218,36 @@ async function flushed(deps: TakedownDeps, result: TombstoneResult): Promise<Tom
 
 /**
  * OPT-5: a registry item this takedown recorded was removed by a `takedown lift` before the command
- * finished — loud, since two operators disagree; past RECORD_AGAIN_ROUNDS the command gives up.
+ * finished — loud, since two operators disagree.
  */
-function liftedWhileRecorded(
+function logLiftedWhileRecorded(
   log: TakedownLog,
   round: number,
   items: readonly Pick<TakedownItem, 'sourceId' | 'scope' | 'id' | 'mark'>[],
 ): void {
-  const fields = {
-    items: items.map((i) => ({ sourceId: i.sourceId, scope: i.scope, id: i.id })),
-    takedownBy: items[0]?.mark.by,
-    round,
-  };
-  if (round > RECORD_AGAIN_ROUNDS) {
-    log('TAKEDOWN LIFTED AGAIN AND AGAIN WHILE BEING RECORDED', fields);
-    throw new TakedownError(
-      'TAKEDOWN_LIFTED_WHILE_RECORDED',
-      `takedown of ${items.map((i) => i.id).join(', ')} lifted ${round} times while this command ran: ` +
-        'its marks stay (the objects stay down); run the takedown or the lift again once the other ' +
-        'operator has finished (OPT-5).',
-    );
-  }
-  log('TAKEDOWN LIFTED WHILE BEING RECORDED', fields);
+  log(
+    round > RECORD_AGAIN_ROUNDS
+      ? 'TAKEDOWN LIFTED AGAIN AND AGAIN WHILE BEING RECORDED'
+      : 'TAKEDOWN LIFTED WHILE BEING RECORDED',
+    {
+      items: items.map((i) => ({ sourceId: i.sourceId, scope: i.scope, id: i.id })),
+      takedownBy: items[0]?.mark.by,
+      round,
+    },
+  );
+}
+
+/**
+ * Past RECORD_AGAIN_ROUNDS: the items are recorded again (in force, as after a takedown killed after
+ * step 1 — never lost) but the mirror steps are not repeated; the operator decides.
+ */
+function liftedTooOften(items: readonly Pick<TakedownItem, 'id'>[], round: number): TakedownError {
+  return new TakedownError(
+    'TAKEDOWN_LIFTED_WHILE_RECORDED',
+    `takedown of ${items.map((i) => i.id).join(', ')} lifted ${round} times while this command ran: ` +
+      'recorded again and in force, its marks perhaps incomplete — once the other operator is done, run ' +
+      'this command again (or `ingestor backfill-index`) to complete it, or lift it (OPT-5).',
+  );
 }
 
 /** Steps 2–3 of `tombstone --body`, after its registry item: unlisted, every entry sealed, flagged, marked. */
@@ -388,8 +397,9 @@ export async function tombstoneIds(
   for (let round = 1; ; round += 1) {
     const lifted = await registrar.liftedMeanwhile();
     if (lifted.length === 0) break;
-    liftedWhileRecorded(log, round, lifted);
+    logLiftedWhileRecorded(log, round, lifted);
     for (const item of lifted) await registrar.recordAgain(item);
+    if (round > RECORD_AGAIN_ROUNDS) throw liftedTooOften(lifted, round);
     // Counted once: the redo finds its entries deleted already and adds nothing new to the result.
     const redo: IdsTakedown = {
       ...run,

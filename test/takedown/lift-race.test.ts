@@ -208,6 +208,55 @@ describe('OPT-5: a takedown lift racing a new takedown of the same object', { ti
     expect(await liveEntries(s.h, koeln.id)).toEqual([]);
   });
 
+  it('a takedown lifted again and again while it runs gives up after two rounds, recorded once more: in force, TAKEDOWN_LIFTED_WHILE_RECORDED, and the next sync leaves the paper down', async () => {
+    const { s, koeln } = await t.seed('lift-race-again');
+    const paper = (await liveEntries(s.h, koeln.id)).find((e) => e.type === 'paper');
+    if (!paper) throw new Error('no paper');
+    // The takedown on clients of its own; before each of its re-reads of the registry another operator
+    // lifts it (on the testbed's clients, never paused).
+    const taker = secondOperator(s.deps);
+    const lifts: number[] = [];
+    const pause = pauseAt(
+      taker.clients,
+      {
+        service: 'dynamodb',
+        command: /BatchGet/,
+        when: (input) => input.includes('TAKEDOWN#'),
+        at: 'before',
+      },
+      async () => {
+        const lifted = await liftTakedown(
+          s.deps,
+          { ids: [paper.id], sourceId: s.sourceId, by: 'lifter' },
+          () => undefined,
+        );
+        lifts.push(lifted.lifted);
+      },
+      3,
+    );
+    const events: string[] = [];
+    try {
+      await expect(
+        tombstoneIds(taker.deps, [paper.id], { by: 'second', sourceId: s.sourceId }, (event) =>
+          events.push(event),
+        ),
+      ).rejects.toMatchObject({ code: 'TAKEDOWN_LIFTED_WHILE_RECORDED' });
+    } finally {
+      pause.remove();
+      taker.close();
+    }
+    expect(lifts).toEqual([1, 1, 1]);
+    expect(events).toEqual([
+      'TAKEDOWN LIFTED WHILE BEING RECORDED',
+      'TAKEDOWN LIFTED WHILE BEING RECORDED',
+      'TAKEDOWN LIFTED AGAIN AND AGAIN WHILE BEING RECORDED',
+    ]);
+    const registry = new TakedownRegistry(t.bed.clients.doc, t.bed.env.STATE_TABLE);
+    expect((await registry.items(s.sourceId)).find((i) => i.id === paper.id)?.mark.by).toBe('second');
+    await s.h.sync('full');
+    expect(await s.h.mirror.readLive(s.sourceId, 'paper', paper.id)).toBeUndefined();
+  });
+
   it('a body takedown issued while `takedown lift --body` removes the marks ends complete: every entry of the body marked, its documents flagged', async () => {
     const { s, koeln } = await t.seed('lift-race-body');
     await tombstoneBody(s.deps, 'koeln', { by: 'first', sourceId: s.sourceId });
