@@ -1,4 +1,3 @@
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { LIST_KEYS } from '../demo';
 import { indexItemOf, MirrorStore } from '../shared/mirror';
 import {
@@ -11,7 +10,7 @@ import {
   storedItemBytes,
 } from '../shared/store';
 import { startAwsTestbed } from '../test/support/aws';
-import { seedServedMirror } from '../test/support/mirror-api';
+import { mirrorObjectItems, seedServedMirror } from '../test/support/mirror-api';
 import { ASSUMPTIONS } from './cost/assumptions';
 
 /**
@@ -74,20 +73,7 @@ export async function runInlineCopyBench(opts: { log?: (line: string) => void } 
         bucket: bed.env.BUCKET,
         stateTable: bed.env.STATE_TABLE,
       });
-      const items: Record<string, unknown>[] = [];
-      let start: Record<string, unknown> | undefined;
-      do {
-        const out = await bed.clients.doc.send(
-          new ScanCommand({
-            TableName: bed.env.STATE_TABLE,
-            FilterExpression: 'begins_with(pk, :p)',
-            ExpressionAttributeValues: { ':p': 'MIRROR#' },
-            ExclusiveStartKey: start,
-          }),
-        );
-        items.push(...(out.Items ?? []));
-        start = out.LastEvaluatedKey;
-      } while (start);
+      const items = await mirrorObjectItems(bed);
       log(`inline-copy: ${items.length} index items`);
 
       // Each live item that may carry a copy (listed, or a body): its object as S3 holds it.

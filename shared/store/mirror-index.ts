@@ -16,6 +16,7 @@ import {
   listCountKey,
   lookupKey,
 } from './keys';
+import { queryAll, queryItems, queryOutputs } from './query-pages';
 import { LIST_INDEX, type MirrorTablePhase } from './tables';
 
 /**
@@ -198,26 +199,18 @@ export class MirrorIndex {
     type: string,
     options: { bodyId?: string; consistent?: boolean; projection?: string } = {},
   ): AsyncGenerator<IndexItem> {
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const out = await this.ctx.doc.send(
-        new QueryCommand({
-          TableName: this.items.read,
-          KeyConditionExpression: 'pk = :pk',
-          ...(options.consistent ? { ConsistentRead: true } : {}),
-          ...(options.bodyId === undefined
-            ? { ExpressionAttributeValues: { ':pk': indexPartition(sourceId, type) } }
-            : {
-                FilterExpression: 'bodyId = :body',
-                ExpressionAttributeValues: { ':pk': indexPartition(sourceId, type), ':body': options.bodyId },
-              }),
-          ...(options.projection !== undefined ? { ProjectionExpression: options.projection } : {}),
-          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-        }),
-      );
-      for (const item of out.Items ?? []) yield item;
-      startKey = out.LastEvaluatedKey;
-    } while (startKey);
+    yield* queryItems(this.ctx.doc, {
+      TableName: this.items.read,
+      KeyConditionExpression: 'pk = :pk',
+      ...(options.consistent ? { ConsistentRead: true } : {}),
+      ...(options.bodyId === undefined
+        ? { ExpressionAttributeValues: { ':pk': indexPartition(sourceId, type) } }
+        : {
+            FilterExpression: 'bodyId = :body',
+            ExpressionAttributeValues: { ':pk': indexPartition(sourceId, type), ':body': options.bodyId },
+          }),
+      ...(options.projection !== undefined ? { ProjectionExpression: options.projection } : {}),
+    });
   }
 
   /**
@@ -540,22 +533,13 @@ export class MirrorIndex {
   /** The lists of a source that have a counter (one Query of its counter partition). */
   async counterLists(sourceId: string): Promise<string[]> {
     const { pk } = listCountKey(sourceId, '');
-    const out: string[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.ctx.doc.send(
-        new QueryCommand({
-          TableName: this.ctx.table,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': pk },
-          ProjectionExpression: 'sk',
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      for (const item of page.Items ?? []) out.push(String(item.sk).slice(LIST_COUNT_PREFIX.length + 1));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return out;
+    const items = await queryAll(this.ctx.doc, {
+      TableName: this.ctx.table,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': pk },
+      ProjectionExpression: 'sk',
+    });
+    return items.map((item) => String(item.sk).slice(LIST_COUNT_PREFIX.length + 1));
   }
 
   /** One list's counter item as stored, or undefined (strongly consistent unless asked otherwise). */
@@ -587,25 +571,23 @@ export class MirrorIndex {
   async countList(list: string, beforePage: () => Promise<void>): Promise<{ entries: number; live: number }> {
     let entries = 0;
     let live = 0;
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      await beforePage();
-      const page = await this.ctx.doc.send(
-        new QueryCommand({
-          TableName: this.items.read,
-          IndexName: LIST_INDEX,
-          KeyConditionExpression: '#lp = :p',
-          FilterExpression: 'deleted <> :t AND attribute_not_exists(takedown)',
-          ExpressionAttributeNames: { '#lp': LIST_PARTITION_ATTRIBUTE },
-          ExpressionAttributeValues: { ':p': list, ':t': true },
-          Select: 'COUNT',
-          ExclusiveStartKey: startKey,
-        }),
-      );
+    const pages = queryOutputs(
+      this.ctx.doc,
+      {
+        TableName: this.items.read,
+        IndexName: LIST_INDEX,
+        KeyConditionExpression: '#lp = :p',
+        FilterExpression: 'deleted <> :t AND attribute_not_exists(takedown)',
+        ExpressionAttributeNames: { '#lp': LIST_PARTITION_ATTRIBUTE },
+        ExpressionAttributeValues: { ':p': list, ':t': true },
+        Select: 'COUNT',
+      },
+      { beforePage },
+    );
+    for await (const page of pages) {
       entries += page.ScannedCount ?? 0;
       live += page.Count ?? 0;
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+    }
     return { entries, live };
   }
 

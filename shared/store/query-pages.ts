@@ -1,4 +1,9 @@
-import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  QueryCommand,
+  type QueryCommandInput,
+  type QueryCommandOutput,
+} from '@aws-sdk/lib-dynamodb';
 
 /**
  * The one way shared/store pages a Query: DynamoDB answers at most 1 MB (or `Limit` evaluated items)
@@ -14,6 +19,33 @@ export interface QueryPaging {
    * wants n items passing its own test asks only for what it still lacks. Absent: 1 MB pages.
    */
   limit?: number | (() => number);
+  /** Awaited right before each page's call: a caller that paces its reads (a maintenance pass). */
+  beforePage?: () => Promise<void>;
+}
+
+/**
+ * Every page's whole answer (its counts too: `Select: 'COUNT'` has no items), one Query call per page,
+ * the next page read only when the caller asks for it: a caller that stops early reads no further page.
+ */
+export async function* queryOutputs(
+  doc: DynamoDBDocumentClient,
+  input: QueryInput,
+  paging: QueryPaging = {},
+): AsyncGenerator<QueryCommandOutput> {
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    await paging.beforePage?.();
+    const limit = typeof paging.limit === 'function' ? paging.limit() : paging.limit;
+    const page = await doc.send(
+      new QueryCommand({
+        ...input,
+        ...(limit !== undefined ? { Limit: limit } : {}),
+        ...(startKey !== undefined ? { ExclusiveStartKey: startKey } : {}),
+      }),
+    );
+    yield page;
+    startKey = page.LastEvaluatedKey;
+  } while (startKey !== undefined);
 }
 
 /**
@@ -25,19 +57,7 @@ export async function* queryPages(
   input: QueryInput,
   paging: QueryPaging = {},
 ): AsyncGenerator<Record<string, unknown>[]> {
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const limit = typeof paging.limit === 'function' ? paging.limit() : paging.limit;
-    const page = await doc.send(
-      new QueryCommand({
-        ...input,
-        ...(limit !== undefined ? { Limit: limit } : {}),
-        ...(startKey !== undefined ? { ExclusiveStartKey: startKey } : {}),
-      }),
-    );
-    yield page.Items ?? [];
-    startKey = page.LastEvaluatedKey;
-  } while (startKey !== undefined);
+  for await (const page of queryOutputs(doc, input, paging)) yield page.Items ?? [];
 }
 
 /** Every item of the Query, page by page as the caller reads on. */

@@ -25,7 +25,10 @@ import {
  * removes the marks, may have found its own marks refused by the old ones the lift then removes: so the
  * lift reads the registry again at its end and completes what it holds again with the command's own
  * code and the new item's mark (`tombstoneIds` / `tombstoneBody`, as `completeTakedowns` does).
- * Either way the id is reported `renewed` and logged.
+ * Either way the id is reported `renewed` and logged. A takedown recorded just *before* the lift reads
+ * it, whose marks land after the lift removed them, is this lift's to win on paper only: the takedown
+ * finds its item gone at its end and records it again (shared/takedown tombstone.ts) — never a mark
+ * without its item.
  */
 export interface LiftResult {
   sourceIds: string[];

@@ -5,10 +5,11 @@ import { MIRROR_TYPES, type MirrorIndexEntry, MirrorStore } from '../mirror';
 import { resolveBody } from '../onboarding';
 import { BodyRecords, DocumentItems, loadAllSources, type StoreTables } from '../store';
 import { hostKeyOrUndefined } from '../util';
+import { RECORD_AGAIN_ROUNDS } from './constants';
 import { commitEmbeddersWithout, type TakenDownObject } from './embedders';
 import { TakedownError } from './errors';
 import { bodyListsOf, type TakedownChange, type TakedownTarget } from './invalidation';
-import { TakedownRegistry } from './registry';
+import { type TakedownItem, TakedownRegistry } from './registry';
 import { type SealDeps, sealTakenDown } from './seal';
 import type { TakedownMark } from './types';
 
@@ -27,6 +28,14 @@ import type { TakedownMark } from './types';
  * `meta.takedown`. A run killed after step 1 leaves the takedown in force; repeating the command,
  * `ingestor backfill-index` (`completeTakedowns`, complete.ts, with the original mark) or the next sync
  * meeting the object completes steps 2–4. Repeating is harmless (idempotent).
+ *
+ * OPT-5, a lift in between: a `takedown lift` that reads the registry item after step 1 but before the
+ * marks of step 2 land removes the item (it reads a takedown, at its revision) and marks not written
+ * yet — the marks would then land with no item, down with nothing to say why. So at its end a takedown
+ * reads its items again and, where one is gone, records it again and repeats steps 2–4 (`liftedMeanwhile`):
+ * it ends down *with* its item — a takedown still running is never lost to a lift (the lift's operator
+ * is told by the log, and a lift after the command returns lifts it whole). Completing a recorded
+ * takedown (`options.mark`) records nothing anew and so checks nothing: a lift meanwhile stays lifted.
  */
 
 /** Test seam: called once the registry items are written, before the mirror is touched. */
@@ -178,17 +187,76 @@ export async function tombstoneBody(
   deps: TakedownDeps,
   slug: string,
   options: TombstoneOptions,
+  log: TakedownLog = warnLog,
 ): Promise<TombstoneResult> {
   const { sourceId, body } = await resolveBody(deps.clients.doc, deps.tables, slug, options.sourceId);
   const mark = markOf(deps, options);
   const result = emptyResult({ sourceIds: [sourceId], body: slug });
+  const registry = registryOf(deps);
+  const item = { sourceId, scope: 'body' as const, id: body.id, type: 'body', mark };
   // OPT-5 first: the registry remembers the body whatever happens to the mirror afterwards. Completing
   // a recorded takedown records nothing anew: a `takedown lift` meanwhile stays lifted.
-  if (options.mark === undefined) {
-    await registryOf(deps).record({ sourceId, scope: 'body', id: body.id, type: 'body', mark });
-  }
+  if (options.mark === undefined) await registry.record(item);
   result.registered = [body.id];
   await options.afterRecorded?.();
+  await takeDownBody(deps, { sourceId, body }, mark, result);
+  if (options.mark !== undefined) return flushed(deps, result);
+  for (let round = 1; (await registry.find(sourceId, [item])).length === 0; round += 1) {
+    logLiftedWhileRecorded(log, round, [item]);
+    await registry.record(item);
+    if (round > RECORD_AGAIN_ROUNDS) throw liftedTooOften([item], round);
+    // Counted once: the redo finds its entries deleted already and adds nothing new to the result.
+    await takeDownBody(deps, { sourceId, body }, mark, emptyResult({ sourceIds: [], body: slug }));
+  }
+  return flushed(deps, result);
+}
+
+async function flushed(deps: TakedownDeps, result: TombstoneResult): Promise<TombstoneResult> {
+  await deps.clients.changes?.flush();
+  return result;
+}
+
+/**
+ * OPT-5: a registry item this takedown recorded was removed by a `takedown lift` before the command
+ * finished — loud, since two operators disagree.
+ */
+function logLiftedWhileRecorded(
+  log: TakedownLog,
+  round: number,
+  items: readonly Pick<TakedownItem, 'sourceId' | 'scope' | 'id' | 'mark'>[],
+): void {
+  log(
+    round > RECORD_AGAIN_ROUNDS
+      ? 'TAKEDOWN LIFTED AGAIN AND AGAIN WHILE BEING RECORDED'
+      : 'TAKEDOWN LIFTED WHILE BEING RECORDED',
+    {
+      items: items.map((i) => ({ sourceId: i.sourceId, scope: i.scope, id: i.id })),
+      takedownBy: items[0]?.mark.by,
+      round,
+    },
+  );
+}
+
+/**
+ * Past RECORD_AGAIN_ROUNDS: the items are recorded again (in force, as after a takedown killed after
+ * step 1 — never lost) but the mirror steps are not repeated; the operator decides.
+ */
+function liftedTooOften(items: readonly Pick<TakedownItem, 'id'>[], round: number): TakedownError {
+  return new TakedownError(
+    'TAKEDOWN_LIFTED_WHILE_RECORDED',
+    `takedown of ${items.map((i) => i.id).join(', ')} lifted ${round} times while this command ran: ` +
+      'recorded again and in force, its marks perhaps incomplete — once the other operator is done, run ' +
+      'this command again (or `ingestor backfill-index`) to complete it, or lift it (OPT-5).',
+  );
+}
+
+/** Steps 2–3 of `tombstone --body`, after its registry item: unlisted, every entry sealed, flagged, marked. */
+async function takeDownBody(
+  deps: TakedownDeps,
+  { sourceId, body }: { sourceId: string; body: { id: string; bodyKey: string } },
+  mark: TakedownMark,
+  result: TombstoneResult,
+): Promise<void> {
   const bodyRecords = new BodyRecords({ doc: deps.clients.doc, table: deps.tables.state });
   // Unlisted next: from this moment the body is in no public listing, whatever follows (ONB-4, OPT-2).
   await bodyRecords.unlist(sourceId, body.bodyKey);
@@ -215,8 +283,6 @@ export async function tombstoneBody(
   // operator's `ingestor bodies`) that the takedown is complete; a run killed earlier leaves it off.
   // `listed` again: an operator may have listed the body meanwhile (only the mark forbids that).
   await bodyRecords.markTakenDown(sourceId, body.bodyKey, { ...mark });
-  await deps.clients.changes?.flush();
-  return result;
 }
 
 function registryOf(deps: TakedownDeps): TakedownRegistry {
@@ -328,6 +394,24 @@ export async function tombstoneIds(
     found: new Set<string>(),
   };
   for (const source of sources) await takeDownInSource(run, source, wanted);
+  for (let round = 1; ; round += 1) {
+    const lifted = await registrar.liftedMeanwhile();
+    if (lifted.length === 0) break;
+    logLiftedWhileRecorded(log, round, lifted);
+    for (const item of lifted) await registrar.recordAgain(item);
+    if (round > RECORD_AGAIN_ROUNDS) throw liftedTooOften(lifted, round);
+    // Counted once: the redo finds its entries deleted already and adds nothing new to the result.
+    const redo: IdsTakedown = {
+      ...run,
+      result: emptyResult({ sourceIds: [], body: null }),
+      objects: [],
+      embedders: [],
+    };
+    for (const source of sources) {
+      const ids = lifted.filter((i) => i.sourceId === source.label).map((i) => i.id);
+      if (ids.length > 0) await takeDownInSource(redo, source, ids);
+    }
+  }
   const { result } = run;
   // In force also where nothing is mirrored (yet, or any more after a purge).
   const registered = new Set<string>();
@@ -351,6 +435,8 @@ export async function tombstoneIds(
  */
 class IdRegistrar {
   readonly recordedIn = new Set<string>();
+  /** The items this run wrote itself (not those of a completed takedown), for `liftedMeanwhile`. */
+  private readonly written: TakedownItem[] = [];
 
   constructor(
     private readonly registry: TakedownRegistry,
@@ -361,13 +447,30 @@ class IdRegistrar {
     const key = `${sourceId}\n${id}`;
     if (this.recordedIn.has(key)) return;
     this.recordedIn.add(key);
-    await this.registry.record({
+    const item: TakedownItem = {
       sourceId,
       scope: 'object',
       id,
       ...(type !== undefined ? { type } : {}),
       mark: this.mark,
-    });
+    };
+    this.written.push(item);
+    await this.registry.record(item);
+  }
+
+  /** OPT-5: the items this run wrote that a `takedown lift` removed since (strongly consistent reads). */
+  async liftedMeanwhile(): Promise<TakedownItem[]> {
+    const lifted: TakedownItem[] = [];
+    for (const sourceId of new Set(this.written.map((i) => i.sourceId))) {
+      const mine = this.written.filter((i) => i.sourceId === sourceId);
+      const present = new Set((await this.registry.find(sourceId, mine)).map((i) => i.id));
+      lifted.push(...mine.filter((i) => !present.has(i.id)));
+    }
+    return lifted;
+  }
+
+  async recordAgain(item: TakedownItem): Promise<void> {
+    await this.registry.record(item);
   }
 }
 

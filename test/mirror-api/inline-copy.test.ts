@@ -1,10 +1,16 @@
-import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isRecord, LIST_CATALOGUE } from '../../shared/engine';
 import { MirrorStore } from '../../shared/mirror';
 import { mirrorItemTables, mirrorTablePlacement, unpackInline } from '../../shared/store';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
-import { type ServedMirror, seedServedMirror, serveApi, stopServer } from '../support/mirror-api';
+import {
+  mirrorObjectItems,
+  type ServedMirror,
+  seedServedMirror,
+  serveApi,
+  stopServer,
+} from '../support/mirror-api';
 
 /**
  * Issue 28: the inline copies are stored packed, and the API's answers do not change by a byte — for
@@ -27,29 +33,10 @@ afterAll(async () => {
   await bed?.stop();
 });
 
-/** The mirror's object items (index items of every source and type), as stored. */
-async function objectItems(): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await bed.clients.doc.send(
-      new ScanCommand({
-        TableName: table,
-        FilterExpression: 'begins_with(pk, :p)',
-        ExpressionAttributeValues: { ':p': 'MIRROR#' },
-        ExclusiveStartKey: start,
-      }),
-    );
-    items.push(...(out.Items ?? []));
-    start = out.LastEvaluatedKey;
-  } while (start);
-  return items;
-}
-
 /** Every inline copy rewritten by `to` (a raw Put: the item as another writer would leave it). */
 async function rewriteCopies(to: (copy: unknown) => unknown): Promise<number> {
   let n = 0;
-  for (const item of await objectItems()) {
+  for (const item of await mirrorObjectItems(bed)) {
     if (item.o === undefined) continue;
     await bed.clients.doc.send(new PutCommand({ TableName: table, Item: { ...item, o: to(item.o) } }));
     n += 1;
@@ -100,7 +87,7 @@ async function walk(): Promise<{ answers: Map<string, string>; s3Reads: number }
 
 describe('inline copies packed: the API answers byte-identical (issue 28)', () => {
   it('packed, plain (legacy) and corrupt copies give the same answers; a corrupt one is served from S3 and kept', async () => {
-    const items = await objectItems();
+    const items = await mirrorObjectItems(bed);
     const inline = items.filter((i) => i.o !== undefined);
     expect(inline.length).toBeGreaterThan(50);
     // As the sync writes them now: packed, each the object S3 holds.
@@ -126,6 +113,6 @@ describe('inline copies packed: the API answers byte-identical (issue 28)', () =
     expect(corrupt.s3Reads).toBeGreaterThanOrEqual(inline.length);
     expect([...corrupt.answers]).toEqual([...packed.answers]);
     // Nothing lost: the items (the corrupt copy included) are as they were; the next commit rewrites it.
-    expect((await objectItems()).length).toBe(items.length);
+    expect((await mirrorObjectItems(bed)).length).toBe(items.length);
   }, 180_000);
 });

@@ -1,6 +1,6 @@
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { queryAll, queryItems, queryPages } from '../../shared/store/query-pages';
+import { queryAll, queryItems, queryOutputs, queryPages } from '../../shared/store/query-pages';
 import { useAwsTestbed } from '../support/aws';
 import { countCalls } from '../support/write-counter';
 
@@ -94,5 +94,33 @@ describe('queryPages: one way to page a Query (shared/store)', () => {
     }
     expect(half).toEqual(sks.slice(0, wanted));
     expect(asks).toEqual([6, 3, 2, 1]);
+  });
+
+  it('queryOutputs hands on each page whole — a COUNT Query has counts, no items — and awaits beforePage before every page’s call, none after the last', async () => {
+    const { pk } = await seedPartition(25);
+    const calls = countCalls(bed.clients.dynamo);
+    const order: string[] = [];
+    let scanned = 0;
+    let counted = 0;
+    const pages = queryOutputs(
+      bed.clients.doc,
+      {
+        ...inputOf(pk),
+        // No seeded item has the attribute: every one evaluated, none passes.
+        FilterExpression: 'attribute_exists(flagged)',
+        Select: 'COUNT',
+      },
+      { limit: 10, beforePage: async () => void order.push(`pace ${calls.calls().length}`) },
+    );
+    for await (const page of pages) {
+      order.push(`page ${calls.calls().length}`);
+      expect(page.Items).toBeUndefined();
+      scanned += page.ScannedCount ?? 0;
+      counted += page.Count ?? 0;
+    }
+    // Every item evaluated (ScannedCount), only those passing the filter counted (Count).
+    expect(scanned).toBe(25);
+    expect(counted).toBe(0);
+    expect(order).toEqual(['pace 0', 'page 1', 'pace 1', 'page 2', 'pace 2', 'page 3']);
   });
 });

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { FakeCouncil } from '../../demo';
 import { createFeedClients, destroyFeedClients } from '../../shared/changes';
 import { bodySk, contentHash, SyncStateStore, sourcePartition } from '../../shared/engine';
@@ -9,7 +9,7 @@ import type { MirrorWrite } from '../../shared/mirror';
 import { createMirrorApiHandler, createMirrorApiListener, MirrorReader } from '../../shared/mirror-api';
 import { setBodyListed } from '../../shared/onboarding';
 import { bodyKeyOf } from '../../shared/oparl';
-import { mirrorTablePlacement, putSourceItem } from '../../shared/store';
+import { mirrorItemTables, mirrorTablePlacement, putSourceItem } from '../../shared/store';
 import type { AwsTestbed } from './aws';
 import { type Harness, syncedTwoBodyCouncil, type TestClock } from './oparl-harness';
 import { countCalls } from './write-counter';
@@ -241,4 +241,27 @@ export function incompressibleText(chars: number, seed = 'inline'): string {
     block = createHash('sha256').update(block).digest();
   }
   return out.slice(0, chars);
+}
+
+/**
+ * Every object item of the testbed's mirror (the index items of every source and type, `MIRROR#…`), as
+ * stored, from the table its phase reads (MIRROR_TABLE_PHASE, default State): one Scan, paged.
+ */
+export async function mirrorObjectItems(bed: AwsTestbed): Promise<Record<string, unknown>[]> {
+  const table = mirrorItemTables(bed.env.STATE_TABLE, mirrorTablePlacement(bed.env)).read;
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await bed.clients.doc.send(
+      new ScanCommand({
+        TableName: table,
+        FilterExpression: 'begins_with(pk, :p)',
+        ExpressionAttributeValues: { ':p': 'MIRROR#' },
+        ExclusiveStartKey: start,
+      }),
+    );
+    items.push(...(out.Items ?? []));
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return items;
 }

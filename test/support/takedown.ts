@@ -235,12 +235,14 @@ export interface PagePoint {
  * Fault injection as client middleware on one sync's own clients (a simulated instance of its own),
  * around the real local peers: `action` runs once, awaited, at the first call that matches `point` —
  * the sync stands still at that step of its page while, say, an operator's command runs to its end on
- * other clients (whose calls are never paused). `fired` tells whether the step was reached.
+ * other clients (whose calls are never paused). `fired` tells whether the step was reached. `times`:
+ * at each of the first that many matching calls instead (an operator who keeps interfering).
  */
 export function pauseAt(
   clients: Pick<AwsClients, 'dynamo' | 's3'>,
   point: PagePoint,
   action: () => Promise<unknown>,
+  times = 1,
 ): { readonly fired: number; remove(): void } {
   let fired = 0;
   const name = `pause-at-${point.service}-${Date.now()}-${Math.random()}`;
@@ -252,7 +254,7 @@ export function pauseAt(
     (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) =>
       async (args: { input?: unknown }) => {
         const hit =
-          fired === 0 &&
+          fired < times &&
           point.command.test(context.commandName ?? '') &&
           point.when(JSON.stringify(args.input ?? {}));
         if (hit) fired += 1;

@@ -126,6 +126,137 @@ describe('OPT-5: a takedown lift racing a new takedown of the same object', { ti
     expect(renewed).toEqual([paper.id]);
   });
 
+  it('a takedown recorded just before a lift reads it ends in force: the lift removes its registry item before its marks land, and the takedown records it again', async () => {
+    const { s, koeln } = await t.seed('lift-race-before');
+    const paper = (await liveEntries(s.h, koeln.id)).find((e) => e.type === 'paper');
+    if (!paper) throw new Error('no paper');
+    const lifter = secondOperator(s.deps);
+    let lifted: Awaited<ReturnType<typeof liftTakedown>> | undefined;
+    const events: string[] = [];
+    try {
+      // The lift runs whole between the takedown's registry write and its first mirror write: it reads
+      // the new item, removes it at the revision it read, and removes marks not yet written.
+      await tombstoneIds(
+        s.deps,
+        [paper.id],
+        {
+          by: 'second',
+          sourceId: s.sourceId,
+          afterRecorded: async () => {
+            lifted = await liftTakedown(
+              lifter.deps,
+              { ids: [paper.id], sourceId: s.sourceId, by: 'lifter' },
+              () => undefined,
+            );
+          },
+        },
+        (event) => events.push(event),
+      );
+    } finally {
+      lifter.close();
+    }
+    // The lift did win the race it saw: it removed the item it read.
+    expect(lifted?.lifted).toBe(1);
+    // End state consistent: down with its registry item (on-call sees why), never a mark alone.
+    const registry = new TakedownRegistry(t.bed.clients.doc, t.bed.env.STATE_TABLE);
+    const item = (await registry.items(s.sourceId)).find((i) => i.id === paper.id);
+    expect(item?.mark.by).toBe('second');
+    const entry = (
+      await s.h.mirror.lookup(s.sourceId, [{ type: 'paper', id: paper.id }], { consistent: true })
+    ).get(`paper\n${paper.id}`);
+    expect(entry?.deleted).toBe(true);
+    expect(entry?.takedown).toMatchObject({ by: 'second' });
+    expect(events).toContain('TAKEDOWN LIFTED WHILE BEING RECORDED');
+    await s.h.sync('full');
+    expect(await s.h.mirror.readLive(s.sourceId, 'paper', paper.id)).toBeUndefined();
+  });
+
+  it('a body takedown recorded just before `takedown lift --body` reads it ends in force: registry item, every entry marked, its documents flagged', async () => {
+    const { s, koeln } = await t.seed('lift-race-before-body');
+    const lifter = secondOperator(s.deps);
+    const events: string[] = [];
+    try {
+      await tombstoneBody(
+        s.deps,
+        'koeln',
+        {
+          by: 'second',
+          sourceId: s.sourceId,
+          afterRecorded: async () => {
+            await liftTakedown(
+              lifter.deps,
+              { body: 'koeln', sourceId: s.sourceId, by: 'lifter' },
+              () => undefined,
+            );
+          },
+        },
+        (event) => events.push(event),
+      );
+    } finally {
+      lifter.close();
+    }
+    const registry = new TakedownRegistry(t.bed.clients.doc, t.bed.env.STATE_TABLE);
+    expect((await registry.items(s.sourceId)).find((i) => i.id === koeln.id)?.mark.by).toBe('second');
+    const entries = await indexEntries(s.h, koeln.id);
+    expect(entries.length).toBeGreaterThan(0);
+    expect(entries.filter((e) => e.takedown === undefined || !e.deleted)).toEqual([]);
+    const docs = await documentsOf(t.bed, s.sourceId, koeln.id);
+    expect(docs.length).toBeGreaterThan(0);
+    expect(docs.filter((d) => d.takedownAt === undefined)).toEqual([]);
+    expect(events).toEqual(['TAKEDOWN LIFTED WHILE BEING RECORDED']);
+    await s.h.sync('full');
+    expect(await liveEntries(s.h, koeln.id)).toEqual([]);
+  });
+
+  it('a takedown lifted again and again while it runs gives up after two rounds, recorded once more: in force, TAKEDOWN_LIFTED_WHILE_RECORDED, and the next sync leaves the paper down', async () => {
+    const { s, koeln } = await t.seed('lift-race-again');
+    const paper = (await liveEntries(s.h, koeln.id)).find((e) => e.type === 'paper');
+    if (!paper) throw new Error('no paper');
+    // The takedown on clients of its own; before each of its re-reads of the registry another operator
+    // lifts it (on the testbed's clients, never paused).
+    const taker = secondOperator(s.deps);
+    const lifts: number[] = [];
+    const pause = pauseAt(
+      taker.clients,
+      {
+        service: 'dynamodb',
+        command: /BatchGet/,
+        when: (input) => input.includes('TAKEDOWN#'),
+        at: 'before',
+      },
+      async () => {
+        const lifted = await liftTakedown(
+          s.deps,
+          { ids: [paper.id], sourceId: s.sourceId, by: 'lifter' },
+          () => undefined,
+        );
+        lifts.push(lifted.lifted);
+      },
+      3,
+    );
+    const events: string[] = [];
+    try {
+      await expect(
+        tombstoneIds(taker.deps, [paper.id], { by: 'second', sourceId: s.sourceId }, (event) =>
+          events.push(event),
+        ),
+      ).rejects.toMatchObject({ code: 'TAKEDOWN_LIFTED_WHILE_RECORDED' });
+    } finally {
+      pause.remove();
+      taker.close();
+    }
+    expect(lifts).toEqual([1, 1, 1]);
+    expect(events).toEqual([
+      'TAKEDOWN LIFTED WHILE BEING RECORDED',
+      'TAKEDOWN LIFTED WHILE BEING RECORDED',
+      'TAKEDOWN LIFTED AGAIN AND AGAIN WHILE BEING RECORDED',
+    ]);
+    const registry = new TakedownRegistry(t.bed.clients.doc, t.bed.env.STATE_TABLE);
+    expect((await registry.items(s.sourceId)).find((i) => i.id === paper.id)?.mark.by).toBe('second');
+    await s.h.sync('full');
+    expect(await s.h.mirror.readLive(s.sourceId, 'paper', paper.id)).toBeUndefined();
+  });
+
   it('a body takedown issued while `takedown lift --body` removes the marks ends complete: every entry of the body marked, its documents flagged', async () => {
     const { s, koeln } = await t.seed('lift-race-body');
     await tombstoneBody(s.deps, 'koeln', { by: 'first', sourceId: s.sourceId });
