@@ -309,7 +309,7 @@ export const LEVER_VARIANTS: Record<
     on: { filesCpuMeasured: true },
   },
   filesHostsAtOnce: {
-    what: `what-if (not built): the files pass downloads from ${FILES_HOSTS_WHAT_IF} servers at once instead of ${HOSTS_IN_PARALLEL} (its waits overlap more; each server's pace unchanged)`,
+    what: `what-if (measured, held back): the files pass downloads from ${FILES_HOSTS_WHAT_IF} servers at once instead of ${HOSTS_IN_PARALLEL} (its waits overlap more; each server's pace unchanged) — the real pass over 20 loopback councils × 5 files downloads in 14.7 s instead of 28.8 s (npm run bench -- files-cost), 16 streams of 80 MB peak ≈ 322 MB over the baseline (4: 112; FILES_STREAMS=16 npm run bench -- files); held back while the send-allowance fault is open: at 16 a server saw two of its requests 996 ms apart in 1 of 3 runs of test/documents/files-parallel.test.ts with 18 servers (at 4: ≥ 1,000 ms in 7 runs; a shared 2-core machine at load 7–14)`,
     built: false,
     off: { filesHostsAtOnce: HOSTS_IN_PARALLEL },
     on: { filesHostsAtOnce: FILES_HOSTS_WHAT_IF },
