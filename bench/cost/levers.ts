@@ -71,6 +71,11 @@ export interface Levers {
    */
   stateUnderOneKb: boolean;
   /**
+   * What-if (issue 28): an unchanged incremental run writes no run cursor at its end (measured: its one
+   * write, `PutItem CURSOR` / `PutItem SCRAPE`) — for the scraper's runs only, or the OParl runs' too.
+   */
+  unchangedCursorSkipped: 'none' | 'scraper' | 'both';
+  /**
    * The deletion check's sample walk (shared/documents sample-walk.ts): an unchanged sample writes no
    * document, only its body's cursor once a run (off: every sample moved the document's index key).
    */
@@ -156,6 +161,7 @@ export const LEVERS_NOW: Levers = {
   syncCapFromMean: true,
   syncTrigger: 'planner',
   stateUnderOneKb: false,
+  unchangedCursorSkipped: 'none',
   deletionWalk: true,
   syncCpuCuts: true,
   dynamoCapacity: 'decided',
@@ -251,6 +257,18 @@ export const LEVER_VARIANTS: Record<
     built: false,
     off: { stateUnderOneKb: false },
     on: { stateUnderOneKb: true },
+  },
+  unchangedScrapeCursor: {
+    what: 'what-if (not built, gives up a replay): an unchanged incremental scrape writes no run cursor (its only write, 1 unit; ≈ 0.97 M a month at 1,000 sources) — the cursor is what a redelivered message of a finished run answers from without fetching (a release lost to a store outage); without it that delivery scrapes again (≈ 10 paced requests)',
+    built: false,
+    off: { unchangedCursorSkipped: 'none' },
+    on: { unchangedCursorSkipped: 'scraper' },
+  },
+  unchangedRunCursor: {
+    what: "what-if (not built, gives up council bytes): no unchanged incremental run writes its run cursor (scrapes and OParl, ≈ 2.4 M units a month at 1,000 sources) — the OParl cursor carries SCH-9's window start (`bodiesComplete`), so each body's window would grow to its item's day-old start and the council would resend the day's changes to every run",
+    built: false,
+    off: { unchangedCursorSkipped: 'none' },
+    on: { unchangedCursorSkipped: 'both' },
   },
   payPerWork: {
     what: 'sync worker: runs of distinct hosts share few invocations that refill from the queue',
