@@ -327,7 +327,7 @@ export const LEVER_VARIANTS: Record<
     on: { filesCpuMeasured: true },
   },
   filesHostsAtOnce: {
-    what: `what-if (measured, held back): the files pass downloads from ${FILES_HOSTS_WHAT_IF} servers at once instead of ${HOSTS_IN_PARALLEL} (its waits overlap more; each server's pace unchanged) — the real pass over 20 loopback councils × 5 files downloads in 14.7 s instead of 28.8 s (npm run bench -- files-cost), 16 streams of 80 MB peak ≈ 322 MB over the baseline (4: 112; FILES_STREAMS=16 npm run bench -- files); held back while the send-allowance fault is open: at 16 a server saw two of its requests 996 ms apart in 1 of 3 runs of test/documents/files-parallel.test.ts with 18 servers (at 4: ≥ 1,000 ms in 7 runs; a shared 2-core machine at load 7–14)`,
+    what: `what-if (measured, held back): the files pass downloads from ${FILES_HOSTS_WHAT_IF} servers at once instead of ${HOSTS_IN_PARALLEL} (its waits overlap more; each server's pace unchanged) — the real pass over 20 loopback councils × 5 files downloads in 14.7 s instead of 28.8 s (npm run bench -- files-cost), 16 streams of 80 MB peak ≈ 322 MB over the baseline (4: 112; FILES_STREAMS=16 npm run bench -- files); held back like syncMalloc until the send-allowance fault is fixed and 16 streams are measured on the politeness bench's kernel clock: a handler's clock (test/documents/files-parallel.test.ts, servers in their own process, load 7–19 on 2 cores) read robots.txt → first file below 1,000 ms at both widths (16: 996 ms in 1 of 3 runs; 4: 997 ms in 2 of 25), so it neither shows nor rules out more late sends with 4 × the streams in one process`,
     built: false,
     off: { filesHostsAtOnce: HOSTS_IN_PARALLEL },
     on: { filesHostsAtOnce: FILES_HOSTS_WHAT_IF },
