@@ -1138,6 +1138,24 @@ function fileSecondsEach(levers: Levers): number {
   });
 }
 
+/**
+ * Issue 28, what-if `unchangedCursorSkipped`: an unchanged run's profile without its run cursor's write
+ * (OParl `PutItem CURSOR`, scraper `PutItem SCRAPE` — measured as the run's only write) in State.
+ */
+function unchangedOf(p: RunProfile, kind: 'oparl' | 'scraper', levers: Levers): RunProfile {
+  if (levers.unchangedCursorSkipped !== 'both' && levers.unchangedCursorSkipped !== kind) return p;
+  const label = kind === 'oparl' ? 'PutItem CURSOR' : 'PutItem SCRAPE';
+  const units = p.writesBy?.[label] ?? 0;
+  const { [label]: _cursor, ...writesBy } = p.writesBy ?? {};
+  const state = p.byTarget?.State ?? zeroTarget();
+  return {
+    ...p,
+    writeUnits: p.writeUnits - units,
+    writesBy,
+    byTarget: { ...p.byTarget, State: { ...state, write: state.write - units } },
+  };
+}
+
 /** Only the reads or only the writes of units by target (issue 28). */
 function only(kind: 'read' | 'write', by: Record<string, TargetUnits>): Record<string, TargetUnits> {
   return Object.fromEntries(
@@ -2068,7 +2086,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       const runs: [RunProfile, number, Latency, keyof WeekStarts][] = [
         [nightlyFull, k.w.full, k.fullLatency, 'full'],
         [k.p.changed, k.w.changed, k.incrementalLatency, 'changed'],
-        [k.p.unchanged, k.w.unchanged, k.incrementalLatency, 'unchanged'],
+        [unchangedOf(k.p.unchanged, k.kind, levers), k.w.unchanged, k.incrementalLatency, 'unchanged'],
       ];
       for (const [p, perWeek, latency, runKind] of runs) {
         const count = perMonth(perWeek) * k.n;

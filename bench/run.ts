@@ -13,7 +13,12 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   'sync-cost': async () =>
     (await import('./sync-cost')).runSyncCostBench({ log: (l: string) => console.error(l) }),
   planner: async () => (await import('./planner')).runPlannerBench({ log: (l) => console.error(l) }),
-  files: async () => (await import('./files')).runFilesBench({ log: (l: string) => console.error(l) }),
+  // FILES_STREAMS: transfers at once, each from its own host (issue 28, lever filesHostsAtOnce).
+  files: async () =>
+    (await import('./files')).runFilesBench({
+      ...(process.env.FILES_STREAMS ? { streams: Number(process.env.FILES_STREAMS) } : {}),
+      log: (l: string) => console.error(l),
+    }),
   // Issue 28: one real files pass over loopback councils — wall, CPU, slot waits and extraction per file.
   // FILES_COST_HOSTS, FILES_COST_FILES (per host), FILES_COST_BYTES, FILES_COST_PAGES, FILES_COST_ANSWER_MS.
   'files-cost': async () => {

@@ -71,6 +71,11 @@ export interface Levers {
    */
   stateUnderOneKb: boolean;
   /**
+   * What-if (issue 28): an unchanged incremental run writes no run cursor at its end (measured: its one
+   * write, `PutItem CURSOR` / `PutItem SCRAPE`) — for the scraper's runs only, or the OParl runs' too.
+   */
+  unchangedCursorSkipped: 'none' | 'scraper' | 'both';
+  /**
    * The deletion check's sample walk (shared/documents sample-walk.ts): an unchanged sample writes no
    * document, only its body's cursor once a run (off: every sample moved the document's index key).
    */
@@ -156,6 +161,7 @@ export const LEVERS_NOW: Levers = {
   syncCapFromMean: true,
   syncTrigger: 'planner',
   stateUnderOneKb: false,
+  unchangedCursorSkipped: 'none',
   deletionWalk: true,
   syncCpuCuts: true,
   dynamoCapacity: 'decided',
@@ -252,6 +258,18 @@ export const LEVER_VARIANTS: Record<
     off: { stateUnderOneKb: false },
     on: { stateUnderOneKb: true },
   },
+  unchangedScrapeCursor: {
+    what: 'what-if (not built, gives up a replay): an unchanged incremental scrape writes no run cursor (its only write, 1 unit; ≈ 0.97 M a month at 1,000 sources) — the cursor is what a redelivered message of a finished run answers from without fetching (a release lost to a store outage); without it that delivery scrapes again (≈ 10 paced requests)',
+    built: false,
+    off: { unchangedCursorSkipped: 'none' },
+    on: { unchangedCursorSkipped: 'scraper' },
+  },
+  unchangedRunCursor: {
+    what: "what-if (not built, gives up council bytes): no unchanged incremental run writes its run cursor (scrapes and OParl, ≈ 2.4 M units a month at 1,000 sources) — the OParl cursor carries SCH-9's window start (`bodiesComplete`), so each body's window would grow to its item's day-old start and the council would resend the day's changes to every run",
+    built: false,
+    off: { unchangedCursorSkipped: 'none' },
+    on: { unchangedCursorSkipped: 'both' },
+  },
   payPerWork: {
     what: 'sync worker: runs of distinct hosts share few invocations that refill from the queue',
     built: true,
@@ -309,7 +327,7 @@ export const LEVER_VARIANTS: Record<
     on: { filesCpuMeasured: true },
   },
   filesHostsAtOnce: {
-    what: `what-if (not built): the files pass downloads from ${FILES_HOSTS_WHAT_IF} servers at once instead of ${HOSTS_IN_PARALLEL} (its waits overlap more; each server's pace unchanged)`,
+    what: `what-if (measured, held back): the files pass downloads from ${FILES_HOSTS_WHAT_IF} servers at once instead of ${HOSTS_IN_PARALLEL} (its waits overlap more; each server's pace unchanged) — the real pass over 20 loopback councils × 5 files downloads in 14.7 s instead of 28.8 s (npm run bench -- files-cost), 16 streams of 80 MB peak ≈ 322 MB over the baseline (4: 112; FILES_STREAMS=16 npm run bench -- files); held back like syncMalloc until the send-allowance fault is fixed and 16 streams are measured on the politeness bench's kernel clock: a handler's clock (test/documents/files-parallel.test.ts, servers in their own process, load 7–19 on 2 cores) read robots.txt → first file below 1,000 ms at both widths (16: 996 ms in 1 of 3 runs; 4: 997 ms in 2 of 25), so it neither shows nor rules out more late sends with 4 × the streams in one process`,
     built: false,
     off: { filesHostsAtOnce: HOSTS_IN_PARALLEL },
     on: { filesHostsAtOnce: FILES_HOSTS_WHAT_IF },
