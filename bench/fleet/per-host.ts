@@ -13,6 +13,7 @@ import {
   hostModelOf,
   hostSourceInputOf,
   hostStateView,
+  isSaturated,
   planHostFullSyncs,
   type RunningRun,
 } from '../../shared/hosts';
@@ -139,6 +140,14 @@ export function perHostAdmission(fleet: Fleet, settings: ScheduleSettings): PerH
     },
     fullShareOf(view) {
       return fullShares.get(keyOf(view));
+    },
+    modelOf(key) {
+      return models.get(key);
+    },
+    saturatedHosts() {
+      let n = 0;
+      for (const model of models.values()) if (isSaturated(model)) n += 1;
+      return n;
     },
     runEnded(view, nowIso) {
       setInput(view, inputOf(view, nowIso));
