@@ -76,20 +76,15 @@ export function planFleet(input: FleetInput): FleetPlan {
       .filter((s) => s.active)
       .map((s) => [s.sourceId, hostSourceInputOf(s, input.hostStateOf(s.sourceId), nowIso, settings)]),
   );
-  // RATE-9: one model per host key — capacity, demand, stretch, how many runs it keeps busy.
-  const rawHosts = hostModelsOf([...inputs.values()], input.conditions ?? new Map(), now.getTime());
+  // RATE-9: one model per host key — capacity, demand, stretch, how many runs it keeps busy (the window's
+  // full syncs not counted yet: `withWindowShares`).
+  const models = hostModelsOf([...inputs.values()], input.conditions ?? new Map(), now.getTime());
 
   const decided: FleetCandidate[] = input.due.map(({ source, state }) => ({
     source,
     state,
     // RATE-9: on a saturated host the cadence (SCH-3 in the source's own cycles) is stretched by the host's one factor.
-    decision: decideOnHost({
-      source,
-      state,
-      now: nowIso,
-      settings,
-      model: rawHosts.get(hostKey(source.host)),
-    }),
+    decision: decideOnHost({ source, state, now: nowIso, settings, model: models.get(hostKey(source.host)) }),
   }));
 
   const runningByHost = new Map<string, number>();
@@ -117,27 +112,13 @@ export function planFleet(input: FleetInput): FleetPlan {
         expectedRequests: expectedRequests(c.state, c.decision.kind ?? 'full'),
       })),
     {
-      hosts: rawHosts,
+      hosts: models,
       nowMs: now.getTime(),
       defaultWindowEndMs: now.getTime() + FULL_SYNC_DEFAULT_WINDOW_HOURS * 3_600_000,
       runningRequests: runningFullRequests,
     },
   );
-  // RATE-9 with FULL-3: a saturated host's factor counts its full syncs' share of its time tonight, and
-  // its sources are decided again with it (`withFullSyncShare`); other hosts keep their model.
-  const hosts = new Map(rawHosts);
-  for (const [key, plan] of fullPlans.byHost) {
-    const model = rawHosts.get(key);
-    if (model !== undefined) hosts.set(key, withFullSyncShare(model, plan.share));
-  }
-  const candidates = decided.map((c) => {
-    const model = hosts.get(hostKey(c.source.host));
-    if (model === undefined || model === rawHosts.get(hostKey(c.source.host))) return c;
-    return {
-      ...c,
-      decision: decideOnHost({ source: c.source, state: c.state, now: nowIso, settings, model }),
-    };
-  });
+  const { hosts, candidates } = withWindowShares(decided, { models, fullPlans, nowIso, settings });
   // SCH-5 / FULL-3 / RATE-9: slots go to runs whose host can serve them now; a full sync without a slot
   // (or without budget on its host tonight) may come back as the incremental that is due.
   const admission = admitRuns({
@@ -181,4 +162,36 @@ export function planFleet(input: FleetInput): FleetPlan {
   };
   const fullShareOf = (key: string) => fullPlans.byHost.get(key)?.share;
   return { hosts, candidates, fullPlans, admission, runningByHost, lanePool, fullShareOf };
+}
+
+/**
+ * RATE-9 with FULL-3, pure: a saturated host's factor counts its full syncs' share of its time tonight
+ * (`withFullSyncShare`), and its due sources are decided again with it; other hosts keep their model and
+ * their decisions.
+ */
+function withWindowShares(
+  decided: readonly FleetCandidate[],
+  at: {
+    models: ReadonlyMap<string, HostModel>;
+    fullPlans: FullSyncPlans;
+    nowIso: string;
+    settings: ScheduleSettings;
+  },
+): { hosts: Map<string, HostModel>; candidates: FleetCandidate[] } {
+  const { models, fullPlans, nowIso, settings } = at;
+  const hosts = new Map(models);
+  for (const [key, plan] of fullPlans.byHost) {
+    const model = models.get(key);
+    if (model !== undefined) hosts.set(key, withFullSyncShare(model, plan.share));
+  }
+  const candidates = decided.map((c) => {
+    const key = hostKey(c.source.host);
+    const model = hosts.get(key);
+    if (model === undefined || model === models.get(key)) return c;
+    return {
+      ...c,
+      decision: decideOnHost({ source: c.source, state: c.state, now: nowIso, settings, model }),
+    };
+  });
+  return { hosts, candidates };
 }
