@@ -18,12 +18,12 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct, type IConstruct } from 'constructs';
 import {
   DIMENSIONS,
-  HOST_SATURATED_ALARM_MINUTES,
   METRIC_LOG_FIELD,
   METRIC_NAMESPACE,
   METRICS,
   PAUSE_METRICS_EVERY_MINUTES,
   PAUSED_TOO_LONG_HOURS,
+  SOURCE_STARVED_DATAPOINTS,
 } from '../shared/observability';
 import { IngestorFunction } from './ingestor-function';
 
@@ -32,6 +32,8 @@ import { IngestorFunction } from './ingestor-function';
  * - **DLQ messages visible** — a sync message failed five times and was parked (SQS metric);
  * - **source paused for more than a day** — the planner's `LongestPauseHours` (ERR-4/ERR-5) above 24;
  * - **function errors** — per ingestor function, errors in two of three 5-minute periods;
+ * - **source starved** — RATE-9's broken promise: a due source long past its stretched turn (a saturated
+ *   host alone is lawful and only shown);
  * - **store outages** — sync messages given back because OUR DynamoDB, S3 or SQS failed after the SDK's
  *   retries (issue 13: such a fault never counts against a source, so it must be seen as ours).
  * Custom metrics are EMF lines the functions write (shared/observability); names come from the same
@@ -96,7 +98,7 @@ interface AlarmedFigure {
   alarm: Alarm;
 }
 type AlarmedFigures = Record<
-  'deadLetter' | 'longestPause' | 'storeOutages' | 'saturatedHosts' | 'slotFallbacks',
+  'deadLetter' | 'longestPause' | 'storeOutages' | 'starvedSources' | 'slotFallbacks',
   AlarmedFigure
 >;
 
@@ -106,7 +108,7 @@ export class IngestorObservability extends Construct {
   readonly pausedTooLongAlarm: Alarm;
   readonly storeOutageAlarm: Alarm;
   readonly slotFallbackAlarm: Alarm;
-  readonly hostSaturatedAlarm: Alarm;
+  readonly sourceStarvedAlarm: Alarm;
   readonly functionErrorAlarms = new Map<string, Alarm>();
 
   private readonly notify: SnsAction | undefined;
@@ -124,7 +126,7 @@ export class IngestorObservability extends Construct {
     this.deadLetterAlarm = figures.deadLetter.alarm;
     this.pausedTooLongAlarm = figures.longestPause.alarm;
     this.storeOutageAlarm = figures.storeOutages.alarm;
-    this.hostSaturatedAlarm = figures.saturatedHosts.alarm;
+    this.sourceStarvedAlarm = figures.starvedSources.alarm;
     this.slotFallbackAlarm = figures.slotFallbacks.alarm;
 
     this.functionWidgets = {
@@ -141,7 +143,7 @@ export class IngestorObservability extends Construct {
     this.watchEveryFunction();
   }
 
-  /** The five alarmed figures (RATE-7, RATE-9, ERR-4/ERR-5, the DLQ, our store): each metric with its alarm. */
+  /** The five alarmed figures (RATE-7, RATE-9's starvation, ERR-4/ERR-5, the DLQ, our store): each metric with its alarm. */
   private alarmedFigures(deadLetterQueue: IQueue): AlarmedFigures {
     const dlqVisible = deadLetterQueue.metricApproximateNumberOfMessagesVisible({
       period: Duration.minutes(5),
@@ -188,21 +190,23 @@ export class IngestorObservability extends Construct {
       description: `Sync messages were given back for redelivery because our DynamoDB, S3 or SQS failed after the SDK's retries, in ${FUNCTION_ERROR_DATAPOINTS} of the last three 5-minute periods. Ours, not the councils'. See docs/operations.md#alarm-store-outages.`,
     });
 
-    // RATE-9: a host whose sources' cadence needs more than its pace, for a whole hour: every source on it
-    // runs stretched. The planner writes the gauge every minute (0 included); the hour's minimum > 0 means
-    // some host stayed saturated throughout.
-    const saturatedHosts = new Metric({
+    // RATE-9: saturation is lawful (every source on the host stretched by one factor) and at 1,000 sources
+    // some host is saturated every weekday — shown, not paged. What pages is the promise broken: a due
+    // source long past its stretched turn (shared/planner `starvationOf`). A datapoint only while some
+    // source starves (CUSTOM_METRIC_ONLY_WHEN); no data is no starvation.
+    const starvedSources = new Metric({
       namespace: METRIC_NAMESPACE,
-      metricName: METRICS.saturatedHosts,
-      statistic: 'Minimum',
-      period: Duration.minutes(HOST_SATURATED_ALARM_MINUTES),
+      metricName: METRICS.starvedSources,
+      statistic: 'Maximum',
+      period: Duration.minutes(5),
     });
-    const hostSaturated = this.alarm('HostSaturated', {
-      metric: saturatedHosts,
+    const sourceStarved = this.alarm('SourceStarved', {
+      metric: starvedSources,
       threshold: 1,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 1,
-      description: `A council host stayed saturated for ${HOST_SATURATED_ALARM_MINUTES} minutes (RATE-9): its sources' cadence needs more requests than its pace allows, so every source on it runs with stretched intervals. See docs/operations.md#alarm-host-saturated.`,
+      evaluationPeriods: 3,
+      datapointsToAlarm: SOURCE_STARVED_DATAPOINTS,
+      description: `A due source waited past its turn at its host's stretch factor by more than its stretched interval again (RATE-9: none is starved), in ${SOURCE_STARVED_DATAPOINTS} of the last three 5-minute periods. The planner tick's log line names it ("starved"). See docs/operations.md#alarm-source-starved.`,
     });
 
     // Any instance that lost the shared slot store paced alone (RATE-7) or stayed quiet: ours to look at.
@@ -226,7 +230,7 @@ export class IngestorObservability extends Construct {
       deadLetter: { metric: dlqVisible, alarm: deadLetter },
       longestPause: { metric: longestPause, alarm: pausedTooLong },
       storeOutages: { metric: storeOutages, alarm: storeOutage },
-      saturatedHosts: { metric: saturatedHosts, alarm: hostSaturated },
+      starvedSources: { metric: starvedSources, alarm: sourceStarved },
       slotFallbacks: { metric: slotFallbacks, alarm: slotFallback },
     };
   }
@@ -287,6 +291,7 @@ export class IngestorObservability extends Construct {
           figures.deadLetter.metric.with({ label: 'DLQ messages' }),
           figures.storeOutages.metric.with({ label: 'store outages (ours)' }),
           figures.slotFallbacks.metric.with({ label: 'slot store fallbacks' }),
+          figures.starvedSources.metric.with({ label: 'starved sources (RATE-9)' }),
         ],
       }),
     );
@@ -295,16 +300,12 @@ export class IngestorObservability extends Construct {
   /** The dashboard's capacity rows: saturated hosts (RATE-9), SCH-5's slots, the queue, the functions, the feed. */
   private addCapacityRows(figures: AlarmedFigures, syncQueue: IQueue): void {
     this.dashboard.addWidgets(
-      new GraphWidget({
-        title: 'Saturated hosts (RATE-9)',
+      // Saturation at a glance (lawful, not alarmed) and how close the fleet runs to starving a source.
+      this.fromLogs({
+        title: 'Saturated hosts (RATE-9) and longest overdue (min; alarm: a starved source)',
         width: 8,
-        left: [
-          figures.saturatedHosts.metric.with({
-            statistic: 'Maximum',
-            period: Duration.minutes(5),
-            label: 'saturated hosts',
-          }),
-        ],
+        view: 'timeSeries',
+        query: `filter ispresent(${METRICS.saturatedHosts}) or ispresent(${METRICS.longestOverdueMinutes}) | stats max(${METRICS.saturatedHosts}) as saturated, max(${METRICS.longestOverdueMinutes}) as overdue, max(${METRICS.starvedSources}) as starved by bin(5m)`,
       }),
       this.fromLogs({
         title: 'Saturated hosts: stretch factor and utilisation (RATE-9)',

@@ -5,6 +5,7 @@ import {
   pauseMetrics,
   putHostMetrics,
   putPauseMetrics,
+  putStarvationMetrics,
 } from '../../shared/observability';
 import type { StackCount } from './stack-count';
 
@@ -31,10 +32,11 @@ export interface MetricHours {
 
 /**
  * The custom metrics a planner tick of an ordinary hour writes as datapoints, found by running the
- * planner's own metric code (shared/observability: `putHostMetrics`, `putPauseMetrics` and the buffer's
- * flush — what `runPlannerInvocation` and `emitPlannerMetrics` call) on an ordinary fleet: one source in
- * an ERR-4 backoff for `typicalLongestPauseHours`, one saturated host (the modelled fleet's hosting
- * centres, bench/fleet/model.ts). The sync path writes alarmed metrics only on an outage (StoreOutages,
+ * planner's own metric code (shared/observability: `putHostMetrics`, `putStarvationMetrics`,
+ * `putPauseMetrics` and the buffer's flush — what `runPlannerInvocation` and `emitPlannerMetrics` call) on
+ * an ordinary fleet: one source in an ERR-4 backoff for `typicalLongestPauseHours`, one saturated host
+ * (the modelled fleet's hosting centres, bench/fleet/model.ts) and no source starved (RATE-9: the fleet
+ * bench's paging replay, `npm run bench -- fleet`). The sync path writes alarmed metrics only on an outage (StoreOutages,
  * SlotStoreFallback), never in an ordinary run.
  */
 export function plannerDatapointsOfAnOrdinaryHour(typicalLongestPauseHours: number): Set<string> {
@@ -49,6 +51,7 @@ export function plannerDatapointsOfAnOrdinaryHour(typicalLongestPauseHours: numb
     now: () => 0,
   });
   putHostMetrics([{ host: 'ris.hosting.example', saturated: true, stretch: 2.3, utilisation: 1 }], buffer);
+  putStarvationMetrics({ starved: [], longestOverdueMinutes: 4 }, buffer);
   const now = new Date('2026-12-01T12:00:00Z');
   putPauseMetrics(
     pauseMetrics(

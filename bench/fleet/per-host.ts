@@ -13,8 +13,10 @@ import {
   hostModelOf,
   hostSourceInputOf,
   hostStateView,
+  isSaturated,
   planHostFullSyncs,
   type RunningRun,
+  withFullSyncShare,
 } from '../../shared/hosts';
 import {
   FULL_SYNC_DEFAULT_WINDOW_HOURS,
@@ -73,8 +75,14 @@ export function perHostAdmission(fleet: Fleet, settings: ScheduleSettings): PerH
   let allInputsStale = true;
   const views: SimSourceView[] = [];
   let slotsNeeded = 0;
-  // RATE-9: each saturated host's full-sync share as the last admission planned it (its lanes carry it).
+  // RATE-9: each host's full-sync share as the last admission planned it (its lanes carry it).
   const fullShares = new Map<string, number>();
+  // RATE-9 with FULL-3: the host's model with that share counted in a saturated host's factor, as the
+  // planner decides with it (`withFullSyncShare`; here the share of the last admission, ≤ one tick old).
+  const modelFor = (key: string): HostModel | undefined => {
+    const model = models.get(key);
+    return model === undefined ? undefined : withFullSyncShare(model, fullShares.get(key));
+  };
 
   const inputOf = (view: SimSourceView, nowIso: string) =>
     hostSourceInputOf(
@@ -126,19 +134,27 @@ export function perHostAdmission(fleet: Fleet, settings: ScheduleSettings): PerH
         state: view.state,
         now: nowIso,
         settings,
-        model: models.get(keyOf(view)),
+        model: modelFor(keyOf(view)),
         decided: decision,
       });
     },
     stretchOf(view) {
-      return models.get(keyOf(view))?.stretch ?? 1;
+      return modelFor(keyOf(view))?.stretch ?? 1;
     },
     fallbackDueMs(view, decision) {
-      const stretch = models.get(keyOf(view))?.stretch ?? 1;
+      const stretch = modelFor(keyOf(view))?.stretch ?? 1;
       return fallbackDueMs(decision, { state: view.state, own: { config: view.config, settings }, stretch });
     },
     fullShareOf(view) {
       return fullShares.get(keyOf(view));
+    },
+    modelOf(key) {
+      return modelFor(key);
+    },
+    saturatedHosts() {
+      let n = 0;
+      for (const model of models.values()) if (isSaturated(model)) n += 1;
+      return n;
     },
     runEnded(view, nowIso) {
       setInput(view, inputOf(view, nowIso));
@@ -180,6 +196,12 @@ export function perHostAdmission(fleet: Fleet, settings: ScheduleSettings): PerH
         if (w.decision.kind !== undefined && w.decision.kind !== 'incremental') {
           dueFulls.push({ run, state: w.source.state, kind: w.decision.kind });
         } else dueIncrementals.push(run);
+      }
+      // A host whose runs the planner looks at (room) with no full sync due has no share tonight any more.
+      if (fullShares.size > 0) {
+        const withFulls = new Set(dueFulls.map((f) => hostKey(f.run.host)));
+        for (const key of [...fullShares.keys()])
+          if (hasRoom(key) && !withFulls.has(key)) fullShares.delete(key);
       }
       if (dueFulls.length === 0 && dueIncrementals.length === 0) return [];
       const fulls = inFullSyncOrder(dueFulls);

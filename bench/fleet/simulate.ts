@@ -1,5 +1,6 @@
 import type { DateTime } from 'luxon';
 import { fullSyncCreditMs, MAX_RUNS_PER_HOST } from '../../shared/hosts';
+import { type StarvationCandidate, starvationOf } from '../../shared/planner';
 import {
   applyRunOutcome,
   DEFAULT_LEASE_MINUTES,
@@ -41,6 +42,7 @@ import {
   runPlanOf,
   seededRandom,
 } from './model';
+import { PagingReplay } from './paging';
 import { perHostAdmission } from './per-host';
 import type {
   FleetSimOptions,
@@ -242,6 +244,7 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
 
   const waiting = new Set<SimSource>();
   const running = new Set<SimRun>();
+  const paging = new PagingReplay();
   const finishing: SimRun[] = [];
   const activeHosts = new Set<HostEntry>();
   const m = {
@@ -395,6 +398,9 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
       startRun(s, decision, nowMs, nowIso, measuring, lane);
     }
 
+    // On-call's RATE-9 alarms on the planner's figures of this tick (the due runs it left waiting).
+    if (measuring && perHost !== undefined) notePaging(perHost, nowMs, nowIso, now.hour);
+
     // 5. Is a due run on a free host (none of ours in flight there) left waiting?
     idleCondition = false;
     const slotsFull = running.size >= settings.maxConcurrentSyncs;
@@ -410,6 +416,22 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
     if (measuring && idleCondition) {
       m.idleWhileDueMs += Math.max(0, settings.maxConcurrentSyncs - running.size) * tickMs;
     }
+  }
+
+  function notePaging(admission: PerHostAdmission, nowMs: number, nowIso: string, localHour: number): void {
+    const candidates: StarvationCandidate[] = [];
+    for (const s of waiting) {
+      if (s.waiting === undefined) continue;
+      candidates.push({
+        sourceId: s.fleet.sourceId,
+        host: s.fleet.host,
+        config: s.config,
+        state: s.state,
+        decision: s.waiting.decision,
+      });
+    }
+    const starvation = starvationOf(candidates, (key) => admission.modelOf(key), new Date(nowIso), settings);
+    paging.tick(nowMs, localHour, { saturatedHosts: admission.saturatedHosts(), starvation });
   }
 
   function startRun(
@@ -705,6 +727,7 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
       max: round(loneShares.length === 0 ? 1 : Math.max(...loneShares), 3),
     },
     saturatedHostDetail,
+    paging: perHost ? paging.result(days) : null,
     decisions: m.decisions,
     wallSeconds: round((performance.now() - wallStart) / 1000, 1),
     cpuSeconds: cpuSecondsSince(cpuStart),

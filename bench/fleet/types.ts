@@ -1,3 +1,4 @@
+import type { HostModel } from '../../shared/hosts';
 import type {
   ScheduleSettings,
   ScheduleSourceConfig,
@@ -5,6 +6,7 @@ import type {
   SourceScheduleState,
 } from '../../shared/schedule';
 import type { FleetSource } from './model';
+import type { PagingHours } from './paging';
 
 /** The fleet bench's shared types (simulation ↔ allocations). */
 /** `lanes`: the per-host admission with host lanes (a run that ends hands its slot to its host's next waiting run). */
@@ -56,6 +58,10 @@ export interface PerHostAdmission {
   resetSlotsNeeded(): void;
   /** A source's run ended (its host's model may change). */
   runEnded(source: SimSourceView, endedIso: string): void;
+  /** RATE-9: the host model by host key, as the planner last modelled it (the paging replay's). */
+  modelOf(hostKey: string): HostModel | undefined;
+  /** RATE-9: hosts the planner's models count saturated now (the `SaturatedHosts` gauge). */
+  saturatedHosts(): number;
 }
 
 export interface SimSourceView {
@@ -144,6 +150,11 @@ export interface FleetSimResult {
   loneHostShare: { min: number; max: number };
   /** Per saturated host: both spreads and the sources at their ends (what makes the figure). */
   saturatedHostDetail: SaturatedHostDetail[];
+  /**
+   * On-call's RATE-9 alarm replayed on the planner's figures each tick: the old HostSaturated (a host
+   * saturated a whole hour) against SourceStarved (`starvationOf`); per-host allocations only (null: today's).
+   */
+  paging: PagingHours | null;
   decisions: number;
   wallSeconds: number;
   /** The process's CPU time during the run (on a loaded machine the wall time is mostly waiting for a core). */

@@ -39,8 +39,20 @@ export const SATURATED_UTILISATION = 1;
  * FULL-3 per host: in the full-sync window the slots kept for incremental syncs follow their demand (the
  * slots their runs hold on average, `HostModel.incrementalSlots`) times this headroom — runs do not come
  * evenly (07:00 makes every source due at once), and at the bare mean a queue would build at each peak.
+ * The same holds for a host's time: on a host with capacity the full syncs leave its incremental syncs
+ * their demand times this (`fullSyncShareOf`); at the bare demand a backlog of due councils never drained
+ * between full syncs (test/hosts/full-sync-share.test.ts: 40 councils, some served once in three hours).
  */
 export const INCREMENTAL_SLOT_HEADROOM = 1.25;
+/**
+ * RATE-9 with FULL-3: on a saturated host the window's full syncs take at most this share of its time
+ * (`fullSyncShareOf`), so its incremental syncs' factor grows at most to stretch ÷ (1 − this) while full
+ * syncs run (`windowStretchOf`) — FULL-3 keeps the incremental cadence first; none is starved either way.
+ * A source decided at the window's factor waits that many turns; unbounded (a 90 % share, factor × 10), a
+ * hosting centre's councils decided at 07:xx waited into the afternoon (fleet bench, 1,000 sources: SourceStarved
+ * at 11–12 h, 137–150 min past their turn at the day's factor 4.5).
+ */
+export const MAX_SATURATED_FULL_SYNC_SHARE = 0.5;
 /** FULL-3: however large the incremental demand, full syncs keep this many slots (when there are two). */
 export const MIN_FULL_SYNC_SLOTS = 1;
 /** The planner runs once a minute (infra's schedule): a slot freed by a run ending is given at the next tick. */

@@ -4,7 +4,7 @@ import {
   SLOTS_KEPT_FOR_INCREMENTAL,
   type SourceDecision,
 } from '../schedule';
-import { INCREMENTAL_SLOT_HEADROOM, MIN_FULL_SYNC_SLOTS } from './constants';
+import { INCREMENTAL_SLOT_HEADROOM, MAX_SATURATED_FULL_SYNC_SHARE, MIN_FULL_SYNC_SLOTS } from './constants';
 import { hostKeyOf as hostKey } from './key';
 import { type HostModel, round } from './model';
 
@@ -33,9 +33,9 @@ export interface HostFullSyncPlan {
   /** Slots tonight's full syncs on this host need until the window ends (see `FullSyncPlans`). */
   slotsNeeded: number;
   /**
-   * RATE-9 on a saturated host (`fullSyncShareOf`): the share of the host's time its full syncs take,
-   * interleaved with the incremental syncs (`nextFullTurnMs`). Absent on a host with spare capacity:
-   * there the window budget alone decides, as before.
+   * RATE-9 with FULL-3 (`fullSyncShareOf`): the share of the host's time its full syncs take,
+   * interleaved with the incremental syncs (`nextFullTurnMs`) — on a saturated host both slowed by one
+   * factor, on a host with capacity never more than its spare (the incrementals keep their cadence).
    */
   share?: number;
 }
@@ -109,11 +109,11 @@ export function planHostFullSyncs(
       `full sync behind: host capacity — host ${c.host}'s window holds ~${Math.round(Math.max(0, budget))} requests for full syncs, the ${plan.tonight.length} older ones need ${Math.round(used)} and this one ~${Math.round(c.expectedRequests)}; next night, oldest first (FULL-3, RATE-9; spare ${round(spare)} requests/s)`,
     );
   }
-  sharesOnSaturatedHosts(byHost, sorted, night);
+  fullSyncShares(byHost, sorted, night);
   for (const [host, plan] of byHost) {
     if (plan.share === undefined) continue;
     for (const id of plan.nextNight)
-      behind.set(id, `${behind.get(id)}; ${fullSyncShareText(host, plan.share)}`);
+      behind.set(id, `${behind.get(id)}; ${fullSyncShareText(host, plan.share, hosts.get(host))}`);
   }
   let slotsNeeded = 0;
   for (const plan of byHost.values()) slotsNeeded += plan.slotsNeeded;
@@ -127,12 +127,18 @@ export function planHostFullSyncs(
 }
 
 /**
- * RATE-9 with FULL-3, pure: on a saturated host the window holds no spare budget (window × (capacity −
- * incremental demand) ≤ 0), yet neither demand may starve the other. Both are demand on one pace, so
- * both are slowed by one factor: the full syncs take the share of the host's time that their requests
- * are of all the requests asked of it until the window ends — tonight's full syncs (due and running)
- * ÷ (those + the window's seconds × the incremental demand). Undefined on a host with spare capacity
- * (today's window budget decides there) and when no full sync is asked.
+ * RATE-9 with FULL-3, pure: the share of a host's time its full syncs take while the window is open,
+ * interleaved with the incremental syncs (`nextFullTurnMs`) so that neither demand starves the other.
+ * Both are demand on one pace; the full syncs' part is what their requests are of all the requests asked
+ * of the host until the window ends — tonight's full syncs (due and running) ÷ (those + the window's
+ * seconds × the incremental demand) — so that on a saturated host both are slowed by one factor, the
+ * full syncs' part at most `MAX_SATURATED_FULL_SYNC_SHARE` (the rest go to later nights, oldest first).
+ * On a host with capacity (demand < capacity) FULL-3 promises more: the incremental syncs keep their
+ * normal cadence while full syncs run, so the full syncs never take more than the spare less the
+ * incrementals' headroom (1 − demand × `INCREMENTAL_SLOT_HEADROOM` ÷ capacity). Without that cap a host with capacity had no share at all, and its full syncs ran back to
+ * back as long as the window's budget held one more — the incremental syncs of the hosting centres then
+ * waited the whole window (fleet bench, a week at 1,000 sources: 236 sources up to 505 min past their
+ * turn at factor 1, SourceStarved ≈ 95 h a month). Undefined when no full sync is asked.
  */
 export function fullSyncShareOf(input: {
   /** Requests of the host's full syncs tonight: due ones and what the running ones still need. */
@@ -142,13 +148,41 @@ export function fullSyncShareOf(input: {
   model: Pick<HostModel, 'demand' | 'capacity'>;
 }): number | undefined {
   const { fullRequests, windowSeconds, model } = input;
-  if (model.demand < model.capacity || !(fullRequests > 0)) return undefined;
+  if (!(fullRequests > 0)) return undefined;
   const incremental = Math.max(0, windowSeconds) * model.demand;
-  return fullRequests / (fullRequests + incremental);
+  const asked = fullRequests / (fullRequests + incremental);
+  if (model.demand >= model.capacity) return Math.min(asked, MAX_SATURATED_FULL_SYNC_SHARE);
+  // Nearly saturated (the headroom leaves nothing): the bare spare, so the full syncs keep a turn.
+  const spare = 1 - (model.demand * INCREMENTAL_SLOT_HEADROOM) / model.capacity;
+  return Math.min(asked, spare > 0 ? spare : 1 - model.demand / model.capacity);
 }
 
 /**
- * RATE-9, pure: when a saturated host's lane may start its next full sync after one ended — after the
+ * RATE-9 with FULL-3, pure: the factor a saturated host's incremental syncs are slowed by while its full
+ * syncs take `share` of its time (`fullSyncShareOf`) — its stretch ÷ (1 − share): the incrementals get
+ * the rest of the pace, so their turns come that much later, and the host's one factor says so (the lane's
+ * fair order, `status` and the SourceStarved alarm measure against it). Counted at the host's bare stretch,
+ * the window's full syncs made every due source look starved (fleet bench, a week at 1,000 sources: the
+ * two hosting centres at factor 2.5 with a 50 % share, sources 250–270 min past that turn). A host with
+ * capacity keeps its stretch: there the share is capped at the spare (FULL-3: normal cadence meanwhile).
+ */
+export function windowStretchOf(
+  model: Pick<HostModel, 'demand' | 'capacity' | 'stretch'>,
+  share: number | undefined,
+): number {
+  if (share === undefined || !(share > 0) || model.demand < model.capacity) return model.stretch;
+  return model.stretch / (1 - Math.min(share, MAX_SATURATED_FULL_SYNC_SHARE));
+}
+
+/** The host's model with its full syncs' share tonight counted in its factor (`windowStretchOf`). */
+export function withFullSyncShare(model: HostModel, share: number | undefined): HostModel {
+  const stretch = windowStretchOf(model, share);
+  if (stretch === model.stretch || share === undefined) return model;
+  return { ...model, stretch, fullSyncShare: share };
+}
+
+/**
+ * RATE-9, pure: when a host's full lane may start its next full sync after one ended — after the
  * incremental syncs had their share of the time the full sync took: duration × (1 − share) ÷ share.
  * Interleaved so, the host serves both demands at one factor all night; chained, its full syncs held
  * 97 % of the window and its councils' incremental syncs got 1–5 runs in five hours (fleet bench).
@@ -160,13 +194,20 @@ export function nextFullTurnMs(ended: { endedMs: number; durationMs: number; sha
   return endedMs + (Math.max(0, durationMs) * (1 - share)) / share;
 }
 
-/** The status clause of a full sync that waits on a saturated host for its share (RATE-9). */
-export function fullSyncShareText(host: string, share: number): string {
-  return `host ${host} saturated: full syncs take ${Math.round(share * 100)} % of its time, interleaved with the incremental syncs (RATE-9)`;
+/** The status clause of a full sync that waits for its share of its host's time (RATE-9, FULL-3). */
+export function fullSyncShareText(
+  host: string,
+  share: number,
+  model?: Pick<HostModel, 'demand' | 'capacity'>,
+): string {
+  const percent = Math.round(share * 100);
+  if (model !== undefined && model.demand < model.capacity)
+    return `host ${host}: full syncs take ${percent} % of its time, interleaved with the incremental syncs, which keep their cadence (FULL-3, RATE-9)`;
+  return `host ${host} saturated: full syncs take ${percent} % of its time, interleaved with the incremental syncs (RATE-9)`;
 }
 
-/** Each saturated host's full-sync share, from tonight's candidates on it and its running full syncs. */
-function sharesOnSaturatedHosts(
+/** Each host's full-sync share, from tonight's candidates on it and its running full syncs. */
+function fullSyncShares(
   byHost: Map<string, HostFullSyncPlan>,
   candidates: readonly FullSyncCandidate[],
   night: FullSyncNight,

@@ -17,9 +17,10 @@
  *   cadence, counted per period: `ownTurnsWaited`/`ownTurnsDueMs`, ./turns.ts); on a host with capacity
  *   exactly `decideSource`. `ownIntervalMinutes(input, stretch)`: the interval the model's demand counts.
  * - `planHostFullSyncs(candidates: FullSyncCandidate[], { hosts, nowMs, defaultWindowEndMs, runningRequests? })`
- *   → `{ byHost: Map<host, HostFullSyncPlan>, behind: Map<sourceId, reason> }` (FULL-3 per host); on a
- *   saturated host `HostFullSyncPlan.share` (`fullSyncShareOf`): the full syncs' share of its time,
- *   which its full lane keeps by waiting `nextFullTurnMs` after each full (`laneAfterRun`, RATE-9).
+ *   → `{ byHost: Map<host, HostFullSyncPlan>, behind: Map<sourceId, reason> }` (FULL-3 per host);
+ *   `HostFullSyncPlan.share` (`fullSyncShareOf`): the full syncs' share of its time (on a host with
+ *   capacity at most its spare), which its full lane keeps by waiting `nextFullTurnMs` after each full
+ *   (`laneAfterRun`, RATE-9); `withFullSyncShare(model, share)` — a saturated host's factor counting it.
  * - `otherFetchAdmission(model, requestsPerSecondInUse): { allowed, reason, ruleIds }` — item 5: may
  *   another pass start on the host (sync runs first; MIN_OTHER_FETCH_SHARE: never starved);
  *   `otherFetchAllowed` is its boolean. `hostConditionsOf(ledgerReading)` — the host ledger as conditions.

@@ -78,8 +78,8 @@ export interface Lane {
   kind?: 'incremental' | 'full';
   stretch?: LaneStretch;
   /**
-   * RATE-9 on a saturated host (a full lane only): the share of the host's time its full syncs take
-   * (`fullSyncShareOf`). After a full sync the lane serves the incremental syncs until `fullsNotBefore`
+   * RATE-9 with FULL-3 (a full lane only): the share of the host's time its full syncs take
+   * (`fullSyncShareOf`; on a host with capacity at most its spare). After a full sync the lane serves the incremental syncs until `fullsNotBefore`
    * (`laneAfterRun`), so the two demands interleave instead of the full syncs chaining all night.
    */
   fullShare?: number;
@@ -189,7 +189,7 @@ export function lanesOf(
   return lanes;
 }
 
-/** A full lane on a saturated host carries its full syncs' share of the host's time (RATE-9). */
+/** A full lane carries its host's full syncs' share of the host's time (RATE-9, FULL-3). */
 function fullShareOfLane(head: SourceDecision, share: number | undefined): Pick<Lane, 'fullShare'> {
   if (share === undefined || (head.kind ?? 'incremental') === 'incremental') return {};
   return { fullShare: share };
@@ -200,14 +200,16 @@ export interface LaneReplanInput {
   hosts: ReadonlyMap<string, Pick<HostModel, 'demand' | 'capacity' | 'stretch'>>;
   /** The host's active sources with when each is expected due (`lanePoolOf`). */
   poolOf: (hostKey: string) => LanePoolEntry[];
-  /** RATE-9: a saturated host's full-sync share tonight (`HostFullSyncPlan.share`); none elsewhere. */
+  /** RATE-9 / FULL-3: a host's full-sync share tonight (`HostFullSyncPlan.share`); none without full syncs. */
   fullShareOf?: (hostKey: string) => number | undefined;
 }
 
 /**
- * The lane after one of its runs ended, pure (RATE-9): on a saturated host (`fullShare`), a full sync
- * that ended defers the lane's next full sync by its share (`nextFullTurnMs`); the lane serves the
- * incremental syncs meanwhile. Any other lane, or run, leaves the lane as it is.
+ * The lane after one of its runs ended, pure (RATE-9, FULL-3): in a full lane with its host's share
+ * (`fullShare`), a full sync that ended defers the lane's next full sync by its share (`nextFullTurnMs`);
+ * the lane serves the incremental syncs meanwhile. A turn beyond the lane's life (a share near 0: a host
+ * with hardly any spare) is the lane's life — no further full in it; the planner admits the next. Any
+ * other lane, or run, leaves the lane as it is.
  */
 export function laneAfterRun(
   lane: Pick<Lane, 'fullShare' | 'fullsNotBefore'>,
@@ -219,7 +221,8 @@ export function laneAfterRun(
     durationMs: run.endedMs - run.startedMs,
     share: lane.fullShare,
   });
-  return Number.isFinite(notBefore) ? new Date(Math.ceil(notBefore)).toISOString() : undefined;
+  // Bounded: a share of 1e-9 put the turn past what a Date holds (fleet bench, 10,000 sources).
+  return new Date(Math.ceil(Math.min(notBefore, run.endedMs + LANE_MAX_LIFE_MS))).toISOString();
 }
 
 /** A host's source as the planner knows it, for the lane's pool. */

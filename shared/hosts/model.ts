@@ -83,6 +83,11 @@ export interface HostModel {
    * serves the demand counted at that factor (`stretchOf`).
    */
   stretch: number;
+  /**
+   * RATE-9 with FULL-3: in the full-sync window, the share of a saturated host's time its full syncs take
+   * (`withFullSyncShare`); `stretch` then counts it (the incrementals get the rest). Absent otherwise.
+   */
+  fullSyncShare?: number;
   /** RATE-8: paused until (ISO), when a pause is in force now. */
   pausedUntil?: string;
   /** RATE-4 and the pace: how many sync runs at once keep this host busy (0 while paused). */
@@ -288,8 +293,14 @@ function perRequestMsOf(sources: readonly HostSourceInput[], latencyMs?: number)
 }
 
 /** "host saturated: needs 2.3 requests/s of 1; intervals × 2.3" — the RATE-9 sentence for status. */
-export function saturationText(model: Pick<HostModel, 'host' | 'demand' | 'capacity' | 'stretch'>): string {
-  return `host ${model.host} saturated: needs ${round(model.demand)} requests/s of ${round(model.capacity)}; intervals × ${round(model.stretch)} (RATE-9)`;
+export function saturationText(
+  model: Pick<HostModel, 'host' | 'demand' | 'capacity' | 'stretch' | 'fullSyncShare'>,
+): string {
+  const full =
+    model.fullSyncShare === undefined
+      ? ''
+      : `, full syncs take ${Math.round(model.fullSyncShare * 100)} % of its time tonight (FULL-3)`;
+  return `host ${model.host} saturated: needs ${round(model.demand)} requests/s of ${round(model.capacity)}${full}; intervals × ${round(model.stretch)} (RATE-9)`;
 }
 
 export function round(x: number): number {

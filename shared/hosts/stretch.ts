@@ -11,7 +11,7 @@ import { STRETCH_DUE_SHARE } from './constants';
 import { type HostModel, ownQuietStreak, round, saturationText } from './model';
 import { cadenceAtMsOf, type OwnCadence, ownTurnsDueMs, type TurnState } from './turns';
 
-type StretchModel = Pick<HostModel, 'host' | 'demand' | 'capacity' | 'stretch'>;
+type StretchModel = Pick<HostModel, 'host' | 'demand' | 'capacity' | 'stretch' | 'fullSyncShare'>;
 
 /**
  * RATE-9, pure: a source's decision on its host — `decideSource` (SCH-1…SCH-4, FULL, ERR) on the

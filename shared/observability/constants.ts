@@ -47,10 +47,19 @@ export const METRICS = {
    */
   apiListCounts: 'ApiListCounts',
   /**
-   * Planner, every tick (RATE-9): hosts whose sources' cadence needs more than the host's pace. Always
-   * written (0 included); the "host saturated" alarm reads it.
+   * Planner, every tick (RATE-9): hosts whose sources' cadence needs more than the host's pace — the
+   * lawful state RATE-9 describes (every source on it stretched by one factor), shown on the dashboard
+   * from the metric log line, not alarmed: at 1,000 sources some host is saturated every weekday.
    */
   saturatedHosts: 'SaturatedHosts',
+  /**
+   * Planner, every tick (RATE-9's "none is starved", shared/planner `starvationOf`): due sources waiting
+   * past their stretched due instant by more than their stretched interval again (and at least 30 min).
+   * The "source starved" alarm reads it; a datapoint only when above 0 (`CUSTOM_METRIC_ONLY_WHEN`).
+   */
+  starvedSources: 'StarvedSources',
+  /** Same tick: of the due sources, the most minutes past a stretched due instant (log line only). */
+  longestOverdueMinutes: 'LongestOverdueMinutes',
   /**
    * Planner, every tick, per saturated host (`Host` dimension — only saturated hosts, a handful of
    * hosting centres, so the cardinality stays low): the RATE-9 stretch factor of its sources' intervals.
@@ -76,7 +85,7 @@ export const ALARMED_METRICS: ReadonlySet<string> = new Set([
   METRICS.longestPauseHours,
   METRICS.storeOutages,
   METRICS.slotStoreFallback,
-  METRICS.saturatedHosts,
+  METRICS.starvedSources,
 ]);
 
 /**
@@ -85,11 +94,13 @@ export const ALARMED_METRICS: ReadonlySet<string> = new Set([
  * being a datapoint: the alarm then sees data only when it breaches, and no data reads as not breaching
  * (`TreatMissingData.NOT_BREACHING`), so it fires exactly as before. The dashboard reads every value from
  * the logs (EMF lines carry `METRIC_LOG_FIELD` too). Only for alarms whose statistic is a Maximum compared
- * with `>` / `>=`: a Minimum or a SampleCount alarm would change meaning (the SaturatedHosts one stays).
+ * with `>` / `>=`: a Minimum or a SampleCount alarm would change meaning.
  */
 export const CUSTOM_METRIC_ONLY_WHEN: Readonly<Record<string, (value: number) => boolean>> = {
   // SourcePausedTooLong: Maximum over an hour > PAUSED_TOO_LONG_HOURS.
   [METRICS.longestPauseHours]: (hours) => hours > PAUSED_TOO_LONG_HOURS,
+  // SourceStarved: Maximum over 5 minutes >= 1 — a tick without a starved source writes no datapoint.
+  [METRICS.starvedSources]: (starved) => starved > 0,
 };
 
 /**
@@ -114,7 +125,7 @@ export const DIMENSIONS = {
 export const PAUSED_TOO_LONG_HOURS = 24;
 
 /**
- * RATE-9: the "host saturated" alarm fires when some host stayed saturated for this long — a stretched
- * cadence for a whole hour is the operator's to look at (more slots change nothing: the host's pace binds).
+ * RATE-9: the "source starved" alarm fires when some source was starved (`StarvedSources` ≥ 1) in this
+ * many of the last three 5-minute periods — a source served at last within a tick or two does not page.
  */
-export const HOST_SATURATED_ALARM_MINUTES = 60;
+export const SOURCE_STARVED_DATAPOINTS = 2;

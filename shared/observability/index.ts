@@ -6,13 +6,19 @@ export {
   ALARMED_METRICS,
   CUSTOM_METRIC_ONLY_WHEN,
   DIMENSIONS,
-  HOST_SATURATED_ALARM_MINUTES,
   METRIC_LOG_FIELD,
   METRIC_NAMESPACE,
   METRICS,
   PAUSED_TOO_LONG_HOURS,
+  SOURCE_STARVED_DATAPOINTS,
 } from './constants';
-export { type HostMetricInput, putHostMetrics, putSlotMetrics } from './host-metrics';
+export {
+  type HostMetricInput,
+  putHostMetrics,
+  putSlotMetrics,
+  putStarvationMetrics,
+  type StarvationMetricInput,
+} from './host-metrics';
 export { logger } from './logger';
 export { formatMetricLog, isCustomMetricDatapoint, MetricsBuffer, metrics } from './metrics';
 export {

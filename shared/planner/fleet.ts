@@ -14,6 +14,7 @@ import {
   lanePoolOf,
   ownIntervalMinutes,
   planHostFullSyncs,
+  withFullSyncShare,
 } from '../hosts';
 import {
   FULL_SYNC_DEFAULT_WINDOW_HOURS,
@@ -54,6 +55,7 @@ export interface FleetCandidate {
 }
 
 export interface FleetPlan {
+  /** Per host key its model; a saturated host with full syncs tonight with their share in its factor (`withFullSyncShare`). */
   hosts: Map<string, HostModel>;
   candidates: FleetCandidate[];
   fullPlans: FullSyncPlans;
@@ -62,7 +64,7 @@ export interface FleetPlan {
   runningByHost: Map<string, number>;
   /** Host lanes' re-planning (issue 27): per host key its active sources and when each is expected due. */
   lanePool: (hostKey: string) => LanePoolEntry[];
-  /** RATE-9: a saturated host's full-sync share tonight, for its full lane (`HostFullSyncPlan.share`). */
+  /** RATE-9 / FULL-3: a host's full-sync share tonight, for its full lane (`HostFullSyncPlan.share`). */
   fullShareOf: (hostKey: string) => number | undefined;
 }
 
@@ -74,14 +76,15 @@ export function planFleet(input: FleetInput): FleetPlan {
       .filter((s) => s.active)
       .map((s) => [s.sourceId, hostSourceInputOf(s, input.hostStateOf(s.sourceId), nowIso, settings)]),
   );
-  // RATE-9: one model per host key — capacity, demand, stretch, how many runs it keeps busy.
-  const hosts = hostModelsOf([...inputs.values()], input.conditions ?? new Map(), now.getTime());
+  // RATE-9: one model per host key — capacity, demand, stretch, how many runs it keeps busy (the window's
+  // full syncs not counted yet: `withWindowShares`).
+  const models = hostModelsOf([...inputs.values()], input.conditions ?? new Map(), now.getTime());
 
-  const candidates: FleetCandidate[] = input.due.map(({ source, state }) => ({
+  const decided: FleetCandidate[] = input.due.map(({ source, state }) => ({
     source,
     state,
     // RATE-9: on a saturated host the cadence (SCH-3 in the source's own cycles) is stretched by the host's one factor.
-    decision: decideOnHost({ source, state, now: nowIso, settings, model: hosts.get(hostKey(source.host)) }),
+    decision: decideOnHost({ source, state, now: nowIso, settings, model: models.get(hostKey(source.host)) }),
   }));
 
   const runningByHost = new Map<string, number>();
@@ -96,7 +99,7 @@ export function planFleet(input: FleetInput): FleetPlan {
   }
   // FULL-3 per host: tonight's scheduled full syncs that fit the host's window budget, oldest first.
   const fullPlans = planHostFullSyncs(
-    candidates
+    decided
       .filter(
         (c) =>
           c.decision.action === 'sync' &&
@@ -109,12 +112,13 @@ export function planFleet(input: FleetInput): FleetPlan {
         expectedRequests: expectedRequests(c.state, c.decision.kind ?? 'full'),
       })),
     {
-      hosts,
+      hosts: models,
       nowMs: now.getTime(),
       defaultWindowEndMs: now.getTime() + FULL_SYNC_DEFAULT_WINDOW_HOURS * 3_600_000,
       runningRequests: runningFullRequests,
     },
   );
+  const { hosts, candidates } = withWindowShares(decided, { models, fullPlans, nowIso, settings });
   // SCH-5 / FULL-3 / RATE-9: slots go to runs whose host can serve them now; a full sync without a slot
   // (or without budget on its host tonight) may come back as the incremental that is due.
   const admission = admitRuns({
@@ -158,4 +162,36 @@ export function planFleet(input: FleetInput): FleetPlan {
   };
   const fullShareOf = (key: string) => fullPlans.byHost.get(key)?.share;
   return { hosts, candidates, fullPlans, admission, runningByHost, lanePool, fullShareOf };
+}
+
+/**
+ * RATE-9 with FULL-3, pure: a saturated host's factor counts its full syncs' share of its time tonight
+ * (`withFullSyncShare`), and its due sources are decided again with it; other hosts keep their model and
+ * their decisions.
+ */
+function withWindowShares(
+  decided: readonly FleetCandidate[],
+  at: {
+    models: ReadonlyMap<string, HostModel>;
+    fullPlans: FullSyncPlans;
+    nowIso: string;
+    settings: ScheduleSettings;
+  },
+): { hosts: Map<string, HostModel>; candidates: FleetCandidate[] } {
+  const { models, fullPlans, nowIso, settings } = at;
+  const hosts = new Map(models);
+  for (const [key, plan] of fullPlans.byHost) {
+    const model = models.get(key);
+    if (model !== undefined) hosts.set(key, withFullSyncShare(model, plan.share));
+  }
+  const candidates = decided.map((c) => {
+    const key = hostKey(c.source.host);
+    const model = hosts.get(key);
+    if (model === undefined || model === models.get(key)) return c;
+    return {
+      ...c,
+      decision: decideOnHost({ source: c.source, state: c.state, now: nowIso, settings, model }),
+    };
+  });
+  return { hosts, candidates };
 }

@@ -26,6 +26,14 @@ export {
 export { emitPlannerMetrics } from './pause-metrics';
 export { runPlannerInvocation } from './run';
 export {
+  STARVED_AFTER_STRETCHED_INTERVALS,
+  STARVED_MIN_OVERDUE_MINUTES,
+  type Starvation,
+  type StarvationCandidate,
+  type StarvedSource,
+  starvationOf,
+} from './starvation';
+export {
   type PlannedHost,
   type PlannerCache,
   type PlannerDeps,

@@ -1,6 +1,7 @@
-import { logger, metrics, putHostMetrics, putSlotMetrics } from '../observability';
+import { logger, metrics, putHostMetrics, putSlotMetrics, putStarvationMetrics } from '../observability';
 import type { PlannerComposition } from './compose';
 import { emitPlannerMetrics } from './pause-metrics';
+import type { StarvedSource } from './starvation';
 import { type PlannedHost, type PlannerTickResult, plannerTick } from './tick';
 import { type WakeResult, wakeSyncWorkers } from './wake';
 
@@ -17,8 +18,9 @@ export async function runPlannerInvocation(
   const result = await plannerTick(deps, now);
   // Issue 28: the sync workers for what now waits (the `planner` trigger; else the event source's).
   const workers = await wakeWorkers(planner);
-  // RATE-9: saturated hosts as gauges every tick (the "host saturated" alarm reads them).
+  // RATE-9: saturated hosts for the dashboard (lawful, not paged); starved sources for the alarm.
   const saturatedHosts = putHostMetrics(result.hosts, metrics);
+  const starved = putStarvationMetrics(result.starvation, metrics);
   // SCH-5 sizing (issue 27): how many sync slots the demand needs beyond the configured ones.
   if (result.slotsNeeded !== undefined)
     putSlotMetrics(result.slotsNeeded, deps.settings.maxConcurrentSyncs, metrics);
@@ -41,8 +43,22 @@ export async function runPlannerInvocation(
     ...(result.hostKeysStamped ? { hostKeysStamped: result.hostKeysStamped } : {}),
     // RATE-9: hosts whose pace binds (stretched cadence) or with runs waiting for them — host keys only.
     ...(result.hosts.length > 0 ? { saturatedHosts, hosts: result.hosts.map(hostLine) } : {}),
+    // RATE-9 broken: which sources starve, on which host, how long past their stretched turn (the alarm's).
+    ...(starved > 0
+      ? {
+          starvedSources: starved,
+          starved: result.starvation.starved.slice(0, STARVED_LOGGED).map(starvedLine),
+        }
+      : {}),
   });
   return result;
+}
+
+/** Starved sources named in the tick's log line (most overdue first); the count is on the line too. */
+const STARVED_LOGGED = 10;
+
+function starvedLine(s: StarvedSource): string {
+  return `${s.sourceId} on ${s.host}: ${s.overdueMinutes} min past its turn (stretched interval ${s.stretchedIntervalMinutes} min, ×${s.stretch})`;
 }
 
 /** A planned host in the tick's log line: its sources, stretch, queue and what else binds it. */

@@ -29,6 +29,7 @@ import { type SyncMessage, startRun } from '../sync';
 import { mapLimit } from '../util';
 import { readHostConditions } from './conditions';
 import { type FleetCandidate, planFleet } from './fleet';
+import { type Starvation, starvationOf } from './starvation';
 
 /**
  * One planner tick: load config and state, decide per source (pure, shared/schedule), take the leases
@@ -86,6 +87,11 @@ export interface PlannerTickResult {
   decisions: PlannedSource[];
   /** RATE-9: the hosts that are saturated or have runs waiting for them (for the metric and the log). */
   hosts: PlannedHost[];
+  /**
+   * RATE-9's "none is starved" (`starvationOf`): the due sources this tick leaves waiting long past their
+   * stretched due instant — the "source starved" alarm's figure.
+   */
+  starvation: Starvation;
   /**
    * SCH-5's sizing signal (issue 27): "sync slots short: demand needs 71 of 64 …" when the incremental
    * cadence and tonight's full syncs need more slots than INGESTOR_MAX_CONCURRENT_SYNCS.
@@ -188,7 +194,15 @@ export async function plannerTick(deps: PlannerDeps, now: Date): Promise<Planner
     now,
     nowIso,
     cache: deps.cache ?? {},
-    result: { at: nowIso, sources: 0, invalid: 0, started: [], decisions: [], hosts: [] },
+    result: {
+      at: nowIso,
+      sources: 0,
+      invalid: 0,
+      started: [],
+      decisions: [],
+      hosts: [],
+      starvation: { starved: [], longestOverdueMinutes: 0 },
+    },
   };
   const configById = await readConfig(tick);
   const state = await readState(tick);
@@ -335,6 +349,22 @@ async function decideFleet(
   const { candidates, admission: allocation, hosts } = fleet;
   result.hosts = plannedHosts(hosts, allocation.queuedByHost);
   result.slotsNeeded = allocation.slotsNeeded;
+  // RATE-9: the due sources left waiting by this tick's admission, measured against their stretched turn.
+  const starting = new Set(allocation.start.map((d) => d.sourceId));
+  result.starvation = starvationOf(
+    candidates
+      .filter((c) => !starting.has(c.source.sourceId))
+      .map((c) => ({
+        sourceId: c.source.sourceId,
+        host: c.source.host,
+        config: c.source,
+        state: c.state,
+        decision: c.decision,
+      })),
+    (key) => hosts.get(key),
+    now,
+    deps.settings,
+  );
   const slotsShort = slotsShortText({ needed: allocation.slotsNeeded }, deps.settings.maxConcurrentSyncs);
   if (slotsShort !== undefined) result.slotsShort = slotsShort;
   return {

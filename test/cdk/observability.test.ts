@@ -4,11 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IngestorStack } from '../../infra/stack';
 import {
   ALARMED_METRICS,
-  HOST_SATURATED_ALARM_MINUTES,
   METRIC_LOG_FIELD,
   METRIC_NAMESPACE,
   METRICS,
   PAUSED_TOO_LONG_HOURS,
+  SOURCE_STARVED_DATAPOINTS,
 } from '../../shared/observability/constants';
 import { cdkJsonContext, NO_BUNDLING, removeTempOutdirs, TEST_ENV, tempOutdir } from '../support/cdk';
 
@@ -82,17 +82,41 @@ describe('observability: alarms and dashboard', () => {
     expect(body).not.toMatch(new RegExp(`"${METRIC_NAMESPACE}","${METRICS.longestPauseHours}"`));
   });
 
-  it('RATE-9: alarms when a host stays saturated for an hour (the planner’s SaturatedHosts gauge)', () => {
-    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      Namespace: METRIC_NAMESPACE,
-      MetricName: METRICS.saturatedHosts,
-      Statistic: 'Minimum',
-      Period: HOST_SATURATED_ALARM_MINUTES * 60,
-      Threshold: 1,
-      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-      TreatMissingData: 'notBreaching',
-      AlarmActions: ['arn:aws:sns:eu-central-1:123456789012:oncall'],
+  it('RATE-9: pages a starved source (StarvedSources in 2 of 3 five-minute periods), not a saturated host', () => {
+    const alarms = template.findResources('AWS::CloudWatch::Alarm', {
+      Properties: { Namespace: METRIC_NAMESPACE, MetricName: METRICS.starvedSources },
     });
+    expect(Object.values(alarms).map((a) => a.Properties)).toEqual([
+      expect.objectContaining({
+        Statistic: 'Maximum',
+        Period: 300,
+        EvaluationPeriods: 3,
+        DatapointsToAlarm: SOURCE_STARVED_DATAPOINTS,
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        // A datapoint only while a source starves (CUSTOM_METRIC_ONLY_WHEN): no data is no starvation.
+        TreatMissingData: 'notBreaching',
+        AlarmActions: ['arn:aws:sns:eu-central-1:123456789012:oncall'],
+        OKActions: ['arn:aws:sns:eu-central-1:123456789012:oncall'],
+      }),
+    ]);
+    expect(Object.keys(alarms)[0]).toMatch(/SourceStarved/);
+    // Saturation (lawful, RATE-9) is no alarm any more: no alarm reads SaturatedHosts.
+    expect(
+      template.findResources('AWS::CloudWatch::Alarm', {
+        Properties: { MetricName: METRICS.saturatedHosts },
+      }),
+    ).toEqual({});
+  });
+
+  it('RATE-9: saturation stays on the dashboard, read from the planner’s metric log lines', () => {
+    const dashboard = Object.values(template.findResources('AWS::CloudWatch::Dashboard'))[0];
+    const body = JSON.stringify(dashboard?.Properties?.DashboardBody).replace(/\\+"/g, '"');
+    expect(body).toContain(
+      `filter ${METRIC_LOG_FIELD} = '${METRIC_NAMESPACE}' | filter ispresent(${METRICS.saturatedHosts}) or ispresent(${METRICS.longestOverdueMinutes})`,
+    );
+    expect(body).toContain(`max(${METRICS.hostStretch}) as stretch`);
+    expect(body).not.toMatch(new RegExp(`"${METRIC_NAMESPACE}","${METRICS.saturatedHosts}"`));
   });
 
   it('ERR-4 / issue 13: alarms on our own store outages, apart from any source’s failures', () => {

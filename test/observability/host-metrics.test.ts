@@ -1,8 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { hostModelsOf } from '../../shared/hosts';
-import { DIMENSIONS, METRICS, MetricsBuffer, putHostMetrics } from '../../shared/observability';
+import {
+  DIMENSIONS,
+  METRIC_LOG_FIELD,
+  METRIC_NAMESPACE,
+  METRICS,
+  MetricsBuffer,
+  putHostMetrics,
+  putStarvationMetrics,
+} from '../../shared/observability';
 
-/** RATE-9: the planner's host gauges, as the EMF lines CloudWatch reads (the HostSaturated alarm). */
+/**
+ * RATE-9: the planner's host gauges — metric log lines the dashboard reads (saturation is lawful, no alarm
+ * reads it) — and the starvation gauge, a custom-metric datapoint only while a source starves.
+ */
 describe('host metrics (RATE-9)', () => {
   function lines(hosts: Parameters<typeof putHostMetrics>[0]) {
     const out: Record<string, unknown>[] = [];
@@ -44,5 +55,40 @@ describe('host metrics (RATE-9)', () => {
     expect(out.some((l) => l[DIMENSIONS.host] === 'ris.solo.example')).toBe(false);
 
     expect(lines([]).out).toEqual([expect.objectContaining({ [METRICS.saturatedHosts]: 0 })]);
+  });
+
+  it('a saturated host is a log line, not a billed datapoint (no alarm reads SaturatedHosts any more)', () => {
+    const { out } = lines([{ host: 'ris.hosting.example', saturated: true, stretch: 5.3, utilisation: 5.3 }]);
+    expect(out.filter((l) => l._aws !== undefined)).toEqual([]);
+    expect(out).toContainEqual(
+      expect.objectContaining({ [METRIC_LOG_FIELD]: METRIC_NAMESPACE, [METRICS.saturatedHosts]: 1 }),
+    );
+  });
+
+  it('StarvedSources: a datapoint only while a source starves; the longest overdue always on the log line', () => {
+    const emitted = (starved: number, longestOverdueMinutes: number) => {
+      const out: Record<string, unknown>[] = [];
+      const buffer = new MetricsBuffer({ write: (l) => out.push(JSON.parse(l)), now: () => 0 });
+      expect(
+        putStarvationMetrics({ starved: Array.from({ length: starved }), longestOverdueMinutes }, buffer),
+      ).toBe(starved);
+      buffer.flush();
+      return out;
+    };
+    expect(emitted(0, 12.345)).toEqual([
+      {
+        [METRIC_LOG_FIELD]: METRIC_NAMESPACE,
+        Timestamp: 0,
+        [METRICS.starvedSources]: 0,
+        [METRICS.longestOverdueMinutes]: 12.35,
+      },
+    ]);
+    const starving = emitted(2, 94.8);
+    const emf = starving.filter((l) => l._aws !== undefined);
+    expect(emf).toEqual([expect.objectContaining({ [METRICS.starvedSources]: 2 })]);
+    expect(emf[0]?._aws).toMatchObject({
+      CloudWatchMetrics: [{ Metrics: [{ Name: METRICS.starvedSources }] }],
+    });
+    expect(starving).toContainEqual(expect.objectContaining({ [METRICS.longestOverdueMinutes]: 94.8 }));
   });
 });

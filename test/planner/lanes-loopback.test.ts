@@ -1,14 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeCouncil, startFakeCouncil } from '../../demo';
 import { createTestResolver } from '../../shared/net';
-import type { SourceScheduleState } from '../../shared/schedule';
+import { plannerTick } from '../../shared/planner';
+import {
+  DEFAULT_LEASE_MINUTES,
+  DEFAULT_SCHEDULE_SETTINGS,
+  localHourOf,
+  type SourceScheduleState,
+} from '../../shared/schedule';
 import { acquireSyncLease, getSourceState } from '../../shared/store';
 import { processSyncBody, runLane } from '../../shared/sync';
 import type { SyncRuntime } from '../../shared/sync/compose';
 import { parseSyncMessage, type SyncMessage } from '../../shared/sync/message';
 import { type AwsTestbed, startAwsTestbed } from '../support/aws';
 import { type RedisPeer, startRedisPeer } from '../support/redis';
-import { captureLog, deliver, plan } from '../support/sync-bed';
+import { captureLog, deliver } from '../support/sync-bed';
 import { putActiveSource, startSyncRuntime } from '../support/sync-runtime';
 
 /**
@@ -22,6 +28,31 @@ import { putActiveSource, startSyncRuntime } from '../support/sync-runtime';
  * fake councils on loopback. The lone hosts are `lone-N.test` names the test resolver sends to loopback
  * (the planner keys hosts by name, so three names are three hosts exactly as 127.0.0.2/3/4 would be).
  */
+/**
+ * The lanes here are of incremental syncs: the default full-sync window (FULL-1, from 03:00 for 5 h) is
+ * put 12 hours from the hour the test runs in, for the planner and the sync function alike. Run in the
+ * window, the never-synced councils' first syncs were full ones, and their lane took turns between full
+ * and incremental syncs (FULL-3's share of the host's time) — another case, and a test that depended on
+ * the wall clock.
+ */
+const FULL_SYNC_HOUR = (localHourOf(Date.now()) + 12) % 24;
+const SETTINGS = { ...DEFAULT_SCHEDULE_SETTINGS, fullSyncHour: FULL_SYNC_HOUR };
+
+/** One real planner tick with the test's settings (as test/support/sync-bed's `plan`). */
+function plan(bed: AwsTestbed, now: Date) {
+  return plannerTick(
+    {
+      doc: bed.clients.doc,
+      sqs: bed.clients.sqs,
+      tables: { sources: bed.env.SOURCES_TABLE, state: bed.env.STATE_TABLE },
+      syncQueueUrl: bed.queues.syncQueueUrl,
+      settings: SETTINGS,
+      leaseMinutes: DEFAULT_LEASE_MINUTES,
+    },
+    now,
+  );
+}
+
 describe('host lanes: a run that ends hands its slot to the next waiting source of its host', () => {
   let bed: AwsTestbed;
   let redis: RedisPeer;
@@ -49,7 +80,11 @@ describe('host lanes: a run that ends hands its slot to the next waiting source 
     for (let i = 2; i <= 4; i += 1) lone.push(await small(`lone-${i}.test`));
     runtime = await startSyncRuntime(bed, {
       resolver: createTestResolver(),
-      extraEnv: { UPSTASH_REDIS_REST_URL: redis.adapter.url, UPSTASH_REDIS_REST_TOKEN: redis.adapter.token },
+      extraEnv: {
+        UPSTASH_REDIS_REST_URL: redis.adapter.url,
+        UPSTASH_REDIS_REST_TOKEN: redis.adapter.token,
+        INGESTOR_FULL_SYNC_HOUR: String(FULL_SYNC_HOUR),
+      },
     });
     for (const [i, c] of shared.entries()) await putActiveSource(bed, `council-${i + 1}`, c.systemUrl);
     for (const [i, c] of lone.entries()) await putActiveSource(bed, `solo-${i + 2}`, c.systemUrl);
