@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import type { Redis } from '@upstash/redis';
 import { RETRY_AFTER_CAP_MS } from '../fetch';
 import { hostKey } from '../util';
@@ -169,7 +170,7 @@ export class PacedHostSlots implements PacedSlots {
   /** RATE-7: on Redis, quiet, or paced alone (failover.ts decides; storeOutcome moves it). */
   private failover: FailoverState = ON_SHARED_STORE;
   /** Aborted whenever `failover` changes: wakes the requests waiting out a quiet (waitOutFallbackQuiet). */
-  private failoverChanged = new AbortController();
+  private failoverChanged = failoverSignal();
   private readonly releaseLingerMs: number;
   /** RATE-9 / item 5: the fleet-wide copy of this process's floors, and its other fetches' use. */
   readonly ledger: HostLedger;
@@ -487,11 +488,10 @@ export class PacedHostSlots implements PacedSlots {
       if (store !== this.shared || !(error instanceof SlotStoreUnavailableError)) throw error;
       if (error instanceof SlotStoreNoAnswerError) {
         // Redis may have placed the slot and the lease: a late answer frees the lease (the slot stays
-        // spent, unsent — the pace kept) and takes this request out of the host's waiting line.
+        // spent, unsent — the pace kept). A place in the host's waiting line stays: this acquire asks
+        // again with the same requester id, and an abandoned entry leaves after WAIT_STALE_MS.
         void error.lateAnswer.then((answered) => {
-          if (!answered) return;
-          void this.releaseQuietly({ store, host: r.host, leaseId });
-          this.leaveLineQuietly(store, r.host, r.requesterId);
+          if (answered) void this.releaseQuietly({ store, host: r.host, leaseId });
         });
       }
       this.sharedFailed(error, sentMs);
@@ -641,7 +641,7 @@ export class PacedHostSlots implements PacedSlots {
     if (state === before) return;
     this.failover = state;
     this.failoverChanged.abort();
-    this.failoverChanged = new AbortController();
+    this.failoverChanged = failoverSignal();
     if (switched === 'restored') {
       this.onEvent({ type: 'shared-store-restored', fallbackMs: now - (before.sinceMs ?? now) });
       return;
@@ -853,6 +853,13 @@ function busyWaitMs(decision: BusyDecision, attempt: number): number {
   const aimedMs = Math.max(afterHolderMs, decision.freeInMs - decision.intervalMs / 2);
   const waitMs = Math.min(aimedMs, Math.max(decision.placeFreeInMs, 1));
   return waitMs + Math.random() * BUSY_POLL_JITTER_MS;
+}
+
+/** Every request waiting out a quiet listens to it: as many as the process has requests waiting. */
+function failoverSignal(): AbortController {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  return controller;
 }
 
 /** Rejects with the signal's reason once it is aborted. */

@@ -176,9 +176,9 @@ describe('RATE-7 / RATE-1: one instance cut off from Redis while another still u
     const now = () => performance.timeOrigin + performance.now();
     const start = now();
     const slowFrom = start + 3_000;
-    const healAt = start + 11_000;
+    const healAt = start + 9_000;
     const end = start + 15_000;
-    const lastWait = AbortSignal.timeout(end - start + 3_000);
+    const lastWait = AbortSignal.timeout(end - start + 6_000);
     const faults = (async () => {
       await sleep(slowFrom - now());
       slowPath.slow(1_500);
