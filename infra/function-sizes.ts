@@ -46,7 +46,8 @@ export const FUNCTION_MEMORY_MB = {
   // re-measured (sync memory, 2026-12-03).
   // Issue 28 (function memory): 227 MB with SYNC_MALLOC's threshold, re-landed 2026-12-04 once the
   // politeness faults that held it back were fixed (cold-start send allowance; RATE-7 slow answers) — the
-  // politeness bench at 227 MB + the threshold: 0 violations in 2 runs, kernel and sender clocks.
+  // politeness bench at 227 MB + the threshold: no violation while Redis served in 3 runs, none at all in 2
+  // (the third: 3 after Redis was killed, the fallback-grid fault seen at 256 MB too; docs/reliability.md).
   sync: 227,
   // Text extraction holds a file of up to 50 MB and pdfjs's parse of it in a worker stopped at
   // TEXT_MAX_PROCESS_RSS_BYTES (1,300 MB) of this (DOC-2; checked by test/documents/text-bounds.test.ts).
