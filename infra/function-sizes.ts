@@ -10,7 +10,7 @@
  * | function | bundle import | work adds | size | why this size |
  * |---|---|---|---|---|
  * | planner | 63 MB | 109 MB for two ticks over 10,000 sources (cached config, due items) | 512 | CPU-bound: below 1,769 MB a function gets that share of a vCPU, so its bill is the same at any size below; 512 keeps a 10,000-source tick inside its 60 s |
- * | sync | 91–94 MB (77–78 with SYNC_MALLOC's threshold, held back; 101 before the sync-memory cut, 2026-12-03) | issue 28, 2026-12-03: the real worker with 34 full syncs of real 100-object pages in flight under Lambda's 256 MB heap bounds: live memory 36 → 120 MB, ≈ 2.5 MB a run (SYNC_WORKER_MEMORY below; 20 runs: ≈ 3.6 MB a run) | 256 | wait-bound (the host's pace): the bill is ∝ memory × invocations alive. 34 runs need ≈ 178 MB: 1.44× (SYNC_MEMORY_HEADROOM 1.4). With the threshold ≈ 162 MB and 227 MB would do (−€0.6 a month) — held back, see SYNC_MALLOC. Was 512 (2× a ≈ 240 MB estimate, not measured) |
+ * | sync | 77–78 MB with SYNC_MALLOC's threshold (91–94 without; 101 before the sync-memory cut, 2026-12-03) | issue 28, 2026-12-03: the real worker with 34 full syncs of real 100-object pages in flight under Lambda's 256 MB heap bounds: live memory 36 → 120 MB, ≈ 2.5 MB a run (SYNC_WORKER_MEMORY below; 20 runs: ≈ 3.6 MB a run) | 227 | wait-bound (the host's pace): the bill is ∝ memory × invocations alive. 34 runs need ≈ 162 MB with the threshold: 227 is the least whole MB at 1.4× (SYNC_MEMORY_HEADROOM); chosen by cost among the sizes that fit, tight sizes included (see below). Was 256 (≈ 178 MB need without the threshold), before that 512 (2× a ≈ 240 MB estimate, not measured) |
  * | files | 101 MB | a 50 MB PDF and pdf.js's parse of it in the text worker, bounded: ≤ 768 MB per file, stopped at 1,300 MB for the process (DOC-2, shared/documents/constants.ts) | 1536 | the text worker's process bound plus the growth between two looks (test/documents/text-bounds.test.ts). Issue 28, 2026-12-03 (`npm run bench -- files-cost`, the real pass over 20 councils × 5 PDFs of 400 KB): 0.071 s CPU a file (0.048 of it text), the rest of its ≈ 0.37 s billed a file is the host's pace (4 hosts at once); every hourly pass also loads every source (0.009 s CPU each) — billed ≈ 47,000 GB-s a month at 1,000 sources (€0.54). A split (downloads at 256 MB, text at 1,536) would save at most 5/6 of the waits' ≈ €0.31 (≈ €0.26): not built |
  * | deletionCheck | 92 MB (97 MB 2026-12-03) | HEAD requests, no bodies; whole-file GETs 4 at once; issue 28, 2026-12-03 (`npm run bench -- deletion-cpu`, liveMbAdded): a run of 40 servers × 30 stored files (1,200 samples) adds +35 MB live → ≈ 132 MB, 26 % of 512 | 512 | issue 28: 100 servers at once overlap their RATE-6 waits (≈ 270 s a run at 1,000 sources); CPU measured with the peers and councils in other processes (`npm run bench -- deletion-cpu`): ≈ 4.4 ms a sample and ≈ 8–23 ms a source's loads a run on one vCPU → ≈ 250 s at 512 (≈ 500 s at 256, too close to the 780 s a run may use with bigger councils). At 10,000+ sources the run is split into shards by host (DEL_SOURCES_PER_SHARD, one invocation each). Decided by the model, 2026-12-03 (test/cost/files-deletion-sizes.test.ts): at 512 the run is CPU-bound (≈ 285 s of CPU against 274 s of RATE-6 waits at 1,000 sources), so 256 bills the same GB-s (570 s × 256 MB) and leaves less room; at 10,000 sources a 2,000-source shard needs 1,141 s of CPU at 256 — beyond its 780 s, each file sampled every ≈ 12.5 days instead of 7 (DEL-2). Above 512 the waits bill memory the CPU no longer needs (768: +44 %) |
  * | photos | 95 MB | one photo at a time | 256 | wait-bound (the host's pace) |
@@ -44,10 +44,11 @@ export const FUNCTION_MEMORY_MB = {
   // Issue 28: 34 runs a worker started by the planner (SYNC_PLANNER_WORKER below; the event source's
   // trigger keeps SYNC_EVENT_SOURCE_MEMORY_MB). 320 until the sync's import and a run's share were
   // re-measured (sync memory, 2026-12-03).
-  // Issue 28 (function memory, 2026-12-03): 227 MB with SYNC_MALLOC's threshold was measured and held
-  // back — see SYNC_MALLOC: under Lambda's heap bounds the politeness bench shows sends late past the
-  // allowance (2 of 6 runs with it, 1 of 3 at 256 without it); not changed until that is fixed.
-  sync: 256,
+  // Issue 28 (function memory): 227 MB with SYNC_MALLOC's threshold, re-landed 2026-12-04 once the
+  // politeness faults that held it back were fixed (cold-start send allowance; RATE-7 slow answers) — the
+  // politeness bench at 227 MB + the threshold: no violation while Redis served in 3 runs, none at all in 2
+  // (the third: 3 after Redis was killed, the fallback-grid fault seen at 256 MB too; docs/reliability.md).
+  sync: 227,
   // Text extraction holds a file of up to 50 MB and pdfjs's parse of it in a worker stopped at
   // TEXT_MAX_PROCESS_RSS_BYTES (1,300 MB) of this (DOC-2; checked by test/documents/text-bounds.test.ts).
   files: 1536,
@@ -70,8 +71,8 @@ export const FUNCTION_MEMORY_MB = {
  * (WORKER_RUNS_AT_ONCE) are chosen from it by cost (`npm run bench -- cost`, `syncSizing`).
  * - `bundleImportMb`: the sync bundle imported in a fresh process (`RSS_ONLY=sync,worker RSS_WORKER_RUNS=34
  *   RSS_LAMBDA_MB=256 npm run bench -- rss`, 2026-12-03, a machine under load ≈ 20 on 2 cores): 94 MB
- *   (101 on 2026-12-01); 78 MB with SYNC_MALLOC's environment (issue 28, function memory: 77–78 in three
- *   imports, 91–94 without; held back). Issue 28 (sync memory) cut what a run never calls from the import: cheerio's
+ *   (101 on 2026-12-01); 78 MB with SYNC_MALLOC's environment, which the function runs with (issue 28,
+ *   function memory: 77–78 in three imports, 91–94 without). Issue 28 (sync memory) cut what a run never calls from the import: cheerio's
  *   main entry (its URL/buffer/stream loaders, encoding-sniffer with two more iconv-lite copies —
  *   shared/scraper/html.ts) and undici's index (shared/net/undici.ts): bundle 3.50 → 2.34 MB; the same
  *   two bundles imported alternately five times each on the same machine: 103 → 90–91 MB resident.
@@ -86,7 +87,7 @@ export const FUNCTION_MEMORY_MB = {
  *   V8 collected late and the same work showed ≈ 10 MB a run (228 MB live): not the need.
  */
 export const SYNC_WORKER_MEMORY = {
-  bundleImportMb: 94,
+  bundleImportMb: 78,
   mbPerRun: 84 / 34,
   measuredRuns: 34,
 } as const;
@@ -112,17 +113,6 @@ export const SYNC_WORKER_MEMORY = {
  * NODE_OPTIONS=--max-semi-space-size=2 beside a command-line 12 keeps the 12), so it would take an exec
  * wrapper; `--lite-mode` −6 MB by giving up the optimising compiler for a worker whose runs parse pages.
  */
-/*
- * HELD BACK (not in the function's environment; lever `syncMalloc` a what-if): the politeness bench with its
- * workers under Lambda's heap bounds (`POLITENESS_WORKER_MB=227`, the threshold in their environment) showed
- * a send written past its allowance in 2 of 6 runs on the kernel clock (963.2 and 994.4 ms gaps; one traced
- * to a 21.2 ms stall between the send-time check and undici's write at a worker's cold start) — and the
- * same in 1 of 3 runs at 256 MB without it (`POLITENESS_WORKER_MB=256 POLITENESS_WORKER_MALLOC=0`: 993.2 ms,
- * 2026-12-03). So the stall is not the threshold's; it happens at any size, and its fix belongs to the send
- * allowance at a cold start (shared/slots host-slots.ts SendLateness). Until that is built and measured, the
- * setting that makes the cold start slower (+80–170 ms of import CPU, when the stalls are) stays off, and the
- * size with it: ≈ €0.6 a month is not worth changing the worker while a politeness fault is open.
- */
 export const SYNC_MALLOC = {
   env: { MALLOC_MMAP_THRESHOLD_: '32768' },
   importMbBefore: 92,
@@ -131,8 +121,6 @@ export const SYNC_MALLOC = {
   cpuFactor: 1.31,
   /** The sync's size before (SYNC_WORKER_MEMORY's import then 94 MB). */
   memoryMbBefore: 256,
-  /** The size it would allow: 78 + 34 × 2.47 MB × 1.4, the least whole MB (bench/cost/sync-sizing.ts). */
-  memoryMbWith: 227,
 } as const;
 
 /**
@@ -155,8 +143,9 @@ export const SYNC_MEMORY_HEADROOM = 1.4;
 
 /**
  * Issue 28: the sync's size when the planner starts the workers (infra/stack.ts `-c syncTrigger=planner`).
- * Function memory (2026-12-03): 34 runs at 227 MB would do with SYNC_MALLOC's threshold (78 + 34 × 2.47 =
- * 162 MB, × 1.4 = 226.8) — held back (SYNC_MALLOC). As built:
+ * Function memory (2026-12-03): 34 runs at 227 MB — SYNC_MALLOC's threshold cut the import to 78 MB, so
+ * 78 + 34 × 2.47 = 162 MB, × 1.4 = 226.8: the tight size bench/cost/sync-sizing.ts prices for each width.
+ * Before that:
  * 34 runs at 256 MB since the sync-memory re-measure (2026-12-03, SYNC_WORKER_MEMORY: 94 + 34 × 2.47 =
  * 178 MB, 1.44× with SYNC_MEMORY_HEADROOM): the cheapest that fits by cost (`npm run bench -- cost`,
  * `syncSizing`, 1,000 sources, the built 320 × 34 beside it): 256 × 34 €7.03 a month against 320 × 34

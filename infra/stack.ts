@@ -94,6 +94,7 @@ import {
   SYNC_BATCH_SIZE,
   SYNC_BATCHING_WINDOW_SECONDS,
   SYNC_EVENT_SOURCE_MEMORY_MB,
+  SYNC_MALLOC,
   SYNC_PLANNER_WORKER,
 } from './function-sizes';
 
@@ -717,7 +718,8 @@ export class IngestorStack extends Stack {
       description: 'Sync worker: runs of distinct hosts at once from the queue, continuing through it',
       timeout: SYNC_TIMEOUT,
       memorySize: this.syncWakeQueue ? SYNC_PLANNER_WORKER.memoryMb : SYNC_EVENT_SOURCE_MEMORY_MB,
-      environment: this.functionEnvironment,
+      // Issue 28: glibc's mmap threshold, which the size is measured with (SYNC_MALLOC).
+      environment: { ...this.functionEnvironment, ...SYNC_MALLOC.env },
       // The sync hands over to itself through the queue that triggers it (continuation messages);
       // loop detection would stop such a chain after ~16 hops (DESIGN "Known AWS traps").
       recursiveLoop: RecursiveLoop.ALLOW,

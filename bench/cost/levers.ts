@@ -156,7 +156,7 @@ export const LEVERS_NOW: Levers = {
   payPerWork: true,
   syncMemoryMb: FUNCTION_MEMORY_MB.sync,
   syncRunsAtOnce: SYNC_PLANNER_WORKER.runsAtOnce,
-  syncMallocMmap: false,
+  syncMallocMmap: true,
   syncSpreadSeconds: 0,
   syncCapFromMean: true,
   syncTrigger: 'planner',
@@ -246,11 +246,10 @@ export const LEVER_VARIANTS: Record<
     on: { syncMemoryMb: FUNCTION_MEMORY_MB.sync },
   },
   syncMalloc: {
-    what: `what-if (measured, held back): sync: glibc malloc's mmap threshold fixed at ${SYNC_MALLOC.env.MALLOC_MMAP_THRESHOLD_} B (function environment) — import ${SYNC_MALLOC.importMbBefore} → ${SYNC_MALLOC.importMbWith} MB, CPU a run × ${SYNC_MALLOC.cpuFactor} (npm run bench -- rss) — so ${SYNC_MALLOC.memoryMbBefore} → ${SYNC_MALLOC.memoryMbWith} MB × ${SYNC_PLANNER_WORKER.runsAtOnce} runs with the 1.4 headroom`,
-    // Held back (infra/function-sizes.ts SYNC_MALLOC): a what-if until the cold start's send allowance is fixed.
-    built: false,
+    what: `sync: glibc malloc's mmap threshold fixed at ${SYNC_MALLOC.env.MALLOC_MMAP_THRESHOLD_} B (function environment) — import ${SYNC_MALLOC.importMbBefore} → ${SYNC_MALLOC.importMbWith} MB, CPU a run × ${SYNC_MALLOC.cpuFactor} (npm run bench -- rss) — so ${SYNC_MALLOC.memoryMbBefore} → ${FUNCTION_MEMORY_MB.sync} MB × ${SYNC_PLANNER_WORKER.runsAtOnce} runs with the 1.4 headroom`,
+    built: true,
     off: { syncMallocMmap: false, syncMemoryMb: SYNC_MALLOC.memoryMbBefore },
-    on: { syncMallocMmap: true, syncMemoryMb: SYNC_MALLOC.memoryMbWith },
+    on: { syncMallocMmap: true, syncMemoryMb: FUNCTION_MEMORY_MB.sync },
   },
   stateUnderOneKb: {
     what: 'what-if (not built): the leased STATE item under 1 KB also after a full sync (≈ 1,046 B now: its lease, claim and release writes 1 unit each)',

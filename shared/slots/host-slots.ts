@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import type { Redis } from '@upstash/redis';
 import { RETRY_AFTER_CAP_MS } from '../fetch';
 import { hostKey } from '../util';
@@ -23,7 +24,8 @@ import {
   SEND_WRITE_GUARD_MS,
   SHARED_STORE_RETRY_MS,
 } from './constants';
-import { SlotOptionsError, SlotStoreUnavailableError } from './errors';
+import { SlotOptionsError, SlotStoreNoAnswerError, SlotStoreUnavailableError } from './errors';
+import { afterOutcome, type FailoverState, ON_SHARED_STORE, type StoreOutcome, storeUse } from './failover';
 import { HostGate } from './gate';
 import { type FloorNote, type HostLedger, processHostLedger, RedisHostLedger } from './ledger';
 import { LocalSlotStore } from './local-store';
@@ -165,16 +167,15 @@ export class PacedHostSlots implements PacedSlots {
   private readonly local: LocalSlotStore;
   private readonly onEvent: (event: SlotEvent) => void;
   private readonly lateness = new SendLateness();
-  private sharedDownUntilMs = Number.NEGATIVE_INFINITY;
-  /** When this process switched to the fallback, and until when it stays quiet there (sharedFailed). */
-  private fallbackSince = Number.NEGATIVE_INFINITY;
-  private fallbackQuietUntilMs = Number.NEGATIVE_INFINITY;
+  /** RATE-7: on Redis, quiet, or paced alone (failover.ts decides; storeOutcome moves it). */
+  private failover: FailoverState = ON_SHARED_STORE;
+  /** Aborted whenever `failover` changes: wakes the requests waiting out a quiet (waitOutFallbackQuiet). */
+  private failoverChanged = failoverSignal();
   private readonly releaseLingerMs: number;
   /** RATE-9 / item 5: the fleet-wide copy of this process's floors, and its other fetches' use. */
   readonly ledger: HostLedger;
   /** Released leases whose Redis release waits for this process's next reservation of the host. */
   private readonly lingering = new Map<string, { leaseId: string; timer: NodeJS.Timeout }[]>();
-  private inFallback = false;
   private readonly counts = {
     grants: 0,
     refusals: 0,
@@ -357,12 +358,15 @@ export class PacedHostSlots implements PacedSlots {
       this.gate.leave(lease.host);
       return;
     }
+    const sentMs = this.clock.now();
     try {
       await store.release(lease.host, leaseId);
     } catch (error) {
       // The lease expires with its TTL; until then the host has one place less. Safe side.
       this.onEvent({ type: 'release-failed', host: lease.host, error });
-      if (store === this.shared && error instanceof SlotStoreUnavailableError) this.sharedFailed(error);
+      if (store === this.shared && error instanceof SlotStoreUnavailableError) {
+        this.sharedFailed(error, sentMs);
+      }
     } finally {
       this.gate.leave(lease.host);
     }
@@ -391,12 +395,12 @@ export class PacedHostSlots implements PacedSlots {
     let placeHeld = true;
     try {
       for (let attempt = 0; ; attempt += 1) {
-        const store = this.currentStore();
-        if (store === this.local && this.clock.now() < this.fallbackQuietUntilMs) {
+        if (this.shared && storeUse(this.failover, this.clock.now()) === 'quiet') {
           const refusal = await this.waitOutFallbackQuiet(r);
           if (refusal) return refusal;
           continue;
         }
+        const store = this.currentStore();
         const answer = await this.askStore(r, store);
         if (!answer) continue; // Redis failed: at once, now against the local store
         const { decision } = answer;
@@ -421,16 +425,27 @@ export class PacedHostSlots implements PacedSlots {
   }
 
   /**
-   * Just switched to the fallback: nothing leaves until Redis has been asked again (sharedFailed).
-   * Sleeps out the quiet, or refuses when it outlasts the wait budget.
+   * Quiet (failover.ts): nothing leaves until Redis has been asked again, or while a retry's late
+   * answer is awaited. Sleeps until the quiet ends or the failover state changes (a late answer puts
+   * the process back on Redis), or refuses when the quiet outlasts the wait budget.
    */
   private async waitOutFallbackQuiet(r: Reservation): Promise<SlotRefusal | undefined> {
-    if (this.fallbackQuietUntilMs > r.deadlineMs) {
+    const untilMs = this.failover.quietUntilMs;
+    if (untilMs > r.deadlineMs) {
       if (r.waitingIn) this.leaveLineQuietly(r.waitingIn, r.host, r.requesterId);
       r.waitingIn = undefined;
-      return this.refuse(r.host, this.fallbackQuietUntilMs);
+      return this.refuse(r.host, Number.isFinite(untilMs) ? untilMs : undefined);
     }
-    await this.clock.sleep(this.fallbackQuietUntilMs - this.clock.now(), r.opts.signal);
+    const changed = this.failoverChanged.signal;
+    const signal = r.opts.signal ? AbortSignal.any([r.opts.signal, changed]) : changed;
+    try {
+      // While a retry's answer is awaited the quiet has no end of its own: the answer, or its loss
+      // after SHARED_STORE_ANSWER_PATIENCE_MS (a real timer that always fires), changes the state.
+      if (Number.isFinite(untilMs)) await this.clock.sleep(untilMs - this.clock.now(), signal);
+      else await untilAborted(signal);
+    } catch (error) {
+      if (r.opts.signal?.aborted || !changed.aborted) throw error;
+    }
     return undefined;
   }
 
@@ -447,6 +462,7 @@ export class PacedHostSlots implements PacedSlots {
     const lingered = !releaseWith && store === this.shared ? this.takeLingering(r.host) : undefined;
     const allowance = this.lateness.allowance();
     let decision: ReserveDecision;
+    const sentMs = now;
     try {
       decision = await store.reserve({
         host: r.host,
@@ -470,7 +486,15 @@ export class PacedHostSlots implements PacedSlots {
       if (store === this.shared) this.sharedAnswered();
     } catch (error) {
       if (store !== this.shared || !(error instanceof SlotStoreUnavailableError)) throw error;
-      this.sharedFailed(error);
+      if (error instanceof SlotStoreNoAnswerError) {
+        // Redis may have placed the slot and the lease: a late answer frees the lease (the slot stays
+        // spent, unsent — the pace kept). A place in the host's waiting line stays: this acquire asks
+        // again with the same requester id, and an abandoned entry leaves after WAIT_STALE_MS.
+        void error.lateAnswer.then((answered) => {
+          if (answered) void this.releaseQuietly({ store, host: r.host, leaseId });
+        });
+      }
+      this.sharedFailed(error, sentMs);
       return undefined;
     }
     if (r.moving) {
@@ -564,7 +588,7 @@ export class PacedHostSlots implements PacedSlots {
   }
 
   private currentStore(): SlotStore {
-    if (this.shared && this.clock.now() >= this.sharedDownUntilMs) return this.shared;
+    if (this.shared && storeUse(this.failover, this.clock.now()) === 'shared') return this.shared;
     return this.local;
   }
 
@@ -578,60 +602,76 @@ export class PacedHostSlots implements PacedSlots {
   }
 
   /**
-   * RATE-7: Redis failed or timed out — pace alone at interval × instances, ask Redis again after 60 s.
+   * RATE-7: Redis failed or timed out (failover.ts decides what follows).
    *
-   * A partial outage (this process cut off, the others still on Redis) makes that unsafe: sends paced
-   * alone are invisible to the instances still reserving through Redis, and theirs to this one, so
-   * the two can come closer than the interval (issue 13). Nothing local can see the others, so on the
-   * switch this process first stays quiet — sends nothing to any host — until it has asked Redis
-   * again (SHARED_STORE_RETRY_MS); only when that fails too does it pace alone. Chosen over "stay off
-   * a host for a lease TTL + interval after its last shared reservation": that protects only hosts
-   * this process itself used, and outlasts the first retry anyway. The common partial outage — one
-   * instance's stuck connection or network path, which a later call gets past — ends before the
-   * quiet does, without a single unshared send. What remains: an instance cut off from Redis for
-   * longer than a minute while others still reach it; its switches are logged and counted (the
-   * `SlotStoreFallback` metric) so that case is seen. Costs a total outage one minute of fetching.
+   * A partial outage (this process cut off, the others still on Redis) makes pacing alone unsafe: sends
+   * paced alone are invisible to the instances still reserving through Redis, and theirs to this one,
+   * so the two can come closer than the interval (issue 13). Nothing local can see the others, so on
+   * the switch this process first stays quiet — sends nothing to any host — until it has asked Redis
+   * again (SHARED_STORE_RETRY_MS). A call that timed out is ambiguous: its late answer ends the quiet
+   * (Redis is slow, not gone), and a retry that timed out is waited for, quiet, up to
+   * SHARED_STORE_ANSWER_PATIENCE_MS. Only a retry that fails outright or never answers makes the
+   * process pace alone. Chosen over "the instances on Redis leave room for one that may be alone" (a
+   * marker it sets, turns kept free on its grid): a process that can set a marker in Redis gets
+   * answers from it and needs no fallback; one that cannot get through cannot set it either. What
+   * remains: an instance that gets no answer at all for two minutes while others still reach Redis;
+   * its switches are logged and counted (the `SlotStoreFallback` metric) so that case is seen. Costs a
+   * total outage one minute of fetching (two when the calls time out instead of failing).
    */
-  private sharedFailed(error: unknown): void {
-    const now = this.clock.now();
-    // A late failure (a release or call begun before the switch) does not push the retry further out.
-    if (this.inFallback && now < this.sharedDownUntilMs) return;
-    const entered = !this.inFallback;
-    if (entered) {
-      this.fallbackSince = now;
-      this.fallbackQuietUntilMs = now + SHARED_STORE_RETRY_MS;
-      // Other instances may have sent to any host just before the quiet ended: one fallback interval.
-      this.local.assumeAllHostsUsedAt(this.fallbackQuietUntilMs);
+  private sharedFailed(error: SlotStoreUnavailableError, sentMs: number): void {
+    if (error instanceof SlotStoreNoAnswerError) {
+      this.storeOutcome({ kind: 'no-answer', sentMs }, error);
+      void error.lateAnswer.then((answered) =>
+        this.storeOutcome(answered ? { kind: 'answered' } : { kind: 'answer-lost', sentMs }, error),
+      );
+    } else {
+      this.storeOutcome({ kind: 'failed' }, error);
     }
-    this.inFallback = true;
-    this.sharedDownUntilMs = now + SHARED_STORE_RETRY_MS;
+  }
+
+  private sharedAnswered(): void {
+    this.storeOutcome({ kind: 'answered' }, undefined);
+  }
+
+  /** Applies a store call's outcome to the failover state; tells each switch (SlotEvent). */
+  private storeOutcome(outcome: StoreOutcome, error: unknown): void {
+    const now = this.clock.now();
+    const before = this.failover;
+    const { state, switched } = afterOutcome(before, outcome, now);
+    if (state === before) return;
+    this.failover = state;
+    this.failoverChanged.abort();
+    this.failoverChanged = failoverSignal();
+    if (switched === 'restored') {
+      this.onEvent({ type: 'shared-store-restored', fallbackMs: now - (before.sinceMs ?? now) });
+      return;
+    }
+    if (storeUse(state, now) !== 'shared' && Number.isFinite(state.quietUntilMs)) {
+      // Other instances may have sent to any host just before the quiet ended: one fallback interval.
+      this.local.assumeAllHostsUsedAt(state.quietUntilMs);
+    }
+    if (switched === undefined) return;
     this.counts.sharedStoreFailures += 1;
     this.onEvent({
       type: 'shared-store-failed',
       error,
       retryInMs: SHARED_STORE_RETRY_MS,
-      entered,
-      quietUntilMs: this.fallbackQuietUntilMs,
+      entered: switched === 'entered',
+      quietUntilMs: state.quietUntilMs,
     });
-  }
-
-  private sharedAnswered(): void {
-    if (!this.inFallback) return;
-    this.inFallback = false;
-    this.fallbackQuietUntilMs = Number.NEGATIVE_INFINITY;
-    this.onEvent({ type: 'shared-store-restored', fallbackMs: this.clock.now() - this.fallbackSince });
   }
 
   /** Runs `fn` against Redis when it is in use; `undefined` when it is not or just failed. */
   private async onShared<T>(fn: (store: RedisSlotStore) => Promise<T>): Promise<T | undefined> {
     if (!this.shared || this.currentStore() !== this.shared) return undefined;
+    const sentMs = this.clock.now();
     try {
       const result = await fn(this.shared);
       this.sharedAnswered();
       return result;
     } catch (error) {
       if (!(error instanceof SlotStoreUnavailableError)) throw error;
-      this.sharedFailed(error);
+      this.sharedFailed(error, sentMs);
       return undefined;
     }
   }
@@ -813,6 +853,21 @@ function busyWaitMs(decision: BusyDecision, attempt: number): number {
   const aimedMs = Math.max(afterHolderMs, decision.freeInMs - decision.intervalMs / 2);
   const waitMs = Math.min(aimedMs, Math.max(decision.placeFreeInMs, 1));
   return waitMs + Math.random() * BUSY_POLL_JITTER_MS;
+}
+
+/** Every request waiting out a quiet listens to it: as many as the process has requests waiting. */
+function failoverSignal(): AbortController {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  return controller;
+}
+
+/** Rejects with the signal's reason once it is aborted. */
+function untilAborted(signal: AbortSignal): Promise<never> {
+  return new Promise<never>((_, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
 }
 
 function checkOptions(opts: AcquireOptions): CheckedOptions {

@@ -1,7 +1,12 @@
 import type { Redis } from '@upstash/redis';
 import { systemSlotClock } from './clock';
-import { DEFAULT_STORE_TIMEOUT_MS, MAX_IN_FLIGHT_PER_HOST, MAX_SEND_LEAD_MS } from './constants';
-import { SlotStoreUnavailableError } from './errors';
+import {
+  DEFAULT_STORE_TIMEOUT_MS,
+  MAX_IN_FLIGHT_PER_HOST,
+  MAX_SEND_LEAD_MS,
+  SHARED_STORE_ANSWER_PATIENCE_MS,
+} from './constants';
+import { SlotStoreNoAnswerError, SlotStoreUnavailableError } from './errors';
 import {
   HOST_STATE_SCRIPT,
   hostKeys,
@@ -184,22 +189,30 @@ export class RedisSlotStore implements SlotStore {
   }
 
   /**
-   * Every failure — HTTP error, Redis error, timeout — becomes SlotStoreUnavailableError, which the
-   * failover layer answers with in-process pacing (RATE-7). A call that times out may still land
-   * later: its slot is then spent and its lease expires with its TTL, both on the safe side.
+   * Every failure — HTTP error, Redis error — becomes SlotStoreUnavailableError, which the failover
+   * layer answers with RATE-7 (failover.ts). A call that times out may still land later (its slot is
+   * then spent and its lease expires with its TTL, both on the safe side) and may still answer: its
+   * SlotStoreNoAnswerError tells when that is known, so a slow Redis is not taken for a dead one.
    */
   private async call<T>(what: string, run: () => Promise<T>): Promise<T> {
     this.calls += 1;
     let timer: NodeJS.Timeout | undefined;
+    // A throw before its first await is a failure of the call too.
+    const running = Promise.resolve().then(run);
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
         () =>
-          reject(new SlotStoreUnavailableError(`slot store ${what}: no answer within ${this.timeoutMs} ms`)),
+          reject(
+            new SlotStoreNoAnswerError(
+              `slot store ${what}: no answer within ${this.timeoutMs} ms`,
+              lateAnswer(running, SHARED_STORE_ANSWER_PATIENCE_MS - this.timeoutMs),
+            ),
+          ),
         this.timeoutMs,
       );
     });
     try {
-      return await Promise.race([run(), timeout]);
+      return await Promise.race([running, timeout]);
     } catch (error) {
       if (error instanceof SlotStoreUnavailableError) throw error;
       throw new SlotStoreUnavailableError(`slot store ${what} failed: ${(error as Error).message}`, error);
@@ -207,6 +220,24 @@ export class RedisSlotStore implements SlotStore {
       clearTimeout(timer);
     }
   }
+}
+
+/** Whether a call that timed out answers after all within `waitMs` more (real time: it measures I/O). */
+function lateAnswer(running: Promise<unknown>, waitMs: number): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => resolve(false), Math.max(0, waitMs));
+    timer.unref();
+    running.then(
+      () => {
+        clearTimeout(timer);
+        resolve(true);
+      },
+      () => {
+        clearTimeout(timer);
+        resolve(false);
+      },
+    );
+  });
 }
 
 /**

@@ -439,10 +439,10 @@ describe('functions', () => {
     });
   });
 
-  it('sync: 15 minutes, 256 MB (34 runs, measured peak RSS, infra/function-sizes.ts), recursive loop allowed for continuation messages', () => {
+  it('sync: 15 minutes, 227 MB (34 runs, measured peak RSS, infra/function-sizes.ts), recursive loop allowed for continuation messages', () => {
     expect(functionResource(stack.sync)).toMatchObject({
       Timeout: 900,
-      MemorySize: 256,
+      MemorySize: 227,
       RecursiveLoop: 'Allow',
     });
   });

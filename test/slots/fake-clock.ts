@@ -1,4 +1,4 @@
-import type { SlotClock } from '../../shared/slots';
+import { type SlotClock, systemSlotClock } from '../../shared/slots';
 
 interface Timer {
   atMs: number;
@@ -123,5 +123,27 @@ export class LaggyClock extends FakeClock {
     if (ms <= 0) return super.sleep(ms, signal);
     const lagMs = this.lagsMs[this.sleeps++ % this.lagsMs.length] ?? 0;
     return super.sleep(ms + lagMs, signal);
+  }
+}
+
+/**
+ * Real time, except that a sleep of at least `warpFromMs` passes at once and moves this clock that far
+ * ahead: a process whose quiet minute (RATE-7) is over in an instant, while its short waits, its sends
+ * and every other process keep real time (so a loopback server stamps its arrivals truly).
+ */
+export class WarpClock implements SlotClock {
+  private offsetMs = 0;
+
+  constructor(private readonly warpFromMs = 10_000) {}
+
+  now(): number {
+    return systemSlotClock.now() + this.offsetMs;
+  }
+
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    if (ms < this.warpFromMs) return systemSlotClock.sleep(ms, signal);
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    this.offsetMs += ms;
+    return new Promise((resolve) => setImmediate(resolve));
   }
 }

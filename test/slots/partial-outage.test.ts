@@ -6,8 +6,10 @@ import { MetricsBuffer } from '../../shared/observability/metrics';
 import { createHostSlots, MIN_INTERVAL_MS, type PacedHostSlots, type SlotEvent } from '../../shared/slots';
 import { logSlotEvent, SLOT_EVENT_CODES } from '../../shared/slots/event-log';
 import { createTestRedisClient, type RedisPeer, startRedisPeer } from '../support/redis';
-import { KEY_PREFIX, sleep } from '../support/slot-instances';
+import { KEY_PREFIX, liveLeases, sleep } from '../support/slot-instances';
 import { type StallProxy, startStallProxy } from '../support/stall-proxy';
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
+import { WarpClock } from './fake-clock';
 
 /**
  * Issue 13 (6): a partial Redis outage. Two slot instances on one host and one real redis-server
@@ -18,6 +20,7 @@ import { type StallProxy, startStallProxy } from '../support/stall-proxy';
 describe('RATE-7 / RATE-1: one instance cut off from Redis while another still uses it (issue 13)', () => {
   let peer: RedisPeer;
   let proxy: StallProxy;
+  let slowPath: TcpProxy;
   const arrivals: Array<{ at: number; from: string }> = [];
   let council: ReturnType<typeof createServer>;
   let councilPort: number;
@@ -26,6 +29,7 @@ describe('RATE-7 / RATE-1: one instance cut off from Redis while another still u
     peer = await startRedisPeer();
     const adapterPort = Number(new URL(peer.adapter.url).port);
     proxy = await startStallProxy({ host: '127.0.0.1', port: adapterPort });
+    slowPath = await startTcpProxy({ port: adapterPort });
     council = createServer((req, res) => {
       arrivals.push({ at: performance.timeOrigin + performance.now(), from: String(req.headers['x-from']) });
       res.end('ok');
@@ -36,6 +40,7 @@ describe('RATE-7 / RATE-1: one instance cut off from Redis while another still u
   afterAll(async () => {
     proxy?.resume();
     await proxy?.close();
+    await slowPath?.close();
     await new Promise<void>((resolve) => council?.close(() => resolve()));
     await peer?.stop();
   });
@@ -51,10 +56,23 @@ describe('RATE-7 / RATE-1: one instance cut off from Redis while another still u
       req.end();
     });
 
-  /** One sequential fetcher: acquire, send, release, until `untilMs`. Refusals wait a moment. */
-  async function stream(slots: PacedHostSlots, from: string, host: string, untilMs: number) {
+  /**
+   * One sequential fetcher: acquire, send, release, until `untilMs`. Refusals wait a moment. Without
+   * `maxWaitMs` it waits through a quiet (a sync run does); `signal` then ends its last wait.
+   */
+  async function stream(
+    slots: PacedHostSlots,
+    from: string,
+    host: string,
+    untilMs: number,
+    opts: { maxWaitMs?: number; signal?: AbortSignal } = { maxWaitMs: 3_000 },
+  ) {
     while (Date.now() < untilMs) {
-      const lease = await slots.acquire(host, { intervalMs: MIN_INTERVAL_MS, maxWaitMs: 3_000 });
+      const lease = await slots.acquire(host, { intervalMs: MIN_INTERVAL_MS, ...opts }).catch((error) => {
+        if (opts.signal?.aborted) return undefined;
+        throw error;
+      });
+      if (!lease) return;
       if (!lease.granted) {
         await sleep(200);
         continue;
@@ -129,5 +147,72 @@ describe('RATE-7 / RATE-1: one instance cut off from Redis while another still u
         .map((line) => JSON.parse(line) as Record<string, unknown>)
         .find((line) => line[DIMENSIONS.switch] === 'entered'),
     ).toMatchObject({ [METRICS.slotStoreFallback]: 1 });
+  }, 40_000);
+
+  it('answers slower than the timeout (a starved Redis) do not make an instance pace alone next to one still on Redis: it sends nothing until its answers come in time, its unanswered slots hold no place, no two arrivals < 1 s apart', async () => {
+    // A's path to Redis answers 1.5 s late — every call runs at once, its answer misses A's 1 s timeout —
+    // while B reaches Redis directly: the politeness bench's workers starved of CPU (Redis answering
+    // after more than 2 s to some, in time to others). A's quiet minute passes at once (WarpClock), so
+    // the test reaches A's retry in real time; everything else, and the council's clock, is real.
+    const events: SlotEvent[] = [];
+    const a = createHostSlots({
+      redis: createTestRedisClient({ url: slowPath.url, token: peer.adapter.token }),
+      maxInstances: 2,
+      clock: new WarpClock(),
+      keyPrefix: KEY_PREFIX,
+      storeTimeoutMs: 1_000,
+      onEvent: (event) => events.push(event),
+    });
+    const b = createHostSlots({
+      redis: createTestRedisClient(peer.adapter),
+      maxInstances: 2,
+      keyPrefix: KEY_PREFIX,
+      storeTimeoutMs: 1_000,
+    });
+    await Promise.all([a.warmUp(), b.warmUp()]);
+    expect([a.mode, b.mode]).toEqual(['shared', 'shared']);
+
+    const host = `slow-answers-${Date.now()}.test`;
+    const now = () => performance.timeOrigin + performance.now();
+    const start = now();
+    const slowFrom = start + 3_000;
+    const healAt = start + 9_000;
+    const end = start + 15_000;
+    const lastWait = AbortSignal.timeout(end - start + 6_000);
+    const faults = (async () => {
+      await sleep(slowFrom - now());
+      slowPath.slow(1_500);
+      await sleep(healAt - now());
+      slowPath.heal();
+    })();
+    const untilDate = Date.now() + (end - now()); // the streams count in Date.now()
+    await Promise.all([
+      stream(a, 'a', host, untilDate, { signal: lastWait }),
+      stream(b, 'b', host, untilDate),
+      faults,
+    ]);
+
+    const mine = arrivals.filter((r) => r.from === 'a' || r.from === 'b').filter((r) => r.at >= start);
+    const times = mine.map((r) => r.at).sort((x, y) => x - y);
+    const gaps = times.slice(1).map((t, i) => Math.round(t - times[i]!));
+    if (process.env.DEBUG_ARRIVALS)
+      console.log(
+        mine.map((r) => [Math.round(r.at - start), r.from]),
+        events,
+      );
+    // Slots pace the sends; arrival adds a loaded machine's jitter: 50 ms tolerance, as elsewhere.
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(MIN_INTERVAL_MS - 50);
+    // A timed out, and sent nothing while its answers came late (a slow answer's slot is never used);
+    // B went on meanwhile — A's late-answered reservations freed their places.
+    expect(events.find((e) => e.type === 'shared-store-failed')).toMatchObject({ entered: true });
+    expect(mine.filter((r) => r.from === 'a' && r.at > slowFrom + 2_500 && r.at < healAt)).toEqual([]);
+    expect(
+      mine.filter((r) => r.from === 'b' && r.at > slowFrom + 2_500 && r.at < healAt).length,
+    ).toBeGreaterThanOrEqual(2);
+    // Never paced alone: no failed retry, and back on Redis once answers came in time again.
+    expect(events.filter((e) => e.type === 'shared-store-failed' && !e.entered)).toEqual([]);
+    expect(mine.filter((r) => r.from === 'a' && r.at > healAt).length).toBeGreaterThan(0);
+    expect(a.mode).toBe('shared');
+    expect(await liveLeases(peer.redis, host)).toBe(0);
   }, 40_000);
 });

@@ -92,4 +92,19 @@ describe('startTcpProxy: one path to a real peer, stalled or killed', () => {
       await proxy.close();
     }
   });
+
+  it('slows the answers only: the call runs at once, its answer comes the delay later', async () => {
+    const proxy = await startTcpProxy({ port: Number(new URL(peer.adapter.url).port) });
+    try {
+      proxy.slow(400);
+      const before = peer.adapter.requestCount();
+      expect(await ping(proxy.url, 200)).toBe('TimeoutError');
+      expect(peer.adapter.requestCount()).toBe(before + 1); // it ran, unanswered in time
+      const startedMs = Date.now();
+      expect(await ping(proxy.url, 2_000)).toBe(200);
+      expect(Date.now() - startedMs).toBeGreaterThanOrEqual(390);
+    } finally {
+      await proxy.close();
+    }
+  });
 });

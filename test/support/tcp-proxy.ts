@@ -6,14 +6,17 @@ import { createConnection, createServer, type Socket } from 'node:net';
  *   - `stall()`: connections stay open but nothing is forwarded either way (a network black hole:
  *     calls run into their own timeouts);
  *   - `kill()`: every open connection is reset and new ones are refused (the peer is gone);
+ *   - `slow(ms)`: requests go through at once, every answer byte comes `ms` later (a starved or far
+ *     peer: it runs the call, the caller's timeout may fire before the answer arrives);
  *   - `heal()`: back to forwarding.
  */
 export interface TcpProxy {
   port: number;
   /** `http://127.0.0.1:<port>` for HTTP peers. */
   url: string;
-  readonly mode: 'open' | 'stalled' | 'killed';
+  readonly mode: 'open' | 'stalled' | 'killed' | 'slow';
   stall(): void;
+  slow(answerDelayMs: number): void;
   kill(): void;
   heal(): void;
   close(): Promise<void>;
@@ -21,6 +24,7 @@ export interface TcpProxy {
 
 export async function startTcpProxy(target: { host?: string; port: number }): Promise<TcpProxy> {
   let mode: TcpProxy['mode'] = 'open';
+  let answerDelayMs = 0;
   const pairs = new Set<{ client: Socket; upstream: Socket }>();
   const server = createServer((client) => {
     if (mode === 'killed') {
@@ -41,10 +45,12 @@ export async function startTcpProxy(target: { host?: string; port: number }): Pr
     upstream.on('close', drop);
     // Forward by hand so a stall can hold bytes back without closing anything.
     client.on('data', (chunk) => {
-      if (mode === 'open') upstream.write(chunk);
+      if (mode === 'open' || mode === 'slow') upstream.write(chunk);
     });
     upstream.on('data', (chunk) => {
       if (mode === 'open') client.write(chunk);
+      // Timers of equal delay fire in order: the answer's bytes stay in order.
+      if (mode === 'slow') setTimeout(() => client.write(chunk), answerDelayMs);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -58,6 +64,10 @@ export async function startTcpProxy(target: { host?: string; port: number }): Pr
     },
     stall() {
       mode = 'stalled';
+    },
+    slow(ms) {
+      mode = 'slow';
+      answerDelayMs = ms;
     },
     kill() {
       mode = 'killed';
