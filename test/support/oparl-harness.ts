@@ -198,6 +198,26 @@ export async function liveMirror(h: Harness, types: readonly string[]): Promise<
 }
 
 /**
+ * The demo council with two bodies (Köln, Weißenbrunn) on `clock`; on `port` when given (a council
+ * started again where a stored mirror expects it: its URLs name the port).
+ */
+export function twoBodyCouncil(
+  clock: TestClock,
+  shape: Pick<FakeCouncilOptions, 'objectsPerList' | 'pageSize'>,
+  port?: number,
+): Promise<FakeCouncil> {
+  return startFakeCouncil({
+    now: clock.now,
+    bodies: [
+      { name: 'Stadt Köln', shortName: 'Köln' },
+      { name: 'Gemeinde Weißenbrunn', shortName: 'Weißenbrunn' },
+    ],
+    ...shape,
+    ...(port === undefined ? {} : { port }),
+  });
+}
+
+/**
  * The demo council with two bodies (Köln, Weißenbrunn) on a settable clock, stored as an active source
  * and fully synced by the real engine: the starting point of the takedown and mirror-API tests.
  */
@@ -208,14 +228,7 @@ export async function syncedTwoBodyCouncil(
   shape: Pick<FakeCouncilOptions, 'objectsPerList' | 'pageSize'>,
 ): Promise<{ council: FakeCouncil; h: Harness; clock: TestClock }> {
   const clock = new TestClock(t0);
-  const council = await startFakeCouncil({
-    now: clock.now,
-    bodies: [
-      { name: 'Stadt Köln', shortName: 'Köln' },
-      { name: 'Gemeinde Weißenbrunn', shortName: 'Weißenbrunn' },
-    ],
-    ...shape,
-  });
+  const council = await twoBodyCouncil(clock, shape);
   const h = harness(bed, council.systemUrl, clock, prefix);
   await putSourceItem(bed.clients.doc, bed.env.SOURCES_TABLE, {
     sourceId: h.source.sourceId,
