@@ -19,6 +19,7 @@ import {
   ListObjectsV2Command,
 } from '@aws-sdk/client-s3';
 import { GetQueueAttributesCommand, ListQueuesCommand, PurgeQueueCommand } from '@aws-sdk/client-sqs';
+import { afterAll, beforeEach } from 'vitest';
 import type { AwsTestbed } from './aws';
 
 const execFileAsync = promisify(execFile);
@@ -144,6 +145,54 @@ export async function storeDigest(
  */
 async function copyFolder(from: string, to: string): Promise<void> {
   await execFileAsync('cp', ['-a', from, to]);
+}
+
+/**
+ * Seeds of a describe block from one snapshot: the block's first seed is made afresh and kept as a
+ * template; every later seed is `restore`d from it, after the seed still holding what the template
+ * needs (its council's port) is `close`d. A second seed within one test is made afresh (the first
+ * stays in use), and so is one whose restore declines. Every seed is closed after the block.
+ */
+export function seedsFromSnapshot<S, T>(steps: {
+  fresh(prefix: string): Promise<S>;
+  template(seed: S): Promise<T>;
+  restore(template: T): Promise<S | undefined>;
+  close(seed: S): Promise<void>;
+}): (prefix: string) => Promise<S> {
+  const open: S[] = [];
+  let template: T | undefined;
+  let holder: S | undefined;
+  let seededInTest = false;
+  beforeEach(() => {
+    seededInTest = false;
+  });
+  afterAll(async () => {
+    await Promise.all(open.map((s) => steps.close(s)));
+  });
+  return async (prefix) => {
+    const again = seededInTest;
+    seededInTest = true;
+    if (template !== undefined && !again) {
+      if (holder !== undefined) {
+        open.splice(open.indexOf(holder), 1);
+        await steps.close(holder);
+        holder = undefined;
+      }
+      const restored = await steps.restore(template);
+      if (restored !== undefined) {
+        holder = restored;
+        open.push(restored);
+        return restored;
+      }
+    }
+    const fresh = await steps.fresh(prefix);
+    open.push(fresh);
+    if (template === undefined) {
+      template = await steps.template(fresh);
+      holder = fresh;
+    }
+    return fresh;
+  };
 }
 
 async function tableNames(bed: AwsTestbed): Promise<string[]> {

@@ -1,16 +1,20 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, beforeEach } from 'vitest';
-import type { FakeCouncil, RecordedRequest } from '../../demo';
-import type { SourceConfig } from '../../shared/config/source';
+import { afterAll, beforeAll } from 'vitest';
+import type { FakeCouncil } from '../../demo';
 import { MIRROR_TYPES, type MirrorIndexEntry } from '../../shared/mirror';
 import { fileKey, textKey } from '../../shared/mirror/keys';
 import { listBodies } from '../../shared/onboarding';
 import type { AwsClients } from '../../shared/store';
 import type { TakedownDeps } from '../../shared/takedown';
 import { type AwsTestbed, startAwsTestbed } from './aws';
-import { type Harness, harness, syncedTwoBodyCouncil, TestClock, twoBodyCouncil } from './oparl-harness';
-import { restoreStoreSnapshot, type StoreSnapshot, takeStoreSnapshot } from './store-snapshot';
+import {
+  type Harness,
+  restoreSyncedCouncil,
+  syncedCouncilTemplate,
+  syncedTwoBodyCouncil,
+} from './oparl-harness';
+import { seedsFromSnapshot } from './store-snapshot';
 
 const T0 = Date.parse('2024-07-01T10:00:00+02:00');
 
@@ -194,126 +198,60 @@ export async function killedAfterRecorded(
  * One local AWS testbed for a describe block, and `seed` for a source synced into it; the councils and
  * the testbed are closed after the block. `koeln` is the first body of every seeded source.
  *
- * Only the block's first seed syncs: what it leaves is taken as a snapshot of the peers
- * (test/support/store-snapshot.ts), and every later seed puts that snapshot back and starts the same
- * council again on the same port (stored ids and URLs name it) at the same clock — the same source,
- * the same stored items and objects, the same council, fetcher and request log as after a fresh seed
- * (test/takedown/seed-snapshot.test.ts compares them with a fresh sync). A test's seed thus removes
- * whatever earlier tests left in the peers. A second seed within one test, or a port taken meanwhile,
- * syncs afresh instead.
+ * Only the block's first seed syncs: what it leaves is kept as a snapshot of the peers, and every
+ * later seed puts it back and starts the same council again on the same port at the same clock
+ * (`seedsFromSnapshot`, `restoreSyncedCouncil`) — the same source, stored items and objects, council,
+ * fetcher counts and request log as after a fresh seed (test/takedown/seed-snapshot.test.ts compares
+ * them with a fresh sync). A test's seed thus removes whatever earlier tests left in the peers. A
+ * second seed within one test syncs a source of its own.
  */
 export function seededTestbed(): {
   readonly bed: AwsTestbed;
   seed(prefix: string): Promise<{ s: SeededSource; koeln: { slug: string; id: string } }>;
 } {
   let bed: AwsTestbed | undefined;
-  const seeded: SeededSource[] = [];
-  let template: SeedTemplate | undefined;
-  /** The seed of the running test whose council holds the template's port. */
-  let holder: SeededSource | undefined;
-  let seededInTest = false;
   beforeAll(async () => {
     bed = await startAwsTestbed();
   });
-  beforeEach(() => {
-    seededInTest = false;
-  });
+  // Registered before the seeds' own: vitest runs afterAll hooks last-registered first, councils first.
   afterAll(async () => {
-    await Promise.all(seeded.map((s) => s.council.close()));
     await bed?.stop();
   });
-  async function seedOnce(prefix: string): Promise<SeededSource> {
-    const current = bed as AwsTestbed;
-    const again = seededInTest;
-    seededInTest = true;
-    if (template !== undefined && !again) {
-      if (holder !== undefined) {
-        await holder.council.close();
-        seeded.splice(seeded.indexOf(holder), 1);
-        holder = undefined;
-      }
-      const restored = await restoreSeed(current, template);
-      if (restored !== undefined) {
-        holder = restored;
-        return restored;
-      }
-    }
-    const fresh = await seedSyncedSource(current, prefix);
-    if (template === undefined) {
-      template = await seedTemplate(current, fresh);
-      holder = fresh;
-    }
-    return fresh;
-  }
+  const current = (): AwsTestbed => {
+    if (!bed) throw new Error('testbed not started');
+    return bed;
+  };
+  const seed = seedsFromSnapshot({
+    fresh: (prefix) => seedSyncedSource(current(), prefix),
+    template: async (s: SeededSource) => ({
+      council: await syncedCouncilTemplate(current(), s, SEED_SHAPE),
+      bodies: s.bodies,
+      copies: s.copies,
+    }),
+    restore: async (template): Promise<SeededSource | undefined> => {
+      const restored = await restoreSyncedCouncil(current(), template.council);
+      if (restored === undefined) return undefined;
+      return {
+        council: restored.council,
+        h: restored.h,
+        sourceId: restored.h.source.sourceId,
+        bodies: template.bodies.map((b) => ({ ...b })),
+        deps: takedownDepsOf(current()),
+        copies: [...template.copies],
+      };
+    },
+    close: (s) => s.council.close(),
+  });
   return {
     get bed(): AwsTestbed {
-      if (!bed) throw new Error('testbed not started');
-      return bed;
+      return current();
     },
     async seed(prefix) {
-      const s = await seedOnce(prefix);
-      seeded.push(s);
+      const s = await seed(prefix);
       const koeln = s.bodies.find((b) => b.slug === 'koeln');
       if (!koeln) throw new Error('no koeln');
       return { s, koeln };
     },
-  };
-}
-
-/** What a fresh seed left — in the peers, in its council, harness and fetcher — to start the next test from. */
-export interface SeedTemplate {
-  snapshot: StoreSnapshot;
-  port: number;
-  clockMs: number;
-  source: SourceConfig;
-  bodies: SeededSource['bodies'];
-  copies: string[];
-  fetched: { count: number; urls: string[] };
-  requests: RecordedRequest[];
-}
-
-export async function seedTemplate(bed: AwsTestbed, s: SeededSource): Promise<SeedTemplate> {
-  return {
-    snapshot: await takeStoreSnapshot(bed),
-    port: s.council.port,
-    clockMs: s.h.clock.ms,
-    source: structuredClone(s.h.source),
-    bodies: s.bodies.map((b) => ({ ...b })),
-    copies: [...s.copies],
-    fetched: { count: s.h.fetcher.count, urls: [...s.h.fetcher.urls] },
-    requests: s.council.requests.map((r) => ({ ...r })),
-  };
-}
-
-/**
- * The template's seed again, without a sync: the peers put back, its council started again on its
- * port at its clock with its request log, a harness of its source whose fetcher counted what the
- * seed's did. Undefined when the port is taken (the caller syncs afresh).
- */
-export async function restoreSeed(
-  bed: AwsTestbed,
-  template: SeedTemplate,
-): Promise<SeededSource | undefined> {
-  const clock = new TestClock(template.clockMs);
-  let council: FakeCouncil;
-  try {
-    council = await twoBodyCouncil(clock, SEED_SHAPE, template.port);
-  } catch (error) {
-    if ((error as { code?: string }).code === 'EADDRINUSE') return undefined;
-    throw error;
-  }
-  await restoreStoreSnapshot(bed, template.snapshot);
-  council.requests.push(...template.requests.map((r) => ({ ...r })));
-  const h = harness(bed, council.systemUrl, clock, 'seed', structuredClone(template.source));
-  h.fetcher.count = template.fetched.count;
-  h.fetcher.urls.push(...template.fetched.urls);
-  return {
-    council,
-    h,
-    sourceId: h.source.sourceId,
-    bodies: template.bodies.map((b) => ({ ...b })),
-    deps: takedownDepsOf(bed),
-    copies: [...template.copies],
   };
 }
 
