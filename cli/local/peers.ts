@@ -17,6 +17,11 @@ export interface AwsPeers {
   dynamodbEndpoint: string;
   s3Endpoint: string;
   sqsEndpoint: string;
+  /**
+   * Where s3rver keeps the buckets, one folder each (read on every request, nothing cached): the tests
+   * copy a bucket's folder to put a seeded state back (test/support/store-snapshot.ts).
+   */
+  s3Directory: string;
   /** Environment for `parseEnv`: the peers' endpoints. */
   env: Record<string, string>;
   stop(): Promise<void>;
@@ -44,7 +49,8 @@ export async function startAwsPeers(options: AwsPeersOptions = {}): Promise<AwsP
   });
   const dynamoPort = (dynamo.address() as AddressInfo).port;
 
-  const s3 = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: join(baseDir, 's3') });
+  const s3Directory = join(baseDir, 's3');
+  const s3 = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: s3Directory });
   // As S3: a GET during a PUT of the key answers the old object or the new one, whole (atomic-s3.ts).
   makeObjectWritesAtomic(s3, join(baseDir, 's3-staging'));
   const s3Address = await s3.run();
@@ -59,6 +65,7 @@ export async function startAwsPeers(options: AwsPeersOptions = {}): Promise<AwsP
     dynamodbEndpoint,
     s3Endpoint,
     sqsEndpoint,
+    s3Directory,
     env: {
       INGESTOR_DYNAMODB_ENDPOINT: dynamodbEndpoint,
       INGESTOR_S3_ENDPOINT: s3Endpoint,

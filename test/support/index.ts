@@ -9,6 +9,7 @@
  * - aws-faults, write-counter: SDK middlewares that fail chosen calls / count written items.
  * - redis, upstash-adapter: a throwaway redis-server behind the Upstash REST protocol.
  * - tcp-proxy, stall-proxy: break one path to a peer.
+ * - store-snapshot: all a testbed's peers hold, taken after a seed and put back before a test.
  * - cloudformation, cloudfront, eventbridge, secrets-manager: one-operation AWS protocol servers.
  * Kits and harnesses (a domain's usual setup in one call):
  * - fetch-kit: the polite fetcher on an instant clock, loopback test servers, recording slots.
@@ -58,6 +59,7 @@ export * from './secrets-manager';
 export * from './slot-instances';
 export * from './source-files';
 export * from './stall-proxy';
+export * from './store-snapshot';
 export * from './sync-bed';
 export * from './sync-runtime';
 export * from './takedown';

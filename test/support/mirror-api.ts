@@ -11,7 +11,14 @@ import { setBodyListed } from '../../shared/onboarding';
 import { bodyKeyOf } from '../../shared/oparl';
 import { mirrorItemTables, mirrorTablePlacement, putSourceItem } from '../../shared/store';
 import type { AwsTestbed } from './aws';
-import { type Harness, syncedTwoBodyCouncil, type TestClock } from './oparl-harness';
+import {
+  type Harness,
+  restoreSyncedCouncil,
+  syncedCouncilTemplate,
+  syncedTwoBodyCouncil,
+  type TestClock,
+} from './oparl-harness';
+import { seedsFromSnapshot } from './store-snapshot';
 import { countCalls } from './write-counter';
 
 export const T0 = Date.parse('2024-07-01T10:00:00+02:00');
@@ -118,16 +125,21 @@ export async function seedServedMirror(
   shape: Parameters<typeof syncedTwoBodyCouncil>[3] = { objectsPerList: { paper: 45 }, pageSize: 10 },
 ): Promise<ServedMirror> {
   const { council, h, clock } = await syncedTwoBodyCouncil(bed, prefix, T0, shape);
-  const tables = {
-    sources: bed.env.SOURCES_TABLE,
-    state: bed.env.STATE_TABLE,
-    documents: bed.env.DOCUMENTS_TABLE,
-  };
-  await setBodyListed(bed.clients.doc, tables, 'koeln', {
+  await setBodyListed(bed.clients.doc, tablesOf(bed), 'koeln', {
     listed: true,
     sourceId: h.source.sourceId,
     by: 'test',
   });
+  return served(bed, council, h, clock);
+}
+
+/** The mirror API over the testbed, for a synced council (the seed's or a restored one). */
+async function served(
+  bed: AwsTestbed,
+  council: FakeCouncil,
+  h: Harness,
+  clock: TestClock,
+): Promise<ServedMirror> {
   // The reader's clock is the test's: its bodies cache (BODIES_TTL_MS) expires when a test advances it.
   const { server, reader, base, dynamoCalls } = await serveApi(bed, () => clock.now().getTime());
   return {
@@ -138,12 +150,37 @@ export async function seedServedMirror(
     dynamoCalls,
     base,
     systemUrl: `${base}/oparl/v1/system`,
-    tables,
+    tables: tablesOf(bed),
     async close() {
       await stopServer(server);
       await council.close();
     },
   };
+}
+
+function tablesOf(bed: AwsTestbed): ServedMirror['tables'] {
+  return { sources: bed.env.SOURCES_TABLE, state: bed.env.STATE_TABLE, documents: bed.env.DOCUMENTS_TABLE };
+}
+
+/**
+ * `seed(prefix)` for a describe block's served mirrors of one shape: the first syncs
+ * (`seedServedMirror`), later ones put its snapshot back and start its council again
+ * (`seedsFromSnapshot`, as `seededTestbed` in test/support/takedown.ts does); each gets an API server
+ * of its own. Every mirror is closed after the block.
+ */
+export function servedMirrorSeeds(
+  bed: AwsTestbed,
+  shape: Parameters<typeof syncedTwoBodyCouncil>[3],
+): (prefix: string) => Promise<ServedMirror> {
+  return seedsFromSnapshot({
+    fresh: (prefix) => seedServedMirror(bed, prefix, shape),
+    template: (m: ServedMirror) => syncedCouncilTemplate(bed, m, shape),
+    restore: async (template) => {
+      const restored = await restoreSyncedCouncil(bed, template);
+      return restored && served(bed, restored.council, restored.h, restored.clock);
+    },
+    close: (m) => m.close(),
+  });
 }
 
 export async function getJson(

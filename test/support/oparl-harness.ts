@@ -1,7 +1,12 @@
 // Test-only helpers for the sync engine: a plain loopback port over undici (no robots, no pace — the
 // fake council has none either; the pace lives in the polite fetcher), a settable clock and a testbed.
 import { request } from 'undici';
-import { type FakeCouncil, type FakeCouncilOptions, startFakeCouncil } from '../../demo';
+import {
+  type FakeCouncil,
+  type FakeCouncilOptions,
+  type RecordedRequest,
+  startFakeCouncil,
+} from '../../demo';
 import type { SourceConfig } from '../../shared/config/source';
 import type { SyncReport } from '../../shared/engine';
 import { syncTablesFromEnv } from '../../shared/engine';
@@ -16,6 +21,7 @@ import {
 import { putSourceItem } from '../../shared/store/sources';
 import { takedownGuards } from '../../shared/takedown';
 import type { AwsTestbed } from './aws';
+import { restoreStoreSnapshot, type StoreSnapshot, takeStoreSnapshot } from './store-snapshot';
 
 /** Thrown by the test port to simulate an instance killed mid-run (not a typed fetch failure). */
 export class SimulatedCrash extends Error {}
@@ -198,6 +204,26 @@ export async function liveMirror(h: Harness, types: readonly string[]): Promise<
 }
 
 /**
+ * The demo council with two bodies (Köln, Weißenbrunn) on `clock`; on `port` when given (a council
+ * started again where a stored mirror expects it: its URLs name the port).
+ */
+export function twoBodyCouncil(
+  clock: TestClock,
+  shape: Pick<FakeCouncilOptions, 'objectsPerList' | 'pageSize'>,
+  port?: number,
+): Promise<FakeCouncil> {
+  return startFakeCouncil({
+    now: clock.now,
+    bodies: [
+      { name: 'Stadt Köln', shortName: 'Köln' },
+      { name: 'Gemeinde Weißenbrunn', shortName: 'Weißenbrunn' },
+    ],
+    ...shape,
+    ...(port === undefined ? {} : { port }),
+  });
+}
+
+/**
  * The demo council with two bodies (Köln, Weißenbrunn) on a settable clock, stored as an active source
  * and fully synced by the real engine: the starting point of the takedown and mirror-API tests.
  */
@@ -208,14 +234,7 @@ export async function syncedTwoBodyCouncil(
   shape: Pick<FakeCouncilOptions, 'objectsPerList' | 'pageSize'>,
 ): Promise<{ council: FakeCouncil; h: Harness; clock: TestClock }> {
   const clock = new TestClock(t0);
-  const council = await startFakeCouncil({
-    now: clock.now,
-    bodies: [
-      { name: 'Stadt Köln', shortName: 'Köln' },
-      { name: 'Gemeinde Weißenbrunn', shortName: 'Weißenbrunn' },
-    ],
-    ...shape,
-  });
+  const council = await twoBodyCouncil(clock, shape);
   const h = harness(bed, council.systemUrl, clock, prefix);
   await putSourceItem(bed.clients.doc, bed.env.SOURCES_TABLE, {
     sourceId: h.source.sourceId,
@@ -224,5 +243,63 @@ export async function syncedTwoBodyCouncil(
   });
   const report = await h.sync('full');
   if (!report.complete) throw new Error(`seed sync incomplete: ${JSON.stringify(report.failures)}`);
+  return { council, h, clock };
+}
+
+type CouncilShape = Pick<FakeCouncilOptions, 'objectsPerList' | 'pageSize'>;
+
+/**
+ * A synced two-body council as a later test can have it again without a sync: the peers' snapshot
+ * (taken when the seed is complete), the council's port, shape and request log, the clock, the
+ * source, what the fetcher counted.
+ */
+export interface SyncedCouncilTemplate {
+  snapshot: StoreSnapshot;
+  shape: CouncilShape;
+  port: number;
+  clockMs: number;
+  source: SourceConfig;
+  fetched: { count: number; urls: string[] };
+  requests: RecordedRequest[];
+}
+
+export async function syncedCouncilTemplate(
+  bed: AwsTestbed,
+  seeded: { council: FakeCouncil; h: Harness },
+  shape: CouncilShape,
+): Promise<SyncedCouncilTemplate> {
+  return {
+    snapshot: await takeStoreSnapshot(bed),
+    shape,
+    port: seeded.council.port,
+    clockMs: seeded.h.clock.ms,
+    source: structuredClone(seeded.h.source),
+    fetched: { count: seeded.h.fetcher.count, urls: [...seeded.h.fetcher.urls] },
+    requests: seeded.council.requests.map((r) => ({ ...r })),
+  };
+}
+
+/**
+ * The template's synced council again: the peers put back, the council started again on its port (the
+ * stored ids and URLs name it) at its clock with its request log, a harness of its source whose
+ * fetcher counted what the seed's did. Undefined when the port is taken meanwhile (sync afresh then).
+ */
+export async function restoreSyncedCouncil(
+  bed: AwsTestbed,
+  template: SyncedCouncilTemplate,
+): Promise<{ council: FakeCouncil; h: Harness; clock: TestClock } | undefined> {
+  const clock = new TestClock(template.clockMs);
+  let council: FakeCouncil;
+  try {
+    council = await twoBodyCouncil(clock, template.shape, template.port);
+  } catch (error) {
+    if ((error as { code?: string }).code === 'EADDRINUSE') return undefined;
+    throw error;
+  }
+  await restoreStoreSnapshot(bed, template.snapshot);
+  council.requests.push(...template.requests.map((r) => ({ ...r })));
+  const h = harness(bed, council.systemUrl, clock, 'seed', structuredClone(template.source));
+  h.fetcher.count = template.fetched.count;
+  h.fetcher.urls.push(...template.fetched.urls);
   return { council, h, clock };
 }

@@ -8,9 +8,18 @@ import { listBodies } from '../../shared/onboarding';
 import type { AwsClients } from '../../shared/store';
 import type { TakedownDeps } from '../../shared/takedown';
 import { type AwsTestbed, startAwsTestbed } from './aws';
-import { type Harness, syncedTwoBodyCouncil } from './oparl-harness';
+import {
+  type Harness,
+  restoreSyncedCouncil,
+  syncedCouncilTemplate,
+  syncedTwoBodyCouncil,
+} from './oparl-harness';
+import { seedsFromSnapshot } from './store-snapshot';
 
 const T0 = Date.parse('2024-07-01T10:00:00+02:00');
+
+/** The seeded council: two bodies, a few objects per list. */
+const SEED_SHAPE = { objectsPerList: 3, pageSize: 5 };
 
 export interface SeededSource {
   council: FakeCouncil;
@@ -30,10 +39,7 @@ export interface SeededSource {
  * the document cache names them.
  */
 export async function seedSyncedSource(bed: AwsTestbed, prefix: string): Promise<SeededSource> {
-  const { council, h } = await syncedTwoBodyCouncil(bed, prefix, T0, {
-    objectsPerList: 3,
-    pageSize: 5,
-  });
+  const { council, h } = await syncedTwoBodyCouncil(bed, prefix, T0, SEED_SHAPE);
   const deps = takedownDepsOf(bed);
   const rows = await listBodies(bed.clients.doc, deps.tables, h.source.sourceId);
   const bodies = rows.map((r) => ({ slug: r.slug, id: r.id }));
@@ -189,30 +195,59 @@ export async function killedAfterRecorded(
 }
 
 /**
- * One local AWS testbed for a describe block, and `seed` for sources synced into it; the councils and
+ * One local AWS testbed for a describe block, and `seed` for a source synced into it; the councils and
  * the testbed are closed after the block. `koeln` is the first body of every seeded source.
+ *
+ * Only the block's first seed syncs: what it leaves is kept as a snapshot of the peers, and every
+ * later seed puts it back and starts the same council again on the same port at the same clock
+ * (`seedsFromSnapshot`, `restoreSyncedCouncil`) — the same source, stored items and objects, council,
+ * fetcher counts and request log as after a fresh seed (test/takedown/seed-snapshot.test.ts compares
+ * them with a fresh sync). A test's seed thus removes whatever earlier tests left in the peers. A
+ * second seed within one test syncs a source of its own.
  */
 export function seededTestbed(): {
   readonly bed: AwsTestbed;
   seed(prefix: string): Promise<{ s: SeededSource; koeln: { slug: string; id: string } }>;
 } {
   let bed: AwsTestbed | undefined;
-  const seeded: SeededSource[] = [];
   beforeAll(async () => {
     bed = await startAwsTestbed();
   });
+  // Registered before the seeds' own: vitest runs afterAll hooks last-registered first, councils first.
   afterAll(async () => {
-    await Promise.all(seeded.map((s) => s.council.close()));
     await bed?.stop();
+  });
+  const current = (): AwsTestbed => {
+    if (!bed) throw new Error('testbed not started');
+    return bed;
+  };
+  const seed = seedsFromSnapshot({
+    fresh: (prefix) => seedSyncedSource(current(), prefix),
+    template: async (s: SeededSource) => ({
+      council: await syncedCouncilTemplate(current(), s, SEED_SHAPE),
+      bodies: s.bodies,
+      copies: s.copies,
+    }),
+    restore: async (template): Promise<SeededSource | undefined> => {
+      const restored = await restoreSyncedCouncil(current(), template.council);
+      if (restored === undefined) return undefined;
+      return {
+        council: restored.council,
+        h: restored.h,
+        sourceId: restored.h.source.sourceId,
+        bodies: template.bodies.map((b) => ({ ...b })),
+        deps: takedownDepsOf(current()),
+        copies: [...template.copies],
+      };
+    },
+    close: (s) => s.council.close(),
   });
   return {
     get bed(): AwsTestbed {
-      if (!bed) throw new Error('testbed not started');
-      return bed;
+      return current();
     },
     async seed(prefix) {
-      const s = await seedSyncedSource(this.bed, prefix);
-      seeded.push(s);
+      const s = await seed(prefix);
       const koeln = s.bodies.find((b) => b.slug === 'koeln');
       if (!koeln) throw new Error('no koeln');
       return { s, koeln };

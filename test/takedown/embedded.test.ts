@@ -1,5 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createFeedClients, destroyFeedClients } from '../../shared/changes';
 import { documentId, fileUrl, isRecord, withoutEmbedded } from '../../shared/engine';
 import { apiIdHash, indexPartition, MirrorStore } from '../../shared/mirror';
@@ -15,7 +15,7 @@ import {
   paperWrite,
   type ServedMirror,
   seedListedBody,
-  seedServedMirror,
+  servedMirrorSeeds,
   walkList,
   withApi,
 } from '../support/mirror-api';
@@ -119,14 +119,10 @@ describe('withoutEmbedded (pure)', () => {
 
 describe('OPT-5: a taken-down embedded object disappears from the objects that embed it', () => {
   const bed = useAwsTestbed();
-  const served: ServedMirror[] = [];
-  afterAll(async () => {
-    await Promise.all(served.map((s) => s.close()));
-  });
+  // Three papers and meetings, so each has several files (main, auxiliary) and agenda items.
+  const seedMirror = servedMirrorSeeds(bed, EMBEDDING_MIRROR);
   const seed = async (prefix: string) => {
-    // Three papers and meetings, so each has several files (main, auxiliary) and agenda items.
-    const m = await seedServedMirror(bed, prefix, EMBEDDING_MIRROR);
-    served.push(m);
+    const m = await seedMirror(prefix);
     // The listed body (koeln); the other is not served.
     const rows = await listBodies(bed.clients.doc, m.tables, m.h.source.sourceId);
     return { m, bodyId: String(rows.find((r) => r.slug === 'koeln')?.id) };

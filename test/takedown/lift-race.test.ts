@@ -7,7 +7,14 @@ import {
   tombstoneBody,
   tombstoneIds,
 } from '../../shared/takedown';
-import { documentsOf, indexEntries, liveEntries, pauseAt, seededTestbed } from '../support/takedown';
+import {
+  documentsOf,
+  indexEntries,
+  liveEntries,
+  pauseAt,
+  type SeededSource,
+  seededTestbed,
+} from '../support/takedown';
 
 /**
  * OPT-5: a new takedown always wins over an older `takedown lift` of the same object — in the registry
@@ -33,6 +40,16 @@ function secondOperator(deps: TakedownDeps): {
 } {
   const clients = createFeedClients(t.bed.env);
   return { clients, deps: { ...deps, clients }, close: () => destroyFeedClients(clients) };
+}
+
+/** The paper's registry item and its index entry (read consistently) as the race left them. */
+async function paperAfterRace(s: SeededSource, id: string) {
+  const registry = new TakedownRegistry(t.bed.clients.doc, t.bed.env.STATE_TABLE);
+  const item = (await registry.items(s.sourceId)).find((i) => i.id === id);
+  const entry = (await s.h.mirror.lookup(s.sourceId, [{ type: 'paper', id }], { consistent: true })).get(
+    `paper\n${id}`,
+  );
+  return { item, entry };
 }
 
 /** Lift's registry delete (marshalled input names the `TAKEDOWN#` partition). */
@@ -76,11 +93,8 @@ describe('OPT-5: a takedown lift racing a new takedown of the same object', { ti
       pause.remove();
       lifter.close();
     }
-    const registry = new TakedownRegistry(t.bed.clients.doc, t.bed.env.STATE_TABLE);
-    expect((await registry.items(s.sourceId)).map((i) => i.id)).toContain(paper.id);
-    const entry = (
-      await s.h.mirror.lookup(s.sourceId, [{ type: 'paper', id: paper.id }], { consistent: true })
-    ).get(`paper\n${paper.id}`);
+    const { item, entry } = await paperAfterRace(s, paper.id);
+    expect(item?.id).toBe(paper.id);
     expect(entry?.deleted).toBe(true);
     expect(entry?.takedown).toBeDefined();
     // And it holds: the next sync leaves the paper down.
@@ -115,12 +129,8 @@ describe('OPT-5: a takedown lift racing a new takedown of the same object', { ti
       pause.remove();
       lifter.close();
     }
-    const registry = new TakedownRegistry(t.bed.clients.doc, t.bed.env.STATE_TABLE);
-    const item = (await registry.items(s.sourceId)).find((i) => i.id === paper.id);
+    const { item, entry } = await paperAfterRace(s, paper.id);
     expect(item?.mark.by).toBe('second');
-    const entry = (
-      await s.h.mirror.lookup(s.sourceId, [{ type: 'paper', id: paper.id }], { consistent: true })
-    ).get(`paper\n${paper.id}`);
     expect(entry?.deleted).toBe(true);
     expect(entry?.takedown).toBeDefined();
     expect(renewed).toEqual([paper.id]);
@@ -158,12 +168,8 @@ describe('OPT-5: a takedown lift racing a new takedown of the same object', { ti
     // The lift did win the race it saw: it removed the item it read.
     expect(lifted?.lifted).toBe(1);
     // End state consistent: down with its registry item (on-call sees why), never a mark alone.
-    const registry = new TakedownRegistry(t.bed.clients.doc, t.bed.env.STATE_TABLE);
-    const item = (await registry.items(s.sourceId)).find((i) => i.id === paper.id);
+    const { item, entry } = await paperAfterRace(s, paper.id);
     expect(item?.mark.by).toBe('second');
-    const entry = (
-      await s.h.mirror.lookup(s.sourceId, [{ type: 'paper', id: paper.id }], { consistent: true })
-    ).get(`paper\n${paper.id}`);
     expect(entry?.deleted).toBe(true);
     expect(entry?.takedown).toMatchObject({ by: 'second' });
     expect(events).toContain('TAKEDOWN LIFTED WHILE BEING RECORDED');

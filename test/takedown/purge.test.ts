@@ -1,5 +1,5 @@
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { mirrorKey } from '../../shared/mirror';
 import {
   awsPurgeStore,
@@ -8,14 +8,8 @@ import {
   tombstoneBody,
   tombstoneIds,
 } from '../../shared/takedown';
-import { type AwsTestbed, useAwsTestbed } from '../support/aws';
-import {
-  documentsOf,
-  indexEntries,
-  liveEntries,
-  type SeededSource,
-  seedSyncedSource,
-} from '../support/takedown';
+import type { AwsTestbed } from '../support/aws';
+import { documentsOf, indexEntries, liveEntries, seededTestbed } from '../support/takedown';
 
 async function exists(bed: AwsTestbed, key: string): Promise<boolean> {
   try {
@@ -47,26 +41,21 @@ function interruptAfter(inner: PurgeStore, n: number): PurgeStore & { deletions:
 }
 
 describe('purge-deleted (OPT-3): preview, then physical deletion on request', () => {
-  const bed = useAwsTestbed();
-  const seeded: SeededSource[] = [];
-  afterAll(async () => {
-    await Promise.all(seeded.map((s) => s.council.close()));
-  });
+  const t = seededTestbed();
 
   it('OPT-3: the preview deletes nothing and equals exactly what --yes removes — copies and texts included', async () => {
-    const s = await seedSyncedSource(bed, 'purge');
-    seeded.push(s);
+    const { s } = await t.seed('purge');
     const koeln = s.bodies.find((b) => b.slug === 'koeln');
     const other = s.bodies.find((b) => b.slug !== 'koeln');
     const otherLive = await liveEntries(s.h, other?.id);
     await tombstoneBody(s.deps, 'koeln', { by: 'test', sourceId: s.sourceId });
     const tombstones = await indexEntries(s.h, koeln?.id);
-    const docs = await documentsOf(bed, s.sourceId, koeln?.id);
+    const docs = await documentsOf(t.bed, s.sourceId, koeln?.id);
 
     const preview = await purgeDeleted(s.deps, 'koeln', { yes: false, sourceId: s.sourceId });
     // Nothing went.
     expect(await indexEntries(s.h, koeln?.id)).toHaveLength(tombstones.length);
-    for (const key of s.copies) expect(await exists(bed, key)).toBe(true);
+    for (const key of s.copies) expect(await exists(t.bed, key)).toBe(true);
 
     const byType: Record<string, number> = {};
     for (const e of tombstones) byType[e.type] = (byType[e.type] ?? 0) + 1;
@@ -84,9 +73,9 @@ describe('purge-deleted (OPT-3): preview, then physical deletion on request', ()
 
     // All of it is gone: index entries, mirror records, copies, texts, document records …
     expect(await indexEntries(s.h, koeln?.id)).toEqual([]);
-    for (const e of tombstones) expect(await exists(bed, mirrorKey(s.sourceId, e.type, e.id))).toBe(false);
-    for (const key of s.copies) expect(await exists(bed, key)).toBe(false);
-    expect(await documentsOf(bed, s.sourceId, koeln?.id)).toEqual([]);
+    for (const e of tombstones) expect(await exists(t.bed, mirrorKey(s.sourceId, e.type, e.id))).toBe(false);
+    for (const key of s.copies) expect(await exists(t.bed, key)).toBe(false);
+    expect(await documentsOf(t.bed, s.sourceId, koeln?.id)).toEqual([]);
     // … the other body is untouched, and a new preview finds nothing.
     expect(await liveEntries(s.h, other?.id)).toHaveLength(otherLive.length);
     const after = await purgeDeleted(s.deps, 'koeln', { yes: false, sourceId: s.sourceId });
@@ -94,8 +83,7 @@ describe('purge-deleted (OPT-3): preview, then physical deletion on request', ()
   });
 
   it('OPT-3: an interrupted purge finishes on the next run (children first, index entries last)', async () => {
-    const s = await seedSyncedSource(bed, 'purgecrash');
-    seeded.push(s);
+    const { s } = await t.seed('purgecrash');
     const koeln = s.bodies.find((b) => b.slug === 'koeln');
     await tombstoneBody(s.deps, 'koeln', { by: 'test', sourceId: s.sourceId });
     const preview = await purgeDeleted(s.deps, 'koeln', { yes: false, sourceId: s.sourceId });
@@ -114,13 +102,12 @@ describe('purge-deleted (OPT-3): preview, then physical deletion on request', ()
     expect(rerun.counts.body).toBe(1);
     expect(rerun.counts.file).toBeLessThanOrEqual(preview.counts.file ?? 0);
     expect(await indexEntries(s.h, koeln?.id)).toEqual([]);
-    for (const key of s.copies) expect(await exists(bed, key)).toBe(false);
-    expect(await documentsOf(bed, s.sourceId, koeln?.id)).toEqual([]);
+    for (const key of s.copies) expect(await exists(t.bed, key)).toBe(false);
+    expect(await documentsOf(t.bed, s.sourceId, koeln?.id)).toEqual([]);
   });
 
   it('OPT-3: only objects marked deleted go — a single tombstoned paper and its files, nothing live', async () => {
-    const s = await seedSyncedSource(bed, 'purgeone');
-    seeded.push(s);
+    const { s } = await t.seed('purgeone');
     const koeln = s.bodies.find((b) => b.slug === 'koeln');
     const live = await liveEntries(s.h, koeln?.id);
     const paper = live.find((e) => e.type === 'paper');
@@ -138,10 +125,11 @@ describe('purge-deleted (OPT-3): preview, then physical deletion on request', ()
   });
 
   it('a slug used by two sources needs --source (slugs are unique per source)', async () => {
-    expect(seeded.length).toBeGreaterThan(1);
-    await expect(
-      purgeDeleted(seeded[0]?.deps ?? ({} as never), 'koeln', { yes: false }),
-    ).rejects.toMatchObject({
+    // A second seed within the test: a source of its own next to the first, both with a body koeln.
+    const { s: one } = await t.seed('purge-slug-one');
+    const { s: two } = await t.seed('purge-slug-two');
+    expect(two.sourceId).not.toBe(one.sourceId);
+    await expect(purgeDeleted(one.deps, 'koeln', { yes: false })).rejects.toMatchObject({
       code: 'BODY_AMBIGUOUS',
     });
   });

@@ -11,7 +11,7 @@ import { takedownPartition, tombstoneIds } from '../../shared/takedown';
 import { useAwsTestbed } from '../support/aws';
 import { injectAwsFaults, untilCrashed } from '../support/aws-faults';
 import { json, oneBodySystem, startMiniCouncil } from '../support/mini-council';
-import { EMBEDDING_MIRROR, getJson, type ServedMirror, seedServedMirror } from '../support/mirror-api';
+import { EMBEDDING_MIRROR, getJson, servedMirrorSeeds } from '../support/mirror-api';
 import { harness, TestClock } from '../support/oparl-harness';
 import { killedAfterRecorded, type PagePoint, pauseAt, takedownDepsOf } from '../support/takedown';
 
@@ -105,11 +105,10 @@ const CASES = TOMBSTONES.flatMap((tombstone) =>
 
 describe('OPT-5: a takedown of an embedded file while a sync of its source runs', () => {
   const bed = useAwsTestbed();
-  const served: ServedMirror[] = [];
+  const seedMirror = servedMirrorSeeds(bed, EMBEDDING_MIRROR);
   const own: FeedClients[] = [];
   afterAll(async () => {
     for (const clients of own) destroyFeedClients(clients);
-    await Promise.all(served.map((s) => s.close()));
   });
   let n = 0;
 
@@ -119,8 +118,7 @@ describe('OPT-5: a takedown of an embedded file while a sync of its source runs'
    */
   async function seedRenamedPaper() {
     n += 1;
-    const m = await seedServedMirror(bed, `race-${n}`, EMBEDDING_MIRROR);
-    served.push(m);
+    const m = await seedMirror(`race-${n}`);
     const sourceId = m.h.source.sourceId;
     const rows = await listBodies(bed.clients.doc, m.tables, sourceId);
     const bodyId = String(rows.find((r) => r.slug === 'koeln')?.id);

@@ -1,34 +1,22 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sourcePartition } from '../../shared/engine';
 import { MIRROR_TYPES } from '../../shared/mirror';
 import { listBodies, setBodyListed } from '../../shared/onboarding';
 import { PURGE_ORDER, tombstoneBody, tombstoneIds } from '../../shared/takedown';
 import type { TakedownMeta } from '../../shared/takedown/types';
-import { useAwsTestbed } from '../support/aws';
-import {
-  documentsOf,
-  indexEntries,
-  liveEntries,
-  type SeededSource,
-  seedSyncedSource,
-} from '../support/takedown';
+import { documentsOf, indexEntries, liveEntries, seededTestbed } from '../support/takedown';
 
 describe('tombstone (OPT-2): gone from every output at once, kept for audit', () => {
-  const bed = useAwsTestbed();
-  const seeded: SeededSource[] = [];
-  afterAll(async () => {
-    await Promise.all(seeded.map((s) => s.council.close()));
-  });
+  const t = seededTestbed();
 
   it('OPT-2: tombstone --body hides every object of the body from the live listings and keeps them', async () => {
-    const s = await seedSyncedSource(bed, 'tomb');
-    seeded.push(s);
+    const { s } = await t.seed('tomb');
     const [koeln, other] = [
       s.bodies.find((b) => b.slug === 'koeln'),
       s.bodies.find((b) => b.slug !== 'koeln'),
     ];
-    await setBodyListed(bed.clients.doc, s.deps.tables, 'koeln', {
+    await setBodyListed(t.bed.clients.doc, s.deps.tables, 'koeln', {
       listed: true,
       by: 'test',
       sourceId: s.sourceId,
@@ -62,15 +50,15 @@ describe('tombstone (OPT-2): gone from every output at once, kept for audit', ()
     });
     expect(meta.lastGood).toMatchObject({ id: paper?.id });
     // The body is unlisted and marked; its documents flagged for the document functions (DOC-7).
-    const rows = await listBodies(bed.clients.doc, s.deps.tables, s.sourceId);
+    const rows = await listBodies(t.bed.clients.doc, s.deps.tables, s.sourceId);
     expect(rows.find((r) => r.slug === 'koeln')).toMatchObject({ listed: false, takedown: true });
-    const docs = await documentsOf(bed, s.sourceId, koeln?.id);
+    const docs = await documentsOf(t.bed, s.sourceId, koeln?.id);
     expect(docs.length).toBeGreaterThan(0);
     expect(docs.every((d) => d.listed === false && typeof d.takedownAt === 'string')).toBe(true);
     expect(result.documents).toBe(docs.length);
     // A taken-down body is not listed again by accident.
     await expect(
-      setBodyListed(bed.clients.doc, s.deps.tables, 'koeln', {
+      setBodyListed(t.bed.clients.doc, s.deps.tables, 'koeln', {
         listed: true,
         by: 'test',
         sourceId: s.sourceId,
@@ -84,8 +72,7 @@ describe('tombstone (OPT-2): gone from every output at once, kept for audit', ()
   });
 
   it('OPT-2: tombstone --ids takes the object and what is embedded in it (a paper’s files)', async () => {
-    const s = await seedSyncedSource(bed, 'tombids');
-    seeded.push(s);
+    const { s } = await t.seed('tombids');
     const papers = (await liveEntries(s.h)).filter((e) => e.type === 'paper');
     let target: { id: string; embedded: number } | undefined;
     for (const p of papers) {
@@ -113,8 +100,7 @@ describe('tombstone (OPT-2): gone from every output at once, kept for audit', ()
   });
 
   it('OPT-2: the next full sync neither restores taken-down objects nor fetches the taken-down body’s lists', async () => {
-    const s = await seedSyncedSource(bed, 'tombsync');
-    seeded.push(s);
+    const { s } = await t.seed('tombsync');
     const koeln = s.bodies.find((b) => b.slug === 'koeln');
     const other = s.bodies.find((b) => b.slug !== 'koeln');
     const otherPaper = (await liveEntries(s.h, other?.id)).find((e) => e.type === 'paper');
@@ -142,19 +128,23 @@ describe('tombstone (OPT-2): gone from every output at once, kept for audit', ()
   });
 
   it('ONB-4: the BODY# record keeps the sync fields when listed and taken down', async () => {
-    const s = seeded[0];
-    if (!s) return;
-    const koeln = s.bodies.find((b) => b.slug === 'koeln');
-    const rows = await listBodies(bed.clients.doc, s.deps.tables, s.sourceId);
+    const { s, koeln } = await t.seed('tomb-listed');
+    await setBodyListed(t.bed.clients.doc, s.deps.tables, 'koeln', {
+      listed: true,
+      by: 'test',
+      sourceId: s.sourceId,
+    });
+    await tombstoneBody(s.deps, 'koeln', { by: 'test', sourceId: s.sourceId });
+    const rows = await listBodies(t.bed.clients.doc, s.deps.tables, s.sourceId);
     const row = rows.find((r) => r.slug === 'koeln');
-    const item = await bed.clients.doc.send(
+    const item = await t.bed.clients.doc.send(
       new GetCommand({
-        TableName: bed.env.STATE_TABLE,
+        TableName: t.bed.env.STATE_TABLE,
         Key: { pk: sourcePartition(s.sourceId), sk: `BODY#${row?.bodyKey}` },
       }),
     );
     expect(item.Item).toMatchObject({
-      id: koeln?.id,
+      id: koeln.id,
       slug: 'koeln',
       listed: false,
       takedown: { by: 'test' },
