@@ -108,8 +108,8 @@ export const DECIDED_CAPACITY: readonly FleetCapacityPlan[] = [
       Mirror: {
         mode: 'onDemand',
         targetPercent: 80,
-        table: units(4, 40, 2, 18),
-        indexes: { byList: units(3, 34, 3, 24) },
+        table: units(3, 36, 2, 18),
+        indexes: { byList: units(3, 30, 3, 24) },
       },
     },
   },
@@ -125,7 +125,7 @@ export const DECIDED_CAPACITY: readonly FleetCapacityPlan[] = [
       State: {
         mode: 'provisioned',
         targetPercent: 90,
-        table: units(35, 352, 22, 854),
+        table: units(35, 354, 22, 858),
         indexes: { byDueAt: units(1, 2, 17, 102) },
       },
       Documents: {
@@ -136,9 +136,9 @@ export const DECIDED_CAPACITY: readonly FleetCapacityPlan[] = [
       },
       Mirror: {
         mode: 'onDemand',
-        targetPercent: 80,
-        table: units(35, 394, 17, 170),
-        indexes: { byList: units(28, 334, 28, 226) },
+        targetPercent: 90,
+        table: units(35, 308, 17, 152),
+        indexes: { byList: units(28, 264, 28, 202) },
       },
     },
   },
@@ -154,8 +154,8 @@ export const DECIDED_CAPACITY: readonly FleetCapacityPlan[] = [
       State: {
         mode: 'provisioned',
         targetPercent: 90,
-        table: units(337, 3510, 215, 8524),
-        indexes: { byDueAt: units(1, 2, 172, 1004) },
+        table: units(337, 3526, 269, 8562),
+        indexes: { byDueAt: units(1, 2, 172, 1008) },
       },
       Documents: {
         mode: 'onDemand',
@@ -165,9 +165,9 @@ export const DECIDED_CAPACITY: readonly FleetCapacityPlan[] = [
       },
       Mirror: {
         mode: 'onDemand',
-        targetPercent: 80,
-        table: units(337, 3928, 172, 1694),
-        indexes: { byList: units(337, 3326, 269, 2258) },
+        targetPercent: 90,
+        table: units(337, 3070, 172, 1512),
+        indexes: { byList: units(337, 2636, 269, 2016) },
       },
     },
   },
