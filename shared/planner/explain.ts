@@ -57,8 +57,13 @@ export interface HostStatus {
   demand: number;
   utilisation: number;
   saturated: boolean;
-  /** RATE-9: every source's interval on the host × this. */
+  /** RATE-9: every source's interval on the host × this (in the full-sync window with `fullSyncShare` counted). */
   stretch: number;
+  /**
+   * FULL-3 / RATE-9: on a saturated host in the full-sync window, the share of its time its full syncs take
+   * tonight — the reason its factor is stretch ÷ (1 − share) rather than demand ÷ capacity; null otherwise.
+   */
+  fullSyncShare: number | null;
   /** How many runs at once keep the host busy (RATE-4: ≤ 2; 0 while paused). */
   runLimit: number;
   running: number;
@@ -268,6 +273,7 @@ function hostStatuses(
       utilisation: m.utilisation,
       saturated: isSaturated(m),
       stretch: m.stretch,
+      fullSyncShare: m.fullSyncShare ?? null,
       runLimit: m.runLimit,
       running: fleet.runningByHost.get(m.host) ?? 0,
       runningSources: runningByHost.get(m.host) ?? [],

@@ -226,10 +226,15 @@ describe('after a planner tick, status and hosts explain every waiting, stretche
     expect(shared.sources).toEqual(SHARED);
     expect(shared.capacity).toBeCloseTo(1 / 30);
     expect(shared.saturated).toBe(true);
-    expect(shared.stretch).toBeCloseTo(shared.demand / shared.capacity);
+    // FULL-3 / RATE-9: in the window its two due full syncs take a share of its time (at most half), and
+    // the incrementals' factor counts it: demand ÷ capacity ÷ (1 − share).
+    const share = shared.fullSyncShare ?? 0;
+    expect(share).toBeGreaterThan(0);
+    expect(share).toBeLessThanOrEqual(0.5);
+    expect(shared.stretch).toBeCloseTo(shared.demand / shared.capacity / (1 - share));
     expect(shared.stretch).toBeGreaterThan(1);
     // RATE-9: every source on it says so, with the figures `hosts` shows for the host.
-    const saturation = `host 127.0.0.1 saturated: needs ${round2(shared.demand)} requests/s of ${round2(shared.capacity)}; intervals × ${round2(shared.stretch)} (RATE-9)`;
+    const saturation = `host 127.0.0.1 saturated: needs ${round2(shared.demand)} requests/s of ${round2(shared.capacity)}, full syncs take ${Math.round(share * 100)} % of its time tonight (FULL-3); intervals × ${round2(shared.stretch)} (RATE-9)`;
     for (const id of SHARED) expect(said(id), id).toContain(saturation);
     expect(blockOf(hosts.text, '127.0.0.1')).toContain(
       `SATURATED: intervals × ${shared.stretch.toFixed(2)} (RATE-9)`,
