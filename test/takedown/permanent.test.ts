@@ -324,9 +324,13 @@ describe('OPT-5: a takedown is permanent until an operator lifts it (OParl sync)
   it('OPT-5: a redelivered sync message (same run, resumed after a kill) after takedown and purge does not revive', async () => {
     const { s, koeln } = await seed('perm-redeliver');
     const paper = await paperWithFiles(s, koeln.id);
-    // A full sync killed after a few requests: its message will be delivered again.
-    s.h.fetcher.crashAfter = 3;
+    // A full sync killed after three of its own requests (the port's count runs on from the seed's sync,
+    // so the bound is relative to it — an absolute 3 crashed before the run's first request): its message
+    // will be delivered again, with the run's first pages done.
+    const before = s.h.fetcher.count;
+    s.h.fetcher.crashAfter = before + 3;
     await expect(s.h.sync('full', { runId: 'dup-1' })).rejects.toBeInstanceOf(SimulatedCrash);
+    expect(s.h.fetcher.count - before).toBe(3);
     delete s.h.fetcher.crashAfter;
     await tombstoneIds(s.deps, [paper.id], { by: 'test', sourceId: s.sourceId });
     await purgeDeleted(s.deps, 'koeln', { sourceId: s.sourceId, yes: true });
