@@ -39,6 +39,7 @@ import { startWireCapture } from './wire-capture';
  *   downloadSeconds   from the pass's start to its last download (the text pass follows)
  *   peakRssMb         the pass process's largest RSS, sampled every 50 ms (text pass included)
  *   lateForfeits      slots the pass gave up because it could only have sent after its send allowance
+ *                     (each re-timed: one more Upstash call — redisRoundTripsPerRequest counts them all)
  *
  * `npm run bench -- files-politeness`; FILES_POLITENESS_WIDTHS=16,16,16,4,4 (one run each, in turn),
  * FILES_POLITENESS_HOSTS, FILES_POLITENESS_FILES (per host), FILES_POLITENESS_BYTES.
@@ -80,6 +81,9 @@ export interface FilesPolitenessResult {
   passSeconds: number;
   peakRssMb: number;
   lateForfeits: number;
+  /** Requests the Upstash adapter answered during the pass (the ledger's and the slots'), and per arrival. */
+  redisRoundTrips: number;
+  redisRoundTripsPerRequest: number;
   sendAllowanceMs: number;
   sharedStoreFailures: number;
   loopLagP99Ms: number;
@@ -174,6 +178,9 @@ export async function runFilesPolitenessBench(
       'prepared',
     );
     await ask(recorder, { type: 'reset' }, 'reset');
+    const count = async () =>
+      (await ask<{ count: number }>(adapterProcess, { type: 'count' }, 'count')).count;
+    const roundTripsBefore = await count();
     log(
       `files-politeness: ${hostsAtOnce} at once, ${hosts} councils × ${filesPerHost} files, load ${loadAverage}`,
     );
@@ -185,6 +192,7 @@ export async function runFilesPolitenessBench(
     const wire = await capture?.stop();
     const pressureAfter = cpuPressureTotalUs();
     const collected = await ask<RecorderCollect>(recorder, { type: 'collect' }, 'collected');
+    const redisRoundTrips = (await count()) - roundTripsBefore;
 
     const writtenByHost = new Map<string, number[]>();
     for (const send of done.sends) {
@@ -230,6 +238,8 @@ export async function runFilesPolitenessBench(
       passSeconds: Math.round(passMs) / 1000,
       peakRssMb: done.peakRssMb,
       lateForfeits: done.lateForfeits,
+      redisRoundTrips,
+      redisRoundTripsPerRequest: Math.round((redisRoundTrips / Math.max(1, all.requests)) * 1000) / 1000,
       sendAllowanceMs: done.sendAllowanceMs,
       sharedStoreFailures: done.sharedStoreFailures,
       loopLagP99Ms: done.loopLagP99Ms,
