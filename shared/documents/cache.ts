@@ -6,7 +6,7 @@ import {
   CACHE_MAX_FILES_PER_RUN,
   CACHE_MAX_FILES_PER_SOURCE,
   DISABLE_MAX_ITEMS_PER_SOURCE,
-  HOSTS_IN_PARALLEL,
+  FILES_HOSTS_IN_PARALLEL,
 } from './constants';
 import {
   applyCounted,
@@ -58,7 +58,7 @@ export interface FilesPassReport {
 /** A files pass's options. */
 export interface FilesPassOptions extends PassOptions {
   /**
-   * Servers downloaded from at once (default HOSTS_IN_PARALLEL): benches and tests compare widths with
+   * Servers downloaded from at once (default FILES_HOSTS_IN_PARALLEL): benches and tests compare widths with
    * it (issue 28, bench/files-politeness.ts); the functions keep the default.
    */
   hostsAtOnce?: number;
@@ -109,7 +109,7 @@ export async function runFilesPass(deps: DocumentsDeps, options: FilesPassOption
   let done = 0;
   const progressed = (host: string) =>
     options.onProgress?.({ stage: 'files', done: ++done, total: selected.length, host });
-  await forEachGroup(byHost, options.hostsAtOnce ?? HOSTS_IN_PARALLEL, async (host, item) => {
+  await forEachGroup(byHost, options.hostsAtOnce ?? FILES_HOSTS_IN_PARALLEL, async (host, item) => {
     try {
       await cacheSelected(item);
     } finally {
