@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setPriority } from 'node:os';
@@ -19,6 +20,11 @@ export interface RecorderStart {
   slowShare: number;
   /** OS priority of this process (root only; failure is reported, not fatal). */
   priority: number;
+  /**
+   * bench/files-politeness.ts: `GET /files/…` answers this file's bytes as a council's PDF (the files
+   * pass stores what it downloads); without it every page answers a short text.
+   */
+  filesBody?: { path: string; contentType: string };
 }
 
 export interface RecordedArrival {
@@ -52,6 +58,7 @@ async function start(message: RecorderStart): Promise<{ ports: Record<string, nu
     }
   }
   const random = seededRandom(message.seed);
+  const filesBody = message.filesBody && readFileSync(message.filesBody.path);
   const ports: Record<string, number> = {};
   for (const hostname of message.hostnames) {
     arrivals.set(hostname, []);
@@ -81,6 +88,13 @@ async function start(message: RecorderStart): Promise<{ ports: Record<string, nu
           res.writeHead(404, { 'content-type': 'text/plain' }).end('none'); // ROB-6: all allowed
         } else if (req.url?.startsWith('/redirect') && target) {
           res.writeHead(302, { location: `http://${target}/landing` }).end();
+        } else if (filesBody && message.filesBody && req.url?.startsWith('/files/')) {
+          res
+            .writeHead(200, {
+              'content-type': message.filesBody.contentType,
+              'content-length': String(filesBody.length),
+            })
+            .end(filesBody);
         } else {
           res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
         }

@@ -151,14 +151,14 @@ export interface PolitenessBenchResult {
   fallback: PhaseResult;
 }
 
-const TOLERANCE_MS = 5;
-const RECORDER_PRIORITY = -15;
+export const TOLERANCE_MS = 5;
+export const RECORDER_PRIORITY = -15;
 const WORKER_PATH = fileURLToPath(new URL('./politeness-worker.ts', import.meta.url));
 const ADAPTER_PATH = fileURLToPath(new URL('./politeness-adapter.ts', import.meta.url));
 const RECORDER_PATH = fileURLToPath(new URL('./politeness-recorder.ts', import.meta.url));
 
 /** Linux PSI: total µs some task waited for a CPU; undefined where not available. */
-function cpuPressureTotalUs(): number | undefined {
+export function cpuPressureTotalUs(): number | undefined {
   try {
     const match = /some .*total=(\d+)/.exec(readFileSync('/proc/pressure/cpu', 'utf8'));
     return match ? Number(match[1]) : undefined;
@@ -167,7 +167,7 @@ function cpuPressureTotalUs(): number | undefined {
   }
 }
 
-interface Arrival {
+export interface Arrival {
   /** Epoch ms at the recording server (performance.timeOrigin + now), comparable across processes to ~1 ms. */
   atMs: number;
   /** The sender's record of it (joined by request id — robots.txt: its connection's port — and host). */
@@ -206,7 +206,7 @@ function workerProcess(): { execArgv: string[]; env: Record<string, string> } {
 }
 
 /** Forks `path` under tsx and resolves once it says "ready". */
-function spawnChild(
+export function spawnChild(
   path: string,
   priority: number,
   as: { execArgv: string[]; env: Record<string, string> } = { execArgv: [], env: {} },
@@ -224,7 +224,7 @@ function spawnChild(
 }
 
 /** Sends `message` and resolves with the first answer of type `answer`. */
-function ask<T>(child: ChildProcess, message: object, answer: string): Promise<T> {
+export function ask<T>(child: ChildProcess, message: object, answer: string): Promise<T> {
   return new Promise((resolve, reject) => {
     const onMessage = (m: { type: string; error?: string }) => {
       if (m.type === answer) {
@@ -269,7 +269,7 @@ interface ViolationSample {
   second: { transitMs: number; sender: string; request: string };
 }
 
-function analyse(
+export function analyse(
   arrivals: Map<string, Arrival[]>,
   writtenByHost: Map<string, number[]>,
   intervalMs: number,

@@ -34,6 +34,10 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
       log: (l: string) => console.error(l),
     });
   },
+  // Issue 28, lever filesHostsAtOnce: the real files pass's spacing per council on the kernel clock.
+  // FILES_POLITENESS_WIDTHS=16,16,16,4,4 (a run each), FILES_POLITENESS_HOSTS, _FILES, _BYTES.
+  'files-politeness': async () =>
+    (await import('./files-politeness')).runFilesPolitenessRuns((l: string) => console.error(l)),
   text: async () => (await import('./text')).runTextBench(),
   'scrape-cost': async () => (await import('./scrape-cost')).runScrapeCostBench(),
   preview: async () => (await import('./preview')).runPreviewBench(),

@@ -6,7 +6,7 @@ import {
   CACHE_MAX_FILES_PER_RUN,
   CACHE_MAX_FILES_PER_SOURCE,
   DISABLE_MAX_ITEMS_PER_SOURCE,
-  HOSTS_IN_PARALLEL,
+  FILES_HOSTS_IN_PARALLEL,
 } from './constants';
 import {
   applyCounted,
@@ -55,7 +55,16 @@ export interface FilesPassReport {
   busyHosts: BusyHost[];
 }
 
-export async function runFilesPass(deps: DocumentsDeps, options: PassOptions): Promise<FilesPassReport> {
+/** A files pass's options. */
+export interface FilesPassOptions extends PassOptions {
+  /**
+   * Servers downloaded from at once (default FILES_HOSTS_IN_PARALLEL): benches and tests compare widths with
+   * it (issue 28, bench/files-politeness.ts); the functions keep the default.
+   */
+  hostsAtOnce?: number;
+}
+
+export async function runFilesPass(deps: DocumentsDeps, options: FilesPassOptions): Promise<FilesPassReport> {
   const { now } = options;
   const store = documentsStoreOf(deps);
   const { contexts, invalid } = await loadSourceContexts(deps, now);
@@ -100,7 +109,7 @@ export async function runFilesPass(deps: DocumentsDeps, options: PassOptions): P
   let done = 0;
   const progressed = (host: string) =>
     options.onProgress?.({ stage: 'files', done: ++done, total: selected.length, host });
-  await forEachGroup(byHost, HOSTS_IN_PARALLEL, async (host, item) => {
+  await forEachGroup(byHost, options.hostsAtOnce ?? FILES_HOSTS_IN_PARALLEL, async (host, item) => {
     try {
       await cacheSelected(item);
     } finally {

@@ -164,6 +164,19 @@ export const DISABLE_MAX_ITEMS_PER_SOURCE = 2_000;
 /** Servers worked on at once by one run; within one server the work is sequential. */
 export const HOSTS_IN_PARALLEL = 4;
 /**
+ * Issue 28 (lever filesHostsAtOnce), DOC-3: servers the files pass downloads from at once, each one's
+ * files one after the other in its host slots (RATE-1 unchanged). Its waits are the hosts' pace, so 16
+ * overlap 4 × as many. Measured on the kernel clock (`FILES_POLITENESS_WIDTHS=16,4 npm run bench --
+ * files-politeness`: the real pass in its own process, slots through Upstash, 48 councils × 6 PDFs of
+ * 400 KB): 0 RATE-1 violations in 4 runs at 16 (load 6.7–16.8 on 2 cores; closest gaps 1,018–1,059 ms)
+ * and 3 at 4 (load 10.5–19.2; 1,020–1,028 ms); the downloads took 45–60 s instead of 97–139 s. On that
+ * loaded CPU the pass forfeits more late slots at 16 (173–317 of 336 requests, 4: 48–104), each one
+ * more Upstash call (3.0 a request instead of 2.3) — not billed on the fixed plan. Memory: 16 streams of
+ * 80 MB peak 302 MB over a 182 MB baseline (`FILES_STREAMS=16 npm run bench -- files`), 245 MB settled,
+ * in a 1,536 MB function whose text pass — stopped at 1,300 MB — begins after the downloads.
+ */
+export const FILES_HOSTS_IN_PARALLEL = 16;
+/**
  * Issue 28, RATE-6: servers the deletion check asks at once. Its samples and re-checks are HEADs (no
  * body), so memory does not bound them; within one server the checks stay one after the other, at
  * least DEL_SERVER_SPACING_MS apart. At 1,000 sources (≈ 12 samples per server and hour) a run then
@@ -181,6 +194,7 @@ export const DEL_HOSTS_IN_PARALLEL = 100;
 export const DEL_SOURCES_PER_SHARD = 2_000;
 /**
  * Whole-file GETs in one deletion run at once (DEL-1 re-fetches, the GET after an unclear HEAD, the
- * 30-day GET): as many as the files pass streams, so the function's memory stays as measured.
+ * 30-day GET): 4 streams of up to 80 MB, ≈ 112 MB over the baseline as measured (`FILES_STREAMS=4 npm
+ * run bench -- files`), in its 512 MB (the files pass's 16 are sized for the files function's 1,536).
  */
 export const DEL_BODIES_IN_PARALLEL = HOSTS_IN_PARALLEL;

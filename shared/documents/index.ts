@@ -11,7 +11,7 @@ export {
   PassAdmission,
   passAdmission,
 } from './admission';
-export { type FilesPassReport, roundRobin, runFilesPass } from './cache';
+export { type FilesPassOptions, type FilesPassReport, roundRobin, runFilesPass } from './cache';
 export {
   composeDocuments,
   type DocumentsPassHandlerSpec,
