@@ -221,6 +221,9 @@ interface TargetUnits {
   objectWrite: number;
 }
 
+/** Idle planner ticks timed for the bill; the fastest counts (the machine's load only adds time). */
+const PLANNER_IDLE_SAMPLES = 7;
+
 const zeroTarget = (): TargetUnits => ({ read: 0, write: 0, objectRead: 0, objectWrite: 0 });
 
 /** Units by target, each × k (`objects`: only the part that grows with objects, as `objectScaled`). */
@@ -1665,7 +1668,12 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
     };
     await tick(t0); // cold: reads Sources and the STATE ids once (not the steady state)
     const busy = await tick(t0 + 5 * 60_000);
-    const idle = await tick(t0 + 5 * 60_000 + 1);
+    // The idle tick is billed every minute of the month, so one wall-clock sample on a shared machine
+    // swung the total by ≈ €6 (planner 10,862 → 573,743 GB-s a month in a run at load 15–18): the fastest of
+    // PLANNER_IDLE_SAMPLES ticks that do the same work (none due, all leased) is the one least disturbed.
+    const idles = [];
+    for (let i = 1; i <= PLANNER_IDLE_SAMPLES; i += 1) idles.push(await tick(t0 + 5 * 60_000 + i));
+    const idle = idles.reduce((a, b) => (b.seconds < a.seconds ? b : a));
     const starts = Math.max(1, busy.starts - idle.starts);
     planner = {
       tickSeconds: idle.seconds,
