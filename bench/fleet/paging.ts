@@ -75,6 +75,7 @@ export class PagingReplay {
   private periodHosts: PagingEpisode['hosts'] = {};
   private readonly episodes: PagingEpisode[] = [];
   private openEpisode: PagingEpisode | null = null;
+  private openPeriods = 0;
 
   /** One planner tick: its `SaturatedHosts` gauge and its `starvationOf` figure, at a local hour. */
   tick(nowMs: number, localHour: number, figures: { saturatedHosts: number; starvation: Starvation }): void {
@@ -173,6 +174,7 @@ export class PagingReplay {
   private noteEpisode(): void {
     let e = this.openEpisode;
     if (e === null) {
+      this.openPeriods = 0;
       e = {
         from: toBerlin(isoOfMs(this.periodStartMs)).toFormat('ccc yyyy-MM-dd HH:mm'),
         hours: 0,
@@ -181,7 +183,9 @@ export class PagingReplay {
       this.episodes.push(e);
       this.openEpisode = e;
     }
-    e.hours = round(e.hours + PERIOD_MS / HOUR_MS);
+    this.openPeriods += 1;
+    // From the count of periods: rounded at each period, 3 × 5 min added up to 0.24 h.
+    e.hours = round((this.openPeriods * PERIOD_MS) / HOUR_MS);
     for (const [host, p] of Object.entries(this.periodHosts)) {
       const h = e.hosts[host];
       e.hosts[host] =
