@@ -1,5 +1,6 @@
 import { SOURCE_STARVED_DATAPOINTS } from '../../shared/observability';
 import type { Starvation, StarvedSource } from '../../shared/planner';
+import { isoOfMs, toBerlin } from '../../shared/schedule';
 
 const PERIOD_MS = 5 * 60_000;
 const HOUR_MS = 60 * 60_000;
@@ -27,6 +28,28 @@ export interface PagingHours {
   sourceStarvedByLocalHour: number[];
   /** The tick with the most starved sources: when, and its most overdue ones (what would be paged). */
   worst: { at: string; starved: StarvedSource[] } | null;
+  /**
+   * Each span SourceStarved is in ALARM (consecutive alarm periods): when it began (local, Europe/Berlin),
+   * how long, and per host the most sources starved at one tick, the most minutes past the turn and the
+   * host's factor range — what on-call would have been paged for, to tell a planner gap from a host's
+   * capacity.
+   */
+  episodes: PagingEpisode[];
+}
+
+export interface EpisodeHost {
+  mostSources: number;
+  longestOverdueMinutes: number;
+  /** The source that was that long past its turn. */
+  mostOverdue: string;
+  stretch: [number, number];
+}
+
+export interface PagingEpisode {
+  /** Local start of the first alarm period, e.g. "Sat 2026-12-05 00:05". */
+  from: string;
+  hours: number;
+  hosts: Record<string, EpisodeHost>;
 }
 
 /**
@@ -48,6 +71,11 @@ export class PagingReplay {
   private periodLocalHour = 0;
   private readonly byLocalHour = new Array<number>(24).fill(0);
   private worst: PagingHours['worst'] = null;
+  /** This period's starved sources by host (the most at one tick, the longest overdue, the factors). */
+  private periodHosts: PagingEpisode['hosts'] = {};
+  private readonly episodes: PagingEpisode[] = [];
+  private openEpisode: PagingEpisode | null = null;
+  private openPeriods = 0;
 
   /** One planner tick: its `SaturatedHosts` gauge and its `starvationOf` figure, at a local hour. */
   tick(nowMs: number, localHour: number, figures: { saturatedHosts: number; starvation: Starvation }): void {
@@ -64,7 +92,9 @@ export class PagingReplay {
       this.periodStartMs = period;
       this.periodMaxStarved = 0;
       this.periodLocalHour = localHour;
+      this.periodHosts = {};
     }
+    this.noteHosts(figures.starvation.starved);
     const starved = figures.starvation.starved.length;
     this.periodMaxStarved = Math.max(this.periodMaxStarved, starved);
     if (starved > 0) this.ticksWithStarved += 1;
@@ -95,7 +125,31 @@ export class PagingReplay {
       longestOverdueMinutes: round(this.longestOverdueMinutes),
       sourceStarvedByLocalHour: this.byLocalHour.map((periods) => round((periods * PERIOD_MS) / HOUR_MS)),
       worst: this.worst,
+      episodes: this.episodes,
     };
+  }
+
+  private noteHosts(starved: readonly StarvedSource[]): void {
+    const atTick = new Map<string, number>();
+    for (const s of starved) {
+      atTick.set(s.host, (atTick.get(s.host) ?? 0) + 1);
+      const h = this.periodHosts[s.host] ?? {
+        mostSources: 0,
+        longestOverdueMinutes: 0,
+        mostOverdue: s.sourceId,
+        stretch: [s.stretch, s.stretch],
+      };
+      if (s.overdueMinutes > h.longestOverdueMinutes) {
+        h.longestOverdueMinutes = s.overdueMinutes;
+        h.mostOverdue = s.sourceId;
+      }
+      h.stretch = [Math.min(h.stretch[0], s.stretch), Math.max(h.stretch[1], s.stretch)];
+      this.periodHosts[s.host] = h;
+    }
+    for (const [host, n] of atTick) {
+      const h = this.periodHosts[host];
+      if (h !== undefined) h.mostSources = Math.max(h.mostSources, n);
+    }
   }
 
   private closeHour(): void {
@@ -107,9 +161,44 @@ export class PagingReplay {
     if (Number.isNaN(this.periodStartMs)) return;
     this.lastPeriods.push(this.periodMaxStarved >= 1);
     if (this.lastPeriods.length > EVALUATION_PERIODS) this.lastPeriods.shift();
-    if (this.lastPeriods.filter(Boolean).length < SOURCE_STARVED_DATAPOINTS) return;
+    if (this.lastPeriods.filter(Boolean).length < SOURCE_STARVED_DATAPOINTS) {
+      this.openEpisode = null;
+      return;
+    }
+    this.noteEpisode();
     this.starvedAlarmPeriods += 1;
     this.byLocalHour[this.periodLocalHour] = (this.byLocalHour[this.periodLocalHour] ?? 0) + 1;
+  }
+
+  /** An alarm period: extends the open episode or opens one. */
+  private noteEpisode(): void {
+    let e = this.openEpisode;
+    if (e === null) {
+      this.openPeriods = 0;
+      e = {
+        from: toBerlin(isoOfMs(this.periodStartMs)).toFormat('ccc yyyy-MM-dd HH:mm'),
+        hours: 0,
+        hosts: {},
+      };
+      this.episodes.push(e);
+      this.openEpisode = e;
+    }
+    this.openPeriods += 1;
+    // From the count of periods: rounded at each period, 3 × 5 min added up to 0.24 h.
+    e.hours = round((this.openPeriods * PERIOD_MS) / HOUR_MS);
+    for (const [host, p] of Object.entries(this.periodHosts)) {
+      const h = e.hosts[host];
+      e.hosts[host] =
+        h === undefined
+          ? { ...p, stretch: [...p.stretch] }
+          : {
+              mostSources: Math.max(h.mostSources, p.mostSources),
+              ...(p.longestOverdueMinutes > h.longestOverdueMinutes
+                ? { longestOverdueMinutes: p.longestOverdueMinutes, mostOverdue: p.mostOverdue }
+                : { longestOverdueMinutes: h.longestOverdueMinutes, mostOverdue: h.mostOverdue }),
+              stretch: [Math.min(h.stretch[0], p.stretch[0]), Math.max(h.stretch[1], p.stretch[1])],
+            };
+    }
   }
 }
 

@@ -1,7 +1,10 @@
 import {
   decideSource,
+  fullSyncWindowAt,
   isoOfMs,
   msOf,
+  nextFullSyncWindow,
+  periodBoundariesMs,
   type ScheduleSettings,
   type ScheduleSourceConfig,
   type SourceDecision,
@@ -116,18 +119,67 @@ export function stretchDecision(
   if (stretchedMs <= msOf(now)) return annotated;
   // Whole milliseconds, as `new Date(ms)` keeps them.
   const at = isoOfMs(Math.trunc(stretchedMs));
-  const next = `${sentence}: next incremental at ${at} (${round(dueFactorOf(model.stretch))} turns of its own cadence, then in the host's fair order; the cadence alone: ${cadenceAt})`;
+  // Counted at today's factor only until the factor may change: looked at again then (`factorMayChangeMs`).
+  const changesMs = factorMayChangeMs(msOf(now), on.own.settings);
+  const recheck = changesMs < stretchedMs ? isoOfMs(changesMs) : undefined;
+  const next = `${sentence}: next incremental at ${at} (${round(dueFactorOf(model.stretch))} turns of its own cadence, then in the host's fair order; the cadence alone: ${cadenceAt})${recheck === undefined ? '' : `; looked at again at ${recheck}, where the host's factor may change`}`;
+  const dueAt = recheck ?? at;
   if (decision.action === 'wait') {
     // A wait for something earlier than the cadence (a full-sync window opening) keeps its time.
     const waitsForCadence = decision.dueAt === undefined || msOf(decision.dueAt) >= cadenceMs;
     return {
       ...annotated,
-      ...(waitsForCadence ? { dueAt: at } : {}),
+      ...(waitsForCadence ? { dueAt } : {}),
       reason: waitsForCadence ? next : `${decision.reason}; ${next}`,
     };
   }
-  return { ...annotated, action: 'wait', dueAt: at, incrementalDue: false, reason: next };
+  return { ...annotated, action: 'wait', dueAt, incrementalDue: false, reason: next };
 }
+
+/**
+ * RATE-9, pure: the first instant after `nowMs` at which a host's factor may change by the clock alone —
+ * SCH-1's period boundaries (00:00, 07:00, 19:00: every source's interval, SCH-2's caps from midnight)
+ * and the end of the default full-sync window (FULL-3: the full syncs' share leaves a saturated host's
+ * factor, `windowStretchOf`). A source stretched past it is looked at again there: its stretched turn
+ * counted at today's factor no longer holds once the factor falls. Stored at the old factor instead,
+ * the planner did not read the source until that turn (it reads due items only), and the host idled
+ * with capacity to spare while its councils waited — fleet bench, a week at 1,000 sources: Saturday
+ * 00:00, the Friday night's factor 2.8 → the weekend's 1, the larger hosting centre 7–9 % busy from
+ * 00:30 to 02:00 while councils last synced at 21:47 waited until 02:15 (SourceStarved 2.5 h).
+ */
+export function factorMayChangeMs(nowMs: number, settings: ScheduleSettings): number {
+  const boundary = periodBoundariesMs(nowMs, nowMs + DAY_MS)[0] ?? Number.POSITIVE_INFINITY;
+  const nowIso = isoOfMs(nowMs);
+  const window =
+    fullSyncWindowAt(DEFAULT_WINDOW, settings, nowIso) ??
+    nextFullSyncWindow(DEFAULT_WINDOW, settings, nowIso);
+  const windowEndMs = msOf(window.end);
+  return Math.min(boundary, windowEndMs > nowMs ? windowEndMs : Number.POSITIVE_INFINITY);
+}
+
+/**
+ * RATE-9, pure: the last instant at or before `nowMs` at which a host's factor may have changed by the
+ * clock (`factorMayChangeMs`' counterpart) — from there on the factor in force is the one the host has
+ * now. What a source waited before it was waited at another factor.
+ */
+export function factorInForceSinceMs(nowMs: number, settings: ScheduleSettings): number {
+  const boundaries = periodBoundariesMs(nowMs - DAY_MS, nowMs + 1);
+  let since = boundaries[boundaries.length - 1] ?? Number.NEGATIVE_INFINITY;
+  // The default window's end before now: that of the window opened last before now, or of the one before.
+  for (let from = nowMs - 2 * DAY_MS; ; ) {
+    const window = nextFullSyncWindow(DEFAULT_WINDOW, settings, isoOfMs(from));
+    const startMs = msOf(window.start);
+    if (startMs > nowMs) break;
+    const endMs = msOf(window.end);
+    if (endMs <= nowMs) since = Math.max(since, endMs);
+    from = startMs;
+  }
+  return since;
+}
+
+const DAY_MS = 24 * 60 * 60_000;
+/** A source without an own window: the default window the host's full-sync share is planned in. */
+const DEFAULT_WINDOW = { fullSyncMinDays: 0, fullSyncSliced: false } as const;
 
 /**
  * RATE-9 read with FULL-3: a full sync that waits (for a full lane's turn, tonight's budget or a slot)

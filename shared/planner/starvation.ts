@@ -1,5 +1,6 @@
 import {
   cadenceAtMsOf,
+  factorInForceSinceMs,
   type HostModel,
   hostKeyOf,
   ownTurnsDueMs,
@@ -18,6 +19,16 @@ import type { ScheduleSettings, ScheduleSourceConfig, SourceDecision } from '../
  * (decision `wait`), a paused source (ERR-4/ERR-5, the SourcePausedTooLong alarm's), a source on a host
  * in a RATE-8 pause (the server asked us to wait), a manual request (SCH-7: not a cadence), a source never
  * synced (no turn to count from) and a running one (the planner decides only due, unleased items).
+ *
+ * The factor in force: a host's factor changes by the clock (SCH-1's periods, SCH-2's caps from midnight,
+ * the full-sync window's share — `factorInForceSinceMs`), and a source measured at the new factor across
+ * the whole wait looked starved the moment the factor fell, though it had waited its turn at the old one
+ * in the host's fair order (and `stretchDecision` looks at it again at that instant). So the overdue time
+ * is counted from the later of its stretched due instant and the instant the factor in force began: after
+ * a fall, the host has the source's stretched interval again (≥ 30 min) to work its backlog off before a
+ * page — and a source still not served then is starved at the factor in force. Counted across the
+ * change instead, Saturday 00:00 alone (the Friday night's factor 2.8 → the weekend's 1) paged for up
+ * to 39 sources of the two hosting centres served within 55 minutes (fleet bench, a week at 1,000 sources).
  */
 
 /**
@@ -70,6 +81,7 @@ export function starvationOf(
   settings: ScheduleSettings,
 ): Starvation {
   const nowMs = now.getTime();
+  const inForceSinceMs = factorInForceSinceMs(nowMs, settings);
   const starved: StarvedSource[] = [];
   let longestOverdueMs = 0;
   for (const c of candidates) {
@@ -86,7 +98,9 @@ export function starvationOf(
     // floor past its cadence cannot be starved, and the walk over its turns is skipped (most of a tick).
     if (nowMs - cadenceMs <= 0) continue;
     const dueMs = stretch <= 1 ? cadenceMs : ownTurnsDueMs(c.state, cadenceMs, own, stretch);
-    const overdueMs = nowMs - dueMs;
+    // Counted only since the factor in force began: what the source waited before was waited at another
+    // factor, in the host's fair order then (see above, "the factor in force").
+    const overdueMs = nowMs - Math.max(dueMs, inForceSinceMs);
     if (overdueMs <= 0) continue;
     longestOverdueMs = Math.max(longestOverdueMs, overdueMs);
     const intervalMs = Math.max(0, dueMs - began);

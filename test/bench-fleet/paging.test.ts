@@ -47,6 +47,21 @@ describe('fleet bench paging replay', () => {
     expect(result.mostStarved).toBe(2);
     expect(result.worst?.at).toBe('2026-11-30T00:10:00.000Z');
     expect(result.longestOverdueMinutes).toBe(40);
+    // One episode: the three alarm periods from 00:15 UTC (01:15 Berlin), with its host's figures.
+    expect(result.episodes).toEqual([
+      {
+        from: 'Mon 2026-11-30 01:15',
+        hours: 0.25,
+        hosts: {
+          'ris.hosting.example': {
+            mostSources: 2,
+            longestOverdueMinutes: 40,
+            mostOverdue: 's0',
+            stretch: [1, 1],
+          },
+        },
+      },
+    ]);
   });
 
   it('a single starved period does not page (1 of 3)', () => {

@@ -86,6 +86,41 @@ describe('RATE-9: starvation, not saturation, is the broken promise', () => {
     ]);
   });
 
+  it('the factor in force: after Saturday 00:00 the wait counts from 00:00 — 20 min past it is not starved, still waiting at 01:10 is', () => {
+    // Last synced Friday 21:00–21:00:30 Berlin (20:00Z) on the weeknight's 60 min: its turn at 22:00:30.
+    // At 00:00 the factor changes by the clock (the weekend's 1 on a host stretched on Friday night);
+    // counted across it, the source was 139.5 min "past its turn" at 00:20 though it had waited at
+    // Friday's factor in the host's fair order.
+    const friday = due('f', {
+      state: {
+        ...STATE,
+        lastSyncStartedAt: '2026-12-04T20:00:00.000Z',
+        lastSyncEndedAt: '2026-12-04T20:00:30.000Z',
+        lastSyncPeriod: 'weekdayNight',
+      },
+      decision: {
+        action: 'sync',
+        trigger: 'schedule',
+        kind: 'incremental',
+        cadenceAt: '2026-12-04T21:00:30.000Z',
+      },
+    });
+    const settings = DEFAULT_SCHEDULE_SETTINGS;
+    expect(starvationOf([friday], stretched(1), at('2026-12-04T23:20:00Z'), settings)).toEqual({
+      starved: [],
+      longestOverdueMinutes: 20,
+    });
+    // Still not served 70 min into the weekend's factor (> its 60.5 min interval again): starved.
+    expect(starvationOf([friday], stretched(1), at('2026-12-05T00:10:00Z'), settings).starved).toEqual([
+      expect.objectContaining({
+        sourceId: 'f',
+        stretch: 1,
+        overdueMinutes: 70,
+        stretchedIntervalMinutes: 60.5,
+      }),
+    ]);
+  });
+
   it('not counted: waiting for its turn, a manual request, a host in a RATE-8 pause, a source never synced', () => {
     const late = at('2026-11-30T09:00:00Z');
     const none = { starved: [], longestOverdueMinutes: 0 };
