@@ -2450,7 +2450,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       scheduler: { invocations: scheduledPerMonth },
       // The planner's host ledger is one script a tick (shared/slots ledger.ts).
       upstash: { commands: upstashCommands, bandwidthGb: (upstashCommands * A.upstashBytesPerCommand) / 1e9 },
-      secrets: { secrets: 1, apiCalls: A.coldStartsPerMonth },
+      secrets: { secrets: stack.secrets, apiCalls: A.coldStartsPerMonth },
       dataTransfer: {
         // Issue 28: the preview's files out of S3 (presigned redirects) or, what-if, through CloudFront
         // (a second request a visit: the redirect's target); the API's bytes as measured (api-bytes).

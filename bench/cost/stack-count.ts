@@ -17,11 +17,23 @@ export interface StackCount {
   schedules: { target: string; expression: string }[];
   alarms: number;
   dashboards: number;
+  /**
+   * Secrets billed a month: those the stack creates (`AWS::SecretsManager::Secret`) and those it reads by
+   * name that the operator creates (OPERATOR_SECRETS) — the model had assumed 1 while the stack has 2.
+   */
+  secrets: number;
   /** Custom metrics in the stack's namespace: name → dimension keys, from SEARCH expressions and alarms. */
   customMetrics: Record<string, string[]>;
   namespace: string;
   synthSeconds: number;
 }
+
+/**
+ * Secrets the stack reads by name but does not create, so the template has no resource for them: the
+ * Upstash REST token (infra/stack.ts `Secret.fromSecretNameV2`, created by the operator per
+ * docs/operations.md). Each bills like one the stack creates.
+ */
+const OPERATOR_SECRETS = 1;
 
 type Resource = { Type: string; Properties?: Record<string, unknown> };
 
@@ -79,6 +91,7 @@ export function countStack(): StackCount {
       schedules,
       alarms: ofType('AWS::CloudWatch::Alarm').length,
       dashboards: ofType('AWS::CloudWatch::Dashboard').length,
+      secrets: ofType('AWS::SecretsManager::Secret').length + OPERATOR_SECRETS,
       customMetrics,
       namespace,
       synthSeconds: (performance.now() - started) / 1000,
