@@ -169,7 +169,7 @@ export class PacedHostSlots implements PacedSlots {
   private readonly lateness = new SendLateness();
   /** RATE-7: on Redis, quiet, or paced alone (failover.ts decides; storeOutcome moves it). */
   private failover: FailoverState = ON_SHARED_STORE;
-  /** Aborted whenever `failover` changes: wakes the requests waiting out a quiet (waitOutFallbackQuiet). */
+  /** Aborted whenever `failover` changes: wakes the requests waiting out a quiet (waitOutFallback). */
   private failoverChanged = failoverSignal();
   private readonly releaseLingerMs: number;
   /** RATE-9 / item 5: the fleet-wide copy of this process's floors, and its other fetches' use. */
@@ -396,7 +396,7 @@ export class PacedHostSlots implements PacedSlots {
     try {
       for (let attempt = 0; ; attempt += 1) {
         if (this.shared && storeUse(this.failover, this.clock.now()) === 'quiet') {
-          const refusal = await this.waitOutFallbackQuiet(r);
+          const refusal = await this.waitOutFallback(r, this.failover.quietUntilMs, 'max-wait');
           if (refusal) return refusal;
           continue;
         }
@@ -410,6 +410,13 @@ export class PacedHostSlots implements PacedSlots {
           if (!lease) continue; // forfeited for lateness: the next call re-times or replaces it
           placeHeld = false; // the lease owns it now
           return lease;
+        }
+        if (decision.kind === 'refused' && decision.noSharedPhase) {
+          // RATE-7 alone without a phase shared with the others (fallback-phase.ts): off the host
+          // until Redis is asked again — it may answer then — or refused when that is past the budget.
+          const refusal = await this.waitOutFallback(r, this.failover.retryAtMs, 'no-shared-phase');
+          if (refusal) return refusal;
+          continue;
         }
         if (decision.kind === 'refused') return this.refuse(host, answer.answeredMs + decision.freeInMs);
         const refusal = await this.waitAfterBusy(r, answer, { decision, attempt });
@@ -426,15 +433,19 @@ export class PacedHostSlots implements PacedSlots {
 
   /**
    * Quiet (failover.ts): nothing leaves until Redis has been asked again, or while a retry's late
-   * answer is awaited. Sleeps until the quiet ends or the failover state changes (a late answer puts
-   * the process back on Redis), or refuses when the quiet outlasts the wait budget.
+   * answer is awaited — and, alone, nothing leaves for a host without a shared phase until Redis is
+   * asked again (`untilMs` = the retry). Sleeps until then or until the failover state changes (a late
+   * answer puts the process back on Redis), or refuses when the wait outlasts the budget.
    */
-  private async waitOutFallbackQuiet(r: Reservation): Promise<SlotRefusal | undefined> {
-    const untilMs = this.failover.quietUntilMs;
+  private async waitOutFallback(
+    r: Reservation,
+    untilMs: number,
+    reason: SlotRefusal['reason'],
+  ): Promise<SlotRefusal | undefined> {
     if (untilMs > r.deadlineMs) {
       if (r.waitingIn) this.leaveLineQuietly(r.waitingIn, r.host, r.requesterId);
       r.waitingIn = undefined;
-      return this.refuse(r.host, Number.isFinite(untilMs) ? untilMs : undefined);
+      return this.refuse(r.host, Number.isFinite(untilMs) ? untilMs : undefined, reason);
     }
     const changed = this.failoverChanged.signal;
     const signal = r.opts.signal ? AbortSignal.any([r.opts.signal, changed]) : changed;
@@ -576,11 +587,15 @@ export class PacedHostSlots implements PacedSlots {
     return undefined;
   }
 
-  private refuse(host: string, retryAtMs: number | undefined): SlotRefusal {
+  private refuse(
+    host: string,
+    retryAtMs: number | undefined,
+    reason: SlotRefusal['reason'] = 'max-wait',
+  ): SlotRefusal {
     this.counts.refusals += 1;
     return retryAtMs === undefined
-      ? { granted: false, reason: 'max-wait', host }
-      : { granted: false, reason: 'max-wait', host, retryAtMs };
+      ? { granted: false, reason, host }
+      : { granted: false, reason, host, retryAtMs };
   }
 
   private deadline(opts: CheckedOptions): number {
@@ -650,6 +665,8 @@ export class PacedHostSlots implements PacedSlots {
       // Other instances may have sent to any host just before the quiet ended: one fallback interval.
       this.local.assumeAllHostsUsedAt(state.quietUntilMs);
     }
+    // RATE-7: the outage began before now; only slots shortly before it keep a phase (fallback-phase.ts).
+    if (switched === 'entered' && state.sinceMs !== undefined) this.local.enterFallback(state.sinceMs);
     if (switched === undefined) return;
     this.counts.sharedStoreFailures += 1;
     this.onEvent({
