@@ -396,7 +396,7 @@ export class PacedHostSlots implements PacedSlots {
     try {
       for (let attempt = 0; ; attempt += 1) {
         if (this.shared && storeUse(this.failover, this.clock.now()) === 'quiet') {
-          const refusal = await this.waitOutFallback(r, this.failover.quietUntilMs, 'max-wait');
+          const refusal = await this.waitOutFallbackQuiet(r);
           if (refusal) return refusal;
           continue;
         }
@@ -413,10 +413,9 @@ export class PacedHostSlots implements PacedSlots {
         }
         if (decision.kind === 'refused' && decision.noSharedPhase) {
           // RATE-7 alone without a phase shared with the others (fallback-phase.ts): off the host
-          // until Redis is asked again — it may answer then — or refused when that is past the budget.
-          const refusal = await this.waitOutFallback(r, this.failover.retryAtMs, 'no-shared-phase');
-          if (refusal) return refusal;
-          continue;
+          // until Redis answers again. Refused at once, told when Redis is asked again — not held
+          // waiting: a sync's run ends with its continuation instead of idling through its budget.
+          return this.refuse(host, this.failover.retryAtMs, 'no-shared-phase');
         }
         if (decision.kind === 'refused') return this.refuse(host, answer.answeredMs + decision.freeInMs);
         const refusal = await this.waitAfterBusy(r, answer, { decision, attempt });
@@ -433,19 +432,15 @@ export class PacedHostSlots implements PacedSlots {
 
   /**
    * Quiet (failover.ts): nothing leaves until Redis has been asked again, or while a retry's late
-   * answer is awaited — and, alone, nothing leaves for a host without a shared phase until Redis is
-   * asked again (`untilMs` = the retry). Sleeps until then or until the failover state changes (a late
-   * answer puts the process back on Redis), or refuses when the wait outlasts the budget.
+   * answer is awaited. Sleeps until the quiet ends or the failover state changes (a late answer puts
+   * the process back on Redis), or refuses when the quiet outlasts the wait budget.
    */
-  private async waitOutFallback(
-    r: Reservation,
-    untilMs: number,
-    reason: SlotRefusal['reason'],
-  ): Promise<SlotRefusal | undefined> {
+  private async waitOutFallbackQuiet(r: Reservation): Promise<SlotRefusal | undefined> {
+    const untilMs = this.failover.quietUntilMs;
     if (untilMs > r.deadlineMs) {
       if (r.waitingIn) this.leaveLineQuietly(r.waitingIn, r.host, r.requesterId);
       r.waitingIn = undefined;
-      return this.refuse(r.host, Number.isFinite(untilMs) ? untilMs : undefined, reason);
+      return this.refuse(r.host, Number.isFinite(untilMs) ? untilMs : undefined);
     }
     const changed = this.failoverChanged.signal;
     const signal = r.opts.signal ? AbortSignal.any([r.opts.signal, changed]) : changed;
