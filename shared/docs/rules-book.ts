@@ -199,7 +199,7 @@ export function bookSections(c: RulesConstants): BookSection[] {
         ),
         r(
           'RATE-7',
-          `If the shared store cannot be reached, each process paces itself and tries Redis again after ${dur(c.rate.sharedStoreRetryMs)}. (our addition) Meanwhile it adds ${dur(c.rate.fallbackSlackMs)} to its interval and multiplies the sum by the largest number of function instances that may fetch at once, so the bound for all of them together still holds; each keeps the turn it had under Redis, so processes that took turns on a server stay on their turns. (our addition) Because instances that still reach Redis cannot see its requests, a process that loses the store first sends nothing until that retry has failed too.`,
+          `If the shared store cannot be reached, each process paces itself and tries Redis again after ${dur(c.rate.sharedStoreRetryMs)}. (our addition) Meanwhile it adds ${dur(c.rate.fallbackSlackMs)} to its interval and multiplies the sum by the largest number of function instances that may fetch at once (at least ${c.rate.fallbackMinCycleSlots}), so the bound for all of them together still holds; each keeps the turn it had under Redis, so processes that took turns on a server stay on their turns. (our addition) A process keeps a turn on a server only if it had one there in the last cycle before it lost the store (at least the last ${c.rate.fallbackPhaseMinSlots} turns); otherwise it sends nothing to that server until Redis answers again, since any time it picked could fall next to another process's turn. (our addition) Because instances that still reach Redis cannot see its requests, a process that loses the store first sends nothing until that retry has failed too.`,
         ),
         r(
           'RATE-8',
@@ -677,12 +677,15 @@ export const RULE_HOMES: Record<string, RuleHome | typeof NOT_YET> = {
       'infra/stack.ts',
       'shared/slots/host-slots.ts',
       'shared/slots/local-store.ts',
+      'shared/slots/fallback-phase.ts',
       'shared/slots/constants.ts',
     ],
     tests: [
       'test/documents/infra.test.ts',
       'test/preview/infra.test.ts',
       'test/slots/failover.test.ts',
+      'test/slots/fallback-anchors.test.ts',
+      'test/slots/fallback-phase-decision.test.ts',
       'test/slots/fallback-phases.test.ts',
       'test/slots/local-slots.test.ts',
       'test/slots/partial-outage.test.ts',

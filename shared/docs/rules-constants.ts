@@ -101,7 +101,12 @@ import {
   WEEKDAY_DAY_END_HOUR,
   WEEKDAY_DAY_START_HOUR,
 } from '../schedule';
-import { FALLBACK_GRID_SLACK_MS, MAX_IN_FLIGHT_PER_HOST, SHARED_STORE_RETRY_MS } from '../slots';
+import {
+  FALLBACK_GRID_SLACK_MS,
+  FALLBACK_PHASE_MIN_SLOTS,
+  MAX_IN_FLIGHT_PER_HOST,
+  SHARED_STORE_RETRY_MS,
+} from '../slots';
 
 /**
  * Every number the published rules page (docs/abrufregeln.md) states, gathered from the constants the
@@ -148,6 +153,10 @@ export interface RulesConstants {
     sharedStoreRetryMs: number;
     /** RATE-7: added to the interval of each slot of a fallback process's cycle. */
     fallbackSlackMs: number;
+    /** RATE-7: a turn is kept from at least this many slots before the store was lost (fallback-phase.ts). */
+    fallbackPhaseMinSlots: number;
+    /** RATE-7: the fewest slots in a fallback cycle, whatever the number of instances. */
+    fallbackMinCycleSlots: number;
     retryAfterCapMs: number;
     deletionCheckSpacingMs: number;
   };
@@ -290,6 +299,8 @@ export function collectRulesConstants(): RulesConstants {
       maxInFlightPerHost: MAX_IN_FLIGHT_PER_HOST,
       sharedStoreRetryMs: SHARED_STORE_RETRY_MS,
       fallbackSlackMs: FALLBACK_GRID_SLACK_MS,
+      fallbackPhaseMinSlots: FALLBACK_PHASE_MIN_SLOTS,
+      fallbackMinCycleSlots: FALLBACK_PHASE_MIN_SLOTS + MAX_IN_FLIGHT_PER_HOST + 1,
       retryAfterCapMs: RETRY_AFTER_CAP_MS,
       deletionCheckSpacingMs: DEL_SERVER_SPACING_MS,
     },

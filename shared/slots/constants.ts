@@ -82,6 +82,15 @@ export const COLD_START_WRITE_GUARD_MS = 80;
  * every process (so no two grids drift together). Costs 20 % of the fallback's pace at 1 s.
  */
 export const FALLBACK_GRID_SLACK_MS = MAX_SEND_ALLOWANCE_MS;
+/**
+ * RATE-7 alone, RATE-1 kept (fallback-phase.ts): a process keeps its phase on a host only from a slot
+ * in the last cycle before it found Redis gone — and from at least this many slots before, however few
+ * the instances (the step then grows past interval × instances to keep the grids apart). Two: a
+ * sequential fetcher finds Redis gone at its next call, after its request's answer (up to 1.8 s in the
+ * politeness bench), so its last slot is up to two slots old by then. With 4 instances (the bench) the
+ * step grows from 4 to 5 slots (−20 % pace alone); from 5 instances on (production) it costs nothing.
+ */
+export const FALLBACK_PHASE_MIN_SLOTS = 2;
 
 /**
  * Upper bound of the send lead: an idle host's slot is placed this far ahead so that the answer of a

@@ -169,7 +169,7 @@ export class PacedHostSlots implements PacedSlots {
   private readonly lateness = new SendLateness();
   /** RATE-7: on Redis, quiet, or paced alone (failover.ts decides; storeOutcome moves it). */
   private failover: FailoverState = ON_SHARED_STORE;
-  /** Aborted whenever `failover` changes: wakes the requests waiting out a quiet (waitOutFallbackQuiet). */
+  /** Aborted whenever `failover` changes: wakes the requests waiting out a quiet (waitOutFallback). */
   private failoverChanged = failoverSignal();
   private readonly releaseLingerMs: number;
   /** RATE-9 / item 5: the fleet-wide copy of this process's floors, and its other fetches' use. */
@@ -411,6 +411,12 @@ export class PacedHostSlots implements PacedSlots {
           placeHeld = false; // the lease owns it now
           return lease;
         }
+        if (decision.kind === 'refused' && decision.noSharedPhase) {
+          // RATE-7 alone without a phase shared with the others (fallback-phase.ts): off the host
+          // until Redis answers again. Refused at once, told when Redis is asked again — not held
+          // waiting: a sync's run ends with its continuation instead of idling through its budget.
+          return this.refuse(host, this.failover.retryAtMs, 'no-shared-phase');
+        }
         if (decision.kind === 'refused') return this.refuse(host, answer.answeredMs + decision.freeInMs);
         const refusal = await this.waitAfterBusy(r, answer, { decision, attempt });
         if (refusal) return refusal;
@@ -576,11 +582,15 @@ export class PacedHostSlots implements PacedSlots {
     return undefined;
   }
 
-  private refuse(host: string, retryAtMs: number | undefined): SlotRefusal {
+  private refuse(
+    host: string,
+    retryAtMs: number | undefined,
+    reason: SlotRefusal['reason'] = 'max-wait',
+  ): SlotRefusal {
     this.counts.refusals += 1;
     return retryAtMs === undefined
-      ? { granted: false, reason: 'max-wait', host }
-      : { granted: false, reason: 'max-wait', host, retryAtMs };
+      ? { granted: false, reason, host }
+      : { granted: false, reason, host, retryAtMs };
   }
 
   private deadline(opts: CheckedOptions): number {
@@ -650,6 +660,8 @@ export class PacedHostSlots implements PacedSlots {
       // Other instances may have sent to any host just before the quiet ended: one fallback interval.
       this.local.assumeAllHostsUsedAt(state.quietUntilMs);
     }
+    // RATE-7: the outage began before now; only slots shortly before it keep a phase (fallback-phase.ts).
+    if (switched === 'entered' && state.sinceMs !== undefined) this.local.enterFallback(state.sinceMs);
     if (switched === undefined) return;
     this.counts.sharedStoreFailures += 1;
     this.onEvent({

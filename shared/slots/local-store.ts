@@ -1,10 +1,5 @@
-import {
-  CRAWL_DELAY_CAP_MS,
-  FALLBACK_GRID_SLACK_MS,
-  INTERVAL_NOTE_TTL_MS,
-  MIN_INTERVAL_MS,
-  PACE_MARGIN_MS,
-} from './constants';
+import { CRAWL_DELAY_CAP_MS, INTERVAL_NOTE_TTL_MS, MIN_INTERVAL_MS, PACE_MARGIN_MS } from './constants';
+import { fallbackPhase } from './fallback-phase';
 import type { ReserveDecision, ReserveRequest, SlotStore, SlotToken, StoreHostState } from './store';
 import type { SlotClock } from './types';
 
@@ -15,7 +10,10 @@ interface HostRecord {
   mirroredSendAtMs?: number;
   /** That send's slot (send time without allowance): where a fallback grid starts from it. */
   mirroredSlotAtMs?: number;
-  /** RATE-7 alone: the latest slot this store placed on its fallback grid (a send time, no allowance). */
+  /**
+   * RATE-7 alone: the latest slot this store placed on its fallback grid in this outage (a send time,
+   * no allowance). Cleared when an outage begins: an older grid's phase is nobody's now.
+   */
   gridSlotAtMs?: number;
   note?: { intervalMs: number; untilMs: number };
   crawlDelay?: { delayMs: number; untilMs: number };
@@ -32,6 +30,8 @@ export class LocalSlotStore implements SlotStore {
   private readonly hosts = new Map<string, HostRecord>();
   /** Every host counts as used at this time (set on entering the fallback: see `assumeAllHostsUsedAt`). */
   private allUsedAtMs = Number.NEGATIVE_INFINITY;
+  /** RATE-7: when this process found Redis gone (see `enterFallback`); `undefined` before any outage. */
+  private fallbackSinceMs: number | undefined;
 
   constructor(
     private readonly clock: SlotClock,
@@ -52,19 +52,32 @@ export class LocalSlotStore implements SlotStore {
     // Re-timing this store's own latest slot (see ReserveRequest.retime): it stands in for that slot.
     const retiming = req.retime !== undefined && rec.lastSendAtMs === req.retime.next;
     const phase =
-      this.intervalMultiplier > 1 ? this.phaseAnchor(rec, retiming ? req.retime : undefined) : undefined;
-    if (phase !== undefined) {
-      // RATE-7 alone on a host this process has sent to: stay on a grid of fallback intervals from its
-      // latest send (the last one paced through Redis at first). Processes that took turns on the host
-      // under Redis keep their distinct phases alone — also when every one of them resumes at once
-      // after the quiet minute (issue 13.6), and through an answer slower than an interval or a late
-      // wake-up, either of which would otherwise start the next send at "now", anybody's phase.
-      // The grid's step is the same for every process — a cycle of `instances` slots as Redis spaced
-      // them, each interval + the largest allowance (FALLBACK_GRID_SLACK_MS), never a process's own
-      // allowance — and a new slot does not re-anchor it: processes whose allowances differ, or that
-      // skip different numbers of slots, would otherwise drift into each other's phase.
-      const stepMs = (baseIntervalMs + FALLBACK_GRID_SLACK_MS) * this.intervalMultiplier;
-      sendAt = phase + Math.max(1, Math.ceil((sendAt - phase) / stepMs)) * stepMs;
+      this.intervalMultiplier > 1
+        ? fallbackPhase({
+            instances: this.intervalMultiplier,
+            baseIntervalMs,
+            sinceMs: this.fallbackSince(now),
+            anchorMs: this.phaseAnchor(rec, retiming ? req.retime : undefined),
+          })
+        : undefined;
+    if (phase?.kind === 'off-host') {
+      // No phase known to be shared (fallback-phase.ts): any send time could sit next to another
+      // process's grid. Nothing is reserved; the host waits for Redis (PacedHostSlots waits or refuses).
+      return { kind: 'refused', freeInMs: Number.POSITIVE_INFINITY, intervalMs, noSharedPhase: phase.reason };
+    }
+    if (phase) {
+      // RATE-7 alone on a host this process has sent to in the last cycle before the outage: stay on
+      // a grid of fallback steps from its latest send (the last one paced through Redis at first).
+      // Processes that took turns on the host under Redis keep their distinct phases alone — also
+      // when every one of them resumes at once after the quiet minute (issue 13.6), and through an
+      // answer slower than an interval or a late wake-up, either of which would otherwise start the
+      // next send at "now", anybody's phase. The grid's step is the same for every process — at least
+      // a cycle of `instances` slots as Redis spaced them, each interval + the largest allowance
+      // (FALLBACK_GRID_SLACK_MS), never a process's own allowance — and a new slot does not re-anchor
+      // it: processes whose allowances differ, or that skip different numbers of slots, would
+      // otherwise drift into each other's phase.
+      const { anchorMs, stepMs } = phase;
+      sendAt = anchorMs + Math.max(1, Math.ceil((sendAt - anchorMs) / stepMs)) * stepMs;
     } else {
       const last = this.lastKnownSend(rec, retiming);
       if (Number.isFinite(last)) sendAt = Math.max(sendAt, last + intervalMs);
@@ -141,6 +154,21 @@ export class LocalSlotStore implements SlotStore {
    */
   assumeAllHostsUsedAt(nowMs: number): void {
     this.allUsedAtMs = Math.max(this.allUsedAtMs, nowMs + PACE_MARGIN_MS);
+  }
+
+  /**
+   * RATE-7: this process found Redis gone at `sinceMs` (its first failed call). Phases on hosts are kept
+   * only from slots shortly before it (fallback-phase.ts); grids of an earlier outage are dropped.
+   */
+  enterFallback(sinceMs: number): void {
+    this.fallbackSinceMs = sinceMs;
+    for (const rec of this.hosts.values()) rec.gridSlotAtMs = undefined;
+  }
+
+  /** Without `enterFallback` (a store used alone directly) the outage began by its first use. */
+  private fallbackSince(nowMs: number): number {
+    this.fallbackSinceMs ??= nowMs;
+    return this.fallbackSinceMs;
   }
 
   /**

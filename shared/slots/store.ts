@@ -69,8 +69,12 @@ export type ReserveDecision =
        */
       answeredAtMs?: number;
     }
-  /** The slot is beyond the wait budget; nothing was written. `freeInMs`: when it would be. */
-  | { kind: 'refused'; freeInMs: number; intervalMs: number }
+  /**
+   * The slot is beyond the wait budget; nothing was written. `freeInMs`: when it would be. With
+   * `noSharedPhase` (the local store in the RATE-7 fallback, fallback-phase.ts): no slot at all until
+   * Redis answers again (`freeInMs` +∞).
+   */
+  | { kind: 'refused'; freeInMs: number; intervalMs: number; noSharedPhase?: 'never-sent' | 'stale-slot' }
   /**
    * Both in-flight places taken (or promised to earlier requesters); only the waiting line was written.
    * `placeFreeInMs`: the earliest lease expiry; `holderSendsInMs`: when the earliest holder sends

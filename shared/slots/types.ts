@@ -75,7 +75,12 @@ export interface SlotLease {
 
 export interface SlotRefusal {
   readonly granted: false;
-  readonly reason: 'max-wait';
+  /**
+   * `max-wait`: no slot within the wait budget. `no-shared-phase`: in the RATE-7 fallback this process
+   * knows no phase on the host that it shares with the others (fallback-phase.ts); it stays off the
+   * host until Redis answers again, at the earliest at `retryAtMs` (refused at once, whatever the budget).
+   */
+  readonly reason: 'max-wait' | 'no-shared-phase';
   readonly host: string;
   /** When a slot is expected to be free (local clock, ms), if known. */
   readonly retryAtMs?: number;

@@ -4,7 +4,6 @@ import {
   type AcquireResult,
   createHostSlots,
   FALLBACK_GRID_SLACK_MS,
-  PACE_MARGIN_MS as M,
   SHARED_STORE_RETRY_MS,
   type SlotEvent,
 } from '../../shared/slots';
@@ -48,7 +47,10 @@ describe('RATE-7: fallback to in-process pacing while the shared store is unavai
     const storeEvents = () => events.filter((type) => type !== 'slot-forfeited');
     await slots.warmUp();
 
-    // Shared mode: a lease in flight when Redis dies.
+    // Shared mode: a send to b.test, then a lease in flight to a.test when Redis dies. Alone, the
+    // process keeps its phase on a host only from a slot this recent (fallback-phase.ts).
+    const before = granted(await acquire('b.test'));
+    await before.release();
     const inFlight = granted(await acquire('a.test'));
     expect(inFlight.mode).toBe('shared');
     expect(await liveLeases(peer.redis, 'a.test')).toBe(1);
@@ -63,13 +65,16 @@ describe('RATE-7: fallback to in-process pacing while the shared store is unavai
     const second = granted(await acquire('b.test'));
     await Promise.all([first.release(), second.release()]);
 
-    // Redis is asked again after 60 s and fails again; then the first send alone waits one fallback
-    // interval more: other instances may just have sent.
+    // Redis is asked again after 60 s and fails again; then the process sends alone on its grid from
+    // its last slot on the host under Redis — with 3 instances a step of 5 slots (interval + the
+    // common slack), FALLBACK_PHASE_MIN_SLOTS + MAX_IN_FLIGHT_PER_HOST + 1, more than RATE-7's 3 s.
     const retriedAt = failedAt + SHARED_STORE_RETRY_MS;
+    const stepMs = (1_000 + FALLBACK_GRID_SLACK_MS) * 5;
     expect(first).toMatchObject({ mode: 'local', intervalMs: 1_000 * MAX_INSTANCES });
-    expect(first.sendAtMs - retriedAt).toBe(3_000 + M);
-    // From then on its own fallback grid: a step of (interval + the common slack) × instances.
-    expect(second.sendAtMs - first.sendAtMs).toBe((1_000 + FALLBACK_GRID_SLACK_MS) * MAX_INSTANCES);
+    expect((first.sendAtMs - before.sendAtMs) % stepMs).toBe(0);
+    expect(first.sendAtMs).toBeGreaterThanOrEqual(retriedAt);
+    expect(first.sendAtMs - retriedAt).toBeLessThan(stepMs);
+    expect(second.sendAtMs - first.sendAtMs).toBe(stepMs);
     expect(storeEvents()).toEqual(['shared-store-failed', 'shared-store-failed']);
     expect(codes).toEqual([SLOT_EVENT_CODES.fallbackEntered, SLOT_EVENT_CODES.fallbackRetryFailed]);
 
@@ -91,16 +96,18 @@ describe('RATE-7: fallback to in-process pacing while the shared store is unavai
     await peer.restartRedis();
     await waitForAdapter(peer);
     const requestsBefore = peer.adapter.requestCount();
-    const stillLocal = granted(await acquire('c.test'));
+    const stillLocal = granted(await acquire('b.test'));
+    await stillLocal.release();
     expect(stillLocal.mode).toBe('local');
     expect(peer.adapter.requestCount()).toBe(requestsBefore);
 
-    // A send made alone half a second before the retry…
-    await clock.advance(retriedAt + 59_500 - clock.now());
-    const alone = granted(await acquire('e.test'));
+    // A send made alone just before the retry (the last grid slot before it)…
+    await clock.advance(retriedAt + 60_000 - stepMs - clock.now());
+    const alone = granted(await acquire('b.test'));
     await alone.release();
-    await clock.advance(retriedAt + 60_000 - clock.now());
-    const back = granted(await acquire('e.test'));
+    expect(retriedAt + 60_000 - alone.sendAtMs).toBeLessThanOrEqual(stepMs);
+    await clock.advance(Math.max(0, retriedAt + 60_000 - clock.now()));
+    const back = granted(await acquire('b.test'));
     await back.release();
 
     expect(alone.mode).toBe('local');

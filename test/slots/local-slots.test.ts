@@ -11,6 +11,7 @@ import {
   FALLBACK_GRID_SLACK_MS as SLACK,
   type SlotLease,
 } from '../../shared/slots';
+import { fallbackGrid } from '../../shared/slots/fallback-phase';
 import { LocalSlotStore } from '../../shared/slots/local-store';
 import { FakeClock, LaggyClock, settle } from './fake-clock';
 
@@ -141,23 +142,31 @@ describe('process-local host slots (fake clock)', () => {
     a.recordSend('ris-a.test', t0, M);
     b.recordSend('ris-a.test', t0 + 1_000 + M, M);
     await clock.advance(1_500); // Redis fails; both notice at once
-    a.assumeAllHostsUsedAt(clock.now());
-    b.assumeAllHostsUsedAt(clock.now());
+    for (const store of [a, b]) {
+      store.enterFallback(clock.now());
+      store.assumeAllHostsUsedAt(clock.now());
+    }
     const sendAt = (store: LocalSlotStore) => sendTimeOf(store, clock, M);
     const [a1, b1] = [await sendAt(a), await sendAt(b)];
     const [a2, b2] = [await sendAt(a), await sendAt(b)];
-    // A host this process never reached: one fallback interval after the failure, as before.
-    const fresh = (await a.reserve({ ...fallbackRequest(M), host: 'ris-b.test' })) as { sendInMs: number };
+    // A host this process never reached: no phase it shares with the others, so no slot until Redis
+    // answers again (fallback-phase.ts; before, one fallback interval after the failure, anyone's phase).
+    const fresh = await a.reserve({ ...fallbackRequest(M), host: 'ris-b.test' });
 
-    // Each on its own grid from its latest send under Redis, one step ((interval + the common slack)
-    // × instances) apart.
-    const step = (1_000 + SLACK) * instances;
+    // Each on its own grid from its latest send under Redis, one step apart: (interval + the common
+    // slack) × 5 slots with 4 instances (fallbackGrid).
+    const step = (1_000 + SLACK) * 5;
+    expect(fallbackGrid(instances, 1_000).stepMs).toBe(step);
     expect(a1 - t0).toBe(step);
     expect(b1 - t0).toBe(1_000 + M + step);
     expect(Math.abs(b1 - a1)).toBeGreaterThanOrEqual(1_000);
     expect(Math.abs(b2 - a2)).toBeGreaterThanOrEqual(1_000);
     expect(a2 - a1).toBe(step);
-    expect(fresh.sendInMs).toBe(M + 4_000);
+    expect(fresh).toMatchObject({
+      kind: 'refused',
+      freeInMs: Number.POSITIVE_INFINITY,
+      noSharedPhase: 'never-sent',
+    });
   });
 
   it('RATE-7 / RATE-1: over a long outage the grids of two processes do not drift into each other — one skips slots, the other asks for a larger allowance', async () => {
@@ -169,6 +178,7 @@ describe('process-local host slots (fake clock)', () => {
     a.recordSend('ris-a.test', t0, 120);
     b.recordSend('ris-a.test', t0 + 120 + 1_000, M);
     await clock.advance(1_500);
+    for (const store of [a, b]) store.enterFallback(clock.now());
     const sends: Array<{ from: string; at: number; allowanceMs: number }> = [];
     // Forty rounds of a fallback step each: A (a lagging process, allowance 120 ms) sends every slot;
     // B is busy with a slow answer every other round and asks only then.
@@ -208,7 +218,10 @@ describe('process-local host slots (fake clock)', () => {
     for (const [i, store] of stores.entries()) {
       store.recordSend('ris-a.test', t0 + i * (1_000 + allowanceMs), allowanceMs);
     }
-    await clock.advance(5_000);
+    // Redis dies after the second slot, the last two still ahead (both places taken): the widest
+    // spread of anchors a fallback keeps (fallback-phase.ts).
+    await clock.advance(1_000 + allowanceMs + 50);
+    for (const store of stores) store.enterFallback(clock.now());
     const sends: number[] = [];
     for (let round = 0; round < 10; round += 1) {
       for (const store of stores) {
