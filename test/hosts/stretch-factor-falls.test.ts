@@ -6,9 +6,9 @@ import {
   type LaneCandidate,
   nextLaneRun,
 } from '../../shared/hosts';
-import { applyRunOutcome, isoOfMs, markSyncStarted, msOf, type SourceDecision } from '../../shared/schedule';
+import { isoOfMs, msOf, type SourceDecision } from '../../shared/schedule';
 import { iso, local, settings, source } from '../support/schedule-factories';
-import { type Council, HOST, INTERVAL_S, MIN, modelOf, REQUESTS } from './support';
+import { type Council, HOST, INTERVAL_S, MIN, modelOf, REQUESTS, runUnchanged } from './support';
 
 /**
  * RATE-9 when a host's factor falls (SourceStarved's residue, issue 28): the planner reads due items only
@@ -104,24 +104,8 @@ function idleWhileDueAfterMidnight(): { idleMinutes: number; factorAtNight: numb
       if (dueFresh && t >= midnight) idleMinutes += 1;
       continue;
     }
-    const endMs = t + REQUESTS * INTERVAL_S * 1000;
-    const endIso = isoOfMs(endMs);
     const c = chosen.council;
-    c.state = applyRunOutcome(
-      markSyncStarted(c.state, picked, nowIso),
-      {
-        kind: 'incremental',
-        startedAt: nowIso,
-        endedAt: endIso,
-        changed: false,
-        complete: true,
-        failed: false,
-        failures: [],
-        requests: REQUESTS,
-      },
-      endIso,
-      { config: c.config, settings },
-    );
+    const endMs = runUnchanged(c, picked, t);
     // The sync function makes the source due at its run's end (the next tick decides it afresh).
     dueAt.set(c.config.sourceId, endMs);
     busyUntil = endMs;

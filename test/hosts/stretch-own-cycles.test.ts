@@ -18,7 +18,7 @@ import {
   type SourceDecision,
 } from '../../shared/schedule';
 import { iso, settings } from '../support/schedule-factories';
-import { type Council, INTERVAL_S, MIN, modelOf, REQUESTS, saturatedCouncils } from './support';
+import { type Council, MIN, modelOf, REQUESTS, runUnchanged, saturatedCouncils } from './support';
 
 /**
  * RATE-9 with SCH-3, pure: on a saturated host a source's quiet doubling is counted in its own
@@ -71,24 +71,8 @@ function serveDay(members: Council[], decide: Decide): Map<string, number> {
       t = Math.max(t + 1000, nextDue);
       continue;
     }
-    const endMs = t + REQUESTS * INTERVAL_S * 1000;
-    const endIso = isoOfMs(endMs);
     const c = chosen.council;
-    c.state = applyRunOutcome(
-      markSyncStarted(c.state, picked, nowIso),
-      {
-        kind: 'incremental',
-        startedAt: nowIso,
-        endedAt: endIso,
-        changed: false,
-        complete: true,
-        failed: false,
-        failures: [],
-        requests: REQUESTS,
-      },
-      endIso,
-      { config: c.config, settings },
-    );
+    const endMs = runUnchanged(c, picked, t);
     starts.set(c.config.sourceId, (starts.get(c.config.sourceId) ?? 0) + 1);
     t = endMs;
   }

@@ -9,16 +9,9 @@ import {
   ownTurnsWaited,
   stretchedDueMs,
 } from '../../shared/hosts';
-import {
-  applyRunOutcome,
-  decideSource,
-  isoOfMs,
-  markSyncStarted,
-  msOf,
-  type SourceDecision,
-} from '../../shared/schedule';
+import { decideSource, isoOfMs, msOf, type SourceDecision } from '../../shared/schedule';
 import { iso, settings, source } from '../support/schedule-factories';
-import { type Council, INTERVAL_S, modelOf, REQUESTS, saturatedCouncils } from './support';
+import { type Council, modelOf, runUnchanged, saturatedCouncils } from './support';
 
 /**
  * RATE-9 with SCH-1/SCH-2, pure: on a saturated host a source's turns are counted at the rate its own
@@ -83,24 +76,8 @@ function serveMorning(members: Council[], rule: Rule): Map<string, number> {
       t = Math.max(t + 1000, nextDue);
       continue;
     }
-    const endMs = t + REQUESTS * INTERVAL_S * 1000;
-    const endIso = isoOfMs(endMs);
     const c = chosen.council;
-    c.state = applyRunOutcome(
-      markSyncStarted(c.state, picked, nowIso),
-      {
-        kind: 'incremental',
-        startedAt: nowIso,
-        endedAt: endIso,
-        changed: false,
-        complete: true,
-        failed: false,
-        failures: [],
-        requests: REQUESTS,
-      },
-      endIso,
-      { config: c.config, settings },
-    );
+    const endMs = runUnchanged(c, picked, t);
     if (t >= measureFrom) starts.set(c.config.sourceId, (starts.get(c.config.sourceId) ?? 0) + 1);
     t = endMs;
   }

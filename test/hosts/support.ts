@@ -1,5 +1,12 @@
 import { type HostModel, hostModelOf, hostSourceInputOf, hostStateView } from '../../shared/hosts';
-import { isoOfMs, type ScheduleSourceConfig, type SourceScheduleState } from '../../shared/schedule';
+import {
+  applyRunOutcome,
+  isoOfMs,
+  markSyncStarted,
+  type ScheduleSourceConfig,
+  type SourceDecision,
+  type SourceScheduleState,
+} from '../../shared/schedule';
 import { iso, settings, source } from '../support/schedule-factories';
 
 /**
@@ -55,4 +62,31 @@ export function saturatedCouncils(from: string, quietStreak: number): Council[] 
 export function modelOf(members: readonly Council[], nowIso: string): HostModel {
   const inputs = members.map((c) => hostSourceInputOf(c.config, hostStateView(c.state), nowIso, settings));
   return hostModelOf(HOST, inputs, {}, Date.parse(nowIso));
+}
+
+/**
+ * The lane starts `picked` for council `c` at `startMs` and the run ends unchanged and complete after its
+ * REQUESTS at INTERVAL_S (the host's pace): the council's state moves on as the sync function's release
+ * would move it. Returns the run's end (ms).
+ */
+export function runUnchanged(c: Council, picked: SourceDecision, startMs: number): number {
+  const startIso = isoOfMs(startMs);
+  const endMs = startMs + REQUESTS * INTERVAL_S * 1000;
+  const endIso = isoOfMs(endMs);
+  c.state = applyRunOutcome(
+    markSyncStarted(c.state, picked, startIso),
+    {
+      kind: 'incremental',
+      startedAt: startIso,
+      endedAt: endIso,
+      changed: false,
+      complete: true,
+      failed: false,
+      failures: [],
+      requests: REQUESTS,
+    },
+    endIso,
+    { config: c.config, settings },
+  );
+  return endMs;
 }
