@@ -184,20 +184,16 @@ describe('DOC-2: the text worker stops a poison file at its bound', () => {
 
   it('a slow file is stopped at the time bound (TEXT_TIMEOUT) while the main event loop stays free', async () => {
     const slow = new TextExtractor({ timeoutMs: 2_000 });
-    let last = performance.now();
-    let longestGap = 0;
-    const tick = setInterval(() => {
-      const at = performance.now();
-      longestGap = Math.max(longestGap, at - last);
-      last = at;
-    }, 10);
-    try {
-      await expect(slow.extract(copyOf(poison.crash()))).rejects.toMatchObject({ code: 'TEXT_TIMEOUT' });
-    } finally {
-      clearInterval(tick);
-    }
-    // pdf.js on the main thread blocks it for seconds; in the worker the loop answers throughout.
-    expect(longestGap).toBeLessThan(500);
+    // The main loop's utilisation over the extraction, not its longest gap on the wall clock: a gap also
+    // grows when the OS does not schedule this thread on a loaded machine (CI: 900 ms with the worker doing
+    // its job), while the utilisation counts only time the loop spent running code — time it waits in the
+    // poll phase for the worker's answer is idle however the machine is loaded.
+    const before = performance.eventLoopUtilization();
+    await expect(slow.extract(copyOf(poison.crash()))).rejects.toMatchObject({ code: 'TEXT_TIMEOUT' });
+    const { utilization } = performance.eventLoopUtilization(before);
+    // pdf.js on the main thread would keep the loop busy for the whole 2 s bound (utilisation ≈ 1); in the
+    // worker the loop is idle nearly throughout.
+    expect(utilization).toBeLessThan(0.5);
     // a fresh worker reads the next file
     expect(await slow.extract(buildPdf(['Tagesordnung']))).toMatchObject({ textLayer: true });
     await slow.close();
