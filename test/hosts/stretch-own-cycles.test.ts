@@ -10,13 +10,7 @@ import {
   ownQuietStreak,
   stretchDecision,
 } from '../../shared/hosts';
-import {
-  applyRunOutcome,
-  decideSource,
-  isoOfMs,
-  markSyncStarted,
-  type SourceDecision,
-} from '../../shared/schedule';
+import { decideSource, isoOfMs, type SourceDecision } from '../../shared/schedule';
 import { iso, settings } from '../support/schedule-factories';
 import { type Council, MIN, modelOf, REQUESTS, runUnchanged, saturatedCouncils } from './support';
 
@@ -159,23 +153,7 @@ describe('RATE-9 / SCH-3: a saturated host counts quiet doubling in each sourceâ
         const onHost = decideOnHost({ source: c.config, state: c.state, now: nowIso, settings, model });
         expect(JSON.stringify(onHost)).toBe(JSON.stringify(plain));
         compared += 1;
-        if (plain.action === 'sync') {
-          const endIso = isoOfMs(t + 160_000);
-          const outcome = {
-            kind: 'incremental' as const,
-            startedAt: nowIso,
-            endedAt: endIso,
-            changed: false,
-            complete: true,
-            failed: false,
-            failures: [],
-            requests: REQUESTS,
-          };
-          c.state = applyRunOutcome(markSyncStarted(c.state, plain, nowIso), outcome, endIso, {
-            config: c.config,
-            settings,
-          });
-        }
+        if (plain.action === 'sync') runUnchanged(c, plain, t);
       }
     }
     expect(compared).toBeGreaterThan(300);
