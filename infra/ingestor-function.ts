@@ -3,8 +3,10 @@ import { fileURLToPath } from 'node:url';
 import { type Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, type RecursiveLoop, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { Charset, LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 
 /** Repository root: entries and the lock file are resolved from here, whatever the caller's cwd. */
@@ -58,11 +60,25 @@ export interface IngestorFunctionProps {
   environment: Record<string, string>;
   reservedConcurrentExecutions?: number;
   recursiveLoop?: RecursiveLoop;
-  /** Async invocations (Scheduler) older than this are dropped instead of run late. */
-  maxEventAge?: Duration;
-  retryAttempts?: number;
+  /** How Lambda handles the function's asynchronous invocations (EventBridge Scheduler's); none if unset. */
+  asyncInvoke?: AsyncInvokeProps;
   /** Worker-thread entries bundled next to `index.mjs`. */
   workerEntries?: WorkerEntry[];
+}
+
+/**
+ * Lambda's handling of an asynchronously invoked function (every scheduled one): one EventInvokeConfig.
+ * Issue 28: a failed invocation — thrown error, timeout, out of memory, failed init, or dropped for its
+ * age — is sent after its retries to `onFailure` (the stack's FailedInvocations queue), whose one alarm
+ * replaces a per-function errors alarm (infra/observability.ts).
+ */
+export interface AsyncInvokeProps {
+  /** Invocations older than this are dropped instead of run late (and reported to `onFailure`). */
+  maxEventAge: Duration;
+  /** Lambda's own retries of a failed invocation (0–2; Lambda's default is 2): decided per function. */
+  retryAttempts: number;
+  /** Where the record of a failed invocation goes after its retries. */
+  onFailure: IQueue;
 }
 
 /**
@@ -74,6 +90,8 @@ export class IngestorFunction extends Construct {
   readonly fn: NodejsFunction;
   readonly role: Role;
   readonly logGroup: LogGroup;
+  /** Where its failed asynchronous invocations are recorded; undefined for a function invoked synchronously. */
+  readonly failureQueue: IQueue | undefined;
 
   constructor(scope: Construct, id: string, props: IngestorFunctionProps) {
     super(scope, id);
@@ -88,6 +106,7 @@ export class IngestorFunction extends Construct {
       description: `${id} ingestor function`,
     });
     this.logGroup.grantWrite(this.role);
+    this.failureQueue = props.asyncInvoke?.onFailure;
 
     this.fn = new NodejsFunction(this, 'Function', {
       entry: join(PROJECT_ROOT, props.entry),
@@ -104,8 +123,14 @@ export class IngestorFunction extends Construct {
       environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       recursiveLoop: props.recursiveLoop,
-      maxEventAge: props.maxEventAge,
-      retryAttempts: props.retryAttempts,
+      // The destination grants this function's role sqs:SendMessage on that one queue, nothing more.
+      ...(props.asyncInvoke === undefined
+        ? {}
+        : {
+            maxEventAge: props.asyncInvoke.maxEventAge,
+            retryAttempts: props.asyncInvoke.retryAttempts,
+            onFailure: new SqsDestination(props.asyncInvoke.onFailure),
+          }),
       bundling: {
         forceDockerBundling: false,
         format: OutputFormat.ESM,

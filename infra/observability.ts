@@ -31,7 +31,11 @@ import { IngestorFunction } from './ingestor-function';
  * Alarms and a dashboard for on-call (docs/operations.md "Alarms" explains each one):
  * - **DLQ messages visible** — a sync message failed five times and was parked (SQS metric);
  * - **source paused for more than a day** — the planner's `LongestPauseHours` (ERR-4/ERR-5) above 24;
- * - **function errors** — per ingestor function, errors in two of three 5-minute periods;
+ * - **failed invocations** — a scheduled (asynchronously invoked) function failed: its on-failure
+ *   destination, the FailedInvocations queue, received records in two of three 5-minute periods (issue 28:
+ *   one alarm for all of them instead of one each);
+ * - **function errors** — per synchronously invoked ingestor function (sync, preview, mirror API), errors
+ *   in two of three 5-minute periods;
  * - **source starved** — RATE-9's broken promise: a due source long past its stretched turn (a saturated
  *   host alone is lawful and only shown);
  * - **store outages** — sync messages given back because OUR DynamoDB, S3 or SQS failed after the SDK's
@@ -85,11 +89,16 @@ class MetricLogWidget extends ConcreteWidget {
 export interface IngestorObservabilityProps {
   syncQueue: IQueue;
   deadLetterQueue: IQueue;
+  /** Issue 28: the on-failure destination of the scheduled functions (infra/stack.ts). */
+  failedInvocationsQueue: IQueue;
   /** Optional SNS topic (e.g. `-c alarmTopicArn=…`) notified on alarm and on recovery. */
   alarmTopicArn?: string;
 }
 
-/** Errors of a function in this many of the last three 5-minute periods raise its alarm. */
+/**
+ * Errors of a function in this many of the last three 5-minute periods raise its alarm; for the scheduled
+ * functions, records in the FailedInvocations queue in this many periods.
+ */
 export const FUNCTION_ERROR_DATAPOINTS = 2;
 
 /** An alarmed figure: its metric (the dashboard shows it too) and its alarm. */
@@ -98,18 +107,24 @@ interface AlarmedFigure {
   alarm: Alarm;
 }
 type AlarmedFigures = Record<
-  'deadLetter' | 'longestPause' | 'storeOutages' | 'starvedSources' | 'slotFallbacks',
+  'deadLetter' | 'failedInvocations' | 'longestPause' | 'storeOutages' | 'starvedSources' | 'slotFallbacks',
   AlarmedFigure
 >;
 
 export class IngestorObservability extends Construct {
   readonly dashboard: Dashboard;
   readonly deadLetterAlarm: Alarm;
+  /** Issue 28: the scheduled functions' failures, from their on-failure destination. */
+  readonly failedInvocationsAlarm: Alarm;
   readonly pausedTooLongAlarm: Alarm;
   readonly storeOutageAlarm: Alarm;
   readonly slotFallbackAlarm: Alarm;
   readonly sourceStarvedAlarm: Alarm;
+  /** Errors alarms of the functions whose failures have no destination (invoked synchronously). */
   readonly functionErrorAlarms = new Map<string, Alarm>();
+  /** Functions watched so far (dashboard lines), with or without an errors alarm of their own. */
+  private readonly watched = new Set<string>();
+  private readonly failedInvocationsQueue: IQueue;
 
   private readonly notify: SnsAction | undefined;
   private readonly functionWidgets: { errors: GraphWidget; invocations: GraphWidget; duration: GraphWidget };
@@ -122,8 +137,10 @@ export class IngestorObservability extends Construct {
       ? new SnsAction(Topic.fromTopicArn(this, 'AlarmTopic', props.alarmTopicArn))
       : undefined;
 
-    const figures = this.alarmedFigures(props.deadLetterQueue);
+    this.failedInvocationsQueue = props.failedInvocationsQueue;
+    const figures = this.alarmedFigures(props.deadLetterQueue, props.failedInvocationsQueue);
     this.deadLetterAlarm = figures.deadLetter.alarm;
+    this.failedInvocationsAlarm = figures.failedInvocations.alarm;
     this.pausedTooLongAlarm = figures.longestPause.alarm;
     this.storeOutageAlarm = figures.storeOutages.alarm;
     this.sourceStarvedAlarm = figures.starvedSources.alarm;
@@ -143,8 +160,11 @@ export class IngestorObservability extends Construct {
     this.watchEveryFunction();
   }
 
-  /** The five alarmed figures (RATE-7, RATE-9's starvation, ERR-4/ERR-5, the DLQ, our store): each metric with its alarm. */
-  private alarmedFigures(deadLetterQueue: IQueue): AlarmedFigures {
+  /**
+   * The six alarmed figures (RATE-7, RATE-9's starvation, ERR-4/ERR-5, the DLQ, the scheduled functions'
+   * failures, our store): each metric with its alarm.
+   */
+  private alarmedFigures(deadLetterQueue: IQueue, failedInvocationsQueue: IQueue): AlarmedFigures {
     const dlqVisible = deadLetterQueue.metricApproximateNumberOfMessagesVisible({
       period: Duration.minutes(5),
       statistic: 'Maximum',
@@ -156,6 +176,24 @@ export class IngestorObservability extends Construct {
       evaluationPeriods: 1,
       description:
         'A sync message failed 5 times and sits in the dead-letter queue. See docs/operations.md#alarm-dead-letter-messages.',
+    });
+
+    // Issue 28: Lambda sends each failed scheduled invocation (after its retries, none by default) to the
+    // queue with SendMessage, so NumberOfMessagesSent counts failures as the six functions' Errors alarms
+    // did — one per failed invocation — and 2 of 3 periods keeps their paging. Not the visible messages:
+    // records wait for on-call's purge, so the alarm would stay in ALARM until then and a new failure in
+    // the meantime would notify no one.
+    const failures = failedInvocationsQueue.metricNumberOfMessagesSent({
+      period: Duration.minutes(5),
+      statistic: 'Sum',
+    });
+    const failedInvocations = this.alarm('FailedInvocations', {
+      metric: failures,
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 3,
+      datapointsToAlarm: FUNCTION_ERROR_DATAPOINTS,
+      description: `A scheduled function (planner, broadcasts, files, deletion check, photos, geo …) failed in ${FUNCTION_ERROR_DATAPOINTS} of the last three 5-minute periods: its failure records are in the FailedInvocations queue (which function, the error, the request). See docs/operations.md#alarm-failed-invocations.`,
     });
 
     const longestPause = new Metric({
@@ -228,6 +266,7 @@ export class IngestorObservability extends Construct {
 
     return {
       deadLetter: { metric: dlqVisible, alarm: deadLetter },
+      failedInvocations: { metric: failures, alarm: failedInvocations },
       longestPause: { metric: longestPause, alarm: pausedTooLong },
       storeOutages: { metric: storeOutages, alarm: storeOutage },
       starvedSources: { metric: starvedSources, alarm: sourceStarved },
@@ -289,6 +328,7 @@ export class IngestorObservability extends Construct {
         width: 4,
         metrics: [
           figures.deadLetter.metric.with({ label: 'DLQ messages' }),
+          figures.failedInvocations.metric.with({ label: 'failed scheduled invocations' }),
           figures.storeOutages.metric.with({ label: 'store outages (ours)' }),
           figures.slotFallbacks.metric.with({ label: 'slot store fallbacks' }),
           figures.starvedSources.metric.with({ label: 'starved sources (RATE-9)' }),
@@ -362,29 +402,39 @@ export class IngestorObservability extends Construct {
     const watcher: IAspect = {
       visit: (node: IConstruct) => {
         if (node instanceof IngestorFunction)
-          this.watchFunction(node.node.id, node.fn, node.logGroup.logGroupName);
+          this.watchFunction(node.node.id, node.fn, {
+            logGroupName: node.logGroup.logGroupName,
+            // Issue 28: decided by how it is invoked — a function whose failed (asynchronous) invocations
+            // land in the watched queue is covered by the FailedInvocations alarm; any other keeps its own.
+            errorsAlarm: node.failureQueue !== this.failedInvocationsQueue,
+          });
       },
     };
     Aspects.of(Stack.of(this)).add(watcher);
   }
 
-  /** Error alarm and dashboard lines for one function (idempotent per name). */
-  watchFunction(name: string, fn: IFunction, logGroupName?: string): void {
-    if (this.functionErrorAlarms.has(name)) return;
-    if (logGroupName !== undefined) this.logGroupNames.push(logGroupName);
+  /**
+   * Dashboard lines for one function and, with `errorsAlarm`, its own errors alarm (idempotent per name).
+   * The dashboard shows every function's errors either way (AWS/Lambda metrics, free to read).
+   */
+  watchFunction(name: string, fn: IFunction, options: { logGroupName?: string; errorsAlarm: boolean }): void {
+    if (this.watched.has(name)) return;
+    this.watched.add(name);
+    if (options.logGroupName !== undefined) this.logGroupNames.push(options.logGroupName);
     // No label on the alarm's metric: a label turns the alarm into a metric-math alarm.
     const errors = fn.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' });
-    this.functionErrorAlarms.set(
-      name,
-      this.alarm(`${name}Errors`, {
-        metric: errors,
-        threshold: 1,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        evaluationPeriods: 3,
-        datapointsToAlarm: FUNCTION_ERROR_DATAPOINTS,
-        description: `The ${name} function failed in ${FUNCTION_ERROR_DATAPOINTS} of the last three 5-minute periods. See docs/operations.md#alarm-function-errors.`,
-      }),
-    );
+    if (options.errorsAlarm)
+      this.functionErrorAlarms.set(
+        name,
+        this.alarm(`${name}Errors`, {
+          metric: errors,
+          threshold: 1,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+          evaluationPeriods: 3,
+          datapointsToAlarm: FUNCTION_ERROR_DATAPOINTS,
+          description: `The ${name} function failed in ${FUNCTION_ERROR_DATAPOINTS} of the last three 5-minute periods. See docs/operations.md#alarm-function-errors.`,
+        }),
+      );
     this.functionWidgets.errors.addLeftMetric(errors.with({ label: name }));
     this.functionWidgets.invocations.addLeftMetric(
       fn.metricInvocations({ period: Duration.minutes(5), statistic: 'Sum', label: name }),

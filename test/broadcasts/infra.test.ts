@@ -16,7 +16,7 @@ import {
 /**
  * OTH-5: the broadcast poller in the stack — every minute, one instance at a time, stale events dropped,
  * counted as a fetcher (RATE-7), grants limited to what a pass reads and writes (least privilege: no
- * robots/ — OTH-3 reads no robots.txt —, no Documents, no queue), cdk-nag clean. Wiring only.
+ * robots/ — OTH-3 reads no robots.txt —, no Documents, no queue but sending its failures to FailedInvocations), cdk-nag clean. Wiring only.
  */
 describe('CDK: the broadcast function (OTH-5)', () => {
   let stack: IngestorStack;
@@ -84,7 +84,16 @@ describe('CDK: the broadcast function (OTH-5)', () => {
     ]);
     const text = JSON.stringify(statements());
     expect(text).not.toContain(`/${ROBOTS_PREFIX}*`);
-    expect(text).not.toContain('sqs:');
+    // Issue 28: no queue but its on-failure destination, FailedInvocations, where it may only send.
+    const queueStatements = statements().filter((s) => JSON.stringify(s.Action).includes('sqs:'));
+    expect(queueStatements.map((s) => s.Resource)).toEqual([
+      stack.resolve(stack.failedInvocationsQueue.queueArn),
+    ]);
+    expect(actionsOn(stack.resolve(stack.failedInvocationsQueue.queueArn)).sort()).toEqual([
+      'sqs:GetQueueAttributes',
+      'sqs:GetQueueUrl',
+      'sqs:SendMessage',
+    ]);
     expect(text).not.toContain('s3:PutObject');
     expect(text).toContain('secretsmanager:GetSecretValue');
   });

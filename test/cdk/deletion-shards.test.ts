@@ -10,7 +10,7 @@ import { removeTempOutdirs, synthWithNag } from '../support/cdk';
  * Issue 28, DEL-2 at 10,000+ sources: the deletion check's hourly run as one schedule per shard, each
  * invoking the same function with `{ shard: { index, of } }`. Least privilege: no permission is added —
  * the schedules share the one scheduler role that may invoke only that function; the function's own
- * role gains nothing (it invokes nobody). Its instances count N towards RATE-7's INGESTOR_MAX_INSTANCES.
+ * role gains nothing from the shards (it invokes nobody; it sends only its failed invocations, issue 28). Its instances count N towards RATE-7's INGESTOR_MAX_INSTANCES.
  */
 const FLEET = 10_000;
 
@@ -83,7 +83,18 @@ describe('CDK: the deletion check in shards (issue 28)', () => {
       JSON.stringify(p.Properties.Roles).includes(fnRoleId),
     );
     expect(JSON.stringify(fnPolicies)).not.toContain('lambda:Invoke');
-    expect(JSON.stringify(fnPolicies)).not.toContain('sqs:');
+    // Issue 28: its one queue permission is sending its failed invocations to FailedInvocations.
+    const queueStatements = fnPolicies
+      .flatMap(
+        (p) => p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[],
+      )
+      .filter((s) => JSON.stringify(s.Action).includes('sqs:'));
+    expect(queueStatements).toEqual([
+      expect.objectContaining({
+        Action: ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'],
+        Resource: stack.resolve(stack.failedInvocationsQueue.queueArn),
+      }),
+    ]);
   });
 
   it('RATE-7: N instances reserved and counted as fetchers (sync + files + photos + N)', () => {

@@ -130,15 +130,27 @@ describe('observability: alarms and dashboard', () => {
     });
   });
 
-  it('alarms on errors of every ingestor function, later ones included', () => {
+  it('alarms on errors of every synchronously invoked function; the scheduled ones, later ones included, through FailedInvocations', () => {
     const alarms = template.findResources('AWS::CloudWatch::Alarm', {
       Properties: { MetricName: 'Errors', Namespace: 'AWS/Lambda' },
     });
-    expect(Object.keys(alarms).sort()).toEqual([
-      expect.stringMatching(/FilesErrors/),
-      expect.stringMatching(/PlannerErrors/),
-      expect.stringMatching(/SyncErrors/),
-    ]);
+    // Issue 28: the planner and the later-added Files are scheduled (test/cdk/failed-invocations.test.ts).
+    expect(Object.keys(alarms)).toEqual([expect.stringMatching(/SyncErrors/)]);
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/SQS',
+      MetricName: 'NumberOfMessagesSent',
+      AlarmActions: ['arn:aws:sns:eu-central-1:123456789012:oncall'],
+    });
+  });
+
+  it('the dashboard keeps errors, invocations and duration lines for every function, scheduled or not', () => {
+    const dashboard = Object.values(template.findResources('AWS::CloudWatch::Dashboard'))[0];
+    const body = JSON.stringify(dashboard?.Properties?.DashboardBody).replace(/\\+"/g, '"');
+    for (const name of ['Planner', 'Sync', 'Files'])
+      for (const metric of ['Errors', 'Invocations', 'Duration'])
+        expect(body).toMatch(
+          new RegExp(`"AWS/Lambda","${metric}","FunctionName","",\\{"Ref":"\\w+"\\},"",\\{"label":"${name}"`),
+        );
   });
 
   it('has a dashboard with requests, robots.txt, syncs, pauses, queues and functions', () => {
