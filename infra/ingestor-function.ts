@@ -123,7 +123,8 @@ export class IngestorFunction extends Construct {
       environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       recursiveLoop: props.recursiveLoop,
-      // The destination grants this function's role sqs:SendMessage on that one queue, nothing more.
+      // The destination grants this function's role sending to that one queue (SendMessage, GetQueueUrl,
+      // GetQueueAttributes), nothing more.
       ...(props.asyncInvoke === undefined
         ? {}
         : {

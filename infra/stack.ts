@@ -716,8 +716,8 @@ export class IngestorStack extends Stack {
       memorySize: FUNCTION_MEMORY_MB.planner,
       environment: this.functionEnvironment,
       // One planner at a time (with reserved concurrency): a tick that overlaps a slow predecessor is
-      // throttled, and with no retries and a one-minute event age it is dropped; the next tick plans
-      // again. Without it an overlapping tick is harmless: sync leases are conditional writes.
+      // throttled, and with no retries and a one-minute event age it is dropped (recorded in
+      // FailedInvocations as EventAgeExceeded); the next tick plans again. Without it an overlapping tick is harmless: sync leases are conditional writes.
       ...this.reserve(1),
       asyncInvoke: {
         maxEventAge: Duration.minutes(1),
