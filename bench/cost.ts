@@ -970,6 +970,9 @@ const withEngineCpu = (p: KindProfiles, cpu: EngineCpu): KindProfiles => ({
     : {}),
   changed: { ...p.changed, workSeconds: cpu.changed },
   unchanged: { ...p.unchanged, workSeconds: cpu.unchanged },
+  ...(p.unchangedWithCursor
+    ? { unchangedWithCursor: { ...p.unchangedWithCursor, workSeconds: cpu.unchanged } }
+    : {}),
 });
 
 /** Items of one kind as the local peer holds them: how many, and their DynamoDB size in all. */
@@ -1142,12 +1145,20 @@ function fileSecondsEach(levers: Levers): number {
 }
 
 /**
- * Issue 28, what-if `unchangedCursorSkipped`: an unchanged run's profile without its run cursor's write
- * (OParl `PutItem CURSOR`, scraper `PutItem SCRAPE` — measured as the run's only write) in State.
+ * Issue 28, `unchangedCursorSkipped`: an unchanged run's profile with or without its run cursor's write.
+ * The scraper's is built and measured both ways (`unchangedWithCursor`: the engine told to write it, as
+ * before). The OParl runs' is a what-if: their measured profile without the cursor's write (`PutItem
+ * CURSOR`, measured as the run's only write) in State.
  */
-function unchangedOf(p: RunProfile, kind: 'oparl' | 'scraper', levers: Levers): RunProfile {
-  if (levers.unchangedCursorSkipped !== 'both' && levers.unchangedCursorSkipped !== kind) return p;
-  const label = kind === 'oparl' ? 'PutItem CURSOR' : 'PutItem SCRAPE';
+function unchangedOf(p: KindProfiles, kind: 'oparl' | 'scraper', levers: Levers): RunProfile {
+  if (kind === 'scraper')
+    return levers.unchangedCursorSkipped === 'none' ? (p.unchangedWithCursor ?? p.unchanged) : p.unchanged;
+  return levers.unchangedCursorSkipped === 'both' ? withoutCursorWrite(p.unchanged) : p.unchanged;
+}
+
+/** A run's profile less its OParl run cursor's write (`PutItem CURSOR`) in State. */
+function withoutCursorWrite(p: RunProfile): RunProfile {
+  const label = 'PutItem CURSOR';
   const units = p.writesBy?.[label] ?? 0;
   const { [label]: _cursor, ...writesBy } = p.writesBy ?? {};
   const state = p.byTarget?.State ?? zeroTarget();
@@ -1484,6 +1495,11 @@ interface KindProfiles {
   /** Issue 28: a nightly full sync without the per-list digest (OParl only; the scraper has none). */
   nightlyFullWithoutDigest?: RunProfile;
   unchanged: RunProfile;
+  /**
+   * Issue 28 (`unchangedScrapeCursor`): an unchanged scrape that still writes its run cursor at the end,
+   * as before the lever (scraper only; measured through the engine's `writeUnchangedCursor`).
+   */
+  unchangedWithCursor?: RunProfile;
   changed: RunProfile;
 }
 
@@ -1594,13 +1610,18 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       const firstFull = await measureRun(meter, () => s.scrape('full'));
       s.clock.advance(3_600_000);
       const unchanged = await measureRun(meter, () => s.scrape());
+      // Issue 28: the same unchanged scrape writing its run cursor at the end, as before the lever.
+      s.clock.advance(3_600_000);
+      s.deps.writeUnchangedCursor = true;
+      const unchangedWithCursor = await measureRun(meter, () => s.scrape());
+      delete s.deps.writeUnchangedCursor;
       site.setCalendarChanged(true);
       site.setAgendaChanged(true);
       s.clock.advance(3_600_000);
       const changed = await measureRun(meter, () => s.scrape());
       s.clock.advance(12 * 3_600_000);
       const nightlyFull = await measureRun(meter, () => s.scrape('full'));
-      scraper = { firstFull, nightlyFull, unchanged, changed };
+      scraper = { firstFull, nightlyFull, unchanged, unchangedWithCursor, changed };
       log(`scraper: ${JSON.stringify(scraper)}`);
       scraperIndex = await sampleMirrorIndex(bed, s.source.sourceId);
       scraperShapes = await sampleInlineShapes(bed, s.source.sourceId);
@@ -2000,6 +2021,8 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       levers.listDigest,
       levers.deletionWalk,
       levers.stateUnderOneKb,
+      // Issue 28: a run cursor written or not moves State's write load (`unchangedCursorSkipped`).
+      levers.unchangedCursorSkipped,
       levers.deletionServersAtOnce,
       levers.latency,
       levers.syncMemoryMb,
@@ -2094,7 +2117,7 @@ export async function runCostBench(opts: CostBenchOptions = {}) {
       const runs: [RunProfile, number, Latency, keyof WeekStarts][] = [
         [nightlyFull, k.w.full, k.fullLatency, 'full'],
         [k.p.changed, k.w.changed, k.incrementalLatency, 'changed'],
-        [unchangedOf(k.p.unchanged, k.kind, levers), k.w.unchanged, k.incrementalLatency, 'unchanged'],
+        [unchangedOf(k.p, k.kind, levers), k.w.unchanged, k.incrementalLatency, 'unchanged'],
       ];
       for (const [p, perWeek, latency, runKind] of runs) {
         const count = perMonth(perWeek) * k.n;

@@ -71,8 +71,9 @@ export interface Levers {
    */
   stateUnderOneKb: boolean;
   /**
-   * What-if (issue 28): an unchanged incremental run writes no run cursor at its end (measured: its one
-   * write, `PutItem CURSOR` / `PutItem SCRAPE`) — for the scraper's runs only, or the OParl runs' too.
+   * Issue 28: an unchanged incremental run writes no run cursor at its end (its one write, `PutItem
+   * CURSOR` / `PutItem SCRAPE`). Built for the scraper's runs (`unchangedScrapeCursor`: both measured,
+   * shared/scraper engine.ts); the OParl runs' too is a what-if (`unchangedRunCursor`).
    */
   unchangedCursorSkipped: 'none' | 'scraper' | 'both';
   /**
@@ -158,7 +159,7 @@ export const LEVERS_NOW: Levers = {
   syncCapFromMean: true,
   syncTrigger: 'planner',
   stateUnderOneKb: false,
-  unchangedCursorSkipped: 'none',
+  unchangedCursorSkipped: 'scraper',
   deletionWalk: true,
   syncCpuCuts: true,
   dynamoCapacity: 'decided',
@@ -195,6 +196,7 @@ export const LEVERS_OFF: Levers = {
   stateListIndexDropped: false,
   apiBytesMeasured: false,
   syncProvisioned: 'off',
+  unchangedCursorSkipped: 'none',
 };
 
 export const LEVER_VARIANTS: Record<
@@ -256,15 +258,15 @@ export const LEVER_VARIANTS: Record<
     on: { stateUnderOneKb: true },
   },
   unchangedScrapeCursor: {
-    what: 'what-if (not built, gives up a replay): an unchanged incremental scrape writes no run cursor (its only write, 1 unit; ≈ 0.97 M a month at 1,000 sources) — the cursor is what a redelivered message of a finished run answers from without fetching (a release lost to a store outage); without it that delivery scrapes again (≈ 10 paced requests)',
-    built: false,
+    what: 'an unchanged incremental scrape writes no run cursor (its only write, 1 unit; ≈ 0.97 M a month at 1,000 sources; measured both ways; State is provisioned, so it saves WCU-hours, not on-demand writes) — given up: a redelivered message whose release was lost (a store outage after the run) scrapes its months again (≈ 10 paced requests) instead of answering from the done cursor',
+    built: true,
     off: { unchangedCursorSkipped: 'none' },
     on: { unchangedCursorSkipped: 'scraper' },
   },
   unchangedRunCursor: {
-    what: "what-if (not built, gives up council bytes): no unchanged incremental run writes its run cursor (scrapes and OParl, ≈ 2.4 M units a month at 1,000 sources) — the OParl cursor carries SCH-9's window start (`bodiesComplete`), so each body's window would grow to its item's day-old start and the council would resend the day's changes to every run",
+    what: "what-if (not built, gives up council bytes): the OParl runs too: no unchanged incremental run writes its run cursor (≈ 1.4 M units a month more at 1,000 sources, beyond the scrapes' built lever) — the OParl cursor carries SCH-9's window start (`bodiesComplete`), so each body's window would grow to its item's day-old start and the council would resend the day's changes to every run",
     built: false,
-    off: { unchangedCursorSkipped: 'none' },
+    off: { unchangedCursorSkipped: 'scraper' },
     on: { unchangedCursorSkipped: 'both' },
   },
   payPerWork: {

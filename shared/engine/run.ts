@@ -129,6 +129,11 @@ export class RunFrame<C extends RunCursor> {
   private doneUnsaved = false;
   /** This invocation resumes a run an earlier one died in: every checkpoint is saved. */
   private afterCrash = false;
+  /**
+   * What the store held of this run when the invocation began: nothing (the cursor item is another
+   * run's, or none) and the fingerprint of a run that has committed nothing — until a save.
+   */
+  private untouched: { commits: string } | undefined;
 
   constructor(
     private readonly deps: RunFrameDeps<C>,
@@ -147,6 +152,20 @@ export class RunFrame<C extends RunCursor> {
     if (stored) this.cursor.seq = stored.seq;
     delete this.cursor.stopReason;
     this.saved = { commits: this.committed(), requests: this.requests() };
+    this.untouched = previous?.runId === cursor.runId ? undefined : { commits: this.committed() };
+  }
+
+  /**
+   * Issue 28 (`unchangedScrapeCursor`): whether the run, now done, left nothing in the store that its
+   * cursor would have to account for — it started here (the stored cursor is another run's), no
+   * checkpoint was saved, and it committed nothing (no object, state write or failure). Its done cursor
+   * would only answer a redelivery whose release was lost (`replay`); a kind may then leave it unwritten,
+   * and that redelivery runs again as a new run. Anything else must reach the store (`checkpoint`). Only
+   * for a kind whose next run reads nothing of the stored cursor but its `seq` (not a pass that stays
+   * open, FULL-2: the stored cursor would be continued again).
+   */
+  endsAsItBegan(): boolean {
+    return this.untouched !== undefined && this.committed('running') === this.untouched.commits;
   }
 
   /**
@@ -174,6 +193,7 @@ export class RunFrame<C extends RunCursor> {
     this.prevSeq = this.cursor.seq;
     this.saved = { commits: this.committed(), requests: this.requests() };
     this.doneUnsaved = false;
+    this.untouched = undefined;
   }
 
   /** Requests the run made so far (the kind's `totals.requests`). */
@@ -182,13 +202,11 @@ export class RunFrame<C extends RunCursor> {
   }
 
   /** A fingerprint of what the run committed: every total but the fetch counters, failures, status. */
-  private committed(): string {
+  private committed(status: RunCursor['status'] = this.cursor.status): string {
     const totals = Object.entries((this.cursor as Totals).totals ?? {})
       .filter(([name]) => !FETCH_COUNTERS.has(name))
       .map(([name, n]) => `${name}=${n}`);
-    return [...totals, this.cursor.failures.length, this.cursor.status, this.deps.store.commits ?? 0].join(
-      ' ',
-    );
+    return [...totals, this.cursor.failures.length, status, this.deps.store.commits ?? 0].join(' ');
   }
 
   /** Before every request: the invocation budget, the operator's stop and the own window (FULL-4). */

@@ -365,8 +365,19 @@ class ScrapeRun {
     if (complete && bodyCompleteDue(this.body, this.cursor.startedAt, full))
       await this.syncState.markBodyComplete(this.body.bodyKey, this.cursor.startedAt, full);
     this.frame.done(report);
-    await this.frame.checkpoint();
-    this.log('done', { requests: report.requests, complete, changed: report.changed });
+    // Issue 28 (`unchangedScrapeCursor`): an unchanged incremental scrape leaves its cursor unwritten —
+    // it would be its only write (≈ 0.97 M units a month at 1,000 sources). The next run reads only the
+    // stored cursor's `seq`; a redelivery of this run after a lost release (the claim refuses every
+    // other) finds no cursor of it and scrapes again, paced like any run, and writes nothing new.
+    const unwritten =
+      this.kind === 'incremental' && this.deps.writeUnchangedCursor !== true && this.frame.endsAsItBegan();
+    if (!unwritten) await this.frame.checkpoint();
+    this.log('done', {
+      requests: report.requests,
+      complete,
+      changed: report.changed,
+      cursorWritten: !unwritten,
+    });
     return report;
   }
 

@@ -27,6 +27,11 @@ export interface ScraperEngineDeps {
   /** RATE-2: the largest interval of any source on the source's host, ms. */
   hostIntervalMs?: (sourceId: string) => number | undefined;
   policy?: Partial<ScrapePolicy>;
+  /**
+   * Issue 28: write the run cursor at the end of an unchanged incremental scrape too, as before the
+   * `unchangedScrapeCursor` lever (the cost bench measures both; production leaves it unset).
+   */
+  writeUnchangedCursor?: boolean;
 }
 
 export interface ScrapeRunOptions {

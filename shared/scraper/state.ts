@@ -6,7 +6,8 @@ import type { CalendarRow, OrganizationKind } from './types';
 /**
  * The scraper's items in the State table, next to the OParl engine's in the source partition
  * `SOURCE#<sourceId>` (shared/engine/state.ts), in their own sort-key family:
- * - `SCRAPE#CURSOR#<kind>`     the run cursor, checkpointed by the run frame (optimistic lock on `seq`)
+ * - `SCRAPE#CURSOR#<kind>`     the run cursor, checkpointed by the run frame (optimistic lock on `seq`);
+ *                              an unchanged incremental scrape leaves it unwritten (engine.ts `finish`)
  * - `SCRAPE#MONTH#<yyyy-mm>`   hash per calendar row of that month (+ when its meeting page was read)
  * - `SCRAPE#PAGE#<scrapeUrlKey>` per detail page: content hash, the objects it owns (for tombstones),
  *                              when it was read, "not public" marks

@@ -143,6 +143,51 @@ describe('RunFrame', () => {
     expect(again.writes).toHaveLength(1);
   });
 
+  it('issue 28: a run ends as it began only when it started here, saved nothing and committed nothing', async () => {
+    // Another run's cursor stored, pages read (requests, pages are progress), done: nothing to account for.
+    const quiet = frame({});
+    quiet.f.begin(counted(), counted({ runId: 'r0', status: 'done' }));
+    quiet.f.cursor.totals.requests += 10;
+    quiet.f.done({ requests: 10 });
+    expect(quiet.f.endsAsItBegan()).toBe(true);
+    // Each commit makes the end one to write: an object, a document, a failure, a store write.
+    const commits: ((x: ReturnType<typeof frame>) => void)[] = [
+      (x) => {
+        x.f.cursor.totals.new += 1;
+      },
+      (x) => {
+        x.f.cursor.totals.documents += 1;
+      },
+      (x) => x.f.failure({ kind: 'other', detail: 'x' }),
+      (x) => {
+        x.store.commits += 1;
+      },
+    ];
+    for (const commit of commits) {
+      const x = frame({});
+      x.f.begin(counted(), counted({ runId: 'r0', status: 'done' }));
+      commit(x);
+      x.f.done({ requests: 1 });
+      expect(x.f.endsAsItBegan()).toBe(false);
+    }
+    // A checkpoint saved in this invocation (CHECKPOINT_MAX_UNSAVED_REQUESTS pages): the stored cursor is
+    // this run's now, running — its end must reach the store.
+    const saved = frame({});
+    saved.f.begin(counted(), counted({ runId: 'r0', status: 'done' }));
+    saved.f.cursor.totals.requests += CHECKPOINT_MAX_UNSAVED_REQUESTS;
+    await saved.f.checkpoint();
+    saved.f.done({ requests: CHECKPOINT_MAX_UNSAVED_REQUESTS });
+    expect(saved.f.endsAsItBegan()).toBe(false);
+    // The same run resumed (after a crash or a deadline stop): its stored cursor is its own.
+    for (const stopReason of [undefined, 'deadline'] as const) {
+      const resumed = frame({});
+      const stored = counted(stopReason ? { stopReason } : {});
+      resumed.f.begin(counted(), stored);
+      resumed.f.done({ requests: 0 });
+      expect(resumed.f.endsAsItBegan()).toBe(false);
+    }
+  });
+
   it('SCH-5 / FULL-4: the budget, the operator stop and the own window each stop the run', () => {
     const stopOf = (budget: ConstructorParameters<typeof RunFrame>[1]) => {
       const { f } = frame(budget, 5_000);
