@@ -507,7 +507,13 @@ export class PacedHostSlots implements PacedSlots {
       if (!releaseWith) void this.releaseQuietly(r.moving);
       r.moving = undefined;
     }
-    return { store, leaseId, decision, answeredMs: this.answeredAtMs(decision), allowance };
+    return {
+      store,
+      leaseId,
+      decision,
+      answeredMs: this.answeredAtMs(decision),
+      allowance: withinSlot(allowance, decision),
+    };
   }
 
   /** The answer's arrival, on this process's clock (see ReserveDecision.answeredAtMs). */
@@ -530,7 +536,9 @@ export class PacedHostSlots implements PacedSlots {
     const host = r.host;
     // Never early: the store's "now" was at the latest when its answer arrived.
     const sendAtMs = answer.answeredMs + decision.sendInMs;
-    if (store === this.shared) this.local.recordSend(host, sendAtMs, allowance.allowanceMs);
+    if (store === this.shared) {
+      this.local.recordSend(host, sendAtMs, allowance.allowanceMs, decision.uncertaintyMs);
+    }
     try {
       await this.clock.sleep(sendAtMs - this.clock.now(), r.opts.signal);
     } catch (error) {
@@ -751,6 +759,16 @@ export class PacedHostSlots implements PacedSlots {
 interface SendAllowance {
   allowanceMs: number;
   guardMs: number;
+}
+
+/**
+ * The allowance a granted slot leaves room for: the one asked for, or less where the store says so (a
+ * RATE-7 grid slot: the allowance Redis spaced its anchor by). The guard stays: it is the write's.
+ */
+function withinSlot(allowance: SendAllowance, decision: ReserveDecision): SendAllowance {
+  if (decision.kind !== 'granted' || decision.maxAllowanceMs === undefined) return allowance;
+  if (decision.maxAllowanceMs >= allowance.allowanceMs) return allowance;
+  return { allowanceMs: decision.maxAllowanceMs, guardMs: allowance.guardMs };
 }
 
 /** Whether a send this late may still start: the check leaves the allowance's guard for the write. */

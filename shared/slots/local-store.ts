@@ -8,16 +8,30 @@ interface HostRecord {
   lastSendAtMs?: number;
   /** The same for this process's latest send paced by the shared store (see `recordSend`). */
   mirroredSendAtMs?: number;
-  /** That send's slot (send time without allowance): where a fallback grid starts from it. */
-  mirroredSlotAtMs?: number;
+  /** That send's slot, as placed on this clock: where a fallback grid starts from it. */
+  mirroredSlot?: GridSlot;
   /**
-   * RATE-7 alone: the latest slot this store placed on its fallback grid in this outage (a send time,
-   * no allowance). Cleared when an outage begins: an older grid's phase is nobody's now.
+   * RATE-7 alone: the latest slot this store placed on its fallback grid in this outage, with the
+   * bounds of the Redis slot it descends from. Cleared when an outage begins: an older grid's phase is
+   * nobody's now.
    */
-  gridSlotAtMs?: number;
+  gridSlot?: GridSlot;
   note?: { intervalMs: number; untilMs: number };
   crawlDelay?: { delayMs: number; untilMs: number };
   retryAfterUntilMs?: number;
+}
+
+/**
+ * A slot a fallback grid may start from: a send time (no allowance) on this process's clock, and what
+ * the Redis slot it comes from allows. A Redis slot is placed on our clock "never early" — up to
+ * `uncertaintyMs` after where Redis really put it (the clock bracket's width, redis-store.ts) — and
+ * Redis spaced the next process's slot only `allowanceMs` after it. Every grid slot inherits both: alone,
+ * a send may leave no later than the true slot plus that allowance, as under Redis (see `reserve`).
+ */
+interface GridSlot {
+  atMs: number;
+  allowanceMs: number;
+  uncertaintyMs: number;
 }
 
 /**
@@ -51,13 +65,14 @@ export class LocalSlotStore implements SlotStore {
     if (rec.retryAfterUntilMs !== undefined) sendAt = Math.max(sendAt, rec.retryAfterUntilMs);
     // Re-timing this store's own latest slot (see ReserveRequest.retime): it stands in for that slot.
     const retiming = req.retime !== undefined && rec.lastSendAtMs === req.retime.next;
+    const anchor = this.phaseAnchor(rec, retiming ? req.retime : undefined);
     const phase =
       this.intervalMultiplier > 1
         ? fallbackPhase({
             instances: this.intervalMultiplier,
             baseIntervalMs,
             sinceMs: this.fallbackSince(now),
-            anchorMs: this.phaseAnchor(rec, retiming ? req.retime : undefined),
+            anchorMs: anchor?.atMs,
           })
         : undefined;
     if (phase?.kind === 'off-host') {
@@ -65,6 +80,12 @@ export class LocalSlotStore implements SlotStore {
       // process's grid. Nothing is reserved; the host waits for Redis (PacedHostSlots waits or refuses).
       return { kind: 'refused', freeInMs: Number.POSITIVE_INFINITY, intervalMs, noSharedPhase: phase.reason };
     }
+    // A grid slot carries its anchor's bounds: the next process's slot under Redis came only the
+    // anchor's allowance after the anchor's *true* slot, which may lie its uncertainty before where this
+    // clock placed it. The caller counts that uncertainty against the send's lateness and sends within
+    // the anchor's allowance, as it did under Redis; forgotten, a send alone could leave up to both
+    // later (983–993 ms gaps in the politeness bench under load; fallback-answer-delay.test.ts).
+    let slotBounds: { allowanceMs: number; uncertaintyMs: number } | undefined;
     if (phase) {
       // RATE-7 alone on a host this process has sent to in the last cycle before the outage: stay on
       // a grid of fallback steps from its latest send (the last one paced through Redis at first).
@@ -78,6 +99,7 @@ export class LocalSlotStore implements SlotStore {
       // otherwise drift into each other's phase.
       const { anchorMs, stepMs } = phase;
       sendAt = anchorMs + Math.max(1, Math.ceil((sendAt - anchorMs) / stepMs)) * stepMs;
+      slotBounds = { allowanceMs: anchor!.allowanceMs, uncertaintyMs: anchor!.uncertaintyMs };
     } else {
       const last = this.lastKnownSend(rec, retiming);
       if (Number.isFinite(last)) sendAt = Math.max(sendAt, last + intervalMs);
@@ -89,10 +111,19 @@ export class LocalSlotStore implements SlotStore {
     }
     const next = sendAt + Math.max(0, req.sendAllowanceMs);
     rec.lastSendAtMs = next;
-    if (this.intervalMultiplier > 1) rec.gridSlotAtMs = sendAt;
+    if (slotBounds) rec.gridSlot = { atMs: sendAt, ...slotBounds };
     if (callerInterval >= noted)
       rec.note = { intervalMs: callerInterval, untilMs: now + INTERVAL_NOTE_TTL_MS };
-    return { kind: 'granted', sendInMs: sendAt - now, intervalMs, uncertaintyMs: 0, token: { sendAt, next } };
+    const token = { sendAt, next };
+    if (!slotBounds) return { kind: 'granted', sendInMs: sendAt - now, intervalMs, uncertaintyMs: 0, token };
+    return {
+      kind: 'granted',
+      sendInMs: sendAt - now,
+      intervalMs,
+      uncertaintyMs: slotBounds.uncertaintyMs,
+      maxAllowanceMs: slotBounds.allowanceMs,
+      token,
+    };
   }
 
   sendLeadMs(): number {
@@ -134,10 +165,20 @@ export class LocalSlotStore implements SlotStore {
     };
   }
 
-  /** Mirrors a send paced by the shared store (its slot and allowance), so a fallback continues from it. */
-  recordSend(host: string, sendAtMs: number, allowanceMs: number): void {
+  /**
+   * Mirrors a send paced by the shared store (its slot as placed on this clock, its allowance, and how
+   * much earlier the slot may really have been: the grant's `uncertaintyMs`), so a fallback continues
+   * from it.
+   */
+  recordSend(host: string, sendAtMs: number, allowanceMs: number, uncertaintyMs = 0): void {
     const rec = this.record(host);
-    if (sendAtMs > (rec.mirroredSlotAtMs ?? Number.NEGATIVE_INFINITY)) rec.mirroredSlotAtMs = sendAtMs;
+    if (sendAtMs > (rec.mirroredSlot?.atMs ?? Number.NEGATIVE_INFINITY)) {
+      rec.mirroredSlot = {
+        atMs: sendAtMs,
+        allowanceMs: Math.max(0, allowanceMs),
+        uncertaintyMs: Math.max(0, uncertaintyMs),
+      };
+    }
     const next = sendAtMs + Math.max(0, allowanceMs);
     rec.mirroredSendAtMs = Math.max(rec.mirroredSendAtMs ?? Number.NEGATIVE_INFINITY, next);
   }
@@ -162,7 +203,7 @@ export class LocalSlotStore implements SlotStore {
    */
   enterFallback(sinceMs: number): void {
     this.fallbackSinceMs = sinceMs;
-    for (const rec of this.hosts.values()) rec.gridSlotAtMs = undefined;
+    for (const rec of this.hosts.values()) rec.gridSlot = undefined;
   }
 
   /** Without `enterFallback` (a store used alone directly) the outage began by its first use. */
@@ -175,15 +216,17 @@ export class LocalSlotStore implements SlotStore {
    * Where this process's grid on a host starts in the fallback: a slot being re-timed (it was not
    * used, so the grid goes on from its send time), else its latest slot: on the grid, or paced through
    * Redis, whichever is later. Slots, not slots plus allowance: a send may still leave up to its
-   * allowance late, and that must not move the grid. `undefined` for a host it has not sent to.
+   * allowance late, and that must not move the grid. `undefined` for a host it has not sent to. The
+   * anchor carries the bounds of the Redis slot its grid descends from (GridSlot).
    */
-  private phaseAnchor(rec: HostRecord, retime: SlotToken | undefined): number | undefined {
-    if (retime) return retime.sendAt;
-    const latest = Math.max(
-      rec.gridSlotAtMs ?? Number.NEGATIVE_INFINITY,
-      rec.mirroredSlotAtMs ?? Number.NEGATIVE_INFINITY,
-    );
-    return Number.isFinite(latest) ? latest : undefined;
+  private phaseAnchor(rec: HostRecord, retime: SlotToken | undefined): GridSlot | undefined {
+    const { gridSlot, mirroredSlot } = rec;
+    const latest =
+      gridSlot && (!mirroredSlot || gridSlot.atMs >= mirroredSlot.atMs) ? gridSlot : mirroredSlot;
+    if (!retime) return latest;
+    // A re-timed slot is this store's own latest grant (`retiming` checks it), on the grid: same bounds.
+    const bounds = gridSlot ?? mirroredSlot;
+    return bounds && { ...bounds, atMs: retime.sendAt };
   }
 
   private lastKnownSend(rec: HostRecord, withoutOwnLatest = false): number {

@@ -63,6 +63,11 @@ export type ReserveDecision =
       uncertaintyMs: number;
       token: SlotToken;
       /**
+       * The latest a send may leave after this slot, when less than the allowance asked for: a RATE-7
+       * fallback grid's slot sits in a cycle Redis spaced by its anchor's allowance (local-store.ts).
+       */
+      maxAllowanceMs?: number;
+      /**
        * Shared store: when the answer arrived (real clock, ms). The caller counts `sendInMs` from
        * there, not from when its own code got round to the decision — a busy event loop in between
        * must not move the send time (and so hide how late it is).

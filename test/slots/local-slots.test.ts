@@ -235,6 +235,34 @@ describe('process-local host slots (fake clock)', () => {
     expect(close).toEqual([]);
   });
 
+  it('RATE-7 / RATE-1: every grid slot carries the bounds of the Redis slot it descends from — its uncertainty and the allowance Redis spaced the next slot by — also when re-timed', async () => {
+    const clock = new FakeClock();
+    const t0 = clock.now();
+    const store = new LocalSlotStore(clock, 4);
+    // Under Redis: a slot placed on this clock up to 37 ms after where Redis put it (the clock
+    // bracket's width), reserved with the minimum allowance; the next process's slot came 1 020 ms later.
+    store.recordSend('ris-a.test', t0, M, 37);
+    await clock.advance(1_500);
+    store.enterFallback(clock.now());
+    // Alone, the process now asks for a larger allowance (its sends run later after the kill).
+    const first = await store.reserve(fallbackRequest(150));
+    const second = await store.reserve(fallbackRequest(150));
+    expect(first).toMatchObject({ kind: 'granted', uncertaintyMs: 37, maxAllowanceMs: M });
+    expect(second).toMatchObject({ kind: 'granted', uncertaintyMs: 37, maxAllowanceMs: M });
+    if (second.kind !== 'granted') throw new Error(second.kind);
+    // The second slot given up for lateness and re-timed: the next grid slot, with the same bounds.
+    const retimed = await store.reserve({ ...fallbackRequest(150), retime: second.token });
+    expect(retimed).toMatchObject({ kind: 'granted', uncertaintyMs: 37, maxAllowanceMs: M });
+    if (retimed.kind !== 'granted') throw new Error(retimed.kind);
+    expect(retimed.token.sendAt - second.token.sendAt).toBe(fallbackGrid(4, 1_000).stepMs);
+    // Local mode (no Redis, multiplier 1) has no grid and nothing to carry.
+    const local = new LocalSlotStore(clock, 1);
+    local.recordSend('ris-a.test', clock.now(), M, 37);
+    const plain = await local.reserve(fallbackRequest(M));
+    expect(plain).toMatchObject({ kind: 'granted', uncertaintyMs: 0 });
+    expect(plain).not.toHaveProperty('maxAllowanceMs');
+  });
+
   it('RATE-2: values below 1 s count as 1 s, and the largest interval on a host applies to all its fetches', async () => {
     const { acquire, t0, clock } = setup();
 
