@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { decideOnHost, factorInForceAt, windowStretchOf } from '../../shared/hosts';
 import { starvationOf } from '../../shared/planner';
 import { msOf, type SourceScheduleState } from '../../shared/schedule';
+import { parseSyncMessage } from '../../shared/sync/message';
+import { laneStretchModel } from '../../shared/sync/run';
 import { iso, local, settings, source } from '../support/schedule-factories';
 
 /**
@@ -84,6 +86,40 @@ describe('RATE-9: the full syncs’ share leaves the factor when the window ends
     });
     expect(d.reason).toContain('full syncs take 30 %');
     expect(local(d.dueAt)).toBe('2026-11-30 08:00');
+  });
+
+  it('a lane planned in the window carries the share in its message: its decision at 08:04:33 counts the day’s factor', () => {
+    // As the planner writes a saturated host's lane at 07:50 (`lanesOf`), through SQS and back.
+    const body = JSON.stringify({
+      sourceId: 'src-000144',
+      runId: 'r1',
+      kind: 'incremental',
+      startedAt: iso('2026-11-30 07:50'),
+      lane: {
+        host: HOST,
+        plannedAt: iso('2026-11-30 07:50'),
+        entries: [],
+        pool: [],
+        kind: 'incremental',
+        stretch: {
+          factor: WITH_NIGHT_SHARE.stretch,
+          demand: DAY.demand,
+          capacity: DAY.capacity,
+          fullSyncShare: SHARE,
+        },
+      },
+    });
+    const lane = parseSyncMessage(body).lane;
+    if (lane === undefined) throw new Error('lane lost');
+    const now = new Date(msOf(ENDED) + 100).toISOString();
+    const inLane = decideOnHost({
+      source: COUNCIL,
+      state: STATE,
+      now,
+      settings,
+      model: laneStretchModel(lane),
+    });
+    expect(inLane.dueAt).toBe(decide(now, DAY).dueAt);
   });
 
   it('the alarm counts at the factor in force: at 12:09 the source is starved whether or not the model still carries the share', () => {
