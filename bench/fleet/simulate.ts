@@ -51,6 +51,7 @@ import type {
   PeriodShares,
   SaturatedHostDetail,
   SimSourceView,
+  StarvedTick,
 } from './types';
 
 /**
@@ -432,6 +433,37 @@ export function simulateFleet(options: FleetSimOptions): FleetSimResult {
     }
     const starvation = starvationOf(candidates, (key) => admission.modelOf(key), new Date(nowIso), settings);
     paging.tick(nowMs, localHour, { saturatedHosts: admission.saturatedHosts(), starvation });
+    if (options.onStarved !== undefined && starvation.starved.length > 0) tellStarved(nowMs, starvation);
+  }
+
+  function tellStarved(nowMs: number, starvation: ReturnType<typeof starvationOf>): void {
+    const hosts: StarvedTick['hosts'] = {};
+    const starved: StarvedTick['starved'] = [];
+    for (const figure of starvation.starved) {
+      const s = sourceById.get(figure.sourceId);
+      if (s?.waiting === undefined) continue;
+      starved.push({
+        figure,
+        source: s,
+        waiting: { decision: s.waiting.decision, sinceMs: s.waiting.sinceMs },
+      });
+      if (hosts[figure.host] !== undefined) continue;
+      const h: StarvedTick['hosts'][string] = { running: [], waiting: [] };
+      for (const i of s.host.fleet.sourceIndexes) {
+        const o = sources[i] as SimSource;
+        if (o.run !== undefined)
+          h.running.push({
+            sourceId: o.fleet.sourceId,
+            kind: o.run.kind,
+            startedAtMs: o.run.startedAt,
+            lane: o.run.lane !== undefined,
+          });
+        else if (o.waiting !== undefined)
+          h.waiting.push({ source: o, decision: o.waiting.decision, sinceMs: o.waiting.sinceMs });
+      }
+      hosts[figure.host] = h;
+    }
+    options.onStarved?.({ nowMs, starved, hosts });
   }
 
   function startRun(

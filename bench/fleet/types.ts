@@ -1,4 +1,5 @@
 import type { HostModel } from '../../shared/hosts';
+import type { StarvedSource } from '../../shared/planner';
 import type {
   ScheduleSettings,
   ScheduleSourceConfig,
@@ -27,6 +28,30 @@ export interface FleetSimOptions {
   weekStart?: string;
   /** Told of every run that ended (an explanation's data, e.g. ./explain-coverage.ts; no decision reads it). */
   onRunEnded?: (run: EndedRun) => void;
+  /**
+   * Told at each measured tick where `starvationOf` counts a source starved: the tick and, per starved
+   * source, what the planner held of it (an explanation's data, ./explain-starved.ts; no decision reads it).
+   */
+  onStarved?: (tick: StarvedTick) => void;
+}
+
+/** A tick with starved sources, as `onStarved` is told of it. */
+export interface StarvedTick {
+  nowMs: number;
+  starved: {
+    figure: StarvedSource;
+    source: SimSourceView;
+    /** The decision it waits with, and since when (the planner first found it due). */
+    waiting: { decision: SourceDecision; sinceMs: number };
+  }[];
+  /** Per host of a starved source: its runs in flight, and its other waiting sources. */
+  hosts: Record<
+    string,
+    {
+      running: { sourceId: string; kind: string; startedAtMs: number; lane: boolean }[];
+      waiting: { source: SimSourceView; decision: SourceDecision; sinceMs: number }[];
+    }
+  >;
 }
 
 /** A run that ended, as `onRunEnded` is told of it. */

@@ -55,6 +55,11 @@ export interface LaneStretch {
   factor: number;
   demand: number;
   capacity: number;
+  /**
+   * The full syncs' share counted in `factor` (`withFullSyncShare`): a lane planned in the window lives
+   * past its end, and its decisions then count the bare factor (`factorInForceAt`).
+   */
+  fullSyncShare?: number;
 }
 
 export interface Lane {
@@ -163,7 +168,14 @@ export function lanesOf(
               pool: replan.poolOf(host),
               kind: (head.kind ?? 'incremental') === 'incremental' ? 'incremental' : 'full',
               ...(model && model.stretch > 1
-                ? { stretch: { factor: model.stretch, demand: model.demand, capacity: model.capacity } }
+                ? {
+                    stretch: {
+                      factor: model.stretch,
+                      demand: model.demand,
+                      capacity: model.capacity,
+                      ...(model.fullSyncShare === undefined ? {} : { fullSyncShare: model.fullSyncShare }),
+                    },
+                  }
                 : {}),
               ...fullShareOfLane(head, replan.fullShareOf?.(host)),
             }
@@ -197,7 +209,7 @@ function fullShareOfLane(head: SourceDecision, share: number | undefined): Pick<
 
 /** What the planner hands `lanesOf` so that its lanes re-plan (issue 27). */
 export interface LaneReplanInput {
-  hosts: ReadonlyMap<string, Pick<HostModel, 'demand' | 'capacity' | 'stretch'>>;
+  hosts: ReadonlyMap<string, Pick<HostModel, 'demand' | 'capacity' | 'stretch' | 'fullSyncShare'>>;
   /** The host's active sources with when each is expected due (`lanePoolOf`). */
   poolOf: (hostKey: string) => LanePoolEntry[];
   /** RATE-9 / FULL-3: a host's full-sync share tonight (`HostFullSyncPlan.share`); none without full syncs. */

@@ -10,7 +10,7 @@ import {
   type SourceDecision,
   type SourceScheduleState,
 } from '../schedule';
-import { STRETCH_DUE_SHARE } from './constants';
+import { MAX_SATURATED_FULL_SYNC_SHARE, STRETCH_DUE_SHARE } from './constants';
 import { type HostModel, ownQuietStreak, round, saturationText } from './model';
 import { cadenceAtMsOf, type OwnCadence, ownTurnsDueMs, type TurnState } from './turns';
 
@@ -31,7 +31,8 @@ export function decideOnHost(input: {
   model: StretchModel | undefined;
   decided?: SourceDecision;
 }): SourceDecision {
-  const { source, state, now, settings, model } = input;
+  const { source, state, now, settings } = input;
+  const model = factorInForceAt(input.model, msOf(now), settings);
   const own = ownCycleState(state, model?.stretch ?? 1);
   const decision =
     own === state && input.decided !== undefined
@@ -175,6 +176,30 @@ export function factorInForceSinceMs(nowMs: number, settings: ScheduleSettings):
     from = startMs;
   }
   return since;
+}
+
+/**
+ * RATE-9 with FULL-3, pure: the host's model with the factor in force at `nowMs` — a full-sync share
+ * (`withFullSyncShare`, stretch ÷ (1 − share)) counts only while the default window it was planned in
+ * is open; after it the host's bare stretch. The share reaches a decision from a plan made in the window:
+ * a lane carries its plan's factor for up to `LANE_MAX_LIFE_MS`, and the planner's last plan may still
+ * hold it at the window's end. Decided so after 08:00, the source's stretched turn was counted at the
+ * window's factor until the next clock change (19:00, `factorMayChangeMs`): fleet bench, a week at
+ * 1,000 sources, councils of ris1 synced 07:20–08:20 decided at × 7.6 (share 30 %) instead of the day's
+ * × 5.3, stored until ≈ 12:09 and then 130–155 min past their turn at the day's factor (SourceStarved
+ * ≈ 1.5 h a week on weekdays 11–13).
+ */
+export function factorInForceAt<M extends Pick<HostModel, 'stretch' | 'fullSyncShare'>>(
+  model: M | undefined,
+  nowMs: number,
+  settings: ScheduleSettings,
+): M | undefined {
+  const share = model?.fullSyncShare;
+  if (model === undefined || share === undefined) return model;
+  if (fullSyncWindowAt(DEFAULT_WINDOW, settings, isoOfMs(nowMs)) !== undefined) return model;
+  const { fullSyncShare: _share, ...rest } = model;
+  const bare = model.stretch * (1 - Math.min(Math.max(share, 0), MAX_SATURATED_FULL_SYNC_SHARE));
+  return { ...rest, stretch: Math.max(1, bare) } as M;
 }
 
 const DAY_MS = 24 * 60 * 60_000;

@@ -1,5 +1,6 @@
 import {
   cadenceAtMsOf,
+  factorInForceAt,
   factorInForceSinceMs,
   type HostModel,
   hostKeyOf,
@@ -76,7 +77,7 @@ export interface Starvation {
 
 export function starvationOf(
   candidates: readonly StarvationCandidate[],
-  hostOf: (hostKey: string) => Pick<HostModel, 'stretch' | 'pausedUntil'> | undefined,
+  hostOf: (hostKey: string) => Pick<HostModel, 'stretch' | 'pausedUntil' | 'fullSyncShare'> | undefined,
   now: Date,
   settings: ScheduleSettings,
 ): Starvation {
@@ -89,7 +90,8 @@ export function starvationOf(
     const began = turnBeganMs(c.state);
     if (began === undefined) continue;
     const key = hostKeyOf(c.host);
-    const model = hostOf(key);
+    // The factor in force now, as the decisions count it: a full-sync share only while its window is open.
+    const model = factorInForceAt(hostOf(key), nowMs, settings);
     if (model?.pausedUntil !== undefined && Date.parse(model.pausedUntil) > nowMs) continue;
     const stretch = model?.stretch ?? 1;
     const own = { config: c.config, settings, stretch };

@@ -32,8 +32,15 @@ const laneSchema = z.object({
   pool: z.array(z.object({ sourceId: z.string().min(1), dueAt: z.string().optional() })).optional(),
   /** The slot's kind (FULL-3): only a full lane starts full syncs. */
   kind: z.enum(['incremental', 'full']).optional(),
-  /** RATE-9's stretch of the host at the plan. */
-  stretch: z.object({ factor: z.number(), demand: z.number(), capacity: z.number() }).optional(),
+  /** RATE-9's stretch of the host at the plan (with the window's full-sync share in it, if any). */
+  stretch: z
+    .object({
+      factor: z.number(),
+      demand: z.number(),
+      capacity: z.number(),
+      fullSyncShare: z.number().min(0).max(1).optional(),
+    })
+    .optional(),
   /** RATE-9 on a saturated host: the full syncs' share of its time, and when the next may start. */
   fullShare: z.number().min(0).max(1).optional(),
   fullsNotBefore: z.string().optional(),

@@ -360,6 +360,8 @@ export function laneStretchModel(lane: SyncLane): HostStretch {
     stretch: lane.stretch.factor,
     demand: lane.stretch.demand,
     capacity: lane.stretch.capacity,
+    // The window's share in the factor: decided after the window, the bare factor counts (`factorInForceAt`).
+    ...(lane.stretch.fullSyncShare === undefined ? {} : { fullSyncShare: lane.stretch.fullSyncShare }),
   };
 }
 
