@@ -97,7 +97,16 @@ export async function runDeletionCpuBench({
     clock,
     sleep: clock.sleep,
   });
-  const runtime = await composeDocuments(env, { clients: peers.clients, resolver: createTestResolver() });
+  // The requests the checks sent, by answer or error and whether a retry (ERR-1): what a sample cost.
+  let requests: Record<string, number> = {};
+  const runtime = await composeDocuments(env, {
+    clients: peers.clients,
+    resolver: createTestResolver(),
+    onRequest: (event) => {
+      const key = `${event.kind}:${event.method}:${event.status ?? event.errorCode ?? '?'}${event.attempt > 1 ? ':retry' : ''}`;
+      requests[key] = (requests[key] ?? 0) + 1;
+    },
+  });
   try {
     // The documents bed's helpers need only the peers and the clock.
     const bed = { aws: peers, clock } as unknown as DocumentsBed;
@@ -150,6 +159,7 @@ export async function runDeletionCpuBench({
       }, 5);
       await session?.post('Profiler.start');
       calls.reset();
+      requests = {};
       const before = process.cpuUsage();
       const report = await runDeletionCheck(runtime.deps, { now: new Date(clock.now()) });
       const cpu = cpuSeconds(before) - samplerCpu;
@@ -163,7 +173,7 @@ export async function runDeletionCpuBench({
       clearInterval(sampler);
       liveMbAdded = Math.max(liveMbAdded, peakMb - startMb);
       log(
-        `deletion check at +${((atMs - T0) / HOUR).toFixed(0)} h: ${cpu.toFixed(2)} s CPU (the memory sampler's ${samplerCpu.toFixed(2)} s taken out), ${JSON.stringify(report.checks)}`,
+        `deletion check at +${((atMs - T0) / HOUR).toFixed(0)} h: ${cpu.toFixed(2)} s CPU (the memory sampler's ${samplerCpu.toFixed(2)} s taken out), ${JSON.stringify(report.checks)}, requests ${JSON.stringify(requests)}`,
       );
       const dynamo: Record<string, number> = {};
       for (const c of calls.calls()) dynamo[c.command] = (dynamo[c.command] ?? 0) + 1;
