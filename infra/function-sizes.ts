@@ -53,11 +53,11 @@ export const FUNCTION_MEMORY_MB = {
   // TEXT_MAX_PROCESS_RSS_BYTES (1,300 MB) of this (DOC-2; checked by test/documents/text-bounds.test.ts).
   files: 1536,
   // Issue 28 (deletion-cpu, 2026-12-04): 384 since a sample's CPU halved (bench/cost/assumptions.ts
-  // deletionCpuSecondsPerCheck 0.005 → 0.0026): at 512 the run became wait-bound (≈ 186 s CPU against
+  // deletionCpuSecondsPerCheck 0.005 → 0.0029): at 512 the run became wait-bound (≈ 199 s CPU against
   // 274 s of RATE-6 waits at 1,000 sources), billing memory its CPU no longer needs. The model
   // (test/cost/files-deletion-sizes.test.ts): 384 bills ≈ 103 GB-s an hour at 1,000 sources against
-  // 137 at 512; a 2,000-source shard at 10,000 needs ≈ 497 s CPU of its 780 s; 256 would bill 93 but
-  // leave that shard 746 s of 780 — too close, as before. Memory: ≈ 74 MB import + ≤ 51 MB a run, 33 %.
+  // 137 at 512; a 2,000-source shard at 10,000 needs ≈ 530 s CPU of its 780 s; 256 would bill ≈ 99 but
+  // that shard would need 795 s — more than its run, each file sampled every 7.2 days (DEL-2). Memory: ≈ 74 MB import + ≤ 51 MB a run, 33 %.
   deletionCheck: 384,
   photos: 256,
   // One geo source's FeatureCollection in memory (≤ 50 MiB answer, DEFAULT_MAX_BYTES.service): measured

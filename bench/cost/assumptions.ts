@@ -257,9 +257,10 @@ export const ASSUMPTIONS = {
    * (bench/deletion-cpu.ts): the real `runDeletionCheck` in its own process, the local DynamoDB/S3 peers
    * and 40 demo councils each in another, `process.cpuUsage()` of the checker only, its memory sampler's
    * own CPU taken out (≈ 0.55 s a run, ≈ 0.5 ms a sample, counted in before); 2 runs × 1,200 samples,
-   * the quiet run's per-source share taken out: 1.9, 2.1, 2.7 ms a sample in three runs (median 2.1;
-   * the code before, run alongside the last two under the same load 8–10 on 2 cores: 4.2 and 3.7 ms;
-   * per-run figures in the bench's log). Issue 28 (deletion-cpu):
+   * the quiet run's per-source share taken out: 1.9, 2.1, 2.7, 3.1 ms a sample in four runs (median
+   * 2.4; the last with tests running beside it) — the code before, run alongside the second and third
+   * under the same load 8–10 on 2 cores: 4.2 and 3.7 ms (per-run figures in the bench's log). + 0.5 ms
+   * for the slot call (below) = 0.0029. Issue 28 (deletion-cpu):
    * was 0.005 — a HEAD no longer opens a new connection (undici closed it after each HEAD: connect,
    * reset and its error ≈ 1/5 of a sample) and its empty body is no longer read through the limits'
    * stream pipeline. Not in it: each request's Upstash slot round trip (host slots in memory there) —
@@ -269,7 +270,7 @@ export const ASSUMPTIONS = {
    * The function asks 100 servers at once, so a run lasts the longer of its RATE-6 waits and its CPU
    * at the function's share of a vCPU.
    */
-  deletionCpuSecondsPerCheck: 0.0026,
+  deletionCpuSecondsPerCheck: 0.0029,
   /**
    * CPU seconds a deletion run spends per source apart from its samples (the source's State, bodies and
    * takedowns read, its queues and walk cursors queried), one full vCPU: the same bench's quiet run (40

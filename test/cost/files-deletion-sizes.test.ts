@@ -49,8 +49,8 @@ describe('files pass and deletion check: what their sizes rest on (issue 28)', (
     expect(at.gbSecondsPerHour).toBeLessThan(at512.gbSecondsPerHour * 0.8);
     // Larger is dearer still.
     expect(runAt(1_000, 1_024).gbSecondsPerHour).toBeGreaterThan(at512.gbSecondsPerHour * 1.3);
-    // At 10,000 sources (5 shards) 384 MB keeps every file sampled weekly with a third of the run to
-    // spare; 256 MB would bill less, but its CPU would take ≈ 96 % of the run — no room for bigger councils.
+    // At 10,000 sources (5 shards) 384 MB keeps every file sampled weekly with 30 % of the run to spare;
+    // 256 MB would bill a little less at 1,000, but at 10,000 its CPU would outlast the run (DEL-2).
     const big = runAt(10_000, size);
     expect(big.sampleIntervalMs).toBe(DEL_SAMPLE_INTERVAL_MS);
     expect(big.cpuSecondsPerRun).toBeLessThan(0.7 * (900 - BUDGET_RESERVE_MS / 1000));
