@@ -1,9 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
+import { join } from 'node:path';
 import { composeDocuments, type DeletionReport, runDeletionCheck, runFilesPass } from '../shared/documents';
 import { createTestResolver } from '../shared/net';
 import { createHostSlots } from '../shared/slots';
 import { type DocumentsBed, HOUR, putBody, putSource, recordFile, T0 } from '../test/support/documents-bed';
 import { InstantClock } from '../test/support/fetch-kit';
+import { countCalls } from '../test/support/write-counter';
 import { firstLineOf, startRemotePeers } from './support';
 
 /**
@@ -27,6 +31,8 @@ export interface DeletionCpuResult {
   cpuSecondsPerSourceRun: number;
   warmupCpuSecondsPerCheck: number;
   checks: Record<string, number>;
+  /** DynamoDB calls of the measured runs by command (a sample's bookkeeping: its share of them). */
+  dynamoCalls: Record<string, number>;
   /** Issue 28: the most live heap and buffers a run added while it ran (MB), of all runs. */
   liveMbAdded: number;
   slotsNote: string;
@@ -91,7 +97,16 @@ export async function runDeletionCpuBench({
     clock,
     sleep: clock.sleep,
   });
-  const runtime = await composeDocuments(env, { clients: peers.clients, resolver: createTestResolver() });
+  // The requests the checks sent, by answer or error and whether a retry (ERR-1): what a sample cost.
+  let requests: Record<string, number> = {};
+  const runtime = await composeDocuments(env, {
+    clients: peers.clients,
+    resolver: createTestResolver(),
+    onRequest: (event) => {
+      const key = `${event.kind}:${event.method}:${event.status ?? event.errorCode ?? '?'}${event.attempt > 1 ? ':retry' : ''}`;
+      requests[key] = (requests[key] ?? 0) + 1;
+    },
+  });
   try {
     // The documents bed's helpers need only the peers and the clock.
     const bed = { aws: peers, clock } as unknown as DocumentsBed;
@@ -114,6 +129,16 @@ export async function runDeletionCpuBench({
     }
     const week = 7 * 24 * HOUR;
     let liveMbAdded = 0;
+    const calls = countCalls(peers.clients.dynamo);
+    // DELETION_CPU_PROFILE_DIR: a CPU profile of each check run too (where a sample's CPU goes; open in
+    // Chrome DevTools or speedscope). The profiler's sampling costs CPU: the figures are of a run without it.
+    const profileDir = process.env.DELETION_CPU_PROFILE_DIR;
+    const session = profileDir ? new Session() : undefined;
+    if (session) {
+      session.connect();
+      await session.post('Profiler.enable');
+      await session.post('Profiler.setSamplingInterval', { interval: 200 });
+    }
     const checkAt = async (atMs: number) => {
       clock.timeMs = atMs;
       // Issue 28 (lambda-fit): what the run holds — live heap and buffers sampled while it runs, over
@@ -124,18 +149,35 @@ export async function runDeletionCpuBench({
       };
       const startMb = liveMb();
       let peakMb = startMb;
+      // The sampler's own CPU (process.memoryUsage every 5 ms: ≈ 0.27 s of a run's ≈ 6 s in a profile)
+      // is the bench's, not the check's: counted and taken out.
+      let samplerCpu = 0;
       const sampler = setInterval(() => {
+        const at = process.cpuUsage();
         peakMb = Math.max(peakMb, liveMb());
+        samplerCpu += cpuSeconds(at);
       }, 5);
+      await session?.post('Profiler.start');
+      calls.reset();
+      requests = {};
       const before = process.cpuUsage();
       const report = await runDeletionCheck(runtime.deps, { now: new Date(clock.now()) });
-      const cpu = cpuSeconds(before);
+      const cpu = cpuSeconds(before) - samplerCpu;
+      if (session && profileDir) {
+        const { profile } = await session.post('Profiler.stop');
+        await writeFile(
+          join(profileDir, `check-${((atMs - T0) / HOUR).toFixed(0)}h.cpuprofile`),
+          JSON.stringify(profile),
+        );
+      }
       clearInterval(sampler);
       liveMbAdded = Math.max(liveMbAdded, peakMb - startMb);
       log(
-        `deletion check at +${((atMs - T0) / HOUR).toFixed(0)} h: ${cpu.toFixed(2)} s CPU, ${JSON.stringify(report.checks)}`,
+        `deletion check at +${((atMs - T0) / HOUR).toFixed(0)} h: ${cpu.toFixed(2)} s CPU (the memory sampler's ${samplerCpu.toFixed(2)} s taken out), ${JSON.stringify(report.checks)}, requests ${JSON.stringify(requests)}`,
       );
-      return { cpu, samples: samplesOf(report), checks: report.checks };
+      const dynamo: Record<string, number> = {};
+      for (const c of calls.calls()) dynamo[c.command] = (dynamo[c.command] ?? 0) + 1;
+      return { cpu, samples: samplesOf(report), checks: report.checks, dynamo };
     };
     const warm = await checkAt(T0 + week + 2 * HOUR);
     const measured = [await checkAt(T0 + 2 * week + 2 * HOUR), await checkAt(T0 + 3 * week + 2 * HOUR)];
@@ -145,7 +187,11 @@ export async function runDeletionCpuBench({
     const samplesMeasured = measured.reduce((s, m) => s + m.samples, 0);
     const cpuSecondsMeasured = measured.reduce((s, m) => s + m.cpu, 0);
     const checks: Record<string, number> = {};
-    for (const m of measured) for (const [k, n] of Object.entries(m.checks)) checks[k] = (checks[k] ?? 0) + n;
+    const dynamoCalls: Record<string, number> = {};
+    for (const m of measured) {
+      for (const [k, n] of Object.entries(m.checks)) checks[k] = (checks[k] ?? 0) + n;
+      for (const [k, n] of Object.entries(m.dynamo)) dynamoCalls[k] = (dynamoCalls[k] ?? 0) + n;
+    }
     return {
       sources,
       samplesMeasured,
@@ -157,6 +203,7 @@ export async function runDeletionCpuBench({
       cpuSecondsPerSourceRun,
       warmupCpuSecondsPerCheck: warm.samples > 0 ? warm.cpu / warm.samples : Number.NaN,
       checks,
+      dynamoCalls,
       liveMbAdded: Math.round(liveMbAdded),
       slotsNote:
         'host slots in memory: in production each HEAD also makes one Upstash REST call (EVALSHA) — not in this figure',

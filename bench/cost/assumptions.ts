@@ -253,21 +253,30 @@ export const ASSUMPTIONS = {
   previewCdnHitShare: 0.3,
   /**
    * CPU seconds of one deletion-check sample (a HEAD through the fetcher, the walk's share of DynamoDB
-   * reads and cursor writes) on one full vCPU, measured 2026-12-03 with `npm run bench -- deletion-cpu`
+   * reads and cursor writes) on one full vCPU, measured 2026-12-04 with `npm run bench -- deletion-cpu`
    * (bench/deletion-cpu.ts): the real `runDeletionCheck` in its own process, the local DynamoDB/S3 peers
-   * and 40 demo councils each in another, `process.cpuUsage()` of the checker only; 2 runs × 40 servers
-   * × 30 samples = 2,400 samples, 10.57 s CPU (warm; a first run 6.0 ms a sample) = 4.4 ms a sample, the
-   * source loads of those runs included (3.6 ms with the quiet run's share taken out). Not in it: each
-   * request's Upstash slot round trip (host slots in memory there) — one more small HTTPS call a HEAD;
-   * the figure rounds up for it. Was 0.01 s, an upper bound measured with the peers in the process.
+   * and 40 demo councils each in another, `process.cpuUsage()` of the checker only, its memory sampler's
+   * own CPU taken out (≈ 0.55 s a run, ≈ 0.5 ms a sample, counted in before); 2 runs × 1,200 samples,
+   * the quiet run's per-source share taken out: 1.9, 2.1, 2.7, 3.1 ms a sample in four runs (median
+   * 2.4; the last with tests running beside it) — the code before, run alongside the second and third
+   * under the same load 8–10 on 2 cores: 4.2 and 3.7 ms (per-run figures in the bench's log). + 0.5 ms
+   * for the slot call (below) = 0.0029. Issue 28 (deletion-cpu):
+   * was 0.005 — a HEAD no longer opens a new connection (undici closed it after each HEAD: connect,
+   * reset and its error ≈ 1/5 of a sample) and its empty body is no longer read through the limits'
+   * stream pipeline. Not in it: each request's Upstash slot round trip (host slots in memory there) —
+   * one more small HTTPS call a HEAD on a kept connection, ASSUMED ≈ 0.5 ms (the round-up the figure
+   * before carried for it); nor TLS (the councils are plain HTTP there): a kept connection also saves
+   * a TLS handshake a sample in production, which this figure does not claim.
    * The function asks 100 servers at once, so a run lasts the longer of its RATE-6 waits and its CPU
    * at the function's share of a vCPU.
    */
-  deletionCpuSecondsPerCheck: 0.005,
+  deletionCpuSecondsPerCheck: 0.0029,
   /**
    * CPU seconds a deletion run spends per source apart from its samples (the source's State, bodies and
    * takedowns read, its queues and walk cursors queried), one full vCPU: the same bench's quiet run (40
    * sources, nothing due) took 0.33 s and 0.93 s in two sessions = 8–23 ms a source; the upper end.
+   * Issue 28 (deletion-cpu, 2026-12-04): 8–20 ms a source in six runs of that bench (these reads are
+   * untouched; the sampler's share taken out) — the upper end kept.
    */
   deletionCpuSecondsPerSourceRun: 0.023,
   /**

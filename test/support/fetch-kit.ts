@@ -67,6 +67,8 @@ export interface TestServer {
   /** `http://<host>:<port><path>`; host defaults to ris-a.test. */
   url(path?: string, host?: string): string;
   readonly calls: RecordedCall[];
+  /** TCP connections the server accepted (keep-alive reuse shows as fewer connections than calls). */
+  readonly connections: number;
   /** Calls to one path (without query), robots.txt excluded unless asked for. */
   callsTo(path: string): RecordedCall[];
   close(): Promise<void>;
@@ -89,12 +91,19 @@ export async function startTestServer(handler: Handler): Promise<TestServer> {
       res.destroy(error instanceof Error ? error : new Error(String(error)));
     });
   });
+  let connections = 0;
+  server.on('connection', () => {
+    connections += 1;
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     port,
     url: (path = '/', host = 'ris-a.test') => `http://${host}:${port}${path}`,
     calls,
+    get connections() {
+      return connections;
+    },
     callsTo: (path) => calls.filter((c) => c.path.split('?')[0] === path),
     close: () =>
       new Promise<void>((resolve) => {
