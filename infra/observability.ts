@@ -165,36 +165,7 @@ export class IngestorObservability extends Construct {
    * failures, our store): each metric with its alarm.
    */
   private alarmedFigures(deadLetterQueue: IQueue, failedInvocationsQueue: IQueue): AlarmedFigures {
-    const dlqVisible = deadLetterQueue.metricApproximateNumberOfMessagesVisible({
-      period: Duration.minutes(5),
-      statistic: 'Maximum',
-    });
-    const deadLetter = this.alarm('DeadLetterMessages', {
-      metric: dlqVisible,
-      threshold: 1,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 1,
-      description:
-        'A sync message failed 5 times and sits in the dead-letter queue. See docs/operations.md#alarm-dead-letter-messages.',
-    });
-
-    // Issue 28: Lambda sends each failed scheduled invocation (after its retries, none by default) to the
-    // queue with SendMessage, so NumberOfMessagesSent counts failures as the six functions' Errors alarms
-    // did — one per failed invocation — and 2 of 3 periods keeps their paging. Not the visible messages:
-    // records wait for on-call's purge, so the alarm would stay in ALARM until then and a new failure in
-    // the meantime would notify no one.
-    const failures = failedInvocationsQueue.metricNumberOfMessagesSent({
-      period: Duration.minutes(5),
-      statistic: 'Sum',
-    });
-    const failedInvocations = this.alarm('FailedInvocations', {
-      metric: failures,
-      threshold: 1,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 3,
-      datapointsToAlarm: FUNCTION_ERROR_DATAPOINTS,
-      description: `A scheduled function (planner, broadcasts, files, deletion check, photos, geo …) failed in ${FUNCTION_ERROR_DATAPOINTS} of the last three 5-minute periods: its failure records are in the FailedInvocations queue (which function, the error, the request). See docs/operations.md#alarm-failed-invocations.`,
-    });
+    const { deadLetter, failedInvocations } = this.queueAlarms(deadLetterQueue, failedInvocationsQueue);
 
     const longestPause = new Metric({
       namespace: METRIC_NAMESPACE,
@@ -265,12 +236,54 @@ export class IngestorObservability extends Construct {
     });
 
     return {
-      deadLetter: { metric: dlqVisible, alarm: deadLetter },
-      failedInvocations: { metric: failures, alarm: failedInvocations },
+      deadLetter,
+      failedInvocations,
       longestPause: { metric: longestPause, alarm: pausedTooLong },
       storeOutages: { metric: storeOutages, alarm: storeOutage },
       starvedSources: { metric: starvedSources, alarm: sourceStarved },
       slotFallbacks: { metric: slotFallbacks, alarm: slotFallback },
+    };
+  }
+
+  /** The two queues that hold failures: the sync's dead letters and the scheduled functions' failure records. */
+  private queueAlarms(
+    deadLetterQueue: IQueue,
+    failedInvocationsQueue: IQueue,
+  ): Pick<AlarmedFigures, 'deadLetter' | 'failedInvocations'> {
+    const dlqVisible = deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+      period: Duration.minutes(5),
+      statistic: 'Maximum',
+    });
+    const deadLetter = this.alarm('DeadLetterMessages', {
+      metric: dlqVisible,
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      description:
+        'A sync message failed 5 times and sits in the dead-letter queue. See docs/operations.md#alarm-dead-letter-messages.',
+    });
+
+    // Issue 28: Lambda sends each failed scheduled invocation (after its retries, none by default) to the
+    // queue with SendMessage, so NumberOfMessagesSent counts failures as the six functions' Errors alarms
+    // did — one per failed invocation — and 2 of 3 periods keeps their paging. Not the visible messages:
+    // records wait for on-call's purge, so the alarm would stay in ALARM until then and a new failure in
+    // the meantime would notify no one.
+    const failures = failedInvocationsQueue.metricNumberOfMessagesSent({
+      period: Duration.minutes(5),
+      statistic: 'Sum',
+    });
+    const failedInvocations = this.alarm('FailedInvocations', {
+      metric: failures,
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 3,
+      datapointsToAlarm: FUNCTION_ERROR_DATAPOINTS,
+      description: `A scheduled function (planner, broadcasts, files, deletion check, photos, geo …) failed in ${FUNCTION_ERROR_DATAPOINTS} of the last three 5-minute periods: its failure records are in the FailedInvocations queue (which function, the error, the request). See docs/operations.md#alarm-failed-invocations.`,
+    });
+
+    return {
+      deadLetter: { metric: dlqVisible, alarm: deadLetter },
+      failedInvocations: { metric: failures, alarm: failedInvocations },
     };
   }
 
