@@ -1,5 +1,3 @@
-import { createServer, request } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createHostSlots,
@@ -10,7 +8,14 @@ import {
 } from '../../shared/slots';
 import { fallbackGrid } from '../../shared/slots/fallback-phase';
 import { createTestRedisClient, type RedisPeer, startRedisPeer } from '../support/redis';
-import { granted, KEY_PREFIX, sleep } from '../support/slot-instances';
+import {
+  type Arrival,
+  granted,
+  KEY_PREFIX,
+  type StampingCouncil,
+  sleep,
+  startStampingCouncil,
+} from '../support/slot-instances';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
 import { WarpClock } from './fake-clock';
 
@@ -43,36 +48,22 @@ const MAX_WAIT_MS = 90_000;
 describe('RATE-7 / RATE-1: a fallback grid anchored on a late-placed Redis slot', () => {
   let peer: RedisPeer;
   let slowPath: TcpProxy;
-  let council: ReturnType<typeof createServer>;
-  let councilPort: number;
-  const arrivals: Array<{ at: number; from: string }> = [];
+  let council: StampingCouncil;
+  let arrivals: Arrival[];
 
   beforeAll(async () => {
     peer = await startRedisPeer();
     slowPath = await startTcpProxy({ port: Number(new URL(peer.adapter.url).port) });
-    council = createServer((req, res) => {
-      arrivals.push({ at: performance.timeOrigin + performance.now(), from: String(req.headers['x-from']) });
-      res.end('ok');
-    });
-    await new Promise<void>((resolve) => council.listen(0, '127.0.0.1', resolve));
-    councilPort = (council.address() as AddressInfo).port;
+    council = await startStampingCouncil();
+    arrivals = council.arrivals;
   });
   afterAll(async () => {
     await slowPath?.close();
-    await new Promise<void>((resolve) => council?.close(() => resolve()));
+    await council?.close();
     await peer?.stop();
   });
 
-  const write = (from: string) =>
-    new Promise<void>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port: councilPort, path: '/', headers: { 'x-from': from } });
-      req.on('response', (res) => {
-        res.resume();
-        res.on('end', () => resolve());
-      });
-      req.on('error', reject);
-      req.end();
-    });
+  const write = (from: string) => council.send(from);
 
   /**
    * The fetcher's part (shared/fetch): `lagMs` after the slot the request is about to be written; it

@@ -1,12 +1,17 @@
-import { createServer, request } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIMENSIONS, METRICS } from '../../shared/observability/constants';
 import { MetricsBuffer } from '../../shared/observability/metrics';
 import { createHostSlots, MIN_INTERVAL_MS, type PacedHostSlots, type SlotEvent } from '../../shared/slots';
 import { logSlotEvent, SLOT_EVENT_CODES } from '../../shared/slots/event-log';
 import { createTestRedisClient, type RedisPeer, startRedisPeer } from '../support/redis';
-import { KEY_PREFIX, liveLeases, sleep } from '../support/slot-instances';
+import {
+  type Arrival,
+  KEY_PREFIX,
+  liveLeases,
+  type StampingCouncil,
+  sleep,
+  startStampingCouncil,
+} from '../support/slot-instances';
 import { type StallProxy, startStallProxy } from '../support/stall-proxy';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
 import { WarpClock } from './fake-clock';
@@ -21,40 +26,26 @@ describe('RATE-7 / RATE-1: one instance cut off from Redis while another still u
   let peer: RedisPeer;
   let proxy: StallProxy;
   let slowPath: TcpProxy;
-  const arrivals: Array<{ at: number; from: string }> = [];
-  let council: ReturnType<typeof createServer>;
-  let councilPort: number;
+  let council: StampingCouncil;
+  let arrivals: Arrival[];
 
   beforeAll(async () => {
     peer = await startRedisPeer();
     const adapterPort = Number(new URL(peer.adapter.url).port);
     proxy = await startStallProxy({ host: '127.0.0.1', port: adapterPort });
     slowPath = await startTcpProxy({ port: adapterPort });
-    council = createServer((req, res) => {
-      arrivals.push({ at: performance.timeOrigin + performance.now(), from: String(req.headers['x-from']) });
-      res.end('ok');
-    });
-    await new Promise<void>((resolve) => council.listen(0, '127.0.0.1', resolve));
-    councilPort = (council.address() as AddressInfo).port;
+    council = await startStampingCouncil();
+    arrivals = council.arrivals;
   });
   afterAll(async () => {
     proxy?.resume();
     await proxy?.close();
     await slowPath?.close();
-    await new Promise<void>((resolve) => council?.close(() => resolve()));
+    await council?.close();
     await peer?.stop();
   });
 
-  const send = (from: string) =>
-    new Promise<void>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port: councilPort, path: '/', headers: { 'x-from': from } });
-      req.on('response', (res) => {
-        res.resume();
-        res.on('end', () => resolve());
-      });
-      req.on('error', reject);
-      req.end();
-    });
+  const send = (from: string) => council.send(from);
 
   /**
    * One sequential fetcher: acquire, send, release, until `untilMs`. Refusals wait a moment. Without

@@ -1,3 +1,5 @@
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Redis } from '@upstash/redis';
 import {
   type AcquireResult,
@@ -72,3 +74,44 @@ export async function liveLeases(redis: Redis, host: string): Promise<number> {
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** One request's arrival at the stamping council, on the real clock (ms since the epoch), and who sent it. */
+export interface Arrival {
+  at: number;
+  from: string;
+}
+
+/** A loopback "council" that stamps every request's arrival, and a plain sender named by `x-from`. */
+export interface StampingCouncil {
+  port: number;
+  arrivals: Arrival[];
+  /** One GET from `from`, resolved when the answer is read. */
+  send(from: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * The slots tests' council (RATE-1 measured where it counts, at the server): arrivals stamped with
+ * `performance` on the real clock, whatever fake clock the instances pace by.
+ */
+export async function startStampingCouncil(): Promise<StampingCouncil> {
+  const arrivals: Arrival[] = [];
+  const server = createServer((req, res) => {
+    arrivals.push({ at: performance.timeOrigin + performance.now(), from: String(req.headers['x-from']) });
+    res.end('ok');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  const send = (from: string) =>
+    new Promise<void>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, path: '/', headers: { 'x-from': from } });
+      req.on('response', (res) => {
+        res.resume();
+        res.on('end', () => resolve());
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  const close = () => new Promise<void>((resolve) => server.close(() => resolve()));
+  return { port, arrivals, send, close };
+}
