@@ -159,8 +159,10 @@ export async function batchGetItems(
   // An item's identity is its key attributes' values (the answer carries every attribute, in any order).
   const names = Object.keys(keys[0] ?? {});
   const id = (key: Record<string, unknown>) => names.map((n) => String(key[n])).join('\u0000');
-  for (let i = 0; i < keys.length; i += BATCH_GET_MAX) {
-    let pending: Record<string, unknown>[] = keys.slice(i, i + BATCH_GET_MAX);
+  // DynamoDB refuses a BatchGet naming one key twice: each key asked once, answered for every place.
+  const unique = [...new Map(keys.map((key) => [id(key), key])).values()];
+  for (let i = 0; i < unique.length; i += BATCH_GET_MAX) {
+    let pending: Record<string, unknown>[] = unique.slice(i, i + BATCH_GET_MAX);
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** attempt)));
       const res = await doc.send(

@@ -30,6 +30,8 @@ describe('SampleWalks.getMany', () => {
     const moved = { position: 'walk#moved', at: '2026-12-01T01:00:00.000Z' };
     expect(await walks.advance(ids[7] ?? '', 'walk#p7', moved)).toBe(true);
     expect((await walks.getMany(ids)).get(ids[7] ?? '')).toEqual(moved);
+    // a key named twice (DynamoDB refuses duplicates in one BatchGet) is asked once
+    expect((await walks.getMany([ids[7] ?? '', ids[7] ?? ''])).get(ids[7] ?? '')).toEqual(moved);
     expect((await walks.getMany([])).size).toBe(0);
   });
 });
