@@ -277,8 +277,15 @@ export const ASSUMPTIONS = {
    * sources, nothing due) took 0.33 s and 0.93 s in two sessions = 8–23 ms a source; the upper end.
    * Issue 28 (deletion-cpu, 2026-12-04): 8–20 ms a source in six runs of that bench (these reads are
    * untouched; the sampler's share taken out) — the upper end kept.
+   * Issue 28 (deletion-loads, 2026-12-04, `nice -n 5 npm run -s bench -- deletion-cpu`): the profile of
+   * the quiet run is the SDK's per-call work (signing, HTTP, middleware; zod, luxon and the admission
+   * < 1 ms a run), so the loads cost ∝ their round trips. The sources' states and the walk cursors are
+   * now one BatchGet a run each (not one call a source / a body): reads a run at 40 sources 361 → 283
+   * (Query 281, BatchGet 40 → 2, GetItem 40 → 0). Two runs each on this machine: 22 and 15 ms a source
+   * before, 6 and 14 ms after — the quiet run is one 0.2–0.9 s sample, too noisy to claim more than the
+   * round trips give; kept: the old 23 ms upper end × 283/361 round trips ≈ 18 ms.
    */
-  deletionCpuSecondsPerSourceRun: 0.023,
+  deletionCpuSecondsPerSourceRun: 0.018,
   /**
    * CPU seconds of one sync run on one full vCPU, the engine's own, per kind (the demo council's OParl
    * source as the cost bench runs it: 5 terms, 150 objects a list, pages of 10 — the bill scales it to a

@@ -1,6 +1,6 @@
 import { createRunContext, type RunContext } from '../fetch';
 import { fileKey, textKey } from '../mirror';
-import { DeletionRuns } from '../store';
+import { DeletionRuns, type SampleWalkCursor } from '../store';
 import { createGate, type Gate } from '../util';
 import { type BusyHost, passAdmission } from './admission';
 import {
@@ -265,9 +265,15 @@ async function gatherTasks(
   let bodiesAtCap = 0;
   let refetchLeft = DEL_MAX_REFETCHES_PER_RUN;
   let recheckLeft = DEL_MAX_RECHECKS_PER_RUN;
-  for (const ctx of contexts) {
-    // DEL-5: file fetching and ERR-6 decide; an inactive source is still checked.
-    if (!ctx.gate.deletion) continue;
+  // DEL-5: file fetching and ERR-6 decide; an inactive source is still checked.
+  const checked = contexts.filter((ctx) => ctx.gate.deletion);
+  // Issue 28: every walk's cursor in one read at the run's start (not one GetItem a body), fresh each run.
+  const cursors = await store.walkCursors(
+    checked.flatMap((ctx) =>
+      listedBodies(ctx).map(({ bodyKey }) => walkCursorId(ctx.source.sourceId, bodyKey)),
+    ),
+  );
+  for (const ctx of checked) {
     const id = ctx.source.sourceId;
     const refetch = await store.queryDue(shards.refetch(id), nowIso, refetchLeft);
     refetchLeft -= refetch.length;
@@ -277,7 +283,7 @@ async function gatherTasks(
       const recheck = await store.queryDue(shards.recheck(id, bodyKey), nowIso, recheckLeft);
       recheckLeft -= recheck.length;
       tasks.push(...recheck.map((item) => ({ kind: 'recheck' as const, item, ctx })));
-      const samples = await sampleTasks(store, ctx, bodyKey, now);
+      const samples = await sampleTasks(store, ctx, bodyKey, now, cursors);
       walks.push(samples.walk);
       tasks.push(...samples.tasks);
       // DEL-2's cap reached: more of the body's files waited behind (its walk lags, sampled less often).
@@ -322,12 +328,15 @@ async function sampleTasks(
   ctx: SourceContext,
   bodyKey: string,
   now: Date,
+  cursors: ReadonlyMap<string, SampleWalkCursor>,
 ): Promise<{ tasks: Task[]; walk: BodyWalk }> {
   const shard = shards.sample(ctx.source.sourceId, bodyKey);
   const due = await store.queryDue(shard, now.toISOString(), DEL_SAMPLES_PER_BODY);
+  const cursorId = walkCursorId(ctx.source.sourceId, bodyKey);
   const walk = await BodyWalk.open(store, {
     shard,
-    cursorId: walkCursorId(ctx.source.sourceId, bodyKey),
+    cursorId,
+    cursor: cursors.get(cursorId),
     now,
     limit: DEL_SAMPLES_PER_BODY - due.length,
     movedIn: due.length,

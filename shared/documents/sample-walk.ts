@@ -1,3 +1,4 @@
+import type { SampleWalkCursor } from '../store';
 import { DEL_WALK_CHECKPOINT } from './constants';
 import { walkPosition, walkRanges } from './decide';
 import type { DocumentsStore } from './store';
@@ -52,13 +53,21 @@ export class BodyWalk {
   /**
    * Reads the walk's due documents, at most `limit`. `movedIn`: documents of this body that this run
    * may place into the walk at the current time of week (first samples, retries) — the cursor must pass
-   * that place, or the next run would sample them again.
+   * that place, or the next run would sample them again. `cursor`: the walk's cursor as this run read
+   * it (`DocumentsStore.walkCursors`, one read for all its bodies; never one kept from a run before).
    */
   static async open(
     store: DocumentsStore,
-    at: { shard: string; cursorId: string; now: Date; limit: number; movedIn: number },
+    at: {
+      shard: string;
+      cursorId: string;
+      cursor: SampleWalkCursor | undefined;
+      now: Date;
+      limit: number;
+      movedIn: number;
+    },
   ): Promise<BodyWalk> {
-    const cursor = await store.walkCursor(at.cursorId);
+    const { cursor } = at;
     const { ranges, end } = walkRanges(cursor, at.now);
     const items: DocumentItem[] = [];
     for (const range of ranges) {

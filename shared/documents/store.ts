@@ -32,9 +32,9 @@ export class DocumentsStore {
     return this.queue.inRange<DocumentItem>(shard, after, upTo, limit);
   }
 
-  /** DEL-2: a body's walk cursor (keys.ts `walkCursorId`). */
-  walkCursor(cursorId: string): Promise<SampleWalkCursor | undefined> {
-    return this.walks.get(cursorId);
+  /** DEL-2: bodies' walk cursors (keys.ts `walkCursorId`) in one read (a deletion run's, read fresh at its start). */
+  walkCursors(cursorIds: readonly string[]): Promise<Map<string, SampleWalkCursor>> {
+    return this.walks.getMany(cursorIds);
   }
 
   /** Moves a walk cursor if it is still at `from`; false when another run moved it first. */

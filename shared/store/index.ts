@@ -93,6 +93,7 @@ export {
   acquireSyncLease,
   claimSyncRun,
   getSourceState,
+  getSourceStates,
   getStateItem,
   LEASE_ROOM_BYTES,
   listSourceStates,

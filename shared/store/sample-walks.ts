@@ -1,5 +1,6 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { type TableContext, unlessConditionFails } from './context';
+import { batchGetItems } from './source-state';
 
 /** Where a body's DEL-2 sample walk stands: the last position it passed, and when. */
 export interface SampleWalkCursor {
@@ -15,13 +16,23 @@ export interface SampleWalkCursor {
 export class SampleWalks {
   constructor(private readonly ctx: TableContext) {}
 
-  async get(cursorId: string): Promise<SampleWalkCursor | undefined> {
-    const res = await this.ctx.doc.send(
-      new GetCommand({ TableName: this.ctx.table, Key: { docId: cursorId }, ConsistentRead: true }),
+  /**
+   * Issue 28: the cursors of many walks (a deletion run's listed bodies), strongly consistent,
+   * 100 a BatchGet instead of one GetItem each (a round trip costs the run ≈ 2 ms of SDK CPU).
+   */
+  async getMany(cursorIds: readonly string[]): Promise<Map<string, SampleWalkCursor>> {
+    const items = await batchGetItems(
+      this.ctx.doc,
+      this.ctx.table,
+      cursorIds.map((docId) => ({ docId })),
+      true,
     );
-    const item = res.Item as { walkPosition?: unknown; walkedAt?: unknown } | undefined;
-    if (typeof item?.walkPosition !== 'string') return undefined;
-    return { position: item.walkPosition, at: String(item.walkedAt ?? '') };
+    const out = new Map<string, SampleWalkCursor>();
+    cursorIds.forEach((id, i) => {
+      const cursor = cursorOf(items[i]);
+      if (cursor !== undefined) out.set(id, cursor);
+    });
+    return out;
   }
 
   /**
@@ -44,4 +55,10 @@ export class SampleWalks {
       ),
     );
   }
+}
+
+function cursorOf(item: Record<string, unknown> | undefined): SampleWalkCursor | undefined {
+  const { walkPosition, walkedAt } = (item ?? {}) as { walkPosition?: unknown; walkedAt?: unknown };
+  if (typeof walkPosition !== 'string') return undefined;
+  return { position: walkPosition, at: String(walkedAt ?? '') };
 }

@@ -16,6 +16,7 @@ import {
   acquireSyncLease,
   claimSyncRun,
   getSourceState,
+  getSourceStates,
   getStateItem,
   LEASE_ROOM_BYTES,
   listSourceStates,
@@ -892,5 +893,33 @@ describe('the last run inline in STATE while it fits (issue 28)', () => {
     };
     await bed.clients.doc.send(new PutCommand({ TableName: table(), Item: item }));
     expect(storedItemBytes(item)).toBe(dynamoItemBytes((await raw('src-size', 'STATE')) ?? {}));
+  });
+});
+
+describe('getSourceStates (issue 28: the deletion check reads every source state in one BatchGet)', () => {
+  const bed = useAwsTestbed();
+  const table = () => bed.env.STATE_TABLE;
+
+  it('answers as getSourceState does for each source — across the 50-sources-a-call split, missing ones left out — and reads afresh each call', async () => {
+    const doc = bed.clients.doc;
+    // 60 sources: more than one BatchGet (100 keys = 50 sources); every third has no STATE item.
+    const ids = Array.from({ length: 60 }, (_, i) => `src-many-${i}`);
+    for (const [i, id] of ids.entries()) {
+      if (i % 3 === 0) continue;
+      await patchSourceState({ doc, table: table() }, id, {
+        lastDecision: { action: 'wait', reason: `r${i}`, decidedAt: '2026-11-30T10:00:00.000Z' },
+      });
+    }
+    const many = await getSourceStates(doc, table(), ids);
+    expect(many.size).toBe(40);
+    for (const id of ids) expect(many.get(id)).toEqual(await getSourceState(doc, table(), id));
+    // a write between two calls is seen by the second (nothing kept from the first)
+    await patchSourceState({ doc, table: table() }, 'src-many-1', {
+      lastDecision: { action: 'wait', reason: 'changed', decidedAt: '2026-11-30T11:00:00.000Z' },
+    });
+    expect((await getSourceStates(doc, table(), ids)).get('src-many-1')?.lastDecision?.reason).toBe(
+      'changed',
+    );
+    expect((await getSourceStates(doc, table(), [])).size).toBe(0);
   });
 });
