@@ -283,7 +283,7 @@ async function gatherTasks(
       const recheck = await store.queryDue(shards.recheck(id, bodyKey), nowIso, recheckLeft);
       recheckLeft -= recheck.length;
       tasks.push(...recheck.map((item) => ({ kind: 'recheck' as const, item, ctx })));
-      const samples = await sampleTasks(store, ctx, bodyKey, now, cursors);
+      const samples = await sampleTasks(store, ctx, bodyKey, { now, cursors });
       walks.push(samples.walk);
       tasks.push(...samples.tasks);
       // DEL-2's cap reached: more of the body's files waited behind (its walk lags, sampled less often).
@@ -327,8 +327,8 @@ async function sampleTasks(
   store: DocumentsStore,
   ctx: SourceContext,
   bodyKey: string,
-  now: Date,
-  cursors: ReadonlyMap<string, SampleWalkCursor>,
+  // The run's instant and every walk's cursor, read once at its start.
+  { now, cursors }: { now: Date; cursors: ReadonlyMap<string, SampleWalkCursor> },
 ): Promise<{ tasks: Task[]; walk: BodyWalk }> {
   const shard = shards.sample(ctx.source.sourceId, bodyKey);
   const due = await store.queryDue(shard, now.toISOString(), DEL_SAMPLES_PER_BODY);
