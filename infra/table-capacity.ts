@@ -102,7 +102,7 @@ export const DECIDED_CAPACITY: readonly FleetCapacityPlan[] = [
       Documents: {
         mode: 'onDemand',
         targetPercent: 90,
-        table: units(10, 72, 2, 12),
+        table: units(8, 58, 2, 12),
         indexes: { byNextAttempt: units(1, 2, 1, 4), bySource: units(1, 2, 1, 4) },
       },
       Mirror: {
@@ -119,7 +119,7 @@ export const DECIDED_CAPACITY: readonly FleetCapacityPlan[] = [
       Sources: {
         mode: 'onDemand',
         targetPercent: 90,
-        table: units(4, 42, 1, 2),
+        table: units(10, 44, 1, 2),
         indexes: { byHost: units(1, 2, 1, 2) },
       },
       State: {
@@ -131,7 +131,7 @@ export const DECIDED_CAPACITY: readonly FleetCapacityPlan[] = [
       Documents: {
         mode: 'onDemand',
         targetPercent: 90,
-        table: units(50, 360, 8, 78),
+        table: units(44, 318, 8, 84),
         indexes: { byNextAttempt: units(1, 2, 3, 34), bySource: units(1, 2, 3, 34) },
       },
       Mirror: {
@@ -148,7 +148,7 @@ export const DECIDED_CAPACITY: readonly FleetCapacityPlan[] = [
       Sources: {
         mode: 'provisioned',
         targetPercent: 90,
-        table: units(337, 2442, 1, 2),
+        table: units(422, 2694, 1, 2),
         indexes: { byHost: units(1, 2, 1, 2) },
       },
       State: {
@@ -160,7 +160,7 @@ export const DECIDED_CAPACITY: readonly FleetCapacityPlan[] = [
       Documents: {
         mode: 'onDemand',
         targetPercent: 90,
-        table: units(500, 3592, 87, 778),
+        table: units(422, 3182, 87, 850),
         indexes: { byNextAttempt: units(1, 2, 28, 336), bySource: units(1, 2, 28, 336) },
       },
       Mirror: {
